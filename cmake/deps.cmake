@@ -1,0 +1,20 @@
+# Header-only dependencies, found the same way natively and under Emscripten.
+add_library(vramlens_json INTERFACE)
+if(EMSCRIPTEN)
+  # The emscripten sysroot does not search /usr/include (toolchain.md pitfall 5): expose only the
+  # json headers through a directory of their own.
+  set(_json_dir ${CMAKE_BINARY_DIR}/sysdeps/include)
+  if(NOT EXISTS ${_json_dir}/nlohmann)
+    file(MAKE_DIRECTORY ${_json_dir})
+    if(DEFINED VRAMLENS_JSON_INCLUDE_DIR)
+      set(_src ${VRAMLENS_JSON_INCLUDE_DIR}/nlohmann)
+    else()
+      set(_src /usr/include/nlohmann)
+    endif()
+    file(CREATE_LINK ${_src} ${_json_dir}/nlohmann SYMBOLIC)
+  endif()
+  target_include_directories(vramlens_json SYSTEM INTERFACE ${_json_dir})
+else()
+  find_package(nlohmann_json 3.10 REQUIRED)
+  target_link_libraries(vramlens_json INTERFACE nlohmann_json::nlohmann_json)
+endif()

@@ -1,0 +1,12 @@
+# Presets are data (assets/presets/*.json), embedded into the core at build time as string
+# literals so the web app and the CLI need no file access. Generated: embedded_assets.cpp.
+file(GLOB VRAMLENS_PRESET_FILES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/assets/presets/*.json)
+string(REPLACE ";" "|" _embed_list "${VRAMLENS_PRESET_FILES}")
+set(_embed_out ${CMAKE_BINARY_DIR}/generated/embedded_assets.cpp)
+add_custom_command(
+  OUTPUT ${_embed_out}
+  COMMAND ${CMAKE_COMMAND} -DOUT=${_embed_out} "-DFILES=${_embed_list}" -P ${CMAKE_SOURCE_DIR}/cmake/embed_files.cmake
+  DEPENDS ${VRAMLENS_PRESET_FILES} ${CMAKE_SOURCE_DIR}/cmake/embed_files.cmake
+  COMMENT "Embedding presets into the core"
+  VERBATIM)
+target_sources(vramlens_core PRIVATE ${_embed_out})

@@ -1,0 +1,60 @@
+// Estimate: what estimate() returns. Components carry their formula, the formula with the user's
+// numbers, and the source; phases give the memory at each point of a step and which sets the peak.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+#include "param_count.h"
+#include "scenario.h"
+
+namespace vl {
+
+enum class Category { Weights, Gradients, Optimizer, Activations, Logits, KVCache, Buffers, Overhead };
+
+// Training: Load, Forward (end of forward), Backward (peak in backward), Step (optimizer step).
+// Inference uses Load, Forward (= prefill) and Step (= decode); Backward stays empty.
+enum class Phase { Load = 0, Forward = 1, Backward = 2, Step = 3 };
+inline constexpr int kPhaseCount = 4;
+inline constexpr unsigned phase_bit(Phase p) { return 1u << static_cast<unsigned>(p); }
+inline constexpr unsigned kAllPhases = 0xF;
+
+struct Component {
+    const char* id = "";        // stable key, e.g. "weights", "optimizer.adam_states", "act.attention"
+    const char* label = "";     // English label; the UI translates by id
+    Category category = Category::Weights;
+    double bytes = 0;           // per GPU (the most loaded rank)
+    unsigned phases = kAllPhases;  // phases in which these bytes are live (phase_bit mask)
+    const char* formula = "";   // symbolic, e.g. "16 * P / N_d"
+    const char* source = "";    // one-line citation
+    std::string substituted;    // the formula with the user's numbers; filled when Detail::Full
+    bool host = false;          // lives in host (CPU) memory, not on the GPU (offload)
+};
+
+enum class Detail { NumbersOnly, Full };  // NumbersOnly skips formula text for sweeps and solvers
+
+struct Estimate {
+    std::vector<Component> components;
+    std::array<double, kPhaseCount> phase_bytes{};  // GPU bytes live in each phase
+    Phase peak_phase = Phase::Load;
+    double total_bytes = 0;     // = phase_bytes[peak_phase] = sum of GPU components live at peak
+    double host_bytes = 0;      // offloaded bytes per GPU's host share
+    double gpu_capacity_bytes = 0;
+    ParamCounts params;
+    std::vector<std::string> warnings;
+    std::vector<FieldError> errors;  // non-empty: no numbers were produced
+
+    bool ok() const { return errors.empty(); }
+    bool fits() const { return ok() && total_bytes <= gpu_capacity_bytes; }
+    double headroom_bytes() const { return gpu_capacity_bytes - total_bytes; }
+};
+
+// The one entry point: pure, no I/O. Validates first; invalid scenarios return errors only.
+Estimate estimate(const Scenario& s, Detail detail = Detail::Full);
+
+// Every rule a scenario must satisfy, each error naming its field. Empty = valid.
+std::vector<FieldError> validate(const Scenario& s);
+
+}  // namespace vl

@@ -1,0 +1,73 @@
+// ModelSpec: a decoder-only transformer as it really is, enough to know every tensor.
+// Plain data; no behaviour. Parameter counts live in param_count.h, import in hf_config.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vl {
+
+enum class NormKind { RMSNorm, LayerNorm };          // RMSNorm: weight only; LayerNorm: weight + bias
+enum class PositionKind { Rotary, Learned, Alibi, None };
+enum class AttentionKind { Standard, MLA };          // MLA = DeepSeek-V2/V3 multi-head latent attention
+
+// Mixture-of-Experts (Mixtral, Qwen-MoE, DeepSeek). num_experts == 0 means dense.
+struct MoESpec {
+    int num_experts = 0;            // routed experts per MoE layer
+    int top_k = 0;                  // experts each token is routed to
+    int64_t expert_ffn = 0;         // intermediate size of one routed expert
+    int shared_experts = 0;         // always-on experts (DeepSeek n_shared_experts)
+    int64_t shared_expert_ffn = 0;  // intermediate size of the shared expert block (Qwen2-MoE); 0 = shared_experts * expert_ffn
+    bool shared_expert_gate = false;// Qwen2-MoE: a hidden->1 sigmoid gate on the shared expert
+    int first_dense_layers = 0;     // leading dense layers (DeepSeek first_k_dense_replace)
+    int moe_layer_freq = 1;         // every n-th layer (after the dense ones) is MoE
+    bool router_bias = false;       // e_score_correction_bias (DeepSeek-V3) or router bias
+};
+
+// Multi-head Latent Attention (DeepSeek-V2/V3). Used when attention == MLA.
+struct MLASpec {
+    int64_t q_lora_rank = 0;        // 0: queries are not compressed (V2-Lite)
+    int64_t kv_lora_rank = 0;
+    int64_t qk_rope_head_dim = 0;
+    int64_t qk_nope_head_dim = 0;
+    int64_t v_head_dim = 0;
+};
+
+struct ModelSpec {
+    std::string name;               // display name, e.g. "Llama-3.1-8B"
+    std::string family;             // e.g. "Llama 3"
+    std::string model_type;         // Hugging Face model_type, e.g. "llama"
+
+    int64_t vocab = 0;              // vocab_size
+    int64_t hidden = 0;             // hidden_size (d)
+    int64_t layers = 0;             // num_hidden_layers (L)
+    int64_t heads = 0;              // num_attention_heads (a)
+    int64_t kv_heads = 0;           // num_key_value_heads (== heads: MHA, 1: MQA)
+    int64_t head_dim = 0;           // explicit; not always hidden / heads (Gemma, Qwen3)
+    int64_t ffn = 0;                // intermediate_size of a dense MLP
+    bool gated_mlp = true;          // SwiGLU/GeGLU: 3 matrices; plain: 2
+    bool qkv_bias = false;
+    bool attn_out_bias = false;
+    bool mlp_bias = false;
+    NormKind norm = NormKind::RMSNorm;
+    int norms_per_layer = 2;        // 1 (parallel attn+mlp sharing one), 2 (pre-norm), 4 (Gemma2/3 sandwich)
+    bool qk_norm = false;           // per-head RMSNorm on q and k (Qwen3, Gemma3)
+    bool final_norm = true;
+    bool tied_embeddings = false;
+    PositionKind position = PositionKind::Rotary;
+    int64_t max_position = 0;       // max_position_embeddings (learned positions need it)
+    bool embedding_norm = false;    // LayerNorm right after the embedding (BLOOM)
+    bool parallel_attn_mlp = false; // GPT-J/NeoX/Falcon: attention and MLP read the same input
+    int64_t sliding_window = 0;     // 0: none
+    int sliding_window_pattern = 0; // 0: every layer uses the window; n: every n-th layer is global (Gemma2: 2, Gemma3: 6)
+    AttentionKind attention = AttentionKind::Standard;
+    MLASpec mla;
+    MoESpec moe;
+
+    // A model known only by its parameter count (HF's calculator style): architecture
+    // fields above are 0 and features that need them (activations, KV cache) are disabled.
+    int64_t params_only = 0;
+    bool architecture_known() const { return params_only == 0; }
+};
+
+}  // namespace vl

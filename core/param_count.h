@@ -1,0 +1,35 @@
+// Exact parameter counts of a ModelSpec, tensor by tensor (issue 3).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model_spec.h"
+
+namespace vl {
+
+struct LayerParams {
+    int64_t attention = 0;   // q, k, v, o (+ biases, qk-norms, MLA projections and norms)
+    int64_t mlp = 0;         // dense MLP, or all routed + shared experts + router in an MoE layer
+    int64_t norms = 0;       // layer norms of this layer
+    int64_t active_mlp = 0;  // MLP params one token touches (top_k experts + shared + router)
+    bool moe = false;
+    bool sliding = false;    // uses the sliding window
+    int64_t total() const { return attention + mlp + norms; }
+    int64_t active() const { return attention + active_mlp + norms; }
+};
+
+struct ParamCounts {
+    int64_t embedding = 0;        // token (+ learned position) embeddings
+    int64_t lm_head = 0;          // 0 when tied
+    int64_t final_norm = 0;
+    int64_t total = 0;            // every parameter in the checkpoint
+    int64_t non_embedding = 0;    // total - embedding - lm_head
+    int64_t active_per_token = 0; // MoE: parameters one token uses (dense: == total)
+    int64_t largest_layer = 0;    // largest transformer layer (or embedding if larger), params
+    std::vector<LayerParams> per_layer;  // one entry per layer; empty when params_only
+};
+
+// Exact counts from the architecture; params_only models get total = params_only and no breakdown.
+ParamCounts count_params(const ModelSpec& m);
+
+}  // namespace vl

@@ -1,0 +1,133 @@
+// Scenario: everything estimate() needs, as plain data. The web UI, the CLI, share links and tests
+// all build one of these; nothing else flows into the core.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "model_spec.h"
+
+namespace vl {
+
+enum class Mode { Train, FineTune, Infer };
+
+// ---- training -----------------------------------------------------------------------------
+// Who holds which dtype (seed 001, seed 003 §3.1, ZeRO paper §3).
+enum class Precision {
+    FP32,        // fp32 weights, grads, states                                        (16 B/param with Adam)
+    MixedFP16,   // fp16 weights+grads, fp32 master + states                           (16 B)
+    MixedBF16,   // bf16 weights+grads, fp32 master + states                           (16 B)
+    PureBF16,    // bf16 everywhere, no master copy
+    FP8,         // Transformer-Engine style: fp8 compute copies on top of bf16 mixed
+};
+
+enum class Optimizer { SGD, SGDMomentum, AdamW, Adam8bit, Adafactor, Lion, Custom };
+
+enum class Recompute { None, Selective, Full, EveryK };
+
+enum class PipelineSchedule { OneFOneB, Interleaved, GPipe };
+
+struct TrainingOptions {
+    Precision precision = Precision::MixedBF16;
+    bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param, seed 001)
+    bool fp32_grad_copy = false;     // mixed: extra fp32 copy of the grads at the step (20 B/param, seed 003)
+    Optimizer optimizer = Optimizer::AdamW;
+    double custom_optimizer_bytes_per_param = 8.0;  // Optimizer::Custom
+    int64_t micro_batch = 1;         // b
+    int64_t seq_len = 2048;          // s
+    int64_t grad_accum_steps = 1;
+    Recompute recompute = Recompute::None;
+    int recompute_every_k = 1;       // Recompute::EveryK: checkpoint 1 layer in k
+    bool flash_attention = true;     // FlashAttention/SDPA: no s^2 scores kept
+    double dropout = 0.0;            // > 0 keeps 1-byte masks
+    bool fp32_logits = true;         // logits + loss kept in fp32 (b*s*V*4)
+};
+
+// ---- fine-tuning ----------------------------------------------------------------------------
+enum class FineTuneMethod { Full, LoRA, QLoRA };
+
+// LoRA target modules as bits (PEFT names).
+enum LoraTarget : unsigned {
+    kLoraQ = 1u << 0, kLoraK = 1u << 1, kLoraV = 1u << 2, kLoraO = 1u << 3,
+    kLoraGate = 1u << 4, kLoraUp = 1u << 5, kLoraDown = 1u << 6,
+    kLoraAttention = kLoraQ | kLoraK | kLoraV | kLoraO,
+    kLoraMlp = kLoraGate | kLoraUp | kLoraDown,
+    kLoraAllLinear = kLoraAttention | kLoraMlp,
+};
+
+struct FineTuneOptions {
+    FineTuneMethod method = FineTuneMethod::LoRA;
+    int64_t lora_rank = 16;
+    unsigned lora_targets = kLoraQ | kLoraV;   // PEFT's default for llama
+    bool double_quant = true;                  // QLoRA: quantize the NF4 absmax constants too
+    bool paged_optimizer = true;               // QLoRA: paged AdamW (states may spill to host)
+};
+
+// ---- inference ------------------------------------------------------------------------------
+enum class WeightFormat {
+    FP32, FP16, BF16, FP8, INT8, // INT8 = bitsandbytes LLM.int8
+    GPTQ4, AWQ4,                 // 4-bit with group size
+    NF4, FP4,                    // bitsandbytes 4-bit, double_quant optional
+    GGUF_Q8_0, GGUF_Q6_K, GGUF_Q5_K_M, GGUF_Q4_K_M, GGUF_Q4_0, GGUF_Q3_K_M, GGUF_Q2_K,
+};
+
+enum class KvDtype { FP16, BF16, FP8, INT8, INT4 };
+
+enum class Engine { Transformers, VLLM, LlamaCpp };
+
+struct InferenceOptions {
+    WeightFormat weights = WeightFormat::BF16;
+    int64_t group_size = 128;       // GPTQ/AWQ
+    bool double_quant = false;      // NF4/FP4
+    KvDtype kv_dtype = KvDtype::BF16;
+    int64_t batch = 1;              // concurrent sequences
+    int64_t context = 4096;         // tokens per sequence (prompt + generated)
+    int64_t prefill_chunk = 0;      // 0: whole prompt at once
+    Engine engine = Engine::Transformers;
+    double gpu_memory_utilization = 0.9;  // vLLM
+    int64_t block_size = 16;        // vLLM paged KV block, tokens
+    bool cuda_graphs = true;        // vLLM
+    bool flash_attention = true;
+};
+
+// ---- hardware and parallelism ---------------------------------------------------------------
+struct Parallelism {
+    int64_t dp = 1;                 // data-parallel ranks
+    int64_t tp = 1;                 // tensor-parallel
+    int64_t pp = 1;                 // pipeline stages
+    int64_t cp = 1;                 // context-parallel
+    int64_t ep = 1;                 // expert-parallel
+    bool sp = false;                // sequence parallel (needs tp > 1)
+    int zero = 0;                   // ZeRO stage 0..3 (FSDP full shard == 3)
+    int64_t shard_group = 0;        // FSDP hybrid shard / ZeRO++ hpZ: shard within this many ranks; 0 = all dp
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    int64_t virtual_stages = 1;     // interleaved 1F1B: model chunks per stage
+    bool offload_optimizer = false; // ZeRO-Offload: optimizer states (and fp32 master) on host
+    bool offload_params = false;    // ZeRO-Infinity: parameters on host (needs zero 3)
+};
+
+struct Gpu {
+    std::string name = "H100 80GB";
+    double memory_bytes = 85520809984.0;   // usable bytes as the driver reports (80 GiB card: 79.65 GiB)
+};
+
+// Overheads: separate, named, user-changeable; defaults documented where used.
+struct Overheads {
+    double cuda_context_bytes = 0.5 * 1024 * 1024 * 1024;  // CUDA context + framework kernels
+    double fragmentation = 0.05;    // allocator reserve as a fraction of allocated bytes
+    bool temp_buffers = true;       // largest layer's gradient, all-reduce buckets, gathered params
+    double bucket_bytes = 25e6 * 4; // DDP/ZeRO all-reduce bucket (25M elements fp32 by default)
+};
+
+struct Scenario {
+    ModelSpec model;
+    Mode mode = Mode::Train;
+    TrainingOptions train;
+    FineTuneOptions finetune;
+    InferenceOptions infer;
+    Parallelism parallel;
+    Gpu gpu;
+    int64_t gpu_count = 1;          // total GPUs; must equal dp * tp * pp * cp (ep folds into dp)
+    Overheads overheads;
+};
+
+}  // namespace vl

@@ -1,0 +1,18 @@
+// Units: bytes are doubles (fractional bits per weight exist); display converts here and only here.
+#pragma once
+#include <cstdint>
+
+namespace vl {
+
+inline constexpr double kGB = 1e9;                  // decimal gigabyte
+inline constexpr double kGiB = 1024.0 * 1024 * 1024; // binary gibibyte (what most tools print as "GB")
+inline constexpr double kMiB = 1024.0 * 1024;
+
+enum class SizeUnit { GB, GiB };
+
+inline double to_gb(double bytes) { return bytes / kGB; }
+inline double to_gib(double bytes) { return bytes / kGiB; }
+inline double to_unit(double bytes, SizeUnit u) { return u == SizeUnit::GB ? to_gb(bytes) : to_gib(bytes); }
+inline const char* unit_name(SizeUnit u) { return u == SizeUnit::GB ? "GB" : "GiB"; }
+
+}  // namespace vl
