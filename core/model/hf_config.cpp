@@ -109,7 +109,11 @@ public:
         if (v->is_number_integer()) return v->get<int64_t>();
         if (v->is_number_float()) {
             const double d = v->get<double>();
-            if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<int64_t>(d);
+            if (std::isfinite(d) && d == std::floor(d)) {
+                if (std::fabs(d) < 9e15) return static_cast<int64_t>(d);
+                fail(canonical, "must be at most 9e15 (absurd size); got " + short_dump(*v));
+                return std::nullopt;
+            }
         }
         fail(canonical, "must be an integer; got " + short_dump(*v));
         return std::nullopt;
@@ -168,6 +172,8 @@ struct Importer {
     const Family* fam;
     std::vector<FieldError>& errs;
     std::vector<std::string>& warns;
+    // Fields computed from others (head_dim = hidden / heads, ...): not reported when a source is bad.
+    std::map<std::string, std::vector<std::string>> derived;
 
     // A core size: the file's value, else the family default (with a warning), else an error.
     int64_t size(const char* canonical, std::initializer_list<const char*> names, int64_t def) {
@@ -297,7 +303,7 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     }
     const Family* fam = find_family(type);
     const Arch arch = fam ? fam->arch : Arch::Generic;
-    Importer im{r, fam, errs, warns};
+    Importer im{r, fam, errs, warns, {}};
     if (!fam)
         warns.push_back("model_type " + (type.empty() ? std::string("(missing)") : "\"" + type + "\"") +
                         " is not known: imported the generic fields and assumed a Llama-style decoder "
@@ -326,12 +332,16 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
                             " default " + std::to_string(d.ffn));
         } else {
             m.ffn = 4 * m.hidden;
+            im.derived["intermediate_size"] = {"hidden_size"};
             if (!fam) warns.push_back("intermediate_size is missing; assumed 4 * hidden_size = " + std::to_string(m.ffn));
         }
     }
     m.max_position = im.opt("max_position_embeddings",
                             {"max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_seq_len"}, d.max_pos);
-    m.tied_embeddings = r.boolean("tie_word_embeddings").value_or(top_reader.boolean("tie_word_embeddings", d.tied));
+    // Multimodal wrappers may keep tie_word_embeddings at the top level, beside text_config.
+    const bool tie_outside = !prefix.empty() && !r.has("tie_word_embeddings");
+    m.tied_embeddings = tie_outside ? top_reader.boolean("tie_word_embeddings", d.tied)
+                                    : r.boolean("tie_word_embeddings", d.tied);
     if (!fam && !r.has("tie_word_embeddings"))
         warns.push_back("tie_word_embeddings is missing; assumed true (the transformers PretrainedConfig default)");
 
@@ -346,6 +356,7 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
         r.alias("num_key_value_heads", "multi_query");
     } else {
         m.kv_heads = d.kv > 0 ? d.kv : m.heads;
+        im.derived["num_key_value_heads"] = {"num_attention_heads"};
     }
 
     // Head width: explicit head_dim, the family default (Gemma 256, Qwen3 128), or hidden / heads.
@@ -353,11 +364,14 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
         m.head_dim = *hd;
     } else if (d.head_dim > 0) {
         m.head_dim = d.head_dim;
-    } else if (m.heads > 0 && m.hidden > 0) {
-        if (m.hidden % m.heads != 0)
-            r.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(m.hidden) +
-                                              ") when head_dim is not given; got " + std::to_string(m.heads));
-        m.head_dim = m.hidden / m.heads;
+    } else if (!r.failed("head_dim")) {
+        im.derived["head_dim"] = {"hidden_size", "num_attention_heads"};
+        if (m.heads > 0 && m.hidden > 0) {
+            if (m.hidden % m.heads != 0)
+                r.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(m.hidden) +
+                                                  ") when head_dim is not given; got " + std::to_string(m.heads));
+            m.head_dim = m.hidden / m.heads;
+        }
     }
 
     switch (arch) {
@@ -452,8 +466,19 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     // Size rules, with fields named as written. Skip rules on fields that already failed to parse.
     std::vector<FieldError> rule_errs;
     validate_model(m, rule_errs, "");
+    auto bad = [&](const std::string& field) {
+        if (r.failed(field)) return true;
+        for (const FieldError& e : rule_errs)
+            if (e.field == field) return true;
+        return false;
+    };
     for (FieldError& e : rule_errs) {
         if (r.failed(e.field)) continue;
+        if (auto it = im.derived.find(e.field); it != im.derived.end()) {
+            bool source_bad = false;
+            for (const std::string& src : it->second) source_bad = source_bad || bad(src);
+            if (source_bad) continue;
+        }
         errs.push_back({r.key(e.field), std::move(e.message)});
     }
     if (!errs.empty()) return Result<ModelSpec>::failure(std::move(errs), std::move(warns));
