@@ -45,7 +45,7 @@ struct ModelSpec {
     int64_t layers = 32;            // num_hidden_layers (L)
     int64_t heads = 32;             // num_attention_heads (a)
     int64_t kv_heads = 8;           // num_key_value_heads (== heads: MHA, 1: MQA)
-    int64_t head_dim = 128;         // explicit; not always hidden / heads (Gemma, Qwen3)
+    int64_t head_dim = 128;         // explicit; not always hidden / heads (Gemma, Qwen3); MLA: qk_nope + qk_rope
     int64_t ffn = 14336;            // intermediate_size of a dense MLP
     bool gated_mlp = true;          // SwiGLU/GeGLU: 3 matrices; plain: 2
     bool qkv_bias = false;
