@@ -46,7 +46,7 @@ TEST_CASE("largest batch (transformers) equals brute force and names the KV cach
 }
 
 TEST_CASE("longest context (transformers) equals brute force") {
-    const Scenario s = infer_scenario(Engine::Transformers, 3);
+    const Scenario s = infer_scenario(Engine::Transformers, 18);  // 14.96 GiB of weights + KV
     const SolveResult r = solve(s, Knob::Context);
     REQUIRE(r.found);
     CHECK(r.value == brute_max(s, Knob::Context, r.value + 2000));
@@ -64,12 +64,12 @@ TEST_CASE("vLLM concurrent sequences: solver, brute force and the pool's own cou
 }
 
 TEST_CASE("an impossible request says why") {
-    Scenario s = infer_scenario(Engine::Transformers, 0.25);  // smaller than the CUDA context
+    Scenario s = infer_scenario(Engine::Transformers, 0.25);  // smaller than the CUDA context alone
     const SolveResult r = solve(s, Knob::Batch);
     CHECK_FALSE(r.found);
     CHECK(r.why.find("nothing fits") != std::string::npos);
     CHECK(r.why.find("infer.batch = 1") != std::string::npos);
-    CHECK(r.limiting_id == "cuda_context");
+    CHECK(r.limiting_id == "weights.linear");  // the largest component at batch 1
 
     const SolveResult f = solve(s, Knob::WeightFormat);
     CHECK_FALSE(f.found);
