@@ -146,3 +146,27 @@ TEST_CASE("case 4: eager attention adds the materialised scores to the prefill p
     const double gap = estimate(eager).total_bytes - estimate(flash).total_bytes;
     CHECK(gap == 48.0 * 4340 * 4340 * 6);  // only the scores differ between the two runs
 }
+
+TEST_CASE("every inference component carries formula, source and, with Detail::Full, its numbers") {
+    for (Engine engine : {Engine::Transformers, Engine::VLLM, Engine::LlamaCpp}) {
+        Scenario s = vllm_llama3_8b(1);
+        s.infer.engine = engine;
+        s.infer.weights = engine == Engine::LlamaCpp ? WeightFormat::GGUF_Q4_K_M : WeightFormat::NF4;
+        if (engine == Engine::VLLM) s.infer.weights = WeightFormat::AWQ4;
+        const Estimate full = estimate(s, Detail::Full);
+        const Estimate fast = estimate(s, Detail::NumbersOnly);
+        REQUIRE(full.ok());
+        REQUIRE(full.components.size() == fast.components.size());
+        for (size_t i = 0; i < full.components.size(); ++i) {
+            const Component& c = full.components[i];
+            INFO(c.id);
+            CHECK(std::string(c.formula).size() > 0);
+            CHECK(std::string(c.source).size() > 0);
+            CHECK_FALSE(c.substituted.empty());
+            CHECK(fast.components[i].substituted.empty());
+            CHECK(fast.components[i].bytes == c.bytes);
+            CHECK(std::isfinite(c.bytes));
+            CHECK(c.bytes >= 0);
+        }
+    }
+}
