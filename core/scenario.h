@@ -87,6 +87,13 @@ struct InferenceOptions {
     int64_t block_size = 16;        // vLLM paged KV block, tokens
     bool cuda_graphs = true;        // vLLM
     bool flash_attention = true;
+    // ---- added by issue 5 (inference) ----
+    int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
+    int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)
+    int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens; 0 = engine default
+    int64_t ubatch = 512;           // llama.cpp n_ubatch (physical batch of the compute graph)
+    bool fp32_compute = false;      // bitsandbytes 4-bit compute dtype float32 (transformers' old default)
+    double engine_overhead_bytes = -1;  // vLLM non-torch memory per GPU; < 0 = engine profile default
 };
 
 // ---- hardware and parallelism ---------------------------------------------------------------
