@@ -97,3 +97,13 @@ TEST_CASE("fine-tuning options are validated with their field names") {
     s.mode = Mode::FineTune;
     REQUIRE(estimate(s).errors.front().field == "finetune.method");
 }
+
+TEST_CASE("Adafactor on LoRA adapters keeps rows + columns of A and B") {
+    // Llama-2-7b r = 8 on q, v: per module A 8 x 4096 -> 8 + 4096, B 4096 x 8 -> 4096 + 8: 8208 per module
+    // x 2 modules x 32 layers = 525,312 fp32 values
+    Scenario s = train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.finetune.lora_rank = 8;
+    s.train.optimizer = Optimizer::Adafactor;
+    REQUIRE(bytes_of(estimate(s), "lora.optimizer") == Approx(525312.0 * 4));
+}

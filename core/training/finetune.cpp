@@ -124,6 +124,13 @@ void add_finetune(TrainCtx& c) {
     t.dt.grad_copy = 0;
     t.dt.fp8_cache = 0;
     if (s.train.optimizer_state_dtype == StateDtype::Auto) t.dt.state = 4;  // torch AdamW on fp32 adapters; bnb paged 32-bit AdamW
+    if (s.train.optimizer == Optimizer::Adafactor) {
+        // A (r x in) and B (out x r) keep (r + in) + (out + r) factored entries: sum(in + out) = adapters / r, + 2r per module
+        double modules = 0;
+        for (unsigned bit = 1; bit <= kLoraDown; bit <<= 1) modules += (ft.lora_targets & bit) ? 1 : 0;
+        const double r = static_cast<double>(ft.lora_rank);
+        t.factored_states = adapters / r + 2 * r * modules * static_cast<double>(c.stage.layers());
+    }
     add_model_states(c, t);
 
     // ---- adapter activations: lora_A output (input of lora_B), and the dropped input copy + mask ----
