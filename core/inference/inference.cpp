@@ -47,8 +47,9 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         StagePick p;
         p.stage = st;
-        p.begin = first_layer_of_stage(L, s.parallel.pp, st);
-        p.end = p.begin + layers_on_stage(L, s.parallel.pp, st);
+        const StageInfo si = pipeline_stage(L, s.parallel.pp, st);
+        p.begin = si.layer_begin;
+        p.end = si.layer_end;
         p.w = stage_weight_bytes(m, pc, o, s.parallel, st);
         if (m.architecture_known())
             p.kv_seq_bytes = kv_sequence_bytes(m, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, block, cap_window);

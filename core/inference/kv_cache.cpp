@@ -33,7 +33,7 @@ int64_t kv_elements_per_token_layer(const ModelSpec& m, int64_t tp) {
     // replicated on every TP rank: (d_c + d_h^R) per layer (DeepSeek-V2 Table 1), no factor 2.
     if (m.attention == AttentionKind::MLA) return m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
     // K and V: 2 * kv_heads * head_dim per layer (vLLM paper Sec 3, generalised to GQA/MQA).
-    return 2 * kv_heads_per_rank(m.kv_heads, tp) * m.head_dim;
+    return 2 * kv_heads_per_rank(m, tp) * m.head_dim;
 }
 
 bool is_sliding_layer(const ModelSpec& m, int64_t i) {

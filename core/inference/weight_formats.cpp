@@ -164,7 +164,8 @@ WeightBytes stage_weight_bytes(const ModelSpec& m, const ParamCounts& pc, const 
     }
 
     const int64_t L = static_cast<int64_t>(pc.per_layer.size());
-    const int64_t begin = first_layer_of_stage(L, par.pp, stage), end = begin + layers_on_stage(L, par.pp, stage);
+    const StageInfo st = pipeline_stage(L, par.pp, stage);
+    const int64_t begin = st.layer_begin, end = st.layer_end;
     const bool mla = m.attention == AttentionKind::MLA;
     const int64_t n_gqa = m.kv_heads > 0 ? m.heads / m.kv_heads : 1;
     const double mlp_in = static_cast<double>(m.hidden);
