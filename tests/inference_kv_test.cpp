@@ -99,8 +99,8 @@ TEST_CASE("sliding window: sliding layers hold at most the window (hand-derived)
     // Gemma-2 style pattern 2: layers 0,2,4.. slide, 1,3,5.. are global.
     ModelSpec g = m;
     g.sliding_window_pattern = 2;
-    CHECK(is_sliding_layer(g, 0));
-    CHECK_FALSE(is_sliding_layer(g, 1));
+    CHECK(layer_is_sliding(g, 0));
+    CHECK_FALSE(layer_is_sliding(g, 1));
     // 16 sliding layers * 4096 + 16 global layers * 32768 tokens, 4096 B per layer-token.
     CHECK(kv_sequence_bytes(g, KvDtype::FP16, 1, 0, 32, 32768, 1, true) == (16.0 * 4096 + 16.0 * 32768) * 4096);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "param_count.h"
 #include "parallel.h"
 
 namespace vl {
@@ -36,18 +37,13 @@ int64_t kv_elements_per_token_layer(const ModelSpec& m, int64_t tp) {
     return 2 * kv_heads_per_rank(m, tp) * m.head_dim;
 }
 
-bool is_sliding_layer(const ModelSpec& m, int64_t i) {
-    if (m.sliding_window <= 0) return false;
-    return m.sliding_window_pattern <= 0 || (i + 1) % m.sliding_window_pattern != 0;
-}
-
 double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end,
                          int64_t tokens, int64_t block_size, bool cap_window) {
     const double per_layer_token = static_cast<double>(kv_elements_per_token_layer(m, tp)) * kv_bytes_per_element(t);
     const int64_t bs = std::max<int64_t>(block_size, 1);
     double total = 0;
     for (int64_t i = begin; i < end; ++i) {
-        const int64_t held = (cap_window && is_sliding_layer(m, i)) ? std::min(tokens, m.sliding_window) : tokens;
+        const int64_t held = (cap_window && layer_is_sliding(m, i)) ? std::min(tokens, m.sliding_window) : tokens;
         const int64_t rounded = (held + bs - 1) / bs * bs;  // paged: whole blocks (vLLM paper Sec 4.1)
         total += static_cast<double>(rounded) * per_layer_token;
     }

@@ -16,8 +16,6 @@ const char* kv_dtype_name(KvDtype t);
 // standard attention 2 * kv_heads_per_rank * head_dim (K and V); MLA kv_lora_rank + qk_rope_head_dim.
 int64_t kv_elements_per_token_layer(const ModelSpec& m, int64_t tp);
 
-// Layer i attends within the sliding window (ModelSpec::sliding_window_pattern: every n-th is global).
-bool is_sliding_layer(const ModelSpec& m, int64_t i);
 
 // Bytes of the KV cache of one sequence of `tokens` tokens for layers [begin, end) on one rank.
 // Sliding-window layers hold at most the window when cap_window; each layer's length is rounded up
