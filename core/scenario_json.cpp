@@ -186,24 +186,25 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
 }
 
 // Integers: JSON integers, or numbers with no fraction (7e9 reads as 7000000000).
-std::optional<double> integral(const Json& j, const std::string& path, std::vector<FieldError>& errs, double limit) {
+std::optional<double> integral(const Json& j, const std::string& path, std::vector<FieldError>& errs, double limit,
+                               const char* limit_text) {
     if (!j.is_number()) { errs.push_back({path, "must be an integer; got " + describe(j)}); return std::nullopt; }
     double x = j.is_number_float() ? j.get<double>() : j.is_number_unsigned() ? static_cast<double>(j.get<uint64_t>())
                                                                                 : static_cast<double>(j.get<int64_t>());
     if (std::floor(x) != x) { errs.push_back({path, "must be an integer; got " + describe(j)}); return std::nullopt; }
     if (std::fabs(x) > limit) {
-        errs.push_back({path, "must be an integer of magnitude at most " + describe(Json(limit)) + "; got " + describe(j)});
+        errs.push_back({path, std::string("must be an integer of magnitude at most ") + limit_text + "; got " + describe(j)});
         return std::nullopt;
     }
     return x;
 }
 
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, int64_t& out) {
-    if (auto x = integral(j, path, errs, kMaxInt64Field)) out = static_cast<int64_t>(*x);
+    if (auto x = integral(j, path, errs, kMaxInt64Field, "1e15")) out = static_cast<int64_t>(*x);
 }
 
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, int& out) {
-    if (auto x = integral(j, path, errs, std::numeric_limits<int>::max())) out = static_cast<int>(*x);
+    if (auto x = integral(j, path, errs, std::numeric_limits<int>::max(), "2147483647")) out = static_cast<int>(*x);
 }
 
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::string& out) {
