@@ -142,7 +142,7 @@ std::string csv_field(const std::string& text) {
 std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     const std::string unit = unit_name(o.unit);
     std::string out = "id,label,category,phases,host,bytes," + unit + ",formula,substituted,source\n";
-    for (const FieldError& err : e.errors) out += "error," + csv_field(err.field) + ",,,,,," + csv_field(err.message) + ",,\n";
+    for (const FieldError& err : e.errors) out += csv_field("error." + err.field) + "," + csv_field(err.message) + ",,,,,,,,\n";
     if (!e.ok()) return out;
     auto row = [&](const std::string& id, const std::string& label, const std::string& category, const std::string& phases, bool host,
                    double bytes, const std::string& formula, const std::string& substituted, const std::string& source) {

@@ -477,7 +477,6 @@ Result<Scenario> scenario_from_json(std::string_view text) {
     Scenario s;
     Reader<Scenario> r{j, std::string(), errs, s, {"version"}};
     if (const Json* m = r.find("model")) read_model(*m, errs, warnings, s.model);
-    else errs.push_back({"model", "missing; give a preset id (\"llama-3.1-8b\"), the model's fields, or {\"hf_config\": {...}}"});
     fields(r, static_cast<Scenario*>(nullptr));
     if (const Json* g = r.find("gpu")) read_gpu(*g, errs, s.gpu);
     if (const Json* n = r.find("gpu_count")) read_value(*n, "gpu_count", errs, s.gpu_count);
