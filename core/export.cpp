@@ -205,6 +205,70 @@ std::string json(const Scenario& s, const Estimate& e) {
 
 }  // namespace
 
+std::string format_rows(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, ExportFormat f) {
+    auto cell = [](const std::vector<std::string>& row, size_t i) { return i < row.size() ? row[i] : std::string(); };
+    std::string out;
+    switch (f) {
+        case ExportFormat::Table: {
+            std::vector<size_t> width(header.size());
+            for (size_t i = 0; i < header.size(); ++i) {
+                width[i] = header[i].size();
+                for (const auto& r : rows) width[i] = std::max(width[i], cell(r, i).size());
+            }
+            auto line = [&](const std::vector<std::string>& r) {
+                std::string l;
+                for (size_t i = 0; i < header.size(); ++i) {
+                    if (i) l += "  ";
+                    l += i + 1 == header.size() ? cell(r, i) : pad(cell(r, i), width[i]);
+                }
+                out += l + "\n";
+            };
+            line(header);
+            for (const auto& r : rows) line(r);
+            return out;
+        }
+        case ExportFormat::Json: {
+            Json a = Json::array();
+            for (const auto& r : rows) {
+                Json o = Json::object();
+                for (size_t i = 0; i < header.size(); ++i) o[header[i]] = cell(r, i);
+                a.push_back(std::move(o));
+            }
+            return a.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+        }
+        case ExportFormat::Markdown: {
+            auto line = [&](const std::vector<std::string>& r) {
+                out += "|";
+                for (size_t i = 0; i < header.size(); ++i) {
+                    out += ' ';
+                    out += md_cell(cell(r, i));
+                    out += " |";
+                }
+                out += "\n";
+            };
+            line(header);
+            out += "|";
+            for (size_t i = 0; i < header.size(); ++i) out += ":--|";
+            out += "\n";
+            for (const auto& r : rows) line(r);
+            return out;
+        }
+        case ExportFormat::Csv: {
+            auto line = [&](const std::vector<std::string>& r) {
+                for (size_t i = 0; i < header.size(); ++i) {
+                    if (i) out += ',';
+                    out += csv_field(cell(r, i));
+                }
+                out += "\n";
+            };
+            line(header);
+            for (const auto& r : rows) line(r);
+            return out;
+        }
+    }
+    return out;
+}
+
 std::string export_estimate(const Scenario& s, const Estimate& e, ExportFormat f, const ExportOptions& o) {
     switch (f) {
         case ExportFormat::Table: return table(s, e, o);

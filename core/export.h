@@ -3,6 +3,7 @@
 #pragma once
 #include <span>
 #include <string>
+#include <vector>
 
 #include "enum_names.h"
 #include "estimate.h"
@@ -22,6 +23,10 @@ struct ExportOptions {
 // The scenario gives the heading (model, mode, GPUs), the phase names (inference: prefill and
 // decode) and, in JSON, the "scenario" member in the scenario JSON format.
 std::string export_estimate(const Scenario& s, const Estimate& e, ExportFormat f, const ExportOptions& o = {});
+
+// Any small table (preset lists, parameter counts) in the same four formats: aligned text,
+// JSON (an array of objects keyed by the header), Markdown, CSV. Cells are plain strings.
+std::string format_rows(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, ExportFormat f);
 
 // The name of a phase in this mode: training load/forward/backward/step, inference load/prefill/decode.
 const char* phase_label(Mode mode, Phase p);
