@@ -344,3 +344,32 @@ TEST_CASE("scenario JSON: model_to_json writes a parameter-count model as its co
     CHECK(model_to_json(m, JsonStyle::Compact) == R"({"name":"Mystery","params":123456789})");
     CHECK(model_to_json(m, JsonStyle::Pretty) == "{\n  \"name\": \"Mystery\",\n  \"family\": \"\",\n  \"model_type\": \"\",\n  \"params\": 123456789\n}");
 }
+
+// ---- a field added to a Scenario struct must be added to the format ---------------------------
+// Counts an aggregate's members (Boost.PFR's technique: the most initializers it accepts). When a
+// count below changes, add the new field to fields() in core/scenario_json.cpp, to
+// every_field_changed() and require_same() above, and to docs/scenario-format.md; then update it.
+namespace {
+struct AnyField {
+    template <class T>
+    operator T() const;  // never defined: only used in unevaluated requires-expressions
+};
+template <class T, class... A>
+constexpr size_t field_count() {
+    if constexpr (requires { T{A{}..., AnyField{}}; }) return field_count<T, A..., AnyField>();
+    else return sizeof...(A);
+}
+}  // namespace
+
+TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
+    CHECK(field_count<ModelSpec>() == 29);
+    CHECK(field_count<MLASpec>() == 5);
+    CHECK(field_count<MoESpec>() == 9);
+    CHECK(field_count<TrainingOptions>() == 13);
+    CHECK(field_count<FineTuneOptions>() == 5);
+    CHECK(field_count<InferenceOptions>() == 12);
+    CHECK(field_count<Parallelism>() == 12);
+    CHECK(field_count<Gpu>() == 2);
+    CHECK(field_count<Overheads>() == 4);
+    CHECK(field_count<Scenario>() == 9);  // model, mode, train, finetune, infer, parallel, gpu, gpu_count, overheads
+}
