@@ -304,6 +304,7 @@ void gpu_panel(AppState& app) {
                 app.ui.gpu_preset_id = g.id;
                 app.dirty = true;
             }
+            mark(app, "gpu." + g.id);
         }
         if (ImGui::Selectable(tr(L, S::CustomGpu), app.ui.gpu_preset_id.empty())) {
             app.ui.gpu_preset_id.clear();

@@ -198,6 +198,7 @@ bool int_choice(AppState& app, const char* label, const char* key, int64_t& v, c
                 v = c;
                 changed = true;
             }
+            mark(app, std::string(key) + "." + std::to_string(c));
             if (sel) ImGui::SetItemDefaultFocus();
         }
         ImGui::EndCombo();

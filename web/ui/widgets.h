@@ -49,6 +49,7 @@ bool enum_combo(AppState& app, const char* label, const char* key, E& v) {
                 v = n.value;
                 changed = true;
             }
+            mark(app, std::string(key) + "." + n.name);
             if (sel) ImGui::SetItemDefaultFocus();
         }
         ImGui::EndCombo();
