@@ -156,10 +156,16 @@ try {
   await settle(page2);
   const s4 = await state(page2);
   const m4 = JSON.parse(s4.scenario).model;
-  if (s4.ui.preset !== '') console.error('  ui after paste:', JSON.stringify(s4.ui));
-  check(s4.ok && s4.ui.preset === '' && m4 && m4.hidden === 768 && m4.layers === 12,
+  check(s4.ui.preset === '' && s4.ui.source === 3 && m4 && m4.hidden === 768 && m4.layers === 12,
         `pasted gpt2 config.json imported (hidden ${m4 && m4.hidden}, layers ${m4 && m4.layers})`);
-  check(s4.total_bytes === s4.core_total_bytes, 'after the import the shown total is still the core\'s');
+  // GPT-2 has 1024 learned positions: the 2048-token sequence of the scenario is now invalid. The
+  // page names the field and shows no number.
+  check(!s4.ok && s4.errors.some((e) => e.field === 'train.seq_len') && s4.shown_total === '—',
+        `the 2048-token sequence is reported at its field (${s4.errors.map((e) => e.field).join(', ')})`);
+  await click(page2, 'train.seq_len.minus');
+  const s5 = await state(page2);
+  check(s5.ok && s5.total_bytes === s5.core_total_bytes && s5.shown_total === fmt(s5.core_total_bytes, s5.shown_unit),
+        `seq 1024: GPT-2 estimate shown = core (${s5.shown_total})`);
 
   // 6. language and theme.
   const theme0 = s4.ui.theme;
@@ -188,17 +194,18 @@ try {
   console.log(`  screenshot: ${join(docsDir, 'screenshot-phone.png')}`);
   // Typing on a phone: tap the field, the page's text box takes the keyboard.
   await click(phone, 'tab.1', { touch: true });
-  await click(phone, 'mode.0', { touch: true });
-  await click(phone, 'train.seq_len', { touch: true });
+  await click(phone, 'model.search', { touch: true });
   const focused = await phone.evaluate(() => document.activeElement && document.activeElement.id);
-  check(focused === 'vl-text', `tapping a number field focuses the page's text box (${focused})`);
+  check(focused === 'vl-text', `tapping a text field focuses the page's text box (${focused})`);
   if (focused === 'vl-text') {
-    await phone.keyboard.press('Control+A');
-    await phone.keyboard.type('8192');
+    await phone.keyboard.type('mistral', { delay: 20 });
     await phone.keyboard.press('Enter');
     await settle(phone);
     const p2 = await state(phone);
-    check(JSON.parse(p2.scenario).train.seq_len === 8192, 'the typed sequence length reached the scenario');
+    check(p2.ui.filter === 'mistral', `the typed text reached the app (${p2.ui.filter})`);
+    const shown = Object.keys(p2.items).filter((k) => k.startsWith('preset.'));
+    check(shown.length > 0 && shown.every((k) => k.includes('mistral') || k.includes('mixtral') || k.includes('ministral')),
+          `the phone's preset list is filtered (${shown.join(', ')})`);
   }
   await phone.screenshot({ path: join(docsDir, 'screenshot-phone-setup.png') });
   await phone.close();

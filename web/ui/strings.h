@@ -20,8 +20,8 @@ enum class Lang { En, Zh };
     X(Model, "Model", "模型")                                                                             \
     X(Search, "Search models", "搜索模型")                                                                \
     X(Preset, "Preset", "预设")                                                                           \
-    X(CustomModel, "Custom model", "自定义模型")                                                          \
-    X(ParamsOnly, "By parameter count", "按参数量")                                                       \
+    X(CustomModel, "Custom", "自定义")                                                          \
+    X(ParamsOnly, "By size", "按参数量")                                                       \
     X(Params, "Parameters", "参数量")                                                                     \
     X(ConfigJson, "config.json", "config.json")                                                          \
     X(ConfigHint, "Paste a Hugging Face config.json here, or drop the file on the page",                  \
