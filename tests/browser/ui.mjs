@@ -173,7 +173,7 @@ try {
   await click(page2, 'toggle.theme');
   const s6 = await state(page2);
   check(s6.ui.lang === 'zh' && s6.ui.theme !== theme0, `language ${s6.ui.lang}, theme ${theme0} -> ${s6.ui.theme}`);
-  await page2.screenshot({ path: join(docsDir, 'screenshot-desktop-zh-light.png') });
+  await page2.screenshot({ path: join(docsDir, 'screenshot-desktop-zh.png') });
   await page2.close();
 
   // The page is idle after input: no frames drawn while nothing changes.

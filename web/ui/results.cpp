@@ -72,9 +72,12 @@ void summary_panel(AppState& app) {
     ImGui::TextUnformatted(shown_total(app).c_str());
     mark(app, "total");
     ImGui::SetWindowFontScale(1.0f);
-    ImGui::SameLine();
-    ImGui::TextDisabled("/ %s %s  ·  %s %s", fmt_bytes(app, cap).c_str(), tr(L, S::PerGpu), tr(L, S::Peak),
-                        phase_name(L, app.scenario.mode, e.peak_phase));
+    char of[160];
+    std::snprintf(of, sizeof of, "/ %s %s  ·  %s %s", fmt_bytes(app, cap).c_str(), tr(L, S::PerGpu), tr(L, S::Peak),
+                  phase_name(L, app.scenario.mode, e.peak_phase));
+    if (ImGui::GetItemRectSize().x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(of).x < ImGui::GetContentRegionAvail().x)
+        ImGui::SameLine();
+    ImGui::TextDisabled("%s", of);
 
     // Fit bar: the scale runs to whichever is larger, the GPU or the total; the GPU limit is a line.
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -294,7 +297,6 @@ void sweep_panel(AppState& app) {
     double top = e.gpu_capacity_bytes;
     for (const SweepPoint& p : d.sweep)
         if (finite_pos(p.total)) top = std::max(top, p.total);
-    top = std::min(top, e.gpu_capacity_bytes * 3);  // keep the limit readable; taller values clip
     if (!(top > 0)) return;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float w = ImGui::GetContentRegionAvail().x, h = 150, lh = ImGui::GetTextLineHeightWithSpacing();
