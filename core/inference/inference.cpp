@@ -79,7 +79,16 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             if (e.params.per_layer.empty())  // params-only: every parameter at the linear rate, over tp * pp
                 return derive("{} * {} / 8 / {} / {}", e.params.total, linear_bits_per_weight(o, s.model.hidden), tp, s.parallel.pp);
             const double P = stage_params(e.params, p, false);
-            return P > 0 ? derive("{} * {} / 8 / {}", P, p.w.linear * 8 * tp / P, tp) : derive("0");  // bpw: the stage's mean
+            if (!(P > 0)) return derive("0");
+            // one bits-per-weight for every matrix: its closed form; GGUF mixes, LLM.int8 (row scales
+            // by width) and expert parallelism (experts split by ep, not tp): the stage's mean
+            if (s.parallel.ep == 1 && !is_gguf(f) && f != WeightFormat::INT8) {
+                if (f == WeightFormat::GPTQ4 || f == WeightFormat::AWQ4) return derive("{} * (4 + (16 + 4)/{}) / 8 / {}", P, o.group_size, tp);
+                if (f == WeightFormat::NF4 || f == WeightFormat::FP4)
+                    return o.double_quant ? derive("{} * (4 + 8/64 + 32/(64 * 256)) / 8 / {}", P, tp) : derive("{} * (4 + 32/64) / 8 / {}", P, tp);
+                return derive("{} * {} / 8 / {}", P, linear_bits_per_weight(o, s.model.hidden), tp);
+            }
+            return derive("{} * {} / 8 / {}", P, p.w.linear * 8 * tp / P, tp);
         });
     if (p.w.embedding > 0)
         add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, p.w.embedding, kLoadOn,

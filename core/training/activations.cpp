@@ -203,10 +203,12 @@ void add_activations(TrainCtx& c) {
     const double fl = c.in_flight;
     const Recompute rc = o.recompute;
     const double k = static_cast<double>(std::max(1, o.recompute_every_k));
-    // Derivation of the per-layer components: in_flight * L_stage * A_layer, or on a stage with MoE
-    // layers in_flight * (L_dense * A_dense + L_moe * A_moe).
+    // Derivation of the per-layer components: in_flight * L_stage * A_layer, or on a stage with both
+    // dense and MoE layers in_flight * (L_dense * A_dense + L_moe * A_moe).
     auto per_layers = [&](double dense_bytes, double moe_bytes) {
-        return n_moe > 0 ? derive("{} * ({} * {} + {} * {})", fl, nd, dense_bytes, nm, moe_bytes) : derive("{} * {} * {}", fl, L, dense_bytes);
+        if (n_moe == 0) return derive("{} * {} * {}", fl, L, dense_bytes);
+        if (n_dense == 0) return derive("{} * {} * {}", fl, L, moe_bytes);
+        return derive("{} * ({} * {} + {} * {})", fl, nd, dense_bytes, nm, moe_bytes);
     };
 
     if (rc == Recompute::None || rc == Recompute::Selective) {
@@ -266,7 +268,7 @@ void add_activations(TrainCtx& c) {
     if (s.overheads.backward_working_set)
         add(c.e, c.d, comp("act.backward_working", "activation gradients of one layer (backward)", Category::Activations, layer_full, kBwd,
                        "A_layer (the largest layer's activations: their gradients exist while backward runs the layer)", "derivation (core/training/DERIVATION.md)"),
-            [&] { return n_moe > 0 ? derive("max({}, {})", dense.total(), moe.total()) : derive("{}", layer_full); });
+            [&] { return n_moe > 0 && n_dense > 0 ? derive("max({}, {})", dense.total(), moe.total()) : derive("{}", layer_full); });
 
     const double t = static_cast<double>(s.parallel.tp), cp = static_cast<double>(s.parallel.cp);
     const double split = x.sp ? t : 1.0;
