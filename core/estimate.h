@@ -35,6 +35,17 @@ struct Component {
 
 enum class Detail { NumbersOnly, Full };  // NumbersOnly skips formula text for sweeps and solvers
 
+// Inference: the KV cache the scenario can hold (vLLM: the paged pool it allocates; other engines:
+// what the memory left after everything else would hold). Zero in training.
+struct KvCapacity {
+    double bytes_per_token = 0;   // per GPU (the most loaded rank), all its layers
+    int64_t block_size = 0;       // tokens per block (vLLM paged KV); 1 for engines without blocks
+    int64_t blocks = 0;           // whole blocks that fit
+    int64_t tokens = 0;           // blocks * block_size
+    int64_t sequences = 0;        // concurrent sequences of infer.context tokens
+    double pool_bytes = 0;        // bytes set aside for the KV cache
+};
+
 struct Estimate {
     std::vector<Component> components;
     std::array<double, kPhaseCount> phase_bytes{};  // GPU bytes live in each phase
@@ -45,6 +56,7 @@ struct Estimate {
     ParamCounts params;
     std::vector<std::string> warnings;
     std::vector<FieldError> errors;  // non-empty: no numbers were produced
+    KvCapacity kv;              // inference only
 
     bool ok() const { return errors.empty(); }
     bool fits() const { return ok() && total_bytes <= gpu_capacity_bytes; }

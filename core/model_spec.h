@@ -34,17 +34,19 @@ struct MLASpec {
 };
 
 struct ModelSpec {
-    std::string name;               // display name, e.g. "Llama-3.1-8B"
-    std::string family;             // e.g. "Llama 3"
-    std::string model_type;         // Hugging Face model_type, e.g. "llama"
+    // Defaults: Llama-3.1-8B (meta-llama/Llama-3.1-8B config.json), so a default Scenario is a
+    // valid, common model. Set every field (or use a preset / import_hf_config) for another model.
+    std::string name = "Llama-3.1-8B";  // display name
+    std::string family = "Llama 3.1";
+    std::string model_type = "llama";   // Hugging Face model_type
 
-    int64_t vocab = 0;              // vocab_size
-    int64_t hidden = 0;             // hidden_size (d)
-    int64_t layers = 0;             // num_hidden_layers (L)
-    int64_t heads = 0;              // num_attention_heads (a)
-    int64_t kv_heads = 0;           // num_key_value_heads (== heads: MHA, 1: MQA)
-    int64_t head_dim = 0;           // explicit; not always hidden / heads (Gemma, Qwen3)
-    int64_t ffn = 0;                // intermediate_size of a dense MLP
+    int64_t vocab = 128256;         // vocab_size
+    int64_t hidden = 4096;          // hidden_size (d)
+    int64_t layers = 32;            // num_hidden_layers (L)
+    int64_t heads = 32;             // num_attention_heads (a)
+    int64_t kv_heads = 8;           // num_key_value_heads (== heads: MHA, 1: MQA)
+    int64_t head_dim = 128;         // explicit; not always hidden / heads (Gemma, Qwen3); MLA: qk_nope + qk_rope
+    int64_t ffn = 14336;            // intermediate_size of a dense MLP
     bool gated_mlp = true;          // SwiGLU/GeGLU: 3 matrices; plain: 2
     bool qkv_bias = false;
     bool attn_out_bias = false;
@@ -55,7 +57,11 @@ struct ModelSpec {
     bool final_norm = true;
     bool tied_embeddings = false;
     PositionKind position = PositionKind::Rotary;
-    int64_t max_position = 0;       // max_position_embeddings (learned positions need it)
+    int64_t max_position = 131072;  // max_position_embeddings (learned positions need it)
+    int64_t position_offset = 0;    // extra rows in a learned position table (OPT: 2)
+    int64_t embed_dim = 0;          // token-embedding width when it differs from hidden (OPT-350m word_embed_proj_dim,
+                                    // adds project_in/project_out); 0 = hidden
+    bool lm_head_bias = false;      // lm_head has a bias (Phi-1/2)
     bool embedding_norm = false;    // LayerNorm right after the embedding (BLOOM)
     bool parallel_attn_mlp = false; // GPT-J/NeoX/Falcon: attention and MLP read the same input
     int64_t sliding_window = 0;     // 0: none

@@ -22,7 +22,9 @@ struct ParamCounts {
     int64_t embedding = 0;        // token (+ learned position) embeddings
     int64_t lm_head = 0;          // 0 when tied
     int64_t final_norm = 0;
+    int64_t embedding_norm = 0;   // LayerNorm after the embedding (BLOOM) + OPT project_in/out
     int64_t total = 0;            // every parameter in the checkpoint
+    int64_t trainable = 0;        // parameters with gradients in full training (== total; buffers are not parameters)
     int64_t non_embedding = 0;    // total - embedding - lm_head
     int64_t active_per_token = 0; // MoE: parameters one token uses (dense: == total)
     int64_t largest_layer = 0;    // largest transformer layer (or embedding if larger), params
@@ -30,6 +32,14 @@ struct ParamCounts {
 };
 
 // Exact counts from the architecture; params_only models get total = params_only and no breakdown.
+// Call on a model that passed validate_model (sizes are then small enough not to overflow int64).
 ParamCounts count_params(const ModelSpec& m);
+
+// Building blocks, exposed so other parts (LoRA targets, TP sharding) reuse the same formulas.
+int64_t norm_params(const ModelSpec& m, int64_t width);        // RMSNorm: width; LayerNorm: 2*width
+int64_t mlp_params(const ModelSpec& m, int64_t ffn);           // one dense MLP (or one expert) of width ffn
+int64_t attention_params(const ModelSpec& m);                   // one layer's attention block incl. qk-norms
+bool layer_is_moe(const ModelSpec& m, int64_t layer);           // layer (0-based) uses routed experts
+bool layer_is_sliding(const ModelSpec& m, int64_t layer);       // layer (0-based) uses the sliding window
 
 }  // namespace vl

@@ -26,6 +26,27 @@ enum class Recompute { None, Selective, Full, EveryK };
 
 enum class PipelineSchedule { OneFOneB, Interleaved, GPipe };
 
+// Which published accounting to follow. None: our tensor-by-tensor model (the default). The
+// others reproduce a tool's own numbers, assumptions included (docs/derivation in core/training/).
+enum class Compat {
+    None,
+    Megatron,            // Megatron-LM megatron/training/theoretical_memory_usage.py
+    DeepSpeedEstimator,  // deepspeed estimate_zero2/zero3_model_states_mem_needs (model states only)
+    Accelerate,          // accelerate estimate-memory "Training using Adam" (per-phase maxima)
+};
+
+// Named activation formulas; each reproduces its source's worked example.
+enum class ActivationFormula {
+    TensorWalk,   // default: every tensor autograd saves, per layer (Korthikanti Table 2 generalised)
+    Korthikanti,  // sbh(34 + 5as/h) and Table 2's TP/SP/recompute rows, GPT-style (Korthikanti et al. 2022)
+    Seed003,      // 11bsd + 5bhs^2 (attention) + 19bsd (MLP) bytes per layer (seed 003, no norms)
+    Seed001,      // (16bsd + 2bhs^2) elements per layer x activation bytes (seed 001)
+    Coefficient,  // C x L x b x s x h x bytes (seed 000; ZeRO footnote C = 12; seed 004 C = 1)
+};
+
+// Dtype of the optimizer states; Auto = fp32 for FP32/mixed/FP8, bf16 for PureBF16.
+enum class StateDtype { Auto, FP32, BF16 };
+
 struct TrainingOptions {
     Precision precision = Precision::MixedBF16;
     bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param, seed 001)
@@ -40,6 +61,15 @@ struct TrainingOptions {
     bool flash_attention = true;     // FlashAttention/SDPA: no s^2 scores kept
     double dropout = 0.0;            // > 0 keeps 1-byte masks
     bool fp32_logits = true;         // logits + loss kept in fp32 (b*s*V*4)
+    // ---- added with issue 4 ----
+    Compat compat = Compat::None;
+    ActivationFormula activation_formula = ActivationFormula::TensorWalk;
+    double activation_coefficient = 12.0;   // ActivationFormula::Coefficient: C (ZeRO footnote: 12; seed 000: 10-15)
+    StateDtype optimizer_state_dtype = StateDtype::Auto;
+    bool extra_fp32_weight_copy = false;    // FP32 regime: a separate fp32 weight copy for the step (seed 003's 24 B/param)
+    double attention_dropout = -1;          // < 0: same as dropout; attention-probability dropout keeps s^2 masks
+    int64_t params_only_largest_layer = 0;  // params-only models: largest layer's params (ZeRO-3 gather; DeepSpeed's
+                                            // largest_layer_params); 0 = unknown (no gather buffer, with a warning)
 };
 
 // ---- fine-tuning ----------------------------------------------------------------------------
@@ -60,6 +90,11 @@ struct FineTuneOptions {
     unsigned lora_targets = kLoraQ | kLoraV;   // PEFT's default for llama
     bool double_quant = true;                  // QLoRA: quantize the NF4 absmax constants too
     bool paged_optimizer = true;               // QLoRA: paged AdamW (states may spill to host)
+    // ---- added with issue 4 ----
+    bool adapters_fp32 = true;                 // PEFT autocast_adapter_dtype: adapters kept in fp32 (else base dtype)
+    double lora_dropout = 0.0;                 // PEFT LoraConfig default 0.0; > 0 keeps a masked copy of each adapted input
+    int64_t quant_block = 64;                  // QLoRA NF4 block size (Dettmers et al. 2023)
+    int64_t quant_block2 = 256;                // QLoRA double-quantization block of the absmax constants
 };
 
 // ---- inference ------------------------------------------------------------------------------
@@ -87,6 +122,13 @@ struct InferenceOptions {
     int64_t block_size = 16;        // vLLM paged KV block, tokens
     bool cuda_graphs = true;        // vLLM
     bool flash_attention = true;
+    // ---- added by issue 5 (inference) ----
+    int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
+    int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)
+    int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens; 0 = engine default
+    int64_t ubatch = 512;           // llama.cpp n_ubatch (physical batch of the compute graph)
+    bool fp32_compute = false;      // bitsandbytes 4-bit compute dtype float32 (transformers' old default)
+    double engine_overhead_bytes = -1;  // vLLM non-torch memory per GPU; < 0 = engine profile default
 };
 
 // ---- hardware and parallelism ---------------------------------------------------------------
@@ -103,6 +145,7 @@ struct Parallelism {
     int64_t virtual_stages = 1;     // interleaved 1F1B: model chunks per stage
     bool offload_optimizer = false; // ZeRO-Offload: optimizer states (and fp32 master) on host
     bool offload_params = false;    // ZeRO-Infinity: parameters on host (needs zero 3)
+    int64_t gpus_per_node = 8;      // DeepSpeed estimator host memory is per node (added with issue 4)
 };
 
 struct Gpu {
@@ -116,6 +159,7 @@ struct Overheads {
     double fragmentation = 0.05;    // allocator reserve as a fraction of allocated bytes
     bool temp_buffers = true;       // largest layer's gradient, all-reduce buckets, gathered params
     double bucket_bytes = 25e6 * 4; // DDP/ZeRO all-reduce bucket (25M elements fp32 by default)
+    bool backward_working_set = true; // gradients of one layer's saved tensors while backward runs it
 };
 
 struct Scenario {

@@ -1,8 +1,291 @@
+// estimate_inference: weights by format, KV cache, runtime memory and the engine's own rules, for
+// the most loaded GPU. vLLM is modelled as it behaves: it takes gpu_memory_utilization x memory and
+// fills what weights, non-torch memory and the profiled activation peak leave with KV blocks.
 #include "inference/inference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "formula.h"
+#include "inference/kv_cache.h"
+#include "inference/runtime.h"
+#include "inference/weight_formats.h"
+#include "parallel.h"
+#include "units.h"
 
 namespace vl {
 
-void estimate_inference(const Scenario& s, Detail d, Estimate& e) { (void)s; (void)d; (void)e; }
-void validate_inference(const Scenario& s, std::vector<FieldError>& errs) { (void)s; (void)errs; }
+namespace {
+
+constexpr unsigned kLoadOn = phase_bit(Phase::Load) | phase_bit(Phase::Forward) | phase_bit(Phase::Step);
+constexpr unsigned kServing = phase_bit(Phase::Forward) | phase_bit(Phase::Step);
+constexpr unsigned kPrefill = phase_bit(Phase::Forward);
+constexpr double kActBytes = 2;  // activations in the 16-bit compute dtype
+
+Component comp(const char* id, const char* label, Category cat, double bytes, unsigned phases,
+               const char* formula, const char* source) {
+    Component c;
+    c.id = id; c.label = label; c.category = cat; c.bytes = bytes; c.phases = phases;
+    c.formula = formula; c.source = source;
+    return c;
+}
+
+// The stage whose GPU holds the most: weights plus the KV cache of the requested sequences.
+struct StagePick {
+    int64_t stage = 0, begin = 0, end = 0;
+    WeightBytes w;
+    double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage
+};
+
+StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bool cap_window) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    StagePick best;
+    double best_total = -1;
+    const int64_t L = m.architecture_known() ? m.layers : 0;
+    for (int64_t st = 0; st < s.parallel.pp; ++st) {
+        StagePick p;
+        p.stage = st;
+        const StageInfo si = pipeline_stage(L, s.parallel.pp, st);
+        p.begin = si.layer_begin;
+        p.end = si.layer_end;
+        p.w = stage_weight_bytes(m, pc, o, s.parallel, st);
+        if (m.architecture_known())
+            p.kv_seq_bytes = kv_sequence_bytes(m, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, block, cap_window);
+        const double total = p.w.total() + static_cast<double>(o.batch) * p.kv_seq_bytes;
+        if (total > best_total) { best_total = total; best = p; }
+    }
+    return best;
+}
+
+void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
+    const InferenceOptions& o = s.infer;
+    const WeightFormat f = o.weights;
+    add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, p.w.linear, kLoadOn,
+                        weight_format_formula(f), weight_format_source(f)),
+        [&] { return format("%s, layers %lld..%lld of stage %lld, / tp %lld = %.0f B",
+                            weight_format_name(f), (long long)p.begin, (long long)p.end - 1, (long long)p.stage,
+                            (long long)s.parallel.tp, p.w.linear); });
+    if (p.w.embedding > 0)
+        add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, p.w.embedding, kLoadOn,
+                            "P_embed * bytes(embed) / tp",
+                            is_gguf(f) ? "llama.cpp: token_embd takes the base type (Q6_K when tied)"
+                                       : "embeddings are not quantized (transformers/vLLM quantize nn.Linear only)"),
+            [&] { return format("%lld * %.4g / %lld = %.0f B", (long long)e.params.embedding,
+                                p.w.embedding * static_cast<double>(s.parallel.tp) / std::max<double>(1, static_cast<double>(e.params.embedding)),
+                                (long long)s.parallel.tp, p.w.embedding); });
+    if (p.w.lm_head > 0)
+        add(e, d, comp("weights.lm_head", "Weights: output head", Category::Weights, p.w.lm_head, kLoadOn,
+                            "V * d * bytes(head) / tp",
+                            is_gguf(f) ? "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0)"
+                                       : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead)"),
+            [&] { return format("%lld * %lld * bytes / %lld = %.0f B", (long long)s.model.vocab, (long long)s.model.hidden,
+                                (long long)s.parallel.tp, p.w.lm_head); });
+    if (p.w.other > 0)
+        add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, p.w.other, kLoadOn,
+                            "P_norm * bytes (replicated on every TP rank)",
+                            "norms stay unquantized; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf)"),
+            [&] { return format("%.0f B", p.w.other); });
+}
+
+void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, double bytes, int64_t block,
+            const char* source) {
+    const InferenceOptions& o = s.infer;
+    const bool mla = s.model.attention == AttentionKind::MLA;
+    add(e, d, comp("kv_cache", "KV cache", Category::KVCache, bytes, kServing,
+                        mla ? "b * ceil(s/B)*B * L * (kv_lora_rank + rope_dim) * bytes"
+                            : "b * ceil(s/B)*B * 2 * L * max(1, kv_heads/tp) * head_dim * bytes",
+                        source),
+        [&] {
+            return format("%lld seq * %lld tok (block %lld) * %lld layers * %lld elem * %.4g B (%s) = %.0f B",
+                          (long long)o.batch, (long long)o.context, (long long)block, (long long)(p.end - p.begin),
+                          (long long)kv_elements_per_token_layer(s.model, s.parallel.tp),
+                          kv_bytes_per_element(o.kv_dtype), kv_dtype_name(o.kv_dtype), bytes);
+        });
+}
+
+// KV capacity of an engine that allocates on demand: what the memory left by everything else holds.
+void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak) {
+    e.kv.bytes_per_token = bytes_per_token;
+    e.kv.block_size = 1;
+    const double free_bytes = std::max(0.0, e.gpu_capacity_bytes - others_at_peak);
+    e.kv.pool_bytes = free_bytes;
+    e.kv.tokens = bytes_per_token > 0 ? static_cast<int64_t>(std::floor(free_bytes / bytes_per_token)) : 0;
+    e.kv.blocks = e.kv.tokens;
+    e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
+}
+
+double sum_non_kv(const Estimate& e) {
+    double t = 0;
+    for (const Component& c : e.components)
+        if (!c.host && c.category != Category::KVCache && (c.phases & kServing)) t += c.bytes;
+    return t;
+}
+
+void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    const int64_t tp = s.parallel.tp;
+    const StagePick p = pick_stage(s, e.params, 1, true);
+    add_weights(s, d, e, p);
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, s.overheads.cuda_context_bytes, kLoadOn,
+                        "overheads.cuda_context_bytes", "CUDA context + kernels (not in torch.cuda.max_memory_allocated)"),
+        [&] { return format("%.0f B", s.overheads.cuda_context_bytes); });
+    if (!m.architecture_known()) {
+        e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
+        return;
+    }
+    if (o.weights == WeightFormat::NF4 || o.weights == WeightFormat::FP4)
+        add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers,
+                            bnb_dequant_bytes(m, tp, o.fp32_compute), kPrefill,
+                            "largest layer matrix / tp * compute bytes", "bitsandbytes matmul_4bit dequantizes the weight for prefill"),
+            [&] { return format("%.0f B (%s compute)", bnb_dequant_bytes(m, tp, o.fp32_compute), o.fp32_compute ? "fp32" : "16-bit"); });
+    add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, 1,
+           "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token); DynamicCache holds every token");
+    const int64_t q = prefill_tokens(o);
+    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    add(e, d, comp("act.prefill_mlp", "Prefill activations (MLP)", Category::Activations,
+                        mlp_live_bytes(m, o.batch * q, tp, kActBytes), kPrefill,
+                        "b * q * (3f/t + 3h) * 2", "live tensors at one layer's MLP (no activations kept for backward)"),
+        [&] { return format("%lld * %lld * (3*%lld/%lld + 3*%lld) * 2 = %.0f B", (long long)o.batch, (long long)q,
+                            (long long)m.ffn, (long long)tp, (long long)m.hidden, mlp_live_bytes(m, o.batch * q, tp, kActBytes)); });
+    if (!o.flash_attention)
+        add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations,
+                            eager_scores_bytes(m, o.batch, q, prompt, tp), kPrefill,
+                            "b * a/t * q * s * (2 + 4)", "eager attention keeps 16-bit scores and the fp32 softmax"),
+            [&] { return format("%lld * %lld/%lld * %lld * %lld * 6 = %.0f B", (long long)o.batch, (long long)m.heads,
+                                (long long)tp, (long long)q, (long long)prompt, eager_scores_bytes(m, o.batch, q, prompt, tp)); });
+    add(e, d, comp("logits", "Logits (sampled positions)", Category::Logits, hf_logits_bytes(m, o.batch), kServing,
+                        "b * V * (2 + 4)", "transformers generate: last position only, bf16 + fp32 copy"),
+        [&] { return format("%lld * %lld * 6 = %.0f B", (long long)o.batch, (long long)m.vocab, hf_logits_bytes(m, o.batch)); });
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e));
+}
+
+void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    const StagePick p = pick_stage(s, e.params, 1, true);
+    add_weights(s, d, e, p);
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, s.overheads.cuda_context_bytes, kLoadOn,
+                        "overheads.cuda_context_bytes", "CUDA context + ggml backend kernels"),
+        [&] { return format("%.0f B", s.overheads.cuda_context_bytes); });
+    if (!m.architecture_known()) {
+        e.warnings.push_back("model known only by parameter count: KV cache and compute buffer need the architecture");
+        return;
+    }
+    // llama.cpp allocates n_ctx cells up front, shared by the parallel sequences (-c = context * -np).
+    const int64_t n_ctx = o.context * o.batch;
+    add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, 1,
+           "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size");
+    const int64_t n_ub = std::min(o.ubatch, n_ctx);
+    const double cb = llamacpp_compute_bytes(m, n_ctx, n_ub, o.flash_attention);
+    add(e, d, comp("engine.compute_buffer", "llama.cpp compute buffer", Category::Buffers, cb, kServing,
+                        o.flash_attention ? "V * n_ub * 4 + 3 * ffn * n_ub * 4" : "2 * n_ctx * n_ub * heads * 4 + V * n_ub * 4",
+                        "ggml graph for one ubatch: f32 KQ + softmax and output logits (approximation of ggml-alloc)"),
+        [&] { return format("n_ctx %lld, n_ubatch %lld, heads %lld, V %lld -> %.0f B", (long long)n_ctx, (long long)n_ub,
+                            (long long)m.heads, (long long)m.vocab, cb); });
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e));
+}
+
+void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    const int64_t tp = s.parallel.tp;
+    const int64_t block = o.block_size;
+    // vLLM v0 gives every layer every token (no sliding-window savings in the paged pool).
+    const StagePick p = pick_stage(s, e.params, block, false);
+    e.gpu_capacity_bytes = o.gpu_memory_utilization * s.gpu.memory_bytes;
+    e.warnings.push_back("vLLM: capacity is gpu_memory_utilization x GPU memory; the KV pool fills the rest of it");
+    add_weights(s, d, e, p);
+    const double non_torch = vllm_non_torch_bytes(o, tp);
+    add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, non_torch, kLoadOn,
+                        "1.79 GiB (+1.79 GiB NCCL/all-reduce buffers when tp > 1)",
+                        "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2"),
+        [&] { return format("%.4g GiB (tp %lld)", to_gib(non_torch), (long long)tp); });
+    if (!m.architecture_known()) {
+        e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
+        return;
+    }
+    const int64_t T = vllm_batched_tokens(o);
+    const double fwd = mlp_live_bytes(m, T, tp, kActBytes);
+    const double sampler = vllm_sampler_bytes(m, o.max_num_seqs) + static_cast<double>(T) * static_cast<double>(m.hidden) * kActBytes;
+    const double act = std::max(fwd, sampler);
+    add(e, d, comp("act.profile_peak", "Activation peak (profile run)", Category::Activations, act, kServing,
+                        "max(T*(3f/t + 3h)*2, seqs*V*40 + T*h*2)",
+                        "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path)"),
+        [&] { return format("max(%lld*(3*%lld/%lld + 3*%lld)*2, %lld*%lld*40 + %lld*%lld*2) = %.0f B", (long long)T,
+                            (long long)m.ffn, (long long)tp, (long long)m.hidden, (long long)o.max_num_seqs,
+                            (long long)m.vocab, (long long)T, (long long)m.hidden, act); });
+
+    const double per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
+    const double block_bytes = per_token * static_cast<double>(block);
+    const double available = e.gpu_capacity_bytes - p.w.total() - non_torch - act;  // vLLM available_kv_cache_memory
+    const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
+    const int64_t blocks_per_seq = (o.context + block - 1) / block;
+    e.kv.bytes_per_token = per_token;
+    e.kv.block_size = block;
+    e.kv.blocks = blocks;
+    e.kv.tokens = blocks * block;
+    e.kv.sequences = blocks_per_seq > 0 ? blocks / blocks_per_seq : 0;
+    e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
+    const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
+    // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity.
+    const double kv_bytes = std::max(e.kv.pool_bytes, needed);
+    add_kv(s, d, e, p, kv_bytes, block,
+           "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)); Kwon et al. 2023");
+    if (needed > e.kv.pool_bytes)
+        e.warnings.push_back(format("vLLM KV pool holds %lld tokens (%lld blocks); %lld sequences of %lld tokens need %lld blocks",
+                                    (long long)e.kv.tokens, (long long)blocks, (long long)o.batch, (long long)o.context,
+                                    (long long)(o.batch * blocks_per_seq)));
+    if (o.cuda_graphs)
+        e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
+}
+
+}  // namespace
+
+void estimate_inference(const Scenario& s, Detail d, Estimate& e) {
+    switch (s.infer.engine) {
+        case Engine::Transformers: estimate_transformers(s, d, e); break;
+        case Engine::VLLM: estimate_vllm(s, d, e); break;
+        case Engine::LlamaCpp: estimate_llamacpp(s, d, e); break;
+    }
+}
+
+void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
+    const InferenceOptions& o = s.infer;
+    auto range = [&](const char* field, int64_t v, int64_t lo, int64_t hi) {
+        if (v < lo || v > hi)
+            errs.push_back({field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + std::to_string(v)});
+    };
+    range("infer.batch", o.batch, 1, 1000000);
+    range("infer.context", o.context, 1, 100000000);
+    range("infer.prompt", o.prompt, 0, o.context);
+    range("infer.prefill_chunk", o.prefill_chunk, 0, 100000000);
+    range("infer.block_size", o.block_size, 1, 100000);
+    range("infer.max_num_seqs", o.max_num_seqs, 1, 1000000);
+    range("infer.max_batched_tokens", o.max_batched_tokens, 0, 100000000);
+    range("infer.ubatch", o.ubatch, 1, 1000000);
+    if (o.weights == WeightFormat::GPTQ4 || o.weights == WeightFormat::AWQ4) range("infer.group_size", o.group_size, 1, 1000000);
+    if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1))
+        errs.push_back({"infer.gpu_memory_utilization", "must be in (0, 1]; got " + std::to_string(o.gpu_memory_utilization)});
+    if (std::isnan(o.engine_overhead_bytes) || o.engine_overhead_bytes > 1e13)
+        errs.push_back({"infer.engine_overhead_bytes", "must be a byte count (< 0 = engine default); got " + std::to_string(o.engine_overhead_bytes)});
+    if (o.engine == Engine::LlamaCpp) {
+        const bool ok = is_gguf(o.weights) || o.weights == WeightFormat::FP32 || o.weights == WeightFormat::FP16 ||
+                        o.weights == WeightFormat::BF16;
+        if (!ok) errs.push_back({"infer.weights", std::string("llama.cpp loads GGUF files: use FP32/FP16/BF16 or a GGUF type; got ") + weight_format_name(o.weights)});
+        if (s.parallel.tp != 1)
+            errs.push_back({"parallel.tp", "llama.cpp splits layers across GPUs (use parallel.pp); tensor parallel must be 1; got " + std::to_string(s.parallel.tp)});
+    }
+    if (o.engine == Engine::Transformers && is_gguf(o.weights))
+        errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)});
+    if (o.engine == Engine::VLLM && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4))
+        errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)});
+    if (s.model.architecture_known() && s.model.attention == AttentionKind::MLA && s.model.mla.kv_lora_rank <= 0)
+        errs.push_back({"model.kv_lora_rank", "MLA needs kv_lora_rank > 0; got " + std::to_string(s.model.mla.kv_lora_rank)});
+    if (s.parallel.pp > 1 && s.model.architecture_known() && s.parallel.pp > s.model.layers)
+        errs.push_back({"parallel.pp", "must not exceed num_hidden_layers (" + std::to_string(s.model.layers) + "); got " + std::to_string(s.parallel.pp)});
+}
 
 }  // namespace vl

@@ -1,11 +1,141 @@
-// Exact parameter counts (issue 3). Placeholder until the model core lands.
+// Exact parameter counts, tensor by tensor (issue 3). Each formula mirrors the module list of the
+// Hugging Face transformers modeling file named beside it; tests check the totals against
+// published counts (model cards, papers, llama.cpp), not against this file.
 #include "param_count.h"
+
+#include <algorithm>
 
 namespace vl {
 
+// Norm weight (+ bias for LayerNorm): torch.nn.LayerNorm(w) has 2w, LlamaRMSNorm(w) has w.
+int64_t norm_params(const ModelSpec& m, int64_t width) {
+    return m.norm == NormKind::LayerNorm ? 2 * width : width;
+}
+
+// One MLP of width f: gated (LlamaMLP gate/up/down) 3*d*f, plain (GPT-2 c_fc/c_proj) 2*d*f;
+// biases on the input projections (f each) and on the output projection (d).
+int64_t mlp_params(const ModelSpec& m, int64_t f) {
+    const int64_t d = m.hidden;
+    const int64_t in_proj = m.gated_mlp ? 2 : 1;
+    int64_t p = (in_proj + 1) * d * f;
+    if (m.mlp_bias) p += in_proj * f + d;
+    return p;
+}
+
+// Multi-head Latent Attention (DeepSeek-V2 paper §2.1; modeling_deepseek_v3.DeepseekV3Attention):
+// q_a_proj d*r_q + q_a_layernorm r_q + q_b_proj r_q*a*(nope+rope)   (or q_proj d*a*(nope+rope) when r_q = 0)
+// + kv_a_proj_with_mqa d*(r_kv+rope) + kv_a_layernorm r_kv + kv_b_proj r_kv*a*(nope+v) + o_proj a*v*d.
+static int64_t mla_attention_params(const ModelSpec& m) {
+    const MLASpec& x = m.mla;
+    const int64_t d = m.hidden, a = m.heads;
+    const int64_t qk_head = x.qk_nope_head_dim + x.qk_rope_head_dim;
+    int64_t p = 0;
+    if (x.q_lora_rank > 0)
+        p += d * x.q_lora_rank + norm_params(m, x.q_lora_rank) + x.q_lora_rank * a * qk_head;
+    else
+        p += d * a * qk_head;
+    p += d * (x.kv_lora_rank + x.qk_rope_head_dim) + norm_params(m, x.kv_lora_rank);
+    p += x.kv_lora_rank * a * (x.qk_nope_head_dim + x.v_head_dim);
+    p += a * x.v_head_dim * d;
+    if (m.attn_out_bias) p += d;
+    return p;
+}
+
+// Standard attention (LlamaAttention, fused or not): q d*a*h_d, k and v d*kv*h_d each, o a*h_d*d;
+// qkv bias (a + 2kv)*h_d, output bias d; qk-norm (Qwen3/Gemma3 q_norm, k_norm) 2*h_d.
+int64_t attention_params(const ModelSpec& m) {
+    if (m.attention == AttentionKind::MLA) return mla_attention_params(m);
+    const int64_t d = m.hidden;
+    const int64_t q = m.heads * m.head_dim;
+    const int64_t kv = m.kv_heads * m.head_dim;
+    int64_t p = d * (q + 2 * kv) + q * d;
+    if (m.qkv_bias) p += q + 2 * kv;
+    if (m.attn_out_bias) p += d;
+    if (m.qk_norm) p += 2 * norm_params(m, m.head_dim);
+    return p;
+}
+
+// MoE layers: after first_dense_layers, every moe_layer_freq-th layer (Qwen2-MoE decoder_sparse_step:
+// (i+1) % step == 0; DeepSeek first_k_dense_replace with moe_layer_freq 1).
+bool layer_is_moe(const ModelSpec& m, int64_t layer) {
+    if (m.moe.num_experts <= 0 || layer < m.moe.first_dense_layers) return false;
+    const int64_t freq = std::max(1, m.moe.moe_layer_freq);
+    return (layer + 1) % freq == 0;
+}
+
+// Sliding window: every layer (Mistral), or all but every n-th (Gemma2 n=2, Gemma3 n=6:
+// modeling_gemma3 is_sliding = (i+1) % sliding_window_pattern != 0).
+bool layer_is_sliding(const ModelSpec& m, int64_t layer) {
+    if (m.sliding_window <= 0) return false;
+    if (m.sliding_window_pattern <= 0) return true;
+    return (layer + 1) % m.sliding_window_pattern != 0;
+}
+
+// Shared-expert block: DeepSeek one MLP of width n_shared*moe_ffn; Qwen2-MoE shared_expert_intermediate_size.
+static int64_t shared_expert_ffn(const MoESpec& e) {
+    return e.shared_expert_ffn > 0 ? e.shared_expert_ffn : e.shared_experts * e.expert_ffn;
+}
+
+// One MoE block: E routed experts + shared block + router d*E (+E bias) + Qwen2-MoE shared gate d.
+// Active per token: top_k routed experts + everything always on.
+static void moe_layer(const ModelSpec& m, LayerParams& l) {
+    const MoESpec& e = m.moe;
+    const int64_t expert = mlp_params(m, e.expert_ffn);
+    const int64_t shared_f = shared_expert_ffn(e);
+    int64_t always_on = m.hidden * e.num_experts + (e.router_bias ? e.num_experts : 0);
+    if (shared_f > 0) always_on += mlp_params(m, shared_f);
+    if (e.shared_expert_gate) always_on += m.hidden;
+    l.mlp = e.num_experts * expert + always_on;
+    l.active_mlp = e.top_k * expert + always_on;
+    l.moe = true;
+}
+
 ParamCounts count_params(const ModelSpec& m) {
     ParamCounts p;
-    p.total = m.params_only;
+    if (!m.architecture_known()) {
+        p.total = p.trainable = p.active_per_token = p.non_embedding = p.largest_layer = m.params_only;
+        return p;
+    }
+    const int64_t d = m.hidden;
+    const int64_t e_dim = m.embed_dim > 0 ? m.embed_dim : d;
+
+    // Token embedding V*e (+ learned positions (max_pos + offset)*d: GPT-2 wpe, OPT offset 2).
+    const int64_t token_embedding = m.vocab * e_dim;
+    p.embedding = token_embedding;
+    if (m.position == PositionKind::Learned) p.embedding += (m.max_position + m.position_offset) * d;
+    // Untied lm_head V*e (+V bias); tied shares the embedding matrix.
+    p.lm_head = (m.tied_embeddings ? 0 : m.vocab * e_dim) + (m.lm_head_bias ? m.vocab : 0);
+    // BLOOM word_embeddings_layernorm; OPT project_in e*d and project_out d*e (no bias).
+    if (m.embedding_norm) p.embedding_norm += norm_params(m, d);
+    if (e_dim != d) p.embedding_norm += 2 * e_dim * d;
+    p.final_norm = m.final_norm ? norm_params(m, d) : 0;
+
+    const int64_t attention = attention_params(m);
+    const int64_t norms = m.norms_per_layer * norm_params(m, d);
+    const int64_t dense_mlp = mlp_params(m, m.ffn);
+    int64_t layers_total = 0, layers_active = 0, largest = 0;
+    p.per_layer.resize(static_cast<size_t>(m.layers));
+    for (int64_t i = 0; i < m.layers; ++i) {
+        LayerParams& l = p.per_layer[static_cast<size_t>(i)];
+        l.attention = attention;
+        l.norms = norms;
+        if (layer_is_moe(m, i)) {
+            moe_layer(m, l);
+        } else {
+            l.mlp = l.active_mlp = dense_mlp;
+        }
+        l.sliding = layer_is_sliding(m, i);
+        layers_total += l.total();
+        layers_active += l.active();
+        largest = std::max(largest, l.total());
+    }
+
+    const int64_t outside_layers = p.embedding + p.lm_head + p.embedding_norm + p.final_norm;
+    p.total = outside_layers + layers_total;
+    p.trainable = p.total;
+    p.non_embedding = p.total - p.embedding - p.lm_head;
+    p.active_per_token = outside_layers + layers_active;
+    p.largest_layer = std::max({largest, token_embedding, p.lm_head});
     return p;
 }
 

@@ -1,9 +1,155 @@
+// estimate_training: builds the components of the most loaded GPU (first or last pipeline stage,
+// whichever peaks higher) from model states, activations, fine-tuning adapters and overheads; the
+// phase masks say when each is live (load / end of forward / backward / optimizer step).
 #include "training/training.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "training/training_internal.h"
 
 namespace vl {
 
-void estimate_training(const Scenario& s, Detail d, Estimate& e) { (void)s; (void)d; (void)e; }
-void validate_training(const Scenario& s, std::vector<FieldError>& errs) { (void)s; (void)errs; }
-void validate_parallel(const Scenario& s, std::vector<FieldError>& errs) { (void)s; (void)errs; }
+static double peak_of(const Estimate& e) {
+    std::array<double, kPhaseCount> ph{};
+    for (const Component& c : e.components) {
+        if (c.host) continue;
+        for (int i = 0; i < kPhaseCount; ++i)
+            if (c.phases & (1u << i)) ph[static_cast<size_t>(i)] += c.bytes;
+    }
+    return *std::max_element(ph.begin(), ph.end());
+}
+
+static bool adapters(const Scenario& s) {
+    return s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full;
+}
+
+// One rank of one pipeline stage, default model.
+static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estimate& e, int64_t stage_index) {
+    const int64_t L = s.model.architecture_known() ? s.model.layers : 1;
+    TrainCtx c{s, pc, d, e, pipeline_stage(L, s.parallel.pp, stage_index), {}, training_dtypes(s.train)};
+    if (!s.model.architecture_known()) c.stage.first = c.stage.last = true;  // nothing to split
+    c.w = rank_weights(s.model, pc, s.parallel, c.stage);
+    c.shard = static_cast<double>(zero_shard_size(s.parallel));
+    c.in_flight = microbatches_in_flight(s.parallel, s.train.grad_accum_steps, stage_index);
+    c.largest_layer = s.model.architecture_known() ? c.w.largest_layer : static_cast<double>(s.train.params_only_largest_layer);
+    c.finetune_adapters = adapters(s);
+
+    add_context(c);
+    if (c.finetune_adapters) {
+        add_finetune(c);
+    } else {
+        TrainableSet t;
+        t.params = c.w.total();
+        t.dt = c.dt;
+        if (s.train.optimizer == Optimizer::Adafactor) t.factored_states = adafactor_state_elements(s.model, pc, s.parallel, c.stage);
+        add_model_states(c, t);
+    }
+    if (s.model.architecture_known()) add_activations(c);
+    add_buffers(c);
+}
+
+static void add_warnings(const Scenario& s, Estimate& e) {
+    const ModelSpec& m = s.model;
+    if (!m.architecture_known()) {
+        if (s.train.compat == Compat::None)
+            e.warnings.push_back("model is known only by its parameter count: activations, logits and per-layer buffers are not estimated");
+        if (s.train.optimizer == Optimizer::Adafactor)
+            e.warnings.push_back("Adafactor's factored states need the weight shapes: counted as 0 for a params-only model");
+        if (s.parallel.zero == 3 && s.train.params_only_largest_layer == 0 && s.overheads.temp_buffers)
+            e.warnings.push_back("ZeRO-3 gather buffer not counted: set train.params_only_largest_layer for a params-only model");
+        if (s.parallel.tp > 1 || s.parallel.pp > 1)
+            e.warnings.push_back("params-only model: weights are split evenly over tp * pp (embedding placement unknown)");
+    }
+    if (m.moe.num_experts > 0 && m.architecture_known())
+        e.warnings.push_back("MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens)");
+    if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA && s.finetune.paged_optimizer)
+        e.warnings.push_back("paged optimizer: the adapter optimizer states are counted on the GPU; under pressure they page to host memory");
+    if (s.train.activation_formula == ActivationFormula::Coefficient && s.train.recompute != Recompute::None)
+        e.warnings.push_back("the coefficient formula C*L*b*s*h ignores train.recompute: choose C for your recomputation (seed 000: 10-15 none, 2-4 checkpointing, ~1.5 FlashAttention)");
+}
+
+void estimate_training(const Scenario& s, Detail d, Estimate& e) {
+    add_warnings(s, e);
+    if (s.train.compat != Compat::None) {
+        TrainCtx c{s, e.params, d, e, pipeline_stage(std::max<int64_t>(1, s.model.layers), s.parallel.pp, 0), {}, training_dtypes(s.train)};
+        c.largest_layer = s.model.architecture_known() ? static_cast<double>(e.params.largest_layer)
+                                                       : static_cast<double>(s.train.params_only_largest_layer);
+        if (s.train.compat == Compat::Megatron) add_megatron_compat(c);
+        if (s.train.compat == Compat::DeepSpeedEstimator) add_deepspeed_compat(c);
+        if (s.train.compat == Compat::Accelerate) add_accelerate_compat(c);
+        return;
+    }
+    emit_rank(s, e.params, d, e, 0);
+    if (s.parallel.pp > 1 && s.model.architecture_known()) {
+        Estimate last;
+        last.components.reserve(e.components.size());
+        emit_rank(s, e.params, d, last, s.parallel.pp - 1);
+        if (peak_of(last) > peak_of(e)) {
+            e.components = std::move(last.components);
+            e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it");
+        }
+    }
+    add_fragmentation(s, d, e);
+}
+
+// ---- validation ------------------------------------------------------------------------------
+static std::string num(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
+    const TrainingOptions& o = s.train;
+    const ModelSpec& m = s.model;
+    auto range = [&](double v, double lo, double hi, const char* field) {
+        if (!(v >= lo && v <= hi)) errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)});
+    };
+    range(static_cast<double>(o.micro_batch), 1, 1e6, "train.micro_batch");
+    range(static_cast<double>(o.seq_len), 1, 1e8, "train.seq_len");
+    range(static_cast<double>(o.grad_accum_steps), 1, 1e6, "train.grad_accum_steps");
+    range(o.recompute_every_k, 1, 1e6, "train.recompute_every_k");
+    if (!(o.dropout >= 0 && o.dropout < 1)) errs.push_back({"train.dropout", "must be in [0, 1); got " + num(o.dropout)});
+    if (!(o.attention_dropout < 1)) errs.push_back({"train.attention_dropout", "must be < 1 (negative: same as dropout); got " + num(o.attention_dropout)});
+    if (o.optimizer == Optimizer::Custom) range(o.custom_optimizer_bytes_per_param, 0, 1000, "train.custom_optimizer_bytes_per_param");
+    if (o.activation_formula == ActivationFormula::Coefficient) range(o.activation_coefficient, 0, 1000, "train.activation_coefficient");
+    range(static_cast<double>(o.params_only_largest_layer), 0, 1e15, "train.params_only_largest_layer");
+    const Overheads& ov = s.overheads;
+    range(ov.cuda_context_bytes, 0, 1e12, "overheads.cuda_context_bytes");
+    range(ov.fragmentation, 0, 1, "overheads.fragmentation");
+    range(ov.bucket_bytes, 0, 1e12, "overheads.bucket_bytes");
+
+    if (m.architecture_known()) {
+        if (m.position == PositionKind::Learned && m.max_position > 0 && o.seq_len > m.max_position)
+            errs.push_back({"train.seq_len", "must be at most max_position_embeddings (" + num(static_cast<double>(m.max_position)) +
+                                                 ") with learned positions; got " + num(static_cast<double>(o.seq_len))});
+        if (s.parallel.cp > 1 && o.seq_len % s.parallel.cp != 0)
+            errs.push_back({"train.seq_len", "must be divisible by parallel.cp (" + num(static_cast<double>(s.parallel.cp)) + ")"});
+    }
+    if (o.compat == Compat::DeepSpeedEstimator && s.parallel.zero != 2 && s.parallel.zero != 3)
+        errs.push_back({"train.compat", "the DeepSpeed estimator covers ZeRO-2 and ZeRO-3; got parallel.zero " + num(s.parallel.zero)});
+    if (o.compat == Compat::Megatron && !m.architecture_known())
+        errs.push_back({"train.compat", "Megatron's formula needs the architecture (hidden, layers, heads, vocab); got a params-only model"});
+    if (o.compat == Compat::Accelerate && o.precision == Precision::PureBF16)
+        errs.push_back({"train.compat", "accelerate's estimator has no pure-bf16 regime: use FP32 or a mixed regime"});
+    if (o.compat != Compat::None && s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
+        errs.push_back({"train.compat", "compatibility modes cover full training only; got a LoRA/QLoRA fine-tune"});
+
+    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full) {
+        const FineTuneOptions& f = s.finetune;
+        if (!m.architecture_known())
+            errs.push_back({"finetune.method", "LoRA/QLoRA need the architecture (which layers are adapted); got a params-only model"});
+        range(static_cast<double>(f.lora_rank), 1, 65536, "finetune.lora_rank");
+        if (f.lora_targets == 0 || (f.lora_targets & ~static_cast<unsigned>(kLoraAllLinear)) != 0)
+            errs.push_back({"finetune.lora_targets", "must name at least one of q, k, v, o, gate, up, down; got " + num(f.lora_targets)});
+        if (!(f.lora_dropout >= 0 && f.lora_dropout < 1)) errs.push_back({"finetune.lora_dropout", "must be in [0, 1); got " + num(f.lora_dropout)});
+        if (f.method == FineTuneMethod::QLoRA) {
+            range(static_cast<double>(f.quant_block), 1, 1e6, "finetune.quant_block");
+            range(static_cast<double>(f.quant_block2), 1, 1e6, "finetune.quant_block2");
+        }
+    }
+}
 
 }  // namespace vl

@@ -1,13 +1,15 @@
 // Training and fine-tuning memory (issue 4): appends components to e. e.params is already set.
+// The parallelism rules (validate_parallel, rank_weights, ...) live in core/parallel.h so that
+// inference shares them.
 #pragma once
 #include <vector>
 
 #include "estimate.h"
+#include "parallel.h"
 
 namespace vl {
 
 void estimate_training(const Scenario& s, Detail d, Estimate& e);
 void validate_training(const Scenario& s, std::vector<FieldError>& errs);  // Train and FineTune modes
-void validate_parallel(const Scenario& s, std::vector<FieldError>& errs);  // every mode
 
 }  // namespace vl

@@ -1,0 +1,140 @@
+// Presets parsed from the embedded assets/presets/*.json (see presets.h). Model configs go through
+// import_hf_config_json, so presets and pasted config.json files share one parser.
+#include "model/presets.h"
+
+#include <nlohmann/json.hpp>
+
+#include "embedded_assets.h"
+#include "model/hf_config_json.h"
+
+namespace vl {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct Presets {
+    std::vector<ModelPreset> models;
+    std::vector<GpuPreset> gpus;
+    std::vector<FieldError> errors;
+};
+
+std::string str(const json& o, const char* key) {
+    auto it = o.find(key);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The entries array of an embedded preset file, or nullptr with an error.
+const json* entries(const json& doc, const char* file, const char* key, std::vector<FieldError>& errs) {
+    if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
+        errs.push_back({file, std::string("must be a JSON object with a \"") + key + "\" array"});
+        return nullptr;
+    }
+    return &doc[key];
+}
+
+void load_models(Presets& p) {
+    const std::string_view text = assets::find("models.json");
+    const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    const json* list = entries(doc, "models.json", "models", p.errors);
+    if (!list) return;
+    for (size_t i = 0; i < list->size(); ++i) {
+        const json& e = (*list)[i];
+        const std::string where = "models.json[" + std::to_string(i) + "]";
+        if (!e.is_object() || str(e, "id").empty() || !e.contains("config")) {
+            p.errors.push_back({where, "needs an \"id\" and a \"config\""});
+            continue;
+        }
+        ModelPreset m;
+        m.id = str(e, "id");
+        m.name = str(e, "name");
+        m.family = str(e, "family");
+        m.hf_id = str(e, "hf_id");
+        m.source = str(e, "source");
+        m.note = str(e, "note");
+        if (auto it = e.find("params"); it != e.end() && it->is_object()) {
+            if (auto v = it->find("value"); v != it->end() && v->is_number())
+                m.published_params = v->is_number_integer() ? v->get<int64_t>() : static_cast<int64_t>(v->get<double>());
+            if (auto a = it->find("active"); a != it->end() && a->is_number())
+                m.published_active = a->is_number_integer() ? a->get<int64_t>() : static_cast<int64_t>(a->get<double>());
+            if (auto x = it->find("exact"); x != it->end() && x->is_boolean()) m.published_exact = x->get<bool>();
+            m.params_source = str(*it, "source");
+        }
+        Result<ModelSpec> r = import_hf_config_json(e["config"]);
+        if (!r.ok()) {
+            for (const FieldError& fe : r.errors) p.errors.push_back({m.id + ".config." + fe.field, fe.message});
+            continue;
+        }
+        m.spec = std::move(*r.value);
+        m.spec.name = m.name;
+        m.spec.family = m.family;
+        m.import_warnings = std::move(r.warnings);
+        p.models.push_back(std::move(m));
+    }
+}
+
+void load_gpus(Presets& p) {
+    const std::string_view text = assets::find("gpus.json");
+    const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    const json* list = entries(doc, "gpus.json", "gpus", p.errors);
+    if (!list) return;
+    for (size_t i = 0; i < list->size(); ++i) {
+        const json& e = (*list)[i];
+        const std::string where = "gpus.json[" + std::to_string(i) + "]";
+        if (!e.is_object() || str(e, "id").empty() || !e.contains("memory_bytes") || !e["memory_bytes"].is_number()) {
+            p.errors.push_back({where, "needs an \"id\" and a numeric \"memory_bytes\""});
+            continue;
+        }
+        GpuPreset g;
+        g.id = str(e, "id");
+        g.name = str(e, "name");
+        g.vendor = str(e, "vendor");
+        g.memory_bytes = e["memory_bytes"].get<double>();
+        g.marketed = str(e, "marketed");
+        if (auto b = e.find("bf16"); b != e.end() && b->is_boolean()) g.bf16 = b->get<bool>();
+        if (auto f = e.find("fp8"); f != e.end() && f->is_boolean()) g.fp8 = f->get<bool>();
+        g.source = str(e, "source");
+        p.gpus.push_back(std::move(g));
+    }
+}
+
+const Presets& presets() {
+    static const Presets p = [] {
+        Presets out;
+        load_models(out);
+        load_gpus(out);
+        return out;
+    }();
+    return p;
+}
+
+bool iequal(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+        if (x != y) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+const std::vector<ModelPreset>& model_presets() { return presets().models; }
+const std::vector<GpuPreset>& gpu_presets() { return presets().gpus; }
+const std::vector<FieldError>& preset_errors() { return presets().errors; }
+
+const ModelPreset* find_model(std::string_view id) {
+    for (const ModelPreset& m : model_presets())
+        if (iequal(m.id, id) || iequal(m.hf_id, id)) return &m;
+    return nullptr;
+}
+
+const GpuPreset* find_gpu(std::string_view id) {
+    for (const GpuPreset& g : gpu_presets())
+        if (iequal(g.id, id)) return &g;
+    return nullptr;
+}
+
+}  // namespace vl

@@ -1,0 +1,54 @@
+// Model and GPU presets (issue 3): data in assets/presets/models.json and gpus.json, embedded at
+// build time and parsed once on first use (function-local statics; estimate() stays pure).
+// Each model preset holds a Hugging Face config.json, read by import_hf_config, and the published
+// parameter count with its source. Ids are short lowercase slugs: "llama-3.1-8b", "h100-80gb".
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostics.h"
+#include "model_spec.h"
+#include "scenario.h"
+
+namespace vl {
+
+struct ModelPreset {
+    std::string id;               // CLI slug, e.g. "llama-3.1-8b"
+    std::string name;             // display name, e.g. "Llama-3.1-8B"
+    std::string family;           // e.g. "Llama 3.1"
+    std::string hf_id;            // Hugging Face repo, e.g. "meta-llama/Llama-3.1-8B"
+    std::string source;           // where the config comes from
+    ModelSpec spec;               // imported config (name/family set from the preset)
+    int64_t published_params = 0; // published total parameter count; 0 = none published for what is counted
+    bool published_exact = false; // true: exact count; false: rounded as published (e.g. "14.3B")
+    int64_t published_active = 0; // MoE: published parameters active per token (same rounding); 0 = none
+    std::string params_source;    // citation of published_params
+    std::string note;
+    std::vector<std::string> import_warnings;  // assumptions import_hf_config made
+};
+
+struct GpuPreset {
+    std::string id;               // CLI slug, e.g. "h100-80gb"
+    std::string name;             // e.g. "NVIDIA H100 80GB HBM3 (SXM5)"
+    std::string vendor;           // "NVIDIA", "AMD"
+    double memory_bytes = 0;      // total the driver reports (nvidia-smi memory.total MiB * 2^20; rocm-smi bytes)
+    std::string marketed;         // e.g. "80 GB HBM3"
+    bool bf16 = true;             // native bf16 (false: T4, V100)
+    bool fp8 = false;             // native fp8 tensor cores (Hopper, Ada, Blackwell, MI300)
+    std::string source;           // citation of memory_bytes
+    Gpu gpu() const { return Gpu{name, memory_bytes}; }
+};
+
+const std::vector<ModelPreset>& model_presets();
+const std::vector<GpuPreset>& gpu_presets();
+
+// By id (exact, case-insensitive) or, for models, by Hugging Face repo id. nullptr when unknown.
+const ModelPreset* find_model(std::string_view id);
+const GpuPreset* find_gpu(std::string_view id);
+
+// Problems found while parsing the embedded presets (empty for a correct build; tested).
+const std::vector<FieldError>& preset_errors();
+
+}  // namespace vl

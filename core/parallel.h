@@ -1,0 +1,60 @@
+// Parallelism rules shared by training and inference: how tensor, pipeline and expert parallelism
+// split a model's weights over GPUs, which pipeline stage holds what, how many micro-batches are in
+// flight, and what a valid layout is. Pure functions of plain data; no Estimate, no strings on the
+// numeric path (except validate_parallel, which builds its error messages).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "diagnostics.h"
+#include "param_count.h"
+#include "scenario.h"
+
+namespace vl {
+
+// One pipeline stage: layers [layer_begin, layer_end). Stages get floor(L/pp) layers and the first
+// L % pp stages one more (Megatron needs L % pp == 0; uneven splits put the extra layers first).
+struct StageInfo {
+    int64_t index = 0;
+    int64_t layer_begin = 0;
+    int64_t layer_end = 0;
+    bool first = true;   // holds the embedding
+    bool last = true;    // holds the final norm and the output layer (lm_head)
+    int64_t layers() const { return layer_end - layer_begin; }
+};
+StageInfo pipeline_stage(int64_t num_layers, int64_t pp, int64_t index);
+
+// Parameters one GPU holds before ZeRO/FSDP sharding, by part (Megatron-LM splits, Shoeybi et al. 2019):
+// attention and MLP matrices are split by tp (column/row parallel); routed experts by ep and then tp;
+// norms and the router are replicated; the word embedding and lm_head are vocab-parallel (/tp); the
+// learned position table is replicated. With pp > 1 and tied embeddings the last stage keeps its own
+// copy of the word embedding for the output layer (Megatron). Params-only models: total / (tp * pp)
+// spread evenly (no embedding split is known).
+struct RankWeights {
+    double layers = 0;         // transformer layers of the stage
+    double embedding = 0;      // first stage
+    double lm_head = 0;        // last stage (output projection, or the tied copy when pp > 1)
+    double final_norm = 0;     // last stage
+    double largest_layer = 0;  // largest single gathered unit on this rank (a layer, the embedding or the head)
+    double linear = 0;         // of `layers`: weights of the linear projections (what 4-bit quantization stores)
+    double total() const { return layers + embedding + lm_head + final_norm; }
+};
+RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
+
+// Key/value heads one tensor-parallel rank holds: kv/tp, or 1 replicated head when tp > kv
+// (vLLM/Megatron replicate KV heads when tp exceeds them; training requires kv % tp == 0).
+int64_t kv_heads_per_rank(const ModelSpec& m, int64_t tp);
+
+// Micro-batches whose activations a stage holds at once (Narayanan et al. 2021, Megatron
+// theoretical_memory_usage.py): 1F1B: min(pp - stage, m); interleaved with v chunks: the 1F1B count
+// times 1 + (pp-1)/(pp*v) (counted in layer-micro-batches, so it may be fractional); GPipe: all m.
+double microbatches_in_flight(const Parallelism& par, int64_t num_microbatches, int64_t stage_index);
+
+// Ranks over which ZeRO/FSDP shards model states: the hybrid-shard group, or all data-parallel ranks.
+int64_t zero_shard_size(const Parallelism& par);
+
+// Every rule of a parallel layout, each error naming the field ("parallel.tp: must divide ...").
+// mode matters: training requires kv_heads % tp == 0, inference allows replicated KV heads.
+void validate_parallel(const Scenario& s, std::vector<FieldError>& errs);
+
+}  // namespace vl

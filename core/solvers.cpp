@@ -1,0 +1,289 @@
+// Solvers over estimate(). Binary search only where memory is monotone in the knob (batch and
+// sequence/context lengths: every component is a non-decreasing function of them); GPU layouts
+// and weight formats are enumerated, since neither fits monotonically.
+#include "solvers.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "formula.h"
+#include "inference/weight_formats.h"
+#include "units.h"
+
+namespace vl {
+
+const char* knob_name(Knob k) {
+    switch (k) {
+        case Knob::MicroBatch: return "train.micro_batch";
+        case Knob::SeqLen: return "train.seq_len";
+        case Knob::Batch: return "infer.batch";
+        case Knob::Context: return "infer.context";
+        case Knob::GpuCount: return "gpu_count";
+        case Knob::WeightFormat: return "infer.weights";
+    }
+    return "?";
+}
+
+void apply_knob(Scenario& s, Knob k, int64_t v) {
+    switch (k) {
+        case Knob::MicroBatch: s.train.micro_batch = v; break;
+        case Knob::SeqLen: s.train.seq_len = v; break;
+        case Knob::Batch: s.infer.batch = v; break;
+        case Knob::Context:
+            s.infer.context = v;
+            if (s.infer.prompt > v) s.infer.prompt = v;
+            break;
+        case Knob::GpuCount:
+            s.gpu_count = v;
+            s.parallel.dp = std::max<int64_t>(1, v / (s.parallel.tp * s.parallel.pp * s.parallel.cp));
+            break;
+        case Knob::WeightFormat: s.infer.weights = static_cast<WeightFormat>(v); break;
+    }
+}
+
+int64_t knob_value(const Scenario& s, Knob k) {
+    switch (k) {
+        case Knob::MicroBatch: return s.train.micro_batch;
+        case Knob::SeqLen: return s.train.seq_len;
+        case Knob::Batch: return s.infer.batch;
+        case Knob::Context: return s.infer.context;
+        case Knob::GpuCount: return s.gpu_count;
+        case Knob::WeightFormat: return static_cast<int64_t>(s.infer.weights);
+    }
+    return 0;
+}
+
+namespace {
+
+struct Probe {
+    Scenario s;
+    Estimate e;
+    bool fits = false;
+};
+
+Probe probe(const Scenario& base, Knob k, int64_t v, int& evals) {
+    Probe p{base, {}, false};
+    apply_knob(p.s, k, v);
+    p.e = estimate(p.s, Detail::NumbersOnly);
+    p.fits = p.e.fits();
+    ++evals;
+    return p;
+}
+
+// GPU bytes of a component at the peak phase (0 when not live then).
+double at_peak(const Estimate& e, const Component& c) {
+    return (!c.host && (c.phases & phase_bit(e.peak_phase))) ? c.bytes : 0.0;
+}
+
+const Component* largest(const Estimate& e) {
+    const Component* best = nullptr;
+    for (const Component& c : e.components)
+        if (!best || at_peak(e, c) > at_peak(e, *best)) best = &c;
+    return best;
+}
+
+// The component that grew most from `fit` to `over` (the first value past the answer).
+const Component* grew_most(const Estimate& fit, const Estimate& over) {
+    const Component* best = nullptr;
+    double best_growth = -1;
+    for (const Component& c : over.components) {
+        double before = 0;
+        for (const Component& f : fit.components)
+            if (std::string(f.id) == c.id) before += at_peak(fit, f);
+        const double g = at_peak(over, c) - before;
+        if (g > best_growth) { best_growth = g; best = &c; }
+    }
+    return best;
+}
+
+std::string describe_overflow(Knob k, int64_t v, const Estimate& e) {
+    if (!e.ok()) return format("%s = %lld is invalid: %s", knob_name(k), (long long)v, to_string(e.errors.front()).c_str());
+    const Component* c = largest(e);
+    return format("at %s = %lld it needs %.2f GiB of %.2f GiB; largest component %s (%.2f GiB)", knob_name(k),
+                  (long long)v, to_gib(e.total_bytes), to_gib(e.gpu_capacity_bytes), c ? c->id : "-",
+                  c ? to_gib(at_peak(e, *c)) : 0.0);
+}
+
+SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
+    SolveResult r;
+    const bool tokens = k == Knob::Context || k == Knob::SeqLen;
+    const int64_t hi = opt.hi > 0 ? opt.hi : (tokens ? (int64_t{1} << 24) : (int64_t{1} << 20));
+    const int64_t lo = std::max<int64_t>(1, opt.lo);
+    Probe first = probe(s, k, lo, r.evaluations);
+    if (!first.fits) {
+        r.scenario = first.s;
+        r.estimate = first.e;
+        const Component* c = largest(first.e);
+        r.limiting_id = c ? c->id : "";
+        r.why = "nothing fits: " + describe_overflow(k, lo, first.e);
+        return r;
+    }
+    // Exponential search for a failing value, then bisection on [good, bad).
+    int64_t good = lo, bad = 0;
+    Probe good_p = first, bad_p;
+    while (bad == 0) {
+        const int64_t next = good >= hi / 2 ? hi : good * 2;
+        if (next == good) break;
+        Probe p = probe(s, k, next, r.evaluations);
+        if (p.fits) { good = next; good_p = std::move(p); }
+        else { bad = next; bad_p = std::move(p); }
+    }
+    while (bad != 0 && bad - good > 1) {
+        const int64_t mid = good + (bad - good) / 2;
+        Probe p = probe(s, k, mid, r.evaluations);
+        if (p.fits) { good = mid; good_p = std::move(p); }
+        else { bad = mid; bad_p = std::move(p); }
+    }
+    r.found = true;
+    r.value = good;
+    r.scenario = good_p.s;
+    r.estimate = good_p.e;
+    if (bad == 0) {
+        r.at_search_bound = true;
+        r.why = format("fits up to the search bound %s = %lld", knob_name(k), (long long)hi);
+        return r;
+    }
+    if (bad == good + 1) {
+        const Component* c = bad_p.e.ok() ? grew_most(good_p.e, bad_p.e) : nullptr;
+        r.limiting_id = c ? c->id : "";
+        r.why = format("%s = %lld fits; %s", knob_name(k), (long long)good, describe_overflow(k, bad, bad_p.e).c_str());
+        if (c) r.why += format("; %s grows the most", c->id);
+    }
+    return r;
+}
+
+SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
+    SolveResult r;
+    const int max_zero = s.mode == Mode::Infer ? 0 : 3;
+    Probe closest;
+    double closest_ratio = 1e300;
+    for (int64_t n = 1; n <= opt.max_gpus; ++n) {
+        for (int64_t mp = 1; mp <= n; ++mp) {            // model-parallel size tp*pp, smallest first
+            if (n % mp != 0) continue;
+            if (s.mode == Mode::Infer && n != mp) continue;  // inference: replicas (dp) never lower one GPU's memory
+            for (int64_t tp = 1; tp <= mp; ++tp) {        // at equal tp*pp, smaller tp first
+                if (mp % tp != 0) continue;
+                for (int zero = 0; zero <= max_zero; ++zero) {
+                    Scenario c = s;
+                    c.parallel.tp = tp;
+                    c.parallel.pp = mp / tp;
+                    c.parallel.cp = 1;
+                    c.parallel.dp = n / mp;
+                    c.parallel.zero = zero;
+                    c.gpu_count = n;
+                    Probe p{c, estimate(c, Detail::NumbersOnly), false};
+                    ++r.evaluations;
+                    if (!p.e.ok()) continue;
+                    if (p.e.fits()) {
+                        r.found = true;
+                        r.value = n;
+                        r.scenario = p.s;
+                        r.estimate = p.e;
+                        r.why = format("%lld GPUs: tp %lld, pp %lld, dp %lld, ZeRO %d", (long long)n, (long long)tp,
+                                       (long long)(mp / tp), (long long)(n / mp), zero);
+                        if (closest_ratio < 1e300) {
+                            const Component* lc = largest(closest.e);
+                            r.limiting_id = lc ? lc->id : "";
+                            r.why += "; with fewer GPUs the closest layout " + describe_overflow(Knob::GpuCount, closest.s.gpu_count, closest.e);
+                        }
+                        return r;
+                    }
+                    const double ratio = p.e.total_bytes / p.e.gpu_capacity_bytes;
+                    if (ratio < closest_ratio) { closest_ratio = ratio; closest = std::move(p); }
+                }
+            }
+        }
+    }
+    if (closest_ratio < 1e300) {
+        r.scenario = closest.s;
+        r.estimate = closest.e;
+        const Component* lc = largest(closest.e);
+        r.limiting_id = lc ? lc->id : "";
+        r.why = format("no layout of up to %lld GPUs fits; closest: ", (long long)opt.max_gpus) +
+                describe_overflow(Knob::GpuCount, closest.s.gpu_count, closest.e);
+    } else {
+        r.why = format("no valid parallel layout of up to %lld GPUs", (long long)opt.max_gpus);
+    }
+    return r;
+}
+
+double weight_bytes(const Estimate& e) {
+    double w = 0;
+    for (const Component& c : e.components)
+        if (c.category == Category::Weights && !c.host) w += c.bytes;
+    return w;
+}
+
+SolveResult solve_format(const Scenario& s) {
+    SolveResult r;
+    static constexpr WeightFormat kAll[] = {
+        WeightFormat::FP32, WeightFormat::FP16, WeightFormat::BF16, WeightFormat::FP8, WeightFormat::INT8,
+        WeightFormat::GPTQ4, WeightFormat::AWQ4, WeightFormat::NF4, WeightFormat::FP4,
+        WeightFormat::GGUF_Q8_0, WeightFormat::GGUF_Q6_K, WeightFormat::GGUF_Q5_K_M, WeightFormat::GGUF_Q4_K_M,
+        WeightFormat::GGUF_Q4_0, WeightFormat::GGUF_Q3_K_M, WeightFormat::GGUF_Q2_K};
+    Probe best, smallest_fail, next_larger;
+    bool have_best = false, have_fail = false, have_larger = false;
+    for (WeightFormat f : kAll) {
+        Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f), r.evaluations);
+        if (!p.e.ok()) continue;  // the engine does not load this format
+        const double w = weight_bytes(p.e);
+        if (p.fits) {
+            if (!have_best || w > weight_bytes(best.e)) { best = std::move(p); have_best = true; }
+        } else if (!have_fail || w < weight_bytes(smallest_fail.e)) {
+            smallest_fail = p;
+            have_fail = true;
+        }
+    }
+    if (!have_best) {
+        if (!have_fail) { r.why = "no weight format is valid for this engine"; return r; }
+        r.scenario = smallest_fail.s;
+        r.estimate = smallest_fail.e;
+        const Component* c = largest(smallest_fail.e);
+        r.limiting_id = c ? c->id : "";
+        r.why = format("no format fits; even %s: ", weight_format_name(smallest_fail.s.infer.weights)) +
+                describe_overflow(Knob::WeightFormat, static_cast<int64_t>(smallest_fail.s.infer.weights), smallest_fail.e);
+        return r;
+    }
+    r.found = true;
+    r.value = static_cast<int64_t>(best.s.infer.weights);
+    r.scenario = best.s;
+    r.estimate = best.e;
+    r.why = format("%s fits", weight_format_name(best.s.infer.weights));
+    // The next less-compressed format that fails names the limit.
+    for (WeightFormat f : kAll) {
+        Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f), r.evaluations);
+        if (!p.e.ok() || p.fits) continue;
+        const double w = weight_bytes(p.e);
+        if (w > weight_bytes(best.e) && (!have_larger || w < weight_bytes(next_larger.e))) { next_larger = std::move(p); have_larger = true; }
+    }
+    if (have_larger) {
+        const Component* c = grew_most(best.e, next_larger.e);
+        r.limiting_id = c ? c->id : "";
+        r.why += format("; %s does not: needs %.2f GiB of %.2f GiB", weight_format_name(next_larger.s.infer.weights),
+                        to_gib(next_larger.e.total_bytes), to_gib(next_larger.e.gpu_capacity_bytes));
+    }
+    return r;
+}
+
+}  // namespace
+
+SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt) {
+    SolveResult r;
+    r.errors = validate(s);
+    if (!r.errors.empty()) {
+        r.why = "the scenario is invalid: " + to_string(r.errors.front());
+        return r;
+    }
+    const bool infer_knob = k == Knob::Batch || k == Knob::Context || k == Knob::WeightFormat;
+    const bool train_knob = k == Knob::MicroBatch || k == Knob::SeqLen;
+    if ((infer_knob && s.mode != Mode::Infer) || (train_knob && s.mode == Mode::Infer)) {
+        r.errors.push_back({"mode", format("%s does not apply in this mode", knob_name(k))});
+        r.why = "the knob does not apply to this mode";
+        return r;
+    }
+    if (k == Knob::GpuCount) return solve_gpus(s, opt);
+    if (k == Knob::WeightFormat) return solve_format(s);
+    return solve_monotone(s, k, opt);
+}
+
+}  // namespace vl

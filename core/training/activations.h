@@ -1,0 +1,52 @@
+// Activations one transformer layer keeps for the backward pass, tensor by tensor, on one GPU.
+// Public so tests (and the UI's per-layer view) can check a single layer against the papers.
+#pragma once
+#include <cstdint>
+
+#include "model_spec.h"
+
+namespace vl {
+
+// The shapes that decide what a layer saves (from ModelSpec via layer_dims, or overridden, e.g. the
+// GPT assumptions of Korthikanti et al. 2022: 4h GeLU MLP, multi-head attention, LayerNorm).
+struct LayerDims {
+    double h = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0;
+    bool gated = false;
+    double norms = 2;            // norms per layer, each saves its input
+    bool qk_norm = false;
+    bool parallel_attn_mlp = false;
+    bool mla = false;            // DeepSeek multi-head latent attention
+    double q_rank = 0, kv_rank = 0, rope_dim = 0, nope_dim = 0, v_dim = 0;
+    double experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;  // MoE layer when experts > 0
+};
+LayerDims layer_dims(const ModelSpec& m, bool moe_layer);
+LayerDims gpt_dims(double h, double heads);  // Korthikanti's GPT layer: ffn 4h, GeLU, MHA, LayerNorm
+
+// What is being run: micro-batch b and sequence s (whole, before cp), dtypes and parallel splits.
+struct ActShape {
+    double b = 1, s = 1;
+    double tp = 1, cp = 1;
+    bool sp = false;             // sequence parallel: norms, dropouts and block inputs split by tp
+    bool flash = true;           // FlashAttention/SDPA: no s x s tensors, fp32 softmax statistics instead
+    double dropout = 0;          // hidden dropout (after attention and MLP): 1-byte masks when > 0
+    double attn_dropout = 0;     // attention-probability dropout: s x s mask and dropped copy when > 0
+    double act_bytes = 2;        // activation dtype
+    double linear_in_bytes = 2;  // saved inputs of linear layers (FP8 / Transformer Engine: 1)
+    // A linear layer saves its input only when its weight gets a gradient (full training, or a LoRA target).
+    bool save_qkv_in = true, save_o_in = true, save_fc1_in = true, save_fc2_in = true;
+};
+
+// Bytes one layer keeps for one micro-batch, by group (Korthikanti et al. 2022 §4.1 and Table 2;
+// seed 003 §2 walks through the same tensors).
+struct LayerActivations {
+    double norms = 0;      // inputs of the layer's norms
+    double attention = 0;  // QKV input, Q, K, V, attention output, dropout mask, softmax statistics
+    double scores = 0;     // s x s terms: softmax output, its dropout mask and dropped copy (no FlashAttention)
+    double mlp = 0;        // MLP (or routed experts + router + shared expert) tensors
+    double input = 0;      // the layer's input: what full recomputation keeps
+    double kept_without_scores() const { return norms + attention + mlp; }
+    double total() const { return norms + attention + scores + mlp; }
+};
+LayerActivations layer_activations(const LayerDims& L, const ActShape& x);
+
+}  // namespace vl

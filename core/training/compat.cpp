@@ -1,0 +1,135 @@
+// "Compatible with <tool>" modes: each reproduces another tool's published accounting exactly,
+// its assumptions included, so its outputs can be checked and compared with ours
+// (core/training/DERIVATION.md says how each differs from the default model).
+#include <algorithm>
+#include <cmath>
+
+#include "training/training_internal.h"
+
+namespace vl {
+
+// ---- Megatron-LM megatron/training/theoretical_memory_usage.py ----------------------------------
+// Its own parameter formula (no linear biases, no learned position table) and 18 B/param
+// (bf16 params + fp32 main grads + fp32 Adam + fp32 master), or 6 + 12/dp with the distributed optimizer.
+static double megatron_most_loaded_shard_params(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
+    const double g = static_cast<double>(m.kv_heads), glu = m.gated_mlp ? 1.5 : 1.0;
+    const double norm = m.norm == NormKind::RMSNorm ? 1 : 2;
+    const double qproj = a * static_cast<double>(m.head_dim) / h;
+    const double attn = 2 * h * h * ((1 + g / a) * qproj);
+    const double dense = 2 * h * (static_cast<double>(m.ffn) * glu + norm) + attn;
+    double block = 0;
+    for (int64_t i = 0; i < m.layers; ++i) {
+        if (layer_is_moe(m, i)) {
+            const double sf = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn);
+            block += 2 * h * (static_cast<double>(m.moe.expert_ffn) * m.moe.num_experts * glu + sf * glu + norm) + attn;
+        } else {
+            block += dense;
+        }
+    }
+    block += norm * h;  // final layernorm
+    const double emb = h * static_cast<double>(m.vocab);
+    const double tp = static_cast<double>(s.parallel.tp), pp = static_cast<double>(s.parallel.pp);
+    double shard = (block / pp + emb) / tp;
+    if (!m.tied_embeddings && s.parallel.pp == 1) shard += emb / tp;
+    return shard;
+}
+
+// compute_activation_memory (sequence parallel + selective recomputation) or
+// compute_activation_memory_without_sp (everything else), first pipeline stage.
+static double megatron_activation_bytes(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    const Parallelism& p = s.parallel;
+    const double sq = static_cast<double>(s.train.seq_len), b = static_cast<double>(s.train.micro_batch);
+    const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn), L = static_cast<double>(m.layers);
+    const double t = static_cast<double>(p.tp), pp = static_cast<double>(p.pp), V = static_cast<double>(m.vocab);
+    const double mb = static_cast<double>(s.train.grad_accum_steps);
+    const bool with_sp = p.sp && s.train.recompute == Recompute::Selective;
+    double act = with_sp ? sq * b * h * (18 + 4 * (f / h)) * L : sq * b * h * (10 + 24 / t) * L;
+    act += 8 * sq * b * pp + sq * b * h * pp;  // input to embedding + embedding dropout, pp micro-batches in flight
+    if (p.schedule == PipelineSchedule::Interleaved && p.pp > 1)
+        act *= 1 + (pp - 1) / (pp * static_cast<double>(p.virtual_stages));
+    else if (p.pp > 1)
+        act *= std::min(1.0, mb / pp);
+    if (with_sp) {
+        if (p.pp == 1) act += sq * b * h * 4 * (1 + V / h);  // inputs to output layer and CE loss
+        return act / t;
+    }
+    if (p.pp == 1) act += (sq * b * V / t + sq * b * h) * 2;  // logits + final layernorm output, 2 bytes
+    return act * 1.05;                                        // "buffer for optimizer and miscellaneous temporaries"
+}
+
+void add_megatron_compat(TrainCtx& c) {
+    const Scenario& s = c.s;
+    const double P = megatron_most_loaded_shard_params(s);
+    const bool dist = s.parallel.zero >= 1;  // --use-distributed-optimizer
+    const double per = dist ? 6 + 12 / static_cast<double>(s.parallel.dp) : 18;
+    add(c.e, c.d, comp("megatron.weights_and_optimizer", "Megatron: weights and optimizer (most loaded shard)", Category::Weights, P * per,
+                       kAllPhases, "P_shard * (18 or 6 + 12/dp)", "Megatron-LM theoretical_memory_usage.py compute_weight_and_optimizer_memory"),
+        [&] { return format("%.6g * %g", P, per); });
+    if (!s.model.architecture_known()) return;
+    const double act = megatron_activation_bytes(s);
+    add(c.e, c.d, comp("megatron.activations", "Megatron: activations (first pipeline stage)", Category::Activations, act, kFwdBwd,
+                       s.parallel.sp && s.train.recompute == Recompute::Selective
+                           ? "(sbh(18 + 4f/h) L + 8sbp + sbhp [+ 4sbh(1 + V/h)]) / t"
+                           : "1.05 * (sbh(10 + 24/t) L + 8sbp + sbhp [+ 2(sbV/t + sbh)])",
+                       "Megatron-LM theoretical_memory_usage.py compute_activation_memory[_without_sp] (Korthikanti Table 2)"),
+        [&] { return format("%.6g B", act); });
+}
+
+// ---- DeepSpeed estimate_zero2/zero3_model_states_mem_needs (model states only) -------------------
+// ZeRO-2 GPU: 4P + 16P/N (fp16 params and full fp16 grads, fp32 grads + Adam partitioned); offload: 2P.
+// ZeRO-3 GPU: 4*LL + 18P/N; optimizer offload: 4*LL + 2P/N; params too: 4*LL.
+// Host (per node): the same functions' cpu_mem with additional_buffer_factor 1.5 and zero_init = True.
+void add_deepspeed_compat(TrainCtx& c) {
+    const Scenario& s = c.s;
+    const Parallelism& p = s.parallel;
+    const double P = static_cast<double>(c.pc.total), LL = c.largest_layer;
+    const double N = static_cast<double>(s.gpu_count), gpn = static_cast<double>(std::min<int64_t>(p.gpus_per_node, s.gpu_count));
+    const double nodes = std::ceil(N / gpn), k = 1.5;
+    double gpu = 0, cpu = 0;
+    const char* gf = "";
+    if (p.zero == 2) {
+        if (p.offload_optimizer) { gpu = 2 * P; cpu = P * std::max(4 * N, 16.0) * k; gf = "2P"; }
+        else { gpu = 4 * P + std::floor(16 * P / N); cpu = P * 4 * gpn * k; gf = "4P + 16P/N"; }
+    } else {
+        const double llm = 4 * LL;
+        if (p.offload_optimizer && p.offload_params) { gpu = llm; cpu = P * 18 / nodes * k; gf = "4LL"; }
+        else if (p.offload_optimizer) { gpu = llm + std::floor(2 * P / N); cpu = P * 16 / nodes * k; gf = "4LL + 2P/N"; }
+        else { gpu = llm + std::floor(18 * P / N); cpu = LL * 4 * gpn * k; gf = "4LL + 18P/N"; }
+    }
+    add(c.e, c.d, comp("deepspeed.gpu_model_states", "DeepSpeed estimator: model states per GPU", Category::Optimizer, gpu, kAllPhases, gf,
+                       "DeepSpeed memory.rst / estimate_zero2|zero3_model_states_mem_needs"),
+        [&] { return format("P = %.6g, LL = %.6g, N = %g -> %.6g B", P, LL, N, gpu); });
+    const double share = cpu / gpn;
+    add(c.e, c.d, comp("deepspeed.cpu_model_states", "DeepSpeed estimator: host memory (per GPU's share of the node)", Category::Optimizer, share,
+                       kAllPhases, "cpu_mem(node) / gpus_per_node (additional_buffer_factor 1.5)",
+                       "DeepSpeed estimate_zero2|zero3_model_states_mem_needs cpu_mem", true),
+        [&] { return format("%.6g / %g", cpu, gpn); });
+}
+
+// ---- accelerate estimate-memory: "Training using Adam (Peak vRAM)" -----------------------------
+// estimate_training_usage keeps four separate maxima, not a sum: model (fp32 size), gradients
+// (fp32: 1x; mixed: 1.5x fp32 size), optimizer (2x fp32 size), step (fp32: 4x; mixed: = optimizer).
+// Each becomes one component live in one phase, so the peak is their maximum as in accelerate.
+void add_accelerate_compat(TrainCtx& c) {
+    const double P = static_cast<double>(c.pc.total);
+    const bool fp32 = c.s.train.precision == Precision::FP32;
+    const double f32 = 4 * P;
+    const double grads = fp32 ? f32 : 1.5 * f32, opt = 2 * f32, step = fp32 ? 4 * f32 : opt;
+    add(c.e, c.d, comp("accelerate.model", "accelerate: model (fp32 size)", Category::Weights, f32, phase_bit(Phase::Load), "4 * P",
+                       "accelerate commands/estimate.py estimate_training_usage"),
+        [&] { return format("4 * %.6g", P); });
+    add(c.e, c.d, comp("accelerate.gradients", "accelerate: gradient calculation", Category::Gradients, grads, phase_bit(Phase::Forward),
+                       fp32 ? "4 * P" : "1.5 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
+        [&] { return format("%.6g B", grads); });
+    add(c.e, c.d, comp("accelerate.optimizer", "accelerate: backward pass (optimizer states)", Category::Optimizer, opt, phase_bit(Phase::Backward),
+                       "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
+        [&] { return format("2 * 4 * %.6g", P); });
+    add(c.e, c.d, comp("accelerate.step", "accelerate: optimizer step", Category::Optimizer, step, phase_bit(Phase::Step),
+                       fp32 ? "4 * 4 * P" : "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
+        [&] { return format("%.6g B", step); });
+}
+
+}  // namespace vl

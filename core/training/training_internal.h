@@ -1,0 +1,81 @@
+// Shared by the training files only: the per-rank context and the functions each file provides.
+#pragma once
+#include "formula.h"
+#include "parallel.h"
+#include "training/activations.h"
+
+namespace vl {
+
+// Bytes per element of each training tensor, chosen by the precision regime (seed 001 table,
+// seed 003 §3.1, ZeRO paper §3.1, Micikevicius et al. 2018 mixed precision).
+struct Dtypes {
+    double weight = 2;      // trainable weights as the forward pass uses them
+    double grad = 2;        // gradients (4 with fp32 accumulation or in FP32)
+    double master = 4;      // fp32 master copy (mixed regimes; FP32 only with extra_fp32_weight_copy)
+    double grad_copy = 0;   // extra fp32 gradient copy made for the step (seed 003's 20 B regime)
+    double state = 4;       // one optimizer state element
+    double fp8_cache = 0;   // FP8: fp8 weight + transpose cache of the linear weights
+    double act = 2;         // activations
+    double linear_in = 2;   // saved inputs of linear layers (FP8: 1)
+};
+Dtypes training_dtypes(const TrainingOptions& t);
+
+// Everything one rank's estimate needs; built once per evaluated pipeline stage.
+struct TrainCtx {
+    const Scenario& s;
+    const ParamCounts& pc;
+    Detail d;
+    Estimate& e;
+    StageInfo stage;
+    RankWeights w;          // weights this rank holds before ZeRO sharding
+    Dtypes dt;
+    double shard = 1;       // ZeRO/FSDP shard group size
+    double in_flight = 1;   // micro-batches whose activations this stage holds
+    double largest_layer = 0;  // params of the largest gathered unit (ZeRO-3), 0 when unknown
+    bool finetune_adapters = false;  // LoRA/QLoRA: the base is frozen
+};
+
+// model_states.cpp: weights, gradients, master weights, optimizer states (trainable set given).
+struct TrainableSet {
+    double params = 0;          // trainable parameters on this rank (before ZeRO sharding)
+    double factored_states = 0; // Adafactor: state elements (rows + cols per matrix, full vectors)
+    Dtypes dt;
+};
+void add_model_states(TrainCtx& c, const TrainableSet& t);
+double optimizer_state_bytes(const TrainingOptions& t, double params, double factored_states, double state_bytes);
+double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
+
+// activations.cpp: per-layer tensors on the stage, embedding inputs, logits and loss, working sets.
+void add_activations(TrainCtx& c);
+ActShape activation_shape(const Scenario& s, const Dtypes& dt);
+
+// finetune.cpp: LoRA / QLoRA frozen base, adapters and their states.
+void add_finetune(TrainCtx& c);
+
+// overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
+void add_buffers(TrainCtx& c);
+void add_context(TrainCtx& c);
+void add_fragmentation(const Scenario& s, Detail d, Estimate& e);
+
+// compat.cpp: reproductions of other tools' accounting (Megatron, DeepSpeed estimator, accelerate).
+void add_megatron_compat(TrainCtx& c);
+void add_deepspeed_compat(TrainCtx& c);
+void add_accelerate_compat(TrainCtx& c);
+
+// A Component without the substituted text (filled by add() when Detail::Full).
+inline Component comp(const char* id, const char* label, Category cat, double bytes, unsigned phases,
+                      const char* formula, const char* source, bool host = false) {
+    Component c;
+    c.id = id; c.label = label; c.category = cat; c.bytes = bytes; c.phases = phases;
+    c.formula = formula; c.source = source; c.host = host;
+    return c;
+}
+
+// Phase masks used throughout.
+inline constexpr unsigned kFwdBwd = phase_bit(Phase::Forward) | phase_bit(Phase::Backward);
+inline constexpr unsigned kAfterLoad = phase_bit(Phase::Forward) | phase_bit(Phase::Backward) | phase_bit(Phase::Step);
+inline constexpr unsigned kBwdStep = phase_bit(Phase::Backward) | phase_bit(Phase::Step);
+inline constexpr unsigned kBwd = phase_bit(Phase::Backward);
+inline constexpr unsigned kStep = phase_bit(Phase::Step);
+
+}  // namespace vl

@@ -1,0 +1,229 @@
+// import_hf_config: one real config.json per model_type (tests/data/configs, sources in SOURCES.md),
+// imported and counted; expected counts are the published ones cited there. Then every bad-input rule.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "model/hf_config.h"
+#include "param_count.h"
+
+namespace {
+
+std::string read_config(const std::string& name) {
+    std::ifstream f(std::string(VRAMLENS_TEST_DATA) + "/configs/" + name);
+    REQUIRE(f.good());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+vl::ModelSpec import_ok(const std::string& file) {
+    vl::Result<vl::ModelSpec> r = vl::import_hf_config(read_config(file));
+    for (const auto& e : r.errors) INFO(vl::to_string(e));
+    REQUIRE(r.ok());
+    return *r;
+}
+
+int64_t total(const std::string& file) { return vl::count_params(import_ok(file)).total; }
+
+bool has_warning(const vl::Result<vl::ModelSpec>& r, const std::string& part) {
+    for (const auto& w : r.warnings)
+        if (w.find(part) != std::string::npos) return true;
+    return false;
+}
+
+// The single error of importing `json`, as "field: message".
+std::string only_error(const std::string& json) {
+    vl::Result<vl::ModelSpec> r = vl::import_hf_config(json);
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.errors.size() == 1);
+    return vl::to_string(r.errors[0]);
+}
+
+}  // namespace
+
+TEST_CASE("import llama, mistral, mixtral configs") {
+    const vl::ModelSpec m = import_ok("llama-3.1-8b.json");
+    CHECK(m.kv_heads == 8);
+    CHECK(m.head_dim == 128);   // 4096 / 32, no head_dim field
+    CHECK(m.max_position == 131072);
+    CHECK_FALSE(m.tied_embeddings);
+    CHECK(vl::count_params(m).total == 8030261248);        // reference_models.json llama-3-8b
+    CHECK(total("mistral-7b-v0.1.json") == 7241732096);    // reference_models.json mistral-7b-v0.1
+    CHECK(import_ok("mistral-7b-v0.1.json").sliding_window == 4096);
+    const vl::ModelSpec x = import_ok("mixtral-8x7b-v0.1.json");
+    CHECK(x.moe.num_experts == 8);
+    CHECK(x.moe.top_k == 2);
+    CHECK(x.sliding_window == 0);  // "sliding_window": null
+    const vl::ParamCounts p = vl::count_params(x);
+    CHECK(p.total == 46702792704);             // reference_models.json mixtral-8x7b
+    CHECK(p.active_per_token == 12879925248);
+}
+
+TEST_CASE("import qwen2, qwen2_moe, qwen3, qwen3_moe configs") {
+    const vl::ModelSpec q = import_ok("qwen2.5-7b.json");
+    CHECK(q.qkv_bias);
+    CHECK_FALSE(q.attn_out_bias);
+    CHECK(q.sliding_window == 0);  // use_sliding_window false
+    CHECK(vl::count_params(q).total == 7615616512);        // reference_models.json qwen2.5-7b
+    CHECK(total("qwen3-4b.json") == 4022468096);           // reference_models.json qwen3-4b
+    CHECK(import_ok("qwen3-4b.json").qk_norm);
+
+    // Qwen1.5-MoE-A2.7B model card: 14.3B parameters, 2.7B activated.
+    const vl::ParamCounts moe = vl::count_params(import_ok("qwen1.5-moe-a2.7b.json"));
+    CHECK(moe.total == Approx(14.3e9).margin(0.05e9));
+    CHECK(moe.active_per_token == Approx(2.7e9).margin(0.05e9));
+
+    // Qwen3-30B-A3B model card: 30.5B total, 3.3B activated, 29.9B non-embedding.
+    const vl::ParamCounts q3 = vl::count_params(import_ok("qwen3-30b-a3b.json"));
+    CHECK(q3.total == Approx(30.5e9).margin(0.05e9));
+    CHECK(q3.active_per_token == Approx(3.3e9).margin(0.06e9));
+    CHECK(q3.non_embedding == Approx(29.9e9).margin(0.05e9));
+}
+
+TEST_CASE("import gemma, gemma2, gemma3 (top level and text_config) configs") {
+    CHECK(total("gemma-7b.json") == 8537680896);           // google/gemma-7b, Hub "8.54B"
+    const vl::ModelSpec g2 = import_ok("gemma-2-2b-it.json");
+    CHECK(g2.norms_per_layer == 4);
+    CHECK(g2.tied_embeddings);     // GemmaConfig default, absent from the file
+    CHECK(g2.sliding_window_pattern == 2);
+    CHECK(vl::count_params(g2).total == 2614341888);       // google/gemma-2-2b, Hub "2.61B"
+    CHECK(total("gemma-3-1b-pt.json") == 999885952);       // google/gemma-3-1b-pt, Hub "1,000M"
+
+    vl::Result<vl::ModelSpec> g3 = vl::import_hf_config(read_config("gemma-3-27b-it.json"));
+    REQUIRE(g3.ok());
+    CHECK(has_warning(g3, "vision"));                       // only text_config is counted
+    CHECK(has_warning(g3, "text_config.vocab_size"));       // Gemma3TextConfig default 262208 used
+    CHECK(g3->vocab == 262208);
+    CHECK(g3->head_dim == 128);
+    CHECK(g3->qk_norm);
+    // gemma-3-27b-it is 27.4B on the Hub including the ~0.4B SigLIP vision tower: text alone ~27.0B.
+    CHECK(vl::count_params(*g3).total == Approx(27.0e9).margin(0.05e9));
+}
+
+TEST_CASE("import phi3, gpt2, gpt_neox, falcon configs") {
+    CHECK(total("phi-3-mini-4k-instruct.json") == 3821079552);  // Hub "3.82B"
+    const vl::ModelSpec g = import_ok("gpt2.json");               // n_embd, n_layer, n_head, n_positions
+    CHECK(g.hidden == 768);
+    CHECK(g.ffn == 3072);  // n_inner absent: 4 * n_embd
+    CHECK(g.position == vl::PositionKind::Learned);
+    CHECK(vl::count_params(g).total == 124439808);         // reference_models.json gpt2
+    CHECK(total("pythia-160m.json") == 162322944);          // Pythia README
+    const vl::ModelSpec f = import_ok("falcon-7b.json");
+    CHECK(f.kv_heads == 1);  // multi_query
+    CHECK(f.norms_per_layer == 1);
+    CHECK(vl::count_params(f).total == 6921720704);        // tiiuae/falcon-7b, Hub "6.92B"
+}
+
+TEST_CASE("import opt, bloom configs") {
+    const vl::ModelSpec o = import_ok("opt-350m.json");
+    CHECK(o.embed_dim == 512);       // word_embed_proj_dim
+    CHECK_FALSE(o.final_norm);       // do_layer_norm_before false
+    CHECK(vl::count_params(o).total == 331196416);         // facebook/opt-350m, Hub "331M"
+    CHECK(total("opt-13b.json") == 12853473280);           // reference_models.json opt-13b
+    const vl::ModelSpec b = import_ok("bloom-560m.json");
+    CHECK(b.position == vl::PositionKind::Alibi);
+    CHECK(b.embedding_norm);
+    CHECK(vl::count_params(b).total == 559214592);         // bigscience/bloom-560m, Hub "559M"
+}
+
+TEST_CASE("import deepseek_v2, deepseek_v3 configs") {
+    // DeepSeek-V2 paper (arXiv 2405.04434): 236B total, 21B activated per token.
+    const vl::ParamCounts v2 = vl::count_params(import_ok("deepseek-v2.json"));
+    CHECK(v2.total == Approx(236e9).margin(0.5e9));
+    CHECK(v2.active_per_token == Approx(21e9).margin(0.5e9));
+
+    vl::Result<vl::ModelSpec> v3 = vl::import_hf_config(read_config("deepseek-v3.json"));
+    REQUIRE(v3.ok());
+    CHECK(has_warning(v3, "quantization_config"));
+    CHECK(v3->attention == vl::AttentionKind::MLA);
+    CHECK(v3->moe.router_bias);      // topk_method noaux_tc
+    CHECK(v3->moe.first_dense_layers == 3);
+    // 671,026,419,200: hand derivation in param_count_test.cpp; report: 671B (MTP excluded), 37B active.
+    CHECK(vl::count_params(*v3).total == 671026419200);
+}
+
+TEST_CASE("an unknown model_type imports generic fields and lists its assumptions") {
+    vl::Result<vl::ModelSpec> r = vl::import_hf_config(R"({"model_type": "my_llm", "vocab_size": 1000,
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128})");
+    REQUIRE(r.ok());
+    CHECK(has_warning(r, "\"my_llm\" is not known"));
+    CHECK(has_warning(r, "tie_word_embeddings"));
+    CHECK(r->kv_heads == 4);
+    // Llama-style, tied (PretrainedConfig default): 1000*64 + 2*(4*64*64 + 3*64*128 + 2*64) + 64
+    CHECK(vl::count_params(*r).total == 64000 + 2 * (16384 + 24576 + 128) + 64);
+}
+
+TEST_CASE("an unknown model_type without core sizes is an error naming them") {
+    vl::Result<vl::ModelSpec> r = vl::import_hf_config(R"({"model_type": "my_llm", "hidden_size": 64})");
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.errors.size() == 3);
+    CHECK(r.errors[0].field == "vocab_size");
+    CHECK(r.errors[1].field == "num_hidden_layers");
+    CHECK(r.errors[2].field == "num_attention_heads");
+}
+
+TEST_CASE("bad config.json input: every rule names the field") {
+    CHECK(only_error("{not json") == "config: is not valid JSON");
+    CHECK(only_error("[1, 2]") == "config: must be a JSON object; got array");
+    CHECK(only_error(R"({"model_type": "llama", "hidden_size": "4096"})") ==
+          "hidden_size: must be an integer; got \"4096\"");
+    CHECK(only_error(R"({"model_type": "llama", "hidden_size": 4096.5})") ==
+          "hidden_size: must be an integer; got 4096.5");
+    CHECK(only_error(R"({"model_type": "llama", "tie_word_embeddings": "yes"})") ==
+          "tie_word_embeddings: must be true or false; got \"yes\"");
+    CHECK(only_error(R"({"model_type": "llama", "num_hidden_layers": 0})") ==
+          "num_hidden_layers: must be > 0; got 0");
+    CHECK(only_error(R"({"model_type": "llama", "vocab_size": -5})") == "vocab_size: must be > 0; got -5");
+    CHECK(only_error(R"({"model_type": "llama", "num_key_value_heads": 6})") ==
+          "num_key_value_heads: must divide num_attention_heads (32); got 6");
+    CHECK(only_error(R"({"model_type": "llama", "num_attention_heads": 30})") ==
+          "num_attention_heads: must divide hidden_size (4096) when head_dim is not given; got 30");
+    CHECK(only_error(R"({"model_type": "llama", "hidden_size": 2000000, "num_attention_heads": 1})")
+              .rfind("hidden_size: must be at most 1000000 (absurd size)", 0) == 0);
+    CHECK(only_error(R"({"model_type": "llama", "vocab_size": 99999999999999999999})")
+              .rfind("vocab_size: must be at most", 0) == 0);
+    CHECK(only_error(R"({"model_type": "gemma3", "text_config": 5})") == "text_config: must be an object; got number");
+    CHECK(only_error(R"({"model_type": "mixtral", "num_local_experts": 8, "num_experts_per_tok": 9})") ==
+          "num_experts_per_tok: must be at most num_experts (8); got 9");
+}
+
+TEST_CASE("errors name the alias the file used, with the text_config prefix") {
+    CHECK(only_error(R"({"model_type": "gpt2", "n_embd": 768, "n_head": 7})") ==
+          "n_head: must divide hidden_size (768) when head_dim is not given; got 7");
+    CHECK(only_error(R"({"model_type": "bloom", "n_embed": 0})") == "n_embed: must be > 0; got 0");
+    CHECK(only_error(R"({"model_type": "gemma3", "text_config": {"num_key_value_heads": 3}})") ==
+          "text_config.num_key_value_heads: must divide num_attention_heads (8); got 3");
+    CHECK(only_error(R"({"model_type": "mixtral", "intermediate_size": -1})") ==
+          "intermediate_size: must be > 0; got -1");
+}
+
+TEST_CASE("aliases: n_inner, ffn_dim, multi_query, new_decoder_architecture") {
+    vl::Result<vl::ModelSpec> g = vl::import_hf_config(
+        R"({"model_type": "gpt2", "n_embd": 256, "n_layer": 2, "n_head": 4, "n_inner": 512, "vocab_size": 100})");
+    REQUIRE(g.ok());
+    CHECK(g->ffn == 512);
+    vl::Result<vl::ModelSpec> o = vl::import_hf_config(R"({"model_type": "opt", "ffn_dim": 1000})");
+    REQUIRE(o.ok());
+    CHECK(o->ffn == 1000);
+    // Falcon-40B style: new_decoder_architecture reads num_kv_heads and has 2 LayerNorms per layer.
+    vl::Result<vl::ModelSpec> f = vl::import_hf_config(R"({"model_type": "falcon", "hidden_size": 8192,
+        "num_attention_heads": 128, "num_kv_heads": 8, "num_hidden_layers": 60, "new_decoder_architecture": true})");
+    REQUIRE(f.ok());
+    CHECK(f->kv_heads == 8);
+    CHECK(f->norms_per_layer == 2);
+    // A generic config with multi_query (GPT-BigCode style) gets one kv head.
+    vl::Result<vl::ModelSpec> mq = vl::import_hf_config(R"({"model_type": "x", "vocab_size": 10, "n_embd": 64,
+        "n_layer": 1, "n_head": 4, "multi_query": true})");
+    REQUIRE(mq.ok());
+    CHECK(mq->kv_heads == 1);
+}
+
+TEST_CASE("model_from_param_count disables the architecture") {
+    const vl::ModelSpec m = vl::model_from_param_count(7'000'000'000);
+    CHECK_FALSE(m.architecture_known());
+    CHECK(m.hidden == 0);
+    CHECK(vl::count_params(m).total == 7'000'000'000);
+}

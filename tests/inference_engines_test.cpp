@@ -1,0 +1,172 @@
+// Engine profiles against reference cases: vLLM's memory profile of Llama-3-8B (case 25), llama.cpp's
+// buffers (case 26), and transformers' measured peaks for octocoder (cases 1-4, errors stated here
+// and in tests/data/inference/measured_errors.md).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "estimate.h"
+#include "inference_models.h"
+#include "units.h"
+
+using namespace vl;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+
+static double bytes_of(const Estimate& e, const char* prefix) {
+    double b = 0;
+    const std::string p = prefix;
+    for (const Component& c : e.components)
+        if (std::string(c.id).rfind(p, 0) == 0) b += c.bytes;
+    return b;
+}
+
+// vLLM log (PR #10511): total_gpu_memory 79.22 GiB and usable 0.9 x total = 71.29 GiB, both printed
+// to 2 decimals; together they pin total to [79.215, 79.2167) GiB.
+static Scenario vllm_llama3_8b(int64_t tp) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = test::llama3_8b();
+    s.infer.engine = Engine::VLLM;
+    s.infer.weights = WeightFormat::BF16;
+    s.infer.kv_dtype = KvDtype::BF16;
+    s.infer.context = 8192;  // max_model_len = max_position_embeddings
+    s.infer.gpu_memory_utilization = 0.9;
+    s.gpu.memory_bytes = 79.216 * kGiB;
+    s.parallel.tp = tp;
+    s.gpu_count = tp;
+    return s;
+}
+
+TEST_CASE("case 25: vLLM profile of Meta-Llama-3-8B, tp = 1") {
+    const Estimate e = estimate(vllm_llama3_8b(1));
+    REQUIRE(e.ok());
+    CHECK_THAT(to_gib(e.gpu_capacity_bytes), WithinAbs(71.29, 0.005));          // "can use 71.29GiB"
+    CHECK_THAT(to_gib(bytes_of(e, "weights")), WithinAbs(14.96, 0.005));        // "model weights take 14.96GiB"
+    CHECK_THAT(to_gib(bytes_of(e, "engine.non_torch")), WithinAbs(1.79, 0.005)); // profile default (calibrated here)
+    // "PyTorch activation peak memory 1.26GiB". Ours: 256 seqs * 128256 * 40 B + 8192 * 4096 * 2 B
+    // = 1.2856 GiB, +2.0% (sampler top-k/top-p path; measured_errors.md).
+    CHECK_THAT(to_gib(bytes_of(e, "act.profile_peak")), WithinAbs(1.26, 0.03));
+    // "available_kv_cache_memory 53.29GiB": ours 53.26 GiB (-0.05%).
+    CHECK_THAT(to_gib(e.kv.pool_bytes), WithinAbs(53.29, 0.04));
+    CHECK(e.kv.bytes_per_token == 131072);  // 2 * 32 * 8 * 128 * 2
+    CHECK(e.kv.block_size == 16);
+    // 53.29 GiB / (16 * 128 KiB) = 27284 blocks, ~436.5k tokens (case notes); within 0.1%.
+    CHECK_THAT(static_cast<double>(e.kv.blocks), WithinRel(27284.0, 0.001));
+    CHECK_THAT(static_cast<double>(e.kv.tokens), WithinRel(436545.0, 0.001));
+    CHECK(e.kv.sequences == e.kv.blocks / 512);  // 8192-token sequences, 512 blocks each
+    CHECK(e.fits());
+    CHECK(e.total_bytes <= e.gpu_capacity_bytes);
+}
+
+TEST_CASE("case 25: vLLM profile of Meta-Llama-3-8B, tp = 2") {
+    const Estimate e = estimate(vllm_llama3_8b(2));
+    REQUIRE(e.ok());
+    CHECK_THAT(to_gib(bytes_of(e, "weights")), WithinAbs(7.48, 0.005));         // "model weights take 7.48GiB"
+    CHECK_THAT(to_gib(bytes_of(e, "engine.non_torch")), WithinAbs(3.58, 0.005)); // "non_torch_memory 3.58GiB"
+    CHECK_THAT(to_gib(bytes_of(e, "act.profile_peak")), WithinAbs(1.26, 0.03));  // sampler-bound: same as tp = 1
+    CHECK(e.kv.bytes_per_token == 65536);  // 4 KV heads per rank
+    // Hand: (71.2944 - 7.4791 - 3.58 - 1.2856) GiB / (16 * 64 KiB) = 60364 blocks (to 0.1%).
+    CHECK_THAT(static_cast<double>(e.kv.blocks), WithinRel(60364.0, 0.001));
+}
+
+TEST_CASE("vLLM: asking for more sequences than the pool holds does not fit, and says so") {
+    Scenario s = vllm_llama3_8b(1);
+    s.infer.batch = 100;  // 100 * 512 blocks = 51200 > ~27270
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK_FALSE(e.fits());
+    CHECK(bytes_of(e, "kv_cache") == 100.0 * 512 * 16 * 131072);
+}
+
+TEST_CASE("case 26: llama.cpp compute buffer for Llama-3-8B, n_ctx 8192, n_ubatch 512, no flash attention") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = test::llama3_8b();
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::FP16;
+    s.infer.kv_dtype = KvDtype::FP16;
+    s.infer.context = 8192;
+    s.infer.flash_attention = false;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // Ours: 2 * 8192 * 512 * 32 * 4 + 128256 * 512 * 4 = 1274.5 MiB; CANN log 1260.5 MiB (+1.1%).
+    CHECK(bytes_of(e, "engine.compute_buffer") == 2.0 * 8192 * 512 * 32 * 4 + 128256.0 * 512 * 4);
+    CHECK_THAT(bytes_of(e, "engine.compute_buffer") / kMiB, WithinRel(1260.5, 0.02));
+}
+
+// ---- transformers, measured with torch.cuda.max_memory_allocated (no CUDA context) ----------
+static Scenario octocoder(WeightFormat f) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = test::octocoder();
+    s.infer.engine = Engine::Transformers;
+    s.infer.weights = f;
+    s.infer.context = 80;   // ~20 prompt tokens + max_new_tokens 60
+    s.infer.prompt = 20;
+    s.gpu.memory_bytes = 80 * kGiB;
+    return s;
+}
+static double allocated_gib(const Estimate& e) {  // peak minus the CUDA context, which torch does not count
+    return to_gib(e.total_bytes - bytes_of(e, "cuda_context"));
+}
+
+TEST_CASE("cases 1-3: octocoder peaks in transformers, our stated error") {
+    // Case 1 bf16, measured 29.026 GiB: ours 28.906 GiB (-0.4%): weights 2 * 15,517,456,384 B; we do
+    // not model GPTBigCode's 8192^2 bool causal-mask buffer (64 MiB) or allocator rounding.
+    const Estimate bf16 = estimate(octocoder(WeightFormat::BF16));
+    REQUIRE(bf16.ok());
+    CHECK_THAT(allocated_gib(bf16), WithinRel(29.026, 0.006));
+    CHECK(allocated_gib(bf16) < 29.026);
+
+    // Case 2 LLM.int8, measured 15.219 GiB: ours 14.79 GiB (-2.8%): int8 layers + 16-bit embeddings;
+    // bitsandbytes' int8 matmul buffers and its col-major weight copy are not modelled.
+    const Estimate int8 = estimate(octocoder(WeightFormat::INT8));
+    REQUIRE(int8.ok());
+    CHECK_THAT(allocated_gib(int8), WithinRel(15.219, 0.035));
+
+    // Case 3 4-bit (load_in_4bit, default fp4, no double quant, fp32 compute dtype then), measured
+    // 9.544 GiB: ours 9.17 GiB (-3.9%) incl. the fp32 dequantized 6144 x 24576 matrix (0.56 GiB).
+    Scenario s = octocoder(WeightFormat::FP4);
+    s.infer.fp32_compute = true;
+    const Estimate fp4 = estimate(s);
+    REQUIRE(fp4.ok());
+    CHECK_THAT(allocated_gib(fp4), WithinRel(9.544, 0.045));
+}
+
+TEST_CASE("case 4: eager attention adds the materialised scores to the prefill peak") {
+    // The doc's long prompt is not stated; the measured eager - flash gap is 5.05 GiB. With 48 heads,
+    // b * a * s^2 * 6 B equals 5.05 GiB at s ~ 4340 tokens, "a few thousand" as the case says.
+    Scenario flash = octocoder(WeightFormat::BF16);
+    flash.infer.prompt = 4340;
+    flash.infer.context = 4400;
+    Scenario eager = flash;
+    eager.infer.flash_attention = false;
+    const double gap = estimate(eager).total_bytes - estimate(flash).total_bytes;
+    CHECK(gap == 48.0 * 4340 * 4340 * 6);  // only the scores differ between the two runs
+}
+
+TEST_CASE("every inference component carries formula, source and, with Detail::Full, its numbers") {
+    for (Engine engine : {Engine::Transformers, Engine::VLLM, Engine::LlamaCpp}) {
+        Scenario s = vllm_llama3_8b(1);
+        s.infer.engine = engine;
+        s.infer.weights = engine == Engine::LlamaCpp ? WeightFormat::GGUF_Q4_K_M : WeightFormat::NF4;
+        if (engine == Engine::VLLM) s.infer.weights = WeightFormat::AWQ4;
+        const Estimate full = estimate(s, Detail::Full);
+        const Estimate fast = estimate(s, Detail::NumbersOnly);
+        REQUIRE(full.ok());
+        REQUIRE(full.components.size() == fast.components.size());
+        for (size_t i = 0; i < full.components.size(); ++i) {
+            const Component& c = full.components[i];
+            INFO(c.id);
+            CHECK(std::string(c.formula).size() > 0);
+            CHECK(std::string(c.source).size() > 0);
+            CHECK_FALSE(c.substituted.empty());
+            CHECK(fast.components[i].substituted.empty());
+            CHECK(fast.components[i].bytes == c.bytes);
+            CHECK(std::isfinite(c.bytes));
+            CHECK(c.bytes >= 0);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+// Hand-built ModelSpecs for the inference and solver tests, from the models' config.json as listed
+// in tests/data/inference/models.md (copied from the reference set, with sources).
+#pragma once
+#include "model_spec.h"
+
+namespace vl::test {
+
+inline ModelSpec llama(const char* name, int64_t vocab, int64_t hidden, int64_t layers, int64_t heads,
+                       int64_t kv_heads, int64_t ffn, int64_t max_pos = 8192) {
+    ModelSpec m;
+    m.name = name; m.model_type = "llama";
+    m.vocab = vocab; m.hidden = hidden; m.layers = layers; m.heads = heads; m.kv_heads = kv_heads;
+    m.head_dim = hidden / heads; m.ffn = ffn; m.max_position = max_pos;
+    return m;
+}
+
+inline ModelSpec llama3_8b() { return llama("Meta-Llama-3-8B", 128256, 4096, 32, 32, 8, 14336); }
+inline ModelSpec llama2_7b() { return llama("Llama-2-7b", 32000, 4096, 32, 32, 32, 11008, 4096); }
+inline ModelSpec llama2_13b() { return llama("Llama-2-13b", 32000, 5120, 40, 40, 40, 13824, 4096); }
+inline ModelSpec llama2_70b() { return llama("Llama-2-70b", 32000, 8192, 80, 64, 8, 28672, 4096); }
+inline ModelSpec llama3_70b() { return llama("Meta-Llama-3-70B", 128256, 8192, 80, 64, 8, 28672); }
+inline ModelSpec mistral_7b() {
+    ModelSpec m = llama("Mistral-7B-v0.1", 32000, 4096, 32, 32, 8, 14336, 32768);
+    m.sliding_window = 4096;
+    return m;
+}
+inline ModelSpec qwen25_7b() {
+    ModelSpec m = llama("Qwen2.5-7B", 152064, 3584, 28, 28, 4, 18944, 131072);
+    m.qkv_bias = true;
+    return m;
+}
+inline ModelSpec qwen3_06b() {
+    ModelSpec m = llama("Qwen3-0.6B", 151936, 1024, 28, 16, 8, 3072, 40960);
+    m.head_dim = 128; m.qk_norm = true; m.tied_embeddings = true;
+    return m;
+}
+// GPT-style: LayerNorm, learned positions, biases, plain (non-gated) MLP.
+inline ModelSpec gpt_style(const char* name, int64_t vocab, int64_t hidden, int64_t layers, int64_t heads,
+                           int64_t kv_heads, int64_t ffn, int64_t max_pos) {
+    ModelSpec m = llama(name, vocab, hidden, layers, heads, kv_heads, ffn, max_pos);
+    m.norm = NormKind::LayerNorm; m.position = PositionKind::Learned; m.gated_mlp = false;
+    m.qkv_bias = m.attn_out_bias = m.mlp_bias = true; m.tied_embeddings = true;
+    return m;
+}
+inline ModelSpec opt_13b() { return gpt_style("opt-13b", 50272, 5120, 40, 40, 40, 20480, 2048); }
+inline ModelSpec octocoder() { return gpt_style("octocoder", 49152, 6144, 40, 48, 1, 24576, 8192); }  // MQA
+inline ModelSpec gpt3_175b() { return gpt_style("gpt3-175b", 50257, 12288, 96, 96, 96, 49152, 2048); }
+inline ModelSpec deepseek_v3() {
+    ModelSpec m = llama("DeepSeek-V3", 129280, 7168, 61, 128, 128, 18432, 163840);
+    m.head_dim = 192;  // qk_nope_head_dim + qk_rope_head_dim
+    m.attention = AttentionKind::MLA;
+    m.mla = MLASpec{1536, 512, 64, 128, 128};
+    m.moe.num_experts = 256; m.moe.top_k = 8; m.moe.expert_ffn = 2048; m.moe.shared_experts = 1;
+    m.moe.first_dense_layers = 3; m.moe.router_bias = true;
+    return m;
+}
+
+}  // namespace vl::test

@@ -1,0 +1,140 @@
+// Weights by format: bits per weight from each format's block layout, which tensors stay in higher
+// precision, and the GGUF mixes against llama.cpp's own size table.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "estimate.h"
+#include "inference/weight_formats.h"
+#include "inference_models.h"
+#include "units.h"
+
+using namespace vl;
+using Catch::Matchers::WithinAbs;
+
+static double bits(WeightFormat f, int64_t group = 128, bool dq = false, int64_t in = 4096) {
+    InferenceOptions o;
+    o.weights = f; o.group_size = group; o.double_quant = dq;
+    return linear_bits_per_weight(o, in);
+}
+
+static double weight_bytes(const Estimate& e) {
+    double w = 0;
+    for (const Component& c : e.components) if (c.category == Category::Weights) w += c.bytes;
+    return w;
+}
+
+static Scenario infer(const ModelSpec& m, WeightFormat f, Engine engine = Engine::Transformers) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = m;
+    s.infer.weights = f;
+    s.infer.engine = engine;
+    s.infer.context = 128;
+    return s;
+}
+
+TEST_CASE("bits per weight of each format, scales and zeros included (hand-derived)") {
+    CHECK(bits(WeightFormat::FP32) == 32);
+    CHECK(bits(WeightFormat::BF16) == 16);
+    CHECK(bits(WeightFormat::FP8) == 8);
+    CHECK(bits(WeightFormat::INT8, 128, false, 4096) == 8 + 32.0 / 4096);  // fp32 row scale per 4096 inputs
+    CHECK(bits(WeightFormat::GPTQ4, 128) == 4.15625);                      // 4 + (16 scale + 4 zero) / 128
+    CHECK(bits(WeightFormat::AWQ4, 64) == 4.3125);                         // 4 + 20 / 64
+    // QLoRA Sec 3 (case 28): absmax costs 32/64 = 0.5 bit; double quant 8/64 + 32/(64*256) = 0.127 bit.
+    CHECK(bits(WeightFormat::NF4) == 4.5);
+    CHECK_THAT(bits(WeightFormat::NF4, 128, true) - 4, WithinAbs(0.127, 0.0005));
+    CHECK(bits(WeightFormat::FP4) == 4.5);
+    // GGUF block layouts (ggml-common.h): Q8_0 34 B / 32, Q6_K 210 B / 256, Q4_0 18 B / 32.
+    CHECK(bits(WeightFormat::GGUF_Q8_0) == 8.5);
+    CHECK(bits(WeightFormat::GGUF_Q6_K) == 6.5625);
+    CHECK(bits(WeightFormat::GGUF_Q4_0) == 4.5);
+    CHECK(ggml_bits_per_weight(GgmlType::Q5_K) == 5.5);
+    CHECK(ggml_bits_per_weight(GgmlType::Q4_K) == 4.5);
+    CHECK(ggml_bits_per_weight(GgmlType::Q3_K) == 3.4375);
+    CHECK(ggml_bits_per_weight(GgmlType::Q2_K) == 2.625);
+}
+
+TEST_CASE("seed 003 Sec 3.2: inference weights are 2P bytes in fp16 and 4P in fp32") {
+    const ModelSpec m = test::llama3_8b();  // P = 8,030,261,248 (cases.md model table)
+    CHECK(weight_bytes(estimate(infer(m, WeightFormat::BF16))) == 2.0 * 8030261248);
+    CHECK(weight_bytes(estimate(infer(m, WeightFormat::FP32))) == 4.0 * 8030261248);
+}
+
+TEST_CASE("quantized formats keep embeddings, lm_head and norms in 16-bit (hand-derived)") {
+    const ModelSpec m = test::llama3_8b();
+    // Linear params: 32 * (2*4096^2 + 2*4096*1024 + 3*4096*14336) = 6,979,321,856;
+    // embedding and head 128256*4096 each = 525,336,576; norms 2*32*4096 + 4096 = 266,240.
+    const double linear = 6979321856.0, embed = 525336576.0, norms = 266240.0;
+    const double sixteen = (2 * embed + norms) * 2;
+    CHECK_THAT(weight_bytes(estimate(infer(m, WeightFormat::GPTQ4))), WithinAbs(linear * 4.15625 / 8 + sixteen, 1));
+    CHECK_THAT(weight_bytes(estimate(infer(m, WeightFormat::NF4))), WithinAbs(linear * 4.5 / 8 + sixteen, 1));
+    CHECK_THAT(weight_bytes(estimate(infer(m, WeightFormat::FP8))), WithinAbs(linear + sixteen, 1));
+    // LLM.int8: 8 bits + fp32 scale per output row; rows of q,k,v,o,gate,up read 4096 inputs, down 14336.
+    const double down = 32.0 * 4096 * 14336, rest = linear - down;
+    CHECK_THAT(weight_bytes(estimate(infer(m, WeightFormat::INT8))),
+               WithinAbs(rest * (8 + 32.0 / 4096) / 8 + down * (8 + 32.0 / 14336) / 8 + sixteen, 1));
+}
+
+TEST_CASE("GGUF mixes reproduce llama.cpp's quantize table for Llama-3-8B") {
+    // tools/quantize/quantize.cpp QUANT_OPTIONS: "Q2_K 2.96G, Q3_K_M 3.74G, Q4_0 4.34G, Q4_K_M 4.58G,
+    // Q5_K_M 5.33G, Q6_K 6.14G, Q8_0 7.96G @ Llama-3-8B" (G = GiB, rounded to 0.01; the file also
+    // holds the tokenizer and metadata, a few MiB). Tolerance 0.02 GiB.
+    const ModelSpec m = test::llama3_8b();
+    struct Row { WeightFormat f; double gib; };
+    const Row rows[] = {{WeightFormat::GGUF_Q2_K, 2.96},   {WeightFormat::GGUF_Q3_K_M, 3.74},
+                        {WeightFormat::GGUF_Q4_0, 4.34},   {WeightFormat::GGUF_Q4_K_M, 4.58},
+                        {WeightFormat::GGUF_Q5_K_M, 5.33}, {WeightFormat::GGUF_Q6_K, 6.14},
+                        {WeightFormat::GGUF_Q8_0, 7.96}};
+    for (const Row& r : rows) {
+        INFO(weight_format_name(r.f));
+        CHECK_THAT(to_gib(weight_bytes(estimate(infer(m, r.f, Engine::LlamaCpp)))), WithinAbs(r.gib, 0.02));
+    }
+}
+
+TEST_CASE("case 26: llama.cpp F16 model buffer 15317.02 MiB, 14.96 GiB") {
+    // F16 matrices + f32 norms: (8,030,261,248 - 266,240) * 2 + 266,240 * 4 = 16,061,054,976 B
+    // = 15317.013 MiB; the log's 15317.02 MiB includes the backend's tensor alignment padding.
+    const Estimate e = estimate(infer(test::llama3_8b(), WeightFormat::FP16, Engine::LlamaCpp));
+    REQUIRE(e.ok());
+    CHECK(weight_bytes(e) == 16061054976.0);
+    CHECK_THAT(weight_bytes(e) / kMiB, WithinAbs(15317.02, 0.02));
+    CHECK_THAT(to_gib(weight_bytes(e)), WithinAbs(14.96, 0.005));
+}
+
+TEST_CASE("tensor and pipeline parallel split the weights; norms are replicated (hand-derived)") {
+    Scenario s = infer(test::llama3_8b(), WeightFormat::BF16, Engine::VLLM);
+    s.parallel.tp = 2; s.gpu_count = 2;
+    // (8,030,261,248 - 266,240) * 2 / 2 + 266,240 * 2 = 8,030,527,488 B per GPU.
+    CHECK(weight_bytes(estimate(s)) == 8030527488.0);
+    s.parallel.tp = 1; s.parallel.pp = 2;
+    // Stage 0: embedding + 16 layers + their norms; stage 1: 16 layers + final norm + lm_head: equal
+    // except the final norm, so the last stage is the most loaded:
+    // 16 * 218,103,808 (layer matrices) * 2 + 16 * 8192 * 2 + 525,336,576 * 2 + 4096 * 2
+    CHECK(weight_bytes(estimate(s)) == 16.0 * 218103808 * 2 + 16.0 * 8192 * 2 + 525336576.0 * 2 + 4096.0 * 2);
+}
+
+TEST_CASE("bad inference input names the field and the rule") {
+    Scenario s = infer(test::llama3_8b(), WeightFormat::GPTQ4);
+    s.infer.group_size = 0;
+    Estimate e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors.front().field == "infer.group_size");
+
+    s = infer(test::llama3_8b(), WeightFormat::NF4, Engine::LlamaCpp);
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors.front().field == "infer.weights");
+
+    s = infer(test::llama3_8b(), WeightFormat::BF16, Engine::VLLM);
+    s.infer.gpu_memory_utilization = 1.5;
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors.front().field == "infer.gpu_memory_utilization");
+
+    s = infer(test::llama3_8b(), WeightFormat::BF16, Engine::VLLM);
+    s.infer.kv_dtype = KvDtype::INT4;
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors.front().field == "infer.kv_dtype");
+}

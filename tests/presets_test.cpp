@@ -1,0 +1,100 @@
+// Presets: the embedded models.json / gpus.json parse without errors, every model's parameter count
+// equals its published count (exact, or to the precision it was published with; the number and its
+// citation live in models.json beside the config), and the GPU table is complete and cited.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "model/presets.h"
+#include "param_count.h"
+
+namespace {
+
+// Half a unit of the last published digit: 14.3e9 -> 0.05e9, 141e9 -> 0.5e9, 0.49e9 -> 0.005e9.
+double published_tolerance(double v) {
+    double unit = 1;
+    while (unit * 10 <= v && std::fmod(v, unit * 10) == 0) unit *= 10;
+    return unit / 2;
+}
+
+}  // namespace
+
+TEST_CASE("published_tolerance reads the precision of a rounded count") {
+    CHECK(published_tolerance(14.3e9) == 0.05e9);
+    CHECK(published_tolerance(141e9) == 0.5e9);
+    CHECK(published_tolerance(0.49e9) == 0.005e9);
+}
+
+TEST_CASE("embedded presets parse without errors") {
+    for (const auto& e : vl::preset_errors()) INFO(vl::to_string(e));
+    CHECK(vl::preset_errors().empty());
+    CHECK(vl::model_presets().size() >= 30);
+    CHECK(vl::gpu_presets().size() >= 15);
+}
+
+TEST_CASE("every model preset matches its published parameter count") {
+    int checked_exact = 0, checked_rounded = 0;
+    for (const vl::ModelPreset& m : vl::model_presets()) {
+        INFO(m.id << " (" << m.params_source << ")");
+        CHECK(!m.source.empty());
+        if (m.published_params == 0) {
+            CHECK(!m.note.empty());  // says why no count is checked
+            continue;
+        }
+        const vl::ParamCounts p = vl::count_params(m.spec);
+        if (m.published_exact) {
+            CHECK(p.total == m.published_params);
+            ++checked_exact;
+        } else {
+            const double pub = static_cast<double>(m.published_params);
+            CHECK(static_cast<double>(p.total) == Approx(pub).margin(published_tolerance(pub)));
+            ++checked_rounded;
+        }
+        if (m.published_active > 0) {
+            const double pub = static_cast<double>(m.published_active);
+            const double margin = m.published_exact ? 0 : published_tolerance(pub);
+            CHECK(static_cast<double>(p.active_per_token) == Approx(pub).margin(margin));
+        }
+    }
+    CHECK(checked_exact >= 30);
+    CHECK(checked_rounded >= 10);
+}
+
+TEST_CASE("preset ids are unique lowercase slugs, and find_model / find_gpu look them up") {
+    std::set<std::string> ids;
+    for (const auto& m : vl::model_presets()) {
+        CHECK(ids.insert(m.id).second);
+        CHECK(m.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") == std::string::npos);
+    }
+    for (const auto& g : vl::gpu_presets()) {
+        CHECK(ids.insert(g.id).second);
+        CHECK(g.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") == std::string::npos);
+    }
+    const vl::ModelPreset* m = vl::find_model("llama-3.1-8b");
+    REQUIRE(m != nullptr);
+    CHECK(m->spec.name == "Llama-3.1-8B");
+    CHECK(vl::count_params(m->spec).total == 8030261248);  // reference_models.json llama-3-8b
+    CHECK(vl::find_model("Qwen/Qwen3-30B-A3B") != nullptr);  // by Hugging Face id
+    CHECK(vl::find_model("no-such-model") == nullptr);
+    CHECK(vl::find_gpu("H100-80GB") != nullptr);
+    CHECK(vl::find_gpu("no-such-gpu") == nullptr);
+}
+
+TEST_CASE("GPU presets: driver-reported memory with a source") {
+    for (const vl::GpuPreset& g : vl::gpu_presets()) {
+        INFO(g.id);
+        CHECK(g.memory_bytes > 8e9);
+        CHECK(g.memory_bytes < 300e9);
+        CHECK(!g.source.empty());
+    }
+    // nvidia-smi prints 81559 MiB total on an H100 80GB HBM3 (public nvidia-smi logs).
+    CHECK(vl::find_gpu("h100-80gb")->memory_bytes == 81559.0 * 1024 * 1024);
+    // rocm-smi: VRAM Total Memory (B): 205822885888 on an MI300X.
+    CHECK(vl::find_gpu("mi300x")->memory_bytes == 205822885888.0);
+    CHECK_FALSE(vl::find_gpu("t4")->bf16);  // Turing: no bf16
+    for (const char* id : {"h100-80gb", "h200", "b200", "a100-40gb", "a100-80gb", "l40s", "a10", "l4", "t4",
+                           "v100-16gb", "v100-32gb", "rtx-3090", "rtx-4090", "rtx-5090", "mi300x"})
+        CHECK(vl::find_gpu(id) != nullptr);
+}
