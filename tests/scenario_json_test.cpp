@@ -2,7 +2,11 @@
 // defaults, and bad input gives errors naming the JSON path.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "model/hf_config.h"
+#include "model/presets.h"
 #include "scenario_json.h"
 
 using namespace vl;
@@ -390,6 +394,94 @@ TEST_CASE("scenario JSON: model_to_json writes a parameter-count model as its co
     m.name = "Mystery";
     CHECK(model_to_json(m, JsonStyle::Compact) == R"({"name":"Mystery","params":123456789})");
     CHECK(model_to_json(m, JsonStyle::Pretty) == "{\n  \"name\": \"Mystery\",\n  \"family\": \"Custom\",\n  \"model_type\": \"\",\n  \"params\": 123456789\n}");
+}
+
+// ---- presets, config.json, and the documentation --------------------------------------------
+namespace {
+std::string read_text(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE(f.good());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+}  // namespace
+
+TEST_CASE("scenario JSON: a preset model is written as its id and read back field for field") {
+    for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "gpt2", "deepseek-v3"}) {
+        const ModelPreset* p = find_model(id);
+        REQUIRE(p != nullptr);
+        Scenario s;
+        s.model = p->spec;
+        s.gpu = find_gpu("a100-80gb")->gpu();
+        const std::string compact = scenario_to_json(s, JsonStyle::Compact);
+        CHECK(compact == std::string(R"({"version":1,"model":")") + id + R"(","gpu":"a100-80gb"})");
+        Result<Scenario> back = scenario_from_json(compact);
+        REQUIRE(back.ok());
+        require_same(s, *back);
+    }
+    // The Hugging Face repo id names the same preset.
+    Result<Scenario> hf = scenario_from_json(R"({"version": 1, "model": "meta-llama/Llama-3.1-8B"})");
+    REQUIRE(hf.ok());
+    CHECK(hf->model.name == find_model("llama-3.1-8b")->spec.name);
+}
+
+TEST_CASE("scenario JSON: an edited preset is written out field by field") {
+    Scenario s;
+    s.model = find_model("llama-3.1-8b")->spec;
+    s.model.layers = 16;  // no longer the preset
+    const std::string compact = scenario_to_json(s, JsonStyle::Compact);
+    CHECK(compact.find(R"("model":{)") != std::string::npos);
+    Result<Scenario> back = scenario_from_json(compact);
+    REQUIRE(back.ok());
+    require_same(s, *back);
+}
+
+TEST_CASE("scenario JSON: an inline Hugging Face config.json") {
+    const std::string cfg = read_text(std::string(VRAMLENS_TEST_DATA) + "/configs/llama-3.1-8b.json");
+    Result<Scenario> r = scenario_from_json(R"({"version": 1, "model": {"hf_config": )" + cfg + "}}");
+    REQUIRE(r.ok());
+    // The values of tests/data/configs/llama-3.1-8b.json (meta-llama/Llama-3.1-8B config.json).
+    CHECK(r->model.vocab == 128256);
+    CHECK(r->model.hidden == 4096);
+    CHECK(r->model.layers == 32);
+    CHECK(r->model.heads == 32);
+    CHECK(r->model.kv_heads == 8);
+    CHECK(r->model.ffn == 14336);
+    CHECK(r->model.max_position == 131072);
+    // Import errors are named under model.hf_config.
+    Result<Scenario> bad = scenario_from_json(R"({"version": 1, "model": {"hf_config": {"model_type": "llama", "hidden_size": -4096}}})");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors.front().field.rfind("model.hf_config.", 0) == 0);
+}
+
+TEST_CASE("scenario JSON: a parameter-count model starts blank, not as the default model") {
+    Result<Scenario> r = scenario_from_json(R"({"version": 1, "model": {"params": 7e9}})");
+    REQUIRE(r.ok());
+    CHECK(r->model.params_only == 7000000000);
+    CHECK_FALSE(r->model.architecture_known());
+    CHECK(r->model.hidden == 0);  // not Llama-3.1-8B's 4096
+    CHECK(r->model.family == "Custom");
+}
+
+TEST_CASE("scenario JSON: the examples in docs/scenario-format.md read, and the complete one is the writer's output") {
+    const std::string doc = read_text(std::string(VRAMLENS_TEST_DATA) + "/../../docs/scenario-format.md");
+    int blocks = 0;
+    for (size_t at = doc.find("```json\n"); at != std::string::npos; at = doc.find("```json\n", at + 1)) {
+        const size_t begin = at + 8, end = doc.find("```", begin);
+        REQUIRE(end != std::string::npos);
+        const std::string block = doc.substr(begin, end - begin);
+        INFO(block);
+        Result<Scenario> r = scenario_from_json(block);
+        for (const FieldError& e : r.errors) UNSCOPED_INFO(to_string(e));
+        CHECK(r.ok());
+        ++blocks;
+    }
+    CHECK(blocks == 3);  // small example, complete example, compact example
+    const size_t complete = doc.find("```json\n", doc.find("## The complete example")) + 8;
+    Scenario s;
+    s.gpu = find_gpu("h100-80gb")->gpu();
+    CHECK(doc.substr(complete, doc.find("```", complete) - complete) == scenario_to_json(s, JsonStyle::Pretty) + "\n");
 }
 
 // ---- a field added to a Scenario struct must be added to the format ---------------------------
