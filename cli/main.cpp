@@ -1,12 +1,13 @@
-// vramlens command-line tool. Formats what the core computes; no formulas here.
+// vramlens command-line tool: main() hands the arguments to cli::run and prints what it says.
 #include <cstdio>
-#include <cstring>
+
+#include "cli.h"
 
 int main(int argc, char** argv) {
-    if (argc > 1 && (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "version") == 0)) {
-        std::printf("vramlens %s\n", VRAMLENS_VERSION);
-        return 0;
-    }
-    std::fprintf(stderr, "usage: vramlens --version\n");
-    return 2;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    std::string out, err;
+    int status = vl::cli::run(args, out, err);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fwrite(err.data(), 1, err.size(), stderr);
+    return status;
 }

@@ -1,0 +1,78 @@
+// Readable names of every enum in Scenario and Estimate, as the scenario JSON, the CLI flags and
+// the exports spell them (e.g. Precision::MixedBF16 <-> "bf16-mixed"). One table per enum, so the
+// writer, the reader and the help text can never disagree.
+#pragma once
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "estimate.h"
+#include "scenario.h"
+
+namespace vl {
+
+template <class E>
+struct EnumName {
+    E value;
+    const char* name;
+};
+
+// The table for an enum, selected by a value of that enum (the value itself is ignored).
+std::span<const EnumName<Mode>> enum_names(Mode);
+std::span<const EnumName<Precision>> enum_names(Precision);
+std::span<const EnumName<Optimizer>> enum_names(Optimizer);
+std::span<const EnumName<Recompute>> enum_names(Recompute);
+std::span<const EnumName<Compat>> enum_names(Compat);
+std::span<const EnumName<ActivationFormula>> enum_names(ActivationFormula);
+std::span<const EnumName<StateDtype>> enum_names(StateDtype);
+std::span<const EnumName<PipelineSchedule>> enum_names(PipelineSchedule);
+std::span<const EnumName<FineTuneMethod>> enum_names(FineTuneMethod);
+std::span<const EnumName<WeightFormat>> enum_names(WeightFormat);
+std::span<const EnumName<KvDtype>> enum_names(KvDtype);
+std::span<const EnumName<Engine>> enum_names(Engine);
+std::span<const EnumName<NormKind>> enum_names(NormKind);
+std::span<const EnumName<PositionKind>> enum_names(PositionKind);
+std::span<const EnumName<AttentionKind>> enum_names(AttentionKind);
+std::span<const EnumName<Category>> enum_names(Category);
+std::span<const EnumName<Phase>> enum_names(Phase);
+
+// LoRA target bits (scenario.h LoraTarget) by their PEFT module names, e.g. kLoraQ <-> "q_proj".
+std::span<const EnumName<LoraTarget>> lora_target_names();
+
+template <class E>
+const char* enum_name(E v) {
+    for (const auto& n : enum_names(E{}))
+        if (n.value == v) return n.name;
+    return "?";
+}
+
+// Exact match first, then ASCII case-insensitive ("BF16-Mixed" reads as "bf16-mixed").
+template <class E>
+std::optional<E> parse_enum(std::string_view s) {
+    auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
+    for (const auto& n : enum_names(E{})) {
+        std::string_view name = n.name;
+        if (name.size() != s.size()) continue;
+        bool same = true;
+        for (size_t i = 0; i < s.size() && same; ++i) same = lower(s[i]) == name[i];
+        if (same) return n.value;
+    }
+    return std::nullopt;
+}
+
+// "a", "b" or "c": the allowed names, for error messages and --help.
+template <class E>
+std::string enum_choices() {
+    std::string out;
+    auto names = enum_names(E{});
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (i) out += (i + 1 == names.size()) ? " or " : ", ";
+        out += '"';
+        out += names[i].name;
+        out += '"';
+    }
+    return out;
+}
+
+}  // namespace vl

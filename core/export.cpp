@@ -1,0 +1,282 @@
+// Export formats (export.h). Layout only: every number printed here was computed by estimate().
+#include "export.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "formula.h"
+#include "scenario_json.h"
+
+namespace vl {
+
+std::span<const EnumName<ExportFormat>> enum_names(ExportFormat) {
+    static constexpr EnumName<ExportFormat> kNames[] = {
+        {ExportFormat::Table, "table"}, {ExportFormat::Json, "json"}, {ExportFormat::Markdown, "markdown"}, {ExportFormat::Csv, "csv"}};
+    return kNames;
+}
+
+const char* phase_label(Mode mode, Phase p) {
+    if (mode == Mode::Infer && p == Phase::Forward) return "prefill";
+    if (mode == Mode::Infer && p == Phase::Step) return "decode";
+    return enum_name(p);
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr Phase kPhases[] = {Phase::Load, Phase::Forward, Phase::Backward, Phase::Step};
+
+// Phases a component is live in, e.g. "forward backward"; inference never lists backward.
+std::string phase_list(Mode mode, unsigned mask, const char* sep) {
+    std::string out;
+    for (Phase p : kPhases) {
+        if (!(mask & phase_bit(p)) || (mode == Mode::Infer && p == Phase::Backward)) continue;
+        if (!out.empty()) out += sep;
+        out += phase_label(mode, p);
+    }
+    return out;
+}
+
+std::string amount(double bytes, SizeUnit u) { return format("%.2f", to_unit(bytes, u)); }
+
+std::string heading(const Scenario& s) {
+    std::string model = s.model.name.empty() ? std::string("(unnamed model)") : s.model.name;
+    return format("%s, %s, %lld x %s, per GPU", model.c_str(), enum_name(s.mode), static_cast<long long>(s.gpu_count),
+                  s.gpu.name.c_str());
+}
+
+std::string verdict(const Estimate& e, SizeUnit u) {
+    const char* unit = unit_name(u);
+    if (e.fits()) return format("fits, %s %s headroom", amount(e.headroom_bytes(), u).c_str(), unit);
+    return format("does not fit, %s %s over", amount(-e.headroom_bytes(), u).c_str(), unit);
+}
+
+std::string errors_text(const Estimate& e) {
+    std::string out;
+    for (const FieldError& err : e.errors) out += "error: " + to_string(err) + "\n";
+    return out;
+}
+
+std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+std::string pad_left(const std::string& s, size_t width) { return s.size() >= width ? s : std::string(width - s.size(), ' ') + s; }
+
+std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) {
+    std::string out = heading(s) + "\n";
+    if (!e.ok()) return out + errors_text(e);
+    const std::string unit = unit_name(o.unit);
+    size_t label_w = 9, cat_w = 8, num_w = std::max<size_t>(unit.size(), 6);
+    for (const Component& c : e.components) {
+        label_w = std::max(label_w, std::string(c.label).size());
+        cat_w = std::max(cat_w, std::string(enum_name(c.category)).size());
+        num_w = std::max(num_w, amount(c.bytes, o.unit).size());
+    }
+    num_w = std::max(num_w, amount(std::max(e.total_bytes, e.gpu_capacity_bytes), o.unit).size());
+    out += pad("Component", label_w) + "  " + pad("Category", cat_w) + "  " + pad_left(unit, num_w) + "  Phases\n";
+    for (const Component& c : e.components) {
+        out += pad(c.label, label_w) + "  " + pad(enum_name(c.category), cat_w) + "  " + pad_left(amount(c.bytes, o.unit), num_w) + "  " +
+               (c.host ? std::string("host (not on the GPU)") : phase_list(s.mode, c.phases, " ")) + "\n";
+        if (o.formulas) {
+            out += "    = " + std::string(c.formula) + "\n";
+            if (!c.substituted.empty()) out += "    = " + c.substituted + "\n";
+            if (*c.source) out += "    source: " + std::string(c.source) + "\n";
+        }
+    }
+    const size_t rule_w = label_w + 2 + cat_w + 2 + num_w;
+    out += std::string(rule_w, '-') + "\n";
+    out += pad("Peak (" + std::string(phase_label(s.mode, e.peak_phase)) + ")", label_w + 2 + cat_w) + "  " +
+           pad_left(amount(e.total_bytes, o.unit), num_w) + "  of " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " +
+           verdict(e, o.unit) + "\n";
+    out += "Phases:";
+    for (Phase p : kPhases) {
+        if (s.mode == Mode::Infer && p == Phase::Backward) continue;
+        out += std::string(p == Phase::Load ? " " : ", ") + phase_label(s.mode, p) + " " + amount(e.phase_bytes[static_cast<int>(p)], o.unit);
+    }
+    out += " " + unit + "\n";
+    if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + "\n";
+    for (const std::string& w : e.warnings) out += "warning: " + w + "\n";
+    return out;
+}
+
+// A Markdown table cell: pipes escaped, line breaks flattened; `code` for formulas.
+std::string md_cell(const std::string& text, bool code = false) {
+    std::string t;
+    for (char c : text) {
+        if (c == '|') t += "\\|";
+        else if (c == '\n' || c == '\r') t += ' ';
+        else t += c;
+    }
+    if (code && !t.empty() && t.find('`') == std::string::npos) return "`" + t + "`";
+    return t;
+}
+
+std::string markdown(const Scenario& s, const Estimate& e, const ExportOptions& o) {
+    std::string out = "**" + md_cell(heading(s)) + "**\n\n";
+    if (!e.ok()) {
+        for (const FieldError& err : e.errors) out += "- error: `" + md_cell(err.field) + "`: " + md_cell(err.message) + "\n";
+        return out;
+    }
+    const std::string unit = unit_name(o.unit);
+    out += "| Component | Category | Phases | " + unit + " | Formula | With your numbers | Source |\n";
+    out += "|:--|:--|:--|--:|:--|:--|:--|\n";
+    for (const Component& c : e.components)
+        out += "| " + md_cell(c.label) + " | " + enum_name(c.category) + " | " + (c.host ? std::string("host") : phase_list(s.mode, c.phases, ", ")) +
+               " | " + amount(c.bytes, o.unit) + " | " + md_cell(c.formula, true) + " | " + md_cell(c.substituted, true) + " | " +
+               md_cell(c.source) + " |\n";
+    out += "| **Peak (" + std::string(phase_label(s.mode, e.peak_phase)) + ")** | | | **" + amount(e.total_bytes, o.unit) + "** | | | |\n\n";
+    out += "GPU memory " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " + verdict(e, o.unit) + ".\n";
+    if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + ".\n";
+    for (const std::string& w : e.warnings) out += "\n> warning: " + md_cell(w);
+    if (!e.warnings.empty()) out += "\n";
+    return out;
+}
+
+// RFC 4180: quote a field holding a comma, quote or line break; double the quotes inside.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string t = "\"";
+    for (char c : text) t += (c == '"') ? std::string("\"\"") : std::string(1, c);
+    return t + "\"";
+}
+
+std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
+    const std::string unit = unit_name(o.unit);
+    std::string out = "id,label,category,phases,host,bytes," + unit + ",formula,substituted,source\n";
+    for (const FieldError& err : e.errors) out += csv_field("error." + err.field) + "," + csv_field(err.message) + ",,,,,,,,\n";
+    if (!e.ok()) return out;
+    auto row = [&](const std::string& id, const std::string& label, const std::string& category, const std::string& phases, bool host,
+                   double bytes, const std::string& formula, const std::string& substituted, const std::string& source) {
+        out += csv_field(id) + "," + csv_field(label) + "," + csv_field(category) + "," + csv_field(phases) + "," + (host ? "true" : "false") +
+               "," + format("%.0f", bytes) + "," + amount(bytes, o.unit) + "," + csv_field(formula) + "," + csv_field(substituted) + "," +
+               csv_field(source) + "\n";
+    };
+    for (const Component& c : e.components)
+        row(c.id, c.label, enum_name(c.category), c.host ? "" : phase_list(s.mode, c.phases, " "), c.host, c.bytes, c.formula, c.substituted, c.source);
+    for (Phase p : kPhases) {
+        if (s.mode == Mode::Infer && p == Phase::Backward) continue;
+        const char* name = phase_label(s.mode, p);
+        row(std::string("total.") + name, std::string("Total in ") + name, "", name, false, e.phase_bytes[static_cast<int>(p)], "", "", "");
+    }
+    row("total.peak", std::string("Peak (") + phase_label(s.mode, e.peak_phase) + ")", "", phase_label(s.mode, e.peak_phase), false, e.total_bytes, "", "", "");
+    row("gpu.capacity", "GPU memory", "", "", false, e.gpu_capacity_bytes, "", "", "");
+    row("gpu.headroom", "Headroom", "", "", false, e.headroom_bytes(), "", "", "");
+    if (e.host_bytes > 0) row("host.total", "Host memory (offloaded)", "", "", true, e.host_bytes, "", "", "");
+    return out;
+}
+
+std::string json(const Scenario& s, const Estimate& e) {
+    Json j = Json::object();
+    j["vramlens"] = VRAMLENS_VERSION;
+    j["scenario"] = Json::parse(scenario_to_json(s, JsonStyle::Pretty), nullptr, false);
+    j["ok"] = e.ok();
+    j["fits"] = e.fits();
+    if (e.ok()) {
+        j["peak_phase"] = phase_label(s.mode, e.peak_phase);
+        j["total_bytes"] = e.total_bytes;
+        j["capacity_bytes"] = e.gpu_capacity_bytes;
+        j["headroom_bytes"] = e.headroom_bytes();
+        j["host_bytes"] = e.host_bytes;
+        Json phases = Json::object();
+        for (Phase p : kPhases)
+            if (!(s.mode == Mode::Infer && p == Phase::Backward)) phases[phase_label(s.mode, p)] = e.phase_bytes[static_cast<int>(p)];
+        j["phase_bytes"] = phases;
+        j["params"] = {{"total", e.params.total},
+                       {"embedding", e.params.embedding},
+                       {"lm_head", e.params.lm_head},
+                       {"non_embedding", e.params.non_embedding},
+                       {"active_per_token", e.params.active_per_token},
+                       {"largest_layer", e.params.largest_layer}};
+        Json comps = Json::array();
+        for (const Component& c : e.components) {
+            Json phase_names = Json::array();
+            for (Phase p : kPhases)
+                if ((c.phases & phase_bit(p)) && !(s.mode == Mode::Infer && p == Phase::Backward)) phase_names.push_back(phase_label(s.mode, p));
+            comps.push_back({{"id", c.id}, {"label", c.label}, {"category", enum_name(c.category)}, {"phases", phase_names},
+                             {"host", c.host}, {"bytes", c.bytes}, {"formula", c.formula}, {"substituted", c.substituted}, {"source", c.source}});
+        }
+        j["components"] = comps;
+    }
+    j["warnings"] = e.warnings;
+    Json errs = Json::array();
+    for (const FieldError& err : e.errors) errs.push_back({{"field", err.field}, {"message", err.message}});
+    j["errors"] = errs;
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string format_rows(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, ExportFormat f) {
+    auto cell = [](const std::vector<std::string>& row, size_t i) { return i < row.size() ? row[i] : std::string(); };
+    std::string out;
+    switch (f) {
+        case ExportFormat::Table: {
+            std::vector<size_t> width(header.size());
+            for (size_t i = 0; i < header.size(); ++i) {
+                width[i] = header[i].size();
+                for (const auto& r : rows) width[i] = std::max(width[i], cell(r, i).size());
+            }
+            auto line = [&](const std::vector<std::string>& r) {
+                std::string l;
+                for (size_t i = 0; i < header.size(); ++i) {
+                    if (i) l += "  ";
+                    l += i + 1 == header.size() ? cell(r, i) : pad(cell(r, i), width[i]);
+                }
+                out += l + "\n";
+            };
+            line(header);
+            for (const auto& r : rows) line(r);
+            return out;
+        }
+        case ExportFormat::Json: {
+            Json a = Json::array();
+            for (const auto& r : rows) {
+                Json o = Json::object();
+                for (size_t i = 0; i < header.size(); ++i) o[header[i]] = cell(r, i);
+                a.push_back(std::move(o));
+            }
+            return a.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+        }
+        case ExportFormat::Markdown: {
+            auto line = [&](const std::vector<std::string>& r) {
+                out += "|";
+                for (size_t i = 0; i < header.size(); ++i) {
+                    out += ' ';
+                    out += md_cell(cell(r, i));
+                    out += " |";
+                }
+                out += "\n";
+            };
+            line(header);
+            out += "|";
+            for (size_t i = 0; i < header.size(); ++i) out += ":--|";
+            out += "\n";
+            for (const auto& r : rows) line(r);
+            return out;
+        }
+        case ExportFormat::Csv: {
+            auto line = [&](const std::vector<std::string>& r) {
+                for (size_t i = 0; i < header.size(); ++i) {
+                    if (i) out += ',';
+                    out += csv_field(cell(r, i));
+                }
+                out += "\n";
+            };
+            line(header);
+            for (const auto& r : rows) line(r);
+            return out;
+        }
+    }
+    return out;
+}
+
+std::string export_estimate(const Scenario& s, const Estimate& e, ExportFormat f, const ExportOptions& o) {
+    switch (f) {
+        case ExportFormat::Table: return table(s, e, o);
+        case ExportFormat::Json: return json(s, e);
+        case ExportFormat::Markdown: return markdown(s, e, o);
+        case ExportFormat::Csv: return csv(s, e, o);
+    }
+    return {};
+}
+
+}  // namespace vl

@@ -1,0 +1,560 @@
+// Scenario JSON reader and writer (scenario_json.h). Each struct's fields are listed once, in a
+// fields() function that both the Reader and the Writer walk, so the two cannot drift apart.
+// nlohmann_json is used without exceptions (the wasm build cannot catch them): a SAX pass checks
+// the syntax and nesting depth first, then every value's type is checked before it is read.
+#include "scenario_json.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <type_traits>
+
+#include "enum_names.h"
+#include "model/hf_config.h"
+#include "model/presets.h"
+
+namespace vl {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// Representability limits, not rules: the rules (tp divides heads, ...) are validate()'s. They keep
+// a tampered file from reaching the core with numbers no real scenario has.
+constexpr double kMaxInt64Field = 1e15;  // counts: params up to 10^15, tokens, ranks
+constexpr double kMaxNumberField = 1e18; // bytes and fractions
+constexpr size_t kMaxStringField = 256;  // names
+constexpr size_t kMaxTextBytes = 1 << 20;
+constexpr int kMaxDepth = 32;
+
+// ---- field lists: one per struct, walked by the Reader and the Writer ------------------------
+template <class V> void fields(V& v, TrainingOptions*) {
+    v("precision", &TrainingOptions::precision);
+    v("fp32_grad_accum", &TrainingOptions::fp32_grad_accum);
+    v("fp32_grad_copy", &TrainingOptions::fp32_grad_copy);
+    v("optimizer", &TrainingOptions::optimizer);
+    v("custom_optimizer_bytes_per_param", &TrainingOptions::custom_optimizer_bytes_per_param);
+    v("micro_batch", &TrainingOptions::micro_batch);
+    v("seq_len", &TrainingOptions::seq_len);
+    v("grad_accum_steps", &TrainingOptions::grad_accum_steps);
+    v("recompute", &TrainingOptions::recompute);
+    v("recompute_every_k", &TrainingOptions::recompute_every_k);
+    v("flash_attention", &TrainingOptions::flash_attention);
+    v("dropout", &TrainingOptions::dropout);
+    v("fp32_logits", &TrainingOptions::fp32_logits);
+    v("compat", &TrainingOptions::compat);
+    v("activation_formula", &TrainingOptions::activation_formula);
+    v("activation_coefficient", &TrainingOptions::activation_coefficient);
+    v("optimizer_state_dtype", &TrainingOptions::optimizer_state_dtype);
+    v("extra_fp32_weight_copy", &TrainingOptions::extra_fp32_weight_copy);
+    v("attention_dropout", &TrainingOptions::attention_dropout);
+    v("params_only_largest_layer", &TrainingOptions::params_only_largest_layer);
+}
+
+template <class V> void fields(V& v, FineTuneOptions*) {
+    v("method", &FineTuneOptions::method);
+    v("lora_rank", &FineTuneOptions::lora_rank);
+    v.lora_targets("lora_targets", &FineTuneOptions::lora_targets);
+    v("double_quant", &FineTuneOptions::double_quant);
+    v("paged_optimizer", &FineTuneOptions::paged_optimizer);
+    v("adapters_fp32", &FineTuneOptions::adapters_fp32);
+    v("lora_dropout", &FineTuneOptions::lora_dropout);
+    v("quant_block", &FineTuneOptions::quant_block);
+    v("quant_block2", &FineTuneOptions::quant_block2);
+}
+
+template <class V> void fields(V& v, InferenceOptions*) {
+    v("weights", &InferenceOptions::weights);
+    v("group_size", &InferenceOptions::group_size);
+    v("double_quant", &InferenceOptions::double_quant);
+    v("kv_dtype", &InferenceOptions::kv_dtype);
+    v("batch", &InferenceOptions::batch);
+    v("context", &InferenceOptions::context);
+    v("prefill_chunk", &InferenceOptions::prefill_chunk);
+    v("engine", &InferenceOptions::engine);
+    v("gpu_memory_utilization", &InferenceOptions::gpu_memory_utilization);
+    v("block_size", &InferenceOptions::block_size);
+    v("cuda_graphs", &InferenceOptions::cuda_graphs);
+    v("flash_attention", &InferenceOptions::flash_attention);
+    v("prompt", &InferenceOptions::prompt);
+    v("max_num_seqs", &InferenceOptions::max_num_seqs);
+    v("max_batched_tokens", &InferenceOptions::max_batched_tokens);
+    v("ubatch", &InferenceOptions::ubatch);
+    v("fp32_compute", &InferenceOptions::fp32_compute);
+    v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
+}
+
+template <class V> void fields(V& v, Parallelism*) {
+    v("dp", &Parallelism::dp);
+    v("tp", &Parallelism::tp);
+    v("pp", &Parallelism::pp);
+    v("cp", &Parallelism::cp);
+    v("ep", &Parallelism::ep);
+    v("sp", &Parallelism::sp);
+    v("zero", &Parallelism::zero);
+    v("shard_group", &Parallelism::shard_group);
+    v("schedule", &Parallelism::schedule);
+    v("virtual_stages", &Parallelism::virtual_stages);
+    v("offload_optimizer", &Parallelism::offload_optimizer);
+    v("offload_params", &Parallelism::offload_params);
+    v("gpus_per_node", &Parallelism::gpus_per_node);
+}
+
+template <class V> void fields(V& v, Gpu*) {
+    v("name", &Gpu::name);
+    v("memory_bytes", &Gpu::memory_bytes);
+}
+
+template <class V> void fields(V& v, Overheads*) {
+    v("cuda_context_bytes", &Overheads::cuda_context_bytes);
+    v("fragmentation", &Overheads::fragmentation);
+    v("temp_buffers", &Overheads::temp_buffers);
+    v("bucket_bytes", &Overheads::bucket_bytes);
+    v("backward_working_set", &Overheads::backward_working_set);
+}
+
+template <class V> void fields(V& v, MLASpec*) {
+    v("q_lora_rank", &MLASpec::q_lora_rank);
+    v("kv_lora_rank", &MLASpec::kv_lora_rank);
+    v("qk_rope_head_dim", &MLASpec::qk_rope_head_dim);
+    v("qk_nope_head_dim", &MLASpec::qk_nope_head_dim);
+    v("v_head_dim", &MLASpec::v_head_dim);
+}
+
+template <class V> void fields(V& v, MoESpec*) {
+    v("num_experts", &MoESpec::num_experts);
+    v("top_k", &MoESpec::top_k);
+    v("expert_ffn", &MoESpec::expert_ffn);
+    v("shared_experts", &MoESpec::shared_experts);
+    v("shared_expert_ffn", &MoESpec::shared_expert_ffn);
+    v("shared_expert_gate", &MoESpec::shared_expert_gate);
+    v("first_dense_layers", &MoESpec::first_dense_layers);
+    v("moe_layer_freq", &MoESpec::moe_layer_freq);
+    v("router_bias", &MoESpec::router_bias);
+}
+
+template <class V> void fields(V& v, ModelSpec*) {
+    v("name", &ModelSpec::name);
+    v("family", &ModelSpec::family);
+    v("model_type", &ModelSpec::model_type);
+    v("params", &ModelSpec::params_only);
+    v("vocab", &ModelSpec::vocab);
+    v("hidden", &ModelSpec::hidden);
+    v("layers", &ModelSpec::layers);
+    v("heads", &ModelSpec::heads);
+    v("kv_heads", &ModelSpec::kv_heads);
+    v("head_dim", &ModelSpec::head_dim);
+    v("ffn", &ModelSpec::ffn);
+    v("gated_mlp", &ModelSpec::gated_mlp);
+    v("qkv_bias", &ModelSpec::qkv_bias);
+    v("attn_out_bias", &ModelSpec::attn_out_bias);
+    v("mlp_bias", &ModelSpec::mlp_bias);
+    v("norm", &ModelSpec::norm);
+    v("norms_per_layer", &ModelSpec::norms_per_layer);
+    v("qk_norm", &ModelSpec::qk_norm);
+    v("final_norm", &ModelSpec::final_norm);
+    v("tied_embeddings", &ModelSpec::tied_embeddings);
+    v("position", &ModelSpec::position);
+    v("max_position", &ModelSpec::max_position);
+    v("position_offset", &ModelSpec::position_offset);
+    v("embed_dim", &ModelSpec::embed_dim);
+    v("lm_head_bias", &ModelSpec::lm_head_bias);
+    v("embedding_norm", &ModelSpec::embedding_norm);
+    v("parallel_attn_mlp", &ModelSpec::parallel_attn_mlp);
+    v("sliding_window", &ModelSpec::sliding_window);
+    v("sliding_window_pattern", &ModelSpec::sliding_window_pattern);
+    v("attention", &ModelSpec::attention);
+    v("mla", &ModelSpec::mla);
+    v("moe", &ModelSpec::moe);
+}
+
+// Scenario members other than model, gpu and gpu_count, which have forms of their own.
+template <class V> void fields(V& v, Scenario*) {
+    v("mode", &Scenario::mode);
+    v("train", &Scenario::train);
+    v("finetune", &Scenario::finetune);
+    v("infer", &Scenario::infer);
+    v("parallel", &Scenario::parallel);
+    v("overheads", &Scenario::overheads);
+}
+
+template <class F>
+constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string>;
+
+// ---- reading ----------------------------------------------------------------------------------
+std::string describe(const Json& j) {
+    std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return s;
+}
+
+std::string join(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, bool& out) {
+    if (!j.is_boolean()) { errs.push_back({path, "must be true or false; got " + describe(j)}); return; }
+    out = j.get<bool>();
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, double& out) {
+    // JSON has no NaN or infinity; the parser rejects 1e400. The bound keeps products finite.
+    if (!j.is_number()) { errs.push_back({path, "must be a number; got " + describe(j)}); return; }
+    double x = j.get<double>();
+    if (!std::isfinite(x) || std::fabs(x) > kMaxNumberField) {
+        errs.push_back({path, "must be a number of magnitude at most 1e18; got " + describe(j)});
+        return;
+    }
+    out = x;
+}
+
+// Integers: JSON integers, or numbers with no fraction (7e9 reads as 7000000000).
+std::optional<double> integral(const Json& j, const std::string& path, std::vector<FieldError>& errs, double limit,
+                               const char* limit_text) {
+    if (!j.is_number()) { errs.push_back({path, "must be an integer; got " + describe(j)}); return std::nullopt; }
+    double x = j.is_number_float() ? j.get<double>() : j.is_number_unsigned() ? static_cast<double>(j.get<uint64_t>())
+                                                                                : static_cast<double>(j.get<int64_t>());
+    if (std::floor(x) != x) { errs.push_back({path, "must be an integer; got " + describe(j)}); return std::nullopt; }
+    if (std::fabs(x) > limit) {
+        errs.push_back({path, std::string("must be an integer of magnitude at most ") + limit_text + "; got " + describe(j)});
+        return std::nullopt;
+    }
+    return x;
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, int64_t& out) {
+    if (auto x = integral(j, path, errs, kMaxInt64Field, "1e15")) out = static_cast<int64_t>(*x);
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, int& out) {
+    if (auto x = integral(j, path, errs, std::numeric_limits<int>::max(), "2147483647")) out = static_cast<int>(*x);
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::string& out) {
+    if (!j.is_string()) { errs.push_back({path, "must be a string; got " + describe(j)}); return; }
+    const std::string& s = j.get_ref<const std::string&>();
+    if (s.size() > kMaxStringField) { errs.push_back({path, "must be at most 256 bytes long; got " + std::to_string(s.size())}); return; }
+    out = s;
+}
+
+template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, E& out) {
+    if (j.is_string()) {
+        if (auto v = parse_enum<E>(j.get_ref<const std::string&>())) { out = *v; return; }
+    }
+    errs.push_back({path, "must be one of " + enum_choices<E>() + "; got " + describe(j)});
+}
+
+template <class T>
+void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out);
+
+// Walks fields(); remembers which keys it knows so that finish() can name the unknown ones.
+template <class T>
+struct Reader {
+    const Json& obj;
+    std::string path;
+    std::vector<FieldError>& errs;
+    T& out;
+    std::vector<const char*> known;
+
+    const Json* find(const char* key) {
+        known.push_back(key);
+        auto it = obj.find(key);
+        return it == obj.end() ? nullptr : &*it;
+    }
+
+    template <class F>
+    void operator()(const char* key, F T::*member) {
+        const Json* j = find(key);
+        if (!j) return;
+        if constexpr (kIsStruct<F>)
+            read_object(*j, join(path, key), errs, out.*member);
+        else
+            read_value(*j, join(path, key), errs, out.*member);
+    }
+
+    // LoRA targets: an array of PEFT module names, or "all-linear" (PEFT's shorthand).
+    void lora_targets(const char* key, unsigned T::*member) {
+        const Json* j = find(key);
+        if (!j) return;
+        std::string p = join(path, key);
+        if (j->is_string() && j->get_ref<const std::string&>() == "all-linear") { out.*member = kLoraAllLinear; return; }
+        if (!j->is_array()) { errs.push_back({p, "must be an array of module names or \"all-linear\"; got " + describe(*j)}); return; }
+        unsigned bits = 0;
+        bool good = true;
+        for (size_t i = 0; i < j->size(); ++i) {
+            const Json& e = (*j)[i];
+            bool found = false;
+            if (e.is_string())
+                for (const auto& n : lora_target_names())
+                    if (e.get_ref<const std::string&>() == n.name) { bits |= n.value; found = true; }
+            if (!found) {
+                errs.push_back({p + "[" + std::to_string(i) + "]", "must be one of \"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\", \"gate_proj\", \"up_proj\" or \"down_proj\"; got " + describe(e)});
+                good = false;
+            }
+        }
+        if (good) out.*member = bits;
+    }
+
+    void finish() {
+        for (auto it = obj.begin(); it != obj.end(); ++it) {
+            bool ok = false;
+            for (const char* k : known) ok = ok || it.key() == k;
+            if (!ok) errs.push_back({join(path, it.key().c_str()), "unknown field"});
+        }
+    }
+};
+
+template <class T>
+void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out) {
+    if (!j.is_object()) { errs.push_back({path, "must be an object; got " + describe(j)}); return; }
+    Reader<T> r{j, path, errs, out, {}};
+    fields(r, static_cast<T*>(nullptr));
+    r.finish();
+}
+
+// "model": a preset id, {"hf_config": {...config.json...}}, or the ModelSpec's own fields.
+void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::string>& warnings, ModelSpec& out) {
+    if (j.is_string()) {  // a preset id, or its Hugging Face repo id
+        if (const ModelPreset* p = find_model(j.get_ref<const std::string&>())) out = p->spec;
+        else errs.push_back({"model", "unknown preset id " + describe(j) + " (`vramlens models` lists them)"});
+        return;
+    }
+    if (j.is_object() && j.contains("hf_config")) {
+        if (j.size() != 1) { errs.push_back({"model", "an object with \"hf_config\" must have no other fields"}); return; }
+        const Json& cfg = j["hf_config"];
+        if (!cfg.is_object()) { errs.push_back({"model.hf_config", "must be a config.json object; got " + describe(cfg)}); return; }
+        Result<ModelSpec> r = import_hf_config(cfg.dump(-1, ' ', false, Json::error_handler_t::replace));
+        for (const FieldError& e : r.errors) errs.push_back({"model.hf_config." + e.field, e.message});
+        for (const std::string& w : r.warnings) warnings.push_back("model.hf_config: " + w);
+        if (r.ok()) out = *r;
+        return;
+    }
+    if (!j.is_object()) {
+        errs.push_back({"model", "must be a preset id, an object of model fields, or {\"hf_config\": {...}}; got " + describe(j)});
+        return;
+    }
+    // A parameter count alone: the other fields start blank (model_from_param_count), not as the
+    // default model's architecture.
+    auto params = j.find("params");
+    if (params != j.end() && params->is_number() && params->get<double>() != 0) {
+        int64_t n = 0;
+        read_value(*params, "model.params", errs, n);
+        out = model_from_param_count(n);
+    }
+    read_object(j, "model", errs, out);
+}
+
+void read_gpu(const Json& j, std::vector<FieldError>& errs, Gpu& out) {
+    if (j.is_string()) {
+        if (const GpuPreset* p = find_gpu(j.get_ref<const std::string&>())) out = p->gpu();
+        else errs.push_back({"gpu", "unknown preset id " + describe(j) + " (`vramlens gpus` lists them)"});
+        return;
+    }
+    read_object(j, "gpu", errs, out);
+}
+
+// gpu_count when left out: one GPU per rank of every parallel dimension (ep folds into dp).
+std::optional<int64_t> ranks(const Parallelism& p) {
+    double n = static_cast<double>(p.dp) * static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.cp);
+    if (p.dp < 1 || p.tp < 1 || p.pp < 1 || p.cp < 1 || n > kMaxInt64Field) return std::nullopt;
+    return static_cast<int64_t>(n);
+}
+
+// Syntax and nesting check, so that errors carry a position and nothing deep reaches the DOM.
+struct SyntaxCheck : nlohmann::json_sax<Json> {
+    int depth = 0;
+    std::string error;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return enter(); }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { --depth; return true; }
+    bool start_array(std::size_t) override { return enter(); }
+    bool end_array() override { --depth; return true; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
+        error = ex.what();
+        if (auto p = error.find("] "); p != std::string::npos) error = error.substr(p + 2);  // drop "[json.exception...]"
+        return false;
+    }
+    bool enter() {
+        if (++depth <= kMaxDepth) return true;
+        error = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
+        return false;
+    }
+};
+
+std::optional<Json> parse_json(std::string_view text, std::vector<FieldError>& errs) {
+    if (text.size() > kMaxTextBytes) {
+        errs.push_back({"json", "is " + std::to_string(text.size()) + " bytes; at most 1 MiB is read"});
+        return std::nullopt;
+    }
+    SyntaxCheck check;
+    if (!Json::sax_parse(text, &check) || !check.error.empty()) {
+        errs.push_back({"json", check.error.empty() ? "not valid JSON" : check.error});
+        return std::nullopt;
+    }
+    Json j = Json::parse(text, nullptr, false);
+    if (j.is_discarded()) { errs.push_back({"json", "not valid JSON"}); return std::nullopt; }
+    return j;
+}
+
+// ---- writing ----------------------------------------------------------------------------------
+template <class T>
+Json write_object(const T& v, const T& defaults, JsonStyle style);
+
+template <class F>
+Json to_json_value(const F& x) {
+    if constexpr (std::is_enum_v<F>) return enum_name(x);
+    else return x;
+}
+
+Json lora_targets_json(unsigned bits) {
+    if (bits == kLoraAllLinear) return "all-linear";
+    Json a = Json::array();
+    for (const auto& n : lora_target_names())
+        if (bits & n.value) a.push_back(n.name);
+    return a;
+}
+
+template <class T>
+struct Writer {
+    const T& v;
+    const T& d;
+    JsonStyle style;
+    Json& out;
+
+    template <class F>
+    void operator()(const char* key, F T::*member) {
+        if constexpr (kIsStruct<F>) {
+            Json sub = write_object(v.*member, d.*member, style);
+            if (style == JsonStyle::Pretty || !sub.empty()) out[key] = std::move(sub);
+        } else if (style == JsonStyle::Pretty || !(v.*member == d.*member)) {
+            out[key] = to_json_value(v.*member);
+        }
+    }
+
+    void lora_targets(const char* key, unsigned T::*member) {
+        if (style == JsonStyle::Pretty || v.*member != d.*member) out[key] = lora_targets_json(v.*member);
+    }
+};
+
+template <class T>
+Json write_object(const T& v, const T& defaults, JsonStyle style) {
+    Json out = Json::object();
+    Writer<T> w{v, defaults, style, out};
+    fields(w, static_cast<T*>(nullptr));
+    return out;
+}
+
+std::string dump(const Json& j, JsonStyle style) {
+    return j.dump(style == JsonStyle::Pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace);
+}
+
+Json model_json(const ModelSpec& m, JsonStyle style) {
+    if (!m.architecture_known()) {  // a parameter count and its labels; the architecture is unknown
+        const ModelSpec base = model_from_param_count(m.params_only);
+        Json out = Json::object();
+        if (style == JsonStyle::Pretty || m.name != base.name) out["name"] = m.name;
+        if (style == JsonStyle::Pretty || m.family != base.family) out["family"] = m.family;
+        if (style == JsonStyle::Pretty || m.model_type != base.model_type) out["model_type"] = m.model_type;
+        out["params"] = m.params_only;
+        return out;
+    }
+    return write_object(m, ModelSpec{}, style);
+}
+
+// Field-by-field equality over the same field lists.
+template <class T>
+bool same(const T& a, const T& b);
+
+template <class T>
+struct Comparer {
+    const T& a;
+    const T& b;
+    bool equal = true;
+    template <class F>
+    void operator()(const char*, F T::*member) {
+        if constexpr (kIsStruct<F>) equal = equal && same(a.*member, b.*member);
+        else equal = equal && a.*member == b.*member;
+    }
+    void lora_targets(const char*, unsigned T::*member) { equal = equal && a.*member == b.*member; }
+};
+
+template <class T>
+bool same(const T& a, const T& b) {
+    Comparer<T> c{a, b};
+    fields(c, static_cast<T*>(nullptr));
+    return c.equal;
+}
+
+// The preset whose spec is exactly this one (every field), if any: share links stay short.
+std::optional<std::string> preset_model_id(const ModelSpec& m) {
+    if (!m.architecture_known()) return std::nullopt;
+    for (const ModelPreset& p : model_presets())
+        if (same(p.spec, m)) return p.id;
+    return std::nullopt;
+}
+
+std::optional<std::string> preset_gpu_id(const Gpu& g) {
+    for (const GpuPreset& p : gpu_presets())
+        if (p.name == g.name && p.memory_bytes == g.memory_bytes) return p.id;
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<Scenario> scenario_from_json(std::string_view text) {
+    std::vector<FieldError> errs;
+    std::vector<std::string> warnings;
+    std::optional<Json> parsed = parse_json(text, errs);
+    if (!parsed) return Result<Scenario>::failure(std::move(errs));
+    const Json& j = *parsed;
+    if (!j.is_object()) return Result<Scenario>::failure({{"json", "must be an object; got " + describe(j)}});
+
+    auto version = j.find("version");
+    if (version == j.end()) {
+        errs.push_back({"version", "missing; this build reads \"version\": " + std::to_string(kScenarioJsonVersion)});
+    } else if (!version->is_number_integer() || version->get<int64_t>() < 1) {
+        errs.push_back({"version", "must be a positive integer; got " + describe(*version)});
+    } else if (version->get<int64_t>() > kScenarioJsonVersion) {
+        errs.push_back({"version", "is " + describe(*version) + ", newer than this build reads (" +
+                                       std::to_string(kScenarioJsonVersion) + "); update vramlens"});
+    }
+    if (!errs.empty()) return Result<Scenario>::failure(std::move(errs));  // an unknown version's fields mean nothing
+
+    Scenario s;
+    Reader<Scenario> r{j, std::string(), errs, s, {"version"}};
+    if (const Json* m = r.find("model")) read_model(*m, errs, warnings, s.model);
+    fields(r, static_cast<Scenario*>(nullptr));
+    if (const Json* g = r.find("gpu")) read_gpu(*g, errs, s.gpu);
+    if (const Json* n = r.find("gpu_count")) read_value(*n, "gpu_count", errs, s.gpu_count);
+    else if (auto n2 = ranks(s.parallel)) s.gpu_count = *n2;
+    r.finish();
+    if (!errs.empty()) return Result<Scenario>::failure(std::move(errs), std::move(warnings));
+    return Result<Scenario>::success(std::move(s), std::move(warnings));
+}
+
+std::string scenario_to_json(const Scenario& s, JsonStyle style) {
+    const Scenario defaults;
+    Json j = Json::object();
+    j["version"] = kScenarioJsonVersion;
+    if (auto id = preset_model_id(s.model)) j["model"] = *id;
+    else j["model"] = model_json(s.model, style);
+    Writer<Scenario> w{s, defaults, style, j};
+    fields(w, static_cast<Scenario*>(nullptr));
+    if (auto id = preset_gpu_id(s.gpu)) j["gpu"] = *id;
+    else if (style == JsonStyle::Pretty || !(s.gpu.name == defaults.gpu.name && s.gpu.memory_bytes == defaults.gpu.memory_bytes))
+        j["gpu"] = write_object(s.gpu, Gpu{}, JsonStyle::Pretty);
+    if (style == JsonStyle::Pretty || ranks(s.parallel) != std::optional<int64_t>(s.gpu_count)) j["gpu_count"] = s.gpu_count;
+    return dump(j, style);
+}
+
+std::string model_to_json(const ModelSpec& m, JsonStyle style) { return dump(model_json(m, style), style); }
+
+}  // namespace vl

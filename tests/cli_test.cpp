@@ -1,0 +1,310 @@
+// The vramlens command-line tool, run as a process (issue 7): output, files, exit statuses, and
+// bad input named by field. VRAMLENS_CLI_PATH is set by tests/CMakeLists.txt when the CLI is built.
+#include <catch2/catch.hpp>
+
+#ifdef VRAMLENS_CLI_PATH
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Run {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string temp_path(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("vramlens_cli_test_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Runs `vramlens ARGS` (ARGS is shell text; tests quote what needs it).
+Run vramlens(const std::string& args, const std::string& stdin_text = "") {
+    const std::string err_file = temp_path("stderr");
+    const std::string in_file = temp_path("stdin");
+    std::ofstream(in_file) << stdin_text;
+    const std::string cmd = std::string("'") + VRAMLENS_CLI_PATH + "' " + args + " <'" + in_file + "' 2>'" + err_file + "'";
+    Run r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.err = slurp(err_file);
+    std::remove(err_file.c_str());
+    std::remove(in_file.c_str());
+    return r;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = temp_path(name);
+    std::ofstream(path) << text;
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("cli: --version and --help") {
+    Run v = vramlens("--version");
+    CHECK(v.status == 0);
+    CHECK(v.out == std::string("vramlens ") + VRAMLENS_VERSION + " (scenario format 1, share links v1)\n");
+    Run h = vramlens("--help");
+    CHECK(h.status == 0);
+    CHECK_THAT(h.out, Catch::Contains("vramlens estimate [SCENARIO.json]"));
+    CHECK_THAT(h.out, Catch::Contains("--micro-batch X"));
+    Run none = vramlens("");
+    CHECK(none.status == 2);
+    CHECK_THAT(none.err, Catch::Contains("usage:"));
+}
+
+TEST_CASE("cli: usage errors exit 2 and say what is wrong") {
+    Run r = vramlens("frobnicate");
+    CHECK(r.status == 2);
+    CHECK(r.err == "vramlens: unknown command \"frobnicate\" (see `vramlens --help`)\n");
+    r = vramlens("estimate --micro-batchh 4");
+    CHECK(r.status == 2);
+    CHECK(r.err == "vramlens: unknown option --micro-batchh (see `vramlens --help`)\n");
+    r = vramlens("estimate --seq");
+    CHECK(r.status == 2);
+    CHECK(r.err == "vramlens: --seq needs a value\n");
+    r = vramlens("estimate --format xml");
+    CHECK(r.status == 2);
+    CHECK(r.err == "vramlens: --format must be one of \"table\", \"json\", \"markdown\" or \"csv\"; got \"xml\"\n");
+    r = vramlens("estimate --set fragmentation");
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains("--set needs PATH=VALUE"));
+    r = vramlens("estimate a.json b.json");
+    CHECK(r.status == 2);
+    CHECK(r.err == "vramlens: unexpected argument \"b.json\"\n");
+}
+
+TEST_CASE("cli: bad scenario values exit 1 naming the field and the flag") {
+    Run r = vramlens("estimate --params 7e9 --micro-batch abc --precision bf17 --zero 1e12");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("  train.micro_batch (from --micro-batch): must be an integer; got \"abc\"\n"));
+    CHECK_THAT(r.err, Catch::Contains("  train.precision (from --precision): must be one of \"fp32\""));
+    CHECK_THAT(r.err, Catch::Contains("  parallel.zero (from --zero): must be an integer of magnitude at most 2147483647; got 1000000000000.0\n"));
+    r = vramlens("estimate --params 7e9 --set parallel.tpp=2");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("  parallel.tpp (from --set parallel.tpp): unknown field\n"));
+    r = vramlens("estimate --model no-such-model");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("  model (from --model): unknown preset id \"no-such-model\""));
+}
+
+TEST_CASE("cli: bad scenario files exit 1 naming the file and the field") {
+    Run r = vramlens("estimate /nonexistent/s.json");
+    CHECK(r.status == 1);
+    CHECK(r.err == "vramlens: cannot read /nonexistent/s.json: No such file or directory\n");
+    const std::string broken = write_temp("broken.json", "{\"version\": 1,\n \"train\": {\"micro_batch\": 4,}}");
+    r = vramlens("estimate '" + broken + "'");
+    CHECK(r.status == 1);
+    // Line 2 is ` "train": {"micro_batch": 4,}}`: the stray `}` is its 29th character.
+    CHECK_THAT(r.err, Catch::Contains("is not a valid scenario:\n  json: parse error at line 2, column 29"));
+    const std::string old = write_temp("newer.json", R"({"version": 2, "model": "x"})");
+    r = vramlens("estimate '" + old + "'");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("  version: is 2, newer than this build reads (1); update vramlens\n"));
+    std::remove(broken.c_str());
+    std::remove(old.c_str());
+}
+
+TEST_CASE("cli: `scenario` prints the normalized file; flags apply on top of it, in order") {
+    const std::string file = write_temp("s.json", R"({"version": 1, "model": {"name": "My 7B", "params": 7e9},
+                                                      "train": {"micro_batch": 2}, "parallel": {"dp": 4}})");
+    Run r = vramlens("scenario '" + file + "' --micro-batch 8 --tp 2 --sp --set overheads.fragmentation=0.25 --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["version"] == 1);
+    CHECK(j["model"]["name"] == "My 7B");
+    CHECK(j["model"]["params"] == 7000000000);
+    CHECK(j["train"]["micro_batch"] == 8);     // the flag wins over the file's 2
+    CHECK(j["parallel"]["dp"] == 4);           // from the file
+    CHECK(j["parallel"]["tp"] == 2);
+    CHECK(j["parallel"]["sp"] == true);
+    CHECK(j["gpu_count"] == 8);                // not given: dp 4 * tp 2
+    CHECK(j["overheads"]["fragmentation"] == 0.25);
+    CHECK(j["train"]["seq_len"] == 2048);      // scenario.h default
+    // Standard input as the file.
+    Run s = vramlens("scenario - --gpus 16", R"({"version": 1, "model": {"params": 1000}})");
+    REQUIRE(s.status == 0);
+    CHECK(nlohmann::json::parse(s.out)["gpu_count"] == 16);
+    std::remove(file.c_str());
+}
+
+TEST_CASE("cli: a custom GPU by its memory") {
+    Run r = vramlens("scenario --params 1000 --gpu-memory-gib 24");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["gpu"]["name"] == "Custom GPU");
+    CHECK(j["gpu"]["memory_bytes"] == 25769803776.0);  // 24 * 2^30
+}
+
+TEST_CASE("cli: `link` encodes and `link --decode` reads back, also from a whole URL") {
+    Run l = vramlens("link --params 1000 --set model.name=Tiny");
+    REQUIRE(l.status == 0);
+    // The same link as share_link_test's exact case (Python zlib + base64 derived).
+    CHECK(l.out == "v1.eyJ2ZXJzaW9uIjoxLCJtb2RlbCI6eyJuYW1lIjoiVGlueSIsInBhcmFtcyI6MTAwMH19oid6yQ\n");
+    Run d = vramlens("link --decode 'https://example.org/vramlens/#" + l.out.substr(0, l.out.size() - 1) + "'");
+    REQUIRE(d.status == 0);
+    nlohmann::json j = nlohmann::json::parse(d.out);
+    CHECK(j["model"]["name"] == "Tiny");
+    CHECK(j["model"]["params"] == 1000);
+    Run bad = vramlens("link --decode v1.eyJ2ZXJzaW9uIjoxLCJtb2RlbCI6eyJuYW1lIjoiVGlueSIsInBhcmFtcyI6MTAwMH19oid6yR");
+    CHECK(bad.status == 1);
+    CHECK_THAT(bad.err, Catch::Contains("  link: damaged"));
+}
+
+TEST_CASE("cli: import of an unreadable or invalid config") {
+    Run r = vramlens("import");
+    CHECK(r.status == 2);
+    r = vramlens("import /nonexistent/config.json");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("cannot read /nonexistent/config.json"));
+}
+
+namespace {
+// Sum of the bytes of the components of one category in a `--format json` estimate.
+double category_bytes(const nlohmann::json& j, const std::string& category) {
+    double sum = 0;
+    for (const auto& c : j["components"])
+        if (c["category"] == category) sum += c["bytes"].get<double>();
+    return sum;
+}
+}  // namespace
+
+TEST_CASE("cli: estimate by flags, 7e9 parameters, bf16 mixed precision with AdamW") {
+    Run r = vramlens("estimate --params 7e9 --mode train --precision bf16-mixed --optimizer adamw --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    // Mixed precision with Adam: 2 B bf16 weights + 2 B bf16 gradients + 4 B fp32 master + 4 + 4 B
+    // Adam m, v = 16 B per parameter (seed 001 table; ZeRO paper Sec 3.1, K = 12).
+    CHECK(category_bytes(j, "weights") == 14e9);
+    CHECK(category_bytes(j, "gradients") == 14e9);
+    CHECK(category_bytes(j, "optimizer") == 84e9);
+    CHECK(j["scenario"]["model"]["params"] == 7000000000);
+    CHECK(j["fits"] == false);  // 112e9 B of model states alone > the 85,520,809,984 B of the default H100 80GB
+}
+
+TEST_CASE("cli: ZeRO-2 over 8 data-parallel ranks shards gradients and optimizer states by 8") {
+    const std::string file = write_temp("zero2.json", R"({"version": 1, "model": {"params": 7e9}, "parallel": {"zero": 2, "dp": 8}})");
+    Run r = vramlens("estimate '" + file + "' --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    // ZeRO paper Sec 5: stage 2 partitions P_os+g over N_d = 8; weights stay whole.
+    CHECK(category_bytes(j, "weights") == 14e9);        // 2 B * 7e9
+    CHECK(category_bytes(j, "gradients") == 1.75e9);    // 2 B * 7e9 / 8
+    CHECK(category_bytes(j, "optimizer") == 10.5e9);    // 12 B * 7e9 / 8
+    CHECK(j["scenario"]["gpu_count"] == 8);             // derived: dp 8
+    std::remove(file.c_str());
+}
+
+TEST_CASE("cli: inference KV cache and weights of Llama-3.1-8B, as CSV") {
+    Run r = vramlens("estimate --model llama-3.1-8b --mode infer --weights bf16 --kv-dtype bf16 --batch 4 --context 8192 --format csv");
+    REQUIRE(r.status == 0);
+    // KV cache: 2 (K and V) * 32 layers * 8 kv heads * 128 head_dim * 2 B = 131072 B per token
+    // (vLLM paper Sec 3), times 4 sequences * 8192 tokens = 4294967296 B = 4.00 GiB.
+    CHECK_THAT(r.out, Catch::Contains(",kv_cache,prefill decode,false,4294967296,4.00,"));
+    // Weights: 8,030,261,248 parameters (Llama-3.1-8B: 2 * 128256 * 4096 embedding + head, 32 layers
+    // of 218,112,000, final norm 4096) * 2 B = 16,060,522,496 B, in four components.
+    nlohmann::json j = nlohmann::json::parse(vramlens("estimate --model llama-3.1-8b --mode infer --batch 4 --context 8192 --format json").out);
+    CHECK(category_bytes(j, "weights") == 16060522496.0);
+    CHECK(j["params"]["total"] == 8030261248);
+    CHECK(j["peak_phase"] == "prefill");
+}
+
+TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
+    Run gb = vramlens("estimate --params 7e9 --unit gb");
+    REQUIRE(gb.status == 0);
+    CHECK_THAT(gb.out, Catch::Contains("14.00"));  // 14e9 B of weights = 14.00 GB
+    CHECK_THAT(gb.out, Catch::Contains("  GB  Phases\n"));
+    Run md = vramlens("estimate --params 7e9 --format markdown");
+    REQUIRE(md.status == 0);
+    CHECK_THAT(md.out, Catch::StartsWith("**Custom (7000000000 parameters), train, 1 x H100 80GB, per GPU**\n"));
+    CHECK_THAT(md.out, Catch::Contains("| 13.04 | `P * weight_bytes"));  // 14e9 B / 2^30 = 13.04 GiB
+    Run f = vramlens("estimate --params 7e9 --formulas");
+    CHECK_THAT(f.out, Catch::Contains("    = 7e+09 * 2 / 1\n"));
+}
+
+TEST_CASE("cli: --fail-if-no-fit exits 3 when the scenario does not fit") {
+    // 16 B/param * 7e9 = 112e9 B > 85,520,809,984 B (H100 80GB): does not fit.
+    CHECK(vramlens("estimate --params 7e9 --fail-if-no-fit").status == 3);
+    // Inference of 1e9 bf16 parameters: 2e9 B of weights, far below: fits.
+    CHECK(vramlens("estimate --params 1e9 --mode infer --fail-if-no-fit").status == 0);
+}
+
+TEST_CASE("cli: models and gpus list the presets") {
+    Run m = vramlens("models --format csv");
+    REQUIRE(m.status == 0);
+    CHECK_THAT(m.out, Catch::StartsWith("id,name,family,parameters,active,hugging face\n"));
+    // 8,030,261,248: see the inference case above.
+    CHECK_THAT(m.out, Catch::Contains("\nllama-3.1-8b,Llama-3.1-8B,Llama 3.1,\"8,030,261,248\",,meta-llama/Llama-3.1-8B\n"));
+    Run g = vramlens("gpus --format json");
+    REQUIRE(g.status == 0);
+    nlohmann::json j = nlohmann::json::parse(g.out);
+    bool found = false;
+    for (const auto& row : j)
+        if (row["id"] == "h100-80gb") {
+            found = true;
+            CHECK(row["bytes"] == "85520809984");  // nvidia-smi 81559 MiB * 2^20
+            CHECK(row["GiB"] == "79.65");
+        }
+    CHECK(found);
+    CHECK(vramlens("models extra").status == 2);
+}
+
+TEST_CASE("cli: import a real config.json") {
+    Run r = vramlens(std::string("import '") + VRAMLENS_TEST_DATA + "/configs/llama-3.1-8b.json' --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["model"]["hidden"] == 4096);
+    CHECK(j["model"]["kv_heads"] == 8);
+    CHECK(j["params"]["total"] == 8030261248);     // derivation in the inference case above
+    CHECK(j["params"]["embedding"] == 525336576);  // 128256 * 4096
+    Run t = vramlens(std::string("import '") + VRAMLENS_TEST_DATA + "/configs/llama-3.1-8b.json'");
+    CHECK_THAT(t.out, Catch::Contains("total             8,030,261,248\n"));
+    const std::string bad = write_temp("badcfg.json", R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 5})");
+    Run b = vramlens("import '" + bad + "'");
+    CHECK(b.status == 1);
+    CHECK_THAT(b.err, Catch::Contains("  num_key_value_heads: "));
+    std::remove(bad.c_str());
+}
+
+TEST_CASE("cli: solve for the fewest GPUs, 70e9 parameters under ZeRO-3") {
+    Run r = vramlens("solve gpus --params 70e9 --zero 3 --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    // ZeRO-3 shards all 16 B/param over the GPUs: at 13 GPUs the model states alone are
+    // 16 * 70e9 / 13 = 86.15e9 B > 85.52e9 B (H100 80GB); at 14, 80e9 B = 74.51 GiB, and with the
+    // 0.5 GiB context and the 5% allocator reserve about 78.8 GiB < 79.65 GiB.
+    CHECK(j["found"] == true);
+    CHECK(j["value"] == 14);
+    CHECK(j["scenario"]["gpu_count"] == 14);
+    CHECK(j["scenario"]["parallel"]["dp"] == 14);
+    Run t = vramlens("solve gpus --params 70e9 --zero 3");
+    CHECK_THAT(t.out, Catch::StartsWith("fewest GPUs that fit: 14\n"));
+    CHECK(vramlens("solve").status == 2);
+    CHECK(vramlens("solve everything --params 1e9").status == 2);
+}
+
+TEST_CASE("cli: --set on a preset expands it to fields first") {
+    Run r = vramlens("scenario --model llama-3.1-8b --set model.layers=16 --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["model"]["layers"] == 16);
+    CHECK(j["model"]["hidden"] == 4096);  // the rest of the preset kept
+}
+
+#endif  // VRAMLENS_CLI_PATH

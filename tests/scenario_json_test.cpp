@@ -1,0 +1,514 @@
+// Scenario JSON (issue 7): every field survives a round trip, left-out fields take Scenario's
+// defaults, and bad input gives errors naming the JSON path.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "model/hf_config.h"
+#include "model/presets.h"
+#include "scenario_json.h"
+
+using namespace vl;
+
+namespace {
+
+// A scenario whose every field differs from scenario.h's defaults.
+Scenario every_field_changed() {
+    Scenario s;
+    ModelSpec& m = s.model;
+    m.name = "Test-MoE";
+    m.family = "Test";
+    m.model_type = "deepseek_v3";
+    m.vocab = 129280;
+    m.hidden = 7168;
+    m.layers = 61;
+    m.heads = 128;
+    m.kv_heads = 128;
+    m.head_dim = 192;
+    m.ffn = 18432;
+    m.gated_mlp = false;
+    m.qkv_bias = true;
+    m.attn_out_bias = true;
+    m.mlp_bias = true;
+    m.norm = NormKind::LayerNorm;
+    m.norms_per_layer = 4;
+    m.qk_norm = true;
+    m.final_norm = false;
+    m.tied_embeddings = true;
+    m.position = PositionKind::Alibi;
+    m.max_position = 163840;
+    m.position_offset = 2;
+    m.embed_dim = 512;
+    m.lm_head_bias = true;
+    m.embedding_norm = true;
+    m.parallel_attn_mlp = true;
+    m.sliding_window = 4096;
+    m.sliding_window_pattern = 6;
+    m.attention = AttentionKind::MLA;
+    m.mla = {1536, 512, 64, 128, 128};
+    m.moe.num_experts = 256;
+    m.moe.top_k = 8;
+    m.moe.expert_ffn = 2048;
+    m.moe.shared_experts = 1;
+    m.moe.shared_expert_ffn = 4096;
+    m.moe.shared_expert_gate = true;
+    m.moe.first_dense_layers = 3;
+    m.moe.moe_layer_freq = 2;
+    m.moe.router_bias = true;
+    s.mode = Mode::FineTune;
+    TrainingOptions& t = s.train;
+    t.precision = Precision::FP8;
+    t.fp32_grad_accum = true;
+    t.fp32_grad_copy = true;
+    t.optimizer = Optimizer::Custom;
+    t.custom_optimizer_bytes_per_param = 2.5;
+    t.micro_batch = 3;
+    t.seq_len = 8192;
+    t.grad_accum_steps = 16;
+    t.recompute = Recompute::EveryK;
+    t.recompute_every_k = 4;
+    t.flash_attention = false;
+    t.dropout = 0.1;
+    t.fp32_logits = false;
+    t.compat = Compat::DeepSpeedEstimator;
+    t.activation_formula = ActivationFormula::Seed003;
+    t.activation_coefficient = 10.5;
+    t.optimizer_state_dtype = StateDtype::BF16;
+    t.extra_fp32_weight_copy = true;
+    t.attention_dropout = 0.05;
+    t.params_only_largest_layer = 123456;
+    s.finetune.method = FineTuneMethod::QLoRA;
+    s.finetune.lora_rank = 64;
+    s.finetune.lora_targets = kLoraQ | kLoraO | kLoraDown;
+    s.finetune.double_quant = false;
+    s.finetune.paged_optimizer = false;
+    s.finetune.adapters_fp32 = false;
+    s.finetune.lora_dropout = 0.05;
+    s.finetune.quant_block = 128;
+    s.finetune.quant_block2 = 512;
+    InferenceOptions& i = s.infer;
+    i.weights = WeightFormat::GGUF_Q4_K_M;
+    i.group_size = 64;
+    i.double_quant = true;
+    i.kv_dtype = KvDtype::INT4;
+    i.batch = 32;
+    i.context = 32768;
+    i.prefill_chunk = 512;
+    i.engine = Engine::LlamaCpp;
+    i.gpu_memory_utilization = 0.85;
+    i.block_size = 32;
+    i.cuda_graphs = false;
+    i.flash_attention = false;
+    i.prompt = 1000;
+    i.max_num_seqs = 64;
+    i.max_batched_tokens = 8192;
+    i.ubatch = 256;
+    i.fp32_compute = true;
+    i.engine_overhead_bytes = 1.5e9;
+    Parallelism& p = s.parallel;
+    p.dp = 4;
+    p.tp = 8;
+    p.pp = 2;
+    p.cp = 2;
+    p.ep = 4;
+    p.sp = true;
+    p.zero = 3;
+    p.shard_group = 8;
+    p.schedule = PipelineSchedule::Interleaved;
+    p.virtual_stages = 2;
+    p.offload_optimizer = true;
+    p.offload_params = true;
+    p.gpus_per_node = 4;
+    s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
+    s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
+    s.overheads = {1.0e9, 0.1, false, 5e7, false};
+    return s;
+}
+
+void require_same(const Scenario& a, const Scenario& b) {
+    const ModelSpec &x = a.model, &y = b.model;
+    CHECK(x.name == y.name);
+    CHECK(x.family == y.family);
+    CHECK(x.model_type == y.model_type);
+    CHECK(x.vocab == y.vocab);
+    CHECK(x.hidden == y.hidden);
+    CHECK(x.layers == y.layers);
+    CHECK(x.heads == y.heads);
+    CHECK(x.kv_heads == y.kv_heads);
+    CHECK(x.head_dim == y.head_dim);
+    CHECK(x.ffn == y.ffn);
+    CHECK(x.gated_mlp == y.gated_mlp);
+    CHECK(x.qkv_bias == y.qkv_bias);
+    CHECK(x.attn_out_bias == y.attn_out_bias);
+    CHECK(x.mlp_bias == y.mlp_bias);
+    CHECK(x.norm == y.norm);
+    CHECK(x.norms_per_layer == y.norms_per_layer);
+    CHECK(x.qk_norm == y.qk_norm);
+    CHECK(x.final_norm == y.final_norm);
+    CHECK(x.tied_embeddings == y.tied_embeddings);
+    CHECK(x.position == y.position);
+    CHECK(x.max_position == y.max_position);
+    CHECK(x.position_offset == y.position_offset);
+    CHECK(x.embed_dim == y.embed_dim);
+    CHECK(x.lm_head_bias == y.lm_head_bias);
+    CHECK(x.embedding_norm == y.embedding_norm);
+    CHECK(x.parallel_attn_mlp == y.parallel_attn_mlp);
+    CHECK(x.sliding_window == y.sliding_window);
+    CHECK(x.sliding_window_pattern == y.sliding_window_pattern);
+    CHECK(x.attention == y.attention);
+    CHECK(x.mla.q_lora_rank == y.mla.q_lora_rank);
+    CHECK(x.mla.kv_lora_rank == y.mla.kv_lora_rank);
+    CHECK(x.mla.qk_rope_head_dim == y.mla.qk_rope_head_dim);
+    CHECK(x.mla.qk_nope_head_dim == y.mla.qk_nope_head_dim);
+    CHECK(x.mla.v_head_dim == y.mla.v_head_dim);
+    CHECK(x.moe.num_experts == y.moe.num_experts);
+    CHECK(x.moe.top_k == y.moe.top_k);
+    CHECK(x.moe.expert_ffn == y.moe.expert_ffn);
+    CHECK(x.moe.shared_experts == y.moe.shared_experts);
+    CHECK(x.moe.shared_expert_ffn == y.moe.shared_expert_ffn);
+    CHECK(x.moe.shared_expert_gate == y.moe.shared_expert_gate);
+    CHECK(x.moe.first_dense_layers == y.moe.first_dense_layers);
+    CHECK(x.moe.moe_layer_freq == y.moe.moe_layer_freq);
+    CHECK(x.moe.router_bias == y.moe.router_bias);
+    CHECK(x.params_only == y.params_only);
+    CHECK(a.mode == b.mode);
+    CHECK(a.train.precision == b.train.precision);
+    CHECK(a.train.fp32_grad_accum == b.train.fp32_grad_accum);
+    CHECK(a.train.fp32_grad_copy == b.train.fp32_grad_copy);
+    CHECK(a.train.optimizer == b.train.optimizer);
+    CHECK(a.train.custom_optimizer_bytes_per_param == b.train.custom_optimizer_bytes_per_param);
+    CHECK(a.train.micro_batch == b.train.micro_batch);
+    CHECK(a.train.seq_len == b.train.seq_len);
+    CHECK(a.train.grad_accum_steps == b.train.grad_accum_steps);
+    CHECK(a.train.recompute == b.train.recompute);
+    CHECK(a.train.recompute_every_k == b.train.recompute_every_k);
+    CHECK(a.train.flash_attention == b.train.flash_attention);
+    CHECK(a.train.dropout == b.train.dropout);
+    CHECK(a.train.fp32_logits == b.train.fp32_logits);
+    CHECK(a.train.compat == b.train.compat);
+    CHECK(a.train.activation_formula == b.train.activation_formula);
+    CHECK(a.train.activation_coefficient == b.train.activation_coefficient);
+    CHECK(a.train.optimizer_state_dtype == b.train.optimizer_state_dtype);
+    CHECK(a.train.extra_fp32_weight_copy == b.train.extra_fp32_weight_copy);
+    CHECK(a.train.attention_dropout == b.train.attention_dropout);
+    CHECK(a.train.params_only_largest_layer == b.train.params_only_largest_layer);
+    CHECK(a.finetune.method == b.finetune.method);
+    CHECK(a.finetune.lora_rank == b.finetune.lora_rank);
+    CHECK(a.finetune.lora_targets == b.finetune.lora_targets);
+    CHECK(a.finetune.double_quant == b.finetune.double_quant);
+    CHECK(a.finetune.paged_optimizer == b.finetune.paged_optimizer);
+    CHECK(a.finetune.adapters_fp32 == b.finetune.adapters_fp32);
+    CHECK(a.finetune.lora_dropout == b.finetune.lora_dropout);
+    CHECK(a.finetune.quant_block == b.finetune.quant_block);
+    CHECK(a.finetune.quant_block2 == b.finetune.quant_block2);
+    CHECK(a.infer.weights == b.infer.weights);
+    CHECK(a.infer.group_size == b.infer.group_size);
+    CHECK(a.infer.double_quant == b.infer.double_quant);
+    CHECK(a.infer.kv_dtype == b.infer.kv_dtype);
+    CHECK(a.infer.batch == b.infer.batch);
+    CHECK(a.infer.context == b.infer.context);
+    CHECK(a.infer.prefill_chunk == b.infer.prefill_chunk);
+    CHECK(a.infer.engine == b.infer.engine);
+    CHECK(a.infer.gpu_memory_utilization == b.infer.gpu_memory_utilization);
+    CHECK(a.infer.block_size == b.infer.block_size);
+    CHECK(a.infer.cuda_graphs == b.infer.cuda_graphs);
+    CHECK(a.infer.flash_attention == b.infer.flash_attention);
+    CHECK(a.infer.prompt == b.infer.prompt);
+    CHECK(a.infer.max_num_seqs == b.infer.max_num_seqs);
+    CHECK(a.infer.max_batched_tokens == b.infer.max_batched_tokens);
+    CHECK(a.infer.ubatch == b.infer.ubatch);
+    CHECK(a.infer.fp32_compute == b.infer.fp32_compute);
+    CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
+    CHECK(a.parallel.dp == b.parallel.dp);
+    CHECK(a.parallel.tp == b.parallel.tp);
+    CHECK(a.parallel.pp == b.parallel.pp);
+    CHECK(a.parallel.cp == b.parallel.cp);
+    CHECK(a.parallel.ep == b.parallel.ep);
+    CHECK(a.parallel.sp == b.parallel.sp);
+    CHECK(a.parallel.zero == b.parallel.zero);
+    CHECK(a.parallel.shard_group == b.parallel.shard_group);
+    CHECK(a.parallel.schedule == b.parallel.schedule);
+    CHECK(a.parallel.virtual_stages == b.parallel.virtual_stages);
+    CHECK(a.parallel.offload_optimizer == b.parallel.offload_optimizer);
+    CHECK(a.parallel.offload_params == b.parallel.offload_params);
+    CHECK(a.parallel.gpus_per_node == b.parallel.gpus_per_node);
+    CHECK(a.gpu.name == b.gpu.name);
+    CHECK(a.gpu.memory_bytes == b.gpu.memory_bytes);
+    CHECK(a.gpu_count == b.gpu_count);
+    CHECK(a.overheads.cuda_context_bytes == b.overheads.cuda_context_bytes);
+    CHECK(a.overheads.fragmentation == b.overheads.fragmentation);
+    CHECK(a.overheads.temp_buffers == b.overheads.temp_buffers);
+    CHECK(a.overheads.bucket_bytes == b.overheads.bucket_bytes);
+    CHECK(a.overheads.backward_working_set == b.overheads.backward_working_set);
+}
+
+// The one error for `field`, or a failed check listing what came back.
+std::string error_for(const Result<Scenario>& r, const std::string& field) {
+    REQUIRE_FALSE(r.ok());
+    for (const FieldError& e : r.errors)
+        if (e.field == field) return e.message;
+    std::string all;
+    for (const FieldError& e : r.errors) all += to_string(e) + "\n";
+    FAIL("no error for " << field << "; got:\n" << all);
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("scenario JSON: every field survives a round trip, pretty and compact") {
+    const Scenario s = every_field_changed();
+    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
+        REQUIRE(back.ok());
+        require_same(s, *back);
+    }
+}
+
+TEST_CASE("scenario JSON: the default scenario survives a round trip") {
+    Scenario s;  // default everything, including the empty model
+    Result<Scenario> back = scenario_from_json(scenario_to_json(s, JsonStyle::Compact));
+    REQUIRE(back.ok());
+    require_same(s, *back);
+}
+
+TEST_CASE("scenario JSON: compact form writes only what differs from the defaults") {
+    Scenario s;
+    s.model = model_from_param_count(1000);
+    s.model.name = "Tiny";
+    CHECK(scenario_to_json(s, JsonStyle::Compact) == R"({"version":1,"model":{"name":"Tiny","params":1000}})");
+    s.train.micro_batch = 4;
+    s.parallel.dp = 8;
+    s.gpu_count = 8;  // = dp*tp*pp*cp, which the reader derives: left out
+    CHECK(scenario_to_json(s, JsonStyle::Compact) ==
+          R"({"version":1,"model":{"name":"Tiny","params":1000},"train":{"micro_batch":4},"parallel":{"dp":8}})");
+    s.finetune.lora_targets = kLoraAllLinear;  // PEFT's "all-linear" shorthand
+    s.gpu_count = 16;
+    CHECK(scenario_to_json(s, JsonStyle::Compact) ==
+          R"({"version":1,"model":{"name":"Tiny","params":1000},"train":{"micro_batch":4},"finetune":{"lora_targets":"all-linear"},)"
+          R"("parallel":{"dp":8},"gpu_count":16})");
+}
+
+TEST_CASE("scenario JSON: a hand-written file reads as written; left-out fields keep the defaults") {
+    Result<Scenario> r = scenario_from_json(R"({
+        "version": 1,
+        "model": {"name": "My 7B", "params": 7e9},
+        "mode": "train",
+        "train": {"precision": "FP16-Mixed", "optimizer": "adamw-8bit", "micro_batch": 4, "seq_len": 4096,
+                  "recompute": "selective"},
+        "finetune": {"lora_targets": ["q_proj", "k_proj", "v_proj", "o_proj"]},
+        "parallel": {"dp": 8, "tp": 2, "zero": 2},
+        "gpu": {"name": "A100 40GB", "memory_bytes": 42298834944}
+    })");
+    REQUIRE(r.ok());
+    const Scenario& s = *r;
+    CHECK(s.model.name == "My 7B");
+    CHECK(s.model.params_only == 7000000000);  // 7e9 has no fraction: an integer
+    CHECK(s.model.hidden == 0);
+    CHECK(s.mode == Mode::Train);
+    CHECK(s.train.precision == Precision::MixedFP16);  // names are case-insensitive
+    CHECK(s.train.optimizer == Optimizer::Adam8bit);
+    CHECK(s.train.micro_batch == 4);
+    CHECK(s.train.seq_len == 4096);
+    CHECK(s.train.recompute == Recompute::Selective);
+    CHECK(s.finetune.lora_targets == kLoraAttention);
+    CHECK(s.parallel.dp == 8);
+    CHECK(s.parallel.tp == 2);
+    CHECK(s.parallel.zero == 2);
+    CHECK(s.gpu.name == "A100 40GB");
+    CHECK(s.gpu.memory_bytes == 42298834944.0);
+    CHECK(s.gpu_count == 16);  // left out: dp 8 * tp 2 * pp 1 * cp 1
+    // Left out, so scenario.h's defaults:
+    CHECK(s.train.grad_accum_steps == 1);
+    CHECK(s.train.flash_attention == true);
+    CHECK(s.finetune.method == FineTuneMethod::LoRA);
+    CHECK(s.finetune.lora_rank == 16);
+    CHECK(s.infer.context == 4096);
+    CHECK(s.parallel.pp == 1);
+    CHECK(s.overheads.fragmentation == 0.05);
+    CHECK(s.overheads.cuda_context_bytes == 536870912.0);  // 0.5 GiB
+}
+
+TEST_CASE("scenario JSON: syntax errors, a wrong root and the version are reported first") {
+    CHECK_THAT(error_for(scenario_from_json("{\"version\": 1,"), "json"), Catch::Contains("line 1, column 15"));
+    CHECK_THAT(error_for(scenario_from_json(""), "json"), Catch::Contains("unexpected end of input"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": NaN})"), "json"), Catch::Contains("syntax error"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "train": {"dropout": 1e400}})"), "json"), Catch::Contains("number overflow"));
+    CHECK_THAT(error_for(scenario_from_json("[1, 2]"), "json"), Catch::Contains("must be an object"));
+    CHECK_THAT(error_for(scenario_from_json(std::string(100, '[') + std::string(100, ']')), "json"),
+               Catch::Contains("nested deeper than 32"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"model": {"params": 1}})"), "version"), Catch::Contains("missing"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 2, "model": {"params": 1}})"), "version"),
+               Catch::Contains("newer than this build reads (1)"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": "1", "model": {"params": 1}})"), "version"),
+               Catch::Contains("positive integer"));
+}
+
+TEST_CASE("scenario JSON: each bad field is named by its path, all at once") {
+    Result<Scenario> r = scenario_from_json(R"({
+        "version": 1,
+        "model": {"params": 1000, "hiden": 4096, "moe": {"top_k": 2.5}},
+        "mode": "pretrain",
+        "train": {"micro_batch": "4", "seq_len": 1e30, "dropout": true, "precision": 16},
+        "finetune": {"lora_targets": ["q_proj", "qkv"]},
+        "parallel": {"zero": 3000000000, "sp": 1},
+        "gpu": {"name": "X", "memory_bytes": -1e300},
+        "gpu_count": 8.5,
+        "extra": {}
+    })");
+    CHECK(error_for(r, "model.hiden") == "unknown field");
+    CHECK(error_for(r, "model.moe.top_k") == "must be an integer; got 2.5");
+    CHECK(error_for(r, "mode") == R"(must be one of "train", "finetune" or "infer"; got "pretrain")");
+    CHECK(error_for(r, "train.micro_batch") == R"(must be an integer; got "4")");
+    CHECK(error_for(r, "train.seq_len") == "must be an integer of magnitude at most 1e15; got 1e+30");
+    CHECK(error_for(r, "train.dropout") == "must be a number; got true");
+    CHECK_THAT(error_for(r, "train.precision"), Catch::StartsWith(R"(must be one of "fp32", "fp16-mixed", "bf16-mixed")"));
+    CHECK_THAT(error_for(r, "finetune.lora_targets[1]"), Catch::EndsWith(R"(got "qkv")"));
+    CHECK(error_for(r, "parallel.zero") == "must be an integer of magnitude at most 2147483647; got 3000000000");
+    CHECK(error_for(r, "parallel.sp") == "must be true or false; got 1");
+    CHECK(error_for(r, "gpu.memory_bytes") == "must be a number of magnitude at most 1e18; got -1e+300");
+    CHECK(error_for(r, "gpu_count") == "must be an integer; got 8.5");
+    CHECK(error_for(r, "extra") == "unknown field");
+    CHECK(r.errors.size() == 13);
+}
+
+TEST_CASE("scenario JSON: model and gpu forms") {
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "model": "no-such-model"})"), "model"),
+               Catch::Contains(R"(unknown preset id "no-such-model")"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "model": 7})"), "model"), Catch::Contains("must be a preset id"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "model": {"hf_config": []}})"), "model.hf_config"),
+               Catch::Contains("must be a config.json object"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "model": {"hf_config": {}, "name": "x"}})"), "model"),
+               Catch::Contains("no other fields"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "model": {"params": 1}, "gpu": "no-such-gpu"})"), "gpu"),
+               Catch::Contains(R"(unknown preset id "no-such-gpu")"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "model": {"params": 1}, "gpu": [80]})"), "gpu"),
+               Catch::Contains("must be an object"));
+    const std::string long_name(300, 'x');
+    CHECK(error_for(scenario_from_json(R"({"version": 1, "model": {"params": 1, "name": ")" + long_name + "\"}}"), "model.name") ==
+          "must be at most 256 bytes long; got 300");
+}
+
+TEST_CASE("scenario JSON: model_to_json writes a parameter-count model as its count and labels") {
+    ModelSpec m = model_from_param_count(123456789);  // family "Custom", model_type ""
+    m.name = "Mystery";
+    CHECK(model_to_json(m, JsonStyle::Compact) == R"({"name":"Mystery","params":123456789})");
+    CHECK(model_to_json(m, JsonStyle::Pretty) == "{\n  \"name\": \"Mystery\",\n  \"family\": \"Custom\",\n  \"model_type\": \"\",\n  \"params\": 123456789\n}");
+}
+
+// ---- presets, config.json, and the documentation --------------------------------------------
+namespace {
+std::string read_text(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE(f.good());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+}  // namespace
+
+TEST_CASE("scenario JSON: a preset model is written as its id and read back field for field") {
+    for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "gpt2", "deepseek-v3"}) {
+        const ModelPreset* p = find_model(id);
+        REQUIRE(p != nullptr);
+        Scenario s;
+        s.model = p->spec;
+        s.gpu = find_gpu("a100-80gb")->gpu();
+        const std::string compact = scenario_to_json(s, JsonStyle::Compact);
+        CHECK(compact == std::string(R"({"version":1,"model":")") + id + R"(","gpu":"a100-80gb"})");
+        Result<Scenario> back = scenario_from_json(compact);
+        REQUIRE(back.ok());
+        require_same(s, *back);
+    }
+    // The Hugging Face repo id names the same preset.
+    Result<Scenario> hf = scenario_from_json(R"({"version": 1, "model": "meta-llama/Llama-3.1-8B"})");
+    REQUIRE(hf.ok());
+    CHECK(hf->model.name == find_model("llama-3.1-8b")->spec.name);
+}
+
+TEST_CASE("scenario JSON: an edited preset is written out field by field") {
+    Scenario s;
+    s.model = find_model("llama-3.1-8b")->spec;
+    s.model.layers = 16;  // no longer the preset
+    const std::string compact = scenario_to_json(s, JsonStyle::Compact);
+    CHECK(compact.find(R"("model":{)") != std::string::npos);
+    Result<Scenario> back = scenario_from_json(compact);
+    REQUIRE(back.ok());
+    require_same(s, *back);
+}
+
+TEST_CASE("scenario JSON: an inline Hugging Face config.json") {
+    const std::string cfg = read_text(std::string(VRAMLENS_TEST_DATA) + "/configs/llama-3.1-8b.json");
+    Result<Scenario> r = scenario_from_json(R"({"version": 1, "model": {"hf_config": )" + cfg + "}}");
+    REQUIRE(r.ok());
+    // The values of tests/data/configs/llama-3.1-8b.json (meta-llama/Llama-3.1-8B config.json).
+    CHECK(r->model.vocab == 128256);
+    CHECK(r->model.hidden == 4096);
+    CHECK(r->model.layers == 32);
+    CHECK(r->model.heads == 32);
+    CHECK(r->model.kv_heads == 8);
+    CHECK(r->model.ffn == 14336);
+    CHECK(r->model.max_position == 131072);
+    // Import errors are named under model.hf_config.
+    Result<Scenario> bad = scenario_from_json(R"({"version": 1, "model": {"hf_config": {"model_type": "llama", "hidden_size": -4096}}})");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors.front().field.rfind("model.hf_config.", 0) == 0);
+}
+
+TEST_CASE("scenario JSON: a parameter-count model starts blank, not as the default model") {
+    Result<Scenario> r = scenario_from_json(R"({"version": 1, "model": {"params": 7e9}})");
+    REQUIRE(r.ok());
+    CHECK(r->model.params_only == 7000000000);
+    CHECK_FALSE(r->model.architecture_known());
+    CHECK(r->model.hidden == 0);  // not Llama-3.1-8B's 4096
+    CHECK(r->model.family == "Custom");
+}
+
+TEST_CASE("scenario JSON: the examples in docs/scenario-format.md read, and the complete one is the writer's output") {
+    const std::string doc = read_text(std::string(VRAMLENS_TEST_DATA) + "/../../docs/scenario-format.md");
+    int blocks = 0;
+    for (size_t at = doc.find("```json\n"); at != std::string::npos; at = doc.find("```json\n", at + 1)) {
+        const size_t begin = at + 8, end = doc.find("```", begin);
+        REQUIRE(end != std::string::npos);
+        const std::string block = doc.substr(begin, end - begin);
+        INFO(block);
+        Result<Scenario> r = scenario_from_json(block);
+        for (const FieldError& e : r.errors) UNSCOPED_INFO(to_string(e));
+        CHECK(r.ok());
+        ++blocks;
+    }
+    CHECK(blocks == 3);  // small example, complete example, compact example
+    const size_t complete = doc.find("```json\n", doc.find("## The complete example")) + 8;
+    Scenario s;
+    s.gpu = find_gpu("h100-80gb")->gpu();
+    CHECK(doc.substr(complete, doc.find("```", complete) - complete) == scenario_to_json(s, JsonStyle::Pretty) + "\n");
+}
+
+// ---- a field added to a Scenario struct must be added to the format ---------------------------
+// Counts an aggregate's members (Boost.PFR's technique: the most initializers it accepts). When a
+// count below changes, add the new field to fields() in core/scenario_json.cpp, to
+// every_field_changed() and require_same() above, and to docs/scenario-format.md; then update it.
+namespace {
+struct AnyField {
+    template <class T>
+    operator T() const;  // never defined: only used in unevaluated requires-expressions
+};
+template <class T, class... A>
+constexpr size_t field_count() {
+    if constexpr (requires { T{A{}..., AnyField{}}; }) return field_count<T, A..., AnyField>();
+    else return sizeof...(A);
+}
+}  // namespace
+
+TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
+    CHECK(field_count<ModelSpec>() == 32);
+    CHECK(field_count<MLASpec>() == 5);
+    CHECK(field_count<MoESpec>() == 9);
+    CHECK(field_count<TrainingOptions>() == 20);
+    CHECK(field_count<FineTuneOptions>() == 9);
+    CHECK(field_count<InferenceOptions>() == 18);
+    CHECK(field_count<Parallelism>() == 13);
+    CHECK(field_count<Gpu>() == 2);
+    CHECK(field_count<Overheads>() == 5);
+    CHECK(field_count<Scenario>() == 9);  // model, mode, train, finetune, infer, parallel, gpu, gpu_count, overheads
+}

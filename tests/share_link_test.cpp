@@ -1,0 +1,135 @@
+// Share links (issue 7): exact encoding, round trip, and every kind of damage caught.
+#include <catch2/catch.hpp>
+
+#include "model/hf_config.h"
+#include "share_link.h"
+
+using namespace vl;
+
+namespace {
+
+Scenario tiny() {
+    Scenario s;
+    s.model = model_from_param_count(1000);
+    s.model.name = "Tiny";
+    return s;
+}
+
+// A well-formed link around any JSON text (correct checksum), to reach the scenario reader.
+std::string link_around(const std::string& json) {
+    std::string payload = json;
+    uint32_t c = crc32(json);
+    for (int shift = 24; shift >= 0; shift -= 8) payload += static_cast<char>((c >> shift) & 0xFF);
+    return "v1." + base64url_encode(payload);
+}
+
+std::string only_error(const Result<Scenario>& r) {
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.errors.size() >= 1);
+    return to_string(r.errors.front());
+}
+
+}  // namespace
+
+TEST_CASE("share link: CRC-32 and base64url match their standards") {
+    CHECK(crc32("123456789") == 0xCBF43926u);  // the CRC-32/ISO-HDLC check value (zlib, PNG)
+    CHECK(crc32("") == 0u);
+    // RFC 4648 §10 test vectors, without padding.
+    CHECK(base64url_encode("") == "");
+    CHECK(base64url_encode("f") == "Zg");
+    CHECK(base64url_encode("fo") == "Zm8");
+    CHECK(base64url_encode("foo") == "Zm9v");
+    CHECK(base64url_encode("foob") == "Zm9vYg");
+    CHECK(base64url_encode("fooba") == "Zm9vYmE");
+    CHECK(base64url_encode("foobar") == "Zm9vYmFy");
+    // The URL alphabet: 0xFB 0xFF = 111110 111111 1111(00) -> 62 '-', 63 '_', 60 '8'.
+    CHECK(base64url_encode("\xFB\xFF") == "-_8");
+    std::string bytes;
+    CHECK(base64url_decode("Zm9vYmE", bytes));
+    CHECK(bytes == "fooba");
+    CHECK(base64url_decode("-_8", bytes));
+    CHECK(bytes == "\xFB\xFF");
+    CHECK_FALSE(base64url_decode("Zm9vYmE=", bytes));  // padding is not part of the link form
+    CHECK_FALSE(base64url_decode("Zm+v", bytes));      // '+' is standard base64, not base64url
+    CHECK_FALSE(base64url_decode("Zm9vY", bytes));     // 5 characters cannot end a byte string
+    CHECK_FALSE(base64url_decode("Zh", bytes));        // 'h' leaves non-zero unused bits: not canonical
+}
+
+TEST_CASE("share link: exact form of a small scenario") {
+    // JSON {"version":1,"model":{"name":"Tiny","params":1000}}, CRC-32 0xA2277AC9, both computed
+    // independently with Python: zlib.crc32(j), base64.urlsafe_b64encode(j + crc.to_bytes(4,'big')).
+    const std::string expected = "v1.eyJ2ZXJzaW9uIjoxLCJtb2RlbCI6eyJuYW1lIjoiVGlueSIsInBhcmFtcyI6MTAwMH19oid6yQ";
+    CHECK(encode_share_link(tiny()) == expected);
+    Result<Scenario> r = decode_share_link("#" + expected);  // as read from location.hash
+    REQUIRE(r.ok());
+    CHECK(r->model.name == "Tiny");
+    CHECK(r->model.params_only == 1000);
+}
+
+TEST_CASE("share link: a scenario with many changes round-trips") {
+    Scenario s = tiny();
+    s.mode = Mode::Infer;
+    s.infer.weights = WeightFormat::AWQ4;
+    s.infer.kv_dtype = KvDtype::FP8;
+    s.infer.batch = 64;
+    s.infer.context = 16384;
+    s.infer.engine = Engine::VLLM;
+    s.parallel.tp = 4;
+    s.gpu = {"L40S", 48305799168.0};
+    s.gpu_count = 4;
+    s.overheads.fragmentation = 0.125;
+    Result<Scenario> r = decode_share_link(encode_share_link(s));
+    REQUIRE(r.ok());
+    CHECK(r->mode == Mode::Infer);
+    CHECK(r->infer.weights == WeightFormat::AWQ4);
+    CHECK(r->infer.kv_dtype == KvDtype::FP8);
+    CHECK(r->infer.batch == 64);
+    CHECK(r->infer.context == 16384);
+    CHECK(r->infer.engine == Engine::VLLM);
+    CHECK(r->parallel.tp == 4);
+    CHECK(r->gpu.name == "L40S");
+    CHECK(r->gpu.memory_bytes == 48305799168.0);
+    CHECK(r->gpu_count == 4);
+    CHECK(r->overheads.fragmentation == 0.125);
+}
+
+TEST_CASE("share link: every single-character change and every truncation is caught") {
+    const std::string link = encode_share_link(tiny());
+    const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (size_t i = 0; i < link.size(); ++i) {
+        std::string bad = link;
+        bad[i] = alphabet[(alphabet.find(link[i]) + 1) % alphabet.size()];  // '.' is not in it: becomes 'A'
+        if (bad == link) continue;
+        INFO("changed position " << i << ": " << bad);
+        CHECK_FALSE(decode_share_link(bad).ok());
+    }
+    for (size_t n = 0; n < link.size(); ++n) {
+        INFO("truncated to " << n << " characters");
+        CHECK_FALSE(decode_share_link(link.substr(0, n)).ok());
+    }
+    std::string flipped = link;
+    flipped[20] = flipped[20] == 'a' ? 'b' : 'a';
+    CHECK_THAT(only_error(decode_share_link(flipped)), Catch::StartsWith("link: damaged"));
+}
+
+TEST_CASE("share link: wrong or missing version prefix") {
+    const std::string body = encode_share_link(tiny()).substr(3);
+    CHECK(only_error(decode_share_link("v2." + body)) == "link: made by a newer vramlens (link version 2); this build reads version 1");
+    CHECK(only_error(decode_share_link("v0." + body)) == "link: link version 0 is no longer supported");
+    CHECK_THAT(only_error(decode_share_link("x1." + body)), Catch::StartsWith("link: not a vramlens share link"));
+    CHECK_THAT(only_error(decode_share_link(body)), Catch::StartsWith("link: not a vramlens share link"));
+    CHECK_THAT(only_error(decode_share_link("")), Catch::StartsWith("link: not a vramlens share link"));
+    CHECK_THAT(only_error(decode_share_link("v99999999999." + body)), Catch::Contains("bad version"));
+    CHECK_THAT(only_error(decode_share_link("v1." + std::string(70000, 'A'))), Catch::Contains("longer than 64 KiB"));
+}
+
+TEST_CASE("share link: a well-formed link with a bad scenario inside names the field") {
+    CHECK(only_error(decode_share_link(link_around(R"({"version":1,"model":{"params":1e300}})"))) ==
+          "model.params: must be an integer of magnitude at most 1e15; got 1e+300");
+    CHECK_THAT(only_error(decode_share_link(link_around(R"({"version":1,"train":{"dropout":NaN}})"))), Catch::StartsWith("json: "));
+    CHECK(only_error(decode_share_link(link_around(R"({"version":1,"train":{"micro_batch":-9223372036854775808}})"))) ==
+          "train.micro_batch: must be an integer of magnitude at most 1e15; got -9223372036854775808");
+    CHECK(only_error(decode_share_link(link_around(R"({"version":1,"model":{"params":1},"parallel":{"tpp":2}})"))) ==
+          "parallel.tpp: unknown field");
+    CHECK_THAT(only_error(decode_share_link(link_around(R"({"version":3})"))), Catch::StartsWith("version: is 3, newer"));
+}
