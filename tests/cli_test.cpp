@@ -235,7 +235,7 @@ TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
     CHECK_THAT(md.out, Catch::StartsWith("**Custom (7000000000 parameters), train, 1 x H100 80GB, per GPU**\n"));
     CHECK_THAT(md.out, Catch::Contains("| 13.04 | `P * weight_bytes"));  // 14e9 B / 2^30 = 13.04 GiB
     Run f = vramlens("estimate --params 7e9 --formulas");
-    CHECK_THAT(f.out, Catch::Contains("    = 7e+09 * 2 / 1\n"));
+    CHECK_THAT(f.out, Catch::Contains("    = 7,000,000,000 * 2 / 1 = 14,000,000,000 B\n"));  // 7e9 params * 2 B (bf16) / 1 rank
 }
 
 TEST_CASE("cli: --fail-if-no-fit exits 3 when the scenario does not fit") {
