@@ -17,9 +17,10 @@
 #include "estimate.h"
 #include "export.h"
 #include "formula.h"
+#include "model/hf_config.h"
+#include "model/presets.h"
 #include "param_count.h"
 #include "scenario_json.h"
-#include "scenario_json_presets.h"
 #include "share_link.h"
 #include "units.h"
 
@@ -212,9 +213,9 @@ std::optional<std::string> set_path(Json& doc, const std::string& path, Json val
         }
         Json& next = (*at)[key];
         if (next.is_string() && walked == "model") {
-            if (auto m = preset_model(next.get<std::string>())) next = Json::parse(model_to_json(*m, JsonStyle::Compact), nullptr, false);
+            if (const ModelPreset* m = find_model(next.get<std::string>())) next = Json::parse(model_to_json(m->spec, JsonStyle::Compact), nullptr, false);
         } else if (next.is_string() && walked == "gpu") {
-            if (auto g = preset_gpu(next.get<std::string>())) next = Json{{"name", g->name}, {"memory_bytes", g->memory_bytes}};
+            if (const GpuPreset* g = find_gpu(next.get<std::string>())) next = Json{{"name", g->name}, {"memory_bytes", g->memory_bytes}};
         }
         if (next.is_null()) next = Json::object();
         if (!next.is_object()) return "\"" + walked + "\" is not an object here, so \"" + path + "\" cannot be set";
@@ -426,27 +427,19 @@ int cmd_link(const std::vector<std::string>& args, const Options& o, std::string
 
 int cmd_models(const Options& o, std::string& out) {
     std::vector<std::vector<std::string>> rows;
-    for (const auto& [id, m] : all_model_presets()) {
-        ParamCounts p = count_params(m);
-        rows.push_back({id, m.name, m.family, grouped(p.total), m.moe.num_experts > 0 ? grouped(p.active_per_token) : ""});
+    for (const ModelPreset& p : model_presets()) {
+        ParamCounts c = count_params(p.spec);
+        rows.push_back({p.id, p.name, p.family, grouped(c.total), p.spec.moe.num_experts > 0 ? grouped(c.active_per_token) : "", p.hf_id});
     }
-    if (rows.empty() && o.format == ExportFormat::Table) {
-        out += "(no model presets in this build)\n";
-        return kOk;
-    }
-    out += format_rows({"id", "name", "family", "parameters", "active per token"}, rows, o.format);
+    out += format_rows({"id", "name", "family", "parameters", "active", "hugging face"}, rows, o.format);
     return kOk;
 }
 
 int cmd_gpus(const Options& o, std::string& out) {
     std::vector<std::vector<std::string>> rows;
-    for (const auto& [id, g] : all_gpu_presets())
-        rows.push_back({id, g.name, format("%.2f", to_gib(g.memory_bytes)), format("%.2f", to_gb(g.memory_bytes)), format("%.0f", g.memory_bytes)});
-    if (rows.empty() && o.format == ExportFormat::Table) {
-        out += "(no GPU presets in this build)\n";
-        return kOk;
-    }
-    out += format_rows({"id", "name", "GiB", "GB", "bytes"}, rows, o.format);
+    for (const GpuPreset& g : gpu_presets())
+        rows.push_back({g.id, g.name, format("%.2f", to_gib(g.memory_bytes)), format("%.2f", to_gb(g.memory_bytes)), format("%.0f", g.memory_bytes), g.source});
+    out += format_rows({"id", "name", "GiB", "GB", "bytes", "source"}, rows, o.format);
     return kOk;
 }
 
@@ -457,7 +450,7 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
     }
     std::string text;
     if (!read_file(o.positional[0], text, err)) return kBadInput;
-    Result<ModelSpec> r = import_model_config(text);
+    Result<ModelSpec> r = import_hf_config(text);
     for (const std::string& w : r.warnings) err += "warning: " + w + "\n";
     if (!r.ok()) {
         err += "vramlens: " + o.positional[0] + " cannot be imported:\n";

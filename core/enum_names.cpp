@@ -34,6 +34,21 @@ VL_ENUM_TABLE(Recompute,
               {Recompute::Full, "full"},
               {Recompute::EveryK, "every-k"})
 
+VL_ENUM_TABLE(Compat,
+              {Compat::None, "none"},
+              {Compat::Megatron, "megatron"},
+              {Compat::DeepSpeedEstimator, "deepspeed-estimator"},
+              {Compat::Accelerate, "accelerate"})
+
+VL_ENUM_TABLE(ActivationFormula,
+              {ActivationFormula::TensorWalk, "tensor-walk"},
+              {ActivationFormula::Korthikanti, "korthikanti"},
+              {ActivationFormula::Seed003, "seed-003"},
+              {ActivationFormula::Seed001, "seed-001"},
+              {ActivationFormula::Coefficient, "coefficient"})
+
+VL_ENUM_TABLE(StateDtype, {StateDtype::Auto, "auto"}, {StateDtype::FP32, "fp32"}, {StateDtype::BF16, "bf16"})
+
 VL_ENUM_TABLE(PipelineSchedule,
               {PipelineSchedule::OneFOneB, "1f1b"},
               {PipelineSchedule::Interleaved, "interleaved"},

@@ -12,7 +12,8 @@
 #include <type_traits>
 
 #include "enum_names.h"
-#include "scenario_json_presets.h"
+#include "model/hf_config.h"
+#include "model/presets.h"
 
 namespace vl {
 
@@ -43,6 +44,13 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("flash_attention", &TrainingOptions::flash_attention);
     v("dropout", &TrainingOptions::dropout);
     v("fp32_logits", &TrainingOptions::fp32_logits);
+    v("compat", &TrainingOptions::compat);
+    v("activation_formula", &TrainingOptions::activation_formula);
+    v("activation_coefficient", &TrainingOptions::activation_coefficient);
+    v("optimizer_state_dtype", &TrainingOptions::optimizer_state_dtype);
+    v("extra_fp32_weight_copy", &TrainingOptions::extra_fp32_weight_copy);
+    v("attention_dropout", &TrainingOptions::attention_dropout);
+    v("params_only_largest_layer", &TrainingOptions::params_only_largest_layer);
 }
 
 template <class V> void fields(V& v, FineTuneOptions*) {
@@ -51,6 +59,10 @@ template <class V> void fields(V& v, FineTuneOptions*) {
     v.lora_targets("lora_targets", &FineTuneOptions::lora_targets);
     v("double_quant", &FineTuneOptions::double_quant);
     v("paged_optimizer", &FineTuneOptions::paged_optimizer);
+    v("adapters_fp32", &FineTuneOptions::adapters_fp32);
+    v("lora_dropout", &FineTuneOptions::lora_dropout);
+    v("quant_block", &FineTuneOptions::quant_block);
+    v("quant_block2", &FineTuneOptions::quant_block2);
 }
 
 template <class V> void fields(V& v, InferenceOptions*) {
@@ -66,6 +78,12 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("block_size", &InferenceOptions::block_size);
     v("cuda_graphs", &InferenceOptions::cuda_graphs);
     v("flash_attention", &InferenceOptions::flash_attention);
+    v("prompt", &InferenceOptions::prompt);
+    v("max_num_seqs", &InferenceOptions::max_num_seqs);
+    v("max_batched_tokens", &InferenceOptions::max_batched_tokens);
+    v("ubatch", &InferenceOptions::ubatch);
+    v("fp32_compute", &InferenceOptions::fp32_compute);
+    v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
 }
 
 template <class V> void fields(V& v, Parallelism*) {
@@ -81,6 +99,7 @@ template <class V> void fields(V& v, Parallelism*) {
     v("virtual_stages", &Parallelism::virtual_stages);
     v("offload_optimizer", &Parallelism::offload_optimizer);
     v("offload_params", &Parallelism::offload_params);
+    v("gpus_per_node", &Parallelism::gpus_per_node);
 }
 
 template <class V> void fields(V& v, Gpu*) {
@@ -93,6 +112,7 @@ template <class V> void fields(V& v, Overheads*) {
     v("fragmentation", &Overheads::fragmentation);
     v("temp_buffers", &Overheads::temp_buffers);
     v("bucket_bytes", &Overheads::bucket_bytes);
+    v("backward_working_set", &Overheads::backward_working_set);
 }
 
 template <class V> void fields(V& v, MLASpec*) {
@@ -138,6 +158,9 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("tied_embeddings", &ModelSpec::tied_embeddings);
     v("position", &ModelSpec::position);
     v("max_position", &ModelSpec::max_position);
+    v("position_offset", &ModelSpec::position_offset);
+    v("embed_dim", &ModelSpec::embed_dim);
+    v("lm_head_bias", &ModelSpec::lm_head_bias);
     v("embedding_norm", &ModelSpec::embedding_norm);
     v("parallel_attn_mlp", &ModelSpec::parallel_attn_mlp);
     v("sliding_window", &ModelSpec::sliding_window);
@@ -292,9 +315,8 @@ void read_object(const Json& j, const std::string& path, std::vector<FieldError>
 
 // "model": a preset id, {"hf_config": {...config.json...}}, or the ModelSpec's own fields.
 void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::string>& warnings, ModelSpec& out) {
-    if (j.is_string()) {
-        const std::string& id = j.get_ref<const std::string&>();
-        if (auto m = preset_model(id)) out = *m;
+    if (j.is_string()) {  // a preset id, or its Hugging Face repo id
+        if (const ModelPreset* p = find_model(j.get_ref<const std::string&>())) out = p->spec;
         else errs.push_back({"model", "unknown preset id " + describe(j) + " (`vramlens models` lists them)"});
         return;
     }
@@ -302,7 +324,7 @@ void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::s
         if (j.size() != 1) { errs.push_back({"model", "an object with \"hf_config\" must have no other fields"}); return; }
         const Json& cfg = j["hf_config"];
         if (!cfg.is_object()) { errs.push_back({"model.hf_config", "must be a config.json object; got " + describe(cfg)}); return; }
-        Result<ModelSpec> r = import_model_config(cfg.dump(-1, ' ', false, Json::error_handler_t::replace));
+        Result<ModelSpec> r = import_hf_config(cfg.dump(-1, ' ', false, Json::error_handler_t::replace));
         for (const FieldError& e : r.errors) errs.push_back({"model.hf_config." + e.field, e.message});
         for (const std::string& w : r.warnings) warnings.push_back("model.hf_config: " + w);
         if (r.ok()) out = *r;
@@ -312,12 +334,20 @@ void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::s
         errs.push_back({"model", "must be a preset id, an object of model fields, or {\"hf_config\": {...}}; got " + describe(j)});
         return;
     }
+    // A parameter count alone: the other fields start blank (model_from_param_count), not as the
+    // default model's architecture.
+    auto params = j.find("params");
+    if (params != j.end() && params->is_number() && params->get<double>() != 0) {
+        int64_t n = 0;
+        read_value(*params, "model.params", errs, n);
+        out = model_from_param_count(n);
+    }
     read_object(j, "model", errs, out);
 }
 
 void read_gpu(const Json& j, std::vector<FieldError>& errs, Gpu& out) {
     if (j.is_string()) {
-        if (auto g = preset_gpu(j.get_ref<const std::string&>())) out = *g;
+        if (const GpuPreset* p = find_gpu(j.get_ref<const std::string&>())) out = p->gpu();
         else errs.push_back({"gpu", "unknown preset id " + describe(j) + " (`vramlens gpus` lists them)"});
         return;
     }
@@ -428,28 +458,52 @@ std::string dump(const Json& j, JsonStyle style) {
 
 Json model_json(const ModelSpec& m, JsonStyle style) {
     if (!m.architecture_known()) {  // a parameter count and its labels; the architecture is unknown
+        const ModelSpec base = model_from_param_count(m.params_only);
         Json out = Json::object();
-        if (style == JsonStyle::Pretty || !m.name.empty()) out["name"] = m.name;
-        if (style == JsonStyle::Pretty || !m.family.empty()) out["family"] = m.family;
-        if (style == JsonStyle::Pretty || !m.model_type.empty()) out["model_type"] = m.model_type;
+        if (style == JsonStyle::Pretty || m.name != base.name) out["name"] = m.name;
+        if (style == JsonStyle::Pretty || m.family != base.family) out["family"] = m.family;
+        if (style == JsonStyle::Pretty || m.model_type != base.model_type) out["model_type"] = m.model_type;
         out["params"] = m.params_only;
         return out;
     }
     return write_object(m, ModelSpec{}, style);
 }
 
-// The preset id whose spec is exactly this one (every field), if any: share links stay short.
+// Field-by-field equality over the same field lists.
+template <class T>
+bool same(const T& a, const T& b);
+
+template <class T>
+struct Comparer {
+    const T& a;
+    const T& b;
+    bool equal = true;
+    template <class F>
+    void operator()(const char*, F T::*member) {
+        if constexpr (kIsStruct<F>) equal = equal && same(a.*member, b.*member);
+        else equal = equal && a.*member == b.*member;
+    }
+    void lora_targets(const char*, unsigned T::*member) { equal = equal && a.*member == b.*member; }
+};
+
+template <class T>
+bool same(const T& a, const T& b) {
+    Comparer<T> c{a, b};
+    fields(c, static_cast<T*>(nullptr));
+    return c.equal;
+}
+
+// The preset whose spec is exactly this one (every field), if any: share links stay short.
 std::optional<std::string> preset_model_id(const ModelSpec& m) {
     if (!m.architecture_known()) return std::nullopt;
-    const Json mine = model_json(m, JsonStyle::Pretty);
-    for (const auto& [id, spec] : all_model_presets())
-        if (model_json(spec, JsonStyle::Pretty) == mine) return id;
+    for (const ModelPreset& p : model_presets())
+        if (same(p.spec, m)) return p.id;
     return std::nullopt;
 }
 
 std::optional<std::string> preset_gpu_id(const Gpu& g) {
-    for (const auto& [id, preset] : all_gpu_presets())
-        if (preset.name == g.name && preset.memory_bytes == g.memory_bytes) return id;
+    for (const GpuPreset& p : gpu_presets())
+        if (p.name == g.name && p.memory_bytes == g.memory_bytes) return p.id;
     return std::nullopt;
 }
 

@@ -2,6 +2,11 @@
 // defaults, and bad input gives errors naming the JSON path.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
+#include "model/hf_config.h"
+#include "model/presets.h"
 #include "scenario_json.h"
 
 using namespace vl;
@@ -33,6 +38,9 @@ Scenario every_field_changed() {
     m.tied_embeddings = true;
     m.position = PositionKind::Alibi;
     m.max_position = 163840;
+    m.position_offset = 2;
+    m.embed_dim = 512;
+    m.lm_head_bias = true;
     m.embedding_norm = true;
     m.parallel_attn_mlp = true;
     m.sliding_window = 4096;
@@ -63,7 +71,22 @@ Scenario every_field_changed() {
     t.flash_attention = false;
     t.dropout = 0.1;
     t.fp32_logits = false;
-    s.finetune = {FineTuneMethod::QLoRA, 64, kLoraQ | kLoraO | kLoraDown, false, false};
+    t.compat = Compat::DeepSpeedEstimator;
+    t.activation_formula = ActivationFormula::Seed003;
+    t.activation_coefficient = 10.5;
+    t.optimizer_state_dtype = StateDtype::BF16;
+    t.extra_fp32_weight_copy = true;
+    t.attention_dropout = 0.05;
+    t.params_only_largest_layer = 123456;
+    s.finetune.method = FineTuneMethod::QLoRA;
+    s.finetune.lora_rank = 64;
+    s.finetune.lora_targets = kLoraQ | kLoraO | kLoraDown;
+    s.finetune.double_quant = false;
+    s.finetune.paged_optimizer = false;
+    s.finetune.adapters_fp32 = false;
+    s.finetune.lora_dropout = 0.05;
+    s.finetune.quant_block = 128;
+    s.finetune.quant_block2 = 512;
     InferenceOptions& i = s.infer;
     i.weights = WeightFormat::GGUF_Q4_K_M;
     i.group_size = 64;
@@ -77,6 +100,12 @@ Scenario every_field_changed() {
     i.block_size = 32;
     i.cuda_graphs = false;
     i.flash_attention = false;
+    i.prompt = 1000;
+    i.max_num_seqs = 64;
+    i.max_batched_tokens = 8192;
+    i.ubatch = 256;
+    i.fp32_compute = true;
+    i.engine_overhead_bytes = 1.5e9;
     Parallelism& p = s.parallel;
     p.dp = 4;
     p.tp = 8;
@@ -90,9 +119,10 @@ Scenario every_field_changed() {
     p.virtual_stages = 2;
     p.offload_optimizer = true;
     p.offload_params = true;
+    p.gpus_per_node = 4;
     s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
     s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
-    s.overheads = {1.0e9, 0.1, false, 5e7};
+    s.overheads = {1.0e9, 0.1, false, 5e7, false};
     return s;
 }
 
@@ -119,6 +149,9 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.tied_embeddings == y.tied_embeddings);
     CHECK(x.position == y.position);
     CHECK(x.max_position == y.max_position);
+    CHECK(x.position_offset == y.position_offset);
+    CHECK(x.embed_dim == y.embed_dim);
+    CHECK(x.lm_head_bias == y.lm_head_bias);
     CHECK(x.embedding_norm == y.embedding_norm);
     CHECK(x.parallel_attn_mlp == y.parallel_attn_mlp);
     CHECK(x.sliding_window == y.sliding_window);
@@ -153,11 +186,22 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.flash_attention == b.train.flash_attention);
     CHECK(a.train.dropout == b.train.dropout);
     CHECK(a.train.fp32_logits == b.train.fp32_logits);
+    CHECK(a.train.compat == b.train.compat);
+    CHECK(a.train.activation_formula == b.train.activation_formula);
+    CHECK(a.train.activation_coefficient == b.train.activation_coefficient);
+    CHECK(a.train.optimizer_state_dtype == b.train.optimizer_state_dtype);
+    CHECK(a.train.extra_fp32_weight_copy == b.train.extra_fp32_weight_copy);
+    CHECK(a.train.attention_dropout == b.train.attention_dropout);
+    CHECK(a.train.params_only_largest_layer == b.train.params_only_largest_layer);
     CHECK(a.finetune.method == b.finetune.method);
     CHECK(a.finetune.lora_rank == b.finetune.lora_rank);
     CHECK(a.finetune.lora_targets == b.finetune.lora_targets);
     CHECK(a.finetune.double_quant == b.finetune.double_quant);
     CHECK(a.finetune.paged_optimizer == b.finetune.paged_optimizer);
+    CHECK(a.finetune.adapters_fp32 == b.finetune.adapters_fp32);
+    CHECK(a.finetune.lora_dropout == b.finetune.lora_dropout);
+    CHECK(a.finetune.quant_block == b.finetune.quant_block);
+    CHECK(a.finetune.quant_block2 == b.finetune.quant_block2);
     CHECK(a.infer.weights == b.infer.weights);
     CHECK(a.infer.group_size == b.infer.group_size);
     CHECK(a.infer.double_quant == b.infer.double_quant);
@@ -170,6 +214,12 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.block_size == b.infer.block_size);
     CHECK(a.infer.cuda_graphs == b.infer.cuda_graphs);
     CHECK(a.infer.flash_attention == b.infer.flash_attention);
+    CHECK(a.infer.prompt == b.infer.prompt);
+    CHECK(a.infer.max_num_seqs == b.infer.max_num_seqs);
+    CHECK(a.infer.max_batched_tokens == b.infer.max_batched_tokens);
+    CHECK(a.infer.ubatch == b.infer.ubatch);
+    CHECK(a.infer.fp32_compute == b.infer.fp32_compute);
+    CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
     CHECK(a.parallel.dp == b.parallel.dp);
     CHECK(a.parallel.tp == b.parallel.tp);
     CHECK(a.parallel.pp == b.parallel.pp);
@@ -182,6 +232,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.parallel.virtual_stages == b.parallel.virtual_stages);
     CHECK(a.parallel.offload_optimizer == b.parallel.offload_optimizer);
     CHECK(a.parallel.offload_params == b.parallel.offload_params);
+    CHECK(a.parallel.gpus_per_node == b.parallel.gpus_per_node);
     CHECK(a.gpu.name == b.gpu.name);
     CHECK(a.gpu.memory_bytes == b.gpu.memory_bytes);
     CHECK(a.gpu_count == b.gpu_count);
@@ -189,6 +240,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.overheads.fragmentation == b.overheads.fragmentation);
     CHECK(a.overheads.temp_buffers == b.overheads.temp_buffers);
     CHECK(a.overheads.bucket_bytes == b.overheads.bucket_bytes);
+    CHECK(a.overheads.backward_working_set == b.overheads.backward_working_set);
 }
 
 // The one error for `field`, or a failed check listing what came back.
@@ -222,8 +274,8 @@ TEST_CASE("scenario JSON: the default scenario survives a round trip") {
 
 TEST_CASE("scenario JSON: compact form writes only what differs from the defaults") {
     Scenario s;
+    s.model = model_from_param_count(1000);
     s.model.name = "Tiny";
-    s.model.params_only = 1000;
     CHECK(scenario_to_json(s, JsonStyle::Compact) == R"({"version":1,"model":{"name":"Tiny","params":1000}})");
     s.train.micro_batch = 4;
     s.parallel.dp = 8;
@@ -338,11 +390,98 @@ TEST_CASE("scenario JSON: model and gpu forms") {
 }
 
 TEST_CASE("scenario JSON: model_to_json writes a parameter-count model as its count and labels") {
-    ModelSpec m;
+    ModelSpec m = model_from_param_count(123456789);  // family "Custom", model_type ""
     m.name = "Mystery";
-    m.params_only = 123456789;
     CHECK(model_to_json(m, JsonStyle::Compact) == R"({"name":"Mystery","params":123456789})");
-    CHECK(model_to_json(m, JsonStyle::Pretty) == "{\n  \"name\": \"Mystery\",\n  \"family\": \"\",\n  \"model_type\": \"\",\n  \"params\": 123456789\n}");
+    CHECK(model_to_json(m, JsonStyle::Pretty) == "{\n  \"name\": \"Mystery\",\n  \"family\": \"Custom\",\n  \"model_type\": \"\",\n  \"params\": 123456789\n}");
+}
+
+// ---- presets, config.json, and the documentation --------------------------------------------
+namespace {
+std::string read_text(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE(f.good());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+}  // namespace
+
+TEST_CASE("scenario JSON: a preset model is written as its id and read back field for field") {
+    for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "gpt2", "deepseek-v3"}) {
+        const ModelPreset* p = find_model(id);
+        REQUIRE(p != nullptr);
+        Scenario s;
+        s.model = p->spec;
+        s.gpu = find_gpu("a100-80gb")->gpu();
+        const std::string compact = scenario_to_json(s, JsonStyle::Compact);
+        CHECK(compact == std::string(R"({"version":1,"model":")") + id + R"(","gpu":"a100-80gb"})");
+        Result<Scenario> back = scenario_from_json(compact);
+        REQUIRE(back.ok());
+        require_same(s, *back);
+    }
+    // The Hugging Face repo id names the same preset.
+    Result<Scenario> hf = scenario_from_json(R"({"version": 1, "model": "meta-llama/Llama-3.1-8B"})");
+    REQUIRE(hf.ok());
+    CHECK(hf->model.name == find_model("llama-3.1-8b")->spec.name);
+}
+
+TEST_CASE("scenario JSON: an edited preset is written out field by field") {
+    Scenario s;
+    s.model = find_model("llama-3.1-8b")->spec;
+    s.model.layers = 16;  // no longer the preset
+    const std::string compact = scenario_to_json(s, JsonStyle::Compact);
+    CHECK(compact.find(R"("model":{)") != std::string::npos);
+    Result<Scenario> back = scenario_from_json(compact);
+    REQUIRE(back.ok());
+    require_same(s, *back);
+}
+
+TEST_CASE("scenario JSON: an inline Hugging Face config.json") {
+    const std::string cfg = read_text(std::string(VRAMLENS_TEST_DATA) + "/configs/llama-3.1-8b.json");
+    Result<Scenario> r = scenario_from_json(R"({"version": 1, "model": {"hf_config": )" + cfg + "}}");
+    REQUIRE(r.ok());
+    // The values of tests/data/configs/llama-3.1-8b.json (meta-llama/Llama-3.1-8B config.json).
+    CHECK(r->model.vocab == 128256);
+    CHECK(r->model.hidden == 4096);
+    CHECK(r->model.layers == 32);
+    CHECK(r->model.heads == 32);
+    CHECK(r->model.kv_heads == 8);
+    CHECK(r->model.ffn == 14336);
+    CHECK(r->model.max_position == 131072);
+    // Import errors are named under model.hf_config.
+    Result<Scenario> bad = scenario_from_json(R"({"version": 1, "model": {"hf_config": {"model_type": "llama", "hidden_size": -4096}}})");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors.front().field.rfind("model.hf_config.", 0) == 0);
+}
+
+TEST_CASE("scenario JSON: a parameter-count model starts blank, not as the default model") {
+    Result<Scenario> r = scenario_from_json(R"({"version": 1, "model": {"params": 7e9}})");
+    REQUIRE(r.ok());
+    CHECK(r->model.params_only == 7000000000);
+    CHECK_FALSE(r->model.architecture_known());
+    CHECK(r->model.hidden == 0);  // not Llama-3.1-8B's 4096
+    CHECK(r->model.family == "Custom");
+}
+
+TEST_CASE("scenario JSON: the examples in docs/scenario-format.md read, and the complete one is the writer's output") {
+    const std::string doc = read_text(std::string(VRAMLENS_TEST_DATA) + "/../../docs/scenario-format.md");
+    int blocks = 0;
+    for (size_t at = doc.find("```json\n"); at != std::string::npos; at = doc.find("```json\n", at + 1)) {
+        const size_t begin = at + 8, end = doc.find("```", begin);
+        REQUIRE(end != std::string::npos);
+        const std::string block = doc.substr(begin, end - begin);
+        INFO(block);
+        Result<Scenario> r = scenario_from_json(block);
+        for (const FieldError& e : r.errors) UNSCOPED_INFO(to_string(e));
+        CHECK(r.ok());
+        ++blocks;
+    }
+    CHECK(blocks == 3);  // small example, complete example, compact example
+    const size_t complete = doc.find("```json\n", doc.find("## The complete example")) + 8;
+    Scenario s;
+    s.gpu = find_gpu("h100-80gb")->gpu();
+    CHECK(doc.substr(complete, doc.find("```", complete) - complete) == scenario_to_json(s, JsonStyle::Pretty) + "\n");
 }
 
 // ---- a field added to a Scenario struct must be added to the format ---------------------------
@@ -362,14 +501,14 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 29);
+    CHECK(field_count<ModelSpec>() == 32);
     CHECK(field_count<MLASpec>() == 5);
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 13);
-    CHECK(field_count<FineTuneOptions>() == 5);
-    CHECK(field_count<InferenceOptions>() == 12);
-    CHECK(field_count<Parallelism>() == 12);
+    CHECK(field_count<TrainingOptions>() == 20);
+    CHECK(field_count<FineTuneOptions>() == 9);
+    CHECK(field_count<InferenceOptions>() == 18);
+    CHECK(field_count<Parallelism>() == 13);
     CHECK(field_count<Gpu>() == 2);
-    CHECK(field_count<Overheads>() == 4);
+    CHECK(field_count<Overheads>() == 5);
     CHECK(field_count<Scenario>() == 9);  // model, mode, train, finetune, infer, parallel, gpu, gpu_count, overheads
 }

@@ -1,6 +1,7 @@
 // Share links (issue 7): exact encoding, round trip, and every kind of damage caught.
 #include <catch2/catch.hpp>
 
+#include "model/hf_config.h"
 #include "share_link.h"
 
 using namespace vl;
@@ -9,9 +10,8 @@ namespace {
 
 Scenario tiny() {
     Scenario s;
-    s.model = ModelSpec{};
+    s.model = model_from_param_count(1000);
     s.model.name = "Tiny";
-    s.model.params_only = 1000;
     return s;
 }
 
