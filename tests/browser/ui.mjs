@@ -176,6 +176,31 @@ try {
   await page2.screenshot({ path: join(docsDir, 'screenshot-desktop-zh.png') });
   await page2.close();
 
+  // Drop a config.json file on the page (a real drop event carrying a File).
+  const page4 = await open(base);
+  await page4.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'config.json', { type: 'application/json' }));
+    document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, cfg);
+  await page4.waitForTimeout(200);
+  await settle(page4);
+  const d4 = await state(page4);
+  const dm = JSON.parse(d4.scenario).model;
+  check(d4.ui.source === 3 && dm && dm.hidden === 768, 'a dropped config.json file is imported');
+  await page4.close();
+
+  // Embed mode: results first, no inputs, content height reported for the iframe.
+  const embed = await open(`${base}?embed#${link}`, { viewport: { width: 600, height: 500 } });
+  await settle(embed);
+  const e1 = await state(embed);
+  const h = await embed.evaluate(() => window.vramlens.contentHeight);
+  check(e1.ui.embed && e1.scenario === s.scenario && !e1.items['mode.0'] && !!e1.items.total,
+        'embed mode: same scenario, results only');
+  check(h > 100, `embed mode reports its content height (${Math.round(h)} px)`);
+  await embed.screenshot({ path: join(docsDir, 'screenshot-embed.png') });
+  await embed.close();
+
   // The page is idle after input: no frames drawn while nothing changes.
   const f0 = await frames(page);
   await page.waitForTimeout(500);

@@ -252,3 +252,17 @@ TEST_CASE("the test hook carries the scenario and the core's own total") {
     CHECK(j.find("\"shown_total\"") != std::string::npos);
     CHECK(j.find("\"items\"") != std::string::npos);
 }
+
+TEST_CASE("show the math: a component row opens to its formula, numbers and source") {
+    Harness h(1280, 3000);
+    h.frames(3);
+    REQUIRE_FALSE(h.app.estimate.components.empty());
+    const Component& c = h.app.estimate.components.front();
+    const std::string id = c.id;
+    CHECK_FALSE(h.has("math." + id));
+    h.click("row." + id);
+    CHECK(h.has("math." + id));
+    // The core filled all three texts for this component (Detail::Full).
+    CHECK(std::string(h.app.estimate.components.front().formula).size() > 0);
+    CHECK(std::string(h.app.estimate.components.front().source).size() > 0);
+}
