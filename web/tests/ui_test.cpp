@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <imgui.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -265,4 +266,30 @@ TEST_CASE("show the math: a component row opens to its formula, numbers and sour
     // The core filled all three texts for this component (Detail::Full).
     CHECK(std::string(h.app.estimate.components.front().formula).size() > 0);
     CHECK(std::string(h.app.estimate.components.front().source).size() > 0);
+}
+
+TEST_CASE("every mode and fine-tune method draws, with numbers equal to the core's") {
+    Harness h;
+    h.frames(2);
+    for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer})
+        for (FineTuneMethod f : {FineTuneMethod::Full, FineTuneMethod::LoRA, FineTuneMethod::QLoRA}) {
+            h.app.scenario.mode = m;
+            h.app.scenario.finetune.method = f;
+            h.app.dirty = true;
+            h.frames(2);
+            INFO("mode " << static_cast<int>(m) << " method " << static_cast<int>(f));
+            CHECK(h.app.estimate.ok());
+            CHECK(h.app.estimate.total_bytes == h.core_total());
+            CHECK(std::isfinite(h.app.estimate.total_bytes));
+        }
+    // A change is recomputed (estimate, sweep, solver answers, link) fast enough for every keystroke.
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 5; ++i) {
+        h.app.scenario.infer.batch = 1 + i;
+        h.app.dirty = true;
+        refresh(h.app);
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 5;
+    WARN("refresh after a change: " << ms << " ms");
+    CHECK(ms < 100);
 }
