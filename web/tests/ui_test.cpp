@@ -293,3 +293,24 @@ TEST_CASE("every mode and fine-tune method draws, with numbers equal to the core
     WARN("refresh after a change: " << ms << " ms");
     CHECK(ms < 100);
 }
+
+TEST_CASE("phone: dragging the results scrolls them (ImGui 1.86 only scrolls by wheel)") {
+    Harness h(390, 844, /*touch=*/true);
+    h.app.scenario.mode = Mode::Train;  // a long component table: the results are taller than the screen
+    h.app.dirty = true;
+    h.frames(3);
+    REQUIRE(h.has("phases"));
+    const float y0 = h.app.ui.items.at("phases")[1];
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(200, 700);
+    h.frame();
+    io.MouseDown[0] = true;
+    h.frame();
+    for (int i = 0; i < 10; ++i) {
+        io.MousePos.y -= 30;
+        h.frame();
+    }
+    io.MouseDown[0] = false;
+    h.frames(2);
+    CHECK(h.app.ui.items.at("phases")[1] < y0 - 100);
+}

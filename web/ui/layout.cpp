@@ -40,7 +40,13 @@ void apply_style(const AppState& app) {
 
 // Touch screens scroll by dragging anywhere in a scrolling region (ImGui 1.86 only scrolls by wheel).
 void touch_scroll(const AppState& app) {
-    if (!app.ui.env.touch || !ImGui::IsWindowHovered() || !ImGui::IsMouseDragging(ImGuiMouseButton_Left, 6)) return;
+    // A drag that started inside this region scrolls it, even when it started on a button (the
+    // button then does not fire: ImGui releases it outside its rectangle or after the move).
+    if (!app.ui.env.touch || !ImGui::IsMouseDragging(ImGuiMouseButton_Left, 6)) return;
+    const ImVec2 a = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    const ImVec2 b(a.x + size.x, a.y + size.y);
+    const ImVec2 start = ImGui::GetIO().MouseClickedPos[0];
+    if (start.x < a.x || start.y < a.y || start.x > b.x || start.y > b.y) return;
     ImGui::SetScrollY(ImGui::GetScrollY() - ImGui::GetIO().MouseDelta.y);
 }
 
