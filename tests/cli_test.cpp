@@ -235,8 +235,16 @@ TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
     REQUIRE(md.status == 0);
     CHECK_THAT(md.out, Catch::StartsWith("**Custom (7000000000 parameters), train, 1 x H100 80GB, per GPU**\n"));
     CHECK_THAT(md.out, Catch::Contains("| 13.04 | `P * weight_bytes"));  // 14e9 B / 2^30 = 13.04 GiB
-    Run f = vramlens("estimate --params 7e9 --formulas");
-    CHECK_THAT(f.out, Catch::Contains("    = 7e+09 * 2 / 1\n"));
+    // --formulas adds each component's formula, numbers and source under it (their text is the
+    // training core's; only the layout is checked here).
+    Run f = vramlens("estimate --params 7e9 --formulas --format json");
+    nlohmann::json j = nlohmann::json::parse(f.out);
+    Run t = vramlens("estimate --params 7e9 --formulas");
+    for (const auto& c : j["components"]) {
+        CHECK_THAT(t.out, Catch::Contains("\n    = " + c["formula"].get<std::string>() + "\n"));
+        CHECK_THAT(t.out, Catch::Contains("\n    source: " + c["source"].get<std::string>() + "\n"));
+    }
+    CHECK_THAT(gb.out, !Catch::Contains("    source: "));
 }
 
 TEST_CASE("cli: --fail-if-no-fit exits 3 when the scenario does not fit") {
