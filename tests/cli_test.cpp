@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -234,8 +235,17 @@ TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
     REQUIRE(md.status == 0);
     CHECK_THAT(md.out, Catch::StartsWith("**Custom (7000000000 parameters), train, 1 x H100 80GB, per GPU**\n"));
     CHECK_THAT(md.out, Catch::Contains("| 13.04 | `P * weight_bytes"));  // 14e9 B / 2^30 = 13.04 GiB
-    Run f = vramlens("estimate --params 7e9 --formulas");
-    CHECK_THAT(f.out, Catch::Contains("    = 7,000,000,000 * 2 / 1 = 14,000,000,000 B\n"));  // 7e9 params * 2 B (bf16) / 1 rank
+    // --formulas adds each component's formula, numbers and source under it (their text is the
+    // training core's; only the layout is checked here).
+    Run f = vramlens("estimate --params 7e9 --formulas --format json");
+    nlohmann::json j = nlohmann::json::parse(f.out);
+    Run t = vramlens("estimate --params 7e9 --formulas");
+    for (const auto& c : j["components"]) {
+        CHECK_THAT(t.out, Catch::Contains("\n    = " + c["formula"].get<std::string>() + "\n"));
+        CHECK_THAT(t.out, Catch::Contains("\n    source: " + c["source"].get<std::string>() + "\n"));
+    }
+    CHECK_THAT(gb.out, !Catch::Contains("    source: "));
+    CHECK_THAT(t.out, Catch::Contains("    = 7,000,000,000 * 2 / 1 = 14,000,000,000 B\n"));  // 7e9 params * 2 B (bf16) / 1 rank
 }
 
 TEST_CASE("cli: --fail-if-no-fit exits 3 when the scenario does not fit") {
@@ -305,6 +315,47 @@ TEST_CASE("cli: --set on a preset expands it to fields first") {
     nlohmann::json j = nlohmann::json::parse(r.out);
     CHECK(j["model"]["layers"] == 16);
     CHECK(j["model"]["hidden"] == 4096);  // the rest of the preset kept
+}
+
+TEST_CASE("cli: verify-script prints valid Python whose dry run works without torch or a GPU") {
+    if (std::system("python3 -c pass >/dev/null 2>&1") != 0) {
+        WARN("python3 not found: the generated script is not checked");
+        return;
+    }
+    Run r = vramlens("verify-script --model gpt2 --micro-batch 4 --seq 1024");
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("#!/usr/bin/env python3\n"));
+    const std::string script = write_temp("verify.py", r.out);
+    CHECK(std::system(("python3 -m py_compile '" + script + "'").c_str()) == 0);
+    FILE* p = ::popen(("python3 '" + script + "' --dry-run").c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::string out;
+    char buf[1024];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    CHECK(WEXITSTATUS(::pclose(p)) == 0);
+    // GPT-2 (openai-community/gpt2 config): 12 layers, hidden 768; the plan mirrors the flags.
+    CHECK_THAT(out, Catch::Contains("model: gpt2, 12 layers, hidden 768\n"));
+    CHECK_THAT(out, Catch::Contains(R"("micro_batch": 4)"));
+    CHECK_THAT(out, Catch::Contains(R"("seq_len": 1024)"));
+    CHECK_THAT(out, Catch::Contains("in backward;"));
+    std::remove(script.c_str());
+
+    Run infer = vramlens("verify-script --model llama-3.2-1b --mode infer --batch 2 --context 512 --set infer.prompt=256");
+    REQUIRE(infer.status == 0);
+    CHECK_THAT(infer.out, Catch::Contains(R"("model_type":"llama")"));
+    CHECK_THAT(infer.out, Catch::Contains(R"("new_tokens":256)"));  // context 512 - prompt 256
+
+    // What one GPU and plain transformers cannot run is refused, naming the field.
+    Run multi = vramlens("verify-script --model llama-3.1-8b --zero 2 --dp 8");
+    CHECK(multi.status == 1);
+    CHECK_THAT(multi.err, Catch::Contains("  parallel: the verify script runs on one GPU"));
+    Run quant = vramlens("verify-script --model llama-3.1-8b --mode infer --weights nf4");
+    CHECK(quant.status == 1);
+    CHECK_THAT(quant.err, Catch::Contains("  infer.weights: quantized weights"));
+    Run params = vramlens("verify-script --params 7e9");
+    CHECK(params.status == 1);
+    CHECK_THAT(params.err, Catch::Contains("  model.params: "));
 }
 
 #endif  // VRAMLENS_CLI_PATH
