@@ -173,4 +173,20 @@ TEST_CASE("accuracy report: reference cases, published vs ours; writes docs/accu
     const std::string path = std::string(VRAMLENS_TEST_DATA) + "/../../docs/accuracy.md";
     if (read_text(path) != out) std::ofstream(path, std::ios::binary) << out;
     CHECK(read_text(path) == out);
+
+    // The README shows the same summary and table between its accuracy markers (issue 7: generated,
+    // not hand-written). Only the text between the markers is replaced.
+    const std::string readme_path = std::string(VRAMLENS_TEST_DATA) + "/../../README.md";
+    const std::string readme = read_text(readme_path);
+    const std::string begin = "<!-- accuracy:begin", end = "<!-- accuracy:end -->";
+    const size_t b = readme.find(begin), e = readme.find(end);
+    REQUIRE(b != std::string::npos);
+    REQUIRE(e != std::string::npos);
+    const size_t body = readme.find('\n', b) + 1;
+    const std::string section =
+        format("Measured cases: %zu; median |error| %.1f%%, worst |error| %.1f%% (%s).\n\n", n, 100 * median, 100 * worst, worst_case.c_str()) +
+        table;
+    const std::string updated = readme.substr(0, body) + section + readme.substr(e);
+    if (updated != readme) std::ofstream(readme_path, std::ios::binary) << updated;
+    CHECK(read_text(readme_path) == updated);
 }
