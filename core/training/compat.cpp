@@ -129,7 +129,8 @@ void add_deepspeed_compat(TrainCtx& c) {
             gpu = all ? llm : llm + std::floor(2 * P / N);
             gf_text = all ? "4 * LL" : "4 * LL + floor(2 * P / N)";
             cpu = P * (zi ? opt_bpp * gf : std::max(4 * gpn, opt_bpp * gf)) * k;
-            cf = zi ? "P * (18 or 16) / nodes * 1.5 / gpus_per_node" : "P * max(4 * gpus_per_node, (18 or 16) / nodes) * 1.5 / gpus_per_node";
+            if (all) cf = zi ? "P * 18 / nodes * 1.5 / gpus_per_node" : "P * max(4 * gpus_per_node, 18 / nodes) * 1.5 / gpus_per_node";
+            else cf = zi ? "P * 16 / nodes * 1.5 / gpus_per_node" : "P * max(4 * gpus_per_node, 16 / nodes) * 1.5 / gpus_per_node";
         } else {
             gpu = llm + std::floor(18 * P / N);
             gf_text = "4 * LL + floor(18 * P / N)";
