@@ -14,6 +14,7 @@
 #include "share_link.h"
 #include "ui/app.h"
 #include "ui/panels.h"
+#include "ui/widgets.h"
 
 using namespace vl;
 using namespace vl::ui;
@@ -313,4 +314,129 @@ TEST_CASE("phone: dragging the results scrolls them (ImGui 1.86 only scrolls by 
     io.MouseDown[0] = false;
     h.frames(2);
     CHECK(h.app.ui.items.at("phases")[1] < y0 - 100);
+}
+
+TEST_CASE("advanced: the accounting modes offered are the ones the core accepts; DeepSpeed's own inputs follow") {
+    Harness h(1280, 4000);  // tall: every section on screen
+    h.frames(2);
+    h.click("mode.0");  // Training
+    h.click("section.advanced");
+    REQUIRE(h.has("train.compat"));
+    // ZeRO 0: the DeepSpeed estimator covers ZeRO-2 and ZeRO-3 only (core/training/training.cpp), so
+    // it is listed but cannot be chosen.
+    h.click("train.compat");
+    REQUIRE(h.has("train.compat.deepspeed-estimator"));
+    h.click("train.compat.deepspeed-estimator");
+    CHECK(h.app.scenario.train.compat == Compat::None);
+    h.click("total");  // closes the list (a disabled entry leaves it open)
+    h.frames(2);
+    CHECK_FALSE(h.has("parallel.gpus_per_node"));
+    // ZeRO 3 (the "3 / FSDP" button): now it can, and its per-node host memory inputs appear.
+    h.click("parallel.zero.3");
+    h.click("train.compat");
+    h.click("train.compat.deepspeed-estimator");
+    CHECK(h.app.scenario.train.compat == Compat::DeepSpeedEstimator);
+    CHECK(h.has("parallel.gpus_per_node"));
+    REQUIRE(h.has("parallel.zero_init"));
+    h.click("parallel.zero_init");
+    CHECK_FALSE(h.app.scenario.parallel.zero_init);
+    CHECK(h.app.estimate.ok());
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+    // Back to ZeRO 1: the rule is broken, and its message shows at the accounting field (once).
+    h.click("parallel.zero.1");
+    CHECK_FALSE(h.app.estimate.ok());
+    REQUIRE(h.app.estimate.errors.size() == 1);
+    CHECK(h.app.estimate.errors[0].field == "train.compat");
+}
+
+TEST_CASE("advanced: fp32 gradient regimes, activation formula and dropout reach the scenario") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.0");
+    h.click("section.advanced");
+    h.click("train.fp32_grad_accum");
+    CHECK(h.app.scenario.train.fp32_grad_accum);
+    h.click("train.fp32_grad_copy");
+    CHECK(h.app.scenario.train.fp32_grad_copy);
+    h.click("train.activation_formula");
+    h.click("train.activation_formula.coefficient");
+    CHECK(h.app.scenario.train.activation_formula == ActivationFormula::Coefficient);
+    CHECK(h.has("train.activation_coefficient"));
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+    // LoRA dropout only for LoRA/QLoRA fine-tunes.
+    CHECK_FALSE(h.has("finetune.lora_dropout"));
+    h.click("mode.1");
+    CHECK(h.has("finetune.lora_dropout"));
+    CHECK_FALSE(h.has("train.activation_formula"));  // fine-tunes always walk the tensors
+}
+
+TEST_CASE("pipeline schedule and virtual stages: only what the core's rules accept") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.0");
+    h.app.scenario.gpu_count = 4;
+    h.app.scenario.parallel.dp = 4;
+    h.app.dirty = true;
+    h.frames(2);
+    CHECK_FALSE(h.has("parallel.schedule"));  // pp = 1: no pipeline
+    h.click("parallel.pp");
+    h.click("parallel.pp.4");
+    REQUIRE(h.app.scenario.parallel.pp == 4);
+    h.click("parallel.schedule");
+    h.click("parallel.schedule.interleaved");
+    CHECK(h.app.scenario.parallel.schedule == PipelineSchedule::Interleaved);
+    // Interleaving starts at 2 chunks per stage; Llama-3.1-8B's 32 layers over pp 4 allow at most
+    // 32 / 4 = 8 (validate_parallel: pp * virtual_stages <= layers).
+    CHECK(h.app.scenario.parallel.virtual_stages == 2);
+    h.click("parallel.virtual_stages");
+    CHECK(h.has("parallel.virtual_stages.8"));
+    CHECK_FALSE(h.has("parallel.virtual_stages.9"));
+    h.click("parallel.virtual_stages.8");
+    CHECK(h.app.scenario.parallel.virtual_stages == 8);
+    CHECK(h.app.estimate.ok());
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+    // Back to 1F1B: one chunk per stage again (virtual stages > 1 need the interleaved schedule).
+    h.click("parallel.schedule");
+    h.click("parallel.schedule.1f1b");
+    CHECK(h.app.scenario.parallel.virtual_stages == 1);
+    CHECK(h.app.estimate.ok());
+}
+
+TEST_CASE("inference: prompt for every engine; vLLM's own settings under Advanced; invalid KV dtypes not offered") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    REQUIRE(h.app.scenario.mode == Mode::Infer);
+    CHECK(h.has("infer.prompt"));
+    h.click("infer.engine");
+    h.click("infer.engine.vllm");
+    REQUIRE(h.app.scenario.infer.engine == Engine::VLLM);
+    h.click("section.advanced");
+    CHECK(h.has("infer.max_num_seqs"));
+    h.click("infer.block_size");
+    h.click("infer.block_size.32");
+    CHECK(h.app.scenario.infer.block_size == 32);
+    // vLLM caches KV in fp16/bf16/fp8 (core/inference/inference.cpp): int8 is listed, not choosable.
+    h.click("infer.kv_dtype");
+    h.click("infer.kv_dtype.int8");
+    CHECK(h.app.scenario.infer.kv_dtype == KvDtype::BF16);
+    h.click("total");
+    h.click("infer.kv_dtype");
+    h.click("infer.kv_dtype.fp8");
+    CHECK(h.app.scenario.infer.kv_dtype == KvDtype::FP8);
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+}
+
+TEST_CASE("long component names are cut with an ellipsis to the column") {
+    Harness h;
+    h.frames(1);
+    ImGui::NewFrame();
+    const std::string name = "CUDA context and framework";
+    const float full = ImGui::CalcTextSize(name.c_str()).x;
+    CHECK(fit_text(name, full + 1) == name);
+    const std::string cut = fit_text(name, full * 0.5f);
+    CHECK(cut.size() < name.size());
+    CHECK(cut.substr(cut.size() - 3) == "\xE2\x80\xA6");
+    CHECK(ImGui::CalcTextSize(cut.c_str()).x <= full * 0.5f);
+    CHECK(name.compare(0, cut.size() - 3, cut, 0, cut.size() - 3) == 0);  // a prefix of the name
+    ImGui::EndFrame();
 }

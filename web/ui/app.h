@@ -84,6 +84,7 @@ struct UiState {
     std::map<std::string, std::string> text_buffers;  // touch-edited values not yet applied
     // Screen rectangles of named widgets (for the browser tests and the text box), CSS pixels.
     std::map<std::string, std::vector<float>> items;
+    std::map<std::string, std::vector<float>> last_items;  // the previous frame's (section_errors)
     std::vector<TextField> text_fields;      // this frame's text fields
     std::string clipboard;                   // what ImGui copies / pastes (the page keeps the real one)
 };

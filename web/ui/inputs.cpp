@@ -131,7 +131,7 @@ void custom_fields(AppState& app) {
     if (two) ImGui::Columns(1);
     if (check(app, tr(L, S::GatedMlp), "model.gated_mlp", m.gated_mlp)) mark_custom(app);
     if (check(app, tr(L, S::TiedEmb), "model.tied_embeddings", m.tied_embeddings)) mark_custom(app);
-    field_error(app, "model");
+    section_errors(app, "model");
 }
 
 void params_only_fields(AppState& app) {
@@ -150,7 +150,7 @@ void params_only_fields(AppState& app) {
         std::snprintf(name, sizeof name, "%.3gB", billions);
         m.name = name;
     }
-    field_error(app, "model");
+    section_errors(app, "model");
 }
 
 void config_fields(AppState& app) {
@@ -222,7 +222,7 @@ void workload_panel(AppState& app) {
                 ImGui::PopID();
                 if (&t != &lora_target_names().back() && ImGui::GetContentRegionAvail().x > 90) ImGui::SameLine();
             }
-            field_error(app, "finetune");
+            section_errors(app, "finetune");
         }
     }
     if (s.mode != Mode::Infer) {
@@ -234,19 +234,20 @@ void workload_panel(AppState& app) {
         int_field(app, tr(L, S::GradAccum), "train.grad_accum_steps", t.grad_accum_steps, 1, 1 << 20, false);
         enum_combo(app, tr(L, S::Recompute), "train.recompute", t.recompute);
         check(app, tr(L, S::FlashAttn), "train.flash_attention", t.flash_attention);
-        field_error(app, "train");
+        section_errors(app, "train");
     } else {
         InferenceOptions& in = s.infer;
         enum_combo(app, tr(L, S::WeightFormat), "infer.weights", in.weights);
         enum_combo(app, tr(L, S::KvDtype), "infer.kv_dtype", in.kv_dtype);
         int_field(app, tr(L, S::Batch), "infer.batch", in.batch, 1, 1 << 20, true);
         int_field(app, tr(L, S::Context), "infer.context", in.context, 1, 1 << 24, true);
+        int_field(app, tr(L, S::Prompt), "infer.prompt", in.prompt, 0, 1 << 24, true);
         enum_combo(app, tr(L, S::Engine), "infer.engine", in.engine);
         if (in.engine == Engine::VLLM)
             float_field(app, tr(L, S::GpuMemUtil), "infer.gpu_memory_utilization", in.gpu_memory_utilization, 0.05, 1.0, 0.05,
                         "%.2f");
         check(app, tr(L, S::FlashAttn), "infer.flash_attention", in.flash_attention);
-        field_error(app, "infer");
+        section_errors(app, "infer");
     }
 }
 
@@ -284,6 +285,23 @@ void fit_layout_to_gpus(Scenario& s) {
     p.dp = s.gpu_count / (p.tp * p.pp * p.cp);
     if (p.dp % p.ep != 0) p.ep = 1;
     if (p.tp < 2) p.sp = false;
+    if (p.pp < 2) p.virtual_stages = 1;
+}
+
+// Model chunks per pipeline stage that validate_parallel accepts (1..16), the current one always listed.
+std::vector<int64_t> valid_virtual_stages(const Scenario& s) {
+    std::vector<int64_t> out;
+    for (int64_t v = 1; v <= 16; ++v) {
+        Scenario t = s;
+        t.parallel.virtual_stages = v;
+        std::vector<FieldError> errs;
+        validate_parallel(t, errs);
+        if (std::none_of(errs.begin(), errs.end(), [](const FieldError& e) { return e.field == "parallel.virtual_stages"; }))
+            out.push_back(v);
+    }
+    if (std::find(out.begin(), out.end(), s.parallel.virtual_stages) == out.end()) out.push_back(s.parallel.virtual_stages);
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 }  // namespace
@@ -317,7 +335,7 @@ void gpu_panel(AppState& app) {
     if (app.ui.gpu_preset_id.empty()) {
         double gib = to_gib(s.gpu.memory_bytes);
         if (float_field(app, tr(L, S::GpuMemory), "gpu.memory_gib", gib, 1, 4096, 8, "%.1f")) s.gpu.memory_bytes = gib * kGiB;
-        field_error(app, "gpu");
+        section_errors(app, "gpu");
     }
     if (int_field(app, tr(L, S::GpuCount), "gpu_count", s.gpu_count, 1, 65536, false)) fit_layout_to_gpus(s);
 }
@@ -336,6 +354,15 @@ void parallel_panel(AppState& app) {
     if (p.tp > 1 && train) check(app, tr(L, S::SeqParallel), "parallel.sp", p.sp);
     if (int_choice(app, tr(L, S::PipelineParallel), "parallel.pp", p.pp, valid_degrees(s, &Parallelism::pp, "parallel.pp")))
         fit_layout_to_gpus(s);
+    if (train && p.pp > 1) {
+        if (enum_combo(app, tr(L, S::Schedule), "parallel.schedule", p.schedule)) {
+            // interleaving needs more than one model chunk per stage to differ from 1F1B
+            const std::vector<int64_t> v = valid_virtual_stages(s);
+            p.virtual_stages = p.schedule == PipelineSchedule::Interleaved && v.size() > 1 ? v[1] : 1;
+        }
+        if (p.schedule == PipelineSchedule::Interleaved)
+            int_choice(app, tr(L, S::VirtualStages), "parallel.virtual_stages", p.virtual_stages, valid_virtual_stages(s));
+    }
     if (train &&
         int_choice(app, tr(L, S::ContextParallel), "parallel.cp", p.cp, valid_degrees(s, &Parallelism::cp, "parallel.cp")))
         fit_layout_to_gpus(s);
@@ -357,6 +384,52 @@ void parallel_panel(AppState& app) {
     }
 }
 
+namespace {
+
+// Rarely changed training inputs: the published accounting to follow, dtype regimes, dropout.
+void training_advanced(AppState& app) {
+    const Lang L = app.ui.lang;
+    Scenario& s = app.scenario;
+    TrainingOptions& t = s.train;
+    Parallelism& p = s.parallel;
+    subheading(tr(L, S::Training));
+    enum_combo(app, tr(L, S::Compat), "train.compat", t.compat);
+    if (t.compat == Compat::DeepSpeedEstimator) {
+        int_field(app, tr(L, S::GpusPerNode), "parallel.gpus_per_node", p.gpus_per_node, 1, 1024, false);
+        if (p.zero == 3) check(app, tr(L, S::ZeroInit), "parallel.zero_init", p.zero_init);
+    }
+    if (t.compat == Compat::None && s.mode == Mode::Train) {  // fine-tunes always walk the tensors
+        enum_combo(app, tr(L, S::ActFormula), "train.activation_formula", t.activation_formula);
+        if (t.activation_formula == ActivationFormula::Coefficient)
+            float_field(app, tr(L, S::ActCoef), "train.activation_coefficient", t.activation_coefficient, 0, 1000, 1, "%.2f");
+    }
+    if (t.precision != Precision::FP32)
+        check(app, tr(L, S::Fp32GradAccum), "train.fp32_grad_accum", t.fp32_grad_accum);
+    else
+        check(app, tr(L, S::Fp32WeightCopy), "train.extra_fp32_weight_copy", t.extra_fp32_weight_copy);
+    check(app, tr(L, S::Fp32GradCopy), "train.fp32_grad_copy", t.fp32_grad_copy);
+    enum_combo(app, tr(L, S::StateDtype), "train.optimizer_state_dtype", t.optimizer_state_dtype);
+    float_field(app, tr(L, S::Dropout), "train.dropout", t.dropout, 0, 0.95, 0.05, "%.2f");
+    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
+        float_field(app, tr(L, S::LoraDropout), "finetune.lora_dropout", s.finetune.lora_dropout, 0, 0.95, 0.05, "%.2f");
+    check(app, tr(L, S::Fp32Logits), "train.fp32_logits", t.fp32_logits);
+    section_errors(app, "train");
+}
+
+// vLLM engine settings (gpu_memory_utilization is with the engine, in the workload panel).
+void vllm_advanced(AppState& app) {
+    const Lang L = app.ui.lang;
+    InferenceOptions& in = app.scenario.infer;
+    subheading("vLLM");
+    int_field(app, tr(L, S::MaxNumSeqs), "infer.max_num_seqs", in.max_num_seqs, 1, 1 << 20, true);
+    // vLLM's --block-size choices (vllm/config.py BlockSize: 1, 8, 16, 32, 64, 128)
+    int_choice(app, tr(L, S::BlockSize), "infer.block_size", in.block_size, {1, 8, 16, 32, 64, 128});
+    check(app, tr(L, S::CudaGraphs), "infer.cuda_graphs", in.cuda_graphs);
+    section_errors(app, "infer");
+}
+
+}  // namespace
+
 void advanced_panel(AppState& app) {
     const Lang L = app.ui.lang;
     Scenario& s = app.scenario;
@@ -370,10 +443,11 @@ void advanced_panel(AppState& app) {
     if (float_field(app, tr(L, S::BucketMB), "overheads.bucket_bytes", mb, 0, 1e5, 25, "%.0f")) o.bucket_bytes = mb * 1e6;
     if (s.mode != Mode::Infer) {
         check(app, tr(L, S::BackwardWorking), "overheads.backward_working_set", o.backward_working_set);
-        float_field(app, tr(L, S::Dropout), "train.dropout", s.train.dropout, 0, 1, 0.05, "%.2f");
-        check(app, tr(L, S::Fp32Logits), "train.fp32_logits", s.train.fp32_logits);
+        training_advanced(app);
+    } else if (s.infer.engine == Engine::VLLM) {
+        vllm_advanced(app);
     }
-    field_error(app, "overheads");
+    section_errors(app, "overheads");
 }
 
 }  // namespace vl::ui

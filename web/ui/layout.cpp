@@ -61,7 +61,8 @@ void top_bar(AppState& app) {
     }
     // Right-aligned toggles: language, theme, unit.
     const char* lang = tr(L, S::Language);
-    const char* theme = tr(L, app.ui.theme == Theme::Dark ? S::ThemeLight : S::ThemeDark);
+    // The button names the theme in use (pressing it switches to the other one).
+    const char* theme = tr(L, app.ui.theme == Theme::Dark ? S::ThemeIsDark : S::ThemeIsLight);
     const char* unit = app.ui.unit == SizeUnit::GiB ? "GiB → GB" : "GB → GiB";
     const ImGuiStyle& st = ImGui::GetStyle();
     auto bw = [&](const char* t) { return ImGui::CalcTextSize(t).x + st.FramePadding.x * 2; };
@@ -145,6 +146,7 @@ void draw(AppState& app) {
         app.ui.applied_style = style_key;
     }
     refresh(app);
+    app.ui.last_items.swap(app.ui.items);
     app.ui.items.clear();
     app.ui.text_fields.clear();
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <imgui_internal.h>
+
 #include "ui/panels.h"
 #include "ui/widgets.h"
 
@@ -172,11 +174,13 @@ void table_panel(AppState& app) {
     const bool narrow = ImGui::GetContentRegionAvail().x < 480;
     const int cols = narrow ? 3 : 4;
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+    const float table_right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;  // window-local x
     if (!ImGui::BeginTable("##components", cols, flags)) return;
-    ImGui::TableSetupColumn(tr(L, S::Component), ImGuiTableColumnFlags_WidthStretch, 3.0f);
-    if (!narrow) ImGui::TableSetupColumn(tr(L, S::Bytes), ImGuiTableColumnFlags_WidthStretch, 1.6f);
-    ImGui::TableSetupColumn(unit_name(app.ui.unit), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn(tr(L, S::ShareCol), ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    // Numbers take the width they need; the name gets the rest and is cut with an ellipsis.
+    ImGui::TableSetupColumn(tr(L, S::Component), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    if (!narrow) ImGui::TableSetupColumn(tr(L, S::Bytes), ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn(unit_name(app.ui.unit), ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn(tr(L, S::ShareCol), ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();
     const unsigned peak = phase_bit(e.peak_phase);
     for (const Component& c : e.components) {
@@ -192,8 +196,11 @@ void table_panel(AppState& app) {
         ImGui::Indent(8);
         std::string label = component_label(L, c);
         if (c.host) label += std::string(" (") + tr(L, S::Host) + ")";
+        const std::string shown = fit_text(label, ImGui::GetContentRegionAvail().x - ImGui::GetTreeNodeToLabelSpacing());
+        const bool cut = shown != label;
         const bool open = ImGui::TreeNodeEx("##row", ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_NoTreePushOnOpen,
-                                            "%s", label.c_str());
+                                            "%s", shown.c_str());
+        if (cut && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", label.c_str());
         mark(app, std::string("row.") + c.id);
         ImGui::Unindent(8);
         if (!narrow) {
@@ -210,7 +217,10 @@ void table_panel(AppState& app) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::Indent(16);
-            ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x * (narrow ? 1.45f : 1.9f));
+            // The math spans the whole row: drawn outside the first column's clip rectangle.
+            ImGui::TablePushBackgroundChannel();
+            ImGui::PushTextWrapPos(table_right - 4);
+            if (cut) ImGui::TextWrapped("%s", label.c_str());
             ImGui::TextDisabled("%s", tr(L, S::Formula));
             ImGui::TextWrapped("%s", c.formula);
             if (!c.substituted.empty()) {
@@ -220,6 +230,7 @@ void table_panel(AppState& app) {
             ImGui::TextDisabled("%s", tr(L, S::Source));
             ImGui::TextWrapped("%s", c.source);
             ImGui::PopTextWrapPos();
+            ImGui::TablePopBackgroundChannel();
             ImGui::Unindent(16);
             mark(app, std::string("math.") + c.id);
             for (int i = 1; i < cols; ++i) ImGui::TableNextColumn();
@@ -240,44 +251,63 @@ void table_panel(AppState& app) {
     ImGui::EndTable();
 }
 
+// One row per phase: name, a bar on a scale running to max(GPU limit, largest phase), the value.
+// The GPU limit is a vertical line where it really is, so small totals read as small, not as
+// nothing, and every value is printed.
 void phases_panel(AppState& app) {
     const Estimate& e = app.estimate;
     if (!e.ok()) return;
     const Lang L = app.ui.lang;
+    const Mode mode = app.scenario.mode;
     ImGui::TextUnformatted(tr(L, S::Phases));
     const Phase phases[] = {Phase::Load, Phase::Forward, Phase::Backward, Phase::Step};
-    double top = e.gpu_capacity_bytes;
+    const double cap = e.gpu_capacity_bytes;
+    double top = cap;
     for (double b : e.phase_bytes)
         if (finite_pos(b)) top = std::max(top, b);
     if (!(top > 0)) return;
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float w = ImGui::GetContentRegionAvail().x, h = 90, label_h = ImGui::GetTextLineHeightWithSpacing();
-    const ImVec2 p0 = ImGui::GetCursorScreenPos();
-    ImGui::InvisibleButton("##phases", ImVec2(std::max(w, 10.0f), h + label_h * 2));
-    mark(app, "phases");
+    float name_w = 0, value_w = 0;
     int n = 0;
-    for (Phase p : phases)
-        if (!(app.scenario.mode == Mode::Infer && p == Phase::Backward)) ++n;
-    const float slot = w / static_cast<float>(n);
+    for (Phase p : phases) {
+        if (mode == Mode::Infer && p == Phase::Backward) continue;
+        name_w = std::max(name_w, ImGui::CalcTextSize(phase_name(L, mode, p)).x);
+        value_w = std::max(value_w, ImGui::CalcTextSize(fmt_bytes(app, e.phase_bytes[static_cast<int>(p)]).c_str()).x);
+        ++n;
+    }
+    const float pad = ImGui::GetStyle().ItemSpacing.x, lh = ImGui::GetTextLineHeight();
+    const float row_h = lh + (app.ui.env.touch ? 10.0f : 6.0f);
+    const float w = std::max(ImGui::GetContentRegionAvail().x, 120.0f);
+    const float bar_x = name_w + pad, bar_w = std::max(w - name_w - value_w - 2 * pad, 20.0f);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const float rows_h = row_h * static_cast<float>(n);
+    ImGui::InvisibleButton("##phases", ImVec2(w, rows_h + lh + 4));
+    mark(app, "phases");
     int i = 0;
     for (Phase p : phases) {
-        if (app.scenario.mode == Mode::Infer && p == Phase::Backward) continue;
+        if (mode == Mode::Infer && p == Phase::Backward) continue;
         const double b = e.phase_bytes[static_cast<int>(p)];
-        const float bh = finite_pos(b) ? static_cast<float>(b / top) * h : 0;
-        const float x0 = p0.x + slot * static_cast<float>(i) + slot * 0.15f, x1 = x0 + slot * 0.7f;
         const bool peak = p == e.peak_phase;
-        const ImU32 col = b > e.gpu_capacity_bytes ? col_bad(app) : (peak ? col_ok(app) : ImGui::GetColorU32(ImGuiCol_PlotHistogram));
-        dl->AddRectFilled(ImVec2(x0, p0.y + label_h + h - bh), ImVec2(x1, p0.y + label_h + h), col, 3);
+        const float y = p0.y + row_h * static_cast<float>(i);
+        const float ty = y + (row_h - lh) / 2;
+        const char* name = phase_name(L, mode, p);
+        dl->AddText(ImVec2(p0.x, ty), peak ? ImGui::GetColorU32(ImGuiCol_Text) : col_text_dim(app), name);
+        const ImVec2 b0(p0.x + bar_x, y + 3), b1(p0.x + bar_x + bar_w, y + row_h - 3);
+        dl->AddRectFilled(b0, b1, ImGui::GetColorU32(ImGuiCol_FrameBg), 3);
+        const float fill = finite_pos(b) ? static_cast<float>(b / top) * bar_w : 0;
+        const ImU32 col = b > cap ? col_bad(app) : (peak ? col_ok(app) : ImGui::GetColorU32(ImGuiCol_PlotHistogram));
+        if (fill > 0) dl->AddRectFilled(b0, ImVec2(b0.x + std::max(fill, 2.0f), b1.y), col, 3);
         const std::string val = fmt_bytes(app, b);
-        const char* name = phase_name(L, app.scenario.mode, p);
-        const float vw = ImGui::CalcTextSize(val.c_str()).x, nw = ImGui::CalcTextSize(name).x;
-        dl->AddText(ImVec2((x0 + x1 - vw) / 2, p0.y + label_h + h - bh - label_h), ImGui::GetColorU32(ImGuiCol_Text), val.c_str());
-        dl->AddText(ImVec2((x0 + x1 - nw) / 2, p0.y + label_h + h + 2),
-                    peak ? ImGui::GetColorU32(ImGuiCol_Text) : col_text_dim(app), name);
+        const float vw = ImGui::CalcTextSize(val.c_str()).x;
+        dl->AddText(ImVec2(p0.x + w - vw, ty), peak ? ImGui::GetColorU32(ImGuiCol_Text) : col_text_dim(app), val.c_str());
         ++i;
     }
-    const float cy = p0.y + label_h + h - static_cast<float>(e.gpu_capacity_bytes / top) * h;
-    dl->AddLine(ImVec2(p0.x, cy), ImVec2(p0.x + w, cy), col_bad(app), 1.5f);
+    // The GPU limit, across the rows, with its value under them.
+    const float cx = p0.x + bar_x + static_cast<float>(cap / top) * bar_w;
+    dl->AddLine(ImVec2(cx, p0.y), ImVec2(cx, p0.y + rows_h + 2), col_bad(app), 2);
+    const std::string limit = std::string(tr(L, S::GpuLimit)) + " " + fmt_bytes(app, cap);
+    const float lw = ImGui::CalcTextSize(limit.c_str()).x;
+    dl->AddText(ImVec2(std::clamp(cx - lw, p0.x, p0.x + w - lw), p0.y + rows_h + 2), col_bad(app), limit.c_str());
 }
 
 void sweep_panel(AppState& app) {

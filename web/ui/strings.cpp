@@ -103,6 +103,36 @@ const char* category_label(Lang lang, Category c) {
     return "";
 }
 
+const char* enum_label(Lang lang, Compat v) {
+    switch (v) {
+        case Compat::None: return tr(lang, S::CompatNone);
+        case Compat::Megatron: return tr(lang, S::CompatMegatron);
+        case Compat::DeepSpeedEstimator: return tr(lang, S::CompatDeepSpeed);
+        case Compat::Accelerate: return tr(lang, S::CompatAccelerate);
+    }
+    return "?";
+}
+
+const char* enum_label(Lang lang, ActivationFormula v) {
+    switch (v) {
+        case ActivationFormula::TensorWalk: return tr(lang, S::ActTensorWalk);
+        case ActivationFormula::Korthikanti: return tr(lang, S::ActKorthikanti);
+        case ActivationFormula::Seed003: return tr(lang, S::ActSeed003);
+        case ActivationFormula::Seed001: return tr(lang, S::ActSeed001);
+        case ActivationFormula::Coefficient: return tr(lang, S::ActCoefficient);
+    }
+    return "?";
+}
+
+const char* enum_label(Lang, PipelineSchedule v) {
+    switch (v) {
+        case PipelineSchedule::OneFOneB: return "1F1B";
+        case PipelineSchedule::Interleaved: return "interleaved 1F1B";
+        case PipelineSchedule::GPipe: return "GPipe";
+    }
+    return "?";
+}
+
 const char* phase_name(Lang lang, Mode mode, Phase p) {
     if (mode == Mode::Infer && p == Phase::Forward) return tr(lang, S::Prefill);
     if (mode == Mode::Infer && p == Phase::Step) return tr(lang, S::Decode);

@@ -70,6 +70,30 @@ enum class Lang { En, Zh };
     X(BucketMB, "All-reduce bucket (MB)", "All-reduce 桶 (MB)")                                           \
     X(BackwardWorking, "Backward working set", "反向传播工作集")                                           \
     X(Compat, "Accounting", "计算口径")                                                                   \
+    X(CompatNone, "vramlens (tensor by tensor)", "vramlens（逐个张量）")                                  \
+    X(CompatMegatron, "Megatron-LM formula", "Megatron-LM 公式")                                          \
+    X(CompatDeepSpeed, "DeepSpeed estimator (model states)", "DeepSpeed 估算器（模型状态）")              \
+    X(CompatAccelerate, "accelerate estimate-memory", "accelerate estimate-memory")                      \
+    X(ActFormula, "Activation formula", "激活值公式")                                                     \
+    X(ActTensorWalk, "tensor walk (default)", "逐张量（默认）")                                           \
+    X(ActKorthikanti, "Korthikanti et al. 2022", "Korthikanti 等 2022")                                   \
+    X(ActSeed003, "seed 003: 11bsd + 5bhs² + 19bsd", "种子 003：11bsd + 5bhs² + 19bsd")                   \
+    X(ActSeed001, "seed 001: 16bsd + 2bhs²", "种子 001：16bsd + 2bhs²")                                   \
+    X(ActCoefficient, "coefficient: C·L·b·s·h", "系数：C·L·b·s·h")                                        \
+    X(ActCoef, "Coefficient C", "系数 C")                                                                 \
+    X(Schedule, "Pipeline schedule", "流水线调度")                                                        \
+    X(VirtualStages, "Virtual stages per GPU", "每卡虚拟阶段数")                                          \
+    X(GpusPerNode, "GPUs per node", "每节点 GPU 数")                                                      \
+    X(ZeroInit, "zero.Init (params built partitioned)", "zero.Init（参数分片构建）")                      \
+    X(Fp32GradAccum, "fp32 grad accumulation (18 B/param)", "fp32 梯度累积（18 B/参数）")                 \
+    X(Fp32GradCopy, "fp32 grad copy at the step (+4 B/param)", "优化器步 fp32 梯度副本（+4 B/参数）")     \
+    X(Fp32WeightCopy, "extra fp32 weight copy (+4 B/param)", "额外 fp32 权重副本（+4 B/参数）")           \
+    X(StateDtype, "Optimizer state dtype", "优化器状态精度")                                              \
+    X(LoraDropout, "LoRA dropout", "LoRA dropout")                                                        \
+    X(Prompt, "Prompt tokens (0 = whole context)", "提示词长度（0 = 整个上下文）")                        \
+    X(MaxNumSeqs, "max_num_seqs", "max_num_seqs")                                                         \
+    X(BlockSize, "KV block size (tokens)", "KV 块大小（token）")                                          \
+    X(CudaGraphs, "CUDA graphs", "CUDA Graphs")                                                           \
     X(Dropout, "Dropout", "Dropout")                                                                      \
     X(Fp32Logits, "fp32 logits", "fp32 logits")                                                          \
     X(PerGpu, "per GPU", "每卡")                                                                          \
@@ -113,8 +137,8 @@ enum class Lang { En, Zh };
     X(Copy, "Copy", "复制")                                                                               \
     X(Download, "Download", "下载")                                                                       \
     X(Language, "中文", "English")                                                                        \
-    X(ThemeLight, "Light", "浅色")                                                                        \
-    X(ThemeDark, "Dark", "深色")                                                                          \
+    X(ThemeIsLight, "Theme: light", "主题：浅色")                                                         \
+    X(ThemeIsDark, "Theme: dark", "主题：深色")                                                           \
     X(LinkNotice, "This link could not be read, so the defaults are shown:",                             \
       "无法读取此链接，已显示默认设置：")                                                                  \
     X(Dismiss, "OK", "好的")                                                                              \
@@ -152,6 +176,11 @@ const char* tr(Lang lang, S id);
 // A component's label: the Chinese translation of its id when one exists, else the core's English label.
 const char* component_label(Lang lang, const Component& c);
 const char* category_label(Lang lang, Category c);
+// Readable names for the core enums whose JSON names say little to a reader ("none", "1f1b").
+// Other enums show their JSON names (enum_names.h): "bf16-mixed", "q4_k_m".
+const char* enum_label(Lang lang, Compat v);
+const char* enum_label(Lang lang, ActivationFormula v);
+const char* enum_label(Lang lang, PipelineSchedule v);
 // Phase names follow the mode (inference: prefill/decode), as core/export.h phase_label does.
 const char* phase_name(Lang lang, Mode mode, Phase p);
 

@@ -58,6 +58,29 @@ bool field_error(const AppState& app, const char* field) {
     return any;
 }
 
+void section_errors(const AppState& app, const char* prefix) {
+    const size_t n = std::strlen(prefix);
+    for (const FieldError& e : app.estimate.errors) {
+        if (e.field.compare(0, n, prefix) != 0 || (e.field.size() > n && e.field[n] != '.')) continue;
+        if (app.ui.last_items.count(e.field)) continue;  // shown at its widget
+        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+        ImGui::TextWrapped("%s", to_string(e).c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+std::string rule_error(const Scenario& s, const char* field) {
+    for (const FieldError& e : validate(s))
+        if (e.field == field) return e.message;
+    return {};
+}
+
+void subheading(const char* text) {
+    ImGui::Spacing();
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", text);
+}
+
 void field_label(const char* text) { ImGui::TextUnformatted(text); }
 
 bool int_field(AppState& app, const char* label, const char* key, int64_t& v, int64_t lo, int64_t hi, bool doubling) {
@@ -246,6 +269,21 @@ std::string fmt_bytes(const AppState& app, double bytes) {
     const double v = to_unit(bytes, app.ui.unit);
     std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.1f %s" : "%.2f %s", v, unit_name(app.ui.unit));
     return buf;
+}
+
+std::string fit_text(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    const char* ellipsis = "\xE2\x80\xA6";  // U+2026
+    const float room = width - ImGui::CalcTextSize(ellipsis).x;
+    size_t end = 0;  // longest prefix (whole UTF-8 characters) that fits
+    for (size_t i = 0; i < text.size();) {
+        size_t next = i + 1;
+        while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+        if (ImGui::CalcTextSize(text.data(), text.data() + next).x > room) break;
+        end = i = next;
+    }
+    while (end > 0 && text[end - 1] == ' ') --end;
+    return text.substr(0, end) + ellipsis;
 }
 
 std::string fmt_int(double v) {

@@ -2,6 +2,7 @@
 // core's name tables, number fields with step buttons, segmented buttons, and the bookkeeping that
 // lets the page's text box (touch) and the browser tests find a widget by key.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -20,6 +21,15 @@ void mark(AppState& app, const std::string& key);
 // Draws the estimate's errors whose field starts with `field` (e.g. "parallel.tp") in red under
 // the widget. Returns true when there was one.
 bool field_error(const AppState& app, const char* field);
+// At the end of a section: its errors (field starting with `prefix`) that have no widget on screen
+// (no key recorded last frame), so an error is shown once, at its field when there is one.
+void section_errors(const AppState& app, const char* prefix);
+
+// Why the core's rules for `field` reject this scenario (the first such error), "" when they do not.
+std::string rule_error(const Scenario& s, const char* field);
+
+// A separator and a dim title: a group inside a section (e.g. "Training" under "Advanced").
+void subheading(const char* text);
 
 // A label on its own line (narrow) or to the left (wide), then the widget fills the width.
 void field_label(const char* text);
@@ -36,22 +46,45 @@ bool text_field(AppState& app, const char* label, const char* key, std::string& 
 // Buttons in a row, one selected. Returns true when the selection changed.
 bool segmented(AppState& app, const char* key, const char* const* labels, int count, int& selected);
 
-// A combo over a core enum (its names as the scenario JSON spells them).
+// What a combo shows for an enum value: the readable names of strings.h where there are some,
+// else the scenario JSON's name ("bf16-mixed").
+template <class E>
+const char* enum_label(Lang, E v) {
+    return enum_name(v);
+}
+
+// A combo over a core enum. `v` is the Scenario field named `key`; a value the core's rules for that
+// field reject with the rest of the scenario as it is (validate(), tried with the value in place) is
+// listed disabled, with the rule's message under it.
 template <class E>
 bool enum_combo(AppState& app, const char* label, const char* key, E& v) {
     field_label(label);
     bool changed = false;
     ImGui::SetNextItemWidth(-1);
-    if (ImGui::BeginCombo((std::string("##") + key).c_str(), enum_name(v))) {
+    const float wrap = ImGui::GetContentRegionAvail().x;
+    if (ImGui::BeginCombo((std::string("##") + key).c_str(), enum_label(app.ui.lang, v))) {
+        const E current = v;
+        E chosen = current;
         for (const auto& n : enum_names(E{})) {
-            const bool sel = n.value == v;
-            if (ImGui::Selectable(n.name, sel)) {
-                v = n.value;
+            const bool sel = n.value == current;
+            v = n.value;  // tried in place, put back below
+            const std::string why = sel ? std::string() : rule_error(app.scenario, key);
+            v = current;
+            if (ImGui::Selectable(enum_label(app.ui.lang, n.value), sel, why.empty() ? 0 : ImGuiSelectableFlags_Disabled)) {
+                chosen = n.value;
                 changed = true;
             }
             mark(app, std::string(key) + "." + n.name);
+            if (!why.empty()) {
+                ImGui::Indent();
+                ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(wrap - ImGui::GetStyle().IndentSpacing, 120.0f));
+                ImGui::TextDisabled("%s", why.c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::Unindent();
+            }
             if (sel) ImGui::SetItemDefaultFocus();
         }
+        v = chosen;
         ImGui::EndCombo();
     }
     mark(app, key);
@@ -74,6 +107,8 @@ ImU32 category_color(Category c, float alpha = 1.0f);
 
 // "15.95 GiB" in the chosen unit (never NaN/inf: "—").
 std::string fmt_bytes(const AppState& app, double bytes);
+// `text` cut at a character boundary to fit `width` pixels, ending in "…" when cut.
+std::string fit_text(const std::string& text, float width);
 // "1 234 567 890"
 std::string fmt_int(double v);
 
