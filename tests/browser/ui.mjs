@@ -6,7 +6,8 @@
 //   4. paste a config.json (a real DOM paste event) -> the model is imported
 //   5. open the shared link in a new page -> the same scenario; a tampered link -> defaults + notice
 //   6. switch language and theme
-//   7. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
+//   7. exports (JSON, Markdown, CSV) through the clipboard and as downloads carry the core's total
+//   8. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
 //
 // Usage: node ui.mjs --site build/web/site [--docs docs] [--chromium /usr/bin/chromium]
 import { launchChromium, parseArgs, serveSite } from './harness.mjs';
@@ -190,6 +191,31 @@ try {
   await page.waitForTimeout(500);
   check((await frames(page)) === f0, 'idle page draws no frames');
   await page.close();
+
+  // Exports: each format to the clipboard (read back through the Clipboard API) and as a download
+  // (playwright's download event); both carry the core's total for this scenario.
+  const tall = await open(`${base}#${link}`, { viewport: { width: 1280, height: 2000 } });
+  const t0 = await state(tall);
+  const total = t0.core_total_bytes;
+  const gib = (total / 2 ** 30).toFixed(2);
+  const peak = `Peak (${t0.peak_phase_label})`;
+  const expect = {
+    json: (text) => { const j = JSON.parse(text); return j.ok && j.total_bytes === total && j.peak_phase === t0.peak_phase_label; },
+    markdown: (text) => text.split('\n').some((l) => l.startsWith(`| **${peak}**`) && l.includes(`**${gib}**`)),
+    csv: (text) => text.split('\n').some((l) => { const f = l.split(','); return f[0] === 'total.peak' && Number(f[5]) === Math.round(total); }),  // whole bytes in CSV
+  };
+  const files = { json: 'vramlens.json', markdown: 'vramlens.md', csv: 'vramlens.csv' };
+  for (const fmtName of ['json', 'markdown', 'csv']) {
+    await tall.evaluate(() => navigator.clipboard.writeText(''));
+    await click(tall, `export.copy.${fmtName}`);
+    const clip = await tall.evaluate(() => navigator.clipboard.readText());
+    check(clip.length > 0 && expect[fmtName](clip), `${fmtName} copied to the clipboard carries the core's total (${total} B)`);
+    const [dl] = await Promise.all([tall.waitForEvent('download', { timeout: 10_000 }), click(tall, `export.download.${fmtName}`)]);
+    const text = await readFile(await dl.path(), 'utf8');
+    check(dl.suggestedFilename() === files[fmtName] && text === clip,
+          `${fmtName} download ${dl.suggestedFilename()} has the same text as the clipboard (${text.length} chars)`);
+  }
+  await tall.close();
 
   // ---- phone -----------------------------------------------------------------------------
   console.log('phone 390x844 (touch, dpr 3)');

@@ -215,6 +215,7 @@ std::string hook_json(const AppState& app) {
     j["shown_total"] = shown_total(app);
     j["shown_unit"] = unit_name(app.ui.unit);
     j["peak_phase"] = static_cast<int>(e.peak_phase);
+    j["peak_phase_label"] = phase_label(app.scenario.mode, e.peak_phase);  // as the exports name it
     j["params_total"] = e.params.total;
     j["gpu_capacity_bytes"] = e.gpu_capacity_bytes;
     j["fits"] = e.fits();

@@ -133,7 +133,7 @@ bool select_model_preset(AppState& app, const std::string& id);
 void draw(AppState& app);
 
 // JSON for window.vramlens.estimate(): {version, ok, total_bytes, shown_total, shown_unit,
-// peak_phase, params_total, gpu_capacity_bytes, fits, errors[{field,message}], components[{id,bytes}],
+// peak_phase, peak_phase_label ("prefill", as core/export.h names it), params_total, gpu_capacity_bytes, fits, errors[{field,message}], components[{id,bytes}],
 // scenario (scenario JSON), link, core_total_bytes (a fresh estimate() of that scenario JSON),
 // ui {lang, theme, unit, embed, preset, mode}, items {key: [x, y, w, h]}}.
 std::string hook_json(const AppState& app);
