@@ -29,6 +29,7 @@ void apply_style(const AppState& app) {
     if (app.ui.theme == Theme::Light) {
         st.Colors[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.98f, 1);
         st.Colors[ImGuiCol_ChildBg] = ImVec4(1, 1, 1, 1);
+        st.Colors[ImGuiCol_FrameBg] = ImVec4(0.90f, 0.91f, 0.93f, 1);  // checkboxes and fields show on the white panels
         st.Colors[ImGuiCol_PlotLines] = ImVec4(0.15f, 0.35f, 0.8f, 1);
     } else {
         st.Colors[ImGuiCol_WindowBg] = ImVec4(0.11f, 0.12f, 0.14f, 1);

@@ -293,7 +293,7 @@ void phases_panel(AppState& app) {
         const char* name = phase_name(L, mode, p);
         dl->AddText(ImVec2(p0.x, ty), peak ? ImGui::GetColorU32(ImGuiCol_Text) : col_text_dim(app), name);
         const ImVec2 b0(p0.x + bar_x, y + 3), b1(p0.x + bar_x + bar_w, y + row_h - 3);
-        dl->AddRectFilled(b0, b1, ImGui::GetColorU32(ImGuiCol_FrameBg), 3);
+        dl->AddRectFilled(b0, b1, (col_text_dim(app) & 0x00FFFFFF) | 0x30000000, 3);  // the track, visible in both themes
         const float fill = finite_pos(b) ? static_cast<float>(b / top) * bar_w : 0;
         const ImU32 col = b > cap ? col_bad(app) : (peak ? col_ok(app) : ImGui::GetColorU32(ImGuiCol_PlotHistogram));
         if (fill > 0) dl->AddRectFilled(b0, ImVec2(b0.x + std::max(fill, 2.0f), b1.y), col, 3);

@@ -1,5 +1,7 @@
 // Share panel: the link (the scenario lives in the URL fragment), the embed snippet, and exports
 // (core/export.h: the same text the CLI prints) to the clipboard or as a download.
+#include <algorithm>
+
 #include "export.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
@@ -60,11 +62,13 @@ void share_panel(AppState& app) {
                         {ExportFormat::Csv, "csv", "vramlens.csv", "text/csv"}};
     ExportOptions opt;
     opt.unit = app.ui.unit;
+    float name_w = 0;  // the buttons line up after the longest format name
+    for (const Fmt& f : fmts) name_w = std::max(name_w, ImGui::CalcTextSize(f.key).x);
     for (const Fmt& f : fmts) {
         ImGui::PushID(f.key);
         ImGui::AlignTextToFramePadding();
-        ImGui::Text("%-9s", f.key);
-        ImGui::SameLine();
+        ImGui::TextUnformatted(f.key);
+        ImGui::SameLine(ImGui::GetCursorPosX() + name_w + ImGui::GetStyle().ItemSpacing.x * 2);
         if (ImGui::Button(tr(L, S::Copy))) copy(app, f.key, export_estimate(app.scenario, app.estimate, f.f, opt));
         mark(app, std::string("export.copy.") + f.key);
         ImGui::SameLine();
