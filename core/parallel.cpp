@@ -125,12 +125,19 @@ void validate_parallel(const Scenario& s, std::vector<FieldError>& errs) {
         if (v < 1) errs.push_back({field, "must be >= 1; got " + num(v)});
         return v >= 1;
     };
-    const bool ok = positive(p.dp, "parallel.dp") & positive(p.tp, "parallel.tp") & positive(p.pp, "parallel.pp") &
-                    positive(p.cp, "parallel.cp") & positive(p.ep, "parallel.ep") &
-                    positive(p.virtual_stages, "parallel.virtual_stages") & positive(p.gpus_per_node, "parallel.gpus_per_node");
+    // Every degree is checked (and reported), not only the first bad one.
+    bool ok = positive(p.dp, "parallel.dp");
+    ok = positive(p.tp, "parallel.tp") && ok;
+    ok = positive(p.pp, "parallel.pp") && ok;
+    ok = positive(p.cp, "parallel.cp") && ok;
+    ok = positive(p.ep, "parallel.ep") && ok;
+    ok = positive(p.virtual_stages, "parallel.virtual_stages") && ok;
+    ok = positive(p.gpus_per_node, "parallel.gpus_per_node") && ok;
     if (!ok) return;
-    if (p.dp > 1000000 || p.tp > 1024 || p.pp > 1024 || p.cp > 1024 || p.ep > 65536)
+    if (p.dp > 1000000 || p.tp > 1024 || p.pp > 1024 || p.cp > 1024 || p.ep > 65536) {
         errs.push_back({"parallel", "degrees too large (dp <= 1e6, tp/pp/cp <= 1024, ep <= 65536)"});
+        return;  // dp * tp * pp * cp below could overflow int64
+    }
     const int64_t product = p.dp * p.tp * p.pp * p.cp;
     if (s.gpu_count != product)
         errs.push_back({"gpu_count", "must equal dp * tp * pp * cp (" + num(product) + "); got " + num(s.gpu_count)});
