@@ -14,7 +14,7 @@
 # Longer local runs: `scripts/fuzz.sh run 3600 fuzz_scenario_json` (the corpus in
 # build/fuzz/corpus/<target> grows across runs); reproduce a finding with
 # `build/fuzz/fuzz/<target> build/fuzz/findings/<target>-crash-...`.
-# Environment: CC/CXX (default clang-14/clang++-14), FUZZ_JOBS (default 1: parallel libFuzzer jobs).
+# Environment: CC/CXX (default clang-14/clang++-14), FUZZ_JOBS (unset: one process; N: N parallel libFuzzer jobs, logs fuzz-<n>.log in the current directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -64,7 +64,7 @@ run() {
         # -timeout: one input taking over 10 s is a finding (a hang); -rss_limit_mb: so is 2 GB.
         if "$BUILD/fuzz/$t" "$BUILD/corpus/$t" -dict="$(dict_of "$t")" -max_total_time="$secs" \
                -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
-               -jobs="${FUZZ_JOBS:-1}" -workers="${FUZZ_JOBS:-1}" \
+               ${FUZZ_JOBS:+-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS} \
                -artifact_prefix="$BUILD/findings/$t-" >"$log" 2>&1; then
             grep -E "^stat::number_of_executed_units|^stat::new_units_added|^#[0-9]+.*DONE" "$log" | tr '\n' ' ' || true
             echo
