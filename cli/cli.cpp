@@ -23,6 +23,7 @@
 #include "scenario_json.h"
 #include "share_link.h"
 #include "units.h"
+#include "verify_script.h"
 
 #if __has_include("solvers.h")
 #include "solvers.h"
@@ -330,6 +331,7 @@ std::string usage() {
         "  vramlens models [--format F]                           model presets\n"
         "  vramlens gpus [--format F]                             GPU presets\n"
         "  vramlens import CONFIG.json [--format F]               a Hugging Face config.json: parsed model and parameter counts\n"
+        "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
         "  vramlens --help | --version\n"
         "\n"
         "SCENARIO.json is the scenario JSON format (docs/scenario-format.md); `-` reads stdin.\n"
@@ -387,6 +389,22 @@ int cmd_estimate(const Options& o, std::string& out, std::string& err) {
     eo.formulas = o.formulas;
     out += export_estimate(*s, e, o.format, eo);
     return (o.fail_if_no_fit && !e.fits()) ? kNoFit : kOk;
+}
+
+int cmd_verify_script(const Options& o, std::string& out, std::string& err) {
+    int status = kOk;
+    const std::string* file = scenario_file(o, 0, err, status);
+    if (status != kOk) return status;
+    std::optional<Scenario> s = load_scenario(o, file, err, status);
+    if (!s) return status;
+    Result<std::string> script = verify_script(*s, estimate(*s, Detail::NumbersOnly));
+    if (!script.ok()) {
+        err += "vramlens: no verify script for this scenario:\n";
+        print_errors(script.errors, {}, err);
+        return kBadInput;
+    }
+    out += *script;
+    return kOk;
 }
 
 int cmd_scenario(const Options& o, std::string& out, std::string& err) {
@@ -600,6 +618,7 @@ int run(const std::vector<std::string>& args, std::string& out, std::string& err
     if (cmd == "estimate") return cmd_estimate(o, out, err);
     if (cmd == "solve") return cmd_solve(o, out, err);
     if (cmd == "scenario") return cmd_scenario(o, out, err);
+    if (cmd == "verify-script") return cmd_verify_script(o, out, err);
     if (cmd == "link") return cmd_link(args, o, out, err);
     if (cmd == "import") return cmd_import(o, out, err);
     if (cmd == "models" || cmd == "gpus") {

@@ -1,6 +1,8 @@
 // Parallelism rules shared by training and inference (see parallel.h for the citations).
 #include "parallel.h"
 
+#include <utility>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -125,14 +127,12 @@ void validate_parallel(const Scenario& s, std::vector<FieldError>& errs) {
         if (v < 1) errs.push_back({field, "must be >= 1; got " + num(v)});
         return v >= 1;
     };
-    // Every degree is checked (and reported), not only the first bad one.
-    bool ok = positive(p.dp, "parallel.dp");
-    ok = positive(p.tp, "parallel.tp") && ok;
-    ok = positive(p.pp, "parallel.pp") && ok;
-    ok = positive(p.cp, "parallel.cp") && ok;
-    ok = positive(p.ep, "parallel.ep") && ok;
-    ok = positive(p.virtual_stages, "parallel.virtual_stages") && ok;
-    ok = positive(p.gpus_per_node, "parallel.gpus_per_node") && ok;
+    // Every field is checked (no short-circuit), so each bad one gets its own error.
+    bool ok = true;
+    for (auto [v, field] : {std::pair<int64_t, const char*>{p.dp, "parallel.dp"}, {p.tp, "parallel.tp"}, {p.pp, "parallel.pp"},
+                            {p.cp, "parallel.cp"}, {p.ep, "parallel.ep"}, {p.virtual_stages, "parallel.virtual_stages"},
+                            {p.gpus_per_node, "parallel.gpus_per_node"}})
+        ok = positive(v, field) && ok;
     if (!ok) return;
     if (p.dp > 1000000 || p.tp > 1024 || p.pp > 1024 || p.cp > 1024 || p.ep > 65536) {
         errs.push_back({"parallel", "degrees too large (dp <= 1e6, tp/pp/cp <= 1024, ep <= 65536)"});

@@ -96,11 +96,18 @@ const Component* grew_most(const Estimate& fit, const Estimate& over) {
     return best;
 }
 
+// The knob's value as a user reads it: weight formats by name, counts as integers.
+static std::string knob_value_text(Knob k, int64_t v) {
+    if (k == Knob::WeightFormat) return weight_format_name(static_cast<WeightFormat>(v));
+    return std::to_string(v);
+}
+
 std::string describe_overflow(Knob k, int64_t v, const Estimate& e) {
-    if (!e.ok()) return format("%s = %lld is invalid: %s", knob_name(k), (long long)v, to_string(e.errors.front()).c_str());
+    const std::string value = knob_value_text(k, v);
+    if (!e.ok()) return format("%s = %s is invalid: %s", knob_name(k), value.c_str(), to_string(e.errors.front()).c_str());
     const Component* c = largest(e);
-    return format("at %s = %lld it needs %.2f GiB of %.2f GiB; largest component %s (%.2f GiB)", knob_name(k),
-                  (long long)v, to_gib(e.total_bytes), to_gib(e.gpu_capacity_bytes), c ? c->id : "-",
+    return format("at %s = %s it needs %.2f GiB of %.2f GiB; largest component %s (%.2f GiB)", knob_name(k),
+                  value.c_str(), to_gib(e.total_bytes), to_gib(e.gpu_capacity_bytes), c ? c->id : "-",
                   c ? to_gib(at_peak(e, *c)) : 0.0);
 }
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -173,6 +174,188 @@ TEST_CASE("cli: import of an unreadable or invalid config") {
     r = vramlens("import /nonexistent/config.json");
     CHECK(r.status == 1);
     CHECK_THAT(r.err, Catch::Contains("cannot read /nonexistent/config.json"));
+}
+
+namespace {
+// Sum of the bytes of the components of one category in a `--format json` estimate.
+double category_bytes(const nlohmann::json& j, const std::string& category) {
+    double sum = 0;
+    for (const auto& c : j["components"])
+        if (c["category"] == category) sum += c["bytes"].get<double>();
+    return sum;
+}
+}  // namespace
+
+TEST_CASE("cli: estimate by flags, 7e9 parameters, bf16 mixed precision with AdamW") {
+    Run r = vramlens("estimate --params 7e9 --mode train --precision bf16-mixed --optimizer adamw --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    // Mixed precision with Adam: 2 B bf16 weights + 2 B bf16 gradients + 4 B fp32 master + 4 + 4 B
+    // Adam m, v = 16 B per parameter (seed 001 table; ZeRO paper Sec 3.1, K = 12).
+    CHECK(category_bytes(j, "weights") == 14e9);
+    CHECK(category_bytes(j, "gradients") == 14e9);
+    CHECK(category_bytes(j, "optimizer") == 84e9);
+    CHECK(j["scenario"]["model"]["params"] == 7000000000);
+    CHECK(j["fits"] == false);  // 112e9 B of model states alone > the 85,520,809,984 B of the default H100 80GB
+}
+
+TEST_CASE("cli: ZeRO-2 over 8 data-parallel ranks shards gradients and optimizer states by 8") {
+    const std::string file = write_temp("zero2.json", R"({"version": 1, "model": {"params": 7e9}, "parallel": {"zero": 2, "dp": 8}})");
+    Run r = vramlens("estimate '" + file + "' --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    // ZeRO paper Sec 5: stage 2 partitions P_os+g over N_d = 8; weights stay whole.
+    CHECK(category_bytes(j, "weights") == 14e9);        // 2 B * 7e9
+    CHECK(category_bytes(j, "gradients") == 1.75e9);    // 2 B * 7e9 / 8
+    CHECK(category_bytes(j, "optimizer") == 10.5e9);    // 12 B * 7e9 / 8
+    CHECK(j["scenario"]["gpu_count"] == 8);             // derived: dp 8
+    std::remove(file.c_str());
+}
+
+TEST_CASE("cli: inference KV cache and weights of Llama-3.1-8B, as CSV") {
+    Run r = vramlens("estimate --model llama-3.1-8b --mode infer --weights bf16 --kv-dtype bf16 --batch 4 --context 8192 --format csv");
+    REQUIRE(r.status == 0);
+    // KV cache: 2 (K and V) * 32 layers * 8 kv heads * 128 head_dim * 2 B = 131072 B per token
+    // (vLLM paper Sec 3), times 4 sequences * 8192 tokens = 4294967296 B = 4.00 GiB.
+    CHECK_THAT(r.out, Catch::Contains(",kv_cache,prefill decode,false,4294967296,4.00,"));
+    // Weights: 8,030,261,248 parameters (Llama-3.1-8B: 2 * 128256 * 4096 embedding + head, 32 layers
+    // of 218,112,000, final norm 4096) * 2 B = 16,060,522,496 B, in four components.
+    nlohmann::json j = nlohmann::json::parse(vramlens("estimate --model llama-3.1-8b --mode infer --batch 4 --context 8192 --format json").out);
+    CHECK(category_bytes(j, "weights") == 16060522496.0);
+    CHECK(j["params"]["total"] == 8030261248);
+    CHECK(j["peak_phase"] == "prefill");
+}
+
+TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
+    Run gb = vramlens("estimate --params 7e9 --unit gb");
+    REQUIRE(gb.status == 0);
+    CHECK_THAT(gb.out, Catch::Contains("14.00"));  // 14e9 B of weights = 14.00 GB
+    CHECK_THAT(gb.out, Catch::Contains("  GB  Phases\n"));
+    Run md = vramlens("estimate --params 7e9 --format markdown");
+    REQUIRE(md.status == 0);
+    CHECK_THAT(md.out, Catch::StartsWith("**Custom (7000000000 parameters), train, 1 x H100 80GB, per GPU**\n"));
+    CHECK_THAT(md.out, Catch::Contains("| 13.04 | `P * weight_bytes"));  // 14e9 B / 2^30 = 13.04 GiB
+    // --formulas adds each component's formula, numbers and source under it (their text is the
+    // training core's; only the layout is checked here).
+    Run f = vramlens("estimate --params 7e9 --formulas --format json");
+    nlohmann::json j = nlohmann::json::parse(f.out);
+    Run t = vramlens("estimate --params 7e9 --formulas");
+    for (const auto& c : j["components"]) {
+        CHECK_THAT(t.out, Catch::Contains("\n    = " + c["formula"].get<std::string>() + "\n"));
+        CHECK_THAT(t.out, Catch::Contains("\n    source: " + c["source"].get<std::string>() + "\n"));
+    }
+    CHECK_THAT(gb.out, !Catch::Contains("    source: "));
+    CHECK_THAT(t.out, Catch::Contains("    = 7,000,000,000 * 2 / 1 = 14,000,000,000 B\n"));  // 7e9 params * 2 B (bf16) / 1 rank
+}
+
+TEST_CASE("cli: --fail-if-no-fit exits 3 when the scenario does not fit") {
+    // 16 B/param * 7e9 = 112e9 B > 85,520,809,984 B (H100 80GB): does not fit.
+    CHECK(vramlens("estimate --params 7e9 --fail-if-no-fit").status == 3);
+    // Inference of 1e9 bf16 parameters: 2e9 B of weights, far below: fits.
+    CHECK(vramlens("estimate --params 1e9 --mode infer --fail-if-no-fit").status == 0);
+}
+
+TEST_CASE("cli: models and gpus list the presets") {
+    Run m = vramlens("models --format csv");
+    REQUIRE(m.status == 0);
+    CHECK_THAT(m.out, Catch::StartsWith("id,name,family,parameters,active,hugging face\n"));
+    // 8,030,261,248: see the inference case above.
+    CHECK_THAT(m.out, Catch::Contains("\nllama-3.1-8b,Llama-3.1-8B,Llama 3.1,\"8,030,261,248\",,meta-llama/Llama-3.1-8B\n"));
+    Run g = vramlens("gpus --format json");
+    REQUIRE(g.status == 0);
+    nlohmann::json j = nlohmann::json::parse(g.out);
+    bool found = false;
+    for (const auto& row : j)
+        if (row["id"] == "h100-80gb") {
+            found = true;
+            CHECK(row["bytes"] == "85520809984");  // nvidia-smi 81559 MiB * 2^20
+            CHECK(row["GiB"] == "79.65");
+        }
+    CHECK(found);
+    CHECK(vramlens("models extra").status == 2);
+}
+
+TEST_CASE("cli: import a real config.json") {
+    Run r = vramlens(std::string("import '") + VRAMLENS_TEST_DATA + "/configs/llama-3.1-8b.json' --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["model"]["hidden"] == 4096);
+    CHECK(j["model"]["kv_heads"] == 8);
+    CHECK(j["params"]["total"] == 8030261248);     // derivation in the inference case above
+    CHECK(j["params"]["embedding"] == 525336576);  // 128256 * 4096
+    Run t = vramlens(std::string("import '") + VRAMLENS_TEST_DATA + "/configs/llama-3.1-8b.json'");
+    CHECK_THAT(t.out, Catch::Contains("total             8,030,261,248\n"));
+    const std::string bad = write_temp("badcfg.json", R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 5})");
+    Run b = vramlens("import '" + bad + "'");
+    CHECK(b.status == 1);
+    CHECK_THAT(b.err, Catch::Contains("  num_key_value_heads: "));
+    std::remove(bad.c_str());
+}
+
+TEST_CASE("cli: solve for the fewest GPUs, 70e9 parameters under ZeRO-3") {
+    Run r = vramlens("solve gpus --params 70e9 --zero 3 --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    // ZeRO-3 shards all 16 B/param over the GPUs: at 13 GPUs the model states alone are
+    // 16 * 70e9 / 13 = 86.15e9 B > 85.52e9 B (H100 80GB); at 14, 80e9 B = 74.51 GiB, and with the
+    // 0.5 GiB context and the 5% allocator reserve about 78.8 GiB < 79.65 GiB.
+    CHECK(j["found"] == true);
+    CHECK(j["value"] == 14);
+    CHECK(j["scenario"]["gpu_count"] == 14);
+    CHECK(j["scenario"]["parallel"]["dp"] == 14);
+    Run t = vramlens("solve gpus --params 70e9 --zero 3");
+    CHECK_THAT(t.out, Catch::StartsWith("fewest GPUs that fit: 14\n"));
+    CHECK(vramlens("solve").status == 2);
+    CHECK(vramlens("solve everything --params 1e9").status == 2);
+}
+
+TEST_CASE("cli: --set on a preset expands it to fields first") {
+    Run r = vramlens("scenario --model llama-3.1-8b --set model.layers=16 --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["model"]["layers"] == 16);
+    CHECK(j["model"]["hidden"] == 4096);  // the rest of the preset kept
+}
+
+TEST_CASE("cli: verify-script prints valid Python whose dry run works without torch or a GPU") {
+    if (std::system("python3 -c pass >/dev/null 2>&1") != 0) {
+        WARN("python3 not found: the generated script is not checked");
+        return;
+    }
+    Run r = vramlens("verify-script --model gpt2 --micro-batch 4 --seq 1024");
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("#!/usr/bin/env python3\n"));
+    const std::string script = write_temp("verify.py", r.out);
+    CHECK(std::system(("python3 -m py_compile '" + script + "'").c_str()) == 0);
+    FILE* p = ::popen(("python3 '" + script + "' --dry-run").c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::string out;
+    char buf[1024];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    CHECK(WEXITSTATUS(::pclose(p)) == 0);
+    // GPT-2 (openai-community/gpt2 config): 12 layers, hidden 768; the plan mirrors the flags.
+    CHECK_THAT(out, Catch::Contains("model: gpt2, 12 layers, hidden 768\n"));
+    CHECK_THAT(out, Catch::Contains(R"("micro_batch": 4)"));
+    CHECK_THAT(out, Catch::Contains(R"("seq_len": 1024)"));
+    CHECK_THAT(out, Catch::Contains("in backward;"));
+    std::remove(script.c_str());
+
+    Run infer = vramlens("verify-script --model llama-3.2-1b --mode infer --batch 2 --context 512 --set infer.prompt=256");
+    REQUIRE(infer.status == 0);
+    CHECK_THAT(infer.out, Catch::Contains(R"("model_type":"llama")"));
+    CHECK_THAT(infer.out, Catch::Contains(R"("new_tokens":256)"));  // context 512 - prompt 256
+
+    // What one GPU and plain transformers cannot run is refused, naming the field.
+    Run multi = vramlens("verify-script --model llama-3.1-8b --zero 2 --dp 8");
+    CHECK(multi.status == 1);
+    CHECK_THAT(multi.err, Catch::Contains("  parallel: the verify script runs on one GPU"));
+    Run quant = vramlens("verify-script --model llama-3.1-8b --mode infer --weights nf4");
+    CHECK(quant.status == 1);
+    CHECK_THAT(quant.err, Catch::Contains("  infer.weights: quantized weights"));
+    Run params = vramlens("verify-script --params 7e9");
+    CHECK(params.status == 1);
+    CHECK_THAT(params.err, Catch::Contains("  model.params: "));
 }
 
 #endif  // VRAMLENS_CLI_PATH

@@ -7,6 +7,7 @@
 
 #include "estimate.h"
 #include "inference_models.h"
+#include "model/hf_config.h"
 #include "solvers.h"
 #include "units.h"
 
@@ -133,4 +134,14 @@ TEST_CASE("least compressed weight format that fits equals enumeration") {
     REQUIRE(best >= 0);
     REQUIRE(r.found);
     CHECK(r.value == best);
+}
+
+TEST_CASE("when no weight format fits, the answer names the format, not its number") {
+    // 405e9 params at >= 4 bits is > 200 GB: nothing fits a 24 GiB card.
+    Scenario s = infer_scenario(Engine::Transformers, 24);
+    s.model = model_from_param_count(405'000'000'000);
+    const SolveResult r = solve(s, Knob::WeightFormat);
+    REQUIRE_FALSE(r.found);
+    CHECK_THAT(r.why, Catch::Contains("infer.weights = GPTQ 4-bit"));
+    CHECK_THAT(r.why, !Catch::Contains("infer.weights = 5"));
 }

@@ -59,49 +59,98 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
     return best;
 }
 
+// Parameters of the stage's layer matrices and norms (derivation text only).
+double stage_params(const ParamCounts& pc, const StagePick& p, bool norms) {
+    double n = 0;
+    for (int64_t i = p.begin; i < p.end && i < static_cast<int64_t>(pc.per_layer.size()); ++i) {
+        const LayerParams& l = pc.per_layer[static_cast<size_t>(i)];
+        n += norms ? static_cast<double>(l.norms) : static_cast<double>(l.attention + l.mlp);
+    }
+    return n;
+}
+
 void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const InferenceOptions& o = s.infer;
     const WeightFormat f = o.weights;
+    const double tp = static_cast<double>(s.parallel.tp);
     add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, p.w.linear, kLoadOn,
                         weight_format_formula(f), weight_format_source(f)),
-        [&] { return format("%s, layers %lld..%lld of stage %lld, / tp %lld = %.0f B",
-                            weight_format_name(f), (long long)p.begin, (long long)p.end - 1, (long long)p.stage,
-                            (long long)s.parallel.tp, p.w.linear); });
+        [&] {
+            if (e.params.per_layer.empty())  // params-only: every parameter at the linear rate, over tp * pp
+                return derive("{} * {} / 8 / {} / {}", e.params.total, linear_bits_per_weight(o, s.model.hidden), tp, s.parallel.pp);
+            const double P = stage_params(e.params, p, false);
+            if (!(P > 0)) return derive("0");
+            // one bits-per-weight for every matrix: its closed form; GGUF mixes, LLM.int8 (row scales
+            // by width) and expert parallelism (experts split by ep, not tp): the stage's mean
+            if (s.parallel.ep == 1 && !is_gguf(f) && f != WeightFormat::INT8) {
+                if (f == WeightFormat::GPTQ4 || f == WeightFormat::AWQ4) return derive("{} * (4 + (16 + 4)/{}) / 8 / {}", P, o.group_size, tp);
+                if (f == WeightFormat::NF4 || f == WeightFormat::FP4)
+                    return o.double_quant ? derive("{} * (4 + 8/64 + 32/(64 * 256)) / 8 / {}", P, tp) : derive("{} * (4 + 32/64) / 8 / {}", P, tp);
+                return derive("{} * {} / 8 / {}", P, linear_bits_per_weight(o, s.model.hidden), tp);
+            }
+            return derive("{} * {} / 8 / {}", P, p.w.linear * 8 * tp / P, tp);
+        });
     if (p.w.embedding > 0)
         add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, p.w.embedding, kLoadOn,
-                            "P_embed * bytes(embed) / tp",
+                            "P_embed * bits(embed) / 8 / tp",
                             is_gguf(f) ? "llama.cpp: token_embd takes the base type (Q6_K when tied)"
                                        : "embeddings are not quantized (transformers/vLLM quantize nn.Linear only)"),
-            [&] { return format("%lld * %.4g / %lld = %.0f B", (long long)e.params.embedding,
-                                p.w.embedding * static_cast<double>(s.parallel.tp) / std::max<double>(1, static_cast<double>(e.params.embedding)),
-                                (long long)s.parallel.tp, p.w.embedding); });
+            [&] {
+                const double P = static_cast<double>(e.params.embedding);
+                return derive("{} * {} / 8 / {}", P, p.w.embedding * 8 * tp / P, tp);
+            });
     if (p.w.lm_head > 0)
         add(e, d, comp("weights.lm_head", "Weights: output head", Category::Weights, p.w.lm_head, kLoadOn,
-                            "V * d * bytes(head) / tp",
+                            "V * d * bits(head) / 8 / tp",
                             is_gguf(f) ? "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0)"
                                        : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead)"),
-            [&] { return format("%lld * %lld * bytes / %lld = %.0f B", (long long)s.model.vocab, (long long)s.model.hidden,
-                                (long long)s.parallel.tp, p.w.lm_head); });
+            [&] {
+                const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
+                return derive("{} * {} * {} / 8 / {}", V, h, p.w.lm_head * 8 * tp / (V * h), tp);
+            });
     if (p.w.other > 0)
         add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, p.w.other, kLoadOn,
-                            "P_norm * bytes (replicated on every TP rank)",
+                            "P_norm * bits / 8 (replicated on every TP rank)",
                             "norms stay unquantized; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf)"),
-            [&] { return format("%.0f B", p.w.other); });
+            [&] {
+                const bool last = p.stage == s.parallel.pp - 1;
+                const double P = stage_params(e.params, p, true) + (last ? static_cast<double>(e.params.final_norm) : 0.0);
+                return P > 0 ? derive("{} * {} / 8", P, p.w.other * 8 / P) : derive("{}", p.w.other);
+            });
 }
 
-void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, double bytes, int64_t block,
-            const char* source) {
+// vLLM sizes the pool in blocks; the other engines hold every token, sliding-window layers only
+// the window (transformers SlidingWindowCache / llama.cpp SWA cache).
+const char* kv_formula(bool mla, bool paged, bool sliding) {
+    if (paged) return mla ? "max(num_gpu_blocks, b * ceil(s/B)) * B * L * kv_elem * bytes, kv_elem = kv_lora_rank + rope_dim"
+                          : "max(num_gpu_blocks, b * ceil(s/B)) * B * L * kv_elem * bytes, kv_elem = 2 * max(1, kv_heads/tp) * head_dim";
+    if (sliding) return "b * (L_full * s + L_window * min(s, window)) * kv_elem * bytes, kv_elem = 2 * max(1, kv_heads/tp) * head_dim";
+    return mla ? "b * s * L * kv_elem * bytes, kv_elem = kv_lora_rank + rope_dim"
+               : "b * s * L * kv_elem * bytes, kv_elem = 2 * max(1, kv_heads/tp) * head_dim";
+}
+
+// `paged`: vLLM (bytes = max(pool, requested) in whole blocks, e.kv filled); otherwise every token
+// of every sequence, sliding-window layers capped at the window.
+void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, double bytes, bool paged, const char* source) {
     const InferenceOptions& o = s.infer;
-    const bool mla = s.model.attention == AttentionKind::MLA;
-    add(e, d, comp("kv_cache", "KV cache", Category::KVCache, bytes, kServing,
-                        mla ? "b * ceil(s/B)*B * L * (kv_lora_rank + rope_dim) * bytes"
-                            : "b * ceil(s/B)*B * 2 * L * max(1, kv_heads/tp) * head_dim * bytes",
-                        source),
+    const ModelSpec& m = s.model;
+    const bool mla = m.attention == AttentionKind::MLA;
+    int64_t window_layers = 0;
+    if (!paged)
+        for (int64_t i = p.begin; i < p.end; ++i) window_layers += layer_is_sliding(m, i) ? 1 : 0;
+    add(e, d, comp("kv_cache", "KV cache", Category::KVCache, bytes, kServing, kv_formula(mla, paged, window_layers > 0), source),
         [&] {
-            return format("%lld seq * %lld tok (block %lld) * %lld layers * %lld elem * %.4g B (%s) = %.0f B",
-                          (long long)o.batch, (long long)o.context, (long long)block, (long long)(p.end - p.begin),
-                          (long long)kv_elements_per_token_layer(s.model, s.parallel.tp),
-                          kv_bytes_per_element(o.kv_dtype), kv_dtype_name(o.kv_dtype), bytes);
+            const Derivation elem = mla ? derive("({} + {})", m.mla.kv_lora_rank, m.mla.qk_rope_head_dim)
+                                        : derive("2 * {} * {}", kv_heads_per_rank(m, s.parallel.tp), m.head_dim);
+            const double bpe = kv_bytes_per_element(o.kv_dtype);
+            const int64_t L = p.end - p.begin;
+            if (paged)
+                return derive("max({}, {} * {}) * {} * {} * {} * {}", e.kv.blocks, o.batch, (o.context + o.block_size - 1) / o.block_size,
+                              o.block_size, L, elem, bpe);
+            if (window_layers > 0)
+                return derive("{} * ({} * {} + {} * {}) * {} * {}", o.batch, L - window_layers, o.context, window_layers,
+                              std::min(o.context, m.sliding_window), elem, bpe);
+            return derive("{} * {} * {} * {} * {}", o.batch, o.context, L, elem, bpe);
         });
 }
 
@@ -131,7 +180,7 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
     add_weights(s, d, e, p);
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, s.overheads.cuda_context_bytes, kLoadOn,
                         "overheads.cuda_context_bytes", "CUDA context + kernels (not in torch.cuda.max_memory_allocated)"),
-        [&] { return format("%.0f B", s.overheads.cuda_context_bytes); });
+        [&] { return derive("{}", s.overheads.cuda_context_bytes); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
@@ -139,26 +188,24 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
     if (o.weights == WeightFormat::NF4 || o.weights == WeightFormat::FP4)
         add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers,
                             bnb_dequant_bytes(m, tp, o.fp32_compute), kPrefill,
-                            "largest layer matrix / tp * compute bytes", "bitsandbytes matmul_4bit dequantizes the weight for prefill"),
-            [&] { return format("%.0f B (%s compute)", bnb_dequant_bytes(m, tp, o.fp32_compute), o.fp32_compute ? "fp32" : "16-bit"); });
-    add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, 1,
+                            "largest_matrix / tp * compute_bytes", "bitsandbytes matmul_4bit dequantizes the weight for prefill"),
+            [&] { return derive("{} / {} * {}", bnb_largest_matrix(m), tp, o.fp32_compute ? 4 : 2); });
+    add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, false,
            "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token); DynamicCache holds every token");
     const int64_t q = prefill_tokens(o);
     const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
     add(e, d, comp("act.prefill_mlp", "Prefill activations (MLP)", Category::Activations,
                         mlp_live_bytes(m, o.batch * q, tp, kActBytes), kPrefill,
-                        "b * q * (3f/t + 3h) * 2", "live tensors at one layer's MLP (no activations kept for backward)"),
-        [&] { return format("%lld * %lld * (3*%lld/%lld + 3*%lld) * 2 = %.0f B", (long long)o.batch, (long long)q,
-                            (long long)m.ffn, (long long)tp, (long long)m.hidden, mlp_live_bytes(m, o.batch * q, tp, kActBytes)); });
+                        "b * q * (k * f/t + 3h) * 2 (k = 3 gated, 2 plain; f = ffn, or top_k * expert_ffn + shared for MoE)", "live tensors at one layer's MLP (no activations kept for backward)"),
+        [&] { return derive("{} * {} * ({} * {} / {} + 3 * {}) * {}", o.batch, q, m.gated_mlp ? 3 : 2, mlp_width(m), tp, m.hidden, kActBytes); });
     if (!o.flash_attention)
         add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations,
                             eager_scores_bytes(m, o.batch, q, prompt, tp), kPrefill,
-                            "b * a/t * q * s * (2 + 4)", "eager attention keeps 16-bit scores and the fp32 softmax"),
-            [&] { return format("%lld * %lld/%lld * %lld * %lld * 6 = %.0f B", (long long)o.batch, (long long)m.heads,
-                                (long long)tp, (long long)q, (long long)prompt, eager_scores_bytes(m, o.batch, q, prompt, tp)); });
+                            "b * max(1, a/t) * q * s * (2 + 4)", "eager attention keeps 16-bit scores and the fp32 softmax"),
+            [&] { return derive("{} * {} * {} * {} * (2 + 4)", o.batch, std::max<int64_t>(1, m.heads / tp), q, prompt); });
     add(e, d, comp("logits", "Logits (sampled positions)", Category::Logits, hf_logits_bytes(m, o.batch), kServing,
                         "b * V * (2 + 4)", "transformers generate: last position only, bf16 + fp32 copy"),
-        [&] { return format("%lld * %lld * 6 = %.0f B", (long long)o.batch, (long long)m.vocab, hf_logits_bytes(m, o.batch)); });
+        [&] { return derive("{} * {} * (2 + 4)", o.batch, m.vocab); });
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e));
 }
 
@@ -169,22 +216,24 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     add_weights(s, d, e, p);
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, s.overheads.cuda_context_bytes, kLoadOn,
                         "overheads.cuda_context_bytes", "CUDA context + ggml backend kernels"),
-        [&] { return format("%.0f B", s.overheads.cuda_context_bytes); });
+        [&] { return derive("{}", s.overheads.cuda_context_bytes); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and compute buffer need the architecture");
         return;
     }
     // llama.cpp allocates n_ctx cells up front, shared by the parallel sequences (-c = context * -np).
     const int64_t n_ctx = o.context * o.batch;
-    add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, 1,
+    add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, false,
            "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size");
     const int64_t n_ub = std::min(o.ubatch, n_ctx);
     const double cb = llamacpp_compute_bytes(m, n_ctx, n_ub, o.flash_attention);
     add(e, d, comp("engine.compute_buffer", "llama.cpp compute buffer", Category::Buffers, cb, kServing,
-                        o.flash_attention ? "V * n_ub * 4 + 3 * ffn * n_ub * 4" : "2 * n_ctx * n_ub * heads * 4 + V * n_ub * 4",
+                        o.flash_attention ? "V * n_ub * 4 + 3 * f * n_ub * 4 (f = ffn, or top_k * expert_ffn + shared for MoE)" : "2 * n_ctx * n_ub * heads * 4 + V * n_ub * 4",
                         "ggml graph for one ubatch: f32 KQ + softmax and output logits (approximation of ggml-alloc)"),
-        [&] { return format("n_ctx %lld, n_ubatch %lld, heads %lld, V %lld -> %.0f B", (long long)n_ctx, (long long)n_ub,
-                            (long long)m.heads, (long long)m.vocab, cb); });
+        [&] {
+            return o.flash_attention ? derive("{} * {} * 4 + 3 * {} * {} * 4", m.vocab, n_ub, mlp_width(m), n_ub)
+                                     : derive("2 * {} * {} * {} * 4 + {} * {} * 4", n_ctx, n_ub, m.heads, m.vocab, n_ub);
+        });
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e));
 }
 
@@ -234,19 +283,23 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                                                : pick_stage(s, e.params, block, false);
     add_weights(s, d, e, p);
     add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, non_torch, kLoadOn,
-                        "1.79 GiB (+1.79 GiB NCCL/all-reduce buffers when tp > 1)",
+                        "non_torch [+ comm_buffers when tp > 1] (1.79 GiB each), or infer.engine_overhead_bytes",
                         "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2"),
-        [&] { return format("%.4g GiB (tp %lld)", to_gib(non_torch), (long long)tp); });
+        [&] {
+            if (o.engine_overhead_bytes >= 0) return derive("{}", o.engine_overhead_bytes);
+            return tp > 1 ? derive("{} + {}", kVllmNonTorchBytes, kVllmCommBuffersBytes) : derive("{}", kVllmNonTorchBytes);
+        });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
     }
     add(e, d, comp("act.profile_peak", "Activation peak (profile run)", Category::Activations, act, kServing,
-                        "max(T*(3f/t + 3h)*2, seqs*V*40 + T*h*2)",
+                        "max(T * (k * f/t + 3h) * 2, seqs * V * 40 + T * h * 2) (k = 3 gated, 2 plain)",
                         "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path)"),
-        [&] { return format("max(%lld*(3*%lld/%lld + 3*%lld)*2, %lld*%lld*40 + %lld*%lld*2) = %.0f B", (long long)T,
-                            (long long)m.ffn, (long long)tp, (long long)m.hidden, (long long)o.max_num_seqs,
-                            (long long)m.vocab, (long long)T, (long long)m.hidden, act); });
+        [&] {
+            return derive("max({} * ({} * {} / {} + 3 * {}) * {}, {} * {} * {} + {} * {} * {})", T, m.gated_mlp ? 3 : 2, mlp_width(m), tp,
+                          m.hidden, kActBytes, o.max_num_seqs, m.vocab, kVllmSamplerBytesPerLogit, T, m.hidden, kActBytes);
+        });
 
     const double per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double block_bytes = per_token * static_cast<double>(block);
@@ -262,7 +315,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity.
     const double kv_bytes = std::max(e.kv.pool_bytes, needed);
-    add_kv(s, d, e, p, kv_bytes, block,
+    add_kv(s, d, e, p, kv_bytes, true,
            "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)); Kwon et al. 2023");
     if (needed > e.kv.pool_bytes)
         e.warnings.push_back(format("vLLM KV pool holds %lld tokens (%lld blocks); %lld sequences of %lld tokens need %lld blocks",

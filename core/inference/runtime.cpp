@@ -21,7 +21,7 @@ int64_t prefill_tokens(const InferenceOptions& o) {
     return o.prefill_chunk > 0 ? std::min(o.prefill_chunk, prompt) : prompt;
 }
 
-static double mlp_width(const ModelSpec& m) {
+double mlp_width(const ModelSpec& m) {
     double f = static_cast<double>(m.ffn);
     if (m.moe.num_experts > 0) {
         const double shared = static_cast<double>(m.moe.shared_expert_ffn ? m.moe.shared_expert_ffn
@@ -57,12 +57,15 @@ double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bo
     return 2 * static_cast<double>(n_kv) * ub * static_cast<double>(m.heads) * 4 + logits;
 }
 
-double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, bool fp32_compute) {
+double bnb_largest_matrix(const ModelSpec& m) {
     const double h = static_cast<double>(m.hidden);
-    const double largest = std::max({h * mlp_width(m) / (m.moe.num_experts > 0 ? std::max(1, m.moe.top_k) : 1),
-                                     h * static_cast<double>(m.heads * m.head_dim),
-                                     h * static_cast<double>(m.ffn)});
-    return largest / static_cast<double>(tp) * (fp32_compute ? 4 : 2);
+    return std::max({h * mlp_width(m) / (m.moe.num_experts > 0 ? std::max(1, m.moe.top_k) : 1),
+                     h * static_cast<double>(m.heads * m.head_dim),
+                     h * static_cast<double>(m.ffn)});
+}
+
+double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, bool fp32_compute) {
+    return bnb_largest_matrix(m) / static_cast<double>(tp) * (fp32_compute ? 4 : 2);
 }
 
 }  // namespace vl

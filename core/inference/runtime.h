@@ -30,6 +30,7 @@ int64_t prefill_tokens(const InferenceOptions& o);
 // output, residual and normed input (3h) -> tokens * (3f/t + 3h) * bytes; plain MLP: 2f/t.
 // f = the dense ffn, or top_k routed + shared expert widths for MoE (vLLM LlamaMLP.forward).
 double mlp_live_bytes(const ModelSpec& m, int64_t tokens, int64_t tp, double act_bytes);
+double mlp_width(const ModelSpec& m);  // that f (before the tp split)
 
 // Eager (non-flash) attention materialises the scores: batch * heads/t * q * kv elements, held in
 // 16-bit plus the fp32 softmax (transformers eager_attention_forward) = 6 bytes each.
@@ -55,5 +56,6 @@ double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bo
 // bitsandbytes 4-bit dequantises a whole weight for a prefill matmul: the largest linear matrix
 // of a layer in the compute dtype (bnb.matmul_4bit -> dequantize_4bit), per TP rank.
 double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, bool fp32_compute);
+double bnb_largest_matrix(const ModelSpec& m);  // elements of that matrix (before the tp split)
 
 }  // namespace vl

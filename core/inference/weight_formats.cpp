@@ -91,14 +91,15 @@ double linear_bits_per_weight(const InferenceOptions& o, int64_t in_features) {
 }
 
 const char* weight_format_formula(WeightFormat f) {
+    // The layer matrices of the most loaded GPU (embedding, head and norms are their own components).
     switch (f) {
-        case WeightFormat::FP32: return "P * 4";
-        case WeightFormat::FP16: case WeightFormat::BF16: return "P * 2";
-        case WeightFormat::FP8: return "P_linear * 1 + (P_embed + P_head + P_norm) * 2";
-        case WeightFormat::INT8: return "P_linear * (8 + 32/d)/8 + (P_embed + P_head + P_norm) * 2";
-        case WeightFormat::GPTQ4: case WeightFormat::AWQ4: return "P_linear * (4 + 20/g)/8 + (P_embed + P_head + P_norm) * 2";
-        case WeightFormat::NF4: case WeightFormat::FP4: return "P_linear * (4 + 0.5 | 0.127 with double quant)/8 + (P_embed + P_head + P_norm) * 2";
-        default: return "sum over tensors of n_i * bpw(type_i)/8; norms f32";
+        case WeightFormat::FP32: return "P_linear * bpw / 8 / tp, bpw = 32";
+        case WeightFormat::FP16: case WeightFormat::BF16: return "P_linear * bpw / 8 / tp, bpw = 16";
+        case WeightFormat::FP8: return "P_linear * bpw / 8 / tp, bpw = 8 (one fp32 scale per tensor, negligible)";
+        case WeightFormat::INT8: return "P_linear * bpw / 8 / tp, bpw = 8 + 32/d_in (int8 + fp32 scale per output row)";
+        case WeightFormat::GPTQ4: case WeightFormat::AWQ4: return "P_linear * bpw / 8 / tp, bpw = 4 + (16 + 4)/g (int4 + fp16 scale + 4-bit zero per group of g)";
+        case WeightFormat::NF4: case WeightFormat::FP4: return "P_linear * bpw / 8 / tp, bpw = 4 + 32/64, or 4 + 8/64 + 32/(64*256) with double quant";
+        default: return "P_linear * bpw / 8 / tp, bpw = mean bits per weight of the llama.cpp tensor-type mix (ggml block sizes)";
     }
 }
 

@@ -203,44 +203,52 @@ void add_activations(TrainCtx& c) {
     const double fl = c.in_flight;
     const Recompute rc = o.recompute;
     const double k = static_cast<double>(std::max(1, o.recompute_every_k));
+    // Derivation of the per-layer components: in_flight * L_stage * A_layer, or on a stage with both
+    // dense and MoE layers in_flight * (L_dense * A_dense + L_moe * A_moe).
+    auto per_layers = [&](double dense_bytes, double moe_bytes) {
+        if (n_moe == 0) return derive("{} * {} * {}", fl, L, dense_bytes);
+        if (n_dense == 0) return derive("{} * {} * {}", fl, L, moe_bytes);
+        return derive("{} * ({} * {} + {} * {})", fl, nd, dense_bytes, nm, moe_bytes);
+    };
 
     if (rc == Recompute::None || rc == Recompute::Selective) {
         const bool sel = rc == Recompute::Selective;
         if (walk) {
             add(c.e, c.d, comp("act.norms", "activations: norm inputs", Category::Activations, fl * (nd * dense.norms + nm * moe.norms), kFwdBwd,
-                           "in_flight * L_stage * norms * a_bytes * b * s * h / (sp ? t : 1) / cp", "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh)"),
-                [&] { return format("%g * %g * %.6g B", fl, L, dense.norms); });
+                           "in_flight * L_stage * A_norms, A_norms = norms * a_bytes * b * s * h / (sp ? t : 1) / cp", "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh)"),
+                [&] { return per_layers(dense.norms, moe.norms); });
             add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations,
                            fl * (nd * dense.attention + nm * moe.attention), kFwdBwd,
-                           "in_flight * L_stage * (qkv_in + Q + K + V + out_in + mask [+ 4*b*a*s lse with FlashAttention])",
+                           "in_flight * L_stage * A_attn, A_attn = qkv_in + Q + K + V + out_in + masks [+ 4 * b * a * s lse with FlashAttention]",
                            "Korthikanti et al. 2022 Sec 4.1 (11sbh); seed 003 Sec 2.1; GQA: K,V sized by kv heads"),
-                [&] { return format("%g * %g * %.6g B", fl, L, dense.attention); });
+                [&] { return per_layers(dense.attention, moe.attention); });
             if (!sel && (dense.scores > 0 || moe.scores > 0))
                 add(c.e, c.d, comp("act.scores", "activations: attention scores (s^2: softmax, dropout)", Category::Activations,
-                               fl * (nd * dense.scores + nm * moe.scores), kFwdBwd, "in_flight * L_stage * 5 * a * s^2 * b / t (2+1+2 bytes)",
+                               fl * (nd * dense.scores + nm * moe.scores), kFwdBwd, "in_flight * L_stage * A_scores, A_scores = (2 [+ 1 + 2 with attention dropout]) * b * a/t * s/cp * s",
                                "Korthikanti et al. 2022 Sec 4.1 (5as^2b); dropped by FlashAttention or selective recomputation"),
-                    [&] { return format("%g * %g * %.6g B", fl, L, dense.scores); });
+                    [&] { return per_layers(dense.scores, moe.scores); });
             add(c.e, c.d, comp("act.mlp", "activations: MLP", Category::Activations, fl * (nd * dense.mlp + nm * moe.mlp), kFwdBwd,
-                           "in_flight * L_stage * (fc1_in + act_in [+ gated: act_out, up_out] + fc2_in + mask)",
+                           "in_flight * L_stage * A_mlp, A_mlp = fc1_in + act_in [+ gated: act_out, up_out] + fc2_in + mask",
                            "Korthikanti et al. 2022 Sec 4.1 (19sbh); seed 003 Sec 2.2; HF LlamaMLP / MixtralSparseMoeBlock"),
-                [&] { return format("%g * %g * %.6g B", fl, L, dense.mlp); });
+                [&] { return per_layers(dense.mlp, moe.mlp); });
         } else {
             const double per = sel ? dense.kept_without_scores() : dense.total();
-            const char* formula = f == ActivationFormula::Seed003 ? "L_stage * (11bsd + 5bhs^2 + 19bsd) bytes"
-                                : f == ActivationFormula::Seed001 ? "L_stage * (16bsd + 2bhs^2) * a_bytes"
-                                                                  : "C * L_stage * b * s * h * a_bytes";
+            const char* formula = f == ActivationFormula::Seed003 ? "in_flight * L_stage * A_layer, A_layer = (11bsd + 5bhs^2 [not with selective recompute] + 19bsd) / (t * cp) bytes"
+                                : f == ActivationFormula::Seed001 ? "in_flight * L_stage * A_layer, A_layer = (16bsd + 2bhs^2 [not with selective recompute]) * a_bytes / (t * cp)"
+                                                                  : "in_flight * L_stage * A_layer, A_layer = C * b * s * h * a_bytes / (t * cp)";
             const char* source = f == ActivationFormula::Seed003 ? "seed 003 Sec 2 (11bsd + 5bhs^2 attention, 19bsd MLP)"
                                : f == ActivationFormula::Seed001 ? "seed 001 (activations (16bsd + 2bhs^2) L, x bytes)"
                                                                  : "seed 000 (C x L x B x S x H x bytes); ZeRO Sec 3.2 footnote (C = 12)";
             add(c.e, c.d, comp("act.layers", "activations: transformer layers", Category::Activations, fl * L * per, kFwdBwd, formula, source),
-                [&] { return format("%g * %g * %.6g B", fl, L, per); });
+                [&] { return derive("{} * {} * {}", fl, L, per); });
         }
     } else {
         const double ckpts = rc == Recompute::Full ? L : std::ceil(L / k);
         add(c.e, c.d, comp("act.checkpoints", "activations: checkpointed layer inputs", Category::Activations, fl * ckpts * dense.input, kFwdBwd,
-                       rc == Recompute::Full ? "in_flight * L_stage * 2sbh / (sp ? t : 1)" : "in_flight * ceil(L_stage / k) * 2sbh / (sp ? t : 1)",
+                       rc == Recompute::Full ? "in_flight * L_stage * A_input, A_input = a_bytes * b * s * h / (sp ? t : 1) / cp"
+                                             : "in_flight * ceil(L_stage / k) * A_input, A_input = a_bytes * b * s * h / (sp ? t : 1) / cp",
                        "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh); Chen et al. 2016 (checkpoint every k layers)"),
-            [&] { return format("%g * %g * %.6g B", fl, ckpts, dense.input); });
+            [&] { return rc == Recompute::Full ? derive("{} * {} * {}", fl, L, dense.input) : derive("{} * ceil({} / {}) * {}", fl, L, k, dense.input); });
     }
 
     // working sets during backward (one micro-batch): the recomputed segment and one layer's gradients
@@ -251,13 +259,16 @@ void add_activations(TrainCtx& c) {
     if (rc == Recompute::Selective) recompute_ws = std::max(dense.scores, moe.scores);
     if (recompute_ws > 0)
         add(c.e, c.d, comp("act.recompute_working", "recomputed activations (backward)", Category::Activations, recompute_ws, kBwd,
-                       "segment_layers * one layer's activations (full: 1, every-k: k, selective: one layer's s^2 core)",
+                       "segment_layers * A_layer (full: 1 layer; every-k: min(k, L_stage) layers; selective: 1 * the largest layer's A_scores)",
                        "Chen et al. 2016; Korthikanti et al. 2022 Sec 5: the recomputed segment is live while its backward runs"),
-            [&] { return format("%.6g B", recompute_ws); });
+            [&] {
+                if (rc == Recompute::EveryK) return derive("min({}, {}) * {}", k, L, layer_full);
+                return derive("1 * {}", rc == Recompute::Full ? layer_full : recompute_ws);
+            });
     if (s.overheads.backward_working_set)
         add(c.e, c.d, comp("act.backward_working", "activation gradients of one layer (backward)", Category::Activations, layer_full, kBwd,
-                       "one layer's activations (their gradients exist while backward runs the layer)", "derivation (core/training/DERIVATION.md)"),
-            [&] { return format("%.6g B", layer_full); });
+                       "A_layer (the largest layer's activations: their gradients exist while backward runs the layer)", "derivation (core/training/DERIVATION.md)"),
+            [&] { return n_moe > 0 && n_dense > 0 ? derive("max({}, {})", dense.total(), moe.total()) : derive("{}", layer_full); });
 
     const double t = static_cast<double>(s.parallel.tp), cp = static_cast<double>(s.parallel.cp);
     const double split = x.sp ? t : 1.0;
@@ -265,26 +276,26 @@ void add_activations(TrainCtx& c) {
     if (c.stage.first) {
         const double emb = 8.0 * T + (o.dropout > 0 ? T * static_cast<double>(m.hidden) / split : 0.0);
         add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, fl * emb, kFwdBwd,
-                       "in_flight * (8 * b * s + [dropout] b * s * h / (sp ? t : 1))", "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp)"),
-            [&] { return format("%g * %.6g B", fl, emb); });
+                       "in_flight * (8 * T [+ T * h / (sp ? t : 1) with dropout]), T = b * s / cp", "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp)"),
+            [&] { return o.dropout > 0 ? derive("{} * (8 * {} + {} * {} / {})", fl, T, T, m.hidden, split) : derive("{} * (8 * {})", fl, T); });
     }
     if (c.stage.last) {
         const bool head_trained = !c.finetune_adapters;
         const double fin = x.act_bytes * T * static_cast<double>(m.hidden) / split * (head_trained ? 2.0 : 1.0);
         add(c.e, c.d, comp("act.final", "activations: final norm input and output-layer input", Category::Activations, fl * fin, kFwdBwd,
-                       "in_flight * a_bytes * b * s * h * (1 + [lm_head trained]) / (sp ? t : 1)", "Megatron-LM theoretical_memory_usage.py (output layer input)"),
-            [&] { return format("%g * %.6g B", fl, fin); });
+                       "in_flight * a_bytes * T * h * (1 + [lm_head trained]) / (sp ? t : 1), T = b * s / cp", "Megatron-LM theoretical_memory_usage.py (output layer input)"),
+            [&] { return derive("{} * {} * {} * {} * {} / {}", fl, x.act_bytes, T, m.hidden, head_trained ? 2 : 1, split); });
         const double lb = o.fp32_logits ? 4.0 : x.act_bytes;
         const double logits = lb * T * static_cast<double>(m.vocab) / t;
-        add(c.e, c.d, comp("logits", "logits (b x s x V)", Category::Logits, fl * logits, kFwdBwd, "in_flight * logit_bytes * b * s * V / t",
+        add(c.e, c.d, comp("logits", "logits (b x s x V)", Category::Logits, fl * logits, kFwdBwd, "in_flight * logit_bytes * T * V / t, T = b * s / cp",
                        "HF transformers causal-LM loss upcasts logits to fp32; vocab-parallel split by t (Megatron)"),
-            [&] { return format("%g * %g * %.6g * %lld / %g", fl, lb, T, static_cast<long long>(m.vocab), t); });
+            [&] { return derive("{} * {} * {} * {} / {}", fl, lb, T, m.vocab, t); });
         add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax (b x s x V)", Category::Logits, fl * logits, kFwdBwd,
-                       "in_flight * logit_bytes * b * s * V / t", "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss"),
-            [&] { return format("%g * %.6g B", fl, logits); });
-        add(c.e, c.d, comp("logits.grad", "gradient of the logits (backward)", Category::Logits, logits, kBwd, "logit_bytes * b * s * V / t",
+                       "in_flight * logit_bytes * T * V / t, T = b * s / cp", "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss"),
+            [&] { return derive("{} * {} * {} * {} / {}", fl, lb, T, m.vocab, t); });
+        add(c.e, c.d, comp("logits.grad", "gradient of the logits (backward)", Category::Logits, logits, kBwd, "logit_bytes * T * V / t, T = b * s / cp",
                        "autograd: d(loss)/d(logits) has the logits' shape and dtype"),
-            [&] { return format("%.6g B", logits); });
+            [&] { return derive("{} * {} * {} / {}", lb, T, m.vocab, t); });
     }
 }
 

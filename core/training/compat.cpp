@@ -60,6 +60,27 @@ static double megatron_activation_bytes(const Scenario& s) {
     return act * 1.05;                                        // "buffer for optimizer and miscellaneous temporaries"
 }
 
+// megatron_activation_bytes with the user's numbers, term for term.
+static Derivation megatron_activation_derivation(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    const Parallelism& p = s.parallel;
+    const int64_t sq = s.train.seq_len, b = s.train.micro_batch, h = m.hidden, f = m.ffn, L = m.layers, V = m.vocab;
+    const bool with_sp = p.sp && s.train.recompute == Recompute::Selective;
+    const Derivation layers = with_sp ? derive("{} * {} * {} * (18 + 4 * ({} / {})) * {}", sq, b, h, f, h, L)
+                                      : derive("{} * {} * {} * (10 + 24 / {}) * {}", sq, b, h, p.tp, L);
+    Derivation act = derive("({} + 8 * {} * {} * {} + {} * {} * {} * {})", layers, sq, b, p.pp, sq, b, h, p.pp);
+    if (p.schedule == PipelineSchedule::Interleaved && p.pp > 1)
+        act = derive("{} * (1 + ({} - 1) / ({} * {}))", act, p.pp, p.pp, p.virtual_stages);
+    else if (p.pp > 1)
+        act = derive("{} * min(1, {} / {})", act, s.train.grad_accum_steps, p.pp);
+    if (with_sp) {
+        if (p.pp == 1) act = derive("{} + {} * {} * {} * 4 * (1 + {} / {})", act, sq, b, h, V, h);
+        return derive("({}) / {}", act, p.tp);
+    }
+    if (p.pp == 1) act = derive("{} + ({} * {} * {} / {} + {} * {} * {}) * 2", act, sq, b, V, p.tp, sq, b, h);
+    return derive("1.05 * ({})", act);
+}
+
 void add_megatron_compat(TrainCtx& c) {
     const Scenario& s = c.s;
     const double P = megatron_most_loaded_shard_params(s);
@@ -67,15 +88,15 @@ void add_megatron_compat(TrainCtx& c) {
     const double per = dist ? 6 + 12 / static_cast<double>(s.parallel.dp) : 18;
     add(c.e, c.d, comp("megatron.weights_and_optimizer", "Megatron: weights and optimizer (most loaded shard)", Category::Weights, P * per,
                        kAllPhases, "P_shard * (18 or 6 + 12/dp)", "Megatron-LM theoretical_memory_usage.py compute_weight_and_optimizer_memory"),
-        [&] { return format("%.6g * %g", P, per); });
+        [&] { return dist ? derive("{} * (6 + 12 / {})", P, s.parallel.dp) : derive("{} * 18", P); });
     if (!s.model.architecture_known()) return;
     const double act = megatron_activation_bytes(s);
     add(c.e, c.d, comp("megatron.activations", "Megatron: activations (first pipeline stage)", Category::Activations, act, kFwdBwd,
                        s.parallel.sp && s.train.recompute == Recompute::Selective
-                           ? "(sbh(18 + 4f/h) L + 8sbp + sbhp [+ 4sbh(1 + V/h)]) / t"
-                           : "1.05 * (sbh(10 + 24/t) L + 8sbp + sbhp [+ 2(sbV/t + sbh)])",
+                           ? "((sbh(18 + 4f/h) L + 8sbp + sbhp) * pipeline_factor [+ 4sbh(1 + V/h) when pp = 1]) / t"
+                           : "1.05 * ((sbh(10 + 24/t) L + 8sbp + sbhp) * pipeline_factor [+ 2(sbV/t + sbh) when pp = 1])",
                        "Megatron-LM theoretical_memory_usage.py compute_activation_memory[_without_sp] (Korthikanti Table 2)"),
-        [&] { return format("%.6g B", act); });
+        [&] { return megatron_activation_derivation(s); });
 }
 
 // ---- DeepSpeed estimate_zero2/zero3_model_states_mem_needs (model states only) -------------------
@@ -89,24 +110,33 @@ void add_deepspeed_compat(TrainCtx& c) {
     const double N = static_cast<double>(s.gpu_count), gpn = static_cast<double>(std::min<int64_t>(p.gpus_per_node, s.gpu_count));
     const double nodes = std::ceil(N / gpn), k = 1.5;
     double gpu = 0, cpu = 0;
-    const char* gf = "";
+    const char* gf = "";  // GPU formula
+    const char* cf = "";  // host formula (per GPU's share)
     if (p.zero == 2) {
-        if (p.offload_optimizer) { gpu = 2 * P; cpu = P * std::max(4 * N, 16.0) * k; gf = "2P"; }
-        else { gpu = 4 * P + std::floor(16 * P / N); cpu = P * 4 * gpn * k; gf = "4P + 16P/N"; }
+        if (p.offload_optimizer) { gpu = 2 * P; cpu = P * std::max(4 * N, 16.0) * k; gf = "2 * P"; cf = "P * max(4 * N, 16) * 1.5 / gpus_per_node"; }
+        else { gpu = 4 * P + std::floor(16 * P / N); cpu = P * 4 * gpn * k; gf = "4 * P + floor(16 * P / N)"; cf = "P * 4 * gpus_per_node * 1.5 / gpus_per_node"; }
     } else {
         const double llm = 4 * LL;
-        if (p.offload_optimizer && p.offload_params) { gpu = llm; cpu = P * 18 / nodes * k; gf = "4LL"; }
-        else if (p.offload_optimizer) { gpu = llm + std::floor(2 * P / N); cpu = P * 16 / nodes * k; gf = "4LL + 2P/N"; }
-        else { gpu = llm + std::floor(18 * P / N); cpu = LL * 4 * gpn * k; gf = "4LL + 18P/N"; }
+        if (p.offload_optimizer && p.offload_params) { gpu = llm; cpu = P * 18 / nodes * k; gf = "4 * LL"; cf = "P * 18 / nodes * 1.5 / gpus_per_node"; }
+        else if (p.offload_optimizer) { gpu = llm + std::floor(2 * P / N); cpu = P * 16 / nodes * k; gf = "4 * LL + floor(2 * P / N)"; cf = "P * 16 / nodes * 1.5 / gpus_per_node"; }
+        else { gpu = llm + std::floor(18 * P / N); cpu = LL * 4 * gpn * k; gf = "4 * LL + floor(18 * P / N)"; cf = "LL * 4 * gpus_per_node * 1.5 / gpus_per_node"; }
     }
     add(c.e, c.d, comp("deepspeed.gpu_model_states", "DeepSpeed estimator: model states per GPU", Category::Optimizer, gpu, kAllPhases, gf,
                        "DeepSpeed memory.rst / estimate_zero2|zero3_model_states_mem_needs"),
-        [&] { return format("P = %.6g, LL = %.6g, N = %g -> %.6g B", P, LL, N, gpu); });
+        [&] {
+            if (p.zero == 2) return p.offload_optimizer ? derive("2 * {}", P) : derive("4 * {} + floor(16 * {} / {})", P, P, N);
+            if (p.offload_optimizer && p.offload_params) return derive("4 * {}", LL);
+            return p.offload_optimizer ? derive("4 * {} + floor(2 * {} / {})", LL, P, N) : derive("4 * {} + floor(18 * {} / {})", LL, P, N);
+        });
     const double share = cpu / gpn;
     add(c.e, c.d, comp("deepspeed.cpu_model_states", "DeepSpeed estimator: host memory (per GPU's share of the node)", Category::Optimizer, share,
-                       kAllPhases, "cpu_mem(node) / gpus_per_node (additional_buffer_factor 1.5)",
-                       "DeepSpeed estimate_zero2|zero3_model_states_mem_needs cpu_mem", true),
-        [&] { return format("%.6g / %g", cpu, gpn); });
+                       kAllPhases, cf,
+                       "DeepSpeed estimate_zero2|zero3_model_states_mem_needs cpu_mem (additional_buffer_factor 1.5), per GPU of the node", true),
+        [&] {
+            if (p.zero == 2) return p.offload_optimizer ? derive("{} * max(4 * {}, 16) * 1.5 / {}", P, N, gpn) : derive("{} * 4 * {} * 1.5 / {}", P, gpn, gpn);
+            if (p.offload_optimizer) return derive("{} * {} / {} * 1.5 / {}", P, p.offload_params ? 18 : 16, nodes, gpn);
+            return derive("{} * 4 * {} * 1.5 / {}", LL, gpn, gpn);
+        });
 }
 
 // ---- accelerate estimate-memory: "Training using Adam (Peak vRAM)" -----------------------------
@@ -120,16 +150,16 @@ void add_accelerate_compat(TrainCtx& c) {
     const double grads = fp32 ? f32 : 1.5 * f32, opt = 2 * f32, step = fp32 ? 4 * f32 : opt;
     add(c.e, c.d, comp("accelerate.model", "accelerate: model (fp32 size)", Category::Weights, f32, phase_bit(Phase::Load), "4 * P",
                        "accelerate commands/estimate.py estimate_training_usage"),
-        [&] { return format("4 * %.6g", P); });
+        [&] { return derive("4 * {}", P); });
     add(c.e, c.d, comp("accelerate.gradients", "accelerate: gradient calculation", Category::Gradients, grads, phase_bit(Phase::Forward),
                        fp32 ? "4 * P" : "1.5 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
-        [&] { return format("%.6g B", grads); });
+        [&] { return fp32 ? derive("4 * {}", P) : derive("1.5 * 4 * {}", P); });
     add(c.e, c.d, comp("accelerate.optimizer", "accelerate: backward pass (optimizer states)", Category::Optimizer, opt, phase_bit(Phase::Backward),
                        "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
-        [&] { return format("2 * 4 * %.6g", P); });
+        [&] { return derive("2 * 4 * {}", P); });
     add(c.e, c.d, comp("accelerate.step", "accelerate: optimizer step", Category::Optimizer, step, phase_bit(Phase::Step),
                        fp32 ? "4 * 4 * P" : "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
-        [&] { return format("%.6g B", step); });
+        [&] { return fp32 ? derive("4 * 4 * {}", P) : derive("2 * 4 * {}", P); });
 }
 
 }  // namespace vl

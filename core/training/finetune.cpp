@@ -87,28 +87,31 @@ void add_finetune(TrainCtx& c) {
         const double q = c.w.linear;
         const double bits = nf4_constant_bits_per_param(ft.quant_block, ft.quant_block2, ft.double_quant);
         add(c.e, c.d, comp("weights.nf4", "frozen base: NF4 4-bit linear weights", Category::Weights, q * 0.5 / n_w, kAllPhases,
-                           "P_linear * 4 bits / 8", "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage"),
-            [&] { return format("%.6g * 0.5 / %g", q, n_w); });
+                           "P_linear * 0.5 / N_w (4 bits)", "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage"),
+            [&] { return derive("{} * 0.5 / {}", q, n_w); });
         add(c.e, c.d, comp("weights.quant_constants", ft.double_quant ? "NF4 block constants (double-quantized)" : "NF4 block constants (fp32 absmax)",
                            Category::Weights, q * bits / 8 / n_w, kAllPhases,
-                           ft.double_quant ? "P_linear * (8/B + 32/(B*B2)) bits / 8" : "P_linear * 32/B bits / 8",
+                           ft.double_quant ? "P_linear * (8/B + 32/(B * B2)) / 8 / N_w" : "P_linear * 32/B / 8 / N_w",
                            "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256)"),
-            [&] { return format("%.6g * %.6g / 8 / %g", q, bits, n_w); });
+            [&] {
+                return ft.double_quant ? derive("{} * (8/{} + 32/({} * {})) / 8 / {}", q, ft.quant_block, ft.quant_block, ft.quant_block2, n_w)
+                                       : derive("{} * 32/{} / 8 / {}", q, ft.quant_block, n_w);
+            });
         add(c.e, c.d, comp("weights.frozen", "frozen base: 16-bit non-quantized weights (embeddings, head, norms)", Category::Weights,
-                           (all - q) * base_bytes / n_w, kAllPhases, "(P - P_linear) * weight_bytes",
+                           (all - q) * base_bytes / n_w, kAllPhases, "(P - P_linear) * weight_bytes / N_w",
                            "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped)"),
-            [&] { return format("%.6g * %g / %g", all - q, base_bytes, n_w); });
+            [&] { return derive("({} - {}) * {} / {}", all, q, base_bytes, n_w); });
         if (s.overheads.temp_buffers) {
             const double f = static_cast<double>(m.moe.num_experts > 0 && m.ffn == 0 ? m.moe.expert_ffn : std::max(m.ffn, m.moe.expert_ffn));
             const double buf = 2.0 * static_cast<double>(m.hidden) * f / tp;
             add(c.e, c.d, comp("buffers.dequant", "dequantized weight of the running layer (bf16)", Category::Buffers, buf, kFwdBwd,
-                               "2 B * h * ffn / t (largest linear weight)", "bitsandbytes matmul_4bit dequantizes each weight to the compute dtype"),
-                [&] { return format("2 * %lld * %.6g / %g", static_cast<long long>(m.hidden), f, tp); });
+                               "2 * h * ffn / t (the largest linear weight, 2 B each)", "bitsandbytes matmul_4bit dequantizes each weight to the compute dtype"),
+                [&] { return derive("2 * {} * {} / {}", m.hidden, f, tp); });
         }
     } else {
         add(c.e, c.d, comp("weights.frozen", "frozen base weights", Category::Weights, all * base_bytes / n_w, kAllPhases,
                            "P * weight_bytes / N_w", "Hu et al. 2021 (LoRA) Sec 4.2: the base is frozen, no gradients or optimizer states"),
-            [&] { return format("%.6g * %g / %g", all, base_bytes, n_w); });
+            [&] { return derive("{} * {} / {}", all, base_bytes, n_w); });
     }
 
     // ---- trainable adapters ----
@@ -144,9 +147,15 @@ void add_finetune(TrainCtx& c) {
         const double L = static_cast<double>(c.stage.layers());
         const double kept = s.train.recompute == Recompute::None || s.train.recompute == Recompute::Selective ? L : 0.0;
         add(c.e, c.d, comp("act.lora", "activations: LoRA adapter tensors", Category::Activations, c.in_flight * kept * per_layer, kFwdBwd,
-                           "in_flight * L_stage * (a_bytes * b * s * r * modules + [lora_dropout] (a_bytes + 1) * b * s * d_in)",
+                           "in_flight * L_kept * (a_bytes * T * r * modules [+ (a_bytes + 1) * T * d_in / t with lora_dropout]), T = b * s / cp",
                            "PEFT LoraLayer forward: lora_B(lora_A(dropout(x)))"),
-            [&] { return format("%g * %g * %.6g B", c.in_flight, kept, per_layer); });
+            [&] {
+                const double r = static_cast<double>(ft.lora_rank);
+                return ft.lora_dropout > 0
+                           ? derive("{} * {} * ({} * {} * {} * {} + ({} + 1) * {} * {} / {})", c.in_flight, kept, x.act_bytes, T, r, modules,
+                                    x.act_bytes, T, lora_input_width(m, ft.lora_targets), tp)
+                           : derive("{} * {} * ({} * {} * {} * {})", c.in_flight, kept, x.act_bytes, T, r, modules);
+            });
     }
 }
 

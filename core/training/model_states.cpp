@@ -114,11 +114,24 @@ static const char* optimizer_formula(Optimizer o) {
         case Optimizer::SGDMomentum: return "P * state_bytes / N_opt";
         case Optimizer::AdamW: return "2 * P * state_bytes / N_opt";
         case Optimizer::Adam8bit: return "2 * P * (1 + 4/2048) / N_opt";
-        case Optimizer::Adafactor: return "sum over matrices (rows + cols) * state_bytes / N_opt";
+        case Optimizer::Adafactor: return "F * state_bytes / N_opt (F = sum over weight matrices of rows + cols; vectors in full)";
         case Optimizer::Lion: return "P * state_bytes / N_opt";
         case Optimizer::Custom: return "P * custom_bytes / N_opt";
     }
     return "";
+}
+
+// The optimizer formula above with the user's numbers, term for term.
+static Derivation optimizer_derivation(const TrainingOptions& t, double P, double F, double state_bytes, double n_opt) {
+    switch (t.optimizer) {
+        case Optimizer::SGD: return derive("0");
+        case Optimizer::SGDMomentum: case Optimizer::Lion: return derive("{} * {} / {}", P, state_bytes, n_opt);
+        case Optimizer::AdamW: return derive("2 * {} * {} / {}", P, state_bytes, n_opt);
+        case Optimizer::Adam8bit: return derive("2 * {} * (1 + 4/2048) / {}", P, n_opt);
+        case Optimizer::Adafactor: return derive("{} * {} / {}", F, state_bytes, n_opt);
+        case Optimizer::Custom: return derive("{} * {} / {}", P, t.custom_optimizer_bytes_per_param, n_opt);
+    }
+    return derive("0");
 }
 
 static const char* optimizer_source(Optimizer o) {
@@ -145,28 +158,28 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     add(c.e, c.d, comp(lora ? "lora.weights" : "weights", lora ? "LoRA adapter weights" : "weights",
                    Category::Weights, P * dt.weight / n_w, kAllPhases, "P * weight_bytes / N_w (N_w = shard group with ZeRO-3/FSDP)",
                    "ZeRO (Rajbhandari et al. 2020) Sec 5: P_p partitions parameters (16*P/N_d at stage 3)", par.offload_params && !lora),
-        [&] { return format("%.6g * %g / %g", P, dt.weight, n_w); });
+        [&] { return derive("{} * {} / {}", P, dt.weight, n_w); });
     add(c.e, c.d, comp(lora ? "lora.grads" : "grads", lora ? "LoRA adapter gradients" : "gradients", Category::Gradients,
                    P * dt.grad / n_g, grad_phases, "P * grad_bytes / N_g (N_g = shard group from ZeRO-2)",
                    "seed 001 table (2 B, or 4 B with fp32 accumulation); ZeRO Sec 5.2 P_g", opt_host),
-        [&] { return format("%.6g * %g / %g", P, dt.grad, n_g); });
+        [&] { return derive("{} * {} / {}", P, dt.grad, n_g); });
     if (dt.grad_copy > 0)
         add(c.e, c.d, comp(lora ? "lora.grads_fp32_copy" : "grads.fp32_copy", "fp32 gradient copy for the step", Category::Gradients,
                        P * dt.grad_copy / n_o, kStep, "P * 4 / N_opt", "seed 003 Sec 3.1 (20 B/param mixed, 24 B/param fp32); ZeRO Sec 3.2 fused fp32 buffer", opt_host),
-            [&] { return format("%.6g * 4 / %g", P, n_o); });
+            [&] { return derive("{} * {} / {}", P, dt.grad_copy, n_o); });
     if (dt.master > 0)
         add(c.e, c.d, comp(lora ? "lora.master" : "optimizer.master", "fp32 master weights", Category::Optimizer, P * dt.master / n_o,
                        kAfterLoad, "P * 4 / N_opt", "Micikevicius et al. 2018; ZeRO Sec 3.1 (K = 12 includes the fp32 copy)", opt_host),
-            [&] { return format("%.6g * 4 / %g", P, n_o); });
+            [&] { return derive("{} * {} / {}", P, dt.master, n_o); });
     const double states = optimizer_state_bytes(o, P, t.factored_states, dt.state) / n_o;
     if (states > 0 || o.optimizer != Optimizer::SGD)
         add(c.e, c.d, comp(lora ? "lora.optimizer" : "optimizer.states", optimizer_label(o.optimizer), Category::Optimizer, states,
                        kAfterLoad, optimizer_formula(o.optimizer), optimizer_source(o.optimizer), opt_host),
-            [&] { return format("%s with P = %.6g, state_bytes = %g, N_opt = %g -> %.6g B", optimizer_formula(o.optimizer), P, dt.state, n_o, states); });
+            [&] { return optimizer_derivation(o, P, t.factored_states, dt.state, n_o); });
     if (dt.fp8_cache > 0 && !lora)
         add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, c.w.linear * dt.fp8_cache / n_w, kFwdBwd,
-                       "P_linear * 2 * 1 B / N_w", "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise)", false),
-            [&] { return format("%.6g * 2 / %g", c.w.linear, n_w); });
+                       "P_linear * fp8_copies / N_w (weight + transpose, 1 B each)", "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise)", false),
+            [&] { return derive("{} * {} / {}", c.w.linear, dt.fp8_cache, n_w); });
 }
 
 }  // namespace vl

@@ -12,7 +12,7 @@ void add_context(TrainCtx& c) {
     // vLLM PR #10511 measured 1.79 GiB non-torch memory including NCCL on H100).
     add(c.e, c.d, comp("overhead.cuda_context", "CUDA context and framework", Category::Overhead, b, kAllPhases,
                        "overheads.cuda_context_bytes", "seed 003 Sec 1 (framework CUDA context: a few hundred MB)"),
-        [&] { return format("%.6g B", b); });
+        [&] { return derive("{}", b); });
 }
 
 void add_buffers(TrainCtx& c) {
@@ -23,7 +23,7 @@ void add_buffers(TrainCtx& c) {
         const double b = s.overheads.bucket_bytes;
         add(c.e, c.d, comp("buffers.comm_bucket", "gradient all-reduce / reduce-scatter bucket", Category::Buffers, b, kBwd,
                            "overheads.bucket_bytes", "PyTorch DDP bucket_cap_mb; DeepSpeed reduce_bucket_size; ZeRO Sec 6.2 (constant-size buffers)"),
-            [&] { return format("%.6g B", b); });
+            [&] { return derive("{}", b); });
     }
     if (p.zero >= 3 && c.largest_layer > 0) {
         // DeepSpeed estimate_zero3_model_states_mem_needs: largest_layer_memory = 4 * largest_layer_params
@@ -31,11 +31,11 @@ void add_buffers(TrainCtx& c) {
         const double ll = c.largest_layer, wb = c.dt.weight;
         add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, ll * wb, kFwdBwd,
                            "largest_layer_params * weight_bytes", "DeepSpeed memory.rst: 4 * largest_layer_params (params half)"),
-            [&] { return format("%.6g * %g", ll, wb); });
+            [&] { return derive("{} * {}", ll, wb); });
         if (!c.finetune_adapters)
             add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, ll * wb, kBwd,
                                "largest_layer_params * weight_bytes", "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half)"),
-                [&] { return format("%.6g * %g", ll, wb); });
+                [&] { return derive("{} * {}", ll, wb); });
     }
 }
 
@@ -58,7 +58,7 @@ void add_fragmentation(const Scenario& s, Detail d, Estimate& e) {
     add(e, d, comp("overhead.fragmentation", "allocator fragmentation reserve (at the peak)", Category::Overhead, f * alloc,
                    1u << static_cast<unsigned>(peak), "overheads.fragmentation * allocated bytes at the peak phase",
                    "PyTorch caching allocator; Megatron theoretical_memory_usage.py 5% overhead factor"),
-        [&] { return format("%g * %.6g B", f, alloc); });
+        [&] { return derive("{} * {}", f, alloc); });
 }
 
 }  // namespace vl

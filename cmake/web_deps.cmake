@@ -1,0 +1,34 @@
+# Where Dear ImGui and SDL2 come from in the web build (scripts/deps.sh fills these in; see README
+# "Toolchains"). Both paths give the same targets: vramlens_imgui (ImGui + SDL2/OpenGL3 backends)
+# and vramlens_sdl2 (SDL2 for wasm).
+set(VRAMLENS_IMGUI_DIR "$ENV{VRAMLENS_IMGUI_DIR}" CACHE PATH "Dear ImGui 1.86 source tree (imgui.cpp, backends/)")
+set(VRAMLENS_SDL2_DIR "$ENV{VRAMLENS_SDL2_DIR}" CACHE PATH
+    "SDL2 compiled for wasm (include/SDL2, lib/libSDL2.a); empty: Emscripten's port (-sUSE_SDL=2)")
+if(NOT EXISTS "${VRAMLENS_IMGUI_DIR}/imgui.cpp")
+  message(FATAL_ERROR "VRAMLENS_IMGUI_DIR='${VRAMLENS_IMGUI_DIR}' holds no imgui.cpp: run scripts/deps.sh "
+                      "(it fetches the sources) or pass -DVRAMLENS_IMGUI_DIR=<imgui source tree>")
+endif()
+
+add_library(vramlens_sdl2 INTERFACE)
+if(VRAMLENS_SDL2_DIR)
+  if(NOT EXISTS "${VRAMLENS_SDL2_DIR}/lib/libSDL2.a")
+    message(FATAL_ERROR "VRAMLENS_SDL2_DIR='${VRAMLENS_SDL2_DIR}' holds no lib/libSDL2.a: run scripts/deps.sh")
+  endif()
+  target_include_directories(vramlens_sdl2 SYSTEM INTERFACE ${VRAMLENS_SDL2_DIR}/include/SDL2)
+  # What the SDL2 port would add at link time (emscripten tools/ports/sdl2.py linker_setup); the
+  # @file form because CMake/Ninja escaping mangles '$' (toolchain.md pitfall 4).
+  target_link_libraries(vramlens_sdl2 INTERFACE ${VRAMLENS_SDL2_DIR}/lib/libSDL2.a
+    "-sDEFAULT_LIBRARY_FUNCS_TO_INCLUDE=@${CMAKE_SOURCE_DIR}/cmake/sdl2_library_funcs.json")
+else()
+  target_compile_options(vramlens_sdl2 INTERFACE -sUSE_SDL=2)
+  target_link_options(vramlens_sdl2 INTERFACE -sUSE_SDL=2)
+endif()
+
+set(_imgui ${VRAMLENS_IMGUI_DIR})
+add_library(vramlens_imgui STATIC
+  ${_imgui}/imgui.cpp ${_imgui}/imgui_draw.cpp ${_imgui}/imgui_tables.cpp ${_imgui}/imgui_widgets.cpp
+  ${_imgui}/imgui_demo.cpp ${_imgui}/backends/imgui_impl_sdl.cpp ${_imgui}/backends/imgui_impl_opengl3.cpp)
+target_include_directories(vramlens_imgui SYSTEM PUBLIC ${_imgui} ${_imgui}/backends)
+# WebGL2 = OpenGL ES 3 (ImGui 1.86 would pick ES2/WebGL1 on Emscripten); no file I/O in the browser.
+target_compile_definitions(vramlens_imgui PUBLIC IMGUI_IMPL_OPENGL_ES3 IMGUI_DISABLE_FILE_FUNCTIONS)
+target_link_libraries(vramlens_imgui PUBLIC vramlens_sdl2)

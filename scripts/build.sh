@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds everything: the native core, CLI, tests and benchmarks (build/native) and the web app
+# (build/web/site, a static folder). Runs scripts/deps.sh first, so it works on a fresh machine.
+#   scripts/build.sh [native|web|all]     (default all)
+set -euo pipefail
+VL_TAG=build
+. "$(dirname "$0")/lib.sh"
+what=${1:-all}
+
+"$VL_ROOT/scripts/deps.sh"
+vl_load_env
+cd "$VL_ROOT"
+
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ "$what" = native ] || [ "$what" = all ]; then
+  vl_log "native: configure + build (build/native)"
+  cmake --preset native >/dev/null
+  cmake --build --preset native -j "$jobs"
+fi
+if [ "$what" = web ] || [ "$what" = all ]; then
+  vl_log "web: configure + build (build/web/site) with $VRAMLENS_TOOLCHAIN Emscripten"
+  cmake --preset web >/dev/null
+  cmake --build --preset web -j "$jobs"
+  vl_log "web: site ready in build/web/site ($(du -sh build/web/site | cut -f1))"
+fi

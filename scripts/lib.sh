@@ -1,0 +1,50 @@
+# Shared helpers for scripts/*.sh. Source it; do not run it.
+# Everything the scripts create lives inside the repository: .deps/ (tools, sources, caches) and build/.
+
+VL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VL_DEPS="$VL_ROOT/.deps"
+
+vl_log()  { printf '\033[1;34m[%s]\033[0m %s\n' "${VL_TAG:-vramlens}" "$*"; }
+vl_warn() { printf '\033[1;33m[%s] warning:\033[0m %s\n' "${VL_TAG:-vramlens}" "$*" >&2; }
+vl_die()  { printf '\033[1;31m[%s] error:\033[0m %s\n' "${VL_TAG:-vramlens}" "$*" >&2; exit 1; }
+
+# Run a command as root: directly when we are root, through sudo otherwise.
+vl_as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else vl_die "need root for: $* (install sudo or run as root)"; fi
+}
+
+# The environment written by scripts/deps.sh (toolchain choice, dependency paths).
+vl_load_env() {
+  [ -f "$VL_DEPS/env.sh" ] || vl_die "$VL_DEPS/env.sh missing: run scripts/deps.sh first"
+  # shellcheck source=/dev/null
+  . "$VL_DEPS/env.sh"
+}
+
+# ---- steps: a runner prints one line per named step and a summary line at the end ----------
+# Usage:  vl_step NAME command args...   (a failing step stops the run: the summary says which)
+#         vl_steps_done                   (prints the summary; call last)
+VL_STEPS_OK=()
+VL_STEPS_T0=$(date +%s)
+vl_step() {
+  local name=$1; shift
+  local t0; t0=$(date +%s)
+  printf '\n\033[1;36m==> step %s\033[0m  (%s)\n' "$name" "$*"
+  if "$@"; then
+    VL_STEPS_OK+=("$name:$(( $(date +%s) - t0 ))s")
+    printf '\033[1;32m<== step %s passed (%ss)\033[0m\n' "$name" "$(( $(date +%s) - t0 ))"
+  else
+    local rc=$?
+    printf '\033[1;31m<== step %s FAILED (exit %s)\033[0m\n' "$name" "$rc"
+    printf '%s: FAILED at step "%s" after %d passed step(s) [%s] in %ss\n' \
+      "${VL_RUNNER:-vramlens}" "$name" "${#VL_STEPS_OK[@]}" "${VL_STEPS_OK[*]}" "$(( $(date +%s) - VL_STEPS_T0 ))"
+    printf 'steps: %d passed, 1 failed\n' "${#VL_STEPS_OK[@]}"
+    exit "$rc"
+  fi
+}
+vl_steps_done() {
+  printf '\n%s: OK, %d step(s) passed [%s] in %ss\n' \
+    "${VL_RUNNER:-vramlens}" "${#VL_STEPS_OK[@]}" "${VL_STEPS_OK[*]}" "$(( $(date +%s) - VL_STEPS_T0 ))"
+  printf 'steps: %d passed, 0 failed\n' "${#VL_STEPS_OK[@]}"   # the plain closing line CI reads
+}

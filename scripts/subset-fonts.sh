@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Regenerates the fonts the web app embeds (assets/fonts/*.ttf) from Debian's font packages, cut
+# down to the glyphs the UI draws so the page stays small. Run it when the UI needs new characters;
+# commit the result. The build itself never needs fonttools or the font packages.
+#
+#   scripts/subset-fonts.sh                 Latin/Greek/punctuation/math subset of DejaVu Sans
+#   scripts/subset-fonts.sh CJK_TEXT_FILE   also a CJK subset (WenQuanYi Micro Hei) holding exactly
+#                                           the characters in CJK_TEXT_FILE (e.g. the UI's zh strings)
+set -euo pipefail
+VL_TAG=fonts
+. "$(dirname "$0")/lib.sh"
+
+need=(python3-fonttools fonts-dejavu-core)
+[ $# -ge 1 ] && need+=(fonts-wqy-microhei)
+missing=()
+for p in "${need[@]}"; do dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  vl_log "apt: installing ${missing[*]}"
+  vl_as_root apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+out="$VL_ROOT/assets/fonts"
+mkdir -p "$out"
+# Keep in sync with the glyph ranges web/ui/fonts.cpp gives ImGui.
+LATIN='U+0020-007E,U+00A0-00FF,U+0100-017F,U+0391-03C9,U+2000-206F,U+2070-209F,U+20AC,U+2190-21FF,U+2200-22FF,U+2300-23FF,U+2500-257F,U+25A0-25FF,U+2713,U+2717,U+FFFD'
+vl_log "DejaVu Sans -> assets/fonts/DejaVuSans-subset.ttf"
+/usr/bin/python3 -m fontTools.subset /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf --unicodes="$LATIN" \
+  --layout-features='' --no-hinting --desubroutinize --output-file="$out/DejaVuSans-subset.ttf"
+if [ $# -ge 1 ]; then
+  vl_log "WenQuanYi Micro Hei (characters of $1) -> assets/fonts/WenQuanYiMicroHei-subset.ttf"
+  /usr/bin/python3 -m fontTools.subset /usr/share/fonts/truetype/wqy/wqy-microhei.ttc --font-number=0 \
+    --text-file="$1" --layout-features='' --no-hinting --output-file="$out/WenQuanYiMicroHei-subset.ttf"
+fi
+ls -l "$out"

@@ -1,0 +1,131 @@
+// The JS bridge: what a canvas cannot do by itself. Extends window.vramlens (index.html).
+//   app -> page:  vramlens._out(kind, a, b, c, x, y, w, h)  (web/ui/page_bridge.cpp)
+//                 fragment: keep the scenario in the URL (history.replaceState, no history spam)
+//                 copy: clipboard; download: a file; height: embed mode tells the parent page; open: new tab
+//   page -> app:  vramlens.send(kind, key, text) -> vl_event: paste, drop (config.json / links),
+//                 hash (the user edited the URL), text (the phone text box), text_done
+// Test hook additions: vramlens.state(), item(key), lastCopied, lastDownload, contentHeight.
+"use strict";
+(function () {
+  var v = window.vramlens;
+  var canvas = document.getElementById("canvas");
+  var lastHash = location.hash;
+
+  function send(kind, key, text) {
+    if (!v.ready) return;
+    Module.ccall("vl_event", null, ["string", "string", "string"], [kind, key || "", text || ""]);
+    v.wake();
+  }
+  v.send = send;
+  v.lastCopied = null;
+  v.lastDownload = null;
+  v.contentHeight = 0;
+  v.env = null;
+  v.state = function () { return v.estimate(); };
+  v.item = function (key) {
+    var it = v.estimate().items[key];
+    return it ? { x: it[0], y: it[1], w: it[2], h: it[3], cx: it[0] + it[2] / 2, cy: it[1] + it[3] / 2 } : null;
+  };
+  v._env = function (env) { v.env = env; };
+
+  function copyText(text) {
+    v.lastCopied = text;
+    function fallback() {
+      var t = document.createElement("textarea");
+      t.value = text;
+      t.style.position = "fixed"; t.style.opacity = "0";
+      document.body.appendChild(t);
+      t.select();
+      try { document.execCommand("copy"); } catch (e) { /* nothing more to try */ }
+      document.body.removeChild(t);
+      canvas.focus();
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).catch(fallback);
+    else fallback();
+  }
+
+  function download(name, mime, text) {
+    v.lastDownload = { name: name, mime: mime, text: text };
+    var url = URL.createObjectURL(new Blob([text], { type: mime }));
+    var a = document.createElement("a");
+    a.href = url; a.download = name;
+    document.body.appendChild(a); a.click(); document.body.removeChild(a);
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+  }
+
+  v._out = function (kind, a, b, c, x, y, w, h) {
+    if (kind === "fragment") {
+      history.replaceState(null, "", location.pathname + location.search + "#" + a);
+      lastHash = location.hash;
+    } else if (kind === "copy") copyText(a);
+    else if (kind === "download") download(a, b, c);
+    else if (kind === "height") {
+      v.contentHeight = h;
+      if (window.parent !== window) window.parent.postMessage({ vramlens_height: Math.ceil(h) }, "*");
+    } else if (kind === "open") window.open(a, "_blank", "noopener");
+  };
+
+  // The user edited the URL or pressed back: load that link.
+  window.addEventListener("hashchange", function () {
+    if (location.hash !== lastHash) { lastHash = location.hash; send("hash", "", location.hash); }
+  });
+
+  // Paste anywhere: a config.json (or a vramlens link) imports; ImGui's Ctrl+V in a field gets it too.
+  document.addEventListener("paste", function (e) {
+    if (e.target === box || e.target === area) return;
+    var t = e.clipboardData && e.clipboardData.getData("text");
+    if (t) { send("paste", "", t); e.preventDefault(); }
+  });
+
+  // Drop a config.json file (or text) on the page.
+  document.addEventListener("dragover", function (e) { e.preventDefault(); });
+  document.addEventListener("drop", function (e) {
+    e.preventDefault();
+    var dt = e.dataTransfer;
+    if (dt && dt.files && dt.files.length) dt.files[0].text().then(function (t) { send("drop", "", t); });
+    else if (dt) { var t = dt.getData("text"); if (t) send("drop", "", t); }
+  });
+
+  // Phones: a canvas gets no on-screen keyboard. A tap on a text field opens a real <input> over it
+  // (focused inside the tap's own handler, which is what lets the keyboard appear).
+  var box = document.getElementById("vl-text"), area = document.getElementById("vl-area");
+  var editing = null, editor = null;
+  function closeEditor() {
+    if (!editing) return;
+    var key = editing.key;
+    editor.style.display = "none";
+    editing = null;
+    send("text_done", key, "");
+  }
+  function openEditor(f) {
+    editing = f;
+    editor = f.kind === "multiline" ? area : box;
+    var r = canvas.getBoundingClientRect();
+    editor.style.left = (r.left + f.x) + "px";
+    editor.style.top = (r.top + f.y) + "px";
+    editor.style.width = f.w + "px";
+    editor.style.height = f.h + "px";
+    if (editor === box) box.inputMode = f.kind === "number" ? "decimal" : "text";
+    editor.value = f.value;
+    editor.style.display = "block";
+    editor.focus();
+    editor.select && editor.select();
+  }
+  function onInput() { if (editing) send("text", editing.key, editor.value); }
+  [box, area].forEach(function (el) {
+    el.addEventListener("input", onInput);
+    el.addEventListener("blur", closeEditor);
+    el.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" || (e.key === "Enter" && el === box)) { e.preventDefault(); el.blur(); }
+    });
+  });
+  // SDL cancels the default of mouse events, which would have focused the canvas: keys go to the
+  // canvas (SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT), so focus it on every press.
+  canvas.addEventListener("pointerdown", function () { if (document.activeElement !== canvas) canvas.focus(); });
+  canvas.addEventListener("pointerup", function (e) {
+    if (!v.ready || !(e.pointerType === "touch" || (v.env && v.env.touch))) return;
+    var r = canvas.getBoundingClientRect();
+    var hit = Module.ccall("vl_text_field_at", "string", ["number", "number"], [e.clientX - r.left, e.clientY - r.top]);
+    if (hit) openEditor(JSON.parse(hit));
+  });
+})();

@@ -1,0 +1,248 @@
+// Browser test of the web app's UI (scripts/test.sh step "browser-ui"), driving the real page in
+// headless Chromium (WebGL2 through SwiftShader) with mouse, keyboard and DOM events:
+//   1. pick a model preset by typing in the search field and clicking it
+//   2. switch to training, change precision (combo) and micro-batch (+ button)
+//   3. the total the page shows equals the core's number for that scenario (test hook)
+//   4. paste a config.json (a real DOM paste event) -> the model is imported
+//   5. open the shared link in a new page -> the same scenario; a tampered link -> defaults + notice
+//   6. switch language and theme
+//   7. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
+//
+// Usage: node ui.mjs --site build/web/site [--docs docs] [--chromium /usr/bin/chromium]
+import { chromium } from 'playwright-core';
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) =>
+  a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc, []));
+const here = dirname(fileURLToPath(import.meta.url));
+const siteDir = resolve(args.site ?? 'build/web/site');
+const docsDir = resolve(args.docs ?? join(here, '../../docs'));
+const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
+const configPath = join(here, '../data/configs/gpt2.json');
+const TIMEOUT_MS = 90_000;
+
+const failures = [];
+const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
+
+// ---- static server on loopback, under a sub-path -------------------------------------------
+const SUB = '/vramlens/';
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+const server = createServer(async (req, res) => {
+  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  if (!path.startsWith(SUB)) { res.writeHead(404).end(); return; }
+  let rel = normalize(path.slice(SUB.length) || 'index.html');
+  if (rel.startsWith('..')) { res.writeHead(403).end(); return; }
+  try {
+    res.writeHead(200, { 'Content-Type': MIME[extname(rel)] ?? 'application/octet-stream' }).end(await readFile(join(siteDir, rel)));
+  } catch { res.writeHead(404).end(); }
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const base = `http://127.0.0.1:${server.address().port}${SUB}`;
+
+const browser = await chromium.launch({
+  executablePath,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader', '--use-angle=swiftshader'],
+});
+
+async function open(url, opts = {}) {
+  const ctx = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 },
+    deviceScaleFactor: opts.dpr ?? 1, isMobile: !!opts.mobile, hasTouch: !!opts.mobile,
+    permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await ctx.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') console.error(`  [console] ${m.text()}`); });
+  page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
+  await page.goto(url);
+  await page.waitForFunction(() => window.vramlens && (window.vramlens.ready || window.vramlens.error), null, { timeout: TIMEOUT_MS });
+  const err = await page.evaluate(() => window.vramlens.error);
+  if (err) throw new Error(`page failed to start: ${err}`);
+  return page;
+}
+const state = (page) => page.evaluate(() => window.vramlens.state());
+const frames = (page) => page.evaluate(() => window.vramlens.frames);
+// Wait until the app has drawn a few frames after the last input (it pauses when idle).
+async function settle(page) {
+  await page.waitForTimeout(60);
+  let f = await frames(page);
+  for (let i = 0; i < 50; i++) {
+    await page.waitForTimeout(40);
+    const g = await frames(page);
+    if (g === f) return;
+    f = g;
+  }
+}
+async function item(page, key) {
+  await settle(page);
+  const it = await page.evaluate((k) => window.vramlens.item(k), key);
+  if (!it) throw new Error(`no widget '${key}' on screen`);
+  return it;
+}
+// A click as a person makes it: move, press, (a frame), release.
+async function click(page, key, opts = {}) {
+  const it = await item(page, key);
+  if (opts.touch) await page.touchscreen.tap(it.cx, it.cy);
+  else {
+    await page.mouse.move(it.cx, it.cy);
+    await page.waitForTimeout(50);
+    await page.mouse.down();
+    await page.waitForTimeout(50);
+    await page.mouse.up();
+  }
+  await settle(page);
+}
+const fmt = (bytes, unit) => `${(bytes / (unit === 'GB' ? 1e9 : 2 ** 30)).toFixed(2)} ${unit}`;
+
+try {
+  // ---- desktop ---------------------------------------------------------------------------
+  console.log('desktop 1280x800');
+  const page = await open(base);
+  let s = await state(page);
+  check(s.ok && s.total_bytes > 0, `opens on a valid scenario (${s.shown_total})`);
+
+  // 1. preset through the UI: type in the search box, click the match.
+  await click(page, 'model.search');
+  await page.keyboard.type('qwen2.5 7b', { delay: 20 });
+  await settle(page);
+  s = await state(page);
+  const match = Object.keys(s.items).find((k) => k.startsWith('preset.') && k.includes('qwen2.5-7b'));
+  check(!!match, `typing filters the presets (${match})`);
+  check(!Object.keys(s.items).includes('preset.llama-3.1-8b'), 'non-matching presets are hidden');
+  if (match) await click(page, match);
+  s = await state(page);
+  check(match && s.ui.preset === match.slice('preset.'.length), `preset picked: ${s.ui.preset}`);
+
+  // 2. training, precision fp32, micro-batch 1 -> 4.
+  await click(page, 'mode.0');
+  await click(page, 'train.precision');
+  await click(page, 'train.precision.fp32');
+  await click(page, 'train.micro_batch.plus');
+  await click(page, 'train.micro_batch.plus');
+  s = await state(page);
+  const sc = JSON.parse(s.scenario);
+  check(s.ui.mode === 'train', 'mode is training');
+  check(sc.train && sc.train.precision === 'fp32', `precision is fp32 (${sc.train && sc.train.precision})`);
+  check(sc.train && sc.train.micro_batch === 4, `micro-batch is 4 (${sc.train && sc.train.micro_batch})`);
+
+  // 3. the shown total is the core's number for exactly this scenario.
+  check(s.ok && s.total_bytes === s.core_total_bytes, `shown estimate = core estimate (${s.total_bytes} vs ${s.core_total_bytes})`);
+  check(s.shown_total === fmt(s.core_total_bytes, s.shown_unit), `shown text ${s.shown_total} = ${fmt(s.core_total_bytes, s.shown_unit)}`);
+  await mkdir(docsDir, { recursive: true });
+  await page.screenshot({ path: join(docsDir, 'screenshot-desktop.png') });
+  console.log(`  screenshot: ${join(docsDir, 'screenshot-desktop.png')}`);
+
+  // 5. the link: a new page with it shows the same scenario.
+  const link = s.link;
+  check(/^v1\./.test(link) && (await page.evaluate(() => location.hash)) === `#${link}`, 'the URL fragment holds the scenario');
+  const page2 = await open(`${base}#${link}`);
+  const s2 = await state(page2);
+  check(s2.scenario === s.scenario && s2.total_bytes === s.total_bytes, 'the shared link restores the same scenario');
+  check(!s2.ui.notice, 'no notice for a good link');
+  const bad = link.slice(0, 10) + (link[10] === 'A' ? 'B' : 'A') + link.slice(11);
+  const page3 = await open(`${base}#${bad}`);
+  const s3 = await state(page3);
+  check(s3.ok && !!s3.ui.notice, `a tampered link loads the defaults with a notice`);
+  await page3.close();
+
+  // 4. paste a config.json (a real paste event, as Ctrl+V delivers it).
+  const cfg = await readFile(configPath, 'utf8');
+  await page2.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.setData('text/plain', text);
+    document.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
+  }, cfg);
+  await settle(page2);
+  const s4 = await state(page2);
+  const m4 = JSON.parse(s4.scenario).model;
+  check(s4.ui.preset === '' && s4.ui.source === 3 && m4 && m4.hidden === 768 && m4.layers === 12,
+        `pasted gpt2 config.json imported (hidden ${m4 && m4.hidden}, layers ${m4 && m4.layers})`);
+  // GPT-2 has 1024 learned positions: the 2048-token sequence of the scenario is now invalid. The
+  // page names the field and shows no number.
+  check(!s4.ok && s4.errors.some((e) => e.field === 'train.seq_len') && s4.shown_total === '—',
+        `the 2048-token sequence is reported at its field (${s4.errors.map((e) => e.field).join(', ')})`);
+  await click(page2, 'train.seq_len.minus');
+  const s5 = await state(page2);
+  check(s5.ok && s5.total_bytes === s5.core_total_bytes && s5.shown_total === fmt(s5.core_total_bytes, s5.shown_unit),
+        `seq 1024: GPT-2 estimate shown = core (${s5.shown_total})`);
+
+  // 6. language and theme.
+  const theme0 = s4.ui.theme;
+  await click(page2, 'toggle.lang');
+  await click(page2, 'toggle.theme');
+  const s6 = await state(page2);
+  check(s6.ui.lang === 'zh' && s6.ui.theme !== theme0, `language ${s6.ui.lang}, theme ${theme0} -> ${s6.ui.theme}`);
+  await page2.screenshot({ path: join(docsDir, 'screenshot-desktop-zh.png') });
+  await page2.close();
+
+  // Drop a config.json file on the page (a real drop event carrying a File).
+  const page4 = await open(base);
+  await page4.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'config.json', { type: 'application/json' }));
+    document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, cfg);
+  await page4.waitForTimeout(200);
+  await settle(page4);
+  const d4 = await state(page4);
+  const dm = JSON.parse(d4.scenario).model;
+  check(d4.ui.source === 3 && dm && dm.hidden === 768, 'a dropped config.json file is imported');
+  await page4.close();
+
+  // Embed mode: results first, no inputs, content height reported for the iframe.
+  const embed = await open(`${base}?embed#${link}`, { viewport: { width: 600, height: 500 } });
+  await settle(embed);
+  const e1 = await state(embed);
+  const h = await embed.evaluate(() => window.vramlens.contentHeight);
+  check(e1.ui.embed && e1.scenario === s.scenario && !e1.items['mode.0'] && !!e1.items.total,
+        'embed mode: same scenario, results only');
+  check(h > 100, `embed mode reports its content height (${Math.round(h)} px)`);
+  await embed.screenshot({ path: join(docsDir, 'screenshot-embed.png') });
+  await embed.close();
+
+  // The page is idle after input: no frames drawn while nothing changes.
+  const f0 = await frames(page);
+  await page.waitForTimeout(500);
+  check((await frames(page)) === f0, 'idle page draws no frames');
+  await page.close();
+
+  // ---- phone -----------------------------------------------------------------------------
+  console.log('phone 390x844 (touch, dpr 3)');
+  const phone = await open(`${base}#${link}`, { viewport: { width: 390, height: 844 }, dpr: 3, mobile: true });
+  const p1 = await state(phone);
+  check(p1.ok && p1.scenario === s.scenario, 'phone opens the same link');
+  check(!!p1.items['tab.0'] && !!p1.items.total, 'phone layout: verdict on top, tabs below');
+  const fit = p1.items.fitbar;
+  check(fit && fit[0] >= 0 && fit[0] + fit[2] <= 390, 'fit bar fits the 390 px width');
+  await phone.screenshot({ path: join(docsDir, 'screenshot-phone.png') });
+  console.log(`  screenshot: ${join(docsDir, 'screenshot-phone.png')}`);
+  // Typing on a phone: tap the field, the page's text box takes the keyboard.
+  await click(phone, 'tab.1', { touch: true });
+  await click(phone, 'model.search', { touch: true });
+  const focused = await phone.evaluate(() => document.activeElement && document.activeElement.id);
+  check(focused === 'vl-text', `tapping a text field focuses the page's text box (${focused})`);
+  if (focused === 'vl-text') {
+    await phone.keyboard.type('mistral', { delay: 20 });
+    await phone.keyboard.press('Enter');
+    await settle(phone);
+    const p2 = await state(phone);
+    check(p2.ui.filter === 'mistral', `the typed text reached the app (${p2.ui.filter})`);
+    const shown = Object.keys(p2.items).filter((k) => k.startsWith('preset.'));
+    check(shown.length > 0 && shown.every((k) => k.includes('mistral') || k.includes('mixtral') || k.includes('ministral')),
+          `the phone's preset list is filtered (${shown.join(', ')})`);
+  }
+  await phone.screenshot({ path: join(docsDir, 'screenshot-phone-setup.png') });
+  await phone.close();
+} catch (e) {
+  failures.push(String(e && e.stack || e));
+  console.error(e);
+} finally {
+  await browser.close();
+  server.close();
+}
+if (failures.length) {
+  console.error(`browser-ui: ${failures.length} failure(s)`);
+  process.exit(1);
+}
+console.log('browser-ui: all checks passed');

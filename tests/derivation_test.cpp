@@ -1,0 +1,427 @@
+// The "show the math" text of every Component (issue 4 point 7, issue 5 point 6): one convention,
+// "<formula with the user's numbers> = <bytes> B" (core/formula.h). Checked three ways:
+//  - the number formatter on hand-picked values;
+//  - exact strings for simple components, derived by hand from published parameter counts;
+//  - for every component of a set of scenarios (and of every model preset): formula, source and
+//    substituted text present, the text ends with the component's bytes, no scientific notation,
+//    nan or inf, and the left-hand side, evaluated as arithmetic, equals the component's bytes
+//    (so the numbers shown really produce the result).
+#include <catch2/catch.hpp>
+
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include "estimate.h"
+#include "formula.h"
+#include "model/presets.h"
+#include "training_fixtures.h"
+
+using namespace vl;
+
+namespace {
+
+// ---- a small evaluator for the left-hand side: numbers (1,234.5), + - * /, parentheses,
+// max(a, b), min(a, b), ceil(x), floor(x). Anything else fails the parse.
+struct Eval {
+    const std::string& t;
+    size_t i = 0;
+    bool ok = true;
+
+    void ws() { while (i < t.size() && t[i] == ' ') ++i; }
+    bool eat(char c) {
+        ws();
+        if (i < t.size() && t[i] == c) { ++i; return true; }
+        return false;
+    }
+    double number() {
+        ws();
+        std::string digits;
+        while (i < t.size()) {
+            const char c = t[i];
+            if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') { digits += c; ++i; }
+            else if (c == ',' && i + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[i + 1]))) ++i;  // group separator
+            else break;
+        }
+        if (digits.empty()) { ok = false; return 0; }
+        return std::stod(digits);
+    }
+    double primary() {
+        ws();
+        for (const char* fn : {"max", "min", "ceil", "floor"}) {
+            const std::string f(fn);
+            if (t.compare(i, f.size(), f) == 0) {
+                i += f.size();
+                if (!eat('(')) { ok = false; return 0; }
+                const double a = sum();
+                double r = 0;
+                if (f == "max" || f == "min") {
+                    if (!eat(',')) { ok = false; return 0; }
+                    const double b = sum();
+                    r = f == "max" ? std::max(a, b) : std::min(a, b);
+                } else {
+                    r = f == "ceil" ? std::ceil(a) : std::floor(a);
+                }
+                if (!eat(')')) ok = false;
+                return r;
+            }
+        }
+        if (eat('(')) {
+            const double v = sum();
+            if (!eat(')')) ok = false;
+            return v;
+        }
+        if (eat('-')) return -primary();
+        return number();
+    }
+    double product() {
+        double v = primary();
+        for (;;) {
+            if (eat('*')) v *= primary();
+            else if (eat('/')) v /= primary();
+            else return v;
+        }
+    }
+    double sum() {
+        double v = product();
+        for (;;) {
+            if (eat('+')) v += product();
+            else if (eat('-')) v -= product();
+            else return v;
+        }
+    }
+};
+
+bool evaluate(const std::string& lhs, double& out) {
+    Eval e{lhs};
+    out = e.sum();
+    e.ws();
+    return e.ok && e.i == lhs.size();
+}
+
+// Every invariant of the convention, for every component of an estimate made with Detail::Full.
+void check_derivations(const Estimate& e, const std::string& what) {
+    INFO(what << (e.ok() ? "" : ": " + to_string(e.errors.front())));
+    REQUIRE(e.ok());
+    REQUIRE_FALSE(e.components.empty());
+    for (const Component& c : e.components) {
+        INFO(what << " / " << c.id << ": formula \"" << c.formula << "\"; substituted \"" << c.substituted << "\"");
+        CHECK(std::string(c.formula).size() > 0);
+        CHECK(std::string(c.source).size() > 0);
+        // symbolic: the formula names at least one quantity (a letter), not only numbers
+        bool has_letter = false;
+        for (const char* p = c.formula; *p; ++p) has_letter = has_letter || std::isalpha(static_cast<unsigned char>(*p));
+        CHECK((has_letter || std::string(c.formula) == "0"));
+        const std::string& s = c.substituted;
+        REQUIRE_FALSE(s.empty());
+        const std::string tail = " = " + bytes_text(c.bytes);
+        REQUIRE(s.size() > tail.size());
+        CHECK(s.compare(s.size() - tail.size(), tail.size(), tail) == 0);
+        CHECK(s.find("e+") == std::string::npos);
+        CHECK(s.find("e-") == std::string::npos);
+        CHECK(s.find("nan") == std::string::npos);
+        CHECK(s.find("inf") == std::string::npos);
+        // the shown numbers produce the shown result (non-integers are rounded to 4 decimals or
+        // 4 significant digits, hence the relative tolerance)
+        double v = 0;
+        const std::string lhs = s.substr(0, s.size() - tail.size());
+        CHECK(evaluate(lhs, v));
+        CHECK(v == Approx(c.bytes).epsilon(2e-4).margin(1e-6));
+    }
+}
+
+const Component& component(const Estimate& e, const char* id) {
+    const Component* c = vl::testing::find(e, id);
+    REQUIRE(c != nullptr);
+    return *c;
+}
+
+// meta-llama/Llama-2-7b-hf (tests/inference_models.h, tests/training_fixtures.h): 6,738,415,616
+// parameters (HF model card "7B"; the exact count is what transformers' num_parameters() prints).
+ModelSpec llama2_7b() {
+    ModelSpec m = vl::testing::llama2_7b();
+    return m;
+}
+
+// Meta-Llama-3-8B config.json: vocab 128256, hidden 4096, 32 layers, 32 heads, 8 KV heads, ffn 14336.
+ModelSpec llama3_8b() {
+    ModelSpec m = llama2_7b();
+    m.name = "Meta-Llama-3-8B";
+    m.vocab = 128256; m.kv_heads = 8; m.ffn = 14336; m.max_position = 8192;
+    return m;
+}
+
+Scenario infer_scenario(const ModelSpec& m) {
+    Scenario s;
+    s.model = m;
+    s.mode = Mode::Infer;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("number_text: exact grouped integers, fixed-point fractions, no scientific notation", "[derivation]") {
+    CHECK(number_text(0) == "0");
+    CHECK(number_text(-0.0) == "0");
+    CHECK(number_text(7) == "7");
+    CHECK(number_text(999) == "999");
+    CHECK(number_text(1000) == "1,000");
+    CHECK(number_text(-1234567) == "-1,234,567");
+    CHECK(number_text(6738415616.0) == "6,738,415,616");
+    CHECK(number_text(9007199254740991.0) == "9,007,199,254,740,991");   // 2^53 - 1, every digit
+    CHECK(number_text(1e20) == "100,000,000,000,000,000,000");            // large integral: digits, not 1e+20
+    CHECK(number_text(12.5) == "12.5");                                   // trailing zeros dropped
+    CHECK(number_text(1 + 4.0 / 2048) == "1.002");                        // 1.001953125 to 4 decimals
+    CHECK(number_text(12345.67891) == "12,345.6789");
+    CHECK(number_text(1.79 * 1024 * 1024 * 1024) == "1,921,997,864.96");   // vLLM's 1.79 GiB
+    CHECK(number_text(0.05) == "0.05");
+    CHECK(number_text(8.0 / 64 + 32.0 / (64 * 256)) == "0.127");          // 0.126953125, 4 significant digits
+    CHECK(number_text(32.0 / (64 * 256)) == "0.001953");                  // 0.001953125
+    CHECK(number_text(1e-9) == "0.000000001");
+    CHECK(number_text(0.99999) == "1");                                    // rounds up to the integer
+    CHECK(number_text(std::nan("")) == "nan");
+    CHECK(number_text(INFINITY) == "inf");
+    CHECK(number_text(-INFINITY) == "-inf");
+    CHECK(bytes_text(13476831232.0) == "13,476,831,232 B");
+}
+
+TEST_CASE("derive: numbers, strings and sub-expressions in template order", "[derivation]") {
+    CHECK(derive("{} * {} / {}", int64_t{6738415616}, 2, 1.0).text == "6,738,415,616 * 2 / 1");
+    CHECK(derive("max({}, {})", derive("{} * 2", 3), 0.5).text == "max(3 * 2, 0.5)");
+    CHECK(derive("{} x", "a").text == "a x");
+    CHECK(derive("0").text == "0");
+    CHECK(derivation_text(derive("{} * {}", 4, 0.25), 1) == "4 * 0.25 = 1 B");
+}
+
+TEST_CASE("the evaluator used below reads the convention's arithmetic", "[derivation]") {
+    double v = 0;
+    REQUIRE(evaluate("6,738,415,616 * 2 / 1", v));
+    CHECK(v == 13476831232.0);
+    REQUIRE(evaluate("max(1, 2 * 3) + ceil(7 / 2) - floor(1.5) * min(4, 5)", v));
+    CHECK(v == 6 + 4 - 4);
+    CHECK_FALSE(evaluate("2 * P", v));      // a symbol left in the substituted text fails
+    CHECK_FALSE(evaluate("1 seq * 2", v));
+}
+
+TEST_CASE("training: Llama-2-7B model states, exact derivations", "[derivation]") {
+    Scenario s = vl::testing::train_scenario(llama2_7b());
+    s.train.precision = Precision::MixedBF16;
+    s.train.optimizer = Optimizer::AdamW;
+    const Estimate e = estimate(s, Detail::Full);
+    REQUIRE(e.params.total == 6738415616);
+    // bf16 weights: 6,738,415,616 * 2 = 13,476,831,232 (seed 001: 2 B/param)
+    CHECK(component(e, "weights").substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
+    CHECK(component(e, "grads").substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
+    // fp32 master: * 4 = 26,953,662,464; Adam m and v in fp32: 2 * 4 * P = 53,907,324,928
+    CHECK(component(e, "optimizer.master").substituted == "6,738,415,616 * 4 / 1 = 26,953,662,464 B");
+    CHECK(component(e, "optimizer.states").substituted == "2 * 6,738,415,616 * 4 / 1 = 53,907,324,928 B");
+    // CUDA context default 0.5 GiB = 536,870,912 B
+    CHECK(component(e, "overhead.cuda_context").substituted == "536,870,912 = 536,870,912 B");
+    check_derivations(e, "train llama-2-7b");
+}
+
+TEST_CASE("training: ZeRO-3 full fine-tune over 8 GPUs divides by N = 8", "[derivation]") {
+    Scenario s = vl::testing::train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::Full;
+    s.parallel.dp = 8;
+    s.gpu_count = 8;
+    s.parallel.zero = 3;
+    s.train.micro_batch = 2;
+    s.train.seq_len = 4096;
+    s.train.recompute = Recompute::Full;
+    const Estimate e = estimate(s, Detail::Full);
+    // 13,476,831,232 / 8 = 1,684,603,904; Adam states 53,907,324,928 / 8 = 6,738,415,616
+    CHECK(component(e, "weights").substituted == "6,738,415,616 * 2 / 8 = 1,684,603,904 B");
+    CHECK(component(e, "optimizer.states").substituted == "2 * 6,738,415,616 * 4 / 8 = 6,738,415,616 B");
+    // full recomputation keeps each layer's bf16 input: 2 * 2 * 4096 * 4096 = 67,108,864 B per layer
+    CHECK(component(e, "act.checkpoints").substituted == "1 * 32 * 67,108,864 = 2,147,483,648 B");
+    check_derivations(e, "zero-3 full fine-tune");
+}
+
+TEST_CASE("training: LoRA r = 16 on q, v of Llama-2-7B", "[derivation]") {
+    Scenario s = vl::testing::train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::LoRA;
+    s.finetune.lora_rank = 16;
+    s.finetune.lora_targets = kLoraQ | kLoraV;
+    s.finetune.lora_dropout = 0.05;
+    const Estimate e = estimate(s, Detail::Full);
+    // adapters: 32 layers * 2 modules * 16 * (4096 + 4096) = 8,388,608 (PEFT prints 4,194,304 at r = 8)
+    CHECK(component(e, "lora.weights").substituted == "8,388,608 * 4 / 1 = 33,554,432 B");
+    CHECK(component(e, "lora.optimizer").substituted == "2 * 8,388,608 * 4 / 1 = 67,108,864 B");
+    CHECK(component(e, "weights.frozen").substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
+    check_derivations(e, "lora");
+}
+
+TEST_CASE("training: QLoRA, MoE, pipeline, offload, compat modes and formula variants", "[derivation]") {
+    SECTION("QLoRA with double quantization and dropout") {
+        Scenario s = vl::testing::train_scenario(llama2_7b());
+        s.mode = Mode::FineTune;
+        s.finetune.method = FineTuneMethod::QLoRA;
+        s.finetune.lora_targets = kLoraAllLinear;
+        s.finetune.lora_dropout = 0.1;
+        const Estimate e = estimate(s, Detail::Full);
+        // linear params 32 * (4 * 4096^2 + 3 * 4096 * 11008) = 6,476,005,376
+        CHECK(component(e, "weights.nf4").substituted == "6,476,005,376 * 0.5 / 1 = 3,238,002,688 B");
+        CHECK(component(e, "weights.quant_constants").substituted.rfind("6,476,005,376 * (8/64 + 32/(64 * 256)) / 8 / 1 = ", 0) == 0);
+        check_derivations(e, "qlora");
+    }
+    SECTION("optimizers") {
+        for (Optimizer o : {Optimizer::SGD, Optimizer::SGDMomentum, Optimizer::Adam8bit, Optimizer::Adafactor, Optimizer::Lion, Optimizer::Custom}) {
+            Scenario s = vl::testing::train_scenario(llama2_7b());
+            s.train.optimizer = o;
+            check_derivations(estimate(s, Detail::Full), "optimizer " + std::to_string(static_cast<int>(o)));
+        }
+    }
+    SECTION("pipeline + tensor parallel + ZeRO-1 offload + every-k recomputation + dropout") {
+        Scenario s = vl::testing::train_scenario(llama2_7b());
+        s.parallel.tp = 2; s.parallel.pp = 2; s.parallel.dp = 2; s.gpu_count = 8;
+        s.parallel.sp = true; s.parallel.zero = 1; s.parallel.offload_optimizer = true;
+        s.train.grad_accum_steps = 4; s.train.recompute = Recompute::EveryK; s.train.recompute_every_k = 3;
+        s.train.dropout = 0.1; s.train.flash_attention = false;
+        check_derivations(estimate(s, Detail::Full), "tp/pp/zero-1");
+        s.train.recompute = Recompute::Selective;
+        check_derivations(estimate(s, Detail::Full), "selective");
+        s.train.recompute = Recompute::None;
+        s.train.precision = Precision::FP8;
+        check_derivations(estimate(s, Detail::Full), "fp8");
+    }
+    SECTION("activation formula variants") {
+        for (ActivationFormula f : {ActivationFormula::Seed003, ActivationFormula::Seed001, ActivationFormula::Coefficient,
+                                    ActivationFormula::Korthikanti}) {
+            Scenario s = vl::testing::train_scenario(llama2_7b());
+            s.train.activation_formula = f;
+            check_derivations(estimate(s, Detail::Full), "activation formula " + std::to_string(static_cast<int>(f)));
+        }
+    }
+    SECTION("compatibility modes") {
+        Scenario s = vl::testing::train_scenario(vl::testing::kort_22b());
+        s.train.compat = Compat::Megatron;
+        s.parallel.dp = 4; s.gpu_count = 4; s.parallel.zero = 1;
+        check_derivations(estimate(s, Detail::Full), "megatron");
+        s.parallel.tp = 2; s.parallel.pp = 2; s.parallel.dp = 1; s.parallel.sp = true; s.train.recompute = Recompute::Selective;
+        s.train.grad_accum_steps = 8;
+        check_derivations(estimate(s, Detail::Full), "megatron sp");
+        s.parallel.schedule = PipelineSchedule::Interleaved; s.parallel.virtual_stages = 2; s.parallel.sp = false;
+        check_derivations(estimate(s, Detail::Full), "megatron interleaved");
+        for (int z : {2, 3})
+            for (int off = 0; off < 3; ++off) {
+                Scenario d = vl::testing::train_scenario(llama2_7b());
+                d.train.compat = Compat::DeepSpeedEstimator;
+                d.parallel.dp = 16; d.gpu_count = 16; d.parallel.zero = z;
+                d.parallel.offload_optimizer = off >= 1;
+                d.parallel.offload_params = off == 2 && z == 3;
+                check_derivations(estimate(d, Detail::Full), "deepspeed");
+            }
+        Scenario a = vl::testing::train_scenario(llama2_7b());
+        a.train.compat = Compat::Accelerate;
+        check_derivations(estimate(a, Detail::Full), "accelerate mixed");
+        a.train.precision = Precision::FP32;
+        check_derivations(estimate(a, Detail::Full), "accelerate fp32");
+    }
+    SECTION("params-only model") {
+        Scenario s = vl::testing::train_scenario(vl::testing::params_only(7000000000));
+        s.parallel.zero = 3; s.parallel.dp = 4; s.gpu_count = 4; s.train.params_only_largest_layer = 200000000;
+        check_derivations(estimate(s, Detail::Full), "params-only");
+    }
+}
+
+TEST_CASE("inference: AWQ 4-bit Llama-2-7B over tp = 2 (transformers)", "[derivation]") {
+    Scenario s = infer_scenario(llama2_7b());
+    s.infer.engine = Engine::Transformers;
+    s.infer.weights = WeightFormat::AWQ4;
+    s.infer.group_size = 128;
+    s.infer.batch = 1;
+    s.infer.context = 4096;
+    s.parallel.tp = 2;
+    s.gpu_count = 2;
+    const Estimate e = estimate(s, Detail::Full);
+    // layer matrices 32 * (4 * 4096^2 + 3 * 4096 * 11008) = 6,476,005,376 at 4 + 20/128 = 4.15625 bits,
+    // / 8 / 2 = 1,682,243,584 (6,476,005,376 * 4.15625 = 26,915,897,344; / 16)
+    CHECK(component(e, "weights.linear").substituted == "6,476,005,376 * (4 + (16 + 4)/128) / 8 / 2 = 1,682,243,584 B");
+    // 16-bit embedding and head, vocab-parallel: 32,000 * 4,096 * 2 / 2 = 131,072,000 each
+    CHECK(component(e, "weights.embedding").substituted == "131,072,000 * 16 / 8 / 2 = 131,072,000 B");
+    CHECK(component(e, "weights.lm_head").substituted == "32,000 * 4,096 * 16 / 8 / 2 = 131,072,000 B");
+    // KV per rank: 16 of 32 heads; 4096 tokens * 32 layers * 2 * 16 * 128 * 2 B = 1,073,741,824
+    CHECK(component(e, "kv_cache").substituted == "1 * 4,096 * 32 * 2 * 16 * 128 * 2 = 1,073,741,824 B");
+    check_derivations(e, "awq tp2");
+}
+
+TEST_CASE("inference: vLLM, llama.cpp and the other formats and engines", "[derivation]") {
+    SECTION("vLLM Llama-3-8B bf16, tp 1 and 2") {
+        for (int64_t tp : {1, 2}) {
+            Scenario s = infer_scenario(llama3_8b());
+            s.infer.engine = Engine::VLLM;
+            s.infer.batch = 8;
+            s.infer.context = 8192;
+            s.parallel.tp = tp;
+            s.gpu_count = tp;
+            const Estimate e = estimate(s, Detail::Full);
+            check_derivations(e, "vllm");
+            if (tp == 1)  // vLLM non-torch memory: 1.79 GiB = 1,921,997,864.96 B (PR #10511)
+                CHECK(component(e, "engine.non_torch").substituted == "1,921,997,864.96 = 1,921,997,864.96 B");
+        }
+    }
+    SECTION("weight formats, KV dtypes and eager attention on transformers") {
+        for (WeightFormat f : {WeightFormat::FP16, WeightFormat::FP32, WeightFormat::FP8, WeightFormat::INT8, WeightFormat::GPTQ4,
+                               WeightFormat::NF4})
+            for (KvDtype k : {KvDtype::FP16, KvDtype::FP8}) {
+                Scenario s = infer_scenario(llama2_7b());
+                s.infer.engine = Engine::Transformers;
+                s.infer.weights = f;
+                s.infer.kv_dtype = k;
+                s.infer.double_quant = true;
+                s.infer.flash_attention = false;
+                s.infer.prompt = 1000;
+                s.infer.context = 2000;
+                check_derivations(estimate(s, Detail::Full), "transformers format");
+            }
+    }
+    SECTION("sliding window (Mistral-7B) keeps only the window on sliding layers") {
+        ModelSpec m = llama3_8b();
+        m.vocab = 32000; m.max_position = 32768; m.sliding_window = 4096;
+        Scenario s = infer_scenario(m);
+        s.infer.engine = Engine::Transformers;
+        s.infer.context = 16384;
+        check_derivations(estimate(s, Detail::Full), "sliding window");
+    }
+    SECTION("llama.cpp GGUF with and without flash attention, pipeline over 2 GPUs") {
+        for (bool flash : {true, false}) {
+            Scenario s = infer_scenario(llama2_7b());
+            s.infer.engine = Engine::LlamaCpp;
+            s.infer.weights = WeightFormat::GGUF_Q4_K_M;
+            s.infer.kv_dtype = KvDtype::INT8;
+            s.infer.flash_attention = flash;
+            s.parallel.pp = 2;
+            s.gpu_count = 2;
+            check_derivations(estimate(s, Detail::Full), "llama.cpp");
+        }
+    }
+}
+
+TEST_CASE("every model preset: training, LoRA and vLLM derivations follow the convention", "[derivation]") {
+    for (const ModelPreset& p : model_presets()) {
+        if (!p.spec.architecture_known()) continue;
+        Scenario t = vl::testing::train_scenario(p.spec);
+        t.train.seq_len = std::min<int64_t>(2048, p.spec.max_position > 0 ? p.spec.max_position : 2048);
+        check_derivations(estimate(t, Detail::Full), p.id + " train");
+        Scenario l = t;
+        l.mode = Mode::FineTune;
+        l.finetune.method = FineTuneMethod::LoRA;
+        l.finetune.lora_targets = kLoraAllLinear;
+        check_derivations(estimate(l, Detail::Full), p.id + " lora");
+        Scenario v = infer_scenario(p.spec);
+        v.infer.engine = Engine::VLLM;
+        v.infer.context = t.train.seq_len;
+        check_derivations(estimate(v, Detail::Full), p.id + " vllm");
+    }
+}
+
+TEST_CASE("Detail::NumbersOnly leaves every substituted text empty", "[derivation]") {
+    Scenario s = vl::testing::train_scenario(llama2_7b());
+    for (const Component& c : estimate(s, Detail::NumbersOnly).components) CHECK(c.substituted.empty());
+    Scenario v = infer_scenario(llama3_8b());
+    v.infer.engine = Engine::VLLM;
+    for (const Component& c : estimate(v, Detail::NumbersOnly).components) CHECK(c.substituted.empty());
+}

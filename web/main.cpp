@@ -1,0 +1,188 @@
+// The browser platform loop: SDL2 window + WebGL2 context, Dear ImGui, fonts, and redraw-on-input.
+// The UI itself is vl::ui::draw() (web/ui/). The page (shell/index.html) defines window.vramlens,
+// which this file keeps current: ready, frames, version, and estimate() through vl_hook_json().
+//
+// Idle pages must not burn CPU: the main loop renders kFramesPerWake frames after each input event
+// (ImGui needs a couple of frames to settle layout) and then pauses itself; an SDL event watch or a
+// call to vl_wake() from JavaScript resumes it.
+#include <SDL.h>
+#include <GLES3/gl3.h>
+#include <emscripten.h>
+#include <emscripten/html5.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui_impl_sdl.h>
+
+#include <string>
+
+#include "embedded_binary.h"
+#include "ui/app.h"
+
+namespace {
+
+constexpr int kFramesPerWake = 3;
+constexpr float kFontPixels = 16.0f;  // CSS pixels; the atlas is rasterised at devicePixelRatio
+
+struct Runtime {
+    SDL_Window* window = nullptr;
+    SDL_GLContext gl = nullptr;
+    vl::ui::AppState app;
+    int frames_left = kFramesPerWake;
+    bool paused = false;
+    bool ready = false;
+    long frames = 0;
+    float font_scale = 0;   // devicePixelRatio the font atlas was built for
+    std::string hook;       // keeps vl_hook_json()'s string alive
+};
+Runtime* g_rt = nullptr;
+
+EM_JS(void, js_fail, (const char* what), {
+    var msg = "vramlens: " + UTF8ToString(what);
+    console.error(msg);
+    if (window.vramlens && window.vramlens._fail) window.vramlens._fail(msg);
+});
+EM_JS(void, js_frame, (int frames), {
+    if (window.vramlens) window.vramlens.frames = frames;
+});
+EM_JS(void, js_ready, (const char* version), {
+    if (window.vramlens && window.vramlens._ready) window.vramlens._ready(UTF8ToString(version));
+});
+
+void wake() {
+    g_rt->frames_left = kFramesPerWake;
+    if (g_rt->paused) {
+        g_rt->paused = false;
+        emscripten_resume_main_loop();
+    }
+}
+
+// Called by SDL for every event it queues (input, resize, focus): schedule frames. SDL 2.26 also
+// queues a sentinel on every SDL_PollEvent; waking on it would redraw forever.
+int on_sdl_event(void*, SDL_Event* e) {
+    if (e->type != SDL_POLLSENTINEL) wake();
+    return 1;
+}
+
+// Ranges of the glyphs assets/fonts/DejaVuSans-subset.ttf holds (scripts/subset-fonts.sh LATIN).
+const ImWchar kLatinRanges[] = {
+    0x0020, 0x00FF, 0x0100, 0x017F, 0x0391, 0x03C9, 0x2000, 0x206F, 0x2070, 0x209F, 0x20AC, 0x20AC,
+    0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2713, 0x2717,
+    0xFFFD, 0xFFFD, 0,
+};
+
+// Rasterises the embedded fonts at the display's pixel ratio so text is crisp on HiDPI screens.
+// The first font (sorted by name: DejaVuSans-subset.ttf) is the main one; every further embedded
+// font (e.g. a CJK subset from scripts/subset-fonts.sh) is merged into it for the CJK ranges.
+void load_fonts(float scale) {
+    ImGuiIO& io = ImGui::GetIO();
+    const bool rebuild = g_rt->font_scale != 0;  // the backend made a texture for the old atlas
+    if (rebuild) ImGui_ImplOpenGL3_DestroyFontsTexture();
+    io.Fonts->Clear();
+    for (std::size_t i = 0; i < vl::fonts::kFileCount; ++i) {
+        ImFontConfig cfg;
+        cfg.FontDataOwnedByAtlas = false;  // static data in the wasm image
+        cfg.MergeMode = i > 0;
+        const ImWchar* ranges = i == 0 ? kLatinRanges : io.Fonts->GetGlyphRangesChineseFull();
+        io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(vl::fonts::kFiles[i].data),
+                                       static_cast<int>(vl::fonts::kFiles[i].size), kFontPixels * scale,
+                                       &cfg, ranges);
+    }
+    if (vl::fonts::kFileCount == 0) io.Fonts->AddFontDefault();
+    io.FontGlobalScale = 1.0f / scale;
+    if (rebuild) ImGui_ImplOpenGL3_CreateFontsTexture();
+    g_rt->font_scale = scale;
+}
+
+void frame() {
+    Runtime& rt = *g_rt;
+    SDL_Event event;
+    while (SDL_PollEvent(&event)) ImGui_ImplSDL2_ProcessEvent(&event);
+    if (rt.frames_left <= 0) {
+        rt.paused = true;
+        emscripten_pause_main_loop();
+        return;
+    }
+    --rt.frames_left;
+
+    float scale = static_cast<float>(emscripten_get_device_pixel_ratio());
+    if (scale != rt.font_scale) load_fonts(scale);
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    // Timestamps can repeat (headless virtual time, coarse timers): ImGui asserts DeltaTime > 0.
+    ImGuiIO& io = ImGui::GetIO();
+    if (io.DeltaTime <= 0.0f) io.DeltaTime = 1.0f / 1000.0f;
+    ImGui::NewFrame();
+    vl::ui::draw(rt.app);
+    ImGui::Render();
+
+    int w = 0, h = 0;
+    SDL_GL_GetDrawableSize(rt.window, &w, &h);
+    glViewport(0, 0, w, h);
+    glClearColor(0.11f, 0.12f, 0.14f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    SDL_GL_SwapWindow(rt.window);
+
+    js_frame(static_cast<int>(++rt.frames));
+    if (!rt.ready && rt.frames >= kFramesPerWake) {  // the first burst has laid out every window
+        rt.ready = true;
+        js_ready(VRAMLENS_VERSION);
+    }
+}
+
+}  // namespace
+
+extern "C" {
+// window.vramlens.estimate(): the current estimate as JSON (vl::ui::hook_json).
+EMSCRIPTEN_KEEPALIVE const char* vl_hook_json() {
+    g_rt->hook = vl::ui::hook_json(g_rt->app);
+    return g_rt->hook.c_str();
+}
+// window.vramlens.wake(): JavaScript changed something the UI shows; draw a few frames.
+EMSCRIPTEN_KEEPALIVE void vl_wake() { wake(); }
+}
+
+int main() {
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
+        js_fail(SDL_GetError());
+        return 1;
+    }
+    // Keys go to the app only while the canvas has focus, so an embedding page keeps its keys.
+    SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#canvas");
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_ES);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);  // WebGL2
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+    SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 0);
+
+    static Runtime rt;
+    g_rt = &rt;
+    // Resizable + CSS-sized canvas: SDL follows the canvas' CSS size, at devicePixelRatio.
+    rt.window = SDL_CreateWindow("vramlens", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, 1280, 800,
+                                 SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!rt.window) {
+        js_fail((std::string("cannot create the window: ") + SDL_GetError()).c_str());
+        return 1;
+    }
+    rt.gl = SDL_GL_CreateContext(rt.window);
+    if (!rt.gl) {
+        js_fail((std::string("WebGL2 is not available: ") + SDL_GetError()).c_str());
+        return 1;
+    }
+    SDL_GL_MakeCurrent(rt.window, rt.gl);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // no file system; UI state will live in the URL
+    ImGui::StyleColorsDark();
+    ImGui_ImplSDL2_InitForOpenGL(rt.window, rt.gl);
+    ImGui_ImplOpenGL3_Init("#version 300 es");
+
+    rt.app = vl::ui::make_app_state();
+    SDL_AddEventWatch(on_sdl_event, nullptr);
+    emscripten_set_main_loop(frame, 0, true);
+    return 0;
+}

@@ -1,0 +1,143 @@
+// The web UI: app state (Scenario + UI-only state) and the function that draws it with Dear ImGui.
+// web/main.cpp owns the platform loop (SDL2, WebGL2, fonts, redraw-on-input) and calls, per frame:
+//     vl::ui::draw(state)        inside ImGui::NewFrame() / ImGui::Render()
+// and, for the page's test hook, vl::ui::hook_json(state) (window.vramlens.estimate()).
+//
+// The UI maps widgets to a Scenario and draws an Estimate; every number comes from the core.
+// Nothing here knows about the browser: what the page must do (set the URL fragment, copy, download,
+// show a text box for a phone keyboard, report the height in embed mode) goes into `outbox`, and what
+// the page tells the app (paste, file drop, text typed in that box, hash change) comes in through
+// `inbox` (web/ui/page_bridge.cpp moves both across in the browser; tests read and fill them).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "estimate.h"
+#include "scenario.h"
+#include "solvers.h"
+#include "ui/strings.h"
+#include "units.h"
+
+namespace vl::ui {
+
+enum class Theme { Dark, Light };
+enum class SweepAxis { Batch, Seq };
+enum class ModelSource { Preset, Custom, ParamsOnly, Config };
+enum class PhoneTab { Results, Setup, Share };
+
+// Page -> app.
+struct InEvent {
+    std::string kind;     // "paste" (text), "drop" (file text), "hash" (fragment), "text" (overlay edit), "env"
+    std::string key;      // "text": the field being edited
+    std::string text;
+};
+
+// App -> page.
+struct OutEvent {
+    std::string kind;     // "fragment", "copy", "download", "edit" (open the text box), "height", "title"
+    std::string a, b, c;  // kind-specific: download (name, mime, text); edit (key, value, "text"|"number"|"multiline")
+    float x = 0, y = 0, w = 0, h = 0;  // edit: where the field is, in CSS pixels
+};
+
+// What the page knows at start (query string, media queries).
+struct PageEnv {
+    bool embed = false;        // ?embed or #embed...: compact results-first layout
+    bool embed_editable = false;  // ?embed=edit: inputs shown below the results
+    bool touch = false;        // coarse pointer: larger targets, text through the page's text box
+    bool prefer_light = false;
+    bool lang_zh = false;
+    std::string base_url;      // location without query and fragment (for links and snippets)
+    std::string hash;          // location.hash
+};
+
+// A text field the page's text box can edit on touch screens (web/ui/page_bridge.cpp hit-tests these).
+struct TextField {
+    std::string key, value, kind;  // kind: "text", "number", "multiline"
+    float x = 0, y = 0, w = 0, h = 0;
+};
+
+struct UiState {
+    Lang lang = Lang::En;
+    Theme theme = Theme::Dark;
+    SizeUnit unit = SizeUnit::GiB;
+    PageEnv env;
+    ModelSource source = ModelSource::Preset;
+    std::string preset_id = "llama-3.1-8b";  // the model preset shown in the picker ("" = none)
+    std::string gpu_preset_id = "h100-80gb"; // "" = custom GPU
+    std::string model_filter;                // type-to-filter text of the picker
+    std::string family_filter;               // "" = all families
+    std::string config_text;                 // pasted / dropped config.json
+    std::vector<FieldError> config_errors;   // from import_hf_config
+    std::vector<std::string> config_warnings;
+    std::string notice;                      // e.g. a tampered link: shown until dismissed
+    std::string last_fragment;               // what the URL fragment holds now
+    std::string copied_what;                 // "link", "json", ...: brief "Copied" feedback
+    SweepAxis sweep_axis = SweepAxis::Batch;
+    PhoneTab phone_tab = PhoneTab::Results;
+    bool show_advanced = false;
+    bool snippet_editable = false;           // embed snippet: ?embed=edit (inputs below the results)
+    int applied_style = -1;                  // theme/touch the ImGui style was built for
+    bool started = false;                    // first frame done (env read, link loaded)
+    float content_height = 0;                // embed: height of the content, reported to the parent page
+    std::string editing_key;                 // touch: field whose text the page's text box edits
+    std::map<std::string, std::string> text_buffers;  // touch-edited values not yet applied
+    // Screen rectangles of named widgets (for the browser tests and the text box), CSS pixels.
+    std::map<std::string, std::vector<float>> items;
+    std::vector<TextField> text_fields;      // this frame's text fields
+    std::string clipboard;                   // what ImGui copies / pastes (the page keeps the real one)
+};
+
+// Results derived from the scenario, recomputed when it changes.
+struct SweepPoint {
+    int64_t x = 0;
+    double total = 0;   // bytes; < 0 when the scenario is invalid at this x
+};
+struct Derived {
+    std::vector<SweepPoint> sweep;   // memory against batch or sequence length (NumbersOnly)
+    SolveResult max_batch;           // Knob::MicroBatch (train) / Knob::Batch (infer)
+    SolveResult max_seq;             // Knob::SeqLen / Knob::Context
+    SolveResult min_gpus;            // Knob::GpuCount, when the scenario does not fit
+    bool solved = false;
+};
+
+struct AppState {
+    Scenario scenario;            // what the user is asking about
+    Estimate estimate;            // estimate(scenario), refreshed by refresh()
+    bool dirty = true;            // scenario changed since the last refresh()
+    UiState ui;                   // UI-only state (not part of the scenario or the link)
+    Derived derived;
+    std::vector<InEvent> inbox;
+    std::vector<OutEvent> outbox;
+};
+
+// The scenario the page opens with.
+Scenario default_scenario();
+AppState make_app_state();
+
+// Recomputes the estimate (and sweeps, solver answers) when the scenario changed. draw() calls it.
+void refresh(AppState& app);
+
+// Applies page events (inbox): paste, drop, hash change, text typed on a phone.
+void handle_inbox(AppState& app);
+
+// Loads a share link (fragment); a bad link loads the defaults and sets ui.notice. Returns ok.
+bool load_link(AppState& app, const std::string& fragment);
+// Imports a config.json as a custom model. Errors go to ui.config_errors.
+bool import_config(AppState& app, const std::string& text);
+// Selects a model preset by id.
+bool select_model_preset(AppState& app, const std::string& id);
+
+// Draws one frame of the UI (between ImGui::NewFrame() and ImGui::Render()).
+void draw(AppState& app);
+
+// JSON for window.vramlens.estimate(): {version, ok, total_bytes, shown_total, shown_unit,
+// peak_phase, params_total, gpu_capacity_bytes, fits, errors[{field,message}], components[{id,bytes}],
+// scenario (scenario JSON), link, core_total_bytes (a fresh estimate() of that scenario JSON),
+// ui {lang, theme, unit, embed, preset, mode}, items {key: [x, y, w, h]}}.
+std::string hook_json(const AppState& app);
+
+// Total as the results panel prints it, e.g. "15.95 GiB" (the test hook compares it).
+std::string shown_total(const AppState& app);
+
+}  // namespace vl::ui

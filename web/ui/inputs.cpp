@@ -1,0 +1,379 @@
+// Input panels: each maps widgets onto the Scenario (and nothing else). The choices offered for the
+// parallel layout are those the core's validate() accepts; no rule is restated here.
+#include "ui/panels.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "model/hf_config.h"
+#include "model/presets.h"
+#include "parallel.h"
+#include "ui/widgets.h"
+
+namespace vl::ui {
+
+namespace {
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// Every word of the filter appears in the preset's name, family, id or HF id.
+bool matches(const ModelPreset& p, const std::string& filter) {
+    const std::string hay = lower(p.name + " " + p.family + " " + p.id + " " + p.hf_id);
+    size_t i = 0;
+    const std::string f = lower(filter);
+    while (i < f.size()) {
+        while (i < f.size() && f[i] == ' ') ++i;
+        size_t j = f.find(' ', i);
+        if (j == std::string::npos) j = f.size();
+        if (j > i && hay.find(f.substr(i, j - i)) == std::string::npos) return false;
+        i = j;
+    }
+    return true;
+}
+
+std::string params_label(int64_t n) {
+    char buf[32];
+    if (n >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.1fB", static_cast<double>(n) / 1e9);
+    else std::snprintf(buf, sizeof buf, "%.0fM", static_cast<double>(n) / 1e6);
+    return buf;
+}
+
+// A custom edit of a preset's architecture: the model is no longer that preset.
+void mark_custom(AppState& app) {
+    if (app.ui.source == ModelSource::Preset) {
+        app.ui.source = ModelSource::Custom;
+        app.ui.preset_id.clear();
+        app.scenario.model.name += " (custom)";
+    }
+}
+
+void preset_picker(AppState& app) {
+    text_field(app, nullptr, "model.search", app.ui.model_filter, tr(app.ui.lang, S::Search), false);
+    // Families in preset order.
+    std::vector<std::string> families;
+    for (const ModelPreset& p : model_presets())
+        if (std::find(families.begin(), families.end(), p.family) == families.end()) families.push_back(p.family);
+    ImGui::SetNextItemWidth(-1);
+    const char* fam_preview = app.ui.family_filter.empty() ? tr(app.ui.lang, S::AllFamilies) : app.ui.family_filter.c_str();
+    if (ImGui::BeginCombo("##family", fam_preview)) {
+        if (ImGui::Selectable(tr(app.ui.lang, S::AllFamilies), app.ui.family_filter.empty())) app.ui.family_filter.clear();
+        for (const std::string& f : families)
+            if (ImGui::Selectable(f.c_str(), f == app.ui.family_filter)) app.ui.family_filter = f;
+        ImGui::EndCombo();
+    }
+    mark(app, "model.family");
+    const float rows = app.ui.env.touch ? 6.5f : 8.5f;
+    ImGui::BeginChild("##presets", ImVec2(-1, ImGui::GetTextLineHeightWithSpacing() * rows * (app.ui.env.touch ? 1.5f : 1.0f)),
+                      true);
+    int shown = 0;
+    std::string last_family;
+    for (const ModelPreset& p : model_presets()) {
+        if (!app.ui.family_filter.empty() && p.family != app.ui.family_filter) continue;
+        if (!matches(p, app.ui.model_filter)) continue;
+        if (p.family != last_family) {
+            ImGui::TextDisabled("%s", p.family.c_str());
+            last_family = p.family;
+        }
+        const bool sel = app.ui.source == ModelSource::Preset && app.ui.preset_id == p.id;
+        const std::string label = p.name + (p.published_params ? "  ·  " + params_label(p.published_params) : "");
+        ImGui::PushID(p.id.c_str());
+        if (ImGui::Selectable(label.c_str(), sel, 0, ImVec2(0, app.ui.env.touch ? ImGui::GetFrameHeight() : 0)))
+            select_model_preset(app, p.id);
+        ImGui::PopID();
+        // Recorded even when scrolled out of view: the tests scroll through the filter instead.
+        mark(app, "preset." + p.id);
+        if (sel && ImGui::IsWindowAppearing()) ImGui::SetScrollHereY();
+        ++shown;
+    }
+    if (shown == 0) ImGui::TextDisabled("%s", tr(app.ui.lang, S::NoMatch));
+    ImGui::EndChild();
+    if (const ModelPreset* p = find_model(app.ui.preset_id); p && app.ui.source == ModelSource::Preset) {
+        ImGui::TextDisabled("%s", p->hf_id.c_str());
+    }
+}
+
+void custom_fields(AppState& app) {
+    ModelSpec& m = app.scenario.model;
+    const Lang L = app.ui.lang;
+    if (text_field(app, tr(L, S::Name), "model.name", m.name, "", false)) app.dirty = true;
+    struct F { S label; const char* key; int64_t* v; };
+    const F fields[] = {
+        {S::Layers, "model.layers", &m.layers},   {S::Hidden, "model.hidden", &m.hidden},
+        {S::Heads, "model.heads", &m.heads},      {S::KvHeads, "model.kv_heads", &m.kv_heads},
+        {S::HeadDim, "model.head_dim", &m.head_dim}, {S::Ffn, "model.ffn", &m.ffn},
+        {S::Vocab, "model.vocab", &m.vocab},
+    };
+    const bool two = ImGui::GetContentRegionAvail().x > 300;
+    if (two) ImGui::Columns(2, "##arch", false);
+    for (const F& f : fields) {
+        if (int_field(app, tr(L, f.label), f.key, *f.v, 1, 1 << 30, false)) mark_custom(app);
+        if (two) ImGui::NextColumn();
+    }
+    int64_t experts = m.moe.num_experts, topk = m.moe.top_k;
+    if (int_field(app, tr(L, S::Experts), "model.moe.num_experts", experts, 0, 4096, false)) {
+        m.moe.num_experts = static_cast<int>(experts);
+        mark_custom(app);
+    }
+    if (two) ImGui::NextColumn();
+    if (m.moe.num_experts > 0) {
+        if (int_field(app, tr(L, S::TopK), "model.moe.top_k", topk, 0, 4096, false)) {
+            m.moe.top_k = static_cast<int>(topk);
+            mark_custom(app);
+        }
+        if (two) ImGui::NextColumn();
+        if (int_field(app, tr(L, S::ExpertFfn), "model.moe.expert_ffn", m.moe.expert_ffn, 1, 1 << 30, false)) mark_custom(app);
+        if (two) ImGui::NextColumn();
+    }
+    if (two) ImGui::Columns(1);
+    if (check(app, tr(L, S::GatedMlp), "model.gated_mlp", m.gated_mlp)) mark_custom(app);
+    if (check(app, tr(L, S::TiedEmb), "model.tied_embeddings", m.tied_embeddings)) mark_custom(app);
+    field_error(app, "model");
+}
+
+void params_only_fields(AppState& app) {
+    ModelSpec& m = app.scenario.model;
+    if (m.architecture_known()) {
+        m = model_from_param_count(7'000'000'000);
+        m.name = "7B";
+        app.dirty = true;
+    }
+    double billions = static_cast<double>(m.params_only) / 1e9;
+    if (float_field(app, (std::string(tr(app.ui.lang, S::Params)) + " (B)").c_str(), "model.params", billions, 0.1, 1e4, 1.0,
+                    "%.2f") &&
+        billions > 0 && billions < 1e6) {
+        m = model_from_param_count(static_cast<int64_t>(std::llround(billions * 1e9)));
+        char name[32];
+        std::snprintf(name, sizeof name, "%.3gB", billions);
+        m.name = name;
+    }
+    field_error(app, "model");
+}
+
+void config_fields(AppState& app) {
+    const Lang L = app.ui.lang;
+    ImGui::TextWrapped("%s", tr(L, S::ConfigHint));
+    text_field(app, nullptr, "model.config", app.ui.config_text, "", true, ImGui::GetTextLineHeight() * 8);
+    if (ImGui::Button(tr(L, S::Import), ImVec2(-1, 0))) import_config(app, app.ui.config_text);
+    mark(app, "model.import");
+    for (const FieldError& e : app.ui.config_errors) {
+        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+        ImGui::TextWrapped("%s", to_string(e).c_str());
+        ImGui::PopStyleColor();
+    }
+    if (app.ui.config_errors.empty() && app.ui.source == ModelSource::Config)
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col_ok(app)), "%s: %s", tr(L, S::Imported),
+                           app.scenario.model.name.c_str());
+    for (const std::string& w : app.ui.config_warnings) ImGui::TextDisabled("%s", w.c_str());
+}
+
+}  // namespace
+
+void model_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    const char* tabs[] = {tr(L, S::Preset), tr(L, S::CustomModel), tr(L, S::ParamsOnly), tr(L, S::ConfigJson)};
+    int sel = static_cast<int>(app.ui.source);
+    if (segmented(app, "model.source", tabs, 4, sel)) {
+        const ModelSource next = static_cast<ModelSource>(sel);
+        if (app.ui.source == ModelSource::ParamsOnly && next != ModelSource::ParamsOnly) select_model_preset(app, "llama-3.1-8b");
+        app.ui.source = next;
+        if (next == ModelSource::Custom) mark_custom(app);
+        if (next == ModelSource::Preset && app.ui.preset_id.empty()) select_model_preset(app, "llama-3.1-8b");
+    }
+    switch (app.ui.source) {
+        case ModelSource::Preset: preset_picker(app); break;
+        case ModelSource::Custom: custom_fields(app); break;
+        case ModelSource::ParamsOnly: params_only_fields(app); break;
+        case ModelSource::Config: config_fields(app); break;
+    }
+}
+
+void workload_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    Scenario& s = app.scenario;
+    const char* modes[] = {tr(L, S::Training), tr(L, S::FineTune), tr(L, S::Inference)};
+    int mode = static_cast<int>(s.mode);
+    if (segmented(app, "mode", modes, 3, mode)) {
+        s.mode = static_cast<Mode>(mode);
+        if (s.mode == Mode::Infer) s.parallel.zero = 0;
+        app.dirty = true;
+    }
+    if (s.mode == Mode::FineTune) {
+        const char* methods[] = {"Full", "LoRA", "QLoRA"};
+        int m = static_cast<int>(s.finetune.method);
+        field_label(tr(L, S::Method));
+        if (segmented(app, "finetune.method", methods, 3, m)) {
+            s.finetune.method = static_cast<FineTuneMethod>(m);
+            app.dirty = true;
+        }
+        if (s.finetune.method != FineTuneMethod::Full) {
+            int_field(app, tr(L, S::LoraRank), "finetune.lora_rank", s.finetune.lora_rank, 1, 4096, true);
+            field_label(tr(L, S::LoraTargets));
+            for (const auto& t : lora_target_names()) {
+                bool on = (s.finetune.lora_targets & t.value) != 0;
+                ImGui::PushID(t.name);
+                if (ImGui::Checkbox(t.name, &on)) {
+                    s.finetune.lora_targets = on ? (s.finetune.lora_targets | t.value) : (s.finetune.lora_targets & ~static_cast<unsigned>(t.value));
+                    app.dirty = true;
+                }
+                ImGui::PopID();
+                if (&t != &lora_target_names().back() && ImGui::GetContentRegionAvail().x > 90) ImGui::SameLine();
+            }
+            field_error(app, "finetune");
+        }
+    }
+    if (s.mode != Mode::Infer) {
+        TrainingOptions& t = s.train;
+        enum_combo(app, tr(L, S::Precision), "train.precision", t.precision);
+        enum_combo(app, tr(L, S::Optimizer), "train.optimizer", t.optimizer);
+        int_field(app, tr(L, S::MicroBatch), "train.micro_batch", t.micro_batch, 1, 1 << 20, true);
+        int_field(app, tr(L, S::SeqLen), "train.seq_len", t.seq_len, 1, 1 << 24, true);
+        int_field(app, tr(L, S::GradAccum), "train.grad_accum_steps", t.grad_accum_steps, 1, 1 << 20, false);
+        enum_combo(app, tr(L, S::Recompute), "train.recompute", t.recompute);
+        check(app, tr(L, S::FlashAttn), "train.flash_attention", t.flash_attention);
+        field_error(app, "train");
+    } else {
+        InferenceOptions& in = s.infer;
+        enum_combo(app, tr(L, S::WeightFormat), "infer.weights", in.weights);
+        enum_combo(app, tr(L, S::KvDtype), "infer.kv_dtype", in.kv_dtype);
+        int_field(app, tr(L, S::Batch), "infer.batch", in.batch, 1, 1 << 20, true);
+        int_field(app, tr(L, S::Context), "infer.context", in.context, 1, 1 << 24, true);
+        enum_combo(app, tr(L, S::Engine), "infer.engine", in.engine);
+        if (in.engine == Engine::VLLM)
+            float_field(app, tr(L, S::GpuMemUtil), "infer.gpu_memory_utilization", in.gpu_memory_utilization, 0.05, 1.0, 0.05,
+                        "%.2f");
+        check(app, tr(L, S::FlashAttn), "infer.flash_attention", in.flash_attention);
+        field_error(app, "infer");
+    }
+}
+
+// Tried through validate_parallel (the one place the rules live).
+std::vector<int64_t> valid_degrees(const Scenario& s, int64_t Parallelism::*field, const char* name) {
+    std::vector<int64_t> out;
+    for (int64_t c = 1; c <= 512; c *= 2) {
+        Scenario t = s;
+        t.parallel.*field = c;
+        const Parallelism& p = t.parallel;
+        const int64_t model_ranks = p.tp * p.pp * p.cp;
+        if (field != &Parallelism::ep) {
+            if (t.gpu_count % model_ranks != 0) continue;
+            t.parallel.dp = t.gpu_count / model_ranks;
+        }
+        std::vector<FieldError> errs;
+        validate_parallel(t, errs);
+        const bool bad = std::any_of(errs.begin(), errs.end(), [&](const FieldError& e) {
+            return e.field == name || e.field == "gpu_count" || e.field == "parallel";
+        });
+        if (!bad) out.push_back(c);
+    }
+    if (std::find(out.begin(), out.end(), s.parallel.*field) == out.end()) out.insert(out.begin(), s.parallel.*field);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+namespace {
+
+// gpu_count = dp * tp * pp * cp: the data-parallel size follows the GPU count and the model split.
+void fit_layout_to_gpus(Scenario& s) {
+    Parallelism& p = s.parallel;
+    if (s.gpu_count < 1) return;
+    if (s.gpu_count % (p.tp * p.pp * p.cp) != 0) p.tp = p.pp = p.cp = 1;
+    p.dp = s.gpu_count / (p.tp * p.pp * p.cp);
+    if (p.dp % p.ep != 0) p.ep = 1;
+    if (p.tp < 2) p.sp = false;
+}
+
+}  // namespace
+
+void gpu_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    Scenario& s = app.scenario;
+    field_label(tr(L, S::Gpu));
+    ImGui::SetNextItemWidth(-1);
+    char preview[160];
+    std::snprintf(preview, sizeof preview, "%s  ·  %.1f GiB", s.gpu.name.c_str(), to_gib(s.gpu.memory_bytes));
+    if (ImGui::BeginCombo("##gpu", preview)) {
+        for (const GpuPreset& g : gpu_presets()) {
+            char label[160];
+            std::snprintf(label, sizeof label, "%s  ·  %s", g.name.c_str(), g.marketed.c_str());
+            if (ImGui::Selectable(label, g.id == app.ui.gpu_preset_id)) {
+                s.gpu = g.gpu();
+                app.ui.gpu_preset_id = g.id;
+                app.dirty = true;
+            }
+            mark(app, "gpu." + g.id);
+        }
+        if (ImGui::Selectable(tr(L, S::CustomGpu), app.ui.gpu_preset_id.empty())) {
+            app.ui.gpu_preset_id.clear();
+            s.gpu.name = "Custom GPU";
+            app.dirty = true;
+        }
+        ImGui::EndCombo();
+    }
+    mark(app, "gpu");
+    if (app.ui.gpu_preset_id.empty()) {
+        double gib = to_gib(s.gpu.memory_bytes);
+        if (float_field(app, tr(L, S::GpuMemory), "gpu.memory_gib", gib, 1, 4096, 8, "%.1f")) s.gpu.memory_bytes = gib * kGiB;
+        field_error(app, "gpu");
+    }
+    if (int_field(app, tr(L, S::GpuCount), "gpu_count", s.gpu_count, 1, 65536, false)) fit_layout_to_gpus(s);
+}
+
+void parallel_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    Scenario& s = app.scenario;
+    Parallelism& p = s.parallel;
+    const bool train = s.mode != Mode::Infer;
+    ImGui::Text("%s: %lld", tr(L, S::DataParallel), static_cast<long long>(p.dp));
+    mark(app, "parallel.dp");
+    field_error(app, "parallel.dp");
+    field_error(app, "gpu_count");
+    if (int_choice(app, tr(L, S::TensorParallel), "parallel.tp", p.tp, valid_degrees(s, &Parallelism::tp, "parallel.tp")))
+        fit_layout_to_gpus(s);
+    if (p.tp > 1 && train) check(app, tr(L, S::SeqParallel), "parallel.sp", p.sp);
+    if (int_choice(app, tr(L, S::PipelineParallel), "parallel.pp", p.pp, valid_degrees(s, &Parallelism::pp, "parallel.pp")))
+        fit_layout_to_gpus(s);
+    if (train &&
+        int_choice(app, tr(L, S::ContextParallel), "parallel.cp", p.cp, valid_degrees(s, &Parallelism::cp, "parallel.cp")))
+        fit_layout_to_gpus(s);
+    if (s.model.moe.num_experts > 0 && p.dp > 1)
+        int_choice(app, tr(L, S::ExpertParallel), "parallel.ep", p.ep, valid_degrees(s, &Parallelism::ep, "parallel.ep"));
+    if (train) {
+        const char* stages[] = {"0", "1", "2", "3 / FSDP"};
+        field_label(tr(L, S::Zero));
+        int z = p.zero;
+        if (segmented(app, "parallel.zero", stages, 4, z)) {
+            p.zero = z;
+            if (p.zero < 3) p.offload_params = false;
+            if (p.zero < 1) p.offload_optimizer = false;
+            app.dirty = true;
+        }
+        field_error(app, "parallel.zero");
+        if (p.zero >= 1) check(app, tr(L, S::OffloadOptimizer), "parallel.offload_optimizer", p.offload_optimizer);
+        if (p.zero == 3) check(app, tr(L, S::OffloadParams), "parallel.offload_params", p.offload_params);
+    }
+}
+
+void advanced_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    Scenario& s = app.scenario;
+    Overheads& o = s.overheads;
+    double ctx = to_gib(o.cuda_context_bytes);
+    if (float_field(app, tr(L, S::CudaContext), "overheads.cuda_context_bytes", ctx, 0, 64, 0.25, "%.2f"))
+        o.cuda_context_bytes = ctx * kGiB;
+    float_field(app, tr(L, S::Fragmentation), "overheads.fragmentation", o.fragmentation, 0, 1, 0.01, "%.2f");
+    check(app, tr(L, S::TempBuffers), "overheads.temp_buffers", o.temp_buffers);
+    double mb = o.bucket_bytes / 1e6;
+    if (float_field(app, tr(L, S::BucketMB), "overheads.bucket_bytes", mb, 0, 1e5, 25, "%.0f")) o.bucket_bytes = mb * 1e6;
+    if (s.mode != Mode::Infer) {
+        check(app, tr(L, S::BackwardWorking), "overheads.backward_working_set", o.backward_working_set);
+        float_field(app, tr(L, S::Dropout), "train.dropout", s.train.dropout, 0, 1, 0.05, "%.2f");
+        check(app, tr(L, S::Fp32Logits), "train.fp32_logits", s.train.fp32_logits);
+    }
+    field_error(app, "overheads");
+}
+
+}  // namespace vl::ui

@@ -1,0 +1,214 @@
+// draw(): the frame. Reads page events, recomputes when the scenario changed, and lays the panels
+// out for the window: two columns when wide, tabs on a phone, results-first in an embed.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "ui/page_bridge.h"
+#include "ui/panels.h"
+#include "ui/widgets.h"
+
+namespace vl::ui {
+
+namespace {
+
+// Theme and sizes (touch targets are larger). Rebuilt only when one of them changes.
+void apply_style(const AppState& app) {
+    ImGuiStyle st;
+    if (app.ui.theme == Theme::Light) ImGui::StyleColorsLight(&st);
+    else ImGui::StyleColorsDark(&st);
+    st.WindowRounding = 0;
+    st.FrameRounding = 4;
+    st.GrabRounding = 4;
+    st.ChildRounding = 4;
+    st.WindowPadding = ImVec2(12, 10);
+    st.FramePadding = app.ui.env.touch ? ImVec2(10, 8) : ImVec2(8, 4);
+    st.ItemSpacing = app.ui.env.touch ? ImVec2(8, 8) : ImVec2(8, 5);
+    st.ScrollbarSize = app.ui.env.touch ? 6 : 12;
+    st.TouchExtraPadding = app.ui.env.touch ? ImVec2(2, 2) : ImVec2(0, 0);
+    if (app.ui.theme == Theme::Light) {
+        st.Colors[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.98f, 1);
+        st.Colors[ImGuiCol_ChildBg] = ImVec4(1, 1, 1, 1);
+        st.Colors[ImGuiCol_PlotLines] = ImVec4(0.15f, 0.35f, 0.8f, 1);
+    } else {
+        st.Colors[ImGuiCol_WindowBg] = ImVec4(0.11f, 0.12f, 0.14f, 1);
+        st.Colors[ImGuiCol_ChildBg] = ImVec4(0.14f, 0.15f, 0.18f, 1);
+        st.Colors[ImGuiCol_PlotLines] = ImVec4(0.55f, 0.75f, 1.0f, 1);
+    }
+    ImGui::GetStyle() = st;
+}
+
+// Touch screens scroll by dragging anywhere in a scrolling region (ImGui 1.86 only scrolls by wheel).
+void touch_scroll(const AppState& app) {
+    // A drag that started inside this region scrolls it, even when it started on a button (the
+    // button then does not fire: ImGui releases it outside its rectangle or after the move).
+    if (!app.ui.env.touch || !ImGui::IsMouseDragging(ImGuiMouseButton_Left, 6)) return;
+    const ImVec2 a = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    const ImVec2 b(a.x + size.x, a.y + size.y);
+    const ImVec2 start = ImGui::GetIO().MouseClickedPos[0];
+    if (start.x < a.x || start.y < a.y || start.x > b.x || start.y > b.y) return;
+    ImGui::SetScrollY(ImGui::GetScrollY() - ImGui::GetIO().MouseDelta.y);
+}
+
+void top_bar(AppState& app) {
+    const Lang L = app.ui.lang;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(tr(L, S::AppTitle));
+    const float full = ImGui::GetContentRegionAvail().x;
+    if (full > 640) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", tr(L, S::Tagline));
+    }
+    // Right-aligned toggles: language, theme, unit.
+    const char* lang = tr(L, S::Language);
+    const char* theme = tr(L, app.ui.theme == Theme::Dark ? S::ThemeLight : S::ThemeDark);
+    const char* unit = app.ui.unit == SizeUnit::GiB ? "GiB → GB" : "GB → GiB";
+    const ImGuiStyle& st = ImGui::GetStyle();
+    auto bw = [&](const char* t) { return ImGui::CalcTextSize(t).x + st.FramePadding.x * 2; };
+    const float w = bw(lang) + bw(theme) + bw(unit) + st.ItemSpacing.x * 2;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
+    if (ImGui::Button(lang)) app.ui.lang = L == Lang::En ? Lang::Zh : Lang::En;
+    mark(app, "toggle.lang");
+    ImGui::SameLine();
+    if (ImGui::Button(theme)) app.ui.theme = app.ui.theme == Theme::Dark ? Theme::Light : Theme::Dark;
+    mark(app, "toggle.theme");
+    ImGui::SameLine();
+    if (ImGui::Button(unit)) app.ui.unit = app.ui.unit == SizeUnit::GiB ? SizeUnit::GB : SizeUnit::GiB;
+    mark(app, "toggle.unit");
+}
+
+void notice(AppState& app) {
+    if (app.ui.notice.empty()) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+    ImGui::TextWrapped("%s", app.ui.notice.c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::SmallButton(tr(app.ui.lang, S::Dismiss))) app.ui.notice.clear();
+    mark(app, "notice");
+}
+
+void inputs_column(AppState& app) {
+    const Lang L = app.ui.lang;
+    if (ImGui::CollapsingHeader(tr(L, S::Model), ImGuiTreeNodeFlags_DefaultOpen)) model_panel(app);
+    if (ImGui::CollapsingHeader(tr(L, S::Mode), ImGuiTreeNodeFlags_DefaultOpen)) workload_panel(app);
+    if (ImGui::CollapsingHeader(tr(L, S::Gpu), ImGuiTreeNodeFlags_DefaultOpen)) gpu_panel(app);
+    if (ImGui::CollapsingHeader(tr(L, S::Parallelism), ImGuiTreeNodeFlags_DefaultOpen)) parallel_panel(app);
+    if (ImGui::CollapsingHeader(tr(L, S::Advanced))) advanced_panel(app);
+    mark(app, "section.advanced");
+}
+
+void results_column(AppState& app, bool compact) {
+    summary_panel(app);
+    ImGui::Spacing();
+    breakdown_panel(app);
+    ImGui::Spacing();
+    if (!compact) {
+        const float w = ImGui::GetContentRegionAvail().x;
+        if (w > 700) {
+            ImGui::BeginGroup();
+            ImGui::PushItemWidth(w * 0.6f);
+            ImGui::BeginChild("##sweepbox", ImVec2(w * 0.62f, 230), false, ImGuiWindowFlags_NoScrollbar);
+            sweep_panel(app);
+            ImGui::EndChild();
+            ImGui::PopItemWidth();
+            ImGui::SameLine();
+            ImGui::BeginChild("##phasebox", ImVec2(0, 230), false, ImGuiWindowFlags_NoScrollbar);
+            phases_panel(app);
+            ImGui::EndChild();
+            ImGui::EndGroup();
+        } else {
+            sweep_panel(app);
+            ImGui::Spacing();
+            phases_panel(app);
+        }
+        ImGui::Spacing();
+    }
+    table_panel(app);
+    notes_panel(app);
+}
+
+}  // namespace
+
+void draw(AppState& app) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    page_begin_frame(app);
+    if (!app.ui.started) {
+        app.ui.started = true;
+        app.ui.theme = app.ui.env.prefer_light ? Theme::Light : Theme::Dark;
+        app.ui.lang = app.ui.env.lang_zh ? Lang::Zh : Lang::En;
+        load_link(app, app.ui.env.hash);
+    }
+    handle_inbox(app);
+    const int style_key = static_cast<int>(app.ui.theme) * 2 + (app.ui.env.touch ? 1 : 0);
+    if (style_key != app.ui.applied_style) {
+        apply_style(app);
+        app.ui.applied_style = style_key;
+    }
+    refresh(app);
+    app.ui.items.clear();
+    app.ui.text_fields.clear();
+
+    const ImVec2 size = io.DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(size);
+    const ImGuiWindowFlags root = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                                  ImGuiWindowFlags_NoBringToFrontOnFocus;
+    const bool embed = app.ui.env.embed;
+    ImGui::Begin("vramlens", nullptr, embed ? root | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : root);
+    top_bar(app);
+    notice(app);
+    const Lang L = app.ui.lang;
+    if (embed) {
+        results_column(app, !app.ui.env.embed_editable);
+        if (app.ui.env.embed_editable && ImGui::CollapsingHeader(tr(L, S::Setup))) inputs_column(app);
+        if (ImGui::Button(tr(L, S::OpenFull))) app.outbox.push_back({"open", app.ui.env.base_url + "#" + app.ui.last_fragment, "", "", 0, 0, 0, 0});
+        mark(app, "embed.open");
+        // The parent page sizes the iframe to the content (shell: postMessage).
+        const float h = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;
+        if (std::abs(h - app.ui.content_height) > 1) {
+            app.ui.content_height = h;
+            app.outbox.push_back({"height", "", "", "", 0, 0, 0, h});
+        }
+    } else if (size.x >= 860) {
+        const float left = std::clamp(size.x * 0.34f, 340.0f, 460.0f);
+        ImGui::BeginChild("##inputs", ImVec2(left, 0), true);
+        inputs_column(app);
+        touch_scroll(app);
+        ImGui::EndChild();
+        ImGui::SameLine();
+        ImGui::BeginChild("##results", ImVec2(0, 0), true);
+        results_column(app, false);
+        if (ImGui::CollapsingHeader(tr(L, S::Share), ImGuiTreeNodeFlags_DefaultOpen)) share_panel(app);
+        mark(app, "section.share");
+        touch_scroll(app);
+        ImGui::EndChild();
+    } else {
+        // Phone: the verdict stays on top; below it, tabs for results, setup and sharing.
+        summary_panel(app);
+        const char* tabs[] = {tr(L, S::Results), tr(L, S::Setup), tr(L, S::Share)};
+        int tab = static_cast<int>(app.ui.phone_tab);
+        if (segmented(app, "tab", tabs, 3, tab)) app.ui.phone_tab = static_cast<PhoneTab>(tab);
+        ImGui::BeginChild("##phone", ImVec2(0, 0), false);
+        switch (app.ui.phone_tab) {
+            case PhoneTab::Results:
+                breakdown_panel(app);
+                ImGui::Spacing();
+                sweep_panel(app);
+                ImGui::Spacing();
+                phases_panel(app);
+                ImGui::Spacing();
+                table_panel(app);
+                notes_panel(app);
+                break;
+            case PhoneTab::Setup: inputs_column(app); break;
+            case PhoneTab::Share: share_panel(app); break;
+        }
+        touch_scroll(app);
+        ImGui::EndChild();
+    }
+    ImGui::End();
+    refresh(app);  // a change made this frame shows its numbers (and updates the link) right away
+    page_end_frame(app);
+}
+
+}  // namespace vl::ui

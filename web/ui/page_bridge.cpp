@@ -1,0 +1,115 @@
+// Browser bridge (page_bridge.h). JavaScript -> app: vl_event(kind, key, text) queues an InEvent;
+// vl_text_field_at(x, y) tells the page's text box which field a tap hit. App -> JavaScript: each
+// OutEvent becomes one call of window.vramlens._out(kind, a, b, c, x, y, w, h).
+#include "ui/page_bridge.h"
+
+#include <imgui.h>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+// The one app the page talks to (web/main.cpp owns it; draw() passes it every frame). JavaScript
+// calls arrive between frames, so they only queue events for the next frame.
+vl::ui::AppState* g_app = nullptr;
+std::string g_reply;  // keeps the last vl_text_field_at() answer alive for JavaScript
+
+EM_JS(char*, js_page_env, (), {
+    var q = new URLSearchParams(location.search);
+    var h = location.hash || "";
+    var embed = q.has("embed") || /^#embed/.test(h);
+    var env = {
+        embed: embed,
+        embed_editable: q.get("embed") === "edit",
+        touch: window.matchMedia ? matchMedia("(pointer: coarse)").matches : false,
+        prefer_light: q.get("theme") === "light" ||
+                      (!q.has("theme") && window.matchMedia && matchMedia("(prefers-color-scheme: light)").matches),
+        lang_zh: q.has("lang") ? q.get("lang") === "zh" : /^zh/i.test(navigator.language || ""),
+        base_url: location.origin + location.pathname,
+        hash: h.replace(/^#embed[&,]?/, "#")
+    };
+    if (window.vramlens && window.vramlens._env) window.vramlens._env(env);
+    var s = JSON.stringify(env);
+    var n = lengthBytesUTF8(s) + 1;
+    var p = _malloc(n);
+    stringToUTF8(s, p, n);
+    return p;
+});
+
+EM_JS(void, js_out, (const char* kind, const char* a, const char* b, const char* c, float x, float y, float w, float h), {
+    if (window.vramlens && window.vramlens._out)
+        window.vramlens._out(UTF8ToString(kind), UTF8ToString(a), UTF8ToString(b), UTF8ToString(c), x, y, w, h);
+});
+
+const char* get_clipboard(void* user) { return static_cast<vl::ui::AppState*>(user)->ui.clipboard.c_str(); }
+void set_clipboard(void* user, const char* text) {
+    auto* app = static_cast<vl::ui::AppState*>(user);
+    app->ui.clipboard = text;
+    app->outbox.push_back({"copy", text, "", "", 0, 0, 0, 0});
+}
+
+}  // namespace
+
+extern "C" {
+// window.vramlens.send(kind, key, text): paste, drop, hash, text, text_done.
+EMSCRIPTEN_KEEPALIVE void vl_event(const char* kind, const char* key, const char* text) {
+    if (!g_app) return;
+    if (std::string(kind) == "paste") g_app->ui.clipboard = text;  // ImGui's Ctrl+V reads it this frame
+    g_app->inbox.push_back({kind, key, text});
+}
+// The text field under a tap (CSS pixels), as JSON {key, value, kind, x, y, w, h}, or "".
+EMSCRIPTEN_KEEPALIVE const char* vl_text_field_at(float x, float y) {
+    g_reply.clear();
+    if (!g_app) return g_reply.c_str();
+    for (const vl::ui::TextField& f : g_app->ui.text_fields)
+        if (x >= f.x && x <= f.x + f.w && y >= f.y && y <= f.y + f.h) {
+            g_reply = nlohmann::json{{"key", f.key}, {"value", f.value}, {"kind", f.kind},
+                                     {"x", f.x}, {"y", f.y}, {"w", f.w}, {"h", f.h}}.dump();
+            break;
+        }
+    return g_reply.c_str();
+}
+}
+
+namespace vl::ui {
+
+void page_begin_frame(AppState& app) {
+    g_app = &app;
+    ImGuiIO& io = ImGui::GetIO();
+    io.ClipboardUserData = &app;
+    io.GetClipboardTextFn = get_clipboard;
+    io.SetClipboardTextFn = set_clipboard;
+    if (app.ui.started) return;
+    char* raw = js_page_env();
+    nlohmann::json j = nlohmann::json::parse(raw, nullptr, false);
+    std::free(raw);
+    if (!j.is_object()) return;
+    PageEnv& e = app.ui.env;
+    e.embed = j.value("embed", false);
+    e.embed_editable = j.value("embed_editable", false);
+    e.touch = j.value("touch", false);
+    e.prefer_light = j.value("prefer_light", false);
+    e.lang_zh = j.value("lang_zh", false);
+    e.base_url = j.value("base_url", std::string());
+    e.hash = j.value("hash", std::string());
+}
+
+void page_end_frame(AppState& app) {
+    for (const OutEvent& o : app.outbox) js_out(o.kind.c_str(), o.a.c_str(), o.b.c_str(), o.c.c_str(), o.x, o.y, o.w, o.h);
+    app.outbox.clear();
+}
+
+}  // namespace vl::ui
+
+#else  // native: the tests drive app.inbox / app.outbox directly
+
+namespace vl::ui {
+void page_begin_frame(AppState&) {}
+void page_end_frame(AppState&) {}
+}  // namespace vl::ui
+
+#endif

@@ -1,0 +1,33 @@
+// One function per panel (Dear ImGui demo style). Inputs write the Scenario; results read the
+// Estimate; share turns both into links and exports. layout.cpp arranges them for the window width.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ui/app.h"
+
+namespace vl::ui {
+
+// inputs.cpp
+void model_panel(AppState& app);
+void workload_panel(AppState& app);
+void gpu_panel(AppState& app);
+void parallel_panel(AppState& app);
+void advanced_panel(AppState& app);
+
+// The values of one parallel degree (tp, pp, cp or ep) the core's validate_parallel accepts with the
+// rest of the scenario as it is and gpu_count fixed (dp follows). The current value is always listed.
+std::vector<int64_t> valid_degrees(const Scenario& s, int64_t Parallelism::*field, const char* name);
+
+// results.cpp
+void summary_panel(AppState& app);      // total vs GPU memory: the fit bar and the solver answers
+void breakdown_panel(AppState& app);    // stacked bar by category
+void table_panel(AppState& app);        // components: bytes, GB/GiB, share; each row shows its math
+void phases_panel(AppState& app);       // memory at load / forward / backward / step
+void sweep_panel(AppState& app);        // memory vs batch or sequence length, GPU limit, solver marks
+void notes_panel(AppState& app);        // warnings and errors
+
+// share.cpp
+void share_panel(AppState& app);        // copy link, embed snippet, exports
+
+}  // namespace vl::ui

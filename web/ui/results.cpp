@@ -1,0 +1,372 @@
+// Result panels: draw the Estimate (and the solver answers / sweep computed in refresh()). Every
+// number shown here was produced by the core; this file only scales and prints it.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "ui/panels.h"
+#include "ui/widgets.h"
+
+namespace vl::ui {
+
+namespace {
+
+bool finite_pos(double v) { return std::isfinite(v) && v >= 0; }
+
+std::string short_count(int64_t v) {
+    char buf[32];
+    if (v >= 1024 && v % 1024 == 0) std::snprintf(buf, sizeof buf, "%lldk", static_cast<long long>(v / 1024));
+    else if (v >= 10000) std::snprintf(buf, sizeof buf, "%.1fk", static_cast<double>(v) / 1000.0);
+    else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    return buf;
+}
+
+// One line per solver answer: "max micro-batch 6", "max context 11k", "needs 4 GPUs".
+void solver_lines(AppState& app) {
+    const Lang L = app.ui.lang;
+    const Derived& d = app.derived;
+    const bool infer = app.scenario.mode == Mode::Infer;
+    std::string line;
+    auto add = [&](const std::string& s) { line += (line.empty() ? "" : "   ·   ") + s; };
+    if (d.max_batch.found)
+        add(std::string(tr(L, infer ? S::MaxBatch : S::MaxMicroBatch)) + " " + short_count(d.max_batch.value) +
+            (d.max_batch.at_search_bound ? "+" : ""));
+    if (d.max_seq.found)
+        add(std::string(tr(L, infer ? S::MaxContext : S::MaxSeq)) + " " + short_count(d.max_seq.value) +
+            (d.max_seq.at_search_bound ? "+" : ""));
+    if (!app.estimate.fits() && app.estimate.ok()) {
+        if (d.min_gpus.found) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, tr(L, S::NeedsGpus), static_cast<long long>(d.min_gpus.value));
+            const Parallelism& p = d.min_gpus.scenario.parallel;
+            char layout[96];
+            std::snprintf(layout, sizeof layout, " (TP %lld, PP %lld, ZeRO %d)", static_cast<long long>(p.tp),
+                          static_cast<long long>(p.pp), p.zero);
+            add(std::string(buf) + layout);
+        } else {
+            add(tr(L, S::NothingFits));
+        }
+    }
+    if (!line.empty()) {
+        ImGui::TextWrapped("%s", line.c_str());
+        mark(app, "solver");
+    }
+}
+
+}  // namespace
+
+void summary_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    const Estimate& e = app.estimate;
+    if (!e.ok()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+        ImGui::TextWrapped("%s:", tr(L, S::Errors));
+        for (const FieldError& err : e.errors) ImGui::BulletText("%s", to_string(err).c_str());
+        ImGui::PopStyleColor();
+        mark(app, "errors");
+        return;
+    }
+    const double total = e.total_bytes, cap = e.gpu_capacity_bytes;
+    // Headline: the number the browser test compares with the core's.
+    ImGui::SetWindowFontScale(1.6f);
+    ImGui::TextUnformatted(shown_total(app).c_str());
+    mark(app, "total");
+    ImGui::SetWindowFontScale(1.0f);
+    char of[160];
+    std::snprintf(of, sizeof of, "/ %s %s  ·  %s %s", fmt_bytes(app, cap).c_str(), tr(L, S::PerGpu), tr(L, S::Peak),
+                  phase_name(L, app.scenario.mode, e.peak_phase));
+    if (ImGui::GetItemRectSize().x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(of).x < ImGui::GetContentRegionAvail().x)
+        ImGui::SameLine();
+    ImGui::TextDisabled("%s", of);
+
+    // Fit bar: the scale runs to whichever is larger, the GPU or the total; the GPU limit is a line.
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float w = ImGui::GetContentRegionAvail().x, h = app.ui.env.touch ? 26.0f : 22.0f;
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##fitbar", ImVec2(std::max(w, 10.0f), h));
+    mark(app, "fitbar");
+    const double scale_max = std::max(total, cap) * 1.02;
+    const bool fits = e.fits();
+    dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg), 4);
+    if (scale_max > 0 && finite_pos(total)) {
+        const float fill = static_cast<float>(std::min(total, cap) / scale_max) * w;
+        const float cap_x = static_cast<float>(cap / scale_max) * w;
+        dl->AddRectFilled(p0, ImVec2(p0.x + fill, p0.y + h), fits ? col_ok(app) : col_bad(app), 4);
+        if (!fits) {
+            const float over = static_cast<float>(total / scale_max) * w;
+            dl->AddRectFilled(ImVec2(p0.x + cap_x, p0.y + 3), ImVec2(p0.x + over, p0.y + h - 3),
+                              (col_bad(app) & 0x00FFFFFF) | 0x80000000, 2);
+        }
+        dl->AddLine(ImVec2(p0.x + cap_x, p0.y - 3), ImVec2(p0.x + cap_x, p0.y + h + 3), ImGui::GetColorU32(ImGuiCol_Text), 2);
+    }
+    const double room = e.headroom_bytes();
+    ImGui::PushStyleColor(ImGuiCol_Text, fits ? col_ok(app) : col_bad(app));
+    ImGui::Text("%s  ·  %s %s", tr(L, fits ? S::Fits : S::DoesNotFit), fmt_bytes(app, std::fabs(room)).c_str(),
+                tr(L, fits ? S::Free : S::Over));
+    ImGui::PopStyleColor();
+    mark(app, "fit");
+    if (e.host_bytes > 0) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("  + %s %s", fmt_bytes(app, e.host_bytes).c_str(), tr(L, S::Host));
+    }
+    ImGui::TextDisabled("%s: %s  ·  %s", tr(L, S::Params), fmt_int(static_cast<double>(e.params.total)).c_str(),
+                        app.scenario.model.name.c_str());
+    solver_lines(app);
+}
+
+void breakdown_panel(AppState& app) {
+    const Estimate& e = app.estimate;
+    if (!e.ok() || !(e.total_bytes > 0)) return;
+    const Lang L = app.ui.lang;
+    // Bytes by category at the peak (host-resident components are not on the GPU).
+    double by_cat[8] = {};
+    const unsigned peak = phase_bit(e.peak_phase);
+    for (const Component& c : e.components)
+        if (!c.host && (c.phases & peak) && finite_pos(c.bytes)) by_cat[static_cast<int>(c.category)] += c.bytes;
+    double sum = 0;
+    for (double b : by_cat) sum += b;
+    if (!(sum > 0)) return;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float w = ImGui::GetContentRegionAvail().x, h = 18;
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##stack", ImVec2(std::max(w, 10.0f), h));
+    const bool hovered = ImGui::IsItemHovered();
+    const float mx = ImGui::GetIO().MousePos.x;
+    float x = p0.x;
+    for (int i = 0; i < 8; ++i) {
+        if (by_cat[i] <= 0) continue;
+        const float cw = static_cast<float>(by_cat[i] / sum) * w;
+        dl->AddRectFilled(ImVec2(x, p0.y), ImVec2(x + cw, p0.y + h), category_color(static_cast<Category>(i)));
+        if (hovered && mx >= x && mx < x + cw)
+            ImGui::SetTooltip("%s: %s (%.1f%%)", category_label(L, static_cast<Category>(i)), fmt_bytes(app, by_cat[i]).c_str(),
+                              100.0 * by_cat[i] / sum);
+        x += cw;
+    }
+    mark(app, "stack");
+    // Legend, wrapping to the width.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    float used = 0;
+    for (int i = 0; i < 8; ++i) {
+        if (by_cat[i] <= 0) continue;
+        char label[96];
+        std::snprintf(label, sizeof label, "%s %.0f%%", category_label(L, static_cast<Category>(i)), 100.0 * by_cat[i] / sum);
+        const float item_w = ImGui::CalcTextSize(label).x + 18;
+        if (used > 0 && used + item_w < avail) ImGui::SameLine();
+        else used = 0;
+        const ImVec2 c = ImGui::GetCursorScreenPos();
+        const float th = ImGui::GetTextLineHeight();
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(c.x, c.y + th * 0.2f), ImVec2(c.x + th * 0.6f, c.y + th * 0.8f),
+                                                  category_color(static_cast<Category>(i)), 2);
+        ImGui::Dummy(ImVec2(th * 0.6f + 4, th));
+        ImGui::SameLine(0, 0);
+        ImGui::TextUnformatted(label);
+        used += item_w + ImGui::GetStyle().ItemSpacing.x;
+    }
+}
+
+void table_panel(AppState& app) {
+    const Estimate& e = app.estimate;
+    if (!e.ok()) return;
+    const Lang L = app.ui.lang;
+    ImGui::TextDisabled("%s", tr(L, S::ShowMath));
+    const bool narrow = ImGui::GetContentRegionAvail().x < 480;
+    const int cols = narrow ? 3 : 4;
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("##components", cols, flags)) return;
+    ImGui::TableSetupColumn(tr(L, S::Component), ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    if (!narrow) ImGui::TableSetupColumn(tr(L, S::Bytes), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    ImGui::TableSetupColumn(unit_name(app.ui.unit), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn(tr(L, S::ShareCol), ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableHeadersRow();
+    const unsigned peak = phase_bit(e.peak_phase);
+    for (const Component& c : e.components) {
+        if (!finite_pos(c.bytes)) continue;
+        const bool at_peak = (c.phases & peak) && !c.host;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::PushID(c.id);
+        const ImVec2 cp = ImGui::GetCursorScreenPos();
+        const float th = ImGui::GetTextLineHeight();
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(cp.x, cp.y + th * 0.15f), ImVec2(cp.x + 4, cp.y + th * 0.85f),
+                                                  category_color(c.category, at_peak ? 1.0f : 0.35f));
+        ImGui::Indent(8);
+        std::string label = component_label(L, c);
+        if (c.host) label += std::string(" (") + tr(L, S::Host) + ")";
+        const bool open = ImGui::TreeNodeEx("##row", ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_NoTreePushOnOpen,
+                                            "%s", label.c_str());
+        mark(app, std::string("row.") + c.id);
+        ImGui::Unindent(8);
+        if (!narrow) {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(fmt_int(c.bytes).c_str());
+        }
+        ImGui::TableNextColumn();
+        ImGui::Text("%.2f", to_unit(c.bytes, app.ui.unit));
+        ImGui::TableNextColumn();
+        if (at_peak && e.total_bytes > 0) ImGui::Text("%.1f%%", 100.0 * c.bytes / e.total_bytes);
+        else ImGui::TextDisabled("—");
+        if (open) {
+            // Show the math: formula, the same with the user's numbers, and its source.
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Indent(16);
+            ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x * (narrow ? 1.45f : 1.9f));
+            ImGui::TextDisabled("%s", tr(L, S::Formula));
+            ImGui::TextWrapped("%s", c.formula);
+            if (!c.substituted.empty()) {
+                ImGui::TextDisabled("%s", tr(L, S::WithNumbers));
+                ImGui::TextWrapped("%s", c.substituted.c_str());
+            }
+            ImGui::TextDisabled("%s", tr(L, S::Source));
+            ImGui::TextWrapped("%s", c.source);
+            ImGui::PopTextWrapPos();
+            ImGui::Unindent(16);
+            mark(app, std::string("math.") + c.id);
+            for (int i = 1; i < cols; ++i) ImGui::TableNextColumn();
+        }
+        ImGui::PopID();
+    }
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%s (%s)", tr(L, S::Total), phase_name(L, app.scenario.mode, e.peak_phase));
+    if (!narrow) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(fmt_int(e.total_bytes).c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%.2f", to_unit(e.total_bytes, app.ui.unit));
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("100%");
+    ImGui::EndTable();
+}
+
+void phases_panel(AppState& app) {
+    const Estimate& e = app.estimate;
+    if (!e.ok()) return;
+    const Lang L = app.ui.lang;
+    ImGui::TextUnformatted(tr(L, S::Phases));
+    const Phase phases[] = {Phase::Load, Phase::Forward, Phase::Backward, Phase::Step};
+    double top = e.gpu_capacity_bytes;
+    for (double b : e.phase_bytes)
+        if (finite_pos(b)) top = std::max(top, b);
+    if (!(top > 0)) return;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float w = ImGui::GetContentRegionAvail().x, h = 90, label_h = ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##phases", ImVec2(std::max(w, 10.0f), h + label_h * 2));
+    mark(app, "phases");
+    int n = 0;
+    for (Phase p : phases)
+        if (!(app.scenario.mode == Mode::Infer && p == Phase::Backward)) ++n;
+    const float slot = w / static_cast<float>(n);
+    int i = 0;
+    for (Phase p : phases) {
+        if (app.scenario.mode == Mode::Infer && p == Phase::Backward) continue;
+        const double b = e.phase_bytes[static_cast<int>(p)];
+        const float bh = finite_pos(b) ? static_cast<float>(b / top) * h : 0;
+        const float x0 = p0.x + slot * static_cast<float>(i) + slot * 0.15f, x1 = x0 + slot * 0.7f;
+        const bool peak = p == e.peak_phase;
+        const ImU32 col = b > e.gpu_capacity_bytes ? col_bad(app) : (peak ? col_ok(app) : ImGui::GetColorU32(ImGuiCol_PlotHistogram));
+        dl->AddRectFilled(ImVec2(x0, p0.y + label_h + h - bh), ImVec2(x1, p0.y + label_h + h), col, 3);
+        const std::string val = fmt_bytes(app, b);
+        const char* name = phase_name(L, app.scenario.mode, p);
+        const float vw = ImGui::CalcTextSize(val.c_str()).x, nw = ImGui::CalcTextSize(name).x;
+        dl->AddText(ImVec2((x0 + x1 - vw) / 2, p0.y + label_h + h - bh - label_h), ImGui::GetColorU32(ImGuiCol_Text), val.c_str());
+        dl->AddText(ImVec2((x0 + x1 - nw) / 2, p0.y + label_h + h + 2),
+                    peak ? ImGui::GetColorU32(ImGuiCol_Text) : col_text_dim(app), name);
+        ++i;
+    }
+    const float cy = p0.y + label_h + h - static_cast<float>(e.gpu_capacity_bytes / top) * h;
+    dl->AddLine(ImVec2(p0.x, cy), ImVec2(p0.x + w, cy), col_bad(app), 1.5f);
+}
+
+void sweep_panel(AppState& app) {
+    const Estimate& e = app.estimate;
+    const Derived& d = app.derived;
+    if (!e.ok() || d.sweep.size() < 2) return;
+    const Lang L = app.ui.lang;
+    const bool infer = app.scenario.mode == Mode::Infer;
+    ImGui::TextUnformatted(tr(L, S::Sweep));
+    ImGui::SameLine();
+    const char* axes[] = {tr(L, S::AxisBatch), tr(L, S::AxisSeq)};
+    int axis = static_cast<int>(app.ui.sweep_axis);
+    if (segmented(app, "sweep.axis", axes, 2, axis)) {
+        app.ui.sweep_axis = static_cast<SweepAxis>(axis);
+        app.dirty = true;  // recompute the sweep (the scenario itself is unchanged)
+    }
+    double top = e.gpu_capacity_bytes;
+    for (const SweepPoint& p : d.sweep)
+        if (finite_pos(p.total)) top = std::max(top, p.total);
+    if (!(top > 0)) return;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float w = ImGui::GetContentRegionAvail().x, h = 150, lh = ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##sweep", ImVec2(std::max(w, 10.0f), h + lh));
+    mark(app, "sweep");
+    const bool hovered = ImGui::IsItemHovered();
+    const ImVec2 p1(p0.x + w, p0.y + h);
+    dl->AddRectFilled(p0, p1, ImGui::GetColorU32(ImGuiCol_FrameBg), 3);
+    const double lx0 = std::log2(static_cast<double>(d.sweep.front().x)), lx1 = std::log2(static_cast<double>(d.sweep.back().x));
+    auto X = [&](double x) { return p0.x + 6 + static_cast<float>((std::log2(x) - lx0) / (lx1 - lx0)) * (w - 12); };
+    auto Y = [&](double b) { return p1.y - static_cast<float>(std::min(b, top) / top) * (h - 6); };
+    // GPU limit.
+    const float cy = Y(e.gpu_capacity_bytes);
+    dl->AddLine(ImVec2(p0.x, cy), ImVec2(p1.x, cy), col_bad(app), 1.5f);
+    dl->AddText(ImVec2(p0.x + 6, cy - lh), col_bad(app), tr(L, S::GpuLimit));
+    // The curve.
+    ImVec2 prev;
+    bool have = false;
+    for (const SweepPoint& p : d.sweep) {
+        if (!finite_pos(p.total)) {
+            have = false;
+            continue;
+        }
+        const ImVec2 q(X(static_cast<double>(p.x)), Y(p.total));
+        if (have) dl->AddLine(prev, q, ImGui::GetColorU32(ImGuiCol_PlotLines), 2);
+        dl->AddCircleFilled(q, 2.5f, p.total > e.gpu_capacity_bytes ? col_bad(app) : ImGui::GetColorU32(ImGuiCol_PlotLines));
+        if (hovered && std::fabs(ImGui::GetIO().MousePos.x - q.x) < 6)
+            ImGui::SetTooltip("%s = %lld: %s", axes[axis], static_cast<long long>(p.x), fmt_bytes(app, p.total).c_str());
+        prev = q;
+        have = true;
+    }
+    // The current value and the solver's answer on this axis.
+    const int64_t cur = app.ui.sweep_axis == SweepAxis::Batch ? (infer ? app.scenario.infer.batch : app.scenario.train.micro_batch)
+                                                              : (infer ? app.scenario.infer.context : app.scenario.train.seq_len);
+    auto vmark = [&](int64_t x, ImU32 col, const std::string& text, float row) {
+        const double xd = std::clamp(static_cast<double>(x), static_cast<double>(d.sweep.front().x),
+                                     static_cast<double>(d.sweep.back().x));
+        const float px = X(xd);
+        dl->AddLine(ImVec2(px, p0.y), ImVec2(px, p1.y), col, 1.5f);
+        const float tw = ImGui::CalcTextSize(text.c_str()).x;
+        const float tx = std::clamp(px + 4, p0.x + 2, p1.x - tw - 2);
+        dl->AddText(ImVec2(tx, p0.y + 2 + row * lh), col, text.c_str());
+    };
+    vmark(cur, ImGui::GetColorU32(ImGuiCol_TextDisabled), std::to_string(cur), 1);
+    const SolveResult& ans = app.ui.sweep_axis == SweepAxis::Batch ? d.max_batch : d.max_seq;
+    if (ans.found) {
+        const char* what = tr(L, app.ui.sweep_axis == SweepAxis::Batch ? (infer ? S::MaxBatch : S::MaxMicroBatch)
+                                                                        : (infer ? S::MaxContext : S::MaxSeq));
+        vmark(ans.value, col_ok(app), std::string(what) + " " + short_count(ans.value), 0);
+    }
+    // x axis labels: first, middle, last.
+    for (size_t i : {size_t{0}, d.sweep.size() / 2, d.sweep.size() - 1}) {
+        const std::string t = short_count(d.sweep[i].x);
+        const float tw = ImGui::CalcTextSize(t.c_str()).x;
+        const float tx = std::clamp(X(static_cast<double>(d.sweep[i].x)) - tw / 2, p0.x, p1.x - tw);
+        dl->AddText(ImVec2(tx, p1.y + 2), col_text_dim(app), t.c_str());
+    }
+}
+
+void notes_panel(AppState& app) {
+    const Estimate& e = app.estimate;
+    if (e.warnings.empty()) return;
+    if (ImGui::CollapsingHeader(tr(app.ui.lang, S::Warnings))) {
+        for (const std::string& w : e.warnings) {
+            ImGui::Bullet();
+            ImGui::TextWrapped("%s", w.c_str());
+        }
+    }
+    mark(app, "notes");
+}
+
+}  // namespace vl::ui

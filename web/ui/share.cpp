@@ -1,0 +1,79 @@
+// Share panel: the link (the scenario lives in the URL fragment), the embed snippet, and exports
+// (core/export.h: the same text the CLI prints) to the clipboard or as a download.
+#include "export.h"
+#include "ui/panels.h"
+#include "ui/widgets.h"
+
+namespace vl::ui {
+
+namespace {
+
+std::string share_url(const AppState& app, bool embed, bool editable) {
+    std::string url = app.ui.env.base_url;
+    if (embed) url += editable ? "?embed=edit" : "?embed";
+    return url + "#" + app.ui.last_fragment;
+}
+
+void copy(AppState& app, const std::string& what, const std::string& text) {
+    app.outbox.push_back({"copy", text, "", "", 0, 0, 0, 0});
+    app.ui.copied_what = what;
+}
+
+void copied_badge(const AppState& app, const char* what) {
+    if (app.ui.copied_what == what) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col_ok(app)), "%s", tr(app.ui.lang, S::Copied));
+    }
+}
+
+}  // namespace
+
+void share_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    if (ImGui::Button(tr(L, S::CopyLink), ImVec2(app.ui.env.touch ? -1.0f : 0.0f, 0))) copy(app, "link", share_url(app, false, false));
+    mark(app, "share.copy_link");
+    copied_badge(app, "link");
+
+    ImGui::Spacing();
+    ImGui::TextUnformatted(tr(L, S::EmbedSnippet));
+    ImGui::Checkbox(tr(L, S::EmbedEditable), &app.ui.snippet_editable);
+    mark(app, "share.editable");
+    const bool edit = app.ui.snippet_editable;
+    std::string snippet = "<iframe src=\"" + share_url(app, true, edit) +
+                          "\" style=\"width:100%;border:0\" height=\"480\" loading=\"lazy\" title=\"vramlens\"></iframe>\n"
+                          "<script>addEventListener('message',e=>{if(e.data&&e.data.vramlens_height)for(const f of "
+                          "document.querySelectorAll('iframe'))if(f.contentWindow===e.source)f.height=e.data.vramlens_height})"
+                          "</script>";
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", snippet.c_str());
+    ImGui::PopTextWrapPos();
+    mark(app, "share.snippet");
+    if (ImGui::Button(tr(L, S::CopySnippet))) copy(app, "snippet", snippet);
+    mark(app, "share.copy_snippet");
+    copied_badge(app, "snippet");
+
+    ImGui::Spacing();
+    ImGui::TextUnformatted(tr(L, S::Export));
+    struct Fmt { ExportFormat f; const char* key; const char* file; const char* mime; };
+    const Fmt fmts[] = {{ExportFormat::Json, "json", "vramlens.json", "application/json"},
+                        {ExportFormat::Markdown, "markdown", "vramlens.md", "text/markdown"},
+                        {ExportFormat::Csv, "csv", "vramlens.csv", "text/csv"}};
+    ExportOptions opt;
+    opt.unit = app.ui.unit;
+    for (const Fmt& f : fmts) {
+        ImGui::PushID(f.key);
+        ImGui::AlignTextToFramePadding();
+        ImGui::Text("%-9s", f.key);
+        ImGui::SameLine();
+        if (ImGui::Button(tr(L, S::Copy))) copy(app, f.key, export_estimate(app.scenario, app.estimate, f.f, opt));
+        mark(app, std::string("export.copy.") + f.key);
+        ImGui::SameLine();
+        if (ImGui::Button(tr(L, S::Download)))
+            app.outbox.push_back({"download", f.file, f.mime, export_estimate(app.scenario, app.estimate, f.f, opt), 0, 0, 0, 0});
+        mark(app, std::string("export.download.") + f.key);
+        copied_badge(app, f.key);
+        ImGui::PopID();
+    }
+}
+
+}  // namespace vl::ui

@@ -1,0 +1,158 @@
+// UI strings: English and Simplified Chinese, keyed by id. One table (VL_UI_STRINGS) so a missing
+// translation is a compile error, and the build extracts exactly these characters for the CJK font
+// subset (web/CMakeLists.txt reads this file). Component labels are translated by component id.
+#pragma once
+#include <string_view>
+
+#include "estimate.h"
+
+namespace vl::ui {
+
+enum class Lang { En, Zh };
+
+// X(id, English, 简体中文)
+#define VL_UI_STRINGS(X)                                                                                  \
+    X(AppTitle, "vramlens", "vramlens")                                                                   \
+    X(Tagline, "Will it fit? GPU memory for LLMs", "显存够不够？大模型显存估算")                              \
+    X(Setup, "Setup", "设置")                                                                             \
+    X(Results, "Results", "结果")                                                                         \
+    X(Share, "Share", "分享")                                                                             \
+    X(Model, "Model", "模型")                                                                             \
+    X(Search, "Search models", "搜索模型")                                                                \
+    X(Preset, "Preset", "预设")                                                                           \
+    X(CustomModel, "Custom", "自定义")                                                          \
+    X(ParamsOnly, "By size", "按参数量")                                                       \
+    X(Params, "Parameters", "参数量")                                                                     \
+    X(ConfigJson, "config.json", "config.json")                                                          \
+    X(ConfigHint, "Paste a Hugging Face config.json here, or drop the file on the page",                  \
+      "在此粘贴 Hugging Face 的 config.json，或把文件拖到页面上")                                           \
+    X(Import, "Import", "导入")                                                                           \
+    X(Imported, "Imported", "已导入")                                                                     \
+    X(Name, "Name", "名称")                                                                               \
+    X(Mode, "Mode", "模式")                                                                               \
+    X(Training, "Training", "训练")                                                                       \
+    X(FineTune, "Fine-tune", "微调")                                                                      \
+    X(Inference, "Inference", "推理")                                                                     \
+    X(Method, "Method", "方法")                                                                           \
+    X(Precision, "Precision", "精度")                                                                     \
+    X(Optimizer, "Optimizer", "优化器")                                                                   \
+    X(MicroBatch, "Micro-batch", "微批大小")                                                              \
+    X(SeqLen, "Sequence length", "序列长度")                                                              \
+    X(GradAccum, "Grad accumulation", "梯度累积")                                                         \
+    X(Recompute, "Recomputation", "重计算")                                                               \
+    X(FlashAttn, "FlashAttention", "FlashAttention")                                                     \
+    X(LoraRank, "LoRA rank", "LoRA 秩")                                                                   \
+    X(LoraTargets, "LoRA targets", "LoRA 目标层")                                                         \
+    X(WeightFormat, "Weights", "权重格式")                                                                \
+    X(KvDtype, "KV cache dtype", "KV 缓存精度")                                                           \
+    X(Batch, "Batch (sequences)", "并发序列数")                                                           \
+    X(Context, "Context (tokens)", "上下文长度")                                                          \
+    X(Engine, "Engine", "推理引擎")                                                                       \
+    X(GpuMemUtil, "gpu_memory_utilization", "gpu_memory_utilization")                                    \
+    X(Parallelism, "Parallelism", "并行")                                                                 \
+    X(Gpu, "GPU", "GPU")                                                                                  \
+    X(GpuCount, "GPUs", "GPU 数量")                                                                       \
+    X(GpuMemory, "Memory per GPU", "单卡显存")                                                            \
+    X(CustomGpu, "Custom GPU", "自定义 GPU")                                                              \
+    X(DataParallel, "Data parallel (DP)", "数据并行 (DP)")                                                \
+    X(Zero, "ZeRO / FSDP", "ZeRO / FSDP")                                                                 \
+    X(TensorParallel, "Tensor parallel (TP)", "张量并行 (TP)")                                            \
+    X(SeqParallel, "Sequence parallel (SP)", "序列并行 (SP)")                                             \
+    X(PipelineParallel, "Pipeline parallel (PP)", "流水线并行 (PP)")                                      \
+    X(ContextParallel, "Context parallel (CP)", "上下文并行 (CP)")                                        \
+    X(ExpertParallel, "Expert parallel (EP)", "专家并行 (EP)")                                            \
+    X(OffloadOptimizer, "Offload optimizer to CPU", "优化器卸载到 CPU")                                   \
+    X(OffloadParams, "Offload parameters to CPU", "参数卸载到 CPU")                                       \
+    X(Advanced, "Advanced", "高级")                                                                       \
+    X(CudaContext, "CUDA context (GiB)", "CUDA 上下文 (GiB)")                                             \
+    X(Fragmentation, "Fragmentation reserve", "碎片预留比例")                                              \
+    X(TempBuffers, "Temporary buffers", "临时缓冲区")                                                     \
+    X(BucketMB, "All-reduce bucket (MB)", "All-reduce 桶 (MB)")                                           \
+    X(BackwardWorking, "Backward working set", "反向传播工作集")                                           \
+    X(Compat, "Accounting", "计算口径")                                                                   \
+    X(Dropout, "Dropout", "Dropout")                                                                      \
+    X(Fp32Logits, "fp32 logits", "fp32 logits")                                                          \
+    X(PerGpu, "per GPU", "每卡")                                                                          \
+    X(Fits, "Fits", "放得下")                                                                             \
+    X(DoesNotFit, "Does not fit", "放不下")                                                               \
+    X(Free, "free", "剩余")                                                                               \
+    X(Over, "over", "超出")                                                                               \
+    X(Peak, "Peak", "峰值")                                                                               \
+    X(Component, "Component", "组成部分")                                                                 \
+    X(Bytes, "Bytes", "字节")                                                                             \
+    X(ShareCol, "Share", "占比")                                                                          \
+    X(Formula, "Formula", "公式")                                                                         \
+    X(WithNumbers, "With your numbers", "代入数值")                                                       \
+    X(Source, "Source", "来源")                                                                           \
+    X(ShowMath, "Show the math: tap a row", "查看公式：点开任意一行")                                       \
+    X(Phases, "Memory by phase", "各阶段显存")                                                            \
+    X(Load, "load", "加载")                                                                               \
+    X(Forward, "forward", "前向")                                                                         \
+    X(Backward, "backward", "反向")                                                                       \
+    X(Step, "step", "优化器步")                                                                           \
+    X(Prefill, "prefill", "预填充")                                                                       \
+    X(Decode, "decode", "解码")                                                                           \
+    X(Sweep, "Memory vs", "显存随变化")                                                                    \
+    X(AxisBatch, "batch", "批大小")                                                                       \
+    X(AxisSeq, "sequence", "序列长度")                                                                    \
+    X(GpuLimit, "GPU limit", "显存上限")                                                                  \
+    X(MaxMicroBatch, "max micro-batch", "最大微批")                                                       \
+    X(MaxBatch, "max batch", "最大并发")                                                                  \
+    X(MaxSeq, "max sequence", "最长序列")                                                                 \
+    X(MaxContext, "max context", "最长上下文")                                                            \
+    X(NeedsGpus, "needs %lld GPUs", "需要 %lld 张 GPU")                                                    \
+    X(NothingFits, "nothing fits", "都放不下")                                                            \
+    X(Warnings, "Notes", "说明")                                                                          \
+    X(Errors, "Fix these inputs", "请修正这些输入")                                                       \
+    X(CopyLink, "Copy link", "复制链接")                                                                  \
+    X(Copied, "Copied", "已复制")                                                                         \
+    X(EmbedSnippet, "Embed in a page", "嵌入网页")                                                        \
+    X(EmbedEditable, "Editable embed", "可编辑嵌入")                                                      \
+    X(CopySnippet, "Copy snippet", "复制代码")                                                            \
+    X(Export, "Export", "导出")                                                                           \
+    X(Copy, "Copy", "复制")                                                                               \
+    X(Download, "Download", "下载")                                                                       \
+    X(Language, "中文", "English")                                                                        \
+    X(ThemeLight, "Light", "浅色")                                                                        \
+    X(ThemeDark, "Dark", "深色")                                                                          \
+    X(LinkNotice, "This link could not be read, so the defaults are shown:",                             \
+      "无法读取此链接，已显示默认设置：")                                                                  \
+    X(Dismiss, "OK", "好的")                                                                              \
+    X(OpenFull, "Open in vramlens", "在 vramlens 中打开")                                                 \
+    X(Host, "host", "主机内存")                                                                           \
+    X(Total, "Total", "合计")                                                                             \
+    X(Categories, "By category", "按类别")                                                                 \
+    X(None, "none", "无")                                                                                 \
+    X(Layers, "layers", "层")                                                                             \
+    X(Heads, "heads", "头")                                                                               \
+    X(Hidden, "hidden", "隐藏维度")                                                                       \
+    X(KvHeads, "KV heads", "KV 头")                                                                       \
+    X(Ffn, "FFN size", "FFN 维度")                                                                        \
+    X(Vocab, "vocab", "词表")                                                                             \
+    X(HeadDim, "head dim", "头维度")                                                                      \
+    X(Experts, "experts", "专家数")                                                                       \
+    X(TopK, "top-k", "top-k")                                                                             \
+    X(ExpertFfn, "expert FFN", "专家 FFN")                                                                \
+    X(TiedEmb, "tied embeddings", "共享词嵌入")                                                           \
+    X(GatedMlp, "gated MLP (SwiGLU)", "门控 MLP (SwiGLU)")                                                \
+    X(Family, "Family", "系列")                                                                           \
+    X(AllFamilies, "All families", "全部系列")                                                            \
+    X(NoMatch, "No model matches", "没有匹配的模型")
+
+enum class S {
+#define VL_UI_STRING_ID(id, en, zh) id,
+    VL_UI_STRINGS(VL_UI_STRING_ID)
+#undef VL_UI_STRING_ID
+    Count_
+};
+
+// The text of a string id in a language.
+const char* tr(Lang lang, S id);
+
+// A component's label: the Chinese translation of its id when one exists, else the core's English label.
+const char* component_label(Lang lang, const Component& c);
+const char* category_label(Lang lang, Category c);
+// Phase names follow the mode (inference: prefill/decode), as core/export.h phase_label does.
+const char* phase_name(Lang lang, Mode mode, Phase p);
+
+}  // namespace vl::ui

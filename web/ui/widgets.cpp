@@ -1,0 +1,265 @@
+// Shared widgets (widgets.h).
+#include "ui/widgets.h"
+
+#include <imgui_internal.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace vl::ui {
+
+namespace {
+
+// Remembers a text field for the page's text box (touch) and applies what was typed there.
+void register_text(AppState& app, const char* key, const std::string& value, const char* kind, ImVec2 min, ImVec2 max) {
+    app.ui.text_fields.push_back({key, value, kind, min.x, min.y, max.x - min.x, max.y - min.y});
+}
+
+// Text typed in the page's text box for this key, if any (consumed).
+bool take_typed(AppState& app, const char* key, std::string& out) {
+    auto it = app.ui.text_buffers.find(key);
+    if (it == app.ui.text_buffers.end()) return false;
+    out = it->second;
+    app.ui.text_buffers.erase(it);
+    // ImGui keeps its own copy of an active field's text: let go of it so the new value shows.
+    if (ImGui::GetActiveID() != 0) ImGui::ClearActiveID();
+    return true;
+}
+
+int resize_callback(ImGuiInputTextCallbackData* d) {
+    if (d->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+        auto* s = static_cast<std::string*>(d->UserData);
+        s->resize(static_cast<size_t>(d->BufTextLen));
+        d->Buf = s->data();
+    }
+    return 0;
+}
+
+}  // namespace
+
+void mark(AppState& app, const std::string& key) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    app.ui.items[key] = {a.x, a.y, b.x - a.x, b.y - a.y};
+}
+
+bool field_error(const AppState& app, const char* field) {
+    bool any = false;
+    const size_t n = std::strlen(field);
+    for (const FieldError& e : app.estimate.errors) {
+        if (e.field.compare(0, n, field) != 0) continue;
+        if (e.field.size() > n && e.field[n] != '.') continue;
+        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+        ImGui::TextWrapped("%s", e.message.c_str());
+        ImGui::PopStyleColor();
+        any = true;
+    }
+    return any;
+}
+
+void field_label(const char* text) { ImGui::TextUnformatted(text); }
+
+bool int_field(AppState& app, const char* label, const char* key, int64_t& v, int64_t lo, int64_t hi, bool doubling) {
+    field_label(label);
+    ImGui::PushID(key);
+    int64_t nv = v;
+    std::string typed;
+    bool changed = false;
+    if (take_typed(app, key, typed)) {
+        char* end = nullptr;
+        const long long parsed = std::strtoll(typed.c_str(), &end, 10);
+        if (end != typed.c_str()) {
+            nv = parsed;
+            changed = true;
+        }
+    }
+    const float bw = ImGui::GetFrameHeight();
+    const float sp = ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - 2 * (bw + sp)));
+    const ImGuiInputTextFlags flags = app.ui.env.touch ? ImGuiInputTextFlags_ReadOnly : 0;
+    if (ImGui::InputScalar("##v", ImGuiDataType_S64, &nv, nullptr, nullptr, "%lld", flags)) changed = true;
+    mark(app, key);
+    register_text(app, key, std::to_string(nv), "number", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    ImGui::SameLine(0, sp);
+    if (ImGui::Button("-", ImVec2(bw, bw)) && nv > lo) {
+        nv = doubling ? std::max(lo, nv / 2) : nv - 1;
+        changed = true;
+    }
+    mark(app, std::string(key) + ".minus");
+    ImGui::SameLine(0, sp);
+    if (ImGui::Button("+", ImVec2(bw, bw)) && nv < hi) {
+        nv = doubling ? std::min(hi, nv * 2) : nv + 1;
+        changed = true;
+    }
+    mark(app, std::string(key) + ".plus");
+    ImGui::PopID();
+    if (changed && nv != v) {
+        v = nv;
+        app.dirty = true;
+    }
+    field_error(app, key);
+    return changed;
+}
+
+bool float_field(AppState& app, const char* label, const char* key, double& v, double lo, double hi, double step,
+                 const char* fmt) {
+    field_label(label);
+    ImGui::PushID(key);
+    double nv = v;
+    bool changed = false;
+    std::string typed;
+    if (take_typed(app, key, typed)) {
+        char* end = nullptr;
+        const double parsed = std::strtod(typed.c_str(), &end);
+        if (end != typed.c_str() && std::isfinite(parsed)) {
+            nv = parsed;
+            changed = true;
+        }
+    }
+    const float bw = ImGui::GetFrameHeight();
+    const float sp = ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - 2 * (bw + sp)));
+    const ImGuiInputTextFlags flags = app.ui.env.touch ? ImGuiInputTextFlags_ReadOnly : 0;
+    if (ImGui::InputDouble("##v", &nv, 0, 0, fmt, flags) && std::isfinite(nv)) changed = true;
+    mark(app, key);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, nv);
+    register_text(app, key, buf, "number", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    ImGui::SameLine(0, sp);
+    if (ImGui::Button("-", ImVec2(bw, bw))) {
+        nv = std::max(lo, nv - step);
+        changed = true;
+    }
+    ImGui::SameLine(0, sp);
+    if (ImGui::Button("+", ImVec2(bw, bw))) {
+        nv = std::min(hi, nv + step);
+        changed = true;
+    }
+    ImGui::PopID();
+    if (changed && nv != v) {
+        v = nv;
+        app.dirty = true;
+    }
+    field_error(app, key);
+    return changed;
+}
+
+bool text_field(AppState& app, const char* label, const char* key, std::string& s, const char* hint, bool multiline,
+                float height) {
+    if (label && *label) field_label(label);
+    ImGui::PushID(key);
+    bool changed = take_typed(app, key, s);
+    ImGuiInputTextFlags flags = ImGuiInputTextFlags_CallbackResize;
+    if (app.ui.env.touch) flags |= ImGuiInputTextFlags_ReadOnly;
+    if (multiline) {
+        if (ImGui::InputTextMultiline("##t", s.data(), s.capacity() + 1, ImVec2(-1, height), flags, resize_callback, &s))
+            changed = true;
+    } else {
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::InputTextWithHint("##t", hint ? hint : "", s.data(), s.capacity() + 1, flags, resize_callback, &s))
+            changed = true;
+    }
+    mark(app, key);
+    register_text(app, key, s, multiline ? "multiline" : "text", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    ImGui::PopID();
+    return changed;
+}
+
+bool segmented(AppState& app, const char* key, const char* const* labels, int count, int& selected) {
+    bool changed = false;
+    const float sp = ImGui::GetStyle().ItemInnerSpacing.x;
+    const float w = (ImGui::GetContentRegionAvail().x - sp * static_cast<float>(count - 1)) / static_cast<float>(count);
+    ImGui::PushID(key);
+    for (int i = 0; i < count; ++i) {
+        if (i) ImGui::SameLine(0, sp);
+        const bool sel = i == selected;
+        if (sel) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (ImGui::Button(labels[i], ImVec2(w, 0)) && !sel) {
+            selected = i;
+            changed = true;
+        }
+        if (sel) ImGui::PopStyleColor();
+        mark(app, std::string(key) + "." + std::to_string(i));
+    }
+    ImGui::PopID();
+    return changed;
+}
+
+bool int_choice(AppState& app, const char* label, const char* key, int64_t& v, const std::vector<int64_t>& choices) {
+    field_label(label);
+    bool changed = false;
+    ImGui::SetNextItemWidth(-1);
+    const std::string preview = std::to_string(v);
+    if (ImGui::BeginCombo((std::string("##") + key).c_str(), preview.c_str())) {
+        for (int64_t c : choices) {
+            const bool sel = c == v;
+            if (ImGui::Selectable(std::to_string(c).c_str(), sel)) {
+                v = c;
+                changed = true;
+            }
+            mark(app, std::string(key) + "." + std::to_string(c));
+            if (sel) ImGui::SetItemDefaultFocus();
+        }
+        ImGui::EndCombo();
+    }
+    mark(app, key);
+    if (changed) app.dirty = true;
+    field_error(app, key);
+    return changed;
+}
+
+bool check(AppState& app, const char* label, const char* key, bool& v) {
+    const bool changed = ImGui::Checkbox(label, &v);
+    mark(app, key);
+    if (changed) app.dirty = true;
+    field_error(app, key);
+    return changed;
+}
+
+ImU32 col_ok(const AppState& app) {
+    return app.ui.theme == Theme::Light ? IM_COL32(30, 140, 60, 255) : IM_COL32(90, 210, 120, 255);
+}
+ImU32 col_bad(const AppState& app) {
+    return app.ui.theme == Theme::Light ? IM_COL32(200, 40, 40, 255) : IM_COL32(255, 110, 100, 255);
+}
+ImU32 col_text_dim(const AppState&) { return ImGui::GetColorU32(ImGuiCol_TextDisabled); }
+
+ImU32 category_color(Category c, float alpha) {
+    const auto a = static_cast<int>(alpha * 255);
+    switch (c) {
+        case Category::Weights: return IM_COL32(76, 139, 245, a);
+        case Category::Gradients: return IM_COL32(240, 160, 60, a);
+        case Category::Optimizer: return IM_COL32(200, 90, 200, a);
+        case Category::Activations: return IM_COL32(80, 190, 120, a);
+        case Category::Logits: return IM_COL32(230, 200, 70, a);
+        case Category::KVCache: return IM_COL32(70, 200, 210, a);
+        case Category::Buffers: return IM_COL32(160, 160, 170, a);
+        case Category::Overhead: return IM_COL32(220, 100, 100, a);
+    }
+    return IM_COL32(128, 128, 128, a);
+}
+
+std::string fmt_bytes(const AppState& app, double bytes) {
+    if (!std::isfinite(bytes)) return "—";
+    char buf[64];
+    const double v = to_unit(bytes, app.ui.unit);
+    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.1f %s" : "%.2f %s", v, unit_name(app.ui.unit));
+    return buf;
+}
+
+std::string fmt_int(double v) {
+    if (!std::isfinite(v)) return "—";
+    char raw[40];
+    std::snprintf(raw, sizeof raw, "%.0f", v);
+    std::string s = raw, out;
+    const size_t start = s[0] == '-' ? 1 : 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        out += s[i];
+        const size_t left = s.size() - i - 1;
+        if (i >= start && left > 0 && left % 3 == 0) out += ',';
+    }
+    return out;
+}
+
+}  // namespace vl::ui
