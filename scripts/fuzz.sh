@@ -27,9 +27,11 @@ build() {
     local cc=${CC:-clang-14} cxx=${CXX:-clang++-14}
     command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (apt-get install clang-14)" >&2; exit 1; }
     if [[ ! -f $BUILD/build.ninja ]]; then
-        # -O1 -g: the sanitizer/libFuzzer norm (fast to compile, readable reports); asserts stay on.
+        # -O1 -g: the sanitizer/libFuzzer norm (fast to compile, readable reports). NDEBUG as in the
+        # Release build the suite normally runs in (the core has no asserts; Dear ImGui's debug
+        # asserts would check the headless UI test harness, not the app).
         cmake -S . -B "$BUILD" -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-            -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g" -DCMAKE_C_FLAGS_SANITIZE="-O1 -g" \
+            -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_SANITIZE="-O1 -g -DNDEBUG" \
             -DVRAMLENS_FUZZ=ON -DVRAMLENS_BENCH=OFF >/dev/null
     fi
     cmake --build "$BUILD"
