@@ -52,7 +52,7 @@ seed_corpus() {  # target -> fills build/fuzz/corpus/<target> from the seeds (ke
     esac
 }
 
-dict_of() { [[ $1 == fuzz_share_link ]] && echo fuzz/link.dict || echo fuzz/json.dict; }
+dict_of() { echo fuzz/json.dict; }  # links wrap JSON too (fuzz_share_link.cpp)
 
 run() {
     local secs=${1:-30}; shift || true
