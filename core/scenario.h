@@ -146,6 +146,8 @@ struct Parallelism {
     bool offload_optimizer = false; // ZeRO-Offload: optimizer states (and fp32 master) on host
     bool offload_params = false;    // ZeRO-Infinity: parameters on host (needs zero 3)
     int64_t gpus_per_node = 8;      // DeepSpeed estimator host memory is per node (added with issue 4)
+    bool zero_init = true;          // ZeRO-3 deepspeed.zero.Init: params partitioned as they are built, so the host
+                                    // never holds a full fp32 model per GPU (DeepSpeed estimator's zero_init)
 };
 
 struct Gpu {

@@ -100,6 +100,7 @@ template <class V> void fields(V& v, Parallelism*) {
     v("offload_optimizer", &Parallelism::offload_optimizer);
     v("offload_params", &Parallelism::offload_params);
     v("gpus_per_node", &Parallelism::gpus_per_node);
+    v("zero_init", &Parallelism::zero_init);
 }
 
 template <class V> void fields(V& v, Gpu*) {

@@ -111,49 +111,65 @@ std::string describe_overflow(Knob k, int64_t v, const Estimate& e) {
                   c ? to_gib(at_peak(e, *c)) : 0.0);
 }
 
+// The knob's valid values are multiples of this: a training sequence must split evenly over the
+// context-parallel ranks (validate_training: train.seq_len divisible by parallel.cp). Searching every
+// integer would make "fits" non-monotone (s = 4095 invalid, 4096 fits at cp = 2).
+int64_t knob_step(const Scenario& s, Knob k) {
+    if (k == Knob::SeqLen && s.parallel.cp > 1) return s.parallel.cp;
+    return 1;
+}
+
+// Exponential then binary search over the knob's valid values step * i, i in [i_lo, i_hi].
 SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     SolveResult r;
     const bool tokens = k == Knob::Context || k == Knob::SeqLen;
+    const int64_t step = knob_step(s, k);
     const int64_t hi = opt.hi > 0 ? opt.hi : (tokens ? (int64_t{1} << 24) : (int64_t{1} << 20));
     const int64_t lo = std::max<int64_t>(1, opt.lo);
-    Probe first = probe(s, k, lo, r.evaluations);
+    const int64_t i_lo = (lo + step - 1) / step, i_hi = hi / step;
+    if (i_hi < i_lo) {
+        r.errors.push_back({knob_name(k), format("no multiple of %lld in [%lld, %lld]", (long long)step, (long long)lo, (long long)hi)});
+        r.why = "the search range holds no valid value: " + to_string(r.errors.front());
+        return r;
+    }
+    Probe first = probe(s, k, i_lo * step, r.evaluations);
     if (!first.fits) {
         r.scenario = first.s;
         r.estimate = first.e;
         const Component* c = largest(first.e);
         r.limiting_id = c ? c->id : "";
-        r.why = "nothing fits: " + describe_overflow(k, lo, first.e);
+        r.why = "nothing fits: " + describe_overflow(k, i_lo * step, first.e);
         return r;
     }
-    // Exponential search for a failing value, then bisection on [good, bad).
-    int64_t good = lo, bad = 0;
+    // Exponential search for a failing index, then bisection on [good, bad).
+    int64_t good = i_lo, bad = 0;
     Probe good_p = first, bad_p;
     while (bad == 0) {
-        const int64_t next = good >= hi / 2 ? hi : good * 2;
+        const int64_t next = good >= i_hi / 2 ? i_hi : good * 2;
         if (next == good) break;
-        Probe p = probe(s, k, next, r.evaluations);
+        Probe p = probe(s, k, next * step, r.evaluations);
         if (p.fits) { good = next; good_p = std::move(p); }
         else { bad = next; bad_p = std::move(p); }
     }
     while (bad != 0 && bad - good > 1) {
         const int64_t mid = good + (bad - good) / 2;
-        Probe p = probe(s, k, mid, r.evaluations);
+        Probe p = probe(s, k, mid * step, r.evaluations);
         if (p.fits) { good = mid; good_p = std::move(p); }
         else { bad = mid; bad_p = std::move(p); }
     }
     r.found = true;
-    r.value = good;
+    r.value = good * step;
     r.scenario = good_p.s;
     r.estimate = good_p.e;
     if (bad == 0) {
         r.at_search_bound = true;
-        r.why = format("fits up to the search bound %s = %lld", knob_name(k), (long long)hi);
+        r.why = format("fits up to the search bound %s = %lld", knob_name(k), (long long)(i_hi * step));
         return r;
     }
     if (bad == good + 1) {
         const Component* c = bad_p.e.ok() ? grew_most(good_p.e, bad_p.e) : nullptr;
         r.limiting_id = c ? c->id : "";
-        r.why = format("%s = %lld fits; %s", knob_name(k), (long long)good, describe_overflow(k, bad, bad_p.e).c_str());
+        r.why = format("%s = %lld fits; %s", knob_name(k), (long long)(good * step), describe_overflow(k, bad * step, bad_p.e).c_str());
         if (c) r.why += format("; %s grows the most", c->id);
     }
     return r;
@@ -177,6 +193,7 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
                     c.parallel.cp = 1;
                     c.parallel.dp = n / mp;
                     c.parallel.zero = zero;
+                    c.parallel.sp = s.parallel.sp && tp > 1;  // sequence parallelism is part of TP: off at tp = 1
                     c.gpu_count = n;
                     Probe p{c, estimate(c, Detail::NumbersOnly), false};
                     ++r.evaluations;

@@ -44,7 +44,8 @@ void apply_knob(Scenario& s, Knob k, int64_t value);
 int64_t knob_value(const Scenario& s, Knob k);
 
 // Monotone knobs (Batch, Context, MicroBatch, SeqLen: memory never falls as they grow) use
-// exponential then binary search; GpuCount and WeightFormat enumerate every candidate in order.
+// exponential then binary search over their valid values (SeqLen with context parallelism: the
+// multiples of parallel.cp); GpuCount and WeightFormat enumerate every candidate in order.
 SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt = {});
 
 }  // namespace vl

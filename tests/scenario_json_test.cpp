@@ -120,6 +120,7 @@ Scenario every_field_changed() {
     p.offload_optimizer = true;
     p.offload_params = true;
     p.gpus_per_node = 4;
+    p.zero_init = false;
     s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
     s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
     s.overheads = {1.0e9, 0.1, false, 5e7, false};
@@ -233,6 +234,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.parallel.offload_optimizer == b.parallel.offload_optimizer);
     CHECK(a.parallel.offload_params == b.parallel.offload_params);
     CHECK(a.parallel.gpus_per_node == b.parallel.gpus_per_node);
+    CHECK(a.parallel.zero_init == b.parallel.zero_init);
     CHECK(a.gpu.name == b.gpu.name);
     CHECK(a.gpu.memory_bytes == b.gpu.memory_bytes);
     CHECK(a.gpu_count == b.gpu_count);
@@ -516,7 +518,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<TrainingOptions>() == 20);
     CHECK(field_count<FineTuneOptions>() == 9);
     CHECK(field_count<InferenceOptions>() == 18);
-    CHECK(field_count<Parallelism>() == 13);
+    CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 5);
     CHECK(field_count<Scenario>() == 9);  // model, mode, train, finetune, infer, parallel, gpu, gpu_count, overheads

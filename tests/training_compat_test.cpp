@@ -1,8 +1,13 @@
 // "Compatible with <tool>" modes reproduce published tool outputs: Megatron theoretical memory
-// (case 21), DeepSpeed ZeRO-2/3 estimators (cases 9-13), accelerate estimate-memory (cases 6-8, seed 004).
+// (case 21), DeepSpeed ZeRO-2/3 estimators (cases 9-13: every GPU and host number, zero_init 1 and 0),
+// accelerate estimate-memory (cases 6-8, seed 004).
 // The measured case 22 is compared with our default model, and the error is stated.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <string>
+
+#include "formula.h"
 #include "training_fixtures.h"
 #include "units.h"
 
@@ -137,6 +142,103 @@ TEST_CASE("DeepSpeed ZeRO-3 estimator, bigscience/T0_3B on 1 and 2 GPUs (cases 1
     REQUIRE(to_gib(e.host_bytes * 2) == Approx(0.74).margin(0.005));
     s.parallel.offload_optimizer = true;
     REQUIRE(to_gib(estimate(s).total_bytes) == Approx(2.84).margin(0.005));
+}
+
+namespace {
+// DeepSpeed prints f"{cpu_mem/2**30:7.2f}GB | {gpu_mem/2**30:6.2f}GB": compare at the printed rounding.
+std::string printed_gib(double bytes) { return vl::format("%.2f", to_gib(bytes)); }
+
+struct EstimatorRow { bool offload_optimizer, offload_params, zero_init; const char* per_cpu; const char* per_gpu; };
+
+// One estimate_zero3_model_states_mem_needs_all_cold table: its six rows in the printed order
+// (cpu_offload, cpu_offload_params, zero_init) = (1,1,1) (1,1,0) (1,0,1) (1,0,0) (0,0,1) (0,0,0).
+void check_zero3_table(int64_t P, int64_t LL, int64_t gpus_per_node, const EstimatorRow (&rows)[6]) {
+    for (const EstimatorRow& r : rows) {
+        Scenario s = train_scenario(params_only(P));
+        s.train.compat = Compat::DeepSpeedEstimator;
+        s.train.params_only_largest_layer = LL;
+        s.parallel.zero = 3;
+        s.parallel.dp = s.gpu_count = s.parallel.gpus_per_node = gpus_per_node;
+        s.parallel.offload_optimizer = r.offload_optimizer;
+        s.parallel.offload_params = r.offload_params;
+        s.parallel.zero_init = r.zero_init;
+        const Estimate e = estimate(s);
+        REQUIRE(e.ok());
+        INFO("offload_optimizer " << r.offload_optimizer << ", offload_params " << r.offload_params << ", zero_init " << r.zero_init);
+        CHECK(printed_gib(e.host_bytes * static_cast<double>(gpus_per_node)) == r.per_cpu);  // "per CPU" is per node
+        CHECK(printed_gib(e.total_bytes) == r.per_gpu);
+    }
+}
+}  // namespace
+
+// Every row of the published estimator tables (tests/data/training/deepspeed_estimator_tables.md),
+// host column included, with and without zero.Init. Formulas: deepspeed/runtime/zero/stage3.py
+// estimate_zero3_model_states_mem_needs, gpus_factor = 1/nodes, buffer factor 1.5:
+//   offload all:       zero_init P*18*gf*1.5,   else P*max(4n, 18*gf)*1.5
+//   offload optimizer: zero_init P*16*gf*1.5,   else P*max(4n, 16*gf)*1.5
+//   no offload:        zero_init LL*4*n*1.5,    else P*4*n*1.5
+TEST_CASE("DeepSpeed ZeRO-3 estimator: every per-CPU and per-GPU number of cases 10, 12, 13, zero_init 1 and 0") {
+    // case 10 live: T5Model t5-3b, P = 2,851,598,336, LL = shared embedding 32128 x 1024; 8 GPUs, 1 node (memory.rst)
+    const EstimatorRow t5_3b_live[6] = {{true, true, true, "71.71", "0.12"},    // P*27
+                                        {true, true, false, "127.48", "0.12"},  // P*max(32, 18)*1.5 = P*48
+                                        {true, false, true, "63.74", "0.79"},   // P*24
+                                        {true, false, false, "127.48", "0.79"}, // P*max(32, 16)*1.5
+                                        {false, false, true, "1.47", "6.10"},   // LL*4*8*1.5
+                                        {false, false, false, "127.48", "6.10"}};  // P*4*8*1.5
+    check_zero3_table(2851598336, 32899072, 8, t5_3b_live);
+    // case 10 cold: total_params = 2851e6, largest_layer_params = 32e6 (memory.rst)
+    const EstimatorRow t5_3b_cold[6] = {{true, true, true, "71.69", "0.12"},   {true, true, false, "127.45", "0.12"},
+                                        {true, false, true, "63.72", "0.78"},  {true, false, false, "127.45", "0.78"},
+                                        {false, false, true, "1.43", "6.09"},  {false, false, false, "127.45", "6.09"}};
+    check_zero3_table(2851000000, 32000000, 8, t5_3b_cold);
+    // case 12: T0_3B (T5Model) P = 2,783,959,040, LL = 32128 x 2048 = 65,798,144; 1 GPU: max(4, 18) = 18, max(4, 16) = 16
+    const EstimatorRow t0_1gpu[6] = {{true, true, true, "70.00", "0.25"},   {true, true, false, "70.00", "0.25"},
+                                     {true, false, true, "62.23", "5.43"},  {true, false, false, "62.23", "5.43"},
+                                     {false, false, true, "0.37", "46.91"}, {false, false, false, "15.56", "46.91"}};  // P*4*1*1.5
+    check_zero3_table(2783959040, 65798144, 1, t0_1gpu);
+    // case 13: the same model on 2 GPUs: max(8, 18) = 18, max(8, 16) = 16; no offload P*4*2*1.5
+    const EstimatorRow t0_2gpu[6] = {{true, true, true, "70.00", "0.25"},   {true, true, false, "70.00", "0.25"},
+                                     {true, false, true, "62.23", "2.84"},  {true, false, false, "62.23", "2.84"},
+                                     {false, false, true, "0.74", "23.58"}, {false, false, false, "31.11", "23.58"}};
+    check_zero3_table(2783959040, 65798144, 2, t0_2gpu);
+}
+
+TEST_CASE("DeepSpeed ZeRO-2 estimator: all four per-CPU numbers of case 9 (zero.Init does not apply to ZeRO-2)") {
+    // stage_1_and_2.py estimate_zero2_model_states_mem_needs: offload P*max(4*total_gpus, 16)*1.5, else P*4*n*1.5;
+    // at 8 GPUs on one node both are P*48. memory.rst: live (2,851,598,336) 127.48, cold (2851e6) 127.45.
+    for (bool zero_init : {true, false})
+        for (int64_t P : {int64_t{2851598336}, int64_t{2851000000}})
+            for (bool offload : {true, false}) {
+                Scenario s = train_scenario(params_only(P));
+                s.train.compat = Compat::DeepSpeedEstimator;
+                s.parallel.zero = 2;
+                s.parallel.dp = s.gpu_count = 8;
+                s.parallel.offload_optimizer = offload;
+                s.parallel.zero_init = zero_init;
+                const Estimate e = estimate(s);
+                CHECK(printed_gib(e.host_bytes * 8) == (P == 2851598336 ? "127.48" : "127.45"));
+                CHECK(printed_gib(e.total_bytes) == (offload ? "5.31" : "15.93"));
+            }
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 estimator host memory on 2 nodes: gpus_factor = 1/nodes") {
+    // Hand-derived from stage3.py with P = 1e9, 2 nodes x 8 GPUs: gf = 1/2, n = 8.
+    Scenario s = train_scenario(params_only(1000000000));
+    s.train.compat = Compat::DeepSpeedEstimator;
+    s.train.params_only_largest_layer = 10000000;
+    s.parallel.zero = 3;
+    s.parallel.dp = s.gpu_count = 16;
+    s.parallel.gpus_per_node = 8;
+    s.parallel.offload_optimizer = s.parallel.offload_params = true;
+    REQUIRE(estimate(s).host_bytes * 8 == Approx(1e9 * 18 / 2 * 1.5));           // zero_init: 13.5e9 per node
+    s.parallel.zero_init = false;
+    REQUIRE(estimate(s).host_bytes * 8 == Approx(1e9 * std::max(32.0, 9.0) * 1.5));  // 48e9 per node
+    s.parallel.offload_params = false;
+    REQUIRE(estimate(s).host_bytes * 8 == Approx(1e9 * std::max(32.0, 8.0) * 1.5));
+    s.parallel.offload_optimizer = false;
+    REQUIRE(estimate(s).host_bytes * 8 == Approx(1e9 * 4 * 8 * 1.5));
+    s.parallel.zero_init = true;
+    REQUIRE(estimate(s).host_bytes * 8 == Approx(1e7 * 4 * 8 * 1.5));
 }
 
 TEST_CASE("our default ZeRO-3 model reproduces DeepSpeed's GPU formula when set up like it") {

@@ -102,40 +102,60 @@ void add_megatron_compat(TrainCtx& c) {
 // ---- DeepSpeed estimate_zero2/zero3_model_states_mem_needs (model states only) -------------------
 // ZeRO-2 GPU: 4P + 16P/N (fp16 params and full fp16 grads, fp32 grads + Adam partitioned); offload: 2P.
 // ZeRO-3 GPU: 4*LL + 18P/N; optimizer offload: 4*LL + 2P/N; params too: 4*LL.
-// Host (per node): the same functions' cpu_mem with additional_buffer_factor 1.5 and zero_init = True.
+// Host (per node), additional_buffer_factor 1.5, gpus_factor = 1 / nodes, n = GPUs per node:
+//   ZeRO-2: P * max(4 * N, 16) (offload) or P * 4 * n;
+//   ZeRO-3 with zero_init: P * 18 * gf (offload all), P * 16 * gf (offload optimizer), LL * 4 * n (none);
+//   ZeRO-3 without zero_init (each process first builds the fp32 model, 4 B/param, on the host):
+//   P * max(4 * n, 18 * gf), P * max(4 * n, 16 * gf), P * 4 * n.
+// (deepspeed/runtime/zero/stage_1_and_2.py estimate_zero2_model_states_mem_needs,
+//  deepspeed/runtime/zero/stage3.py estimate_zero3_model_states_mem_needs; docs memory.rst "General RAM")
 void add_deepspeed_compat(TrainCtx& c) {
     const Scenario& s = c.s;
     const Parallelism& p = s.parallel;
     const double P = static_cast<double>(c.pc.total), LL = c.largest_layer;
     const double N = static_cast<double>(s.gpu_count), gpn = static_cast<double>(std::min<int64_t>(p.gpus_per_node, s.gpu_count));
-    const double nodes = std::ceil(N / gpn), k = 1.5;
+    const double nodes = std::ceil(N / gpn), gf = 1 / nodes, k = 1.5;
+    const bool all = p.offload_optimizer && p.offload_params, zi = p.zero_init;
+    const double opt_bpp = all ? 18 : 16;  // host: fp32 params, grads, momentum, variance (+ fp16 params when offloaded too)
     double gpu = 0, cpu = 0;
-    const char* gf = "";  // GPU formula
-    const char* cf = "";  // host formula (per GPU's share)
+    const char* gf_text = "";  // GPU formula
+    const char* cf = "";       // host formula (per GPU's share)
     if (p.zero == 2) {
-        if (p.offload_optimizer) { gpu = 2 * P; cpu = P * std::max(4 * N, 16.0) * k; gf = "2 * P"; cf = "P * max(4 * N, 16) * 1.5 / gpus_per_node"; }
-        else { gpu = 4 * P + std::floor(16 * P / N); cpu = P * 4 * gpn * k; gf = "4 * P + floor(16 * P / N)"; cf = "P * 4 * gpus_per_node * 1.5 / gpus_per_node"; }
+        if (p.offload_optimizer) { gpu = 2 * P; cpu = P * std::max(4 * N, 16.0) * k; gf_text = "2 * P"; cf = "P * max(4 * N, 16) * 1.5 / gpus_per_node"; }
+        else { gpu = 4 * P + std::floor(16 * P / N); cpu = P * 4 * gpn * k; gf_text = "4 * P + floor(16 * P / N)"; cf = "P * 4 * gpus_per_node * 1.5 / gpus_per_node"; }
     } else {
         const double llm = 4 * LL;
-        if (p.offload_optimizer && p.offload_params) { gpu = llm; cpu = P * 18 / nodes * k; gf = "4 * LL"; cf = "P * 18 / nodes * 1.5 / gpus_per_node"; }
-        else if (p.offload_optimizer) { gpu = llm + std::floor(2 * P / N); cpu = P * 16 / nodes * k; gf = "4 * LL + floor(2 * P / N)"; cf = "P * 16 / nodes * 1.5 / gpus_per_node"; }
-        else { gpu = llm + std::floor(18 * P / N); cpu = LL * 4 * gpn * k; gf = "4 * LL + floor(18 * P / N)"; cf = "LL * 4 * gpus_per_node * 1.5 / gpus_per_node"; }
+        if (p.offload_optimizer) {
+            gpu = all ? llm : llm + std::floor(2 * P / N);
+            gf_text = all ? "4 * LL" : "4 * LL + floor(2 * P / N)";
+            cpu = P * (zi ? opt_bpp * gf : std::max(4 * gpn, opt_bpp * gf)) * k;
+            if (all) cf = zi ? "P * 18 / nodes * 1.5 / gpus_per_node" : "P * max(4 * gpus_per_node, 18 / nodes) * 1.5 / gpus_per_node";
+            else cf = zi ? "P * 16 / nodes * 1.5 / gpus_per_node" : "P * max(4 * gpus_per_node, 16 / nodes) * 1.5 / gpus_per_node";
+        } else {
+            gpu = llm + std::floor(18 * P / N);
+            gf_text = "4 * LL + floor(18 * P / N)";
+            cpu = (zi ? LL : P) * 4 * gpn * k;
+            cf = zi ? "LL * 4 * gpus_per_node * 1.5 / gpus_per_node" : "P * 4 * gpus_per_node * 1.5 / gpus_per_node";
+        }
     }
-    add(c.e, c.d, comp("deepspeed.gpu_model_states", "DeepSpeed estimator: model states per GPU", Category::Optimizer, gpu, kAllPhases, gf,
+    add(c.e, c.d, comp("deepspeed.gpu_model_states", "DeepSpeed estimator: model states per GPU", Category::Optimizer, gpu, kAllPhases, gf_text,
                        "DeepSpeed memory.rst / estimate_zero2|zero3_model_states_mem_needs"),
         [&] {
             if (p.zero == 2) return p.offload_optimizer ? derive("2 * {}", P) : derive("4 * {} + floor(16 * {} / {})", P, P, N);
-            if (p.offload_optimizer && p.offload_params) return derive("4 * {}", LL);
+            if (all) return derive("4 * {}", LL);
             return p.offload_optimizer ? derive("4 * {} + floor(2 * {} / {})", LL, P, N) : derive("4 * {} + floor(18 * {} / {})", LL, P, N);
         });
     const double share = cpu / gpn;
     add(c.e, c.d, comp("deepspeed.cpu_model_states", "DeepSpeed estimator: host memory (per GPU's share of the node)", Category::Optimizer, share,
                        kAllPhases, cf,
-                       "DeepSpeed estimate_zero2|zero3_model_states_mem_needs cpu_mem (additional_buffer_factor 1.5), per GPU of the node", true),
+                       "DeepSpeed estimate_zero2|zero3_model_states_mem_needs cpu_mem (additional_buffer_factor 1.5, zero_init), per GPU of the node",
+                       true),
         [&] {
             if (p.zero == 2) return p.offload_optimizer ? derive("{} * max(4 * {}, 16) * 1.5 / {}", P, N, gpn) : derive("{} * 4 * {} * 1.5 / {}", P, gpn, gpn);
-            if (p.offload_optimizer) return derive("{} * {} / {} * 1.5 / {}", P, p.offload_params ? 18 : 16, nodes, gpn);
-            return derive("{} * 4 * {} * 1.5 / {}", LL, gpn, gpn);
+            if (p.offload_optimizer)
+                return zi ? derive("{} * {} / {} * 1.5 / {}", P, opt_bpp, nodes, gpn)
+                          : derive("{} * max(4 * {}, {} / {}) * 1.5 / {}", P, gpn, opt_bpp, nodes, gpn);
+            return derive("{} * 4 * {} * 1.5 / {}", zi ? LL : P, gpn, gpn);
         });
 }
 

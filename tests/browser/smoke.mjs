@@ -11,14 +11,12 @@
 // Saves a screenshot (docs/screenshot.png, shown in the README).
 //
 // Usage: node smoke.mjs --site build/web/site [--screenshot docs/screenshot.png] [--chromium /usr/bin/chromium]
-import { chromium } from 'playwright-core';
-import { createServer } from 'node:http';
-import { readFile, mkdir, writeFile } from 'node:fs/promises';
-import { extname, join, normalize, dirname, resolve } from 'node:path';
+import { launchChromium, parseArgs, serveSite } from './harness.mjs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
 
-const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) =>
-  a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc, []));
+const args = parseArgs();
 const siteDir = resolve(args.site ?? 'build/web/site');
 const screenshotPath = args.screenshot ? resolve(args.screenshot) : null;
 const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
@@ -30,24 +28,8 @@ const fail = (what) => { failures.push(what); console.error(`  FAIL: ${what}`); 
 const info = (what) => console.log(`  ${what}`);
 
 // ---- a static server on loopback -------------------------------------------------------------
-const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
-               '.css': 'text/css', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml',
-               '.ttf': 'font/ttf', '.woff2': 'font/woff2', '.ico': 'image/x-icon' };
-const server = createServer(async (req, res) => {
-  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  if (!path.startsWith(SUB_PATH)) { res.writeHead(404).end('outside the site'); return; }
-  let rel = normalize(path.slice(SUB_PATH.length) || 'index.html');
-  if (rel.startsWith('..')) { res.writeHead(403).end(); return; }
-  if (rel.endsWith('/')) rel += 'index.html';
-  try {
-    const body = await readFile(join(siteDir, rel));
-    res.writeHead(200, { 'Content-Type': MIME[extname(rel)] ?? 'application/octet-stream' }).end(body);
-  } catch {
-    res.writeHead(404).end('not found');
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const url = `http://127.0.0.1:${server.address().port}${SUB_PATH}`;
+const server = await serveSite(siteDir, SUB_PATH);
+const url = server.url;
 
 // ---- a minimal PNG decoder (8-bit RGB/RGBA, non-interlaced: what Chromium screenshots are) ----
 function decodePng(buf) {
@@ -79,11 +61,7 @@ function decodePng(buf) {
 }
 
 // ---- the test --------------------------------------------------------------------------------
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader', '--use-angle=swiftshader'],
-});
+const browser = await launchChromium(executablePath);
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
   const isLoopback = (u) => {

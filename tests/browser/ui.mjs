@@ -9,14 +9,12 @@
 //   7. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
 //
 // Usage: node ui.mjs --site build/web/site [--docs docs] [--chromium /usr/bin/chromium]
-import { chromium } from 'playwright-core';
-import { createServer } from 'node:http';
+import { launchChromium, parseArgs, serveSite } from './harness.mjs';
 import { readFile, mkdir } from 'node:fs/promises';
-import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) =>
-  a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc, []));
+const args = parseArgs();
 const here = dirname(fileURLToPath(import.meta.url));
 const siteDir = resolve(args.site ?? 'build/web/site');
 const docsDir = resolve(args.docs ?? join(here, '../../docs'));
@@ -29,24 +27,10 @@ const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failu
 
 // ---- static server on loopback, under a sub-path -------------------------------------------
 const SUB = '/vramlens/';
-const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-const server = createServer(async (req, res) => {
-  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  if (!path.startsWith(SUB)) { res.writeHead(404).end(); return; }
-  let rel = normalize(path.slice(SUB.length) || 'index.html');
-  if (rel.startsWith('..')) { res.writeHead(403).end(); return; }
-  try {
-    res.writeHead(200, { 'Content-Type': MIME[extname(rel)] ?? 'application/octet-stream' }).end(await readFile(join(siteDir, rel)));
-  } catch { res.writeHead(404).end(); }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const base = `http://127.0.0.1:${server.address().port}${SUB}`;
+const server = await serveSite(siteDir, SUB);
+const base = server.url;
 
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader', '--use-angle=swiftshader'],
-});
+const browser = await launchChromium(executablePath);
 
 async function open(url, opts = {}) {
   const ctx = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 },
