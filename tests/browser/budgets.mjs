@@ -14,7 +14,7 @@
 //
 // Usage: node budgets.mjs --site build/web/site [--bench-wasm build/web/bench] [--bench-native build/native/bench]
 //                         [--chromium /usr/bin/chromium] [--strict-speed]
-import { chromium } from 'playwright-core';
+import { launchChromium } from './harness.mjs';
 import { createServer } from 'node:http';
 import { readFile, readdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
@@ -117,11 +117,7 @@ const recordFirstFrame = () => {
   });
 };
 
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader', '--use-angle=swiftshader'],
-});
+const browser = await launchChromium(executablePath);  // SwiftShader WebGL2, no background networking
 const offsite = [];
 async function newPage() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
