@@ -1,10 +1,124 @@
-// Speed figures (issue 8): printed by Google Benchmark, never asserted in unit tests.
+// Speed figures (issue 8): printed by Google Benchmark, never asserted in unit tests. Budgets:
+// one estimate <= 1 us (median), the 10,000-point chart sweep <= 10 ms, each solver <= 50 us.
+// After the usual table a summary prints each figure against its budget; `--check` makes the exit
+// status non-zero when one is over (for a quiet machine; shared CI runners are noisy).
+//
+//   build/native/bench/vramlens_bench                       all figures (5 repetitions, medians)
+//   build/native/bench/vramlens_bench --benchmark_filter=Solve
 #include <benchmark/benchmark.h>
 
-#include "estimate.h"
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
 
-static void BM_Estimate(benchmark::State& state) {
-    vl::Scenario s;
-    for (auto _ : state) benchmark::DoNotOptimize(vl::estimate(s, vl::Detail::NumbersOnly));
+#include "workloads.h"
+
+using namespace vl;
+
+namespace {
+
+void run_estimate(benchmark::State& state, const Scenario& s, Detail d) {
+    for (auto _ : state) benchmark::DoNotOptimize(estimate(s, d));
 }
-BENCHMARK(BM_Estimate);
+void BM_EstimateTrain(benchmark::State& st) { run_estimate(st, bench::train_llama8b(), Detail::NumbersOnly); }
+void BM_EstimateMoE(benchmark::State& st) { run_estimate(st, bench::train_deepseek_v3(), Detail::NumbersOnly); }
+void BM_EstimateQlora(benchmark::State& st) { run_estimate(st, bench::qlora_llama8b(), Detail::NumbersOnly); }
+void BM_EstimateVllm(benchmark::State& st) { run_estimate(st, bench::infer_vllm_llama8b(), Detail::NumbersOnly); }
+void BM_EstimateTrainFull(benchmark::State& st) { run_estimate(st, bench::train_llama8b(), Detail::Full); }
+
+void BM_Sweep10k(benchmark::State& state) {
+    const Scenario s = bench::train_llama8b();
+    for (auto _ : state) benchmark::DoNotOptimize(bench::sweep_10k(s));
+    state.counters["points"] = bench::kSweepPoints;
+}
+
+// Each solver on a scenario where it has to search (answer well inside its range).
+template <Knob K>
+void BM_Solve(benchmark::State& state) {
+    Scenario s = (K == Knob::MicroBatch || K == Knob::SeqLen || K == Knob::GpuCount) ? bench::train_llama8b()
+                                                                                     : bench::infer_transformers_llama8b();
+    if (K == Knob::GpuCount) { s.parallel.dp = 1; s.gpu_count = 1; s.parallel.zero = 3; s.gpu.memory_bytes = 24e9; }
+    if (K == Knob::WeightFormat) s.gpu.memory_bytes = 12e9;
+    int evaluations = 0;
+    for (auto _ : state) {
+        const SolveResult r = solve(s, K);
+        evaluations = r.evaluations;
+        benchmark::DoNotOptimize(r.value);
+    }
+    state.counters["estimates"] = evaluations;
+}
+
+// name -> budget in ns (the median of the repetitions must stay under it)
+const std::map<std::string, double> kBudgetNs = {
+    {"Estimate/train_llama8b", 1e3}, {"Estimate/train_deepseek_v3_pp8", 1e3}, {"Estimate/qlora_llama8b", 1e3},
+    {"Estimate/infer_vllm_llama8b", 1e3}, {"Sweep10k", 10e6},
+    {"Solve/micro_batch", 50e3}, {"Solve/seq_len", 50e3}, {"Solve/batch", 50e3}, {"Solve/context", 50e3},
+    {"Solve/gpu_count", 50e3}, {"Solve/weight_format", 50e3},
+};
+
+// Keeps the console table and remembers each median (wall and CPU) for the summary.
+class BudgetReporter : public benchmark::ConsoleReporter {
+public:
+    struct Figure { double real_ns = 0, cpu_ns = 0; };
+    std::map<std::string, Figure> median;
+    void ReportRuns(const std::vector<Run>& runs) override {
+        ConsoleReporter::ReportRuns(runs);
+        for (const Run& r : runs) {
+            if (r.run_type != Run::RT_Aggregate || r.aggregate_name != "median") continue;
+            const double to_ns = r.time_unit == benchmark::kMicrosecond ? 1e3 : r.time_unit == benchmark::kMillisecond ? 1e6 : 1.0;
+            median[r.run_name.function_name] = {r.GetAdjustedRealTime() * to_ns, r.GetAdjustedCPUTime() * to_ns};
+        }
+    }
+};
+
+}  // namespace
+
+BENCHMARK(BM_EstimateTrain)->Name("Estimate/train_llama8b");
+BENCHMARK(BM_EstimateMoE)->Name("Estimate/train_deepseek_v3_pp8");
+BENCHMARK(BM_EstimateQlora)->Name("Estimate/qlora_llama8b");
+BENCHMARK(BM_EstimateVllm)->Name("Estimate/infer_vllm_llama8b");
+BENCHMARK(BM_EstimateTrainFull)->Name("Estimate/train_llama8b_full_detail");  // with formula text: not budgeted
+BENCHMARK(BM_Sweep10k)->Name("Sweep10k")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Solve<Knob::MicroBatch>)->Name("Solve/micro_batch")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Solve<Knob::SeqLen>)->Name("Solve/seq_len")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Solve<Knob::Batch>)->Name("Solve/batch")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Solve<Knob::Context>)->Name("Solve/context")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Solve<Knob::GpuCount>)->Name("Solve/gpu_count")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Solve<Knob::WeightFormat>)->Name("Solve/weight_format")->Unit(benchmark::kMicrosecond);
+
+int main(int argc, char** argv) {
+    bool check = false;
+    std::vector<char*> args;
+    bool has_reps = false;
+    for (int i = 0; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--check") == 0) { check = true; continue; }
+        if (std::strncmp(argv[i], "--benchmark_repetitions", 23) == 0) has_reps = true;
+        args.push_back(argv[i]);
+    }
+    // Medians of 5 repetitions by default (the budgets are on the median).
+    static char reps[] = "--benchmark_repetitions=5";
+    static char aggr[] = "--benchmark_report_aggregates_only=true";
+    if (!has_reps) { args.push_back(reps); args.push_back(aggr); }
+    int n = static_cast<int>(args.size());
+    benchmark::Initialize(&n, args.data());
+    if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 2;
+    BudgetReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+
+    // The verdict uses CPU time: on a shared machine wall time also counts other processes' turns.
+    int over = 0;
+    std::printf("\nvramlens speed budgets (median of the repetitions; verdict on CPU time):\n");
+    std::printf("  %-36s %12s %12s %12s\n", "", "cpu us", "wall us", "budget us");
+    for (const auto& [name, f] : reporter.median) {
+        const auto b = kBudgetNs.find(name);
+        const bool has_budget = b != kBudgetNs.end();
+        const bool ok = !has_budget || f.cpu_ns <= b->second;
+        over += ok ? 0 : 1;
+        std::printf("  %-36s %12.3f %12.3f %12s   %s\n", name.c_str(), f.cpu_ns / 1e3, f.real_ns / 1e3,
+                    has_budget ? std::to_string(b->second / 1e3).substr(0, 7).c_str() : "-",
+                    !has_budget ? "(not budgeted)" : ok ? "ok" : "OVER BUDGET");
+    }
+    return check && over > 0 ? 1 : 0;
+}

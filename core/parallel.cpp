@@ -65,17 +65,26 @@ RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parall
         return w;
     }
     const double word = static_cast<double>(m.vocab) * static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
+    // Layers repeat (dense / MoE): a layer equal to the previous one reuses its split (same arithmetic).
+    const LayerParams* prev = nullptr;
+    double layer = 0, lin = 0;
     for (int64_t i = st.layer_begin; i < st.layer_end && i < static_cast<int64_t>(pc.per_layer.size()); ++i) {
         const LayerParams& l = pc.per_layer[static_cast<size_t>(i)];
+        if (prev && l.attention == prev->attention && l.mlp == prev->mlp && l.norms == prev->norms && l.moe == prev->moe) {
+            w.layers += layer;
+            w.linear += lin;
+            continue;
+        }
+        prev = &l;
         double mlp = static_cast<double>(l.mlp) / tp;
         if (l.moe) {
             const double routed = static_cast<double>(routed_expert_params(m));
             const double router = static_cast<double>(m.hidden * m.moe.num_experts);
             mlp = routed / (ep * tp) + (static_cast<double>(l.mlp) - routed - router) / tp + router;
         }
-        const double layer = static_cast<double>(l.attention) / tp + mlp + static_cast<double>(l.norms);
+        layer = static_cast<double>(l.attention) / tp + mlp + static_cast<double>(l.norms);
         w.layers += layer;
-        double lin = static_cast<double>(layer_linear_params(m, l));
+        lin = static_cast<double>(layer_linear_params(m, l));
         if (l.moe) {
             const double mats = m.gated_mlp ? 3.0 : 2.0;
             const double experts = static_cast<double>(m.moe.num_experts) * mats * static_cast<double>(m.hidden * m.moe.expert_ffn);
@@ -134,8 +143,10 @@ void validate_parallel(const Scenario& s, std::vector<FieldError>& errs) {
                             {p.gpus_per_node, "parallel.gpus_per_node"}})
         ok = positive(v, field) && ok;
     if (!ok) return;
-    if (p.dp > 1000000 || p.tp > 1024 || p.pp > 1024 || p.cp > 1024 || p.ep > 65536)
+    if (p.dp > 1000000 || p.tp > 1024 || p.pp > 1024 || p.cp > 1024 || p.ep > 65536) {
         errs.push_back({"parallel", "degrees too large (dp <= 1e6, tp/pp/cp <= 1024, ep <= 65536)"});
+        return;  // dp * tp * pp * cp below could overflow int64
+    }
     const int64_t product = p.dp * p.tp * p.pp * p.cp;
     if (s.gpu_count != product)
         errs.push_back({"gpu_count", "must equal dp * tp * pp * cp (" + num(product) + "); got " + num(s.gpu_count)});

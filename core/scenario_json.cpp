@@ -301,7 +301,9 @@ struct Reader {
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             bool ok = false;
             for (const char* k : known) ok = ok || it.key() == k;
-            if (!ok) errs.push_back({join(path, it.key().c_str()), "unknown field"});
+            // An empty key is named "" so the error still points at something (found by fuzzing).
+            const std::string key = it.key().empty() ? std::string("\"\"") : it.key();
+            if (!ok) errs.push_back({path.empty() ? key : path + "." + key, "unknown field"});
         }
     }
 };

@@ -17,7 +17,8 @@ VL_TAG=deps
 IMGUI_UPSTREAM_TAG=v1.86      # same release as Debian's imgui 1.86: one ImGui API for both paths
 APT_BASE=(cmake ninja-build g++ python3 xz-utils ca-certificates
           nlohmann-json3-dev catch2 libbenchmark-dev libsdl2-dev chromium fonts-dejavu-core
-          python3-fonttools fonts-wqy-microhei)   # fonttools + WenQuanYi: the zh UI font subset at build time
+          python3-fonttools fonts-wqy-microhei
+          clang-14 libclang-rt-14-dev)   # sanitizer suite + libFuzzer targets (scripts/fuzz.sh)   # fonttools + WenQuanYi: the zh UI font subset at build time
 
 mkdir -p "$VL_DEPS"/{downloads,src,wasm,stamps}
 

@@ -170,3 +170,33 @@ TEST_CASE("every inference component carries formula, source and, with Detail::F
         }
     }
 }
+
+// Regression (found by tests/invariants_test.cpp): with pp > 1 the vLLM stage was the one with the
+// most weights + requested KV, so growing the batch could switch stages and shrink the reported
+// total and the pool. vLLM sizes one pool for all workers, the fewest blocks any stage holds
+// (DistributedGPUExecutor.initialize_cache: num_gpu_blocks = min over workers), whatever the batch.
+TEST_CASE("vLLM with pipeline stages: the pool is the limiting stage's, independent of the batch") {
+    Scenario s = vllm_llama3_8b(1);
+    // 3 layers over pp = 2: stage 0 = two dense layers + embedding (2 layers of KV per token),
+    // stage 1 = one MoE layer (8 experts of 3 * 4096 * 14336 = 1.41e9 params, ~2.8 GB) + lm_head.
+    // Stage 1 has ~1.9 GB more weights but half the KV per token (4096 vs 8192 B), so stage 0 runs out
+    // of blocks first: (71.3 GiB - 1.79 GiB - ~2 GB) / 8192 B ~ 8.8M tokens vs ~16.7M on stage 1.
+    s.model.layers = 3;
+    s.model.moe.num_experts = 8;
+    s.model.moe.top_k = 2;
+    s.model.moe.expert_ffn = 14336;
+    s.model.moe.first_dense_layers = 2;
+    s.parallel.pp = 2;
+    s.gpu_count = 2;
+    s.infer.batch = 1;
+    const Estimate small = estimate(s);
+    s.infer.batch = 256;  // 256 * 8192 tokens * 4096 B more on stage 0 than stage 1 = 8.6 GB > 1.9 GB
+    const Estimate large = estimate(s);
+    REQUIRE(small.ok());
+    REQUIRE(large.ok());
+    CHECK(small.kv.blocks == large.kv.blocks);
+    CHECK(small.kv.bytes_per_token == 2 * 2 * 8 * 128 * 2);  // stage 0: 2 layers * K,V * 8 heads * 128 * bf16
+    CHECK(bytes_of(small, "weights.embedding") > 0);          // stage 0 is shown
+    CHECK(bytes_of(small, "weights.lm_head") == 0);
+    CHECK(large.total_bytes >= small.total_bytes);
+}

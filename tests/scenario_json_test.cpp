@@ -374,6 +374,15 @@ TEST_CASE("scenario JSON: each bad field is named by its path, all at once") {
     CHECK(r.errors.size() == 13);
 }
 
+// Regression (fuzz/fuzz_scenario_json): an empty key gave an error with an empty field name.
+TEST_CASE("scenario JSON: an empty key is an unknown field named \"\"") {
+    const Result<Scenario> r = scenario_from_json(R"({"version": 1, "": 1, "train": {"": 2}})");
+    REQUIRE_FALSE(r.ok());
+    CHECK(error_for(r, R"("")") == "unknown field");
+    CHECK(error_for(r, R"(train."")") == "unknown field");
+    for (const FieldError& e : r.errors) CHECK_FALSE(e.field.empty());
+}
+
 TEST_CASE("scenario JSON: model and gpu forms") {
     CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "model": "no-such-model"})"), "model"),
                Catch::Contains(R"(unknown preset id "no-such-model")"));

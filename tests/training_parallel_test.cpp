@@ -45,6 +45,26 @@ TEST_CASE("validate_parallel names the field and the rule") {
     REQUIRE(has(errors_of(s), "parallel.dp", "must be >= 1; got 0"));
 }
 
+// Regression (UBSan via tests/invariants_test.cpp): a degree far above the limits went on to
+// dp * tp * pp * cp, a signed int64 overflow (undefined behaviour; in practice a wrapped product and
+// a bogus gpu_count error). Every bad degree is reported; nothing is computed from absurd ones.
+TEST_CASE("absurd parallel degrees are rejected without computing their product") {
+    Scenario s = train_scenario(llama2_7b());
+    s.parallel.dp = int64_t{1} << 62;   // 4.6e18 ranks: dp * tp (4) overflows int64
+    s.parallel.tp = 4;
+    const std::vector<FieldError> errs = errors_of(s);
+    REQUIRE(errs.size() == 1);
+    CHECK(has(errs, "parallel", "degrees too large"));
+    // All non-positive degrees are named at once, not only the first.
+    s.parallel.dp = 0;
+    s.parallel.tp = -1;
+    s.parallel.ep = 0;
+    const std::vector<FieldError> errs2 = errors_of(s);
+    CHECK(has(errs2, "parallel.dp", "must be >= 1; got 0"));
+    CHECK(has(errs2, "parallel.tp", "must be >= 1; got -1"));
+    CHECK(has(errs2, "parallel.ep", "must be >= 1; got 0"));
+}
+
 TEST_CASE("kv heads: training needs tp | kv_heads; inference replicates them when tp > kv_heads") {
     ModelSpec m = llama2_7b();
     m.kv_heads = 8;

@@ -237,17 +237,51 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e));
 }
 
+// vLLM sizes one KV pool for all workers: the fewest blocks any pipeline stage's GPU can hold
+// (vLLM v0.6 DistributedGPUExecutor.initialize_cache: num_gpu_blocks = min over workers). The stage
+// shown is that one; it does not depend on the batch (every stage needs the same number of blocks).
+StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double capacity, double fixed_bytes) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    StagePick best;
+    int64_t best_blocks = -1;
+    for (int64_t st = 0; st < s.parallel.pp; ++st) {
+        StagePick p;
+        p.stage = st;
+        const StageInfo si = pipeline_stage(m.layers, s.parallel.pp, st);
+        p.begin = si.layer_begin;
+        p.end = si.layer_end;
+        p.w = stage_weight_bytes(m, pc, o, s.parallel, st);
+        const double block_bytes = kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end) * static_cast<double>(o.block_size);
+        const double available = capacity - p.w.total() - fixed_bytes;
+        const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
+        // Fewest blocks; among stages that hold none, the one with the most weights.
+        if (best_blocks < 0 || blocks < best_blocks || (blocks == best_blocks && p.w.total() > best.w.total())) {
+            best_blocks = blocks;
+            best = p;
+        }
+    }
+    return best;
+}
+
 void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     const int64_t tp = s.parallel.tp;
     const int64_t block = o.block_size;
-    // vLLM v0 gives every layer every token (no sliding-window savings in the paged pool).
-    const StagePick p = pick_stage(s, e.params, block, false);
     e.gpu_capacity_bytes = o.gpu_memory_utilization * s.gpu.memory_bytes;
     e.warnings.push_back("vLLM: capacity is gpu_memory_utilization x GPU memory; the KV pool fills the rest of it");
-    add_weights(s, d, e, p);
     const double non_torch = vllm_non_torch_bytes(o, tp);
+    const int64_t T = vllm_batched_tokens(o);
+    const double fwd = m.architecture_known() ? mlp_live_bytes(m, T, tp, kActBytes) : 0;
+    const double sampler = m.architecture_known()
+                               ? vllm_sampler_bytes(m, o.max_num_seqs) + static_cast<double>(T) * static_cast<double>(m.hidden) * kActBytes
+                               : 0;
+    const double act = std::max(fwd, sampler);
+    // vLLM v0 gives every layer every token (no sliding-window savings in the paged pool).
+    const StagePick p = m.architecture_known() ? vllm_limiting_stage(s, e.params, e.gpu_capacity_bytes, non_torch + act)
+                                               : pick_stage(s, e.params, block, false);
+    add_weights(s, d, e, p);
     add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, non_torch, kLoadOn,
                         "non_torch [+ comm_buffers when tp > 1] (1.79 GiB each), or infer.engine_overhead_bytes",
                         "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2"),
@@ -259,10 +293,6 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
     }
-    const int64_t T = vllm_batched_tokens(o);
-    const double fwd = mlp_live_bytes(m, T, tp, kActBytes);
-    const double sampler = vllm_sampler_bytes(m, o.max_num_seqs) + static_cast<double>(T) * static_cast<double>(m.hidden) * kActBytes;
-    const double act = std::max(fwd, sampler);
     add(e, d, comp("act.profile_peak", "Activation peak (profile run)", Category::Activations, act, kServing,
                         "max(T * (k * f/t + 3h) * 2, seqs * V * 40 + T * h * 2) (k = 3 gated, 2 plain)",
                         "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path)"),

@@ -113,17 +113,16 @@ ParamCounts count_params(const ModelSpec& m) {
     const int64_t attention = attention_params(m);
     const int64_t norms = m.norms_per_layer * norm_params(m, d);
     const int64_t dense_mlp = mlp_params(m, m.ffn);
+    LayerParams moe;  // every MoE layer is the same: counted once (the numeric path runs per estimate)
+    if (m.moe.num_experts > 0) moe_layer(m, moe);
     int64_t layers_total = 0, layers_active = 0, largest = 0;
     p.per_layer.resize(static_cast<size_t>(m.layers));
     for (int64_t i = 0; i < m.layers; ++i) {
         LayerParams& l = p.per_layer[static_cast<size_t>(i)];
+        if (layer_is_moe(m, i)) l = moe;
+        else l.mlp = l.active_mlp = dense_mlp;
         l.attention = attention;
         l.norms = norms;
-        if (layer_is_moe(m, i)) {
-            moe_layer(m, l);
-        } else {
-            l.mlp = l.active_mlp = dense_mlp;
-        }
         l.sliding = layer_is_sliding(m, i);
         layers_total += l.total();
         layers_active += l.active();

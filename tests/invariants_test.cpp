@@ -1,0 +1,455 @@
+// Invariants over random scenarios (issue 8). Every run draws at least 100,000 VALID scenarios
+// (real presets, synthetic architectures, parameter-count-only models; every mode, engine,
+// precision, optimizer, recomputation policy and parallel layout) and checks properties that must
+// hold for any input, not particular numbers:
+//
+//   sound       no NaN, inf or negative component; every phase total is the sum of the GPU
+//               components live in it; total = the largest phase; host bytes = the host components;
+//               Detail::Full gives the same numbers as Detail::NumbersOnly.
+//   micro-batch training/fine-tuning: total never falls when train.micro_batch doubles.
+//   sequence    training/fine-tuning: total never falls when train.seq_len doubles.
+//   batch       inference, every engine: total never falls when infer.batch doubles (vLLM: the pool is
+//               fixed by the profile run, so only the requested KV can grow).
+//   context     transformers and llama.cpp: total never falls when infer.context doubles. vLLM is
+//               different by design: it fills gpu_memory_utilization x memory with KV blocks, and a
+//               longer context can raise the profiled activation peak (max_num_batched_tokens
+//               defaults to max(context, 2048)), shrinking the pool by whole blocks, so its total can
+//               fall by up to one block. What holds there: the pool (kv.tokens) never grows, and a
+//               scenario that does not fit never starts fitting (the property the solvers rely on).
+//   fits        every mode: fits() at the doubled value implies fits() at the smaller one.
+//   data-par.   training/fine-tuning with ZeRO >= 1: per-GPU total never rises when parallel.dp
+//               doubles, except from dp = 1, where the gradient all-reduce bucket appears
+//               (overheads.bucket_bytes, plus its fragmentation share) and may exceed the saving on
+//               a tiny model. ZeRO 0: the total does not change for dp >= 2. Inference: dp changes
+//               nothing (each replica holds the whole request).
+//   tensor-par. training/fine-tuning and transformers inference: per-GPU total never rises when
+//               parallel.tp doubles. vLLM: its total is the capacity and tp > 1 adds the NCCL buffers
+//               (runtime.h), so what must not rise is the weights, the KV bytes per token and the
+//               activation peak per GPU (pp = 1: with stages, the stage shown is the one with the
+//               fewest KV blocks, and tp can change which one that is).
+//   invalid     a valid scenario with one field broken (each rule of validate()) is rejected: no
+//               components, and an error naming exactly that field.
+//
+// Reproduce a failure with VRAMLENS_INVARIANT_SEED=<seed printed>; run longer with
+// VRAMLENS_INVARIANT_SCENARIOS=<count> (default 100000).
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "estimate.h"
+#include "estimate_checks.h"
+#include "model/hf_config.h"
+#include "model/presets.h"
+#include "scenario_json.h"
+#include "units.h"
+
+using namespace vl;
+using vl::test::not_more;
+using vl::test::same;
+using vl::test::same_numbers;
+using vl::test::soundness;
+
+namespace {
+
+struct Rng {
+    std::mt19937_64 g;
+    explicit Rng(uint64_t seed) : g(seed) {}
+    int64_t range(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(g); }
+    double real(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(g); }
+    bool chance(double p) { return std::bernoulli_distribution(p)(g); }
+    template <class T, size_t N>
+    T pick(const std::array<T, N>& a) { return a[static_cast<size_t>(range(0, static_cast<int64_t>(N) - 1))]; }
+    template <class E>
+    E enum_upto(E last) { return static_cast<E>(range(0, static_cast<int64_t>(last))); }
+};
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    return std::strtoull(v, nullptr, 10);
+}
+
+// ---- random models ------------------------------------------------------------------------------
+ModelSpec synthetic_model(Rng& r) {
+    ModelSpec m;
+    m.name = "synthetic";
+    m.model_type = "synthetic";
+    m.heads = r.pick(std::array<int64_t, 9>{1, 2, 4, 8, 12, 16, 32, 64, 71});
+    std::vector<int64_t> divisors;
+    for (int64_t k = 1; k <= m.heads; ++k)
+        if (m.heads % k == 0) divisors.push_back(k);
+    m.kv_heads = divisors[static_cast<size_t>(r.range(0, static_cast<int64_t>(divisors.size()) - 1))];
+    m.head_dim = r.pick(std::array<int64_t, 5>{32, 64, 80, 128, 256});
+    m.hidden = r.chance(0.7) ? m.heads * m.head_dim : 64 * r.range(1, 128);
+    m.layers = r.range(1, 80);
+    m.ffn = r.chance(0.5) ? m.hidden * r.range(2, 4) : 128 * r.range(1, 200);
+    m.vocab = r.range(1000, 260000);
+    m.gated_mlp = r.chance(0.7);
+    m.qkv_bias = r.chance(0.3);
+    m.attn_out_bias = r.chance(0.2);
+    m.mlp_bias = r.chance(0.2);
+    m.norm = r.chance(0.7) ? NormKind::RMSNorm : NormKind::LayerNorm;
+    m.norms_per_layer = static_cast<int>(r.range(1, 4));
+    m.qk_norm = r.chance(0.2);
+    m.final_norm = r.chance(0.9);
+    m.tied_embeddings = r.chance(0.3);
+    m.position = r.enum_upto(PositionKind::None);
+    m.max_position = r.pick(std::array<int64_t, 4>{2048, 8192, 32768, 131072});
+    m.position_offset = m.position == PositionKind::Learned && r.chance(0.3) ? 2 : 0;
+    m.embedding_norm = r.chance(0.1);
+    m.parallel_attn_mlp = r.chance(0.2);
+    if (r.chance(0.3)) {
+        m.sliding_window = r.pick(std::array<int64_t, 3>{512, 4096, 8192});
+        m.sliding_window_pattern = static_cast<int>(r.range(0, 6));
+    } else {
+        m.sliding_window = 0;
+    }
+    if (r.chance(0.2)) {
+        m.moe.num_experts = static_cast<int>(r.pick(std::array<int64_t, 4>{4, 8, 16, 64}));
+        m.moe.top_k = static_cast<int>(r.range(1, std::min(8, m.moe.num_experts)));
+        m.moe.expert_ffn = 64 * r.range(1, 40);
+        m.moe.shared_experts = static_cast<int>(r.range(0, 2));
+        m.moe.first_dense_layers = static_cast<int>(r.range(0, std::min<int64_t>(3, m.layers)));
+        m.moe.moe_layer_freq = static_cast<int>(r.range(1, 2));
+        m.moe.router_bias = r.chance(0.3);
+    }
+    if (r.chance(0.1)) {
+        m.attention = AttentionKind::MLA;
+        m.mla.q_lora_rank = r.chance(0.5) ? 0 : 512 * r.range(1, 3);
+        m.mla.kv_lora_rank = 128 * r.range(1, 4);
+        m.mla.qk_rope_head_dim = 64;
+        m.mla.qk_nope_head_dim = 128;
+        m.mla.v_head_dim = 128;
+        m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+    }
+    return m;
+}
+
+ModelSpec random_model(Rng& r) {
+    const double u = r.real(0, 1);
+    if (u < 0.55) {
+        const auto& presets = model_presets();
+        return presets[static_cast<size_t>(r.range(0, static_cast<int64_t>(presets.size()) - 1))].spec;
+    }
+    if (u < 0.62) return model_from_param_count(r.range(10'000'000, 1'000'000'000'000));
+    return synthetic_model(r);
+}
+
+int64_t pow2_upto(Rng& r, int64_t max_log2) { return int64_t{1} << r.range(0, max_log2); }
+
+// ---- random scenarios (mostly valid; the caller keeps the valid ones) ---------------------------
+Scenario random_scenario(Rng& r) {
+    Scenario s;
+    s.model = random_model(r);
+    const ModelSpec& m = s.model;
+    const double mode = r.real(0, 1);
+    s.mode = mode < 0.4 ? Mode::Train : mode < 0.65 ? Mode::FineTune : Mode::Infer;
+
+    TrainingOptions& t = s.train;
+    t.precision = r.enum_upto(Precision::FP8);
+    t.fp32_grad_accum = r.chance(0.2);
+    t.fp32_grad_copy = r.chance(0.1);
+    t.optimizer = r.enum_upto(Optimizer::Custom);
+    t.custom_optimizer_bytes_per_param = r.real(0, 16);
+    t.micro_batch = r.chance(0.9) ? r.range(1, 16) : r.range(1, 512);
+    t.seq_len = r.pick(std::array<int64_t, 8>{128, 512, 1024, 2048, 4096, 8192, 32768, 131072});
+    if (m.position == PositionKind::Learned && m.architecture_known()) t.seq_len = std::min(t.seq_len, m.max_position);
+    t.grad_accum_steps = r.range(1, 16);
+    t.recompute = r.enum_upto(Recompute::EveryK);
+    t.recompute_every_k = static_cast<int>(r.range(1, 4));
+    t.flash_attention = r.chance(0.8);
+    t.dropout = r.chance(0.3) ? 0.1 : 0.0;
+    t.attention_dropout = r.pick(std::array<double, 3>{-1, 0, 0.1});
+    t.fp32_logits = r.chance(0.8);
+    if (r.chance(0.12)) t.compat = static_cast<Compat>(r.range(1, 3));
+    if (r.chance(0.2)) t.activation_formula = r.enum_upto(ActivationFormula::Coefficient);
+    t.activation_coefficient = r.real(0, 40);
+    t.optimizer_state_dtype = r.enum_upto(StateDtype::BF16);
+    t.extra_fp32_weight_copy = r.chance(0.1);
+    if (!m.architecture_known() && r.chance(0.5)) t.params_only_largest_layer = m.params_only / r.range(10, 200);
+
+    FineTuneOptions& f = s.finetune;
+    f.method = r.enum_upto(FineTuneMethod::QLoRA);
+    f.lora_rank = pow2_upto(r, 8);
+    f.lora_targets = static_cast<unsigned>(r.range(1, kLoraAllLinear));
+    f.double_quant = r.chance(0.5);
+    f.paged_optimizer = r.chance(0.5);
+    f.adapters_fp32 = r.chance(0.7);
+    f.lora_dropout = r.chance(0.3) ? 0.05 : 0.0;
+    f.quant_block = r.pick(std::array<int64_t, 3>{32, 64, 128});
+    f.quant_block2 = r.pick(std::array<int64_t, 2>{128, 256});
+
+    InferenceOptions& o = s.infer;
+    o.engine = r.enum_upto(Engine::LlamaCpp);
+    if (o.engine == Engine::LlamaCpp)
+        o.weights = r.chance(0.8) ? static_cast<WeightFormat>(r.range(static_cast<int64_t>(WeightFormat::GGUF_Q8_0),
+                                                                    static_cast<int64_t>(WeightFormat::GGUF_Q2_K)))
+                                  : r.enum_upto(WeightFormat::BF16);
+    else
+        o.weights = r.enum_upto(WeightFormat::FP4);
+    o.group_size = r.pick(std::array<int64_t, 3>{32, 64, 128});
+    o.double_quant = r.chance(0.5);
+    o.kv_dtype = o.engine == Engine::VLLM ? r.enum_upto(KvDtype::FP8) : r.enum_upto(KvDtype::INT4);
+    o.batch = r.chance(0.9) ? r.range(1, 64) : r.range(1, 4096);
+    o.context = r.pick(std::array<int64_t, 7>{128, 1000, 2048, 4096, 8192, 32768, 131072});
+    o.prefill_chunk = r.chance(0.3) ? r.pick(std::array<int64_t, 3>{256, 512, 8192}) : 0;
+    o.gpu_memory_utilization = r.real(0.5, 1.0);
+    o.block_size = r.pick(std::array<int64_t, 3>{8, 16, 32});
+    o.cuda_graphs = r.chance(0.5);
+    o.flash_attention = r.chance(0.7);
+    o.prompt = r.chance(0.3) ? r.range(0, o.context) : 0;
+    o.max_num_seqs = r.pick(std::array<int64_t, 3>{1, 64, 256});
+    o.max_batched_tokens = r.chance(0.3) ? r.pick(std::array<int64_t, 3>{512, 2048, 16384}) : 0;
+    o.ubatch = r.pick(std::array<int64_t, 3>{128, 512, 2048});
+    o.fp32_compute = r.chance(0.2);
+    o.engine_overhead_bytes = r.chance(0.2) ? r.real(0, 4e9) : -1;
+
+    Parallelism& p = s.parallel;
+    p.tp = o.engine == Engine::LlamaCpp && s.mode == Mode::Infer ? 1 : pow2_upto(r, 3);
+    p.pp = r.chance(0.7) ? 1 : pow2_upto(r, 2);
+    p.cp = s.mode != Mode::Infer && r.chance(0.15) ? 2 : 1;
+    p.dp = r.chance(0.3) ? 1 : pow2_upto(r, 7);
+    p.ep = m.moe.num_experts > 0 && r.chance(0.5) ? std::min(p.dp, pow2_upto(r, 3)) : 1;
+    p.zero = static_cast<int>(r.range(0, 3));
+    p.shard_group = r.chance(0.15) && p.dp >= 2 ? p.dp / 2 : 0;
+    p.schedule = r.enum_upto(PipelineSchedule::GPipe);
+    p.virtual_stages = p.schedule == PipelineSchedule::Interleaved && p.pp > 1 && r.chance(0.5) ? 2 : 1;
+    p.offload_optimizer = p.zero >= 1 && r.chance(0.2);
+    p.offload_params = p.zero == 3 && r.chance(0.2);
+    p.sp = p.tp > 1 && r.chance(0.5);
+    p.gpus_per_node = r.chance(0.8) ? 8 : 4;
+    s.gpu_count = p.dp * p.tp * p.pp * p.cp;
+
+    const auto& gpus = gpu_presets();
+    s.gpu = gpus[static_cast<size_t>(r.range(0, static_cast<int64_t>(gpus.size()) - 1))].gpu();
+
+    Overheads& ov = s.overheads;
+    ov.cuda_context_bytes = r.real(0, 2.0 * kGiB);
+    ov.fragmentation = r.chance(0.2) ? 0.0 : r.real(0, 0.3);
+    ov.temp_buffers = r.chance(0.8);
+    ov.bucket_bytes = r.real(0, 5e8);
+    ov.backward_working_set = r.chance(0.8);
+    return s;
+}
+
+// ---- checks -------------------------------------------------------------------------------------
+std::string describe(const Scenario& s) { return scenario_to_json(s, JsonStyle::Compact); }
+
+double sum_ids(const Estimate& e, std::initializer_list<const char*> prefixes) {
+    double t = 0;
+    for (const Component& c : e.components)
+        for (const char* p : prefixes)
+            if (std::string_view(c.id).substr(0, std::char_traits<char>::length(p)) == p) t += c.bytes;
+    return t;
+}
+
+struct Failures {
+    int count = 0;
+    std::vector<std::string> first;
+    void add(const std::string& property, const std::string& what, const Scenario& s) {
+        ++count;
+        if (first.size() < 8) first.push_back(property + ": " + what + "\n  scenario: " + describe(s));
+    }
+};
+
+struct Stats {
+    int64_t valid = 0, drawn = 0, monotone_checks = 0, invalid_checks = 0;
+};
+
+Estimate run(const Scenario& s) { return estimate(s, Detail::NumbersOnly); }
+
+// The scenario with a change applied, or nothing if the change makes it invalid.
+template <class F>
+bool variant(const Scenario& s, F change, Scenario& out) {
+    out = s;
+    change(out);
+    return validate(out).empty();
+}
+
+void check_monotone(const Scenario& s, const Estimate& e, Failures& f, Stats& st) {
+    Scenario v;
+    const bool training = s.mode != Mode::Infer;
+    auto bigger = [&](const char* property, auto change, bool total_rule) {
+        if (!variant(s, change, v)) return;
+        const Estimate e2 = run(v);
+        ++st.monotone_checks;
+        if (const std::string w = soundness(v, e2); !w.empty()) { f.add("sound", w, v); return; }
+        if (total_rule && !not_more(e.total_bytes, e2.total_bytes))
+            f.add(property, "total fell from " + std::to_string(e.total_bytes) + " to " + std::to_string(e2.total_bytes), s);
+        if (e2.fits() && !e.fits()) f.add(property, "the larger value fits but the smaller does not", s);
+        if (s.mode == Mode::Infer && s.infer.engine == Engine::VLLM && e2.kv.tokens > e.kv.tokens)
+            f.add(property, "the vLLM KV pool grew", s);
+    };
+    if (training) {
+        bigger("micro-batch", [](Scenario& x) { x.train.micro_batch *= 2; }, true);
+        bigger("sequence", [](Scenario& x) { x.train.seq_len *= 2; }, true);
+    } else {
+        bigger("batch", [](Scenario& x) { x.infer.batch *= 2; }, true);
+        bigger("context", [](Scenario& x) { x.infer.context *= 2; }, s.infer.engine != Engine::VLLM);
+    }
+
+    // More data-parallel ranks.
+    if (variant(s, [](Scenario& x) { x.parallel.dp *= 2; x.gpu_count *= 2; }, v)) {
+        const Estimate e2 = run(v);
+        ++st.monotone_checks;
+        if (!training) {
+            if (!same(e.total_bytes, e2.total_bytes)) f.add("data-parallel", "inference total changed with dp", s);
+        } else if (s.parallel.zero >= 1) {
+            // From dp = 1 the all-reduce bucket appears (with its share of fragmentation).
+            const double allowance = s.parallel.dp == 1 && s.overheads.temp_buffers
+                                         ? s.overheads.bucket_bytes * (1 + s.overheads.fragmentation) : 0;
+            if (!not_more(e2.total_bytes, e.total_bytes + allowance))
+                f.add("data-parallel", "ZeRO " + std::to_string(s.parallel.zero) + ": total rose from " +
+                                           std::to_string(e.total_bytes) + " to " + std::to_string(e2.total_bytes), s);
+        } else if (s.parallel.dp >= 2 && !same(e.total_bytes, e2.total_bytes)) {
+            f.add("data-parallel", "ZeRO 0: total changed with dp", s);
+        }
+    }
+
+    // More tensor-parallel ranks.
+    if (variant(s, [](Scenario& x) { x.parallel.tp *= 2; x.gpu_count *= 2; }, v)) {
+        const Estimate e2 = run(v);
+        ++st.monotone_checks;
+        if (s.mode == Mode::Infer && s.infer.engine == Engine::VLLM) {
+            // With pp > 1 the stage shown is the one with the fewest blocks, which tp can change.
+            if (s.parallel.pp > 1) return;
+            if (!not_more(sum_ids(e2, {"weights"}), sum_ids(e, {"weights"}))) f.add("tensor-parallel", "vLLM weights per GPU rose", s);
+            if (!not_more(e2.kv.bytes_per_token, e.kv.bytes_per_token)) f.add("tensor-parallel", "vLLM KV bytes per token rose", s);
+            if (!not_more(sum_ids(e2, {"act."}), sum_ids(e, {"act."}))) f.add("tensor-parallel", "vLLM activation peak rose", s);
+        } else if (!not_more(e2.total_bytes, e.total_bytes)) {
+            f.add("tensor-parallel", "total rose from " + std::to_string(e.total_bytes) + " to " + std::to_string(e2.total_bytes), s);
+        }
+    }
+}
+
+// One broken field per rule, each with the field its error must name.
+struct Breaker {
+    const char* field;
+    bool (*applies)(const Scenario&);
+    void (*brk)(Scenario&, Rng&);
+};
+
+bool any(const Scenario&) { return true; }
+bool known(const Scenario& s) { return s.model.architecture_known(); }
+bool training(const Scenario& s) { return s.mode != Mode::Infer; }
+bool inference(const Scenario& s) { return s.mode == Mode::Infer; }
+bool lora(const Scenario& s) { return s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full; }
+bool qlora(const Scenario& s) { return s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA; }
+bool gptq(const Scenario& s) { return inference(s) && (s.infer.weights == WeightFormat::GPTQ4 || s.infer.weights == WeightFormat::AWQ4); }
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+int64_t bad_count(Rng& r) { return r.pick(std::array<int64_t, 4>{0, -1, -1000, std::numeric_limits<int64_t>::min()}); }
+int64_t huge_count(Rng& r) { return r.pick(std::array<int64_t, 3>{int64_t{1} << 40, int64_t{1} << 62, std::numeric_limits<int64_t>::max()}); }
+double bad_real(Rng& r) { return r.pick(std::array<double, 4>{kNaN, -kInf, kInf, -1.0}); }
+
+const Breaker kBreakers[] = {
+    {"gpu.memory_bytes", any, [](Scenario& s, Rng& r) { s.gpu.memory_bytes = r.chance(0.5) ? bad_real(r) : 0.0; }},
+    {"gpu_count", any, [](Scenario& s, Rng& r) { s.gpu_count += r.chance(0.5) ? 1 : -1; }},
+    {"parallel.dp", any, [](Scenario& s, Rng& r) { s.parallel.dp = bad_count(r); }},
+    {"parallel.tp", any, [](Scenario& s, Rng& r) { s.parallel.tp = bad_count(r); }},
+    {"parallel.pp", any, [](Scenario& s, Rng& r) { s.parallel.pp = bad_count(r); }},
+    {"parallel.cp", any, [](Scenario& s, Rng& r) { s.parallel.cp = bad_count(r); }},
+    {"parallel.ep", any, [](Scenario& s, Rng& r) { s.parallel.ep = bad_count(r); }},
+    {"parallel", any, [](Scenario& s, Rng& r) { s.parallel.dp = huge_count(r); }},
+    {"parallel", any, [](Scenario& s, Rng& r) { s.parallel.tp = huge_count(r); }},
+    {"parallel.zero", any, [](Scenario& s, Rng& r) { s.parallel.zero = r.chance(0.5) ? 4 : -1; }},
+    {"parallel.virtual_stages", any, [](Scenario& s, Rng& r) { s.parallel.virtual_stages = bad_count(r); }},
+    {"parallel.gpus_per_node", any, [](Scenario& s, Rng& r) { s.parallel.gpus_per_node = bad_count(r); }},
+    {"parallel.shard_group", any, [](Scenario& s, Rng&) { s.parallel.shard_group = -1; }},
+    {"parallel.pp", known, [](Scenario& s, Rng&) { s.parallel.pp = s.model.layers + 1; s.gpu_count = s.parallel.dp * s.parallel.tp * s.parallel.pp * s.parallel.cp; }},
+    {"parallel.tp", known, [](Scenario& s, Rng&) { s.parallel.tp = s.model.heads * 3 + 1 > 1024 ? 1023 : s.model.heads * 3 + 1; s.gpu_count = s.parallel.dp * s.parallel.tp * s.parallel.pp * s.parallel.cp; }},
+    {"hidden_size", known, [](Scenario& s, Rng& r) { s.model.hidden = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"num_hidden_layers", known, [](Scenario& s, Rng& r) { s.model.layers = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"vocab_size", known, [](Scenario& s, Rng& r) { s.model.vocab = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"num_attention_heads", known, [](Scenario& s, Rng& r) { s.model.heads = bad_count(r); }},
+    {"num_key_value_heads", known, [](Scenario& s, Rng& r) { s.model.kv_heads = bad_count(r); }},
+    {"intermediate_size", [](const Scenario& s) { return known(s) && s.model.moe.num_experts == 0; },
+     [](Scenario& s, Rng& r) { s.model.ffn = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"num_parameters", [](const Scenario& s) { return !known(s); }, [](Scenario& s, Rng& r) { s.model.params_only = r.chance(0.5) ? -5 : std::max<int64_t>(huge_count(r), int64_t{1} << 44); }},
+    {"train.micro_batch", training, [](Scenario& s, Rng& r) { s.train.micro_batch = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"train.seq_len", training, [](Scenario& s, Rng& r) { s.train.seq_len = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"train.grad_accum_steps", training, [](Scenario& s, Rng& r) { s.train.grad_accum_steps = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"train.dropout", training, [](Scenario& s, Rng& r) { s.train.dropout = r.chance(0.5) ? bad_real(r) : 1.0; }},
+    {"overheads.fragmentation", training, [](Scenario& s, Rng& r) { s.overheads.fragmentation = bad_real(r); }},
+    {"overheads.cuda_context_bytes", training, [](Scenario& s, Rng& r) { s.overheads.cuda_context_bytes = bad_real(r); }},
+    {"overheads.bucket_bytes", training, [](Scenario& s, Rng& r) { s.overheads.bucket_bytes = bad_real(r); }},
+    {"finetune.lora_rank", lora, [](Scenario& s, Rng& r) { s.finetune.lora_rank = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"finetune.lora_targets", lora, [](Scenario& s, Rng& r) { s.finetune.lora_targets = r.chance(0.5) ? 0u : 1u << 20; }},
+    {"finetune.lora_dropout", lora, [](Scenario& s, Rng& r) { s.finetune.lora_dropout = bad_real(r); }},
+    {"finetune.quant_block", qlora, [](Scenario& s, Rng& r) { s.finetune.quant_block = bad_count(r); }},
+    {"infer.batch", inference, [](Scenario& s, Rng& r) { s.infer.batch = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"infer.context", inference, [](Scenario& s, Rng& r) { s.infer.context = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"infer.block_size", inference, [](Scenario& s, Rng& r) { s.infer.block_size = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
+    {"infer.ubatch", inference, [](Scenario& s, Rng& r) { s.infer.ubatch = bad_count(r); }},
+    {"infer.max_num_seqs", inference, [](Scenario& s, Rng& r) { s.infer.max_num_seqs = bad_count(r); }},
+    {"infer.gpu_memory_utilization", inference, [](Scenario& s, Rng& r) { s.infer.gpu_memory_utilization = r.chance(0.5) ? bad_real(r) : 1.5; }},
+    {"infer.engine_overhead_bytes", inference, [](Scenario& s, Rng&) { s.infer.engine_overhead_bytes = kNaN; }},
+    {"infer.group_size", gptq, [](Scenario& s, Rng& r) { s.infer.group_size = bad_count(r); }},
+};
+
+void check_invalid(const Scenario& s, Rng& r, Failures& f, Stats& st) {
+    const Breaker& b = kBreakers[static_cast<size_t>(r.range(0, static_cast<int64_t>(std::size(kBreakers)) - 1))];
+    if (!b.applies(s)) return;
+    Scenario bad = s;
+    b.brk(bad, r);
+    ++st.invalid_checks;
+    const Estimate e = estimate(bad, Detail::Full);
+    if (e.ok()) { f.add("invalid", std::string("accepted a broken ") + b.field, bad); return; }
+    if (!e.components.empty() || e.total_bytes != 0) f.add("invalid", std::string("produced numbers for a broken ") + b.field, bad);
+    bool named = false;
+    for (const FieldError& err : e.errors) {
+        if (err.field.empty() || err.message.empty()) f.add("invalid", "an error without field or message", bad);
+        // Model fields may carry a prefix ("model."); the rest must match exactly.
+        const std::string& fl = err.field;
+        if (fl == b.field || (fl.size() > std::strlen(b.field) && fl.ends_with(std::string(".") + b.field))) named = true;
+    }
+    if (!named) f.add("invalid", std::string("no error names ") + b.field + " (first: " + to_string(e.errors.front()) + ")", bad);
+}
+
+}  // namespace
+
+TEST_CASE("invariants hold over 100,000 random valid scenarios") {
+    const uint64_t seed = env_u64("VRAMLENS_INVARIANT_SEED", 20261108);
+    const int64_t want = static_cast<int64_t>(env_u64("VRAMLENS_INVARIANT_SCENARIOS", 100000));
+    Rng r(seed);
+    Failures f;
+    Stats st;
+    std::array<int64_t, 3> per_mode{};
+    std::array<int64_t, 3> per_engine{};
+    while (st.valid < want && st.drawn < 20 * want) {
+        ++st.drawn;
+        const Scenario s = random_scenario(r);
+        if (!validate(s).empty()) continue;
+        ++st.valid;
+        ++per_mode[static_cast<size_t>(s.mode)];
+        if (s.mode == Mode::Infer) ++per_engine[static_cast<size_t>(s.infer.engine)];
+        const Estimate e = run(s);
+        if (const std::string w = soundness(s, e); !w.empty()) { f.add("sound", w, s); continue; }
+        if (st.valid % 16 == 0)
+            if (const std::string w = same_numbers(estimate(s, Detail::Full), e); !w.empty()) f.add("detail", w, s);
+        check_monotone(s, e, f, st);
+        check_invalid(s, r, f, st);
+    }
+    INFO("seed " << seed << ": " << st.valid << " valid of " << st.drawn << " drawn; " << st.monotone_checks
+                 << " monotonicity checks, " << st.invalid_checks << " invalid scenarios; " << f.count << " failures");
+    CHECK(st.valid >= want);
+    // Every mode and engine is exercised, not only the most common ones.
+    for (int64_t n : per_mode) CHECK(n > want / 10);
+    for (int64_t n : per_engine) CHECK(n > want / 50);
+    CHECK(st.monotone_checks > want / 2);
+    CHECK(st.invalid_checks > want / 3);
+    std::string first;
+    for (const std::string& w : f.first) first += w + "\n";
+    INFO("first failures:\n" << first);
+    CHECK(f.count == 0);
+}
