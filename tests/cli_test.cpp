@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -359,3 +360,30 @@ TEST_CASE("cli: verify-script prints valid Python whose dry run works without to
 }
 
 #endif  // VRAMLENS_CLI_PATH
+
+TEST_CASE("cli: every command shown in the README's Command line section runs") {
+    // The README block between "## Command line" and the next ``` fence lists one command per line.
+    const std::string readme = slurp(std::string(VRAMLENS_TEST_DATA) + "/../../README.md");
+    const size_t section = readme.find("## Command line");
+    REQUIRE(section != std::string::npos);
+    const size_t open = readme.find("```sh\n", section);
+    REQUIRE(open != std::string::npos);
+    const size_t close = readme.find("```", open + 6);
+    std::istringstream block(readme.substr(open + 6, close - open - 6));
+    int commands = 0;
+    for (std::string line; std::getline(block, line);) {
+        REQUIRE(line.rfind("vramlens ", 0) == 0);  // one plain command per line, nothing to strip
+        // Paths in the README are relative to the repository root.
+        const std::string root = std::string(VRAMLENS_TEST_DATA) + "/../../";
+        std::string args = line.substr(9);
+        for (const char* rel : {"docs/", "tests/"})
+            for (size_t at = args.find(rel); at != std::string::npos; at = args.find(rel, at + root.size() + 1))
+                if (at == 0 || args[at - 1] == ' ') args.insert(at, root);
+        Run r = vramlens(args);
+        INFO(line << "\nstderr: " << r.err);
+        CHECK(r.status == 0);
+        CHECK_FALSE(r.out.empty());
+        ++commands;
+    }
+    CHECK(commands >= 8);
+}
