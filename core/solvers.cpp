@@ -4,6 +4,7 @@
 #include "solvers.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -176,6 +177,19 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     return r;
 }
 
+// Activations and logits at the phase where they peak: per micro-batch tensors that no data-parallel
+// degree or ZeRO stage changes (ZeRO partitions model states only; Rajbhandari et al. 2020 Sec 5), so
+// a lower bound on the total of the same (tp, pp) at any dp and stage.
+double activation_floor(const Estimate& e) {
+    std::array<double, kPhaseCount> ph{};
+    for (const Component& c : e.components) {
+        if (c.host || (c.category != Category::Activations && c.category != Category::Logits)) continue;
+        for (int p = 0; p < kPhaseCount; ++p)
+            if (c.phases & (1u << p)) ph[static_cast<size_t>(p)] += c.bytes;
+    }
+    return *std::max_element(ph.begin(), ph.end());
+}
+
 // Data-parallel degrees a layout accepts: multiples of ep (experts are spread over the dp ranks) and
 // of the ZeRO/FSDP shard group (validate_parallel).
 int64_t dp_step(const Parallelism& p) {
@@ -192,6 +206,8 @@ int64_t dp_step(const Parallelism& p) {
 //     only the smallest valid dp can fit.
 //   - dp = 1: ZeRO 1 and 2 give ZeRO 0's bytes and ZeRO 3 no fewer (one rank shards nothing).
 //   - inference: replicas never lower one GPU's memory, so dp = 1 only.
+//   - activations and logits do not depend on dp or the ZeRO stage (ZeRO shards model states only):
+//     when they alone exceed the GPU at some dp and stage, no dp or stage of that (tp, pp) fits.
 //   - validity: the tp/pp rules, the ZeRO rules and the dp rules (dp_step) are independent, so a
 //     layout invalid at one dp is invalid at all, and a tp that breaks a model split (heads, kv heads,
 //     ffn) where pp is fine breaks it at every pp.
@@ -216,12 +232,14 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
     Layout best;  // dp == 0: none yet
     Estimate best_e, fit_e;  // the answer's estimate; the last probe that fit
     enum class Outcome { Invalid, Over, Fits };
+    double floor_bytes = 0;  // activation_floor of the last valid probe
     auto probe_dp = [&](int64_t dp) {
         c.parallel.dp = dp;
         c.gpu_count = dp * c.parallel.tp * c.parallel.pp;
         Estimate e = estimate(c, Detail::NumbersOnly);
         ++r.evaluations;
         if (!e.ok()) return Outcome::Invalid;
+        floor_bytes = activation_floor(e);
         if (e.fits()) { fit_e = std::move(e); return Outcome::Fits; }
         failed.push_back({{c.parallel.tp, c.parallel.pp, dp, c.parallel.zero}, e.total_bytes / e.gpu_capacity_bytes});
         return Outcome::Over;
@@ -233,18 +251,22 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
         c.parallel.zero = zero;
     };
 
-    // Pass 1: each (tp, pp) in key order at dp_min; remembers the valid pairs for pass 2.
-    std::vector<std::pair<int64_t, int64_t>> pairs;
+    // Pass 1: each (tp, pp) in key order at dp_min; remembers the valid pairs that more data-parallel
+    // ranks could still make fit (activations not already over the GPU) for pass 2.
+    struct Pair { int64_t tp, pp; };
+    std::vector<Pair> pairs;
     std::vector<char> tp_bad(static_cast<size_t>(std::max<int64_t>(1, opt.max_gpus)) + 1, 0), pp_ok(tp_bad.size(), 0);
     for (int64_t mp = 1; mp * dp_min <= opt.max_gpus && best.dp == 0; ++mp) {
         for (int64_t tp = 1; tp <= mp && best.dp == 0; ++tp) {
             const int64_t pp = mp / tp;
             if (mp % tp != 0 || tp_bad[static_cast<size_t>(tp)]) continue;
             bool valid = true, zero0_over = false;
+            double floor_min = 1e300;
             for (int zero = 0; zero <= max_zero && valid; ++zero) {
                 if (!zero_ok[zero] || (dp_min == 1 && zero0_over)) continue;
                 set_layout(tp, pp, zero);
                 const Outcome o = probe_dp(dp_min);
+                if (o != Outcome::Invalid) floor_min = std::min(floor_min, floor_bytes);
                 if (o == Outcome::Invalid) {
                     valid = false;
                     if (pp_ok[static_cast<size_t>(pp)]) tp_bad[static_cast<size_t>(tp)] = 1;
@@ -258,7 +280,7 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
             }
             if (!valid) continue;
             if (tp == 1) pp_ok[static_cast<size_t>(pp)] = 1;
-            pairs.push_back({tp, pp});
+            if (!(floor_min > s.gpu.memory_bytes)) pairs.push_back({tp, pp});
         }
     }
 

@@ -34,6 +34,7 @@
 // VRAMLENS_INVARIANT_SCENARIOS=<count> (default 100000).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -343,6 +344,25 @@ void check_monotone(const Scenario& s, const Estimate& e, Failures& f, Stats& st
             ++st.monotone_checks;
             if (zero < 3 ? !same(t, e.total_bytes) : !not_more(e.total_bytes, t))
                 f.add("ZeRO at dp = 1", "ZeRO " + std::to_string(zero) + " total " + std::to_string(t) + " vs ZeRO 0 " + std::to_string(e.total_bytes), s);
+        }
+    }
+
+    // Activations and logits do not depend on dp or the ZeRO stage: their peak-phase sum bounds the
+    // total from below at any dp and stage of the same layout (the solver skips layouts with it).
+    if (training) {
+        std::array<double, kPhaseCount> ph{};
+        for (const Component& c : e.components)
+            if (!c.host && (c.category == Category::Activations || c.category == Category::Logits))
+                for (int p = 0; p < kPhaseCount; ++p)
+                    if (c.phases & (1u << p)) ph[static_cast<size_t>(p)] += c.bytes;
+        const double floor = *std::max_element(ph.begin(), ph.end());
+        const int zero = static_cast<int>((s.parallel.zero + 1 + (s.parallel.dp % 3)) % 4);
+        for (int k = 0; k < 2; ++k) {
+            const bool changed = k == 0 ? variant(s, [&](Scenario& x) { x.parallel.zero = zero; }, v)
+                                        : variant(s, [&](Scenario& x) { x.parallel.dp *= 2; x.gpu_count *= 2; x.parallel.zero = zero; }, v);
+            if (!changed) continue;
+            ++st.monotone_checks;
+            if (!not_more(floor, run(v).total_bytes)) f.add("activation floor", "total below the activations of another dp/ZeRO", s);
         }
     }
 
