@@ -70,7 +70,7 @@ RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parall
     LayerParams prev;
     double layer = 0, lin = 0;
     for (int64_t i = st.layer_begin; i < st.layer_end && i < static_cast<int64_t>(pc.per_layer.size()); ++i) {
-        const LayerParams l = pc.per_layer[static_cast<size_t>(i)];
+        const LayerParams& l = pc.per_layer.kind(static_cast<size_t>(i));
         if (have_prev && l.attention == prev.attention && l.mlp == prev.mlp && l.norms == prev.norms && l.moe == prev.moe) {
             w.layers += layer;
             w.linear += lin;

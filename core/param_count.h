@@ -27,6 +27,7 @@ struct LayerPattern {
     int64_t sliding_window_pattern = 0;
     bool moe(int64_t layer) const;      // layer (0-based) uses routed experts
     bool sliding(int64_t layer) const;  // layer (0-based) uses the sliding window
+    int64_t moe_count(int64_t begin, int64_t end) const;  // MoE layers among [begin, end)
 };
 LayerPattern layer_pattern(const ModelSpec& m);
 
@@ -41,11 +42,15 @@ public:
     size_t size() const { return layers_; }
     bool empty() const { return layers_ == 0; }
     LayerParams operator[](size_t layer) const {  // by value: the layer's kind with its sliding flag
-        const int64_t i = static_cast<int64_t>(layer);
-        LayerParams l = pattern_.moe(i) ? moe_ : dense_;
-        l.sliding = pattern_.sliding(i);
+        LayerParams l = kind(layer);
+        l.sliding = pattern_.sliding(static_cast<int64_t>(layer));
         return l;
     }
+    // The layer's counts without its sliding flag (sliding = false): for callers that need only sizes.
+    const LayerParams& kind(size_t layer) const { return pattern_.moe(static_cast<int64_t>(layer)) ? moe_ : dense_; }
+    const LayerParams& dense() const { return dense_; }
+    const LayerParams& moe() const { return moe_; }
+    const LayerPattern& pattern() const { return pattern_; }
 
 private:
     size_t layers_ = 0;

@@ -75,6 +75,15 @@ bool LayerPattern::sliding(int64_t layer) const {
     return (layer + 1) % sliding_window_pattern != 0;
 }
 
+// Layer numbers i+1 in (max(begin, first_dense_layers), end] divisible by moe_layer_freq.
+int64_t LayerPattern::moe_count(int64_t begin, int64_t end) const {
+    if (num_experts <= 0) return 0;
+    begin = std::max(begin, first_dense_layers);
+    if (end <= begin) return 0;
+    const int64_t freq = std::max<int64_t>(1, moe_layer_freq);
+    return end / freq - begin / freq;
+}
+
 bool layer_is_moe(const ModelSpec& m, int64_t layer) { return layer_pattern(m).moe(layer); }
 bool layer_is_sliding(const ModelSpec& m, int64_t layer) { return layer_pattern(m).sliding(layer); }
 
@@ -124,14 +133,12 @@ ParamCounts count_params(const ModelSpec& m) {
     dense.norms = moe.norms = m.norms_per_layer * norm_params(m, d);
     dense.mlp = dense.active_mlp = mlp_params(m, m.ffn);
     if (m.moe.num_experts > 0) moe_layer(m, moe);
-    p.per_layer = LayerTable(m.layers, layer_pattern(m), dense, moe);
-    int64_t layers_total = 0, layers_active = 0, largest = 0;
-    for (size_t i = 0; i < p.per_layer.size(); ++i) {
-        const LayerParams l = p.per_layer[i];
-        layers_total += l.total();
-        layers_active += l.active();
-        largest = std::max(largest, l.total());
-    }
+    const LayerPattern pattern = layer_pattern(m);
+    p.per_layer = LayerTable(m.layers, pattern, dense, moe);
+    const int64_t n_moe = pattern.moe_count(0, m.layers), n_dense = m.layers - n_moe;
+    const int64_t layers_total = n_dense * dense.total() + n_moe * moe.total();
+    const int64_t layers_active = n_dense * dense.active() + n_moe * moe.active();
+    const int64_t largest = std::max(n_dense > 0 ? dense.total() : 0, n_moe > 0 ? moe.total() : 0);
 
     const int64_t outside_layers = p.embedding + p.lm_head + p.embedding_norm + p.final_norm;
     p.total = outside_layers + layers_total;
