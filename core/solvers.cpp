@@ -1,6 +1,6 @@
 // Solvers over estimate(). Binary search only where memory is monotone in the knob (batch and
-// sequence/context lengths: every component is a non-decreasing function of them); GPU layouts
-// and weight formats are enumerated, since neither fits monotonically.
+// sequence/context lengths: every component is a non-decreasing function of them); weight formats
+// are enumerated; GPU layouts are searched in enumeration order with the pruning of solve_gpus.
 #include "solvers.h"
 
 #include <algorithm>
