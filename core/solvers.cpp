@@ -197,8 +197,8 @@ int64_t dp_step(const Parallelism& p) {
 }
 
 // Fewest GPUs: the smallest key (n, tp*pp, tp, ZeRO) among the layouts that fit, n = dp*tp*pp: the
-// layout an exhaustive enumeration in that order meets first (tests/solvers_test.cpp keeps it as the
-// oracle). The search skips what properties of the estimator rule out (tests/invariants_test.cpp):
+// layout an exhaustive enumeration in that order meets first (tests/invariants_test.cpp keeps it as the
+// oracle). The search skips what properties of the estimator rule out (checked by the same suite):
 //   - ZeRO >= 1, dp >= 2: per-GPU bytes never rise as dp grows (model states shard by dp; the
 //     all-reduce bucket is the same at every dp >= 2). One probe at the largest useful dp rules a
 //     layout out; otherwise bisection finds its smallest dp that fits.
@@ -307,8 +307,6 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
         }
     }
     const int64_t n_limit = best.dp == 0 ? opt.max_gpus : best.dp * best.tp * best.pp - 1;
-    const int64_t best_tp = best.tp, best_pp = best.pp, best_dp = best.dp;
-    const int best_zero = best.zero;
 
     // The failed probe that came closest (with fewer GPUs than the answer, when there is one).
     const Failed* closest = nullptr;
@@ -324,18 +322,18 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
         near.s.gpu_count = l.dp * l.tp * l.pp;
         near.e = estimate(near.s, Detail::NumbersOnly);
     }
-    if (best_dp > 0) {
-        const int64_t n = best_dp * best_tp * best_pp;
+    if (best.dp > 0) {
+        const int64_t n = best.dp * best.tp * best.pp;
         r.found = true;
         r.value = n;
         r.scenario = s;
-        r.scenario.parallel.tp = best_tp; r.scenario.parallel.pp = best_pp; r.scenario.parallel.cp = 1;
-        r.scenario.parallel.dp = best_dp; r.scenario.parallel.zero = best_zero;
-        r.scenario.parallel.sp = s.parallel.sp && best_tp > 1;
+        r.scenario.parallel.tp = best.tp; r.scenario.parallel.pp = best.pp; r.scenario.parallel.cp = 1;
+        r.scenario.parallel.dp = best.dp; r.scenario.parallel.zero = best.zero;
+        r.scenario.parallel.sp = s.parallel.sp && best.tp > 1;
         r.scenario.gpu_count = n;
         r.estimate = std::move(best_e);
-        r.why = format("%lld GPUs: tp %lld, pp %lld, dp %lld, ZeRO %d", (long long)n, (long long)best_tp,
-                       (long long)best_pp, (long long)best_dp, best_zero);
+        r.why = format("%lld GPUs: tp %lld, pp %lld, dp %lld, ZeRO %d", (long long)n, (long long)best.tp,
+                       (long long)best.pp, (long long)best.dp, best.zero);
         if (closest) {
             const Component* lc = largest(near.e);
             r.limiting_id = lc ? lc->id : "";
