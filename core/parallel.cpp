@@ -66,16 +66,18 @@ RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parall
     }
     const double word = static_cast<double>(m.vocab) * static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
     // Layers repeat (dense / MoE): a layer equal to the previous one reuses its split (same arithmetic).
-    const LayerParams* prev = nullptr;
+    bool have_prev = false;
+    LayerParams prev;
     double layer = 0, lin = 0;
     for (int64_t i = st.layer_begin; i < st.layer_end && i < static_cast<int64_t>(pc.per_layer.size()); ++i) {
-        const LayerParams& l = pc.per_layer[static_cast<size_t>(i)];
-        if (prev && l.attention == prev->attention && l.mlp == prev->mlp && l.norms == prev->norms && l.moe == prev->moe) {
+        const LayerParams& l = pc.per_layer.kind(static_cast<size_t>(i));
+        if (have_prev && l.attention == prev.attention && l.mlp == prev.mlp && l.norms == prev.norms && l.moe == prev.moe) {
             w.layers += layer;
             w.linear += lin;
             continue;
         }
-        prev = &l;
+        have_prev = true;
+        prev = l;
         double mlp = static_cast<double>(l.mlp) / tp;
         if (l.moe) {
             const double routed = static_cast<double>(routed_expert_params(m));

@@ -1,10 +1,12 @@
 // Solvers over estimate(). Binary search only where memory is monotone in the knob (batch and
-// sequence/context lengths: every component is a non-decreasing function of them); GPU layouts
-// and weight formats are enumerated, since neither fits monotonically.
+// sequence/context lengths: every component is a non-decreasing function of them); weight formats
+// are enumerated; GPU layouts are searched in enumeration order with the pruning of solve_gpus.
 #include "solvers.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <numeric>
 
 #include "formula.h"
 #include "inference/weight_formats.h"
@@ -175,56 +177,177 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     return r;
 }
 
+// Activations and logits at the phase where they peak: per micro-batch tensors that no data-parallel
+// degree or ZeRO stage changes (ZeRO partitions model states only; Rajbhandari et al. 2020 Sec 5), so
+// a lower bound on the total of the same (tp, pp) at any dp and stage.
+double activation_floor(const Estimate& e) {
+    std::array<double, kPhaseCount> ph{};
+    for (const Component& c : e.components) {
+        if (c.host || (c.category != Category::Activations && c.category != Category::Logits)) continue;
+        for (int p = 0; p < kPhaseCount; ++p)
+            if (c.phases & (1u << p)) ph[static_cast<size_t>(p)] += c.bytes;
+    }
+    return *std::max_element(ph.begin(), ph.end());
+}
+
+// Data-parallel degrees a layout accepts: multiples of ep (experts are spread over the dp ranks) and
+// of the ZeRO/FSDP shard group (validate_parallel).
+int64_t dp_step(const Parallelism& p) {
+    return std::lcm(std::max<int64_t>(1, p.ep), std::max<int64_t>(1, p.shard_group));
+}
+
+// Fewest GPUs: the smallest key (n, tp*pp, tp, ZeRO) among the layouts that fit, n = dp*tp*pp: the
+// layout an exhaustive enumeration in that order meets first (tests/invariants_test.cpp keeps it as the
+// oracle). The search skips what properties of the estimator rule out (checked by the same suite):
+//   - ZeRO >= 1, dp >= 2: per-GPU bytes never rise as dp grows (model states shard by dp; the
+//     all-reduce bucket is the same at every dp >= 2). One probe at the largest useful dp rules a
+//     layout out; otherwise bisection finds its smallest dp that fits.
+//   - ZeRO 0: the same bytes at every dp >= 2, and dp = 1 (no all-reduce bucket) never needs more:
+//     only the smallest valid dp can fit.
+//   - dp = 1: ZeRO 1 and 2 give ZeRO 0's bytes and ZeRO 3 no fewer (one rank shards nothing).
+//   - inference: replicas never lower one GPU's memory, so dp = 1 only.
+//   - activations and logits do not depend on dp or the ZeRO stage (ZeRO shards model states only):
+//     when they alone exceed the GPU at some dp and stage, no dp or stage of that (tp, pp) fits.
+//   - validity: the tp/pp rules, the ZeRO rules and the dp rules (dp_step) are independent, so a
+//     layout invalid at one dp is invalid at all, and a tp that breaks a model split (heads, kv heads,
+//     ffn) where pp is fine breaks it at every pp.
+// Pass 1 tries every layout at the smallest valid dp in key order and stops at the first that fits;
+// pass 2 looks for a smaller key with more data-parallel ranks (ZeRO >= 1).
 SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
     SolveResult r;
-    const int max_zero = s.mode == Mode::Infer ? 0 : 3;
-    Probe closest;
-    double closest_ratio = 1e300;
-    for (int64_t n = 1; n <= opt.max_gpus; ++n) {
-        for (int64_t mp = 1; mp <= n; ++mp) {            // model-parallel size tp*pp, smallest first
-            if (n % mp != 0) continue;
-            if (s.mode == Mode::Infer && n != mp) continue;  // inference: replicas (dp) never lower one GPU's memory
-            for (int64_t tp = 1; tp <= mp; ++tp) {        // at equal tp*pp, smaller tp first
-                if (mp % tp != 0) continue;
-                for (int zero = 0; zero <= max_zero; ++zero) {
-                    Scenario c = s;
-                    c.parallel.tp = tp;
-                    c.parallel.pp = mp / tp;
-                    c.parallel.cp = 1;
-                    c.parallel.dp = n / mp;
-                    c.parallel.zero = zero;
-                    c.parallel.sp = s.parallel.sp && tp > 1;  // sequence parallelism is part of TP: off at tp = 1
-                    c.gpu_count = n;
-                    Probe p{c, estimate(c, Detail::NumbersOnly), false};
-                    ++r.evaluations;
-                    if (!p.e.ok()) continue;
-                    if (p.e.fits()) {
-                        r.found = true;
-                        r.value = n;
-                        r.scenario = p.s;
-                        r.estimate = p.e;
-                        r.why = format("%lld GPUs: tp %lld, pp %lld, dp %lld, ZeRO %d", (long long)n, (long long)tp,
-                                       (long long)(mp / tp), (long long)(n / mp), zero);
-                        if (closest_ratio < 1e300) {
-                            const Component* lc = largest(closest.e);
-                            r.limiting_id = lc ? lc->id : "";
-                            r.why += "; with fewer GPUs the closest layout " + describe_overflow(Knob::GpuCount, closest.s.gpu_count, closest.e);
-                        }
-                        return r;
-                    }
-                    const double ratio = p.e.total_bytes / p.e.gpu_capacity_bytes;
-                    if (ratio < closest_ratio) { closest_ratio = ratio; closest = std::move(p); }
+    const bool infer = s.mode == Mode::Infer;
+    const int max_zero = infer ? 0 : 3;
+    const int64_t dp_min = infer ? 1 : dp_step(s.parallel);
+    bool zero_ok[4] = {};  // stages the scenario's other settings allow (offload, compat rules)
+    for (int z = 0; z <= max_zero; ++z) {
+        Scenario v = s;
+        v.parallel.zero = z;
+        zero_ok[z] = validate(v).empty();
+    }
+    Scenario c = s;
+    c.parallel.cp = 1;
+    struct Layout { int64_t tp = 0, pp = 0, dp = 0; int zero = 0; };
+    struct Failed { Layout l; double ratio; };  // a probed layout that does not fit
+    std::vector<Failed> failed;
+    Layout best;  // dp == 0: none yet
+    Estimate best_e, fit_e;  // the answer's estimate; the last probe that fit
+    enum class Outcome { Invalid, Over, Fits };
+    double floor_bytes = 0;  // activation_floor of the last valid probe
+    auto probe_dp = [&](int64_t dp) {
+        c.parallel.dp = dp;
+        c.gpu_count = dp * c.parallel.tp * c.parallel.pp;
+        Estimate e = estimate(c, Detail::NumbersOnly);
+        ++r.evaluations;
+        if (!e.ok()) return Outcome::Invalid;
+        floor_bytes = activation_floor(e);
+        if (e.fits()) { fit_e = std::move(e); return Outcome::Fits; }
+        failed.push_back({{c.parallel.tp, c.parallel.pp, dp, c.parallel.zero}, e.total_bytes / e.gpu_capacity_bytes});
+        return Outcome::Over;
+    };
+    auto set_layout = [&](int64_t tp, int64_t pp, int zero) {
+        c.parallel.tp = tp;
+        c.parallel.pp = pp;
+        c.parallel.sp = s.parallel.sp && tp > 1;  // sequence parallelism is part of TP: off at tp = 1
+        c.parallel.zero = zero;
+    };
+
+    // Pass 1: each (tp, pp) in key order at dp_min; remembers the valid pairs that more data-parallel
+    // ranks could still make fit (activations not already over the GPU) for pass 2.
+    struct Pair { int64_t tp, pp; };
+    std::vector<Pair> pairs;
+    std::vector<char> tp_bad(static_cast<size_t>(std::max<int64_t>(1, opt.max_gpus)) + 1, 0), pp_ok(tp_bad.size(), 0);
+    for (int64_t mp = 1; mp * dp_min <= opt.max_gpus && best.dp == 0; ++mp) {
+        for (int64_t tp = 1; tp <= mp && best.dp == 0; ++tp) {
+            const int64_t pp = mp / tp;
+            if (mp % tp != 0 || tp_bad[static_cast<size_t>(tp)]) continue;
+            bool valid = true, zero0_over = false;
+            double floor_min = 1e300;
+            for (int zero = 0; zero <= max_zero && valid; ++zero) {
+                if (!zero_ok[zero] || (dp_min == 1 && zero0_over)) continue;
+                set_layout(tp, pp, zero);
+                const Outcome o = probe_dp(dp_min);
+                if (o != Outcome::Invalid) floor_min = std::min(floor_min, floor_bytes);
+                if (o == Outcome::Invalid) {
+                    valid = false;
+                    if (pp_ok[static_cast<size_t>(pp)]) tp_bad[static_cast<size_t>(tp)] = 1;
+                } else if (o == Outcome::Fits) {
+                    best = {tp, pp, dp_min, zero};
+                    best_e = std::move(fit_e);
+                    break;
+                } else if (zero == 0) {
+                    zero0_over = true;
                 }
             }
+            if (!valid) continue;
+            if (tp == 1) pp_ok[static_cast<size_t>(pp)] = 1;
+            if (!(floor_min > s.gpu.memory_bytes)) pairs.push_back({tp, pp});
         }
     }
-    if (closest_ratio < 1e300) {
-        r.scenario = closest.s;
-        r.estimate = closest.e;
-        const Component* lc = largest(closest.e);
+
+    // Pass 2 (training): more data-parallel ranks with ZeRO >= 1, for a key below the best so far.
+    for (const auto& [tp, pp] : pairs) {
+        const int64_t mp = tp * pp;
+        for (int zero = 1; zero <= max_zero && !infer; ++zero) {
+            if (!zero_ok[zero]) continue;
+            const int64_t best_n = best.dp * best.tp * best.pp, best_mp = best.tp * best.pp;
+            const bool earlier = best.dp == 0 || mp < best_mp || (mp == best_mp && (tp < best.tp || (tp == best.tp && zero < best.zero)));
+            const int64_t limit = best.dp == 0 ? opt.max_gpus : earlier ? best_n : best_n - 1;
+            const int64_t i_hi = limit / (mp * dp_min);  // dp = dp_min * i; pass 1 covered i = 1
+            if (i_hi < 2) continue;
+            set_layout(tp, pp, zero);
+            if (probe_dp(dp_min * i_hi) != Outcome::Fits) continue;
+            int64_t bad = 1, good = i_hi;  // fits at good (the last probe that fit), not at bad
+            while (good - bad > 1) {
+                const int64_t mid = bad + (good - bad) / 2;
+                if (probe_dp(dp_min * mid) == Outcome::Fits) good = mid;
+                else bad = mid;
+            }
+            best = {tp, pp, dp_min * good, zero};
+            best_e = std::move(fit_e);
+        }
+    }
+    const int64_t n_limit = best.dp == 0 ? opt.max_gpus : best.dp * best.tp * best.pp - 1;
+
+    // The failed probe that came closest (with fewer GPUs than the answer, when there is one).
+    const Failed* closest = nullptr;
+    for (const Failed& f : failed)
+        if (f.l.dp * f.l.tp * f.l.pp <= n_limit && (!closest || f.ratio < closest->ratio)) closest = &f;
+    Probe near;
+    if (closest) {
+        near.s = s;
+        const Layout& l = closest->l;
+        near.s.parallel.tp = l.tp; near.s.parallel.pp = l.pp; near.s.parallel.cp = 1;
+        near.s.parallel.dp = l.dp; near.s.parallel.zero = l.zero;
+        near.s.parallel.sp = s.parallel.sp && l.tp > 1;
+        near.s.gpu_count = l.dp * l.tp * l.pp;
+        near.e = estimate(near.s, Detail::NumbersOnly);
+    }
+    if (best.dp > 0) {
+        const int64_t n = best.dp * best.tp * best.pp;
+        r.found = true;
+        r.value = n;
+        r.scenario = s;
+        r.scenario.parallel.tp = best.tp; r.scenario.parallel.pp = best.pp; r.scenario.parallel.cp = 1;
+        r.scenario.parallel.dp = best.dp; r.scenario.parallel.zero = best.zero;
+        r.scenario.parallel.sp = s.parallel.sp && best.tp > 1;
+        r.scenario.gpu_count = n;
+        r.estimate = std::move(best_e);
+        r.why = format("%lld GPUs: tp %lld, pp %lld, dp %lld, ZeRO %d", (long long)n, (long long)best.tp,
+                       (long long)best.pp, (long long)best.dp, best.zero);
+        if (closest) {
+            const Component* lc = largest(near.e);
+            r.limiting_id = lc ? lc->id : "";
+            r.why += "; with fewer GPUs the closest layout " + describe_overflow(Knob::GpuCount, near.s.gpu_count, near.e);
+        }
+        return r;
+    }
+    if (closest) {
+        r.scenario = near.s;
+        r.estimate = near.e;
+        const Component* lc = largest(near.e);
         r.limiting_id = lc ? lc->id : "";
         r.why = format("no layout of up to %lld GPUs fits; closest: ", (long long)opt.max_gpus) +
-                describe_overflow(Knob::GpuCount, closest.s.gpu_count, closest.e);
+                describe_overflow(Knob::GpuCount, near.s.gpu_count, near.e);
     } else {
         r.why = format("no valid parallel layout of up to %lld GPUs", (long long)opt.max_gpus);
     }

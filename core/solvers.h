@@ -45,7 +45,9 @@ int64_t knob_value(const Scenario& s, Knob k);
 
 // Monotone knobs (Batch, Context, MicroBatch, SeqLen: memory never falls as they grow) use
 // exponential then binary search over their valid values (SeqLen with context parallelism: the
-// multiples of parallel.cp); GpuCount and WeightFormat enumerate every candidate in order.
+// multiples of parallel.cp); WeightFormat enumerates every format; GpuCount returns what enumerating
+// (GPU count, tp*pp, tp, ZeRO) in order would, but prunes with dp/ZeRO properties the invariant suite
+// checks (solvers.cpp solve_gpus); its `why` names the closest layout probed with fewer GPUs.
 SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt = {});
 
 }  // namespace vl

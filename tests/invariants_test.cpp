@@ -34,6 +34,7 @@
 // VRAMLENS_INVARIANT_SCENARIOS=<count> (default 100000).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -41,6 +42,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,6 +52,7 @@
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "scenario_json.h"
+#include "solvers.h"
 #include "units.h"
 
 using namespace vl;
@@ -315,6 +318,54 @@ void check_monotone(const Scenario& s, const Estimate& e, Failures& f, Stats& st
         }
     }
 
+    // The properties the fewest-GPUs solver prunes with (core/solvers.cpp solve_gpus), beyond doubling:
+    // from dp >= 2, any step to the next valid dp (a multiple of ep and the shard group) never raises
+    // the total under ZeRO >= 1 and leaves it unchanged under ZeRO 0; at dp = 1, ZeRO 0 needs no more
+    // than dp = 2, ZeRO 1 and 2 give ZeRO 0's total and ZeRO 3 no less.
+    if (training && s.parallel.dp >= 2) {
+        const int64_t step = std::lcm(std::max<int64_t>(1, s.parallel.ep), std::max<int64_t>(1, s.parallel.shard_group));
+        if (variant(s, [&](Scenario& x) { x.parallel.dp += step; x.gpu_count = x.parallel.dp * x.parallel.tp * x.parallel.pp * x.parallel.cp; }, v)) {
+            const Estimate e2 = run(v);
+            ++st.monotone_checks;
+            if (s.parallel.zero >= 1 && !not_more(e2.total_bytes, e.total_bytes))
+                f.add("data-parallel step", "ZeRO >= 1: total rose with dp + " + std::to_string(step), s);
+            if (s.parallel.zero == 0 && !same(e2.total_bytes, e.total_bytes))
+                f.add("data-parallel step", "ZeRO 0: total changed with dp + " + std::to_string(step), s);
+        }
+    }
+    if (training && s.parallel.dp == 1 && s.parallel.zero == 0) {
+        if (variant(s, [](Scenario& x) { x.parallel.dp = 2; x.gpu_count *= 2; }, v)) {
+            ++st.monotone_checks;
+            if (!not_more(e.total_bytes, run(v).total_bytes)) f.add("data-parallel", "ZeRO 0: dp = 1 needs more than dp = 2", s);
+        }
+        for (int zero = 1; zero <= 3; ++zero) {
+            if (!variant(s, [&](Scenario& x) { x.parallel.zero = zero; }, v)) continue;
+            const double t = run(v).total_bytes;
+            ++st.monotone_checks;
+            if (zero < 3 ? !same(t, e.total_bytes) : !not_more(e.total_bytes, t))
+                f.add("ZeRO at dp = 1", "ZeRO " + std::to_string(zero) + " total " + std::to_string(t) + " vs ZeRO 0 " + std::to_string(e.total_bytes), s);
+        }
+    }
+
+    // Activations and logits do not depend on dp or the ZeRO stage: their peak-phase sum bounds the
+    // total from below at any dp and stage of the same layout (the solver skips layouts with it).
+    if (training) {
+        std::array<double, kPhaseCount> ph{};
+        for (const Component& c : e.components)
+            if (!c.host && (c.category == Category::Activations || c.category == Category::Logits))
+                for (int p = 0; p < kPhaseCount; ++p)
+                    if (c.phases & (1u << p)) ph[static_cast<size_t>(p)] += c.bytes;
+        const double floor = *std::max_element(ph.begin(), ph.end());
+        const int zero = static_cast<int>((s.parallel.zero + 1 + (s.parallel.dp % 3)) % 4);
+        for (int k = 0; k < 2; ++k) {
+            const bool changed = k == 0 ? variant(s, [&](Scenario& x) { x.parallel.zero = zero; }, v)
+                                        : variant(s, [&](Scenario& x) { x.parallel.dp *= 2; x.gpu_count *= 2; x.parallel.zero = zero; }, v);
+            if (!changed) continue;
+            ++st.monotone_checks;
+            if (!not_more(floor, run(v).total_bytes)) f.add("activation floor", "total below the activations of another dp/ZeRO", s);
+        }
+    }
+
     // More tensor-parallel ranks.
     if (variant(s, [](Scenario& x) { x.parallel.tp *= 2; x.gpu_count *= 2; }, v)) {
         const Estimate e2 = run(v);
@@ -452,4 +503,61 @@ TEST_CASE("invariants hold over 100,000 random valid scenarios") {
     for (const std::string& w : f.first) first += w + "\n";
     INFO("first failures:\n" << first);
     CHECK(f.count == 0);
+}
+
+// The fewest-GPUs solver prunes with the properties checked above; here it must agree with the
+// exhaustive enumeration it replaced (every GPU count, then tp*pp, then tp, then ZeRO stage, no
+// monotonicity assumed) on random scenarios whose GPU is sized so the answer is rarely trivial.
+namespace {
+struct GpuAnswer { bool found = false; int64_t n = 0, tp = 0, pp = 0, dp = 0; int zero = 0; };
+GpuAnswer fewest_gpus_exhaustive(const Scenario& s, int64_t max_gpus) {
+    const int max_zero = s.mode == Mode::Infer ? 0 : 3;
+    for (int64_t n = 1; n <= max_gpus; ++n)
+        for (int64_t mp = 1; mp <= n; ++mp) {
+            if (n % mp != 0 || (s.mode == Mode::Infer && n != mp)) continue;
+            for (int64_t tp = 1; tp <= mp; ++tp) {
+                if (mp % tp != 0) continue;
+                for (int zero = 0; zero <= max_zero; ++zero) {
+                    Scenario c = s;
+                    c.parallel.tp = tp; c.parallel.pp = mp / tp; c.parallel.cp = 1; c.parallel.dp = n / mp;
+                    c.parallel.zero = zero; c.parallel.sp = s.parallel.sp && tp > 1; c.gpu_count = n;
+                    const Estimate e = estimate(c, Detail::NumbersOnly);
+                    if (e.ok() && e.fits()) return {true, n, tp, mp / tp, n / mp, zero};
+                }
+            }
+        }
+    return {};
+}
+}  // namespace
+
+TEST_CASE("fewest GPUs equals the exhaustive enumeration over random scenarios") {
+    Rng r(env_u64("VRAMLENS_INVARIANT_SEED", 20261108) + 1);
+    int compared = 0, found = 0, beyond_dp1 = 0;
+    while (compared < 1000) {
+        Scenario s = random_scenario(r);
+        if (!validate(s).empty()) continue;
+        // A GPU between a twentieth and all of this layout's peak: answers from 1 to dozens of GPUs.
+        const double total = run(s).total_bytes;
+        s.gpu.memory_bytes = std::max(1e9, total * r.real(0.05, 1.0));
+        if (!validate(s).empty()) continue;
+        ++compared;
+        const int64_t max_gpus = r.pick(std::array<int64_t, 3>{8, 24, 48});
+        const GpuAnswer want = fewest_gpus_exhaustive(s, max_gpus);
+        const SolveResult got = solve(s, Knob::GpuCount, SolveOptions{1, 0, max_gpus});
+        INFO(describe(s) << "\nmax_gpus " << max_gpus << "; exhaustive: n " << want.n << " tp " << want.tp << " pp " << want.pp
+                         << " dp " << want.dp << " zero " << want.zero << "; solver: " << got.why);
+        REQUIRE(got.found == want.found);
+        if (!want.found) continue;
+        ++found;
+        beyond_dp1 += want.dp > 1;
+        CHECK(got.value == want.n);
+        CHECK(got.scenario.parallel.tp == want.tp);
+        CHECK(got.scenario.parallel.pp == want.pp);
+        CHECK(got.scenario.parallel.dp == want.dp);
+        CHECK(got.scenario.parallel.zero == want.zero);
+        CHECK(got.estimate.fits());
+    }
+    // The spread reaches the cases that matter: answers found, and answers that need data parallelism.
+    CHECK(found > 300);
+    CHECK(beyond_dp1 > 60);
 }

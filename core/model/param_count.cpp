@@ -55,21 +55,37 @@ int64_t attention_params(const ModelSpec& m) {
     return p;
 }
 
+LayerPattern layer_pattern(const ModelSpec& m) {
+    return {m.moe.num_experts, m.moe.first_dense_layers, m.moe.moe_layer_freq, m.sliding_window, m.sliding_window_pattern};
+}
+
 // MoE layers: after first_dense_layers, every moe_layer_freq-th layer (Qwen2-MoE decoder_sparse_step:
 // (i+1) % step == 0; DeepSeek first_k_dense_replace with moe_layer_freq 1).
-bool layer_is_moe(const ModelSpec& m, int64_t layer) {
-    if (m.moe.num_experts <= 0 || layer < m.moe.first_dense_layers) return false;
-    const int64_t freq = std::max(1, m.moe.moe_layer_freq);
+bool LayerPattern::moe(int64_t layer) const {
+    if (num_experts <= 0 || layer < first_dense_layers) return false;
+    const int64_t freq = std::max<int64_t>(1, moe_layer_freq);
     return (layer + 1) % freq == 0;
 }
 
 // Sliding window: every layer (Mistral), or all but every n-th (Gemma2 n=2, Gemma3 n=6:
 // modeling_gemma3 is_sliding = (i+1) % sliding_window_pattern != 0).
-bool layer_is_sliding(const ModelSpec& m, int64_t layer) {
-    if (m.sliding_window <= 0) return false;
-    if (m.sliding_window_pattern <= 0) return true;
-    return (layer + 1) % m.sliding_window_pattern != 0;
+bool LayerPattern::sliding(int64_t layer) const {
+    if (sliding_window <= 0) return false;
+    if (sliding_window_pattern <= 0) return true;
+    return (layer + 1) % sliding_window_pattern != 0;
 }
+
+// Layer numbers i+1 in (max(begin, first_dense_layers), end] divisible by moe_layer_freq.
+int64_t LayerPattern::moe_count(int64_t begin, int64_t end) const {
+    if (num_experts <= 0) return 0;
+    begin = std::max(begin, first_dense_layers);
+    if (end <= begin) return 0;
+    const int64_t freq = std::max<int64_t>(1, moe_layer_freq);
+    return end / freq - begin / freq;
+}
+
+bool layer_is_moe(const ModelSpec& m, int64_t layer) { return layer_pattern(m).moe(layer); }
+bool layer_is_sliding(const ModelSpec& m, int64_t layer) { return layer_pattern(m).sliding(layer); }
 
 // Shared-expert block: DeepSeek one MLP of width n_shared*moe_ffn; Qwen2-MoE shared_expert_intermediate_size.
 static int64_t shared_expert_ffn(const MoESpec& e) {
@@ -110,24 +126,19 @@ ParamCounts count_params(const ModelSpec& m) {
     if (e_dim != d) p.embedding_norm += 2 * e_dim * d;
     p.final_norm = m.final_norm ? norm_params(m, d) : 0;
 
-    const int64_t attention = attention_params(m);
-    const int64_t norms = m.norms_per_layer * norm_params(m, d);
-    const int64_t dense_mlp = mlp_params(m, m.ffn);
-    LayerParams moe;  // every MoE layer is the same: counted once (the numeric path runs per estimate)
+    // Every layer is one of two kinds, dense or MoE (the MoE block is counted once: the numeric path
+    // runs per estimate); the table answers per layer.
+    LayerParams dense, moe;
+    dense.attention = moe.attention = attention_params(m);
+    dense.norms = moe.norms = m.norms_per_layer * norm_params(m, d);
+    dense.mlp = dense.active_mlp = mlp_params(m, m.ffn);
     if (m.moe.num_experts > 0) moe_layer(m, moe);
-    int64_t layers_total = 0, layers_active = 0, largest = 0;
-    p.per_layer.resize(static_cast<size_t>(m.layers));
-    for (int64_t i = 0; i < m.layers; ++i) {
-        LayerParams& l = p.per_layer[static_cast<size_t>(i)];
-        if (layer_is_moe(m, i)) l = moe;
-        else l.mlp = l.active_mlp = dense_mlp;
-        l.attention = attention;
-        l.norms = norms;
-        l.sliding = layer_is_sliding(m, i);
-        layers_total += l.total();
-        layers_active += l.active();
-        largest = std::max(largest, l.total());
-    }
+    const LayerPattern pattern = layer_pattern(m);
+    p.per_layer = LayerTable(m.layers, pattern, dense, moe);
+    const int64_t n_moe = pattern.moe_count(0, m.layers), n_dense = m.layers - n_moe;
+    const int64_t layers_total = n_dense * dense.total() + n_moe * moe.total();
+    const int64_t layers_active = n_dense * dense.active() + n_moe * moe.active();
+    const int64_t largest = std::max(n_dense > 0 ? dense.total() : 0, n_moe > 0 ? moe.total() : 0);
 
     const int64_t outside_layers = p.embedding + p.lm_head + p.embedding_norm + p.final_norm;
     p.total = outside_layers + layers_total;

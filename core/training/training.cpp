@@ -11,9 +11,11 @@
 
 namespace vl {
 
-static double peak_of(const Estimate& e) {
+// Peak phase total of components [begin, end) of e.
+static double peak_of(const Estimate& e, size_t begin, size_t end) {
     std::array<double, kPhaseCount> ph{};
-    for (const Component& c : e.components) {
+    for (size_t k = begin; k < end; ++k) {
+        const Component& c = e.components[k];
         if (c.host) continue;
         for (int i = 0; i < kPhaseCount; ++i)
             if (c.phases & (1u << i)) ph[static_cast<size_t>(i)] += c.bytes;
@@ -83,12 +85,15 @@ void estimate_training(const Scenario& s, Detail d, Estimate& e) {
     }
     emit_rank(s, e.params, d, e, 0);
     if (s.parallel.pp > 1 && s.model.architecture_known()) {
-        Estimate last;
-        last.components.reserve(e.components.size());
-        emit_rank(s, e.params, d, last, s.parallel.pp - 1);
-        if (peak_of(last) > peak_of(e)) {
-            e.components = std::move(last.components);
+        // The last stage's components follow the first's in the same vector; the less loaded stage's go.
+        const size_t first_end = e.components.size();
+        emit_rank(s, e.params, d, e, s.parallel.pp - 1);
+        const auto last_begin = e.components.begin() + static_cast<std::ptrdiff_t>(first_end);
+        if (peak_of(e, first_end, e.components.size()) > peak_of(e, 0, first_end)) {
+            e.components.erase(e.components.begin(), last_begin);
             e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it");
+        } else {
+            e.components.erase(last_begin, e.components.end());
         }
     }
     add_fragmentation(s, d, e);
