@@ -14,7 +14,7 @@
 //
 // Usage: node budgets.mjs --site build/web/site [--bench-wasm build/web/bench] [--bench-native build/native/bench]
 //                         [--chromium /usr/bin/chromium] [--strict-speed]
-import { launchChromium } from './harness.mjs';
+import { finish, launchChromium } from './harness.mjs';
 import { createServer } from 'node:http';
 import { readFile, readdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
@@ -204,8 +204,4 @@ try {
   server.close();
 }
 
-if (failures.length) {
-  console.log(`page budgets: FAILED (${failures.length} problem(s))`);
-  process.exit(1);
-}
-console.log('page budgets: all within budget');
+finish('page budgets', failures, 'all within budget');

@@ -43,3 +43,12 @@ export function launchChromium(executablePath = process.env.VRAMLENS_CHROMIUM ??
            '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader', '--use-angle=swiftshader'],
   });
 }
+
+// Ends a browser test: prints one summary line and exits non-zero when anything failed.
+export function finish(name, failures, passedText = 'passed') {
+  if (failures.length) {
+    console.error(`${name}: FAILED (${failures.length} problem(s))`);
+    process.exit(1);
+  }
+  console.log(`${name}: ${passedText}`);
+}

@@ -11,7 +11,7 @@
 // Saves a screenshot (docs/screenshot.png, shown in the README).
 //
 // Usage: node smoke.mjs --site build/web/site [--screenshot docs/screenshot.png] [--chromium /usr/bin/chromium]
-import { launchChromium, parseArgs, serveSite } from './harness.mjs';
+import { finish, launchChromium, parseArgs, serveSite } from './harness.mjs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -142,8 +142,4 @@ try {
   server.close();
 }
 
-if (failures.length) {
-  console.log(`browser smoke: FAILED (${failures.length} problem(s))`);
-  process.exit(1);
-}
-console.log('browser smoke: passed');
+finish('browser smoke', failures, 'passed');

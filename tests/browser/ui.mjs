@@ -10,7 +10,7 @@
 //   8. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
 //
 // Usage: node ui.mjs --site build/web/site [--docs docs] [--chromium /usr/bin/chromium]
-import { launchChromium, parseArgs, serveSite } from './harness.mjs';
+import { finish, launchChromium, parseArgs, serveSite } from './harness.mjs';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -251,8 +251,4 @@ try {
   await browser.close();
   server.close();
 }
-if (failures.length) {
-  console.error(`browser-ui: ${failures.length} failure(s)`);
-  process.exit(1);
-}
-console.log('browser-ui: all checks passed');
+finish('browser-ui', failures, 'all checks passed');
