@@ -342,7 +342,8 @@ void sweep_panel(AppState& app) {
     // GPU limit.
     const float cy = Y(e.gpu_capacity_bytes);
     dl->AddLine(ImVec2(p0.x, cy), ImVec2(p1.x, cy), col_bad(app), 1.5f);
-    dl->AddText(ImVec2(p0.x + 6, cy - lh), col_bad(app), tr(L, S::GpuLimit));
+    const std::string limit_text = std::string(tr(L, S::GpuLimit)) + " " + fmt_bytes(app, e.gpu_capacity_bytes);
+    dl->AddText(ImVec2(p0.x + 6, cy - lh), col_bad(app), limit_text.c_str());
     // The curve.
     ImVec2 prev;
     bool have = false;
