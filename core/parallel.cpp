@@ -26,88 +26,105 @@ int64_t kv_heads_per_rank(const ModelSpec& m, int64_t tp) {
     return m.kv_heads >= tp ? m.kv_heads / tp : 1;
 }
 
-// Parameters of the routed experts of one MoE layer (they split by ep, then by tp).
-static int64_t routed_expert_params(const ModelSpec& m) {
-    return static_cast<int64_t>(m.moe.num_experts) * mlp_params(m, m.moe.expert_ffn);
+int64_t expert_tp(const Parallelism& par, ExpertSplit split) {
+    const int64_t tp = std::max<int64_t>(1, par.tp);
+    if (split == ExpertSplit::EpTimesTp) return tp;  // Megatron-Core expert_tensor_parallel_size = tp
+    return par.ep > 1 ? 1 : tp;                      // vLLM: whole experts over ep, else FusedMoE over tp
 }
 
-// Weights of the linear projections of one layer (matrices only: no biases, norms).
-static int64_t layer_linear_params(const ModelSpec& m, const LayerParams& l) {
+LayerShard layer_shard(const ModelSpec& m, const LayerParams& l, const Parallelism& par, ExpertSplit split) {
+    LayerShard s;
+    const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
+    const double experts_split = static_cast<double>(std::max<int64_t>(1, par.ep) * expert_tp(par, split));
     const int64_t d = m.hidden;
-    int64_t attn = 0;
+    // Attention: matrices, and of them the v and o projections the GGUF mixes single out.
+    int64_t attn_mats = 0, v = 0, o = 0;
     if (m.attention == AttentionKind::MLA) {
-        attn = l.attention - (m.mla.q_lora_rank > 0 ? norm_params(m, m.mla.q_lora_rank) : 0) -
-               norm_params(m, m.mla.kv_lora_rank) - (m.attn_out_bias ? d : 0);
+        attn_mats = l.attention - (m.mla.q_lora_rank > 0 ? norm_params(m, m.mla.q_lora_rank) : 0) -
+                    norm_params(m, m.mla.kv_lora_rank) - (m.attn_out_bias ? d : 0);
     } else {
         const int64_t q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
-        attn = d * (q + 2 * kv) + q * d;
+        v = d * kv;
+        o = q * d;
+        attn_mats = d * (q + 2 * kv) + q * d;
     }
+    s.attn_v = static_cast<double>(v) / tp;
+    s.attn_output = static_cast<double>(o) / tp;
+    s.attn_rest = static_cast<double>(attn_mats - v - o) / tp;
+    s.attn_extra = static_cast<double>(l.attention - attn_mats) / tp;
+    // MLP: the dense MLP, or in an MoE layer the shared experts (split like a dense MLP), routed experts and router.
     const int64_t mats = m.gated_mlp ? 3 : 2;
-    int64_t mlp = 0;
+    int64_t dense_ffn = m.ffn, routed_all = 0, routed_mats = 0, routed_down = 0, router = 0;
     if (l.moe) {
-        mlp = m.moe.num_experts * mats * d * m.moe.expert_ffn + d * m.moe.num_experts;  // experts + router
-        const int64_t sf = m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn;
-        mlp += mats * d * sf;
-    } else {
-        mlp = mats * d * m.ffn;
+        dense_ffn = m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn;
+        routed_all = m.moe.num_experts * mlp_params(m, m.moe.expert_ffn);
+        routed_mats = m.moe.num_experts * mats * d * m.moe.expert_ffn;
+        routed_down = m.moe.num_experts * d * m.moe.expert_ffn;
+        router = d * m.moe.num_experts;
     }
-    return attn + mlp;
+    const int64_t dense_mats = mats * d * dense_ffn, dense_down = d * dense_ffn;
+    s.mlp_down = static_cast<double>(dense_down) / tp;
+    s.mlp_rest = static_cast<double>(dense_mats - dense_down) / tp;
+    s.mlp_extra = static_cast<double>(l.mlp - routed_all - router - dense_mats) / tp;
+    s.experts_down = static_cast<double>(routed_down) / experts_split;
+    s.experts_rest = static_cast<double>(routed_mats - routed_down) / experts_split;
+    s.experts_extra = static_cast<double>(routed_all - routed_mats) / experts_split;
+    s.router = static_cast<double>(router);
+    s.norms = static_cast<double>(l.norms);
+    return s;
+}
+
+EdgeShard edge_shard(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st) {
+    EdgeShard e;
+    const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
+    const double word = static_cast<double>(m.vocab) * static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
+    if (st.first) {
+        e.word_embedding = word / tp;
+        e.embedding_other = static_cast<double>(pc.embedding) - word + static_cast<double>(pc.embedding_norm);
+    }
+    if (st.last) {
+        e.final_norm = static_cast<double>(pc.final_norm);
+        if (pc.lm_head > 0)
+            e.lm_head = static_cast<double>(pc.lm_head) / tp;
+        else if (!st.first)
+            e.lm_head = word / tp;  // tied, pp > 1: Megatron keeps the word embedding on the last stage too
+    }
+    return e;
 }
 
 RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st) {
     RankWeights w;
-    const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
-    const double pp = static_cast<double>(std::max<int64_t>(1, par.pp));
-    const double ep = static_cast<double>(std::max<int64_t>(1, par.ep));
     if (!m.architecture_known()) {
+        const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
+        const double pp = static_cast<double>(std::max<int64_t>(1, par.pp));
         w.layers = static_cast<double>(pc.total) / (tp * pp);
         w.linear = w.layers;
         return w;
     }
-    const double word = static_cast<double>(m.vocab) * static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
-    // Layers repeat (dense / MoE): a layer equal to the previous one reuses its split (same arithmetic).
-    bool have_prev = false;
-    LayerParams prev;
-    double layer = 0, lin = 0;
-    for (int64_t i = st.layer_begin; i < st.layer_end && i < static_cast<int64_t>(pc.per_layer.size()); ++i) {
-        const LayerParams& l = pc.per_layer.kind(static_cast<size_t>(i));
-        if (have_prev && l.attention == prev.attention && l.mlp == prev.mlp && l.norms == prev.norms && l.moe == prev.moe) {
-            w.layers += layer;
-            w.linear += lin;
-            continue;
-        }
-        have_prev = true;
-        prev = l;
-        double mlp = static_cast<double>(l.mlp) / tp;
-        if (l.moe) {
-            const double routed = static_cast<double>(routed_expert_params(m));
-            const double router = static_cast<double>(m.hidden * m.moe.num_experts);
-            mlp = routed / (ep * tp) + (static_cast<double>(l.mlp) - routed - router) / tp + router;
-        }
-        layer = static_cast<double>(l.attention) / tp + mlp + static_cast<double>(l.norms);
-        w.layers += layer;
-        lin = static_cast<double>(layer_linear_params(m, l));
-        if (l.moe) {
-            const double mats = m.gated_mlp ? 3.0 : 2.0;
-            const double experts = static_cast<double>(m.moe.num_experts) * mats * static_cast<double>(m.hidden * m.moe.expert_ffn);
-            lin = (lin - experts) / tp + experts / (ep * tp);
-        } else {
-            lin /= tp;
-        }
-        w.linear += lin;
-        w.largest_layer = std::max(w.largest_layer, layer);
+    // Layers are of two kinds (dense / MoE): split each kind once (layer_shard), sum over the stage.
+    const int64_t end = std::min<int64_t>(st.layer_end, static_cast<int64_t>(pc.per_layer.size()));
+    const int64_t begin = std::min(st.layer_begin, end);
+    const int64_t n_moe = pc.per_layer.pattern().moe_count(begin, end), n_dense = end - begin - n_moe;
+    if (n_dense > 0) {
+        const LayerShard dense = layer_shard(m, pc.per_layer.dense(), par, ExpertSplit::EpTimesTp);
+        w.layers += static_cast<double>(n_dense) * dense.total();
+        w.linear += static_cast<double>(n_dense) * dense.linear();
+        w.largest_layer = dense.total();
     }
+    if (n_moe > 0) {
+        const LayerShard moe = layer_shard(m, pc.per_layer.moe(), par, ExpertSplit::EpTimesTp);
+        w.layers += static_cast<double>(n_moe) * moe.total();
+        w.linear += static_cast<double>(n_moe) * moe.linear();
+        w.largest_layer = std::max(w.largest_layer, moe.total());
+    }
+    const EdgeShard e = edge_shard(m, pc, par, st);
     if (st.first) {
-        // vocab-parallel word embedding; learned positions / embedding norm replicated
-        w.embedding = word / tp + static_cast<double>(pc.embedding) - word + static_cast<double>(pc.embedding_norm);
+        w.embedding = e.word_embedding + e.embedding_other;
         w.largest_layer = std::max(w.largest_layer, w.embedding);
     }
     if (st.last) {
-        w.final_norm = static_cast<double>(pc.final_norm);
-        if (pc.lm_head > 0)
-            w.lm_head = static_cast<double>(pc.lm_head) / tp;
-        else if (!st.first)
-            w.lm_head = word / tp;  // tied, pp > 1: Megatron keeps the word embedding on the last stage too
+        w.final_norm = e.final_norm;
+        w.lm_head = e.lm_head;
         w.largest_layer = std::max(w.largest_layer, w.lm_head);
     }
     return w;

@@ -24,6 +24,52 @@ struct StageInfo {
 };
 StageInfo pipeline_stage(int64_t num_layers, int64_t pp, int64_t index);
 
+// How a layer's tensors split over tensor and expert parallelism (Megatron-LM, Shoeybi et al. 2019;
+// the one place this rule lives: rank_weights and inference's stage_weight_bytes both sum over it).
+// Attention and dense/shared MLP matrices (and their biases) / tp; norms and the MoE router replicated
+// (Megatron TopKRouter, vLLM ReplicatedLinear gate); routed experts / (ep * expert_tp), where
+// expert_tp is how many ranks split one expert:
+//   ExpertSplit::EpTimesTp (training): Megatron-Core's expert_tensor_parallel_size defaults to tp;
+//   ExpertSplit::EpOrTp (inference): vLLM --enable-expert-parallel keeps each expert whole on one of
+//   ep ranks (expert_tp = 1), and with ep == 1 its FusedMoE splits every expert over tp.
+enum class ExpertSplit { EpTimesTp, EpOrTp };
+int64_t expert_tp(const Parallelism& par, ExpertSplit split);
+
+// One layer's parameters on one GPU, by the tensor classes callers weigh differently (GGUF mixes give
+// attn_v, attn_output and ffn_down their own types; LLM.int8's row scale depends on in_features,
+// which is ffn for the down projections and hidden for the rest).
+struct LayerShard {
+    double attn_v = 0;        // v projection (0 for MLA, whose projections are all in attn_rest)
+    double attn_output = 0;   // o projection (0 for MLA)
+    double attn_rest = 0;     // the other attention matrices (q, k; MLA projections)
+    double attn_extra = 0;    // attention biases, qk-norms, MLA norms (split with their matrices)
+    double mlp_down = 0;      // down projection of the dense MLP, or of the shared experts
+    double mlp_rest = 0;      // its gate/up matrices
+    double mlp_extra = 0;     // dense/shared MLP biases
+    double experts_down = 0;  // routed experts' down projections
+    double experts_rest = 0;  // routed experts' gate/up matrices
+    double experts_extra = 0; // routed experts' biases
+    double router = 0;        // MoE router (replicated)
+    double norms = 0;         // layer norms (replicated)
+    double linear() const {   // the matrices (what weight quantization stores)
+        return attn_v + attn_output + attn_rest + mlp_down + mlp_rest + experts_down + experts_rest + router;
+    }
+    double total() const { return linear() + attn_extra + mlp_extra + experts_extra + norms; }
+};
+LayerShard layer_shard(const ModelSpec& m, const LayerParams& l, const Parallelism& par, ExpertSplit split);
+
+// The embedding and head on one GPU of a stage (Megatron): the word embedding is vocab-parallel
+// (/ tp) on the first stage; learned positions and the embedding norm/projections are replicated;
+// the last stage holds the final norm and lm_head / tp, or, tied with pp > 1, its own copy of the
+// word embedding / tp for the output layer.
+struct EdgeShard {
+    double word_embedding = 0;   // first stage
+    double embedding_other = 0;  // first stage: learned positions + embedding norm (+ OPT project_in/out)
+    double lm_head = 0;          // last stage
+    double final_norm = 0;       // last stage
+};
+EdgeShard edge_shard(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
+
 // Parameters one GPU holds before ZeRO/FSDP sharding, by part (Megatron-LM splits, Shoeybi et al. 2019):
 // attention and MLP matrices are split by tp (column/row parallel); routed experts by ep and then tp;
 // norms and the router are replicated; the word embedding and lm_head are vocab-parallel (/tp); the

@@ -157,61 +157,40 @@ WeightBytes stage_weight_bytes(const ModelSpec& m, const ParamCounts& pc, const 
     const bool llamacpp = o.engine == Engine::LlamaCpp;
     // llama.cpp stores 1-D tensors (norms, biases) as F32 (convert_hf_to_gguf; quantize skips them).
     const double norm_bits = (gguf || llamacpp) ? 32 : dense_bits(o);
-    const bool first = stage == 0, last = stage == par.pp - 1;
-
     if (pc.per_layer.empty()) {  // known only by its parameter count: everything at the linear rate
-        if (first) w.linear = static_cast<double>(pc.total) * linear_bits_per_weight(o, m.hidden) / 8 / tp / static_cast<double>(par.pp);
+        if (stage == 0) w.linear = static_cast<double>(pc.total) * linear_bits_per_weight(o, m.hidden) / 8 / tp / static_cast<double>(par.pp);
         return w;
     }
 
     const int64_t L = static_cast<int64_t>(pc.per_layer.size());
     const StageInfo st = pipeline_stage(L, par.pp, stage);
-    const int64_t begin = st.layer_begin, end = st.layer_end;
-    const bool mla = m.attention == AttentionKind::MLA;
+    // Parameters per GPU by tensor class, split by the shared parallel rules (parallel.h layer_shard).
+    const bool has_moe = pc.per_layer.pattern().moe_count(st.layer_begin, st.layer_end) > 0;
+    const LayerShard dense = layer_shard(m, pc.per_layer.dense(), par, ExpertSplit::EpOrTp);
+    const LayerShard moe = has_moe ? layer_shard(m, pc.per_layer.moe(), par, ExpertSplit::EpOrTp) : LayerShard{};
     const int64_t n_gqa = m.kv_heads > 0 ? m.heads / m.kv_heads : 1;
-    const double mlp_in = static_cast<double>(m.hidden);
-    const double mats = m.gated_mlp ? 3 : 2;
-    for (int64_t i = begin; i < end; ++i) {
-        const LayerParams& lp = pc.per_layer[static_cast<size_t>(i)];
-        // Tensors the GGUF mixes single out (attn_v, attn_output, ffn_down); 0 where absent.
-        const double v = mla ? 0 : static_cast<double>(m.hidden * m.kv_heads * m.head_dim);
-        const double out = mla ? 0 : static_cast<double>(m.heads * m.head_dim * m.hidden);
-        double routed = 0, routed_down = 0, dense_down = 0;
-        if (lp.moe) {
-            routed = m.moe.num_experts * mats * mlp_in * static_cast<double>(m.moe.expert_ffn);
-            routed_down = m.moe.num_experts * mlp_in * static_cast<double>(m.moe.expert_ffn);
-            const int64_t shared = m.moe.shared_expert_ffn ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn;
-            dense_down = mlp_in * static_cast<double>(shared);
-        } else {
-            dense_down = mlp_in * static_cast<double>(m.ffn);
-        }
-        const double attn = static_cast<double>(lp.attention), mlp = static_cast<double>(lp.mlp);
-        const double base = gguf ? ggml_bits_per_weight(gguf_base(o.weights)) : linear_bits_per_weight(o, m.hidden);
+    const double base = gguf ? ggml_bits_per_weight(gguf_base(o.weights)) : linear_bits_per_weight(o, m.hidden);
+    const double b_o = gguf ? ggml_bits_per_weight(gguf_attn_output(o.weights)) : base;
+    for (int64_t i = st.layer_begin; i < st.layer_end; ++i) {
+        const LayerShard& s = pc.per_layer.pattern().moe(i) ? moe : dense;
+        // Bits of the tensors the GGUF mixes single out (attn_v, attn_output, ffn_down; llama_tensor_get_type);
+        // LLM.int8's down projections read ffn inputs.
         const double b_v = gguf ? ggml_bits_per_weight(gguf_attn_v(o.weights, i, L, n_gqa)) : base;
-        const double b_o = gguf ? ggml_bits_per_weight(gguf_attn_output(o.weights)) : base;
         const double b_d = gguf ? ggml_bits_per_weight(gguf_ffn_down(o.weights, i, L))
                                 : (o.weights == WeightFormat::INT8 ? linear_bits_per_weight(o, m.ffn) : base);
-        // Non-expert matrices split across tp; routed experts split across ep (and across tp only
-        // when ep == 1, i.e. expert tensor parallelism = tp).
-        const double dense_bits_total = (attn - v - out) * base + v * b_v + out * b_o +
-                                        (mlp - routed - dense_down) * base + dense_down * b_d;
-        const double routed_bits = (routed - routed_down) * base + routed_down * b_d;
-        const double expert_split = static_cast<double>(par.ep) * (par.ep > 1 ? 1.0 : tp);
-        w.linear += dense_bits_total / 8 / tp + routed_bits / 8 / expert_split;
-        w.other += static_cast<double>(lp.norms) * norm_bits / 8;
+        const double rest = s.attn_rest + s.attn_extra + s.mlp_rest + s.mlp_extra + s.experts_rest + s.experts_extra + s.router;
+        w.linear += (s.attn_v * b_v + s.attn_output * b_o + rest * base + (s.mlp_down + s.experts_down) * b_d) / 8;
+        w.other += s.norms * norm_bits / 8;
     }
 
-    // Embedding (first stage) and output head (last stage), vocab-parallel across tp.
+    // Embedding (first stage) and output head (last stage), split by the shared rules (edge_shard).
+    const EdgeShard e = edge_shard(m, pc, par, st);
     const double embed_bits = gguf ? ggml_bits_per_weight(m.tied_embeddings ? gguf_output(o.weights) : gguf_base(o.weights))
                                    : dense_bits(o);
     const double head_bits = gguf ? ggml_bits_per_weight(gguf_output(o.weights)) : dense_bits(o);
-    if (first) w.embedding = static_cast<double>(pc.embedding) * embed_bits / 8 / tp;
-    if (last) {
-        const double head = m.tied_embeddings ? (par.pp > 1 ? static_cast<double>(m.vocab * m.hidden) : 0)
-                                              : static_cast<double>(pc.lm_head);
-        w.lm_head = head * head_bits / 8 / tp;
-        w.other += static_cast<double>(pc.final_norm) * norm_bits / 8;
-    }
+    w.embedding = (e.word_embedding + e.embedding_other) * embed_bits / 8;
+    w.lm_head = e.lm_head * head_bits / 8;
+    w.other += e.final_norm * norm_bits / 8;
     return w;
 }
 
