@@ -81,8 +81,10 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             const double P = stage_params(e.params, p, false);
             if (!(P > 0)) return derive("0");
             // one bits-per-weight for every matrix: its closed form; GGUF mixes, LLM.int8 (row scales
-            // by width) and expert parallelism (experts split by ep, not tp): the stage's mean
-            if (s.parallel.ep == 1 && !is_gguf(f) && f != WeightFormat::INT8) {
+            // by width), expert parallelism (experts split by ep, not tp) and the MoE router (replicated,
+            // not split by tp): the stage's mean
+            const bool all_split_by_tp = s.parallel.ep == 1 && (s.parallel.tp == 1 || s.model.moe.num_experts == 0);
+            if (all_split_by_tp && !is_gguf(f) && f != WeightFormat::INT8) {
                 if (f == WeightFormat::GPTQ4 || f == WeightFormat::AWQ4) return derive("{} * (4 + (16 + 4)/{}) / 8 / {}", P, o.group_size, tp);
                 if (f == WeightFormat::NF4 || f == WeightFormat::FP4)
                     return o.double_quant ? derive("{} * (4 + 8/64 + 32/(64 * 256)) / 8 / {}", P, tp) : derive("{} * (4 + 32/64) / 8 / {}", P, tp);
@@ -90,14 +92,24 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             }
             return derive("{} * {} / 8 / {}", P, p.w.linear * 8 * tp / P, tp);
         });
+    // Learned positions and the embedding norm/projections are replicated (parallel.h edge_shard).
+    const bool embed_all_split = e.params.embedding_norm == 0 &&
+                                 e.params.embedding == s.model.vocab * (s.model.embed_dim > 0 ? s.model.embed_dim : s.model.hidden);
     if (p.w.embedding > 0)
         add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, p.w.embedding, kLoadOn,
-                            "P_embed * bits(embed) / 8 / tp",
+                            embed_all_split ? "P_embed * bits(embed) / 8 / tp"
+                                            : "(V * d_embed / tp + P_pos + P_embed_norm) * bits(embed) / 8 (positions, embedding norm replicated)",
                             is_gguf(f) ? "llama.cpp: token_embd takes the base type (Q6_K when tied)"
                                        : "embeddings are not quantized (transformers/vLLM quantize nn.Linear only)"),
             [&] {
-                const double P = static_cast<double>(e.params.embedding);
-                return derive("{} * {} / 8 / {}", P, p.w.embedding * 8 * tp / P, tp);
+                if (embed_all_split) {
+                    const double P = static_cast<double>(e.params.embedding);
+                    return derive("{} * {} / 8 / {}", P, p.w.embedding * 8 * tp / P, tp);
+                }
+                const EdgeShard es = edge_shard(s.model, e.params, s.parallel, pipeline_stage(s.model.layers, s.parallel.pp, p.stage));
+                const double word = es.word_embedding * tp;
+                return derive("({} / {} + {}) * {} / 8", word, tp, es.embedding_other,
+                              p.w.embedding * 8 / (es.word_embedding + es.embedding_other));
             });
     if (p.w.lm_head > 0)
         add(e, d, comp("weights.lm_head", "Weights: output head", Category::Weights, p.w.lm_head, kLoadOn,
@@ -105,7 +117,8 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
                             is_gguf(f) ? "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0)"
                                        : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead)"),
             [&] {
-                const double V = static_cast<double>(s.model.vocab), h = static_cast<double>(s.model.hidden);
+                const double V = static_cast<double>(s.model.vocab);
+                const double h = static_cast<double>(s.model.embed_dim > 0 ? s.model.embed_dim : s.model.hidden);
                 return derive("{} * {} * {} / 8 / {}", V, h, p.w.lm_head * 8 * tp / (V * h), tp);
             });
     if (p.w.other > 0)
