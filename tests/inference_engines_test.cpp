@@ -81,13 +81,7 @@ TEST_CASE("vLLM: asking for more sequences than the pool holds does not fit, and
 }
 
 TEST_CASE("case 26: llama.cpp compute buffer for Llama-3-8B, n_ctx 8192, n_ubatch 512, no flash attention") {
-    Scenario s;
-    s.mode = Mode::Infer;
-    s.model = test::llama3_8b();
-    s.infer.engine = Engine::LlamaCpp;
-    s.infer.weights = WeightFormat::FP16;
-    s.infer.kv_dtype = KvDtype::FP16;
-    s.infer.context = 8192;
+    Scenario s = test::llamacpp_case26();
     s.infer.flash_attention = false;
     const Estimate e = estimate(s);
     REQUIRE(e.ok());

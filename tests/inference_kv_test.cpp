@@ -65,13 +65,7 @@ TEST_CASE("case 5: octocoder KV at 16000 tokens, MHA vs MQA") {
 }
 
 TEST_CASE("case 26: llama.cpp KV for Llama-3-8B F16 at n_ctx 8192 is 512 MiB K + 512 MiB V") {
-    Scenario s;
-    s.mode = Mode::Infer;
-    s.model = test::llama3_8b();
-    s.infer.engine = Engine::LlamaCpp;
-    s.infer.weights = WeightFormat::FP16;
-    s.infer.kv_dtype = KvDtype::FP16;
-    s.infer.context = 8192;
+    const Scenario s = test::llamacpp_case26();
     const Estimate e = estimate(s);
     REQUIRE(e.ok());
     double kv = 0;

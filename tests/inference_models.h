@@ -2,6 +2,7 @@
 // in tests/data/inference/models.md (copied from the reference set, with sources).
 #pragma once
 #include "model_spec.h"
+#include "scenario.h"
 
 namespace vl::test {
 
@@ -53,6 +54,19 @@ inline ModelSpec deepseek_v3() {
     m.moe.num_experts = 256; m.moe.top_k = 8; m.moe.expert_ffn = 2048; m.moe.shared_experts = 1;
     m.moe.first_dense_layers = 3; m.moe.router_bias = true;
     return m;
+}
+
+// Reference case 26: llama.cpp serving Meta-Llama-3-8B-Instruct as GGUF F16 with n_ctx 8192
+// (llama.cpp docs/backend/CANN.md example log); flash attention on unless a test turns it off.
+inline Scenario llamacpp_case26() {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = llama3_8b();
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::FP16;
+    s.infer.kv_dtype = KvDtype::FP16;
+    s.infer.context = 8192;
+    return s;
 }
 
 }  // namespace vl::test
