@@ -83,6 +83,47 @@ void subheading(const char* text) {
 
 void field_label(const char* text) { ImGui::TextUnformatted(text); }
 
+// A number input followed by "-" and "+" steppers (int_field, float_field). On touch devices the
+// input is read-only: typing goes through the page's text box (take_typed).
+struct Stepper {
+    float button = 0;   // square button side
+    float spacing = 0;
+    ImGuiInputTextFlags flags = 0;
+};
+
+static Stepper begin_stepper(const AppState& app) {
+    Stepper st;
+    st.button = ImGui::GetFrameHeight();
+    st.spacing = ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - 2 * (st.button + st.spacing)));
+    st.flags = app.ui.env.touch ? ImGuiInputTextFlags_ReadOnly : 0;
+    return st;
+}
+
+// Draws the steppers after the input: -1 when "-" was pressed, +1 for "+", else 0.
+static int stepper_buttons(AppState& app, const char* key, const Stepper& st) {
+    int pressed = 0;
+    ImGui::SameLine(0, st.spacing);
+    if (ImGui::Button("-", ImVec2(st.button, st.button))) pressed = -1;
+    mark(app, std::string(key) + ".minus");
+    ImGui::SameLine(0, st.spacing);
+    if (ImGui::Button("+", ImVec2(st.button, st.button))) pressed = +1;
+    mark(app, std::string(key) + ".plus");
+    return pressed;
+}
+
+// Stores the edited value (marking the scenario dirty) and shows the field's error under it.
+template <class T>
+static bool end_number_field(AppState& app, const char* key, T& v, T nv, bool changed) {
+    ImGui::PopID();
+    if (changed && nv != v) {
+        v = nv;
+        app.dirty = true;
+    }
+    field_error(app, key);
+    return changed;
+}
+
 bool int_field(AppState& app, const char* label, const char* key, int64_t& v, int64_t lo, int64_t hi, bool doubling) {
     field_label(label);
     ImGui::PushID(key);
@@ -97,32 +138,20 @@ bool int_field(AppState& app, const char* label, const char* key, int64_t& v, in
             changed = true;
         }
     }
-    const float bw = ImGui::GetFrameHeight();
-    const float sp = ImGui::GetStyle().ItemInnerSpacing.x;
-    ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - 2 * (bw + sp)));
-    const ImGuiInputTextFlags flags = app.ui.env.touch ? ImGuiInputTextFlags_ReadOnly : 0;
-    if (ImGui::InputScalar("##v", ImGuiDataType_S64, &nv, nullptr, nullptr, "%lld", flags)) changed = true;
+    const Stepper st = begin_stepper(app);
+    if (ImGui::InputScalar("##v", ImGuiDataType_S64, &nv, nullptr, nullptr, "%lld", st.flags)) changed = true;
     mark(app, key);
     register_text(app, key, std::to_string(nv), "number", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
-    ImGui::SameLine(0, sp);
-    if (ImGui::Button("-", ImVec2(bw, bw)) && nv > lo) {
+    const int step = stepper_buttons(app, key, st);
+    if (step < 0 && nv > lo) {
         nv = doubling ? std::max(lo, nv / 2) : nv - 1;
         changed = true;
     }
-    mark(app, std::string(key) + ".minus");
-    ImGui::SameLine(0, sp);
-    if (ImGui::Button("+", ImVec2(bw, bw)) && nv < hi) {
+    if (step > 0 && nv < hi) {
         nv = doubling ? std::min(hi, nv * 2) : nv + 1;
         changed = true;
     }
-    mark(app, std::string(key) + ".plus");
-    ImGui::PopID();
-    if (changed && nv != v) {
-        v = nv;
-        app.dirty = true;
-    }
-    field_error(app, key);
-    return changed;
+    return end_number_field(app, key, v, nv, changed);
 }
 
 bool float_field(AppState& app, const char* label, const char* key, double& v, double lo, double hi, double step,
@@ -140,32 +169,22 @@ bool float_field(AppState& app, const char* label, const char* key, double& v, d
             changed = true;
         }
     }
-    const float bw = ImGui::GetFrameHeight();
-    const float sp = ImGui::GetStyle().ItemInnerSpacing.x;
-    ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - 2 * (bw + sp)));
-    const ImGuiInputTextFlags flags = app.ui.env.touch ? ImGuiInputTextFlags_ReadOnly : 0;
-    if (ImGui::InputDouble("##v", &nv, 0, 0, fmt, flags) && std::isfinite(nv)) changed = true;
+    const Stepper st = begin_stepper(app);
+    if (ImGui::InputDouble("##v", &nv, 0, 0, fmt, st.flags) && std::isfinite(nv)) changed = true;
     mark(app, key);
     char buf[64];
     std::snprintf(buf, sizeof buf, fmt, nv);
     register_text(app, key, buf, "number", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
-    ImGui::SameLine(0, sp);
-    if (ImGui::Button("-", ImVec2(bw, bw))) {
+    const int pressed = stepper_buttons(app, key, st);
+    if (pressed < 0) {
         nv = std::max(lo, nv - step);
         changed = true;
     }
-    ImGui::SameLine(0, sp);
-    if (ImGui::Button("+", ImVec2(bw, bw))) {
+    if (pressed > 0) {
         nv = std::min(hi, nv + step);
         changed = true;
     }
-    ImGui::PopID();
-    if (changed && nv != v) {
-        v = nv;
-        app.dirty = true;
-    }
-    field_error(app, key);
-    return changed;
+    return end_number_field(app, key, v, nv, changed);
 }
 
 bool text_field(AppState& app, const char* label, const char* key, std::string& s, const char* hint, bool multiline,
