@@ -1,7 +1,8 @@
 // Scenario JSON reader and writer (scenario_json.h). Each struct's fields are listed once, in a
 // fields() function that both the Reader and the Writer walk, so the two cannot drift apart.
-// nlohmann_json is used without exceptions (the wasm build cannot catch them): a SAX pass checks
-// the syntax and nesting depth first, then every value's type is checked before it is read.
+// nlohmann_json is used without exceptions (the wasm build cannot catch them): the one input reader
+// (json_input.h) checks size, syntax, nesting, duplicate keys and NULs, then every value's type is
+// checked before it is read.
 #include "scenario_json.h"
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <type_traits>
 
 #include "enum_names.h"
+#include "json_input.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
 
@@ -26,8 +28,6 @@ namespace {
 constexpr double kMaxInt64Field = 1e15;  // counts: params up to 10^15, tokens, ranks
 constexpr double kMaxNumberField = 1e18; // bytes and fractions
 constexpr size_t kMaxStringField = 256;  // names
-constexpr size_t kMaxTextBytes = 1 << 20;
-constexpr int kMaxDepth = 32;
 
 // ---- field lists: one per struct, walked by the Reader and the Writer ------------------------
 template <class V> void fields(V& v, TrainingOptions*) {
@@ -364,49 +364,6 @@ std::optional<int64_t> ranks(const Parallelism& p) {
     return static_cast<int64_t>(n);
 }
 
-// Syntax and nesting check, so that errors carry a position and nothing deep reaches the DOM.
-struct SyntaxCheck : nlohmann::json_sax<Json> {
-    int depth = 0;
-    std::string error;
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return enter(); }
-    bool key(string_t&) override { return true; }
-    bool end_object() override { --depth; return true; }
-    bool start_array(std::size_t) override { return enter(); }
-    bool end_array() override { --depth; return true; }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
-        error = ex.what();
-        if (auto p = error.find("] "); p != std::string::npos) error = error.substr(p + 2);  // drop "[json.exception...]"
-        return false;
-    }
-    bool enter() {
-        if (++depth <= kMaxDepth) return true;
-        error = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
-        return false;
-    }
-};
-
-std::optional<Json> parse_json(std::string_view text, std::vector<FieldError>& errs) {
-    if (text.size() > kMaxTextBytes) {
-        errs.push_back({"json", "is " + std::to_string(text.size()) + " bytes; at most 1 MiB is read"});
-        return std::nullopt;
-    }
-    SyntaxCheck check;
-    if (!Json::sax_parse(text, &check) || !check.error.empty()) {
-        errs.push_back({"json", check.error.empty() ? "not valid JSON" : check.error});
-        return std::nullopt;
-    }
-    Json j = Json::parse(text, nullptr, false);
-    if (j.is_discarded()) { errs.push_back({"json", "not valid JSON"}); return std::nullopt; }
-    return j;
-}
-
 // ---- writing ----------------------------------------------------------------------------------
 template <class T>
 Json write_object(const T& v, const T& defaults, JsonStyle style);
@@ -515,7 +472,7 @@ std::optional<std::string> preset_gpu_id(const Gpu& g) {
 Result<Scenario> scenario_from_json(std::string_view text) {
     std::vector<FieldError> errs;
     std::vector<std::string> warnings;
-    std::optional<Json> parsed = parse_json(text, errs);
+    std::optional<Json> parsed = parse_ordered_json_input(text, "json", errs);
     if (!parsed) return Result<Scenario>::failure(std::move(errs));
     const Json& j = *parsed;
     if (!j.is_object()) return Result<Scenario>::failure({{"json", "must be an object; got " + describe(j)}});

@@ -114,7 +114,7 @@ TEST_CASE("cli: bad scenario files exit 1 naming the file and the field") {
     r = vramlens("estimate '" + broken + "'");
     CHECK(r.status == 1);
     // Line 2 is ` "train": {"micro_batch": 4,}}`: the stray `}` is its 29th character.
-    CHECK_THAT(r.err, Catch::Contains("is not a valid scenario:\n  json: parse error at line 2, column 29"));
+    CHECK_THAT(r.err, Catch::Contains("is not a valid scenario:\n  json: is not valid JSON: parse error at line 2, column 29"));
     const std::string old = write_temp("newer.json", R"({"version": 2, "model": "x"})");
     r = vramlens("estimate '" + old + "'");
     CHECK(r.status == 1);

@@ -166,7 +166,9 @@ TEST_CASE("an unknown model_type without core sizes is an error naming them") {
 }
 
 TEST_CASE("bad config.json input: every rule names the field") {
-    CHECK(only_error("{not json") == "config: is not valid JSON");
+    CHECK(only_error("{not json") ==
+          "config: is not valid JSON: parse error at line 1, column 3: syntax error while parsing object key - "
+          "invalid literal; last read: '{no'; expected string literal");
     CHECK(only_error("[1, 2]") == "config: must be a JSON object; got array");
     CHECK(only_error(R"({"model_type": "llama", "hidden_size": "4096"})") ==
           "hidden_size: must be an integer; got \"4096\"");

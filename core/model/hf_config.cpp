@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "json_input.h"
 #include "model/hf_config_json.h"
 #include "model/model_validate.h"
 
@@ -486,9 +487,10 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
 }
 
 Result<ModelSpec> import_hf_config(std::string_view json_text) {
-    json j = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return Result<ModelSpec>::failure({{"config", "is not valid JSON"}});
-    return import_hf_config_json(j);
+    std::vector<FieldError> errs;
+    std::optional<json> j = parse_json_input(json_text, "config", errs);
+    if (!j) return Result<ModelSpec>::failure(std::move(errs));
+    return import_hf_config_json(*j);
 }
 
 ModelSpec model_from_param_count(int64_t params) {

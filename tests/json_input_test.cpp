@@ -1,0 +1,83 @@
+// The one reader of JSON given by a person (core/json_input.h): every entry point (scenario files,
+// pasted config.json, share links, CLI flags) gets the same answer for the same bad input.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "json_input.h"
+#include "model/hf_config.h"
+#include "scenario_json.h"
+
+namespace {
+
+// The single error the reader gives for text ("field: message"), or "" when it parses.
+std::string error_of(const std::string& text) {
+    std::vector<vl::FieldError> errs;
+    std::optional<nlohmann::json> j = vl::parse_json_input(text, "input", errs);
+    if (j) return "";
+    REQUIRE(errs.size() == 1);
+    return to_string(errs[0]);
+}
+
+}  // namespace
+
+TEST_CASE("json input: a document that breaks no rule parses unchanged") {
+    std::vector<vl::FieldError> errs;
+    auto j = vl::parse_ordered_json_input(R"({"b": [1, {"c": "x"}], "a": null})", "input", errs);
+    REQUIRE(j);
+    CHECK(errs.empty());
+    CHECK(j->dump() == R"({"b":[1,{"c":"x"}],"a":null})");  // key order kept
+}
+
+TEST_CASE("json input: a key written twice is an error naming the key's path") {
+    CHECK(error_of(R"({"model": {"layers": 32, "layers": 16}})") ==
+          "model.layers: is written twice in the same object; keep one (which one is meant cannot be guessed)");
+    CHECK(error_of(R"({"a": [{"x": 1}, {"x": 1, "x": 2}]})") ==
+          "a[1].x: is written twice in the same object; keep one (which one is meant cannot be guessed)");
+    // The same key in two different objects is fine.
+    CHECK(error_of(R"({"a": {"x": 1}, "b": {"x": 1}})").empty());
+}
+
+TEST_CASE("json input: a NUL inside a string or key is an error, never a silent cut") {
+    CHECK(error_of(R"({"name": "Llama\u0000-evil"})") ==
+          "name: contains a NUL character (\\u0000), which would cut the text short; remove it");
+    CHECK(error_of(R"({"list": ["ok", "b\u0000"]})") ==
+          "list[1]: contains a NUL character (\\u0000), which would cut the text short; remove it");
+    CHECK_THAT(error_of(R"({"na\u0000me": 1})"), Catch::Contains("is a key with a NUL character"));
+}
+
+TEST_CASE("json input: nesting stops at the limit while parsing, whatever the depth") {
+    // 80,000 levels used to overflow the stack of every dump/destroy that followed the parse.
+    const std::string deep = std::string(80'000, '[') + std::string(80'000, ']');
+    CHECK(error_of(deep) == "input: is nested deeper than 32 levels; a scenario or config.json is a few levels deep");
+    CHECK(error_of(std::string(32, '[') + std::string(32, ']')).empty());  // exactly at the limit
+    CHECK_FALSE(error_of(std::string(33, '[') + std::string(33, ']')).empty());
+}
+
+TEST_CASE("json input: size is checked before parsing") {
+    const std::string huge = "\"" + std::string(vl::kMaxJsonInputBytes, 'x') + "\"";  // 4 MiB + 2 bytes
+    CHECK(error_of(huge) ==
+          "input: is 4194 KB; at most 4194 KB is read (a config.json or scenario is a few KB: was something else pasted?)");
+    CHECK(vl::describe_input_size(999) == "999 bytes");
+    CHECK(vl::describe_input_size(1'250'000) == "1250 KB");
+    CHECK(vl::describe_input_size(100'000'000) == "100 MB");
+}
+
+TEST_CASE("json input: syntax errors say line and column") {
+    CHECK(error_of("{\n  \"a\": 1,\n}") ==
+          "input: is not valid JSON: parse error at line 3, column 1: syntax error while parsing object key - "
+          "unexpected '}'; expected string literal");
+}
+
+TEST_CASE("json input: scenario files and config.json go through the same reader") {
+    vl::Result<vl::Scenario> s = vl::scenario_from_json(R"({"version": 1, "mode": "infer", "mode": "train"})");
+    REQUIRE_FALSE(s.ok());
+    CHECK(to_string(s.errors[0]) ==
+          "mode: is written twice in the same object; keep one (which one is meant cannot be guessed)");
+    vl::Result<vl::ModelSpec> m = vl::import_hf_config(R"({"model_type": "llama", "hidden_size": 4096, "hidden_size": 2048})");
+    REQUIRE_FALSE(m.ok());
+    CHECK(to_string(m.errors[0]) ==
+          "hidden_size: is written twice in the same object; keep one (which one is meant cannot be guessed)");
+    vl::Result<vl::ModelSpec> n = vl::import_hf_config("{\"model_type\": \"llama\", \"_name_or_path\": \"a\\u0000b\"}");
+    REQUIRE_FALSE(n.ok());
+    CHECK(n.errors[0].field == "_name_or_path");
+}
