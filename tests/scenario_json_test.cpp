@@ -475,6 +475,61 @@ TEST_CASE("scenario JSON: a parameter-count model starts blank, not as the defau
     CHECK(r->model.family == "Custom");
 }
 
+// Issue 12 item 7: these estimated the default model (Llama-3.1-8B) without a word.
+TEST_CASE("scenario JSON: a model object must define an architecture or a parameter count > 0") {
+    auto read = [](const std::string& model) { return scenario_from_json(R"({"version": 1, "model": )" + model + "}"); };
+    const std::string ways = R"(give a preset id ("llama-3.1-8b"), a parameter count ("params": 7e9), {"hf_config": {...config.json...}}, )"
+                             "or the architecture fields (vocab, hidden, layers, heads, kv_heads, head_dim, ffn, ...)";
+    Result<Scenario> name_only = read(R"({"name": "My model"})");
+    REQUIRE_FALSE(name_only.ok());
+    REQUIRE(name_only.errors.size() == 1);
+    CHECK(to_string(name_only.errors[0]) == "model: has only a name: " + ways);
+    CHECK(error_for(read("{}"), "model") == "is an empty object: " + ways);
+    CHECK(error_for(read(R"({"name": "x", "family": "y", "model_type": "llama"})"), "model") ==
+          "has only labels (name, family, model_type) and no architecture: " + ways);
+    // Only unknown fields: each is named, and so is what the model lacks.
+    Result<Scenario> unknown = read(R"({"hidden_size": 4096})");
+    CHECK(error_for(unknown, "model.hidden_size") == "unknown field");
+    CHECK(error_for(unknown, "model") == "defines no architecture: " + ways);
+    // A count of 0 or less is no parameter count.
+    Result<Scenario> zero = read(R"({"params": 0})");
+    REQUIRE(zero.errors.size() == 1);
+    CHECK(error_for(zero, "model.params") ==
+          "is 0, which means the architecture is given instead, but the model has no architecture fields: " + ways);
+    CHECK(error_for(read(R"({"name": "x", "params": 0})"), "model.params").rfind("is 0, which means", 0) == 0);
+    CHECK(error_for(read(R"({"params": -7e9})"), "model.params") ==
+          "must be > 0 (the parameter count of a model known only by it); got -7000000000.0");
+    CHECK(error_for(read(R"({"params": -5, "hidden": 64})"), "model.params") ==
+          "must be > 0 (the parameter count of a model known only by it); got -5");
+    // A badly formed count is named once, by its form.
+    Result<Scenario> huge = read(R"({"params": 1e300})");
+    REQUIRE(huge.errors.size() == 1);
+    CHECK(error_for(huge, "model.params") == "must be an integer of magnitude at most 1e15; got 1e+300");
+
+    // Still read: one architecture field (the rest from the default model), and "params": 0 beside
+    // architecture fields (the full form the writer produces).
+    Result<Scenario> one = read(R"({"name": "Half", "layers": 16})");
+    REQUIRE(one.ok());
+    CHECK(one->model.layers == 16);
+    CHECK(one->model.hidden == 4096);  // ModelSpec's default (Llama-3.1-8B)
+    Result<Scenario> full = read(R"({"name": "Half", "params": 0, "layers": 16})");
+    REQUIRE(full.ok());
+    CHECK(full->model.architecture_known());
+}
+
+TEST_CASE("scenario JSON: the default architecture under another name is written with a field that reads back") {
+    Scenario s;
+    s.model.name = "Renamed";  // every architecture field equals ModelSpec's default: no longer the preset
+    const std::string compact = scenario_to_json(s, JsonStyle::Compact);
+    CHECK(compact == R"({"version":1,"model":{"name":"Renamed","hidden":4096}})");
+    Result<Scenario> back = scenario_from_json(compact);
+    REQUIRE(back.ok());
+    require_same(s, *back);
+    Result<Scenario> pretty = scenario_from_json(scenario_to_json(s, JsonStyle::Pretty));  // writes "params": 0
+    REQUIRE(pretty.ok());
+    require_same(s, *pretty);
+}
+
 TEST_CASE("scenario JSON: the examples in docs/scenario-format.md read, and the complete one is the writer's output") {
     const std::string doc = read_text(std::string(VRAMLENS_TEST_DATA) + "/../../docs/scenario-format.md");
     int blocks = 0;
