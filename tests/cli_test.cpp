@@ -432,6 +432,11 @@ TEST_CASE("cli: --params 0, negative or not a number is an error naming --params
     Run parts = vramlens("estimate --set model.hf_config.model_type=llama --set model.name=x");
     CHECK(parts.status == 1);
     CHECK_THAT(parts.err, Catch::Contains("\n  model (from --set model.hf_config.model_type, --set model.name): "));
+    // A model given only a name is not the default model under that name.
+    Run named = vramlens("estimate --set model.name=x");
+    CHECK(named.status == 1);
+    CHECK(named.out.empty());
+    CHECK_THAT(named.err, Catch::Contains("\n  model (from --set model.name): has only a name: give a preset id"));
 }
 
 TEST_CASE("cli: every switch takes =true or =false, anything else is refused by name (issue 12 item 10)") {
