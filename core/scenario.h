@@ -93,7 +93,7 @@ struct FineTuneOptions {
     // ---- added with issue 4 ----
     bool adapters_fp32 = true;                 // PEFT autocast_adapter_dtype: adapters kept in fp32 (else base dtype)
     double lora_dropout = 0.0;                 // PEFT LoraConfig default 0.0; > 0 keeps a masked copy of each adapted input
-    int64_t quant_block = 64;                  // QLoRA NF4 block size (Dettmers et al. 2023)
+    int64_t quant_block = 64;                  // QLoRA NF4 block size [qlora2023 §3]
     int64_t quant_block2 = 256;                // QLoRA double-quantization block of the absmax constants
 };
 

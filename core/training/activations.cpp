@@ -37,7 +37,7 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
     return L;
 }
 
-// Korthikanti et al. 2022 §4.1: GPT layer with a 4h GeLU MLP, multi-head attention, two LayerNorms.
+// [korthikanti2022 §4.1]: GPT layer with a 4h GeLU MLP, multi-head attention, two LayerNorms.
 LayerDims gpt_dims(double h, double heads) {
     LayerDims L;
     L.h = h; L.heads = heads; L.kv_heads = heads; L.head_dim = h / heads; L.ffn = 4 * h;
@@ -188,7 +188,7 @@ void add_activations(TrainCtx& c) {
     for (int64_t i = c.stage.layer_begin; i < c.stage.layer_end; ++i) (layer_is_moe(m, i) ? n_moe : n_dense) += 1;
     LayerActivations dense, moe;
     if (f == ActivationFormula::Korthikanti) {
-        // the paper's GPT layer as Table 2 assumes it: no FlashAttention, dropout masks kept
+        // the paper's GPT layer as Table 2 assumes it [korthikanti2022]: no FlashAttention, dropout masks kept
         ActShape k = x;
         k.flash = false;
         k.dropout = k.attn_dropout = 0.1;

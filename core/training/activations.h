@@ -8,7 +8,7 @@
 namespace vl {
 
 // The shapes that decide what a layer saves (from ModelSpec via layer_dims, or overridden, e.g. the
-// GPT assumptions of Korthikanti et al. 2022: 4h GeLU MLP, multi-head attention, LayerNorm).
+// GPT assumptions of [korthikanti2022]: 4h GeLU MLP, multi-head attention, LayerNorm).
 struct LayerDims {
     double h = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0;
     bool gated = false;

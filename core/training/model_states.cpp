@@ -31,7 +31,7 @@ Dtypes training_dtypes(const TrainingOptions& t) {
 }
 
 // bitsandbytes block-wise 8-bit optimizers: 1 byte per state element plus one fp32 absmax per
-// 2048-element block (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
+// 2048-element block [adam8bit2022].
 inline constexpr double kAdam8bitBlock = 2048;
 
 double optimizer_state_bytes(const TrainingOptions& t, double params, double factored_states, double state_bytes) {
@@ -39,7 +39,7 @@ double optimizer_state_bytes(const TrainingOptions& t, double params, double fac
         case Optimizer::SGD: return 0;                                   // no state
         case Optimizer::SGDMomentum: return params * state_bytes;        // momentum buffer
         case Optimizer::AdamW: return 2 * params * state_bytes;          // m and v [kingma2015]
-        case Optimizer::Lion: return params * state_bytes;               // one momentum (Chen et al. 2023)
+        case Optimizer::Lion: return params * state_bytes;               // one momentum [lion2023]
         case Optimizer::Adam8bit: return 2 * params * (1 + 4 / kAdam8bitBlock);
         case Optimizer::Adafactor: return factored_states * state_bytes; // row + column second moments (Shazeer & Stern 2018)
         case Optimizer::Custom: return params * t.custom_optimizer_bytes_per_param;
