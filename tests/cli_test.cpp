@@ -196,7 +196,7 @@ TEST_CASE("cli: estimate by flags, 7e9 parameters, bf16 mixed precision with Ada
     REQUIRE(r.status == 0);
     nlohmann::json j = nlohmann::json::parse(r.out);
     // Mixed precision with Adam: 2 B bf16 weights + 2 B bf16 gradients + 4 B fp32 master + 4 + 4 B
-    // Adam m, v = 16 B per parameter (seed 001 table; ZeRO paper Sec 3.1, K = 12).
+    // Adam m, v = 16 B per parameter ([llm-gpu-memory-2025] table; [zero2020 §3.1], K = 12).
     CHECK(category_bytes(j, "weights") == 14e9);
     CHECK(category_bytes(j, "gradients") == 14e9);
     CHECK(category_bytes(j, "optimizer") == 84e9);

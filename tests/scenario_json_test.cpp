@@ -72,7 +72,7 @@ Scenario every_field_changed() {
     t.dropout = 0.1;
     t.fp32_logits = false;
     t.compat = Compat::DeepSpeedEstimator;
-    t.activation_formula = ActivationFormula::Seed003;
+    t.activation_formula = ActivationFormula::PerLayerBytes;
     t.activation_coefficient = 10.5;
     t.optimizer_state_dtype = StateDtype::BF16;
     t.extra_fp32_weight_copy = true;
@@ -577,4 +577,39 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 5);
     CHECK(field_count<Scenario>() == 9);  // model, mode, train, finetune, infer, parallel, gpu, gpu_count, overheads
+}
+
+TEST_CASE("scenario JSON: the activation formulas' old names \"seed-003\" and \"seed-001\" still read, the new names are written") {
+    // Files and share links written before the rename carry the old names (docs/scenario-format.md).
+    const struct {
+        const char* old_name;
+        const char* new_name;
+        ActivationFormula value;
+    } renamed[] = {{"seed-003", "per-layer-bytes", ActivationFormula::PerLayerBytes},
+                   {"seed-001", "per-layer-elements", ActivationFormula::PerLayerElements}};
+    for (const auto& n : renamed) {
+        INFO(n.old_name << " -> " << n.new_name);
+        const std::string model = R"("model": {"params": 7e9}, )";
+        Result<Scenario> old_file = scenario_from_json(std::string(R"({"version": 1, )") + model + R"("train": {"activation_formula": ")" +
+                                                       n.old_name + "\"}}");
+        REQUIRE(old_file.ok());
+        CHECK(old_file->train.activation_formula == n.value);
+        Result<Scenario> upper = scenario_from_json(std::string(R"({"version": 1, )") + model + R"("train": {"activation_formula": "SEED-)" +
+                                                    (n.old_name + 5) + "\"}}");
+        REQUIRE(upper.ok());
+        CHECK(upper->train.activation_formula == n.value);
+        // written back under the new name only, and that name reads to the same value
+        for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+            const std::string written = scenario_to_json(*old_file, style);
+            CHECK_THAT(written, Catch::Contains(std::string("\"activation_formula\":") + (style == JsonStyle::Pretty ? " " : "") + "\"" + n.new_name + "\""));
+            CHECK_THAT(written, !Catch::Contains(n.old_name));
+            Result<Scenario> back = scenario_from_json(written);
+            REQUIRE(back.ok());
+            CHECK(back->train.activation_formula == n.value);
+        }
+    }
+    // the old names are not offered: an unknown name's message lists the current ones
+    const std::string msg = error_for(scenario_from_json(R"({"version": 1, "model": {"params": 7e9}, "train": {"activation_formula": "seed-002"}})"),
+                                      "train.activation_formula");
+    CHECK_THAT(msg, Catch::Contains("\"per-layer-bytes\"") && Catch::Contains("\"per-layer-elements\"") && !Catch::Contains("seed-003"));
 }

@@ -77,8 +77,8 @@ enum class Lang { En, Zh };
     X(ActFormula, "Activation formula", "激活值公式")                                                     \
     X(ActTensorWalk, "tensor walk (default)", "逐张量（默认）")                                           \
     X(ActKorthikanti, "Korthikanti et al. 2022", "Korthikanti 等 2022")                                   \
-    X(ActSeed003, "seed 003: 11bsd + 5bhs² + 19bsd", "种子 003：11bsd + 5bhs² + 19bsd")                   \
-    X(ActSeed001, "seed 001: 16bsd + 2bhs²", "种子 001：16bsd + 2bhs²")                                   \
+    X(ActPerLayerBytes, "bytes per layer: 11bsd + 5bhs² + 19bsd", "每层字节：11bsd + 5bhs² + 19bsd")       \
+    X(ActPerLayerElements, "elements per layer: (16bsd + 2bhs²)·a", "每层元素：(16bsd + 2bhs²)·a")        \
     X(ActCoefficient, "coefficient: C·L·b·s·h", "系数：C·L·b·s·h")                                        \
     X(ActCoef, "Coefficient C", "系数 C")                                                                 \
     X(Schedule, "Pipeline schedule", "流水线调度")                                                        \
