@@ -104,7 +104,7 @@ std::string number(double v) {
 
 }  // namespace
 
-TEST_CASE("accuracy report: reference cases, published vs ours; writes docs/accuracy.md") {
+TEST_CASE("accuracy report: reference cases, published vs ours, writes docs/accuracy.md") {
     const std::string data = std::string(VRAMLENS_TEST_DATA) + "/accuracy/cases.json";
     const nlohmann::json doc = nlohmann::json::parse(read_text(data), nullptr, false);
     REQUIRE(doc.is_object());

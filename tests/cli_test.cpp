@@ -127,7 +127,7 @@ TEST_CASE("cli: bad scenario files exit 1 naming the file and the field") {
     std::remove(old.c_str());
 }
 
-TEST_CASE("cli: `scenario` prints the normalized file; flags apply on top of it, in order") {
+TEST_CASE("cli: `scenario` prints the normalized file, flags apply on top of it, in order") {
     const std::string file = write_temp("s.json", R"({"version": 1, "model": {"name": "My 7B", "params": 7e9},
                                                       "train": {"micro_batch": 2}, "parallel": {"dp": 4}})");
     Run r = vramlens("scenario '" + file + "' --micro-batch 8 --tp 2 --sp --set overheads.fragmentation=0.25 --format json");

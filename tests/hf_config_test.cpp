@@ -186,7 +186,7 @@ TEST_CASE("a config without model_type is read by the class in architectures, el
     CHECK(only_error(R"({"model_type": 5})") == "model_type: must be a string; got 5");
 }
 
-TEST_CASE("text_config: the inner model_type, else the wrapper's; neither supported is an error on the inner one") {
+TEST_CASE("text_config: the inner model_type, else the wrapper's, neither supported is an error on the inner one") {
     vl::Result<vl::ModelSpec> ok = vl::import_hf_config(R"({"model_type": "mistral3", "text_config": {"model_type": "mistral",
         "vocab_size": 1000, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2}})");
     REQUIRE(ok.ok());

@@ -102,7 +102,7 @@ TEST_CASE("case 26: llama.cpp F16 model buffer 15317.02 MiB, 14.96 GiB") {
     CHECK_THAT(to_gib(weight_bytes(e)), WithinAbs(14.96, 0.005));
 }
 
-TEST_CASE("tensor and pipeline parallel split the weights; norms are replicated (hand-derived)") {
+TEST_CASE("tensor and pipeline parallel split the weights, norms are replicated (hand-derived)") {
     Scenario s = infer(test::llama3_8b(), WeightFormat::BF16, Engine::VLLM);
     s.parallel.tp = 2; s.gpu_count = 2;
     // (8,030,261,248 - 266,240) * 2 / 2 + 266,240 * 2 = 8,030,527,488 B per GPU.

@@ -291,7 +291,7 @@ TEST_CASE("scenario JSON: compact form writes only what differs from the default
           R"("parallel":{"dp":8},"gpu_count":16})");
 }
 
-TEST_CASE("scenario JSON: a hand-written file reads as written; left-out fields keep the defaults") {
+TEST_CASE("scenario JSON: a hand-written file reads as written, left-out fields keep the defaults") {
     Result<Scenario> r = scenario_from_json(R"({
         "version": 1,
         "model": {"name": "My 7B", "params": 7e9},

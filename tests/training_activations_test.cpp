@@ -183,7 +183,7 @@ TEST_CASE("ZeRO Sec 3.2 'about 8 GB with checkpointing' for GPT-2 1.5B: which re
     REQUIRE((ours - 8) / 8 == Approx(-0.37).margin(0.005));
 }
 
-TEST_CASE("FlashAttention keeps no s^2 tensors, only fp32 softmax statistics; dropout masks only when dropout > 0") {
+TEST_CASE("FlashAttention keeps no s^2 tensors, only fp32 softmax statistics, dropout masks only when dropout > 0") {
     ActShape x;
     x.b = 1; x.s = 4096; x.flash = true;
     const LayerDims L = gpt_dims(4096, 32);
@@ -200,7 +200,7 @@ TEST_CASE("FlashAttention keeps no s^2 tensors, only fp32 softmax statistics; dr
     REQUIRE(masked.mlp - eager.mlp == Approx(4096.0 * 4096));              // and after the MLP
 }
 
-TEST_CASE("GQA sizes K and V by kv heads; a gated MLP keeps its extra tensors") {
+TEST_CASE("GQA sizes K and V by kv heads, a gated MLP keeps its extra tensors") {
     // Llama-3-8B-like layer: h 4096, 32 heads, 8 kv heads x 128, ffn 14336, SwiGLU, b 1, s 8192, bf16, flash
     LayerDims L;
     L.h = 4096; L.heads = 32; L.kv_heads = 8; L.head_dim = 128; L.ffn = 14336; L.gated = true; L.norms = 2;
@@ -214,7 +214,7 @@ TEST_CASE("GQA sizes K and V by kv heads; a gated MLP keeps its extra tensors") 
     REQUIRE(l.mlp == Approx(2 * T * 4096 + 4 * 2 * T * 14336));
 }
 
-TEST_CASE("logits and loss in fp32: b*s*V*4 each, the logits gradient during backward; vocab-parallel with tp") {
+TEST_CASE("logits and loss in fp32: b*s*V*4 each, the logits gradient during backward, vocab-parallel with tp") {
     Scenario s = train_scenario(llama2_7b());
     s.train.seq_len = 4096;
     Estimate e = estimate(s);
@@ -247,7 +247,7 @@ TEST_CASE("recomputation: selective drops s^2, full keeps layer inputs, every-k 
     REQUIRE(bytes_of(e, "act.recompute_working") == Approx(4 * one_layer));
 }
 
-TEST_CASE("pipeline: first stage holds min(pp, m) micro-batches; context parallel divides the tokens") {
+TEST_CASE("pipeline: first stage holds min(pp, m) micro-batches, context parallel divides the tokens") {
     Scenario s = train_scenario(llama2_7b());
     s.overheads = no_overheads();
     const double one = layer_acts(estimate(s));

@@ -128,7 +128,7 @@ TEST_CASE("ZeRO paper Table 1 cells (case zero-table1)") {
     }
 }
 
-TEST_CASE("ZeRO paper Sec 3.1 and 3.2: GPT-2 1.5B states 24 GB, fp16 params 3 GB; fused fp32 buffer 6 GB (12 GB at 3B)") {
+TEST_CASE("ZeRO paper Sec 3.1 and 3.2: GPT-2 1.5B states 24 GB, fp16 params 3 GB, fused fp32 buffer 6 GB (12 GB at 3B)") {
     Scenario s = states_only(1500000000);
     s.train.precision = Precision::MixedFP16;
     Estimate e = estimate(s);

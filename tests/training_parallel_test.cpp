@@ -65,7 +65,7 @@ TEST_CASE("absurd parallel degrees are rejected without computing their product"
     CHECK(has(errs2, "parallel.ep", "must be >= 1; got 0"));
 }
 
-TEST_CASE("kv heads: training needs tp | kv_heads; inference replicates them when tp > kv_heads") {
+TEST_CASE("kv heads: training needs tp | kv_heads, inference replicates them when tp > kv_heads") {
     ModelSpec m = llama2_7b();
     m.kv_heads = 8;
     Scenario s = train_scenario(m);
@@ -78,7 +78,7 @@ TEST_CASE("kv heads: training needs tp | kv_heads; inference replicates them whe
     REQUIRE(kv_heads_per_rank(m, 4) == 2);
 }
 
-TEST_CASE("rank_weights: Megatron splits (tp divides layers and vocab, norms replicated; pp puts embedding first, head last)") {
+TEST_CASE("rank_weights: Megatron splits (tp divides layers and vocab, norms replicated, pp puts embedding first, head last)") {
     const ModelSpec m = llama2_7b();
     const ParamCounts pc = count_params(m);
     Parallelism p;
@@ -104,7 +104,7 @@ TEST_CASE("rank_weights: Megatron splits (tp divides layers and vocab, norms rep
     REQUIRE(glast.lm_head == Approx(50304.0 * 1024));
 }
 
-TEST_CASE("pipeline stages split layers with the remainder first; micro-batches in flight per schedule") {
+TEST_CASE("pipeline stages split layers with the remainder first, micro-batches in flight per schedule") {
     const StageInfo a = pipeline_stage(30, 4, 0), d = pipeline_stage(30, 4, 3);
     REQUIRE(a.layers() == 8);
     REQUIRE(d.layers() == 7);

@@ -130,7 +130,7 @@ TEST_CASE("tensor-parallel choices are the ones the core's rules accept") {
     CHECK(valid_degrees(s, &Parallelism::pp, "parallel.pp") == std::vector<int64_t>{1, 2, 4, 8, 16});
 }
 
-TEST_CASE("share links restore the scenario; a tampered link loads the defaults with a notice") {
+TEST_CASE("share links restore the scenario, a tampered link loads the defaults with a notice") {
     Harness h;
     h.frames(2);
     h.app.scenario.mode = Mode::FineTune;
@@ -158,7 +158,7 @@ TEST_CASE("share links restore the scenario; a tampered link loads the defaults 
     CHECK(tampered.has("notice"));
 }
 
-TEST_CASE("pasting or dropping a config.json imports it as the model; bad files say why") {
+TEST_CASE("pasting or dropping a config.json imports it as the model, bad files say why") {
     Harness h;
     h.frames(2);
     const std::string cfg = read_file(std::string(VRAMLENS_TEST_DATA) + "/configs/gpt2.json");
@@ -228,7 +228,7 @@ TEST_CASE("language, theme and unit toggles") {
     for (int i = 0; i < static_cast<int>(S::Count_); ++i) CHECK(std::string(tr(Lang::Zh, static_cast<S>(i))).size() > 0);
 }
 
-TEST_CASE("embed mode reports its content height; exports go to the clipboard") {
+TEST_CASE("embed mode reports its content height, exports go to the clipboard") {
     Harness h;
     h.app.ui.env.embed = true;
     h.frames(3);
@@ -316,7 +316,7 @@ TEST_CASE("phone: dragging the results scrolls them (ImGui 1.86 only scrolls by 
     CHECK(h.app.ui.items.at("phases")[1] < y0 - 100);
 }
 
-TEST_CASE("advanced: the accounting modes offered are the ones the core accepts; DeepSpeed's own inputs follow") {
+TEST_CASE("advanced: the accounting modes offered are the ones the core accepts, DeepSpeed's own inputs follow") {
     Harness h(1280, 4000);  // tall: every section on screen
     h.frames(2);
     h.click("mode.0");  // Training
@@ -402,7 +402,7 @@ TEST_CASE("pipeline schedule and virtual stages: only what the core's rules acce
     CHECK(h.app.estimate.ok());
 }
 
-TEST_CASE("inference: prompt for every engine; vLLM's own settings under Advanced; invalid KV dtypes not offered") {
+TEST_CASE("inference: prompt for every engine, vLLM's own settings under Advanced, invalid KV dtypes not offered") {
     Harness h(1280, 4000);
     h.frames(2);
     REQUIRE(h.app.scenario.mode == Mode::Infer);
