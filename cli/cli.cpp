@@ -1,22 +1,28 @@
-// vramlens command-line tool (cli.h). Scenario flags are edits of the scenario JSON document
-// (--micro-batch 4 sets "train.micro_batch": 4), so flags, files and share links go through the
-// one reader in core/scenario_json and report errors by the same JSON path.
+// vramlens command-line tool (cli.h). CLI11 splits the arguments (one subcommand per command, each
+// with its own --help); scenario flags are edits of the scenario JSON document (--micro-batch 4
+// sets "train.micro_batch": 4), so flags, files and share links go through the one reader in
+// core/scenario_json and report errors by the same JSON path.
 #include "cli.h"
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "enum_names.h"
 #include "estimate.h"
 #include "export.h"
 #include "formula.h"
+#include "json_input.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "param_count.h"
@@ -94,107 +100,274 @@ const FlagSpec* find_flag(const std::string& name) {
     return nullptr;
 }
 
+// The modes that read a scenario field; the other modes ignore it. nullopt: every mode reads it.
+struct FieldModes {
+    const char* text;  // for messages: "--mode finetune"
+    bool train, finetune, infer;
+    bool reads(Mode m) const { return m == Mode::Train ? train : m == Mode::FineTune ? finetune : infer; }
+};
+
+std::optional<FieldModes> modes_of_field(const std::string& path) {
+    auto under = [&](const std::string& section) {
+        return path.compare(0, section.size(), section) == 0 && (path.size() == section.size() || path[section.size()] == '.');
+    };
+    if (under("train") || path == "parallel.zero" || path == "parallel.sp" || path == "parallel.offload_optimizer" ||
+        path == "parallel.offload_params")
+        return FieldModes{"--mode train or --mode finetune", true, true, false};
+    if (under("finetune")) return FieldModes{"--mode finetune", false, true, false};
+    if (under("infer")) return FieldModes{"--mode infer", false, false, true};
+    return std::nullopt;
+}
+
 // ---- command line -----------------------------------------------------------------------------
 struct Edit {
     const FlagSpec* spec;
     std::string value;
 };
 
+// What a command line asks for, once CLI11 has split it.
 struct Options {
     std::string command;
-    std::vector<std::string> positional;
-    std::vector<Edit> edits;
+    std::vector<std::string> positional;  // solve: WHAT first; then the file
+    std::vector<Edit> edits;              // scenario flags, in the order given
     ExportFormat format = ExportFormat::Table;
     SizeUnit unit = SizeUnit::GiB;
     bool formulas = false;
     bool fail_if_no_fit = false;
-    bool help = false;
+    std::optional<std::string> decode;  // link --decode LINK
 };
+
+// Which flags besides --help a command takes.
+enum Takes : unsigned {
+    kTakesScenario = 1u << 0,
+    kTakesFormat = 1u << 1,
+    kTakesUnit = 1u << 2,
+    kTakesEstimate = 1u << 3,  // --formulas, --fail-if-no-fit
+    kTakesDecode = 1u << 4,
+};
+
+struct CommandSpec {
+    const char* name;
+    const char* positional;  // "SCENARIO.json", "CONFIG.json" or nullptr
+    unsigned takes;
+    const char* description;
+};
+
+constexpr CommandSpec kCommands[] = {
+    {"estimate", "SCENARIO.json", kTakesScenario | kTakesFormat | kTakesUnit | kTakesEstimate,
+     "How much GPU memory the scenario needs: per component and phase, and whether it fits."},
+    {"solve", "SCENARIO.json", kTakesScenario | kTakesFormat | kTakesUnit,
+     "The value of one knob that just fits. WHAT: micro-batch | seq | batch | context | gpus | weights."},
+    {"scenario", "SCENARIO.json", kTakesScenario | kTakesFormat, "Print the scenario as JSON (a file to edit)."},
+    {"link", "SCENARIO.json", kTakesScenario | kTakesDecode,
+     "Print the scenario's share link; with --decode, the scenario a share link holds."},
+    {"verify-script", "SCENARIO.json", kTakesScenario,
+     "Print a Python script that measures the scenario on a CUDA GPU (python3 verify.py --dry-run checks it without one)."},
+    {"models", nullptr, kTakesFormat, "List the model presets."},
+    {"gpus", nullptr, kTakesFormat, "List the GPU presets."},
+    {"import", "CONFIG.json", kTakesFormat, "A Hugging Face config.json: the parsed model and its parameter counts."},
+};
+
+constexpr const char* kScenarioFooter =
+    "SCENARIO.json is the scenario JSON format (docs/scenario-format.md); `-` reads stdin, `--` ends the\n"
+    "options. Flags are applied on top of the file, in order. Switches take =true or =false.\n"
+    "Exit status: 0 ok, 1 invalid input (the message names the field), 2 usage error, 3 does not fit\n"
+    "(estimate --fail-if-no-fit).";
+
+// A switch given as --flag, --flag=true or --flag=false (CLI11 hands over the text after "=").
+std::optional<bool> switch_value(const std::string& text) {
+    if (text == "true") return true;
+    if (text == "false") return false;
+    return std::nullopt;
+}
+
+std::string bad_switch(const std::string& flag, const std::string& text) {
+    return flag + " is a switch: give it alone, or as " + flag + "=true or " + flag + "=false; got \"" + text + "\"";
+}
 
 struct UsageError {
     std::string message;
 };
 
-// Parses everything after the command. --flag VALUE and --flag=VALUE both work.
-std::optional<UsageError> parse_options(const std::vector<std::string>& args, size_t first, Options& o) {
-    for (size_t i = first; i < args.size(); ++i) {
-        std::string a = args[i];
-        if (a.size() < 2 || a.compare(0, 2, "--") != 0 || a == "--") {
-            o.positional.push_back(a);
-            continue;
-        }
-        std::optional<std::string> inline_value;
-        if (size_t eq = a.find('='); eq != std::string::npos) {
-            inline_value = a.substr(eq + 1);
-            a = a.substr(0, eq);
-        }
-        auto value = [&]() -> std::optional<std::string> {
-            if (inline_value) return inline_value;
-            if (i + 1 < args.size()) return args[++i];
-            return std::nullopt;
-        };
-        if (a == "--help") { o.help = true; continue; }
-        if (a == "--formulas") { o.formulas = true; continue; }
-        if (a == "--fail-if-no-fit") { o.fail_if_no_fit = true; continue; }
-        if (a == "--format" || a == "--unit") {
-            std::optional<std::string> v = value();
-            if (!v) return UsageError{a + " needs a value"};
-            if (a == "--format") {
-                auto f = parse_enum<ExportFormat>(*v);
-                if (!f) return UsageError{"--format must be one of " + enum_choices<ExportFormat>() + "; got \"" + *v + "\""};
-                o.format = *f;
-            } else if (*v == "gib" || *v == "GiB") {
-                o.unit = SizeUnit::GiB;
-            } else if (*v == "gb" || *v == "GB") {
-                o.unit = SizeUnit::GB;
-            } else {
-                return UsageError{"--unit must be \"gib\" (2^30 bytes) or \"gb\" (10^9 bytes); got \"" + *v + "\""};
-            }
-            continue;
-        }
-        const FlagSpec* spec = find_flag(a);
-        if (!spec) return UsageError{"unknown option " + a + " (see `vramlens --help`)"};
-        if (spec->kind == FlagKind::Switch) {
-            o.edits.push_back({spec, inline_value.value_or("true")});
-            continue;
-        }
-        std::optional<std::string> v = value();
-        if (!v) return UsageError{a + " needs a value"};
-        o.edits.push_back({spec, *v});
+// The parser of one command line: the global options and one subcommand per command.
+class Parser {
+public:
+    Parser() : app_("how much GPU memory will this LLM need?", "vramlens") {
+        app_.set_help_flag("-h,--help", "print this help and exit");
+        app_.allow_extras();  // unknown options and arguments are collected and reported by run()
+        app_.require_subcommand(0, 1);
+        version_ = app_.add_flag("--version")->description("print the version and exit");
+        auto fmt = std::make_shared<CLI::Formatter>();
+        fmt->column_width(28);
+        app_.formatter(fmt);
+        for (const CommandSpec& c : kCommands) add_command(c);
     }
-    return std::nullopt;
-}
 
-bool read_file(const std::string& path, std::string& text, std::string& err) {
-    if (path == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-        return true;
+    CLI::App& app() { return app_; }
+    bool version() const { return version_->count() > 0; }
+    CLI::App* selected() const {
+        auto subs = app_.get_subcommands();
+        return subs.empty() ? nullptr : subs.front();
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        err += "vramlens: cannot read " + path + ": " + std::strerror(errno) + "\n";
+
+    // After parse(): the options of the selected command, checked. nullopt when all is well.
+    std::optional<UsageError> collect(CLI::App& sub, Options& o) {
+        o.command = sub.get_name();
+        for (const CLI::Option* opt : sub.get_options())
+            if (opt->get_positional() && opt->count() > 0) o.positional.push_back(opt->results().front());
+        // Scenario flags in the order they were given (parse_order lists each occurrence).
+        std::map<const CLI::Option*, size_t> next;
+        for (const CLI::Option* opt : sub.parse_order()) {
+            const size_t i = next[opt]++;
+            const std::vector<std::string>& results = opt->results();
+            if (i >= results.size()) continue;
+            const std::string& value = results[i];
+            const std::string name = opt->get_name();
+            if (const FlagSpec* spec = find_flag(name)) {
+                if (spec->kind == FlagKind::Switch && !switch_value(value)) return UsageError{bad_switch(name, value)};
+                o.edits.push_back({spec, value});
+            } else if (name == "--format") {
+                auto f = parse_enum<ExportFormat>(value);
+                if (!f) return UsageError{"--format must be one of " + enum_choices<ExportFormat>() + "; got \"" + value + "\""};
+                if (o.command == "scenario" && *f != ExportFormat::Json)
+                    return UsageError{"scenario prints JSON only; --format must be json; got \"" + value + "\""};
+                o.format = *f;
+            } else if (name == "--unit") {
+                if (value == "gib" || value == "GiB") o.unit = SizeUnit::GiB;
+                else if (value == "gb" || value == "GB") o.unit = SizeUnit::GB;
+                else return UsageError{"--unit must be \"gib\" (2^30 bytes) or \"gb\" (10^9 bytes); got \"" + value + "\""};
+            } else if (name == "--formulas" || name == "--fail-if-no-fit") {
+                std::optional<bool> on = switch_value(value);
+                if (!on) return UsageError{bad_switch(name, value)};
+                (name == "--formulas" ? o.formulas : o.fail_if_no_fit) = *on;
+            } else if (name == "--decode") {
+                o.decode = value;
+            }
+        }
+        return std::nullopt;
+    }
+
+private:
+    void add_command(const CommandSpec& c) {
+        CLI::App* sub = app_.add_subcommand(c.name, c.description);
+        // One argument per positional: a second one is left over and reported by run().
+        if (std::string(c.name) == "solve")
+            sub->add_option("WHAT", positional_[sub][0], "micro-batch | seq | batch | context | gpus | weights")->type_name("");
+        if (c.positional) {
+            const bool scenario = std::string(c.positional) == "SCENARIO.json";
+            sub->add_option(c.positional, positional_[sub][1],
+                            scenario ? "scenario file (docs/scenario-format.md); - reads stdin" : "a Hugging Face config.json; - reads stdin")
+                ->type_name("");
+        }
+        if (c.takes & kTakesScenario) {
+            for (const FlagSpec& f : kScenarioFlags) {
+                CLI::Option* opt = f.kind == FlagKind::Switch ? sub->add_flag(f.flag) : sub->add_option(f.flag)->type_name("X");
+                opt->description(f.help);
+                opt->group("Scenario flags")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+            }
+            sub->footer(kScenarioFooter);
+        }
+        // Given twice, the last one counts (collect() walks them in order).
+        auto output = [](CLI::Option* opt, const char* help) {
+            opt->description(help)->group("Output")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        };
+        if (c.takes & kTakesFormat)
+            output(sub->add_option("--format")->type_name("FORMAT"),
+                   std::string(c.name) == "scenario" ? "json (the only format of a scenario)" : "table (default) | json | markdown | csv");
+        if (c.takes & kTakesUnit) output(sub->add_option("--unit")->type_name("UNIT"), "gib (2^30 bytes, default) | gb (10^9 bytes)");
+        if (c.takes & kTakesEstimate) {
+            output(sub->add_flag("--formulas"), "each component's formula, with your numbers, and its source");
+            output(sub->add_flag("--fail-if-no-fit"), "exit with status 3 when the scenario does not fit");
+        }
+        if (c.takes & kTakesDecode)
+            sub->add_option("--decode")->type_name("LINK")->description("print the scenario a share link (or a whole URL) holds");
+    }
+
+    CLI::App app_;
+    CLI::Option* version_ = nullptr;
+    std::map<const CLI::App*, std::array<std::string, 2>> positional_;  // CLI11 stores into these
+};
+
+// Reads a file named on the command line ("-": standard input), refusing more than
+// kMaxJsonInputBytes: a regular file's size is checked before it is read, anything else (stdin, a
+// pipe) is read up to one byte past the limit.
+bool read_file(const std::string& path, std::string& text, std::string& err) {
+    const std::string name = path == "-" ? std::string("standard input") : path;
+    auto too_big = [&](const std::string& size) {
+        err += "vramlens: " + name + ": is " + size + "; at most " + describe_input_size(kMaxJsonInputBytes) +
+               " is read (a scenario or config.json is a few KB: is this the right file?)\n";
+        return false;
+    };
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (path != "-") {
+        std::error_code ec;
+        const std::filesystem::file_status st = std::filesystem::status(path, ec);
+        if (ec) {
+            err += "vramlens: cannot read " + path + ": " + ec.message() + "\n";
+            return false;
+        }
+        if (std::filesystem::is_directory(st)) {
+            err += "vramlens: cannot read " + path + ": is a directory\n";
+            return false;
+        }
+        if (std::filesystem::is_regular_file(st)) {
+            const std::uintmax_t size = std::filesystem::file_size(path, ec);
+            if (!ec && size > kMaxJsonInputBytes) return too_big(describe_input_size(static_cast<size_t>(size)));
+        }
+        file.open(path, std::ios::binary);
+        if (!file) {
+            err += "vramlens: cannot read " + path + ": " + std::strerror(errno) + "\n";
+            return false;
+        }
+        in = &file;
+    }
+    text.clear();
+    std::string chunk(size_t{1} << 16, '\0');
+    while (text.size() <= kMaxJsonInputBytes) {
+        const size_t want = std::min(chunk.size(), kMaxJsonInputBytes + 1 - text.size());
+        in->read(chunk.data(), static_cast<std::streamsize>(want));
+        if (in->gcount() <= 0) break;
+        text.append(chunk.data(), static_cast<size_t>(in->gcount()));
+    }
+    if (text.size() > kMaxJsonInputBytes) return too_big("more than " + describe_input_size(kMaxJsonInputBytes));
+    if (in->bad()) {
+        err += "vramlens: cannot read " + name + ": read error\n";
         return false;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
     return true;
 }
 
 // A flag's text as a JSON value: numbers and true/false as such, anything else as a string.
 Json flag_value(const std::string& text) {
-    Json j = Json::parse(text, nullptr, false);
-    if (!j.is_discarded() && (j.is_number() || j.is_boolean())) return j;
+    std::vector<FieldError> ignored;
+    std::optional<Json> j = parse_ordered_json_input(text, "flag", ignored);
+    if (j && (j->is_number() || j->is_boolean())) return *j;
     return text;
 }
 
+bool is_under(const std::string& path, const std::string& parent) {
+    return path.size() > parent.size() && path.compare(0, parent.size(), parent) == 0 && path[parent.size()] == '.';
+}
+
+// Errors name the flag that set the field: the flag whose field holds the error (the most specific
+// one), else every flag that set part of the object in error ("model" from --set model.name).
+// Errors quote what was given (field names, values): control characters in it are escaped so that
+// they cannot move the cursor or clear the terminal.
 void print_errors(const std::vector<FieldError>& errs, const std::map<std::string, std::string>& flag_of, std::string& err) {
     for (const FieldError& e : errs) {
-        std::string from;
-        for (const auto& [path, flag] : flag_of)
-            if (e.field == path || e.field.compare(0, path.size() + 1, path + ".") == 0) from = " (from " + flag + ")";
-        err += "  " + e.field + from + ": " + e.message + "\n";
+        std::string holder, parts;
+        for (const auto& [path, flag] : flag_of) {
+            if ((e.field == path || is_under(e.field, path)) && path.size() >= holder.size()) holder = path;
+            if (is_under(path, e.field)) parts += (parts.empty() ? "" : ", ") + flag;
+        }
+        const std::string from = !holder.empty() ? " (from " + flag_of.at(holder) + ")" : !parts.empty() ? " (from " + parts + ")" : "";
+        err += "  " + escape_control_chars(e.field) + escape_control_chars(from) + ": " + escape_control_chars(e.message) + "\n";
     }
+}
+
+void print_warnings(const std::vector<std::string>& warnings, std::string& err) {
+    for (const std::string& w : warnings) err += "warning: " + escape_control_chars(w) + "\n";
 }
 
 // Sets doc[path] (dotted), creating objects on the way. A preset id met on the way ("model":
@@ -225,40 +398,61 @@ std::optional<std::string> set_path(Json& doc, const std::string& path, Json val
     }
 }
 
+// --params N: a positive whole number (7e9 reads as 7,000,000,000). 0 would read as "no count"
+// and leave the default model in place, so it is refused here, naming the flag.
+std::optional<Json> param_count(const std::string& text, std::string& err) {
+    Json n = flag_value(text);
+    if (n.is_number() && n.get<double>() >= 1 && std::floor(n.get<double>()) == n.get<double>()) return n;
+    err += "vramlens: --params must be a positive whole number of parameters, e.g. 7e9 or 7000000000; got \"" +
+           escape_control_chars(text) + "\"\n";
+    return std::nullopt;
+}
+
 // The scenario from an optional file plus the flags. Prints errors itself; nullopt on failure.
 std::optional<Scenario> load_scenario(const Options& o, const std::string* file, std::string& err, int& status) {
-    std::string text = "{\"version\": " + std::to_string(kScenarioJsonVersion) + "}";
+    Json doc = Json{{"version", kScenarioJsonVersion}};
     std::string source = "flags";
     if (file) {
+        std::string text;
         if (!read_file(*file, text, err)) { status = kBadInput; return std::nullopt; }
-        source = *file;
-    }
-    Json doc = Json::parse(text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {  // the reader says exactly what is wrong
-        Result<Scenario> r = scenario_from_json(text);
-        err += "vramlens: " + source + " is not a valid scenario:\n";
-        print_errors(r.errors, {}, err);
-        status = kBadInput;
-        return std::nullopt;
+        source = *file == "-" ? std::string("standard input") : *file;
+        std::vector<FieldError> errs;
+        std::optional<Json> parsed = parse_ordered_json_input(text, "json", errs);
+        if (parsed && !parsed->is_object()) errs = scenario_from_json(text).errors;  // the reader says what is wrong
+        if (!errs.empty()) {
+            err += "vramlens: " + source + " is not a valid scenario:\n";
+            print_errors(errs, {}, err);
+            status = kBadInput;
+            return std::nullopt;
+        }
+        doc = std::move(*parsed);
     }
     std::map<std::string, std::string> flag_of;
+    std::vector<std::string> given;  // the paths set by flags, in order
     for (const Edit& e : o.edits) {
         std::string path = e.spec->path;
         Json value;
         switch (e.spec->kind) {
             case FlagKind::Value:
             case FlagKind::Switch: value = flag_value(e.value); break;
-            case FlagKind::Params: value = Json{{"params", flag_value(e.value)}}; break;
+            case FlagKind::Params: {
+                std::optional<Json> n = param_count(e.value, err);
+                if (!n) { status = kBadInput; return std::nullopt; }
+                value = Json{{"params", std::move(*n)}};
+                break;
+            }
             case FlagKind::ModelConfig: {
                 std::string cfg;
                 if (!read_file(e.value, cfg, err)) { status = kBadInput; return std::nullopt; }
-                Json c = Json::parse(cfg, nullptr, false);
-                if (c.is_discarded()) {
-                    err += "vramlens: " + e.value + " is not valid JSON\n";
+                std::vector<FieldError> errs;
+                std::optional<Json> c = parse_ordered_json_input(cfg, "config", errs);
+                if (!c) {
+                    err += "vramlens: --model-config " + e.value + " is not a valid config.json:\n";
+                    print_errors(errs, {}, err);
                     status = kBadInput;
                     return std::nullopt;
                 }
-                value = Json{{"hf_config", std::move(c)}};
+                value = Json{{"hf_config", std::move(*c)}};
                 break;
             }
             case FlagKind::LoraTargets: {
@@ -276,7 +470,7 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
             case FlagKind::GpuMemGiB: {
                 Json gib = flag_value(e.value);
                 if (!gib.is_number()) {
-                    err += "vramlens: --gpu-memory-gib must be a number of GiB; got \"" + e.value + "\"\n";
+                    err += "vramlens: --gpu-memory-gib must be a number of GiB; got \"" + escape_control_chars(e.value) + "\"\n";
                     status = kUsage;
                     return std::nullopt;
                 }
@@ -289,7 +483,7 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
             case FlagKind::Set: {
                 size_t eq = e.value.find('=');
                 if (eq == std::string::npos || eq == 0) {
-                    err += "vramlens: --set needs PATH=VALUE, e.g. --set overheads.fragmentation=0.1; got \"" + e.value + "\"\n";
+                    err += "vramlens: --set needs PATH=VALUE, e.g. --set overheads.fragmentation=0.1; got \"" + escape_control_chars(e.value) + "\"\n";
                     status = kUsage;
                     return std::nullopt;
                 }
@@ -299,19 +493,26 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
             }
         }
         if (auto problem = set_path(doc, path, std::move(value))) {
-            err += "vramlens: " + std::string(e.spec->flag) + ": " + *problem + "\n";
+            err += "vramlens: " + std::string(e.spec->flag) + ": " + escape_control_chars(*problem) + "\n";
             status = kUsage;
             return std::nullopt;
         }
         flag_of[path] = e.spec->kind == FlagKind::Set ? "--set " + path : e.spec->flag;
+        if (std::find(given.begin(), given.end(), path) == given.end()) given.push_back(path);
     }
     Result<Scenario> r = scenario_from_json(doc.dump(-1, ' ', false, Json::error_handler_t::replace));
-    for (const std::string& w : r.warnings) err += "warning: " + w + "\n";
+    print_warnings(r.warnings, err);
     if (!r.ok()) {
         err += "vramlens: invalid scenario (" + source + "):\n";
         print_errors(r.errors, flag_of, err);
         status = kBadInput;
         return std::nullopt;
+    }
+    // A flag for another mode changes nothing in this one: say so rather than ignore it silently.
+    for (const std::string& path : given) {
+        std::optional<FieldModes> modes = modes_of_field(path);
+        if (modes && !modes->reads(r->mode))
+            err += "warning: " + escape_control_chars(flag_of[path]) + " is read with " + modes->text + "; ignored in " + enum_name(r->mode) + " mode\n";
     }
     return *r.value;
 }
@@ -332,10 +533,12 @@ std::string usage() {
         "  vramlens gpus [--format F]                             GPU presets\n"
         "  vramlens import CONFIG.json [--format F]               a Hugging Face config.json: parsed model and parameter counts\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
+        "  vramlens COMMAND --help                                that command's arguments and flags\n"
         "  vramlens --help | --version\n"
         "\n"
-        "SCENARIO.json is the scenario JSON format (docs/scenario-format.md); `-` reads stdin.\n"
-        "Flags are applied on top of the file, in order. F: table (default) | json | markdown | csv.\n"
+        "SCENARIO.json is the scenario JSON format (docs/scenario-format.md); `-` reads stdin, `--` ends\n"
+        "the options. Flags are applied on top of the file, in order. F: table (default) | json | markdown | csv.\n"
+        "Switches (--sp, --formulas, ...) also take =true or =false.\n"
         "\n"
         "scenario flags:\n";
     for (const FlagSpec& f : kScenarioFlags) {
@@ -417,11 +620,11 @@ int cmd_scenario(const Options& o, std::string& out, std::string& err) {
     return kOk;
 }
 
-int cmd_link(const std::vector<std::string>& args, const Options& o, std::string& out, std::string& err) {
-    if (args.size() >= 2 && (args[1] == "--decode" || args[1].rfind("--decode=", 0) == 0)) {
-        std::string link = args[1] == "--decode" ? (args.size() >= 3 ? args[2] : "") : args[1].substr(9);
-        if (link.empty() || args.size() > (args[1] == "--decode" ? 3u : 2u)) {
-            err += "vramlens: link --decode needs exactly one LINK\n";
+int cmd_link(const Options& o, std::string& out, std::string& err) {
+    if (o.decode) {
+        std::string link = *o.decode;
+        if (link.empty() || !o.positional.empty() || !o.edits.empty()) {
+            err += "vramlens: link --decode needs exactly one LINK (and no scenario file or flags)\n";
             return kUsage;
         }
         if (size_t hash = link.find('#'); hash != std::string::npos) link = link.substr(hash);  // a whole URL
@@ -462,14 +665,14 @@ int cmd_gpus(const Options& o, std::string& out) {
 }
 
 int cmd_import(const Options& o, std::string& out, std::string& err) {
-    if (o.positional.size() != 1 || !o.edits.empty()) {
-        err += "vramlens: import needs exactly one CONFIG.json (and no scenario flags)\n";
+    if (o.positional.size() != 1) {
+        err += "vramlens: import needs exactly one CONFIG.json\n";
         return kUsage;
     }
     std::string text;
     if (!read_file(o.positional[0], text, err)) return kBadInput;
-    Result<ModelSpec> r = import_hf_config(text);
-    for (const std::string& w : r.warnings) err += "warning: " + w + "\n";
+    Result<ModelSpec> r = import_hf_config(text);  // reads it with parse_json_input
+    print_warnings(r.warnings, err);
     if (!r.ok()) {
         err += "vramlens: " + o.positional[0] + " cannot be imported:\n";
         print_errors(r.errors, {}, err);
@@ -499,7 +702,7 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
         return kOk;
     }
     if (o.format == ExportFormat::Table) {
-        out += m.name + " (" + m.model_type + ")\n\nparameters:\n";
+        out += escape_control_chars(m.name) + " (" + escape_control_chars(m.model_type) + ")\n\nparameters:\n";
         std::string table = format_rows({"count", "parameters"}, counts, ExportFormat::Table);
         out += table.substr(table.find('\n') + 1);  // rows only
         out += "\nas the \"model\" of a scenario file:\n" + model_to_json(m, JsonStyle::Pretty) + "\n";
@@ -564,7 +767,7 @@ int cmd_solve(const Options& o, std::string& out, std::string& err) {
         return kOk;
     }
     if (!r.found) {
-        out += std::string(k->question) + ": none. " + r.why + "\n";
+        out += std::string(k->question) + ": none. " + escape_control_chars(r.why) + "\n";
         return kOk;
     }
     out += std::string(k->question) + ": " + value + (r.at_search_bound ? " (or more: the search stopped at its bound)" : "") + "\n";
@@ -575,7 +778,7 @@ int cmd_solve(const Options& o, std::string& out, std::string& err) {
     out += format("peak %.2f %s of %.2f %s", to_unit(r.estimate.total_bytes, o.unit), unit_name(o.unit),
                   to_unit(r.estimate.gpu_capacity_bytes, o.unit), unit_name(o.unit));
     out += r.limiting_id.empty() ? "\n" : "; limited by " + r.limiting_id + "\n";
-    if (!r.why.empty()) out += r.why + "\n";
+    if (!r.why.empty()) out += escape_control_chars(r.why) + "\n";
     return kOk;
 }
 #else
@@ -585,51 +788,123 @@ int cmd_solve(const Options&, std::string&, std::string& err) {
 }
 #endif
 
-}  // namespace
 
-int run(const std::vector<std::string>& args, std::string& out, std::string& err) {
-    if (args.empty()) {
-        err += usage();
-        return kUsage;
-    }
-    const std::string& cmd = args[0];
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-        out += usage();
-        return kOk;
-    }
-    if (cmd == "--version" || cmd == "version") {
-        out += "vramlens " VRAMLENS_VERSION " (scenario format " + std::to_string(kScenarioJsonVersion) + ", share links v" +
-               std::to_string(kShareLinkVersion) + ")\n";
-        return kOk;
-    }
-    Options o;
-    o.command = cmd;
-    const bool is_decode = cmd == "link" && args.size() >= 2 && args[1].rfind("--decode", 0) == 0;
-    if (!is_decode) {
-        if (auto problem = parse_options(args, 1, o)) {
-            err += "vramlens: " + problem->message + "\n";
-            return kUsage;
-        }
-    }
-    if (o.help) {
-        out += usage();
-        return kOk;
-    }
+int run_command(const Options& o, std::string& out, std::string& err) {
+    const std::string& cmd = o.command;
     if (cmd == "estimate") return cmd_estimate(o, out, err);
     if (cmd == "solve") return cmd_solve(o, out, err);
     if (cmd == "scenario") return cmd_scenario(o, out, err);
     if (cmd == "verify-script") return cmd_verify_script(o, out, err);
-    if (cmd == "link") return cmd_link(args, o, out, err);
+    if (cmd == "link") return cmd_link(o, out, err);
     if (cmd == "import") return cmd_import(o, out, err);
-    if (cmd == "models" || cmd == "gpus") {
-        if (!o.positional.empty() || !o.edits.empty()) {
-            err += "vramlens: " + cmd + " takes no arguments but --format\n";
-            return kUsage;
-        }
-        return cmd == "models" ? cmd_models(o, out) : cmd_gpus(o, out);
-    }
+    if (cmd == "models") return cmd_models(o, out);
+    if (cmd == "gpus") return cmd_gpus(o, out);
     err += "vramlens: unknown command \"" + cmd + "\" (see `vramlens --help`)\n";
     return kUsage;
+}
+
+// CLI11's message for a parse error; a flag without its value reads as before ("--seq needs a value").
+std::string parse_error_message(const CLI::ParseError& e) {
+    const std::string m = e.what();
+    const size_t colon = m.find(": ");
+    if (e.get_name() == "ArgumentMismatch" && m.rfind("-", 0) == 0 && colon != std::string::npos &&
+        m.find(" required ", colon) != std::string::npos && m.find("missing", colon) != std::string::npos)
+        return m.substr(0, colon) + " needs a value";
+    return m;
+}
+
+// What CLI11 could not place: unknown options, and arguments no command takes. CLI11 also lists the
+// `--` that ends the options; what follows it is an argument even when it starts with "-".
+std::optional<std::string> leftover(const std::vector<std::string>& remaining, bool command_given) {
+    bool options_ended = false;
+    for (const std::string& a : remaining) {
+        if (a == "--" && !options_ended) {
+            options_ended = true;
+            continue;
+        }
+        if (!options_ended && a.size() > 1 && a[0] == '-')
+            return "unknown option " + escape_control_chars(a.substr(0, a.find('='))) + " (see `vramlens --help`)";
+        if (!command_given) return "unknown command \"" + escape_control_chars(a) + "\" (see `vramlens --help`)";
+        return "unexpected argument \"" + escape_control_chars(a) + "\"";
+    }
+    return std::nullopt;
+}
+
+int run_unguarded(std::vector<std::string> args, std::string& out, std::string& err) {
+    if (args.empty()) {
+        err += usage();
+        return kUsage;
+    }
+    // `vramlens help [COMMAND]` and `vramlens version` read as --help and --version.
+    if (args[0] == "help") {
+        args.erase(args.begin());
+        args.push_back("--help");
+    } else if (args[0] == "version") {
+        args[0] = "--version";
+    }
+    // CLI11 reads "++" as "back to the parent command" and drops it; here it can only be a file name.
+    for (const std::string& a : args) {
+        if (a == "--") break;
+        if (a == "++") {
+            err += "vramlens: unexpected argument \"++\" (a file of that name goes after --)\n";
+            return kUsage;
+        }
+    }
+    Parser p;
+    bool help = false;
+    try {
+        p.app().parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 takes them last first
+    } catch (const CLI::CallForHelp&) {
+        help = true;
+    } catch (const CLI::CallForAllHelp&) {
+        help = true;
+    } catch (const CLI::ParseError& e) {
+        err += "vramlens: " + parse_error_message(e) + "\n";
+        return kUsage;
+    }
+    CLI::App* sub = p.selected();
+    if (help && sub) {
+        out += sub->help("vramlens");
+        return kOk;
+    }
+    std::optional<std::string> problem = leftover(p.app().remaining(), false);
+    if (!problem && sub) problem = leftover(sub->remaining(), true);
+    if (problem) {
+        err += "vramlens: " + *problem + "\n";
+        return kUsage;
+    }
+    if (help) {
+        out += usage();
+        return kOk;
+    }
+    if (p.version()) {
+        out += "vramlens " VRAMLENS_VERSION " (scenario format " + std::to_string(kScenarioJsonVersion) + ", share links v" +
+               std::to_string(kShareLinkVersion) + ")\n";
+        return kOk;
+    }
+    if (!sub) {
+        err += usage();
+        return kUsage;
+    }
+    Options o;
+    if (auto problem = p.collect(*sub, o)) {
+        err += "vramlens: " + problem->message + "\n";
+        return kUsage;
+    }
+    return run_command(o, out, err);
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::string& out, std::string& err) {
+    try {
+        return run_unguarded(args, out, err);
+    } catch (const std::exception& e) {
+        err += std::string("vramlens: internal error: ") + e.what() + "\n";
+    } catch (...) {
+        err += "vramlens: internal error\n";
+    }
+    return kBadInput;
 }
 
 }  // namespace vl::cli

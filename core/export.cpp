@@ -21,6 +21,24 @@ const char* phase_label(Mode mode, Phase p) {
     return enum_name(p);
 }
 
+std::string escape_control_chars(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0u;
+        if (c < 0x20 || c == 0x7f) {
+            out += format("\\x%02x", c);
+        } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // U+0080..U+009F in UTF-8
+            out += format("\\u%04x", next);
+            ++i;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -41,9 +59,9 @@ std::string phase_list(Mode mode, unsigned mask, const char* sep) {
 std::string amount(double bytes, SizeUnit u) { return format("%.2f", to_unit(bytes, u)); }
 
 std::string heading(const Scenario& s) {
-    std::string model = s.model.name.empty() ? std::string("(unnamed model)") : s.model.name;
+    std::string model = s.model.name.empty() ? std::string("(unnamed model)") : escape_control_chars(s.model.name);
     return format("%s, %s, %lld x %s, per GPU", model.c_str(), enum_name(s.mode), static_cast<long long>(s.gpu_count),
-                  s.gpu.name.c_str());
+                  escape_control_chars(s.gpu.name).c_str());
 }
 
 std::string verdict(const Estimate& e, SizeUnit u) {
@@ -54,7 +72,7 @@ std::string verdict(const Estimate& e, SizeUnit u) {
 
 std::string errors_text(const Estimate& e) {
     std::string out;
-    for (const FieldError& err : e.errors) out += "error: " + to_string(err) + "\n";
+    for (const FieldError& err : e.errors) out += "error: " + escape_control_chars(to_string(err)) + "\n";
     return out;
 }
 
@@ -94,16 +112,19 @@ std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) 
     }
     out += " " + unit + "\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + "\n";
-    for (const std::string& w : e.warnings) out += "warning: " + w + "\n";
+    for (const std::string& w : e.warnings) out += "warning: " + escape_control_chars(w) + "\n";
     return out;
 }
 
-// A Markdown table cell: pipes escaped, line breaks flattened; `code` for formulas.
+// A Markdown table cell: pipes escaped, line breaks flattened, other control characters escaped;
+// `code` for formulas.
 std::string md_cell(const std::string& text, bool code = false) {
+    std::string flat = text;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    std::replace(flat.begin(), flat.end(), '\r', ' ');
     std::string t;
-    for (char c : text) {
+    for (char c : escape_control_chars(flat)) {
         if (c == '|') t += "\\|";
-        else if (c == '\n' || c == '\r') t += ' ';
         else t += c;
     }
     if (code && !t.empty() && t.find('`') == std::string::npos) return "`" + t + "`";
@@ -206,7 +227,8 @@ std::string json(const Scenario& s, const Estimate& e) {
 }  // namespace
 
 std::string format_rows(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, ExportFormat f) {
-    auto cell = [](const std::vector<std::string>& row, size_t i) { return i < row.size() ? row[i] : std::string(); };
+    auto raw = [](const std::vector<std::string>& row, size_t i) { return i < row.size() ? row[i] : std::string(); };
+    auto cell = [&](const std::vector<std::string>& row, size_t i) { return f == ExportFormat::Table ? escape_control_chars(raw(row, i)) : raw(row, i); };
     std::string out;
     switch (f) {
         case ExportFormat::Table: {

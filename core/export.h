@@ -3,6 +3,7 @@
 #pragma once
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "enum_names.h"
@@ -27,6 +28,11 @@ std::string export_estimate(const Scenario& s, const Estimate& e, ExportFormat f
 // Any small table (preset lists, parameter counts) in the same four formats: aligned text,
 // JSON (an array of objects keyed by the header), Markdown, CSV. Cells are plain strings.
 std::string format_rows(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, ExportFormat f);
+
+// Text that came from input (a model or GPU name, a message quoting a value) made safe to print on
+// a terminal: C0 control characters and DEL as \xNN (ESC -> \x1b), C1 controls as \u0080..\u009f.
+// The table and Markdown writers apply it; JSON escapes by its own rules, CSV keeps data as given.
+std::string escape_control_chars(std::string_view text);
 
 // The name of a phase in this mode: training load/forward/backward/step, inference load/prefill/decode.
 const char* phase_label(Mode mode, Phase p);

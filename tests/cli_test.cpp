@@ -13,6 +13,9 @@
 #include <sstream>
 #include <string>
 
+#include "cli.h"
+#include "export.h"
+
 namespace {
 
 struct Run {
@@ -30,12 +33,13 @@ std::string slurp(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Runs `vramlens ARGS` (ARGS is shell text; tests quote what needs it).
-Run vramlens(const std::string& args, const std::string& stdin_text = "") {
+// Runs `vramlens ARGS` (ARGS is shell text; tests quote what needs it), in directory `cwd` if given.
+Run vramlens(const std::string& args, const std::string& stdin_text = "", const std::string& cwd = "") {
     const std::string err_file = temp_path("stderr");
     const std::string in_file = temp_path("stdin");
     std::ofstream(in_file) << stdin_text;
-    const std::string cmd = std::string("'") + VRAMLENS_CLI_PATH + "' " + args + " <'" + in_file + "' 2>'" + err_file + "'";
+    const std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + VRAMLENS_CLI_PATH + "' " + args + " <'" +
+                            in_file + "' 2>'" + err_file + "'";
     Run r;
     FILE* p = ::popen(cmd.c_str(), "r");
     REQUIRE(p != nullptr);
@@ -357,6 +361,246 @@ TEST_CASE("cli: verify-script prints valid Python whose dry run works without to
     Run params = vramlens("verify-script --params 7e9");
     CHECK(params.status == 1);
     CHECK_THAT(params.err, Catch::Contains("  model.params: "));
+}
+
+// ---- issue 12 ------------------------------------------------------------------------------------
+TEST_CASE("cli: JSON nested 80,000 levels deep is refused with a message, not a crash (issue 12 item 2)") {
+    const std::string deep = std::string(80000, '[') + std::string(80000, ']');
+    const std::string scenario = "{\"version\": 1, \"model\": " + deep + "}";
+    const std::string file = write_temp("deep.json", scenario);
+    Run r = vramlens("estimate '" + file + "'");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("vramlens: " + file + " is not a valid scenario:\n  json: is nested deeper than 32 levels"));
+    r = vramlens("scenario -", scenario);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("vramlens: standard input is not a valid scenario:\n  json: is nested deeper than 32 levels"));
+    const std::string config = write_temp("deep_config.json", deep);
+    r = vramlens("estimate --model-config '" + config + "'");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("vramlens: --model-config " + config + " is not a valid config.json:\n  config: is nested deeper than 32 levels"));
+    r = vramlens("import '" + config + "'");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("  config: is nested deeper than 32 levels"));
+    std::remove(file.c_str());
+    std::remove(config.c_str());
+}
+
+TEST_CASE("cli: files over 4 MiB are refused by their size, naming the file, for every command that reads one (issue 12 item 2)") {
+    // The limit is 4 MiB = 4,194,304 bytes, written as 4194 KB (10^3 bytes). The files are sparse:
+    // their size is set, nothing is written, so only a check of the size can tell what they hold.
+    const std::string limit = "at most 4194 KB is read (a scenario or config.json is a few KB: is this the right file?)\n";
+    const std::string big = temp_path("big.json");
+    std::ofstream(big).close();
+    std::filesystem::resize_file(big, 100'000'000);  // 100,000,000 bytes = 100 MB
+    Run r = vramlens("estimate '" + big + "'");
+    CHECK(r.status == 1);
+    CHECK(r.err == "vramlens: " + big + ": is 100 MB; " + limit);
+    r = vramlens("import '" + big + "'");
+    CHECK(r.status == 1);
+    CHECK(r.err == "vramlens: " + big + ": is 100 MB; " + limit);
+    r = vramlens("scenario --model-config '" + big + "'");
+    CHECK(r.status == 1);
+    CHECK(r.err == "vramlens: " + big + ": is 100 MB; " + limit);
+    std::filesystem::resize_file(big, 5'000'000);  // 5,000,000 bytes = 5000 KB
+    r = vramlens("solve gpus '" + big + "'");
+    CHECK(r.status == 1);
+    CHECK(r.err == "vramlens: " + big + ": is 5000 KB; " + limit);
+    std::remove(big.c_str());
+    // Standard input has no size to check first: one byte past the limit is read.
+    const std::string padded = "{\"version\": 1}" + std::string(5'000'000, ' ');
+    r = vramlens("scenario -", padded);
+    CHECK(r.status == 1);
+    CHECK(r.err == "vramlens: standard input: is more than 4194 KB; " + limit);
+    // Exactly at the limit is read (and here is a valid scenario).
+    r = vramlens("scenario -", "{\"version\": 1, \"model\": {\"params\": 1000}}" + std::string(4'194'304 - 41, ' '));
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+}
+
+TEST_CASE("cli: --params 0, negative or not a number is an error naming --params (issue 12 item 7)") {
+    for (const char* bad : {"0", "-7e9", "abc", "1.5", "''"}) {
+        Run r = vramlens(std::string("estimate --params ") + bad);
+        INFO("--params " << bad);
+        CHECK(r.status == 1);
+        CHECK(r.out.empty());  // no estimate of the default model
+        CHECK_THAT(r.err, Catch::StartsWith("vramlens: --params must be a positive whole number of parameters, e.g. 7e9"));
+    }
+    Run ok = vramlens("scenario --params 7e9");
+    REQUIRE(ok.status == 0);
+    CHECK(nlohmann::json::parse(ok.out)["model"]["params"] == 7000000000);
+    // An error about the whole model names the flags that set parts of it.
+    Run parts = vramlens("estimate --set model.hf_config.model_type=llama --set model.name=x");
+    CHECK(parts.status == 1);
+    CHECK_THAT(parts.err, Catch::Contains("\n  model (from --set model.hf_config.model_type, --set model.name): "));
+}
+
+TEST_CASE("cli: every switch takes =true or =false, anything else is refused by name (issue 12 item 10)") {
+    // 7e9 parameters in training: 16 B/param = 112e9 B > the 85,520,809,984 B of an H100 80GB.
+    CHECK(vramlens("estimate --params 7e9 --fail-if-no-fit=false").status == 0);
+    CHECK(vramlens("estimate --params 7e9 --fail-if-no-fit=true").status == 3);
+    CHECK(vramlens("estimate --params 7e9 --fail-if-no-fit=true --fail-if-no-fit=false").status == 0);  // the last one counts
+    Run r = vramlens("estimate --params 7e9 --fail-if-no-fit=yes");
+    CHECK(r.status == 2);
+    CHECK(r.err == "vramlens: --fail-if-no-fit is a switch: give it alone, or as --fail-if-no-fit=true or --fail-if-no-fit=false; got \"yes\"\n");
+    CHECK_THAT(vramlens("estimate --params 7e9 --formulas=true").out, Catch::Contains("\n    source: "));
+    CHECK_THAT(vramlens("estimate --params 7e9 --formulas=false").out, !Catch::Contains("\n    source: "));
+    // The scenario switches set the field to what is given.
+    Run s = vramlens("scenario --params 7e9 --tp 2 --dp 4 --zero 3 --sp=true --offload-optimizer=false --offload-params --format json");
+    REQUIRE(s.status == 0);
+    nlohmann::json j = nlohmann::json::parse(s.out);
+    CHECK(j["parallel"]["sp"] == true);
+    CHECK(j["parallel"]["offload_optimizer"] == false);
+    CHECK(j["parallel"]["offload_params"] == true);
+    const std::string file = write_temp("sp.json", R"({"version": 1, "model": {"params": 7e9}, "parallel": {"tp": 2, "sp": true}})");
+    s = vramlens("scenario '" + file + "' --sp=false");
+    REQUIRE(s.status == 0);
+    CHECK(nlohmann::json::parse(s.out)["parallel"]["sp"] == false);  // the flag clears the file's true
+    for (const char* flag : {"--sp", "--offload-optimizer", "--offload-params", "--formulas"}) {
+        Run bad = vramlens(std::string("estimate --params 7e9 ") + flag + "=on");
+        INFO(flag);
+        CHECK(bad.status == 2);
+        CHECK(bad.err == std::string("vramlens: ") + flag + " is a switch: give it alone, or as " + flag + "=true or " + flag + "=false; got \"on\"\n");
+    }
+    std::remove(file.c_str());
+}
+
+TEST_CASE("cli: a flag of another mode is named in a warning, the exit status unchanged (issue 12 item 11)") {
+    Run r = vramlens("estimate --params 1e9 --mode infer --lora-rank 8");
+    CHECK(r.status == 0);
+    CHECK(r.err == "warning: --lora-rank is read with --mode finetune; ignored in infer mode\n");
+    r = vramlens("estimate --params 1e9 --context 8192 --batch 2");  // train is the default mode
+    CHECK(r.status == 0);
+    CHECK(r.err == "warning: --context is read with --mode infer; ignored in train mode\n"
+                   "warning: --batch is read with --mode infer; ignored in train mode\n");
+    r = vramlens("estimate --params 1e9 --precision fp32 --mode infer --zero 1 --set train.seq_len=512");
+    CHECK(r.status == 0);
+    CHECK(r.err == "warning: --precision is read with --mode train or --mode finetune; ignored in infer mode\n"
+                   "warning: --zero is read with --mode train or --mode finetune; ignored in infer mode\n"
+                   "warning: --set train.seq_len is read with --mode train or --mode finetune; ignored in infer mode\n");
+    // The mode may come from the file; flags of that mode say nothing.
+    const std::string file = write_temp("ft.json", R"({"version": 1, "model": "qwen2.5-0.5b", "mode": "finetune"})");
+    r = vramlens("estimate '" + file + "' --lora-rank 8 --micro-batch 2 --precision bf16-mixed");
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    r = vramlens("estimate '" + file + "' --weights nf4 --fail-if-no-fit");
+    CHECK(r.status == 0);
+    CHECK(r.err == "warning: --weights is read with --mode infer; ignored in finetune mode\n");
+    std::remove(file.c_str());
+}
+
+TEST_CASE("cli: every command has its own --help, -h works anywhere, -- ends the options (issue 12 item 13)") {
+    Run e = vramlens("estimate --help");
+    CHECK(e.status == 0);
+    CHECK_THAT(e.out, Catch::Contains("Usage: vramlens estimate [OPTIONS] [SCENARIO.json]\n"));
+    CHECK_THAT(e.out, Catch::Contains("  --micro-batch X "));
+    CHECK_THAT(e.out, Catch::Contains("  --fail-if-no-fit "));
+    CHECK_THAT(e.out, !Catch::Contains("--decode"));
+    CHECK_THAT(e.out, !Catch::Contains("vramlens solve"));  // not the global help
+    CHECK(vramlens("estimate --params 7e9 -h").out == e.out);
+    CHECK(vramlens("estimate -h --no-such-flag").out == e.out);
+    CHECK(vramlens("help estimate").out == e.out);
+    Run s = vramlens("solve -h");
+    CHECK(s.status == 0);
+    CHECK_THAT(s.out, Catch::Contains("Usage: vramlens solve [OPTIONS] [WHAT] [SCENARIO.json]\n"));
+    CHECK_THAT(s.out, Catch::Contains("  --unit UNIT "));
+    CHECK_THAT(s.out, !Catch::Contains("--formulas"));
+    Run m = vramlens("models --help");
+    CHECK(m.status == 0);
+    CHECK_THAT(m.out, Catch::Contains("  --format FORMAT "));
+    CHECK_THAT(m.out, !Catch::Contains("--micro-batch"));
+    CHECK_THAT(m.out, !Catch::Contains("--unit"));
+    Run l = vramlens("link -h");
+    CHECK_THAT(l.out, Catch::Contains("  --decode LINK "));
+    CHECK_THAT(l.out, !Catch::Contains("--format"));
+    CHECK_THAT(vramlens("import -h").out, Catch::Contains("Usage: vramlens import [OPTIONS] [CONFIG.json]\n"));
+    CHECK_THAT(vramlens("-h").out, Catch::Contains("vramlens estimate [SCENARIO.json]"));  // the global help
+    // After --, an argument that looks like an option is a file name; -h is one too.
+    const std::string dir = temp_path("dashdir");
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/--weird.json") << R"({"version": 1, "model": {"params": 1000}})";
+    Run w = vramlens("scenario --gpus 2 -- --weird.json", "", dir);
+    REQUIRE(w.status == 0);
+    nlohmann::json j = nlohmann::json::parse(w.out);
+    CHECK(j["model"]["params"] == 1000);
+    CHECK(j["gpu_count"] == 2);
+    Run h = vramlens("scenario -- -h", "", dir);
+    CHECK(h.status == 1);
+    CHECK(h.err == "vramlens: cannot read -h: No such file or directory\n");
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: control characters from a model or GPU name are escaped in table and Markdown output (issue 12 item 14)") {
+    // ESC [2J would clear the screen, CR and BS overwrite what was printed, DEL and the C1 CSI (U+009B) too.
+    const std::string file = write_temp("ctl.json", R"({"version": 1, "model": {"name": "Evil\u001b[2J\r\b\u007f\u009bX", "params": 1e9},
+                                                        "gpu": {"name": "G\u0007PU", "memory_bytes": 8e10}})");
+    const std::string escaped = "Evil\\x1b[2J\\x0d\\x08\\x7f\\u009bX";
+    auto no_controls = [](const std::string& text) {
+        for (size_t i = 0; i < text.size(); ++i) {
+            const auto c = static_cast<unsigned char>(text[i]);
+            if ((c < 0x20 && c != '\n') || c == 0x7f) return false;
+            if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xa0) return false;
+        }
+        return true;
+    };
+    Run t = vramlens("estimate '" + file + "'");
+    REQUIRE(t.status == 0);
+    CHECK_THAT(t.out, Catch::StartsWith(escaped + ", train, 1 x G\\x07PU, per GPU\n"));
+    CHECK(no_controls(t.out));
+    Run md = vramlens("estimate '" + file + "' --format markdown");
+    REQUIRE(md.status == 0);
+    CHECK_THAT(md.out, Catch::StartsWith("**" + escaped + ", train, 1 x G\\x07PU, per GPU**\n"));
+    CHECK(no_controls(md.out));
+    // JSON keeps the name exactly (its readers unescape \u001b).
+    Run js = vramlens("estimate '" + file + "' --format json");
+    REQUIRE(js.status == 0);
+    CHECK(nlohmann::json::parse(js.out)["scenario"]["model"]["name"] == "Evil\x1b[2J\r\b\x7f\xc2\x9bX");
+    // A config.json's name, as `import` prints it.
+    const std::string cfg = write_temp("ctl_config.json", R"({"_name_or_path": "org/m\u001b]0;title\u0007", "model_type": "gpt2", "n_embd": 64,
+                                                              "n_layer": 2, "n_head": 4, "vocab_size": 100, "n_positions": 64})");
+    Run im = vramlens("import '" + cfg + "'");
+    REQUIRE(im.status == 0);
+    CHECK_THAT(im.out, Catch::StartsWith("org/m\\x1b]0;title\\x07 (gpt2)\n"));
+    CHECK(no_controls(im.out));
+    // Errors quote what was given: an unknown field's name with ESC in it.
+    Run bad = vramlens("estimate -", "{\"version\": 1, \"x\\u001by\": 1}");
+    CHECK(bad.status == 1);
+    CHECK_THAT(bad.err, Catch::Contains("  x\\x1by: unknown field\n"));
+    CHECK(no_controls(bad.err));
+    std::remove(file.c_str());
+    std::remove(cfg.c_str());
+}
+
+TEST_CASE("cli: format_rows escapes control characters in table and Markdown cells, not in CSV or JSON (issue 12 item 14)") {
+    const std::vector<std::string> header = {"id", "name"};
+    const std::vector<std::vector<std::string>> rows = {{"a", "x\x1b[31my\tz"}};
+    CHECK(vl::format_rows(header, rows, vl::ExportFormat::Table) == "id  name\na   x\\x1b[31my\\x09z\n");
+    CHECK(vl::format_rows(header, rows, vl::ExportFormat::Markdown) == "| id | name |\n|:--|:--|\n| a | x\\x1b[31my\\x09z |\n");
+    CHECK(vl::format_rows(header, rows, vl::ExportFormat::Csv) == "id,name\na,x\x1b[31my\tz\n");
+    CHECK(vl::escape_control_chars("plain caf\xc3\xa9 \xe2\x82\xac") == "plain caf\xc3\xa9 \xe2\x82\xac");  // UTF-8 text passes
+}
+
+TEST_CASE("cli: run() answers odd command lines with a status and a message, never an exception or exit()") {
+    const std::vector<std::vector<std::string>> lines = {
+        {}, {""}, {"", ""}, {"--"}, {"-"}, {"="}, {"--="}, {"-h="}, {"--help=x"}, {"---"}, {"++"}, {"estimate", "++"},
+        {"estimate", "--set"}, {"estimate", "--set="}, {"estimate", "--set", "="}, {"estimate", "--format="},
+        {"estimate", "--sp=", "--params", "1e9"}, {"estimate", "--params"}, {"estimate", "--params", "--params"},
+        {"estimate", "-x"}, {"estimate", "-hx"}, {"solve", "--", "--"}, {"link", "--decode", "--decode"},
+        {"link", "--decode=", "x"}, {"models", "--format", "json", "--format"}, {"import", "--", "/nonexistent"},
+        {"estimate", std::string(1, '\0')}, {"estimate", "--set", std::string("a\0b=1", 5)}, {"help", "help"},
+        {"version", "x"}, {"estimate", "--model", "\x1b[2J"}, {"estimate", std::string(100000, '-')},
+    };
+    for (const auto& args : lines) {
+        std::string out, err;
+        int status = -1;
+        std::string shown;
+        for (const std::string& a : args) shown.append(1, '[').append(a, 0, 40).append("] ");
+        INFO(shown);
+        CHECK_NOTHROW(status = vl::cli::run(args, out, err));
+        CHECK(status >= 0);
+        CHECK(status <= 3);
+        CHECK((status == 0 ? !out.empty() : !err.empty()));
+        CHECK(err.find("internal error") == std::string::npos);
+    }
 }
 
 #endif  // VRAMLENS_CLI_PATH
