@@ -3,7 +3,10 @@
 # coverage) serves both: the whole Catch2 suite runs under the sanitizers, and one libFuzzer target per
 # parser of outside input runs from its seed corpus.
 #
-#   scripts/fuzz.sh build             configure + build build/fuzz (VRAMLENS_FUZZ=ON, clang-14)
+#   scripts/fuzz.sh configure         configure build/fuzz (VRAMLENS_FUZZ=ON, clang-14); every command
+#                                     below does this first, so a tree configured by an older
+#                                     checkout or with other flags is brought up to date
+#   scripts/fuzz.sh build             configure + build build/fuzz
 #   scripts/fuzz.sh test              build, then the whole Catch2 suite (ctest) under ASan + UBSan
 #   scripts/fuzz.sh run [SECS] [T..]  build, then each fuzz target (or the named ones) for SECS seconds
 #                                     (default 30); any crash, sanitizer report, leak, timeout or
@@ -14,26 +17,32 @@
 # Longer local runs: `scripts/fuzz.sh run 3600 fuzz_scenario_json` (the corpus in
 # build/fuzz/corpus/<target> grows across runs); reproduce a finding with
 # `build/fuzz/fuzz/<target> build/fuzz/findings/<target>-crash-...`.
-# Environment: CC/CXX (default clang-14/clang++-14), FUZZ_JOBS (unset: one process; N: N parallel libFuzzer jobs, logs fuzz-<n>.log in the current directory).
+# Environment: CC/CXX (default clang-14/clang++-14), FUZZ_JOBS (unset: one process; N: N parallel
+# libFuzzer jobs, logs fuzz-<n>.log in the current directory), FUZZ_BUILD_DIR (default build/fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-BUILD=build/fuzz
+BUILD=$(realpath -m "${FUZZ_BUILD_DIR:-build/fuzz}")
 TARGETS=(fuzz_hf_config fuzz_scenario_json fuzz_share_link)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-build() {
+configure() {
     local cc=${CC:-clang-14} cxx=${CXX:-clang++-14}
     command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (apt-get install clang-14)" >&2; exit 1; }
-    if [[ ! -f $BUILD/build.ninja ]]; then
-        # -O1 -g: the sanitizer/libFuzzer norm (fast to compile, readable reports). NDEBUG as in the
-        # Release build the suite normally runs in (the core has no asserts; Dear ImGui's debug
-        # asserts would check the headless UI test harness, not the app).
-        cmake -S . -B "$BUILD" -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-            -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_SANITIZE="-O1 -g -DNDEBUG" \
-            -DVRAMLENS_FUZZ=ON -DVRAMLENS_BENCH=OFF >/dev/null
-    fi
+    # Configured on every call, not only when build/fuzz is new: a tree configured by an older
+    # checkout (other flags, other compiler, options added since) would otherwise be reused as it
+    # is. Re-running cmake on a configured tree takes a second or two and changes nothing when
+    # nothing changed. -O1 -g: the sanitizer/libFuzzer norm (fast to compile, readable reports).
+    # NDEBUG as in the Release build the suite normally runs in (the core has no asserts; Dear
+    # ImGui's debug asserts would check the headless UI test harness, not the app).
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+        -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g -DNDEBUG" -DCMAKE_C_FLAGS_SANITIZE="-O1 -g -DNDEBUG" \
+        -DVRAMLENS_FUZZ=ON -DVRAMLENS_BENCH=OFF >/dev/null
+}
+
+build() {
+    configure
     cmake --build "$BUILD"
 }
 
@@ -83,9 +92,10 @@ run() {
 }
 
 case ${1:-all} in
+    configure) configure ;;
     build) build ;;
     test) build; suite ;;
     run) shift; build; run "$@" ;;
     all) build; suite; run 30 ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) awk 'NR > 1 && /^set / { exit } NR > 1' "$0"; exit 2 ;;
 esac
