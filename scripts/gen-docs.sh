@@ -11,7 +11,7 @@ set -euo pipefail
 VL_TAG=gen-docs
 . "$(dirname "$0")/lib.sh"
 what=${1:-all}
-case $what in all|text|screenshots) ;; *) sed -n '2,9p' "$0"; exit 2 ;; esac
+case $what in all|text|screenshots) ;; *) awk 'NR > 1 && /^set / { exit } NR > 1' "$0"; exit 2 ;; esac
 cd "$VL_ROOT"
 
 if [ "$what" != screenshots ]; then
