@@ -13,13 +13,7 @@ VL_RUNNER=vramlens-test
 . "$(dirname "$0")/lib.sh"
 cd "$VL_ROOT"
 
-# Each changed or untracked path (ignored ones aside) with a hash of its content ("-" if deleted).
-tree_state() {
-  git status --porcelain=v1 --untracked-files=all | while IFS= read -r line; do
-    printf '%s %s\n' "$line" "$(git hash-object -- "${line:3}" 2>/dev/null || echo -)"
-  done
-}
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then TREE_BEFORE=$(tree_state); else TREE_BEFORE=none; fi
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then TREE_BEFORE=$(vl_tree_state); else TREE_BEFORE=none; fi
 
 ctest_run() { ctest --preset native --output-on-failure -j "$(nproc 2>/dev/null || echo 2)"; }
 browser_smoke() {
@@ -30,16 +24,7 @@ page_budgets() {  # size, start, idle and offline checks; no timing
 }
 tree_unchanged() {
   if [ "$TREE_BEFORE" = none ]; then echo "not a git checkout: nothing to compare"; return 0; fi
-  local after; after=$(tree_state)
-  if [ "$after" = "$TREE_BEFORE" ]; then
-    if [ -z "$after" ]; then echo "git status --porcelain: empty"
-    else echo "the checkout had local changes before the run; the run changed nothing more"; fi
-    return 0
-  fi
-  echo "the test run changed the checkout (a test wrote a tracked file or left a file behind):"
-  diff <(printf '%s\n' "$TREE_BEFORE") <(printf '%s\n' "$after") | sed -n 's/^[<>] /  /p' | cut -d' ' -f1-3 | sort -u
-  echo "tests must write only to temporary folders or build/; generated files: scripts/gen-docs.sh"
-  return 1
+  vl_tree_unchanged "$TREE_BEFORE"
 }
 
 vl_step deps           scripts/deps.sh
