@@ -1,6 +1,8 @@
 // verify-script generation (verify_script.h). The ModelSpec is written back as a Hugging Face
 // config.json of a type transformers builds from the config alone (llama, mistral, qwen2, qwen3,
-// mixtral, gpt2); the step mirrors the scenario on one GPU with plain PyTorch.
+// mixtral, gpt2); the step mirrors the scenario on one GPU with plain PyTorch. Every scenario setting
+// the estimate uses is either reproduced (dropout, fp32 logits, prefill chunking, gradient
+// accumulation, the KV dtype) or refused with the field and the reason.
 #include "verify_script.h"
 
 #include <nlohmann/json.hpp>
@@ -15,15 +17,44 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// config.json for the model, or the reason there is none.
-Result<Json> hf_config(const ModelSpec& m) {
-    auto fail = [](std::string field, std::string why) { return Result<Json>::failure({{std::move(field), std::move(why)}}); };
-    if (!m.architecture_known()) return fail("model.params", "a model known only by its parameter count cannot be built; give its config");
-    if (m.attention != AttentionKind::Standard) return fail("model.attention", "MLA models are not generated (DeepSeek needs trust_remote_code)");
+// Scenario fields the script cannot reproduce, each with the reason (all reported at once).
+struct Refusals {
+    std::vector<FieldError> errs;
+    void operator()(std::string field, std::string why) { errs.push_back({std::move(field), std::move(why)}); }
+};
+
+bool training(const Scenario& s) { return s.mode != Mode::Infer; }
+
+// Attention-probability dropout as the estimate takes it (< 0: same as train.dropout).
+double attention_dropout(const TrainingOptions& t) { return t.attention_dropout < 0 ? t.dropout : t.attention_dropout; }
+
+// config.json for the model (transformers builds it with random weights). Dropout is the scenario's
+// in training (transformers' own defaults, e.g. GPT-2's 0.1, would add masks the estimate has not).
+Json hf_config(const Scenario& s, Refusals& no) {
+    const ModelSpec& m = s.model;
     Json c = Json::object();
+    if (!m.architecture_known()) {
+        no("model.params", "a model known only by its parameter count cannot be built; give its config");
+        return c;
+    }
+    if (m.attention != AttentionKind::Standard) no("model.attention", "MLA models are not generated (DeepSeek needs trust_remote_code)");
+    // What neither a GPT-2 nor a Llama-family config can express (transformers would build another model).
+    if (m.norms_per_layer != 2) no("model.norms_per_layer", "the generated GPT-2/Llama-family models have 2 norms per layer; got " + std::to_string(m.norms_per_layer));
+    if (!m.final_norm) no("model.final_norm", "the generated models always have a final norm");
+    if (m.embed_dim != 0) no("model.embed_dim", "an embedding narrower than hidden (OPT-350m) is not generated");
+    if (m.lm_head_bias) no("model.lm_head_bias", "an output layer with a bias is not generated");
+    if (m.embedding_norm) no("model.embedding_norm", "a norm after the embedding (BLOOM) is not generated");
+    if (m.position_offset != 0) no("model.position_offset", "extra position rows (OPT) are not generated");
+    if (m.sliding_window_pattern != 0) no("model.sliding_window_pattern", "interleaved sliding-window layers (Gemma 2/3) are not generated");
+    const double drop = training(s) ? s.train.dropout : 0.0;
+    const double attn_drop = training(s) ? attention_dropout(s.train) : 0.0;
     c["vocab_size"] = m.vocab;
     if (!m.gated_mlp && m.norm == NormKind::LayerNorm && m.position == PositionKind::Learned && m.moe.num_experts == 0) {
-        if (m.kv_heads != m.heads) return fail("model.kv_heads", "GPT-2 style models have kv_heads == heads");
+        if (m.kv_heads != m.heads) no("model.kv_heads", "GPT-2 style models have kv_heads == heads");
+        if (!m.qkv_bias || !m.attn_out_bias || !m.mlp_bias)
+            no(!m.qkv_bias ? "model.qkv_bias" : !m.attn_out_bias ? "model.attn_out_bias" : "model.mlp_bias",
+               "GPT-2 style models have a bias on every linear layer");
+        if (m.parallel_attn_mlp) no("model.parallel_attn_mlp", "GPT-2 style models run attention and MLP in sequence");
         c["model_type"] = "gpt2";
         c["n_embd"] = m.hidden;
         c["n_layer"] = m.layers;
@@ -31,13 +62,25 @@ Result<Json> hf_config(const ModelSpec& m) {
         c["n_inner"] = m.ffn;
         c["n_positions"] = m.max_position;
         c["tie_word_embeddings"] = m.tied_embeddings;
-        return Result<Json>::success(c);
+        // GPT2Config: resid_pdrop after attention and MLP, embd_pdrop after the embedding, attn_pdrop
+        // on the attention probabilities: the masks the estimate counts for train.dropout and
+        // train.attention_dropout.
+        c["resid_pdrop"] = drop;
+        c["embd_pdrop"] = drop;
+        c["attn_pdrop"] = attn_drop;
+        return c;
     }
-    if (!m.gated_mlp || m.norm != NormKind::RMSNorm || m.position != PositionKind::Rotary || m.parallel_attn_mlp)
-        return fail("model", "only Llama-style (gated MLP, RMSNorm, rotary) and GPT-2-style models are generated");
+    if (!m.gated_mlp || m.norm != NormKind::RMSNorm || m.position != PositionKind::Rotary || m.parallel_attn_mlp) {
+        no("model", "only Llama-style (gated MLP, RMSNorm, rotary) and GPT-2-style models are generated");
+        return c;
+    }
+    if (drop > 0)
+        no("train.dropout", "transformers' Llama-family models have no dropout on hidden states (only attention_dropout), "
+                            "so the masks the estimate counts would not exist; set train.dropout to 0 (train.attention_dropout "
+                            "is reproduced)");
     if (m.moe.num_experts > 0) {
-        if (m.moe.shared_experts > 0 || m.moe.first_dense_layers > 0 || m.moe.moe_layer_freq != 1)
-            return fail("model.moe", "only Mixtral-style MoE (no shared experts, every layer MoE) is generated");
+        if (m.moe.shared_experts > 0 || m.moe.shared_expert_ffn > 0 || m.moe.first_dense_layers > 0 || m.moe.moe_layer_freq != 1)
+            no("model.moe", "only Mixtral-style MoE (no shared experts, every layer MoE) is generated");
         c["model_type"] = "mixtral";
         c["num_local_experts"] = m.moe.num_experts;
         c["num_experts_per_tok"] = m.moe.top_k;
@@ -66,53 +109,94 @@ Result<Json> hf_config(const ModelSpec& m) {
     c["max_position_embeddings"] = m.max_position;
     c["tie_word_embeddings"] = m.tied_embeddings;
     if (m.sliding_window > 0) c["sliding_window"] = m.sliding_window;
-    return Result<Json>::success(c);
+    c["attention_dropout"] = attn_drop;  // dropout on the attention probabilities (eager and SDPA)
+    return c;
 }
 
-// What the script runs, or why it cannot mirror the scenario on one GPU.
-Result<Json> plan(const Scenario& s) {
-    auto fail = [](std::string field, std::string why) { return Result<Json>::failure({{std::move(field), std::move(why)}}); };
+const char* dtype_name(WeightFormat f) {
+    return f == WeightFormat::BF16 ? "bf16" : f == WeightFormat::FP16 ? "fp16" : f == WeightFormat::FP32 ? "fp32" : nullptr;
+}
+
+// What the script runs; what it cannot run like for like on one GPU is refused.
+Json plan(const Scenario& s, Refusals& no) {
     const Parallelism& p = s.parallel;
     if (p.dp * p.tp * p.pp * p.cp * p.ep != 1 || s.gpu_count != 1)
-        return fail("parallel", "the verify script runs on one GPU; set dp, tp, pp, cp, ep and gpu_count to 1");
-    if (p.zero != 0 || p.offload_optimizer || p.offload_params) return fail("parallel.zero", "ZeRO/offload needs DeepSpeed; not generated");
+        no("parallel", "the verify script runs on one GPU; set dp, tp, pp, cp, ep and gpu_count to 1");
+    if (p.zero != 0 || p.offload_optimizer || p.offload_params) no("parallel.zero", "ZeRO/offload needs DeepSpeed; not generated");
     Json j = Json::object();
     j["mode"] = enum_name(s.mode);
     if (s.mode == Mode::Infer) {
-        const char* dtype = s.infer.weights == WeightFormat::BF16 ? "bf16" : s.infer.weights == WeightFormat::FP16 ? "fp16"
-                          : s.infer.weights == WeightFormat::FP32 ? "fp32" : nullptr;
-        if (!dtype) return fail("infer.weights", "quantized weights need bitsandbytes/GPTQ/GGUF runtimes; not generated");
-        if (s.infer.engine != Engine::Transformers) return fail("infer.engine", "only the transformers engine is generated");
-        const int64_t prompt = s.infer.prompt > 0 ? s.infer.prompt : s.infer.context;
-        j["dtype"] = dtype;
-        j["batch"] = s.infer.batch;
+        const InferenceOptions& o = s.infer;
+        const char* dtype = dtype_name(o.weights);
+        if (!dtype) no("infer.weights", "quantized weights need bitsandbytes/GPTQ/GGUF runtimes; not generated");
+        if (o.engine != Engine::Transformers) no("infer.engine", "only the transformers engine is generated");
+        // transformers' DynamicCache stores K and V in the dtype the model computes in: its weights'.
+        const char* kv = o.kv_dtype == KvDtype::BF16 ? "bf16" : o.kv_dtype == KvDtype::FP16 ? "fp16" : nullptr;
+        if (!kv)
+            no("infer.kv_dtype", std::string("an ") + enum_name(o.kv_dtype) +
+                                     " KV cache needs a quantized cache backend (quanto, HQQ); not generated");
+        else if (dtype && std::string(kv) != dtype)
+            no("infer.kv_dtype", std::string("transformers keeps the KV cache in the weights' dtype (") + dtype +
+                                     "), not " + kv + "; set infer.kv_dtype to " +
+                                     (o.weights == WeightFormat::FP32 ? "a 16-bit type with 16-bit weights" : dtype));
+        if (s.model.architecture_known() && s.model.position == PositionKind::Learned && o.context > s.model.max_position)
+            no("infer.context", "a learned position table of " + std::to_string(s.model.max_position) +
+                                    " rows cannot index " + std::to_string(o.context) + " positions; transformers would fail");
+        const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+        j["dtype"] = dtype ? dtype : "";
+        j["kv_dtype"] = dtype ? dtype : "";  // DynamicCache: the weights' dtype, checked equal to infer.kv_dtype
+        j["batch"] = o.batch;
         j["prompt_tokens"] = prompt;
-        j["new_tokens"] = std::max<int64_t>(1, s.infer.context - prompt);
-        j["attn"] = s.infer.flash_attention ? "sdpa" : "eager";
-        return Result<Json>::success(j);
+        j["new_tokens"] = std::max<int64_t>(1, o.context - prompt);
+        j["prefill_chunk"] = o.prefill_chunk;  // generate(prefill_chunk_size=...); 0: the whole prompt at once
+        j["attn"] = o.flash_attention ? "sdpa" : "eager";
+        return j;
     }
+    const TrainingOptions& t = s.train;
     if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
-        return fail("finetune.method", "LoRA/QLoRA need peft/bitsandbytes; not generated (full fine-tuning is)");
-    const char* optimizer = s.train.optimizer == Optimizer::AdamW ? "adamw" : s.train.optimizer == Optimizer::SGD ? "sgd"
-                          : s.train.optimizer == Optimizer::SGDMomentum ? "sgd-momentum" : nullptr;
-    if (!optimizer) return fail("train.optimizer", "only adamw, sgd and sgd-momentum are generated");
-    const char* autocast = s.train.precision == Precision::MixedBF16 ? "bf16" : s.train.precision == Precision::MixedFP16 ? "fp16"
-                         : s.train.precision == Precision::FP32 ? "" : nullptr;
-    if (!autocast) return fail("train.precision", "only fp32, fp16-mixed and bf16-mixed are generated");
-    if (s.train.recompute != Recompute::None && s.train.recompute != Recompute::Full)
-        return fail("train.recompute", "only none and full (gradient checkpointing) are generated");
-    j["autocast"] = autocast;  // fp32 weights, grads and states; compute in the 16-bit type (torch.autocast)
-    j["optimizer"] = optimizer;
-    j["micro_batch"] = s.train.micro_batch;
-    j["seq_len"] = s.train.seq_len;
-    j["gradient_checkpointing"] = s.train.recompute == Recompute::Full;
-    j["attn"] = s.train.flash_attention ? "sdpa" : "eager";
-    return Result<Json>::success(j);
+        no("finetune.method", "LoRA/QLoRA need peft/bitsandbytes; not generated (full fine-tuning is)");
+    if (t.compat != Compat::None)
+        no("train.compat", std::string("\"") + enum_name(t.compat) + "\" reproduces that tool's published accounting, not the "
+                           "tensors PyTorch allocates; set train.compat to none to compare with a measurement");
+    if (t.activation_formula != ActivationFormula::TensorWalk)
+        no("train.activation_formula", std::string("\"") + enum_name(t.activation_formula) + "\" is a published closed form, "
+                                       "not the tensors transformers saves; set it to tensor-walk to compare with a measurement");
+    const char* optimizer = t.optimizer == Optimizer::AdamW ? "adamw" : t.optimizer == Optimizer::SGD ? "sgd"
+                          : t.optimizer == Optimizer::SGDMomentum ? "sgd-momentum" : nullptr;
+    if (!optimizer) no("train.optimizer", "only adamw, sgd and sgd-momentum are generated");
+    const char* autocast = t.precision == Precision::MixedBF16 ? "bf16" : t.precision == Precision::MixedFP16 ? "fp16"
+                         : t.precision == Precision::FP32 ? "" : nullptr;
+    if (!autocast) no("train.precision", "only fp32, fp16-mixed and bf16-mixed are generated");
+    if (t.optimizer_state_dtype == StateDtype::BF16) no("train.optimizer_state_dtype", "the script keeps torch.optim's fp32 states");
+    if (t.fp32_grad_accum) no("train.fp32_grad_accum", "the script has no separate fp32 accumulation buffer (its gradients are fp32 already)");
+    if (t.fp32_grad_copy) no("train.fp32_grad_copy", "the script makes no extra fp32 copy of the gradients");
+    if (t.extra_fp32_weight_copy) no("train.extra_fp32_weight_copy", "the script keeps no second fp32 weight copy");
+    if (t.recompute != Recompute::None && t.recompute != Recompute::Full)
+        no("train.recompute", "only none and full (gradient checkpointing) are generated");
+    j["autocast"] = autocast ? autocast : "";  // fp32 weights, grads and states; compute in the 16-bit type (torch.autocast)
+    j["optimizer"] = optimizer ? optimizer : "";
+    j["micro_batch"] = t.micro_batch;
+    j["seq_len"] = t.seq_len;
+    j["grad_accum_steps"] = t.grad_accum_steps;
+    j["gradient_checkpointing"] = t.recompute == Recompute::Full;
+    j["fp32_logits"] = t.fp32_logits;  // true: transformers' loss upcasts the logits; false: loss on the 16-bit logits
+    j["attn"] = t.flash_attention ? "sdpa" : "eager";
+    return j;
 }
 
-// The Python program; %-free, placeholders filled below. Runs its --dry-run path without torch.
+// The Python program; %-free, placeholders filled below. Its --dry-run path and its checks of the
+// machine (machine_problem) and of the outcome (report) run without torch.
 constexpr const char* kProgram = R"PY(
 GIB = 1024 ** 3
+EXIT_CANNOT_RUN = 2   # usage, or torch / transformers / a CUDA GPU missing: nothing was run
+EXIT_TOO_SMALL = 3    # by the estimate this machine cannot hold the scenario: nothing was run
+EXIT_DID_NOT_FIT = 4  # the run ran out of GPU memory: measured, "did not fit"
+
+
+def needs():
+    gpus = ESTIMATE["gpus"]
+    return "%d GPU%s with %.2f GiB each (weights %.2f GiB)" % (
+        gpus, "" if gpus == 1 else "s", ESTIMATE["total_bytes"] / GIB, ESTIMATE["weight_bytes"] / GIB)
 
 
 def dry_run():
@@ -123,76 +207,159 @@ def dry_run():
     print("plan: " + json.dumps(PLAN, sort_keys=True))
     print("vramlens estimate: peak %.2f GiB in %s; without overheads (comparable to max_memory_allocated) %.2f GiB"
           % (ESTIMATE["total_bytes"] / GIB, ESTIMATE["peak_phase"], ESTIMATE["allocated_bytes"] / GIB))
+    print("needs: " + needs())
     return 0
 
 
-def nvidia_smi_used_mib(index):
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", str(index)],
-                             capture_output=True, text=True, timeout=30).stdout.strip()
-        return float(out.splitlines()[0])
-    except Exception:
+def machine_problem(visible, name, total, free):
+    """Why this machine cannot run the scenario, or None. visible: CUDA devices torch sees; name,
+    total, free: the first one's name and memory in bytes."""
+    have = "this machine has %d visible GPU%s" % (visible, "" if visible == 1 else "s")
+    if visible:
+        have += " (%s: %.2f GiB, %.2f GiB free)" % (name, total / GIB, free / GIB)
+    if visible < ESTIMATE["gpus"]:
+        why = "too few GPUs"
+    elif ESTIMATE["weight_bytes"] > total:
+        why = "the weights alone do not fit in its memory"
+    elif ESTIMATE["total_bytes"] > total:
+        why = "the estimated peak does not fit in its memory"
+    else:
         return None
+    return "this scenario needs %s; %s: %s" % (needs(), have, why)
 
 
-def run():
+def report(outcome, where, device, allocated, reserved, used, used_before, notes):
+    """Prints the measurement beside the estimate; returns the exit status."""
+    print("device: %s" % device)
+    if outcome != "measured":
+        print("outcome: did not fit (CUDA out of memory while %s)" % where)
+    print("%-52s %10s %10s" % ("", "measured", "vramlens"))
+    print("%-52s %10.2f %10.2f" % ("peak allocated, GiB (no context, no reserve)", allocated / GIB, ESTIMATE["allocated_bytes"] / GIB))
+    print("%-52s %10.2f %10.2f" % ("peak reserved, GiB", reserved / GIB, ESTIMATE["reserved_bytes"] / GIB))
+    print("%-52s %10.2f %10.2f" % ("GPU memory used, GiB (cudaMemGetInfo, whole GPU)", used / GIB, ESTIMATE["total_bytes"] / GIB))
+    print("used before the run (CUDA context, other processes): %.2f GiB" % (used_before / GIB))
+    print("vramlens: %s on the scenario's %s (%.2f GiB)" % ("fits" if ESTIMATE["fits"] else "does not fit",
+                                                          ESTIMATE["gpu"], ESTIMATE["gpu_bytes"] / GIB))
+    for n in notes:
+        print("note: " + n)
+    print(json.dumps({"outcome": outcome, "where": where,
+                      "measured": {"allocated": allocated, "reserved": reserved, "gpu_used": used, "gpu_used_before": used_before},
+                      "notes": notes, "estimate": ESTIMATE, "scenario": SCENARIO}))
+    return 0 if outcome == "measured" else EXIT_DID_NOT_FIT
+
+
+def is_oom(torch, e):
+    oom = getattr(torch.cuda, "OutOfMemoryError", None)
+    text = str(e)  # older torch raises RuntimeError; cuBLAS reports a failed workspace allocation
+    return (oom is not None and isinstance(e, oom)) or "out of memory" in text or "CUBLAS_STATUS_ALLOC_FAILED" in text
+
+
+def step(torch, transformers, where, notes):
+    """Builds the model on the GPU and runs the scenario's step; where[0] says what is running."""
+    dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "": torch.float32}
+    config = transformers.AutoConfig.for_model(**HF_CONFIG)
+    infer = PLAN["mode"] == "infer"
+    weight_dtype = dtypes[PLAN["dtype"]] if infer else torch.float32
+    with torch.device("cuda"):  # built on the GPU: no host copy of the whole model
+        model = transformers.AutoModelForCausalLM.from_config(config, torch_dtype=weight_dtype, attn_implementation=PLAN["attn"])
+    built = sum(p.numel() for p in model.parameters())
+    if built != ESTIMATE["params"]:
+        notes.append("transformers built %d parameters, vramlens counted %d: not like for like" % (built, ESTIMATE["params"]))
+    vocab = HF_CONFIG["vocab_size"]
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    if infer:
+        where[0] = "generating"
+        model.eval()
+        ids = torch.randint(0, vocab, (PLAN["batch"], PLAN["prompt_tokens"]), device="cuda")
+        kwargs = {"attention_mask": torch.ones_like(ids), "max_new_tokens": PLAN["new_tokens"],
+                  "min_new_tokens": PLAN["new_tokens"], "do_sample": False, "pad_token_id": 0}
+        if PLAN["prefill_chunk"] > 0:
+            kwargs["prefill_chunk_size"] = PLAN["prefill_chunk"]
+        with torch.no_grad():  # the KV cache (DynamicCache) takes the weights' dtype: PLAN["kv_dtype"]
+            model.generate(ids, **kwargs)
+        return
+    where[0] = "training"
+    model.train()
+    if PLAN["gradient_checkpointing"]:
+        model.gradient_checkpointing_enable()
+    if PLAN["optimizer"] == "adamw":
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    else:
+        opt = torch.optim.SGD(model.parameters(), lr=1e-5, momentum=0.9 if PLAN["optimizer"] == "sgd-momentum" else 0.0)
+    ids = torch.randint(0, vocab, (PLAN["micro_batch"], PLAN["seq_len"]), device="cuda")
+    f = torch.nn.functional
+    for _ in range(2):  # the second step runs with the optimizer states allocated
+        for _ in range(PLAN["grad_accum_steps"]):
+            with torch.autocast("cuda", dtype=dtypes[PLAN["autocast"]], enabled=PLAN["autocast"] != ""):
+                if PLAN["fp32_logits"]:
+                    loss = model(input_ids=ids, labels=ids).loss  # transformers' causal-LM loss upcasts the logits to fp32
+                else:
+                    logits = model(input_ids=ids).logits
+            if not PLAN["fp32_logits"]:
+                upcast = "this transformers version returns fp32 logits: train.fp32_logits false is not reproduced"
+                if PLAN["autocast"] and logits.dtype == torch.float32 and upcast not in notes:
+                    notes.append(upcast)
+                # the loss on the logits as they are, outside autocast (which would compute it in fp32)
+                labels = f.pad(ids, (0, 1), value=-100)[:, 1:]
+                loss = f.cross_entropy(logits.view(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)
+                del logits
+            (loss / PLAN["grad_accum_steps"]).backward()
+            del loss
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+
+def run(force):
     try:
         import torch
         import transformers
     except ImportError as e:
         print("needs torch and transformers (%s); `--dry-run` works without them" % e, file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_RUN
     if not torch.cuda.is_available():
         print("no CUDA GPU visible; `--dry-run` works without one", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_RUN
+    # cudaMemGetInfo of the device torch uses: the right GPU under CUDA_VISIBLE_DEVICES, where
+    # torch's index and nvidia-smi's differ.
+    free, total = torch.cuda.mem_get_info()
+    device = torch.cuda.get_device_name()
+    problem = machine_problem(torch.cuda.device_count(), device, total, free)
+    if problem and not force:
+        print(problem + ". Not run; --force runs it anyway (running out of memory is then reported as \"did not fit\").",
+              file=sys.stderr)
+        return EXIT_TOO_SMALL
+    if problem:
+        print("warning: " + problem)
+    elif ESTIMATE["total_bytes"] > free + ESTIMATE["context_bytes"]:
+        print("warning: other processes use this GPU (%.2f GiB free): the run may run out of memory" % (free / GIB))
+    if PLAN["mode"] == "infer" and PLAN["prefill_chunk"] > 0 and not hasattr(transformers.GenerationConfig(), "prefill_chunk_size"):
+        print("infer.prefill_chunk needs a transformers with generate(prefill_chunk_size=...); this is %s"
+              % transformers.__version__, file=sys.stderr)
+        return EXIT_CANNOT_RUN
     torch.manual_seed(0)
-    dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "": torch.float32}
-    config = transformers.AutoConfig.for_model(**HF_CONFIG)
-    infer = PLAN["mode"] == "infer"
-    weight_dtype = dtypes[PLAN["dtype"]] if infer else torch.float32
-    model = transformers.AutoModelForCausalLM.from_config(config, torch_dtype=weight_dtype, attn_implementation=PLAN["attn"])
-    model.to("cuda")
-    vocab = HF_CONFIG["vocab_size"]
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    if infer:
-        model.eval()
-        ids = torch.randint(0, vocab, (PLAN["batch"], PLAN["prompt_tokens"]), device="cuda")
-        with torch.no_grad():
-            model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=PLAN["new_tokens"],
-                           min_new_tokens=PLAN["new_tokens"], do_sample=False, pad_token_id=0)
-    else:
-        model.train()
-        if PLAN["gradient_checkpointing"]:
-            model.gradient_checkpointing_enable()
-        if PLAN["optimizer"] == "adamw":
-            opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
-        else:
-            opt = torch.optim.SGD(model.parameters(), lr=1e-5, momentum=0.9 if PLAN["optimizer"] == "sgd-momentum" else 0.0)
-        ids = torch.randint(0, vocab, (PLAN["micro_batch"], PLAN["seq_len"]), device="cuda")
-        for _ in range(2):  # the second step runs with the optimizer states allocated
-            with torch.autocast("cuda", dtype=dtypes[PLAN["autocast"]], enabled=PLAN["autocast"] != ""):
-                loss = model(input_ids=ids, labels=ids).loss
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-    torch.cuda.synchronize()
+    where = ["building the model"]
+    notes = []
+    try:
+        step(torch, transformers, where, notes)
+        torch.cuda.synchronize()
+        outcome = "measured"
+    except Exception as e:
+        if not is_oom(torch, e):
+            raise
+        outcome = "did not fit"
     allocated = torch.cuda.max_memory_allocated()
     reserved = torch.cuda.max_memory_reserved()
-    smi = nvidia_smi_used_mib(torch.cuda.current_device())
-    print("device: %s" % torch.cuda.get_device_name())
-    print("%-44s %10s %10s" % ("", "measured", "vramlens"))
-    print("%-44s %10.2f %10.2f" % ("peak allocated, GiB (no context, no reserve)", allocated / GIB, ESTIMATE["allocated_bytes"] / GIB))
-    print("%-44s %10.2f %10.2f" % ("peak reserved, GiB", reserved / GIB, ESTIMATE["reserved_bytes"] / GIB))
-    if smi is not None:
-        print("%-44s %10.2f %10.2f" % ("nvidia-smi used, GiB (whole GPU)", smi / 1024, ESTIMATE["total_bytes"] / GIB))
-    print(json.dumps({"measured": {"allocated": allocated, "reserved": reserved, "nvidia_smi_mib": smi},
-                      "estimate": ESTIMATE, "scenario": SCENARIO}))
-    return 0
+    free_after, total = torch.cuda.mem_get_info()
+    return report(outcome, where[0], device, allocated, reserved, total - free_after, total - free, notes)
 
 
 if __name__ == "__main__":
-    sys.exit(dry_run() if "--dry-run" in sys.argv[1:] else run())
+    args = sys.argv[1:]
+    if any(a not in ("--dry-run", "--force") for a in args):
+        print("usage: python3 %s [--dry-run] [--force]" % sys.argv[0], file=sys.stderr)
+        sys.exit(EXIT_CANNOT_RUN)
+    sys.exit(dry_run() if "--dry-run" in args else run("--force" in args))
 )PY";
 
 // A JSON value as a Python literal: json.loads of a raw string (the JSON text never holds """).
@@ -204,17 +371,18 @@ std::string py_json(const Json& j) {
 }  // namespace
 
 Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
-    Result<Json> cfg = hf_config(s.model);
-    Result<Json> run = plan(s);
-    std::vector<FieldError> errs = cfg.errors;
-    errs.insert(errs.end(), run.errors.begin(), run.errors.end());
-    if (!errs.empty()) return Result<std::string>::failure(std::move(errs));
+    Refusals no;
+    const Json cfg = hf_config(s, no);
+    const Json run = plan(s, no);
+    if (!no.errs.empty()) return Result<std::string>::failure(std::move(no.errs));
     if (!e.ok()) return Result<std::string>::failure(e.errors);
     // What torch counts: max_memory_allocated excludes the CUDA context and the allocator reserve
     // (the Overhead category); max_memory_reserved includes the reserve but not the context.
-    double overhead = 0, context = 0;
+    double overhead = 0, context = 0, weights = 0;
     for (const Component& c : e.components) {
-        if (c.host || !(c.phases & phase_bit(e.peak_phase)) || c.category != Category::Overhead) continue;
+        if (c.host) continue;
+        if (c.category == Category::Weights) weights += c.bytes;
+        if (!(c.phases & phase_bit(e.peak_phase)) || c.category != Category::Overhead) continue;
         overhead += c.bytes;
         if (std::string(c.id).find("cuda_context") != std::string::npos) context += c.bytes;
     }
@@ -222,23 +390,32 @@ Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
     est["total_bytes"] = e.total_bytes;
     est["allocated_bytes"] = e.total_bytes - overhead;
     est["reserved_bytes"] = e.total_bytes - context;
+    est["context_bytes"] = context;
+    est["weight_bytes"] = weights;
     est["peak_phase"] = phase_label(s.mode, e.peak_phase);
+    est["params"] = e.params.total;
+    est["gpus"] = s.gpu_count;
+    est["gpu"] = s.gpu.name;
+    est["gpu_bytes"] = s.gpu.memory_bytes;
+    est["fits"] = e.fits();
     std::string out =
         "#!/usr/bin/env python3\n"
         "# vramlens verify script, generated by vramlens " VRAMLENS_VERSION ".\n"
         "# Builds the scenario's model from its config with random weights (no download), runs it on one\n"
         "# CUDA GPU, and prints the measured peak next to vramlens' estimate.\n"
-        "#   python3 verify.py            run on the GPU (needs torch and transformers)\n"
+        "#   python3 verify.py            run on the GPU (needs torch >= 2.1 and transformers)\n"
         "#   python3 verify.py --dry-run  check the plan without torch or a GPU\n"
+        "#   python3 verify.py --force    run even when the estimate says this machine is too small\n"
+        "# Exit status: 0 measured; 2 cannot run here (no torch, transformers or GPU); 3 this machine is\n"
+        "# too small by the estimate (not run); 4 ran out of GPU memory (measured: did not fit).\n"
         "# Training runs fp32 weights, gradients and optimizer states with torch.autocast for the 16-bit\n"
         "# types: the same 16 bytes per parameter as mixed precision with AdamW, split differently.\n"
         "import json\n"
-        "import subprocess\n"
         "import sys\n"
         "\n"
         "SCENARIO = " + py_json(Json::parse(scenario_to_json(s, JsonStyle::Compact), nullptr, false)) + "\n"
-        "HF_CONFIG = " + py_json(*cfg) + "\n"
-        "PLAN = " + py_json(*run) + "\n"
+        "HF_CONFIG = " + py_json(cfg) + "\n"
+        "PLAN = " + py_json(run) + "\n"
         "ESTIMATE = " + py_json(est) + "\n" + kProgram;
     return Result<std::string>::success(std::move(out));
 }

@@ -43,8 +43,8 @@ VL_ENUM_TABLE(Compat,
 VL_ENUM_TABLE(ActivationFormula,
               {ActivationFormula::TensorWalk, "tensor-walk"},
               {ActivationFormula::Korthikanti, "korthikanti"},
-              {ActivationFormula::Seed003, "seed-003"},
-              {ActivationFormula::Seed001, "seed-001"},
+              {ActivationFormula::PerLayerBytes, "per-layer-bytes"},
+              {ActivationFormula::PerLayerElements, "per-layer-elements"},
               {ActivationFormula::Coefficient, "coefficient"})
 
 VL_ENUM_TABLE(StateDtype, {StateDtype::Auto, "auto"}, {StateDtype::FP32, "fp32"}, {StateDtype::BF16, "bf16"})
@@ -113,6 +113,16 @@ VL_ENUM_TABLE(Phase,
               {Phase::Step, "step"})
 
 #undef VL_ENUM_TABLE
+
+// Names these formulas had before they were named by what they compute (scenario format version 1
+// files and share links still carry them).
+std::span<const EnumName<ActivationFormula>> enum_aliases(ActivationFormula) {
+    static constexpr EnumName<ActivationFormula> kAliases[] = {
+        {ActivationFormula::PerLayerBytes, "seed-003"},
+        {ActivationFormula::PerLayerElements, "seed-001"},
+    };
+    return kAliases;
+}
 
 std::span<const EnumName<LoraTarget>> lora_target_names() {
     static constexpr EnumName<LoraTarget> kNames[] = {

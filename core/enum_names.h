@@ -2,6 +2,7 @@
 // the exports spell them (e.g. Precision::MixedBF16 <-> "bf16-mixed"). One table per enum, so the
 // writer, the reader and the help text can never disagree.
 #pragma once
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +41,14 @@ std::span<const EnumName<Phase>> enum_names(Phase);
 // LoRA target bits (scenario.h LoraTarget) by their PEFT module names, e.g. kLoraQ <-> "q_proj".
 std::span<const EnumName<LoraTarget>> lora_target_names();
 
+// Old names still read (never written, never listed) so that saved files keep working, e.g.
+// ActivationFormula "seed-003" -> PerLayerBytes. Enums without renamed values have none.
+template <class E>
+std::span<const EnumName<E>> enum_aliases(E) {
+    return {};
+}
+std::span<const EnumName<ActivationFormula>> enum_aliases(ActivationFormula);
+
 template <class E>
 const char* enum_name(E v) {
     for (const auto& n : enum_names(E{}))
@@ -47,17 +56,19 @@ const char* enum_name(E v) {
     return "?";
 }
 
-// Exact match first, then ASCII case-insensitive ("BF16-Mixed" reads as "bf16-mixed").
+// ASCII case-insensitive ("BF16-Mixed" reads as "bf16-mixed"); the current names, then the old
+// ones (enum_aliases).
 template <class E>
 std::optional<E> parse_enum(std::string_view s) {
     auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
-    for (const auto& n : enum_names(E{})) {
-        std::string_view name = n.name;
-        if (name.size() != s.size()) continue;
-        bool same = true;
-        for (size_t i = 0; i < s.size() && same; ++i) same = lower(s[i]) == name[i];
-        if (same) return n.value;
-    }
+    for (const auto& table : {enum_names(E{}), enum_aliases(E{})})
+        for (const auto& n : table) {
+            std::string_view name = n.name;
+            if (name.size() != s.size()) continue;
+            bool same = true;
+            for (size_t i = 0; i < s.size() && same; ++i) same = lower(s[i]) == name[i];
+            if (same) return n.value;
+        }
     return std::nullopt;
 }
 

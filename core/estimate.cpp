@@ -2,6 +2,8 @@
 // total each phase and pick the peak. Pure; no I/O.
 #include "estimate.h"
 
+#include <string>
+
 #include "inference/inference.h"
 #include "training/training.h"
 
@@ -23,6 +25,28 @@ static void total_phases(Estimate& e) {
     e.total_bytes = e.phase_bytes[peak];
 }
 
+// A sequence longer than the model's position range: the memory is still as estimated, but the
+// model was not trained for it (learned position tables cannot index it at all).
+static void warn_beyond_positions(const Scenario& s, Estimate& e) {
+    const ModelSpec& m = s.model;
+    if (!m.architecture_known() || m.max_position <= 0) return;
+    const bool infer = s.mode == Mode::Infer;
+    const int64_t len = infer ? s.infer.context : s.train.seq_len;
+    if (len <= m.max_position) return;
+    std::string why;
+    if (m.position == PositionKind::Learned)
+        why = "its learned position table ends there, so the model cannot run this length (transformers fails with an index error)";
+    else if (m.position == PositionKind::Rotary)
+        why = infer ? "the model was not trained for positions beyond it: expect degraded output unless RoPE scaling extends "
+                      "it (vLLM refuses a longer max_model_len)"
+                    : "the model was not trained for positions beyond it; training at this length extends its context "
+                      "(usually together with RoPE scaling)";
+    else
+        why = "the model was not trained for positions beyond it: expect degraded output";
+    e.warnings.push_back(std::string(infer ? "infer.context " : "train.seq_len ") + std::to_string(len) +
+                         " exceeds the model's max_position_embeddings (" + std::to_string(m.max_position) + "): " + why);
+}
+
 Estimate estimate(const Scenario& s, Detail detail) {
     Estimate e;
     e.gpu_capacity_bytes = s.gpu.memory_bytes;
@@ -34,6 +58,7 @@ Estimate estimate(const Scenario& s, Detail detail) {
         estimate_inference(s, detail, e);
     else
         estimate_training(s, detail, e);
+    warn_beyond_positions(s, e);
     total_phases(e);
     return e;
 }

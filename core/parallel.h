@@ -24,7 +24,7 @@ struct StageInfo {
 };
 StageInfo pipeline_stage(int64_t num_layers, int64_t pp, int64_t index);
 
-// How a layer's tensors split over tensor and expert parallelism (Megatron-LM, Shoeybi et al. 2019;
+// How a layer's tensors split over tensor and expert parallelism (Megatron-LM [shoeybi2019];
 // the one place this rule lives: rank_weights and inference's stage_weight_bytes both sum over it).
 // Attention and dense/shared MLP matrices (and their biases) / tp; norms and the MoE router replicated
 // (Megatron TopKRouter, vLLM ReplicatedLinear gate); routed experts / (ep * expert_tp), where
@@ -70,7 +70,7 @@ struct EdgeShard {
 };
 EdgeShard edge_shard(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
 
-// Parameters one GPU holds before ZeRO/FSDP sharding, by part (Megatron-LM splits, Shoeybi et al. 2019):
+// Parameters one GPU holds before ZeRO/FSDP sharding, by part (Megatron-LM splits [shoeybi2019]):
 // attention and MLP matrices are split by tp (column/row parallel); routed experts by ep and then tp;
 // norms and the router are replicated; the word embedding and lm_head are vocab-parallel (/tp); the
 // learned position table is replicated. With pp > 1 and tied embeddings the last stage keeps its own
@@ -91,7 +91,7 @@ RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parall
 // (vLLM/Megatron replicate KV heads when tp exceeds them; training requires kv % tp == 0).
 int64_t kv_heads_per_rank(const ModelSpec& m, int64_t tp);
 
-// Micro-batches whose activations a stage holds at once (Narayanan et al. 2021, Megatron
+// Micro-batches whose activations a stage holds at once ([narayanan2021], Megatron
 // theoretical_memory_usage.py): 1F1B: min(pp - stage, m); interleaved with v chunks: the 1F1B count
 // times 1 + (pp-1)/(pp*v) (counted in layer-micro-batches, so it may be fractional); GPipe: all m.
 double microbatches_in_flight(const Parallelism& par, int64_t num_microbatches, int64_t stage_index);

@@ -11,7 +11,7 @@ namespace vl {
 enum class Mode { Train, FineTune, Infer };
 
 // ---- training -----------------------------------------------------------------------------
-// Who holds which dtype (seed 001, seed 003 §3.1, ZeRO paper §3).
+// Who holds which dtype [llm-gpu-memory-2025] [transformer-series5 §3.1] [zero2020 §3.1].
 enum class Precision {
     FP32,        // fp32 weights, grads, states                                        (16 B/param with Adam)
     MixedFP16,   // fp16 weights+grads, fp32 master + states                           (16 B)
@@ -27,21 +27,21 @@ enum class Recompute { None, Selective, Full, EveryK };
 enum class PipelineSchedule { OneFOneB, Interleaved, GPipe };
 
 // Which published accounting to follow. None: our tensor-by-tensor model (the default). The
-// others reproduce a tool's own numbers, assumptions included (docs/derivation in core/training/).
+// others reproduce a tool's own numbers, assumptions included (core/training/DERIVATION.md §5).
 enum class Compat {
     None,
-    Megatron,            // Megatron-LM megatron/training/theoretical_memory_usage.py
-    DeepSpeedEstimator,  // deepspeed estimate_zero2/zero3_model_states_mem_needs (model states only)
-    Accelerate,          // accelerate estimate-memory "Training using Adam" (per-phase maxima)
+    Megatron,            // Megatron-LM megatron/training/theoretical_memory_usage.py [megatron-theoretical-memory]
+    DeepSpeedEstimator,  // deepspeed estimate_zero2/zero3_model_states_mem_needs (model states only) [deepspeed-memory]
+    Accelerate,          // accelerate estimate-memory "Training using Adam" (per-phase maxima) [accelerate-estimate]
 };
 
-// Named activation formulas; each reproduces its source's worked example.
+// Named activation formulas; each reproduces its source's worked example (keys: docs/sources.md).
 enum class ActivationFormula {
-    TensorWalk,   // default: every tensor autograd saves, per layer (Korthikanti Table 2 generalised)
-    Korthikanti,  // sbh(34 + 5as/h) and Table 2's TP/SP/recompute rows, GPT-style (Korthikanti et al. 2022)
-    Seed003,      // 11bsd + 5bhs^2 (attention) + 19bsd (MLP) bytes per layer (seed 003, no norms)
-    Seed001,      // (16bsd + 2bhs^2) elements per layer x activation bytes (seed 001)
-    Coefficient,  // C x L x b x s x h x bytes (seed 000; ZeRO footnote C = 12; seed 004 C = 1)
+    TensorWalk,        // default: every tensor autograd saves, per layer (Korthikanti Table 2 generalised)
+    Korthikanti,       // sbh(34 + 5as/h) and Table 2's TP/SP/recompute rows, GPT-style [korthikanti2022]
+    PerLayerBytes,     // 11bsd + 5bhs^2 (attention) + 19bsd (MLP) bytes per layer, no norms [transformer-series5 §2]
+    PerLayerElements,  // (16bsd + 2bhs^2) elements per layer x activation bytes [llm-gpu-memory-2025]
+    Coefficient,       // C x L x b x s x h x bytes [makinaruto2025]; C = 12 [zero2020 §3.2]; C = 1 [estimate-gpu-memory-2024]
 };
 
 // Dtype of the optimizer states; Auto = fp32 for FP32/mixed/FP8, bf16 for PureBF16.
@@ -49,8 +49,8 @@ enum class StateDtype { Auto, FP32, BF16 };
 
 struct TrainingOptions {
     Precision precision = Precision::MixedBF16;
-    bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param, seed 001)
-    bool fp32_grad_copy = false;     // mixed: extra fp32 copy of the grads at the step (20 B/param, seed 003)
+    bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param) [llm-gpu-memory-2025]
+    bool fp32_grad_copy = false;     // mixed: extra fp32 copy of the grads at the step (20 B/param) [transformer-series5 §3.1]
     Optimizer optimizer = Optimizer::AdamW;
     double custom_optimizer_bytes_per_param = 8.0;  // Optimizer::Custom
     int64_t micro_batch = 1;         // b
@@ -64,9 +64,9 @@ struct TrainingOptions {
     // ---- added with issue 4 ----
     Compat compat = Compat::None;
     ActivationFormula activation_formula = ActivationFormula::TensorWalk;
-    double activation_coefficient = 12.0;   // ActivationFormula::Coefficient: C (ZeRO footnote: 12; seed 000: 10-15)
+    double activation_coefficient = 12.0;   // ActivationFormula::Coefficient: C ([zero2020 §3.2] footnote: 12; [makinaruto2025]: 10-15)
     StateDtype optimizer_state_dtype = StateDtype::Auto;
-    bool extra_fp32_weight_copy = false;    // FP32 regime: a separate fp32 weight copy for the step (seed 003's 24 B/param)
+    bool extra_fp32_weight_copy = false;    // FP32 regime: a separate fp32 weight copy for the step (24 B/param) [transformer-series5 §3.1]
     double attention_dropout = -1;          // < 0: same as dropout; attention-probability dropout keeps s^2 masks
     int64_t params_only_largest_layer = 0;  // params-only models: largest layer's params (ZeRO-3 gather; DeepSpeed's
                                             // largest_layer_params); 0 = unknown (no gather buffer, with a warning)
@@ -93,7 +93,7 @@ struct FineTuneOptions {
     // ---- added with issue 4 ----
     bool adapters_fp32 = true;                 // PEFT autocast_adapter_dtype: adapters kept in fp32 (else base dtype)
     double lora_dropout = 0.0;                 // PEFT LoraConfig default 0.0; > 0 keeps a masked copy of each adapted input
-    int64_t quant_block = 64;                  // QLoRA NF4 block size (Dettmers et al. 2023)
+    int64_t quant_block = 64;                  // QLoRA NF4 block size [qlora2023 §3]
     int64_t quant_block2 = 256;                // QLoRA double-quantization block of the absmax constants
 };
 

@@ -316,6 +316,26 @@ void read_object(const Json& j, const std::string& path, std::vector<FieldError>
     r.finish();
 }
 
+// The ModelSpec fields that describe the architecture: all but the labels and the parameter count.
+struct ArchitectureKeys {
+    std::vector<const char*> keys;
+    template <class F>
+    void operator()(const char* key, F ModelSpec::*) {
+        const std::string k = key;
+        if (k != "name" && k != "family" && k != "model_type" && k != "params") keys.push_back(key);
+    }
+};
+
+template <class J>
+bool defines_architecture(const J& model) {
+    ArchitectureKeys a;
+    fields(a, static_cast<ModelSpec*>(nullptr));
+    for (auto it = model.begin(); it != model.end(); ++it)
+        for (const char* k : a.keys)
+            if (it.key() == k) return true;
+    return false;
+}
+
 // "model": a preset id, {"hf_config": {...config.json...}}, or the ModelSpec's own fields.
 void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::string>& warnings, ModelSpec& out) {
     if (j.is_string()) {  // a preset id, or its Hugging Face repo id
@@ -338,14 +358,35 @@ void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::s
         return;
     }
     // A parameter count alone: the other fields start blank (model_from_param_count), not as the
-    // default model's architecture.
-    auto params = j.find("params");
-    if (params != j.end() && params->is_number() && params->get<double>() != 0) {
-        int64_t n = 0;
-        read_value(*params, "model.params", errs, n);
-        out = model_from_param_count(n);
-    }
+    // default model's architecture. read_object reports a badly formed count.
+    const auto params = j.find("params");
+    std::vector<FieldError> params_form;
+    int64_t n = 0;
+    if (params != j.end()) read_value(*params, "model.params", params_form, n);
+    if (params != j.end() && params_form.empty() && n > 0) out = model_from_param_count(n);
     read_object(j, "model", errs, out);
+    if (!params_form.empty()) return;
+    if (n < 0) {
+        errs.push_back({"model.params", "must be > 0 (the parameter count of a model known only by it); got " + describe(*params)});
+        return;
+    }
+    if (n > 0 || defines_architecture(j)) return;
+    // Neither a count nor a single architecture field: the default model would be estimated silently.
+    const std::string ways = "give a preset id (\"llama-3.1-8b\"), a parameter count (\"params\": 7e9), "
+                             "{\"hf_config\": {...config.json...}}, or the architecture fields (vocab, hidden, layers, "
+                             "heads, kv_heads, head_dim, ffn, ...)";
+    if (params != j.end()) {
+        errs.push_back({"model.params", "is 0, which means the architecture is given instead, but the model has no "
+                                        "architecture fields: " + ways});
+        return;
+    }
+    bool labels = false, name_only = j.size() == 1 && j.contains("name");
+    for (auto it = j.begin(); it != j.end(); ++it) labels = labels || it.key() == "name" || it.key() == "family" || it.key() == "model_type";
+    const std::string what = j.empty() ? "is an empty object"
+                           : name_only ? "has only a name"
+                           : labels    ? "has only labels (name, family, model_type) and no architecture"
+                                       : "defines no architecture";
+    errs.push_back({"model", what + ": " + ways});
 }
 
 void read_gpu(const Json& j, std::vector<FieldError>& errs, Gpu& out) {
@@ -426,7 +467,11 @@ Json model_json(const ModelSpec& m, JsonStyle style) {
         out["params"] = m.params_only;
         return out;
     }
-    return write_object(m, ModelSpec{}, style);
+    Json out = write_object(m, ModelSpec{}, style);
+    // The default model's architecture under other labels: one field still says it is an
+    // architecture, since a model object with labels only is an error when read.
+    if (!defines_architecture(out)) out["hidden"] = m.hidden;
+    return out;
 }
 
 // Field-by-field equality over the same field lists.

@@ -178,7 +178,7 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
 }
 
 // Activations and logits at the phase where they peak: per micro-batch tensors that no data-parallel
-// degree or ZeRO stage changes (ZeRO partitions model states only; Rajbhandari et al. 2020 Sec 5), so
+// degree or ZeRO stage changes (ZeRO partitions model states only; [zero2020 §5]), so
 // a lower bound on the total of the same (tp, pp) at any dp and stage.
 double activation_floor(const Estimate& e) {
     std::array<double, kPhaseCount> ph{};

@@ -3,7 +3,11 @@
 //                 fragment: keep the scenario in the URL (history.replaceState, no history spam)
 //                 copy: clipboard; download: a file; height: embed mode tells the parent page; open: new tab
 //   page -> app:  vramlens.send(kind, key, text) -> vl_event: paste, drop (config.json / links),
-//                 hash (the user edited the URL), text (the phone text box), text_done
+//                 hash (the user edited the URL), text (the phone text box), text_done.
+//                 The text goes through the wasm heap (ccall's "string" copies onto the small wasm
+//                 stack, which a pasted file overflows); text over vramlens.maxInputBytes (the core's
+//                 kMaxJsonInputBytes, set by the app at start) is not copied: the app gets
+//                 "refused" with its size and says so.
 // Test hook additions: vramlens.state(), item(key), lastCopied, lastDownload, contentHeight.
 "use strict";
 (function () {
@@ -11,9 +15,31 @@
   var canvas = document.getElementById("canvas");
   var lastHash = location.hash;
 
+  // vl_event(kind, key, text, length) with the text copied into the heap, freed after the call.
+  function post(kind, key, text, bytes) {
+    var p = Module._malloc(bytes + 1);
+    if (!p) return false;
+    try {
+      Module.stringToUTF8(text, p, bytes + 1);
+      Module.ccall("vl_event", null, ["string", "string", "number", "number"], [kind, key, p, bytes]);
+    } finally {
+      Module._free(p);
+    }
+    return true;
+  }
   function send(kind, key, text) {
     if (!v.ready) return;
-    Module.ccall("vl_event", null, ["string", "string", "string"], [kind, key || "", text || ""]);
+    text = text || "";
+    // UTF-8 takes at least one byte per UTF-16 unit: a string longer than the limit is over it.
+    var n = text.length > v.maxInputBytes ? text.length : Module.lengthBytesUTF8(text);
+    if (n > v.maxInputBytes || !post(kind, key || "", text, n)) refuse(kind, n);
+    v.wake();
+  }
+  // The app says the input was too large, with its size and the limit; nothing else happens.
+  function refuse(kind, bytes) {
+    if (!v.ready) return;
+    var s = String(bytes);
+    post("refused", kind, s, s.length);
     v.wake();
   }
   v.send = send;
@@ -71,6 +97,13 @@
   });
 
   // Paste anywhere: a config.json (or a vramlens link) imports; ImGui's Ctrl+V in a field gets it too.
+  // SDL cancels every key pressed with Ctrl, which would stop the browser from pasting at all: for
+  // Ctrl/Cmd+V on the canvas its cancel is made a no-op, so SDL still sees the key (ImGui pastes the
+  // text the paste event brings) and the browser still fires "paste".
+  window.addEventListener("keydown", function (e) {
+    if (e.target === canvas && (e.ctrlKey || e.metaKey) && !e.altKey && (e.key === "v" || e.key === "V"))
+      e.preventDefault = function () {};
+  }, true);
   document.addEventListener("paste", function (e) {
     if (e.target === box || e.target === area) return;
     var t = e.clipboardData && e.clipboardData.getData("text");
@@ -82,7 +115,11 @@
   document.addEventListener("drop", function (e) {
     e.preventDefault();
     var dt = e.dataTransfer;
-    if (dt && dt.files && dt.files.length) dt.files[0].text().then(function (t) { send("drop", "", t); });
+    if (dt && dt.files && dt.files.length) {
+      var f = dt.files[0];
+      if (f.size > v.maxInputBytes) refuse("drop", f.size);  // not read at all
+      else f.text().then(function (t) { send("drop", "", t); });
+    }
     else if (dt) { var t = dt.getData("text"); if (t) send("drop", "", t); }
   });
 

@@ -196,7 +196,7 @@ TEST_CASE("cli: estimate by flags, 7e9 parameters, bf16 mixed precision with Ada
     REQUIRE(r.status == 0);
     nlohmann::json j = nlohmann::json::parse(r.out);
     // Mixed precision with Adam: 2 B bf16 weights + 2 B bf16 gradients + 4 B fp32 master + 4 + 4 B
-    // Adam m, v = 16 B per parameter (seed 001 table; ZeRO paper Sec 3.1, K = 12).
+    // Adam m, v = 16 B per parameter ([llm-gpu-memory-2025] table; [zero2020 §3.1], K = 12).
     CHECK(category_bytes(j, "weights") == 14e9);
     CHECK(category_bytes(j, "gradients") == 14e9);
     CHECK(category_bytes(j, "optimizer") == 84e9);
@@ -432,6 +432,11 @@ TEST_CASE("cli: --params 0, negative or not a number is an error naming --params
     Run parts = vramlens("estimate --set model.hf_config.model_type=llama --set model.name=x");
     CHECK(parts.status == 1);
     CHECK_THAT(parts.err, Catch::Contains("\n  model (from --set model.hf_config.model_type, --set model.name): "));
+    // A model given only a name is not the default model under that name.
+    Run named = vramlens("estimate --set model.name=x");
+    CHECK(named.status == 1);
+    CHECK(named.out.empty());
+    CHECK_THAT(named.err, Catch::Contains("\n  model (from --set model.name): has only a name: give a preset id"));
 }
 
 TEST_CASE("cli: every switch takes =true or =false, anything else is refused by name (issue 12 item 10)") {

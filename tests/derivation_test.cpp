@@ -209,7 +209,7 @@ TEST_CASE("training: Llama-2-7B model states, exact derivations", "[derivation]"
     s.train.optimizer = Optimizer::AdamW;
     const Estimate e = estimate(s, Detail::Full);
     REQUIRE(e.params.total == 6738415616);
-    // bf16 weights: 6,738,415,616 * 2 = 13,476,831,232 (seed 001: 2 B/param)
+    // bf16 weights: 6,738,415,616 * 2 = 13,476,831,232 ([llm-gpu-memory-2025]: 2 B/param)
     CHECK(component(e, "weights").substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
     CHECK(component(e, "grads").substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
     // fp32 master: * 4 = 26,953,662,464; Adam m and v in fp32: 2 * 4 * P = 53,907,324,928
@@ -288,7 +288,7 @@ TEST_CASE("training: QLoRA, MoE, pipeline, offload, compat modes and formula var
         check_derivations(estimate(s, Detail::Full), "fp8");
     }
     SECTION("activation formula variants") {
-        for (ActivationFormula f : {ActivationFormula::Seed003, ActivationFormula::Seed001, ActivationFormula::Coefficient,
+        for (ActivationFormula f : {ActivationFormula::PerLayerBytes, ActivationFormula::PerLayerElements, ActivationFormula::Coefficient,
                                     ActivationFormula::Korthikanti}) {
             Scenario s = vl::testing::train_scenario(llama2_7b());
             s.train.activation_formula = f;
@@ -359,7 +359,7 @@ TEST_CASE("inference: vLLM, llama.cpp and the other formats and engines", "[deri
             s.gpu_count = tp;
             const Estimate e = estimate(s, Detail::Full);
             check_derivations(e, "vllm");
-            if (tp == 1)  // vLLM non-torch memory: 1.79 GiB = 1,921,997,864.96 B (PR #10511)
+            if (tp == 1)  // vLLM non-torch memory: 1.79 GiB = 1,921,997,864.96 B [vllm-pr10511]
                 CHECK(component(e, "engine.non_torch").substituted == "1,921,997,864.96 = 1,921,997,864.96 B");
         }
     }

@@ -31,7 +31,7 @@ Estimate hand_built() {
     w.phases = kAllPhases;
     w.formula = "2 * P";
     w.substituted = "2 * 8.05e9";
-    w.source = "seed 001";
+    w.source = "[llm-gpu-memory-2025]";
     Component a;
     a.id = "act.total";
     a.label = "Activations";
@@ -67,7 +67,7 @@ Estimate hand_built() {
 TEST_CASE("export: CSV of a hand-built estimate") {
     const std::string expected =
         "id,label,category,phases,host,bytes,GiB,formula,substituted,source\n"
-        "weights,Weights,weights,load forward backward step,false,16106127360,15.00,2 * P,2 * 8.05e9,seed 001\n"
+        "weights,Weights,weights,load forward backward step,false,16106127360,15.00,2 * P,2 * 8.05e9,[llm-gpu-memory-2025]\n"
         "act.total,Activations,activations,forward backward,false,10737418240,10.00,s*b*h*(34 + 5*a*s/h) | L,,"
         "\"Korthikanti et al., \"\"Reducing Activation Recomputation\"\"\"\n"
         "optimizer.adam_states,Optimizer states,optimizer,,true,4294967296,4.00,8 * P / N_d,,ZeRO-Offload\n"
@@ -97,7 +97,7 @@ TEST_CASE("export: Markdown table of a hand-built estimate") {
         "\n"
         "| Component | Category | Phases | GiB | Formula | With your numbers | Source |\n"
         "|:--|:--|:--|--:|:--|:--|:--|\n"
-        "| Weights | weights | load, forward, backward, step | 15.00 | `2 * P` | `2 * 8.05e9` | seed 001 |\n"
+        "| Weights | weights | load, forward, backward, step | 15.00 | `2 * P` | `2 * 8.05e9` | [llm-gpu-memory-2025] |\n"
         "| Activations | activations | forward, backward | 10.00 | `s*b*h*(34 + 5*a*s/h) \\| L` |  | "
         "Korthikanti et al., \"Reducing Activation Recomputation\" |\n"
         "| Optimizer states | optimizer | host | 4.00 | `8 * P / N_d` |  | ZeRO-Offload |\n"
@@ -133,7 +133,7 @@ TEST_CASE("export: plain-text table, with and without formulas") {
     CHECK_THAT(with, Catch::Contains("Weights           weights       15.00  load forward backward step\n"
                                      "    = 2 * P\n"
                                      "    = 2 * 8.05e9\n"
-                                     "    source: seed 001\n"));
+                                     "    source: [llm-gpu-memory-2025]\n"));
 }
 
 TEST_CASE("export: an estimate that does not fit says by how much") {

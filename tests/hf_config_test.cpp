@@ -145,24 +145,54 @@ TEST_CASE("import deepseek_v2, deepseek_v3 configs") {
     CHECK(vl::count_params(*v3).total == 671026419200);
 }
 
-TEST_CASE("an unknown model_type imports generic fields and lists its assumptions") {
-    vl::Result<vl::ModelSpec> r = vl::import_hf_config(R"({"model_type": "my_llm", "vocab_size": 1000,
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128})");
-    REQUIRE(r.ok());
-    CHECK(has_warning(r, "\"my_llm\" is not known"));
-    CHECK(has_warning(r, "tie_word_embeddings"));
-    CHECK(r->kv_heads == 4);
-    // Llama-style, tied (PretrainedConfig default): 1000*64 + 2*(4*64*64 + 3*64*128 + 2*64) + 64
-    CHECK(vl::count_params(*r).total == 64000 + 2 * (16384 + 24576 + 128) + 64);
+// Issue 12: an unsupported model_type was imported as a Llama-style model with a warning only.
+TEST_CASE("an unsupported model_type is an error on model_type that lists the supported ones") {
+    const std::string e = only_error(R"({"model_type": "my_llm", "vocab_size": 1000, "hidden_size": 64,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128})");
+    CHECK_THAT(e, Catch::StartsWith("model_type: \"my_llm\" is not supported; use one of llama, mistral, "));
+    // Every model_type hf_config.h documents is offered.
+    for (const char* t : {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
+                          "gemma3_text", "gemma3", "phi3", "gpt2", "gpt_neox", "falcon", "RefinedWebModel", "RefinedWeb",
+                          "opt", "bloom", "deepseek_v2", "deepseek_v3"})
+        CHECK_THAT(e, Catch::Contains(std::string(" ") + t + ",") || Catch::Contains(std::string(" ") + t + " ("));
 }
 
-TEST_CASE("an unknown model_type without core sizes is an error naming them") {
-    vl::Result<vl::ModelSpec> r = vl::import_hf_config(R"({"model_type": "my_llm", "hidden_size": 64})");
-    REQUIRE_FALSE(r.ok());
-    REQUIRE(r.errors.size() == 3);
-    CHECK(r.errors[0].field == "vocab_size");
-    CHECK(r.errors[1].field == "num_hidden_layers");
-    CHECK(r.errors[2].field == "num_attention_heads");
+TEST_CASE("encoder models are an error saying they are not supported yet") {
+    for (const char* t : {"bert", "t5", "whisper", "roberta"}) {
+        INFO(t);
+        const std::string e = only_error(std::string(R"({"model_type": ")") + t + R"(", "hidden_size": 768})");
+        CHECK_THAT(e, Catch::StartsWith(std::string("model_type: \"") + t + "\" is an encoder (or encoder-decoder) model"));
+        CHECK_THAT(e, Catch::Contains("not support those yet"));
+        CHECK_THAT(e, Catch::Contains("llama"));
+    }
+}
+
+TEST_CASE("a config without model_type is read by the class in architectures, else it is an error") {
+    // LlamaForCausalLM is transformers' llama class: the llama defaults apply (LlamaConfig
+    // intermediate_size 11008, max_position_embeddings 2048), with a warning naming the class.
+    vl::Result<vl::ModelSpec> r = vl::import_hf_config(R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 1000,
+        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4})");
+    for (const auto& err : r.errors) INFO(vl::to_string(err));
+    REQUIRE(r.ok());
+    CHECK(r->model_type == "llama");
+    CHECK(r->ffn == 11008);
+    CHECK(r->max_position == 2048);
+    CHECK(has_warning(r, "model_type is missing; read as \"llama\" because architectures names LlamaForCausalLM"));
+
+    CHECK_THAT(only_error(R"({"vocab_size": 1000, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4})"),
+               Catch::StartsWith("model_type: is missing; add the model's \"model_type\", one of llama, mistral, "));
+    CHECK_THAT(only_error(R"({"architectures": ["BertForMaskedLM"], "hidden_size": 64})"),
+               Catch::StartsWith("model_type: is missing and architectures [\"BertForMaskedLM\"] names no supported class; "));
+    CHECK(only_error(R"({"model_type": 5})") == "model_type: must be a string; got 5");
+}
+
+TEST_CASE("text_config: the inner model_type, else the wrapper's; neither supported is an error on the inner one") {
+    vl::Result<vl::ModelSpec> ok = vl::import_hf_config(R"({"model_type": "mistral3", "text_config": {"model_type": "mistral",
+        "vocab_size": 1000, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2}})");
+    REQUIRE(ok.ok());
+    CHECK(ok->model_type == "mistral");
+    CHECK_THAT(only_error(R"({"model_type": "llava", "text_config": {"model_type": "vicuna"}})"),
+               Catch::StartsWith("text_config.model_type: \"vicuna\" is not supported"));
 }
 
 TEST_CASE("bad config.json input: every rule names the field") {
@@ -216,11 +246,11 @@ TEST_CASE("aliases: n_inner, ffn_dim, multi_query, new_decoder_architecture") {
     REQUIRE(f.ok());
     CHECK(f->kv_heads == 8);
     CHECK(f->norms_per_layer == 2);
-    // A generic config with multi_query (GPT-BigCode style) gets one kv head.
-    vl::Result<vl::ModelSpec> mq = vl::import_hf_config(R"({"model_type": "x", "vocab_size": 10, "n_embd": 64,
-        "n_layer": 1, "n_head": 4, "multi_query": true})");
+    // multi_query is Falcon's (FalconConfig); LlamaConfig has no such field and keeps kv heads = heads.
+    vl::Result<vl::ModelSpec> mq = vl::import_hf_config(R"({"model_type": "llama", "vocab_size": 10, "hidden_size": 64,
+        "num_hidden_layers": 1, "num_attention_heads": 4, "multi_query": true})");
     REQUIRE(mq.ok());
-    CHECK(mq->kv_heads == 1);
+    CHECK(mq->kv_heads == 4);
 }
 
 TEST_CASE("model_from_param_count disables the architecture") {

@@ -55,7 +55,7 @@ TEST_CASE("bits per weight of each format, scales and zeros included (hand-deriv
     CHECK(ggml_bits_per_weight(GgmlType::Q2_K) == 2.625);
 }
 
-TEST_CASE("seed 003 Sec 3.2: inference weights are 2P bytes in fp16 and 4P in fp32") {
+TEST_CASE("[transformer-series5 §3.2]: inference weights are 2P bytes in fp16 and 4P in fp32") {
     const ModelSpec m = test::llama3_8b();  // P = 8,030,261,248 (cases.md model table)
     CHECK(weight_bytes(estimate(infer(m, WeightFormat::BF16))) == 2.0 * 8030261248);
     CHECK(weight_bytes(estimate(infer(m, WeightFormat::FP32))) == 4.0 * 8030261248);

@@ -72,7 +72,7 @@ Scenario every_field_changed() {
     t.dropout = 0.1;
     t.fp32_logits = false;
     t.compat = Compat::DeepSpeedEstimator;
-    t.activation_formula = ActivationFormula::Seed003;
+    t.activation_formula = ActivationFormula::PerLayerBytes;
     t.activation_coefficient = 10.5;
     t.optimizer_state_dtype = StateDtype::BF16;
     t.extra_fp32_weight_copy = true;
@@ -475,6 +475,61 @@ TEST_CASE("scenario JSON: a parameter-count model starts blank, not as the defau
     CHECK(r->model.family == "Custom");
 }
 
+// Issue 12 item 7: these estimated the default model (Llama-3.1-8B) without a word.
+TEST_CASE("scenario JSON: a model object must define an architecture or a parameter count > 0") {
+    auto read = [](const std::string& model) { return scenario_from_json(R"({"version": 1, "model": )" + model + "}"); };
+    const std::string ways = R"(give a preset id ("llama-3.1-8b"), a parameter count ("params": 7e9), {"hf_config": {...config.json...}}, )"
+                             "or the architecture fields (vocab, hidden, layers, heads, kv_heads, head_dim, ffn, ...)";
+    Result<Scenario> name_only = read(R"({"name": "My model"})");
+    REQUIRE_FALSE(name_only.ok());
+    REQUIRE(name_only.errors.size() == 1);
+    CHECK(to_string(name_only.errors[0]) == "model: has only a name: " + ways);
+    CHECK(error_for(read("{}"), "model") == "is an empty object: " + ways);
+    CHECK(error_for(read(R"({"name": "x", "family": "y", "model_type": "llama"})"), "model") ==
+          "has only labels (name, family, model_type) and no architecture: " + ways);
+    // Only unknown fields: each is named, and so is what the model lacks.
+    Result<Scenario> unknown = read(R"({"hidden_size": 4096})");
+    CHECK(error_for(unknown, "model.hidden_size") == "unknown field");
+    CHECK(error_for(unknown, "model") == "defines no architecture: " + ways);
+    // A count of 0 or less is no parameter count.
+    Result<Scenario> zero = read(R"({"params": 0})");
+    REQUIRE(zero.errors.size() == 1);
+    CHECK(error_for(zero, "model.params") ==
+          "is 0, which means the architecture is given instead, but the model has no architecture fields: " + ways);
+    CHECK(error_for(read(R"({"name": "x", "params": 0})"), "model.params").rfind("is 0, which means", 0) == 0);
+    CHECK(error_for(read(R"({"params": -7e9})"), "model.params") ==
+          "must be > 0 (the parameter count of a model known only by it); got -7000000000.0");
+    CHECK(error_for(read(R"({"params": -5, "hidden": 64})"), "model.params") ==
+          "must be > 0 (the parameter count of a model known only by it); got -5");
+    // A badly formed count is named once, by its form.
+    Result<Scenario> huge = read(R"({"params": 1e300})");
+    REQUIRE(huge.errors.size() == 1);
+    CHECK(error_for(huge, "model.params") == "must be an integer of magnitude at most 1e15; got 1e+300");
+
+    // Still read: one architecture field (the rest from the default model), and "params": 0 beside
+    // architecture fields (the full form the writer produces).
+    Result<Scenario> one = read(R"({"name": "Half", "layers": 16})");
+    REQUIRE(one.ok());
+    CHECK(one->model.layers == 16);
+    CHECK(one->model.hidden == 4096);  // ModelSpec's default (Llama-3.1-8B)
+    Result<Scenario> full = read(R"({"name": "Half", "params": 0, "layers": 16})");
+    REQUIRE(full.ok());
+    CHECK(full->model.architecture_known());
+}
+
+TEST_CASE("scenario JSON: the default architecture under another name is written with a field that reads back") {
+    Scenario s;
+    s.model.name = "Renamed";  // every architecture field equals ModelSpec's default: no longer the preset
+    const std::string compact = scenario_to_json(s, JsonStyle::Compact);
+    CHECK(compact == R"({"version":1,"model":{"name":"Renamed","hidden":4096}})");
+    Result<Scenario> back = scenario_from_json(compact);
+    REQUIRE(back.ok());
+    require_same(s, *back);
+    Result<Scenario> pretty = scenario_from_json(scenario_to_json(s, JsonStyle::Pretty));  // writes "params": 0
+    REQUIRE(pretty.ok());
+    require_same(s, *pretty);
+}
+
 TEST_CASE("scenario JSON: the examples in docs/scenario-format.md read, and the complete one is the writer's output") {
     const std::string doc = read_text(std::string(VRAMLENS_TEST_DATA) + "/../../docs/scenario-format.md");
     int blocks = 0;
@@ -522,4 +577,39 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 5);
     CHECK(field_count<Scenario>() == 9);  // model, mode, train, finetune, infer, parallel, gpu, gpu_count, overheads
+}
+
+TEST_CASE("scenario JSON: the activation formulas' old names \"seed-003\" and \"seed-001\" still read, the new names are written") {
+    // Files and share links written before the rename carry the old names (docs/scenario-format.md).
+    const struct {
+        const char* old_name;
+        const char* new_name;
+        ActivationFormula value;
+    } renamed[] = {{"seed-003", "per-layer-bytes", ActivationFormula::PerLayerBytes},
+                   {"seed-001", "per-layer-elements", ActivationFormula::PerLayerElements}};
+    for (const auto& n : renamed) {
+        INFO(n.old_name << " -> " << n.new_name);
+        const std::string model = R"("model": {"params": 7e9}, )";
+        Result<Scenario> old_file = scenario_from_json(std::string(R"({"version": 1, )") + model + R"("train": {"activation_formula": ")" +
+                                                       n.old_name + "\"}}");
+        REQUIRE(old_file.ok());
+        CHECK(old_file->train.activation_formula == n.value);
+        Result<Scenario> upper = scenario_from_json(std::string(R"({"version": 1, )") + model + R"("train": {"activation_formula": "SEED-)" +
+                                                    (n.old_name + 5) + "\"}}");
+        REQUIRE(upper.ok());
+        CHECK(upper->train.activation_formula == n.value);
+        // written back under the new name only, and that name reads to the same value
+        for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+            const std::string written = scenario_to_json(*old_file, style);
+            CHECK_THAT(written, Catch::Contains(std::string("\"activation_formula\":") + (style == JsonStyle::Pretty ? " " : "") + "\"" + n.new_name + "\""));
+            CHECK_THAT(written, !Catch::Contains(n.old_name));
+            Result<Scenario> back = scenario_from_json(written);
+            REQUIRE(back.ok());
+            CHECK(back->train.activation_formula == n.value);
+        }
+    }
+    // the old names are not offered: an unknown name's message lists the current ones
+    const std::string msg = error_for(scenario_from_json(R"({"version": 1, "model": {"params": 7e9}, "train": {"activation_formula": "seed-002"}})"),
+                                      "train.activation_formula");
+    CHECK_THAT(msg, Catch::Contains("\"per-layer-bytes\"") && Catch::Contains("\"per-layer-elements\"") && !Catch::Contains("seed-003"));
 }

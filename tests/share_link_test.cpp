@@ -133,3 +133,22 @@ TEST_CASE("share link: a well-formed link with a bad scenario inside names the f
           "parallel.tpp: unknown field");
     CHECK_THAT(only_error(decode_share_link(link_around(R"({"version":3})"))), Catch::StartsWith("version: is 3, newer"));
 }
+
+TEST_CASE("share link: a link made before the activation formulas were renamed still opens") {
+    // JSON {"version":1,"model":{"params":1000},"train":{"activation_formula":"seed-003"}}, CRC-32
+    // 0xF33CC91E, encoded independently with Python (zlib.crc32, base64.urlsafe_b64encode).
+    const std::string old_link =
+        "v1.eyJ2ZXJzaW9uIjoxLCJtb2RlbCI6eyJwYXJhbXMiOjEwMDB9LCJ0cmFpbiI6eyJhY3RpdmF0aW9uX2Zvcm11bGEiOiJzZWVkLTAwMyJ9ffM8yR4";
+    Result<Scenario> r = decode_share_link(old_link);
+    REQUIRE(r.ok());
+    CHECK(r->train.activation_formula == ActivationFormula::PerLayerBytes);
+    // a new link carries the new name, and opens to the same formula
+    const std::string new_link = encode_share_link(*r);
+    CHECK(new_link != old_link);
+    Result<Scenario> back = decode_share_link(new_link);
+    REQUIRE(back.ok());
+    CHECK(back->train.activation_formula == ActivationFormula::PerLayerBytes);
+    std::string bytes;
+    REQUIRE(base64url_decode(new_link.substr(3), bytes));
+    CHECK(bytes.find("\"activation_formula\":\"per-layer-bytes\"") != std::string::npos);
+}

@@ -96,7 +96,7 @@ TEST_CASE("Korthikanti text: 5as/h = 80 for GPT-3 175B and interleaving multipli
     REQUIRE(microbatches_in_flight(p, 64, 0) == Approx(8 * (1 + 7.0 / 16)));
 }
 
-TEST_CASE("seed 003: attention 11bsd + 5bhs^2, MLP 19bsd bytes (tensor walk groups and the named formula)") {
+TEST_CASE("[transformer-series5 §2]: attention 11bsd + 5bhs^2, MLP 19bsd bytes (tensor walk groups and the named formula)") {
     // b = 1, s = 1024, d = 768, h = 12: 11bsd = 8,650,752; 5bhs^2 = 62,914,560; 19bsd = 14,942,208
     ActShape x;
     x.b = 1; x.s = 1024; x.flash = false; x.dropout = 0.1; x.attn_dropout = 0.1;
@@ -106,30 +106,30 @@ TEST_CASE("seed 003: attention 11bsd + 5bhs^2, MLP 19bsd bytes (tensor walk grou
     REQUIRE(l.mlp == Approx(14942208.0));
     Scenario s = train_scenario(gpt_model("GPT-2 small", 768, 12, 12, 50257, 1024));
     s.train.seq_len = 1024;
-    s.train.activation_formula = ActivationFormula::Seed003;
+    s.train.activation_formula = ActivationFormula::PerLayerBytes;
     REQUIRE(bytes_of(estimate(s), "act.layers") == Approx(12 * (8650752.0 + 62914560.0 + 14942208.0)));
 }
 
-TEST_CASE("seed 001: (16bsd + 2bhs^2) L elements x 4 bytes in fp32, ratio to 16 x 12Ld^2 is b(s/3d + hs^2/24d^2)") {
+TEST_CASE("[llm-gpu-memory-2025]: (16bsd + 2bhs^2) L elements x 4 bytes in fp32, ratio to 16 x 12Ld^2 is b(s/3d + hs^2/24d^2)") {
     // GPT-2 small, b = 1, s = 1024: 16bsd = 12,582,912, 2bhs^2 = 25,165,824 -> x 12 layers x 4 B = 1,811,939,328
     Scenario s = train_scenario(gpt_model("GPT-2 small", 768, 12, 12, 50257, 1024));
     s.train.seq_len = 1024;
     s.train.precision = Precision::FP32;
-    s.train.activation_formula = ActivationFormula::Seed001;
+    s.train.activation_formula = ActivationFormula::PerLayerElements;
     const double act = bytes_of(estimate(s), "act.layers");
     REQUIRE(act == Approx(1811939328.0));
-    const double states = 16.0 * 12 * 12 * 768 * 768;  // the seed's 16 x 12 L d^2 model states
+    const double states = 16.0 * 12 * 12 * 768 * 768;  // the post's 16 x 12 L d^2 model states
     REQUIRE(act / states == Approx(1024.0 / (3 * 768) + 12.0 * 1024 * 1024 / (24.0 * 768 * 768)));  // = 4/3
 }
 
-TEST_CASE("seed 004: b*s*h*L*bytes in fp32 for Llama-2-7b at 4096 tokens is ~2.1 GB; ZeRO footnote C = 12") {
+TEST_CASE("[estimate-gpu-memory-2024]: b*s*h*L*bytes in fp32 for Llama-2-7b at 4096 tokens is ~2.1 GB, [zero2020 §3.2] footnote C = 12") {
     Scenario s = train_scenario(llama2_7b());
     s.train.seq_len = 4096;
     s.train.precision = Precision::FP32;
     s.train.activation_formula = ActivationFormula::Coefficient;
-    s.train.activation_coefficient = 1;  // seed 004's calculate_memory: one b x s x h tensor per layer
+    s.train.activation_coefficient = 1;  // [estimate-gpu-memory-2024]'s calculate_memory: one b x s x h tensor per layer
     REQUIRE(to_gb(bytes_of(estimate(s), "act.layers")) == Approx(2.1).margin(0.05));  // 1*4096*4096*32*4 = 2.147e9
-    // ZeRO Sec 3.2 footnote: GPT-2 1.5B, b 32, s 1024: 12 x 1600 x 32 x 1024 x 48 x 2 B = 60.4 GB ("60 GB")
+    // [zero2020 §3.2] footnote: GPT-2 1.5B, b 32, s 1024: 12 x 1600 x 32 x 1024 x 48 x 2 B = 60.4 GB ("60 GB")
     s = train_scenario(gpt_model("GPT-2 XL", 1600, 25, 48, 50257, 1024));
     s.train.seq_len = 1024;
     s.train.micro_batch = 32;

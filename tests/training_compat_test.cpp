@@ -1,6 +1,6 @@
 // "Compatible with <tool>" modes reproduce published tool outputs: Megatron theoretical memory
 // (case 21), DeepSpeed ZeRO-2/3 estimators (cases 9-13: every GPU and host number, zero_init 1 and 0),
-// accelerate estimate-memory (cases 6-8, seed 004).
+// accelerate estimate-memory (cases 6-8, [estimate-gpu-memory-2024]); keys: docs/sources.md.
 // The measured case 22 is compared with our default model, and the error is stated.
 #include <catch2/catch.hpp>
 
@@ -255,7 +255,7 @@ TEST_CASE("our default ZeRO-3 model reproduces DeepSpeed's GPU formula when set 
     REQUIRE(to_gib(estimate(s).total_bytes) == Approx(0.79).margin(0.005));
 }
 
-TEST_CASE("accelerate estimate-memory 'Training using Adam' peaks (cases 6, 7, 8) and seed 004's phase table") {
+TEST_CASE("accelerate estimate-memory 'Training using Adam' peaks (cases 6, 7, 8) and [estimate-gpu-memory-2024]'s phase table") {
     struct Run { int64_t elements; double fp32_gib, fp16_gib; };
     // elements = what accelerate counts: AutoModel parameters + buffers (cases' notes)
     const Run runs[] = {{108311296, 1.61, 826.36 / 1024},  // bert-base-cased: 108,310,272 + 2 x 512 buffers
@@ -269,7 +269,7 @@ TEST_CASE("accelerate estimate-memory 'Training using Adam' peaks (cases 6, 7, 8
         s.train.precision = Precision::MixedFP16;
         REQUIRE(to_gib(estimate(s).total_bytes) == Approx(r.fp16_gib).margin(0.005));  // 4 x fp16 size
     }
-    // seed 004 (vicuna/Llama-2-7b, float16): Model 24.74 | Gradient calculation 37.11 | Backward 49.48 | Step 49.48 GB
+    // [estimate-gpu-memory-2024] (vicuna/Llama-2-7b, float16): Model 24.74 | Gradient calculation 37.11 | Backward 49.48 | Step 49.48 GB
     Scenario s = train_scenario(params_only(6640900096));
     s.train.compat = Compat::Accelerate;
     s.train.precision = Precision::MixedFP16;

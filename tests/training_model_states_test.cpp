@@ -21,17 +21,17 @@ Scenario states_only(int64_t P) {
 }
 }  // namespace
 
-TEST_CASE("seed 001: fp32 Adam is 16 B/param; mixed fp16 is 16 B, 18 B with fp32 gradients") {
+TEST_CASE("[llm-gpu-memory-2025]: fp32 Adam is 16 B/param, mixed fp16 16 B, 18 B with fp32 gradients") {
     Scenario s = states_only(1000000000);
     s.train.precision = Precision::FP32;  // 4 (params) + 4 (grads) + 4 + 4 (momentum, variance) = 16
     REQUIRE(model_states(estimate(s)) == Approx(16e9));
     s.train.precision = Precision::MixedFP16;  // 2 + 2 + 12 = 16
     REQUIRE(model_states(estimate(s)) == Approx(16e9));
-    s.train.fp32_grad_accum = true;  // 2 + 4 + 12 = 18 ("梯度 2Ψ (或 4Ψ)")
+    s.train.fp32_grad_accum = true;  // 2 + 4 + 12 = 18 (the post's "2Ψ, or 4Ψ" gradients)
     REQUIRE(model_states(estimate(s)) == Approx(18e9));
 }
 
-TEST_CASE("seed 003: mixed precision with an fp32 gradient copy is 20 B/param; its fp32 accounting 24 B/param") {
+TEST_CASE("[transformer-series5 §3.1]: mixed precision with an fp32 gradient copy is 20 B/param, its fp32 accounting 24 B/param") {
     Scenario s = states_only(1000000000);
     s.train.precision = Precision::MixedFP16;
     s.train.fp32_grad_copy = true;  // (2 + 4) + (2 + 4) + 8 = 20
@@ -41,7 +41,7 @@ TEST_CASE("seed 003: mixed precision with an fp32 gradient copy is 20 B/param; i
     REQUIRE(model_states(estimate(s)) == Approx(24e9));
 }
 
-TEST_CASE("seed 004: Llama-2-7b local estimate (2 + 4 + 8) x 7 = 98 GB") {
+TEST_CASE("[estimate-gpu-memory-2024]: Llama-2-7b local estimate (2 + 4 + 8) x 7 = 98 GB") {
     Scenario s = states_only(7000000000);
     s.train.precision = Precision::PureBF16;      // fp16 weights, no master copy
     s.train.fp32_grad_accum = true;               // "梯度通常还是保留在 float32": 4 B
@@ -50,7 +50,7 @@ TEST_CASE("seed 004: Llama-2-7b local estimate (2 + 4 + 8) x 7 = 98 GB") {
     REQUIRE(bytes_of(estimate(s), "weights") == Approx(14e9));  // "mode size 2x7=14G"
 }
 
-TEST_CASE("seed 002: 1B model in fp32 is 3.725 GiB, Llama 13B fp32 52 GB; 8-bit Adam keeps 4 -> 1 -> 1 bytes") {
+TEST_CASE("[kaiyuan-memory]: 1B model in fp32 is 3.725 GiB, Llama 13B fp32 52 GB, 8-bit Adam keeps 4 -> 1 -> 1 bytes") {
     Scenario s = states_only(1000000000);
     s.train.precision = Precision::FP32;
     REQUIRE(to_gib(bytes_of(estimate(s), "weights")) == Approx(3.725).margin(0.0005));  // 4e9 / 2^30 = 3.7253
@@ -71,7 +71,7 @@ TEST_CASE("optimizers: SGD none, momentum and Lion one state, custom bytes, pure
     s.train.optimizer = Optimizer::SGD;
     REQUIRE(model_states(estimate(s)) == Approx(8e9));   // 4 + 4
     s.train.optimizer = Optimizer::SGDMomentum;
-    REQUIRE(model_states(estimate(s)) == Approx(12e9));  // + 4 momentum (seed 003 Sec 1: one state = model size)
+    REQUIRE(model_states(estimate(s)) == Approx(12e9));  // + 4 momentum ([transformer-series5 §1]: one state = model size)
     s.train.optimizer = Optimizer::Lion;
     REQUIRE(model_states(estimate(s)) == Approx(12e9));
     s.train.optimizer = Optimizer::Custom;

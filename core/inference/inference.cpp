@@ -99,8 +99,8 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
         add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, p.w.embedding, kLoadOn,
                             embed_all_split ? "P_embed * bits(embed) / 8 / tp"
                                             : "(V * d_embed / tp + P_pos + P_embed_norm) * bits(embed) / 8 (positions, embedding norm replicated)",
-                            is_gguf(f) ? "llama.cpp: token_embd takes the base type (Q6_K when tied)"
-                                       : "embeddings are not quantized (transformers/vLLM quantize nn.Linear only)"),
+                            is_gguf(f) ? "llama.cpp: token_embd takes the base type (Q6_K when tied) [llama-cpp-code]"
+                                       : "embeddings are not quantized (transformers/vLLM quantize nn.Linear only) [transformers-code] [vllm-code]"),
             [&] {
                 if (embed_all_split) {
                     const double P = static_cast<double>(e.params.embedding);
@@ -114,8 +114,8 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     if (p.w.lm_head > 0)
         add(e, d, comp("weights.lm_head", "Weights: output head", Category::Weights, p.w.lm_head, kLoadOn,
                             "V * d * bits(head) / 8 / tp",
-                            is_gguf(f) ? "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0)"
-                                       : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead)"),
+                            is_gguf(f) ? "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0) [llama-cpp-code]"
+                                       : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead) [transformers-code] [vllm-code]"),
             [&] {
                 const double V = static_cast<double>(s.model.vocab);
                 const double h = static_cast<double>(s.model.embed_dim > 0 ? s.model.embed_dim : s.model.hidden);
@@ -124,7 +124,7 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     if (p.w.other > 0)
         add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, p.w.other, kLoadOn,
                             "P_norm * bits / 8 (replicated on every TP rank)",
-                            "norms stay unquantized; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf)"),
+                            "norms stay unquantized; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf) [llama-cpp-code]"),
             [&] {
                 const bool last = p.stage == s.parallel.pp - 1;
                 const double P = stage_params(e.params, p, true) + (last ? static_cast<double>(e.params.final_norm) : 0.0);
@@ -192,7 +192,7 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
     const StagePick p = pick_stage(s, e.params, 1, true);
     add_weights(s, d, e, p);
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, s.overheads.cuda_context_bytes, kLoadOn,
-                        "overheads.cuda_context_bytes", "CUDA context + kernels (not in torch.cuda.max_memory_allocated)"),
+                        "overheads.cuda_context_bytes", "CUDA context + kernels (not in torch.cuda.max_memory_allocated [pytorch-docs])"),
         [&] { return derive("{}", s.overheads.cuda_context_bytes); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
@@ -201,10 +201,10 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
     if (o.weights == WeightFormat::NF4 || o.weights == WeightFormat::FP4)
         add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers,
                             bnb_dequant_bytes(m, tp, o.fp32_compute), kPrefill,
-                            "largest_matrix / tp * compute_bytes", "bitsandbytes matmul_4bit dequantizes the weight for prefill"),
+                            "largest_matrix / tp * compute_bytes", "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
             [&] { return derive("{} / {} * {}", bnb_largest_matrix(m), tp, o.fp32_compute ? 4 : 2); });
     add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, false,
-           "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token); DynamicCache holds every token");
+           "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token) [vllm-paper §3]; DynamicCache holds every token [transformers-code]");
     const int64_t q = prefill_tokens(o);
     const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
     add(e, d, comp("act.prefill_mlp", "Prefill activations (MLP)", Category::Activations,
@@ -217,7 +217,7 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
                             "b * max(1, a/t) * q * s * (2 + 4)", "eager attention keeps 16-bit scores and the fp32 softmax"),
             [&] { return derive("{} * {} * {} * {} * (2 + 4)", o.batch, std::max<int64_t>(1, m.heads / tp), q, prompt); });
     add(e, d, comp("logits", "Logits (sampled positions)", Category::Logits, hf_logits_bytes(m, o.batch), kServing,
-                        "b * V * (2 + 4)", "transformers generate: last position only, bf16 + fp32 copy"),
+                        "b * V * (2 + 4)", "transformers generate: last position only, bf16 + fp32 copy [transformers-code]"),
         [&] { return derive("{} * {} * (2 + 4)", o.batch, m.vocab); });
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e));
 }
@@ -237,12 +237,12 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     // llama.cpp allocates n_ctx cells up front, shared by the parallel sequences (-c = context * -np).
     const int64_t n_ctx = o.context * o.batch;
     add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, false,
-           "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size");
+           "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size [llama-cpp-code]");
     const int64_t n_ub = std::min(o.ubatch, n_ctx);
     const double cb = llamacpp_compute_bytes(m, n_ctx, n_ub, o.flash_attention);
     add(e, d, comp("engine.compute_buffer", "llama.cpp compute buffer", Category::Buffers, cb, kServing,
                         o.flash_attention ? "V * n_ub * 4 + 3 * f * n_ub * 4 (f = ffn, or top_k * expert_ffn + shared for MoE)" : "2 * n_ctx * n_ub * heads * 4 + V * n_ub * 4",
-                        "ggml graph for one ubatch: f32 KQ + softmax and output logits (approximation of ggml-alloc)"),
+                        "ggml graph for one ubatch: f32 KQ + softmax and output logits (approximation of ggml-alloc) [llama-cpp-code]"),
         [&] {
             return o.flash_attention ? derive("{} * {} * 4 + 3 * {} * {} * 4", m.vocab, n_ub, mlp_width(m), n_ub)
                                      : derive("2 * {} * {} * {} * 4 + {} * {} * 4", n_ctx, n_ub, m.heads, m.vocab, n_ub);
@@ -297,7 +297,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     add_weights(s, d, e, p);
     add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, non_torch, kLoadOn,
                         "non_torch [+ comm_buffers when tp > 1] (1.79 GiB each), or infer.engine_overhead_bytes",
-                        "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2"),
+                        "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2 [vllm-pr10511]"),
         [&] {
             if (o.engine_overhead_bytes >= 0) return derive("{}", o.engine_overhead_bytes);
             return tp > 1 ? derive("{} + {}", kVllmNonTorchBytes, kVllmCommBuffersBytes) : derive("{}", kVllmNonTorchBytes);
@@ -308,7 +308,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     }
     add(e, d, comp("act.profile_peak", "Activation peak (profile run)", Category::Activations, act, kServing,
                         "max(T * (k * f/t + 3h) * 2, seqs * V * 40 + T * h * 2) (k = 3 gated, 2 plain)",
-                        "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path)"),
+                        "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path) [vllm-code]"),
         [&] {
             return derive("max({} * ({} * {} / {} + 3 * {}) * {}, {} * {} * {} + {} * {} * {})", T, m.gated_mlp ? 3 : 2, mlp_width(m), tp,
                           m.hidden, kActBytes, o.max_num_seqs, m.vocab, kVllmSamplerBytesPerLogit, T, m.hidden, kActBytes);
@@ -329,7 +329,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity.
     const double kv_bytes = std::max(e.kv.pool_bytes, needed);
     add_kv(s, d, e, p, kv_bytes, true,
-           "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)); Kwon et al. 2023");
+           "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]");
     if (needed > e.kv.pool_bytes)
         e.warnings.push_back(format("vLLM KV pool holds %lld tokens (%lld blocks); %lld sequences of %lld tokens need %lld blocks",
                                     (long long)e.kv.tokens, (long long)blocks, (long long)o.batch, (long long)o.context,

@@ -33,7 +33,7 @@ int64_t kv_elements_per_token_layer(const ModelSpec& m, int64_t tp) {
     // MLA caches the compressed latent c_KV and the decoupled RoPE key, shared by all heads and
     // replicated on every TP rank: (d_c + d_h^R) per layer (DeepSeek-V2 Table 1), no factor 2.
     if (m.attention == AttentionKind::MLA) return m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
-    // K and V: 2 * kv_heads * head_dim per layer (vLLM paper Sec 3, generalised to GQA/MQA).
+    // K and V: 2 * kv_heads * head_dim per layer ([vllm-paper §3], generalised to GQA/MQA).
     return 2 * kv_heads_per_rank(m, tp) * m.head_dim;
 }
 
@@ -44,7 +44,7 @@ double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begi
     double total = 0;
     for (int64_t i = begin; i < end; ++i) {
         const int64_t held = (cap_window && layer_is_sliding(m, i)) ? std::min(tokens, m.sliding_window) : tokens;
-        const int64_t rounded = (held + bs - 1) / bs * bs;  // paged: whole blocks (vLLM paper Sec 4.1)
+        const int64_t rounded = (held + bs - 1) / bs * bs;  // paged: whole blocks ([vllm-paper §4.1])
         total += static_cast<double>(rounded) * per_layer_token;
     }
     return total;

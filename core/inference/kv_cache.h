@@ -23,7 +23,7 @@ int64_t kv_elements_per_token_layer(const ModelSpec& m, int64_t tp);
 double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end,
                          int64_t tokens, int64_t block_size, bool cap_window);
 
-// Bytes per token with every layer holding every token (vLLM's pool unit, the paper's "KV per token").
+// Bytes per token with every layer holding every token (vLLM's pool unit, the "KV per token" of [vllm-paper §3]).
 double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end);
 
 }  // namespace vl

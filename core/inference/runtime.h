@@ -11,7 +11,7 @@ namespace vl {
 
 // ---- engine profiles (defaults cited where they are defined) --------------------------------
 // vLLM non-torch memory per GPU (CUDA context, cuBLAS/cuDNN handles, CUDA runtime): 1.79 GiB at
-// tp = 1, 3.58 GiB at tp = 2 on H100 80GB (vLLM v0.6.x profiling log, PR #10511); the difference is
+// tp = 1, 3.58 GiB at tp = 2 on H100 80GB (vLLM v0.6.x profiling log [vllm-pr10511]); the difference is
 // NCCL and custom all-reduce buffers, present only when tp > 1.
 inline constexpr double kVllmNonTorchBytes = 1.79 * 1024 * 1024 * 1024;
 inline constexpr double kVllmCommBuffersBytes = 1.79 * 1024 * 1024 * 1024;

@@ -104,14 +104,14 @@ const char* weight_format_formula(WeightFormat f) {
 }
 
 const char* weight_format_source(WeightFormat f) {
-    if (is_gguf(f)) return "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp)";
+    if (is_gguf(f)) return "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]";
     switch (f) {
-        case WeightFormat::INT8: return "Dettmers et al. 2022 LLM.int8(); bitsandbytes Int8Params (int8 + fp32 row scale); lm_head kept 16-bit (transformers get_keys_to_not_convert)";
-        case WeightFormat::GPTQ4: return "Frantar et al. 2022 GPTQ; AutoGPTQ QuantLinear (qweight int4, fp16 scales, packed 4-bit qzeros per group)";
-        case WeightFormat::AWQ4: return "Lin et al. 2023 AWQ; AutoAWQ WQLinear (int4, fp16 scales, 4-bit zeros per group)";
-        case WeightFormat::NF4: case WeightFormat::FP4: return "Dettmers et al. 2023 QLoRA Sec 3 (block 64 absmax; double quant 0.127 bit); bitsandbytes Linear4bit";
-        case WeightFormat::FP8: return "vLLM fp8 W8 (per-tensor scale); embedding and lm_head stay 16-bit";
-        default: return "seed 003 Sec 3.2: inference weights = 2P bytes (fp16) or 4P bytes (fp32)";
+        case WeightFormat::INT8: return "Dettmers et al. 2022 LLM.int8() [llm-int8-2022]; bitsandbytes Int8Params (int8 + fp32 row scale) [bitsandbytes-code]; lm_head kept 16-bit (transformers get_keys_to_not_convert) [transformers-code]";
+        case WeightFormat::GPTQ4: return "Frantar et al. 2022 GPTQ [gptq2022]; AutoGPTQ QuantLinear (qweight int4, fp16 scales, packed 4-bit qzeros per group) [autogptq-code]";
+        case WeightFormat::AWQ4: return "Lin et al. 2023 AWQ [awq2023]; AutoAWQ WQLinear (int4, fp16 scales, 4-bit zeros per group) [autoawq-code]";
+        case WeightFormat::NF4: case WeightFormat::FP4: return "Dettmers et al. 2023 QLoRA Sec 3 (block 64 absmax; double quant 0.127 bit) [qlora2023 §3]; bitsandbytes Linear4bit [bitsandbytes-code]";
+        case WeightFormat::FP8: return "vLLM fp8 W8 (per-tensor scale); embedding and lm_head stay 16-bit [vllm-code]";
+        default: return "inference weights = 2P bytes (fp16) or 4P bytes (fp32) [transformer-series5 §3.2]";
     }
 }
 

@@ -21,13 +21,17 @@ namespace {
 using json = nlohmann::json;
 
 enum class Arch {
-    Generic, Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
+    Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3,
 };
 
-// Configuration-class defaults. ffn 0: 4 * hidden; kv 0: = heads; head_dim 0: hidden / heads.
+// The supported model_types: the one table the importer reads, and the list its errors give.
+// Defaults are the configuration class's (ffn 0: 4 * hidden; kv 0: = heads; head_dim 0: hidden / heads).
+// architecture: the transformers class in config.json's "architectures", which names the type when
+// model_type is absent ("" where another row already claims the class).
 struct Family {
     const char* model_type;
+    const char* architecture;
     Arch arch;
     const char* family;
     int64_t vocab, hidden, ffn, layers, heads, kv, head_dim, max_pos;
@@ -36,28 +40,28 @@ struct Family {
 
 // clang-format off
 constexpr Family kFamilies[] = {
-    // model_type        arch              family         vocab   hidden  ffn    L   a    kv  h_d  max_pos  tied
-    {"llama",           Arch::Llama,      "Llama",       32000,  4096, 11008, 32,  32,   0,   0,   2048,  false},
-    {"mistral",         Arch::Mistral,    "Mistral",     32000,  4096, 14336, 32,  32,   8,   0, 131072,  false},
-    {"mixtral",         Arch::Mixtral,    "Mixtral",     32000,  4096, 14336, 32,  32,   8,   0, 131072,  false},
-    {"qwen2",           Arch::Qwen2,      "Qwen2",      151936,  4096, 22016, 32,  32,  32,   0,  32768,  false},
-    {"qwen2_moe",       Arch::Qwen2Moe,   "Qwen2-MoE",  151936,  2048,  5632, 24,  16,  16,   0,  32768,  false},
-    {"qwen3",           Arch::Qwen3,      "Qwen3",      151936,  4096, 22016, 32,  32,  32, 128,  32768,  false},
-    {"qwen3_moe",       Arch::Qwen3Moe,   "Qwen3-MoE",  151936,  2048,  6144, 24,  32,   4,   0,  32768,  false},
-    {"gemma",           Arch::Gemma,      "Gemma",      256000,  3072, 24576, 28,  16,  16, 256,   8192,  true},
-    {"gemma2",          Arch::Gemma2,     "Gemma 2",    256000,  2304,  9216, 26,   8,   4, 256,   8192,  true},
-    {"gemma3_text",     Arch::Gemma3,     "Gemma 3",    262208,  2304,  9216, 26,   8,   4, 256, 131072,  true},
-    {"gemma3",          Arch::Gemma3,     "Gemma 3",    262208,  2304,  9216, 26,   8,   4, 256, 131072,  true},
-    {"phi3",            Arch::Phi3,       "Phi-3",       32064,  3072,  8192, 32,  32,   0,   0,   4096,  false},
-    {"gpt2",            Arch::Gpt2,       "GPT-2",       50257,   768,     0, 12,  12,   0,   0,   1024,  true},
-    {"gpt_neox",        Arch::GptNeox,    "GPT-NeoX",    50432,  6144, 24576, 44,  64,   0,   0,   2048,  false},
-    {"falcon",          Arch::Falcon,     "Falcon",      65024,  4544,     0, 32,  71,   0,   0,   2048,  true},
-    {"RefinedWebModel", Arch::Falcon,     "Falcon",      65024,  4544,     0, 32,  71,   0,   0,   2048,  true},
-    {"RefinedWeb",      Arch::Falcon,     "Falcon",      65024,  4544,     0, 32,  71,   0,   0,   2048,  true},
-    {"opt",             Arch::Opt,        "OPT",         50272,   768,  3072, 12,  12,   0,   0,   2048,  true},
-    {"bloom",           Arch::Bloom,      "BLOOM",      250880,    64,     0,  2,   8,   0,   0,      0,  true},
-    {"deepseek_v2",     Arch::DeepseekV2, "DeepSeek-V2",102400,  4096, 11008, 30,  32,  32,   0,   2048,  false},
-    {"deepseek_v3",     Arch::DeepseekV3, "DeepSeek-V3",129280,  7168, 18432, 61, 128, 128,   0,   4096,  false},
+    // model_type        architectures                     arch              family         vocab   hidden  ffn    L   a    kv  h_d  max_pos  tied
+    {"llama",           "LlamaForCausalLM",               Arch::Llama,      "Llama",       32000,  4096, 11008, 32,  32,   0,   0,   2048,  false},
+    {"mistral",         "MistralForCausalLM",             Arch::Mistral,    "Mistral",     32000,  4096, 14336, 32,  32,   8,   0, 131072,  false},
+    {"mixtral",         "MixtralForCausalLM",             Arch::Mixtral,    "Mixtral",     32000,  4096, 14336, 32,  32,   8,   0, 131072,  false},
+    {"qwen2",           "Qwen2ForCausalLM",               Arch::Qwen2,      "Qwen2",      151936,  4096, 22016, 32,  32,  32,   0,  32768,  false},
+    {"qwen2_moe",       "Qwen2MoeForCausalLM",            Arch::Qwen2Moe,   "Qwen2-MoE",  151936,  2048,  5632, 24,  16,  16,   0,  32768,  false},
+    {"qwen3",           "Qwen3ForCausalLM",               Arch::Qwen3,      "Qwen3",      151936,  4096, 22016, 32,  32,  32, 128,  32768,  false},
+    {"qwen3_moe",       "Qwen3MoeForCausalLM",            Arch::Qwen3Moe,   "Qwen3-MoE",  151936,  2048,  6144, 24,  32,   4,   0,  32768,  false},
+    {"gemma",           "GemmaForCausalLM",               Arch::Gemma,      "Gemma",      256000,  3072, 24576, 28,  16,  16, 256,   8192,  true},
+    {"gemma2",          "Gemma2ForCausalLM",              Arch::Gemma2,     "Gemma 2",    256000,  2304,  9216, 26,   8,   4, 256,   8192,  true},
+    {"gemma3_text",     "Gemma3ForCausalLM",              Arch::Gemma3,     "Gemma 3",    262208,  2304,  9216, 26,   8,   4, 256, 131072,  true},
+    {"gemma3",          "Gemma3ForConditionalGeneration", Arch::Gemma3,     "Gemma 3",    262208,  2304,  9216, 26,   8,   4, 256, 131072,  true},
+    {"phi3",            "Phi3ForCausalLM",                Arch::Phi3,       "Phi-3",       32064,  3072,  8192, 32,  32,   0,   0,   4096,  false},
+    {"gpt2",            "GPT2LMHeadModel",                Arch::Gpt2,       "GPT-2",       50257,   768,     0, 12,  12,   0,   0,   1024,  true},
+    {"gpt_neox",        "GPTNeoXForCausalLM",             Arch::GptNeox,    "GPT-NeoX",    50432,  6144, 24576, 44,  64,   0,   0,   2048,  false},
+    {"falcon",          "FalconForCausalLM",              Arch::Falcon,     "Falcon",      65024,  4544,     0, 32,  71,   0,   0,   2048,  true},
+    {"RefinedWebModel", "RWForCausalLM",                  Arch::Falcon,     "Falcon",      65024,  4544,     0, 32,  71,   0,   0,   2048,  true},
+    {"RefinedWeb",      "",                               Arch::Falcon,     "Falcon",      65024,  4544,     0, 32,  71,   0,   0,   2048,  true},
+    {"opt",             "OPTForCausalLM",                 Arch::Opt,        "OPT",         50272,   768,  3072, 12,  12,   0,   0,   2048,  true},
+    {"bloom",           "BloomForCausalLM",               Arch::Bloom,      "BLOOM",      250880,    64,     0,  2,   8,   0,   0,      0,  true},
+    {"deepseek_v2",     "DeepseekV2ForCausalLM",          Arch::DeepseekV2, "DeepSeek-V2",102400,  4096, 11008, 30,  32,  32,   0,   2048,  false},
+    {"deepseek_v3",     "DeepseekV3ForCausalLM",          Arch::DeepseekV3, "DeepSeek-V3",129280,  7168, 18432, 61, 128, 128,   0,   4096,  false},
 };
 // clang-format on
 
@@ -65,6 +69,39 @@ const Family* find_family(const std::string& type) {
     for (const Family& f : kFamilies)
         if (type == f.model_type) return &f;
     return nullptr;
+}
+
+const Family* find_family_by_class(const std::string& cls) {
+    for (const Family& f : kFamilies)
+        if (*f.architecture != '\0' && cls == f.architecture) return &f;
+    return nullptr;
+}
+
+std::string supported_types() {
+    std::string out;
+    for (const Family& f : kFamilies) out += (out.empty() ? "" : ", ") + std::string(f.model_type);
+    return out;
+}
+
+// Encoder and encoder-decoder families people paste: named as such instead of "unknown".
+bool is_encoder_type(const std::string& type) {
+    static constexpr const char* kEncoders[] = {
+        "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
+        "modernbert", "t5", "mt5", "umt5", "longt5", "bart", "mbart", "pegasus", "marian", "whisper",
+        "encoder-decoder",
+    };
+    for (const char* e : kEncoders)
+        if (type == e) return true;
+    return false;
+}
+
+std::string unsupported_type(const std::string& type) {
+    const std::string quoted = "\"" + type + "\"";
+    if (is_encoder_type(type))
+        return quoted + " is an encoder (or encoder-decoder) model; vramlens does not support those yet. "
+                        "Supported decoder model_types: " + supported_types();
+    return quoted + " is not supported; use one of " + supported_types() +
+           " (a model of another type can be given by its parameter count instead)";
 }
 
 std::string short_dump(const json& v) {
@@ -170,7 +207,7 @@ ModelSpec blank_spec() {
 
 struct Importer {
     Reader& r;
-    const Family* fam;
+    const Family& fam;
     std::vector<FieldError>& errs;
     std::vector<std::string>& warns;
     // Fields computed from others (head_dim = hidden / heads, ...): not reported when a source is bad.
@@ -180,11 +217,7 @@ struct Importer {
     int64_t size(const char* canonical, std::initializer_list<const char*> names, int64_t def) {
         if (auto v = r.integer(canonical, names)) return *v;
         if (r.failed(canonical)) return 0;
-        if (!fam) {
-            r.fail(canonical, "is required when model_type is not one of the known types");
-            return 0;
-        }
-        warns.push_back(r.prefix() + canonical + " is missing; using the transformers " + fam->model_type +
+        warns.push_back(r.prefix() + canonical + " is missing; using the transformers " + fam.model_type +
                         " default " + std::to_string(def));
         return def;
     }
@@ -246,25 +279,13 @@ void read_moe(Importer& im, ModelSpec& m, Arch arch) {
             e.router_bias = method == "noaux_tc";
             break;
         }
-        case Arch::Generic: {
-            e.num_experts = im.small("num_experts", {"num_local_experts", "num_experts", "n_routed_experts"}, 0);
-            if (e.num_experts == 0) break;
-            e.top_k = im.small("num_experts_per_tok", {"num_experts_per_tok", "moe_topk"}, 0);
-            e.expert_ffn = im.opt("moe_intermediate_size", {"moe_intermediate_size"}, m.ffn);
-            e.shared_experts = im.small("n_shared_experts", {"n_shared_experts"}, 0);
-            e.shared_expert_ffn = im.opt("shared_expert_intermediate_size", {"shared_expert_intermediate_size"}, 0);
-            e.first_dense_layers = im.small("first_k_dense_replace", {"first_k_dense_replace"}, 0);
-            im.warns.push_back("assumed every layer after first_k_dense_replace is MoE with gated experts and a bias-free router");
-            break;
-        }
         default:
             break;
     }
 }
 
-void read_mla(Importer& im, ModelSpec& m, bool deepseek) {
+void read_mla(Importer& im, ModelSpec& m) {
     Reader& r = im.r;
-    if (!deepseek && !r.has("kv_lora_rank")) return;
     m.attention = AttentionKind::MLA;
     MLASpec& x = m.mla;
     // DeepseekV2Config / V3Config defaults; q_lora_rank null (V2-Lite) = uncompressed queries.
@@ -274,6 +295,41 @@ void read_mla(Importer& im, ModelSpec& m, bool deepseek) {
     x.qk_nope_head_dim = im.opt("qk_nope_head_dim", {"qk_nope_head_dim"}, 128);
     x.v_head_dim = im.opt("v_head_dim", {"v_head_dim"}, 128);
     m.head_dim = x.qk_nope_head_dim + x.qk_rope_head_dim;  // query/key head width
+}
+
+// The config's family: its model_type (text_config's, else the wrapper's), or, when no model_type is
+// given at all, the transformers class its "architectures" list names. nullptr after an error.
+const Family* resolve_family(Reader& r, Reader& top_reader, const json& top, bool nested, std::vector<FieldError>& errs,
+                             std::vector<std::string>& warns) {
+    const size_t before = errs.size();
+    const std::optional<std::string> inner = r.string("model_type");
+    const std::optional<std::string> outer = nested ? top_reader.string("model_type") : std::nullopt;
+    if (errs.size() != before) return nullptr;  // model_type is not a string
+    for (const std::optional<std::string>* t : {&inner, &outer})
+        if (*t && !(*t)->empty())
+            if (const Family* f = find_family(**t)) return f;
+    if (inner && !inner->empty()) {
+        errs.push_back({r.key("model_type"), unsupported_type(*inner)});
+        return nullptr;
+    }
+    if (outer && !outer->empty()) {
+        errs.push_back({"model_type", unsupported_type(*outer)});
+        return nullptr;
+    }
+    const auto classes = top.find("architectures");
+    const bool listed = classes != top.end() && classes->is_array() && !classes->empty();
+    if (listed)
+        for (const json& c : *classes)
+            if (c.is_string())
+                if (const Family* f = find_family_by_class(c.get<std::string>())) {
+                    warns.push_back(std::string("model_type is missing; read as \"") + f->model_type + "\" because architectures names " +
+                                    f->architecture);
+                    return f;
+                }
+    errs.push_back({"model_type", std::string("is missing") +
+                                      (listed ? " and architectures " + short_dump(*classes) + " names no supported class" : "") +
+                                      "; add the model's \"model_type\", one of " + supported_types()});
+    return nullptr;
 }
 
 }  // namespace
@@ -297,26 +353,19 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     Reader r(*root, prefix, errs);
     Reader top_reader(top, "", errs);
 
-    std::string type = r.string("model_type").value_or("");
-    if (!prefix.empty()) {
-        const std::string outer = top_reader.string("model_type").value_or("");
-        if (type.empty() || !find_family(type)) type = outer;
-    }
-    const Family* fam = find_family(type);
-    const Arch arch = fam ? fam->arch : Arch::Generic;
-    Importer im{r, fam, errs, warns, {}};
-    if (!fam)
-        warns.push_back("model_type " + (type.empty() ? std::string("(missing)") : "\"" + type + "\"") +
-                        " is not known: imported the generic fields and assumed a Llama-style decoder "
-                        "(RMSNorm, gated MLP, rotary positions, no biases, 2 norms per layer)");
+    const Family* fam = resolve_family(r, top_reader, top, !prefix.empty(), errs, warns);
+    if (!fam) return Result<ModelSpec>::failure(std::move(errs), std::move(warns));
+    const std::string type = fam->model_type;
+    const Arch arch = fam->arch;
+    Importer im{r, *fam, errs, warns, {}};
 
     ModelSpec m = blank_spec();
     m.model_type = type;
-    m.family = fam ? fam->family : type;
+    m.family = fam->family;
     if (auto n = top_reader.string("_name_or_path"); n && !n->empty()) m.name = *n;
-    else m.name = type.empty() ? "custom" : type;
+    else m.name = type;
 
-    const Family d = fam ? *fam : Family{"", Arch::Generic, "", 0, 0, 0, 0, 0, 0, 0, 0, true};
+    const Family& d = *fam;
     m.vocab = im.size("vocab_size", {"vocab_size", "n_vocab", "padded_vocab_size"}, d.vocab);
     m.hidden = im.size("hidden_size", {"hidden_size", "n_embd", "n_embed", "d_model"}, d.hidden);
     m.layers = im.size("num_hidden_layers", {"num_hidden_layers", "n_layer", "n_layers", "num_layers"}, d.layers);
@@ -327,14 +376,13 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     if (auto f = r.integer("intermediate_size", {"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"})) {
         m.ffn = *f;
     } else if (!r.failed("intermediate_size")) {
-        if (fam && d.ffn > 0) {
+        if (d.ffn > 0) {
             m.ffn = d.ffn;
-            warns.push_back(prefix + "intermediate_size is missing; using the transformers " + std::string(fam->model_type) +
-                            " default " + std::to_string(d.ffn));
+            warns.push_back(prefix + "intermediate_size is missing; using the transformers " + type + " default " +
+                            std::to_string(d.ffn));
         } else {
             m.ffn = 4 * m.hidden;
             im.derived["intermediate_size"] = {"hidden_size"};
-            if (!fam) warns.push_back("intermediate_size is missing; assumed 4 * hidden_size = " + std::to_string(m.ffn));
         }
     }
     m.max_position = im.opt("max_position_embeddings",
@@ -343,11 +391,9 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     const bool tie_outside = !prefix.empty() && !r.has("tie_word_embeddings");
     m.tied_embeddings = tie_outside ? top_reader.boolean("tie_word_embeddings", d.tied)
                                     : r.boolean("tie_word_embeddings", d.tied);
-    if (!fam && !r.has("tie_word_embeddings"))
-        warns.push_back("tie_word_embeddings is missing; assumed true (the transformers PretrainedConfig default)");
 
     // Key/value heads: num_key_value_heads (GQA), Falcon num_kv_heads/n_head_kv or multi_query (MQA).
-    const bool multi_query = r.boolean("multi_query", arch == Arch::Falcon);
+    const bool multi_query = arch == Arch::Falcon && r.boolean("multi_query", true);
     const bool new_decoder = r.boolean("new_decoder_architecture", type == "RefinedWeb");
     if (auto kv = r.integer("num_key_value_heads", {"num_key_value_heads", "num_kv_heads", "n_head_kv", "n_kv_heads"});
         kv && (arch != Arch::Falcon || new_decoder)) {
@@ -379,7 +425,6 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
         case Arch::Llama:    // LlamaAttention: attention_bias on q,k,v,o; LlamaMLP: mlp_bias
         case Arch::Qwen3:    // Qwen3Attention: attention_bias; q_norm/k_norm over head_dim
         case Arch::Qwen3Moe:
-        case Arch::Generic:
             m.qkv_bias = m.attn_out_bias = r.boolean("attention_bias", false);
             m.mlp_bias = r.boolean("mlp_bias", false);
             m.qk_norm = arch == Arch::Qwen3 || arch == Arch::Qwen3Moe;
@@ -457,9 +502,7 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     if (arch == Arch::Gemma3) m.sliding_window_pattern = im.small("sliding_window_pattern", {"sliding_window_pattern"}, 6);
 
     read_moe(im, m, arch);
-    read_mla(im, m, arch == Arch::DeepseekV2 || arch == Arch::DeepseekV3);
-    if (m.attention == AttentionKind::MLA && arch == Arch::Generic)
-        warns.push_back("kv_lora_rank present: assumed DeepSeek-style multi-head latent attention");
+    if (arch == Arch::DeepseekV2 || arch == Arch::DeepseekV3) read_mla(im, m);
 
     if (top.contains("quantization_config"))
         warns.push_back("the checkpoint is quantized (quantization_config); counts are parameters, choose the weight format separately");

@@ -6,8 +6,9 @@
 // (n_embd, n_embed, n_layer, n_head, n_inner, ffn_dim, n_positions, multi_query, n_head_kv,
 // new_decoder_architecture, ...). Missing fields take the defaults of the transformers configuration
 // class of that model_type; a missing core size (vocab/hidden/layers/heads) is taken from that
-// default with a warning. An unknown model_type imports the generic fields, assumes a Llama-style
-// block and lists every assumption in the warnings.
+// default with a warning. Any other model_type is an error on "model_type" listing the supported
+// ones (encoder models: "not supported yet"); a config without model_type is read by the class its
+// "architectures" list names (LlamaForCausalLM -> llama, with a warning), else it is an error too.
 //
 // Errors name the field as written in the file (with "text_config." when nested) and the rule:
 // not JSON, not an object, wrong types, zero/negative/absurd sizes, heads not dividing hidden when

@@ -37,7 +37,7 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
     return L;
 }
 
-// Korthikanti et al. 2022 §4.1: GPT layer with a 4h GeLU MLP, multi-head attention, two LayerNorms.
+// [korthikanti2022 §4.1]: GPT layer with a 4h GeLU MLP, multi-head attention, two LayerNorms.
 LayerDims gpt_dims(double h, double heads) {
     LayerDims L;
     L.h = h; L.heads = heads; L.kv_heads = heads; L.head_dim = h / heads; L.ffn = 4 * h;
@@ -57,7 +57,8 @@ static double mlp_tensors(const LayerDims& L, const ActShape& x, double tokens, 
 }
 
 // Korthikanti et al. 2022 §4.1 tensor by tensor (their 34sbh + 5as^2b for the GPT layer), generalised to
-// GQA/MQA (K, V sized by kv heads), gated MLPs, MLA, MoE and FlashAttention; seed 003 §2 walks the same list.
+// GQA/MQA (K, V sized by kv heads), gated MLPs, MLA, MoE and FlashAttention [korthikanti2022 §4.1];
+// [transformer-series5 §2] walks the same list.
 LayerActivations layer_activations(const LayerDims& L, const ActShape& x) {
     LayerActivations r;
     const double t = std::max(1.0, x.tp), cp = std::max(1.0, x.cp);
@@ -96,7 +97,7 @@ LayerActivations layer_activations(const LayerDims& L, const ActShape& x) {
                                                                             // FlashAttention saves it (O) in any case
     if (drop) r.attention += 1.0 * T * L.h / split;                         // output dropout mask (sbh)
     if (x.flash) {
-        r.attention += 4.0 * x.b * heads * s_rank;                          // fp32 log-sum-exp per row (Dao et al. 2022)
+        r.attention += 4.0 * x.b * heads * s_rank;                          // fp32 log-sum-exp per row [dao2022]
     } else {
         const double s2 = x.b * heads * s_rank * x.s;                       // a*s^2*b (each rank: its s/cp queries x s keys)
         r.scores = a * s2;                                                  // softmax output (2as^2b)
@@ -146,8 +147,8 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     return x;
 }
 
-// A named formula variant's per-layer bytes for one micro-batch on one rank (seed 003, seed 001,
-// Coefficient: parallelism is not part of those formulas; tokens are divided by tp*cp, documented).
+// A named formula variant's per-layer bytes for one micro-batch on one rank (PerLayerBytes,
+// PerLayerElements, Coefficient: parallelism is not part of those formulas; tokens are divided by tp*cp, documented).
 static LayerActivations variant_layer(const Scenario& s, const ActShape& x) {
     const TrainingOptions& o = s.train;
     const ModelSpec& m = s.model;
@@ -156,17 +157,17 @@ static LayerActivations variant_layer(const Scenario& s, const ActShape& x) {
     const double b = x.b, sq = x.s, d = static_cast<double>(m.hidden), h = static_cast<double>(m.heads);
     r.input = x.act_bytes * b * sq * d / div;
     switch (o.activation_formula) {
-        case ActivationFormula::Seed003:  // seed 003 §2: attention 11bsd + 5bhs^2 bytes, MLP 19bsd bytes
+        case ActivationFormula::PerLayerBytes:  // attention 11bsd + 5bhs^2 bytes, MLP 19bsd bytes [transformer-series5 §2]
             r.attention = 11 * b * sq * d / div;
             r.scores = 5 * b * h * sq * sq / div;
             r.mlp = 19 * b * sq * d / div;
             break;
-        case ActivationFormula::Seed001:  // seed 001: attention 6bsd + 2bhs^2, FFN 10bsd elements
+        case ActivationFormula::PerLayerElements:  // attention 6bsd + 2bhs^2, FFN 10bsd elements [llm-gpu-memory-2025]
             r.attention = 6 * b * sq * d * x.act_bytes / div;
             r.scores = 2 * b * h * sq * sq * x.act_bytes / div;
             r.mlp = 10 * b * sq * d * x.act_bytes / div;
             break;
-        case ActivationFormula::Coefficient:  // seed 000 / ZeRO footnote: C * b * s * h * bytes per layer
+        case ActivationFormula::Coefficient:  // C * b * s * h * bytes per layer [makinaruto2025] [zero2020 §3.2]
             r.mlp = o.activation_coefficient * b * sq * d * x.act_bytes / div;
             break;
         default: break;
@@ -187,7 +188,7 @@ void add_activations(TrainCtx& c) {
     for (int64_t i = c.stage.layer_begin; i < c.stage.layer_end; ++i) (layer_is_moe(m, i) ? n_moe : n_dense) += 1;
     LayerActivations dense, moe;
     if (f == ActivationFormula::Korthikanti) {
-        // the paper's GPT layer as Table 2 assumes it: no FlashAttention, dropout masks kept
+        // the paper's GPT layer as Table 2 assumes it [korthikanti2022]: no FlashAttention, dropout masks kept
         ActShape k = x;
         k.flash = false;
         k.dropout = k.attn_dropout = 0.1;
@@ -215,30 +216,30 @@ void add_activations(TrainCtx& c) {
         const bool sel = rc == Recompute::Selective;
         if (walk) {
             add(c.e, c.d, comp("act.norms", "activations: norm inputs", Category::Activations, fl * (nd * dense.norms + nm * moe.norms), kFwdBwd,
-                           "in_flight * L_stage * A_norms, A_norms = norms * a_bytes * b * s * h / (sp ? t : 1) / cp", "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh)"),
+                           "in_flight * L_stage * A_norms, A_norms = norms * a_bytes * b * s * h / (sp ? t : 1) / cp", "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh) [korthikanti2022 §4.1]"),
                 [&] { return per_layers(dense.norms, moe.norms); });
             add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations,
                            fl * (nd * dense.attention + nm * moe.attention), kFwdBwd,
                            "in_flight * L_stage * A_attn, A_attn = qkv_in + Q + K + V + out_in + masks [+ 4 * b * a * s lse with FlashAttention]",
-                           "Korthikanti et al. 2022 Sec 4.1 (11sbh); seed 003 Sec 2.1; GQA: K,V sized by kv heads"),
+                           "Korthikanti et al. 2022 Sec 4.1 (11sbh) [korthikanti2022 §4.1]; attention 11bsd [transformer-series5 §2.1]; GQA: K,V sized by kv heads"),
                 [&] { return per_layers(dense.attention, moe.attention); });
             if (!sel && (dense.scores > 0 || moe.scores > 0))
                 add(c.e, c.d, comp("act.scores", "activations: attention scores (s^2: softmax, dropout)", Category::Activations,
                                fl * (nd * dense.scores + nm * moe.scores), kFwdBwd, "in_flight * L_stage * A_scores, A_scores = (2 [+ 1 + 2 with attention dropout]) * b * a/t * s/cp * s",
-                               "Korthikanti et al. 2022 Sec 4.1 (5as^2b); dropped by FlashAttention or selective recomputation"),
+                               "Korthikanti et al. 2022 Sec 4.1 (5as^2b) [korthikanti2022 §4.1]; dropped by FlashAttention [dao2022] or selective recomputation"),
                     [&] { return per_layers(dense.scores, moe.scores); });
             add(c.e, c.d, comp("act.mlp", "activations: MLP", Category::Activations, fl * (nd * dense.mlp + nm * moe.mlp), kFwdBwd,
                            "in_flight * L_stage * A_mlp, A_mlp = fc1_in + act_in [+ gated: act_out, up_out] + fc2_in + mask",
-                           "Korthikanti et al. 2022 Sec 4.1 (19sbh); seed 003 Sec 2.2; HF LlamaMLP / MixtralSparseMoeBlock"),
+                           "Korthikanti et al. 2022 Sec 4.1 (19sbh) [korthikanti2022 §4.1]; MLP 19bsd [transformer-series5 §2.2]; HF LlamaMLP / MixtralSparseMoeBlock [transformers-code]"),
                 [&] { return per_layers(dense.mlp, moe.mlp); });
         } else {
             const double per = sel ? dense.kept_without_scores() : dense.total();
-            const char* formula = f == ActivationFormula::Seed003 ? "in_flight * L_stage * A_layer, A_layer = (11bsd + 5bhs^2 [not with selective recompute] + 19bsd) / (t * cp) bytes"
-                                : f == ActivationFormula::Seed001 ? "in_flight * L_stage * A_layer, A_layer = (16bsd + 2bhs^2 [not with selective recompute]) * a_bytes / (t * cp)"
+            const char* formula = f == ActivationFormula::PerLayerBytes ? "in_flight * L_stage * A_layer, A_layer = (11bsd + 5bhs^2 [not with selective recompute] + 19bsd) / (t * cp) bytes"
+                                : f == ActivationFormula::PerLayerElements ? "in_flight * L_stage * A_layer, A_layer = (16bsd + 2bhs^2 [not with selective recompute]) * a_bytes / (t * cp)"
                                                                   : "in_flight * L_stage * A_layer, A_layer = C * b * s * h * a_bytes / (t * cp)";
-            const char* source = f == ActivationFormula::Seed003 ? "seed 003 Sec 2 (11bsd + 5bhs^2 attention, 19bsd MLP)"
-                               : f == ActivationFormula::Seed001 ? "seed 001 (activations (16bsd + 2bhs^2) L, x bytes)"
-                                                                 : "seed 000 (C x L x B x S x H x bytes); ZeRO Sec 3.2 footnote (C = 12)";
+            const char* source = f == ActivationFormula::PerLayerBytes ? "11bsd + 5bhs^2 attention, 19bsd MLP bytes [transformer-series5 §2]"
+                               : f == ActivationFormula::PerLayerElements ? "activations (16bsd + 2bhs^2) L elements, x bytes [llm-gpu-memory-2025]"
+                                                                 : "C x L x B x S x H x bytes [makinaruto2025]; ZeRO Sec 3.2 footnote, C = 12 [zero2020 §3.2]";
             add(c.e, c.d, comp("act.layers", "activations: transformer layers", Category::Activations, fl * L * per, kFwdBwd, formula, source),
                 [&] { return derive("{} * {} * {}", fl, L, per); });
         }
@@ -247,7 +248,7 @@ void add_activations(TrainCtx& c) {
         add(c.e, c.d, comp("act.checkpoints", "activations: checkpointed layer inputs", Category::Activations, fl * ckpts * dense.input, kFwdBwd,
                        rc == Recompute::Full ? "in_flight * L_stage * A_input, A_input = a_bytes * b * s * h / (sp ? t : 1) / cp"
                                              : "in_flight * ceil(L_stage / k) * A_input, A_input = a_bytes * b * s * h / (sp ? t : 1) / cp",
-                       "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh); Chen et al. 2016 (checkpoint every k layers)"),
+                       "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; Chen et al. 2016 (checkpoint every k layers) [chen2016]"),
             [&] { return rc == Recompute::Full ? derive("{} * {} * {}", fl, L, dense.input) : derive("{} * ceil({} / {}) * {}", fl, L, k, dense.input); });
     }
 
@@ -260,7 +261,7 @@ void add_activations(TrainCtx& c) {
     if (recompute_ws > 0)
         add(c.e, c.d, comp("act.recompute_working", "recomputed activations (backward)", Category::Activations, recompute_ws, kBwd,
                        "segment_layers * A_layer (full: 1 layer; every-k: min(k, L_stage) layers; selective: 1 * the largest layer's A_scores)",
-                       "Chen et al. 2016; Korthikanti et al. 2022 Sec 5: the recomputed segment is live while its backward runs"),
+                       "Chen et al. 2016 [chen2016]; Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]: the recomputed segment is live while its backward runs"),
             [&] {
                 if (rc == Recompute::EveryK) return derive("min({}, {}) * {}", k, L, layer_full);
                 return derive("1 * {}", rc == Recompute::Full ? layer_full : recompute_ws);
@@ -276,22 +277,22 @@ void add_activations(TrainCtx& c) {
     if (c.stage.first) {
         const double emb = 8.0 * T + (o.dropout > 0 ? T * static_cast<double>(m.hidden) / split : 0.0);
         add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, fl * emb, kFwdBwd,
-                       "in_flight * (8 * T [+ T * h / (sp ? t : 1) with dropout]), T = b * s / cp", "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp)"),
+                       "in_flight * (8 * T [+ T * h / (sp ? t : 1) with dropout]), T = b * s / cp", "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]"),
             [&] { return o.dropout > 0 ? derive("{} * (8 * {} + {} * {} / {})", fl, T, T, m.hidden, split) : derive("{} * (8 * {})", fl, T); });
     }
     if (c.stage.last) {
         const bool head_trained = !c.finetune_adapters;
         const double fin = x.act_bytes * T * static_cast<double>(m.hidden) / split * (head_trained ? 2.0 : 1.0);
         add(c.e, c.d, comp("act.final", "activations: final norm input and output-layer input", Category::Activations, fl * fin, kFwdBwd,
-                       "in_flight * a_bytes * T * h * (1 + [lm_head trained]) / (sp ? t : 1), T = b * s / cp", "Megatron-LM theoretical_memory_usage.py (output layer input)"),
+                       "in_flight * a_bytes * T * h * (1 + [lm_head trained]) / (sp ? t : 1), T = b * s / cp", "Megatron-LM theoretical_memory_usage.py (output layer input) [megatron-theoretical-memory]"),
             [&] { return derive("{} * {} * {} * {} * {} / {}", fl, x.act_bytes, T, m.hidden, head_trained ? 2 : 1, split); });
         const double lb = o.fp32_logits ? 4.0 : x.act_bytes;
         const double logits = lb * T * static_cast<double>(m.vocab) / t;
         add(c.e, c.d, comp("logits", "logits (b x s x V)", Category::Logits, fl * logits, kFwdBwd, "in_flight * logit_bytes * T * V / t, T = b * s / cp",
-                       "HF transformers causal-LM loss upcasts logits to fp32; vocab-parallel split by t (Megatron)"),
+                       "HF transformers causal-LM loss upcasts logits to fp32 [transformers-code]; vocab-parallel split by t (Megatron) [megatron-theoretical-memory]"),
             [&] { return derive("{} * {} * {} * {} / {}", fl, lb, T, m.vocab, t); });
         add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax (b x s x V)", Category::Logits, fl * logits, kFwdBwd,
-                       "in_flight * logit_bytes * T * V / t, T = b * s / cp", "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss"),
+                       "in_flight * logit_bytes * T * V / t, T = b * s / cp", "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss [pytorch-docs]"),
             [&] { return derive("{} * {} * {} * {} / {}", fl, lb, T, m.vocab, t); });
         add(c.e, c.d, comp("logits.grad", "gradient of the logits (backward)", Category::Logits, logits, kBwd, "logit_bytes * T * V / t, T = b * s / cp",
                        "autograd: d(loss)/d(logits) has the logits' shape and dtype"),

@@ -8,7 +8,7 @@
 namespace vl {
 
 // The shapes that decide what a layer saves (from ModelSpec via layer_dims, or overridden, e.g. the
-// GPT assumptions of Korthikanti et al. 2022: 4h GeLU MLP, multi-head attention, LayerNorm).
+// GPT assumptions of [korthikanti2022]: 4h GeLU MLP, multi-head attention, LayerNorm).
 struct LayerDims {
     double h = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0;
     bool gated = false;
@@ -36,8 +36,8 @@ struct ActShape {
     bool save_qkv_in = true, save_o_in = true, save_fc1_in = true, save_fc2_in = true;
 };
 
-// Bytes one layer keeps for one micro-batch, by group (Korthikanti et al. 2022 §4.1 and Table 2;
-// seed 003 §2 walks through the same tensors).
+// Bytes one layer keeps for one micro-batch, by group [korthikanti2022 §4.1, Table 2];
+// [transformer-series5 §2] walks through the same tensors.
 struct LayerActivations {
     double norms = 0;      // inputs of the layer's norms
     double attention = 0;  // QKV input, Q, K, V, attention output, dropout mask, softmax statistics

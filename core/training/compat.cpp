@@ -87,7 +87,7 @@ void add_megatron_compat(TrainCtx& c) {
     const bool dist = s.parallel.zero >= 1;  // --use-distributed-optimizer
     const double per = dist ? 6 + 12 / static_cast<double>(s.parallel.dp) : 18;
     add(c.e, c.d, comp("megatron.weights_and_optimizer", "Megatron: weights and optimizer (most loaded shard)", Category::Weights, P * per,
-                       kAllPhases, "P_shard * (18 or 6 + 12/dp)", "Megatron-LM theoretical_memory_usage.py compute_weight_and_optimizer_memory"),
+                       kAllPhases, "P_shard * (18 or 6 + 12/dp)", "Megatron-LM theoretical_memory_usage.py compute_weight_and_optimizer_memory [megatron-theoretical-memory]"),
         [&] { return dist ? derive("{} * (6 + 12 / {})", P, s.parallel.dp) : derive("{} * 18", P); });
     if (!s.model.architecture_known()) return;
     const double act = megatron_activation_bytes(s);
@@ -95,7 +95,7 @@ void add_megatron_compat(TrainCtx& c) {
                        s.parallel.sp && s.train.recompute == Recompute::Selective
                            ? "((sbh(18 + 4f/h) L + 8sbp + sbhp) * pipeline_factor [+ 4sbh(1 + V/h) when pp = 1]) / t"
                            : "1.05 * ((sbh(10 + 24/t) L + 8sbp + sbhp) * pipeline_factor [+ 2(sbV/t + sbh) when pp = 1])",
-                       "Megatron-LM theoretical_memory_usage.py compute_activation_memory[_without_sp] (Korthikanti Table 2)"),
+                       "Megatron-LM theoretical_memory_usage.py compute_activation_memory[_without_sp] [megatron-theoretical-memory] (Korthikanti Table 2 [korthikanti2022])"),
         [&] { return megatron_activation_derivation(s); });
 }
 
@@ -139,7 +139,7 @@ void add_deepspeed_compat(TrainCtx& c) {
         }
     }
     add(c.e, c.d, comp("deepspeed.gpu_model_states", "DeepSpeed estimator: model states per GPU", Category::Optimizer, gpu, kAllPhases, gf_text,
-                       "DeepSpeed memory.rst / estimate_zero2|zero3_model_states_mem_needs"),
+                       "DeepSpeed memory.rst / estimate_zero2|zero3_model_states_mem_needs [deepspeed-memory]"),
         [&] {
             if (p.zero == 2) return p.offload_optimizer ? derive("2 * {}", P) : derive("4 * {} + floor(16 * {} / {})", P, P, N);
             if (all) return derive("4 * {}", LL);
@@ -148,7 +148,7 @@ void add_deepspeed_compat(TrainCtx& c) {
     const double share = cpu / gpn;
     add(c.e, c.d, comp("deepspeed.cpu_model_states", "DeepSpeed estimator: host memory (per GPU's share of the node)", Category::Optimizer, share,
                        kAllPhases, cf,
-                       "DeepSpeed estimate_zero2|zero3_model_states_mem_needs cpu_mem (additional_buffer_factor 1.5, zero_init), per GPU of the node",
+                       "DeepSpeed estimate_zero2|zero3_model_states_mem_needs cpu_mem (additional_buffer_factor 1.5, zero_init), per GPU of the node [deepspeed-memory]",
                        true),
         [&] {
             if (p.zero == 2) return p.offload_optimizer ? derive("{} * max(4 * {}, 16) * 1.5 / {}", P, N, gpn) : derive("{} * 4 * {} * 1.5 / {}", P, gpn, gpn);
@@ -169,16 +169,16 @@ void add_accelerate_compat(TrainCtx& c) {
     const double f32 = 4 * P;
     const double grads = fp32 ? f32 : 1.5 * f32, opt = 2 * f32, step = fp32 ? 4 * f32 : opt;
     add(c.e, c.d, comp("accelerate.model", "accelerate: model (fp32 size)", Category::Weights, f32, phase_bit(Phase::Load), "4 * P",
-                       "accelerate commands/estimate.py estimate_training_usage"),
+                       "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
         [&] { return derive("4 * {}", P); });
     add(c.e, c.d, comp("accelerate.gradients", "accelerate: gradient calculation", Category::Gradients, grads, phase_bit(Phase::Forward),
-                       fp32 ? "4 * P" : "1.5 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
+                       fp32 ? "4 * P" : "1.5 * 4 * P", "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
         [&] { return fp32 ? derive("4 * {}", P) : derive("1.5 * 4 * {}", P); });
     add(c.e, c.d, comp("accelerate.optimizer", "accelerate: backward pass (optimizer states)", Category::Optimizer, opt, phase_bit(Phase::Backward),
-                       "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
+                       "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
         [&] { return derive("2 * 4 * {}", P); });
     add(c.e, c.d, comp("accelerate.step", "accelerate: optimizer step", Category::Optimizer, step, phase_bit(Phase::Step),
-                       fp32 ? "4 * 4 * P" : "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage"),
+                       fp32 ? "4 * 4 * P" : "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
         [&] { return fp32 ? derive("4 * 4 * {}", P) : derive("2 * 4 * {}", P); });
 }
 

@@ -87,30 +87,30 @@ void add_finetune(TrainCtx& c) {
         const double q = c.w.linear;
         const double bits = nf4_constant_bits_per_param(ft.quant_block, ft.quant_block2, ft.double_quant);
         add(c.e, c.d, comp("weights.nf4", "frozen base: NF4 4-bit linear weights", Category::Weights, q * 0.5 / n_w, kAllPhases,
-                           "P_linear * 0.5 / N_w (4 bits)", "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage"),
+                           "P_linear * 0.5 / N_w (4 bits)", "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]"),
             [&] { return derive("{} * 0.5 / {}", q, n_w); });
         add(c.e, c.d, comp("weights.quant_constants", ft.double_quant ? "NF4 block constants (double-quantized)" : "NF4 block constants (fp32 absmax)",
                            Category::Weights, q * bits / 8 / n_w, kAllPhases,
                            ft.double_quant ? "P_linear * (8/B + 32/(B * B2)) / 8 / N_w" : "P_linear * 32/B / 8 / N_w",
-                           "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256)"),
+                           "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]"),
             [&] {
                 return ft.double_quant ? derive("{} * (8/{} + 32/({} * {})) / 8 / {}", q, ft.quant_block, ft.quant_block, ft.quant_block2, n_w)
                                        : derive("{} * 32/{} / 8 / {}", q, ft.quant_block, n_w);
             });
         add(c.e, c.d, comp("weights.frozen", "frozen base: 16-bit non-quantized weights (embeddings, head, norms)", Category::Weights,
                            (all - q) * base_bytes / n_w, kAllPhases, "(P - P_linear) * weight_bytes / N_w",
-                           "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped)"),
+                           "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]"),
             [&] { return derive("({} - {}) * {} / {}", all, q, base_bytes, n_w); });
         if (s.overheads.temp_buffers) {
             const double f = static_cast<double>(m.moe.num_experts > 0 && m.ffn == 0 ? m.moe.expert_ffn : std::max(m.ffn, m.moe.expert_ffn));
             const double buf = 2.0 * static_cast<double>(m.hidden) * f / tp;
             add(c.e, c.d, comp("buffers.dequant", "dequantized weight of the running layer (bf16)", Category::Buffers, buf, kFwdBwd,
-                               "2 * h * ffn / t (the largest linear weight, 2 B each)", "bitsandbytes matmul_4bit dequantizes each weight to the compute dtype"),
+                               "2 * h * ffn / t (the largest linear weight, 2 B each)", "bitsandbytes matmul_4bit dequantizes each weight to the compute dtype [bitsandbytes-code]"),
                 [&] { return derive("2 * {} * {} / {}", m.hidden, f, tp); });
         }
     } else {
         add(c.e, c.d, comp("weights.frozen", "frozen base weights", Category::Weights, all * base_bytes / n_w, kAllPhases,
-                           "P * weight_bytes / N_w", "Hu et al. 2021 (LoRA) Sec 4.2: the base is frozen, no gradients or optimizer states"),
+                           "P * weight_bytes / N_w", "Hu et al. 2021 (LoRA) Sec 4.2: the base is frozen, no gradients or optimizer states [lora2021 §4.2]"),
             [&] { return derive("{} * {} / {}", all, base_bytes, n_w); });
     }
 
@@ -148,7 +148,7 @@ void add_finetune(TrainCtx& c) {
         const double kept = s.train.recompute == Recompute::None || s.train.recompute == Recompute::Selective ? L : 0.0;
         add(c.e, c.d, comp("act.lora", "activations: LoRA adapter tensors", Category::Activations, c.in_flight * kept * per_layer, kFwdBwd,
                            "in_flight * L_kept * (a_bytes * T * r * modules [+ (a_bytes + 1) * T * d_in / t with lora_dropout]), T = b * s / cp",
-                           "PEFT LoraLayer forward: lora_B(lora_A(dropout(x)))"),
+                           "PEFT LoraLayer forward: lora_B(lora_A(dropout(x))) [peft-code]"),
             [&] {
                 const double r = static_cast<double>(ft.lora_rank);
                 return ft.lora_dropout > 0

@@ -9,13 +9,13 @@
 namespace vl {
 
 // LoRA adds A (r x in) and B (out x r) to each targeted linear layer: r * (in + out) parameters
-// (Hu et al. 2021; PEFT LoraLayer.update_layer). Per layer, for a dense or an MoE layer (every
+// ([lora2021]; PEFT LoraLayer.update_layer [peft-code]). Per layer, for a dense or an MoE layer (every
 // expert's gate/up/down and the shared expert are targets too, as PEFT matches them by name).
 int64_t lora_params_per_layer(const ModelSpec& m, int64_t rank, unsigned targets, bool moe_layer);
 // Sum over all layers (PEFT "trainable params").
 int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets);
 
-// QLoRA storage per quantized parameter (Dettmers et al. 2023 §3): 4-bit NF4 codes plus the block
+// QLoRA storage per quantized parameter [qlora2023 §3]: 4-bit NF4 codes plus the block
 // constants: one fp32 absmax per `block` weights (32/64 = 0.5 bit), or with double quantization an
 // 8-bit absmax per block plus one fp32 constant per `block2` blocks (8/64 + 32/(64*256) = 0.127 bit).
 double nf4_constant_bits_per_param(int64_t block, int64_t block2, bool double_quant);

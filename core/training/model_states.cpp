@@ -9,11 +9,11 @@ namespace vl {
 Dtypes training_dtypes(const TrainingOptions& t) {
     Dtypes d;
     switch (t.precision) {
-        case Precision::FP32:  // seed 001: 4 + 4 + 8 = 16 B/param with Adam
+        case Precision::FP32:  // 4 + 4 + 8 = 16 B/param with Adam [llm-gpu-memory-2025]
             d.weight = 4; d.grad = 4; d.master = t.extra_fp32_weight_copy ? 4 : 0; d.state = 4; d.act = 4; d.linear_in = 4;
             break;
         case Precision::MixedFP16:
-        case Precision::MixedBF16:  // seed 001 / ZeRO §3.1: 2 + 2 + (4 + 4 + 4) = 16 B/param with Adam
+        case Precision::MixedBF16:  // 2 + 2 + (4 + 4 + 4) = 16 B/param with Adam [llm-gpu-memory-2025] [zero2020 §3.1]
             d.weight = 2; d.grad = t.fp32_grad_accum ? 4 : 2; d.master = 4; d.state = 4; d.act = 2; d.linear_in = 2;
             break;
         case Precision::PureBF16:  // bf16 everywhere, no master copy: 2 + 2 + 2 * 2 = 8 B/param with Adam
@@ -24,22 +24,22 @@ Dtypes training_dtypes(const TrainingOptions& t) {
             d.fp8_cache = 2;
             break;
     }
-    if (t.fp32_grad_copy) d.grad_copy = 4;  // seed 003: (2 + 4) + (2 + 4) + 8 = 20 B/param
+    if (t.fp32_grad_copy) d.grad_copy = 4;  // (2 + 4) + (2 + 4) + 8 = 20 B/param [transformer-series5 §3.1]
     if (t.optimizer_state_dtype == StateDtype::FP32) d.state = 4;
     if (t.optimizer_state_dtype == StateDtype::BF16) d.state = 2;
     return d;
 }
 
 // bitsandbytes block-wise 8-bit optimizers: 1 byte per state element plus one fp32 absmax per
-// 2048-element block (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
+// 2048-element block [adam8bit2022].
 inline constexpr double kAdam8bitBlock = 2048;
 
 double optimizer_state_bytes(const TrainingOptions& t, double params, double factored_states, double state_bytes) {
     switch (t.optimizer) {
         case Optimizer::SGD: return 0;                                   // no state
         case Optimizer::SGDMomentum: return params * state_bytes;        // momentum buffer
-        case Optimizer::AdamW: return 2 * params * state_bytes;          // m and v (Kingma & Ba 2015)
-        case Optimizer::Lion: return params * state_bytes;               // one momentum (Chen et al. 2023)
+        case Optimizer::AdamW: return 2 * params * state_bytes;          // m and v [kingma2015]
+        case Optimizer::Lion: return params * state_bytes;               // one momentum [lion2023]
         case Optimizer::Adam8bit: return 2 * params * (1 + 4 / kAdam8bitBlock);
         case Optimizer::Adafactor: return factored_states * state_bytes; // row + column second moments (Shazeer & Stern 2018)
         case Optimizer::Custom: return params * t.custom_optimizer_bytes_per_param;
@@ -136,10 +136,10 @@ static Derivation optimizer_derivation(const TrainingOptions& t, double P, doubl
 
 static const char* optimizer_source(Optimizer o) {
     switch (o) {
-        case Optimizer::Adam8bit: return "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization (block 2048, fp32 absmax)";
-        case Optimizer::Adafactor: return "Shazeer & Stern 2018, Adafactor (factored second moments); HF transformers Adafactor";
-        case Optimizer::Lion: return "Chen et al. 2023, Symbolic Discovery of Optimization Algorithms (Lion: one momentum)";
-        default: return "ZeRO (Rajbhandari et al. 2020) Sec 3.1: optimizer states K*P, divided by N_d from ZeRO-1";
+        case Optimizer::Adam8bit: return "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization (block 2048, fp32 absmax) [adam8bit2022]";
+        case Optimizer::Adafactor: return "Shazeer & Stern 2018, Adafactor (factored second moments) [shazeer2018]; HF transformers Adafactor [transformers-code]";
+        case Optimizer::Lion: return "Chen et al. 2023, Symbolic Discovery of Optimization Algorithms (Lion: one momentum) [lion2023]";
+        default: return "ZeRO (Rajbhandari et al. 2020) Sec 3.1: optimizer states K*P, divided by N_d from ZeRO-1 [zero2020 §3.1]";
     }
 }
 
@@ -157,19 +157,19 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
 
     add(c.e, c.d, comp(lora ? "lora.weights" : "weights", lora ? "LoRA adapter weights" : "weights",
                    Category::Weights, P * dt.weight / n_w, kAllPhases, "P * weight_bytes / N_w (N_w = shard group with ZeRO-3/FSDP)",
-                   "ZeRO (Rajbhandari et al. 2020) Sec 5: P_p partitions parameters (16*P/N_d at stage 3)", par.offload_params && !lora),
+                   "ZeRO (Rajbhandari et al. 2020) Sec 5: P_p partitions parameters (16*P/N_d at stage 3) [zero2020 §5]", par.offload_params && !lora),
         [&] { return derive("{} * {} / {}", P, dt.weight, n_w); });
     add(c.e, c.d, comp(lora ? "lora.grads" : "grads", lora ? "LoRA adapter gradients" : "gradients", Category::Gradients,
                    P * dt.grad / n_g, grad_phases, "P * grad_bytes / N_g (N_g = shard group from ZeRO-2)",
-                   "seed 001 table (2 B, or 4 B with fp32 accumulation); ZeRO Sec 5.2 P_g", opt_host),
+                   "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]", opt_host),
         [&] { return derive("{} * {} / {}", P, dt.grad, n_g); });
     if (dt.grad_copy > 0)
         add(c.e, c.d, comp(lora ? "lora.grads_fp32_copy" : "grads.fp32_copy", "fp32 gradient copy for the step", Category::Gradients,
-                       P * dt.grad_copy / n_o, kStep, "P * 4 / N_opt", "seed 003 Sec 3.1 (20 B/param mixed, 24 B/param fp32); ZeRO Sec 3.2 fused fp32 buffer", opt_host),
+                       P * dt.grad_copy / n_o, kStep, "P * 4 / N_opt", "20 B/param mixed, 24 B/param fp32 [transformer-series5 §3.1]; ZeRO Sec 3.2 fused fp32 buffer [zero2020 §3.2]", opt_host),
             [&] { return derive("{} * {} / {}", P, dt.grad_copy, n_o); });
     if (dt.master > 0)
         add(c.e, c.d, comp(lora ? "lora.master" : "optimizer.master", "fp32 master weights", Category::Optimizer, P * dt.master / n_o,
-                       kAfterLoad, "P * 4 / N_opt", "Micikevicius et al. 2018; ZeRO Sec 3.1 (K = 12 includes the fp32 copy)", opt_host),
+                       kAfterLoad, "P * 4 / N_opt", "Micikevicius et al. 2018 [micikevicius2018]; ZeRO Sec 3.1 (K = 12 includes the fp32 copy) [zero2020 §3.1]", opt_host),
             [&] { return derive("{} * {} / {}", P, dt.master, n_o); });
     const double states = optimizer_state_bytes(o, P, t.factored_states, dt.state) / n_o;
     if (states > 0 || o.optimizer != Optimizer::SGD)
@@ -178,7 +178,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
             [&] { return optimizer_derivation(o, P, t.factored_states, dt.state, n_o); });
     if (dt.fp8_cache > 0 && !lora)
         add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, c.w.linear * dt.fp8_cache / n_w, kFwdBwd,
-                       "P_linear * fp8_copies / N_w (weight + transpose, 1 B each)", "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise)", false),
+                       "P_linear * fp8_copies / N_w (weight + transpose, 1 B each)", "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise) [transformer-engine-code]", false),
             [&] { return derive("{} * {} / {}", c.w.linear, dt.fp8_cache, n_w); });
 }
 

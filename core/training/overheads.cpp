@@ -8,10 +8,10 @@ namespace vl {
 
 void add_context(TrainCtx& c) {
     const double b = c.s.overheads.cuda_context_bytes;
-    // Default 0.5 GiB: CUDA context + PyTorch/cuBLAS kernels ("a few hundred MB", seed 003 Sec 1;
-    // vLLM PR #10511 measured 1.79 GiB non-torch memory including NCCL on H100).
+    // Default 0.5 GiB: CUDA context + PyTorch/cuBLAS kernels ("a few hundred MB", [transformer-series5 §1];
+    // [vllm-pr10511] measured 1.79 GiB non-torch memory including NCCL on H100).
     add(c.e, c.d, comp("overhead.cuda_context", "CUDA context and framework", Category::Overhead, b, kAllPhases,
-                       "overheads.cuda_context_bytes", "seed 003 Sec 1 (framework CUDA context: a few hundred MB)"),
+                       "overheads.cuda_context_bytes", "framework CUDA context: a few hundred MB [transformer-series5 §1]"),
         [&] { return derive("{}", b); });
 }
 
@@ -22,7 +22,7 @@ void add_buffers(TrainCtx& c) {
     if (p.dp > 1) {
         const double b = s.overheads.bucket_bytes;
         add(c.e, c.d, comp("buffers.comm_bucket", "gradient all-reduce / reduce-scatter bucket", Category::Buffers, b, kBwd,
-                           "overheads.bucket_bytes", "PyTorch DDP bucket_cap_mb; DeepSpeed reduce_bucket_size; ZeRO Sec 6.2 (constant-size buffers)"),
+                           "overheads.bucket_bytes", "PyTorch DDP bucket_cap_mb [pytorch-docs]; DeepSpeed reduce_bucket_size; ZeRO Sec 6.2 (constant-size buffers) [zero2020 §6.2]"),
             [&] { return derive("{}", b); });
     }
     if (p.zero >= 3 && c.largest_layer > 0) {
@@ -30,18 +30,18 @@ void add_buffers(TrainCtx& c) {
         // (the gathered fp16 parameters and the layer's fp16 gradients before reduce-scatter).
         const double ll = c.largest_layer, wb = c.dt.weight;
         add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, ll * wb, kFwdBwd,
-                           "largest_layer_params * weight_bytes", "DeepSpeed memory.rst: 4 * largest_layer_params (params half)"),
+                           "largest_layer_params * weight_bytes", "DeepSpeed memory.rst: 4 * largest_layer_params (params half) [deepspeed-memory]"),
             [&] { return derive("{} * {}", ll, wb); });
         if (!c.finetune_adapters)
             add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, ll * wb, kBwd,
-                               "largest_layer_params * weight_bytes", "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half)"),
+                               "largest_layer_params * weight_bytes", "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half) [deepspeed-memory]"),
                 [&] { return derive("{} * {}", ll, wb); });
     }
 }
 
 // The caching allocator keeps freed blocks it cannot reuse for a differently sized request; reserve a
 // fraction of the peak allocation (default 5%, the same margin Megatron's theoretical_memory_usage.py
-// adds as "overhead_factor = 1.05"; seed 002 warns that measured memory can exceed estimates by 30%+).
+// adds as "overhead_factor = 1.05" [megatron-theoretical-memory]; [kaiyuan-memory] warns that measured memory can exceed estimates by 30%+).
 void add_fragmentation(const Scenario& s, Detail d, Estimate& e) {
     const double f = s.overheads.fragmentation;
     if (!(f > 0)) return;
@@ -57,7 +57,7 @@ void add_fragmentation(const Scenario& s, Detail d, Estimate& e) {
     const double alloc = ph[static_cast<size_t>(peak)];
     add(e, d, comp("overhead.fragmentation", "allocator fragmentation reserve (at the peak)", Category::Overhead, f * alloc,
                    1u << static_cast<unsigned>(peak), "overheads.fragmentation * allocated bytes at the peak phase",
-                   "PyTorch caching allocator; Megatron theoretical_memory_usage.py 5% overhead factor"),
+                   "PyTorch caching allocator [pytorch-docs]; Megatron theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]"),
         [&] { return derive("{} * {}", f, alloc); });
 }
 

@@ -69,7 +69,7 @@ static void add_warnings(const Scenario& s, Estimate& e) {
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA && s.finetune.paged_optimizer)
         e.warnings.push_back("paged optimizer: the adapter optimizer states are counted on the GPU; under pressure they page to host memory");
     if (s.train.activation_formula == ActivationFormula::Coefficient && s.train.recompute != Recompute::None)
-        e.warnings.push_back("the coefficient formula C*L*b*s*h ignores train.recompute: choose C for your recomputation (seed 000: 10-15 none, 2-4 checkpointing, ~1.5 FlashAttention)");
+        e.warnings.push_back("the coefficient formula C*L*b*s*h ignores train.recompute: choose C for your recomputation ([makinaruto2025]: 10-15 none, 2-4 checkpointing, ~1.5 FlashAttention)");
 }
 
 void estimate_training(const Scenario& s, Detail d, Estimate& e) {

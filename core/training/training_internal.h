@@ -6,13 +6,13 @@
 
 namespace vl {
 
-// Bytes per element of each training tensor, chosen by the precision regime (seed 001 table,
-// seed 003 §3.1, ZeRO paper §3.1, Micikevicius et al. 2018 mixed precision).
+// Bytes per element of each training tensor, chosen by the precision regime ([llm-gpu-memory-2025]
+// table, [transformer-series5 §3.1], [zero2020 §3.1], mixed precision [micikevicius2018]).
 struct Dtypes {
     double weight = 2;      // trainable weights as the forward pass uses them
     double grad = 2;        // gradients (4 with fp32 accumulation or in FP32)
     double master = 4;      // fp32 master copy (mixed regimes; FP32 only with extra_fp32_weight_copy)
-    double grad_copy = 0;   // extra fp32 gradient copy made for the step (seed 003's 20 B regime)
+    double grad_copy = 0;   // extra fp32 gradient copy made for the step (the 20 B regime of [transformer-series5 §3.1])
     double state = 4;       // one optimizer state element
     double fp8_cache = 0;   // FP8: fp8 weight + transpose cache of the linear weights
     double act = 2;         // activations

@@ -1,6 +1,7 @@
 // Shared pieces of the browser tests: command-line flags, a static server on loopback that mounts
-// the built site under a sub-path (proving the page uses relative URLs only), and headless
-// Chromium with WebGL2 through SwiftShader (flags from ../shared/notes/toolchain.md).
+// the built site under a sub-path (proving the page uses relative URLs only), headless Chromium
+// with WebGL2 through SwiftShader (flags from ../shared/notes/toolchain.md), and driving the app
+// as a person does (openApp, settle, item, click).
 import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -51,4 +52,106 @@ export function finish(name, failures, passedText = 'passed') {
     process.exit(1);
   }
   console.log(`${name}: ${passedText}`);
+}
+
+export const APP_TIMEOUT_MS = 90_000;
+
+// A new tab (own context: viewport, touch, clipboard permissions) on url, once the app is ready.
+// Uncaught page errors go to onError (the tests count them as failures).
+export async function openApp(browser, url, opts = {}, onError = () => {}) {
+  const ctx = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 },
+    deviceScaleFactor: opts.dpr ?? 1, isMobile: !!opts.mobile, hasTouch: !!opts.mobile,
+    permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await ctx.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') console.error(`  [console] ${m.text().slice(0, 300)}`); });
+  page.on('pageerror', (e) => onError(`page error: ${e.message}`));
+  await page.goto(url);
+  await page.waitForFunction(() => window.vramlens && (window.vramlens.ready || window.vramlens.error), null,
+                             { timeout: APP_TIMEOUT_MS });
+  const err = await page.evaluate(() => window.vramlens.error);
+  if (err) throw new Error(`page failed to start: ${err}`);
+  return page;
+}
+
+export const appState = (page) => page.evaluate(() => window.vramlens.state());
+const frames = (page) => page.evaluate(() => window.vramlens.frames);
+
+// Wait until the app has drawn its frames after the last input (it pauses when idle).
+export async function settle(page) {
+  await page.waitForTimeout(60);
+  let f = await frames(page);
+  for (let i = 0; i < 50; i++) {
+    await page.waitForTimeout(40);
+    const g = await frames(page);
+    if (g === f) return;
+    f = g;
+  }
+}
+
+// Where a widget is on screen (the app records each widget's rectangle under a key).
+export async function item(page, key) {
+  await settle(page);
+  const it = await page.evaluate((k) => window.vramlens.item(k), key);
+  if (!it) throw new Error(`no widget '${key}' on screen`);
+  return it;
+}
+
+// A click as a person makes it: move, press, (a frame), release; or a tap on a touch screen.
+export async function click(page, key, opts = {}) {
+  const it = await item(page, key);
+  if (opts.touch) await page.touchscreen.tap(it.cx, it.cy);
+  else {
+    await page.mouse.move(it.cx, it.cy);
+    await page.waitForTimeout(50);
+    await page.mouse.down();
+    await page.waitForTimeout(50);
+    await page.mouse.up();
+  }
+  await settle(page);
+}
+
+// A key press as a person makes it: the keys go down, stay down for a frame, come up. (Dear ImGui
+// 1.86 reads which keys are down once per frame: a press and release between two frames is missed.)
+export async function press(page, combo) {
+  const keys = combo.split('+');
+  for (const k of keys) await page.keyboard.down(k);
+  await page.waitForTimeout(50);
+  for (const k of keys.reverse()) await page.keyboard.up(k);
+  await settle(page);
+}
+
+// Paste as a person does: the text goes on the system clipboard (the context grants clipboard
+// access), a click on a widget that takes no text (the total) puts the keyboard on the page, Ctrl+V.
+export async function paste(page, text, at = 'total') {
+  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  const it = await item(page, at);
+  await page.mouse.click(it.cx, it.cy);
+  await settle(page);
+  await press(page, 'Control+V');
+}
+
+// Drop a file on the page. Playwright's documented way: a DataTransfer made in the page, dispatched
+// with the drop event (no real drag-and-drop from outside the browser is possible in a test).
+export async function dropFile(page, text, name = 'config.json') {
+  const dt = await page.evaluateHandle(([t, n]) => {
+    const d = new DataTransfer();
+    d.items.add(new File([t], n, { type: 'application/json' }));
+    return d;
+  }, [text, name]);
+  await page.locator('#canvas').dispatchEvent('drop', { dataTransfer: dt });
+  await dt.dispose();
+}
+
+// The app's message line(s) as shown: ui.notice (what went wrong) and ui.status (what was done).
+export const messages = (page) => page.evaluate(() => {
+  const u = window.vramlens.state().ui;
+  return `${u.notice}|${u.status}`;
+});
+// Wait until the app shows a message other than `before` (an action's answer), then let it draw.
+export async function waitForMessage(page, before, timeout = 30_000) {
+  await page.waitForFunction((b) => {
+    const u = window.vramlens.state().ui;
+    return `${u.notice}|${u.status}` !== b && `${u.notice}${u.status}` !== '';
+  }, before, { timeout, polling: 100 });
+  await settle(page);
 }

@@ -1,16 +1,17 @@
 // Browser test of the web app's UI (scripts/test.sh step "browser-ui"), driving the real page in
-// headless Chromium (WebGL2 through SwiftShader) with mouse, keyboard and DOM events:
+// headless Chromium (WebGL2 through SwiftShader) with mouse, keyboard, the clipboard and a file drop:
 //   1. pick a model preset by typing in the search field and clicking it
 //   2. switch to training, change precision (combo) and micro-batch (+ button)
 //   3. the total the page shows equals the core's number for that scenario (test hook)
-//   4. paste a config.json (a real DOM paste event) -> the model is imported
+//   4. paste a config.json (system clipboard + Ctrl+V) -> the model is imported
 //   5. open the shared link in a new page -> the same scenario; a tampered link -> defaults + notice
 //   6. switch language and theme
 //   7. exports (JSON, Markdown, CSV) through the clipboard and as downloads carry the core's total
 //   8. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
 //
 // Usage: node ui.mjs --site build/web/site [--docs docs] [--chromium /usr/bin/chromium]
-import { finish, launchChromium, parseArgs, serveSite } from './harness.mjs';
+import { appState as state, click, dropFile, finish, launchChromium, messages, openApp, parseArgs, paste, serveSite,
+         settle, waitForMessage } from './harness.mjs';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,6 @@ const siteDir = resolve(args.site ?? 'build/web/site');
 const docsDir = resolve(args.docs ?? join(here, '../../docs'));
 const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
 const configPath = join(here, '../data/configs/gpt2.json');
-const TIMEOUT_MS = 90_000;
 
 const failures = [];
 const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
@@ -33,51 +33,8 @@ const base = server.url;
 
 const browser = await launchChromium(executablePath);
 
-async function open(url, opts = {}) {
-  const ctx = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 },
-    deviceScaleFactor: opts.dpr ?? 1, isMobile: !!opts.mobile, hasTouch: !!opts.mobile,
-    permissions: ['clipboard-read', 'clipboard-write'] });
-  const page = await ctx.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') console.error(`  [console] ${m.text()}`); });
-  page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
-  await page.goto(url);
-  await page.waitForFunction(() => window.vramlens && (window.vramlens.ready || window.vramlens.error), null, { timeout: TIMEOUT_MS });
-  const err = await page.evaluate(() => window.vramlens.error);
-  if (err) throw new Error(`page failed to start: ${err}`);
-  return page;
-}
-const state = (page) => page.evaluate(() => window.vramlens.state());
+const open = (url, opts = {}) => openApp(browser, url, opts, (what) => failures.push(what));
 const frames = (page) => page.evaluate(() => window.vramlens.frames);
-// Wait until the app has drawn a few frames after the last input (it pauses when idle).
-async function settle(page) {
-  await page.waitForTimeout(60);
-  let f = await frames(page);
-  for (let i = 0; i < 50; i++) {
-    await page.waitForTimeout(40);
-    const g = await frames(page);
-    if (g === f) return;
-    f = g;
-  }
-}
-async function item(page, key) {
-  await settle(page);
-  const it = await page.evaluate((k) => window.vramlens.item(k), key);
-  if (!it) throw new Error(`no widget '${key}' on screen`);
-  return it;
-}
-// A click as a person makes it: move, press, (a frame), release.
-async function click(page, key, opts = {}) {
-  const it = await item(page, key);
-  if (opts.touch) await page.touchscreen.tap(it.cx, it.cy);
-  else {
-    await page.mouse.move(it.cx, it.cy);
-    await page.waitForTimeout(50);
-    await page.mouse.down();
-    await page.waitForTimeout(50);
-    await page.mouse.up();
-  }
-  await settle(page);
-}
 const fmt = (bytes, unit) => `${(bytes / (unit === 'GB' ? 1e9 : 2 ** 30)).toFixed(2)} ${unit}`;
 
 try {
@@ -131,14 +88,9 @@ try {
   check(s3.ok && !!s3.ui.notice, `a tampered link loads the defaults with a notice`);
   await page3.close();
 
-  // 4. paste a config.json (a real paste event, as Ctrl+V delivers it).
+  // 4. paste a config.json: on the system clipboard, then Ctrl+V on the page.
   const cfg = await readFile(configPath, 'utf8');
-  await page2.evaluate((text) => {
-    const dt = new DataTransfer();
-    dt.setData('text/plain', text);
-    document.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
-  }, cfg);
-  await settle(page2);
+  await paste(page2, cfg);
   const s4 = await state(page2);
   const m4 = JSON.parse(s4.scenario).model;
   check(s4.ui.preset === '' && s4.ui.source === 3 && m4 && m4.hidden === 768 && m4.layers === 12,
@@ -161,15 +113,11 @@ try {
   await page2.screenshot({ path: join(docsDir, 'screenshot-desktop-zh.png') });
   await page2.close();
 
-  // Drop a config.json file on the page (a real drop event carrying a File).
+  // Drop a config.json file on the page.
   const page4 = await open(base);
-  await page4.evaluate((text) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([text], 'config.json', { type: 'application/json' }));
-    document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, cfg);
-  await page4.waitForTimeout(200);
-  await settle(page4);
+  const before4 = await messages(page4);
+  await dropFile(page4, cfg);
+  await waitForMessage(page4, before4);
   const d4 = await state(page4);
   const dm = JSON.parse(d4.scenario).model;
   check(d4.ui.source === 3 && dm && dm.hidden === 768, 'a dropped config.json file is imported');

@@ -440,3 +440,259 @@ TEST_CASE("long component names are cut with an ellipsis to the column") {
     CHECK(name.compare(0, cut.size() - 3, cut, 0, cut.size() - 3) == 0);  // a prefix of the name
     ImGui::EndFrame();
 }
+
+// ---- issue 12: no crash, no lost work, no silent wrong answer -------------------------------
+
+namespace {
+
+// Every "fragment" the app asked the page to put in the address bar, in order.
+std::vector<std::string> fragments(const AppState& app) {
+    std::vector<std::string> out;
+    for (const OutEvent& o : app.outbox)
+        if (o.kind == "fragment") out.push_back(o.a);
+    return out;
+}
+
+// A scenario that is not the page's default: training, micro-batch 2 (two clicks of work).
+void make_work(Harness& h) {
+    h.frames(2);
+    h.click("mode.0");
+    h.click("train.micro_batch.plus");
+    REQUIRE(h.app.scenario.mode == Mode::Train);
+    REQUIRE(scenario_to_json(h.app.scenario) != scenario_to_json(default_scenario()));
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("opening a share link leaves the link in the address bar, not the default scenario's") {
+    Harness h;
+    make_work(h);
+    const std::string link = h.app.ui.last_fragment;
+    REQUIRE(link == encode_share_link(h.app.scenario));
+
+    Harness other;
+    other.app.ui.env.hash = "#" + link;
+    other.frames(3);
+    CHECK(scenario_to_json(other.app.scenario) == scenario_to_json(h.app.scenario));
+    // The address bar already holds this link: nothing is written over it, least of all the defaults'.
+    for (const std::string& f : fragments(other.app)) CHECK(f == link);
+    CHECK(fragments(other.app).empty());
+
+    // A link that decodes to the same scenario but is not written the canonical way (pretty JSON
+    // inside) is replaced by the canonical one, once, and never by the defaults'.
+    std::string payload = scenario_to_json(h.app.scenario, JsonStyle::Pretty);
+    const uint32_t crc = crc32(payload);
+    for (int shift = 24; shift >= 0; shift -= 8) payload.push_back(static_cast<char>((crc >> shift) & 0xFF));
+    const std::string pretty_link = "v1." + base64url_encode(payload);
+    REQUIRE(pretty_link != link);
+    Harness third;
+    third.app.ui.env.hash = "#" + pretty_link;
+    third.frames(3);
+    CHECK(third.app.ui.notice.empty());
+    CHECK(fragments(third.app) == std::vector<std::string>{link});
+}
+
+TEST_CASE("a damaged link opened in a tab that holds work keeps the work and says what is wrong") {
+    Harness h;
+    make_work(h);
+    const std::string work = scenario_to_json(h.app.scenario);
+    const std::string link = h.app.ui.last_fragment;
+    std::string garbled = link;
+    garbled[link.size() / 2] = garbled[link.size() / 2] == 'A' ? 'B' : 'A';
+    const std::vector<std::string> damaged = {
+        link.substr(0, link.size() - 6),             // truncated (a cut-off copy)
+        garbled,                                     // one character mistyped: the CRC-32 catches it
+        "v1.",                                       // nothing after the prefix
+        "v9." + link.substr(3),                      // a version this build does not read
+        "not-a-link",
+        std::string(1'500'000, 'A'),                 // 1.5 MB in the address bar
+        std::string("v1.\0\xff\xfe", 6),             // NUL and bytes that are not UTF-8
+    };
+    for (const std::string& bad : damaged) {
+        INFO("link " << bad.substr(0, 40) << " (" << bad.size() << " bytes)");
+        h.app.outbox.clear();
+        h.app.ui.notice.clear();
+        h.app.inbox.push_back({"hash", "", "#" + bad});
+        h.frames(2);
+        CHECK(scenario_to_json(h.app.scenario) == work);
+        CHECK(contains(h.app.ui.notice, "could not be read, so your scenario was kept"));
+        CHECK(h.has("notice"));
+        // The address bar gets the work's own link back, so a reload or a copy keeps the work too.
+        CHECK(fragments(h.app) == std::vector<std::string>{link});
+    }
+    // A good link in the same tab still opens.
+    Harness other;
+    other.frames(2);
+    const std::string default_link = other.app.ui.last_fragment;
+    h.app.outbox.clear();
+    h.app.inbox.push_back({"hash", "", "#" + default_link});
+    h.frames(2);
+    CHECK(scenario_to_json(h.app.scenario) == scenario_to_json(default_scenario()));
+    CHECK(fragments(h.app).empty());  // the bar already holds it
+    CHECK(h.app.ui.notice.empty());   // the last damaged link's message is gone
+}
+
+TEST_CASE("open_hash takes any text without changing the scenario unless it is a good link") {
+    AppState app = make_app_state();
+    app.ui.started = true;
+    app.scenario.mode = Mode::FineTune;
+    app.dirty = true;
+    refresh(app);
+    const std::string work = scenario_to_json(app.scenario);
+    for (const std::string& text : {std::string(), std::string("#"), std::string("#v1"), std::string("\n\t #v1. \n"),
+                                    std::string(5'000'000, '#'), std::string("#v1.") + std::string(100'000, '_')}) {
+        open_hash(app, text);
+        refresh(app);
+        CHECK(scenario_to_json(app.scenario) == work);
+    }
+}
+
+TEST_CASE("a scenario, a config.json and a link go to their own reader wherever they are pasted") {
+    const std::string scenario_file = read_file(std::string(VRAMLENS_TEST_DATA) + "/../../docs/examples/llama-3-8b-lora-4090.json");
+    const std::string gpt2 = read_file(std::string(VRAMLENS_TEST_DATA) + "/configs/gpt2.json");
+    REQUIRE(contains(scenario_file, "\"rtx-4090\""));
+    REQUIRE_FALSE(gpt2.empty());
+
+    SECTION("pasted on the page") {
+        Harness h;
+        make_work(h);
+        h.app.inbox.push_back({"paste", "", scenario_file});
+        h.frames(2);
+        CHECK(h.app.scenario.mode == Mode::FineTune);          // the file's "mode": "finetune"
+        CHECK(h.app.scenario.finetune.method == FineTuneMethod::LoRA);
+        CHECK(h.app.ui.gpu_preset_id == "rtx-4090");
+        CHECK(status_text(h.app) == "This is a vramlens scenario: opened it.");
+        CHECK(h.has("status"));
+        CHECK(h.app.ui.notice.empty());
+
+        h.app.inbox.push_back({"drop", "", gpt2});
+        h.frames(2);
+        CHECK(h.app.scenario.model.hidden == 768);  // gpt2 config.json: n_embd 768
+        CHECK(h.app.scenario.mode == Mode::FineTune);  // the rest of the scenario stays
+        CHECK(status_text(h.app) == "This is a config.json: imported the model: gpt2");
+        h.click("toggle.lang");  // the message follows the language
+        CHECK(status_text(h.app) == "这是 config.json：已导入模型: gpt2");
+    }
+    SECTION("typed into the config.json box and imported") {
+        Harness h(1280, 2000);
+        h.frames(2);
+        h.click("model.source.3");  // config.json
+        REQUIRE(h.has("model.import"));
+        h.app.ui.config_text = scenario_file;  // a scenario where a config.json goes
+        h.click("model.import");
+        CHECK(h.app.scenario.mode == Mode::FineTune);
+        CHECK(h.app.ui.gpu_preset_id == "rtx-4090");
+        CHECK(h.app.ui.config_errors.empty());
+        CHECK(status_text(h.app) == "This is a vramlens scenario: opened it.");
+
+        h.click("model.source.3");
+        h.app.ui.config_text = gpt2;
+        h.click("model.import");
+        CHECK(h.app.scenario.model.layers == 12);  // n_layer 12
+        CHECK(h.app.ui.source == ModelSource::Config);
+        CHECK(status_text(h.app) == "This is a config.json: imported the model: gpt2");
+
+        // A share link copied from the address bar, pasted into the box.
+        Scenario s = default_scenario();
+        s.infer.batch = 8;
+        const std::string link = encode_share_link(s);
+        h.click("model.source.3");
+        h.app.ui.config_text = "https://example.org/vramlens/#" + link;
+        h.click("model.import");
+        CHECK(scenario_to_json(h.app.scenario) == scenario_to_json(s));
+        CHECK(status_text(h.app) == "This is a vramlens link: opened it.");
+    }
+    SECTION("something else: says what it is and changes nothing") {
+        Harness h;
+        make_work(h);
+        const std::string work = scenario_to_json(h.app.scenario);
+        const std::string tokenizer = R"({"version": "1.0", "truncation": null, "added_tokens": [],
+                                          "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}})";
+        h.app.inbox.push_back({"paste", "", tokenizer});
+        h.frames(2);
+        CHECK(scenario_to_json(h.app.scenario) == work);
+        CHECK(contains(h.app.ui.notice, "neither a vramlens link, a scenario nor a config.json"));
+        CHECK(contains(h.app.ui.notice, "tokenizer.json"));
+        CHECK(status_text(h.app).empty());
+        // A scenario that its reader rejects: named as a scenario, with the field at fault.
+        h.app.inbox.push_back({"paste", "", R"({"version": 1, "model": "llama-3.1-8b", "mode": "sing"})"});
+        h.frames(2);
+        CHECK(scenario_to_json(h.app.scenario) == work);
+        CHECK(contains(h.app.ui.notice, "This is a vramlens scenario, but it could not be opened"));
+        CHECK(contains(h.app.ui.notice, "mode"));
+    }
+}
+
+TEST_CASE("large input: refused above the limit with its size, read below it, never shown whole in a field") {
+    Harness h;
+    make_work(h);
+    const std::string work = scenario_to_json(h.app.scenario);
+    // The page refuses text over kMaxJsonInputBytes (4 MiB = 4,194,304 bytes) and tells the app its size.
+    h.app.inbox.push_back({"refused", "paste", "5000000"});
+    h.frames(2);
+    CHECK(h.app.ui.notice ==
+          "The pasted text is 5000 KB; at most 4194 KB is read (a config.json or a scenario is a few KB: was "
+          "something else given?). Nothing was changed.");
+    CHECK(h.has("notice"));
+    CHECK(scenario_to_json(h.app.scenario) == work);
+    h.app.inbox.push_back({"refused", "drop", "12000000"});
+    h.frames(2);
+    CHECK(contains(h.app.ui.notice, "The dropped file is 12 MB; at most 4194 KB is read"));
+
+    // A real config.json with a 1.5 MB "description": read and imported; too long to show in the box.
+    std::string cfg = read_file(std::string(VRAMLENS_TEST_DATA) + "/configs/gpt2.json");
+    const size_t brace = cfg.find('{');
+    REQUIRE(brace != std::string::npos);
+    cfg.insert(brace + 1, "\"description\": \"" + std::string(1'500'000, 'd') + "\",");
+    h.app.inbox.push_back({"paste", "", cfg});
+    h.frames(3);
+    CHECK(h.app.scenario.model.hidden == 768);
+    CHECK(h.app.ui.source == ModelSource::Config);
+    CHECK(h.app.ui.config_text.empty());
+    CHECK(status_text(h.app) == "This is a config.json: imported the model: gpt2");
+    CHECK(h.has("status"));
+}
+
+TEST_CASE("a paste while a text field has the keyboard goes into the field, not to an importer") {
+    Harness h;
+    h.frames(2);
+    h.click("model.search");  // the preset search box takes the keyboard
+    h.frames(2);
+    REQUIRE(h.app.ui.text_active);
+    const std::string gpt2 = read_file(std::string(VRAMLENS_TEST_DATA) + "/configs/gpt2.json");
+    h.app.inbox.push_back({"paste", "", gpt2});
+    h.frames(2);
+    CHECK(h.app.ui.source == ModelSource::Preset);
+    CHECK(h.app.ui.preset_id == "llama-3.1-8b");
+    CHECK(status_text(h.app).empty());
+}
+
+TEST_CASE("the embed snippet sizes its iframe only on the app's own message") {
+    Harness h;
+    h.app.ui.env.origin = "https://example.org";
+    h.frames(2);
+    const std::string link = h.app.ui.last_fragment;
+    const std::string snippet = embed_snippet(h.app, false);
+    CHECK(contains(snippet, "<iframe src=\"https://example.org/vramlens/?embed#" + link + "\""));
+    // Another origin's message, or one from a window that is not one of the page's iframes, is ignored.
+    CHECK(contains(snippet, "e.origin!=='https://example.org'"));
+    CHECK(contains(snippet, "f.contentWindow===e.source"));
+    CHECK(contains(embed_snippet(h.app, true), "?embed=edit#"));
+    // The Share panel shows and copies exactly this text.
+    Harness w(1280, 3000);
+    w.app.ui.env.origin = "https://example.org";
+    w.frames(3);
+    w.app.outbox.clear();
+    w.click("share.copy_snippet");
+    REQUIRE_FALSE(w.app.outbox.empty());
+    CHECK(w.app.outbox.back().kind == "copy");
+    CHECK(w.app.outbox.back().a == embed_snippet(w.app, false));
+    // Without location.origin (never in a browser) the origin comes from the page's address; a quote
+    // cannot end the script's string.
+    h.app.ui.env.origin.clear();
+    CHECK(contains(embed_snippet(h.app, false), "e.origin!=='https://example.org'"));
+    h.app.ui.env.origin = "https://a'b";
+    CHECK(contains(embed_snippet(h.app, false), "e.origin!=='https://a\\'b'"));
+}

@@ -3,9 +3,13 @@
 #include "ui/app.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 #include "export.h"
+#include "input_kind.h"
+#include "json_input.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "scenario_json.h"
@@ -97,38 +101,45 @@ void sync_preset_ids(AppState& app) {
         if (g.name == s.gpu.name && g.memory_bytes == s.gpu.memory_bytes) app.ui.gpu_preset_id = g.id;
 }
 
-std::string trim(const std::string& t) {
+std::string trim(std::string_view t) {
     size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
-    return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+    return b == std::string::npos ? std::string() : std::string(t.substr(b, e - b + 1));
 }
 
-}  // namespace
-
-void refresh(AppState& app) {
-    if (!app.dirty) return;
-    app.estimate = estimate(app.scenario, Detail::Full);
-    solve_all(app);
-    app.dirty = false;
-    // The URL fragment follows the scenario (history.replaceState: no history entry per keystroke).
-    std::string link = encode_share_link(app.scenario);
-    if (link != app.ui.last_fragment) {
-        app.ui.last_fragment = link;
-        app.outbox.push_back({"fragment", link, "", "", 0, 0, 0, 0});
+// A message about input: the reader's errors after a lead-in, cut to a length a panel can show.
+std::string message(const char* lead, const std::vector<FieldError>& errs) {
+    constexpr size_t kMaxMessage = 1200;
+    std::string m = lead;
+    for (size_t i = 0; i < errs.size(); ++i) m += (i ? "; " : " ") + to_string(errs[i]);
+    if (m.size() > kMaxMessage) {
+        size_t cut = kMaxMessage;
+        while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+        m = m.substr(0, cut) + "\xE2\x80\xA6";
     }
+    return m;
 }
 
-bool load_link(AppState& app, const std::string& fragment) {
+// tr() texts with "%s" placeholders, filled in order.
+std::string fill(const char* text, std::initializer_list<std::string> args) {
+    std::string out = text;
+    size_t at = 0;
+    for (const std::string& a : args) {
+        at = out.find("%s", at);
+        if (at == std::string::npos) break;
+        out.replace(at, 2, a);
+        at += a.size();
+    }
+    return out;
+}
+
+// A link as given (fragment, with or without '#'): the scenario in it, or ui.notice says why not.
+bool open_link(AppState& app, std::string_view fragment) {
     std::string f = trim(fragment);
     if (!f.empty() && f[0] == '#') f.erase(0, 1);
     if (f.empty()) return true;
     Result<Scenario> r = decode_share_link(f);
     if (!r.ok()) {
-        std::string why;
-        for (const FieldError& e : r.errors) why += (why.empty() ? "" : "; ") + to_string(e);
-        app.scenario = default_scenario();
-        sync_preset_ids(app);
-        app.ui.notice = std::string(tr(app.ui.lang, S::LinkNotice)) + " " + why;
-        app.dirty = true;
+        app.ui.notice = message(tr(app.ui.lang, app.ui.started ? S::LinkKept : S::LinkNotice), r.errors);
         return false;
     }
     app.scenario = *r;
@@ -138,20 +149,31 @@ bool load_link(AppState& app, const std::string& fragment) {
     return true;
 }
 
-bool import_config(AppState& app, const std::string& text) {
-    app.ui.config_text = text;
+}  // namespace
+
+void refresh(AppState& app) {
+    if (!app.dirty) return;
+    app.estimate = estimate(app.scenario, Detail::Full);
+    solve_all(app);
+    app.dirty = false;
+    // The URL fragment follows the scenario (queue_fragment, at the end of the frame).
+    app.ui.last_fragment = encode_share_link(app.scenario);
+}
+
+bool open_hash(AppState& app, std::string_view hash) {
+    std::string f = trim(hash);
+    if (!f.empty() && f[0] == '#') f.erase(0, 1);
+    app.ui.shown_fragment = f;  // what the address bar holds now; queue_fragment puts the scenario's back if they differ
+    app.ui.status = S::Count_;  // an earlier paste's message is about something else now
+    if (!open_link(app, f)) return false;
+    app.ui.notice.clear();
+    return true;
+}
+
+bool import_config(AppState& app, std::string_view text) {
+    app.ui.config_text = text.size() <= kMaxFieldTextBytes ? std::string(text) : std::string();
     app.ui.config_errors.clear();
     app.ui.config_warnings.clear();
-    // A vramlens scenario file (exports, CLI) carries "version": load the whole scenario.
-    if (text.find("\"version\"") != std::string::npos) {
-        Result<Scenario> sc = scenario_from_json(text);
-        if (sc.ok()) {
-            app.scenario = *sc;
-            sync_preset_ids(app);
-            app.dirty = true;
-            return true;
-        }
-    }
     Result<ModelSpec> r = import_hf_config(text);
     app.ui.config_warnings = r.warnings;
     if (!r.ok()) {
@@ -164,6 +186,105 @@ bool import_config(AppState& app, const std::string& text) {
     app.ui.preset_id.clear();
     app.dirty = true;
     return true;
+}
+
+bool open_text(AppState& app, std::string_view given, TextSource from) {
+    const std::string text(given);  // `given` may be ui.config_text, which the import replaces
+    const Lang L = app.ui.lang;
+    const InputClass c = classify_json_input(text);
+    if (c.kind == InputKind::Empty) return false;
+    app.ui.notice.clear();
+    app.ui.status = S::Count_;
+    app.ui.status_detail.clear();
+    if (from == TextSource::ConfigBox) app.ui.config_errors.clear();
+    switch (c.kind) {
+        case InputKind::Empty: return false;
+        case InputKind::ShareLink:
+            if (!open_link(app, c.link)) return false;
+            app.ui.status = S::OpenedLink;
+            return true;
+        case InputKind::Scenario: {
+            Result<Scenario> r = scenario_from_json(text);
+            if (!r.ok()) {
+                app.ui.notice = message(tr(L, S::ScenarioFailed), r.errors);
+                if (from == TextSource::ConfigBox) app.ui.config_errors = r.errors;
+                return false;
+            }
+            app.scenario = *r;
+            sync_preset_ids(app);
+            app.dirty = true;
+            app.ui.status = S::OpenedScenario;
+            return true;
+        }
+        case InputKind::HfConfig: {
+            const bool ok = import_config(app, text);
+            app.ui.source = ModelSource::Config;  // the box shows the text, and what is wrong with it
+            app.ui.phone_tab = PhoneTab::Setup;
+            if (!ok) {
+                app.ui.notice = message(tr(L, S::ConfigFailed), app.ui.config_errors);
+                return false;
+            }
+            app.ui.status = S::ImportedConfig;
+            app.ui.status_detail = app.scenario.model.name;
+            return true;
+        }
+        case InputKind::Unknown: break;
+    }
+    app.ui.notice = message(tr(L, S::NotRecognised), c.errors);
+    if (from == TextSource::ConfigBox) app.ui.config_errors = c.errors;
+    return false;
+}
+
+void refuse_input(AppState& app, std::string_view what, size_t bytes) {
+    const Lang L = app.ui.lang;
+    const S name = what == "paste" ? S::WhatPaste : what == "drop" ? S::WhatDrop : what == "hash" ? S::WhatLink : S::WhatText;
+    app.ui.status = S::Count_;
+    app.ui.notice = fill(tr(L, S::TooBig), {tr(L, name), describe_input_size(bytes), describe_input_size(kMaxJsonInputBytes)});
+}
+
+void queue_fragment(AppState& app) {
+    if (app.ui.last_fragment.empty() || app.ui.last_fragment == app.ui.shown_fragment) return;
+    app.ui.shown_fragment = app.ui.last_fragment;
+    app.outbox.push_back({"fragment", app.ui.last_fragment, "", "", 0, 0, 0, 0});
+}
+
+std::string share_url(const AppState& app, bool embed, bool editable) {
+    std::string url = app.ui.env.base_url;
+    if (embed) url += editable ? "?embed=edit" : "?embed";
+    return url + "#" + app.ui.last_fragment;
+}
+
+namespace {
+
+// The page's origin as a JavaScript string literal's content: location.origin holds only a scheme,
+// a host and a port, but nothing else may end the literal or the <script> element.
+std::string js_literal_text(const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+        if (ch == '\\' || ch == '\'' || ch == '"') out += '\\';
+        if (ch == '<') out += "\\x3c";
+        else if (static_cast<unsigned char>(ch) >= 0x20) out += ch;
+    }
+    return out;
+}
+
+// scheme://host[:port] of a URL ("https://example.org/vramlens/" -> "https://example.org").
+std::string origin_of(const std::string& url) {
+    const size_t scheme = url.find("://");
+    if (scheme == std::string::npos) return std::string();
+    return url.substr(0, url.find('/', scheme + 3));
+}
+
+}  // namespace
+
+std::string embed_snippet(const AppState& app, bool editable) {
+    const std::string origin = js_literal_text(app.ui.env.origin.empty() ? origin_of(app.ui.env.base_url) : app.ui.env.origin);
+    return "<iframe src=\"" + share_url(app, true, editable) +
+           "\" style=\"width:100%;border:0\" height=\"480\" loading=\"lazy\" title=\"vramlens\"></iframe>\n"
+           "<script>addEventListener('message',e=>{const h=e.data&&e.data.vramlens_height;"
+           "if(e.origin!=='" + origin + "'||!(h>0&&h<1e5))return;"
+           "for(const f of document.querySelectorAll('iframe'))if(f.contentWindow===e.source)f.height=Math.ceil(h)})"
+           "</script>";
 }
 
 bool select_model_preset(AppState& app, const std::string& id) {
@@ -181,21 +302,26 @@ void handle_inbox(AppState& app) {
     events.swap(app.inbox);
     for (const InEvent& ev : events) {
         if (ev.kind == "hash") {
-            if (trim(ev.text) != "#" + app.ui.last_fragment && trim(ev.text) != app.ui.last_fragment) load_link(app, ev.text);
+            const std::string h = trim(ev.text);
+            if (h != "#" + app.ui.last_fragment && h != app.ui.last_fragment) open_hash(app, h);
+        } else if (ev.kind == "paste" && app.ui.text_active && ev.text.size() <= kMaxFieldTextBytes) {
+            // The text field with the keyboard takes it (ImGui's Ctrl+V reads ui.clipboard).
         } else if (ev.kind == "paste" || ev.kind == "drop") {
-            const std::string t = trim(ev.text);
-            const size_t link = t.find("#v");
-            if (link != std::string::npos && t.find('{') == std::string::npos) load_link(app, t.substr(link));
-            else if (!t.empty() && t[0] == '{') {
-                import_config(app, t);
-                if (app.ui.source == ModelSource::Config || app.ui.config_errors.size()) app.ui.phone_tab = PhoneTab::Setup;
-            }
+            open_text(app, ev.text, ev.kind == "paste" ? TextSource::Paste : TextSource::Drop);
+        } else if (ev.kind == "refused") {
+            refuse_input(app, ev.key, static_cast<size_t>(std::strtoull(ev.text.c_str(), nullptr, 10)));
         } else if (ev.kind == "text") {
             app.ui.text_buffers[ev.key] = ev.text;
         } else if (ev.kind == "text_done") {
             if (app.ui.editing_key == ev.key) app.ui.editing_key.clear();
         }
     }
+}
+
+std::string status_text(const AppState& app) {
+    if (app.ui.status == S::Count_) return std::string();
+    std::string s = tr(app.ui.lang, app.ui.status);
+    return app.ui.status_detail.empty() ? s : s + ": " + app.ui.status_detail;
 }
 
 std::string shown_total(const AppState& app) {
@@ -238,6 +364,7 @@ std::string hook_json(const AppState& app) {
                {"gpu", app.ui.gpu_preset_id},
                {"mode", enum_name(app.scenario.mode)},
                {"notice", app.ui.notice},
+               {"status", status_text(app)},
                {"filter", app.ui.model_filter},
                {"source", static_cast<int>(app.ui.source)},
                {"phone_tab", static_cast<int>(app.ui.phone_tab)},

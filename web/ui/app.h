@@ -9,8 +9,10 @@
 // the page tells the app (paste, file drop, text typed in that box, hash change) comes in through
 // `inbox` (web/ui/page_bridge.cpp moves both across in the browser; tests read and fill them).
 #pragma once
+#include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "estimate.h"
@@ -28,9 +30,10 @@ enum class PhoneTab { Results, Setup, Share };
 
 // Page -> app.
 struct InEvent {
-    std::string kind;     // "paste" (text), "drop" (file text), "hash" (fragment), "text" (overlay edit), "env"
-    std::string key;      // "text": the field being edited
-    std::string text;
+    std::string kind;     // "paste" (text), "drop" (file text), "hash" (fragment), "text" (overlay edit), "text_done",
+                          // "refused" (the page did not pass on an input over kMaxJsonInputBytes)
+    std::string key;      // "text"/"text_done": the field being edited; "refused": what it was ("paste", "drop", "hash", "text")
+    std::string text;     // "refused": its size in bytes (decimal)
 };
 
 // App -> page.
@@ -48,7 +51,9 @@ struct PageEnv {
     bool prefer_light = false;
     bool lang_zh = false;
     std::string base_url;      // location without query and fragment (for links and snippets)
+    std::string origin;        // location.origin (the embed snippet accepts messages from it only)
     std::string hash;          // location.hash
+    size_t hash_refused_bytes = 0;  // > 0: location.hash was this long, over kMaxJsonInputBytes, and not passed on
 };
 
 // A text field the page's text box can edit on touch screens (web/ui/page_bridge.cpp hit-tests these).
@@ -70,8 +75,11 @@ struct UiState {
     std::string config_text;                 // pasted / dropped config.json
     std::vector<FieldError> config_errors;   // from import_hf_config
     std::vector<std::string> config_warnings;
-    std::string notice;                      // e.g. a tampered link: shown until dismissed
-    std::string last_fragment;               // what the URL fragment holds now
+    std::string notice;                      // what went wrong (a damaged link, text that could not be read): shown until dismissed
+    S status = S::Count_;                    // what a paste/drop/import did (S::ImportedConfig, ...; Count_: nothing), in the
+    std::string status_detail;               // UI's language when shown (status_text), then the detail: shown until dismissed
+    std::string last_fragment;               // the scenario's link (what the URL fragment should hold)
+    std::string shown_fragment;              // what the address bar holds, as far as the app knows
     std::string copied_what;                 // "link", "json", ...: brief "Copied" feedback
     SweepAxis sweep_axis = SweepAxis::Batch;
     PhoneTab phone_tab = PhoneTab::Results;
@@ -87,7 +95,13 @@ struct UiState {
     std::map<std::string, std::vector<float>> last_items;  // the previous frame's (section_errors)
     std::vector<TextField> text_fields;      // this frame's text fields
     std::string clipboard;                   // what ImGui copies / pastes (the page keeps the real one)
+    bool text_active = false;                // a text field had the keyboard last frame: a paste goes into it
 };
+
+// The most text a text field takes (a config.json is a few KB; the largest real ones ~100 KB). Longer
+// pasted text is not put into a field: Dear ImGui reserves draw memory for a whole line at once, and
+// a multi-MB line would take hundreds of MB. Such text is still imported (open_text), just not shown.
+inline constexpr size_t kMaxFieldTextBytes = size_t{256} << 10;
 
 // Results derived from the scenario, recomputed when it changes.
 struct SweepPoint {
@@ -119,15 +133,37 @@ AppState make_app_state();
 // Recomputes the estimate (and sweeps, solver answers) when the scenario changed. draw() calls it.
 void refresh(AppState& app);
 
-// Applies page events (inbox): paste, drop, hash change, text typed on a phone.
+// Applies page events (inbox): paste, drop, hash change, text typed on a phone, refused inputs.
 void handle_inbox(AppState& app);
 
-// Loads a share link (fragment); a bad link loads the defaults and sets ui.notice. Returns ok.
-bool load_link(AppState& app, const std::string& fragment);
-// Imports a config.json as a custom model. Errors go to ui.config_errors.
-bool import_config(AppState& app, const std::string& text);
+// The address bar's fragment was given to the app: at start (location.hash), after the user edited
+// it, or on Back/Forward. A good link replaces the scenario. A damaged one changes nothing: ui.notice
+// says what is wrong, and the address bar gets the scenario's own link back (queue_fragment). At
+// start the scenario is the defaults. Any text is safe here (the fuzz target's entry). Returns ok.
+bool open_hash(AppState& app, std::string_view hash);
+
+// Where text came from: pasted on the page, dropped as a file, or imported from the config.json box.
+enum class TextSource { Paste, Drop, ConfigBox };
+// Text a person gave us: classify_json_input (core/input_kind.h) tells a share link, a scenario file
+// and a config.json apart and each goes to its own reader; ui.status says what was done, ui.notice
+// what went wrong (a config.json's problems also go to ui.config_errors). Nothing changes on failure.
+bool open_text(AppState& app, std::string_view text, TextSource from);
+// Imports a config.json as the model (ui.source becomes Config). Errors go to ui.config_errors.
+bool import_config(AppState& app, std::string_view text);
+// The page did not pass on an input of `bytes` (over kMaxJsonInputBytes): say so in ui.notice.
+// what: "paste", "drop", "hash" or "text".
+void refuse_input(AppState& app, std::string_view what, size_t bytes);
+// At the end of a frame: when the scenario's link differs from what the address bar holds, queue one
+// "fragment" event with it (after every change of the frame, so the last state wins).
+void queue_fragment(AppState& app);
 // Selects a model preset by id.
 bool select_model_preset(AppState& app, const std::string& id);
+
+// The link to this scenario: base_url [?embed | ?embed=edit] #fragment.
+std::string share_url(const AppState& app, bool embed, bool editable);
+// The embed snippet for bloggers: the iframe, and a script that sizes it to the height the app posts.
+// The script accepts the message only from the app's origin (ui.env.origin) and from an iframe's window.
+std::string embed_snippet(const AppState& app, bool editable);
 
 // Draws one frame of the UI (between ImGui::NewFrame() and ImGui::Render()).
 void draw(AppState& app);
@@ -137,6 +173,9 @@ void draw(AppState& app);
 // scenario (scenario JSON), link, core_total_bytes (a fresh estimate() of that scenario JSON),
 // ui {lang, theme, unit, embed, preset, mode}, items {key: [x, y, w, h]}}.
 std::string hook_json(const AppState& app);
+
+// The status line as shown: "This is a config.json: imported the model: gpt2" ("" when none).
+std::string status_text(const AppState& app);
 
 // Total as the results panel prints it, e.g. "15.95 GiB" (the test hook compares it).
 std::string shown_total(const AppState& app);

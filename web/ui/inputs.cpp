@@ -157,7 +157,7 @@ void config_fields(AppState& app) {
     const Lang L = app.ui.lang;
     ImGui::TextWrapped("%s", tr(L, S::ConfigHint));
     text_field(app, nullptr, "model.config", app.ui.config_text, "", true, ImGui::GetTextLineHeight() * 8);
-    if (ImGui::Button(tr(L, S::Import), ImVec2(-1, 0))) import_config(app, app.ui.config_text);
+    if (ImGui::Button(tr(L, S::Import), ImVec2(-1, 0))) open_text(app, app.ui.config_text, TextSource::ConfigBox);
     mark(app, "model.import");
     for (const FieldError& e : app.ui.config_errors) {
         ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));

@@ -88,6 +88,17 @@ void notice(AppState& app) {
     mark(app, "notice");
 }
 
+void status(AppState& app) {
+    if (app.ui.status == S::Count_) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, col_ok(app));
+    ImGui::TextWrapped("%s", status_text(app).c_str());
+    ImGui::PopStyleColor();
+    ImGui::PushID("status");
+    if (ImGui::SmallButton(tr(app.ui.lang, S::Dismiss))) app.ui.status = S::Count_;
+    ImGui::PopID();
+    mark(app, "status");
+}
+
 void inputs_column(AppState& app) {
     const Lang L = app.ui.lang;
     if (ImGui::CollapsingHeader(tr(L, S::Model), ImGuiTreeNodeFlags_DefaultOpen)) model_panel(app);
@@ -135,10 +146,11 @@ void draw(AppState& app) {
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
     page_begin_frame(app);
     if (!app.ui.started) {
-        app.ui.started = true;
         app.ui.theme = app.ui.env.prefer_light ? Theme::Light : Theme::Dark;
         app.ui.lang = app.ui.env.lang_zh ? Lang::Zh : Lang::En;
-        load_link(app, app.ui.env.hash);
+        open_hash(app, app.ui.env.hash);
+        if (app.ui.env.hash_refused_bytes > 0) refuse_input(app, "hash", app.ui.env.hash_refused_bytes);
+        app.ui.started = true;
     }
     handle_inbox(app);
     const int style_key = static_cast<int>(app.ui.theme) * 2 + (app.ui.env.touch ? 1 : 0);
@@ -160,6 +172,7 @@ void draw(AppState& app) {
     ImGui::Begin("vramlens", nullptr, embed ? root | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : root);
     top_bar(app);
     notice(app);
+    status(app);
     const Lang L = app.ui.lang;
     if (embed) {
         results_column(app, !app.ui.env.embed_editable);
@@ -211,6 +224,8 @@ void draw(AppState& app) {
     }
     ImGui::End();
     refresh(app);  // a change made this frame shows its numbers (and updates the link) right away
+    queue_fragment(app);
+    app.ui.text_active = io.WantTextInput;
     page_end_frame(app);
 }
 

@@ -1,4 +1,5 @@
-// Browser bridge (page_bridge.h). JavaScript -> app: vl_event(kind, key, text) queues an InEvent;
+// Browser bridge (page_bridge.h). JavaScript -> app: vl_event(kind, key, text, length) queues an
+// InEvent (the text is in the wasm heap: shell/bridge.js copies it there and frees it after);
 // vl_text_field_at(x, y) tells the page's text box which field a tap hit. App -> JavaScript: each
 // OutEvent becomes one call of window.vramlens._out(kind, a, b, c, x, y, w, h).
 #include "ui/page_bridge.h"
@@ -11,6 +12,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "json_input.h"
+
 namespace {
 
 // The one app the page talks to (web/main.cpp owns it; draw() passes it every frame). JavaScript
@@ -18,10 +21,15 @@ namespace {
 vl::ui::AppState* g_app = nullptr;
 std::string g_reply;  // keeps the last vl_text_field_at() answer alive for JavaScript
 
-EM_JS(char*, js_page_env, (), {
+// The page's environment as JSON. It also tells the page the input limit: shell/bridge.js refuses
+// longer text before copying it into the wasm heap; a longer location.hash is not passed on either.
+EM_JS(char*, js_page_env, (double max_input_bytes), {
+    if (window.vramlens) window.vramlens.maxInputBytes = max_input_bytes;
     var q = new URLSearchParams(location.search);
-    var h = location.hash || "";
-    var embed = q.has("embed") || /^#embed/.test(h);
+    var full = location.hash || "";
+    var hashBytes = lengthBytesUTF8(full);
+    var h = hashBytes > max_input_bytes ? "" : full;
+    var embed = q.has("embed") || /^#embed/.test(full);
     var env = {
         embed: embed,
         embed_editable: q.get("embed") === "edit",
@@ -30,7 +38,9 @@ EM_JS(char*, js_page_env, (), {
                       (!q.has("theme") && window.matchMedia && matchMedia("(prefers-color-scheme: light)").matches),
         lang_zh: q.has("lang") ? q.get("lang") === "zh" : /^zh/i.test(navigator.language || ""),
         base_url: location.origin + location.pathname,
-        hash: h.replace(/^#embed[&,]?/, "#")
+        origin: location.origin,
+        hash: h.replace(/^#embed[&,]?/, "#"),
+        hash_refused_bytes: hashBytes > max_input_bytes ? hashBytes : 0
     };
     if (window.vramlens && window.vramlens._env) window.vramlens._env(env);
     var s = JSON.stringify(env);
@@ -55,11 +65,17 @@ void set_clipboard(void* user, const char* text) {
 }  // namespace
 
 extern "C" {
-// window.vramlens.send(kind, key, text): paste, drop, hash, text, text_done.
-EMSCRIPTEN_KEEPALIVE void vl_event(const char* kind, const char* key, const char* text) {
+// window.vramlens.send(kind, key, text): paste, drop, hash, text, text_done, refused. `text` holds
+// `length` bytes (a NUL inside stays in the string, and the readers name it).
+EMSCRIPTEN_KEEPALIVE void vl_event(const char* kind, const char* key, const char* text, int length) {
     if (!g_app) return;
-    if (std::string(kind) == "paste") g_app->ui.clipboard = text;  // ImGui's Ctrl+V reads it this frame
-    g_app->inbox.push_back({kind, key, text});
+    std::string t = text && length > 0 ? std::string(text, static_cast<size_t>(length)) : std::string();
+    const std::string k = kind;
+    // ImGui's Ctrl+V reads ui.clipboard this frame: a field gets the text, or nothing when it is too long
+    // for a field (vl::ui::kMaxFieldTextBytes) or was refused.
+    if (k == "paste") g_app->ui.clipboard = t.size() <= vl::ui::kMaxFieldTextBytes ? t : std::string();
+    if (k == "refused" && std::string(key) == "paste") g_app->ui.clipboard.clear();
+    g_app->inbox.push_back({k, key, std::move(t)});
 }
 // The text field under a tap (CSS pixels), as JSON {key, value, kind, x, y, w, h}, or "".
 EMSCRIPTEN_KEEPALIVE const char* vl_text_field_at(float x, float y) {
@@ -84,7 +100,7 @@ void page_begin_frame(AppState& app) {
     io.GetClipboardTextFn = get_clipboard;
     io.SetClipboardTextFn = set_clipboard;
     if (app.ui.started) return;
-    char* raw = js_page_env();
+    char* raw = js_page_env(static_cast<double>(vl::kMaxJsonInputBytes));
     nlohmann::json j = nlohmann::json::parse(raw, nullptr, false);
     std::free(raw);
     if (!j.is_object()) return;
@@ -95,7 +111,9 @@ void page_begin_frame(AppState& app) {
     e.prefer_light = j.value("prefer_light", false);
     e.lang_zh = j.value("lang_zh", false);
     e.base_url = j.value("base_url", std::string());
+    e.origin = j.value("origin", std::string());
     e.hash = j.value("hash", std::string());
+    e.hash_refused_bytes = j.value("hash_refused_bytes", size_t{0});
 }
 
 void page_end_frame(AppState& app) {

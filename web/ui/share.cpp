@@ -10,12 +10,6 @@ namespace vl::ui {
 
 namespace {
 
-std::string share_url(const AppState& app, bool embed, bool editable) {
-    std::string url = app.ui.env.base_url;
-    if (embed) url += editable ? "?embed=edit" : "?embed";
-    return url + "#" + app.ui.last_fragment;
-}
-
 void copy(AppState& app, const std::string& what, const std::string& text) {
     app.outbox.push_back({"copy", text, "", "", 0, 0, 0, 0});
     app.ui.copied_what = what;
@@ -41,11 +35,7 @@ void share_panel(AppState& app) {
     ImGui::Checkbox(tr(L, S::EmbedEditable), &app.ui.snippet_editable);
     mark(app, "share.editable");
     const bool edit = app.ui.snippet_editable;
-    std::string snippet = "<iframe src=\"" + share_url(app, true, edit) +
-                          "\" style=\"width:100%;border:0\" height=\"480\" loading=\"lazy\" title=\"vramlens\"></iframe>\n"
-                          "<script>addEventListener('message',e=>{if(e.data&&e.data.vramlens_height)for(const f of "
-                          "document.querySelectorAll('iframe'))if(f.contentWindow===e.source)f.height=e.data.vramlens_height})"
-                          "</script>";
+    const std::string snippet = embed_snippet(app, edit);
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", snippet.c_str());
     ImGui::PopTextWrapPos();

@@ -117,8 +117,8 @@ const char* enum_label(Lang lang, ActivationFormula v) {
     switch (v) {
         case ActivationFormula::TensorWalk: return tr(lang, S::ActTensorWalk);
         case ActivationFormula::Korthikanti: return tr(lang, S::ActKorthikanti);
-        case ActivationFormula::Seed003: return tr(lang, S::ActSeed003);
-        case ActivationFormula::Seed001: return tr(lang, S::ActSeed001);
+        case ActivationFormula::PerLayerBytes: return tr(lang, S::ActPerLayerBytes);
+        case ActivationFormula::PerLayerElements: return tr(lang, S::ActPerLayerElements);
         case ActivationFormula::Coefficient: return tr(lang, S::ActCoefficient);
     }
     return "?";

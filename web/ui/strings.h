@@ -77,8 +77,8 @@ enum class Lang { En, Zh };
     X(ActFormula, "Activation formula", "激活值公式")                                                     \
     X(ActTensorWalk, "tensor walk (default)", "逐张量（默认）")                                           \
     X(ActKorthikanti, "Korthikanti et al. 2022", "Korthikanti 等 2022")                                   \
-    X(ActSeed003, "seed 003: 11bsd + 5bhs² + 19bsd", "种子 003：11bsd + 5bhs² + 19bsd")                   \
-    X(ActSeed001, "seed 001: 16bsd + 2bhs²", "种子 001：16bsd + 2bhs²")                                   \
+    X(ActPerLayerBytes, "bytes per layer: 11bsd + 5bhs² + 19bsd", "每层字节：11bsd + 5bhs² + 19bsd")       \
+    X(ActPerLayerElements, "elements per layer: (16bsd + 2bhs²)·a", "每层元素：(16bsd + 2bhs²)·a")        \
     X(ActCoefficient, "coefficient: C·L·b·s·h", "系数：C·L·b·s·h")                                        \
     X(ActCoef, "Coefficient C", "系数 C")                                                                 \
     X(Schedule, "Pipeline schedule", "流水线调度")                                                        \
@@ -141,6 +141,24 @@ enum class Lang { En, Zh };
     X(ThemeIsDark, "Theme: dark", "主题：深色")                                                           \
     X(LinkNotice, "This link could not be read, so the defaults are shown:",                             \
       "无法读取此链接，已显示默认设置：")                                                                  \
+    X(LinkKept, "This link could not be read, so your scenario was kept:",                               \
+      "无法读取此链接，已保留当前的设置：")                                                                \
+    X(TooBig, "%s is %s; at most %s is read (a config.json or a scenario is a few KB: was something else given?). " \
+              "Nothing was changed.",                                                                    \
+      "%s 有 %s，最多读取 %s（config.json 或场景文件只有几 KB，是不是弄错了文件？）。未做任何更改。")            \
+    X(WhatPaste, "The pasted text", "粘贴的文本")                                                        \
+    X(WhatDrop, "The dropped file", "拖入的文件")                                                        \
+    X(WhatLink, "The link", "链接")                                                                      \
+    X(WhatText, "The typed text", "输入的文本")                                                          \
+    X(OpenedScenario, "This is a vramlens scenario: opened it.", "这是 vramlens 场景文件：已打开。")         \
+    X(OpenedLink, "This is a vramlens link: opened it.", "这是 vramlens 链接：已打开。")                     \
+    X(ImportedConfig, "This is a config.json: imported the model", "这是 config.json：已导入模型")          \
+    X(ScenarioFailed, "This is a vramlens scenario, but it could not be opened (nothing was changed):",   \
+      "这是 vramlens 场景文件，但无法打开（未做任何更改）：")                                              \
+    X(ConfigFailed, "This is a config.json, but it could not be imported (the model was kept):",          \
+      "这是 config.json，但无法导入（模型未更改）：")                                                      \
+    X(NotRecognised, "This is neither a vramlens link, a scenario nor a config.json (nothing was changed):", \
+      "这既不是 vramlens 链接、场景文件，也不是 config.json（未做任何更改）：")                              \
     X(Dismiss, "OK", "好的")                                                                              \
     X(OpenFull, "Open in vramlens", "在 vramlens 中打开")                                                 \
     X(Host, "host", "主机内存")                                                                           \

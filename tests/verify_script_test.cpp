@@ -1,0 +1,404 @@
+// The verify script (cli/verify_script.cpp, issue 12 item 16): every scenario setting the estimate
+// uses is reproduced by the generated script or refused naming the field; the script checks the
+// local GPU before building the model and reports running out of memory as a measured outcome.
+// The Python parts run with python3 (no torch: a small stand-in torch/transformers pair is written
+// beside the script, so the control flow is exercised without a GPU).
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "estimate.h"
+#include "model/presets.h"
+#include "verify_script.h"
+
+namespace {
+
+// A preset in `mode` with a sequence its position range holds (GPT-2: 1024, openai-community/gpt2).
+vl::Scenario preset(const char* id, vl::Mode mode) {
+    const vl::ModelPreset* p = vl::find_model(id);
+    REQUIRE(p != nullptr);
+    vl::Scenario s;
+    s.model = p->spec;
+    s.mode = mode;
+    s.train.seq_len = 1024;
+    s.infer.context = 1024;
+    return s;
+}
+
+std::string script_of(const vl::Scenario& s) {
+    const vl::Result<std::string> r = vl::cli::verify_script(s, vl::estimate(s));
+    std::string errors;
+    for (const auto& e : r.errors) errors += vl::to_string(e) + "\n";
+    INFO(errors);
+    REQUIRE(r.ok());
+    return *r;
+}
+
+// The refusals, as "field: message" lines.
+std::vector<std::string> refusals_of(const vl::Scenario& s) {
+    const vl::Result<std::string> r = vl::cli::verify_script(s, vl::estimate(s));
+    REQUIRE_FALSE(r.ok());
+    std::vector<std::string> out;
+    for (const auto& e : r.errors) out.push_back(vl::to_string(e));
+    return out;
+}
+
+std::string refusal_for(const vl::Scenario& s, const std::string& field) {
+    const std::vector<std::string> all = refusals_of(s);
+    for (const std::string& e : all)
+        if (e.rfind(field + ": ", 0) == 0) return e.substr(field.size() + 2);
+    std::string list;
+    for (const std::string& e : all) list += e + "\n";
+    FAIL("no refusal for " << field << "; got:\n" << list);
+    return {};
+}
+
+// The line of the script that starts with `prefix` (e.g. "PLAN = ").
+std::string line_of(const std::string& script, const std::string& prefix) {
+    std::istringstream in(script);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(prefix, 0) == 0) return line;
+    FAIL("no line starting with " << prefix);
+    return {};
+}
+
+bool have_python() { return std::system("python3 -c pass >/dev/null 2>&1") == 0; }
+
+struct Py {
+    int status = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A temporary folder holding verify.py and, with `fakes`, stand-in torch and transformers modules.
+class Sandbox {
+public:
+    explicit Sandbox(const std::string& script, bool fakes = false) {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("vramlens_verify_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+        std::filesystem::create_directories(dir_);
+        std::ofstream(dir_ / "verify.py") << script;
+        if (!fakes) return;
+        std::filesystem::create_directories(dir_ / "torch");
+        std::filesystem::create_directories(dir_ / "transformers");
+        std::ofstream(dir_ / "torch" / "__init__.py") << kFakeTorch;
+        std::ofstream(dir_ / "transformers" / "__init__.py") << kFakeTransformers;
+    }
+    ~Sandbox() { std::filesystem::remove_all(dir_); }
+
+    // Runs `env python3 verify.py args` in the folder (the stand-ins come first on the path).
+    Py run(const std::string& args, const std::string& env = "") const {
+        const std::string d = dir_.string();
+        const std::string cmd = "cd '" + d + "' && env PYTHONPATH='" + d + "' " + env + " python3 verify.py " + args +
+                                " 2>'" + d + "/stderr'";
+        Py r;
+        FILE* p = ::popen(cmd.c_str(), "r");
+        REQUIRE(p != nullptr);
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+        const int st = ::pclose(p);
+        r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        r.err = slurp(d + "/stderr");
+        return r;
+    }
+
+private:
+    std::filesystem::path dir_;
+    static inline int counter_ = 0;
+
+    // The torch calls the script makes, with a GPU of 80 GiB: 79 GiB free before the run and 70 GiB
+    // after it, a peak of 3 GiB allocated and 4 GiB reserved. FAKE_OOM=1 makes generate run out of memory.
+    static constexpr const char* kFakeTorch = R"PY(
+import contextlib
+GIB = 1024 ** 3
+bfloat16, float16, float32 = "bf16", "fp16", "fp32"
+
+
+class _Cuda:
+    class OutOfMemoryError(RuntimeError):
+        pass
+
+    queries = 0
+
+    def is_available(self):
+        return True
+
+    def device_count(self):
+        return 1
+
+    def get_device_name(self, index=None):
+        return "Fake GPU"
+
+    def mem_get_info(self, index=None):
+        _Cuda.queries += 1
+        return ((79 if _Cuda.queries == 1 else 70) * GIB, 80 * GIB)
+
+    def synchronize(self):
+        pass
+
+    def reset_peak_memory_stats(self):
+        pass
+
+    def max_memory_allocated(self):
+        return 3 * GIB
+
+    def max_memory_reserved(self):
+        return 4 * GIB
+
+
+cuda = _Cuda()
+
+
+def manual_seed(n):
+    pass
+
+
+@contextlib.contextmanager
+def device(name):
+    yield
+
+
+@contextlib.contextmanager
+def no_grad():
+    yield
+
+
+def randint(low, high, shape, device=None):
+    return shape
+
+
+def ones_like(t):
+    return t
+)PY";
+
+    static constexpr const char* kFakeTransformers = R"PY(
+import json
+import os
+import torch
+
+__version__ = "stand-in"
+
+
+class GenerationConfig:
+    prefill_chunk_size = None
+
+
+class AutoConfig:
+    @staticmethod
+    def for_model(**kw):
+        return kw
+
+
+class _Param:
+    def numel(self):
+        return int(os.environ.get("FAKE_PARAMS", "0"))
+
+
+class _Model:
+    def parameters(self):
+        return [_Param()]
+
+    def eval(self):
+        pass
+
+    def generate(self, ids, **kw):
+        print("GENERATE " + json.dumps(kw, sort_keys=True))
+        if os.environ.get("FAKE_OOM"):
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 MiB")
+
+
+class AutoModelForCausalLM:
+    @staticmethod
+    def from_config(config, **kw):
+        print("BUILT %s %s" % (config["model_type"], json.dumps(kw, sort_keys=True)))
+        return _Model()
+)PY";
+};
+
+}  // namespace
+
+TEST_CASE("verify script: training dropout and attention dropout go into the config") {
+    // GPT-2: resid_pdrop and embd_pdrop carry train.dropout, attn_pdrop train.attention_dropout.
+    vl::Scenario g = preset("gpt2", vl::Mode::Train);
+    g.train.dropout = 0.1;
+    g.train.attention_dropout = 0.05;
+    CHECK_THAT(line_of(script_of(g), "HF_CONFIG = "), Catch::Contains(R"("resid_pdrop":0.1,"embd_pdrop":0.1,"attn_pdrop":0.05)"));
+    // No dropout in the scenario: all three 0, not GPT2Config's default 0.1 (which added masks the
+    // estimate did not count).
+    CHECK_THAT(line_of(script_of(preset("gpt2", vl::Mode::Train)), "HF_CONFIG = "),
+               Catch::Contains(R"("resid_pdrop":0.0,"embd_pdrop":0.0,"attn_pdrop":0.0)"));
+    // attention_dropout < 0 means "as train.dropout".
+    g.train.attention_dropout = -1;
+    CHECK_THAT(line_of(script_of(g), "HF_CONFIG = "), Catch::Contains(R"("attn_pdrop":0.1)"));
+
+    // Llama family: attention_dropout only (LlamaConfig has no hidden-state dropout).
+    vl::Scenario l = preset("llama-3.2-1b", vl::Mode::Train);
+    l.train.attention_dropout = 0.1;
+    CHECK_THAT(line_of(script_of(l), "HF_CONFIG = "), Catch::Contains(R"("attention_dropout":0.1)"));
+    l.train.dropout = 0.1;
+    CHECK_THAT(refusal_for(l, "train.dropout"), Catch::StartsWith("transformers' Llama-family models have no dropout on hidden states"));
+}
+
+TEST_CASE("verify script: fp32 logits, gradient accumulation and checkpointing are in the plan and the program") {
+    vl::Scenario s = preset("llama-3.2-1b", vl::Mode::Train);
+    s.train.fp32_logits = false;
+    s.train.grad_accum_steps = 4;
+    s.train.recompute = vl::Recompute::Full;
+    const std::string script = script_of(s);
+    const std::string plan = line_of(script, "PLAN = ");
+    CHECK_THAT(plan, Catch::Contains(R"("grad_accum_steps":4)"));
+    CHECK_THAT(plan, Catch::Contains(R"("gradient_checkpointing":true)"));
+    CHECK_THAT(plan, Catch::Contains(R"("fp32_logits":false)"));
+    // fp32 logits: transformers' loss (which upcasts); 16-bit logits: the loss outside autocast.
+    CHECK_THAT(script, Catch::Contains("loss = model(input_ids=ids, labels=ids).loss"));
+    CHECK_THAT(script, Catch::Contains("loss = f.cross_entropy(logits.view(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)"));
+    CHECK_THAT(script, Catch::Contains("for _ in range(PLAN[\"grad_accum_steps\"]):"));
+    CHECK_THAT(line_of(script_of(preset("llama-3.2-1b", vl::Mode::Train)), "PLAN = "), Catch::Contains(R"("fp32_logits":true)"));
+}
+
+TEST_CASE("verify script: the KV dtype must be the weights' and prefill chunking is passed to generate") {
+    vl::Scenario s = preset("llama-3.2-1b", vl::Mode::Infer);
+    s.infer.weights = vl::WeightFormat::FP16;
+    s.infer.kv_dtype = vl::KvDtype::FP16;
+    s.infer.prefill_chunk = 256;
+    const std::string script = script_of(s);
+    const std::string plan = line_of(script, "PLAN = ");
+    CHECK_THAT(plan, Catch::Contains(R"("dtype":"fp16","kv_dtype":"fp16")"));
+    CHECK_THAT(plan, Catch::Contains(R"("prefill_chunk":256)"));
+    CHECK_THAT(script, Catch::Contains(R"(kwargs["prefill_chunk_size"] = PLAN["prefill_chunk"])"));
+
+    // transformers' DynamicCache holds K and V in the weights' dtype.
+    s.infer.kv_dtype = vl::KvDtype::BF16;
+    CHECK(refusal_for(s, "infer.kv_dtype") == "transformers keeps the KV cache in the weights' dtype (fp16), not bf16; "
+                                              "set infer.kv_dtype to fp16");
+    s.infer.weights = vl::WeightFormat::FP32;
+    CHECK(refusal_for(s, "infer.kv_dtype") == "transformers keeps the KV cache in the weights' dtype (fp32), not bf16; "
+                                              "set infer.kv_dtype to a 16-bit type with 16-bit weights");
+    for (vl::KvDtype q : {vl::KvDtype::FP8, vl::KvDtype::INT8, vl::KvDtype::INT4}) {
+        s.infer.kv_dtype = q;
+        CHECK_THAT(refusal_for(s, "infer.kv_dtype"), Catch::EndsWith("KV cache needs a quantized cache backend (quanto, HQQ); not generated"));
+    }
+}
+
+TEST_CASE("verify script: settings it cannot measure like for like are refused, all at once, naming each field") {
+    vl::Scenario s = preset("llama-3.2-1b", vl::Mode::Train);
+    s.train.compat = vl::Compat::Megatron;
+    s.train.activation_formula = vl::ActivationFormula::Korthikanti;
+    s.train.optimizer_state_dtype = vl::StateDtype::BF16;
+    s.train.fp32_grad_accum = true;
+    s.train.fp32_grad_copy = true;
+    s.train.extra_fp32_weight_copy = true;
+    const std::vector<std::string> all = refusals_of(s);
+    CHECK(all.size() == 6);
+    CHECK_THAT(refusal_for(s, "train.compat"), Catch::StartsWith("\"megatron\" reproduces that tool's published accounting"));
+    CHECK_THAT(refusal_for(s, "train.activation_formula"), Catch::StartsWith("\"korthikanti\" is a published closed form"));
+    CHECK_THAT(refusal_for(s, "train.optimizer_state_dtype"), Catch::Contains("fp32 states"));
+    refusal_for(s, "train.fp32_grad_accum");
+    refusal_for(s, "train.fp32_grad_copy");
+    refusal_for(s, "train.extra_fp32_weight_copy");
+
+    // Architectures neither a GPT-2 nor a Llama-family config builds: Gemma 2's four norms per
+    // layer; OPT-350m's narrower embedding, two extra position rows and missing final norm.
+    CHECK_THAT(refusal_for(preset("gemma-2-2b", vl::Mode::Train), "model.norms_per_layer"), Catch::EndsWith("got 4"));
+    const vl::Scenario opt = preset("opt-350m", vl::Mode::Train);
+    refusal_for(opt, "model.embed_dim");
+    refusal_for(opt, "model.position_offset");
+    refusal_for(opt, "model.final_norm");
+
+    // GPT-2's learned position table has 1024 rows (openai-community/gpt2 n_positions).
+    vl::Scenario g = preset("gpt2", vl::Mode::Infer);
+    g.infer.context = 2048;
+    CHECK(refusal_for(g, "infer.context") == "a learned position table of 1024 rows cannot index 2048 positions; transformers would fail");
+}
+
+TEST_CASE("verify script: queries the GPU torch uses, not nvidia-smi's index") {
+    const std::string script = script_of(preset("gpt2", vl::Mode::Train));
+    // `nvidia-smi -i <torch's index>` names another GPU under CUDA_VISIBLE_DEVICES: no command is run.
+    CHECK(script.find("subprocess") == std::string::npos);
+    CHECK(script.find("\"-i\"") == std::string::npos);
+    CHECK_THAT(script, Catch::Contains("free, total = torch.cuda.mem_get_info()"));
+}
+
+TEST_CASE("verify script: the dry run states what the scenario needs, without torch") {
+    if (!have_python()) {
+        WARN("python3 not found: the generated script is not run");
+        return;
+    }
+    vl::Scenario s = preset("gpt2", vl::Mode::Infer);
+    s.infer.context = 1024;
+    const Sandbox box(script_of(s));
+    const Py r = box.run("--dry-run");
+    CHECK(r.status == 0);
+    // Weights: 124,439,808 parameters (reference_models.json gpt2) x 2 bytes (bf16) = 0.23 GiB.
+    CHECK_THAT(r.out, Catch::Contains("needs: 1 GPU with "));
+    CHECK_THAT(r.out, Catch::Contains(" GiB each (weights 0.23 GiB)\n"));
+    CHECK_THAT(r.out, Catch::Contains(R"("prefill_chunk": 0)"));
+    const Py usage = box.run("--dry-runn");
+    CHECK(usage.status == 2);
+    CHECK_THAT(usage.err, Catch::StartsWith("usage: python3 verify.py [--dry-run] [--force]"));
+}
+
+TEST_CASE("verify script: a scenario too large for the local GPU stops before building the model") {
+    if (!have_python()) {
+        WARN("python3 not found: the generated script is not run");
+        return;
+    }
+    // Llama-3.1-405B in bf16: about 406e9 parameters x 2 bytes = 756 GiB of weights, on an 80 GiB GPU.
+    vl::Scenario s = preset("llama-3.1-405b", vl::Mode::Infer);
+    const Sandbox box(script_of(s), /*fakes=*/true);
+    const Py r = box.run("");
+    CHECK(r.status == 3);
+    CHECK_THAT(r.err, Catch::StartsWith("this scenario needs 1 GPU with "));
+    CHECK_THAT(r.err, Catch::Contains("; this machine has 1 visible GPU (Fake GPU: 80.00 GiB, 79.00 GiB free): "
+                                      "the weights alone do not fit in its memory. Not run; --force runs it anyway"));
+    CHECK(r.out.find("BUILT") == std::string::npos);  // the model was not built
+    CHECK(r.err.find("Traceback") == std::string::npos);
+
+    // --force runs it; running out of memory is a measured outcome, not a traceback.
+    const Py forced = box.run("--force", "FAKE_OOM=1");
+    CHECK(forced.status == 4);
+    CHECK_THAT(forced.out, Catch::StartsWith("warning: this scenario needs 1 GPU with "));
+    CHECK_THAT(forced.out, Catch::Contains("BUILT llama"));
+    CHECK_THAT(forced.out, Catch::Contains("outcome: did not fit (CUDA out of memory while generating)\n"));
+    CHECK_THAT(forced.out, Catch::Contains(R"({"outcome": "did not fit", "where": "generating", "measured": {"allocated": 3221225472, "reserved": 4294967296, )"));
+    CHECK(forced.err.find("Traceback") == std::string::npos);
+}
+
+TEST_CASE("verify script: a measured run reports the GPU's used memory from cudaMemGetInfo") {
+    if (!have_python()) {
+        WARN("python3 not found: the generated script is not run");
+        return;
+    }
+    vl::Scenario s = preset("gpt2", vl::Mode::Infer);
+    s.infer.context = 1024;
+    s.infer.prompt = 512;
+    s.infer.prefill_chunk = 128;
+    const Sandbox box(script_of(s), /*fakes=*/true);
+    // The stand-in GPU: 79 GiB free before, 70 GiB after, of 80 GiB: 1 GiB used before, 10 GiB after.
+    const Py r = box.run("", "FAKE_PARAMS=124439808");
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains(R"(BUILT gpt2 {"attn_implementation": "sdpa", "torch_dtype": "bf16"})"));
+    CHECK_THAT(r.out, Catch::Contains(R"("max_new_tokens": 512, "min_new_tokens": 512, "pad_token_id": 0, "prefill_chunk_size": 128})"));
+    CHECK_THAT(r.out, Catch::Contains("GPU memory used, GiB (cudaMemGetInfo, whole GPU)          10.00"));
+    CHECK_THAT(r.out, Catch::Contains("used before the run (CUDA context, other processes): 1.00 GiB\n"));
+    CHECK_THAT(r.out, Catch::Contains(R"({"outcome": "measured", "where": "generating", )"));
+    CHECK(r.out.find("note:") == std::string::npos);  // 124,439,808 parameters, as vramlens counts GPT-2
+
+    // A model transformers builds differently from what vramlens counted is flagged.
+    const Py other = box.run("", "FAKE_PARAMS=1");
+    CHECK(other.status == 0);
+    CHECK_THAT(other.out, Catch::Contains("note: transformers built 1 parameters, vramlens counted 124439808: not like for like"));
+}
