@@ -5,13 +5,14 @@
 // What the page does with a fragment: at start, web/ui/page_bridge.cpp (js_page_env) takes
 // location.hash and turns a leading "#embed", "#embed&" or "#embed," into "#" (embed mode); on a
 // later hashchange, shell/bridge.js sends location.hash as it is. Either way web/ui/app.cpp
-// load_link() trims white space, drops one leading '#' and calls decode_share_link. Before any of
+// open_hash() trims white space and drops a leading '#', open_link() does the same once more, and
+// decode_share_link gets the rest (it drops one more leading '#' itself). Before any of
 // that the browser has parsed the URL (WHATWG URL standard): tabs and newlines are removed, trailing
 // spaces and control characters are stripped, and the fragment is percent-encoded (controls, space,
 // '"', '<', '>', '`' and every non-ASCII byte become %XX). page_link() below follows those steps.
 //
 // Each input is decoded
-//   1. as given: by decode_share_link itself, and through load_link (a paste, a hashchange);
+//   1. as given: by decode_share_link itself, and through open_hash (a hashchange);
 //   2. as what a person typed after '#' in the address bar, through the browser and the page, with
 //      no prefix and with each embed prefix;
 //   3. wrapped as a correctly checksummed link ("v1." base64url(input || crc32(input))) and then
@@ -67,12 +68,15 @@ std::string without_embed(const std::string& hash) {
     return "#" + hash.substr(cut);
 }
 
-// app.cpp load_link(): trim " \t\r\n", drop one leading '#'; what is left goes to
-// decode_share_link ("" loads nothing: no link).
+// app.cpp open_hash() then open_link(): each trims " \t\r\n" and drops one leading '#'; what is
+// left goes to decode_share_link ("" opens nothing: no link).
 std::string_view link_text(std::string_view fragment) {
-    const size_t b = fragment.find_first_not_of(" \t\r\n"), e = fragment.find_last_not_of(" \t\r\n");
-    std::string_view f = b == std::string_view::npos ? std::string_view() : fragment.substr(b, e - b + 1);
-    if (!f.empty() && f[0] == '#') f.remove_prefix(1);
+    std::string_view f = fragment;
+    for (int step = 0; step < 2; ++step) {
+        const size_t b = f.find_first_not_of(" \t\r\n"), e = f.find_last_not_of(" \t\r\n");
+        f = b == std::string_view::npos ? std::string_view() : f.substr(b, e - b + 1);
+        if (!f.empty() && f[0] == '#') f.remove_prefix(1);
+    }
     return f;
 }
 
@@ -104,7 +108,7 @@ struct Links {
         if (it == outcome.end()) it = outcome.emplace(std::string(text), check_decoded(vl::decode_share_link(text))).first;
         return it->second;
     }
-    const std::string& load(std::string_view fragment) {  // as load_link() does
+    const std::string& load(std::string_view fragment) {  // as open_hash() does
         const std::string_view f = link_text(fragment);
         return f.empty() ? no_link : decode(f);
     }
@@ -149,7 +153,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     Links links;
-    // 1. As given: to decode_share_link itself, and to load_link (a paste, a hashchange).
+    // 1. As given: to decode_share_link itself, and to open_hash (a hashchange).
     links.decode(input);
     links.load(input);
     // 2. Typed into the address bar.
