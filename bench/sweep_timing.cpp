@@ -1,5 +1,8 @@
 // The 10,000-point chart sweep (bench/workloads.h), timed with a plain clock so the same source runs
-// natively and as WebAssembly (node, Chromium): prints the median of N runs in milliseconds.
+// natively and as WebAssembly (node, Chromium). Each run also times the reference work
+// (bench::reference_work, no vramlens code) right after the sweep, so both see the same machine
+// load; prints the medians of N runs in milliseconds and their ratio:
+//   sweep_10k median_ms=4.512 min_ms=4.401 reference_ms=1.020 sweep_per_reference=4.42 runs=15 points=10000
 //   build/native/bench/vramlens_sweep_timing [runs]
 //   node --no-experimental-fetch build/web/bench/vramlens_sweep_timing.js [runs]
 #include <algorithm>
@@ -10,19 +13,34 @@
 
 #include "workloads.h"
 
+namespace {
+
+template <class F>
+double time_ms(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    const auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 15;
     const vl::Scenario s = vl::bench::train_llama8b();
-    volatile double sink = vl::bench::sweep_10k(s);  // warm-up (first-use statics, page faults, JIT tiers)
-    std::vector<double> ms;
+    volatile double sink = vl::bench::sweep_10k(s) + vl::bench::reference_work();  // warm-up (first-use statics, page faults, JIT tiers)
+    std::vector<double> sweep, reference;
     for (int i = 0; i < runs; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        sink = sink + vl::bench::sweep_10k(s);
-        const auto t1 = std::chrono::steady_clock::now();
-        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        sweep.push_back(time_ms([&] { sink = sink + vl::bench::sweep_10k(s); }));
+        reference.push_back(time_ms([&] { sink = sink + vl::bench::reference_work(); }));
     }
-    std::sort(ms.begin(), ms.end());
-    std::printf("sweep_10k median_ms=%.3f min_ms=%.3f runs=%d points=%d\n", ms[ms.size() / 2], ms.front(), runs,
-                vl::bench::kSweepPoints);
+    const double m = median(sweep), r = median(reference);
+    std::printf("sweep_10k median_ms=%.3f min_ms=%.3f reference_ms=%.3f sweep_per_reference=%.2f runs=%d points=%d\n", m,
+                *std::min_element(sweep.begin(), sweep.end()), r, m / r, runs, vl::bench::kSweepPoints);
     return 0;
 }

@@ -86,4 +86,23 @@ inline double sweep_10k(const Scenario& base) {
     return sum;
 }
 
+// A fixed piece of plain work that involves no vramlens code (integer hashing, floating point, a
+// small array), timed in the same run as the figures: a figure divided by it is far less sensitive
+// to the machine and to what else runs on it than the figure alone, so ratios compare across runs.
+// About 1 ms natively.
+inline double reference_work() {
+    double v[256] = {};
+    uint64_t x = 88172645463325252ull;
+    double sum = 0;
+    for (int i = 0; i < 400000; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        const double d = static_cast<double>(x >> 11) * 0x1p-53;
+        v[i & 255] = v[(i * 7 + 3) & 255] * 0.5 + d;
+        sum += v[i & 255];
+    }
+    return sum;
+}
+
 }  // namespace vl::bench

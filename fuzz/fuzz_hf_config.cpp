@@ -12,6 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace vl;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     const Result<ModelSpec> r = import_hf_config(text);
+    fuzz::check_expected_error(r.errors, "import_hf_config");
     if (!r.ok()) {
         fuzz::check_errors_named(r.errors, "import_hf_config");
         return 0;

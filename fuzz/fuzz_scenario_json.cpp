@@ -12,6 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace vl;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     const Result<Scenario> r = scenario_from_json(text);
+    fuzz::check_expected_error(r.errors, "scenario_from_json");
     if (!r.ok()) {
         fuzz::check_errors_named(r.errors, "scenario_from_json");
         return 0;

@@ -48,3 +48,27 @@ vl_steps_done() {
     "${VL_RUNNER:-vramlens}" "${#VL_STEPS_OK[@]}" "${VL_STEPS_OK[*]}" "$(( $(date +%s) - VL_STEPS_T0 ))"
   printf 'steps: %d passed, 0 failed\n' "${#VL_STEPS_OK[@]}"   # the plain closing line CI reads
 }
+
+# ---- the checkout before and after a run: tests must not write into it ----------------------
+# vl_tree_state: each changed or untracked path (ignored ones aside), as `git status --porcelain`
+# prints it, with a hash of its content ("-" when deleted). Run inside the checkout.
+vl_tree_state() {
+  git status --porcelain=v1 --untracked-files=all | while IFS= read -r line; do
+    printf '%s %s\n' "$line" "$(git hash-object -- "${line:3}" 2>/dev/null || echo -)"
+  done
+}
+# vl_tree_unchanged BEFORE: succeeds when vl_tree_state still prints BEFORE; otherwise lists the
+# paths that changed since and fails.
+vl_tree_unchanged() {
+  local before=$1 after
+  after=$(vl_tree_state)
+  if [ "$after" = "$before" ]; then
+    if [ -z "$after" ]; then echo "git status --porcelain: empty"
+    else echo "the checkout had local changes before the run; the run changed nothing more"; fi
+    return 0
+  fi
+  echo "the run changed the checkout (a test wrote a tracked file or left a file behind):"
+  diff <(printf '%s\n' "$before") <(printf '%s\n' "$after") | sed -n 's/^[<>] \(...\)\(.*\) [^ ]*$/  \2/p' | sort -u
+  echo "tests write only to temporary folders or build/; generated files are written by scripts/gen-docs.sh"
+  return 1
+}

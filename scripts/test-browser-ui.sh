@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Browser tests of the web UI against the built site: tests/browser/ui.mjs (the UI, and the README
-# screenshots it saves to docs/) and tests/browser/input.mjs (large input, links, pasted files, the
-# embed snippet). Needs scripts/deps.sh (playwright-core, chromium) and the web build.
-#   scripts/test-browser-ui.sh [SITE_DIR]      (default build/web/site)
+# Browser tests of the web UI against the built site: tests/browser/ui.mjs (the UI) and
+# tests/browser/input.mjs (large input, links, pasted files, the embed snippet). ui.mjs's
+# screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
+# writes into the checkout (the README's screenshots are made on purpose by scripts/gen-docs.sh).
+# Needs scripts/deps.sh (playwright-core, chromium) and the web build.
+#   scripts/test-browser-ui.sh [SITE_DIR] [SCREENSHOT_DIR]      (default build/web/site, a temp folder)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$root/.deps/env.sh" ] && . "$root/.deps/env.sh"
 site=${1:-$root/build/web/site}
 chromium=${VRAMLENS_CHROMIUM:-/usr/bin/chromium}
+shots=${2:-}
+if [ -z "$shots" ]; then
+  shots=$(mktemp -d "${TMPDIR:-/tmp}/vramlens-ui-shots.XXXXXX")
+  trap 'rm -rf "$shots"' EXIT
+fi
 status=0
-node "$root/tests/browser/ui.mjs" --site "$site" --docs "$root/docs" --chromium "$chromium" || status=1
+node "$root/tests/browser/ui.mjs" --site "$site" --docs "$shots" --chromium "$chromium" || status=1
 node "$root/tests/browser/input.mjs" --site "$site" --chromium "$chromium" || status=1
 exit $status

@@ -8,9 +8,10 @@
 //   - any request goes to a host other than loopback, or any request fails / answers >= 400,
 //   - the page keeps drawing frames while idle (it must only draw after input),
 //   - input does not wake it up.
-// Saves a screenshot (docs/screenshot.png, shown in the README).
+// With --screenshot PATH it also saves a screenshot there; the test command does not (a test never
+// writes into the checkout), scripts/gen-docs.sh does (docs/screenshot.png).
 //
-// Usage: node smoke.mjs --site build/web/site [--screenshot docs/screenshot.png] [--chromium /usr/bin/chromium]
+// Usage: node smoke.mjs --site build/web/site [--screenshot PATH] [--chromium /usr/bin/chromium]
 import { finish, launchChromium, parseArgs, serveSite } from './harness.mjs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
