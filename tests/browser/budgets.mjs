@@ -10,10 +10,9 @@
 // tests: scripts/bench.sh (tests/browser/page-timing.mjs) prints them against their budgets.
 //
 // Usage: node budgets.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { finish, launchChromium } from './harness.mjs';
-import { createServer } from 'node:http';
+import { finish, launchChromium, serveSite } from './harness.mjs';
 import { readFile, readdir } from 'node:fs/promises';
-import { extname, join, normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const argv = process.argv.slice(2);
@@ -52,25 +51,9 @@ figure('transfer (all files, gzip -9)', `${(gzTotal / 1000).toFixed(1)} KB`, `${
 if (gzTotal > BUDGET_TRANSFER_BYTES) fail(`site transfer ${gzTotal} B gzip > ${BUDGET_TRANSFER_BYTES} B`);
 
 // ---- a static server on loopback (the site at /), recording which files the page asks for -----
-const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
-               '.json': 'application/json', '.ttf': 'font/ttf', '.woff2': 'font/woff2', '.png': 'image/png' };
 const requested = new Set();
-const server = createServer(async (req, res) => {
-  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  let rel = path.slice(1);
-  if (rel === '' || rel.endsWith('/')) rel += 'index.html';
-  rel = normalize(rel);
-  requested.add(rel);
-  if (rel.startsWith('..')) { res.writeHead(403).end(); return; }
-  try {
-    const body = await readFile(join(siteDir, rel));
-    res.writeHead(200, { 'Content-Type': MIME[extname(rel)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' }).end(body);
-  } catch {
-    res.writeHead(404).end('not found');
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const server = await serveSite(siteDir, '/', { onRequest: (rel) => requested.add(rel) });
+const { origin } = server;
 
 const isLoopback = (u) => {
   const { protocol, hostname } = new URL(u);

@@ -17,23 +17,34 @@ const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.
                '.css': 'text/css', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml',
                '.ttf': 'font/ttf', '.woff2': 'font/woff2', '.ico': 'image/x-icon' };
 
-// Serves siteDir at http://127.0.0.1:<free port><subPath>. Returns { url, close() }.
-export async function serveSite(siteDir, subPath = '/some/sub/path/') {
+// Serves siteDir at http://127.0.0.1:<free port><subPath>. Options: mounts {'/bench/': dir} serves
+// more folders under their own prefixes, pages {'/ref/': html} fixed pages, onRequest(rel) sees each
+// site file asked for. Nothing is cached (each page load fetches every file). Returns
+// { url, origin, close() }.
+export async function serveSite(siteDir, subPath = '/some/sub/path/', { mounts = {}, pages = {}, onRequest = () => {} } = {}) {
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (!path.startsWith(subPath)) { res.writeHead(404).end('outside the site'); return; }
-    let rel = normalize(path.slice(subPath.length) || 'index.html');
+    if (path in pages) {
+      res.writeHead(200, { 'Content-Type': MIME['.html'], 'Cache-Control': 'no-store' }).end(pages[path]);
+      return;
+    }
+    const mount = Object.keys(mounts).find((m) => path.startsWith(m));
+    const [root, prefix] = mount ? [mounts[mount], mount] : [siteDir, subPath];
+    if (!path.startsWith(prefix)) { res.writeHead(404).end('outside the site'); return; }
+    let rel = normalize(path.slice(prefix.length) || 'index.html');
     if (rel.startsWith('..')) { res.writeHead(403).end(); return; }
     if (rel.endsWith('/')) rel += 'index.html';
+    if (!mount) onRequest(rel);
     try {
-      const body = await readFile(join(siteDir, rel));
-      res.writeHead(200, { 'Content-Type': MIME[extname(rel)] ?? 'application/octet-stream' }).end(body);
+      const body = await readFile(join(root, rel));
+      res.writeHead(200, { 'Content-Type': MIME[extname(rel)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' }).end(body);
     } catch {
       res.writeHead(404).end('not found');
     }
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return { url: `http://127.0.0.1:${server.address().port}${subPath}`, close: () => server.close() };
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return { url: `${origin}${subPath}`, origin, close: () => server.close() };
 }
 
 // Headless Chromium (Debian's package) with WebGL2 via SwiftShader and no background networking.

@@ -21,11 +21,9 @@
 // Usage: node page-timing.mjs --site build/web/site [--bench-wasm build/web/bench]
 //                             [--bench-native build/native/bench] [--chromium /usr/bin/chromium]
 //                             [--loads 5] [--moves 10] [--runs 15]
-import { launchChromium, parseArgs } from './harness.mjs';
-import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { launchChromium, parseArgs, serveSite } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
-import { extname, join, normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const args = parseArgs();
 const siteDir = resolve(args.site ?? 'build/web/site');
@@ -46,8 +44,6 @@ function row(what, value, budget, within, reference, ratio) {
 }
 
 // ---- a static server on loopback: the site at /, the reference page at /ref/, the wasm sweep at /bench/
-const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
-               '.json': 'application/json', '.ttf': 'font/ttf', '.woff2': 'font/woff2', '.png': 'image/png' };
 const BENCH_PAGE = '<!doctype html><meta charset="utf-8"><title>sweep</title>' +
   `<script>var Module = { print: (t) => console.log(t), printErr: (t) => console.warn(t), arguments: ["${RUNS}"] };</script>` +
   '<script src="vramlens_sweep_timing.js"></script>';
@@ -70,27 +66,10 @@ function wake() { if (!pending) { pending = true; requestAnimationFrame(frame); 
 addEventListener('mousemove', wake);
 wake();
 </script>`;
-const server = createServer(async (req, res) => {
-  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  const html = (body) => res.writeHead(200, { 'Content-Type': MIME['.html'], 'Cache-Control': 'no-store' }).end(body);
-  let root = siteDir, rel = path.slice(1);
-  if (path === '/ref/') return html(REF_PAGE);
-  if (path.startsWith('/bench/')) {
-    if (!benchWasmDir) { res.writeHead(404).end(); return; }
-    root = benchWasmDir; rel = path.slice('/bench/'.length);
-    if (rel === '') return html(BENCH_PAGE);
-  } else if (rel === '' || rel.endsWith('/')) rel += 'index.html';
-  rel = normalize(rel);
-  if (rel.startsWith('..')) { res.writeHead(403).end(); return; }
-  try {
-    const body = await readFile(join(root, rel));
-    res.writeHead(200, { 'Content-Type': MIME[extname(rel)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' }).end(body);
-  } catch {
-    res.writeHead(404).end('not found');
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const server = await serveSite(siteDir, '/', benchWasmDir
+  ? { pages: { '/ref/': REF_PAGE, '/bench/': BENCH_PAGE }, mounts: { '/bench/': benchWasmDir } }
+  : { pages: { '/ref/': REF_PAGE } });
+const { origin } = server;
 
 // Before any page script: wraps window.vramlens.frames (set by the app after each frame) so each
 // change records performance.now(), and records the timeStamp of each mousemove.
