@@ -313,7 +313,7 @@ bool read_file(const std::string& path, std::string& text, std::string& err) {
         }
         if (std::filesystem::is_regular_file(st)) {
             const std::uintmax_t size = std::filesystem::file_size(path, ec);
-            if (!ec && size > kMaxJsonInputBytes) return too_big(describe_input_size(static_cast<size_t>(size)));
+            if (!ec && size > kMaxJsonInputBytes) return too_big(describe_input_size(static_cast<size_t>(size), kMaxJsonInputBytes));
         }
         file.open(path, std::ios::binary);
         if (!file) {
@@ -556,15 +556,6 @@ std::string usage() {
     return h;
 }
 
-std::string grouped(int64_t n) {  // 8030261248 -> "8,030,261,248"
-    std::string digits = std::to_string(n < 0 ? -n : n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return n < 0 ? "-" + out : out;
-}
-
 // ---- commands ---------------------------------------------------------------------------------
 const std::string* scenario_file(const Options& o, size_t index, std::string& err, int& status) {
     if (o.positional.size() > index + 1) {
@@ -650,7 +641,7 @@ int cmd_models(const Options& o, std::string& out) {
     std::vector<std::vector<std::string>> rows;
     for (const ModelPreset& p : model_presets()) {
         ParamCounts c = count_params(p.spec);
-        rows.push_back({p.id, p.name, p.family, grouped(c.total), p.spec.moe.num_experts > 0 ? grouped(c.active_per_token) : "", p.hf_id});
+        rows.push_back({p.id, p.name, p.family, group_thousands(c.total), p.spec.moe.num_experts > 0 ? group_thousands(c.active_per_token) : "", p.hf_id});
     }
     out += format_rows({"id", "name", "family", "parameters", "active", "hugging face"}, rows, o.format);
     return kOk;
@@ -681,12 +672,12 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
     const ModelSpec& m = *r;
     const ParamCounts p = count_params(m);
     const std::vector<std::vector<std::string>> counts = {
-        {"total", grouped(p.total)},
-        {"embedding", grouped(p.embedding)},
-        {"lm_head", grouped(p.lm_head)},
-        {"non_embedding", grouped(p.non_embedding)},
-        {"active_per_token", grouped(p.active_per_token)},
-        {"largest_layer", grouped(p.largest_layer)},
+        {"total", group_thousands(p.total)},
+        {"embedding", group_thousands(p.embedding)},
+        {"lm_head", group_thousands(p.lm_head)},
+        {"non_embedding", group_thousands(p.non_embedding)},
+        {"active_per_token", group_thousands(p.active_per_token)},
+        {"largest_layer", group_thousands(p.largest_layer)},
     };
     if (o.format == ExportFormat::Json) {
         Json j = Json::object();
@@ -896,15 +887,31 @@ int run_unguarded(std::vector<std::string> args, std::string& out, std::string& 
 
 }  // namespace
 
-int run(const std::vector<std::string>& args, std::string& out, std::string& err) {
-    try {
-        return run_unguarded(args, out, err);
-    } catch (const std::exception& e) {
-        err += std::string("vramlens: internal error: ") + e.what() + "\n";
-    } catch (...) {
-        err += "vramlens: internal error\n";
+// Messages quote what the user typed (flag values, file names, fields of a file): none may reach
+// the terminal as a control character, so every line of stderr is escaped here, once.
+std::string terminal_safe(std::string_view text) {
+    std::string out;
+    for (size_t start = 0; start < text.size();) {
+        const size_t nl = std::min(text.find('\n', start), text.size());
+        out += escape_control_chars(text.substr(start, nl - start));
+        if (nl < text.size()) out += '\n';
+        start = nl + 1;
     }
-    return kBadInput;
+    return out;
+}
+
+int run(const std::vector<std::string>& args, std::string& out, std::string& err) {
+    std::string messages;
+    int status = kBadInput;
+    try {
+        status = run_unguarded(args, out, messages);
+    } catch (const std::exception& e) {
+        messages += std::string("vramlens: internal error: ") + e.what() + "\n";
+    } catch (...) {
+        messages += "vramlens: internal error\n";
+    }
+    err += terminal_safe(messages);
+    return status;
 }
 
 }  // namespace vl::cli

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "units.h"
+
 namespace vl {
 
 namespace {
@@ -100,7 +102,7 @@ struct CheckedBuilder {
 template <class BasicJson>
 std::optional<BasicJson> parse_checked(std::string_view text, std::string_view what, std::vector<FieldError>& errs) {
     if (text.size() > kMaxJsonInputBytes) {
-        errs.push_back({std::string(what), "is " + describe_input_size(text.size()) + "; at most " +
+        errs.push_back({std::string(what), "is " + describe_input_size(text.size(), kMaxJsonInputBytes) + "; at most " +
                                                describe_input_size(kMaxJsonInputBytes) +
                                                " is read (a config.json or scenario is a few KB: was something else pasted?)"});
         return std::nullopt;
@@ -118,7 +120,10 @@ std::optional<BasicJson> parse_checked(std::string_view text, std::string_view w
 
 }  // namespace
 
-std::string describe_input_size(size_t bytes) {
+std::string describe_input_size(size_t bytes, size_t apart_from) {
+    if (apart_from != 0 && bytes != apart_from && describe_input_size(bytes) == describe_input_size(apart_from)) {
+        return group_thousands(static_cast<int64_t>(bytes)) + " bytes";
+    }
     char buf[32];
     if (bytes < 10'000) std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
     else if (bytes < 10'000'000) std::snprintf(buf, sizeof buf, "%.0f KB", bytes / 1e3);

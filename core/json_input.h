@@ -27,7 +27,8 @@ std::optional<nlohmann::json> parse_json_input(std::string_view text, std::strin
 std::optional<nlohmann::ordered_json> parse_ordered_json_input(std::string_view text, std::string_view what,
                                                                std::vector<FieldError>& errs);
 
-// "1.2 MB"-style size for messages about input length.
-std::string describe_input_size(size_t bytes);
+// "1250 KB"-style size for messages about input length. With `apart_from` (the limit it is compared
+// with), a size that would read the same as the limit is written in exact bytes ("4,194,306 bytes").
+std::string describe_input_size(size_t bytes, size_t apart_from = 0);
 
 }  // namespace vl

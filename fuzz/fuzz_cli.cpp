@@ -13,7 +13,7 @@
 // Run the binary with absolute paths for the corpus and -artifact_prefix (scripts/fuzz.sh does):
 // relative ones would point into the sandbox.
 //
-// Checks: the exit status is one of 0-3; a failure says why on stderr and a success prints
+// Checks: the exit status is one of 0-3; a failure says why on stderr (no raw control character) and a success prints
 // something; the sandbox is unchanged. With VRAMLENS_FUZZ_EXPECT_ERROR=TEXT (scripts/fuzz.sh,
 // limit cases): status 1 and TEXT on stderr.
 #include <unistd.h>
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "export.h"
 #include "fuzz_checks.h"
 
 namespace {
@@ -115,14 +116,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const int status = cli::run(args, out, err);
 
     std::string line;  // the command line for messages, control characters as \xNN
-    for (const std::string& a : args) {
-        if (!line.empty()) line += ' ';
-        for (unsigned char c : a.substr(0, 80)) {
-            if (c >= 0x20 && c != 0x7F) line += static_cast<char>(c);
-            else line += "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) + "0123456789abcdef"[c & 15];
-        }
-    }
+    for (const std::string& a : args) line += (line.empty() ? "" : " ") + escape_control_chars(a.substr(0, 80));
     line = line.substr(0, 400);
+    for (size_t i = 0; i < err.size(); ++i) {  // stderr quotes input escaped (cli.cpp terminal_safe)
+        const auto c = static_cast<unsigned char>(err[i]);
+        const bool c1 = c == 0xc2 && i + 1 < err.size() && static_cast<unsigned char>(err[i + 1]) < 0xa0;
+        if ((c < 0x20 && c != '\n') || c == 0x7f || c1) fuzz::fail("vramlens " + line + ": stderr has a raw control character");
+    }
     if (status < 0 || status > 3) fuzz::fail("vramlens " + line + ": exit status " + std::to_string(status));
     if (status != 0 && err.empty()) fuzz::fail("vramlens " + line + ": failed (status " + std::to_string(status) + ") without a message");
     if (status == 0 && out.empty()) fuzz::fail("vramlens " + line + ": succeeded and printed nothing");

@@ -571,6 +571,15 @@ TEST_CASE("cli: control characters from a model or GPU name are escaped in table
     CHECK(bad.status == 1);
     CHECK_THAT(bad.err, Catch::Contains("  x\\x1by: unknown field\n"));
     CHECK(no_controls(bad.err));
+    // Every message quotes its value escaped: a flag's value, an unknown command, a file name.
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"estimate", "--format", "\x1f[2J"}, {"\x1b[2Jx"}, {"estimate", "no\x1b[2Jsuch.json"}, {"estimate", "--model", "a\rb"}}) {
+        std::string out, err;
+        vl::cli::run(args, out, err);
+        INFO(err);
+        CHECK_FALSE(err.empty());
+        CHECK(no_controls(err));
+    }
     std::remove(file.c_str());
     std::remove(cfg.c_str());
 }

@@ -56,10 +56,13 @@ TEST_CASE("json input: nesting stops at the limit while parsing, whatever the de
 TEST_CASE("json input: size is checked before parsing") {
     const std::string huge = "\"" + std::string(vl::kMaxJsonInputBytes, 'x') + "\"";  // 4 MiB + 2 bytes
     CHECK(error_of(huge) ==
-          "input: is 4194 KB; at most 4194 KB is read (a config.json or scenario is a few KB: was something else pasted?)");
+          "input: is 4,194,306 bytes; at most 4194 KB is read (a config.json or scenario is a few KB: was something else pasted?)");
     CHECK(vl::describe_input_size(999) == "999 bytes");
     CHECK(vl::describe_input_size(1'250'000) == "1250 KB");
     CHECK(vl::describe_input_size(100'000'000) == "100 MB");
+    // Just over the limit: the same rounding would say "is 4194 KB; at most 4194 KB".
+    CHECK(vl::describe_input_size(4'194'354, 4'194'304) == "4,194,354 bytes");
+    CHECK(vl::describe_input_size(5'000'000, 4'194'304) == "5000 KB");
 }
 
 TEST_CASE("json input: syntax errors say line and column") {

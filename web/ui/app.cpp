@@ -239,7 +239,7 @@ void refuse_input(AppState& app, std::string_view what, size_t bytes) {
     const Lang L = app.ui.lang;
     const S name = what == "paste" ? S::WhatPaste : what == "drop" ? S::WhatDrop : what == "hash" ? S::WhatLink : S::WhatText;
     app.ui.status = S::Count_;
-    app.ui.notice = fill(tr(L, S::TooBig), {tr(L, name), describe_input_size(bytes), describe_input_size(kMaxJsonInputBytes)});
+    app.ui.notice = fill(tr(L, S::TooBig), {tr(L, name), describe_input_size(bytes, kMaxJsonInputBytes), describe_input_size(kMaxJsonInputBytes)});
 }
 
 void queue_fragment(AppState& app) {
