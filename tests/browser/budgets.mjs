@@ -10,7 +10,7 @@
 // tests: scripts/bench.sh (tests/browser/page-timing.mjs) prints them against their budgets.
 //
 // Usage: node budgets.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { finish, launchChromium, serveSite } from './harness.mjs';
+import { finish, launchChromium, recordFrames, serveSite } from './harness.mjs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -61,24 +61,6 @@ const isLoopback = (u) => {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
 };
 
-// Records that the first frame was drawn: the app sets window.vramlens.frames after each frame.
-const recordFirstFrame = () => {
-  let hook;
-  Object.defineProperty(window, 'vramlens', {
-    configurable: true,
-    get() { return hook; },
-    set(v) {
-      hook = v;
-      let frames = v.frames ?? 0;
-      Object.defineProperty(v, 'frames', {
-        enumerable: true, configurable: true,
-        get() { return frames; },
-        set(x) { if (x >= 1) window.__vlFirstFrame = true; frames = x; },
-      });
-    },
-  });
-};
-
 const browser = await launchChromium(executablePath);  // SwiftShader WebGL2, no background networking
 const offsite = [];
 async function newPage() {
@@ -97,9 +79,9 @@ async function newPage() {
 let idleFrames = null;
 try {
   const { context, page } = await newPage();
-  await page.addInitScript(recordFirstFrame);
+  await page.addInitScript(recordFrames);
   await page.goto(`${origin}/`, { waitUntil: 'load', timeout: 60_000 });
-  await page.waitForFunction(() => window.__vlFirstFrame || (window.vramlens && window.vramlens.error), null, { timeout: 60_000 });
+  await page.waitForFunction(() => window.__vlFrameTimes.length > 0 || (window.vramlens && window.vramlens.error), null, { timeout: 60_000 });
   const error = await page.evaluate(() => window.vramlens && window.vramlens.error);
   if (error) throw new Error(`the app did not start: ${error}`);
   figure('page loads and draws a frame', 'yes', 'yes', true);

@@ -47,6 +47,29 @@ export async function serveSite(siteDir, subPath = '/some/sub/path/', { mounts =
   return { url: `${origin}${subPath}`, origin, close: () => server.close() };
 }
 
+// An init script (page.addInitScript): records when each frame is drawn (the app and the reference
+// page set window.vramlens.frames after each frame) in window.__vlFrameTimes, and each mouse move's
+// time stamp in window.__vlInputTimes, both in performance.now() milliseconds.
+export const recordFrames = () => {
+  window.__vlFrameTimes = [];
+  window.__vlInputTimes = [];
+  addEventListener('mousemove', (e) => window.__vlInputTimes.push(e.timeStamp), { capture: true });
+  let hook;
+  Object.defineProperty(window, 'vramlens', {
+    configurable: true,
+    get() { return hook; },
+    set(v) {
+      hook = v;
+      let frames = v.frames ?? 0;
+      Object.defineProperty(v, 'frames', {
+        enumerable: true, configurable: true,
+        get() { return frames; },
+        set(x) { if (x !== frames) window.__vlFrameTimes.push(performance.now()); frames = x; },
+      });
+    },
+  });
+};
+
 // Headless Chromium (Debian's package) with WebGL2 via SwiftShader and no background networking.
 export function launchChromium(executablePath = process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium') {
   return chromium.launch({

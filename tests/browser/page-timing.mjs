@@ -21,7 +21,7 @@
 // Usage: node page-timing.mjs --site build/web/site [--bench-wasm build/web/bench]
 //                             [--bench-native build/native/bench] [--chromium /usr/bin/chromium]
 //                             [--loads 5] [--moves 10] [--runs 15]
-import { launchChromium, parseArgs, serveSite } from './harness.mjs';
+import { launchChromium, parseArgs, recordFrames, serveSite } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
@@ -70,28 +70,6 @@ const server = await serveSite(siteDir, '/', benchWasmDir
   ? { pages: { '/ref/': REF_PAGE, '/bench/': BENCH_PAGE }, mounts: { '/bench/': benchWasmDir } }
   : { pages: { '/ref/': REF_PAGE } });
 const { origin } = server;
-
-// Before any page script: wraps window.vramlens.frames (set by the app after each frame) so each
-// change records performance.now(), and records the timeStamp of each mousemove.
-const recordFrames = () => {
-  window.__vlFrameTimes = [];
-  window.__vlInputTimes = [];
-  addEventListener('mousemove', (e) => window.__vlInputTimes.push(e.timeStamp), { capture: true });
-  let hook;
-  Object.defineProperty(window, 'vramlens', {
-    configurable: true,
-    get() { return hook; },
-    set(v) {
-      hook = v;
-      let frames = v.frames ?? 0;
-      Object.defineProperty(v, 'frames', {
-        enumerable: true, configurable: true,
-        get() { return frames; },
-        set(x) { if (x !== frames) window.__vlFrameTimes.push(performance.now()); frames = x; },
-      });
-    },
-  });
-};
 
 const browser = await launchChromium(executablePath);
 async function open(url) {
