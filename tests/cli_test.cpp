@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "export.h"
+#include "shell_command.h"
 
 namespace {
 
@@ -40,14 +41,10 @@ Run vramlens(const std::string& args, const std::string& stdin_text = "", const 
     std::ofstream(in_file) << stdin_text;
     const std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + VRAMLENS_CLI_PATH + "' " + args + " <'" +
                             in_file + "' 2>'" + err_file + "'";
+    const ShellResult sh = shell_command(cmd);
     Run r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.status = sh.status;
+    r.out = sh.out;
     r.err = slurp(err_file);
     std::remove(err_file.c_str());
     std::remove(in_file.c_str());
@@ -332,13 +329,9 @@ TEST_CASE("cli: verify-script prints valid Python whose dry run works without to
     CHECK_THAT(r.out, Catch::StartsWith("#!/usr/bin/env python3\n"));
     const std::string script = write_temp("verify.py", r.out);
     CHECK(std::system(("python3 -m py_compile '" + script + "'").c_str()) == 0);
-    FILE* p = ::popen(("python3 '" + script + "' --dry-run").c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::string out;
-    char buf[1024];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    CHECK(WEXITSTATUS(::pclose(p)) == 0);
+    const ShellResult dry = shell_command("python3 '" + script + "' --dry-run");
+    CHECK(dry.status == 0);
+    const std::string& out = dry.out;
     // GPT-2 (openai-community/gpt2 config): 12 layers, hidden 768; the plan mirrors the flags.
     CHECK_THAT(out, Catch::Contains("model: gpt2, 12 layers, hidden 768\n"));
     CHECK_THAT(out, Catch::Contains(R"("micro_batch": 4)"));

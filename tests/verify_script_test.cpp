@@ -17,6 +17,7 @@
 
 #include "estimate.h"
 #include "model/presets.h"
+#include "shell_command.h"
 #include "verify_script.h"
 
 namespace {
@@ -103,14 +104,10 @@ public:
         const std::string d = dir_.string();
         const std::string cmd = "cd '" + d + "' && env PYTHONPATH='" + d + "' " + env + " python3 verify.py " + args +
                                 " 2>'" + d + "/stderr'";
+        const ShellResult sh = shell_command(cmd);
         Py r;
-        FILE* p = ::popen(cmd.c_str(), "r");
-        REQUIRE(p != nullptr);
-        char buf[4096];
-        size_t n;
-        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-        const int st = ::pclose(p);
-        r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        r.status = sh.status;
+        r.out = sh.out;
         r.err = slurp(d + "/stderr");
         return r;
     }
