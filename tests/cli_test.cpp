@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #ifdef VRAMLENS_CLI_PATH
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>

@@ -5,7 +5,6 @@
 // beside the script, so the control flow is exercised without a GPU).
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
