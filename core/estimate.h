@@ -27,7 +27,7 @@ struct Component {
     Category category = Category::Weights;
     double bytes = 0;           // per GPU (the most loaded rank)
     unsigned phases = kAllPhases;  // phases in which these bytes are live (phase_bit mask)
-    const char* formula = "";   // symbolic, e.g. "16 * P / N_d"
+    std::string formula;        // symbolic, e.g. "16 * P / N_d"; filled when Detail::Full
     const char* source = "";    // one-line citation
     std::string substituted;    // the formula with the user's numbers; filled when Detail::Full
     bool host = false;          // lives in host (CPU) memory, not on the GPU (offload)

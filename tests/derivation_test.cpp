@@ -110,7 +110,7 @@ void check_derivations(const Estimate& e, const std::string& what) {
         CHECK(std::string(c.source).size() > 0);
         // symbolic: the formula names at least one quantity (a letter), not only numbers
         bool has_letter = false;
-        for (const char* p = c.formula; *p; ++p) has_letter = has_letter || std::isalpha(static_cast<unsigned char>(*p));
+        for (const char ch : c.formula) has_letter = has_letter || std::isalpha(static_cast<unsigned char>(ch));
         CHECK((has_letter || std::string(c.formula) == "0"));
         const std::string& s = c.substituted;
         REQUIRE_FALSE(s.empty());

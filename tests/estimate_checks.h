@@ -23,7 +23,7 @@ inline std::string soundness(const Scenario& s, const Estimate& e) {
     for (const Component& c : e.components) {
         if (!std::isfinite(c.bytes)) return std::string("component ") + c.id + " is not finite";
         if (c.bytes < 0) return std::string("component ") + c.id + " is negative: " + std::to_string(c.bytes);
-        if (!*c.id || !*c.formula || !*c.source) return std::string("component without id/formula/source: ") + c.id;
+        if (!*c.id || !*c.source || (!c.substituted.empty() && c.formula.empty())) return std::string("component without id/formula/source: ") + c.id;
         if ((c.phases & ~kAllPhases) != 0) return std::string("component ") + c.id + " has an unknown phase bit";
         if (c.host) { host += c.bytes; continue; }
         for (int p = 0; p < kPhaseCount; ++p)

@@ -10,9 +10,9 @@ void add_context(TrainCtx& c) {
     const double b = c.s.overheads.cuda_context_bytes;
     // Default 0.5 GiB: CUDA context + PyTorch/cuBLAS kernels ("a few hundred MB", [transformer-series5 §1];
     // [vllm-pr10511] measured 1.79 GiB non-torch memory including NCCL on H100).
-    add(c.e, c.d, comp("overhead.cuda_context", "CUDA context and framework", Category::Overhead, b, kAllPhases,
-                       "overheads.cuda_context_bytes", "framework CUDA context: a few hundred MB [transformer-series5 §1]"),
-        [&] { return derive("{}", b); });
+    add(c.e, c.d, comp("overhead.cuda_context", "CUDA context and framework", Category::Overhead, kAllPhases,
+                       "framework CUDA context: a few hundred MB [transformer-series5 §1]"),
+        [&](auto& q) { return q("cuda_context_bytes", b); });
 }
 
 void add_buffers(TrainCtx& c) {
@@ -21,21 +21,22 @@ void add_buffers(TrainCtx& c) {
     const Parallelism& p = s.parallel;
     if (p.dp > 1) {
         const double b = s.overheads.bucket_bytes;
-        add(c.e, c.d, comp("buffers.comm_bucket", "gradient all-reduce / reduce-scatter bucket", Category::Buffers, b, kBwd,
-                           "overheads.bucket_bytes", "PyTorch DDP bucket_cap_mb [pytorch-docs]; DeepSpeed reduce_bucket_size; ZeRO Sec 6.2 (constant-size buffers) [zero2020 §6.2]"),
-            [&] { return derive("{}", b); });
+        add(c.e, c.d, comp("buffers.comm_bucket", "gradient all-reduce / reduce-scatter bucket", Category::Buffers, kBwd,
+                           "PyTorch DDP bucket_cap_mb [pytorch-docs]; DeepSpeed reduce_bucket_size; ZeRO Sec 6.2 (constant-size buffers) [zero2020 §6.2]"),
+            [&](auto& q) { return q("bucket_bytes", b); });
     }
     if (p.zero >= 3 && c.largest_layer > 0) {
         // DeepSpeed estimate_zero3_model_states_mem_needs: largest_layer_memory = 4 * largest_layer_params
         // (the gathered fp16 parameters and the layer's fp16 gradients before reduce-scatter).
         const double ll = c.largest_layer, wb = c.dt.weight;
-        add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, ll * wb, kFwdBwd,
-                           "largest_layer_params * weight_bytes", "DeepSpeed memory.rst: 4 * largest_layer_params (params half) [deepspeed-memory]"),
-            [&] { return derive("{} * {}", ll, wb); });
+        const auto layer_bytes = [&](auto& q) { return q("largest_layer_params", ll) * q("weight_bytes", wb); };
+        add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, kFwdBwd,
+                           "DeepSpeed memory.rst: 4 * largest_layer_params (params half) [deepspeed-memory]"),
+            layer_bytes);
         if (!c.finetune_adapters)
-            add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, ll * wb, kBwd,
-                               "largest_layer_params * weight_bytes", "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half) [deepspeed-memory]"),
-                [&] { return derive("{} * {}", ll, wb); });
+            add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, kBwd,
+                               "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half) [deepspeed-memory]"),
+                layer_bytes);
     }
 }
 
@@ -55,10 +56,10 @@ void add_fragmentation(const Scenario& s, Detail d, Estimate& e) {
     for (int i = 1; i < kPhaseCount; ++i)
         if (ph[static_cast<size_t>(i)] > ph[static_cast<size_t>(peak)]) peak = i;
     const double alloc = ph[static_cast<size_t>(peak)];
-    add(e, d, comp("overhead.fragmentation", "allocator fragmentation reserve (at the peak)", Category::Overhead, f * alloc,
-                   1u << static_cast<unsigned>(peak), "overheads.fragmentation * allocated bytes at the peak phase",
+    add(e, d, comp("overhead.fragmentation", "allocator fragmentation reserve (at the peak)", Category::Overhead,
+                   1u << static_cast<unsigned>(peak),
                    "PyTorch caching allocator [pytorch-docs]; Megatron theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]"),
-        [&] { return derive("{} * {}", f, alloc); });
+        [&](auto& q) { return q("fragmentation", f) * q("allocated_at_peak", alloc); });
 }
 
 }  // namespace vl

@@ -222,7 +222,7 @@ void table_panel(AppState& app) {
             ImGui::PushTextWrapPos(table_right - 4);
             if (cut) ImGui::TextWrapped("%s", label.c_str());
             ImGui::TextDisabled("%s", tr(L, S::Formula));
-            ImGui::TextWrapped("%s", c.formula);
+            ImGui::TextWrapped("%s", c.formula.c_str());
             if (!c.substituted.empty()) {
                 ImGui::TextDisabled("%s", tr(L, S::WithNumbers));
                 ImGui::TextWrapped("%s", c.substituted.c_str());
