@@ -119,13 +119,13 @@ struct Sym {
     Sym() = default;
     template <class T>
         requires std::is_arithmetic_v<T>
-    Sym(T c) : v(static_cast<double>(c)), sym(number_text(v)), num(sym), prec(v < 0 ? Prec::Sum : Prec::Atom), none(false) {
+    Sym(T c) : v(static_cast<double>(c)), sym(number_text(v)), num(sym), prec(sym[0] == '-' ? Prec::Sum : Prec::Atom), none(false) {
         static_assert(!std::is_same_v<T, bool>, "expressions take numbers, not bools");
     }
     static Sym leaf(const char* name, double value) {
         Sym s;
-        s.v = value; s.sym = name; s.num = number_text(value); s.prec = value < 0 ? Prec::Sum : Prec::Atom; s.none = false;
-        if (s.num != "0" && s.num[0] != '-' && s.num.find('.') == std::string::npos) s.prec = Prec::Atom;
+        s.v = value; s.sym = name; s.num = number_text(value); s.none = false;
+        s.prec = s.num[0] == '-' ? Prec::Sum : Prec::Atom;  // a negative number is parenthesised like a difference
         return s;
     }
 };
