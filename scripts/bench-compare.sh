@@ -67,10 +67,11 @@ fi
 out="build/bench-compare/runs"
 rm -rf "$out"
 mkdir -p "$out"
-run() {  # run SIDE ROUND
+run() {  # run SIDE ROUND: the figures go to SIDE-ROUND.json, the console output to SIDE-ROUND.log
   local bin=$base_bin; [ "$1" = head ] && bin=$head_bin
   "$bin" --benchmark_filter="$filter" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-    --benchmark_out="$out/$1-$2.json" --benchmark_out_format=json >/dev/null
+    --benchmark_out="$out/$1-$2.json" --benchmark_out_format=json >"$out/$1-$2.log" 2>&1 ||
+    { cat "$out/$1-$2.log" >&2; vl_die "$bin failed (round $2); its output is above"; }
 }
 vl_log "base $short vs $head_desc: $rounds rounds, filter '$filter'"
 for ((r = 1; r <= rounds; r++)); do
@@ -91,14 +92,17 @@ order = []
 for side in fig:
     for r in range(1, rounds + 1):
         with open(f"{out}/{side}-{r}.json") as f:
-            doc = json.load(f)
-        for b in doc["benchmarks"]:
+            text = f.read()
+        for b in json.loads(text)["benchmarks"] if text.strip() else []:  # empty when nothing matched
             if b.get("run_type") != "aggregate" or b.get("aggregate_name") != "median":
                 continue
             name = b["run_name"]
             fig[side].setdefault(name, []).append(b["cpu_time"] * scale[b.get("time_unit", "ns")])
             if name not in order:
                 order.append(name)
+
+if not order:
+    sys.exit("bench-compare: no benchmark matched the filter")
 
 def show(ns):
     for unit, s in (("ms", 1e6), ("us", 1e3)):
