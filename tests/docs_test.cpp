@@ -168,7 +168,7 @@ std::vector<std::string> commands_in_section(const std::string& text, const std:
 
 }  // namespace
 
-TEST_CASE("docs: README.md is at most 10 KB; the rest lives in docs/") {
+TEST_CASE("docs: README.md is at most 10 KB, the rest lives in docs/") {
     const auto size = fs::file_size(kRoot / "README.md");
     INFO("README.md is " << size << " bytes; move detail into docs/ and link it");
     CHECK(size <= 10000);
