@@ -1,5 +1,5 @@
-# Where Dear ImGui and SDL2 come from in the web build (scripts/deps.sh fills these in; see README
-# "Toolchains"). Both paths give the same targets: vramlens_imgui (ImGui + SDL2/OpenGL3 backends)
+# Where Dear ImGui and SDL2 come from in the web build (scripts/deps.sh fills these in; see
+# docs/building.md, "Toolchains"). Both paths give the same targets: vramlens_imgui (ImGui + SDL2/OpenGL3 backends)
 # and vramlens_sdl2 (SDL2 for wasm).
 set(VRAMLENS_IMGUI_DIR "$ENV{VRAMLENS_IMGUI_DIR}" CACHE PATH "Dear ImGui 1.86 source tree (imgui.cpp, backends/)")
 set(VRAMLENS_SDL2_DIR "$ENV{VRAMLENS_SDL2_DIR}" CACHE PATH

@@ -61,7 +61,7 @@ struct TrainingOptions {
     bool flash_attention = true;     // FlashAttention/SDPA: no s^2 scores kept
     double dropout = 0.0;            // > 0 keeps 1-byte masks
     bool fp32_logits = true;         // logits + loss kept in fp32 (b*s*V*4)
-    // ---- added with issue 4 ----
+    // ---- published accounting to follow, activation formula variants, optimizer state dtype ----
     Compat compat = Compat::None;
     ActivationFormula activation_formula = ActivationFormula::TensorWalk;
     double activation_coefficient = 12.0;   // ActivationFormula::Coefficient: C ([zero2020 §3.2] footnote: 12; [makinaruto2025]: 10-15)
@@ -90,7 +90,7 @@ struct FineTuneOptions {
     unsigned lora_targets = kLoraQ | kLoraV;   // PEFT's default for llama
     bool double_quant = true;                  // QLoRA: quantize the NF4 absmax constants too
     bool paged_optimizer = true;               // QLoRA: paged AdamW (states may spill to host)
-    // ---- added with issue 4 ----
+    // ---- adapter dtype and dropout, quantization block sizes ----
     bool adapters_fp32 = true;                 // PEFT autocast_adapter_dtype: adapters kept in fp32 (else base dtype)
     double lora_dropout = 0.0;                 // PEFT LoraConfig default 0.0; > 0 keeps a masked copy of each adapted input
     int64_t quant_block = 64;                  // QLoRA NF4 block size [qlora2023 §3]
@@ -122,7 +122,7 @@ struct InferenceOptions {
     int64_t block_size = 16;        // vLLM paged KV block, tokens
     bool cuda_graphs = true;        // vLLM
     bool flash_attention = true;
-    // ---- added by issue 5 (inference) ----
+    // ---- prefill, batching and kernel settings of the engines ----
     int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)
     int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens; 0 = engine default
@@ -145,7 +145,7 @@ struct Parallelism {
     int64_t virtual_stages = 1;     // interleaved 1F1B: model chunks per stage
     bool offload_optimizer = false; // ZeRO-Offload: optimizer states (and fp32 master) on host
     bool offload_params = false;    // ZeRO-Infinity: parameters on host (needs zero 3)
-    int64_t gpus_per_node = 8;      // DeepSpeed estimator host memory is per node (added with issue 4)
+    int64_t gpus_per_node = 8;      // DeepSpeed estimator host memory is per node
     bool zero_init = true;          // ZeRO-3 deepspeed.zero.Init: params partitioned as they are built, so the host
                                     // never holds a full fp32 model per GPU (DeepSpeed estimator's zero_init)
 };

@@ -8,7 +8,7 @@
 #      or reference loop measured in the same run.
 # Prints measured vs budget; the exit status is 0 whatever the figures are, and non-zero only when
 # something broke (a build, a binary, the page not loading). Figures from a quiet machine are
-# recorded in the README's Performance section.
+# recorded in docs/performance.md.
 #   scripts/bench.sh [--quick] [--no-build]
 #     --quick      a few repetitions only (proves every figure can be measured; scripts/test.sh)
 #     --no-build   use build/native and build/web as they are

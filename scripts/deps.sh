@@ -2,7 +2,7 @@
 # Installs and caches everything vramlens needs to build and test. Idempotent: a second run checks,
 # finds everything in place and takes about a second.
 #
-# Two toolchain paths (README "Toolchains"):
+# Two toolchain paths (docs/building.md, "Toolchains"):
 #   debian  (default on Debian 12): apt's Emscripten 3.1.6; Dear ImGui and SDL2 sources come from
 #           Debian's source packages (apt-get source), SDL2 is compiled for wasm once into .deps/.
 #   emsdk   (EMSDK set, or an emcc other than Debian's on PATH): your Emscripten; SDL2 is its port
@@ -50,7 +50,7 @@ if command -v apt-get >/dev/null; then
     vl_log "apt: all ${#apt_pkgs[@]} packages already installed"
   fi
 else
-  [ "$toolchain" = emsdk ] || vl_die "no apt-get: the debian toolchain path needs Debian 12; use your own emsdk (README)"
+  [ "$toolchain" = emsdk ] || vl_die "no apt-get: the debian toolchain path needs Debian 12; use your own emsdk (docs/building.md)"
   for c in cmake ninja node npm; do command -v $c >/dev/null || vl_die "no apt-get here: please install '$c'"; done
   vl_warn "no apt-get: using cmake/ninja/node from PATH; native tests need Catch2 v2, nlohmann_json, CLI11, Google Benchmark"
 fi

@@ -2,7 +2,7 @@
 # Browser tests of the web UI against the built site: tests/browser/ui.mjs (the UI) and
 # tests/browser/input.mjs (large input, links, pasted files, the embed snippet). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
-# writes into the checkout (the README's screenshots are made on purpose by scripts/gen-docs.sh).
+# writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
 # Needs scripts/deps.sh (playwright-core, chromium) and the web build.
 #   scripts/test-browser-ui.sh [SITE_DIR] [SCREENSHOT_DIR]      (default build/web/site, a temp folder)
 set -euo pipefail

@@ -1,8 +1,8 @@
 // The accuracy report (issue 7): every reference case of tests/data/accuracy/cases.json estimated
 // from its scenario and set next to the published number. Rendered here, in one place, for two
 // users: tests/accuracy_report_test.cpp asserts the errors and that the committed docs/accuracy.md
-// and the README's accuracy section equal a fresh rendering; tests/gen_docs.cpp (run by
-// scripts/gen-docs.sh) writes them. Nothing here writes into the repository by itself.
+// equals a fresh rendering; tests/gen_docs.cpp (run by scripts/gen-docs.sh) writes it. Nothing here
+// writes into the repository by itself.
 #pragma once
 #include <optional>
 #include <stdexcept>
@@ -28,8 +28,7 @@ struct AccuracyReport {
     size_t measured = 0;
     double median_abs_error = 0, worst_abs_error = 0;
     std::string worst_case;
-    std::string document;        // docs/accuracy.md
-    std::string readme_section;  // the text between the README's accuracy markers
+    std::string document;  // docs/accuracy.md
 };
 
 // A case that cannot be rendered (bad unit or measure, a scenario the core rejects): the message
@@ -41,16 +40,12 @@ struct ReportError : std::runtime_error {
 // cases_json: the text of tests/data/accuracy/cases.json. Throws ReportError.
 AccuracyReport render_accuracy_report(const std::string& cases_json);
 
-// The README with the text between "<!-- accuracy:begin" (its line) and "<!-- accuracy:end -->"
-// replaced by section. Throws ReportError when a marker is missing.
-std::string with_accuracy_section(const std::string& readme, const std::string& section);
-
 // The files the generator owns, relative to the repository root.
-inline const std::vector<std::string> kGeneratedFiles = {"docs/accuracy.md", "README.md"};
+inline const std::vector<std::string> kGeneratedFiles = {"docs/accuracy.md"};
 
-// Renders every generated file from the sources under source_root (cases.json, the README around
-// the generated section) into out_root (same relative paths; folders created). out_root may be
-// source_root itself: that is what scripts/gen-docs.sh does. Returns the files whose text changed.
+// Renders every generated file from the sources under source_root (cases.json) into out_root (same
+// relative paths; folders created). out_root may be source_root itself: that is what
+// scripts/gen-docs.sh does. Returns the files whose text changed.
 std::vector<std::string> generate_docs(const std::string& source_root, const std::string& out_root);
 
 // The generated files under committed_root that differ from (or are missing next to) the fresh

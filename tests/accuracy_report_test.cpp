@@ -2,9 +2,9 @@
 // team reference set, with sources) is estimated from its scenario JSON and compared with the
 // published number, unit-aware. Tool outputs and formulas must match to their rounding; measured
 // cases report an honest error, held to a band so a regression shows. The report itself
-// (docs/accuracy.md, the README's accuracy section) is rendered by tests/accuracy_report.cpp and
-// written by scripts/gen-docs.sh; here it is rendered into a temporary folder and compared with the
-// committed files, which fail the test when stale.
+// (docs/accuracy.md) is rendered by tests/accuracy_report.cpp and written by scripts/gen-docs.sh;
+// here it is rendered into a temporary folder and compared with the committed file, which fails the
+// test when stale.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -65,7 +65,7 @@ TEST_CASE("accuracy report: reference cases, published vs ours") {
     CHECK(rep.measured >= 5);
 }
 
-TEST_CASE("accuracy report: docs/accuracy.md and the README's accuracy section are up to date") {
+TEST_CASE("accuracy report: docs/accuracy.md is up to date") {
     TempDir fresh("accuracy_fresh");
     const std::vector<std::string> written = generate_docs(kRepo, fresh.str());
     CHECK(written == kGeneratedFiles);  // into an empty folder: every generated file is new
@@ -77,7 +77,8 @@ TEST_CASE("accuracy report: docs/accuracy.md and the README's accuracy section a
 TEST_CASE("accuracy report: the staleness check fails on an altered copy, and the generator repairs it") {
     // A copy of the committed sources and generated files in a temporary folder, one cell altered.
     TempDir copy("accuracy_copy"), fresh("accuracy_copy_fresh");
-    for (const std::string rel : {"tests/data/accuracy/cases.json", "README.md", "docs/accuracy.md"}) {
+    // The generator reads cases.json only: the copy holds no README, and nothing else is written.
+    for (const std::string rel : {"tests/data/accuracy/cases.json", "docs/accuracy.md"}) {
         fs::create_directories((copy.path / rel).parent_path());
         fs::copy_file(fs::path(kRepo) / rel, copy.path / rel);
     }
@@ -96,24 +97,9 @@ TEST_CASE("accuracy report: the staleness check fails on an altered copy, and th
     CHECK(stale[0] == "docs/accuracy.md differs from a fresh rendering (first difference at line " + std::to_string(line) + ")");
     CHECK_THAT(stale_message(stale), Catch::EndsWith("run scripts/gen-docs.sh and commit the result"));
 
-    // The README's generated section edited by hand is found the same way.
-    std::string readme = read_text_file((copy.path / "README.md").string());
-    const size_t measured = readme.find("Measured cases: ");
-    REQUIRE(measured != std::string::npos);
-    readme.replace(measured, 16, "Measured cases: 1");
-    std::ofstream((copy.path / "README.md").string(), std::ios::binary) << readme;
-    stale = stale_generated_files(copy.str(), fresh.str());
-    REQUIRE(stale.size() == 2);
-    CHECK_THAT(stale[1], Catch::StartsWith("README.md differs from a fresh rendering"));
-
-    // What scripts/gen-docs.sh runs, pointed at the copy: it rewrites both, and they are fresh again.
+    // What scripts/gen-docs.sh runs, pointed at the copy: it rewrites the file, which is fresh again.
     CHECK(generate_docs(copy.str(), copy.str()) == kGeneratedFiles);
     CHECK(stale_generated_files(copy.str(), fresh.str()).empty());
-    CHECK(read_text_file((copy.path / "README.md").string()) == read_text_file((fresh.path / "README.md").string()));
-}
-
-TEST_CASE("accuracy report: a README without the accuracy markers is an error naming them") {
-    CHECK_THROWS_WITH(with_accuracy_section("# vramlens\n", "table\n"), Catch::Contains("<!-- accuracy:end -->"));
-    CHECK(with_accuracy_section("a\n<!-- accuracy:begin x -->\nold\n<!-- accuracy:end -->\nb\n", "new\n") ==
-          "a\n<!-- accuracy:begin x -->\nnew\n<!-- accuracy:end -->\nb\n");
+    CHECK(read_text_file((copy.path / "docs/accuracy.md").string()) == read_text_file((fresh.path / "docs/accuracy.md").string()));
+    CHECK_FALSE(fs::exists(copy.path / "README.md"));
 }

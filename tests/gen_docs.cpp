@@ -1,5 +1,5 @@
-// vramlens_gen_docs: writes the generated documentation (accuracy_report.h): docs/accuracy.md and
-// the README's accuracy section. Run through scripts/gen-docs.sh, on purpose; the tests only compare.
+// vramlens_gen_docs: writes the generated documentation (accuracy_report.h): docs/accuracy.md.
+// Run through scripts/gen-docs.sh, on purpose; the tests only compare.
 //   vramlens_gen_docs REPO_ROOT [OUT_ROOT]     (OUT_ROOT defaults to REPO_ROOT: rewrite in place)
 #include <cstdio>
 #include <exception>

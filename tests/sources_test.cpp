@@ -1,6 +1,7 @@
-// Every citation names a source a reader can find: code, strings and docs cite a key defined in
-// docs/sources.md, as "[key]" or "[key locator]" (e.g. "[korthikanti2022 §4.1]"), and nothing cites
-// the five starting posts by their old project-internal names. Reads the source tree; writes nothing.
+// Every citation names a source a reader can find: code, strings, README.md and docs cite a key
+// defined in docs/sources.md, as "[key]" or "[key locator]" (e.g. "[korthikanti2022 §4.1]"), and
+// nothing cites the five starting posts by their old project-internal names. Reads the source
+// tree; writes nothing.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -125,6 +126,7 @@ std::vector<fs::path> scanned_files() {
             if (ext == ".cpp" || ext == ".h" || ext == ".md") files.push_back(p);
         }
     }
+    files.push_back(kRoot / "README.md");
     std::sort(files.begin(), files.end());
     return files;
 }
@@ -156,7 +158,7 @@ TEST_CASE("sources: docs/sources.md defines each key once, each with an address 
         CHECK(s.keys.count(key) == 1);
 }
 
-TEST_CASE("sources: every citation in core/, cli/, web/ui/, docs/ and tests/ names a key of docs/sources.md") {
+TEST_CASE("sources: every citation in README.md, core/, cli/, web/ui/, docs/ and tests/ names a key of docs/sources.md") {
     const SourceList s = read_sources();
     const fs::path self = fs::path(__FILE__).filename();
     std::map<std::string, int> cited;
