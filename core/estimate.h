@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <algorithm>
 #include <vector>
 
 #include "diagnostics.h"
@@ -27,10 +29,24 @@ struct Component {
     Category category = Category::Weights;
     double bytes = 0;           // per GPU (the most loaded rank)
     unsigned phases = kAllPhases;  // phases in which these bytes are live (phase_bit mask)
-    std::string formula;        // symbolic, e.g. "16 * P / N_d"; filled when Detail::Full
     const char* source = "";    // one-line citation
-    std::string substituted;    // the formula with the user's numbers; filled when Detail::Full
     bool host = false;          // lives in host (CPU) memory, not on the GPU (offload)
+
+    // Filled only with Detail::Full, both from the component's one expression (core/formula.h):
+    // formula()      symbolic, e.g. "16 * P / N_d"
+    // substituted()  the formula with the user's numbers, e.g. "16 * 6,738,415,616 / 8 = 13,476,831,232 B"
+    // Kept in one string: a Component on the fast path (NumbersOnly) carries a single empty one.
+    std::string_view formula() const { return std::string_view(text).substr(0, std::min(text.size(), text.find('\n'))); }
+    std::string_view substituted() const {
+        const size_t n = text.find('\n');
+        return n == std::string::npos ? std::string_view() : std::string_view(text).substr(n + 1);
+    }
+    void set_text(std::string_view formula, std::string_view substituted) {
+        text.assign(formula);
+        text += '\n';
+        text += substituted;
+    }
+    std::string text;  // formula + '\n' + substituted; use the accessors
 };
 
 enum class Detail { NumbersOnly, Full };  // NumbersOnly skips formula text for sweeps and solvers

@@ -95,8 +95,8 @@ std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) 
         out += pad(c.label, label_w) + "  " + pad(enum_name(c.category), cat_w) + "  " + pad_left(amount(c.bytes, o.unit), num_w) + "  " +
                (c.host ? std::string("host (not on the GPU)") : phase_list(s.mode, c.phases, " ")) + "\n";
         if (o.formulas) {
-            out += "    = " + std::string(c.formula) + "\n";
-            if (!c.substituted.empty()) out += "    = " + c.substituted + "\n";
+            out += "    = " + std::string(c.formula()) + "\n";
+            if (!c.substituted().empty()) out += "    = " + std::string(c.substituted()) + "\n";
             if (*c.source) out += "    source: " + std::string(c.source) + "\n";
         }
     }
@@ -142,7 +142,7 @@ std::string markdown(const Scenario& s, const Estimate& e, const ExportOptions& 
     out += "|:--|:--|:--|--:|:--|:--|:--|\n";
     for (const Component& c : e.components)
         out += "| " + md_cell(c.label) + " | " + enum_name(c.category) + " | " + (c.host ? std::string("host") : phase_list(s.mode, c.phases, ", ")) +
-               " | " + amount(c.bytes, o.unit) + " | " + md_cell(c.formula, true) + " | " + md_cell(c.substituted, true) + " | " +
+               " | " + amount(c.bytes, o.unit) + " | " + md_cell(std::string(c.formula()), true) + " | " + md_cell(std::string(c.substituted()), true) + " | " +
                md_cell(c.source) + " |\n";
     out += "| **Peak (" + std::string(phase_label(s.mode, e.peak_phase)) + ")** | | | **" + amount(e.total_bytes, o.unit) + "** | | | |\n\n";
     out += "GPU memory " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " + verdict(e, o.unit) + ".\n";
@@ -172,7 +172,7 @@ std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
                csv_field(source) + "\n";
     };
     for (const Component& c : e.components)
-        row(c.id, c.label, enum_name(c.category), c.host ? "" : phase_list(s.mode, c.phases, " "), c.host, c.bytes, c.formula, c.substituted, c.source);
+        row(c.id, c.label, enum_name(c.category), c.host ? "" : phase_list(s.mode, c.phases, " "), c.host, c.bytes, std::string(c.formula()), std::string(c.substituted()), c.source);
     for (Phase p : kPhases) {
         if (s.mode == Mode::Infer && p == Phase::Backward) continue;
         const char* name = phase_label(s.mode, p);
@@ -213,7 +213,7 @@ std::string json(const Scenario& s, const Estimate& e) {
             for (Phase p : kPhases)
                 if ((c.phases & phase_bit(p)) && !(s.mode == Mode::Infer && p == Phase::Backward)) phase_names.push_back(phase_label(s.mode, p));
             comps.push_back({{"id", c.id}, {"label", c.label}, {"category", enum_name(c.category)}, {"phases", phase_names},
-                             {"host", c.host}, {"bytes", c.bytes}, {"formula", c.formula}, {"substituted", c.substituted}, {"source", c.source}});
+                             {"host", c.host}, {"bytes", c.bytes}, {"formula", std::string(c.formula())}, {"substituted", std::string(c.substituted())}, {"source", c.source}});
         }
         j["components"] = comps;
     }

@@ -231,8 +231,7 @@ Component& add(Estimate& e, Detail d, Component c, F&& expr) {
     if (d == Detail::Full) {
         Symbols s;
         const Sym top = expr(s);
-        c.formula = s.formula(top);
-        c.substituted = derivation_text(top, c.bytes);
+        c.set_text(s.formula(top), derivation_text(top, c.bytes));
     }
     e.components.push_back(std::move(c));
     return e.components.back();
@@ -311,11 +310,10 @@ template <class F>
 Component& add(Estimate& e, Detail d, LegacyComponent lc, F&& substitute) {
     Component& c = lc.c;
     if (d == Detail::Full) {
-        c.formula = lc.formula;
         if constexpr (std::is_same_v<std::decay_t<std::invoke_result_t<F&>>, Derivation>)
-            c.substituted = derivation_text(substitute(), c.bytes);
+            c.set_text(lc.formula, derivation_text(substitute(), c.bytes));
         else
-            c.substituted = substitute();
+            c.set_text(lc.formula, substitute());
     }
     e.components.push_back(std::move(c));
     return e.components.back();

@@ -149,12 +149,12 @@ std::string formula_top(const std::string& f) {
 // equals the component's bytes (non-integers are shown to 4 decimals or 4 significant digits, hence
 // the relative tolerance); and the formula and the substituted text have the same operator skeleton.
 std::string derivation_problem(const Component& c) {
-    if (c.formula.empty()) return "no formula";
+    if (c.formula().empty()) return "no formula";
     if (std::string(c.source).empty()) return "no source";
     bool has_letter = false;
-    for (const char ch : c.formula) has_letter = has_letter || std::isalpha(static_cast<unsigned char>(ch));
-    if (!has_letter && c.formula != "0") return "the formula names no quantity";
-    const std::string& s = c.substituted;
+    for (const char ch : c.formula()) has_letter = has_letter || std::isalpha(static_cast<unsigned char>(ch));
+    if (!has_letter && c.formula() != "0") return "the formula names no quantity";
+    const std::string s(c.substituted());
     const std::string tail = " = " + bytes_text(c.bytes);
     if (s.size() <= tail.size() || s.compare(s.size() - tail.size(), tail.size(), tail) != 0) return "does not end with" + tail;
     for (const char* bad : {"e+", "e-", "nan", "inf"})
@@ -164,8 +164,8 @@ std::string derivation_problem(const Component& c) {
     if (!evaluate(lhs, v)) return "the left-hand side is not arithmetic";
     const double tol = std::max(1e-6, 2e-4 * std::fabs(c.bytes));
     if (!(std::fabs(v - c.bytes) <= tol)) return "the left-hand side evaluates to " + number_text(v);
-    if (skeleton(formula_top(c.formula)) != skeleton(lhs))
-        return "formula and substituted text differ in shape: " + skeleton(formula_top(c.formula)) + " vs " + skeleton(lhs);
+    if (skeleton(formula_top(std::string(c.formula()))) != skeleton(lhs))
+        return "formula and substituted text differ in shape: " + skeleton(formula_top(std::string(c.formula()))) + " vs " + skeleton(lhs);
     return {};
 }
 
@@ -175,7 +175,7 @@ void check_derivations(const Estimate& e, const std::string& what) {
     REQUIRE(e.ok());
     REQUIRE_FALSE(e.components.empty());
     for (const Component& c : e.components) {
-        INFO(what << " / " << c.id << ": formula \"" << c.formula << "\"; substituted \"" << c.substituted << "\"");
+        INFO(what << " / " << c.id << ": formula \"" << c.formula() << "\"; substituted \"" << c.substituted() << "\"");
         CHECK(derivation_problem(c) == "");
     }
 }
@@ -260,13 +260,13 @@ TEST_CASE("training: Llama-2-7B model states, exact derivations", "[derivation]"
     const Estimate e = estimate(s, Detail::Full);
     REQUIRE(e.params.total == 6738415616);
     // bf16 weights: 6,738,415,616 * 2 = 13,476,831,232 ([llm-gpu-memory-2025]: 2 B/param)
-    CHECK(component(e, "weights").substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
-    CHECK(component(e, "grads").substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
+    CHECK(component(e, "weights").substituted() == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
+    CHECK(component(e, "grads").substituted() == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
     // fp32 master: * 4 = 26,953,662,464; Adam m and v in fp32: 2 * 4 * P = 53,907,324,928
-    CHECK(component(e, "optimizer.master").substituted == "6,738,415,616 * 4 / 1 = 26,953,662,464 B");
-    CHECK(component(e, "optimizer.states").substituted == "2 * 6,738,415,616 * 4 / 1 = 53,907,324,928 B");
+    CHECK(component(e, "optimizer.master").substituted() == "6,738,415,616 * 4 / 1 = 26,953,662,464 B");
+    CHECK(component(e, "optimizer.states").substituted() == "2 * 6,738,415,616 * 4 / 1 = 53,907,324,928 B");
     // CUDA context default 0.5 GiB = 536,870,912 B
-    CHECK(component(e, "overhead.cuda_context").substituted == "536,870,912 = 536,870,912 B");
+    CHECK(component(e, "overhead.cuda_context").substituted() == "536,870,912 = 536,870,912 B");
     check_derivations(e, "train llama-2-7b");
 }
 
@@ -282,10 +282,10 @@ TEST_CASE("training: ZeRO-3 full fine-tune over 8 GPUs divides by N = 8", "[deri
     s.train.recompute = Recompute::Full;
     const Estimate e = estimate(s, Detail::Full);
     // 13,476,831,232 / 8 = 1,684,603,904; Adam states 53,907,324,928 / 8 = 6,738,415,616
-    CHECK(component(e, "weights").substituted == "6,738,415,616 * 2 / 8 = 1,684,603,904 B");
-    CHECK(component(e, "optimizer.states").substituted == "2 * 6,738,415,616 * 4 / 8 = 6,738,415,616 B");
+    CHECK(component(e, "weights").substituted() == "6,738,415,616 * 2 / 8 = 1,684,603,904 B");
+    CHECK(component(e, "optimizer.states").substituted() == "2 * 6,738,415,616 * 4 / 8 = 6,738,415,616 B");
     // full recomputation keeps each layer's bf16 input: 2 * 2 * 4096 * 4096 = 67,108,864 B per layer
-    CHECK(component(e, "act.checkpoints").substituted == "1 * 32 * 67,108,864 = 2,147,483,648 B");
+    CHECK(component(e, "act.checkpoints").substituted() == "1 * 32 * 67,108,864 = 2,147,483,648 B");
     check_derivations(e, "zero-3 full fine-tune");
 }
 
@@ -298,9 +298,9 @@ TEST_CASE("training: LoRA r = 16 on q, v of Llama-2-7B", "[derivation]") {
     s.finetune.lora_dropout = 0.05;
     const Estimate e = estimate(s, Detail::Full);
     // adapters: 32 layers * 2 modules * 16 * (4096 + 4096) = 8,388,608 (PEFT prints 4,194,304 at r = 8)
-    CHECK(component(e, "lora.weights").substituted == "8,388,608 * 4 / 1 = 33,554,432 B");
-    CHECK(component(e, "lora.optimizer").substituted == "2 * 8,388,608 * 4 / 1 = 67,108,864 B");
-    CHECK(component(e, "weights.frozen").substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
+    CHECK(component(e, "lora.weights").substituted() == "8,388,608 * 4 / 1 = 33,554,432 B");
+    CHECK(component(e, "lora.optimizer").substituted() == "2 * 8,388,608 * 4 / 1 = 67,108,864 B");
+    CHECK(component(e, "weights.frozen").substituted() == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
     check_derivations(e, "lora");
 }
 
@@ -313,8 +313,8 @@ TEST_CASE("training: QLoRA, MoE, pipeline, offload, compat modes and formula var
         s.finetune.lora_dropout = 0.1;
         const Estimate e = estimate(s, Detail::Full);
         // linear params 32 * (4 * 4096^2 + 3 * 4096 * 11008) = 6,476,005,376
-        CHECK(component(e, "weights.nf4").substituted == "6,476,005,376 * 0.5 / 1 = 3,238,002,688 B");
-        CHECK(component(e, "weights.quant_constants").substituted.rfind("6,476,005,376 * (8/64 + 32/(64 * 256)) / 8 / 1 = ", 0) == 0);
+        CHECK(component(e, "weights.nf4").substituted() == "6,476,005,376 * 0.5 / 1 = 3,238,002,688 B");
+        CHECK(component(e, "weights.quant_constants").substituted().rfind("6,476,005,376 * (8/64 + 32/(64 * 256)) / 8 / 1 = ", 0) == 0);
         check_derivations(e, "qlora");
     }
     SECTION("optimizers") {
@@ -389,12 +389,12 @@ TEST_CASE("inference: AWQ 4-bit Llama-2-7B over tp = 2 (transformers)", "[deriva
     const Estimate e = estimate(s, Detail::Full);
     // layer matrices 32 * (4 * 4096^2 + 3 * 4096 * 11008) = 6,476,005,376 at 4 + 20/128 = 4.15625 bits,
     // / 8 / 2 = 1,682,243,584 (6,476,005,376 * 4.15625 = 26,915,897,344; / 16)
-    CHECK(component(e, "weights.linear").substituted == "6,476,005,376 * (4 + (16 + 4)/128) / 8 / 2 = 1,682,243,584 B");
+    CHECK(component(e, "weights.linear").substituted() == "6,476,005,376 * (4 + (16 + 4)/128) / 8 / 2 = 1,682,243,584 B");
     // 16-bit embedding and head, vocab-parallel: 32,000 * 4,096 * 2 / 2 = 131,072,000 each
-    CHECK(component(e, "weights.embedding").substituted == "131,072,000 * 16 / 8 / 2 = 131,072,000 B");
-    CHECK(component(e, "weights.lm_head").substituted == "32,000 * 4,096 * 16 / 8 / 2 = 131,072,000 B");
+    CHECK(component(e, "weights.embedding").substituted() == "131,072,000 * 16 / 8 / 2 = 131,072,000 B");
+    CHECK(component(e, "weights.lm_head").substituted() == "32,000 * 4,096 * 16 / 8 / 2 = 131,072,000 B");
     // KV per rank: 16 of 32 heads; 4096 tokens * 32 layers * 2 * 16 * 128 * 2 B = 1,073,741,824
-    CHECK(component(e, "kv_cache").substituted == "1 * 4,096 * 32 * 2 * 16 * 128 * 2 = 1,073,741,824 B");
+    CHECK(component(e, "kv_cache").substituted() == "1 * 4,096 * 32 * 2 * 16 * 128 * 2 = 1,073,741,824 B");
     check_derivations(e, "awq tp2");
 }
 
@@ -410,7 +410,7 @@ TEST_CASE("inference: vLLM, llama.cpp and the other formats and engines", "[deri
             const Estimate e = estimate(s, Detail::Full);
             check_derivations(e, "vllm");
             if (tp == 1)  // vLLM non-torch memory: 1.79 GiB = 1,921,997,864.96 B [vllm-pr10511]
-                CHECK(component(e, "engine.non_torch").substituted == "1,921,997,864.96 = 1,921,997,864.96 B");
+                CHECK(component(e, "engine.non_torch").substituted() == "1,921,997,864.96 = 1,921,997,864.96 B");
         }
     }
     SECTION("weight formats, KV dtypes and eager attention on transformers") {
@@ -484,7 +484,7 @@ TEST_CASE("random scenarios: every component's text evaluates to its bytes and h
         for (const Component& c : e.components) {
             ++components;
             if (const std::string p = derivation_problem(c); !p.empty() && ++failures <= 5)
-                first += std::string(c.id) + ": " + p + "\n    formula \"" + c.formula + "\"\n    substituted \"" + c.substituted + "\"\n";
+                first += std::string(c.id) + ": " + p + "\n    formula \"" + std::string(c.formula()) + "\"\n    substituted \"" + std::string(c.substituted()) + "\"\n";
         }
     }
     INFO("seed " << seed << ": " << valid << " valid scenarios, " << components << " components, " << failures << " failures; first:\n" << first);
@@ -495,8 +495,8 @@ TEST_CASE("random scenarios: every component's text evaluates to its bytes and h
 
 TEST_CASE("Detail::NumbersOnly leaves every substituted text empty", "[derivation]") {
     Scenario s = vl::testing::train_scenario(llama2_7b());
-    for (const Component& c : estimate(s, Detail::NumbersOnly).components) CHECK(c.substituted.empty());
+    for (const Component& c : estimate(s, Detail::NumbersOnly).components) CHECK(c.substituted().empty());
     Scenario v = infer_scenario(llama3_8b());
     v.infer.engine = Engine::VLLM;
-    for (const Component& c : estimate(v, Detail::NumbersOnly).components) CHECK(c.substituted.empty());
+    for (const Component& c : estimate(v, Detail::NumbersOnly).components) CHECK(c.substituted().empty());
 }

@@ -23,7 +23,7 @@ inline std::string soundness(const Scenario& s, const Estimate& e) {
     for (const Component& c : e.components) {
         if (!std::isfinite(c.bytes)) return std::string("component ") + c.id + " is not finite";
         if (c.bytes < 0) return std::string("component ") + c.id + " is negative: " + std::to_string(c.bytes);
-        if (!*c.id || !*c.source || (!c.substituted.empty() && c.formula.empty())) return std::string("component without id/formula/source: ") + c.id;
+        if (!*c.id || !*c.source || (!c.substituted().empty() && c.formula().empty())) return std::string("component without id/formula/source: ") + c.id;
         if ((c.phases & ~kAllPhases) != 0) return std::string("component ") + c.id + " has an unknown phase bit";
         if (c.host) { host += c.bytes; continue; }
         for (int p = 0; p < kPhaseCount; ++p)
@@ -60,7 +60,7 @@ inline std::string same_numbers(const Estimate& a, const Estimate& b) {
         if (std::string(a.components[i].id) != b.components[i].id || a.components[i].bytes != b.components[i].bytes)
             return std::string("Full and NumbersOnly differ at ") + a.components[i].id;
     if (a.total_bytes != b.total_bytes) return "Full and NumbersOnly give different totals";
-    if (b.components.size() && !b.components.front().substituted.empty()) return "NumbersOnly filled the substituted text";
+    if (b.components.size() && !b.components.front().substituted().empty()) return "NumbersOnly filled the substituted text";
     return {};
 }
 

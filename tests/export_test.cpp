@@ -29,8 +29,7 @@ Estimate hand_built() {
     w.category = Category::Weights;
     w.bytes = 15 * GiB;  // 16106127360 bytes
     w.phases = kAllPhases;
-    w.formula = "2 * P";
-    w.substituted = "2 * 8.05e9";
+    w.set_text("2 * P", "2 * 8.05e9");
     w.source = "[llm-gpu-memory-2025]";
     Component a;
     a.id = "act.total";
@@ -38,8 +37,7 @@ Estimate hand_built() {
     a.category = Category::Activations;
     a.bytes = 10 * GiB;  // 10737418240 bytes
     a.phases = phase_bit(Phase::Forward) | phase_bit(Phase::Backward);
-    a.formula = "s*b*h*(34 + 5*a*s/h) | L";
-    a.substituted = "";
+    a.set_text("s*b*h*(34 + 5*a*s/h) | L", "");
     a.source = "Korthikanti et al., \"Reducing Activation Recomputation\"";
     Component o;
     o.id = "optimizer.adam_states";
@@ -47,7 +45,7 @@ Estimate hand_built() {
     o.category = Category::Optimizer;
     o.bytes = 4 * GiB;  // 4294967296 bytes
     o.host = true;
-    o.formula = "8 * P / N_d";
+    o.set_text("8 * P / N_d", "");
     o.source = "ZeRO-Offload";
     e.components = {w, a, o};
     // Phase totals by hand: load 15, forward 15+10 = 25, backward 25, step 15 GiB; the first

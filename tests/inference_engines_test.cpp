@@ -154,10 +154,10 @@ TEST_CASE("every inference component carries formula, source and, with Detail::F
         for (size_t i = 0; i < full.components.size(); ++i) {
             const Component& c = full.components[i];
             INFO(c.id);
-            CHECK(std::string(c.formula).size() > 0);
+            CHECK(std::string(c.formula()).size() > 0);
             CHECK(std::string(c.source).size() > 0);
-            CHECK_FALSE(c.substituted.empty());
-            CHECK(fast.components[i].substituted.empty());
+            CHECK_FALSE(c.substituted().empty());
+            CHECK(fast.components[i].substituted().empty());
             CHECK(fast.components[i].bytes == c.bytes);
             CHECK(std::isfinite(c.bytes));
             CHECK(c.bytes >= 0);

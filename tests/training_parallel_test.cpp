@@ -146,7 +146,7 @@ TEST_CASE("the last pipeline stage is chosen when its logits outweigh the first 
 
 TEST_CASE("estimate with NumbersOnly fills no formula text") {
     const Estimate e = estimate(train_scenario(llama2_7b()), Detail::NumbersOnly);
-    for (const Component& c : e.components) REQUIRE(c.substituted.empty());
+    for (const Component& c : e.components) REQUIRE(c.substituted().empty());
     const Estimate f = estimate(train_scenario(llama2_7b()), Detail::Full);
-    REQUIRE_FALSE(find(f, "weights")->substituted.empty());
+    REQUIRE_FALSE(find(f, "weights")->substituted().empty());
 }

@@ -85,7 +85,7 @@ TEST_CASE("a sweep of valid scenarios gives finite components, each with a formu
                             INFO(c.id);
                             REQUIRE(std::isfinite(c.bytes));
                             REQUIRE(c.bytes >= 0);
-                            REQUIRE(std::string(c.formula).size() > 0);
+                            REQUIRE(std::string(c.formula()).size() > 0);
                             REQUIRE(std::string(c.source).size() > 0);
                         }
                         ++checked;

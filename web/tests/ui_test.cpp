@@ -265,7 +265,7 @@ TEST_CASE("show the math: a component row opens to its formula, numbers and sour
     h.click("row." + id);
     CHECK(h.has("math." + id));
     // The core filled all three texts for this component (Detail::Full).
-    CHECK(std::string(h.app.estimate.components.front().formula).size() > 0);
+    CHECK(std::string(h.app.estimate.components.front().formula()).size() > 0);
     CHECK(std::string(h.app.estimate.components.front().source).size() > 0);
 }
 

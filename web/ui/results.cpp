@@ -222,10 +222,10 @@ void table_panel(AppState& app) {
             ImGui::PushTextWrapPos(table_right - 4);
             if (cut) ImGui::TextWrapped("%s", label.c_str());
             ImGui::TextDisabled("%s", tr(L, S::Formula));
-            ImGui::TextWrapped("%s", c.formula.c_str());
-            if (!c.substituted.empty()) {
+            ImGui::TextWrapped("%.*s", static_cast<int>(c.formula().size()), c.formula().data());
+            if (!c.substituted().empty()) {
                 ImGui::TextDisabled("%s", tr(L, S::WithNumbers));
-                ImGui::TextWrapped("%s", c.substituted.c_str());
+                ImGui::TextWrapped("%.*s", static_cast<int>(c.substituted().size()), c.substituted().data());
             }
             ImGui::TextDisabled("%s", tr(L, S::Source));
             ImGui::TextWrapped("%s", c.source);
