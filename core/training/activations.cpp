@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "param_count.h"
 #include "training/training_internal.h"
 
 namespace vl {
@@ -291,33 +292,31 @@ Expr<Q> variant_input(Q& q, const Scenario& s, const ActShape& x) {
            (q("t", std::max(1.0, x.tp)) * q("cp", std::max(1.0, x.cp)));
 }
 
-// The layers of one pipeline stage, for the tensor walk: the norm, attention, s^2 and input groups are
-// the same in every layer (they read no MoE field of LayerDims); the MLP group differs between the
-// dense and the MoE layers when the stage holds both.
-struct StageLayers {
-    LayerDims dense, moe;
-    ActShape x;
-    bool has_dense = true, has_moe = false;
-    const LayerDims& any() const { return has_dense ? dense : moe; }
-    bool mixed() const { return has_dense && has_moe; }
-};
-
-// One layer's activations; on a stage with both kinds, the larger of the two MLP groups.
-template <class Q>
-Expr<Q> walk_layer(Q& q, const StageLayers& st, bool with_scores) {
-    using N = Expr<Q>;
-    N r = q.let("A_norms", layer_norms(q, st.any(), st.x));
-    r += q.let("A_attn", layer_attention(q, st.any(), st.x));
-    if (with_scores) r += let_some(q, "A_scores", layer_scores(q, st.any(), st.x));
-    if (!st.mixed()) {
-        r += q.let("A_mlp", layer_mlp(q, st.any(), st.x));
-    } else {
-        const N dense = q.let("A_mlp_dense", layer_mlp(q, st.dense, st.x));
-        const N moe = q.let("A_mlp_moe", layer_mlp(q, st.moe, st.x));
-        r += max_of(dense, moe);
+// A quantity several components of one estimate use: over Numbers it is evaluated once (on first use)
+// and its value reused, as the fast path did before; over Symbols f runs each time a formula needs its
+// text. Value and text both come from f.
+template <class F>
+class Once {
+public:
+    explicit Once(F f) : f_(std::move(f)) {}
+    template <class Q>
+    Expr<Q> operator()(Q& q) const {
+        if constexpr (std::is_same_v<Q, Numbers>) {
+            if (!done_) {
+                value_ = f_(q);
+                done_ = true;
+            }
+            return value_;
+        } else {
+            return f_(q);
+        }
     }
-    return r;
-}
+
+private:
+    F f_;
+    mutable double value_ = 0;
+    mutable bool done_ = false;
+};
 
 }  // namespace
 
@@ -330,31 +329,54 @@ void add_activations(TrainCtx& c) {
     const bool walk = f == ActivationFormula::TensorWalk || korthikanti;
     const ActShape x = activation_shape(s, c.dt);
 
-    int64_t n_dense = 0, n_moe = 0;
-    for (int64_t i = c.stage.layer_begin; i < c.stage.layer_end; ++i) (layer_is_moe(m, i) ? n_moe : n_dense) += 1;
-    StageLayers st;
-    st.x = x;
+    // The layers this stage holds: dense, MoE or both.
+    const int64_t n_moe = layer_pattern(m).moe_count(c.stage.layer_begin, c.stage.layer_end);
+    const int64_t n_dense = c.stage.layers() - n_moe;
+    ActShape lx = x;
+    bool has_dense = true, has_moe = false;
     if (korthikanti) {
         // every layer is the paper's GPT layer as Table 2 assumes it [korthikanti2022]: no FlashAttention, dropout masks kept
-        st.dense = gpt_dims(static_cast<double>(m.hidden), static_cast<double>(m.heads));
-        st.x.flash = false;
-        st.x.dropout = st.x.attn_dropout = 0.1;
-    } else {
-        st.dense = layer_dims(m, false);
-        st.moe = layer_dims(m, true);
-        st.has_dense = n_dense > 0;
-        st.has_moe = n_moe > 0;
+        lx.flash = false;
+        lx.dropout = lx.attn_dropout = 0.1;
+    } else if (walk) {
+        has_dense = n_dense > 0;
+        has_moe = n_moe > 0;
     }
+    // Tensor walk: the norm, attention, s^2 and input groups read no MoE field of LayerDims, so the dense
+    // layer's dims serve every layer of the stage; only the MLP group differs between the kinds.
+    // (Initialised in place: default-constructing a LayerDims and assigning it is measurable on the fast path.)
+    const LayerDims dense = korthikanti ? gpt_dims(static_cast<double>(m.hidden), static_cast<double>(m.heads))
+                          : walk        ? layer_dims(m, false)
+                                        : LayerDims{};
+    const bool mixed = has_dense && has_moe;
     const double L = static_cast<double>(c.stage.layers());
     const double nd = static_cast<double>(n_dense), nm = static_cast<double>(n_moe);
     const double fl = c.in_flight;
     const Recompute rc = o.recompute;
     const double k = static_cast<double>(std::max(1, o.recompute_every_k));
 
-    // The groups every component below is made of, for the tensor walk or the named variant.
-    const auto layer_in = [&](auto& q) { return walk ? layer_input(q, st.any(), st.x) : variant_input(q, s, x); };
-    const auto layer_s2 = [&](auto& q) { return walk ? layer_scores(q, st.any(), st.x) : variant_scores(q, s, x); };
-    const auto layer_all = [&](auto& q) { return walk ? walk_layer(q, st, true) : variant_layer(q, s, x, true); };
+    // The groups the components below are made of (tensor walk, or the named variant's closed forms).
+    const Once input([&](auto& q) { return walk ? layer_input(q, dense, lx) : variant_input(q, s, x); });
+    const Once scores([&](auto& q) { return walk ? layer_scores(q, dense, lx) : variant_scores(q, s, x); });
+    const Once norms([&](auto& q) { return layer_norms(q, dense, lx); });
+    const Once attention([&](auto& q) { return layer_attention(q, dense, lx); });
+    const Once mlp_dense([&](auto& q) { return layer_mlp(q, dense, lx); });
+    const Once mlp_moe([&](auto& q) { return layer_mlp(q, layer_dims(m, true), lx); });
+    // One layer's activations; on a stage with both kinds, the larger of the two MLP groups.
+    const auto layer = [&](auto& q, bool with_scores) {
+        if (!walk) return variant_layer(q, s, x, with_scores);
+        auto r = q.let("A_norms", norms(q));
+        r += q.let("A_attn", attention(q));
+        if (with_scores) r += let_some(q, "A_scores", scores(q));
+        if (!mixed) {
+            r += q.let("A_mlp", has_dense ? mlp_dense(q) : mlp_moe(q));
+        } else {
+            const auto d = q.let("A_mlp_dense", mlp_dense(q));
+            const auto e = q.let("A_mlp_moe", mlp_moe(q));
+            r += max_of(d, e);
+        }
+        return r;
+    };
     // in_flight * L_stage * A: a group that is the same in every layer of the stage
     const auto per_stage = [&](auto& q, const auto& A) { return q("in_flight", fl) * (q("L_stage", L) * A); };
     Numbers num;
@@ -365,33 +387,33 @@ void add_activations(TrainCtx& c) {
             add(c.e, c.d, comp("act.norms", "activations: norm inputs", Category::Activations, kFwdBwd,
                                "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh) [korthikanti2022 §4.1]"),
                 [&](auto& q) {
-                    const auto A = q.let("A_norms", layer_norms(q, st.any(), st.x));
+                    const auto A = q.let("A_norms", norms(q));
                     return per_stage(q, A);
                 });
             add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations, kFwdBwd,
                                "Korthikanti et al. 2022 Sec 4.1 (11sbh) [korthikanti2022 §4.1]; attention 11bsd [transformer-series5 §2.1]; GQA: K,V sized by kv heads"),
                 [&](auto& q) {
-                    const auto A = q.let("A_attn", layer_attention(q, st.any(), st.x));
+                    const auto A = q.let("A_attn", attention(q));
                     return per_stage(q, A);
                 });
-            if (!sel && layer_s2(num) > 0)
+            if (!sel && scores(num) > 0)
                 add(c.e, c.d, comp("act.scores", "activations: attention scores (s^2: softmax, dropout)", Category::Activations, kFwdBwd,
                                    "Korthikanti et al. 2022 Sec 4.1 (5as^2b) [korthikanti2022 §4.1]; dropped by FlashAttention [dao2022] or selective recomputation"),
                     [&](auto& q) {
-                        const auto A = q.let("A_scores", layer_scores(q, st.any(), st.x));
+                        const auto A = q.let("A_scores", scores(q));
                         return per_stage(q, A);
                     });
             add(c.e, c.d, comp("act.mlp", "activations: MLP", Category::Activations, kFwdBwd,
                                "Korthikanti et al. 2022 Sec 4.1 (19sbh) [korthikanti2022 §4.1]; MLP 19bsd [transformer-series5 §2.2]; HF LlamaMLP / MixtralSparseMoeBlock [transformers-code]"),
                 [&](auto& q) {
-                    if (!st.mixed()) {
-                        const auto A = q.let("A_mlp", layer_mlp(q, st.any(), st.x));
+                    if (!mixed) {
+                        const auto A = q.let("A_mlp", has_dense ? mlp_dense(q) : mlp_moe(q));
                         return per_stage(q, A);
                     }
                     // in_flight * (L_dense * A_mlp_dense + L_moe * A_mlp_moe)
-                    const auto dense = q.let("A_mlp_dense", layer_mlp(q, st.dense, st.x));
-                    const auto moe = q.let("A_mlp_moe", layer_mlp(q, st.moe, st.x));
-                    return q("in_flight", fl) * (q("L_dense", nd) * dense + q("L_moe", nm) * moe);
+                    const auto d = q.let("A_mlp_dense", mlp_dense(q));
+                    const auto e = q.let("A_mlp_moe", mlp_moe(q));
+                    return q("in_flight", fl) * (q("L_dense", nd) * d + q("L_moe", nm) * e);
                 });
         } else {
             const char* source = f == ActivationFormula::PerLayerBytes ? "11bsd + 5bhs^2 attention, 19bsd MLP bytes [transformer-series5 §2]"
@@ -399,7 +421,7 @@ void add_activations(TrainCtx& c) {
                                                                  : "C x L x B x S x H x bytes [makinaruto2025]; ZeRO Sec 3.2 footnote, C = 12 [zero2020 §3.2]";
             add(c.e, c.d, comp("act.layers", "activations: transformer layers", Category::Activations, kFwdBwd, source),
                 [&](auto& q) {
-                    const auto A = q.let("A_layer", variant_layer(q, s, x, !sel));
+                    const auto A = q.let("A_layer", layer(q, !sel));
                     return q("in_flight", fl) * q("L_stage", L) * A;
                 });
         }
@@ -407,25 +429,26 @@ void add_activations(TrainCtx& c) {
         add(c.e, c.d, comp("act.checkpoints", "activations: checkpointed layer inputs", Category::Activations, kFwdBwd,
                            "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; Chen et al. 2016 (checkpoint every k layers) [chen2016]"),
             [&](auto& q) {
-                const auto A = q.let("A_input", layer_in(q));
+                const auto A = q.let("A_input", input(q));
                 if (rc == Recompute::Full) return q("in_flight", fl) * q("L_stage", L) * A;
                 return q("in_flight", fl) * ceil_of(q("L_stage", L) / q("k", k)) * A;
             });
     }
 
     // working sets during backward (one micro-batch): the recomputed segment and one layer's gradients
+    const Once largest([&](auto& q) { return layer(q, true); });
     const auto recompute_working = [&](auto& q) {
         using N = std::decay_t<decltype(q("", 0.0))>;
         if (rc == Recompute::Full) {  // one layer at a time
-            const N A = q.let("A_layer", layer_all(q));
+            const N A = q.let("A_layer", largest(q));
             return 1 * A;
         }
         if (rc == Recompute::EveryK) {  // k layers at a time
-            const N A = q.let("A_layer", layer_all(q));
+            const N A = q.let("A_layer", largest(q));
             return min_of(q("k", k), q("L_stage", L)) * A;
         }
         if (rc == Recompute::Selective) {  // one layer's s^2 core
-            const N A = let_some(q, "A_scores", layer_s2(q));
+            const N A = let_some(q, "A_scores", scores(q));
             return 1 * A;
         }
         return N{};
@@ -437,7 +460,7 @@ void add_activations(TrainCtx& c) {
     if (s.overheads.backward_working_set)  // the largest layer's activations: their gradients exist while backward runs the layer
         add(c.e, c.d, comp("act.backward_working", "activation gradients of one layer (backward)", Category::Activations, kBwd,
                            "derivation (core/training/DERIVATION.md)"),
-            layer_all);
+            largest);
 
     const double t = static_cast<double>(s.parallel.tp);
     if (c.stage.first) {
@@ -456,15 +479,16 @@ void add_activations(TrainCtx& c) {
                            "Megatron-LM theoretical_memory_usage.py (output layer input) [megatron-theoretical-memory]"),
             [&](auto& q) {
                 const auto T = tokens(q, x);
-                auto fin = q.let("final_norm_in", sp_split(q, x, q("a_bytes", x.act_bytes) * T * q("h", static_cast<double>(m.hidden))));
-                if (head_trained) fin += q.let("head_in", sp_split(q, x, q("a_bytes", x.act_bytes) * T * q("h", static_cast<double>(m.hidden))));
+                const auto one = sp_split(q, x, q("a_bytes", x.act_bytes) * T * q("h", static_cast<double>(m.hidden)));
+                auto fin = q.let("final_norm_in", one);
+                if (head_trained) fin += q.let("head_in", one);
                 return q("in_flight", fl) * fin;
             });
         const double lb = o.fp32_logits ? 4.0 : x.act_bytes;
-        const auto logits = [&](auto& q) {
+        const Once logits([&](auto& q) {
             const auto T = tokens(q, x);
             return q("logit_bytes", lb) * T * q("V", static_cast<double>(m.vocab)) / q("t", t);
-        };
+        });
         add(c.e, c.d, comp("logits", "logits (b x s x V)", Category::Logits, kFwdBwd,
                            "HF transformers causal-LM loss upcasts logits to fp32 [transformers-code]; vocab-parallel split by t (Megatron) [megatron-theoretical-memory]"),
             [&](auto& q) { return q("in_flight", fl) * logits(q); });
