@@ -247,6 +247,33 @@ TEST_CASE("recomputation: selective drops s^2, full keeps layer inputs, every-k 
     REQUIRE(bytes_of(e, "act.recompute_working") == Approx(4 * one_layer));
 }
 
+TEST_CASE("the backward working set is the largest layer on the reported stage, not a dense layer held by another stage") {
+    // 2 layers: layer 0 dense with a wide MLP, layer 1 MoE with narrow experts; pp = 2 puts one on each
+    // stage. A large vocabulary makes the last stage (logits) the most loaded, so it is the one shown.
+    ModelSpec m = llama2_7b();
+    m.hidden = 64; m.heads = 1; m.kv_heads = 1; m.head_dim = 64; m.ffn = 4096; m.gated_mlp = false;
+    m.layers = 2; m.vocab = 100000;
+    m.moe.num_experts = 4; m.moe.top_k = 1; m.moe.expert_ffn = 64; m.moe.first_dense_layers = 1;
+    Scenario s = train_scenario(m);
+    s.overheads = no_overheads();
+    s.overheads.backward_working_set = true;
+    s.train.micro_batch = 1;
+    s.train.seq_len = 128;
+    s.parallel.pp = 2;
+    s.gpu_count = 2;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    REQUIRE(find(e, "logits") != nullptr);  // the last stage is the one shown
+    // T = 128 tokens, bf16 (2 B), FlashAttention, h = 64, one head of 64:
+    //   norms 2 * 2 * 128 * 64 = 32,768
+    //   attention: QKV input 2*128*64 + Q,K 2*128*(64+64) + V 2*128*64 + output 2*128*64 + lse 4*128 = 82,432
+    //   MoE MLP: fc1 input 2*128*64 + router 4*128*4 + routed copies and outputs 2 * 2*128*64
+    //            + expert GeLU input 2*128*64 + expert fc2 input 2*128*64 = 83,968
+    REQUIRE(bytes_of(e, "act.mlp") == 83968);
+    REQUIRE(bytes_of(e, "act.backward_working") == 32768 + 82432 + 83968);
+    // the dense layer (on the first stage) would be 32,768 + 82,432 + 2*128*64 + 2 * 2*128*4096 = 2,228,736
+}
+
 TEST_CASE("pipeline: first stage holds min(pp, m) micro-batches, context parallel divides the tokens") {
     Scenario s = train_scenario(llama2_7b());
     s.overheads = no_overheads();

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
+#include "param_count.h"
 #include "training/training_internal.h"
 
 namespace vl {
@@ -45,80 +48,171 @@ LayerDims gpt_dims(double h, double heads) {
     return L;
 }
 
+namespace {
+
+// Every quantity below is an expression over the quantity maker q (core/formula.h): evaluated over
+// Numbers it is the byte count, over Symbols the formula text, so the text lists exactly the terms the
+// code adds for the scenario. Each named term (q.let) is its own statement: the order of the
+// definitions in the text must not depend on the unspecified evaluation order of operands.
+template <class Q>
+using Expr = std::decay_t<decltype(std::declval<Q&>()("", 0.0))>;
+
+// q.let(name, e), except that the empty sum N{} (a term the scenario does not have) stays empty and
+// gets no definition in the text.
+template <class Q, class N>
+N let_some(Q& q, const char* name, const N& e) {
+    if constexpr (std::is_same_v<N, Sym>)
+        if (e.none) return e;
+    return q.let(name, e);
+}
+
+// Tokens of one micro-batch on this rank: context parallel gives each rank s/cp of them.
+template <class Q>
+Expr<Q> tokens(Q& q, const ActShape& x) {
+    return q.let("T", q("b", x.b) * (q("s", x.s) / q("cp", std::max(1.0, x.cp))));
+}
+
+// Sequence parallel splits the replicated tensors (norm inputs, dropout masks, block inputs) by t.
+template <class Q>
+Expr<Q> sp_split(Q& q, const ActShape& x, const Expr<Q>& v) {
+    return x.sp ? v / q("t", std::max(1.0, x.tp)) : v;
+}
+
+template <class Q>
+Expr<Q> heads_per_rank(Q& q, const LayerDims& L, const ActShape& x) {
+    return q("heads", L.heads) / q("t", std::max(1.0, x.tp));
+}
+
+// The names of one MLP's tensors (a dense layer's, the routed experts', the shared expert's).
+struct MlpNames {
+    const char* act_in;
+    const char* act_out_up;
+    const char* fc2_in;
+};
+constexpr MlpNames kDenseMlp{"act_in", "act_out_up", "fc2_in"};
+constexpr MlpNames kExpertMlp{"expert_act_in", "expert_act_out_up", "expert_fc2_in"};
+constexpr MlpNames kSharedMlp{"shared_act_in", "shared_act_out_up", "shared_fc2_in"};
+
 // MLP tensors for `tokens` tokens of width f on one rank (f already split by tp):
 // plain (GPT-2 MLP): GeLU input, and the fc2 input when fc2 is trained;
 // gated (HF LlamaMLP act_fn(gate(x)) * up(x)): SiLU input, SiLU output and up output (both saved by
 // the product), and the down_proj input when down is trained.
-static double mlp_tensors(const LayerDims& L, const ActShape& x, double tokens, double f) {
-    double bytes = x.act_bytes * tokens * f;                          // activation-function input
-    if (L.gated) bytes += 2 * x.act_bytes * tokens * f;               // act output + up output (mul saves both)
-    if (x.save_fc2_in) bytes += x.linear_in_bytes * tokens * f;       // input of fc2 / down_proj
+template <class Q>
+Expr<Q> mlp_tensors(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& tokens, const Expr<Q>& f, const MlpNames& n) {
+    const Expr<Q> a = q("a_bytes", x.act_bytes);
+    Expr<Q> bytes = q.let(n.act_in, a * tokens * f);                                    // activation-function input
+    if (L.gated) bytes += q.let(n.act_out_up, 2 * a * tokens * f);                     // act output + up output (mul saves both)
+    if (x.save_fc2_in) bytes += q.let(n.fc2_in, q("lin_bytes", x.linear_in_bytes) * tokens * f);  // input of fc2 / down_proj
     return bytes;
 }
 
 // Korthikanti et al. 2022 §4.1 tensor by tensor (their 34sbh + 5as^2b for the GPT layer), generalised to
 // GQA/MQA (K, V sized by kv heads), gated MLPs, MLA, MoE and FlashAttention [korthikanti2022 §4.1];
-// [transformer-series5 §2] walks the same list.
-LayerActivations layer_activations(const LayerDims& L, const ActShape& x) {
-    LayerActivations r;
-    const double t = std::max(1.0, x.tp), cp = std::max(1.0, x.cp);
-    const double s_rank = x.s / cp;                 // context parallel: each rank holds s/cp tokens
-    const double T = x.b * s_rank;                  // tokens of this micro-batch on this rank
-    const double split = x.sp ? t : 1.0;            // sequence parallel splits the replicated parts
-    const double a = x.act_bytes;
-    const double heads = L.heads / t;
-    const double kv = std::max(1.0, std::floor(L.kv_heads / t));
-    const bool drop = x.dropout > 0, attn_drop = x.attn_dropout > 0;
+// [transformer-series5 §2] walks the same list. One function per group of LayerActivations.
 
-    r.input = a * T * L.h / split;                                  // layer input (2sbh)
-    r.norms = L.norms * a * T * L.h / split;                        // each norm saves its input (2sbh each)
+// The layer's input: what full recomputation keeps (2sbh).
+template <class Q>
+Expr<Q> layer_input(Q& q, const LayerDims& L, const ActShape& x) {
+    const Expr<Q> T = tokens(q, x);
+    return sp_split(q, x, q("a_bytes", x.act_bytes) * T * q("h", L.h));
+}
 
-    // ---- attention ----
-    double q_dim = 0, k_dim = 0, v_dim = 0, o_dim = 0;
+// Each norm saves its input (2sbh each).
+template <class Q>
+Expr<Q> layer_norms(Q& q, const LayerDims& L, const ActShape& x) {
+    const Expr<Q> T = tokens(q, x);
+    return sp_split(q, x, q("norms", L.norms) * q("a_bytes", x.act_bytes) * T * q("h", L.h));
+}
+
+// QKV input, Q, K, V, attention output, dropout mask, softmax statistics (MLA: the compressed latents too).
+template <class Q>
+Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
+    using N = Expr<Q>;
+    const double t = std::max(1.0, x.tp);
+    const N a = q("a_bytes", x.act_bytes), lin = q("lin_bytes", x.linear_in_bytes), h = q("h", L.h);
+    const N T = tokens(q, x);
+    const N heads = heads_per_rank(q, L, x);
+    N r{};
+    N q_dim{}, k_dim{}, v_dim{}, o_dim{};
     if (L.mla) {
-        q_dim = heads * (L.nope_dim + L.rope_dim);
-        k_dim = q_dim;
-        v_dim = heads * L.v_dim;
+        q_dim = q.let("q_dim", heads * (q("nope_dim", L.nope_dim) + q("rope_dim", L.rope_dim)));
+        k_dim = q.let("k_dim", q_dim);
+        v_dim = q.let("v_dim", heads * q("v_head_dim", L.v_dim));
         o_dim = v_dim;
         // compressed latents: q_a output (norm input) and normed q (q_b input); kv_a output and normed kv, k_pe
-        if (L.q_rank > 0) r.attention += 2 * a * T * L.q_rank;
-        r.attention += 2 * a * T * L.kv_rank + a * T * L.rope_dim;
+        N latents{};
+        if (L.q_rank > 0) latents += 2 * a * T * q("q_rank", L.q_rank);
+        latents += 2 * a * T * q("kv_rank", L.kv_rank) + a * T * q("rope_dim", L.rope_dim);
+        r += q.let("latents", latents);
     } else {
-        q_dim = heads * L.head_dim;
-        k_dim = kv * L.head_dim;
-        v_dim = k_dim;
+        q_dim = q.let("q_dim", heads * q("head_dim", L.head_dim));
+        k_dim = v_dim = q.let("kv_dim", max_of(1.0, floor_of(q("kv_heads", L.kv_heads) / q("t", t))) * q("head_dim", L.head_dim));
         o_dim = q_dim;
     }
-    if (x.save_qkv_in) r.attention += x.linear_in_bytes * T * L.h / split;  // QKV input (2sbh)
-    r.attention += a * T * (q_dim + k_dim);                                 // Q, K for QK^T (4sbh)
-    if (L.qk_norm) r.attention += a * T * (q_dim + k_dim);                  // q_norm / k_norm inputs
-    r.attention += a * T * v_dim;                                           // V (2sbh)
-    if (x.save_o_in || x.flash) r.attention += x.linear_in_bytes * T * o_dim;  // attention output = out-proj input (2sbh);
-                                                                            // FlashAttention saves it (O) in any case
-    if (drop) r.attention += 1.0 * T * L.h / split;                         // output dropout mask (sbh)
-    if (x.flash) {
-        r.attention += 4.0 * x.b * heads * s_rank;                          // fp32 log-sum-exp per row [dao2022]
-    } else {
-        const double s2 = x.b * heads * s_rank * x.s;                       // a*s^2*b (each rank: its s/cp queries x s keys)
-        r.scores = a * s2;                                                  // softmax output (2as^2b)
-        if (attn_drop) r.scores += 1.0 * s2 + a * s2;                       // dropout mask (as^2b) + dropped copy (2as^2b)
-    }
+    if (x.save_qkv_in) r += q.let("qkv_in", sp_split(q, x, lin * T * h));      // QKV input (2sbh)
+    r += q.let("Q_K", a * T * (q_dim + k_dim));                                  // Q, K for QK^T (4sbh)
+    if (L.qk_norm) r += q.let("qk_norm_in", a * T * (q_dim + k_dim));           // q_norm / k_norm inputs
+    r += q.let("V", a * T * v_dim);                                              // V (2sbh)
+    // attention output = out-proj input (2sbh); FlashAttention saves it (O) in any case
+    if (x.save_o_in || x.flash) r += q.let("out_in", lin * T * o_dim);
+    if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));   // output dropout mask (sbh), 1 byte
+    if (x.flash)                                                                 // fp32 log-sum-exp per row [dao2022]
+        r += q.let("lse", 4.0 * q("b", x.b) * heads * (q("s", x.s) / q("cp", std::max(1.0, x.cp))));
+    return r;
+}
 
-    // ---- MLP ----
-    const bool shares_input = L.parallel_attn_mlp && x.save_qkv_in;          // GPT-J style: same normed input
-    if (x.save_fc1_in && !shares_input) r.mlp += x.linear_in_bytes * T * L.h / split;  // fc1 input (2sbh)
-    if (drop) r.mlp += 1.0 * T * L.h / split;                                // MLP dropout mask (sbh)
+// The s x s tensors: softmax output, its dropout mask and dropped copy; none with FlashAttention (N{}).
+template <class Q>
+Expr<Q> layer_scores(Q& q, const LayerDims& L, const ActShape& x) {
+    using N = Expr<Q>;
+    if (x.flash) return N{};
+    const N a = q("a_bytes", x.act_bytes);
+    // b * heads/t * s^2 elements (each rank: its s/cp queries x s keys)
+    const N s2 = q.let("S2", q("b", x.b) * heads_per_rank(q, L, x) * (q("s", x.s) / q("cp", std::max(1.0, x.cp))) * q("s", x.s));
+    N r = q.let("softmax", a * s2);                                              // softmax output (2as^2b)
+    if (x.attn_dropout > 0) {
+        const N mask = q.let("attn_mask", 1.0 * s2);                            // dropout mask (as^2b), 1 byte
+        const N dropped = q.let("attn_dropped", a * s2);                        // dropped copy (2as^2b)
+        r += mask + dropped;
+    }
+    return r;
+}
+
+// MLP (or routed experts + router + shared expert) tensors of a layer of kind L.
+template <class Q>
+Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
+    using N = Expr<Q>;
+    const double t = std::max(1.0, x.tp);
+    const N a = q("a_bytes", x.act_bytes), lin = q("lin_bytes", x.linear_in_bytes), h = q("h", L.h);
+    const N T = tokens(q, x);
+    N r{};
+    const bool shares_input = L.parallel_attn_mlp && x.save_qkv_in;           // GPT-J style: same normed input
+    if (x.save_fc1_in && !shares_input) r += q.let("fc1_in", sp_split(q, x, lin * T * h));  // fc1 input (2sbh)
+    if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));  // MLP dropout mask (sbh), 1 byte
     if (L.experts > 0) {
         // HF MixtralSparseMoeBlock: fp32 router softmax (T x E), each routed copy of a token (T*k x h),
         // the expert MLPs over T*k tokens, the routing-weighted outputs (T*k x h); + shared expert on T tokens.
-        const double routed = T * L.top_k;
-        r.mlp += 4.0 * T * L.experts;
-        r.mlp += x.linear_in_bytes * routed * L.h + a * routed * L.h;
-        r.mlp += mlp_tensors(L, x, routed, L.expert_ffn / t);
-        if (L.shared_ffn > 0) r.mlp += mlp_tensors(L, x, T, L.shared_ffn / t);
+        const N routed = q.let("T_k", T * q("top_k", L.top_k));
+        r += q.let("router", 4.0 * T * q("experts", L.experts));
+        r += q.let("routed_io", lin * routed * h + a * routed * h);
+        r += mlp_tensors(q, L, x, routed, q("expert_ffn", L.expert_ffn) / q("t", t), kExpertMlp);
+        if (L.shared_ffn > 0) r += mlp_tensors(q, L, x, T, q("shared_ffn", L.shared_ffn) / q("t", t), kSharedMlp);
     } else {
-        r.mlp += mlp_tensors(L, x, T, L.ffn / t);                            // GeLU in (8sbh) + fc2 in (8sbh)
+        r += mlp_tensors(q, L, x, T, q("ffn", L.ffn) / q("t", t), kDenseMlp);  // GeLU in (8sbh) + fc2 in (8sbh)
     }
+    return r;
+}
+
+}  // namespace
+
+LayerActivations layer_activations(const LayerDims& L, const ActShape& x) {
+    Numbers q;
+    LayerActivations r;
+    r.input = layer_input(q, L, x);
+    r.norms = layer_norms(q, L, x);
+    r.attention = layer_attention(q, L, x);
+    r.scores = layer_scores(q, L, x);
+    r.mlp = layer_mlp(q, L, x);
     return r;
 }
 
@@ -147,156 +241,263 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     return x;
 }
 
+namespace {
+
 // A named formula variant's per-layer bytes for one micro-batch on one rank (PerLayerBytes,
-// PerLayerElements, Coefficient: parallelism is not part of those formulas; tokens are divided by tp*cp, documented).
-static LayerActivations variant_layer(const Scenario& s, const ActShape& x) {
-    const TrainingOptions& o = s.train;
-    const ModelSpec& m = s.model;
-    LayerActivations r;
-    const double div = std::max(1.0, x.tp) * std::max(1.0, x.cp);
-    const double b = x.b, sq = x.s, d = static_cast<double>(m.hidden), h = static_cast<double>(m.heads);
-    r.input = x.act_bytes * b * sq * d / div;
-    switch (o.activation_formula) {
+// PerLayerElements, Coefficient: parallelism is not part of those formulas; tokens are divided by
+// tp*cp, documented). The s^2 group alone, N{} where the formula has none:
+template <class Q>
+Expr<Q> variant_scores(Q& q, const Scenario& s, const ActShape& x) {
+    using N = Expr<Q>;
+    const N b = q("b", x.b), sq = q("s", x.s), heads = q("heads", static_cast<double>(s.model.heads));
+    const N div = q("t", std::max(1.0, x.tp)) * q("cp", std::max(1.0, x.cp));
+    switch (s.train.activation_formula) {
+        case ActivationFormula::PerLayerBytes: return 5 * b * heads * sq * sq / div;                                   // 5bhs^2 bytes
+        case ActivationFormula::PerLayerElements: return 2 * b * heads * sq * sq * q("a_bytes", x.act_bytes) / div;  // 2bhs^2 elements
+        default: return N{};
+    }
+}
+
+// The whole layer (with_scores: the s^2 group too; selective recomputation drops it).
+template <class Q>
+Expr<Q> variant_layer(Q& q, const Scenario& s, const ActShape& x, bool with_scores) {
+    using N = Expr<Q>;
+    const N b = q("b", x.b), sq = q("s", x.s), d = q("h", static_cast<double>(s.model.hidden));
+    const N div = q("t", std::max(1.0, x.tp)) * q("cp", std::max(1.0, x.cp));
+    N r{};
+    switch (s.train.activation_formula) {
         case ActivationFormula::PerLayerBytes:  // attention 11bsd + 5bhs^2 bytes, MLP 19bsd bytes [transformer-series5 §2]
-            r.attention = 11 * b * sq * d / div;
-            r.scores = 5 * b * h * sq * sq / div;
-            r.mlp = 19 * b * sq * d / div;
+            r = q.let("A_attn", 11 * b * sq * d / div);
+            if (with_scores) r += q.let("A_scores", variant_scores(q, s, x));
+            r += q.let("A_mlp", 19 * b * sq * d / div);
             break;
-        case ActivationFormula::PerLayerElements:  // attention 6bsd + 2bhs^2, FFN 10bsd elements [llm-gpu-memory-2025]
-            r.attention = 6 * b * sq * d * x.act_bytes / div;
-            r.scores = 2 * b * h * sq * sq * x.act_bytes / div;
-            r.mlp = 10 * b * sq * d * x.act_bytes / div;
+        case ActivationFormula::PerLayerElements: {  // attention 6bsd + 2bhs^2, FFN 10bsd elements [llm-gpu-memory-2025]
+            const N a = q("a_bytes", x.act_bytes);
+            r = q.let("A_attn", 6 * b * sq * d * a / div);
+            if (with_scores) r += q.let("A_scores", variant_scores(q, s, x));
+            r += q.let("A_mlp", 10 * b * sq * d * a / div);
             break;
+        }
         case ActivationFormula::Coefficient:  // C * b * s * h * bytes per layer [makinaruto2025] [zero2020 §3.2]
-            r.mlp = o.activation_coefficient * b * sq * d * x.act_bytes / div;
+            r = q("C", s.train.activation_coefficient) * b * sq * d * q("a_bytes", x.act_bytes) / div;
             break;
         default: break;
     }
     return r;
 }
 
+template <class Q>
+Expr<Q> variant_input(Q& q, const Scenario& s, const ActShape& x) {
+    return q("a_bytes", x.act_bytes) * q("b", x.b) * q("s", x.s) * q("h", static_cast<double>(s.model.hidden)) /
+           (q("t", std::max(1.0, x.tp)) * q("cp", std::max(1.0, x.cp)));
+}
+
+// A quantity several components of one estimate use: over Numbers it is evaluated once (on first use)
+// and its value reused, as the fast path did before; over Symbols f runs each time a formula needs its
+// text. Value and text both come from f.
+template <class F>
+class Once {
+public:
+    explicit Once(F f) : f_(std::move(f)) {}
+    template <class Q>
+    Expr<Q> operator()(Q& q) const {
+        if constexpr (std::is_same_v<Q, Numbers>) {
+            if (!done_) {
+                value_ = f_(q);
+                done_ = true;
+            }
+            return value_;
+        } else {
+            return f_(q);
+        }
+    }
+
+private:
+    F f_;
+    mutable double value_ = 0;
+    mutable bool done_ = false;
+};
+
+}  // namespace
+
 void add_activations(TrainCtx& c) {
     const Scenario& s = c.s;
     const ModelSpec& m = s.model;
     const TrainingOptions& o = s.train;
     const ActivationFormula f = s.mode == Mode::FineTune ? ActivationFormula::TensorWalk : o.activation_formula;
-    const bool walk = f == ActivationFormula::TensorWalk || f == ActivationFormula::Korthikanti;
-    ActShape x = activation_shape(s, c.dt);
+    const bool korthikanti = f == ActivationFormula::Korthikanti;
+    const bool walk = f == ActivationFormula::TensorWalk || korthikanti;
+    const ActShape x = activation_shape(s, c.dt);
 
-    // per-layer bytes for the dense and the MoE layer kinds on this stage
-    int64_t n_dense = 0, n_moe = 0;
-    for (int64_t i = c.stage.layer_begin; i < c.stage.layer_end; ++i) (layer_is_moe(m, i) ? n_moe : n_dense) += 1;
-    LayerActivations dense, moe;
-    if (f == ActivationFormula::Korthikanti) {
-        // the paper's GPT layer as Table 2 assumes it [korthikanti2022]: no FlashAttention, dropout masks kept
-        ActShape k = x;
-        k.flash = false;
-        k.dropout = k.attn_dropout = 0.1;
-        dense = moe = layer_activations(gpt_dims(static_cast<double>(m.hidden), static_cast<double>(m.heads)), k);
+    // The layers this stage holds: dense, MoE or both.
+    const int64_t n_moe = layer_pattern(m).moe_count(c.stage.layer_begin, c.stage.layer_end);
+    const int64_t n_dense = c.stage.layers() - n_moe;
+    ActShape lx = x;
+    bool has_dense = true, has_moe = false;
+    if (korthikanti) {
+        // every layer is the paper's GPT layer as Table 2 assumes it [korthikanti2022]: no FlashAttention, dropout masks kept
+        lx.flash = false;
+        lx.dropout = lx.attn_dropout = 0.1;
     } else if (walk) {
-        dense = layer_activations(layer_dims(m, false), x);
-        if (n_moe > 0) moe = layer_activations(layer_dims(m, true), x);
-    } else {
-        dense = moe = variant_layer(s, x);
+        has_dense = n_dense > 0;
+        has_moe = n_moe > 0;
     }
+    // Tensor walk: the norm, attention, s^2 and input groups read no MoE field of LayerDims, so the dense
+    // layer's dims serve every layer of the stage; only the MLP group differs between the kinds.
+    // (Initialised in place: default-constructing a LayerDims and assigning it is measurable on the fast path.)
+    const LayerDims dense = korthikanti ? gpt_dims(static_cast<double>(m.hidden), static_cast<double>(m.heads))
+                          : walk        ? layer_dims(m, false)
+                                        : LayerDims{};
+    const bool mixed = has_dense && has_moe;
     const double L = static_cast<double>(c.stage.layers());
     const double nd = static_cast<double>(n_dense), nm = static_cast<double>(n_moe);
     const double fl = c.in_flight;
     const Recompute rc = o.recompute;
     const double k = static_cast<double>(std::max(1, o.recompute_every_k));
-    // Derivation of the per-layer components: in_flight * L_stage * A_layer, or on a stage with both
-    // dense and MoE layers in_flight * (L_dense * A_dense + L_moe * A_moe).
-    auto per_layers = [&](double dense_bytes, double moe_bytes) {
-        if (n_moe == 0) return derive("{} * {} * {}", fl, L, dense_bytes);
-        if (n_dense == 0) return derive("{} * {} * {}", fl, L, moe_bytes);
-        return derive("{} * ({} * {} + {} * {})", fl, nd, dense_bytes, nm, moe_bytes);
+
+    // The groups the components below are made of (tensor walk, or the named variant's closed forms).
+    const Once input([&](auto& q) { return walk ? layer_input(q, dense, lx) : variant_input(q, s, x); });
+    const Once scores([&](auto& q) { return walk ? layer_scores(q, dense, lx) : variant_scores(q, s, x); });
+    const Once norms([&](auto& q) { return layer_norms(q, dense, lx); });
+    const Once attention([&](auto& q) { return layer_attention(q, dense, lx); });
+    const Once mlp_dense([&](auto& q) { return layer_mlp(q, dense, lx); });
+    const Once mlp_moe([&](auto& q) { return layer_mlp(q, layer_dims(m, true), lx); });
+    // One layer's activations; on a stage with both kinds, the larger of the two MLP groups.
+    const auto layer = [&](auto& q, bool with_scores) {
+        if (!walk) return variant_layer(q, s, x, with_scores);
+        auto r = q.let("A_norms", norms(q));
+        r += q.let("A_attn", attention(q));
+        if (with_scores) r += let_some(q, "A_scores", scores(q));
+        if (!mixed) {
+            r += q.let("A_mlp", has_dense ? mlp_dense(q) : mlp_moe(q));
+        } else {
+            const auto d = q.let("A_mlp_dense", mlp_dense(q));
+            const auto e = q.let("A_mlp_moe", mlp_moe(q));
+            r += max_of(d, e);
+        }
+        return r;
     };
+    // in_flight * L_stage * A: a group that is the same in every layer of the stage
+    const auto per_stage = [&](auto& q, const auto& A) { return q("in_flight", fl) * (q("L_stage", L) * A); };
+    Numbers num;
 
     if (rc == Recompute::None || rc == Recompute::Selective) {
         const bool sel = rc == Recompute::Selective;
         if (walk) {
-            add(c.e, c.d, comp("act.norms", "activations: norm inputs", Category::Activations, fl * (nd * dense.norms + nm * moe.norms), kFwdBwd,
-                           "in_flight * L_stage * A_norms, A_norms = norms * a_bytes * b * s * h / (sp ? t : 1) / cp", "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh) [korthikanti2022 §4.1]"),
-                [&] { return per_layers(dense.norms, moe.norms); });
-            add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations,
-                           fl * (nd * dense.attention + nm * moe.attention), kFwdBwd,
-                           "in_flight * L_stage * A_attn, A_attn = qkv_in + Q + K + V + out_in + masks [+ 4 * b * a * s lse with FlashAttention]",
-                           "Korthikanti et al. 2022 Sec 4.1 (11sbh) [korthikanti2022 §4.1]; attention 11bsd [transformer-series5 §2.1]; GQA: K,V sized by kv heads"),
-                [&] { return per_layers(dense.attention, moe.attention); });
-            if (!sel && (dense.scores > 0 || moe.scores > 0))
-                add(c.e, c.d, comp("act.scores", "activations: attention scores (s^2: softmax, dropout)", Category::Activations,
-                               fl * (nd * dense.scores + nm * moe.scores), kFwdBwd, "in_flight * L_stage * A_scores, A_scores = (2 [+ 1 + 2 with attention dropout]) * b * a/t * s/cp * s",
-                               "Korthikanti et al. 2022 Sec 4.1 (5as^2b) [korthikanti2022 §4.1]; dropped by FlashAttention [dao2022] or selective recomputation"),
-                    [&] { return per_layers(dense.scores, moe.scores); });
-            add(c.e, c.d, comp("act.mlp", "activations: MLP", Category::Activations, fl * (nd * dense.mlp + nm * moe.mlp), kFwdBwd,
-                           "in_flight * L_stage * A_mlp, A_mlp = fc1_in + act_in [+ gated: act_out, up_out] + fc2_in + mask",
-                           "Korthikanti et al. 2022 Sec 4.1 (19sbh) [korthikanti2022 §4.1]; MLP 19bsd [transformer-series5 §2.2]; HF LlamaMLP / MixtralSparseMoeBlock [transformers-code]"),
-                [&] { return per_layers(dense.mlp, moe.mlp); });
+            add(c.e, c.d, comp("act.norms", "activations: norm inputs", Category::Activations, kFwdBwd,
+                               "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh) [korthikanti2022 §4.1]"),
+                [&](auto& q) {
+                    const auto A = q.let("A_norms", norms(q));
+                    return per_stage(q, A);
+                });
+            add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations, kFwdBwd,
+                               "Korthikanti et al. 2022 Sec 4.1 (11sbh) [korthikanti2022 §4.1]; attention 11bsd [transformer-series5 §2.1]; GQA: K,V sized by kv heads"),
+                [&](auto& q) {
+                    const auto A = q.let("A_attn", attention(q));
+                    return per_stage(q, A);
+                });
+            if (!sel && scores(num) > 0)
+                add(c.e, c.d, comp("act.scores", "activations: attention scores (s^2: softmax, dropout)", Category::Activations, kFwdBwd,
+                                   "Korthikanti et al. 2022 Sec 4.1 (5as^2b) [korthikanti2022 §4.1]; dropped by FlashAttention [dao2022] or selective recomputation"),
+                    [&](auto& q) {
+                        const auto A = q.let("A_scores", scores(q));
+                        return per_stage(q, A);
+                    });
+            add(c.e, c.d, comp("act.mlp", "activations: MLP", Category::Activations, kFwdBwd,
+                               "Korthikanti et al. 2022 Sec 4.1 (19sbh) [korthikanti2022 §4.1]; MLP 19bsd [transformer-series5 §2.2]; HF LlamaMLP / MixtralSparseMoeBlock [transformers-code]"),
+                [&](auto& q) {
+                    if (!mixed) {
+                        const auto A = q.let("A_mlp", has_dense ? mlp_dense(q) : mlp_moe(q));
+                        return per_stage(q, A);
+                    }
+                    // in_flight * (L_dense * A_mlp_dense + L_moe * A_mlp_moe)
+                    const auto d = q.let("A_mlp_dense", mlp_dense(q));
+                    const auto e = q.let("A_mlp_moe", mlp_moe(q));
+                    return q("in_flight", fl) * (q("L_dense", nd) * d + q("L_moe", nm) * e);
+                });
         } else {
-            const double per = sel ? dense.kept_without_scores() : dense.total();
-            const char* formula = f == ActivationFormula::PerLayerBytes ? "in_flight * L_stage * A_layer, A_layer = (11bsd + 5bhs^2 [not with selective recompute] + 19bsd) / (t * cp) bytes"
-                                : f == ActivationFormula::PerLayerElements ? "in_flight * L_stage * A_layer, A_layer = (16bsd + 2bhs^2 [not with selective recompute]) * a_bytes / (t * cp)"
-                                                                  : "in_flight * L_stage * A_layer, A_layer = C * b * s * h * a_bytes / (t * cp)";
             const char* source = f == ActivationFormula::PerLayerBytes ? "11bsd + 5bhs^2 attention, 19bsd MLP bytes [transformer-series5 §2]"
                                : f == ActivationFormula::PerLayerElements ? "activations (16bsd + 2bhs^2) L elements, x bytes [llm-gpu-memory-2025]"
                                                                  : "C x L x B x S x H x bytes [makinaruto2025]; ZeRO Sec 3.2 footnote, C = 12 [zero2020 §3.2]";
-            add(c.e, c.d, comp("act.layers", "activations: transformer layers", Category::Activations, fl * L * per, kFwdBwd, formula, source),
-                [&] { return derive("{} * {} * {}", fl, L, per); });
+            add(c.e, c.d, comp("act.layers", "activations: transformer layers", Category::Activations, kFwdBwd, source),
+                [&](auto& q) {
+                    const auto A = q.let("A_layer", layer(q, !sel));
+                    return q("in_flight", fl) * q("L_stage", L) * A;
+                });
         }
     } else {
-        const double ckpts = rc == Recompute::Full ? L : std::ceil(L / k);
-        add(c.e, c.d, comp("act.checkpoints", "activations: checkpointed layer inputs", Category::Activations, fl * ckpts * dense.input, kFwdBwd,
-                       rc == Recompute::Full ? "in_flight * L_stage * A_input, A_input = a_bytes * b * s * h / (sp ? t : 1) / cp"
-                                             : "in_flight * ceil(L_stage / k) * A_input, A_input = a_bytes * b * s * h / (sp ? t : 1) / cp",
-                       "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; Chen et al. 2016 (checkpoint every k layers) [chen2016]"),
-            [&] { return rc == Recompute::Full ? derive("{} * {} * {}", fl, L, dense.input) : derive("{} * ceil({} / {}) * {}", fl, L, k, dense.input); });
+        add(c.e, c.d, comp("act.checkpoints", "activations: checkpointed layer inputs", Category::Activations, kFwdBwd,
+                           "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; Chen et al. 2016 (checkpoint every k layers) [chen2016]"),
+            [&](auto& q) {
+                const auto A = q.let("A_input", input(q));
+                if (rc == Recompute::Full) return q("in_flight", fl) * q("L_stage", L) * A;
+                return q("in_flight", fl) * ceil_of(q("L_stage", L) / q("k", k)) * A;
+            });
     }
 
     // working sets during backward (one micro-batch): the recomputed segment and one layer's gradients
-    const double layer_full = std::max(dense.total(), n_moe > 0 ? moe.total() : 0.0);
-    double recompute_ws = 0;
-    if (rc == Recompute::Full) recompute_ws = layer_full;
-    if (rc == Recompute::EveryK) recompute_ws = std::min(k, L) * layer_full;
-    if (rc == Recompute::Selective) recompute_ws = std::max(dense.scores, moe.scores);
-    if (recompute_ws > 0)
-        add(c.e, c.d, comp("act.recompute_working", "recomputed activations (backward)", Category::Activations, recompute_ws, kBwd,
-                       "segment_layers * A_layer (full: 1 layer; every-k: min(k, L_stage) layers; selective: 1 * the largest layer's A_scores)",
-                       "Chen et al. 2016 [chen2016]; Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]: the recomputed segment is live while its backward runs"),
-            [&] {
-                if (rc == Recompute::EveryK) return derive("min({}, {}) * {}", k, L, layer_full);
-                return derive("1 * {}", rc == Recompute::Full ? layer_full : recompute_ws);
-            });
-    if (s.overheads.backward_working_set)
-        add(c.e, c.d, comp("act.backward_working", "activation gradients of one layer (backward)", Category::Activations, layer_full, kBwd,
-                       "A_layer (the largest layer's activations: their gradients exist while backward runs the layer)", "derivation (core/training/DERIVATION.md)"),
-            [&] { return n_moe > 0 && n_dense > 0 ? derive("max({}, {})", dense.total(), moe.total()) : derive("{}", layer_full); });
+    const Once largest([&](auto& q) { return layer(q, true); });
+    const auto recompute_working = [&](auto& q) {
+        using N = std::decay_t<decltype(q("", 0.0))>;
+        if (rc == Recompute::Full) {  // one layer at a time
+            const N A = q.let("A_layer", largest(q));
+            return 1 * A;
+        }
+        if (rc == Recompute::EveryK) {  // k layers at a time
+            const N A = q.let("A_layer", largest(q));
+            return min_of(q("k", k), q("L_stage", L)) * A;
+        }
+        if (rc == Recompute::Selective) {  // one layer's s^2 core
+            const N A = let_some(q, "A_scores", scores(q));
+            return 1 * A;
+        }
+        return N{};
+    };
+    if (recompute_working(num) > 0)
+        add(c.e, c.d, comp("act.recompute_working", "recomputed activations (backward)", Category::Activations, kBwd,
+                           "Chen et al. 2016 [chen2016]; Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]: the recomputed segment is live while its backward runs"),
+            recompute_working);
+    if (s.overheads.backward_working_set)  // the largest layer's activations: their gradients exist while backward runs the layer
+        add(c.e, c.d, comp("act.backward_working", "activation gradients of one layer (backward)", Category::Activations, kBwd,
+                           "derivation (core/training/DERIVATION.md)"),
+            largest);
 
-    const double t = static_cast<double>(s.parallel.tp), cp = static_cast<double>(s.parallel.cp);
-    const double split = x.sp ? t : 1.0;
-    const double T = x.b * x.s / cp;
+    const double t = static_cast<double>(s.parallel.tp);
     if (c.stage.first) {
-        const double emb = 8.0 * T + (o.dropout > 0 ? T * static_cast<double>(m.hidden) / split : 0.0);
-        add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, fl * emb, kFwdBwd,
-                       "in_flight * (8 * T [+ T * h / (sp ? t : 1) with dropout]), T = b * s / cp", "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]"),
-            [&] { return o.dropout > 0 ? derive("{} * (8 * {} + {} * {} / {})", fl, T, T, m.hidden, split) : derive("{} * (8 * {})", fl, T); });
+        add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, kFwdBwd,
+                           "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]"),
+            [&](auto& q) {
+                const auto T = tokens(q, x);
+                auto emb = q.let("token_ids", 8 * T);  // int64
+                if (o.dropout > 0) emb += q.let("emb_mask", sp_split(q, x, T * q("h", static_cast<double>(m.hidden))));  // 1 byte
+                return q("in_flight", fl) * emb;
+            });
     }
     if (c.stage.last) {
         const bool head_trained = !c.finetune_adapters;
-        const double fin = x.act_bytes * T * static_cast<double>(m.hidden) / split * (head_trained ? 2.0 : 1.0);
-        add(c.e, c.d, comp("act.final", "activations: final norm input and output-layer input", Category::Activations, fl * fin, kFwdBwd,
-                       "in_flight * a_bytes * T * h * (1 + [lm_head trained]) / (sp ? t : 1), T = b * s / cp", "Megatron-LM theoretical_memory_usage.py (output layer input) [megatron-theoretical-memory]"),
-            [&] { return derive("{} * {} * {} * {} * {} / {}", fl, x.act_bytes, T, m.hidden, head_trained ? 2 : 1, split); });
+        add(c.e, c.d, comp("act.final", "activations: final norm input and output-layer input", Category::Activations, kFwdBwd,
+                           "Megatron-LM theoretical_memory_usage.py (output layer input) [megatron-theoretical-memory]"),
+            [&](auto& q) {
+                const auto T = tokens(q, x);
+                const auto one = sp_split(q, x, q("a_bytes", x.act_bytes) * T * q("h", static_cast<double>(m.hidden)));
+                auto fin = q.let("final_norm_in", one);
+                if (head_trained) fin += q.let("head_in", one);
+                return q("in_flight", fl) * fin;
+            });
         const double lb = o.fp32_logits ? 4.0 : x.act_bytes;
-        const double logits = lb * T * static_cast<double>(m.vocab) / t;
-        add(c.e, c.d, comp("logits", "logits (b x s x V)", Category::Logits, fl * logits, kFwdBwd, "in_flight * logit_bytes * T * V / t, T = b * s / cp",
-                       "HF transformers causal-LM loss upcasts logits to fp32 [transformers-code]; vocab-parallel split by t (Megatron) [megatron-theoretical-memory]"),
-            [&] { return derive("{} * {} * {} * {} / {}", fl, lb, T, m.vocab, t); });
-        add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax (b x s x V)", Category::Logits, fl * logits, kFwdBwd,
-                       "in_flight * logit_bytes * T * V / t, T = b * s / cp", "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss [pytorch-docs]"),
-            [&] { return derive("{} * {} * {} * {} / {}", fl, lb, T, m.vocab, t); });
-        add(c.e, c.d, comp("logits.grad", "gradient of the logits (backward)", Category::Logits, logits, kBwd, "logit_bytes * T * V / t, T = b * s / cp",
-                       "autograd: d(loss)/d(logits) has the logits' shape and dtype"),
-            [&] { return derive("{} * {} * {} / {}", lb, T, m.vocab, t); });
+        const Once logits([&](auto& q) {
+            const auto T = tokens(q, x);
+            return q("logit_bytes", lb) * T * q("V", static_cast<double>(m.vocab)) / q("t", t);
+        });
+        add(c.e, c.d, comp("logits", "logits (b x s x V)", Category::Logits, kFwdBwd,
+                           "HF transformers causal-LM loss upcasts logits to fp32 [transformers-code]; vocab-parallel split by t (Megatron) [megatron-theoretical-memory]"),
+            [&](auto& q) { return q("in_flight", fl) * logits(q); });
+        add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax (b x s x V)", Category::Logits, kFwdBwd,
+                           "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss [pytorch-docs]"),
+            [&](auto& q) { return q("in_flight", fl) * logits(q); });
+        add(c.e, c.d, comp("logits.grad", "gradient of the logits (backward)", Category::Logits, kBwd,
+                           "autograd: d(loss)/d(logits) has the logits' shape and dtype"),
+            logits);
     }
 }
 

@@ -3,6 +3,7 @@
 // (core/training/DERIVATION.md says how each differs from the default model).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "training/training_internal.h"
 
@@ -11,8 +12,9 @@ namespace vl {
 // ---- Megatron-LM megatron/training/theoretical_memory_usage.py ----------------------------------
 // Its own parameter formula (no linear biases, no learned position table) and 18 B/param
 // (bf16 params + fp32 main grads + fp32 Adam + fp32 master), or 6 + 12/dp with the distributed optimizer.
-static double megatron_most_loaded_shard_params(const Scenario& s) {
-    const ModelSpec& m = s.model;
+
+// Parameters of the transformer blocks and the final norm, summed layer by layer as Megatron does.
+static double megatron_block_params(const ModelSpec& m) {
     const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
     const double g = static_cast<double>(m.kv_heads), glu = m.gated_mlp ? 1.5 : 1.0;
     const double norm = m.norm == NormKind::RMSNorm ? 1 : 2;
@@ -28,75 +30,59 @@ static double megatron_most_loaded_shard_params(const Scenario& s) {
             block += dense;
         }
     }
-    block += norm * h;  // final layernorm
-    const double emb = h * static_cast<double>(m.vocab);
-    const double tp = static_cast<double>(s.parallel.tp), pp = static_cast<double>(s.parallel.pp);
-    double shard = (block / pp + emb) / tp;
-    if (!m.tied_embeddings && s.parallel.pp == 1) shard += emb / tp;
+    return block + norm * h;  // final layernorm
+}
+
+// The most loaded shard: the blocks split over pp and tp, the embedding on the first stage (split by
+// tp), and with pp = 1 an untied output layer too.
+template <class Q>
+auto megatron_shard_params(Q& q, const Scenario& s) {
+    const ModelSpec& m = s.model;
+    const auto emb = q("h", static_cast<double>(m.hidden)) * q("V", static_cast<double>(m.vocab));
+    const auto t = q("t", static_cast<double>(s.parallel.tp));
+    auto shard = (q("block_params", megatron_block_params(m)) / q("pp", static_cast<double>(s.parallel.pp)) + emb) / t;
+    if (!m.tied_embeddings && s.parallel.pp == 1) shard += emb / t;
     return shard;
 }
 
 // compute_activation_memory (sequence parallel + selective recomputation) or
 // compute_activation_memory_without_sp (everything else), first pipeline stage.
-static double megatron_activation_bytes(const Scenario& s) {
+template <class Q>
+auto megatron_activations(Q& q, const Scenario& s) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
     const ModelSpec& m = s.model;
     const Parallelism& p = s.parallel;
-    const double sq = static_cast<double>(s.train.seq_len), b = static_cast<double>(s.train.micro_batch);
-    const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn), L = static_cast<double>(m.layers);
-    const double t = static_cast<double>(p.tp), pp = static_cast<double>(p.pp), V = static_cast<double>(m.vocab);
-    const double mb = static_cast<double>(s.train.grad_accum_steps);
+    const N sq = q("s", static_cast<double>(s.train.seq_len)), b = q("b", static_cast<double>(s.train.micro_batch));
+    const N h = q("h", static_cast<double>(m.hidden)), L = q("L", static_cast<double>(m.layers));
+    const N t = q("t", static_cast<double>(p.tp)), pp = q("pp", static_cast<double>(p.pp));
     const bool with_sp = p.sp && s.train.recompute == Recompute::Selective;
-    double act = with_sp ? sq * b * h * (18 + 4 * (f / h)) * L : sq * b * h * (10 + 24 / t) * L;
+    N act = with_sp ? sq * b * h * (18 + 4 * (q("f", static_cast<double>(m.ffn)) / h)) * L : sq * b * h * (10 + 24 / t) * L;
     act += 8 * sq * b * pp + sq * b * h * pp;  // input to embedding + embedding dropout, pp micro-batches in flight
     if (p.schedule == PipelineSchedule::Interleaved && p.pp > 1)
-        act *= 1 + (pp - 1) / (pp * static_cast<double>(p.virtual_stages));
+        act *= 1 + (pp - 1) / (pp * q("v", static_cast<double>(p.virtual_stages)));
     else if (p.pp > 1)
-        act *= std::min(1.0, mb / pp);
+        act *= min_of(1.0, q("m", static_cast<double>(s.train.grad_accum_steps)) / pp);
     if (with_sp) {
-        if (p.pp == 1) act += sq * b * h * 4 * (1 + V / h);  // inputs to output layer and CE loss
+        if (p.pp == 1) act += sq * b * h * 4 * (1 + q("V", static_cast<double>(m.vocab)) / h);  // inputs to output layer and CE loss
         return act / t;
     }
-    if (p.pp == 1) act += (sq * b * V / t + sq * b * h) * 2;  // logits + final layernorm output, 2 bytes
-    return act * 1.05;                                        // "buffer for optimizer and miscellaneous temporaries"
-}
-
-// megatron_activation_bytes with the user's numbers, term for term.
-static Derivation megatron_activation_derivation(const Scenario& s) {
-    const ModelSpec& m = s.model;
-    const Parallelism& p = s.parallel;
-    const int64_t sq = s.train.seq_len, b = s.train.micro_batch, h = m.hidden, f = m.ffn, L = m.layers, V = m.vocab;
-    const bool with_sp = p.sp && s.train.recompute == Recompute::Selective;
-    const Derivation layers = with_sp ? derive("{} * {} * {} * (18 + 4 * ({} / {})) * {}", sq, b, h, f, h, L)
-                                      : derive("{} * {} * {} * (10 + 24 / {}) * {}", sq, b, h, p.tp, L);
-    Derivation act = derive("({} + 8 * {} * {} * {} + {} * {} * {} * {})", layers, sq, b, p.pp, sq, b, h, p.pp);
-    if (p.schedule == PipelineSchedule::Interleaved && p.pp > 1)
-        act = derive("{} * (1 + ({} - 1) / ({} * {}))", act, p.pp, p.pp, p.virtual_stages);
-    else if (p.pp > 1)
-        act = derive("{} * min(1, {} / {})", act, s.train.grad_accum_steps, p.pp);
-    if (with_sp) {
-        if (p.pp == 1) act = derive("{} + {} * {} * {} * 4 * (1 + {} / {})", act, sq, b, h, V, h);
-        return derive("({}) / {}", act, p.tp);
-    }
-    if (p.pp == 1) act = derive("{} + ({} * {} * {} / {} + {} * {} * {}) * 2", act, sq, b, V, p.tp, sq, b, h);
-    return derive("1.05 * ({})", act);
+    if (p.pp == 1) act += (sq * b * q("V", static_cast<double>(m.vocab)) / t + sq * b * h) * 2;  // logits + final layernorm output, 2 bytes
+    return act * 1.05;  // "buffer for optimizer and miscellaneous temporaries"
 }
 
 void add_megatron_compat(TrainCtx& c) {
     const Scenario& s = c.s;
-    const double P = megatron_most_loaded_shard_params(s);
     const bool dist = s.parallel.zero >= 1;  // --use-distributed-optimizer
-    const double per = dist ? 6 + 12 / static_cast<double>(s.parallel.dp) : 18;
-    add(c.e, c.d, comp("megatron.weights_and_optimizer", "Megatron: weights and optimizer (most loaded shard)", Category::Weights, P * per,
-                       kAllPhases, "P_shard * (18 or 6 + 12/dp)", "Megatron-LM theoretical_memory_usage.py compute_weight_and_optimizer_memory [megatron-theoretical-memory]"),
-        [&] { return dist ? derive("{} * (6 + 12 / {})", P, s.parallel.dp) : derive("{} * 18", P); });
+    add(c.e, c.d, comp("megatron.weights_and_optimizer", "Megatron: weights and optimizer (most loaded shard)", Category::Weights, kAllPhases,
+                       "Megatron-LM theoretical_memory_usage.py compute_weight_and_optimizer_memory [megatron-theoretical-memory]"),
+        [&](auto& q) {
+            const auto P = q.let("P_shard", megatron_shard_params(q, s));
+            return dist ? P * (6 + 12 / q("dp", static_cast<double>(s.parallel.dp))) : P * 18;
+        });
     if (!s.model.architecture_known()) return;
-    const double act = megatron_activation_bytes(s);
-    add(c.e, c.d, comp("megatron.activations", "Megatron: activations (first pipeline stage)", Category::Activations, act, kFwdBwd,
-                       s.parallel.sp && s.train.recompute == Recompute::Selective
-                           ? "((sbh(18 + 4f/h) L + 8sbp + sbhp) * pipeline_factor [+ 4sbh(1 + V/h) when pp = 1]) / t"
-                           : "1.05 * ((sbh(10 + 24/t) L + 8sbp + sbhp) * pipeline_factor [+ 2(sbV/t + sbh) when pp = 1])",
+    add(c.e, c.d, comp("megatron.activations", "Megatron: activations (first pipeline stage)", Category::Activations, kFwdBwd,
                        "Megatron-LM theoretical_memory_usage.py compute_activation_memory[_without_sp] [megatron-theoretical-memory] (Korthikanti Table 2 [korthikanti2022])"),
-        [&] { return megatron_activation_derivation(s); });
+        [&](auto& q) { return megatron_activations(q, s); });
 }
 
 // ---- DeepSpeed estimate_zero2/zero3_model_states_mem_needs (model states only) -------------------
@@ -112,50 +98,31 @@ void add_megatron_compat(TrainCtx& c) {
 void add_deepspeed_compat(TrainCtx& c) {
     const Scenario& s = c.s;
     const Parallelism& p = s.parallel;
-    const double P = static_cast<double>(c.pc.total), LL = c.largest_layer;
-    const double N = static_cast<double>(s.gpu_count), gpn = static_cast<double>(std::min<int64_t>(p.gpus_per_node, s.gpu_count));
-    const double nodes = std::ceil(N / gpn), gf = 1 / nodes, k = 1.5;
+    const double params = static_cast<double>(c.pc.total), largest = c.largest_layer;
+    const double gpus = static_cast<double>(s.gpu_count), per_node = static_cast<double>(std::min<int64_t>(p.gpus_per_node, s.gpu_count));
     const bool all = p.offload_optimizer && p.offload_params, zi = p.zero_init;
     const double opt_bpp = all ? 18 : 16;  // host: fp32 params, grads, momentum, variance (+ fp16 params when offloaded too)
-    double gpu = 0, cpu = 0;
-    const char* gf_text = "";  // GPU formula
-    const char* cf = "";       // host formula (per GPU's share)
-    if (p.zero == 2) {
-        if (p.offload_optimizer) { gpu = 2 * P; cpu = P * std::max(4 * N, 16.0) * k; gf_text = "2 * P"; cf = "P * max(4 * N, 16) * 1.5 / gpus_per_node"; }
-        else { gpu = 4 * P + std::floor(16 * P / N); cpu = P * 4 * gpn * k; gf_text = "4 * P + floor(16 * P / N)"; cf = "P * 4 * gpus_per_node * 1.5 / gpus_per_node"; }
-    } else {
-        const double llm = 4 * LL;
-        if (p.offload_optimizer) {
-            gpu = all ? llm : llm + std::floor(2 * P / N);
-            gf_text = all ? "4 * LL" : "4 * LL + floor(2 * P / N)";
-            cpu = P * (zi ? opt_bpp * gf : std::max(4 * gpn, opt_bpp * gf)) * k;
-            if (all) cf = zi ? "P * 18 / nodes * 1.5 / gpus_per_node" : "P * max(4 * gpus_per_node, 18 / nodes) * 1.5 / gpus_per_node";
-            else cf = zi ? "P * 16 / nodes * 1.5 / gpus_per_node" : "P * max(4 * gpus_per_node, 16 / nodes) * 1.5 / gpus_per_node";
-        } else {
-            gpu = llm + std::floor(18 * P / N);
-            gf_text = "4 * LL + floor(18 * P / N)";
-            cpu = (zi ? LL : P) * 4 * gpn * k;
-            cf = zi ? "LL * 4 * gpus_per_node * 1.5 / gpus_per_node" : "P * 4 * gpus_per_node * 1.5 / gpus_per_node";
-        }
-    }
-    add(c.e, c.d, comp("deepspeed.gpu_model_states", "DeepSpeed estimator: model states per GPU", Category::Optimizer, gpu, kAllPhases, gf_text,
+    add(c.e, c.d, comp("deepspeed.gpu_model_states", "DeepSpeed estimator: model states per GPU", Category::Optimizer, kAllPhases,
                        "DeepSpeed memory.rst / estimate_zero2|zero3_model_states_mem_needs [deepspeed-memory]"),
-        [&] {
-            if (p.zero == 2) return p.offload_optimizer ? derive("2 * {}", P) : derive("4 * {} + floor(16 * {} / {})", P, P, N);
-            if (all) return derive("4 * {}", LL);
-            return p.offload_optimizer ? derive("4 * {} + floor(2 * {} / {})", LL, P, N) : derive("4 * {} + floor(18 * {} / {})", LL, P, N);
+        [&](auto& q) {
+            const auto P = q("P", params), N = q("N", gpus);
+            if (p.zero == 2) return p.offload_optimizer ? 2 * P : 4 * P + floor_of(16 * P / N);
+            const auto llm = 4 * q("LL", largest);  // the largest layer, gathered
+            if (p.offload_optimizer) return all ? llm : llm + floor_of(2 * P / N);
+            return llm + floor_of(18 * P / N);
         });
-    const double share = cpu / gpn;
-    add(c.e, c.d, comp("deepspeed.cpu_model_states", "DeepSpeed estimator: host memory (per GPU's share of the node)", Category::Optimizer, share,
-                       kAllPhases, cf,
+    // host memory of the node (additional_buffer_factor 1.5), per GPU of the node
+    add(c.e, c.d, comp("deepspeed.cpu_model_states", "DeepSpeed estimator: host memory (per GPU's share of the node)", Category::Optimizer,
+                       kAllPhases,
                        "DeepSpeed estimate_zero2|zero3_model_states_mem_needs cpu_mem (additional_buffer_factor 1.5, zero_init), per GPU of the node [deepspeed-memory]",
                        true),
-        [&] {
-            if (p.zero == 2) return p.offload_optimizer ? derive("{} * max(4 * {}, 16) * 1.5 / {}", P, N, gpn) : derive("{} * 4 * {} * 1.5 / {}", P, gpn, gpn);
-            if (p.offload_optimizer)
-                return zi ? derive("{} * {} / {} * 1.5 / {}", P, opt_bpp, nodes, gpn)
-                          : derive("{} * max(4 * {}, {} / {}) * 1.5 / {}", P, gpn, opt_bpp, nodes, gpn);
-            return derive("{} * 4 * {} * 1.5 / {}", zi ? LL : P, gpn, gpn);
+        [&](auto& q) {
+            const auto P = q("P", params), n = q("gpus_per_node", per_node);
+            if (p.zero == 2) return (p.offload_optimizer ? P * max_of(4 * q("N", gpus), 16.0) : P * 4 * n) * 1.5 / n;
+            if (!p.offload_optimizer) return (zi ? q("LL", largest) : P) * 4 * n * 1.5 / n;
+            const auto nodes = q.let("nodes", ceil_of(q("N", gpus) / n));
+            const auto gf = 1 / nodes;  // DeepSpeed's gpus_factor (not named: a fraction would print rounded)
+            return P * (zi ? opt_bpp * gf : max_of(4 * n, opt_bpp * gf)) * 1.5 / n;
         });
 }
 
@@ -164,22 +131,21 @@ void add_deepspeed_compat(TrainCtx& c) {
 // (fp32: 1x; mixed: 1.5x fp32 size), optimizer (2x fp32 size), step (fp32: 4x; mixed: = optimizer).
 // Each becomes one component live in one phase, so the peak is their maximum as in accelerate.
 void add_accelerate_compat(TrainCtx& c) {
-    const double P = static_cast<double>(c.pc.total);
+    const double params = static_cast<double>(c.pc.total);
     const bool fp32 = c.s.train.precision == Precision::FP32;
-    const double f32 = 4 * P;
-    const double grads = fp32 ? f32 : 1.5 * f32, opt = 2 * f32, step = fp32 ? 4 * f32 : opt;
-    add(c.e, c.d, comp("accelerate.model", "accelerate: model (fp32 size)", Category::Weights, f32, phase_bit(Phase::Load), "4 * P",
+    const auto fp32_size = [&](auto& q) { return 4 * q("P", params); };
+    add(c.e, c.d, comp("accelerate.model", "accelerate: model (fp32 size)", Category::Weights, phase_bit(Phase::Load),
                        "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
-        [&] { return derive("4 * {}", P); });
-    add(c.e, c.d, comp("accelerate.gradients", "accelerate: gradient calculation", Category::Gradients, grads, phase_bit(Phase::Forward),
-                       fp32 ? "4 * P" : "1.5 * 4 * P", "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
-        [&] { return fp32 ? derive("4 * {}", P) : derive("1.5 * 4 * {}", P); });
-    add(c.e, c.d, comp("accelerate.optimizer", "accelerate: backward pass (optimizer states)", Category::Optimizer, opt, phase_bit(Phase::Backward),
-                       "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
-        [&] { return derive("2 * 4 * {}", P); });
-    add(c.e, c.d, comp("accelerate.step", "accelerate: optimizer step", Category::Optimizer, step, phase_bit(Phase::Step),
-                       fp32 ? "4 * 4 * P" : "2 * 4 * P", "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
-        [&] { return fp32 ? derive("4 * 4 * {}", P) : derive("2 * 4 * {}", P); });
+        fp32_size);
+    add(c.e, c.d, comp("accelerate.gradients", "accelerate: gradient calculation", Category::Gradients, phase_bit(Phase::Forward),
+                       "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
+        [&](auto& q) { return fp32 ? fp32_size(q) : 1.5 * fp32_size(q); });
+    add(c.e, c.d, comp("accelerate.optimizer", "accelerate: backward pass (optimizer states)", Category::Optimizer, phase_bit(Phase::Backward),
+                       "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
+        [&](auto& q) { return 2 * fp32_size(q); });
+    add(c.e, c.d, comp("accelerate.step", "accelerate: optimizer step", Category::Optimizer, phase_bit(Phase::Step),
+                       "accelerate commands/estimate.py estimate_training_usage [accelerate-estimate]"),
+        [&](auto& q) { return (fp32 ? 4 : 2) * fp32_size(q); });
 }
 
 }  // namespace vl
