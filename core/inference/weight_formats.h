@@ -3,8 +3,10 @@
 // expressions of a pipeline stage's weights (core/formula.h: one expression gives the number, the
 // formula and the substituted text).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <type_traits>
 
 #include "estimate.h"
