@@ -58,7 +58,18 @@ struct FlagSpec {
     const char* path;
     FlagKind kind;
     const char* help;
+    std::string (*choices)() = nullptr;  // the help lists these instead: the names an enum's table gives
 };
+
+// "a | b | c": every name of an enum, from its table (enum_names.h).
+template <class E>
+std::string names_bar() {
+    std::string out;
+    for (const auto& n : enum_names(E{})) out += (out.empty() ? "" : " | ") + std::string(n.name);
+    return out;
+}
+
+std::string flag_help(const FlagSpec& f) { return f.choices ? f.choices() : f.help; }
 
 constexpr FlagSpec kScenarioFlags[] = {
     {"--model", "model", FlagKind::Value, "preset id (see `vramlens models`)"},
@@ -74,8 +85,8 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--method", "finetune.method", FlagKind::Value, "full | lora | qlora"},
     {"--lora-rank", "finetune.lora_rank", FlagKind::Value, "LoRA rank r"},
     {"--lora-targets", "finetune.lora_targets", FlagKind::LoraTargets, "q_proj,k_proj,... or all-linear"},
-    {"--weights", "infer.weights", FlagKind::Value, "fp32 | fp16 | bf16 | fp8 | int8 | gptq-4bit | awq-4bit | nf4 | fp4 | q8_0 | ... | q2_k"},
-    {"--kv-dtype", "infer.kv_dtype", FlagKind::Value, "fp16 | bf16 | fp8 | int8 | int4"},
+    {"--weights", "infer.weights", FlagKind::Value, "", names_bar<WeightFormat>},
+    {"--kv-dtype", "infer.kv_dtype", FlagKind::Value, "", names_bar<KvDtype>},
     {"--batch", "infer.batch", FlagKind::Value, "concurrent sequences"},
     {"--context", "infer.context", FlagKind::Value, "tokens per sequence (prompt + generated)"},
     {"--engine", "infer.engine", FlagKind::Value, "transformers | vllm | llama.cpp"},
@@ -262,7 +273,7 @@ private:
         if (c.takes & kTakesScenario) {
             for (const FlagSpec& f : kScenarioFlags) {
                 CLI::Option* opt = f.kind == FlagKind::Switch ? sub->add_flag(f.flag) : sub->add_option(f.flag)->type_name("X");
-                opt->description(f.help);
+                opt->description(flag_help(f));
                 opt->group("Scenario flags")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
             }
             sub->footer(kScenarioFooter);
@@ -543,7 +554,7 @@ std::string usage() {
         "scenario flags:\n";
     for (const FlagSpec& f : kScenarioFlags) {
         std::string left = std::string("  ") + f.flag + (f.kind == FlagKind::Switch ? "" : " X");
-        h += left + std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') + f.help + "\n";
+        h += left + std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') + flag_help(f) + "\n";
     }
     h +=
         "\n"

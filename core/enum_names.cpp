@@ -2,6 +2,12 @@
 // versioned scenario JSON format (docs/scenario-format.md); renaming one is a format change.
 #include "enum_names.h"
 
+#include <array>
+#include <cstddef>
+
+#include "inference/kv_cache.h"
+#include "inference/weight_formats.h"
+
 namespace vl {
 
 #define VL_ENUM_TABLE(E, ...)                                         \
@@ -59,30 +65,24 @@ VL_ENUM_TABLE(FineTuneMethod,
               {FineTuneMethod::LoRA, "lora"},
               {FineTuneMethod::QLoRA, "qlora"})
 
-VL_ENUM_TABLE(WeightFormat,
-              {WeightFormat::FP32, "fp32"},
-              {WeightFormat::FP16, "fp16"},
-              {WeightFormat::BF16, "bf16"},
-              {WeightFormat::FP8, "fp8"},
-              {WeightFormat::INT8, "int8"},
-              {WeightFormat::GPTQ4, "gptq-4bit"},
-              {WeightFormat::AWQ4, "awq-4bit"},
-              {WeightFormat::NF4, "nf4"},
-              {WeightFormat::FP4, "fp4"},
-              {WeightFormat::GGUF_Q8_0, "q8_0"},
-              {WeightFormat::GGUF_Q6_K, "q6_k"},
-              {WeightFormat::GGUF_Q5_K_M, "q5_k_m"},
-              {WeightFormat::GGUF_Q4_K_M, "q4_k_m"},
-              {WeightFormat::GGUF_Q4_0, "q4_0"},
-              {WeightFormat::GGUF_Q3_K_M, "q3_k_m"},
-              {WeightFormat::GGUF_Q2_K, "q2_k"})
+// Weight formats and KV cache dtypes: the names their tables give them (inference/weight_formats.h,
+// inference/kv_cache.h), so the UI and CLI lists are those tables.
+template <class E, class Row, size_t N, class Field>
+constexpr std::array<EnumName<E>, N> names_of(const Row (&rows)[N], Field field) {
+    std::array<EnumName<E>, N> out{};
+    for (size_t i = 0; i < N; ++i) out[i] = {rows[i].*field, rows[i].key};
+    return out;
+}
 
-VL_ENUM_TABLE(KvDtype,
-              {KvDtype::FP16, "fp16"},
-              {KvDtype::BF16, "bf16"},
-              {KvDtype::FP8, "fp8"},
-              {KvDtype::INT8, "int8"},
-              {KvDtype::INT4, "int4"})
+std::span<const EnumName<WeightFormat>> enum_names(WeightFormat) {
+    static constexpr auto kNames = names_of<WeightFormat>(kWeightFormats, &WeightFormatInfo::format);
+    return kNames;
+}
+
+std::span<const EnumName<KvDtype>> enum_names(KvDtype) {
+    static constexpr auto kNames = names_of<KvDtype>(kKvDtypes, &KvDtypeInfo::dtype);
+    return kNames;
+}
 
 VL_ENUM_TABLE(Engine, {Engine::Transformers, "transformers"}, {Engine::VLLM, "vllm"}, {Engine::LlamaCpp, "llama.cpp"})
 

@@ -363,15 +363,10 @@ double weight_bytes(const Estimate& e) {
 
 SolveResult solve_format(const Scenario& s) {
     SolveResult r;
-    static constexpr WeightFormat kAll[] = {
-        WeightFormat::FP32, WeightFormat::FP16, WeightFormat::BF16, WeightFormat::FP8, WeightFormat::INT8,
-        WeightFormat::GPTQ4, WeightFormat::AWQ4, WeightFormat::NF4, WeightFormat::FP4,
-        WeightFormat::GGUF_Q8_0, WeightFormat::GGUF_Q6_K, WeightFormat::GGUF_Q5_K_M, WeightFormat::GGUF_Q4_K_M,
-        WeightFormat::GGUF_Q4_0, WeightFormat::GGUF_Q3_K_M, WeightFormat::GGUF_Q2_K};
     Probe best, smallest_fail, next_larger;
     bool have_best = false, have_fail = false, have_larger = false;
-    for (WeightFormat f : kAll) {
-        Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f), r.evaluations);
+    for (const WeightFormatInfo& f : kWeightFormats) {  // every format of the table
+        Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f.format), r.evaluations);
         if (!p.e.ok()) continue;  // the engine does not load this format
         const double w = weight_bytes(p.e);
         if (p.fits) {
@@ -397,8 +392,8 @@ SolveResult solve_format(const Scenario& s) {
     r.estimate = best.e;
     r.why = format("%s fits", weight_format_name(best.s.infer.weights));
     // The next less-compressed format that fails names the limit.
-    for (WeightFormat f : kAll) {
-        Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f), r.evaluations);
+    for (const WeightFormatInfo& f : kWeightFormats) {
+        Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f.format), r.evaluations);
         if (!p.e.ok() || p.fits) continue;
         const double w = weight_bytes(p.e);
         if (w > weight_bytes(best.e) && (!have_larger || w < weight_bytes(next_larger.e))) { next_larger = std::move(p); have_larger = true; }

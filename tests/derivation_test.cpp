@@ -429,14 +429,40 @@ TEST_CASE("inference: AWQ 4-bit Llama-2-7B over tp = 2 (transformers)", "[deriva
     s.gpu_count = 2;
     const Estimate e = estimate(s, Detail::Full);
     // layer matrices 32 * (4 * 4096^2 + 3 * 4096 * 11008) = 6,476,005,376 at 4 + 20/128 = 4.15625 bits,
-    // / 8 / 2 = 1,682,243,584 (6,476,005,376 * 4.15625 = 26,915,897,344; / 16)
-    CHECK(component(e, "weights.linear").substituted() == "6,476,005,376 * (4 + (16 + 4)/128) / 8 / 2 = 1,682,243,584 B");
+    // / 8 / 2 = 1,682,243,584 (6,476,005,376 * 4.15625 = 26,915,897,344; / 16). AWQ stores 4-bit weights
+    // plus, per group of g inputs, a 16-bit scale and a 4-bit zero [awq2023]; every operator is spaced.
+    CHECK(component(e, "weights.linear").formula() == "P_linear * (4 + (16 + 4) / g) / 8 / tp");
+    CHECK(component(e, "weights.linear").substituted() == "6,476,005,376 * (4 + (16 + 4) / 128) / 8 / 2 = 1,682,243,584 B");
     // 16-bit embedding and head, vocab-parallel: 32,000 * 4,096 * 2 / 2 = 131,072,000 each
     CHECK(component(e, "weights.embedding").substituted() == "131,072,000 * 16 / 8 / 2 = 131,072,000 B");
     CHECK(component(e, "weights.lm_head").substituted() == "32,000 * 4,096 * 16 / 8 / 2 = 131,072,000 B");
     // KV per rank: 16 of 32 heads; 4096 tokens * 32 layers * 2 * 16 * 128 * 2 B = 1,073,741,824
     CHECK(component(e, "kv_cache").substituted() == "1 * 4,096 * 32 * 2 * 16 * 128 * 2 = 1,073,741,824 B");
     check_derivations(e, "awq tp2");
+}
+
+TEST_CASE("inference: GGUF Q4_K_M Llama-2-7B on llama.cpp, the tensor mix by type", "[derivation]") {
+    Scenario s = infer_scenario(llama2_7b());
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::GGUF_Q4_K_M;
+    const Estimate e = estimate(s, Detail::Full);
+    // llama_tensor_get_type (Q4_K_M) [llama-cpp-code]: attn_v and ffn_down take Q6_K in the layers
+    // use_more_bits picks (i < 4, i >= 28, (i - 4) % 3 == 2: 0-3, 6, 9, ..., 27, 28-31 = 16 of 32),
+    // everything else Q4_K. Q6_K: 16 * (4096 * 4096 + 4096 * 11008) = 989,855,744 parameters;
+    // Q4_K: 6,476,005,376 - 989,855,744 = 5,486,149,632. Block layouts (ggml-common.h): Q6_K 6-bit
+    // quants + 16 int8 scales + fp16 d per 256 = 6 + 144/256 = 6.5625 bits; Q4_K 4-bit quants +
+    // 8 6-bit scales + fp16 d and 8 6-bit mins + fp16 dmin per 256 = 4 + (64 + 64)/256 = 4.5 bits.
+    // (989,855,744 * 6.5625 + 5,486,149,632 * 4.5) / 8 = (6,495,928,320 + 24,687,673,344) / 8
+    CHECK(component(e, "weights.linear").formula() ==
+          "(P_Q6_K * bpw_Q6_K + P_Q4_K * bpw_Q4_K) / 8, bpw_Q6_K = 6 + 144 / 256, bpw_Q4_K = 4 + (64 + 64) / 256");
+    CHECK(component(e, "weights.linear").substituted() == "(989,855,744 * 6.5625 + 5,486,149,632 * 4.5) / 8 = 3,897,950,208 B");
+    // token_embd takes the base type Q4_K (untied); output.weight Q6_K: 32,000 * 4,096 = 131,072,000
+    // parameters each
+    CHECK(component(e, "weights.embedding").substituted() == "131,072,000 * 4.5 / 8 / 1 = 73,728,000 B");
+    CHECK(component(e, "weights.lm_head").substituted() == "32,000 * 4,096 * 6.5625 / 8 / 1 = 107,520,000 B");
+    // norms in f32: 32 * 2 * 4096 + 4096 = 266,240 parameters
+    CHECK(component(e, "weights.norms").substituted() == "266,240 * 32 / 8 = 1,064,960 B");
+    check_derivations(e, "gguf q4_k_m");
 }
 
 TEST_CASE("inference: vLLM, llama.cpp and the other formats and engines", "[derivation]") {

@@ -2,9 +2,12 @@
 // precision, and the GGUF mixes against llama.cpp's own size table.
 #include <catch2/catch.hpp>
 
+#include <iterator>
 #include <string>
 
+#include "enum_names.h"
 #include "estimate.h"
+#include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
 #include "inference_models.h"
 #include "units.h"
@@ -53,6 +56,65 @@ TEST_CASE("bits per weight of each format, scales and zeros included (hand-deriv
     CHECK(ggml_bits_per_weight(GgmlType::Q4_K) == 4.5);
     CHECK(ggml_bits_per_weight(GgmlType::Q3_K) == 3.4375);
     CHECK(ggml_bits_per_weight(GgmlType::Q2_K) == 2.625);
+}
+
+TEST_CASE("the weight format table: bits per weight of every row from its cited layout (hand-derived)") {
+    // Bits per weight with infer.group_size 128 and in_features 4096, without / with double quant.
+    struct Hand { WeightFormat f; double bits, bits_dq; };
+    const Hand hand[] = {
+        {WeightFormat::FP32, 32, 32},
+        {WeightFormat::FP16, 16, 16},
+        {WeightFormat::BF16, 16, 16},
+        {WeightFormat::FP8, 8, 8},                                  // e4m3, one scale per tensor [vllm-code]
+        {WeightFormat::INT8, 8 + 32.0 / 4096, 8 + 32.0 / 4096},     // + fp32 scale per row of 4096 [llm-int8-2022]
+        {WeightFormat::GPTQ4, 4 + 20.0 / 128, 4 + 20.0 / 128},      // + fp16 scale + 4-bit zero per 128 [gptq2022]
+        {WeightFormat::AWQ4, 4 + 20.0 / 128, 4 + 20.0 / 128},       // the same layout [awq2023]
+        // [qlora2023 §3]: fp32 absmax per 64 = 0.5 bit; double quant 8/64 + 32/(64 * 256) = 0.127 bit
+        {WeightFormat::NF4, 4.5, 4 + 8.0 / 64 + 32.0 / (64 * 256)},
+        {WeightFormat::FP4, 4.5, 4 + 8.0 / 64 + 32.0 / (64 * 256)},
+        // GGUF: the base type's block (ggml-common.h) [llama-cpp-code]: bytes * 8 / weights per block
+        {WeightFormat::GGUF_Q8_0, 34 * 8 / 32.0, 34 * 8 / 32.0},    // 8.5
+        {WeightFormat::GGUF_Q6_K, 210 * 8 / 256.0, 210 * 8 / 256.0},  // 6.5625
+        {WeightFormat::GGUF_Q5_K_M, 176 * 8 / 256.0, 176 * 8 / 256.0},  // Q5_K 5.5
+        {WeightFormat::GGUF_Q4_K_M, 144 * 8 / 256.0, 144 * 8 / 256.0},  // Q4_K 4.5
+        {WeightFormat::GGUF_Q4_0, 18 * 8 / 32.0, 18 * 8 / 32.0},    // 4.5
+        {WeightFormat::GGUF_Q3_K_M, 110 * 8 / 256.0, 110 * 8 / 256.0},  // Q3_K 3.4375
+        {WeightFormat::GGUF_Q2_K, 84 * 8 / 256.0, 84 * 8 / 256.0},  // Q2_K 2.625
+    };
+    CHECK(std::size(hand) == std::size(kWeightFormats));
+    for (const WeightFormatInfo& row : kWeightFormats) {
+        INFO(row.name);
+        const Hand* h = nullptr;
+        for (const Hand& x : hand) if (x.f == row.format) h = &x;
+        REQUIRE(h != nullptr);  // a new row needs its hand-derived value here
+        CHECK(bits(row.format, 128, false, 4096) == h->bits);
+        CHECK(bits(row.format, 128, true, 4096) == h->bits_dq);
+        CHECK(std::string(row.source).find('[') != std::string::npos);  // cites a docs/sources.md key
+        CHECK(parse_enum<WeightFormat>(row.key) == row.format);           // the JSON/CLI name is the table's
+        // quantized formats keep the embedding, lm_head and norms as they are: 16 bits (fp32: 32);
+        // GGUF keeps the norms in f32
+        CHECK(row.keep_bits == (row.format == WeightFormat::FP32 || is_gguf(row.format) ? 32 : 16));
+    }
+    // The GGML block structs of ggml-common.h: bytes per block of 32 or 256 weights.
+    struct GgmlBlock { GgmlType t; double weights, bytes; };
+    const GgmlBlock blocks[] = {{GgmlType::Q8_0, 32, 34}, {GgmlType::Q6_K, 256, 210}, {GgmlType::Q5_K, 256, 176},
+                            {GgmlType::Q4_K, 256, 144}, {GgmlType::Q3_K, 256, 110}, {GgmlType::Q2_K, 256, 84},
+                            {GgmlType::Q4_0, 32, 18}};
+    for (const GgmlBlock& b : blocks) {
+        INFO(ggml_type(b.t).name);
+        const QuantLayout& l = ggml_type(b.t).layout;
+        CHECK(l.block_size == b.weights);
+        CHECK(l.data_bits * l.block_size + l.scale_bits + l.zero_bits == b.bytes * 8);
+        CHECK(ggml_bits_per_weight(b.t) == b.bytes * 8 / b.weights);
+    }
+    CHECK(ggml_bits_per_weight(GgmlType::F32) == 32);
+    CHECK(ggml_bits_per_weight(GgmlType::F16) == 16);
+    // KV cache dtypes: q8_0 / q4_0 blocks of 32 with an fp16 scale (34 and 18 bytes) [llama-cpp-code]
+    CHECK(kv_bytes_per_element(KvDtype::BF16) == 2);
+    CHECK(kv_bytes_per_element(KvDtype::FP8) == 1);
+    CHECK(kv_bytes_per_element(KvDtype::INT8) == 34.0 / 32);
+    CHECK(kv_bytes_per_element(KvDtype::INT4) == 18.0 / 32);
+    for (const KvDtypeInfo& k : kKvDtypes) CHECK(parse_enum<KvDtype>(k.key) == k.dtype);
 }
 
 TEST_CASE("[transformer-series5 §3.2]: inference weights are 2P bytes in fp16 and 4P in fp32") {

@@ -23,42 +23,39 @@ constexpr unsigned kServing = phase_bit(Phase::Forward) | phase_bit(Phase::Step)
 constexpr unsigned kPrefill = phase_bit(Phase::Forward);
 constexpr double kActBytes = 2;  // activations in the 16-bit compute dtype
 
+// A Component whose bytes, formula and substituted text add() fills from its expression (formula.h).
 Component comp(const char* id, const char* label, Category cat, unsigned phases, const char* source) {
     Component c;
     c.id = id; c.label = label; c.category = cat; c.phases = phases; c.source = source;
     return c;
 }
 
-// TRANSITIONAL: a hand-written formula beside the number (removed once all are expressions).
-LegacyComponent comp(const char* id, const char* label, Category cat, double bytes, unsigned phases,
-                     const char* formula, const char* source) {
-    LegacyComponent lc;
-    lc.c = comp(id, label, cat, phases, source);
-    lc.c.bytes = bytes;
-    lc.formula = formula;
-    return lc;
-}
-
 // The stage whose GPU holds the most: weights plus the KV cache of the requested sequences.
 struct StagePick {
     int64_t stage = 0, begin = 0, end = 0;
+    StageWeightParams params;  // its weights, grouped by how they are stored
     WeightBytes w;
     double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage
 };
+
+StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
+    StagePick p;
+    p.stage = stage;
+    const StageInfo si = pipeline_stage(s.model.architecture_known() ? s.model.layers : 0, s.parallel.pp, stage);
+    p.begin = si.layer_begin;
+    p.end = si.layer_end;
+    p.params = stage_weight_params(s.model, pc, s.infer, s.parallel, stage);
+    p.w = weight_bytes(p.params, s.model, s.infer, s.parallel);
+    return p;
+}
 
 StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bool cap_window) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     StagePick best;
     double best_total = -1;
-    const int64_t L = m.architecture_known() ? m.layers : 0;
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
-        StagePick p;
-        p.stage = st;
-        const StageInfo si = pipeline_stage(L, s.parallel.pp, st);
-        p.begin = si.layer_begin;
-        p.end = si.layer_end;
-        p.w = stage_weight_bytes(m, pc, o, s.parallel, st);
+        StagePick p = stage_at(s, pc, st);
         if (m.architecture_known())
             p.kv_seq_bytes = kv_sequence_bytes(m, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, block, cap_window);
         const double total = p.w.total() + static_cast<double>(o.batch) * p.kv_seq_bytes;
@@ -67,112 +64,37 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
     return best;
 }
 
-// Parameters of the stage's layer matrices and norms (derivation text only).
-double stage_params(const ParamCounts& pc, const StagePick& p, bool norms) {
-    double n = 0;
-    for (int64_t i = p.begin; i < p.end && i < static_cast<int64_t>(pc.per_layer.size()); ++i) {
-        const LayerParams& l = pc.per_layer[static_cast<size_t>(i)];
-        n += norms ? static_cast<double>(l.norms) : static_cast<double>(l.attention + l.mlp);
-    }
-    return n;
-}
-
 void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
-    const InferenceOptions& o = s.infer;
-    const WeightFormat f = o.weights;
-    const double tp = static_cast<double>(s.parallel.tp);
-    add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, p.w.linear, kLoadOn,
-                        weight_format_formula(f), weight_format_source(f)),
-        [&] {
-            if (e.params.per_layer.empty())  // params-only: every parameter at the linear rate, over tp * pp
-                return derive("{} * {} / 8 / {} / {}", e.params.total, linear_bits_per_weight(o, s.model.hidden), tp, s.parallel.pp);
-            const double P = stage_params(e.params, p, false);
-            if (!(P > 0)) return derive("0");
-            // one bits-per-weight for every matrix: its closed form; GGUF mixes, LLM.int8 (row scales
-            // by width), expert parallelism (experts split by ep, not tp) and the MoE router (replicated,
-            // not split by tp): the stage's mean
-            const bool all_split_by_tp = s.parallel.ep == 1 && (s.parallel.tp == 1 || s.model.moe.num_experts == 0);
-            if (all_split_by_tp && !is_gguf(f) && f != WeightFormat::INT8) {
-                if (f == WeightFormat::GPTQ4 || f == WeightFormat::AWQ4) return derive("{} * (4 + (16 + 4)/{}) / 8 / {}", P, o.group_size, tp);
-                if (f == WeightFormat::NF4 || f == WeightFormat::FP4)
-                    return o.double_quant ? derive("{} * (4 + 8/64 + 32/(64 * 256)) / 8 / {}", P, tp) : derive("{} * (4 + 32/64) / 8 / {}", P, tp);
-                return derive("{} * {} / 8 / {}", P, linear_bits_per_weight(o, s.model.hidden), tp);
-            }
-            return derive("{} * {} / 8 / {}", P, p.w.linear * 8 * tp / P, tp);
-        });
-    // Learned positions and the embedding norm/projections are replicated (parallel.h edge_shard).
-    const bool embed_all_split = e.params.embedding_norm == 0 &&
-                                 e.params.embedding == s.model.vocab * (s.model.embed_dim > 0 ? s.model.embed_dim : s.model.hidden);
-    if (p.w.embedding > 0)
-        add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, p.w.embedding, kLoadOn,
-                            embed_all_split ? "P_embed * bits(embed) / 8 / tp"
-                                            : "(V * d_embed / tp + P_pos + P_embed_norm) * bits(embed) / 8 (positions, embedding norm replicated)",
-                            is_gguf(f) ? "llama.cpp: token_embd takes the base type (Q6_K when tied) [llama-cpp-code]"
-                                       : "embeddings are not quantized (transformers/vLLM quantize nn.Linear only) [transformers-code] [vllm-code]"),
-            [&] {
-                if (embed_all_split) {
-                    const double P = static_cast<double>(e.params.embedding);
-                    return derive("{} * {} / 8 / {}", P, p.w.embedding * 8 * tp / P, tp);
-                }
-                const EdgeShard es = edge_shard(s.model, e.params, s.parallel, pipeline_stage(s.model.layers, s.parallel.pp, p.stage));
-                const double word = es.word_embedding * tp;
-                return derive("({} / {} + {}) * {} / 8", word, tp, es.embedding_other,
-                              p.w.embedding * 8 / (es.word_embedding + es.embedding_other));
-            });
-    if (p.w.lm_head > 0)
-        add(e, d, comp("weights.lm_head", "Weights: output head", Category::Weights, p.w.lm_head, kLoadOn,
-                            "V * d * bits(head) / 8 / tp",
-                            is_gguf(f) ? "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0) [llama-cpp-code]"
-                                       : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead) [transformers-code] [vllm-code]"),
-            [&] {
-                const double V = static_cast<double>(s.model.vocab);
-                const double h = static_cast<double>(s.model.embed_dim > 0 ? s.model.embed_dim : s.model.hidden);
-                return derive("{} * {} * {} / 8 / {}", V, h, p.w.lm_head * 8 * tp / (V * h), tp);
-            });
-    if (p.w.other > 0)
-        add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, p.w.other, kLoadOn,
-                            "P_norm * bits / 8 (replicated on every TP rank)",
-                            "norms stay unquantized; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf) [llama-cpp-code]"),
-            [&] {
-                const bool last = p.stage == s.parallel.pp - 1;
-                const double P = stage_params(e.params, p, true) + (last ? static_cast<double>(e.params.final_norm) : 0.0);
-                return P > 0 ? derive("{} * {} / 8", P, p.w.other * 8 / P) : derive("{}", p.w.other);
-            });
-}
-
-// vLLM sizes the pool in blocks; the other engines hold every token, sliding-window layers only
-// the window (transformers SlidingWindowCache / llama.cpp SWA cache).
-const char* kv_formula(bool mla, bool paged, bool sliding) {
-    if (paged) return mla ? "max(num_gpu_blocks, b * ceil(s/B)) * B * L * kv_elem * bytes, kv_elem = kv_lora_rank + rope_dim"
-                          : "max(num_gpu_blocks, b * ceil(s/B)) * B * L * kv_elem * bytes, kv_elem = 2 * max(1, kv_heads/tp) * head_dim";
-    if (sliding) return "b * (L_full * s + L_window * min(s, window)) * kv_elem * bytes, kv_elem = 2 * max(1, kv_heads/tp) * head_dim";
-    return mla ? "b * s * L * kv_elem * bytes, kv_elem = kv_lora_rank + rope_dim"
-               : "b * s * L * kv_elem * bytes, kv_elem = 2 * max(1, kv_heads/tp) * head_dim";
-}
-
-// `paged`: vLLM (bytes = max(pool, requested) in whole blocks, e.kv filled); otherwise every token
-// of every sequence, sliding-window layers capped at the window.
-void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, double bytes, bool paged, const char* source) {
-    const InferenceOptions& o = s.infer;
     const ModelSpec& m = s.model;
-    const bool mla = m.attention == AttentionKind::MLA;
-    int64_t window_layers = 0;
-    if (!paged)
-        for (int64_t i = p.begin; i < p.end; ++i) window_layers += layer_is_sliding(m, i) ? 1 : 0;
-    add(e, d, comp("kv_cache", "KV cache", Category::KVCache, bytes, kServing, kv_formula(mla, paged, window_layers > 0), source),
-        [&] {
-            const Derivation elem = mla ? derive("({} + {})", m.mla.kv_lora_rank, m.mla.qk_rope_head_dim)
-                                        : derive("2 * {} * {}", kv_heads_per_rank(m, s.parallel.tp), m.head_dim);
-            const double bpe = kv_bytes_per_element(o.kv_dtype);
-            const int64_t L = p.end - p.begin;
-            if (paged)
-                return derive("max({}, {} * {}) * {} * {} * {} * {}", e.kv.blocks, o.batch, (o.context + o.block_size - 1) / o.block_size,
-                              o.block_size, L, elem, bpe);
-            if (window_layers > 0)
-                return derive("{} * ({} * {} + {} * {}) * {} * {}", o.batch, L - window_layers, o.context, window_layers,
-                              std::min(o.context, m.sliding_window), elem, bpe);
-            return derive("{} * {} * {} * {} * {}", o.batch, o.context, L, elem, bpe);
-        });
+    const InferenceOptions& o = s.infer;
+    const StageWeightParams& w = p.params;
+    const bool gguf = is_gguf(o.weights);
+    add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, kLoadOn, weight_format_source(o.weights)),
+        [&](auto& q) { return linear_weight_bytes(q, w, m, o, s.parallel); });
+    if (p.w.embedding > 0)
+        add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, kLoadOn,
+                       gguf ? "llama.cpp: token_embd takes the base type (Q6_K when tied) [llama-cpp-code]"
+                            : "embeddings are not quantized (transformers/vLLM quantize nn.Linear only) [transformers-code] [vllm-code]"),
+            [&](auto& q) { return embedding_weight_bytes(q, w, m, o, s.parallel); });
+    if (p.w.lm_head > 0)
+        add(e, d, comp("weights.lm_head", "Weights: output head", Category::Weights, kLoadOn,
+                       gguf ? "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0) [llama-cpp-code]"
+                            : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead) [transformers-code] [vllm-code]"),
+            [&](auto& q) { return lm_head_weight_bytes(q, w, m, o, s.parallel); });
+    if (p.w.other > 0)
+        add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, kLoadOn,
+                       "norms stay unquantized, replicated on every TP rank; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf) [llama-cpp-code]"),
+            [&](auto& q) { return norm_weight_bytes(q, w, o); });
+}
+
+// Every token of every sequence (sliding-window layers hold only the window: transformers
+// SlidingWindowCache / llama.cpp SWA cache).
+void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source) {
+    const InferenceOptions& o = s.infer;
+    add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing, source), [&](auto& q) {
+        return q("b", static_cast<double>(o.batch)) *
+               kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, true);
+    });
 }
 
 // KV capacity of an engine that allocates on demand: what the memory left by everything else holds.
@@ -199,34 +121,32 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
     const int64_t tp = s.parallel.tp;
     const StagePick p = pick_stage(s, e.params, 1, true);
     add_weights(s, d, e, p);
-    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, s.overheads.cuda_context_bytes, kLoadOn,
-                        "overheads.cuda_context_bytes", "CUDA context + kernels (not in torch.cuda.max_memory_allocated [pytorch-docs])"),
-        [&] { return derive("{}", s.overheads.cuda_context_bytes); });
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn,
+                   "CUDA context + kernels (not in torch.cuda.max_memory_allocated [pytorch-docs])"),
+        [&](auto& q) { return q("cuda_context_bytes", s.overheads.cuda_context_bytes); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
     }
-    if (o.weights == WeightFormat::NF4 || o.weights == WeightFormat::FP4)
-        add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers,
-                            bnb_dequant_bytes(m, tp, o.fp32_compute), kPrefill,
-                            "largest_matrix / tp * compute_bytes", "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
-            [&] { return derive("{} / {} * {}", bnb_largest_matrix(m), tp, o.fp32_compute ? 4 : 2); });
-    add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, false,
-           "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token) [vllm-paper §3]; DynamicCache holds every token [transformers-code]");
-    const int64_t q = prefill_tokens(o);
+    if (weight_format(o.weights).prefill_dequant)
+        add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers, kPrefill,
+                       "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
+            [&](auto& q) { return bnb_dequant_bytes(q, m, tp, o.fp32_compute); });
+    add_kv(s, d, e, p, "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token) [vllm-paper §3]; DynamicCache holds every token [transformers-code]");
+    const int64_t q_tokens = prefill_tokens(o);
     const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
-    add(e, d, comp("act.prefill_mlp", "Prefill activations (MLP)", Category::Activations,
-                        mlp_live_bytes(m, o.batch * q, tp, kActBytes), kPrefill,
-                        "b * q * (k * f/t + 3h) * 2 (k = 3 gated, 2 plain; f = ffn, or top_k * expert_ffn + shared for MoE)", "live tensors at one layer's MLP (no activations kept for backward)"),
-        [&] { return derive("{} * {} * ({} * {} / {} + 3 * {}) * {}", o.batch, q, m.gated_mlp ? 3 : 2, mlp_width(m), tp, m.hidden, kActBytes); });
+    add(e, d, comp("act.prefill_mlp", "Prefill activations (MLP)", Category::Activations, kPrefill,
+                   "live tensors at one layer's MLP (no activations kept for backward)"),
+        [&](auto& q) {
+            return mlp_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
+        });
     if (!o.flash_attention)
-        add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations,
-                            eager_scores_bytes(m, o.batch, q, prompt, tp), kPrefill,
-                            "b * max(1, a/t) * q * s * (2 + 4)", "eager attention keeps 16-bit scores and the fp32 softmax"),
-            [&] { return derive("{} * {} * {} * {} * (2 + 4)", o.batch, std::max<int64_t>(1, m.heads / tp), q, prompt); });
-    add(e, d, comp("logits", "Logits (sampled positions)", Category::Logits, hf_logits_bytes(m, o.batch), kServing,
-                        "b * V * (2 + 4)", "transformers generate: last position only, bf16 + fp32 copy [transformers-code]"),
-        [&] { return derive("{} * {} * (2 + 4)", o.batch, m.vocab); });
+        add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations, kPrefill,
+                       "eager attention keeps 16-bit scores and the fp32 softmax"),
+            [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, prompt, tp); });
+    add(e, d, comp("logits", "Logits (sampled positions)", Category::Logits, kServing,
+                   "transformers generate: last position only, bf16 + fp32 copy [transformers-code]"),
+        [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e));
 }
 
@@ -235,26 +155,19 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     const InferenceOptions& o = s.infer;
     const StagePick p = pick_stage(s, e.params, 1, true);
     add_weights(s, d, e, p);
-    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, s.overheads.cuda_context_bytes, kLoadOn,
-                        "overheads.cuda_context_bytes", "CUDA context + ggml backend kernels"),
-        [&] { return derive("{}", s.overheads.cuda_context_bytes); });
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, "CUDA context + ggml backend kernels"),
+        [&](auto& q) { return q("cuda_context_bytes", s.overheads.cuda_context_bytes); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and compute buffer need the architecture");
         return;
     }
     // llama.cpp allocates n_ctx cells up front, shared by the parallel sequences (-c = context * -np).
     const int64_t n_ctx = o.context * o.batch;
-    add_kv(s, d, e, p, static_cast<double>(o.batch) * p.kv_seq_bytes, false,
-           "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size [llama-cpp-code]");
+    add_kv(s, d, e, p, "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size [llama-cpp-code]");
     const int64_t n_ub = std::min(o.ubatch, n_ctx);
-    const double cb = llamacpp_compute_bytes(m, n_ctx, n_ub, o.flash_attention);
-    add(e, d, comp("engine.compute_buffer", "llama.cpp compute buffer", Category::Buffers, cb, kServing,
-                        o.flash_attention ? "V * n_ub * 4 + 3 * f * n_ub * 4 (f = ffn, or top_k * expert_ffn + shared for MoE)" : "2 * n_ctx * n_ub * heads * 4 + V * n_ub * 4",
-                        "ggml graph for one ubatch: f32 KQ + softmax and output logits (approximation of ggml-alloc) [llama-cpp-code]"),
-        [&] {
-            return o.flash_attention ? derive("{} * {} * 4 + 3 * {} * {} * 4", m.vocab, n_ub, mlp_width(m), n_ub)
-                                     : derive("2 * {} * {} * {} * 4 + {} * {} * 4", n_ctx, n_ub, m.heads, m.vocab, n_ub);
-        });
+    add(e, d, comp("engine.compute_buffer", "llama.cpp compute buffer", Category::Buffers, kServing,
+                   "ggml graph for one ubatch: f32 KQ + softmax and output logits (approximation of ggml-alloc) [llama-cpp-code]"),
+        [&](auto& q) { return llamacpp_compute_bytes(q, m, n_ctx, n_ub, o.flash_attention); });
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e));
 }
 
@@ -267,12 +180,7 @@ StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double c
     StagePick best;
     int64_t best_blocks = -1;
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
-        StagePick p;
-        p.stage = st;
-        const StageInfo si = pipeline_stage(m.layers, s.parallel.pp, st);
-        p.begin = si.layer_begin;
-        p.end = si.layer_end;
-        p.w = stage_weight_bytes(m, pc, o, s.parallel, st);
+        const StagePick p = stage_at(s, pc, st);
         const double block_bytes = kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end) * static_cast<double>(o.block_size);
         const double available = capacity - p.w.total() - fixed_bytes;
         const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
@@ -292,35 +200,32 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const int64_t block = o.block_size;
     e.gpu_capacity_bytes = o.gpu_memory_utilization * s.gpu.memory_bytes;
     e.warnings.push_back("vLLM: capacity is gpu_memory_utilization x GPU memory; the KV pool fills the rest of it");
-    const double non_torch = vllm_non_torch_bytes(o, tp);
     const int64_t T = vllm_batched_tokens(o);
-    const double fwd = m.architecture_known() ? mlp_live_bytes(m, T, tp, kActBytes) : 0;
-    const double sampler = m.architecture_known()
-                               ? vllm_sampler_bytes(m, o.max_num_seqs) + static_cast<double>(T) * static_cast<double>(m.hidden) * kActBytes
-                               : 0;
-    const double act = std::max(fwd, sampler);
+    const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp); };
+    // The profile run's activation peak: max_num_batched_tokens through the MLP, or the sampler of
+    // max_num_seqs sequences plus the hidden states of those tokens.
+    const auto profile_peak = [&](auto& q) {
+        const auto tokens = q("T", static_cast<double>(T));
+        return max_of(mlp_live_bytes(q, m, tokens, tp, kActBytes),
+                      vllm_sampler_bytes(q, m, o.max_num_seqs) + tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes));
+    };
+    Numbers n;
+    const double non_torch = non_torch_bytes(n);
+    const double act = m.architecture_known() ? profile_peak(n) : 0;
     // vLLM v0 gives every layer every token (no sliding-window savings in the paged pool).
     const StagePick p = m.architecture_known() ? vllm_limiting_stage(s, e.params, e.gpu_capacity_bytes, non_torch + act)
                                                : pick_stage(s, e.params, block, false);
     add_weights(s, d, e, p);
-    add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, non_torch, kLoadOn,
-                        "non_torch [+ comm_buffers when tp > 1] (1.79 GiB each), or infer.engine_overhead_bytes",
-                        "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2 [vllm-pr10511]"),
-        [&] {
-            if (o.engine_overhead_bytes >= 0) return derive("{}", o.engine_overhead_bytes);
-            return tp > 1 ? derive("{} + {}", kVllmNonTorchBytes, kVllmCommBuffersBytes) : derive("{}", kVllmNonTorchBytes);
-        });
+    add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, kLoadOn,
+                   "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2 [vllm-pr10511]"),
+        non_torch_bytes);
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
     }
-    add(e, d, comp("act.profile_peak", "Activation peak (profile run)", Category::Activations, act, kServing,
-                        "max(T * (k * f/t + 3h) * 2, seqs * V * 40 + T * h * 2) (k = 3 gated, 2 plain)",
-                        "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path) [vllm-code]"),
-        [&] {
-            return derive("max({} * ({} * {} / {} + 3 * {}) * {}, {} * {} * {} + {} * {} * {})", T, m.gated_mlp ? 3 : 2, mlp_width(m), tp,
-                          m.hidden, kActBytes, o.max_num_seqs, m.vocab, kVllmSamplerBytesPerLogit, T, m.hidden, kActBytes);
-        });
+    add(e, d, comp("act.profile_peak", "Activation peak (profile run)", Category::Activations, kServing,
+                   "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path) [vllm-code]"),
+        profile_peak);
 
     const double per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double block_bytes = per_token * static_cast<double>(block);
@@ -333,11 +238,16 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.tokens = blocks * block;
     e.kv.sequences = blocks_per_seq > 0 ? blocks / blocks_per_seq : 0;
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
-    const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity.
-    const double kv_bytes = std::max(e.kv.pool_bytes, needed);
-    add_kv(s, d, e, p, kv_bytes, true,
-           "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]");
+    add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing,
+                   "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]"),
+        [&](auto& q) {
+            const auto B = q("B", static_cast<double>(block));
+            const auto seq_blocks = q("b", static_cast<double>(o.batch)) * ceil_of(q("s", static_cast<double>(o.context)) / B);
+            return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), seq_blocks) * B *
+                   kv_bytes_per_token(q, m, o.kv_dtype, tp, p.begin, p.end);
+        });
+    const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
     if (needed > e.kv.pool_bytes)
         e.warnings.push_back(format("vLLM KV pool holds %lld tokens (%lld blocks); %lld sequences of %lld tokens need %lld blocks",
                                     (long long)e.kv.tokens, (long long)blocks, (long long)o.batch, (long long)o.context,
@@ -370,7 +280,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     range("infer.max_num_seqs", o.max_num_seqs, 1, 1000000);
     range("infer.max_batched_tokens", o.max_batched_tokens, 0, 100000000);
     range("infer.ubatch", o.ubatch, 1, 1000000);
-    if (o.weights == WeightFormat::GPTQ4 || o.weights == WeightFormat::AWQ4) range("infer.group_size", o.group_size, 1, 1000000);
+    if (weight_format(o.weights).layout.block == Block::GroupSize) range("infer.group_size", o.group_size, 1, 1000000);
     if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1))
         errs.push_back({"infer.gpu_memory_utilization", "must be in (0, 1]; got " + std::to_string(o.gpu_memory_utilization)});
     if (std::isnan(o.engine_overhead_bytes) || o.engine_overhead_bytes > 1e13)

@@ -1,29 +1,108 @@
-// KV cache (issue 5): bytes per token and per sequence for MHA/GQA/MQA, MLA's compressed cache,
-// sliding-window layers, quantized KV dtypes and paged blocks.
+// KV cache: bytes per token and per sequence for MHA/GQA/MQA, MLA's compressed cache, sliding-window
+// layers, quantized KV dtypes and paged blocks. Each is one expression (core/formula.h) over a quantity
+// maker, so the number, the formula and the substituted text come from the same code; the double
+// functions are those expressions over plain numbers.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
 
+#include "formula.h"
+#include "inference/weight_formats.h"
 #include "model_spec.h"
+#include "parallel.h"
 #include "scenario.h"
 
 namespace vl {
 
+// The KV cache dtypes: the stored layout of one cached element (scale overhead included).
+struct KvDtypeInfo {
+    KvDtype dtype;
+    const char* key;     // scenario JSON and CLI name (enum_names(KvDtype) lists these)
+    const char* name;    // shown
+    QuantLayout layout;
+    const char* source;  // docs/sources.md keys
+};
+
+inline constexpr KvDtypeInfo kKvDtypes[] = {
+    {KvDtype::FP16, "fp16", "fp16", {16}, "[vllm-paper §3]"},
+    {KvDtype::BF16, "bf16", "bf16", {16}, "[vllm-paper §3]"},
+    // e4m3/e5m2 with one fp32 scale per tensor (vLLM kv_cache_dtype fp8)
+    {KvDtype::FP8, "fp8", "fp8", {8}, "[vllm-code]"},
+    // ggml q8_0 / q4_0 caches: 32 values + an fp16 scale per block (llama.cpp -ctk q8_0 / q4_0)
+    {KvDtype::INT8, "int8", "int8 (q8_0)", ggml_type(GgmlType::Q8_0).layout, "[llama-cpp-code]"},
+    {KvDtype::INT4, "int4", "int4 (q4_0)", ggml_type(GgmlType::Q4_0).layout, "[llama-cpp-code]"},
+};
+
+namespace detail {
+constexpr bool kv_table_in_enum_order() {
+    for (size_t i = 0; i < std::size(kKvDtypes); ++i)
+        if (static_cast<size_t>(kKvDtypes[i].dtype) != i) return false;
+    return std::size(kKvDtypes) == static_cast<size_t>(KvDtype::INT4) + 1;
+}
+static_assert(kv_table_in_enum_order(), "kKvDtypes lists every KvDtype once, in enum order");
+}  // namespace detail
+
+constexpr const KvDtypeInfo& kv_dtype(KvDtype t) { return kKvDtypes[static_cast<size_t>(t)]; }
+inline const char* kv_dtype_name(KvDtype t) { return kv_dtype(t).name; }
+
 // Bytes of one cached element, scale overhead included.
 double kv_bytes_per_element(KvDtype t);
-const char* kv_dtype_name(KvDtype t);
 
-// Elements one layer caches per token on one tensor-parallel rank:
-// standard attention 2 * kv_heads_per_rank * head_dim (K and V); MLA kv_lora_rank + qk_rope_head_dim.
+// Elements one layer caches per token on one tensor-parallel rank: K and V, 2 * kv_heads_per_rank *
+// head_dim ([vllm-paper §3], generalised to GQA/MQA); MLA caches the compressed latent c_KV and the
+// decoupled RoPE key, shared by all heads and replicated on every TP rank: kv_lora_rank +
+// qk_rope_head_dim, no factor 2 (DeepSeek-V2 Table 1).
+template <class Q>
+auto kv_elements(Q& q, const ModelSpec& m, int64_t tp) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    if (m.attention == AttentionKind::MLA)
+        return q("kv_lora_rank", static_cast<double>(m.mla.kv_lora_rank)) + q("rope_dim", static_cast<double>(m.mla.qk_rope_head_dim));
+    return N(2) * q("kv_heads", static_cast<double>(kv_heads_per_rank(m, tp))) * q("head_dim", static_cast<double>(m.head_dim));
+}
 int64_t kv_elements_per_token_layer(const ModelSpec& m, int64_t tp);
 
+template <class Q>
+auto kv_element_bytes(Q& q, KvDtype t) {
+    Numbers n;
+    return q("kv_bytes", layout_bits(n, kv_dtype(t).layout, InferenceOptions{}) / 8);
+}
 
 // Bytes of the KV cache of one sequence of `tokens` tokens for layers [begin, end) on one rank.
 // Sliding-window layers hold at most the window when cap_window; each layer's length is rounded up
-// to whole blocks of block_size tokens (1 = no paging).
+// to whole blocks of block_size tokens (1 = no paging; paged: whole blocks, [vllm-paper §4.1]).
+template <class Q>
+auto kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end, int64_t tokens,
+                       int64_t block_size, bool cap_window) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    int64_t window_layers = 0;
+    if (cap_window && m.sliding_window > 0)
+        for (int64_t i = begin; i < end; ++i) window_layers += layer_is_sliding(m, i) ? 1 : 0;
+    const int64_t full_layers = end - begin - window_layers;
+    auto whole_blocks = [&](const N& held) {
+        if (block_size <= 1) return held;
+        const N B = q("B", static_cast<double>(block_size));
+        return ceil_of(held / B) * B;
+    };
+    const N s = q("s", static_cast<double>(tokens));
+    N held{};  // token slots over the layers
+    if (window_layers == 0) {
+        held = whole_blocks(s) * q("L", static_cast<double>(full_layers));
+    } else {
+        if (full_layers > 0) held += q("L_full", static_cast<double>(full_layers)) * whole_blocks(s);
+        held += q("L_window", static_cast<double>(window_layers)) * whole_blocks(min_of(s, q("window", static_cast<double>(m.sliding_window))));
+    }
+    return held * kv_elements(q, m, tp) * kv_element_bytes(q, t);
+}
 double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end,
                          int64_t tokens, int64_t block_size, bool cap_window);
 
 // Bytes per token with every layer holding every token (vLLM's pool unit, the "KV per token" of [vllm-paper §3]).
+template <class Q>
+auto kv_bytes_per_token(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end) {
+    return q("L", static_cast<double>(end - begin)) * kv_elements(q, m, tp) * kv_element_bytes(q, t);
+}
 double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end);
 
 }  // namespace vl

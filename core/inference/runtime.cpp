@@ -1,4 +1,4 @@
-// Runtime memory of inference. One formula per quantity; citations in runtime.h.
+// Runtime memory of inference over plain numbers (the expressions and their citations are in runtime.h).
 #include "inference/runtime.h"
 
 #include <algorithm>
@@ -6,8 +6,8 @@
 namespace vl {
 
 double vllm_non_torch_bytes(const InferenceOptions& o, int64_t tp) {
-    if (o.engine_overhead_bytes >= 0) return o.engine_overhead_bytes;
-    return kVllmNonTorchBytes + (tp > 1 ? kVllmCommBuffersBytes : 0.0);
+    Numbers n;
+    return vllm_non_torch_bytes(n, o, tp);
 }
 
 int64_t vllm_batched_tokens(const InferenceOptions& o) {
@@ -22,50 +22,43 @@ int64_t prefill_tokens(const InferenceOptions& o) {
 }
 
 double mlp_width(const ModelSpec& m) {
-    double f = static_cast<double>(m.ffn);
-    if (m.moe.num_experts > 0) {
-        const double shared = static_cast<double>(m.moe.shared_expert_ffn ? m.moe.shared_expert_ffn
-                                                                          : m.moe.shared_experts * m.moe.expert_ffn);
-        f = std::max(f, static_cast<double>(m.moe.top_k) * static_cast<double>(m.moe.expert_ffn) + shared);
-    }
-    return f;
+    Numbers n;
+    return mlp_width(n, m);
 }
 
 double mlp_live_bytes(const ModelSpec& m, int64_t tokens, int64_t tp, double act_bytes) {
-    const double f = mlp_width(m) / static_cast<double>(tp);
-    const double per_token = (m.gated_mlp ? 3 : 2) * f + 3 * static_cast<double>(m.hidden);
-    return static_cast<double>(tokens) * per_token * act_bytes;
+    Numbers n;
+    return mlp_live_bytes(n, m, static_cast<double>(tokens), tp, act_bytes);
 }
 
 double eager_scores_bytes(const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp) {
-    const double heads = static_cast<double>(std::max<int64_t>(1, m.heads / tp));
-    return static_cast<double>(batch) * heads * static_cast<double>(q_tokens) * static_cast<double>(kv_tokens) * (2 + 4);
+    Numbers n;
+    return eager_scores_bytes(n, m, batch, q_tokens, kv_tokens, tp);
 }
 
 double hf_logits_bytes(const ModelSpec& m, int64_t batch) {
-    return static_cast<double>(batch) * static_cast<double>(m.vocab) * (2 + 4);
+    Numbers n;
+    return hf_logits_bytes(n, m, batch);
 }
 
 double vllm_sampler_bytes(const ModelSpec& m, int64_t seqs) {
-    return static_cast<double>(seqs) * static_cast<double>(m.vocab) * kVllmSamplerBytesPerLogit;
+    Numbers n;
+    return vllm_sampler_bytes(n, m, seqs);
 }
 
 double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash) {
-    const double ub = static_cast<double>(n_ub);
-    const double logits = static_cast<double>(m.vocab) * ub * 4;
-    if (flash) return logits + 3 * mlp_width(m) * ub * 4;
-    return 2 * static_cast<double>(n_kv) * ub * static_cast<double>(m.heads) * 4 + logits;
+    Numbers n;
+    return llamacpp_compute_bytes(n, m, n_kv, n_ub, flash);
 }
 
 double bnb_largest_matrix(const ModelSpec& m) {
-    const double h = static_cast<double>(m.hidden);
-    return std::max({h * mlp_width(m) / (m.moe.num_experts > 0 ? std::max(1, m.moe.top_k) : 1),
-                     h * static_cast<double>(m.heads * m.head_dim),
-                     h * static_cast<double>(m.ffn)});
+    Numbers n;
+    return bnb_largest_matrix(n, m);
 }
 
 double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, bool fp32_compute) {
-    return bnb_largest_matrix(m) / static_cast<double>(tp) * (fp32_compute ? 4 : 2);
+    Numbers n;
+    return bnb_dequant_bytes(n, m, tp, fp32_compute);
 }
 
 }  // namespace vl

@@ -1,9 +1,14 @@
-// Runtime memory of inference (issue 5): prefill activations, logits of the sampled positions,
-// engine reserves, and the engine profiles (transformers generate, vLLM, llama.cpp) with their
-// documented defaults.
+// Runtime memory of inference: prefill activations, logits of the sampled positions, engine
+// reserves, and the engine profiles (transformers generate, vLLM, llama.cpp) with their documented
+// defaults. Each quantity is one expression (core/formula.h) over a quantity maker q, so the number,
+// the formula and the substituted text come from the same code; the double functions evaluate them
+// over plain numbers.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
+#include "formula.h"
 #include "model_spec.h"
 #include "scenario.h"
 
@@ -15,6 +20,14 @@ namespace vl {
 // NCCL and custom all-reduce buffers, present only when tp > 1.
 inline constexpr double kVllmNonTorchBytes = 1.79 * 1024 * 1024 * 1024;
 inline constexpr double kVllmCommBuffersBytes = 1.79 * 1024 * 1024 * 1024;
+template <class Q>
+auto vllm_non_torch_bytes(Q& q, const InferenceOptions& o, int64_t tp) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    if (o.engine_overhead_bytes >= 0) return q("engine_overhead_bytes", o.engine_overhead_bytes);
+    N b = q("non_torch", kVllmNonTorchBytes);
+    if (tp > 1) b += q("comm_buffers", kVllmCommBuffersBytes);
+    return b;
+}
 double vllm_non_torch_bytes(const InferenceOptions& o, int64_t tp);
 
 // Tokens vLLM pushes through one profiling forward (max_num_batched_tokens): chunked prefill uses
@@ -25,19 +38,47 @@ int64_t vllm_batched_tokens(const InferenceOptions& o);
 int64_t prefill_tokens(const InferenceOptions& o);
 
 // ---- activations ----------------------------------------------------------------------------
+// The MLP width f (before the tp split): the dense ffn, or for MoE the larger of the dense layers'
+// ffn and the top_k routed + shared expert widths one token passes through (vLLM LlamaMLP.forward).
+template <class Q>
+auto mlp_width(Q& q, const ModelSpec& m) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    if (m.moe.num_experts <= 0) return q("ffn", static_cast<double>(m.ffn));
+    N moe = q("top_k", static_cast<double>(m.moe.top_k)) * q("expert_ffn", static_cast<double>(m.moe.expert_ffn));
+    if (m.moe.shared_expert_ffn > 0) moe += q("shared_ffn", static_cast<double>(m.moe.shared_expert_ffn));
+    else if (m.moe.shared_experts > 0)
+        moe += q("shared_experts", static_cast<double>(m.moe.shared_experts)) * q("expert_ffn", static_cast<double>(m.moe.expert_ffn));
+    return q.let("f", max_of(q("ffn", static_cast<double>(m.ffn)), moe));
+}
+double mlp_width(const ModelSpec& m);
+
 // Live tensors at the MLP of one layer during a forward over `tokens` tokens (the inference
 // activation peak; nothing is kept for backward): gate_up output (2f), activation output (f), down
-// output, residual and normed input (3h) -> tokens * (3f/t + 3h) * bytes; plain MLP: 2f/t.
-// f = the dense ffn, or top_k routed + shared expert widths for MoE (vLLM LlamaMLP.forward).
+// output, residual and normed input (3h) -> tokens * (3 * f/tp + 3h) * bytes; plain MLP: 2 * f/tp.
+template <class Q, class N>
+N mlp_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double act_bytes) {
+    const N per_token = N(m.gated_mlp ? 3 : 2) * (mlp_width(q, m) / q("tp", static_cast<double>(tp))) +
+                        N(3) * q("h", static_cast<double>(m.hidden));
+    return tokens * per_token * q("act_bytes", act_bytes);
+}
 double mlp_live_bytes(const ModelSpec& m, int64_t tokens, int64_t tp, double act_bytes);
-double mlp_width(const ModelSpec& m);  // that f (before the tp split)
 
-// Eager (non-flash) attention materialises the scores: batch * heads/t * q * kv elements, held in
+// Eager (non-flash) attention materialises the scores: batch * heads/tp * q * kv elements, held in
 // 16-bit plus the fp32 softmax (transformers eager_attention_forward) = 6 bytes each.
+template <class Q>
+auto eager_scores_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp) {
+    const auto heads = q("heads", static_cast<double>(m.heads)) / q("tp", static_cast<double>(tp));  // tp divides heads (validate_parallel)
+    return q("b", static_cast<double>(batch)) * heads * q("q", static_cast<double>(q_tokens)) * q("s", static_cast<double>(kv_tokens)) *
+           (q("score_bytes", 2.0) + q("softmax_bytes", 4.0));
+}
 double eager_scores_bytes(const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp);
 
 // Logits of the sampled positions in transformers generate: bf16 logits of the last position plus
 // their fp32 copy (logits_to_keep = 1; next_token_logits.float()) = batch * V * (2 + 4).
+template <class Q>
+auto hf_logits_bytes(Q& q, const ModelSpec& m, int64_t batch) {
+    return q("b", static_cast<double>(batch)) * q("V", static_cast<double>(m.vocab)) * (q("logit_bytes", 2.0) + q("fp32_copy_bytes", 4.0));
+}
 double hf_logits_bytes(const ModelSpec& m, int64_t batch);
 
 // vLLM v0.6 sampler with top-k/top-p (the profile run sets top_p 0.99, top_k V-1): per sampled
@@ -45,16 +86,42 @@ double hf_logits_bytes(const ModelSpec& m, int64_t batch);
 // sort indices (8), top-k mask (1), probs (4), cumsum (4), top-p mask (1), inverse indices (8)
 // and the re-gathered logits (4) = 40 bytes (sampler.py _apply_top_k_top_p).
 inline constexpr double kVllmSamplerBytesPerLogit = 40;
+template <class Q>
+auto vllm_sampler_bytes(Q& q, const ModelSpec& m, int64_t seqs) {
+    return q("max_num_seqs", static_cast<double>(seqs)) * q("V", static_cast<double>(m.vocab)) *
+           q("sampler_bytes", kVllmSamplerBytesPerLogit);
+}
 double vllm_sampler_bytes(const ModelSpec& m, int64_t seqs);
 
 // llama.cpp compute buffer for a ubatch of n_ub tokens against n_kv cached cells: without flash
 // attention KQ and softmax(KQ) in f32 (2 * n_kv * n_ub * heads * 4) plus the f32 output logits
 // (V * n_ub * 4); with flash attention the scores are not materialised and the MLP intermediates
-// (3 * ffn * n_ub * 4) take their place. An approximation of ggml-alloc's graph plan.
+// (3 * f * n_ub * 4) take their place. An approximation of ggml-alloc's graph plan.
+template <class Q>
+auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const N ub = q("n_ub", static_cast<double>(n_ub));
+    const N logits = q("V", static_cast<double>(m.vocab)) * ub * N(4);
+    if (flash) return logits + N(3) * mlp_width(q, m) * ub * N(4);
+    return N(2) * q("n_ctx", static_cast<double>(n_kv)) * ub * q("heads", static_cast<double>(m.heads)) * N(4) + logits;
+}
 double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash);
 
 // bitsandbytes 4-bit dequantises a whole weight for a prefill matmul: the largest linear matrix
-// of a layer in the compute dtype (bnb.matmul_4bit -> dequantize_4bit), per TP rank.
+// of a layer in the compute dtype (bnb.matmul_4bit -> dequantize_4bit), per TP rank. The largest
+// matrix: h * f (MoE: one expert's share, f / top_k), h * heads * head_dim, or h * ffn.
+template <class Q>
+auto bnb_largest_matrix(Q& q, const ModelSpec& m) {
+    const auto h = q("h", static_cast<double>(m.hidden));
+    const auto attn = h * (q("heads", static_cast<double>(m.heads)) * q("head_dim", static_cast<double>(m.head_dim)));
+    if (m.moe.num_experts <= 0) return max_of(h * q("ffn", static_cast<double>(m.ffn)), attn);
+    return max_of(max_of(h * mlp_width(q, m) / q("top_k", static_cast<double>(std::max(1, m.moe.top_k))), attn),
+                  h * q("ffn", static_cast<double>(m.ffn)));
+}
+template <class Q>
+auto bnb_dequant_bytes(Q& q, const ModelSpec& m, int64_t tp, bool fp32_compute) {
+    return bnb_largest_matrix(q, m) / q("tp", static_cast<double>(tp)) * q("compute_bytes", fp32_compute ? 4.0 : 2.0);
+}
 double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, bool fp32_compute);
 double bnb_largest_matrix(const ModelSpec& m);  // elements of that matrix (before the tp split)
 

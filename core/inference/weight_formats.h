@@ -1,24 +1,274 @@
-// Weights by storage format (issue 5): bits per weight of each format, including its scales and
-// zeros, and which tensors each format keeps in higher precision.
+// Weights by storage format: one table of the formats (bits per weight, block, scale and zero-point
+// bits, what stays unquantized, source), the GGML types the GGUF formats are made of, and the byte
+// expressions of a pipeline stage's weights (core/formula.h: one expression gives the number, the
+// formula and the substituted text).
 #pragma once
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
 
 #include "estimate.h"
+#include "formula.h"
+#include "parallel.h"
 
 namespace vl {
 
-// GGML tensor types that the GGUF formats below are made of.
+// ---- quantized storage layouts ----------------------------------------------------------------
+// How many weights share one set of block constants: none (the format has no per-block constants),
+// a fixed block, the group size the user sets (infer.group_size), or one row of in_features inputs.
+enum class Block { None, Fixed, GroupSize, InFeatures };
+
+// Every weight takes data_bits; every block of weights adds scale_bits of scales and zero_bits of
+// zero-points (or mins). Double quantization (bitsandbytes 4-bit with infer.double_quant) stores each
+// block's scale in dq_scale_bits instead and adds dq_outer_bits per dq_outer_block blocks.
+struct QuantLayout {
+    double data_bits = 16;
+    Block block = Block::None;
+    double block_size = 0;  // Block::Fixed
+    double scale_bits = 0;
+    double zero_bits = 0;
+    double dq_scale_bits = 0;
+    double dq_outer_bits = 0;
+    double dq_outer_block = 0;  // 0: no double-quantized variant
+};
+
+// GGML tensor types that the GGUF formats below are made of (llama.cpp ggml-common.h block structs
+// [llama-cpp-code]). K-quants: 256-weight super-blocks whose sub-block scales (and mins) are
+// themselves quantized, scaled by fp16 d (and dmin); the zero bits are the mins.
 enum class GgmlType { F32, F16, Q8_0, Q6_K, Q5_K, Q4_K, Q3_K, Q2_K, Q4_0 };
+
+struct GgmlTypeInfo {
+    GgmlType type;
+    const char* name;    // "Q4_K"
+    const char* params;  // the formula's name for the parameters stored in this type: "P_Q4_K"
+    const char* bpw;     // and for its bits per weight: "bpw_Q4_K"
+    QuantLayout layout;
+};
+
+inline constexpr GgmlTypeInfo kGgmlTypes[] = {
+    {GgmlType::F32, "F32", "P_F32", "bpw_F32", {32}},
+    {GgmlType::F16, "F16", "P_F16", "bpw_F16", {16}},
+    // block_q8_0: fp16 d + 32 int8
+    {GgmlType::Q8_0, "Q8_0", "P_Q8_0", "bpw_Q8_0", {8, Block::Fixed, 32, 16}},
+    // block_q6_K: ql[128] + qh[64] (6-bit quants), int8 scales[16] + fp16 d
+    {GgmlType::Q6_K, "Q6_K", "P_Q6_K", "bpw_Q6_K", {6, Block::Fixed, 256, 16 * 8 + 16}},
+    // block_q5_K: qs[128] + qh[32] (5-bit quants), scales[12] = 8 6-bit scales + 8 6-bit mins, fp16 d + dmin
+    {GgmlType::Q5_K, "Q5_K", "P_Q5_K", "bpw_Q5_K", {5, Block::Fixed, 256, 8 * 6 + 16, 8 * 6 + 16}},
+    // block_q4_K: qs[128] (4-bit quants), scales[12] = 8 6-bit scales + 8 6-bit mins, fp16 d + dmin
+    {GgmlType::Q4_K, "Q4_K", "P_Q4_K", "bpw_Q4_K", {4, Block::Fixed, 256, 8 * 6 + 16, 8 * 6 + 16}},
+    // block_q3_K: hmask[32] + qs[64] (3-bit quants), scales[12] = 16 6-bit scales, fp16 d
+    {GgmlType::Q3_K, "Q3_K", "P_Q3_K", "bpw_Q3_K", {3, Block::Fixed, 256, 16 * 6 + 16}},
+    // block_q2_K: qs[64] (2-bit quants), scales[16] = 16 4-bit scales + 16 4-bit mins, fp16 d + dmin
+    {GgmlType::Q2_K, "Q2_K", "P_Q2_K", "bpw_Q2_K", {2, Block::Fixed, 256, 16 * 4 + 16, 16 * 4 + 16}},
+    // block_q4_0: fp16 d + 16 bytes of nibbles
+    {GgmlType::Q4_0, "Q4_0", "P_Q4_0", "bpw_Q4_0", {4, Block::Fixed, 32, 16}},
+};
+inline constexpr size_t kGgmlTypeCount = std::size(kGgmlTypes);
+
+constexpr const GgmlTypeInfo& ggml_type(GgmlType t) { return kGgmlTypes[static_cast<size_t>(t)]; }
+
+// ---- the weight formats -----------------------------------------------------------------------
+enum class FormatFamily { Float, Fp8, BitsAndBytes, GroupWise, Gguf };
+
+struct WeightFormatInfo {
+    WeightFormat format;
+    const char* key;      // scenario JSON and CLI name, "q4_k_m" (enum_names(WeightFormat) lists these)
+    const char* name;     // shown, "GGUF Q4_K_M"
+    FormatFamily family;
+    QuantLayout layout;   // the layer matrices; GGUF: the base type of llama.cpp's mix
+    GgmlType gguf_base;   // GGUF: llama_model_quantize_impl's default_type (F16 for the others: unused)
+    double keep_bits;     // bits of the tensors the format leaves as they are (`keeps`)
+    const char* keeps;    // which tensors those are
+    bool prefill_dequant; // a prefill matmul dequantizes the whole weight to the compute dtype
+    const char* source;   // docs/sources.md keys
+};
+
+inline constexpr WeightFormatInfo kWeightFormats[] = {
+    {WeightFormat::FP32, "fp32", "fp32", FormatFamily::Float, {32}, GgmlType::F16, 32, "everything at 32 bits", false,
+     "inference weights = 2P bytes (fp16) or 4P bytes (fp32) [transformer-series5 §3.2]"},
+    {WeightFormat::FP16, "fp16", "fp16", FormatFamily::Float, {16}, GgmlType::F16, 16, "everything at 16 bits", false,
+     "inference weights = 2P bytes (fp16) or 4P bytes (fp32) [transformer-series5 §3.2]"},
+    {WeightFormat::BF16, "bf16", "bf16", FormatFamily::Float, {16}, GgmlType::F16, 16, "everything at 16 bits", false,
+     "inference weights = 2P bytes (fp16) or 4P bytes (fp32) [transformer-series5 §3.2]"},
+    // e4m3 with one fp32 scale per tensor: no per-block constants (the per-tensor scale is negligible)
+    {WeightFormat::FP8, "fp8", "fp8", FormatFamily::Fp8, {8}, GgmlType::F16, 16, "embedding, lm_head and norms at 16 bits", false,
+     "vLLM fp8 W8 (per-tensor scale); embedding and lm_head stay 16-bit [vllm-code]"},
+    // LLM.int8: int8 weights + one fp32 absmax scale per output row, i.e. per in_features weights (Int8Params.SCB)
+    {WeightFormat::INT8, "int8", "int8 (LLM.int8)", FormatFamily::BitsAndBytes, {8, Block::InFeatures, 0, 32}, GgmlType::F16, 16,
+     "embedding, lm_head and norms at 16 bits", false,
+     "Dettmers et al. 2022 LLM.int8() [llm-int8-2022]; bitsandbytes Int8Params (int8 + fp32 row scale) [bitsandbytes-code]; lm_head kept 16-bit (transformers get_keys_to_not_convert) [transformers-code]"},
+    // int4 weights + per group of g inputs an fp16 scale and a 4-bit zero (packed qzeros)
+    {WeightFormat::GPTQ4, "gptq-4bit", "GPTQ 4-bit", FormatFamily::GroupWise, {4, Block::GroupSize, 0, 16, 4}, GgmlType::F16, 16,
+     "embedding, lm_head and norms at 16 bits", false,
+     "Frantar et al. 2022 GPTQ [gptq2022]; AutoGPTQ QuantLinear (qweight int4, fp16 scales, packed 4-bit qzeros per group) [autogptq-code]"},
+    {WeightFormat::AWQ4, "awq-4bit", "AWQ 4-bit", FormatFamily::GroupWise, {4, Block::GroupSize, 0, 16, 4}, GgmlType::F16, 16,
+     "embedding, lm_head and norms at 16 bits", false,
+     "Lin et al. 2023 AWQ [awq2023]; AutoAWQ WQLinear (int4, fp16 scales, 4-bit zeros per group) [autoawq-code]"},
+    // bitsandbytes 4-bit: fp32 absmax per 64-weight block; double quant: 8-bit absmax + one fp32 per 256 of them
+    {WeightFormat::NF4, "nf4", "NF4", FormatFamily::BitsAndBytes, {4, Block::Fixed, 64, 32, 0, 8, 32, 256}, GgmlType::F16, 16,
+     "embedding, lm_head and norms at 16 bits", true,
+     "Dettmers et al. 2023 QLoRA Sec 3 (block 64 absmax; double quant 0.127 bit) [qlora2023 §3]; bitsandbytes Linear4bit [bitsandbytes-code]"},
+    {WeightFormat::FP4, "fp4", "FP4", FormatFamily::BitsAndBytes, {4, Block::Fixed, 64, 32, 0, 8, 32, 256}, GgmlType::F16, 16,
+     "embedding, lm_head and norms at 16 bits", true,
+     "Dettmers et al. 2023 QLoRA Sec 3 (block 64 absmax; double quant 0.127 bit) [qlora2023 §3]; bitsandbytes Linear4bit [bitsandbytes-code]"},
+    // GGUF file types: a mix of GGML types per tensor (llama_tensor_get_type); norms stay F32
+    {WeightFormat::GGUF_Q8_0, "q8_0", "GGUF Q8_0", FormatFamily::Gguf, ggml_type(GgmlType::Q8_0).layout, GgmlType::Q8_0, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q6_K, "q6_k", "GGUF Q6_K", FormatFamily::Gguf, ggml_type(GgmlType::Q6_K).layout, GgmlType::Q6_K, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q5_K_M, "q5_k_m", "GGUF Q5_K_M", FormatFamily::Gguf, ggml_type(GgmlType::Q5_K).layout, GgmlType::Q5_K, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q4_K_M, "q4_k_m", "GGUF Q4_K_M", FormatFamily::Gguf, ggml_type(GgmlType::Q4_K).layout, GgmlType::Q4_K, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q4_0, "q4_0", "GGUF Q4_0", FormatFamily::Gguf, ggml_type(GgmlType::Q4_0).layout, GgmlType::Q4_0, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q3_K_M, "q3_k_m", "GGUF Q3_K_M", FormatFamily::Gguf, ggml_type(GgmlType::Q3_K).layout, GgmlType::Q3_K, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q2_K, "q2_k", "GGUF Q2_K", FormatFamily::Gguf, ggml_type(GgmlType::Q2_K).layout, GgmlType::Q2_K, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+};
+
+namespace detail {
+constexpr bool tables_in_enum_order() {
+    for (size_t i = 0; i < std::size(kGgmlTypes); ++i)
+        if (static_cast<size_t>(kGgmlTypes[i].type) != i) return false;
+    for (size_t i = 0; i < std::size(kWeightFormats); ++i)
+        if (static_cast<size_t>(kWeightFormats[i].format) != i) return false;
+    return true;
+}
+static_assert(tables_in_enum_order(), "kGgmlTypes and kWeightFormats list every value in enum order");
+static_assert(std::size(kWeightFormats) == static_cast<size_t>(WeightFormat::GGUF_Q2_K) + 1, "a WeightFormat without a row");
+static_assert(kGgmlTypeCount == static_cast<size_t>(GgmlType::Q4_0) + 1, "a GgmlType without a row");
+}  // namespace detail
+
+constexpr const WeightFormatInfo& weight_format(WeightFormat f) { return kWeightFormats[static_cast<size_t>(f)]; }
+
+inline bool is_gguf(WeightFormat f) { return weight_format(f).family == FormatFamily::Gguf; }
+inline bool is_bitsandbytes(WeightFormat f) { return weight_format(f).family == FormatFamily::BitsAndBytes; }  // LLM.int8, NF4, FP4
+inline const char* weight_format_name(WeightFormat f) { return weight_format(f).name; }
+inline const char* weight_format_source(WeightFormat f) { return weight_format(f).source; }
+
+// ---- bits per weight ----------------------------------------------------------------------------
+// Bits per weight of a layout, data and block constants, as an expression (formula.h): the layout's
+// constants print as numbers; what the user sets (the group size g) and the row width are named.
+// `in_features` (named `in_name`) is used only by Block::InFeatures.
+template <class Q>
+auto layout_bits(Q& q, const QuantLayout& l, const InferenceOptions& o, int64_t in_features = 0, const char* in_name = "d_in") {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const N bits = N(l.data_bits);
+    if (l.block == Block::None) return bits;
+    const N block = l.block == Block::Fixed       ? N(l.block_size)
+                    : l.block == Block::GroupSize ? q("g", static_cast<double>(o.group_size))
+                                                  : q(in_name, static_cast<double>(std::max<int64_t>(in_features, 1)));
+    if (o.double_quant && l.dq_outer_block > 0)
+        return bits + N(l.dq_scale_bits) / block + N(l.dq_outer_bits) / (block * N(l.dq_outer_block));
+    const N constants = l.zero_bits > 0 ? N(l.scale_bits) + N(l.zero_bits) : N(l.scale_bits);
+    return bits + constants / block;
+}
+
 double ggml_bits_per_weight(GgmlType t);
 
-bool is_gguf(WeightFormat f);
-bool is_bitsandbytes(WeightFormat f);   // INT8 (LLM.int8), NF4, FP4
-const char* weight_format_name(WeightFormat f);
-
-// Bits per weight of a quantized linear weight in format f (data + scales + zeros). GGUF mixes
-// answer their base type (Q4_K_M -> Q4_K); the per-tensor mix lives in stage_weight_bytes.
+// Bits per weight of a quantized linear weight in format o.weights (data + scales + zeros). GGUF
+// mixes answer their base type (Q4_K_M -> Q4_K); the per-tensor mix is in stage_weight_params.
 // `in_features` matters only for LLM.int8 (one fp32 scale per output row).
 double linear_bits_per_weight(const InferenceOptions& o, int64_t in_features);
+
+// ---- the weights of a pipeline stage on one GPU --------------------------------------------------
+// Its parameters, grouped by how the format stores them (counted once; the expressions read them).
+struct StageWeightParams {
+    bool by_count = false;        // model known only by its parameter count: `params_only` holds it
+    double params_only = 0;       // stage 0 of such a model: every parameter
+    double linear = 0;            // layer matrices (with their biases) on this GPU
+    double linear_unsharded = 0;  // the same before the tensor/expert split
+    bool split_by_tp = false;     // linear == linear_unsharded / tp (no expert parallelism, no replicated router)
+    double linear_ffn_in = 0;     // of linear: down projections, whose rows read the ffn width (LLM.int8)
+    double gguf[kGgmlTypeCount] = {};  // GGUF: of linear, by the type llama.cpp stores each tensor in
+    double norms = 0;             // layer norms, and the final norm on the last stage (replicated)
+    EdgeShard edge;               // embedding and head on this GPU
+    double head_unsharded = 0;    // the head before the vocab split (lm_head, or the tied embedding's copy)
+};
+StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc, const InferenceOptions& o,
+                                      const Parallelism& par, int64_t stage);
+
+// Bits of the embedding and the head (GGUF: llama_tensor_get_type's choice; otherwise kept as they are)
+// and of the norms (llama.cpp stores 1-D tensors as F32, convert_hf_to_gguf).
+GgmlType gguf_embedding_type(const ModelSpec& m, WeightFormat f);
+GgmlType gguf_output_type(WeightFormat f);
+double norm_bits(const InferenceOptions& o);
+
+// The layer matrices: P * bpw / 8 / tp when every matrix has the same bits per weight and splits
+// by tp; otherwise a sum over the parameters of this GPU by their bits per weight (GGUF types,
+// LLM.int8 rows by width).
+template <class Q>
+auto linear_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec& m, const InferenceOptions& o, const Parallelism& par) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const WeightFormatInfo& f = weight_format(o.weights);
+    if (w.by_count)  // every parameter at the linear rate, over tp * pp, on the first stage
+        return q("P", w.params_only) * layout_bits(q, f.layout, o, m.hidden) / N(8) / q("tp", static_cast<double>(par.tp)) /
+               q("pp", static_cast<double>(par.pp));
+    if (!(w.linear > 0)) return N(0);
+    if (f.family == FormatFamily::Gguf) {
+        N sum{};
+        for (const GgmlTypeInfo& t : kGgmlTypes) {
+            const double p = w.gguf[static_cast<size_t>(t.type)];
+            if (p > 0) sum += q(t.params, p) * q.let(t.bpw, layout_bits(q, t.layout, o));
+        }
+        return sum / N(8);
+    }
+    if (f.layout.block == Block::InFeatures) {  // a row scale per output row: rows of width d and of width ffn
+        N sum{};
+        const double in_hidden = w.linear - w.linear_ffn_in;
+        if (in_hidden > 0) sum += q("P_in_d", in_hidden) * layout_bits(q, f.layout, o, m.hidden, "d");
+        if (w.linear_ffn_in > 0) sum += q("P_in_ffn", w.linear_ffn_in) * layout_bits(q, f.layout, o, m.ffn, "ffn");
+        return sum / N(8);
+    }
+    if (w.split_by_tp)
+        return q("P_linear", w.linear_unsharded) * layout_bits(q, f.layout, o) / N(8) / q("tp", static_cast<double>(par.tp));
+    return q("P_linear_gpu", w.linear) * layout_bits(q, f.layout, o) / N(8);
+}
+
+// Bits of a GGML type as a named quantity (GGUF) or the format's kept bits as a number.
+template <class Q>
+auto edge_bits(Q& q, const InferenceOptions& o, GgmlType gguf_type) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const WeightFormatInfo& f = weight_format(o.weights);
+    if (f.family != FormatFamily::Gguf) return N(f.keep_bits);
+    const GgmlTypeInfo& t = ggml_type(gguf_type);
+    return q.let(t.bpw, layout_bits(q, t.layout, o));
+}
+
+// Token embedding (vocab-parallel, / tp) and, replicated, learned positions and the embedding norm.
+template <class Q>
+auto embedding_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec& m, const InferenceOptions& o, const Parallelism& par) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    if (!(w.edge.word_embedding > 0) && !(w.edge.embedding_other > 0)) return N(0);
+    const double d = static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
+    const N bits = edge_bits(q, o, gguf_embedding_type(m, o.weights));
+    const N tp = q("tp", static_cast<double>(par.tp));
+    if (w.edge.embedding_other == 0) return q("P_embed", static_cast<double>(m.vocab) * d) * bits / N(8) / tp;
+    return (q("V", static_cast<double>(m.vocab)) * q("d_embed", d) / tp + q("P_pos_norm", w.edge.embedding_other)) * bits / N(8);
+}
+
+// Output head (vocab-parallel, / tp), or the tied embedding's copy on the last stage when pp > 1.
+template <class Q>
+auto lm_head_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec& m, const InferenceOptions& o, const Parallelism& par) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    if (!(w.edge.lm_head > 0)) return N(0);
+    const double V = static_cast<double>(m.vocab), d = static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
+    const N bits = edge_bits(q, o, gguf_output_type(o.weights));
+    const N tp = q("tp", static_cast<double>(par.tp));
+    if (w.head_unsharded == V * d) return q("V", V) * q("d", d) * bits / N(8) / tp;
+    return q("P_head", w.head_unsharded) * bits / N(8) / tp;
+}
+
+// Norms, replicated on every tensor-parallel rank.
+template <class Q>
+auto norm_weight_bytes(Q& q, const StageWeightParams& w, const InferenceOptions& o) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    return q("P_norm", w.norms) * N(norm_bits(o)) / N(8);
+}
 
 // Weight bytes on one rank, by tensor class.
 struct WeightBytes {
@@ -28,13 +278,10 @@ struct WeightBytes {
     double other = 0;      // norms (and the final norm)
     double total() const { return linear + embedding + lm_head + other; }
 };
+WeightBytes weight_bytes(const StageWeightParams& w, const ModelSpec& m, const InferenceOptions& o, const Parallelism& par);
 
 // Weights held by pipeline stage `stage` on one tensor-/expert-parallel rank.
 WeightBytes stage_weight_bytes(const ModelSpec& m, const ParamCounts& pc, const InferenceOptions& o,
                                const Parallelism& par, int64_t stage);
-
-// The formula text and citation of format f (for Components).
-const char* weight_format_formula(WeightFormat f);
-const char* weight_format_source(WeightFormat f);
 
 }  // namespace vl
