@@ -186,11 +186,9 @@ void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, 
     e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
 }
 
+// GPU bytes of everything but the KV cache, in the phase where they peak.
 double sum_non_kv(const Estimate& e) {
-    double t = 0;
-    for (const Component& c : e.components)
-        if (!c.host && c.category != Category::KVCache && (c.phases & kServing)) t += c.bytes;
-    return t;
+    return phase_totals(e.components, kAllCategories & ~category_bit(Category::KVCache)).peak_bytes();
 }
 
 void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {

@@ -13,14 +13,7 @@ namespace vl {
 
 // Peak phase total of components [begin, end) of e.
 static double peak_of(const Estimate& e, size_t begin, size_t end) {
-    std::array<double, kPhaseCount> ph{};
-    for (size_t k = begin; k < end; ++k) {
-        const Component& c = e.components[k];
-        if (c.host) continue;
-        for (int i = 0; i < kPhaseCount; ++i)
-            if (c.phases & (1u << i)) ph[static_cast<size_t>(i)] += c.bytes;
-    }
-    return *std::max_element(ph.begin(), ph.end());
+    return phase_totals(std::span<const Component>(e.components).subspan(begin, end - begin)).peak_bytes();
 }
 
 static bool adapters(const Scenario& s) {
