@@ -8,7 +8,6 @@
 
 #include "model/hf_config.h"
 #include "model/presets.h"
-#include "parallel.h"
 #include "ui/widgets.h"
 
 namespace vl::ui {
@@ -251,7 +250,7 @@ void workload_panel(AppState& app) {
     }
 }
 
-// Tried through validate_parallel (the one place the rules live).
+// Tried through validate() (the one owner of the rules).
 std::vector<int64_t> valid_degrees(const Scenario& s, int64_t Parallelism::*field, const char* name) {
     std::vector<int64_t> out;
     for (int64_t c = 1; c <= 512; c *= 2) {
@@ -263,8 +262,7 @@ std::vector<int64_t> valid_degrees(const Scenario& s, int64_t Parallelism::*fiel
             if (t.gpu_count % model_ranks != 0) continue;
             t.parallel.dp = t.gpu_count / model_ranks;
         }
-        std::vector<FieldError> errs;
-        validate_parallel(t, errs);
+        const std::vector<FieldError> errs = validate(t);
         const bool bad = std::any_of(errs.begin(), errs.end(), [&](const FieldError& e) {
             return e.field == name || e.field == "gpu_count" || e.field == "parallel";
         });
@@ -288,14 +286,13 @@ void fit_layout_to_gpus(Scenario& s) {
     if (p.pp < 2) p.virtual_stages = 1;
 }
 
-// Model chunks per pipeline stage that validate_parallel accepts (1..16), the current one always listed.
+// Model chunks per pipeline stage that validate() accepts (1..16), the current one always listed.
 std::vector<int64_t> valid_virtual_stages(const Scenario& s) {
     std::vector<int64_t> out;
     for (int64_t v = 1; v <= 16; ++v) {
         Scenario t = s;
         t.parallel.virtual_stages = v;
-        std::vector<FieldError> errs;
-        validate_parallel(t, errs);
+        const std::vector<FieldError> errs = validate(t);
         if (std::none_of(errs.begin(), errs.end(), [](const FieldError& e) { return e.field == "parallel.virtual_stages"; }))
             out.push_back(v);
     }
