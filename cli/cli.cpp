@@ -409,18 +409,14 @@ std::optional<std::string> set_path(Json& doc, const std::string& path, Json val
     }
 }
 
-// --params N: a positive whole number (7e9 reads as 7,000,000,000). 0 would read as "no count"
-// and leave the default model in place, so it is refused here, naming the flag.
-std::optional<Json> param_count(const std::string& text, std::string& err) {
-    Json n = flag_value(text);
-    if (n.is_number() && n.get<double>() >= 1 && std::floor(n.get<double>()) == n.get<double>()) return n;
-    err += "vramlens: --params must be a positive whole number of parameters, e.g. 7e9 or 7000000000; got \"" +
-           escape_control_chars(text) + "\"\n";
-    return std::nullopt;
-}
+// Which flag set each scenario path, for naming the flag in an error (print_errors).
+using FlagMap = std::map<std::string, std::string>;
 
-// The scenario from an optional file plus the flags. Prints errors itself; nullopt on failure.
-std::optional<Scenario> load_scenario(const Options& o, const std::string* file, std::string& err, int& status) {
+// The scenario from an optional file plus the flags. Prints the reader's errors itself; nullopt on
+// failure. The rules between fields are checked later, by the core (validate(), through estimate or
+// solve): `flags`, when given, receives which flag set which path so those errors can name it.
+std::optional<Scenario> load_scenario(const Options& o, const std::string* file, std::string& err, int& status,
+                                      FlagMap* flags = nullptr) {
     Json doc = Json{{"version", kScenarioJsonVersion}};
     std::string source = "flags";
     if (file) {
@@ -446,12 +442,7 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
         switch (e.spec->kind) {
             case FlagKind::Value:
             case FlagKind::Switch: value = flag_value(e.value); break;
-            case FlagKind::Params: {
-                std::optional<Json> n = param_count(e.value, err);
-                if (!n) { status = kBadInput; return std::nullopt; }
-                value = Json{{"params", std::move(*n)}};
-                break;
-            }
+            case FlagKind::Params: value = Json{{"params", flag_value(e.value)}}; break;
             case FlagKind::ModelConfig: {
                 std::string cfg;
                 if (!read_file(e.value, cfg, err)) { status = kBadInput; return std::nullopt; }
@@ -525,6 +516,7 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
         if (modes && !modes->reads(r->mode))
             err += "warning: " + escape_control_chars(flag_of[path]) + " is read with " + modes->text + "; ignored in " + enum_name(r->mode) + " mode\n";
     }
+    if (flags) *flags = std::move(flag_of);
     return *r.value;
 }
 
@@ -581,12 +573,13 @@ int cmd_estimate(const Options& o, std::string& out, std::string& err) {
     int status = kOk;
     const std::string* file = scenario_file(o, 0, err, status);
     if (status != kOk) return status;
-    std::optional<Scenario> s = load_scenario(o, file, err, status);
+    FlagMap flags;
+    std::optional<Scenario> s = load_scenario(o, file, err, status, &flags);
     if (!s) return status;
     Estimate e = estimate(*s, Detail::Full);
     if (!e.ok()) {
         err += "vramlens: invalid scenario:\n";
-        print_errors(e.errors, {}, err);
+        print_errors(e.errors, flags, err);
         return kBadInput;
     }
     ExportOptions eo;
@@ -600,12 +593,13 @@ int cmd_verify_script(const Options& o, std::string& out, std::string& err) {
     int status = kOk;
     const std::string* file = scenario_file(o, 0, err, status);
     if (status != kOk) return status;
-    std::optional<Scenario> s = load_scenario(o, file, err, status);
+    FlagMap flags;
+    std::optional<Scenario> s = load_scenario(o, file, err, status, &flags);
     if (!s) return status;
     Result<std::string> script = verify_script(*s, estimate(*s, Detail::NumbersOnly));
     if (!script.ok()) {
         err += "vramlens: no verify script for this scenario:\n";
-        print_errors(script.errors, {}, err);
+        print_errors(script.errors, flags, err);
         return kBadInput;
     }
     out += *script;
@@ -744,12 +738,13 @@ int cmd_solve(const Options& o, std::string& out, std::string& err) {
     int status = kOk;
     const std::string* file = scenario_file(o, 1, err, status);
     if (status != kOk) return status;
-    std::optional<Scenario> s = load_scenario(o, file, err, status);
+    FlagMap flags;
+    std::optional<Scenario> s = load_scenario(o, file, err, status, &flags);
     if (!s) return status;
     SolveResult r = solve(*s, k->knob);
     if (!r.errors.empty()) {
         err += "vramlens: invalid scenario:\n";
-        print_errors(r.errors, {}, err);
+        print_errors(r.errors, flags, err);
         return kBadInput;
     }
     std::string value = !r.found ? "" : k->knob == Knob::WeightFormat ? enum_name(static_cast<WeightFormat>(r.value)) : std::to_string(r.value);

@@ -378,13 +378,14 @@ Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
     if (!e.ok()) return Result<std::string>::failure(e.errors);
     // What torch counts: max_memory_allocated excludes the CUDA context and the allocator reserve
     // (the Overhead category); max_memory_reserved includes the reserve but not the context.
-    double overhead = 0, context = 0, weights = 0;
+    const double overhead = phase_totals(e.components, category_bit(Category::Overhead)).gpu[static_cast<size_t>(e.peak_phase)];
+    double context = 0, weights = 0;
     for (const Component& c : e.components) {
         if (c.host) continue;
         if (c.category == Category::Weights) weights += c.bytes;
-        if (!(c.phases & phase_bit(e.peak_phase)) || c.category != Category::Overhead) continue;
-        overhead += c.bytes;
-        if (std::string(c.id).find("cuda_context") != std::string::npos) context += c.bytes;
+        if (c.category == Category::Overhead && (c.phases & phase_bit(e.peak_phase)) &&
+            std::string(c.id).find("cuda_context") != std::string::npos)
+            context += c.bytes;
     }
     Json est = Json::object();
     est["total_bytes"] = e.total_bytes;

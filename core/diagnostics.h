@@ -2,7 +2,9 @@
 // Every parser and validator returns these instead of throwing, crashing or clamping.
 #pragma once
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,14 @@ struct FieldError {
 };
 
 inline std::string to_string(const FieldError& e) { return e.field + ": " + e.message; }
+
+// Whether `errs` already holds an error for `field`. A rule that relates a field to another is
+// skipped while the other is itself in error: one problem, one error.
+inline bool reported(std::span<const FieldError> errs, std::string_view field) {
+    for (const FieldError& e : errs)
+        if (e.field == field) return true;
+    return false;
+}
 
 // A value or the reasons there is none. Warnings can accompany a value (assumptions made).
 template <class T>

@@ -1,5 +1,5 @@
 // estimate(): validate, count parameters, dispatch to the training or inference model, then
-// total each phase and pick the peak. Pure; no I/O.
+// total each phase and pick the peak (phase_totals, the one per-phase sum). Pure; no I/O.
 #include "estimate.h"
 
 #include <string>
@@ -9,20 +9,19 @@
 
 namespace vl {
 
-// Phase totals: a component counts in every phase its mask names; host bytes never count.
-static void total_phases(Estimate& e) {
-    e.phase_bytes = {};
-    e.host_bytes = 0;
-    for (const Component& c : e.components) {
-        if (c.host) { e.host_bytes += c.bytes; continue; }
-        for (int p = 0; p < kPhaseCount; ++p)
-            if (c.phases & (1u << p)) e.phase_bytes[p] += c.bytes;
+PhaseTotals phase_totals(std::span<const Component> components, unsigned categories) {
+    PhaseTotals t;
+    for (const Component& c : components) {
+        if (!(categories & category_bit(c.category))) continue;
+        if (c.host) { t.host += c.bytes; continue; }
+        for (size_t p = 0; p < t.gpu.size(); ++p)
+            if (c.phases & (1u << p)) t.gpu[p] += c.bytes;
     }
-    int peak = 0;
-    for (int p = 1; p < kPhaseCount; ++p)
-        if (e.phase_bytes[p] > e.phase_bytes[peak]) peak = p;
-    e.peak_phase = static_cast<Phase>(peak);
-    e.total_bytes = e.phase_bytes[peak];
+    size_t peak = 0;
+    for (size_t p = 1; p < t.gpu.size(); ++p)
+        if (t.gpu[p] > t.gpu[peak]) peak = p;
+    t.peak = static_cast<Phase>(peak);
+    return t;
 }
 
 // A sequence longer than the model's position range: the memory is still as estimated, but the
@@ -59,7 +58,11 @@ Estimate estimate(const Scenario& s, Detail detail) {
     else
         estimate_training(s, detail, e);
     warn_beyond_positions(s, e);
-    total_phases(e);
+    const PhaseTotals t = phase_totals(e.components);
+    e.phase_bytes = t.gpu;
+    e.peak_phase = t.peak;
+    e.total_bytes = t.peak_bytes();
+    e.host_bytes = t.host;
     return e;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <algorithm>
@@ -15,6 +16,8 @@
 namespace vl {
 
 enum class Category { Weights, Gradients, Optimizer, Activations, Logits, KVCache, Buffers, Overhead };
+inline constexpr unsigned category_bit(Category c) { return 1u << static_cast<unsigned>(c); }
+inline constexpr unsigned kAllCategories = 0xFF;
 
 // Training: Load, Forward (end of forward), Backward (peak in backward), Step (optimizer step).
 // Inference uses Load, Forward (= prefill) and Step (= decode); Backward stays empty.
@@ -49,6 +52,16 @@ struct Component {
     std::string text;  // formula + '\n' + substituted; use the accessors
 };
 
+// The one per-phase sum: a GPU component counts in every phase its mask names, a host component
+// in `host` only; `categories` (category_bit, or'ed) picks which components count.
+struct PhaseTotals {
+    std::array<double, kPhaseCount> gpu{};  // GPU bytes live in each phase
+    double host = 0;                        // bytes in host memory
+    Phase peak = Phase::Load;               // the first phase with the largest GPU total
+    double peak_bytes() const { return gpu[static_cast<size_t>(peak)]; }
+};
+PhaseTotals phase_totals(std::span<const Component> components, unsigned categories = kAllCategories);
+
 enum class Detail { NumbersOnly, Full };  // NumbersOnly skips formula text for sweeps and solvers
 
 // Inference: the KV cache the scenario can hold (vLLM: the paged pool it allocates; other engines:
@@ -64,7 +77,7 @@ struct KvCapacity {
 
 struct Estimate {
     std::vector<Component> components;
-    std::array<double, kPhaseCount> phase_bytes{};  // GPU bytes live in each phase
+    std::array<double, kPhaseCount> phase_bytes{};  // GPU bytes live in each phase (phase_totals)
     Phase peak_phase = Phase::Load;
     double total_bytes = 0;     // = phase_bytes[peak_phase] = sum of GPU components live at peak
     double host_bytes = 0;      // offloaded bytes per GPU's host share

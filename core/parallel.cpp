@@ -148,7 +148,7 @@ int64_t zero_shard_size(const Parallelism& par) {
 
 static std::string num(int64_t v) { return std::to_string(v); }
 
-void validate_parallel(const Scenario& s, std::vector<FieldError>& errs) {
+void validate_parallel(const Scenario& s, bool model_valid, std::vector<FieldError>& errs) {
     const Parallelism& p = s.parallel;
     const ModelSpec& m = s.model;
     auto positive = [&](int64_t v, const char* field) {
@@ -169,20 +169,24 @@ void validate_parallel(const Scenario& s, std::vector<FieldError>& errs) {
     const int64_t product = p.dp * p.tp * p.pp * p.cp;
     if (s.gpu_count != product)
         errs.push_back({"gpu_count", "must equal dp * tp * pp * cp (" + num(product) + "); got " + num(s.gpu_count)});
-    if (p.zero < 0 || p.zero > 3) errs.push_back({"parallel.zero", "must be 0, 1, 2 or 3; got " + num(p.zero)});
+    // ZeRO, its offloads and sequence parallelism are training's: inference reads none of them, so
+    // leftovers of a training setup are no error there.
+    if (s.mode != Mode::Infer) {
+        if (p.zero < 0 || p.zero > 3) errs.push_back({"parallel.zero", "must be 0, 1, 2 or 3; got " + num(p.zero)});
+        if (p.offload_params && p.zero != 3 && !reported(errs, "parallel.zero"))
+            errs.push_back({"parallel.offload_params", "needs parallel.zero = 3 (ZeRO-Infinity / FSDP CPU offload); got zero " + num(p.zero)});
+        if (p.offload_optimizer && p.zero < 1 && !reported(errs, "parallel.zero"))
+            errs.push_back({"parallel.offload_optimizer", "needs parallel.zero >= 1 (ZeRO-Offload); got 0"});
+        if (p.sp && p.tp < 2) errs.push_back({"parallel.sp", "sequence parallelism needs parallel.tp > 1; got tp " + num(p.tp)});
+    }
     if (p.shard_group < 0 || (p.shard_group > 0 && p.dp % p.shard_group != 0))
         errs.push_back({"parallel.shard_group", "must be 0 (all dp ranks) or divide parallel.dp (" + num(p.dp) + "); got " + num(p.shard_group)});
-    if (p.offload_params && p.zero != 3)
-        errs.push_back({"parallel.offload_params", "needs parallel.zero = 3 (ZeRO-Infinity / FSDP CPU offload); got zero " + num(p.zero)});
-    if (p.offload_optimizer && p.zero < 1)
-        errs.push_back({"parallel.offload_optimizer", "needs parallel.zero >= 1 (ZeRO-Offload); got 0"});
-    if (p.sp && p.tp < 2) errs.push_back({"parallel.sp", "sequence parallelism needs parallel.tp > 1; got tp " + num(p.tp)});
     if (p.virtual_stages > 1 && (p.schedule != PipelineSchedule::Interleaved || p.pp < 2))
         errs.push_back({"parallel.virtual_stages", "> 1 needs the interleaved schedule and parallel.pp > 1"});
     if (p.ep > 1 && p.dp % p.ep != 0)
         errs.push_back({"parallel.ep", "must divide parallel.dp (" + num(p.dp) + ": experts are spread over data-parallel ranks); got " + num(p.ep)});
 
-    if (!m.architecture_known()) return;  // nothing else is known about a params-only model
+    if (!m.architecture_known() || !model_valid) return;  // nothing else is known about a params-only model
     if (m.heads > 0 && m.heads % p.tp != 0)
         errs.push_back({"parallel.tp", "must divide num_attention_heads (" + num(m.heads) + "); got " + num(p.tp)});
     if (s.mode != Mode::Infer && m.attention == AttentionKind::Standard && m.kv_heads > 0 && m.kv_heads % p.tp != 0)
@@ -195,7 +199,7 @@ void validate_parallel(const Scenario& s, std::vector<FieldError>& errs) {
         errs.push_back({"parallel.tp", "must divide moe_intermediate_size (" + num(m.moe.expert_ffn) + "); got " + num(p.tp)});
     if (p.pp > m.layers)
         errs.push_back({"parallel.pp", "must be at most num_hidden_layers (" + num(m.layers) + "); got " + num(p.pp)});
-    if (p.virtual_stages > 1 && p.pp * p.virtual_stages > m.layers)
+    else if (p.virtual_stages > 1 && p.pp * p.virtual_stages > m.layers)
         errs.push_back({"parallel.virtual_stages", "pp * virtual_stages must be at most num_hidden_layers (" + num(m.layers) + ")"});
     if (p.ep > 1 && m.moe.num_experts == 0)
         errs.push_back({"parallel.ep", "expert parallelism needs a mixture-of-experts model; got ep " + num(p.ep)});

@@ -101,6 +101,8 @@ int64_t zero_shard_size(const Parallelism& par);
 
 // Every rule of a parallel layout, each error naming the field ("parallel.tp: must divide ...").
 // mode matters: training requires kv_heads % tp == 0, inference allows replicated KV heads.
-void validate_parallel(const Scenario& s, std::vector<FieldError>& errs);
+// model_valid: the model passed validate_model; otherwise the rules that compare the layout with the
+// model's sizes are skipped (its own errors say what is wrong). Called by validate(), the one owner.
+void validate_parallel(const Scenario& s, bool model_valid, std::vector<FieldError>& errs);
 
 }  // namespace vl

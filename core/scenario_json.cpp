@@ -358,19 +358,16 @@ void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::s
         return;
     }
     // A parameter count alone: the other fields start blank (model_from_param_count), not as the
-    // default model's architecture. read_object reports a badly formed count.
+    // default model's architecture. read_object reports a badly formed count; a negative one is read
+    // as given, and validate() says it must be > 0.
     const auto params = j.find("params");
     std::vector<FieldError> params_form;
     int64_t n = 0;
     if (params != j.end()) read_value(*params, "model.params", params_form, n);
-    if (params != j.end() && params_form.empty() && n > 0) out = model_from_param_count(n);
+    if (params != j.end() && params_form.empty() && n != 0) out = model_from_param_count(n);
     read_object(j, "model", errs, out);
     if (!params_form.empty()) return;
-    if (n < 0) {
-        errs.push_back({"model.params", "must be > 0 (the parameter count of a model known only by it); got " + describe(*params)});
-        return;
-    }
-    if (n > 0 || defines_architecture(j)) return;
+    if (n != 0 || defines_architecture(j)) return;
     // Neither a count nor a single architecture field: the default model would be estimated silently.
     const std::string ways = "give a preset id (\"llama-3.1-8b\"), a parameter count (\"params\": 7e9), "
                              "{\"hf_config\": {...config.json...}}, or the architecture fields (vocab, hidden, layers, "

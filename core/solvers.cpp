@@ -181,13 +181,7 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
 // degree or ZeRO stage changes (ZeRO partitions model states only; [zero2020 §5]), so
 // a lower bound on the total of the same (tp, pp) at any dp and stage.
 double activation_floor(const Estimate& e) {
-    std::array<double, kPhaseCount> ph{};
-    for (const Component& c : e.components) {
-        if (c.host || (c.category != Category::Activations && c.category != Category::Logits)) continue;
-        for (int p = 0; p < kPhaseCount; ++p)
-            if (c.phases & (1u << p)) ph[static_cast<size_t>(p)] += c.bytes;
-    }
-    return *std::max_element(ph.begin(), ph.end());
+    return phase_totals(e.components, category_bit(Category::Activations) | category_bit(Category::Logits)).peak_bytes();
 }
 
 // Data-parallel degrees a layout accepts: multiples of ep (experts are spread over the dp ranks) and

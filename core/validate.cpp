@@ -1,22 +1,57 @@
-// validate(): every rule a Scenario must satisfy, each error naming its field. The rules live
-// beside the code that needs them; this file only collects them.
+// validate(): every rule a Scenario must satisfy, each error naming its field. It is the one owner
+// of the rules: the parsers check only the form of a value, and the CLI and the web UI show what
+// this returns. Each rule is written once, beside the code that needs it (model, parallel layout,
+// training, inference); the rules every mode shares are here. One problem gives one error: rules
+// that compare a field with the model's sizes are skipped while the model itself is invalid, a rule
+// relating two fields is skipped while the other is in error (reported()), and a field gets at most
+// one error.
+#include <cstdio>
+#include <string>
+
 #include "estimate.h"
 #include "inference/inference.h"
 #include "model/model_validate.h"
+#include "parallel.h"
 #include "training/training.h"
 
 namespace vl {
 
+namespace {
+
+std::string num(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+void range(std::vector<FieldError>& errs, const char* field, double v, double lo, double hi) {
+    if (!(v >= lo && v <= hi)) errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)});
+}
+
+}  // namespace
+
 std::vector<FieldError> validate(const Scenario& s) {
     std::vector<FieldError> errs;
     validate_model(s.model, errs);
+    const bool model_valid = errs.empty();
     if (!(s.gpu.memory_bytes > 0) || s.gpu.memory_bytes > 1e15)
         errs.push_back({"gpu.memory_bytes", "must be > 0 and at most 1 PB; got " + std::to_string(s.gpu.memory_bytes)});
-    validate_parallel(s, errs);
+    const Overheads& ov = s.overheads;
+    range(errs, "overheads.cuda_context_bytes", ov.cuda_context_bytes, 0, 1e12);
+    range(errs, "overheads.fragmentation", ov.fragmentation, 0, 1);
+    range(errs, "overheads.bucket_bytes", ov.bucket_bytes, 0, 1e12);
+    validate_parallel(s, model_valid, errs);
     if (s.mode == Mode::Infer)
         validate_inference(s, errs);
     else
         validate_training(s, errs);
+    // One error per field: the first rule it breaks (its own range before its relations to others);
+    // fixing that one shows the next, if any (tp = 3 breaks "divides heads", "divides kv heads" and
+    // "divides ffn" at once).
+    for (size_t i = 1; i < errs.size();) {
+        if (reported(std::span(errs).first(i), errs[i].field)) errs.erase(errs.begin() + static_cast<std::ptrdiff_t>(i));
+        else ++i;
+    }
     return errs;
 }
 

@@ -236,7 +236,7 @@ const Breaker kBreakers[] = {
     {"parallel.ep", any, [](Scenario& s, Rng& r) { s.parallel.ep = bad_count(r); }},
     {"parallel", any, [](Scenario& s, Rng& r) { s.parallel.dp = huge_count(r); }},
     {"parallel", any, [](Scenario& s, Rng& r) { s.parallel.tp = huge_count(r); }},
-    {"parallel.zero", any, [](Scenario& s, Rng& r) { s.parallel.zero = r.chance(0.5) ? 4 : -1; }},
+    {"parallel.zero", training, [](Scenario& s, Rng& r) { s.parallel.zero = r.chance(0.5) ? 4 : -1; }},
     {"parallel.virtual_stages", any, [](Scenario& s, Rng& r) { s.parallel.virtual_stages = bad_count(r); }},
     {"parallel.gpus_per_node", any, [](Scenario& s, Rng& r) { s.parallel.gpus_per_node = bad_count(r); }},
     {"parallel.shard_group", any, [](Scenario& s, Rng&) { s.parallel.shard_group = -1; }},
@@ -249,14 +249,14 @@ const Breaker kBreakers[] = {
     {"num_key_value_heads", known, [](Scenario& s, Rng& r) { s.model.kv_heads = bad_count(r); }},
     {"intermediate_size", [](const Scenario& s) { return known(s) && s.model.moe.num_experts == 0; },
      [](Scenario& s, Rng& r) { s.model.ffn = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
-    {"num_parameters", [](const Scenario& s) { return !known(s); }, [](Scenario& s, Rng& r) { s.model.params_only = r.chance(0.5) ? -5 : std::max<int64_t>(huge_count(r), int64_t{1} << 44); }},
+    {"model.params", [](const Scenario& s) { return !known(s); }, [](Scenario& s, Rng& r) { s.model.params_only = r.chance(0.5) ? -5 : std::max<int64_t>(huge_count(r), int64_t{1} << 44); }},
     {"train.micro_batch", training, [](Scenario& s, Rng& r) { s.train.micro_batch = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"train.seq_len", training, [](Scenario& s, Rng& r) { s.train.seq_len = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"train.grad_accum_steps", training, [](Scenario& s, Rng& r) { s.train.grad_accum_steps = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"train.dropout", training, [](Scenario& s, Rng& r) { s.train.dropout = r.chance(0.5) ? bad_real(r) : 1.0; }},
-    {"overheads.fragmentation", training, [](Scenario& s, Rng& r) { s.overheads.fragmentation = bad_real(r); }},
-    {"overheads.cuda_context_bytes", training, [](Scenario& s, Rng& r) { s.overheads.cuda_context_bytes = bad_real(r); }},
-    {"overheads.bucket_bytes", training, [](Scenario& s, Rng& r) { s.overheads.bucket_bytes = bad_real(r); }},
+    {"overheads.fragmentation", any, [](Scenario& s, Rng& r) { s.overheads.fragmentation = bad_real(r); }},
+    {"overheads.cuda_context_bytes", any, [](Scenario& s, Rng& r) { s.overheads.cuda_context_bytes = bad_real(r); }},
+    {"overheads.bucket_bytes", any, [](Scenario& s, Rng& r) { s.overheads.bucket_bytes = bad_real(r); }},
     {"finetune.lora_rank", lora, [](Scenario& s, Rng& r) { s.finetune.lora_rank = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"finetune.lora_targets", lora, [](Scenario& s, Rng& r) { s.finetune.lora_targets = r.chance(0.5) ? 0u : 1u << 20; }},
     {"finetune.lora_dropout", lora, [](Scenario& s, Rng& r) { s.finetune.lora_dropout = bad_real(r); }},
@@ -288,6 +288,12 @@ void check_invalid(const Scenario& s, Rng& r, Failures& f, Stats& st) {
         if (fl == b.field || (fl.size() > std::strlen(b.field) && fl.ends_with(std::string(".") + b.field))) named = true;
     }
     if (!named) f.add("invalid", std::string("no error names ") + b.field + " (first: " + to_string(e.errors.front()) + ")", bad);
+    // One problem, one error (issue 13): breaking one field of a valid scenario gives exactly one error.
+    if (e.errors.size() != 1) {
+        std::string all;
+        for (const FieldError& err : e.errors) all += " | " + to_string(err);
+        f.add("invalid", std::string("one broken ") + b.field + " gave " + std::to_string(e.errors.size()) + " errors:" + all, bad);
+    }
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ TEST_CASE("validate_model: parameter-count-only models") {
     m.params_only = -5;
     auto errs = check(m);
     REQUIRE(errs.size() == 1);
-    CHECK(errs[0].field == "model.num_parameters");
+    CHECK(errs[0].field == "model.params");  // the scenario's name for the count
     m.params_only = 20'000'000'000'000;  // 2e13 > 1e13
     errs = check(m);
     REQUIRE(errs.size() == 1);

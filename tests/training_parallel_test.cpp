@@ -9,11 +9,7 @@ using namespace vl::testing;
 using Catch::Detail::Approx;
 
 namespace {
-std::vector<FieldError> errors_of(const Scenario& s) {
-    std::vector<FieldError> errs;
-    validate_parallel(s, errs);
-    return errs;
-}
+std::vector<FieldError> errors_of(const Scenario& s) { return validate(s); }
 bool has(const std::vector<FieldError>& errs, const std::string& field, const std::string& text) {
     for (const FieldError& e : errs)
         if (e.field == field && e.message.find(text) != std::string::npos) return true;

@@ -108,11 +108,9 @@ void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, 
     e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
 }
 
+// GPU bytes of everything but the KV cache, in the phase where they peak.
 double sum_non_kv(const Estimate& e) {
-    double t = 0;
-    for (const Component& c : e.components)
-        if (!c.host && c.category != Category::KVCache && (c.phases & kServing)) t += c.bytes;
-    return t;
+    return phase_totals(e.components, kAllCategories & ~category_bit(Category::KVCache)).peak_bytes();
 }
 
 void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
@@ -274,7 +272,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     };
     range("infer.batch", o.batch, 1, 1000000);
     range("infer.context", o.context, 1, 100000000);
-    range("infer.prompt", o.prompt, 0, o.context);
+    range("infer.prompt", o.prompt, 0, reported(errs, "infer.context") ? 100000000 : o.context);
     range("infer.prefill_chunk", o.prefill_chunk, 0, 100000000);
     range("infer.block_size", o.block_size, 1, 100000);
     range("infer.max_num_seqs", o.max_num_seqs, 1, 1000000);
@@ -289,17 +287,13 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
         const bool ok = is_gguf(o.weights) || o.weights == WeightFormat::FP32 || o.weights == WeightFormat::FP16 ||
                         o.weights == WeightFormat::BF16;
         if (!ok) errs.push_back({"infer.weights", std::string("llama.cpp loads GGUF files: use FP32/FP16/BF16 or a GGUF type; got ") + weight_format_name(o.weights)});
-        if (s.parallel.tp != 1)
+        if (s.parallel.tp != 1 && !reported(errs, "parallel"))
             errs.push_back({"parallel.tp", "llama.cpp splits layers across GPUs (use parallel.pp); tensor parallel must be 1; got " + std::to_string(s.parallel.tp)});
     }
     if (o.engine == Engine::Transformers && is_gguf(o.weights))
         errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)});
     if (o.engine == Engine::VLLM && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4))
         errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)});
-    if (s.model.architecture_known() && s.model.attention == AttentionKind::MLA && s.model.mla.kv_lora_rank <= 0)
-        errs.push_back({"model.kv_lora_rank", "MLA needs kv_lora_rank > 0; got " + std::to_string(s.model.mla.kv_lora_rank)});
-    if (s.parallel.pp > 1 && s.model.architecture_known() && s.parallel.pp > s.model.layers)
-        errs.push_back({"parallel.pp", "must not exceed num_hidden_layers (" + std::to_string(s.model.layers) + "); got " + std::to_string(s.parallel.pp)});
 }
 
 }  // namespace vl

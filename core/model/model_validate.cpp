@@ -62,16 +62,18 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, const std
     Checker c{errs, prefix};
     const size_t before = errs.size();
     if (!m.architecture_known()) {
-        // Parameter-count-only model (HF calculator style): nothing else to check.
-        if (m.params_only < 0) c.fail("num_parameters", "must be > 0; got " + std::to_string(m.params_only));
+        // Parameter-count-only model (HF calculator style): nothing else to check. "params" is the
+        // scenario's name for the count (docs/scenario-format.md).
+        if (m.params_only < 0)
+            c.fail("params", "must be > 0 (the parameter count of a model known only by it); got " + std::to_string(m.params_only));
         else if (static_cast<double>(m.params_only) > kMaxParams)
-            c.fail("num_parameters", "must be at most 1e13 (absurd size); got " + std::to_string(m.params_only));
+            c.fail("params", "must be at most 1e13 (absurd size); got " + std::to_string(m.params_only));
         return;
     }
 
     c.range("vocab_size", m.vocab, 1, kMaxVocab);
     c.range("hidden_size", m.hidden, 1, kMaxHidden);
-    c.range("num_hidden_layers", m.layers, 1, kMaxLayers);
+    const bool layers_ok = c.range("num_hidden_layers", m.layers, 1, kMaxLayers);
     const bool heads_ok = c.range("num_attention_heads", m.heads, 1, kMaxHeads);
     const bool kv_ok = c.range("num_key_value_heads", m.kv_heads, 1, kMaxHeads);
     if (heads_ok && kv_ok && m.heads % m.kv_heads != 0)
@@ -80,9 +82,12 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, const std
     if (m.attention == AttentionKind::Standard) c.range("head_dim", m.head_dim, 1, kMaxHidden);
     if (m.embed_dim != 0) c.range("word_embed_proj_dim", m.embed_dim, 1, kMaxHidden);
 
-    // A dense MLP exists unless every layer is MoE.
+    // A dense MLP exists unless every layer is MoE; with an invalid MoE layer pattern (its own error
+    // below) that is unknown, and only the upper bound applies.
     const bool all_moe = m.moe.num_experts > 0 && m.moe.first_dense_layers == 0 && m.moe.moe_layer_freq == 1;
-    c.range("intermediate_size", m.ffn, all_moe ? 0 : 1, kMaxFfn);
+    const bool pattern_invalid = m.moe.num_experts > 0 && (m.moe.first_dense_layers < 0 || m.moe.first_dense_layers > m.layers ||
+                                                           m.moe.moe_layer_freq < 1 || m.moe.moe_layer_freq > kMaxLayers);
+    c.range("intermediate_size", m.ffn, all_moe || pattern_invalid ? 0 : 1, kMaxFfn);
     c.range("norms_per_layer", m.norms_per_layer, 0, 4);
     if (m.position == PositionKind::Learned) c.range("max_position_embeddings", m.max_position, 1, kMaxPositions);
     else c.range("max_position_embeddings", m.max_position, 0, kMaxPositions);
@@ -98,7 +103,7 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, const std
         c.range("moe_intermediate_size", e.expert_ffn, 1, kMaxFfn);
         c.range("n_shared_experts", e.shared_experts, 0, kMaxExperts);
         c.range("shared_expert_intermediate_size", e.shared_expert_ffn, 0, kMaxFfn);
-        c.range("first_k_dense_replace", e.first_dense_layers, 0, m.layers);
+        c.range("first_k_dense_replace", e.first_dense_layers, 0, layers_ok ? m.layers : kMaxLayers);
         c.range("decoder_sparse_step", e.moe_layer_freq, 1, kMaxLayers);
     }
 

@@ -46,18 +46,10 @@ void add_buffers(TrainCtx& c) {
 void add_fragmentation(const Scenario& s, Detail d, Estimate& e) {
     const double f = s.overheads.fragmentation;
     if (!(f > 0)) return;
-    std::array<double, kPhaseCount> ph{};
-    for (const Component& c : e.components) {
-        if (c.host || c.category == Category::Overhead) continue;
-        for (int i = 0; i < kPhaseCount; ++i)
-            if (c.phases & (1u << i)) ph[static_cast<size_t>(i)] += c.bytes;
-    }
-    int peak = 0;
-    for (int i = 1; i < kPhaseCount; ++i)
-        if (ph[static_cast<size_t>(i)] > ph[static_cast<size_t>(peak)]) peak = i;
-    const double alloc = ph[static_cast<size_t>(peak)];
+    const PhaseTotals allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Overhead));
+    const double alloc = allocated.peak_bytes();
     add(e, d, comp("overhead.fragmentation", "allocator fragmentation reserve (at the peak)", Category::Overhead,
-                   1u << static_cast<unsigned>(peak),
+                   phase_bit(allocated.peak),
                    "PyTorch caching allocator [pytorch-docs]; Megatron theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]"),
         [&](auto& q) { return q("fragmentation", f) * q("allocated_at_peak", alloc); });
 }

@@ -13,14 +13,7 @@ namespace vl {
 
 // Peak phase total of components [begin, end) of e.
 static double peak_of(const Estimate& e, size_t begin, size_t end) {
-    std::array<double, kPhaseCount> ph{};
-    for (size_t k = begin; k < end; ++k) {
-        const Component& c = e.components[k];
-        if (c.host) continue;
-        for (int i = 0; i < kPhaseCount; ++i)
-            if (c.phases & (1u << i)) ph[static_cast<size_t>(i)] += c.bytes;
-    }
-    return *std::max_element(ph.begin(), ph.end());
+    return phase_totals(std::span<const Component>(e.components).subspan(begin, end - begin)).peak_bytes();
 }
 
 static bool adapters(const Scenario& s) {
@@ -121,10 +114,6 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     if (o.optimizer == Optimizer::Custom) range(o.custom_optimizer_bytes_per_param, 0, 1000, "train.custom_optimizer_bytes_per_param");
     if (o.activation_formula == ActivationFormula::Coefficient) range(o.activation_coefficient, 0, 1000, "train.activation_coefficient");
     range(static_cast<double>(o.params_only_largest_layer), 0, 1e15, "train.params_only_largest_layer");
-    const Overheads& ov = s.overheads;
-    range(ov.cuda_context_bytes, 0, 1e12, "overheads.cuda_context_bytes");
-    range(ov.fragmentation, 0, 1, "overheads.fragmentation");
-    range(ov.bucket_bytes, 0, 1e12, "overheads.bucket_bytes");
 
     if (m.architecture_known()) {
         if (m.position == PositionKind::Learned && m.max_position > 0 && o.seq_len > m.max_position)
@@ -133,7 +122,7 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         if (s.parallel.cp > 1 && o.seq_len % s.parallel.cp != 0)
             errs.push_back({"train.seq_len", "must be divisible by parallel.cp (" + num(static_cast<double>(s.parallel.cp)) + ")"});
     }
-    if (o.compat == Compat::DeepSpeedEstimator && s.parallel.zero != 2 && s.parallel.zero != 3)
+    if (o.compat == Compat::DeepSpeedEstimator && s.parallel.zero != 2 && s.parallel.zero != 3 && !reported(errs, "parallel.zero"))
         errs.push_back({"train.compat", "the DeepSpeed estimator covers ZeRO-2 and ZeRO-3; got parallel.zero " + num(s.parallel.zero)});
     if (o.compat == Compat::Megatron && !m.architecture_known())
         errs.push_back({"train.compat", "Megatron's formula needs the architecture (hidden, layers, heads, vocab); got a params-only model"});

@@ -193,6 +193,153 @@ TEST_CASE("invalid input shows an error at the field and never a number") {
     CHECK(named);
 }
 
+namespace {
+
+// The errors drawn at a field or section this frame for `field`.
+std::vector<FieldError> shown_for(const Harness& h, const std::string& field) {
+    std::vector<FieldError> out;
+    for (const FieldError& e : h.app.ui.shown_errors)
+        if (e.field == field) out.push_back(e);
+    return out;
+}
+
+// The error text drawn for `field` lies directly under the widget `key`, in its column.
+void check_under(const Harness& h, const std::string& key, const std::string& field) {
+    INFO("widget " << key << ", error of " << field);
+    REQUIRE(h.has(key));
+    REQUIRE(h.has("error." + field));
+    const std::vector<float>& w = h.app.ui.items.at(key);
+    const std::vector<float>& e = h.app.ui.items.at("error." + field);
+    CHECK(e[1] >= w[1] + w[3] - 1);                          // below the widget
+    CHECK(e[1] <= w[1] + w[3] + 2 * ImGui::GetFrameHeight());  // and right under it
+    CHECK(e[0] < w[0] + w[2]);                               // in the same column
+    CHECK(e[0] + e[2] > w[0]);
+}
+
+}  // namespace
+
+TEST_CASE("a core error shows once, under its field, in the core's words") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.0");
+    // A custom model typed into the page: 5 KV heads do not divide Llama-3.1-8B's 32 heads.
+    h.click("model.source.1");
+    REQUIRE(h.app.ui.source == ModelSource::Custom);
+    h.app.inbox.push_back({"text", "model.num_key_value_heads", "5"});
+    h.frames(3);
+    REQUIRE(h.app.scenario.model.kv_heads == 5);
+    const std::vector<FieldError> core = validate(h.app.scenario);
+    REQUIRE(core.size() == 1);
+    CHECK(to_string(core[0]) == "model.num_key_value_heads: must divide num_attention_heads (32); got 5");
+    CHECK(h.app.estimate.errors.size() == 1);
+    const std::vector<FieldError> shown = shown_for(h, "model.num_key_value_heads");
+    REQUIRE(shown.size() == 1);
+    CHECK(shown[0].message == core[0].message);
+    check_under(h, "model.num_key_value_heads", "model.num_key_value_heads");
+    CHECK(h.app.ui.shown_errors.size() == 1);  // nowhere else in the inputs
+
+    // A bad pp from a shared scenario: one error, under the pipeline field.
+    Harness p(1280, 4000);
+    p.frames(2);
+    p.click("mode.0");
+    p.app.scenario.parallel.pp = 64;
+    p.app.scenario.gpu_count = 64;
+    p.app.dirty = true;
+    p.frames(3);
+    REQUIRE(p.app.estimate.errors.size() == 1);
+    CHECK(to_string(p.app.estimate.errors[0]) == "parallel.pp: must be at most num_hidden_layers (32); got 64");
+    const std::vector<FieldError> pp = shown_for(p, "parallel.pp");
+    REQUIRE(pp.size() == 1);
+    CHECK(pp[0].message == "must be at most num_hidden_layers (32); got 64");
+    check_under(p, "parallel.pp", "parallel.pp");
+    CHECK(p.app.ui.shown_errors.size() == 1);
+    // A GPU count that is not the layout's: under the GPU count, not again under the parallel sizes.
+    p.app.scenario.parallel.pp = 1;
+    p.app.scenario.gpu_count = 3;
+    p.app.dirty = true;
+    p.frames(3);
+    REQUIRE(p.app.estimate.errors.size() == 1);
+    REQUIRE(shown_for(p, "gpu_count").size() == 1);
+    CHECK(shown_for(p, "gpu_count")[0].message == "must equal dp * tp * pp * cp (1); got 3");
+    check_under(p, "gpu_count", "gpu_count");
+    CHECK(p.app.ui.shown_errors.size() == 1);
+    // A rule of a field the page has no widget for is still shown with the inputs, once, with its name.
+    p.app.scenario.gpu_count = 1;
+    p.app.scenario.parallel.shard_group = 3;
+    p.app.dirty = true;
+    p.frames(3);
+    REQUIRE(p.app.estimate.errors.size() == 1);
+    REQUIRE(shown_for(p, "parallel.shard_group").size() == 1);
+    CHECK(p.app.ui.shown_errors.size() == 1);
+
+    // A parameter count below 0 typed in: the core's rule speaks, the page does not drop the value.
+    Harness c(1280, 4000);
+    c.frames(2);
+    c.click("model.source.2");
+    REQUIRE(c.app.ui.source == ModelSource::ParamsOnly);
+    c.app.inbox.push_back({"text", "model.params", "-3"});
+    c.frames(3);
+    CHECK(c.app.scenario.model.params_only == -3'000'000'000);
+    const std::vector<FieldError> params = shown_for(c, "model.params");
+    REQUIRE(params.size() == 1);
+    CHECK(params[0].message == "must be > 0 (the parameter count of a model known only by it); got -3000000000");
+    check_under(c, "model.params", "model.params");
+}
+
+TEST_CASE("layout switches follow the core's rules: offloads with the ZeRO stage, sp with tp") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.0");
+    h.app.scenario.gpu_count = 8;
+    h.app.scenario.parallel.dp = 8;
+    h.app.dirty = true;
+    h.frames(2);
+    // ZeRO 0: no offload is accepted (ZeRO-Offload needs stage >= 1, parameter offload stage 3).
+    CHECK_FALSE(h.has("parallel.offload_optimizer"));
+    CHECK_FALSE(h.has("parallel.offload_params"));
+    CHECK_FALSE(h.has("parallel.sp"));  // tp = 1
+    h.click("parallel.zero.3");
+    REQUIRE(h.app.scenario.parallel.zero == 3);
+    h.click("parallel.offload_optimizer");
+    h.click("parallel.offload_params");
+    CHECK(h.app.scenario.parallel.offload_optimizer);
+    CHECK(h.app.scenario.parallel.offload_params);
+    // Back to ZeRO 1: parameter offload goes off with it, optimizer offload stays.
+    h.click("parallel.zero.1");
+    CHECK(h.app.scenario.parallel.zero == 1);
+    CHECK_FALSE(h.app.scenario.parallel.offload_params);
+    CHECK(h.app.scenario.parallel.offload_optimizer);
+    CHECK_FALSE(h.has("parallel.offload_params"));
+    CHECK(h.app.estimate.ok());
+    // Inference ignores the optimizer offload (and the page sets ZeRO to 0): no error, and the
+    // setting is still there on the way back to training.
+    h.click("mode.2");
+    REQUIRE(h.app.scenario.mode == Mode::Infer);
+    CHECK(h.app.estimate.ok());
+    h.click("mode.0");
+    h.click("parallel.zero.1");
+    CHECK(h.app.scenario.parallel.offload_optimizer);
+    CHECK(h.app.estimate.ok());
+    // tp 2: sequence parallelism is offered; back to tp 1 it goes off.
+    h.click("parallel.tp");
+    h.click("parallel.tp.2");
+    REQUIRE(h.app.scenario.parallel.tp == 2);
+    CHECK(h.app.scenario.parallel.dp == 4);  // 8 GPUs / tp 2
+    h.click("parallel.sp");
+    CHECK(h.app.scenario.parallel.sp);
+    // 6 GPUs: tp 2 still divides, dp 3; 7 GPUs: tp 2 does not, the split goes back to 1 and dp takes all 7.
+    h.app.inbox.push_back({"text", "gpu_count", "6"});
+    h.frames(3);
+    CHECK(h.app.scenario.parallel.tp == 2);
+    CHECK(h.app.scenario.parallel.dp == 3);
+    h.app.inbox.push_back({"text", "gpu_count", "7"});
+    h.frames(3);
+    CHECK(h.app.scenario.parallel.tp == 1);
+    CHECK(h.app.scenario.parallel.dp == 7);
+    CHECK_FALSE(h.app.scenario.parallel.sp);
+    CHECK(h.app.estimate.ok());
+}
+
 TEST_CASE("phone layout: tabs, and numbers typed in the page's text box") {
     Harness h(390, 844, /*touch=*/true);
     h.frames(3);

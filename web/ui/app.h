@@ -93,6 +93,7 @@ struct UiState {
     // Screen rectangles of named widgets (for the browser tests and the text box), CSS pixels.
     std::map<std::string, std::vector<float>> items;
     std::map<std::string, std::vector<float>> last_items;  // the previous frame's (section_errors)
+    std::vector<FieldError> shown_errors;    // this frame's errors drawn at their field or section
     std::vector<TextField> text_fields;      // this frame's text fields
     std::string clipboard;                   // what ImGui copies / pastes (the page keeps the real one)
     bool text_active = false;                // a text field had the keyboard last frame: a paste goes into it

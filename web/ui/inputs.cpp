@@ -8,7 +8,6 @@
 
 #include "model/hf_config.h"
 #include "model/presets.h"
-#include "parallel.h"
 #include "ui/widgets.h"
 
 namespace vl::ui {
@@ -100,12 +99,14 @@ void custom_fields(AppState& app) {
     ModelSpec& m = app.scenario.model;
     const Lang L = app.ui.lang;
     if (text_field(app, tr(L, S::Name), "model.name", m.name, "", false)) app.dirty = true;
+    // Keys are the fields the core's errors name (validate_model: config.json names), so that an
+    // error shows under its field.
     struct F { S label; const char* key; int64_t* v; };
     const F fields[] = {
-        {S::Layers, "model.layers", &m.layers},   {S::Hidden, "model.hidden", &m.hidden},
-        {S::Heads, "model.heads", &m.heads},      {S::KvHeads, "model.kv_heads", &m.kv_heads},
-        {S::HeadDim, "model.head_dim", &m.head_dim}, {S::Ffn, "model.ffn", &m.ffn},
-        {S::Vocab, "model.vocab", &m.vocab},
+        {S::Layers, "model.num_hidden_layers", &m.layers},   {S::Hidden, "model.hidden_size", &m.hidden},
+        {S::Heads, "model.num_attention_heads", &m.heads},   {S::KvHeads, "model.num_key_value_heads", &m.kv_heads},
+        {S::HeadDim, "model.head_dim", &m.head_dim},         {S::Ffn, "model.intermediate_size", &m.ffn},
+        {S::Vocab, "model.vocab_size", &m.vocab},
     };
     const bool two = ImGui::GetContentRegionAvail().x > 300;
     if (two) ImGui::Columns(2, "##arch", false);
@@ -114,18 +115,18 @@ void custom_fields(AppState& app) {
         if (two) ImGui::NextColumn();
     }
     int64_t experts = m.moe.num_experts, topk = m.moe.top_k;
-    if (int_field(app, tr(L, S::Experts), "model.moe.num_experts", experts, 0, 4096, false)) {
+    if (int_field(app, tr(L, S::Experts), "model.num_experts", experts, 0, 4096, false)) {
         m.moe.num_experts = static_cast<int>(experts);
         mark_custom(app);
     }
     if (two) ImGui::NextColumn();
     if (m.moe.num_experts > 0) {
-        if (int_field(app, tr(L, S::TopK), "model.moe.top_k", topk, 0, 4096, false)) {
+        if (int_field(app, tr(L, S::TopK), "model.num_experts_per_tok", topk, 0, 4096, false)) {
             m.moe.top_k = static_cast<int>(topk);
             mark_custom(app);
         }
         if (two) ImGui::NextColumn();
-        if (int_field(app, tr(L, S::ExpertFfn), "model.moe.expert_ffn", m.moe.expert_ffn, 1, 1 << 30, false)) mark_custom(app);
+        if (int_field(app, tr(L, S::ExpertFfn), "model.moe_intermediate_size", m.moe.expert_ffn, 1, 1 << 30, false)) mark_custom(app);
         if (two) ImGui::NextColumn();
     }
     if (two) ImGui::Columns(1);
@@ -142,13 +143,18 @@ void params_only_fields(AppState& app) {
         app.dirty = true;
     }
     double billions = static_cast<double>(m.params_only) / 1e9;
+    // Any count but 0 goes to the core, whose rules say what is wrong with it (validate: model.params).
+    // 0 is not a count (a ModelSpec with params_only 0 is one given by its architecture); counts are
+    // kept within int64 like the scenario reader's (1e15).
     if (float_field(app, (std::string(tr(app.ui.lang, S::Params)) + " (B)").c_str(), "model.params", billions, 0.1, 1e4, 1.0,
-                    "%.2f") &&
-        billions > 0 && billions < 1e6) {
-        m = model_from_param_count(static_cast<int64_t>(std::llround(billions * 1e9)));
-        char name[32];
-        std::snprintf(name, sizeof name, "%.3gB", billions);
-        m.name = name;
+                    "%.2f")) {
+        const int64_t n = std::llround(std::clamp(billions, -1e6, 1e6) * 1e9);
+        if (n != 0) {
+            m = model_from_param_count(n);
+            char name[32];
+            std::snprintf(name, sizeof name, "%.3gB", billions);
+            m.name = name;
+        }
     }
     section_errors(app, "model");
 }
@@ -251,20 +257,15 @@ void workload_panel(AppState& app) {
     }
 }
 
-// Tried through validate_parallel (the one place the rules live).
+// Tried through validate() (the one owner of the rules), with dp following the GPU count as
+// fit_layout_to_gpus sets it.
 std::vector<int64_t> valid_degrees(const Scenario& s, int64_t Parallelism::*field, const char* name) {
     std::vector<int64_t> out;
     for (int64_t c = 1; c <= 512; c *= 2) {
         Scenario t = s;
         t.parallel.*field = c;
-        const Parallelism& p = t.parallel;
-        const int64_t model_ranks = p.tp * p.pp * p.cp;
-        if (field != &Parallelism::ep) {
-            if (t.gpu_count % model_ranks != 0) continue;
-            t.parallel.dp = t.gpu_count / model_ranks;
-        }
-        std::vector<FieldError> errs;
-        validate_parallel(t, errs);
+        apply_knob(t, Knob::GpuCount, t.gpu_count);
+        const std::vector<FieldError> errs = validate(t);
         const bool bad = std::any_of(errs.begin(), errs.end(), [&](const FieldError& e) {
             return e.field == name || e.field == "gpu_count" || e.field == "parallel";
         });
@@ -277,27 +278,38 @@ std::vector<int64_t> valid_degrees(const Scenario& s, int64_t Parallelism::*fiel
 
 namespace {
 
-// gpu_count = dp * tp * pp * cp: the data-parallel size follows the GPU count and the model split.
+// The data-parallel size follows the GPU count and the model split (as the solver's GPU-count knob
+// sets it). A split, expert-parallel size or pipeline setting the core's rules then reject goes back
+// to 1 / off; the split only when that makes the GPU count valid, so a bad count is shown, not hidden.
 void fit_layout_to_gpus(Scenario& s) {
+    apply_knob(s, Knob::GpuCount, s.gpu_count);
+    if (!rule_error(s, "gpu_count").empty()) {
+        Scenario flat = s;
+        flat.parallel.tp = flat.parallel.pp = flat.parallel.cp = 1;
+        apply_knob(flat, Knob::GpuCount, flat.gpu_count);
+        if (rule_error(flat, "gpu_count").empty()) s = flat;
+    }
     Parallelism& p = s.parallel;
-    if (s.gpu_count < 1) return;
-    if (s.gpu_count % (p.tp * p.pp * p.cp) != 0) p.tp = p.pp = p.cp = 1;
-    p.dp = s.gpu_count / (p.tp * p.pp * p.cp);
-    if (p.dp % p.ep != 0) p.ep = 1;
-    if (p.tp < 2) p.sp = false;
-    if (p.pp < 2) p.virtual_stages = 1;
+    if (!rule_error(s, "parallel.ep").empty()) p.ep = 1;
+    if (!rule_error(s, "parallel.sp").empty()) p.sp = false;
+    if (!rule_error(s, "parallel.virtual_stages").empty()) p.virtual_stages = 1;
 }
 
-// Model chunks per pipeline stage that validate_parallel accepts (1..16), the current one always listed.
+// Whether a switch of the layout is worth showing: it is on, or the core's rules accept turning it on.
+bool offered(const Scenario& s, bool Parallelism::*flag, const char* field) {
+    if (s.parallel.*flag) return true;
+    Scenario t = s;
+    t.parallel.*flag = true;
+    return rule_error(t, field).empty();
+}
+
+// Model chunks per pipeline stage that validate() accepts (1..16), the current one always listed.
 std::vector<int64_t> valid_virtual_stages(const Scenario& s) {
     std::vector<int64_t> out;
     for (int64_t v = 1; v <= 16; ++v) {
         Scenario t = s;
         t.parallel.virtual_stages = v;
-        std::vector<FieldError> errs;
-        validate_parallel(t, errs);
-        if (std::none_of(errs.begin(), errs.end(), [](const FieldError& e) { return e.field == "parallel.virtual_stages"; }))
-            out.push_back(v);
+        if (rule_error(t, "parallel.virtual_stages").empty()) out.push_back(v);
     }
     if (std::find(out.begin(), out.end(), s.parallel.virtual_stages) == out.end()) out.push_back(s.parallel.virtual_stages);
     std::sort(out.begin(), out.end());
@@ -334,7 +346,7 @@ void gpu_panel(AppState& app) {
     mark(app, "gpu");
     if (app.ui.gpu_preset_id.empty()) {
         double gib = to_gib(s.gpu.memory_bytes);
-        if (float_field(app, tr(L, S::GpuMemory), "gpu.memory_gib", gib, 1, 4096, 8, "%.1f")) s.gpu.memory_bytes = gib * kGiB;
+        if (float_field(app, tr(L, S::GpuMemory), "gpu.memory_bytes", gib, 1, 4096, 8, "%.1f")) s.gpu.memory_bytes = gib * kGiB;
         section_errors(app, "gpu");
     }
     if (int_field(app, tr(L, S::GpuCount), "gpu_count", s.gpu_count, 1, 65536, false)) fit_layout_to_gpus(s);
@@ -347,11 +359,10 @@ void parallel_panel(AppState& app) {
     const bool train = s.mode != Mode::Infer;
     ImGui::Text("%s: %lld", tr(L, S::DataParallel), static_cast<long long>(p.dp));
     mark(app, "parallel.dp");
-    field_error(app, "parallel.dp");
-    field_error(app, "gpu_count");
+    field_error(app, "parallel.dp");  // gpu_count's own error is under the GPU count
     if (int_choice(app, tr(L, S::TensorParallel), "parallel.tp", p.tp, valid_degrees(s, &Parallelism::tp, "parallel.tp")))
         fit_layout_to_gpus(s);
-    if (p.tp > 1 && train) check(app, tr(L, S::SeqParallel), "parallel.sp", p.sp);
+    if (train && offered(s, &Parallelism::sp, "parallel.sp")) check(app, tr(L, S::SeqParallel), "parallel.sp", p.sp);
     if (int_choice(app, tr(L, S::PipelineParallel), "parallel.pp", p.pp, valid_degrees(s, &Parallelism::pp, "parallel.pp")))
         fit_layout_to_gpus(s);
     if (train && p.pp > 1) {
@@ -366,22 +377,25 @@ void parallel_panel(AppState& app) {
     if (train &&
         int_choice(app, tr(L, S::ContextParallel), "parallel.cp", p.cp, valid_degrees(s, &Parallelism::cp, "parallel.cp")))
         fit_layout_to_gpus(s);
-    if (s.model.moe.num_experts > 0 && p.dp > 1)
-        int_choice(app, tr(L, S::ExpertParallel), "parallel.ep", p.ep, valid_degrees(s, &Parallelism::ep, "parallel.ep"));
+    if (const std::vector<int64_t> ep = valid_degrees(s, &Parallelism::ep, "parallel.ep"); ep.size() > 1)
+        int_choice(app, tr(L, S::ExpertParallel), "parallel.ep", p.ep, ep);
     if (train) {
         const char* stages[] = {"0", "1", "2", "3 / FSDP"};
         field_label(tr(L, S::Zero));
         int z = p.zero;
         if (segmented(app, "parallel.zero", stages, 4, z)) {
             p.zero = z;
-            if (p.zero < 3) p.offload_params = false;
-            if (p.zero < 1) p.offload_optimizer = false;
+            // An offload the new stage does not support goes off (the core's rules say which).
+            if (!rule_error(s, "parallel.offload_params").empty()) p.offload_params = false;
+            if (!rule_error(s, "parallel.offload_optimizer").empty()) p.offload_optimizer = false;
             app.dirty = true;
         }
-        field_error(app, "parallel.zero");
-        if (p.zero >= 1) check(app, tr(L, S::OffloadOptimizer), "parallel.offload_optimizer", p.offload_optimizer);
-        if (p.zero == 3) check(app, tr(L, S::OffloadParams), "parallel.offload_params", p.offload_params);
+        if (offered(s, &Parallelism::offload_optimizer, "parallel.offload_optimizer"))
+            check(app, tr(L, S::OffloadOptimizer), "parallel.offload_optimizer", p.offload_optimizer);
+        if (offered(s, &Parallelism::offload_params, "parallel.offload_params"))
+            check(app, tr(L, S::OffloadParams), "parallel.offload_params", p.offload_params);
     }
+    section_errors(app, "parallel");  // the layout's errors with no field on screen (shard_group, a hidden switch)
 }
 
 namespace {

@@ -162,6 +162,7 @@ void draw(AppState& app) {
     app.ui.last_items.swap(app.ui.items);
     app.ui.items.clear();
     app.ui.text_fields.clear();
+    app.ui.shown_errors.clear();
 
     const ImVec2 size = io.DisplaySize;
     ImGui::SetNextWindowPos(ImVec2(0, 0));

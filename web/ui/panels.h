@@ -15,7 +15,7 @@ void gpu_panel(AppState& app);
 void parallel_panel(AppState& app);
 void advanced_panel(AppState& app);
 
-// The values of one parallel degree (tp, pp, cp or ep) the core's validate_parallel accepts with the
+// The values of one parallel degree (tp, pp, cp or ep) the core's validate() accepts with the
 // rest of the scenario as it is and gpu_count fixed (dp follows). The current value is always listed.
 std::vector<int64_t> valid_degrees(const Scenario& s, int64_t Parallelism::*field, const char* name);
 

@@ -122,9 +122,10 @@ void breakdown_panel(AppState& app) {
     const Lang L = app.ui.lang;
     // Bytes by category at the peak (host-resident components are not on the GPU).
     double by_cat[8] = {};
-    const unsigned peak = phase_bit(e.peak_phase);
-    for (const Component& c : e.components)
-        if (!c.host && (c.phases & peak) && finite_pos(c.bytes)) by_cat[static_cast<int>(c.category)] += c.bytes;
+    for (int i = 0; i < 8; ++i) {
+        const double b = phase_totals(e.components, category_bit(static_cast<Category>(i))).gpu[static_cast<size_t>(e.peak_phase)];
+        by_cat[i] = finite_pos(b) ? b : 0;
+    }
     double sum = 0;
     for (double b : by_cat) sum += b;
     if (!(sum > 0)) return;

@@ -44,28 +44,32 @@ void mark(AppState& app, const std::string& key) {
     app.ui.items[key] = {a.x, a.y, b.x - a.x, b.y - a.y};
 }
 
-bool field_error(const AppState& app, const char* field) {
+static void draw_error(AppState& app, const FieldError& e, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+    mark(app, "error." + e.field);
+    app.ui.shown_errors.push_back(e);
+}
+
+bool field_error(AppState& app, const char* field) {
     bool any = false;
     const size_t n = std::strlen(field);
     for (const FieldError& e : app.estimate.errors) {
         if (e.field.compare(0, n, field) != 0) continue;
         if (e.field.size() > n && e.field[n] != '.') continue;
-        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
-        ImGui::TextWrapped("%s", e.message.c_str());
-        ImGui::PopStyleColor();
+        draw_error(app, e, e.message);
         any = true;
     }
     return any;
 }
 
-void section_errors(const AppState& app, const char* prefix) {
+void section_errors(AppState& app, const char* prefix) {
     const size_t n = std::strlen(prefix);
     for (const FieldError& e : app.estimate.errors) {
         if (e.field.compare(0, n, prefix) != 0 || (e.field.size() > n && e.field[n] != '.')) continue;
         if (app.ui.last_items.count(e.field)) continue;  // shown at its widget
-        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
-        ImGui::TextWrapped("%s", to_string(e).c_str());
-        ImGui::PopStyleColor();
+        draw_error(app, e, to_string(e));
     }
 }
 
@@ -213,6 +217,7 @@ bool segmented(AppState& app, const char* key, const char* const* labels, int co
     const float sp = ImGui::GetStyle().ItemInnerSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - sp * static_cast<float>(count - 1)) / static_cast<float>(count);
     ImGui::PushID(key);
+    ImGui::BeginGroup();
     for (int i = 0; i < count; ++i) {
         if (i) ImGui::SameLine(0, sp);
         const bool sel = i == selected;
@@ -224,7 +229,10 @@ bool segmented(AppState& app, const char* key, const char* const* labels, int co
         if (sel) ImGui::PopStyleColor();
         mark(app, std::string(key) + "." + std::to_string(i));
     }
+    ImGui::EndGroup();
     ImGui::PopID();
+    mark(app, key);  // the whole row
+    field_error(app, key);
     return changed;
 }
 

@@ -19,11 +19,12 @@ namespace vl::ui {
 void mark(AppState& app, const std::string& key);
 
 // Draws the estimate's errors whose field starts with `field` (e.g. "parallel.tp") in red under
-// the widget. Returns true when there was one.
-bool field_error(const AppState& app, const char* field);
+// the widget: the core's message as it is (validate() owns the rules). Returns true when there was
+// one. Each drawn error is recorded under "error.<field>" and in ui.shown_errors.
+bool field_error(AppState& app, const char* field);
 // At the end of a section: its errors (field starting with `prefix`) that have no widget on screen
 // (no key recorded last frame), so an error is shown once, at its field when there is one.
-void section_errors(const AppState& app, const char* prefix);
+void section_errors(AppState& app, const char* prefix);
 
 // Why the core's rules for `field` reject this scenario (the first such error), "" when they do not.
 std::string rule_error(const Scenario& s, const char* field);
@@ -43,7 +44,7 @@ bool float_field(AppState& app, const char* label, const char* key, double& v, d
 bool text_field(AppState& app, const char* label, const char* key, std::string& s, const char* hint, bool multiline,
                 float height = 0);
 
-// Buttons in a row, one selected. Returns true when the selection changed.
+// Buttons in a row, one selected, the field's error under them. Returns true when the selection changed.
 bool segmented(AppState& app, const char* key, const char* const* labels, int count, int& selected);
 
 // What a combo shows for an enum value: the readable names of strings.h where there are some,
