@@ -314,11 +314,11 @@ TEST_CASE("training: a per-layer formula lists exactly the tensors the code adds
         // attention output 33,554,432; fp32 log-sum-exp 4 * 1 * 32 * 4096 = 524,288; sum 168,296,448 per
         // layer, times 32 layers and one micro-batch in flight
         const Component& a = component(e, "act.attention");
-        CHECK(a.formula ==
+        CHECK(a.formula() ==
               "in_flight * L_stage * A_attn, T = b * s / cp, q_dim = heads / t * head_dim, kv_dim = max(1, floor(kv_heads / t)) * head_dim, "
               "qkv_in = lin_bytes * T * h, Q_K = a_bytes * T * (q_dim + kv_dim), V = a_bytes * T * kv_dim, out_in = lin_bytes * T * q_dim, "
               "lse = 4 * b * heads / t * s / cp, A_attn = qkv_in + Q_K + V + out_in + lse");
-        CHECK(a.substituted == "1 * 32 * 168,296,448 = 5,385,486,336 B");
+        CHECK(a.substituted() == "1 * 32 * 168,296,448 = 5,385,486,336 B");
     }
     SECTION("a stage with a dense and a MoE layer") {
         // layer 0 dense (GeLU MLP of 4096), layer 1 MoE (4 experts of 64, top-1); h = 64, one head of 64,
@@ -334,13 +334,13 @@ TEST_CASE("training: a per-layer formula lists exactly the tensors the code adds
         // MoE MLP: fc1 input 16,384 + router 4 * 128 * 4 = 2,048 + routed copies and outputs 2 * 16,384
         // + expert GeLU input 16,384 + expert fc2 input 16,384 = 83,968
         const Component& mlp = component(e, "act.mlp");
-        CHECK(mlp.formula.rfind("in_flight * (L_dense * A_mlp_dense + L_moe * A_mlp_moe), ", 0) == 0);
-        CHECK(mlp.substituted == "1 * (1 * 2,113,536 + 1 * 83,968) = 2,197,504 B");
+        CHECK(mlp.formula().rfind("in_flight * (L_dense * A_mlp_dense + L_moe * A_mlp_moe), ", 0) == 0);
+        CHECK(mlp.substituted() == "1 * (1 * 2,113,536 + 1 * 83,968) = 2,197,504 B");
         // the larger layer: norms 2 * 2 * 128 * 64 = 32,768, attention 82,432 (as for the MoE layer in
         // tests/training_activations_test.cpp), the larger MLP
         const Component& bw = component(e, "act.backward_working");
-        CHECK(bw.formula.rfind("A_norms + A_attn + max(A_mlp_dense, A_mlp_moe), ", 0) == 0);
-        CHECK(bw.substituted == "32,768 + 82,432 + max(2,113,536, 83,968) = 2,228,736 B");
+        CHECK(bw.formula().rfind("A_norms + A_attn + max(A_mlp_dense, A_mlp_moe), ", 0) == 0);
+        CHECK(bw.substituted() == "32,768 + 82,432 + max(2,113,536, 83,968) = 2,228,736 B");
         check_derivations(e, "dense + MoE stage");
     }
 }

@@ -256,13 +256,13 @@ TEST_CASE("add(): bytes from Numbers, formula and substituted text from Symbols,
     c.id = "weights";
     const Component full = add(e, Detail::Full, c, weights);
     CHECK(full.bytes == 13476831232.0);
-    CHECK(full.formula == "P * weight_bytes / N_w");
-    CHECK(full.substituted == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
+    CHECK(full.formula() == "P * weight_bytes / N_w");
+    CHECK(full.substituted() == "6,738,415,616 * 2 / 1 = 13,476,831,232 B");
 
     const Component quick = add(e, Detail::NumbersOnly, c, weights);
     CHECK(quick.bytes == 13476831232.0);
-    CHECK(quick.formula.empty());
-    CHECK(quick.substituted.empty());
+    CHECK(quick.formula().empty());
+    CHECK(quick.substituted().empty());
 
     // with a named sub-expression: 2 micro-batches in flight x 3 layers x (4 + 5) bytes
     const Component named = add(e, Detail::Full, c, [](auto& q) {
@@ -270,6 +270,6 @@ TEST_CASE("add(): bytes from Numbers, formula and substituted text from Symbols,
         return q("in_flight", 2) * q("L", 3) * A;
     });
     CHECK(named.bytes == 54);
-    CHECK(named.formula == "in_flight * L * A_layer, A_layer = x + y");
-    CHECK(named.substituted == "2 * 3 * 9 = 54 B");
+    CHECK(named.formula() == "in_flight * L * A_layer, A_layer = x + y");
+    CHECK(named.substituted() == "2 * 3 * 9 = 54 B");
 }
