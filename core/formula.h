@@ -38,7 +38,8 @@ inline std::string format(const char* fmt, ...) {
 // Numbers (number_text):
 //   - integral values print exactly, every digit, grouped in threes by commas: 8,030,261,248;
 //   - other values print in fixed point, never scientific: |x| >= 1 with up to 4 decimals
-//     (1.0020 -> "1.002", 12.5 -> "12.5"), |x| < 1 with 4 significant digits (0.001953125 -> "0.001953");
+//     (1.0020 -> "1.002", 12.5 -> "12.5"), |x| < 1 with 6 significant digits (0.126953125 -> "0.126953"), so a fraction
+//     such as a fragmentation share of 0.1234567 is shown within 5e-6 of its value;
 //     trailing zeros are dropped;
 //   - NaN and infinities print as "nan", "inf", "-inf" (never expected from a valid scenario).
 // Templates (derive) use "{}" for each number; the count is checked at compile time.
@@ -67,9 +68,9 @@ inline std::string number_text(double x) {
         std::snprintf(buf, sizeof buf, "%.0f", a);  // exact: every integral double prints exactly
         body = detail::group_digits(buf);
     } else {
-        // |x| >= 1: 4 decimals; |x| < 1: 4 significant digits (e.g. 0.0001234 needs 7 decimals)
+        // |x| >= 1: 4 decimals; |x| < 1: 6 significant digits (e.g. 0.0001234 needs 9 decimals)
         int decimals = 4;
-        if (a < 1) decimals = std::min(340, 3 - static_cast<int>(std::floor(std::log10(a))));
+        if (a < 1) decimals = std::min(340, 5 - static_cast<int>(std::floor(std::log10(a))));
         std::snprintf(buf, sizeof buf, "%.*f", decimals, a);
         std::string t(buf);
         const size_t dot = t.find('.');
@@ -79,7 +80,7 @@ inline std::string number_text(double x) {
         }
         const size_t int_end = t.find('.');
         body = detail::group_digits(t.substr(0, int_end)) + (int_end == std::string::npos ? "" : t.substr(int_end));
-        if (body == "0") return "0";  // rounded away entirely (cannot happen with 4 significant digits)
+        if (body == "0") return "0";  // rounded away entirely (cannot happen with 6 significant digits)
     }
     return neg ? "-" + body : body;
 }

@@ -225,10 +225,11 @@ TEST_CASE("number_text: exact grouped integers, fixed-point fractions, no scient
     CHECK(number_text(12345.67891) == "12,345.6789");
     CHECK(number_text(1.79 * 1024 * 1024 * 1024) == "1,921,997,864.96");   // vLLM's 1.79 GiB
     CHECK(number_text(0.05) == "0.05");
-    CHECK(number_text(8.0 / 64 + 32.0 / (64 * 256)) == "0.127");          // 0.126953125, 4 significant digits
-    CHECK(number_text(32.0 / (64 * 256)) == "0.001953");                  // 0.001953125
+    CHECK(number_text(8.0 / 64 + 32.0 / (64 * 256)) == "0.126953");       // 0.126953125, 6 significant digits
+    CHECK(number_text(0.1234567) == "0.123457");                          // a fragmentation share, 6 significant digits
+    CHECK(number_text(1.0 / 3) == "0.333333");
     CHECK(number_text(1e-9) == "0.000000001");
-    CHECK(number_text(0.99999) == "1");                                    // rounds up to the integer
+    CHECK(number_text(0.9999999) == "1");                                    // rounds up to the integer
     CHECK(number_text(std::nan("")) == "nan");
     CHECK(number_text(INFINITY) == "inf");
     CHECK(number_text(-INFINITY) == "-inf");
