@@ -2,6 +2,7 @@
 #include "parallel.h"
 
 #include "model/layer_tensors.h"
+#include "model/model_validate.h"
 
 #include <utility>
 
@@ -196,16 +197,7 @@ void validate_parallel(const Scenario& s, std::vector<FieldError>& errs) {
         errs.push_back({"parallel.ep", "must divide parallel.dp (" + num(p.dp) + ": experts are spread over data-parallel ranks); got " + num(p.ep)});
 
     if (!m.architecture_known()) return;  // nothing else is known about a params-only model
-    if (m.heads > 0 && m.heads % p.tp != 0)
-        errs.push_back({"parallel.tp", "must divide num_attention_heads (" + num(m.heads) + "); got " + num(p.tp)});
-    if (s.mode != Mode::Infer && m.attention == AttentionKind::Standard && m.kv_heads > 0 && m.kv_heads % p.tp != 0)
-        errs.push_back({"parallel.tp", "must divide num_key_value_heads (" + num(m.kv_heads) + ") for training; got " + num(p.tp)});
-    if (s.mode == Mode::Infer && m.kv_heads > 0 && m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
-        errs.push_back({"parallel.tp", "must divide num_key_value_heads (" + num(m.kv_heads) + ") or be a multiple of it; got " + num(p.tp)});
-    if (m.ffn > 0 && m.ffn % p.tp != 0)
-        errs.push_back({"parallel.tp", "must divide intermediate_size (" + num(m.ffn) + "); got " + num(p.tp)});
-    if (m.moe.num_experts > 0 && m.moe.expert_ffn > 0 && m.moe.expert_ffn % p.tp != 0)
-        errs.push_back({"parallel.tp", "must divide moe_intermediate_size (" + num(m.moe.expert_ffn) + "); got " + num(p.tp)});
+    validate_tensor_parallel(s, errs);
     if (p.pp > m.layers)
         errs.push_back({"parallel.pp", "must be at most num_hidden_layers (" + num(m.layers) + "); got " + num(p.pp)});
     if (p.virtual_stages > 1 && p.pp * p.virtual_stages > m.layers)

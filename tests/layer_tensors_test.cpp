@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/layer_tensors.h"
+#include "model/model_validate.h"
 #include "param_count.h"
 #include "parallel.h"
 
@@ -78,6 +79,15 @@ Parallelism layout(int64_t tp, int64_t ep = 1) {
     return p;
 }
 
+std::vector<FieldError> tp_errors(const ModelSpec& m, int64_t tp, Mode mode = Mode::Train, int64_t ep = 1) {
+    Scenario s;
+    s.model = m;
+    s.mode = mode;
+    s.parallel = layout(tp, ep);
+    std::vector<FieldError> errs;
+    validate_tensor_parallel(s, errs);
+    return errs;
+}
 
 }  // namespace
 
@@ -215,4 +225,40 @@ TEST_CASE("each matrix's shard under tp 2 and 4, by its split") {
     // Inference with ep 8: experts whole on their rank (/ 8 only).
     const LayerShard v = layer_shard(ds, count_params(ds).per_layer.moe(), layout(4, 8), ExpertSplit::EpOrTp);
     CHECK(v.experts_down == 256.0 * 7168 * 2048 / 8);
+}
+
+TEST_CASE("tensor parallelism must divide each dimension a matrix is split along, named with its tensors") {
+    // Llama-3-8B: tp 3 divides neither the 32 heads, the 8 KV heads nor 14336 = 2^11 * 7.
+    const std::vector<FieldError> e = tp_errors(llama3_8b(), 3);
+    REQUIRE(e.size() == 3);
+    CHECK(to_string(e[0]) == "parallel.tp: must divide num_attention_heads (32); got 3 (q_proj, o_proj split along it)");
+    CHECK(to_string(e[1]) == "parallel.tp: must divide num_key_value_heads (8) for training; got 3 (k_proj, v_proj split along it)");
+    CHECK(to_string(e[2]) == "parallel.tp: must divide intermediate_size (14336); got 3 (gate_proj, up_proj, down_proj split along it)");
+    CHECK(tp_errors(llama3_8b(), 4).empty());
+    // Inference replicates KV heads when tp is a multiple of them (16 = 2 * 8); 12 is neither.
+    CHECK(tp_errors(llama3_8b(), 16, Mode::Infer).empty());
+    REQUIRE(tp_errors(llama3_8b(), 16).size() == 1);
+    ModelSpec m = llama3_8b();
+    m.heads = 48; m.kv_heads = 8; m.head_dim = 128; m.ffn = 12288;
+    const std::vector<FieldError> i = tp_errors(m, 12, Mode::Infer);
+    REQUIRE(i.size() == 1);
+    CHECK(to_string(i[0]) == "parallel.tp: must divide num_key_value_heads (8) or be a multiple of it; got 12 (k_proj, v_proj split along it)");
+
+    // An MoE model whose every layer routes: the dense intermediate_size is never split, so not checked;
+    // the shared expert's width is (1000 = 2^3 * 125 is not a multiple of 16).
+    ModelSpec q = qwen15_moe();
+    q.heads = q.kv_heads = 32; q.head_dim = 64;
+    q.ffn = 1000;
+    q.moe.shared_expert_ffn = 1000;
+    const std::vector<FieldError> s = tp_errors(q, 16);
+    REQUIRE(s.size() == 1);
+    CHECK(to_string(s[0]) == "parallel.tp: must divide shared_expert_intermediate_size (1000); got 16 "
+                             "(shared_experts.gate_proj, shared_experts.up_proj, shared_experts.down_proj split along it)");
+    // Routed experts: split by tp in training (1408 = 2^7 * 11, tp 256 does not divide it) ...
+    q = qwen15_moe();
+    q.heads = q.kv_heads = 256; q.head_dim = 8; q.moe.shared_expert_ffn = 4096;
+    REQUIRE(tp_errors(q, 256).size() == 1);
+    CHECK(tp_errors(q, 256)[0].message.find("moe_intermediate_size (1408)") != std::string::npos);
+    // ... while inference with expert parallelism keeps each expert whole on its rank.
+    CHECK(tp_errors(q, 256, Mode::Infer, 4).empty());
 }
