@@ -2,6 +2,11 @@
 // versioned scenario JSON format (docs/scenario-format.md); renaming one is a format change.
 #include "enum_names.h"
 
+#include <array>
+#include <iterator>
+
+#include "training/optimizers.h"
+
 namespace vl {
 
 #define VL_ENUM_TABLE(E, ...)                                         \
@@ -19,14 +24,15 @@ VL_ENUM_TABLE(Precision,
               {Precision::PureBF16, "bf16-pure"},
               {Precision::FP8, "fp8"})
 
-VL_ENUM_TABLE(Optimizer,
-              {Optimizer::SGD, "sgd"},
-              {Optimizer::SGDMomentum, "sgd-momentum"},
-              {Optimizer::AdamW, "adamw"},
-              {Optimizer::Adam8bit, "adamw-8bit"},
-              {Optimizer::Adafactor, "adafactor"},
-              {Optimizer::Lion, "lion"},
-              {Optimizer::Custom, "custom"})
+// Optimizer names come from the optimizer table (training/optimizers.h), one row per optimizer.
+std::span<const EnumName<Optimizer>> enum_names(Optimizer) {
+    static constexpr auto kNames = [] {
+        std::array<EnumName<Optimizer>, std::size(kOptimizers)> n{};
+        for (size_t i = 0; i < n.size(); ++i) n[i] = {kOptimizers[i].id, kOptimizers[i].name};
+        return n;
+    }();
+    return kNames;
+}
 
 VL_ENUM_TABLE(Recompute,
               {Recompute::None, "none"},

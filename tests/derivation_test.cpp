@@ -270,6 +270,12 @@ TEST_CASE("training: QLoRA, MoE, pipeline, offload, compat modes and formula var
         check_derivations(e, "qlora");
     }
     SECTION("optimizers") {
+        // 8-bit Adam from its table row: 2 states of 1 B + a 4 B absmax per 2048 elements, P = 6,738,415,616
+        Scenario a8 = vl::testing::train_scenario(llama2_7b());
+        a8.train.optimizer = Optimizer::Adam8bit;
+        const Estimate e8 = estimate(a8, Detail::Full);
+        CHECK(component(e8, "optimizer.states").formula == "2 * P * (1 + 4 / block) / N_opt");
+        CHECK(component(e8, "optimizer.states").substituted.rfind("2 * 6,738,415,616 * (1 + 4 / 2,048) / 1 = ", 0) == 0);
         for (Optimizer o : {Optimizer::SGD, Optimizer::SGDMomentum, Optimizer::Adam8bit, Optimizer::Adafactor, Optimizer::Lion, Optimizer::Custom}) {
             Scenario s = vl::testing::train_scenario(llama2_7b());
             s.train.optimizer = o;

@@ -42,7 +42,6 @@ struct TrainableSet {
     Dtypes dt;
 };
 void add_model_states(TrainCtx& c, const TrainableSet& t);
-double optimizer_state_bytes(const TrainingOptions& t, double params, double factored_states, double state_bytes);
 double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
 
 // activations.cpp: per-layer tensors on the stage, embedding inputs, logits and loss, working sets.
