@@ -28,6 +28,7 @@
 #include "param_count.h"
 #include "scenario_json.h"
 #include "share_link.h"
+#include "training/optimizers.h"
 #include "units.h"
 #include "verify_script.h"
 
@@ -66,7 +67,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--model-config", "model", FlagKind::ModelConfig, "a Hugging Face config.json file"},
     {"--mode", "mode", FlagKind::Value, "train | finetune | infer"},
     {"--precision", "train.precision", FlagKind::Value, "fp32 | fp16-mixed | bf16-mixed | bf16-pure | fp8"},
-    {"--optimizer", "train.optimizer", FlagKind::Value, "sgd | sgd-momentum | adamw | adamw-8bit | adafactor | lion | custom"},
+    {"--optimizer", "train.optimizer", FlagKind::Value, "state sizes: `vramlens optimizers`"},  // names: flag_help
     {"--micro-batch", "train.micro_batch", FlagKind::Value, "sequences per GPU per step"},
     {"--seq", "train.seq_len", FlagKind::Value, "training sequence length, tokens"},
     {"--grad-accum", "train.grad_accum_steps", FlagKind::Value, "gradient accumulation steps"},
@@ -93,6 +94,14 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--gpus", "gpu_count", FlagKind::Value, "total GPUs (default dp * tp * pp * cp)"},
     {"--set", "", FlagKind::Set, "PATH=VALUE: any scenario field, e.g. overheads.fragmentation=0.1"},
 };
+
+// A flag's help; --optimizer lists the optimizer table's names (training/optimizers.h) before it.
+std::string flag_help(const FlagSpec& f) {
+    if (std::strcmp(f.path, "train.optimizer") != 0) return f.help;
+    std::string names;
+    for (const OptimizerInfo& o : kOptimizers) names += (names.empty() ? "" : " | ") + std::string(o.name);
+    return names + "; " + f.help;
+}
 
 const FlagSpec* find_flag(const std::string& name) {
     for (const FlagSpec& f : kScenarioFlags)
@@ -165,6 +174,7 @@ constexpr CommandSpec kCommands[] = {
      "Print a Python script that measures the scenario on a CUDA GPU (python3 verify.py --dry-run checks it without one)."},
     {"models", nullptr, kTakesFormat, "List the model presets."},
     {"gpus", nullptr, kTakesFormat, "List the GPU presets."},
+    {"optimizers", nullptr, kTakesFormat, "List the optimizers and the state each keeps per parameter."},
     {"import", "CONFIG.json", kTakesFormat, "A Hugging Face config.json: the parsed model and its parameter counts."},
 };
 
@@ -262,7 +272,7 @@ private:
         if (c.takes & kTakesScenario) {
             for (const FlagSpec& f : kScenarioFlags) {
                 CLI::Option* opt = f.kind == FlagKind::Switch ? sub->add_flag(f.flag) : sub->add_option(f.flag)->type_name("X");
-                opt->description(f.help);
+                opt->description(flag_help(f));
                 opt->group("Scenario flags")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
             }
             sub->footer(kScenarioFooter);
@@ -531,6 +541,7 @@ std::string usage() {
         "  vramlens link --decode LINK                            print the scenario a share link holds\n"
         "  vramlens models [--format F]                           model presets\n"
         "  vramlens gpus [--format F]                             GPU presets\n"
+        "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
         "  vramlens import CONFIG.json [--format F]               a Hugging Face config.json: parsed model and parameter counts\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
         "  vramlens COMMAND --help                                that command's arguments and flags\n"
@@ -543,7 +554,7 @@ std::string usage() {
         "scenario flags:\n";
     for (const FlagSpec& f : kScenarioFlags) {
         std::string left = std::string("  ") + f.flag + (f.kind == FlagKind::Switch ? "" : " X");
-        h += left + std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') + f.help + "\n";
+        h += left + std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') + flag_help(f) + "\n";
     }
     h +=
         "\n"
@@ -652,6 +663,20 @@ int cmd_gpus(const Options& o, std::string& out) {
     for (const GpuPreset& g : gpu_presets())
         rows.push_back({g.id, g.name, format("%.2f", to_gib(g.memory_bytes)), format("%.2f", to_gb(g.memory_bytes)), format("%.0f", g.memory_bytes), g.source});
     out += format_rows({"id", "name", "GiB", "GB", "bytes", "source"}, rows, o.format);
+    return kOk;
+}
+
+// The optimizer table: state per parameter in words and, for fp32 states, in bytes.
+int cmd_optimizers(const Options& o, std::string& out) {
+    std::vector<std::vector<std::string>> rows;
+    for (const OptimizerInfo& i : kOptimizers) {
+        std::string fp32;  // bytes per parameter with 4-byte states, where the row alone fixes it
+        if (i.size == StateSize::None) fp32 = "0";
+        if (i.size == StateSize::PerParam) fp32 = number_text(i.states * 4.0);
+        if (i.size == StateSize::Blockwise) fp32 = number_text(i.states * (i.element_bytes + i.scale_bytes / i.block));
+        rows.push_back({i.name, optimizer_state_text(i), fp32, i.master_weights ? "fp32 in mixed precision" : "none", i.source});
+    }
+    out += format_rows({"optimizer", "state per parameter", "bytes/param (fp32 states)", "master weights", "source"}, rows, o.format);
     return kOk;
 }
 
@@ -790,6 +815,7 @@ int run_command(const Options& o, std::string& out, std::string& err) {
     if (cmd == "import") return cmd_import(o, out, err);
     if (cmd == "models") return cmd_models(o, out);
     if (cmd == "gpus") return cmd_gpus(o, out);
+    if (cmd == "optimizers") return cmd_optimizers(o, out);
     err += "vramlens: unknown command \"" + cmd + "\" (see `vramlens --help`)\n";
     return kUsage;
 }
