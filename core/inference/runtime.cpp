@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "model/layer_tensors.h"
+
 namespace vl {
 
 double vllm_non_torch_bytes(const InferenceOptions& o, int64_t tp) {
@@ -24,8 +26,7 @@ int64_t prefill_tokens(const InferenceOptions& o) {
 double mlp_width(const ModelSpec& m) {
     double f = static_cast<double>(m.ffn);
     if (m.moe.num_experts > 0) {
-        const double shared = static_cast<double>(m.moe.shared_expert_ffn ? m.moe.shared_expert_ffn
-                                                                          : m.moe.shared_experts * m.moe.expert_ffn);
+        const double shared = static_cast<double>(shared_expert_ffn(m));
         f = std::max(f, static_cast<double>(m.moe.top_k) * static_cast<double>(m.moe.expert_ffn) + shared);
     }
     return f;
