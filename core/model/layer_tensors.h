@@ -39,7 +39,7 @@ enum class TensorSplit : uint8_t {
 };
 
 // The config dimension a column- or row-parallel matrix is split along (tp must divide it).
-enum class SplitDim : uint8_t { None, Heads, KvHeads, Ffn, ExpertFfn, SharedFfn };
+enum class SplitDim : uint8_t { None, Heads, KvHeads, Ffn, ExpertFfn, SharedFfn };  // 6 values (model_validate.cpp)
 
 // Its Hugging Face config field, for messages ("num_attention_heads").
 const char* split_dim_field(SplitDim dim, const ModelSpec& m);

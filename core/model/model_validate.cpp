@@ -3,7 +3,6 @@
 #include "model/model_validate.h"
 
 #include <cstdint>
-#include <iterator>
 #include <string>
 
 #include "model/layer_tensors.h"
@@ -147,20 +146,22 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
     const int64_t tp = s.parallel.tp;
     if (!m.architecture_known() || tp <= 1 || !dims_in_int32(m)) return;  // validate_model reports absurd sizes
     const int64_t etp = expert_tp(s.parallel, s.mode == Mode::Infer ? ExpertSplit::EpOrTp : ExpertSplit::EpTimesTp);
-    // The split dimensions, each once, with the ranks that split it (no heap until an error).
+    // The split dimensions, each once, in the order the inventory meets them, with the ranks that
+    // split it (no heap until an error).
     struct Dim {
         SplitDim dim;
         int64_t units, by;
     };
-    Dim dims[8];
+    Dim dims[6];
     size_t n = 0;
+    bool seen[6] = {};
     auto collect = [&](const Tensor& t) {
-        if (t.split_dim == SplitDim::None || !t.matrix()) return;  // replicated, vocab-padded, or a bias split with its matrix
+        const size_t k = static_cast<size_t>(t.split_dim);
+        if (t.split_dim == SplitDim::None || seen[k] || !t.matrix()) return;  // replicated, vocab-padded, a bias, or met
         const int64_t by = t.routed() ? etp : tp;
         if (by <= 1) return;
-        for (size_t i = 0; i < n; ++i)
-            if (dims[i].dim == t.split_dim) return;
-        if (n < std::size(dims)) dims[n++] = {t.split_dim, t.split_units, by};
+        seen[k] = true;
+        dims[n++] = {t.split_dim, t.split_units, by};
     };
     const int64_t n_moe = layer_pattern(m).moe_count(0, m.layers);
     if (m.layers > n_moe) for_each_layer_tensor(m, false, collect);
