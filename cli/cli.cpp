@@ -28,6 +28,7 @@
 #include "param_count.h"
 #include "scenario_json.h"
 #include "share_link.h"
+#include "training/optimizers.h"
 #include "units.h"
 #include "verify_script.h"
 
@@ -69,6 +70,13 @@ std::string names_bar() {
     return out;
 }
 
+// The optimizer table's names (training/optimizers.h), then where to read their state sizes.
+std::string optimizer_names() {
+    std::string names;
+    for (const OptimizerInfo& o : kOptimizers) names += (names.empty() ? "" : " | ") + std::string(o.name);
+    return names + "; state sizes: `vramlens optimizers`";
+}
+
 std::string flag_help(const FlagSpec& f) { return f.choices ? f.choices() : f.help; }
 
 constexpr FlagSpec kScenarioFlags[] = {
@@ -77,7 +85,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--model-config", "model", FlagKind::ModelConfig, "a Hugging Face config.json file"},
     {"--mode", "mode", FlagKind::Value, "train | finetune | infer"},
     {"--precision", "train.precision", FlagKind::Value, "fp32 | fp16-mixed | bf16-mixed | bf16-pure | fp8"},
-    {"--optimizer", "train.optimizer", FlagKind::Value, "sgd | sgd-momentum | adamw | adamw-8bit | adafactor | lion | custom"},
+    {"--optimizer", "train.optimizer", FlagKind::Value, "", optimizer_names},
     {"--micro-batch", "train.micro_batch", FlagKind::Value, "sequences per GPU per step"},
     {"--seq", "train.seq_len", FlagKind::Value, "training sequence length, tokens"},
     {"--grad-accum", "train.grad_accum_steps", FlagKind::Value, "gradient accumulation steps"},
@@ -176,6 +184,7 @@ constexpr CommandSpec kCommands[] = {
      "Print a Python script that measures the scenario on a CUDA GPU (python3 verify.py --dry-run checks it without one)."},
     {"models", nullptr, kTakesFormat, "List the model presets."},
     {"gpus", nullptr, kTakesFormat, "List the GPU presets."},
+    {"optimizers", nullptr, kTakesFormat, "List the optimizers and the state each keeps per parameter."},
     {"import", "CONFIG.json", kTakesFormat, "A Hugging Face config.json: the parsed model and its parameter counts."},
 };
 
@@ -534,6 +543,7 @@ std::string usage() {
         "  vramlens link --decode LINK                            print the scenario a share link holds\n"
         "  vramlens models [--format F]                           model presets\n"
         "  vramlens gpus [--format F]                             GPU presets\n"
+        "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
         "  vramlens import CONFIG.json [--format F]               a Hugging Face config.json: parsed model and parameter counts\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
         "  vramlens COMMAND --help                                that command's arguments and flags\n"
@@ -657,6 +667,20 @@ int cmd_gpus(const Options& o, std::string& out) {
     for (const GpuPreset& g : gpu_presets())
         rows.push_back({g.id, g.name, format("%.2f", to_gib(g.memory_bytes)), format("%.2f", to_gb(g.memory_bytes)), format("%.0f", g.memory_bytes), g.source});
     out += format_rows({"id", "name", "GiB", "GB", "bytes", "source"}, rows, o.format);
+    return kOk;
+}
+
+// The optimizer table: state per parameter in words and, for fp32 states, in bytes.
+int cmd_optimizers(const Options& o, std::string& out) {
+    std::vector<std::vector<std::string>> rows;
+    for (const OptimizerInfo& i : kOptimizers) {
+        std::string fp32;  // bytes per parameter with 4-byte states, where the row alone fixes it
+        if (i.size == StateSize::None) fp32 = "0";
+        if (i.size == StateSize::PerParam) fp32 = number_text(i.states * 4.0);
+        if (i.size == StateSize::Blockwise) fp32 = number_text(i.states * (i.element_bytes + i.scale_bytes / i.block));
+        rows.push_back({i.name, optimizer_state_text(i), fp32, i.master_weights ? "fp32 in mixed precision" : "none", i.source});
+    }
+    out += format_rows({"optimizer", "state per parameter", "bytes/param (fp32 states)", "master weights", "source"}, rows, o.format);
     return kOk;
 }
 
@@ -796,6 +820,7 @@ int run_command(const Options& o, std::string& out, std::string& err) {
     if (cmd == "import") return cmd_import(o, out, err);
     if (cmd == "models") return cmd_models(o, out);
     if (cmd == "gpus") return cmd_gpus(o, out);
+    if (cmd == "optimizers") return cmd_optimizers(o, out);
     err += "vramlens: unknown command \"" + cmd + "\" (see `vramlens --help`)\n";
     return kUsage;
 }

@@ -161,8 +161,8 @@ Json plan(const Scenario& s, Refusals& no) {
     if (t.activation_formula != ActivationFormula::TensorWalk)
         no("train.activation_formula", std::string("\"") + enum_name(t.activation_formula) + "\" is a published closed form, "
                                        "not the tensors transformers saves; set it to tensor-walk to compare with a measurement");
-    const char* optimizer = t.optimizer == Optimizer::AdamW ? "adamw" : t.optimizer == Optimizer::SGD ? "sgd"
-                          : t.optimizer == Optimizer::SGDMomentum ? "sgd-momentum" : nullptr;
+    const bool torch_optimizer = t.optimizer == Optimizer::AdamW || t.optimizer == Optimizer::SGD || t.optimizer == Optimizer::SGDMomentum;
+    const char* optimizer = torch_optimizer ? enum_name(t.optimizer) : nullptr;  // the script's PLAN names them as the scenario does
     if (!optimizer) no("train.optimizer", "only adamw, sgd and sgd-momentum are generated");
     const char* autocast = t.precision == Precision::MixedBF16 ? "bf16" : t.precision == Precision::MixedFP16 ? "fp16"
                          : t.precision == Precision::FP32 ? "" : nullptr;

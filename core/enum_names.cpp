@@ -4,9 +4,11 @@
 
 #include <array>
 #include <cstddef>
+#include <iterator>
 
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "training/optimizers.h"
 
 namespace vl {
 
@@ -25,14 +27,15 @@ VL_ENUM_TABLE(Precision,
               {Precision::PureBF16, "bf16-pure"},
               {Precision::FP8, "fp8"})
 
-VL_ENUM_TABLE(Optimizer,
-              {Optimizer::SGD, "sgd"},
-              {Optimizer::SGDMomentum, "sgd-momentum"},
-              {Optimizer::AdamW, "adamw"},
-              {Optimizer::Adam8bit, "adamw-8bit"},
-              {Optimizer::Adafactor, "adafactor"},
-              {Optimizer::Lion, "lion"},
-              {Optimizer::Custom, "custom"})
+// Optimizer names come from the optimizer table (training/optimizers.h), one row per optimizer.
+std::span<const EnumName<Optimizer>> enum_names(Optimizer) {
+    static constexpr auto kNames = [] {
+        std::array<EnumName<Optimizer>, std::size(kOptimizers)> n{};
+        for (size_t i = 0; i < n.size(); ++i) n[i] = {kOptimizers[i].id, kOptimizers[i].name};
+        return n;
+    }();
+    return kNames;
+}
 
 VL_ENUM_TABLE(Recompute,
               {Recompute::None, "none"},

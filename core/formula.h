@@ -1,4 +1,4 @@
-// Building Components: one call per quantity, with the formula text substituted only when asked.
+// Building Components: one expression per quantity gives its bytes, its formula and the formula with the user's numbers.
 // Keeps the numeric path free of string work (sweeps and solvers use Detail::NumbersOnly).
 #pragma once
 #include <algorithm>
@@ -42,7 +42,6 @@ inline std::string format(const char* fmt, ...) {
 //     such as a fragmentation share of 0.1234567 is shown within 5e-6 of its value;
 //     trailing zeros are dropped;
 //   - NaN and infinities print as "nan", "inf", "-inf" (never expected from a valid scenario).
-// Templates (derive) use "{}" for each number; the count is checked at compile time.
 
 namespace detail {
 inline std::string group_digits(const std::string& digits) {  // "1234567" -> "1,234,567"
@@ -233,88 +232,6 @@ Component& add(Estimate& e, Detail d, Component c, F&& expr) {
         Symbols s;
         const Sym top = expr(s);
         c.set_text(s.formula(top), derivation_text(top, c.bytes));
-    }
-    e.components.push_back(std::move(c));
-    return e.components.back();
-}
-
-// ---- TRANSITIONAL (removed once every component is an expression): derive() text beside the number
-// The left-hand side of a derivation: the formula with the user's numbers, before " = <bytes> B".
-// add() appends the component's own bytes, so the shown result is always the component's value.
-struct Derivation {
-    std::string text;
-};
-
-namespace detail {
-inline std::string piece(const Derivation& d) { return d.text; }  // a sub-expression built earlier
-inline std::string piece(const char* s) { return s; }
-inline std::string piece(const std::string& s) { return s; }
-template <class T>
-    requires std::is_arithmetic_v<T>
-inline std::string piece(T v) {
-    static_assert(!std::is_same_v<T, bool>, "derive: pass numbers, not bools");
-    return number_text(static_cast<double>(v));
-}
-
-consteval size_t count_placeholders(const char* t) {
-    size_t n = 0;
-    for (; *t; ++t)
-        if (t[0] == '{' && t[1] == '}') ++n;
-    return n;
-}
-
-// Not constexpr: calling it while constant-evaluating a DeriveTemplate is the compile-time error.
-inline void derive_placeholder_count_differs_from_argument_count() {}
-
-// A template literal whose "{}" count must equal the number of arguments (checked at compile time).
-template <size_t N>
-struct DeriveTemplate {
-    const char* text;
-    template <size_t M>
-    consteval DeriveTemplate(const char (&t)[M]) : text(t) {
-        if (count_placeholders(t) != N) derive_placeholder_count_differs_from_argument_count();
-    }
-};
-}  // namespace detail
-
-// derive("{} * {} / {}", P, 2, n) -> Derivation{"6,738,415,616 * 2 / 1"}. Arguments: numbers,
-// strings (inserted as they are) or earlier Derivations (sub-expressions).
-template <class... A>
-Derivation derive(detail::DeriveTemplate<sizeof...(A)> tmpl, const A&... args) {
-    const std::string pieces[sizeof...(A) + 1] = {detail::piece(args)..., std::string()};
-    std::string out;
-    size_t k = 0;
-    for (const char* t = tmpl.text; *t; ++t) {
-        if (t[0] == '{' && t[1] == '}') {
-            out += pieces[k++];
-            ++t;
-        } else {
-            out += *t;
-        }
-    }
-    return {out};
-}
-
-// The full substituted text: "<lhs> = <bytes> B".
-inline std::string derivation_text(const Derivation& lhs, double bytes) { return lhs.text + " = " + bytes_text(bytes); }
-
-// Appends a component. `substitute` runs only with Detail::Full (NumbersOnly does no string work).
-// It returns a Derivation (preferred: add() appends " = <component bytes> B"), e.g.
-//   add(e, d, c, [&] { return derive("{} * {} / {}", P, dt.weight, n_w); });
-// or, for older call sites, the finished text as a std::string.
-struct LegacyComponent {
-    Component c;
-    const char* formula = "";
-};
-template <class F>
-    requires std::is_invocable_v<F&>
-Component& add(Estimate& e, Detail d, LegacyComponent lc, F&& substitute) {
-    Component& c = lc.c;
-    if (d == Detail::Full) {
-        if constexpr (std::is_same_v<std::decay_t<std::invoke_result_t<F&>>, Derivation>)
-            c.set_text(lc.formula, derivation_text(substitute(), c.bytes));
-        else
-            c.set_text(lc.formula, substitute());
     }
     e.components.push_back(std::move(c));
     return e.components.back();

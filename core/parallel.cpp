@@ -1,6 +1,9 @@
 // Parallelism rules shared by training and inference (see parallel.h for the citations).
 #include "parallel.h"
 
+#include "model/layer_tensors.h"
+#include "model/model_validate.h"
+
 #include <utility>
 
 #include <algorithm>
@@ -32,63 +35,74 @@ int64_t expert_tp(const Parallelism& par, ExpertSplit split) {
     return par.ep > 1 ? 1 : tp;                      // vLLM: whole experts over ep, else FusedMoE over tp
 }
 
+namespace {
+
+// LayerShard's buckets, in this order.
+using Bucket = double LayerShard::*;
+constexpr Bucket kBuckets[] = {&LayerShard::attn_v,        &LayerShard::attn_output,  &LayerShard::attn_rest,
+                               &LayerShard::attn_extra,    &LayerShard::mlp_down,     &LayerShard::mlp_rest,
+                               &LayerShard::mlp_extra,     &LayerShard::experts_down, &LayerShard::experts_rest,
+                               &LayerShard::experts_extra, &LayerShard::router,       &LayerShard::norms};
+enum BucketIndex : size_t { kAttnV, kAttnOutput, kAttnRest, kAttnExtra, kMlpDown, kMlpRest, kMlpExtra, kExpertsDown,
+                            kExpertsRest, kExpertsExtra, kRouter, kNorms, kBucketCount };
+static_assert(sizeof kBuckets / sizeof kBuckets[0] == kBucketCount);
+
+// The bucket of a layer tensor: the attention's v and o projections and the down projections apart
+// (GGUF mixes, LLM.int8), the other matrices, and the 1-D tensors of each module.
+BucketIndex bucket(const Tensor& t) {
+    const bool mat = t.matrix();
+    switch (t.kind) {
+        case TensorKind::Attention:
+            if (!mat) return kAttnExtra;
+            return t.role == TensorRole::V ? kAttnV : t.role == TensorRole::O ? kAttnOutput : kAttnRest;
+        case TensorKind::Expert:
+            if (!mat) return kExpertsExtra;
+            return t.role == TensorRole::Down ? kExpertsDown : kExpertsRest;
+        case TensorKind::Router: return mat ? kRouter : kMlpExtra;
+        case TensorKind::Norm: return kNorms;
+        default:  // the dense MLP, the shared experts
+            if (!mat) return kMlpExtra;
+            return t.role == TensorRole::Down ? kMlpDown : kMlpRest;
+    }
+}
+
+}  // namespace
+
 LayerShard layer_shard(const ModelSpec& m, const LayerParams& l, const Parallelism& par, ExpertSplit split) {
-    LayerShard s;
     const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
-    const double experts_split = static_cast<double>(std::max<int64_t>(1, par.ep) * expert_tp(par, split));
-    const int64_t d = m.hidden;
-    // Attention: matrices, and of them the v and o projections the GGUF mixes single out.
-    int64_t attn_mats = 0, v = 0, o = 0;
-    if (m.attention == AttentionKind::MLA) {
-        attn_mats = l.attention - (m.mla.q_lora_rank > 0 ? norm_params(m, m.mla.q_lora_rank) : 0) -
-                    norm_params(m, m.mla.kv_lora_rank) - (m.attn_out_bias ? d : 0);
-    } else {
-        const int64_t q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
-        v = d * kv;
-        o = q * d;
-        attn_mats = d * (q + 2 * kv) + q * d;
-    }
-    s.attn_v = static_cast<double>(v) / tp;
-    s.attn_output = static_cast<double>(o) / tp;
-    s.attn_rest = static_cast<double>(attn_mats - v - o) / tp;
-    s.attn_extra = static_cast<double>(l.attention - attn_mats) / tp;
-    // MLP: the dense MLP, or in an MoE layer the shared experts (split like a dense MLP), routed experts and router.
-    const int64_t mats = m.gated_mlp ? 3 : 2;
-    int64_t dense_ffn = m.ffn, routed_all = 0, routed_mats = 0, routed_down = 0, router = 0;
-    if (l.moe) {
-        dense_ffn = m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn;
-        routed_all = m.moe.num_experts * mlp_params(m, m.moe.expert_ffn);
-        routed_mats = m.moe.num_experts * mats * d * m.moe.expert_ffn;
-        routed_down = m.moe.num_experts * d * m.moe.expert_ffn;
-        router = d * m.moe.num_experts;
-    }
-    const int64_t dense_mats = mats * d * dense_ffn, dense_down = d * dense_ffn;
-    s.mlp_down = static_cast<double>(dense_down) / tp;
-    s.mlp_rest = static_cast<double>(dense_mats - dense_down) / tp;
-    s.mlp_extra = static_cast<double>(l.mlp - routed_all - router - dense_mats) / tp;
-    s.experts_down = static_cast<double>(routed_down) / experts_split;
-    s.experts_rest = static_cast<double>(routed_mats - routed_down) / experts_split;
-    s.experts_extra = static_cast<double>(routed_all - routed_mats) / experts_split;
-    s.router = static_cast<double>(router);
-    s.norms = static_cast<double>(l.norms);
+    const double ep = static_cast<double>(std::max<int64_t>(1, par.ep));
+    const double etp = static_cast<double>(expert_tp(par, split));
+    LayerShard s;
+    for_each_layer_tensor(m, l.moe, [&](const Tensor& t) { s.*kBuckets[bucket(t)] += tensor_shard(t, tp, ep, etp); });
     return s;
 }
 
-EdgeShard edge_shard(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st) {
+EdgeShard edge_shard(const ModelSpec& m, const ParamCounts&, const Parallelism& par, const StageInfo& st) {
     EdgeShard e;
     const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
-    const double word = static_cast<double>(m.vocab) * static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
-    if (st.first) {
-        e.word_embedding = word / tp;
-        e.embedding_other = static_cast<double>(pc.embedding) - word + static_cast<double>(pc.embedding_norm);
-    }
-    if (st.last) {
-        e.final_norm = static_cast<double>(pc.final_norm);
-        if (pc.lm_head > 0)
-            e.lm_head = static_cast<double>(pc.lm_head) / tp;
-        else if (!st.first)
-            e.lm_head = word / tp;  // tied, pp > 1: Megatron keeps the word embedding on the last stage too
-    }
+    double word = 0;  // the word embedding on one rank
+    for_each_model_tensor(m, [&](const Tensor& t) {
+        const double n = tensor_shard(t, tp, 1, 1);
+        switch (t.kind) {
+            case TensorKind::Embedding:
+                if (t.split == TensorSplit::Vocab) word = n;
+                else if (st.first) e.embedding_other += n;
+                break;
+            case TensorKind::Norm:
+            case TensorKind::EmbeddingProjection:
+                if (st.first) e.embedding_other += n;
+                break;
+            case TensorKind::Head:
+                if (st.last) e.lm_head += n;
+                break;
+            case TensorKind::FinalNorm:
+                if (st.last) e.final_norm += n;
+                break;
+            default: break;
+        }
+    });
+    if (st.first) e.word_embedding = word;
+    if (st.last && m.tied_embeddings && !st.first) e.lm_head += word;  // tied, pp > 1: Megatron keeps the word embedding on the last stage too
     return e;
 }
 
@@ -187,16 +201,7 @@ void validate_parallel(const Scenario& s, bool model_valid, std::vector<FieldErr
         errs.push_back({"parallel.ep", "must divide parallel.dp (" + num(p.dp) + ": experts are spread over data-parallel ranks); got " + num(p.ep)});
 
     if (!m.architecture_known() || !model_valid) return;  // nothing else is known about a params-only model
-    if (m.heads > 0 && m.heads % p.tp != 0)
-        errs.push_back({"parallel.tp", "must divide num_attention_heads (" + num(m.heads) + "); got " + num(p.tp)});
-    if (s.mode != Mode::Infer && m.attention == AttentionKind::Standard && m.kv_heads > 0 && m.kv_heads % p.tp != 0)
-        errs.push_back({"parallel.tp", "must divide num_key_value_heads (" + num(m.kv_heads) + ") for training; got " + num(p.tp)});
-    if (s.mode == Mode::Infer && m.kv_heads > 0 && m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
-        errs.push_back({"parallel.tp", "must divide num_key_value_heads (" + num(m.kv_heads) + ") or be a multiple of it; got " + num(p.tp)});
-    if (m.ffn > 0 && m.ffn % p.tp != 0)
-        errs.push_back({"parallel.tp", "must divide intermediate_size (" + num(m.ffn) + "); got " + num(p.tp)});
-    if (m.moe.num_experts > 0 && m.moe.expert_ffn > 0 && m.moe.expert_ffn % p.tp != 0)
-        errs.push_back({"parallel.tp", "must divide moe_intermediate_size (" + num(m.moe.expert_ffn) + "); got " + num(p.tp)});
+    validate_tensor_parallel(s, errs);
     if (p.pp > m.layers)
         errs.push_back({"parallel.pp", "must be at most num_hidden_layers (" + num(m.layers) + "); got " + num(p.pp)});
     else if (p.virtual_stages > 1 && p.pp * p.virtual_stages > m.layers)

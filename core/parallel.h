@@ -24,14 +24,15 @@ struct StageInfo {
 };
 StageInfo pipeline_stage(int64_t num_layers, int64_t pp, int64_t index);
 
-// How a layer's tensors split over tensor and expert parallelism (Megatron-LM [shoeybi2019];
-// the one place this rule lives: rank_weights and inference's stage_weight_bytes both sum over it).
-// Attention and dense/shared MLP matrices (and their biases) / tp; norms and the MoE router replicated
-// (Megatron TopKRouter, vLLM ReplicatedLinear gate); routed experts / (ep * expert_tp), where
-// expert_tp is how many ranks split one expert:
+// How a layer's tensors split over tensor and expert parallelism (Megatron-LM [shoeybi2019]; each
+// tensor's rule is in its inventory entry, model/layer_tensors.h): column- and row-parallel matrices
+// and column-parallel biases / tp; norms, row-parallel biases, the MoE router (Megatron TopKRouter,
+// vLLM ReplicatedLinear gate) and MLA's q_a/kv_a down-projections replicated; routed experts /
+// (ep * expert_tp), where expert_tp is how many ranks split one expert:
 //   ExpertSplit::EpTimesTp (training): Megatron-Core's expert_tensor_parallel_size defaults to tp;
 //   ExpertSplit::EpOrTp (inference): vLLM --enable-expert-parallel keeps each expert whole on one of
 //   ep ranks (expert_tp = 1), and with ep == 1 its FusedMoE splits every expert over tp.
+// rank_weights and inference's stage_weight_bytes both sum over layer_shard.
 enum class ExpertSplit { EpTimesTp, EpOrTp };
 int64_t expert_tp(const Parallelism& par, ExpertSplit split);
 
@@ -39,23 +40,24 @@ int64_t expert_tp(const Parallelism& par, ExpertSplit split);
 // attn_v, attn_output and ffn_down their own types; LLM.int8's row scale depends on in_features,
 // which is ffn for the down projections and hidden for the rest).
 struct LayerShard {
-    double attn_v = 0;        // v projection (0 for MLA, whose projections are all in attn_rest)
-    double attn_output = 0;   // o projection (0 for MLA)
-    double attn_rest = 0;     // the other attention matrices (q, k; MLA projections)
-    double attn_extra = 0;    // attention biases, qk-norms, MLA norms (split with their matrices)
+    double attn_v = 0;        // v projection (0 for MLA, which has none)
+    double attn_output = 0;   // o projection
+    double attn_rest = 0;     // the other attention matrices (q, k; MLA's q_a, q_b, kv_a, kv_b)
+    double attn_extra = 0;    // attention biases, qk-norms, MLA norms
     double mlp_down = 0;      // down projection of the dense MLP, or of the shared experts
     double mlp_rest = 0;      // its gate/up matrices
-    double mlp_extra = 0;     // dense/shared MLP biases
+    double mlp_extra = 0;     // dense/shared MLP biases, the router's bias
     double experts_down = 0;  // routed experts' down projections
     double experts_rest = 0;  // routed experts' gate/up matrices
     double experts_extra = 0; // routed experts' biases
-    double router = 0;        // MoE router (replicated)
+    double router = 0;        // MoE router and Qwen2-MoE's shared_expert_gate (replicated)
     double norms = 0;         // layer norms (replicated)
     double linear() const {   // the matrices (what weight quantization stores)
         return attn_v + attn_output + attn_rest + mlp_down + mlp_rest + experts_down + experts_rest + router;
     }
     double total() const { return linear() + attn_extra + mlp_extra + experts_extra + norms; }
 };
+// The layer of l's kind (dense or MoE: l.moe).
 LayerShard layer_shard(const ModelSpec& m, const LayerParams& l, const Parallelism& par, ExpertSplit split);
 
 // The embedding and head on one GPU of a stage (Megatron): the word embedding is vocab-parallel

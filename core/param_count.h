@@ -1,4 +1,4 @@
-// Exact parameter counts of a ModelSpec, tensor by tensor (issue 3).
+// Exact parameter counts of a ModelSpec: sums over its tensor inventory (model/layer_tensors.h).
 #pragma once
 #include <cstdint>
 
@@ -75,10 +75,6 @@ struct ParamCounts {
 // Call on a model that passed validate_model (sizes are then small enough not to overflow int64).
 ParamCounts count_params(const ModelSpec& m);
 
-// Building blocks, exposed so other parts (LoRA targets, TP sharding) reuse the same formulas.
-int64_t norm_params(const ModelSpec& m, int64_t width);        // RMSNorm: width; LayerNorm: 2*width
-int64_t mlp_params(const ModelSpec& m, int64_t ffn);           // one dense MLP (or one expert) of width ffn
-int64_t attention_params(const ModelSpec& m);                   // one layer's attention block incl. qk-norms
 bool layer_is_moe(const ModelSpec& m, int64_t layer);           // layer (0-based) uses routed experts
 bool layer_is_sliding(const ModelSpec& m, int64_t layer);       // layer (0-based) uses the sliding window
 

@@ -653,3 +653,16 @@ TEST_CASE("cli: every command shown in the README's Command line section runs") 
     }
     CHECK(commands >= 8);
 }
+
+TEST_CASE("cli: optimizers lists the optimizer table, and --optimizer's help names its rows") {
+    Run r = vramlens("optimizers --format csv");
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("optimizer,state per parameter,bytes/param (fp32 states),master weights,source\n"));
+    // Adam: m and v, 2 x 4 B [kingma2015]; 8-bit Adam: 2 x (1 B + 4 B / 2048) = 2.0039 B [adam8bit2022]
+    CHECK_THAT(r.out, Catch::Contains("\nadamw,2 x state dtype,8,fp32 in mixed precision,"));
+    CHECK_THAT(r.out, Catch::Contains("\nadamw-8bit,\"2 x (1 B + 4 B / 2,048)\",2.0039,fp32 in mixed precision,"));
+    CHECK_THAT(r.out, Catch::Contains("\nsgd,none,0,"));
+    CHECK(vramlens("optimizers --help").status == 0);
+    for (const char* help : {"--help", "estimate --help"})
+        CHECK_THAT(vramlens(help).out, Catch::Contains("sgd | sgd-momentum | adamw | adamw-8bit | adafactor | lion | custom"));
+}

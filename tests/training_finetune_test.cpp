@@ -107,3 +107,55 @@ TEST_CASE("Adafactor on LoRA adapters keeps rows + columns of A and B") {
     s.train.optimizer = Optimizer::Adafactor;
     REQUIRE(bytes_of(estimate(s), "lora.optimizer") == Approx(525312.0 * 4));
 }
+
+TEST_CASE("LoRA adapters come from the tensor inventory: every expert, MLA's projections, no gate on a plain MLP") {
+    // Mixtral-8x7B (config.json: hidden 4096, 8 KV heads of 128, 8 experts of 14336), r = 8 on all linear
+    // layers, per layer: q, o 8 x (4096 + 4096) = 65,536 each; k, v 8 x (4096 + 1024) = 40,960 each;
+    // 8 experts x gate, up, down 8 x (4096 + 14336) = 147,456 -> 3,538,944; total 3,751,936; x 32 layers.
+    ModelSpec mix = llama2_7b();
+    mix.kv_heads = 8; mix.ffn = 14336;
+    mix.moe.num_experts = 8; mix.moe.top_k = 2; mix.moe.expert_ffn = 14336;
+    REQUIRE(lora_params_per_layer(mix, 8, kLoraAllLinear, true) == 3751936);
+    REQUIRE(lora_trainable_params(mix, 8, kLoraAllLinear) == 32 * 3751936LL);
+
+    // DeepSeek-V3 (MLA q_lora_rank 1536, 128 heads of 128 + 64), r = 16 on q: q_a_proj 16 x (7168 + 1536)
+    // = 139,264 and q_b_proj 16 x (1536 + 128 * 192) = 417,792 -> 557,056 per layer, x 61 = 33,980,416.
+    ModelSpec ds = llama2_7b();
+    ds.vocab = 129280; ds.hidden = 7168; ds.layers = 61; ds.heads = ds.kv_heads = 128; ds.head_dim = 192; ds.ffn = 18432;
+    ds.attention = AttentionKind::MLA;
+    ds.mla = {1536, 512, 64, 128, 128};
+    ds.moe.num_experts = 256; ds.moe.top_k = 8; ds.moe.expert_ffn = 2048; ds.moe.shared_experts = 1; ds.moe.first_dense_layers = 3;
+    REQUIRE(lora_trainable_params(ds, 16, kLoraQ) == 33980416);
+
+    // GPT-2 small (plain MLP: c_fc, c_proj), r = 4 on all linear: gate selects nothing. q, k, v, o
+    // 4 x 4 x (768 + 768) = 24,576; up 4 x (768 + 3072) = 15,360; down the same -> 55,296; x 12 = 663,552.
+    const ModelSpec g = gpt_model("GPT-2", 768, 12, 12, 50257, 1024);
+    REQUIRE(lora_trainable_params(g, 4, kLoraAllLinear) == 663552);
+
+    // Qwen1.5-MoE-A2.7B (60 experts of 1408, shared expert 5632 with its gate), r = 8 on gate/up/down:
+    // experts 60 x 3 x 8 x (2048 + 1408) = 4,976,640; shared 3 x 8 x (2048 + 5632) = 184,320; the router
+    // and shared_expert_gate are no targets -> 5,160,960 per layer, x 24 = 123,863,040.
+    ModelSpec q = llama2_7b();
+    q.vocab = 151936; q.hidden = 2048; q.layers = 24; q.heads = q.kv_heads = 16; q.ffn = 5632;
+    q.moe.num_experts = 60; q.moe.top_k = 4; q.moe.expert_ffn = 1408; q.moe.shared_expert_ffn = 5632; q.moe.shared_expert_gate = true;
+    REQUIRE(lora_trainable_params(q, 8, kLoraMlp) == 123863040);
+}
+
+// Regression: the dequantization buffer took the largest of intermediate_size and
+// moe_intermediate_size, though a model whose every layer routes has no dense MLP (Qwen3-30B-A3B's
+// config keeps an unused intermediate_size 6144). Its largest linear weight is q_proj / o_proj.
+TEST_CASE("QLoRA's dequantization buffer is the largest linear weight the layers have") {
+    // Qwen3-30B-A3B config.json: hidden 2048, 32 heads of 128, 4 KV heads, 128 experts of 768, 48 layers.
+    ModelSpec m = llama2_7b();
+    m.vocab = 151936; m.hidden = 2048; m.layers = 48; m.heads = 32; m.kv_heads = 4; m.head_dim = 128; m.ffn = 6144;
+    m.qk_norm = true; m.tied_embeddings = false;
+    m.moe.num_experts = 128; m.moe.top_k = 8; m.moe.expert_ffn = 768;
+    Scenario s = train_scenario(m);
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::QLoRA;
+    s.train.seq_len = 512;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // q_proj [32 * 128, 2048] in bf16: 2 x 4096 x 2048 = 16,777,216 B (experts are [768, 2048])
+    CHECK(bytes_of(e, "buffers.dequant") == 2.0 * 4096 * 2048);
+}

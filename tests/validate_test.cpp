@@ -109,13 +109,13 @@ TEST_CASE("validate: a broken model is reported alone, not again by the layout r
 }
 
 TEST_CASE("validate: a value that breaks several rules, or one a relation depends on, gives one error") {
-    // tp = 3 divides none of Llama-3.1-8B's 32 heads, 8 KV heads and 14336 FFN: the first rule speaks.
+    // tp = 3 divides none of Llama-3.1-8B's 32 heads, 8 KV heads and 14336 FFN: the first rule speaks, naming the matrices split along the heads (core/model/layer_tensors.h).
     Scenario s = base(Mode::Train);
     layout(s, 1, 3);
     std::vector<FieldError> errs = validate(s);
     INFO(listed(errs));
     REQUIRE(errs.size() == 1);
-    CHECK(to_string(errs[0]) == "parallel.tp: must divide num_attention_heads (32); got 3");
+    CHECK(to_string(errs[0]) == "parallel.tp: must divide num_attention_heads (32); got 3 (q_proj, o_proj split along it)");
     // ZeRO 4 does not exist: the offloads and the DeepSpeed estimator that need a stage are not judged against it.
     s = base(Mode::Train);
     s.parallel.zero = 4;

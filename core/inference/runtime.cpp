@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "model/layer_tensors.h"
+
 namespace vl {
 
 double vllm_non_torch_bytes(const InferenceOptions& o, int64_t tp) {

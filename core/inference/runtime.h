@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "formula.h"
+#include "model/layer_tensors.h"
 #include "model_spec.h"
 #include "scenario.h"
 
@@ -45,9 +46,7 @@ auto mlp_width(Q& q, const ModelSpec& m) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     if (m.moe.num_experts <= 0) return q("ffn", static_cast<double>(m.ffn));
     N moe = q("top_k", static_cast<double>(m.moe.top_k)) * q("expert_ffn", static_cast<double>(m.moe.expert_ffn));
-    if (m.moe.shared_expert_ffn > 0) moe += q("shared_ffn", static_cast<double>(m.moe.shared_expert_ffn));
-    else if (m.moe.shared_experts > 0)
-        moe += q("shared_experts", static_cast<double>(m.moe.shared_experts)) * q("expert_ffn", static_cast<double>(m.moe.expert_ffn));
+    if (const int64_t shared = shared_expert_ffn(m); shared > 0) moe += q("shared_ffn", static_cast<double>(shared));
     return q.let("f", max_of(q("ffn", static_cast<double>(m.ffn)), moe));
 }
 double mlp_width(const ModelSpec& m);

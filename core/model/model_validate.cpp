@@ -2,7 +2,12 @@
 // the offending value. Bounds keep count_params inside int64 and reject typos (hidden 40960000).
 #include "model/model_validate.h"
 
+#include <cstdint>
 #include <string>
+
+#include "model/layer_tensors.h"
+#include "param_count.h"
+#include "parallel.h"
 
 namespace vl {
 
@@ -40,20 +45,28 @@ struct Checker {
     }
 };
 
-// Rough total in double (no overflow) to reject absurd models before count_params runs in int64.
-double rough_params(const ModelSpec& m) {
-    const double d = static_cast<double>(m.hidden), L = static_cast<double>(m.layers);
-    double attn = d * static_cast<double>(m.heads + 2 * m.kv_heads) * static_cast<double>(m.head_dim) * 2;
-    if (m.attention == AttentionKind::MLA) {
-        const MLASpec& x = m.mla;
-        attn = static_cast<double>(d + x.q_lora_rank + x.kv_lora_rank) * static_cast<double>(m.heads) *
-               static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim + x.v_head_dim) * 2;
-    }
-    const double mlp_w = m.gated_mlp ? 3 : 2;
-    const double dense = mlp_w * d * static_cast<double>(m.ffn);
-    const double moe = mlp_w * d * static_cast<double>(m.moe.expert_ffn) *
-                       static_cast<double>(m.moe.num_experts + m.moe.shared_experts);
-    return 2 * static_cast<double>(m.vocab) * d + L * (attn + dense + moe);
+// The parameter count in double (no overflow), from the tensor inventory, to reject absurd models
+// before count_params sums it in int64. Called once every size is within the bounds above, where one
+// tensor has at most 1e18 elements (an MoE block: 1e5 experts * 1e7 * 1e6), within int64.
+double params_in_double(const ModelSpec& m) {
+    double outside = 0, dense = 0, moe = 0;
+    auto adder = [](double& sum) { return [&sum](const Tensor& t) { sum += static_cast<double>(t.params()); }; };
+    for_each_model_tensor(m, adder(outside));
+    for_each_layer_tensor(m, false, adder(dense));
+    const double n_moe = static_cast<double>(layer_pattern(m).moe_count(0, m.layers));
+    if (n_moe > 0) for_each_layer_tensor(m, true, adder(moe));
+    return outside + (static_cast<double>(m.layers) - n_moe) * dense + n_moe * moe;
+}
+
+// The inventory multiplies at most two dimensions (heads * head_dim) when it builds a shape: with each
+// below 2^31 no product overflows int64, even on a model validate_model rejects.
+bool dims_in_int32(const ModelSpec& m) {
+    const MLASpec& x = m.mla;
+    for (const int64_t v : {m.vocab, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, m.embed_dim, m.max_position, m.position_offset,
+                            int64_t{m.moe.num_experts}, m.moe.expert_ffn, int64_t{m.moe.shared_experts}, m.moe.shared_expert_ffn,
+                            x.q_lora_rank, x.kv_lora_rank, x.qk_rope_head_dim, x.qk_nope_head_dim, x.v_head_dim})
+        if (v < 0 || v > INT32_MAX) return false;
+    return true;
 }
 
 }  // namespace
@@ -117,10 +130,61 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, const std
     }
 
     if (errs.size() == before) {
-        const double p = rough_params(m);
+        const double p = params_in_double(m);
         if (p > kMaxParams)
             c.fail("num_parameters", "the model would have about " + std::to_string(p / 1e12) +
                                          " trillion parameters; at most 10 trillion is accepted (absurd size)");
+    }
+}
+
+}  // namespace vl
+
+namespace vl {
+
+// Tensor parallelism splits each column- or row-parallel matrix along a config field (heads, kv
+// heads, an MLP width): tp must divide it [shoeybi2019]. The fields come from the inventory of the
+// layer kinds the model has; routed experts are split by expert_tp (parallel.h), which is 1 when
+// inference spreads whole experts over ep. Inference may instead replicate KV heads when tp is a
+// multiple of them (vLLM). Each field is reported once, with the tensors split along it.
+void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) {
+    const ModelSpec& m = s.model;
+    const int64_t tp = s.parallel.tp;
+    if (!m.architecture_known() || tp <= 1 || !dims_in_int32(m)) return;  // validate_model reports absurd sizes
+    const int64_t etp = expert_tp(s.parallel, s.mode == Mode::Infer ? ExpertSplit::EpOrTp : ExpertSplit::EpTimesTp);
+    // The split dimensions, each once, in the order the inventory meets them, with the ranks that
+    // split it (no heap until an error).
+    struct Dim {
+        SplitDim dim;
+        int64_t units, by;
+    };
+    Dim dims[6];
+    size_t n = 0;
+    bool seen[6] = {};
+    auto collect = [&](const Tensor& t) {
+        const size_t k = static_cast<size_t>(t.split_dim);
+        if (t.split_dim == SplitDim::None || seen[k] || !t.matrix()) return;  // replicated, vocab-padded, a bias, or met
+        const int64_t by = t.routed() ? etp : tp;
+        if (by <= 1) return;
+        seen[k] = true;
+        dims[n++] = {t.split_dim, t.split_units, by};
+    };
+    const int64_t n_moe = layer_pattern(m).moe_count(0, m.layers);
+    if (m.layers > n_moe) for_each_layer_tensor(m, false, collect);
+    if (n_moe > 0) for_each_layer_tensor(m, true, collect);
+    for (size_t i = 0; i < n; ++i) {
+        const Dim& d = dims[i];
+        const bool kv = d.dim == SplitDim::KvHeads;
+        if (d.units <= 0 || d.units % d.by == 0 || (kv && s.mode == Mode::Infer && d.by % d.units == 0)) continue;
+        std::string tensors;  // the matrices split along it, for the message
+        auto name = [&](const Tensor& t) {
+            if (t.matrix() && t.split_dim == d.dim && tensors.find(t.name) == std::string::npos)
+                tensors += (tensors.empty() ? "" : ", ") + std::string(t.name);
+        };
+        if (m.layers > n_moe) for_each_layer_tensor(m, false, name);
+        if (n_moe > 0) for_each_layer_tensor(m, true, name);
+        const std::string rule = kv ? (s.mode == Mode::Infer ? " or be a multiple of it" : " for training") : "";
+        errs.push_back({"parallel.tp", "must divide " + std::string(split_dim_field(d.dim, m)) + " (" + std::to_string(d.units) + ")" +
+                                           rule + "; got " + std::to_string(tp) + " (" + tensors + " split along it)"});
     }
 }
 

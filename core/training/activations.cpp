@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "param_count.h"
+#include "model/layer_tensors.h"
 #include "training/training_internal.h"
 
 namespace vl {
@@ -35,7 +36,7 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
         L.experts = m.moe.num_experts;
         L.top_k = m.moe.top_k;
         L.expert_ffn = static_cast<double>(m.moe.expert_ffn);
-        L.shared_ffn = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn);
+        L.shared_ffn = static_cast<double>(shared_expert_ffn(m));
     }
     return L;
 }

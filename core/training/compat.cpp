@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "model/layer_tensors.h"
 #include "training/training_internal.h"
 
 namespace vl {
@@ -24,7 +25,7 @@ static double megatron_block_params(const ModelSpec& m) {
     double block = 0;
     for (int64_t i = 0; i < m.layers; ++i) {
         if (layer_is_moe(m, i)) {
-            const double sf = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn);
+            const double sf = static_cast<double>(shared_expert_ffn(m));
             block += 2 * h * (static_cast<double>(m.moe.expert_ffn) * m.moe.num_experts * glu + sf * glu + norm) + attn;
         } else {
             block += dense;

@@ -4,72 +4,77 @@
 
 #include <algorithm>
 
+#include "model/layer_tensors.h"
 #include "training/training_internal.h"
 
 namespace vl {
 
-// r * (in + out) for the targeted projections of one MLP of width f.
-static int64_t lora_mlp(const ModelSpec& m, int64_t r, unsigned tg, int64_t f) {
-    const int64_t d = m.hidden;
-    int64_t p = 0;
-    if (m.gated_mlp && (tg & kLoraGate)) p += r * (d + f);
-    if (tg & kLoraUp) p += r * (d + f);      // up_proj (gated) or fc1 / c_fc (plain)
-    if (tg & kLoraDown) p += r * (f + d);    // down_proj or fc2 / c_proj
-    return p;
+// LoRA on one layer of a kind (dense or MoE): A [r, in] and B [out, r] on every matrix of the
+// inventory the targets select, every copy (PEFT matches expert projections by name). A token passes
+// through top_k of the routed experts' copies.
+struct LoraLayer {
+    int64_t params = 0;         // r * (in + out) summed over the targeted matrices
+    double modules = 0;         // targeted matrices (each expert's counted)
+    double active_modules = 0;  // those one token passes through
+    double active_in = 0;       // their input widths, summed over what one token passes through
+};
+
+static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, bool moe_layer) {
+    LoraLayer l;
+    for_each_layer_tensor(m, moe_layer, [&](const Tensor& t) {
+        if ((t.lora & targets) == 0) return;
+        l.params += t.count * r * (t.cols + t.rows);
+        l.modules += static_cast<double>(t.count);
+        const double active = t.routed() ? static_cast<double>(m.moe.top_k) : static_cast<double>(t.count);
+        l.active_modules += active;
+        l.active_in += active * static_cast<double>(t.cols);
+    });
+    return l;
 }
 
-int64_t lora_params_per_layer(const ModelSpec& m, int64_t r, unsigned tg, bool moe_layer) {
-    const int64_t d = m.hidden;
-    int64_t p = 0;
-    if (m.attention == AttentionKind::MLA) {  // DeepSeek: q_a/q_b (or q), kv_a/kv_b, o
-        const MLASpec& x = m.mla;
-        const int64_t qk = m.heads * (x.qk_nope_head_dim + x.qk_rope_head_dim);
-        if (tg & kLoraQ) p += x.q_lora_rank > 0 ? r * (d + x.q_lora_rank) + r * (x.q_lora_rank + qk) : r * (d + qk);
-        if (tg & (kLoraK | kLoraV))
-            p += r * (d + x.kv_lora_rank + x.qk_rope_head_dim) + r * (x.kv_lora_rank + m.heads * (x.qk_nope_head_dim + x.v_head_dim));
-        if (tg & kLoraO) p += r * (m.heads * x.v_head_dim + d);
-    } else {
-        const int64_t q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
-        if (tg & kLoraQ) p += r * (d + q);
-        if (tg & kLoraK) p += r * (d + kv);
-        if (tg & kLoraV) p += r * (d + kv);
-        if (tg & kLoraO) p += r * (q + d);
-    }
-    if (moe_layer) {
-        const MoESpec& e = m.moe;
-        p += e.num_experts * lora_mlp(m, r, tg, e.expert_ffn);
-        const int64_t sf = e.shared_expert_ffn > 0 ? e.shared_expert_ffn : e.shared_experts * e.expert_ffn;
-        if (sf > 0) p += lora_mlp(m, r, tg, sf);
-    } else {
-        p += lora_mlp(m, r, tg, m.ffn);
-    }
-    return p;
-}
+int64_t lora_params_per_layer(const ModelSpec& m, int64_t r, unsigned tg, bool moe_layer) { return lora_layer(m, r, tg, moe_layer).params; }
 
 int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets) {
-    int64_t total = 0;
-    for (int64_t i = 0; i < m.layers; ++i) total += lora_params_per_layer(m, rank, targets, layer_is_moe(m, i));
+    const int64_t n_moe = layer_pattern(m).moe_count(0, m.layers);
+    int64_t total = (m.layers - n_moe) * lora_params_per_layer(m, rank, targets, false);
+    if (n_moe > 0) total += n_moe * lora_params_per_layer(m, rank, targets, true);
     return total;
 }
 
-double nf4_constant_bits_per_param(int64_t block, int64_t block2, bool double_quant) {
-    const double b1 = static_cast<double>(block), b2 = static_cast<double>(block2);
-    return double_quant ? 8.0 / b1 + 32.0 / (b1 * b2) : 32.0 / b1;
+// NF4 block constants per parameter, in bits [qlora2023 §3]: one fp32 absmax per block of B weights
+// (32 / B), or with double quantization an 8-bit absmax per block plus an fp32 constant per B2 blocks.
+template <class Q>
+static auto nf4_constant_bits(Q& q, int64_t block, int64_t block2, bool double_quant) {
+    const auto b = q("B", static_cast<double>(block));
+    return double_quant ? 8 / b + 32 / (b * q("B2", static_cast<double>(block2))) : 32 / b;
 }
 
-// Input widths summed over the targeted projections of one layer: PEFT applies lora_dropout per
-// module, so each targeted module keeps its own dropped copy of its input.
-static double lora_input_width(const ModelSpec& m, unsigned tg) {
-    const double d = static_cast<double>(m.hidden);
-    double w = 0;
-    if (tg & kLoraQ) w += d;
-    if (tg & kLoraK) w += d;
-    if (tg & kLoraV) w += d;
-    if (tg & kLoraO) w += static_cast<double>(m.heads * m.head_dim);
-    if (tg & kLoraGate) w += d;
-    if (tg & kLoraUp) w += d;
-    if (tg & kLoraDown) w += static_cast<double>(m.ffn);
-    return w;
+double nf4_constant_bits_per_param(int64_t block, int64_t block2, bool double_quant) {
+    Numbers n;
+    return nf4_constant_bits(n, block, block2, double_quant);
+}
+
+// The largest linear weight one rank holds of one layer (QLoRA dequantizes one at a time): rows, cols
+// and the ranks that split it.
+struct LargestLinear {
+    double rows = 0, cols = 0, split = 1;
+    double elements() const { return rows * cols / split; }
+};
+
+static LargestLinear largest_linear(const ModelSpec& m, const Parallelism& par) {
+    LargestLinear best;
+    const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
+    const double etp = static_cast<double>(expert_tp(par, ExpertSplit::EpTimesTp));
+    const auto visit = [&](const Tensor& t) {
+        if (!t.matrix()) return;
+        const LargestLinear x{static_cast<double>(t.rows), static_cast<double>(t.cols),
+                              t.split == TensorSplit::Replicated ? 1.0 : t.routed() ? etp : tp};
+        if (x.elements() > best.elements()) best = x;
+    };
+    const int64_t n_moe = layer_pattern(m).moe_count(0, m.layers);
+    if (m.layers > n_moe) for_each_layer_tensor(m, false, visit);
+    if (n_moe > 0) for_each_layer_tensor(m, true, visit);
+    return best;
 }
 
 void add_finetune(TrainCtx& c) {
@@ -84,41 +89,37 @@ void add_finetune(TrainCtx& c) {
     // ---- frozen base ----
     const double all = c.w.total();
     if (qlora) {
-        const double q = c.w.linear;
-        const double bits = nf4_constant_bits_per_param(ft.quant_block, ft.quant_block2, ft.double_quant);
-        add(c.e, c.d, comp("weights.nf4", "frozen base: NF4 4-bit linear weights", Category::Weights, q * 0.5 / n_w, kAllPhases,
-                           "P_linear * 0.5 / N_w (4 bits)", "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]"),
-            [&] { return derive("{} * 0.5 / {}", q, n_w); });
+        const double ql = c.w.linear;
+        add(c.e, c.d, comp("weights.nf4", "frozen base: NF4 4-bit linear weights", Category::Weights, kAllPhases,
+                           "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]"),
+            [&](auto& q) { return q("P_linear", ql) * 0.5 / q("N_w", n_w); });
         add(c.e, c.d, comp("weights.quant_constants", ft.double_quant ? "NF4 block constants (double-quantized)" : "NF4 block constants (fp32 absmax)",
-                           Category::Weights, q * bits / 8 / n_w, kAllPhases,
-                           ft.double_quant ? "P_linear * (8/B + 32/(B * B2)) / 8 / N_w" : "P_linear * 32/B / 8 / N_w",
+                           Category::Weights, kAllPhases,
                            "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]"),
-            [&] {
-                return ft.double_quant ? derive("{} * (8/{} + 32/({} * {})) / 8 / {}", q, ft.quant_block, ft.quant_block, ft.quant_block2, n_w)
-                                       : derive("{} * 32/{} / 8 / {}", q, ft.quant_block, n_w);
-            });
-        add(c.e, c.d, comp("weights.frozen", "frozen base: 16-bit non-quantized weights (embeddings, head, norms)", Category::Weights,
-                           (all - q) * base_bytes / n_w, kAllPhases, "(P - P_linear) * weight_bytes / N_w",
+            [&](auto& q) { return q("P_linear", ql) * nf4_constant_bits(q, ft.quant_block, ft.quant_block2, ft.double_quant) / 8 / q("N_w", n_w); });
+        add(c.e, c.d, comp("weights.frozen", "frozen base: 16-bit non-quantized weights (embeddings, head, norms)", Category::Weights, kAllPhases,
                            "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]"),
-            [&] { return derive("({} - {}) * {} / {}", all, q, base_bytes, n_w); });
-        if (s.overheads.temp_buffers) {
-            const double f = static_cast<double>(m.moe.num_experts > 0 && m.ffn == 0 ? m.moe.expert_ffn : std::max(m.ffn, m.moe.expert_ffn));
-            const double buf = 2.0 * static_cast<double>(m.hidden) * f / tp;
-            add(c.e, c.d, comp("buffers.dequant", "dequantized weight of the running layer (bf16)", Category::Buffers, buf, kFwdBwd,
-                               "2 * h * ffn / t (the largest linear weight, 2 B each)", "bitsandbytes matmul_4bit dequantizes each weight to the compute dtype [bitsandbytes-code]"),
-                [&] { return derive("2 * {} * {} / {}", m.hidden, f, tp); });
+            [&](auto& q) { return (q("P", all) - q("P_linear", ql)) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
+        if (s.overheads.temp_buffers && m.architecture_known()) {
+            const LargestLinear w = largest_linear(m, s.parallel);
+            add(c.e, c.d, comp("buffers.dequant", "dequantized weight of the running layer (bf16)", Category::Buffers, kFwdBwd,
+                               "bitsandbytes matmul_4bit dequantizes each weight to the compute dtype [bitsandbytes-code]"),
+                [&](auto& q) { return 2 * q("rows", w.rows) * q("cols", w.cols) / q("t", w.split); });
         }
     } else {
-        add(c.e, c.d, comp("weights.frozen", "frozen base weights", Category::Weights, all * base_bytes / n_w, kAllPhases,
-                           "P * weight_bytes / N_w", "Hu et al. 2021 (LoRA) Sec 4.2: the base is frozen, no gradients or optimizer states [lora2021 §4.2]"),
-            [&] { return derive("{} * {} / {}", all, base_bytes, n_w); });
+        add(c.e, c.d, comp("weights.frozen", "frozen base weights", Category::Weights, kAllPhases,
+                           "Hu et al. 2021 (LoRA) Sec 4.2: the base is frozen, no gradients or optimizer states [lora2021 §4.2]"),
+            [&](auto& q) { return q("P", all) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
     }
 
-    // ---- trainable adapters ----
-    double adapters = 0;
-    for (int64_t i = c.stage.layer_begin; i < c.stage.layer_end; ++i)
-        adapters += static_cast<double>(lora_params_per_layer(m, ft.lora_rank, ft.lora_targets, layer_is_moe(m, i)));
-    adapters /= tp;  // adapters follow the tensor-parallel split of their base layer (one of A, B splits; approximation)
+    // ---- trainable adapters: the stage's layers, by kind ----
+    const LayerPattern pattern = layer_pattern(m);
+    const int64_t n_moe = m.architecture_known() ? pattern.moe_count(c.stage.layer_begin, c.stage.layer_end) : 0;
+    const int64_t n_dense = m.architecture_known() ? c.stage.layers() - n_moe : 0;
+    const LoraLayer dense = n_dense > 0 ? lora_layer(m, ft.lora_rank, ft.lora_targets, false) : LoraLayer{};
+    const LoraLayer moe = n_moe > 0 ? lora_layer(m, ft.lora_rank, ft.lora_targets, true) : LoraLayer{};
+    // adapters follow the tensor-parallel split of their base layer (one of A, B splits; approximation)
+    const double adapters = static_cast<double>(n_dense * dense.params + n_moe * moe.params) / tp;
     TrainableSet t;
     t.params = adapters;
     t.dt = c.dt;
@@ -129,32 +130,34 @@ void add_finetune(TrainCtx& c) {
     if (s.train.optimizer_state_dtype == StateDtype::Auto) t.dt.state = 4;  // torch AdamW on fp32 adapters; bnb paged 32-bit AdamW
     if (s.train.optimizer == Optimizer::Adafactor) {
         // A (r x in) and B (out x r) keep (r + in) + (out + r) factored entries: sum(in + out) = adapters / r, + 2r per module
-        double modules = 0;
-        for (unsigned bit = 1; bit <= kLoraDown; bit <<= 1) modules += (ft.lora_targets & bit) ? 1 : 0;
         const double r = static_cast<double>(ft.lora_rank);
-        t.factored_states = adapters / r + 2 * r * modules * static_cast<double>(c.stage.layers());
+        t.factored_states = adapters / r + 2 * r * (static_cast<double>(n_dense) * dense.modules + static_cast<double>(n_moe) * moe.modules);
     }
     add_model_states(c, t);
 
     // ---- adapter activations: lora_A output (input of lora_B), and the dropped input copy + mask ----
     if (m.architecture_known()) {
         const ActShape x = activation_shape(s, c.dt);
-        const double T = x.b * x.s / x.cp;
-        double modules = 0;
-        for (unsigned bit = 1; bit <= kLoraDown; bit <<= 1) modules += (ft.lora_targets & bit) ? 1 : 0;
-        double per_layer = x.act_bytes * T * static_cast<double>(ft.lora_rank) * modules;
-        if (ft.lora_dropout > 0) per_layer += (x.act_bytes + 1.0) * T * lora_input_width(m, ft.lora_targets) / tp;
-        const double L = static_cast<double>(c.stage.layers());
-        const double kept = s.train.recompute == Recompute::None || s.train.recompute == Recompute::Selective ? L : 0.0;
-        add(c.e, c.d, comp("act.lora", "activations: LoRA adapter tensors", Category::Activations, c.in_flight * kept * per_layer, kFwdBwd,
-                           "in_flight * L_kept * (a_bytes * T * r * modules [+ (a_bytes + 1) * T * d_in / t with lora_dropout]), T = b * s / cp",
+        const bool kept = s.train.recompute == Recompute::None || s.train.recompute == Recompute::Selective;
+        const double r = static_cast<double>(ft.lora_rank);
+        const bool dropout = ft.lora_dropout > 0;
+        // Per layer: a_bytes * T * r for each lora_A output a token produces, and with lora_dropout the
+        // dropped copy of each targeted module's input (+ a 1-byte mask), T = b * s / cp tokens.
+        const auto per_layer = [&](auto& q, const auto& T, const LoraLayer& l, const char* modules, const char* d_in) {
+            auto v = q("a_bytes", x.act_bytes) * T * q("r", r) * q(modules, l.active_modules);
+            if (dropout) v = v + (q("a_bytes", x.act_bytes) + 1) * T * q(d_in, l.active_in) / q("t", tp);
+            return v;
+        };
+        add(c.e, c.d, comp("act.lora", "activations: LoRA adapter tensors", Category::Activations, kFwdBwd,
                            "PEFT LoraLayer forward: lora_B(lora_A(dropout(x))) [peft-code]"),
-            [&] {
-                const double r = static_cast<double>(ft.lora_rank);
-                return ft.lora_dropout > 0
-                           ? derive("{} * {} * ({} * {} * {} * {} + ({} + 1) * {} * {} / {})", c.in_flight, kept, x.act_bytes, T, r, modules,
-                                    x.act_bytes, T, lora_input_width(m, ft.lora_targets), tp)
-                           : derive("{} * {} * ({} * {} * {} * {})", c.in_flight, kept, x.act_bytes, T, r, modules);
+            [&](auto& q) {
+                const auto T = q.let("T", q("b", x.b) * q("s", x.s) / q("cp", x.cp));
+                const auto in_flight = q("in_flight", c.in_flight);
+                const double Ld = kept ? static_cast<double>(n_dense) : 0.0, Lm = kept ? static_cast<double>(n_moe) : 0.0;
+                if (n_moe == 0) return in_flight * q("L_kept", Ld) * per_layer(q, T, dense, "modules", "d_in");
+                if (n_dense == 0) return in_flight * q("L_kept", Lm) * per_layer(q, T, moe, "modules", "d_in");
+                return in_flight * (q("L_dense_kept", Ld) * per_layer(q, T, dense, "modules_dense", "d_in_dense") +
+                                    q("L_moe_kept", Lm) * per_layer(q, T, moe, "modules_moe", "d_in_moe"));
             });
     }
 }

@@ -9,8 +9,9 @@
 namespace vl {
 
 // LoRA adds A (r x in) and B (out x r) to each targeted linear layer: r * (in + out) parameters
-// ([lora2021]; PEFT LoraLayer.update_layer [peft-code]). Per layer, for a dense or an MoE layer (every
-// expert's gate/up/down and the shared expert are targets too, as PEFT matches them by name).
+// ([lora2021]; PEFT LoraLayer.update_layer [peft-code]), on the matrices of the tensor inventory
+// (model/layer_tensors.h) the targets select. Per layer, for a dense or an MoE layer (every expert's
+// gate/up/down and the shared expert are targets too, as PEFT matches them by name).
 int64_t lora_params_per_layer(const ModelSpec& m, int64_t rank, unsigned targets, bool moe_layer);
 // Sum over all layers (PEFT "trainable params").
 int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets);

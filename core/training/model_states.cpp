@@ -1,7 +1,10 @@
 // Model states: weights, gradients, fp32 master weights and optimizer states, by precision regime
 // and optimizer, divided by ZeRO/FSDP and moved to the host by CPU offload.
 #include <algorithm>
+#include <type_traits>
 
+#include "model/layer_tensors.h"
+#include "training/optimizers.h"
 #include "training/training_internal.h"
 
 namespace vl {
@@ -30,121 +33,60 @@ Dtypes training_dtypes(const TrainingOptions& t) {
     return d;
 }
 
-// bitsandbytes block-wise 8-bit optimizers: 1 byte per state element plus one fp32 absmax per
-// 2048-element block [adam8bit2022].
-inline constexpr double kAdam8bitBlock = 2048;
-
-double optimizer_state_bytes(const TrainingOptions& t, double params, double factored_states, double state_bytes) {
-    switch (t.optimizer) {
-        case Optimizer::SGD: return 0;                                   // no state
-        case Optimizer::SGDMomentum: return params * state_bytes;        // momentum buffer
-        case Optimizer::AdamW: return 2 * params * state_bytes;          // m and v [kingma2015]
-        case Optimizer::Lion: return params * state_bytes;               // one momentum [lion2023]
-        case Optimizer::Adam8bit: return 2 * params * (1 + 4 / kAdam8bitBlock);
-        case Optimizer::Adafactor: return factored_states * state_bytes; // row + column second moments (Shazeer & Stern 2018)
-        case Optimizer::Custom: return params * t.custom_optimizer_bytes_per_param;
+// The optimizer's state bytes on this rank, from its row of the optimizer table (optimizers.h):
+// P parameters (F factored entries for Adafactor) in the regime's state dtype, over N_opt ranks.
+template <class Q>
+auto optimizer_state_bytes(Q& q, const OptimizerInfo& o, const TrainingOptions& t, double P, double F, double state_bytes, double n_opt) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const auto times_states = [&](N x) { return o.states == 1 ? x : o.states * x; };
+    switch (o.size) {
+        case StateSize::None: return N{};
+        case StateSize::PerParam: return times_states(q("P", P)) * q("state_bytes", state_bytes) / q("N_opt", n_opt);
+        case StateSize::Blockwise:
+            return times_states(q("P", P)) * (o.element_bytes + o.scale_bytes / q("block", o.block)) / q("N_opt", n_opt);
+        case StateSize::Factored: return q("F", F) * q("state_bytes", state_bytes) / q("N_opt", n_opt);
+        case StateSize::Custom: return q("P", P) * q("custom_bytes", t.custom_optimizer_bytes_per_param) / q("N_opt", n_opt);
     }
-    return 0;
+    return N{};
 }
 
 // Adafactor keeps, per weight matrix r x c, r + c second-moment entries; vectors keep a full copy
-// (HF transformers Adafactor, beta1 = None). Experts split by ep; tensor-parallel splits are ignored
-// (conservative: they shrink only one of r, c).
+// (HF transformers Adafactor, beta1 = None [transformers-code]). The matrices and vectors are the
+// tensor inventory's; routed experts are split by ep, the vocabulary by tp, other tensor-parallel
+// splits are ignored (conservative: they shrink only one of r, c).
 double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st) {
     if (!m.architecture_known()) return 0;
-    const double h = static_cast<double>(m.hidden), ep = static_cast<double>(std::max<int64_t>(1, par.ep));
-    const double mats = m.gated_mlp ? 3 : 2;
+    const double tp = static_cast<double>(std::max<int64_t>(1, par.tp)), ep = static_cast<double>(std::max<int64_t>(1, par.ep));
+    const auto entries = [&](const Tensor& t) {
+        const double copies = t.routed() ? static_cast<double>(t.count) / ep : static_cast<double>(t.count);
+        const double rows = static_cast<double>(t.rows) / (t.split == TensorSplit::Vocab ? tp : 1.0);
+        const double cols = static_cast<double>(t.cols);
+        return copies * (t.matrix() ? rows + cols : rows * cols);
+    };
+    const auto layer = [&](bool moe) {
+        double e = 0;
+        for_each_layer_tensor(m, moe, [&](const Tensor& t) { e += entries(t); });
+        return e;
+    };
+    const int64_t end = std::min<int64_t>(st.layer_end, static_cast<int64_t>(pc.per_layer.size()));
+    const int64_t begin = std::min(st.layer_begin, end);
+    const int64_t n_moe = pc.per_layer.pattern().moe_count(begin, end), n_dense = end - begin - n_moe;
     double total = 0;
-    for (int64_t i = st.layer_begin; i < st.layer_end && i < static_cast<int64_t>(pc.per_layer.size()); ++i) {
-        const LayerParams& l = pc.per_layer[static_cast<size_t>(i)];
-        double attn_rc = 0, attn_mat = 0;
-        if (m.attention == AttentionKind::MLA) {  // q_a, q_b (or q), kv_a, kv_b, o
-            const MLASpec& x = m.mla;
-            const double a = static_cast<double>(m.heads), qk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim);
-            const double rq = static_cast<double>(x.q_lora_rank), rkv = static_cast<double>(x.kv_lora_rank);
-            const double kva = rkv + static_cast<double>(x.qk_rope_head_dim), kvb = a * static_cast<double>(x.qk_nope_head_dim + x.v_head_dim);
-            const double o = a * static_cast<double>(x.v_head_dim);
-            if (rq > 0) { attn_rc += (h + rq) + (rq + a * qk); attn_mat += h * rq + rq * a * qk; }
-            else { attn_rc += h + a * qk; attn_mat += h * a * qk; }
-            attn_rc += (h + kva) + (rkv + kvb) + (o + h);
-            attn_mat += h * kva + rkv * kvb + o * h;
-        } else {
-            const double q = static_cast<double>(m.heads * m.head_dim), kv = static_cast<double>(m.kv_heads * m.head_dim);
-            attn_rc = (h + q) + 2 * (h + kv) + (q + h);
-            attn_mat = h * q + 2 * h * kv + q * h;
-        }
-        double mlp_rc = 0, mlp_mat = 0;
-        if (l.moe) {
-            const double e = static_cast<double>(m.moe.num_experts), f = static_cast<double>(m.moe.expert_ffn);
-            const double sf = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn);
-            mlp_rc = e / ep * mats * (h + f) + (h + e) + (sf > 0 ? mats * (h + sf) : 0);
-            mlp_mat = e * mats * h * f + h * e + mats * h * sf;
-            total += mlp_rc + (static_cast<double>(l.mlp) - mlp_mat);  // + biases / gates kept in full
-        } else {
-            const double f = static_cast<double>(m.ffn);
-            mlp_rc = mats * (h + f);
-            mlp_mat = mats * h * f;
-            total += mlp_rc + (static_cast<double>(l.mlp) - mlp_mat);
-        }
-        total += attn_rc + (static_cast<double>(l.attention) - attn_mat) + static_cast<double>(l.norms);
-    }
-    const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
-    const double v = static_cast<double>(m.vocab) / tp;
-    if (st.first) total += v + h + (static_cast<double>(pc.embedding) - static_cast<double>(m.vocab) * h > 0 ? static_cast<double>(m.max_position) + h : 0);
-    if (st.last) total += static_cast<double>(pc.final_norm) + ((pc.lm_head > 0 || !st.first) ? v + h : 0);
+    if (n_dense > 0) total += static_cast<double>(n_dense) * layer(false);
+    if (n_moe > 0) total += static_cast<double>(n_moe) * layer(true);
+    // Outside the layers: the embedding side on the first stage, the head side on the last (a tied
+    // head with pp > 1 keeps its own copy of the word embedding there, as rank_weights counts it).
+    for_each_model_tensor(m, [&](const Tensor& t) {
+        const bool head_side = t.kind == TensorKind::Head || t.kind == TensorKind::FinalNorm;
+        if (head_side ? st.last : st.first) total += entries(t);
+        if (st.last && !st.first && m.tied_embeddings && t.kind == TensorKind::Embedding && t.split == TensorSplit::Vocab) total += entries(t);
+    });
     return total;
-}
-
-static const char* optimizer_label(Optimizer o) {
-    switch (o) {
-        case Optimizer::SGD: return "optimizer states (SGD: none)";
-        case Optimizer::SGDMomentum: return "optimizer states (SGD momentum)";
-        case Optimizer::AdamW: return "optimizer states (Adam m, v)";
-        case Optimizer::Adam8bit: return "optimizer states (8-bit Adam m, v + block scales)";
-        case Optimizer::Adafactor: return "optimizer states (Adafactor factored second moments)";
-        case Optimizer::Lion: return "optimizer states (Lion momentum)";
-        case Optimizer::Custom: return "optimizer states (custom bytes/param)";
-    }
-    return "optimizer states";
-}
-
-static const char* optimizer_formula(Optimizer o) {
-    switch (o) {
-        case Optimizer::SGD: return "0";
-        case Optimizer::SGDMomentum: return "P * state_bytes / N_opt";
-        case Optimizer::AdamW: return "2 * P * state_bytes / N_opt";
-        case Optimizer::Adam8bit: return "2 * P * (1 + 4/2048) / N_opt";
-        case Optimizer::Adafactor: return "F * state_bytes / N_opt (F = sum over weight matrices of rows + cols; vectors in full)";
-        case Optimizer::Lion: return "P * state_bytes / N_opt";
-        case Optimizer::Custom: return "P * custom_bytes / N_opt";
-    }
-    return "";
-}
-
-// The optimizer formula above with the user's numbers, term for term.
-static Derivation optimizer_derivation(const TrainingOptions& t, double P, double F, double state_bytes, double n_opt) {
-    switch (t.optimizer) {
-        case Optimizer::SGD: return derive("0");
-        case Optimizer::SGDMomentum: case Optimizer::Lion: return derive("{} * {} / {}", P, state_bytes, n_opt);
-        case Optimizer::AdamW: return derive("2 * {} * {} / {}", P, state_bytes, n_opt);
-        case Optimizer::Adam8bit: return derive("2 * {} * (1 + 4/2048) / {}", P, n_opt);
-        case Optimizer::Adafactor: return derive("{} * {} / {}", F, state_bytes, n_opt);
-        case Optimizer::Custom: return derive("{} * {} / {}", P, t.custom_optimizer_bytes_per_param, n_opt);
-    }
-    return derive("0");
-}
-
-static const char* optimizer_source(Optimizer o) {
-    switch (o) {
-        case Optimizer::Adam8bit: return "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization (block 2048, fp32 absmax) [adam8bit2022]";
-        case Optimizer::Adafactor: return "Shazeer & Stern 2018, Adafactor (factored second moments) [shazeer2018]; HF transformers Adafactor [transformers-code]";
-        case Optimizer::Lion: return "Chen et al. 2023, Symbolic Discovery of Optimization Algorithms (Lion: one momentum) [lion2023]";
-        default: return "ZeRO (Rajbhandari et al. 2020) Sec 3.1: optimizer states K*P, divided by N_d from ZeRO-1 [zero2020 §3.1]";
-    }
 }
 
 void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const TrainingOptions& o = c.s.train;
+    const OptimizerInfo& opt = optimizer_info(o.optimizer);
     const Parallelism& par = c.s.parallel;
     const int z = par.zero;
     const double N = c.shard;
@@ -155,31 +97,28 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const unsigned grad_phases = kBwdStep | (o.grad_accum_steps > 1 ? phase_bit(Phase::Forward) : 0u);
     const Dtypes& dt = t.dt;
 
-    add(c.e, c.d, comp(lora ? "lora.weights" : "weights", lora ? "LoRA adapter weights" : "weights",
-                   Category::Weights, P * dt.weight / n_w, kAllPhases, "P * weight_bytes / N_w (N_w = shard group with ZeRO-3/FSDP)",
-                   "ZeRO (Rajbhandari et al. 2020) Sec 5: P_p partitions parameters (16*P/N_d at stage 3) [zero2020 §5]", par.offload_params && !lora),
-        [&] { return derive("{} * {} / {}", P, dt.weight, n_w); });
-    add(c.e, c.d, comp(lora ? "lora.grads" : "grads", lora ? "LoRA adapter gradients" : "gradients", Category::Gradients,
-                   P * dt.grad / n_g, grad_phases, "P * grad_bytes / N_g (N_g = shard group from ZeRO-2)",
-                   "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]", opt_host),
-        [&] { return derive("{} * {} / {}", P, dt.grad, n_g); });
+    add(c.e, c.d, comp(lora ? "lora.weights" : "weights", lora ? "LoRA adapter weights" : "weights", Category::Weights, kAllPhases,
+                       "ZeRO (Rajbhandari et al. 2020) Sec 5: P_p partitions parameters (16*P/N_d at stage 3) [zero2020 §5]",
+                       par.offload_params && !lora),
+        [&](auto& q) { return q("P", P) * q("weight_bytes", dt.weight) / q("N_w", n_w); });
+    add(c.e, c.d, comp(lora ? "lora.grads" : "grads", lora ? "LoRA adapter gradients" : "gradients", Category::Gradients, grad_phases,
+                       "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]", opt_host),
+        [&](auto& q) { return q("P", P) * q("grad_bytes", dt.grad) / q("N_g", n_g); });
     if (dt.grad_copy > 0)
-        add(c.e, c.d, comp(lora ? "lora.grads_fp32_copy" : "grads.fp32_copy", "fp32 gradient copy for the step", Category::Gradients,
-                       P * dt.grad_copy / n_o, kStep, "P * 4 / N_opt", "20 B/param mixed, 24 B/param fp32 [transformer-series5 §3.1]; ZeRO Sec 3.2 fused fp32 buffer [zero2020 §3.2]", opt_host),
-            [&] { return derive("{} * {} / {}", P, dt.grad_copy, n_o); });
-    if (dt.master > 0)
-        add(c.e, c.d, comp(lora ? "lora.master" : "optimizer.master", "fp32 master weights", Category::Optimizer, P * dt.master / n_o,
-                       kAfterLoad, "P * 4 / N_opt", "Micikevicius et al. 2018 [micikevicius2018]; ZeRO Sec 3.1 (K = 12 includes the fp32 copy) [zero2020 §3.1]", opt_host),
-            [&] { return derive("{} * {} / {}", P, dt.master, n_o); });
-    const double states = optimizer_state_bytes(o, P, t.factored_states, dt.state) / n_o;
-    if (states > 0 || o.optimizer != Optimizer::SGD)
-        add(c.e, c.d, comp(lora ? "lora.optimizer" : "optimizer.states", optimizer_label(o.optimizer), Category::Optimizer, states,
-                       kAfterLoad, optimizer_formula(o.optimizer), optimizer_source(o.optimizer), opt_host),
-            [&] { return optimizer_derivation(o, P, t.factored_states, dt.state, n_o); });
+        add(c.e, c.d, comp(lora ? "lora.grads_fp32_copy" : "grads.fp32_copy", "fp32 gradient copy for the step", Category::Gradients, kStep,
+                           "20 B/param mixed, 24 B/param fp32 [transformer-series5 §3.1]; ZeRO Sec 3.2 fused fp32 buffer [zero2020 §3.2]", opt_host),
+            [&](auto& q) { return q("P", P) * q("grad_copy_bytes", dt.grad_copy) / q("N_opt", n_o); });
+    if (dt.master > 0 && opt.master_weights)
+        add(c.e, c.d, comp(lora ? "lora.master" : "optimizer.master", "fp32 master weights", Category::Optimizer, kAfterLoad,
+                           "Micikevicius et al. 2018 [micikevicius2018]; ZeRO Sec 3.1 (K = 12 includes the fp32 copy) [zero2020 §3.1]", opt_host),
+            [&](auto& q) { return q("P", P) * q("master_bytes", dt.master) / q("N_opt", n_o); });
+    if (opt.size != StateSize::None)
+        add(c.e, c.d, comp(lora ? "lora.optimizer" : "optimizer.states", opt.label, Category::Optimizer, kAfterLoad, opt.source, opt_host),
+            [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
     if (dt.fp8_cache > 0 && !lora)
-        add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, c.w.linear * dt.fp8_cache / n_w, kFwdBwd,
-                       "P_linear * fp8_copies / N_w (weight + transpose, 1 B each)", "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise) [transformer-engine-code]", false),
-            [&] { return derive("{} * {} / {}", c.w.linear, dt.fp8_cache, n_w); });
+        add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, kFwdBwd,
+                           "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise) [transformer-engine-code]"),
+            [&](auto& q) { return q("P_linear", c.w.linear) * q("fp8_copies", dt.fp8_cache) / q("N_w", n_w); });
 }
 
 }  // namespace vl

@@ -42,7 +42,6 @@ struct TrainableSet {
     Dtypes dt;
 };
 void add_model_states(TrainCtx& c, const TrainableSet& t);
-double optimizer_state_bytes(const TrainingOptions& t, double params, double factored_states, double state_bytes);
 double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
 
 // activations.cpp: per-layer tensors on the stage, embedding inputs, logits and loss, working sets.
@@ -69,15 +68,6 @@ inline Component comp(const char* id, const char* label, Category cat, unsigned 
     return c;
 }
 
-// TRANSITIONAL: a Component with a hand-written formula beside its number (removed once all are expressions).
-inline LegacyComponent comp(const char* id, const char* label, Category cat, double bytes, unsigned phases,
-                            const char* formula, const char* source, bool host = false) {
-    LegacyComponent lc;
-    lc.c = comp(id, label, cat, phases, source, host);
-    lc.c.bytes = bytes;
-    lc.formula = formula;
-    return lc;
-}
 
 // Phase masks used throughout.
 inline constexpr unsigned kFwdBwd = phase_bit(Phase::Forward) | phase_bit(Phase::Backward);

@@ -1,0 +1,286 @@
+// The tensor inventory: every weight of a transformer layer, and of the model around the layers,
+// with its Hugging Face name, shape, the module it belongs to and how tensor/expert parallelism splits
+// it. Parameter counts (param_count.cpp), TP/EP shards (parallel.cpp), Adafactor states
+// (model_states.cpp), LoRA adapters (finetune.cpp) and the tensor-parallel rules (model_validate.cpp)
+// all read it; each shape is written once, below (for_each_layer_tensor, for_each_model_tensor).
+// The hot paths visit the tensors (inlined, no list); layer_tensors() / model_tensors() return them
+// as a fixed-capacity list for everything else.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "model_spec.h"
+#include "scenario.h"
+
+namespace vl {
+
+// The module a tensor belongs to (its place in the Hugging Face module tree).
+enum class TensorKind : uint8_t {
+    Attention,     // self_attn.*: projections, their biases, q_norm/k_norm, MLA's q_a/kv_a norms
+    Mlp,           // the dense MLP
+    Expert,        // one routed expert (count = num_experts)
+    SharedExpert,  // the always-on shared expert block (DeepSeek shared_experts, Qwen2-MoE shared_expert)
+    Router,        // the MoE gate: router matrix, its bias, Qwen2-MoE's shared_expert_gate
+    Norm,          // the layer's own norms (input_layernorm, ...); outside the layers, BLOOM's embedding norm
+    Embedding,     // outside the layers: token and learned position embeddings
+    EmbeddingProjection,  // outside the layers: OPT-350m project_in / project_out
+    Head,          // outside the layers: lm_head (and its bias)
+    FinalNorm,     // outside the layers: the final norm
+};
+
+// How tensor parallelism splits a tensor (Megatron-LM [shoeybi2019]; vLLM's linear layers [vllm-code]).
+// Shapes are Hugging Face's nn.Linear weight shape [out_features, in_features] = rows x cols.
+enum class TensorSplit : uint8_t {
+    Column,      // ColumnParallelLinear: rows (output features) / tp, and its bias
+    Row,         // RowParallelLinear: cols (input features) / tp (its bias is Replicated: added after the all-reduce)
+    Replicated,  // every rank holds all of it (norms, router, row-parallel biases, MLA's q_a/kv_a down-projections)
+    Vocab,       // VocabParallelEmbedding / ParallelLMHead: rows (vocabulary) / tp
+};
+
+// The config dimension a column- or row-parallel matrix is split along (tp must divide it).
+enum class SplitDim : uint8_t { None, Heads, KvHeads, Ffn, ExpertFfn, SharedFfn };  // 6 values (model_validate.cpp)
+
+// Its Hugging Face config field, for messages ("num_attention_heads").
+const char* split_dim_field(SplitDim dim, const ModelSpec& m);
+
+// What a tensor is inside its module: the projections that LoRA targets by name and that the GGUF
+// mixes and LLM.int8 treat apart, or a 1-D tensor (bias, norm weight).
+enum class TensorRole : uint8_t { Q, K, V, O, Gate, Up, Down, OtherMatrix, Vector };
+
+// Plain aggregate without member defaults, so a TensorList's storage is not initialized up front.
+struct Tensor {
+    const char* name;      // Hugging Face module name: "q_proj", "experts.down_proj", "q_proj.bias", "input_layernorm"
+    int64_t rows;          // out_features (a vector: its length)
+    int64_t cols;          // in_features (a vector: 1)
+    int64_t count;         // copies: num_experts for routed experts, else 1
+    TensorKind kind;
+    TensorSplit split;
+    TensorRole role;
+    unsigned lora;         // LoRA target bits (scenario.h kLora*) that select this matrix; 0: never a target
+    SplitDim split_dim;    // Column/Row: the dimension tp splits (attention heads, an MLP width); None otherwise
+    int64_t split_units;   // its size: tp must divide it
+    bool matrix() const { return role != TensorRole::Vector; }
+    int64_t elements() const { return rows * cols; }       // one copy
+    int64_t params() const { return count * rows * cols; }  // all copies
+    bool routed() const { return kind == TensorKind::Expert; }
+};
+
+// ---- the shapes ------------------------------------------------------------------------------
+// Each shape follows the module list of the Hugging Face transformers modeling file named beside it
+// [transformers-code]; the splits follow Megatron-LM [shoeybi2019] and vLLM [vllm-code]. Tests check
+// the totals against published parameter counts (tests/layer_tensors_test.cpp, param_count_test.cpp).
+
+// Width of the shared-expert block of an MoE layer: Qwen2-MoE shared_expert_intermediate_size, or
+// DeepSeek's n_shared_experts experts of moe_intermediate_size side by side; 0 when there is none.
+inline int64_t shared_expert_ffn(const ModelSpec& m) {
+    const MoESpec& e = m.moe;
+    if (e.num_experts <= 0) return 0;
+    return e.shared_expert_ffn > 0 ? e.shared_expert_ffn : e.shared_experts * e.expert_ffn;
+}
+
+namespace tensors {
+
+using K = TensorKind;
+using S = TensorSplit;
+using R = TensorRole;
+
+// The dimension (and its size) that a column/row split divides.
+struct SplitBy {
+    SplitDim dim;
+    int64_t units;
+};
+inline constexpr SplitBy kWhole{SplitDim::None, 0};
+
+// The helpers are forced inline so that a visitor's unused fields (names, split dims) cost nothing.
+#define VL_TENSOR_INLINE [[gnu::always_inline]] inline
+
+VL_TENSOR_INLINE Tensor mat(const char* name, int64_t rows, int64_t cols, K kind, S split, R role, unsigned lora, SplitBy by, int64_t count = 1) {
+    return Tensor{name, rows, cols, count, kind, split, role, lora, by.dim, by.units};
+}
+VL_TENSOR_INLINE Tensor vec(const char* name, int64_t len, K kind) { return mat(name, len, 1, kind, S::Replicated, R::Vector, 0, kWhole); }
+
+// The bias of matrix w: one value per output feature, split with w's rows (column-parallel) or whole
+// on every rank (row-parallel: added after the all-reduce).
+VL_TENSOR_INLINE Tensor bias_of(const Tensor& w, const char* name) {
+    const bool row = w.split == S::Row;
+    return Tensor{name, w.rows, 1, w.count, w.kind, row ? S::Replicated : w.split, R::Vector, 0, row ? SplitDim::None : w.split_dim,
+                  row ? 0 : w.split_units};
+}
+
+template <class F>
+VL_TENSOR_INLINE void with_bias(F& f, const Tensor& w, bool has_bias, const char* bias_name) {
+    f(w);
+    if (has_bias) f(bias_of(w, bias_name));
+}
+
+// A norm of `width`: RMSNorm has a weight (LlamaRMSNorm), LayerNorm a weight and a bias (torch.nn.LayerNorm).
+template <class F>
+VL_TENSOR_INLINE void norm(F& f, const ModelSpec& m, const char* weight, const char* bias, int64_t width, K kind) {
+    f(vec(weight, width, kind));
+    if (m.norm == NormKind::LayerNorm) f(vec(bias, width, kind));
+}
+
+// Standard attention (LlamaAttention; fused qkv checkpoints hold the same elements): q [a*h_d, d], k and
+// v [kv*h_d, d] column-parallel by head, o [d, a*h_d] row-parallel; Qwen3/Gemma3 q_norm, k_norm over h_d.
+template <class F>
+VL_TENSOR_INLINE void standard_attention(F& f, const ModelSpec& m) {
+    const int64_t d = m.hidden, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+    const SplitBy heads{SplitDim::Heads, m.heads}, kv_heads{SplitDim::KvHeads, m.kv_heads};
+    with_bias(f, mat("q_proj", q, d, K::Attention, S::Column, R::Q, kLoraQ, heads), m.qkv_bias, "q_proj.bias");
+    with_bias(f, mat("k_proj", kv, d, K::Attention, S::Column, R::K, kLoraK, kv_heads), m.qkv_bias, "k_proj.bias");
+    with_bias(f, mat("v_proj", kv, d, K::Attention, S::Column, R::V, kLoraV, kv_heads), m.qkv_bias, "v_proj.bias");
+    with_bias(f, mat("o_proj", d, q, K::Attention, S::Row, R::O, kLoraO, heads), m.attn_out_bias, "o_proj.bias");
+    if (m.qk_norm) {
+        norm(f, m, "q_norm", "q_norm.bias", m.head_dim, K::Attention);
+        norm(f, m, "k_norm", "k_norm.bias", m.head_dim, K::Attention);
+    }
+}
+
+// Multi-head Latent Attention (DeepSeek-V2 paper §2.1 [deepseek-v2]; modeling_deepseek_v3.DeepseekV3Attention):
+// q_a_proj [r_q, d] + q_a_layernorm r_q + q_b_proj [a*(nope+rope), r_q] (or q_proj [a*(nope+rope), d] when
+// r_q = 0), kv_a_proj_with_mqa [r_kv+rope, d] + kv_a_layernorm r_kv, kv_b_proj [a*(nope+v), r_kv],
+// o_proj [d, a*v]. The down-projections q_a/kv_a are replicated (vLLM ReplicatedLinear [vllm-code]),
+// the up-projections column-parallel by head, o row-parallel. LoRA's q targets q_a/q_b, k and v kv_a/kv_b.
+template <class F>
+VL_TENSOR_INLINE void mla_attention(F& f, const ModelSpec& m) {
+    const MLASpec& x = m.mla;
+    const int64_t d = m.hidden, a = m.heads;
+    const int64_t qk_head = x.qk_nope_head_dim + x.qk_rope_head_dim;
+    const SplitBy heads{SplitDim::Heads, a};
+    if (x.q_lora_rank > 0) {
+        f(mat("q_a_proj", x.q_lora_rank, d, K::Attention, S::Replicated, R::OtherMatrix, kLoraQ, kWhole));
+        norm(f, m, "q_a_layernorm", "q_a_layernorm.bias", x.q_lora_rank, K::Attention);
+        f(mat("q_b_proj", a * qk_head, x.q_lora_rank, K::Attention, S::Column, R::Q, kLoraQ, heads));
+    } else {
+        f(mat("q_proj", a * qk_head, d, K::Attention, S::Column, R::Q, kLoraQ, heads));
+    }
+    f(mat("kv_a_proj_with_mqa", x.kv_lora_rank + x.qk_rope_head_dim, d, K::Attention, S::Replicated, R::OtherMatrix, kLoraK | kLoraV, kWhole));
+    norm(f, m, "kv_a_layernorm", "kv_a_layernorm.bias", x.kv_lora_rank, K::Attention);
+    f(mat("kv_b_proj", a * (x.qk_nope_head_dim + x.v_head_dim), x.kv_lora_rank, K::Attention, S::Column, R::OtherMatrix, kLoraK | kLoraV, heads));
+    with_bias(f, mat("o_proj", d, a * x.v_head_dim, K::Attention, S::Row, R::O, kLoraO, heads), m.attn_out_bias, "o_proj.bias");
+}
+
+struct MlpNames {
+    const char *gate, *up, *down, *gate_bias, *up_bias, *down_bias;
+};
+inline constexpr MlpNames kDense{"gate_proj", "up_proj", "down_proj", "gate_proj.bias", "up_proj.bias", "down_proj.bias"};
+inline constexpr MlpNames kExperts{"experts.gate_proj", "experts.up_proj", "experts.down_proj",
+                                   "experts.gate_proj.bias", "experts.up_proj.bias", "experts.down_proj.bias"};
+inline constexpr MlpNames kShared{"shared_experts.gate_proj", "shared_experts.up_proj", "shared_experts.down_proj",
+                                  "shared_experts.gate_proj.bias", "shared_experts.up_proj.bias", "shared_experts.down_proj.bias"};
+
+// One MLP of width f_w, `count` times: gated (LlamaMLP) gate_proj and up_proj [f_w, d] column-parallel,
+// down_proj [d, f_w] row-parallel; plain (GPT-2 c_fc/c_proj, OPT fc1/fc2) only up and down. Biases on
+// every projection with mlp_bias. LoRA's gate/up/down select them by name.
+template <class F>
+VL_TENSOR_INLINE void mlp(F& f, const ModelSpec& m, int64_t f_w, K kind, int64_t count, SplitBy width, const MlpNames& n) {
+    const int64_t d = m.hidden;
+    if (m.gated_mlp) with_bias(f, mat(n.gate, f_w, d, kind, S::Column, R::Gate, kLoraGate, width, count), m.mlp_bias, n.gate_bias);
+    with_bias(f, mat(n.up, f_w, d, kind, S::Column, R::Up, kLoraUp, width, count), m.mlp_bias, n.up_bias);
+    with_bias(f, mat(n.down, d, f_w, kind, S::Row, R::Down, kLoraDown, width, count), m.mlp_bias, n.down_bias);
+}
+
+// An MoE block (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock, DeepseekV3MoE): E routed experts, the
+// router gate [E, d] (+ DeepSeek-V3 e_score_correction_bias E) replicated (Megatron TopKRouter, vLLM
+// ReplicatedLinear gate), the shared-expert block split like a dense MLP, Qwen2-MoE's shared_expert_gate [1, d].
+template <class F>
+VL_TENSOR_INLINE void moe_mlp(F& f, const ModelSpec& m) {
+    const MoESpec& e = m.moe;
+    mlp(f, m, e.expert_ffn, K::Expert, e.num_experts, {SplitDim::ExpertFfn, e.expert_ffn}, kExperts);
+    with_bias(f, mat("gate", e.num_experts, m.hidden, K::Router, S::Replicated, R::OtherMatrix, 0, kWhole), e.router_bias,
+              "gate.e_score_correction_bias");
+    if (const int64_t sf = shared_expert_ffn(m); sf > 0)
+        mlp(f, m, sf, K::SharedExpert, 1, {SplitDim::SharedFfn, sf}, kShared);
+    if (e.shared_expert_gate) f(mat("shared_expert_gate", 1, m.hidden, K::Router, S::Replicated, R::OtherMatrix, 0, kWhole));
+}
+
+// The layer's own norms, in Hugging Face order: pre-norm attention and MLP (2), one shared by a
+// parallel block (1), Gemma2/3's sandwich (4).
+inline constexpr const char* kNormNames[4] = {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                                              "post_feedforward_layernorm"};
+inline constexpr const char* kNormBiasNames[4] = {"input_layernorm.bias", "post_attention_layernorm.bias",
+                                                  "pre_feedforward_layernorm.bias", "post_feedforward_layernorm.bias"};
+
+}  // namespace tensors
+
+// Calls f(const Tensor&) for each tensor of one layer: a dense layer, or (moe_layer, on a model with
+// experts) one whose MLP is routed experts + router + shared experts. Nothing for a params-only model.
+template <class F>
+VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, bool moe_layer, F&& f) {
+    using namespace tensors;
+    if (!m.architecture_known()) return;
+    if (m.attention == AttentionKind::MLA) mla_attention(f, m);
+    else standard_attention(f, m);
+    if (moe_layer && m.moe.num_experts > 0) moe_mlp(f, m);
+    else if (m.ffn > 0) mlp(f, m, m.ffn, K::Mlp, 1, {SplitDim::Ffn, m.ffn}, kDense);
+    const int norms = m.norms_per_layer < 0 ? 0 : m.norms_per_layer > 4 ? 4 : m.norms_per_layer;
+    for (int i = 0; i < norms; ++i) norm(f, m, kNormNames[i], kNormBiasNames[i], m.hidden, K::Norm);
+}
+
+// Calls f(const Tensor&) for each tensor outside the layers: embeddings, embedding norm and
+// projections, final norm, lm_head.
+template <class F>
+VL_TENSOR_INLINE void for_each_model_tensor(const ModelSpec& m, F&& f) {
+    using namespace tensors;
+    if (!m.architecture_known()) return;
+    const int64_t d = m.hidden, e_dim = m.embed_dim > 0 ? m.embed_dim : d;
+    // Token embedding [V, e] vocab-parallel; learned positions [max_pos + offset, d] (GPT-2 wpe, OPT offset 2).
+    f(mat("embed_tokens", m.vocab, e_dim, K::Embedding, S::Vocab, R::OtherMatrix, 0, kWhole));
+    if (m.position == PositionKind::Learned)
+        f(mat("embed_positions", m.max_position + m.position_offset, d, K::Embedding, S::Replicated, R::OtherMatrix, 0, kWhole));
+    // BLOOM word_embeddings_layernorm; OPT-350m project_in [d, e] and project_out [e, d] (no bias).
+    if (m.embedding_norm) norm(f, m, "word_embeddings_layernorm", "word_embeddings_layernorm.bias", d, K::Norm);
+    if (e_dim != d) {
+        f(mat("project_in", d, e_dim, K::EmbeddingProjection, S::Replicated, R::OtherMatrix, 0, kWhole));
+        f(mat("project_out", e_dim, d, K::EmbeddingProjection, S::Replicated, R::OtherMatrix, 0, kWhole));
+    }
+    if (m.final_norm) norm(f, m, "norm", "norm.bias", d, K::FinalNorm);
+    // lm_head [V, e] vocab-parallel (ParallelLMHead); tied: the embedding matrix itself. Phi-1/2 have a bias.
+    const Tensor head = mat("lm_head", m.vocab, e_dim, K::Head, S::Vocab, R::OtherMatrix, 0, kWhole);
+    if (!m.tied_embeddings) f(head);
+    if (m.lm_head_bias) f(bias_of(head, "lm_head.bias"));
+}
+
+// ---- the inventory as a list ------------------------------------------------------------------
+
+// A fixed-capacity list (no heap).
+template <size_t Capacity>
+class TensorList {
+public:
+    void add(const Tensor& t) {
+        if (size_ < Capacity) items_[size_++] = t;
+    }
+    const Tensor* begin() const { return items_.data(); }
+    const Tensor* end() const { return items_.data() + size_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const Tensor& operator[](size_t i) const { return items_[i]; }
+    static constexpr size_t capacity() { return Capacity; }
+
+private:
+    std::array<Tensor, Capacity> items_;  // [0, size_) are set
+    size_t size_ = 0;
+};
+
+// Worst cases (every option on; tests/layer_tensors_test.cpp builds them): a layer has at most 12
+// attention + 15 MoE MLP + 8 norm tensors, the model 10 outside the layers. add() past the capacity
+// would drop a tensor, so the capacities stay above those counts.
+using LayerTensors = TensorList<40>;
+using ModelTensors = TensorList<12>;
+
+LayerTensors layer_tensors(const ModelSpec& m, bool moe_layer);
+ModelTensors model_tensors(const ModelSpec& m);
+
+// The part of a tensor (all `count` copies) one rank holds: / tp when Column, Row or Vocab split,
+// whole when Replicated; routed experts are spread over ep ranks and each expert split over
+// expert_tp ranks by its own split (parallel.h expert_tp).
+inline double tensor_shard(const Tensor& t, double tp, double ep, double expert_tp) {
+    const double n = static_cast<double>(t.count) * static_cast<double>(t.rows) * static_cast<double>(t.cols);
+    if (t.routed()) return n / ep / (t.split == TensorSplit::Replicated ? 1.0 : expert_tp);
+    return t.split == TensorSplit::Replicated ? n : n / tp;
+}
+
+#undef VL_TENSOR_INLINE
+
+}  // namespace vl
