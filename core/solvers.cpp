@@ -8,7 +8,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "formula.h"
+#include <fmt/format.h>
+
 #include "inference/weight_formats.h"
 #include "units.h"
 
@@ -106,11 +107,11 @@ static std::string knob_value_text(Knob k, int64_t v) {
 
 std::string describe_overflow(Knob k, int64_t v, const Estimate& e) {
     const std::string value = knob_value_text(k, v);
-    if (!e.ok()) return format("%s = %s is invalid: %s", knob_name(k), value.c_str(), to_string(e.errors.front()).c_str());
+    if (!e.ok()) return fmt::format("{} = {} is invalid: {}", knob_name(k), value, to_string(e.errors.front()));
     const Component* c = largest(e);
-    return format("at %s = %s it needs %.2f GiB of %.2f GiB; largest component %s (%.2f GiB)", knob_name(k),
-                  value.c_str(), to_gib(e.total_bytes), to_gib(e.gpu_capacity_bytes), c ? c->id : "-",
-                  c ? to_gib(at_peak(e, *c)) : 0.0);
+    return fmt::format("at {} = {} it needs {} of {}; largest component {} ({})", knob_name(k), value,
+                       amount_with_unit(e.total_bytes, SizeUnit::GiB), amount_with_unit(e.gpu_capacity_bytes, SizeUnit::GiB),
+                       c ? c->id : "-", amount_with_unit(c ? at_peak(e, *c) : 0.0, SizeUnit::GiB));
 }
 
 // The knob's valid values are multiples of this: a training sequence must split evenly over the
@@ -130,7 +131,7 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     const int64_t lo = std::max<int64_t>(1, opt.lo);
     const int64_t i_lo = (lo + step - 1) / step, i_hi = hi / step;
     if (i_hi < i_lo) {
-        r.errors.push_back({knob_name(k), format("no multiple of %lld in [%lld, %lld]", (long long)step, (long long)lo, (long long)hi)});
+        r.errors.push_back({knob_name(k), fmt::format("no multiple of {} in [{}, {}]", step, lo, hi)});
         r.why = "the search range holds no valid value: " + to_string(r.errors.front());
         return r;
     }
@@ -165,14 +166,14 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     r.estimate = good_p.e;
     if (bad == 0) {
         r.at_search_bound = true;
-        r.why = format("fits up to the search bound %s = %lld", knob_name(k), (long long)(i_hi * step));
+        r.why = fmt::format("fits up to the search bound {} = {}", knob_name(k), i_hi * step);
         return r;
     }
     if (bad == good + 1) {
         const Component* c = bad_p.e.ok() ? grew_most(good_p.e, bad_p.e) : nullptr;
         r.limiting_id = c ? c->id : "";
-        r.why = format("%s = %lld fits; %s", knob_name(k), (long long)(good * step), describe_overflow(k, bad * step, bad_p.e).c_str());
-        if (c) r.why += format("; %s grows the most", c->id);
+        r.why = fmt::format("{} = {} fits; {}", knob_name(k), good * step, describe_overflow(k, bad * step, bad_p.e));
+        if (c) r.why += fmt::format("; {} grows the most", c->id);
     }
     return r;
 }
@@ -332,8 +333,7 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
         r.scenario.parallel.sp = s.parallel.sp && best.tp > 1;
         r.scenario.gpu_count = n;
         r.estimate = std::move(best_e);
-        r.why = format("%lld GPUs: tp %lld, pp %lld, dp %lld, ZeRO %d", (long long)n, (long long)best.tp,
-                       (long long)best.pp, (long long)best.dp, best.zero);
+        r.why = fmt::format("{} GPUs: tp {}, pp {}, dp {}, ZeRO {}", n, best.tp, best.pp, best.dp, best.zero);
         if (closest) {
             const Component* lc = largest(near.e);
             r.limiting_id = lc ? lc->id : "";
@@ -346,10 +346,10 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
         r.estimate = near.e;
         const Component* lc = largest(near.e);
         r.limiting_id = lc ? lc->id : "";
-        r.why = format("no layout of up to %lld GPUs fits; closest: ", (long long)opt.max_gpus) +
+        r.why = fmt::format("no layout of up to {} GPUs fits; closest: ", opt.max_gpus) +
                 describe_overflow(Knob::GpuCount, near.s.gpu_count, near.e);
     } else {
-        r.why = format("no valid parallel layout of up to %lld GPUs", (long long)opt.max_gpus);
+        r.why = fmt::format("no valid parallel layout of up to {} GPUs", opt.max_gpus);
     }
     return r;
 }
@@ -387,7 +387,7 @@ SolveResult solve_format(const Scenario& s) {
         r.estimate = smallest_fail.e;
         const Component* c = largest(smallest_fail.e);
         r.limiting_id = c ? c->id : "";
-        r.why = format("no format fits; even %s: ", weight_format_name(smallest_fail.s.infer.weights)) +
+        r.why = fmt::format("no format fits; even {}: ", weight_format_name(smallest_fail.s.infer.weights)) +
                 describe_overflow(Knob::WeightFormat, static_cast<int64_t>(smallest_fail.s.infer.weights), smallest_fail.e);
         return r;
     }
@@ -395,7 +395,7 @@ SolveResult solve_format(const Scenario& s) {
     r.value = static_cast<int64_t>(best.s.infer.weights);
     r.scenario = best.s;
     r.estimate = best.e;
-    r.why = format("%s fits", weight_format_name(best.s.infer.weights));
+    r.why = fmt::format("{} fits", weight_format_name(best.s.infer.weights));
     // The next less-compressed format that fails names the limit.
     for (WeightFormat f : kAll) {
         Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f), r.evaluations);
@@ -406,8 +406,9 @@ SolveResult solve_format(const Scenario& s) {
     if (have_larger) {
         const Component* c = grew_most(best.e, next_larger.e);
         r.limiting_id = c ? c->id : "";
-        r.why += format("; %s does not: needs %.2f GiB of %.2f GiB", weight_format_name(next_larger.s.infer.weights),
-                        to_gib(next_larger.e.total_bytes), to_gib(next_larger.e.gpu_capacity_bytes));
+        r.why += fmt::format("; {} does not: needs {} of {}", weight_format_name(next_larger.s.infer.weights),
+                             amount_with_unit(next_larger.e.total_bytes, SizeUnit::GiB),
+                             amount_with_unit(next_larger.e.gpu_capacity_bytes, SizeUnit::GiB));
     }
     return r;
 }
@@ -424,7 +425,7 @@ SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt) {
     const bool infer_knob = k == Knob::Batch || k == Knob::Context || k == Knob::WeightFormat;
     const bool train_knob = k == Knob::MicroBatch || k == Knob::SeqLen;
     if ((infer_knob && s.mode != Mode::Infer) || (train_knob && s.mode == Mode::Infer)) {
-        r.errors.push_back({"mode", format("%s does not apply in this mode", knob_name(k))});
+        r.errors.push_back({"mode", fmt::format("{} does not apply in this mode", knob_name(k))});
         r.why = "the knob does not apply to this mode";
         return r;
     }
