@@ -12,6 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -665,7 +666,7 @@ int cmd_models(const Options& o, std::string& out) {
 int cmd_gpus(const Options& o, std::string& out) {
     std::vector<std::vector<std::string>> rows;
     for (const GpuPreset& g : gpu_presets())
-        rows.push_back({g.id, g.name, format("%.2f", to_gib(g.memory_bytes)), format("%.2f", to_gb(g.memory_bytes)), format("%.0f", g.memory_bytes), g.source});
+        rows.push_back({g.id, g.name, amount(g.memory_bytes, SizeUnit::GiB), amount(g.memory_bytes, SizeUnit::GB), whole_text(g.memory_bytes), g.source});
     out += format_rows({"id", "name", "GiB", "GB", "bytes", "source"}, rows, o.format);
     return kOk;
 }
@@ -793,11 +794,9 @@ int cmd_solve(const Options& o, std::string& out, std::string& err) {
     }
     out += std::string(k->question) + ": " + value + (r.at_search_bound ? " (or more: the search stopped at its bound)" : "") + "\n";
     if (k->knob == Knob::GpuCount)
-        out += format("layout: dp %lld, tp %lld, pp %lld, cp %lld, zero %d\n", static_cast<long long>(r.scenario.parallel.dp),
-                      static_cast<long long>(r.scenario.parallel.tp), static_cast<long long>(r.scenario.parallel.pp),
-                      static_cast<long long>(r.scenario.parallel.cp), r.scenario.parallel.zero);
-    out += format("peak %.2f %s of %.2f %s", to_unit(r.estimate.total_bytes, o.unit), unit_name(o.unit),
-                  to_unit(r.estimate.gpu_capacity_bytes, o.unit), unit_name(o.unit));
+        out += fmt::format("layout: dp {}, tp {}, pp {}, cp {}, zero {}\n", r.scenario.parallel.dp, r.scenario.parallel.tp,
+                           r.scenario.parallel.pp, r.scenario.parallel.cp, r.scenario.parallel.zero);
+    out += "peak " + amount_with_unit(r.estimate.total_bytes, o.unit) + " of " + amount_with_unit(r.estimate.gpu_capacity_bytes, o.unit);
     out += r.limiting_id.empty() ? "\n" : "; limited by " + r.limiting_id + "\n";
     if (!r.why.empty()) out += escape_control_chars(r.why) + "\n";
     return kOk;

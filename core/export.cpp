@@ -2,10 +2,11 @@
 #include "export.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "formula.h"
 #include "scenario_json.h"
+#include "units.h"
 
 namespace vl {
 
@@ -28,9 +29,9 @@ std::string escape_control_chars(std::string_view text) {
         const auto c = static_cast<unsigned char>(text[i]);
         const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0u;
         if (c < 0x20 || c == 0x7f) {
-            out += format("\\x%02x", c);
+            out += fmt::format("\\x{:02x}", c);
         } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // U+0080..U+009F in UTF-8
-            out += format("\\u%04x", next);
+            out += fmt::format("\\u{:04x}", next);
             ++i;
         } else {
             out += text[i];
@@ -56,18 +57,14 @@ std::string phase_list(Mode mode, unsigned mask, const char* sep) {
     return out;
 }
 
-std::string amount(double bytes, SizeUnit u) { return format("%.2f", to_unit(bytes, u)); }
-
 std::string heading(const Scenario& s) {
     std::string model = s.model.name.empty() ? std::string("(unnamed model)") : escape_control_chars(s.model.name);
-    return format("%s, %s, %lld x %s, per GPU", model.c_str(), enum_name(s.mode), static_cast<long long>(s.gpu_count),
-                  escape_control_chars(s.gpu.name).c_str());
+    return fmt::format("{}, {}, {} x {}, per GPU", model, enum_name(s.mode), s.gpu_count, escape_control_chars(s.gpu.name));
 }
 
 std::string verdict(const Estimate& e, SizeUnit u) {
-    const char* unit = unit_name(u);
-    if (e.fits()) return format("fits, %s %s headroom", amount(e.headroom_bytes(), u).c_str(), unit);
-    return format("does not fit, %s %s over", amount(-e.headroom_bytes(), u).c_str(), unit);
+    if (e.fits()) return "fits, " + amount_with_unit(e.headroom_bytes(), u) + " headroom";
+    return "does not fit, " + amount_with_unit(-e.headroom_bytes(), u) + " over";
 }
 
 std::string errors_text(const Estimate& e) {
@@ -168,7 +165,7 @@ std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     auto row = [&](const std::string& id, const std::string& label, const std::string& category, const std::string& phases, bool host,
                    double bytes, const std::string& formula, const std::string& substituted, const std::string& source) {
         out += csv_field(id) + "," + csv_field(label) + "," + csv_field(category) + "," + csv_field(phases) + "," + (host ? "true" : "false") +
-               "," + format("%.0f", bytes) + "," + amount(bytes, o.unit) + "," + csv_field(formula) + "," + csv_field(substituted) + "," +
+               "," + whole_text(bytes) + "," + amount(bytes, o.unit) + "," + csv_field(formula) + "," + csv_field(substituted) + "," +
                csv_field(source) + "\n";
     };
     for (const Component& c : e.components)

@@ -3,86 +3,22 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstddef>
-#include <cstdio>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "estimate.h"
+#include "units.h"
 
 namespace vl {
-
-// printf into a std::string (used for the substituted formula text).
-inline std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-inline std::string format(const char* fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0) return {};
-    if (static_cast<size_t>(n) < sizeof buf) return std::string(buf, static_cast<size_t>(n));
-    std::string out(static_cast<size_t>(n), '\0');
-    va_start(ap, fmt);
-    std::vsnprintf(out.data(), out.size() + 1, fmt, ap);
-    va_end(ap);
-    return out;
-}
 
 // ---- the derivation text ("show the math") --------------------------------------------------
 // One convention for every Component's `substituted` text, so the UI shows them alike:
 //   <the symbolic formula with the user's numbers, same order and shape> = <bytes> B
 // e.g. formula "P * weight_bytes / N_w" -> "6,738,415,616 * 2 / 1 = 13,476,831,232 B".
-// Numbers (number_text):
-//   - integral values print exactly, every digit, grouped in threes by commas: 8,030,261,248;
-//   - other values print in fixed point, never scientific: |x| >= 1 with up to 4 decimals
-//     (1.0020 -> "1.002", 12.5 -> "12.5"), |x| < 1 with 6 significant digits (0.126953125 -> "0.126953"), so a fraction
-//     such as a fragmentation share of 0.1234567 is shown within 5e-6 of its value;
-//     trailing zeros are dropped;
-//   - NaN and infinities print as "nan", "inf", "-inf" (never expected from a valid scenario).
-
-namespace detail {
-inline std::string group_digits(const std::string& digits) {  // "1234567" -> "1,234,567"
-    std::string out;
-    const size_t n = digits.size();
-    for (size_t i = 0; i < n; ++i) {
-        if (i > 0 && (n - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-}  // namespace detail
-
-inline std::string number_text(double x) {
-    if (std::isnan(x)) return "nan";
-    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    if (x == 0) return "0";  // also -0
-    const bool neg = x < 0;
-    const double a = std::fabs(x);
-    char buf[400];
-    std::string body;
-    if (a == std::floor(a)) {
-        std::snprintf(buf, sizeof buf, "%.0f", a);  // exact: every integral double prints exactly
-        body = detail::group_digits(buf);
-    } else {
-        // |x| >= 1: 4 decimals; |x| < 1: 6 significant digits (e.g. 0.0001234 needs 9 decimals)
-        int decimals = 4;
-        if (a < 1) decimals = std::min(340, 5 - static_cast<int>(std::floor(std::log10(a))));
-        std::snprintf(buf, sizeof buf, "%.*f", decimals, a);
-        std::string t(buf);
-        const size_t dot = t.find('.');
-        if (dot != std::string::npos) {
-            while (t.back() == '0') t.pop_back();
-            if (t.back() == '.') t.pop_back();
-        }
-        const size_t int_end = t.find('.');
-        body = detail::group_digits(t.substr(0, int_end)) + (int_end == std::string::npos ? "" : t.substr(int_end));
-        if (body == "0") return "0";  // rounded away entirely (cannot happen with 6 significant digits)
-    }
-    return neg ? "-" + body : body;
-}
+// Numbers print as number_text (units.h) does: exact grouped integers (8,030,261,248), fixed-point
+// fractions (1.002, 0.126953), never scientific.
 
 // " = <bytes> B", the ending of every substituted text.
 inline std::string bytes_text(double bytes) { return number_text(bytes) + " B"; }

@@ -2,7 +2,6 @@
 // through nlohmann's own DOM builder and checks size, depth, duplicate keys and NULs on the way.
 #include "json_input.h"
 
-#include <cstdio>
 #include <set>
 #include <string>
 
@@ -124,11 +123,7 @@ std::string describe_input_size(size_t bytes, size_t apart_from) {
     if (apart_from != 0 && bytes != apart_from && describe_input_size(bytes) == describe_input_size(apart_from)) {
         return group_thousands(static_cast<int64_t>(bytes)) + " bytes";
     }
-    char buf[32];
-    if (bytes < 10'000) std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
-    else if (bytes < 10'000'000) std::snprintf(buf, sizeof buf, "%.0f KB", bytes / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
-    return buf;
+    return size_text(static_cast<double>(bytes));
 }
 
 std::optional<nlohmann::json> parse_json_input(std::string_view text, std::string_view what, std::vector<FieldError>& errs) {

@@ -8,7 +8,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "formula.h"
+#include <fmt/format.h>
+
 #include "inference/weight_formats.h"
 #include "units.h"
 
@@ -106,11 +107,11 @@ static std::string knob_value_text(Knob k, int64_t v) {
 
 std::string describe_overflow(Knob k, int64_t v, const Estimate& e) {
     const std::string value = knob_value_text(k, v);
-    if (!e.ok()) return format("%s = %s is invalid: %s", knob_name(k), value.c_str(), to_string(e.errors.front()).c_str());
+    if (!e.ok()) return fmt::format("{} = {} is invalid: {}", knob_name(k), value, to_string(e.errors.front()));
     const Component* c = largest(e);
-    return format("at %s = %s it needs %.2f GiB of %.2f GiB; largest component %s (%.2f GiB)", knob_name(k),
-                  value.c_str(), to_gib(e.total_bytes), to_gib(e.gpu_capacity_bytes), c ? c->id : "-",
-                  c ? to_gib(at_peak(e, *c)) : 0.0);
+    return fmt::format("at {} = {} it needs {} of {}; largest component {} ({})", knob_name(k), value,
+                       amount_with_unit(e.total_bytes, SizeUnit::GiB), amount_with_unit(e.gpu_capacity_bytes, SizeUnit::GiB),
+                       c ? c->id : "-", amount_with_unit(c ? at_peak(e, *c) : 0.0, SizeUnit::GiB));
 }
 
 // The knob's valid values are multiples of this: a training sequence must split evenly over the
@@ -130,7 +131,7 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     const int64_t lo = std::max<int64_t>(1, opt.lo);
     const int64_t i_lo = (lo + step - 1) / step, i_hi = hi / step;
     if (i_hi < i_lo) {
-        r.errors.push_back({knob_name(k), format("no multiple of %lld in [%lld, %lld]", (long long)step, (long long)lo, (long long)hi)});
+        r.errors.push_back({knob_name(k), fmt::format("no multiple of {} in [{}, {}]", step, lo, hi)});
         r.why = "the search range holds no valid value: " + to_string(r.errors.front());
         return r;
     }
@@ -165,14 +166,14 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     r.estimate = good_p.e;
     if (bad == 0) {
         r.at_search_bound = true;
-        r.why = format("fits up to the search bound %s = %lld", knob_name(k), (long long)(i_hi * step));
+        r.why = fmt::format("fits up to the search bound {} = {}", knob_name(k), i_hi * step);
         return r;
     }
     if (bad == good + 1) {
         const Component* c = bad_p.e.ok() ? grew_most(good_p.e, bad_p.e) : nullptr;
         r.limiting_id = c ? c->id : "";
-        r.why = format("%s = %lld fits; %s", knob_name(k), (long long)(good * step), describe_overflow(k, bad * step, bad_p.e).c_str());
-        if (c) r.why += format("; %s grows the most", c->id);
+        r.why = fmt::format("{} = {} fits; {}", knob_name(k), good * step, describe_overflow(k, bad * step, bad_p.e));
+        if (c) r.why += fmt::format("; {} grows the most", c->id);
     }
     return r;
 }
@@ -188,6 +189,162 @@ double activation_floor(const Estimate& e) {
 // of the ZeRO/FSDP shard group (validate_parallel).
 int64_t dp_step(const Parallelism& p) {
     return std::lcm(std::max<int64_t>(1, p.ep), std::max<int64_t>(1, p.shard_group));
+}
+
+// A parallel layout: n = dp * tp * pp GPUs (cp 1) at a ZeRO stage. dp == 0: none.
+struct Layout {
+    int64_t tp = 0, pp = 0, dp = 0;
+    int zero = 0;
+    int64_t gpus() const { return dp * tp * pp; }
+};
+
+// `s` laid out as `l` (sequence parallelism is part of TP: off at tp = 1).
+void set_layout(Scenario& v, const Scenario& s, const Layout& l) {
+    v.parallel.tp = l.tp;
+    v.parallel.pp = l.pp;
+    v.parallel.cp = 1;
+    v.parallel.dp = l.dp;
+    v.parallel.zero = l.zero;
+    v.parallel.sp = s.parallel.sp && l.tp > 1;
+    v.gpu_count = l.gpus();
+}
+
+// What the search may try: the ZeRO stages the scenario's other settings allow (offload, compat
+// rules), the data-parallel step and the GPU bound.
+struct LayoutSpace {
+    bool infer = false;
+    int max_zero = 0;
+    int64_t dp_min = 1;
+    std::array<bool, 4> zero_ok{};
+    int64_t max_gpus = 0;
+    double gpu_bytes = 0;
+};
+
+LayoutSpace layout_space(const Scenario& s, const SolveOptions& opt) {
+    LayoutSpace sp;
+    sp.infer = s.mode == Mode::Infer;
+    sp.max_zero = sp.infer ? 0 : 3;
+    sp.dp_min = sp.infer ? 1 : dp_step(s.parallel);
+    for (int z = 0; z <= sp.max_zero; ++z) {
+        Scenario v = s;
+        v.parallel.zero = z;
+        sp.zero_ok[static_cast<size_t>(z)] = validate(v).empty();
+    }
+    sp.max_gpus = opt.max_gpus;
+    sp.gpu_bytes = s.gpu.memory_bytes;
+    return sp;
+}
+
+// The probes: one estimate of one layout each, on a scenario changed in place (no copy per probe).
+// Remembers every layout that did not fit, for the closest answer.
+struct LayoutProbes {
+    enum class Outcome { Invalid, Over, Fits };
+    struct Failed { Layout l; double ratio; };  // total / capacity
+
+    const Scenario& s;
+    int& evaluations;
+    Scenario c = s;
+    Layout at;
+    std::vector<Failed> failed;
+    Estimate fit_e;          // the last probe that fit
+    double floor_bytes = 0;  // activation_floor of the last valid probe
+
+    LayoutProbes(const Scenario& base, int& evals) : s(base), evaluations(evals) {}
+
+    void set(int64_t tp, int64_t pp, int zero) { at = {tp, pp, 0, zero}; }
+    Outcome probe(int64_t dp) {
+        at.dp = dp;
+        set_layout(c, s, at);
+        Estimate e = estimate(c, Detail::NumbersOnly);
+        ++evaluations;
+        if (!e.ok()) return Outcome::Invalid;
+        floor_bytes = activation_floor(e);
+        if (e.fits()) {
+            fit_e = std::move(e);
+            return Outcome::Fits;
+        }
+        failed.push_back({at, e.total_bytes / e.gpu_capacity_bytes});
+        return Outcome::Over;
+    }
+};
+
+struct Pair { int64_t tp, pp; };
+
+// Pass 1: each (tp, pp) in key order at the smallest valid dp, every allowed ZeRO stage in order;
+// stops at the first layout that fits (into `best`). Returns the valid pairs that more data-parallel
+// ranks could still make fit (activations not already over the GPU), for pass 2.
+std::vector<Pair> first_fit_at_smallest_dp(LayoutProbes& probes, const LayoutSpace& sp, Layout& best, Estimate& best_e) {
+    using Outcome = LayoutProbes::Outcome;
+    std::vector<Pair> pairs;
+    // A tp that breaks a model split where pp is fine breaks it at every pp (tp_bad).
+    std::vector<char> tp_bad(static_cast<size_t>(std::max<int64_t>(1, sp.max_gpus)) + 1, 0), pp_ok(tp_bad.size(), 0);
+    for (int64_t mp = 1; mp * sp.dp_min <= sp.max_gpus && best.dp == 0; ++mp) {
+        for (int64_t tp = 1; tp <= mp && best.dp == 0; ++tp) {
+            const int64_t pp = mp / tp;
+            if (mp % tp != 0 || tp_bad[static_cast<size_t>(tp)]) continue;
+            bool valid = true, zero0_over = false;
+            double floor_min = 1e300;
+            for (int zero = 0; zero <= sp.max_zero && valid; ++zero) {
+                // At dp = 1, ZeRO 1-3 never need less than ZeRO 0.
+                if (!sp.zero_ok[static_cast<size_t>(zero)] || (sp.dp_min == 1 && zero0_over)) continue;
+                probes.set(tp, pp, zero);
+                const Outcome o = probes.probe(sp.dp_min);
+                if (o != Outcome::Invalid) floor_min = std::min(floor_min, probes.floor_bytes);
+                if (o == Outcome::Invalid) {
+                    valid = false;
+                    if (pp_ok[static_cast<size_t>(pp)]) tp_bad[static_cast<size_t>(tp)] = 1;
+                } else if (o == Outcome::Fits) {
+                    best = {tp, pp, sp.dp_min, zero};
+                    best_e = std::move(probes.fit_e);
+                    break;
+                } else if (zero == 0) {
+                    zero0_over = true;
+                }
+            }
+            if (!valid) continue;
+            if (tp == 1) pp_ok[static_cast<size_t>(pp)] = 1;
+            if (!(floor_min > sp.gpu_bytes)) pairs.push_back({tp, pp});
+        }
+    }
+    return pairs;
+}
+
+// Pass 2 (training): for each pair, more data-parallel ranks with ZeRO >= 1, for a key below the
+// best so far: one probe at the largest dp that could still win, then bisection for the smallest
+// dp that fits (per-GPU bytes never rise with dp at ZeRO >= 1).
+void fewer_gpus_with_more_dp(LayoutProbes& probes, const LayoutSpace& sp, const std::vector<Pair>& pairs, Layout& best,
+                             Estimate& best_e) {
+    using Outcome = LayoutProbes::Outcome;
+    for (const auto& [tp, pp] : pairs) {
+        const int64_t mp = tp * pp;
+        for (int zero = 1; zero <= sp.max_zero && !sp.infer; ++zero) {
+            if (!sp.zero_ok[static_cast<size_t>(zero)]) continue;
+            // With as many GPUs as the best, this layout wins only if its (tp*pp, tp, ZeRO) comes first.
+            const int64_t best_mp = best.tp * best.pp;
+            const bool earlier = best.dp == 0 || mp < best_mp || (mp == best_mp && (tp < best.tp || (tp == best.tp && zero < best.zero)));
+            const int64_t limit = best.dp == 0 ? sp.max_gpus : earlier ? best.gpus() : best.gpus() - 1;
+            const int64_t i_hi = limit / (mp * sp.dp_min);  // dp = dp_min * i; pass 1 covered i = 1
+            if (i_hi < 2) continue;
+            probes.set(tp, pp, zero);
+            if (probes.probe(sp.dp_min * i_hi) != Outcome::Fits) continue;
+            int64_t bad = 1, good = i_hi;  // fits at good (the last probe that fit), not at bad
+            while (good - bad > 1) {
+                const int64_t mid = bad + (good - bad) / 2;
+                if (probes.probe(sp.dp_min * mid) == Outcome::Fits) good = mid;
+                else bad = mid;
+            }
+            best = {tp, pp, sp.dp_min * good, zero};
+            best_e = std::move(probes.fit_e);
+        }
+    }
+}
+
+// The failed probe that came closest (lowest total / capacity) with at most n_limit GPUs.
+const LayoutProbes::Failed* closest_failure(const std::vector<LayoutProbes::Failed>& failed, int64_t n_limit) {
+    const LayoutProbes::Failed* closest = nullptr;
+    for (const LayoutProbes::Failed& f : failed)
+        if (f.l.gpus() <= n_limit && (!closest || f.ratio < closest->ratio)) closest = &f;
+    return closest;
 }
 
 // Fewest GPUs: the smallest key (n, tp*pp, tp, ZeRO) among the layouts that fit, n = dp*tp*pp: the
@@ -206,144 +363,45 @@ int64_t dp_step(const Parallelism& p) {
 //     layout invalid at one dp is invalid at all, and a tp that breaks a model split (heads, kv heads,
 //     ffn) where pp is fine breaks it at every pp.
 // Pass 1 tries every layout at the smallest valid dp in key order and stops at the first that fits;
-// pass 2 looks for a smaller key with more data-parallel ranks (ZeRO >= 1).
+// pass 2 looks for a smaller key with more data-parallel ranks (ZeRO >= 1). The answer names the
+// closest layout with fewer GPUs that did not fit.
 SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
     SolveResult r;
-    const bool infer = s.mode == Mode::Infer;
-    const int max_zero = infer ? 0 : 3;
-    const int64_t dp_min = infer ? 1 : dp_step(s.parallel);
-    bool zero_ok[4] = {};  // stages the scenario's other settings allow (offload, compat rules)
-    for (int z = 0; z <= max_zero; ++z) {
-        Scenario v = s;
-        v.parallel.zero = z;
-        zero_ok[z] = validate(v).empty();
-    }
-    Scenario c = s;
-    c.parallel.cp = 1;
-    struct Layout { int64_t tp = 0, pp = 0, dp = 0; int zero = 0; };
-    struct Failed { Layout l; double ratio; };  // a probed layout that does not fit
-    std::vector<Failed> failed;
-    Layout best;  // dp == 0: none yet
-    Estimate best_e, fit_e;  // the answer's estimate; the last probe that fit
-    enum class Outcome { Invalid, Over, Fits };
-    double floor_bytes = 0;  // activation_floor of the last valid probe
-    auto probe_dp = [&](int64_t dp) {
-        c.parallel.dp = dp;
-        c.gpu_count = dp * c.parallel.tp * c.parallel.pp;
-        Estimate e = estimate(c, Detail::NumbersOnly);
-        ++r.evaluations;
-        if (!e.ok()) return Outcome::Invalid;
-        floor_bytes = activation_floor(e);
-        if (e.fits()) { fit_e = std::move(e); return Outcome::Fits; }
-        failed.push_back({{c.parallel.tp, c.parallel.pp, dp, c.parallel.zero}, e.total_bytes / e.gpu_capacity_bytes});
-        return Outcome::Over;
-    };
-    auto set_layout = [&](int64_t tp, int64_t pp, int zero) {
-        c.parallel.tp = tp;
-        c.parallel.pp = pp;
-        c.parallel.sp = s.parallel.sp && tp > 1;  // sequence parallelism is part of TP: off at tp = 1
-        c.parallel.zero = zero;
-    };
+    const LayoutSpace sp = layout_space(s, opt);
+    LayoutProbes probes(s, r.evaluations);
+    Layout best;
+    Estimate best_e;
+    const std::vector<Pair> pairs = first_fit_at_smallest_dp(probes, sp, best, best_e);
+    fewer_gpus_with_more_dp(probes, sp, pairs, best, best_e);
 
-    // Pass 1: each (tp, pp) in key order at dp_min; remembers the valid pairs that more data-parallel
-    // ranks could still make fit (activations not already over the GPU) for pass 2.
-    struct Pair { int64_t tp, pp; };
-    std::vector<Pair> pairs;
-    std::vector<char> tp_bad(static_cast<size_t>(std::max<int64_t>(1, opt.max_gpus)) + 1, 0), pp_ok(tp_bad.size(), 0);
-    for (int64_t mp = 1; mp * dp_min <= opt.max_gpus && best.dp == 0; ++mp) {
-        for (int64_t tp = 1; tp <= mp && best.dp == 0; ++tp) {
-            const int64_t pp = mp / tp;
-            if (mp % tp != 0 || tp_bad[static_cast<size_t>(tp)]) continue;
-            bool valid = true, zero0_over = false;
-            double floor_min = 1e300;
-            for (int zero = 0; zero <= max_zero && valid; ++zero) {
-                if (!zero_ok[zero] || (dp_min == 1 && zero0_over)) continue;
-                set_layout(tp, pp, zero);
-                const Outcome o = probe_dp(dp_min);
-                if (o != Outcome::Invalid) floor_min = std::min(floor_min, floor_bytes);
-                if (o == Outcome::Invalid) {
-                    valid = false;
-                    if (pp_ok[static_cast<size_t>(pp)]) tp_bad[static_cast<size_t>(tp)] = 1;
-                } else if (o == Outcome::Fits) {
-                    best = {tp, pp, dp_min, zero};
-                    best_e = std::move(fit_e);
-                    break;
-                } else if (zero == 0) {
-                    zero0_over = true;
-                }
-            }
-            if (!valid) continue;
-            if (tp == 1) pp_ok[static_cast<size_t>(pp)] = 1;
-            if (!(floor_min > s.gpu.memory_bytes)) pairs.push_back({tp, pp});
-        }
-    }
-
-    // Pass 2 (training): more data-parallel ranks with ZeRO >= 1, for a key below the best so far.
-    for (const auto& [tp, pp] : pairs) {
-        const int64_t mp = tp * pp;
-        for (int zero = 1; zero <= max_zero && !infer; ++zero) {
-            if (!zero_ok[zero]) continue;
-            const int64_t best_n = best.dp * best.tp * best.pp, best_mp = best.tp * best.pp;
-            const bool earlier = best.dp == 0 || mp < best_mp || (mp == best_mp && (tp < best.tp || (tp == best.tp && zero < best.zero)));
-            const int64_t limit = best.dp == 0 ? opt.max_gpus : earlier ? best_n : best_n - 1;
-            const int64_t i_hi = limit / (mp * dp_min);  // dp = dp_min * i; pass 1 covered i = 1
-            if (i_hi < 2) continue;
-            set_layout(tp, pp, zero);
-            if (probe_dp(dp_min * i_hi) != Outcome::Fits) continue;
-            int64_t bad = 1, good = i_hi;  // fits at good (the last probe that fit), not at bad
-            while (good - bad > 1) {
-                const int64_t mid = bad + (good - bad) / 2;
-                if (probe_dp(dp_min * mid) == Outcome::Fits) good = mid;
-                else bad = mid;
-            }
-            best = {tp, pp, dp_min * good, zero};
-            best_e = std::move(fit_e);
-        }
-    }
-    const int64_t n_limit = best.dp == 0 ? opt.max_gpus : best.dp * best.tp * best.pp - 1;
-
-    // The failed probe that came closest (with fewer GPUs than the answer, when there is one).
-    const Failed* closest = nullptr;
-    for (const Failed& f : failed)
-        if (f.l.dp * f.l.tp * f.l.pp <= n_limit && (!closest || f.ratio < closest->ratio)) closest = &f;
+    const LayoutProbes::Failed* closest = closest_failure(probes.failed, best.dp == 0 ? opt.max_gpus : best.gpus() - 1);
     Probe near;
     if (closest) {
         near.s = s;
-        const Layout& l = closest->l;
-        near.s.parallel.tp = l.tp; near.s.parallel.pp = l.pp; near.s.parallel.cp = 1;
-        near.s.parallel.dp = l.dp; near.s.parallel.zero = l.zero;
-        near.s.parallel.sp = s.parallel.sp && l.tp > 1;
-        near.s.gpu_count = l.dp * l.tp * l.pp;
+        set_layout(near.s, s, closest->l);
         near.e = estimate(near.s, Detail::NumbersOnly);
     }
+    auto name_closest = [&] {
+        const Component* lc = largest(near.e);
+        r.limiting_id = lc ? lc->id : "";
+        return describe_overflow(Knob::GpuCount, near.s.gpu_count, near.e);
+    };
     if (best.dp > 0) {
-        const int64_t n = best.dp * best.tp * best.pp;
         r.found = true;
-        r.value = n;
+        r.value = best.gpus();
         r.scenario = s;
-        r.scenario.parallel.tp = best.tp; r.scenario.parallel.pp = best.pp; r.scenario.parallel.cp = 1;
-        r.scenario.parallel.dp = best.dp; r.scenario.parallel.zero = best.zero;
-        r.scenario.parallel.sp = s.parallel.sp && best.tp > 1;
-        r.scenario.gpu_count = n;
+        set_layout(r.scenario, s, best);
         r.estimate = std::move(best_e);
-        r.why = format("%lld GPUs: tp %lld, pp %lld, dp %lld, ZeRO %d", (long long)n, (long long)best.tp,
-                       (long long)best.pp, (long long)best.dp, best.zero);
-        if (closest) {
-            const Component* lc = largest(near.e);
-            r.limiting_id = lc ? lc->id : "";
-            r.why += "; with fewer GPUs the closest layout " + describe_overflow(Knob::GpuCount, near.s.gpu_count, near.e);
-        }
+        r.why = fmt::format("{} GPUs: tp {}, pp {}, dp {}, ZeRO {}", best.gpus(), best.tp, best.pp, best.dp, best.zero);
+        if (closest) r.why += "; with fewer GPUs the closest layout " + name_closest();
         return r;
     }
     if (closest) {
         r.scenario = near.s;
         r.estimate = near.e;
-        const Component* lc = largest(near.e);
-        r.limiting_id = lc ? lc->id : "";
-        r.why = format("no layout of up to %lld GPUs fits; closest: ", (long long)opt.max_gpus) +
-                describe_overflow(Knob::GpuCount, near.s.gpu_count, near.e);
+        r.why = fmt::format("no layout of up to {} GPUs fits; closest: ", opt.max_gpus) + name_closest();
     } else {
-        r.why = format("no valid parallel layout of up to %lld GPUs", (long long)opt.max_gpus);
+        r.why = fmt::format("no valid parallel layout of up to {} GPUs", opt.max_gpus);
     }
     return r;
 }
@@ -376,7 +434,7 @@ SolveResult solve_format(const Scenario& s) {
         r.estimate = smallest_fail.e;
         const Component* c = largest(smallest_fail.e);
         r.limiting_id = c ? c->id : "";
-        r.why = format("no format fits; even %s: ", weight_format_name(smallest_fail.s.infer.weights)) +
+        r.why = fmt::format("no format fits; even {}: ", weight_format_name(smallest_fail.s.infer.weights)) +
                 describe_overflow(Knob::WeightFormat, static_cast<int64_t>(smallest_fail.s.infer.weights), smallest_fail.e);
         return r;
     }
@@ -384,7 +442,7 @@ SolveResult solve_format(const Scenario& s) {
     r.value = static_cast<int64_t>(best.s.infer.weights);
     r.scenario = best.s;
     r.estimate = best.e;
-    r.why = format("%s fits", weight_format_name(best.s.infer.weights));
+    r.why = fmt::format("{} fits", weight_format_name(best.s.infer.weights));
     // The next less-compressed format that fails names the limit.
     for (const WeightFormatInfo& f : kWeightFormats) {
         Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f.format), r.evaluations);
@@ -395,8 +453,9 @@ SolveResult solve_format(const Scenario& s) {
     if (have_larger) {
         const Component* c = grew_most(best.e, next_larger.e);
         r.limiting_id = c ? c->id : "";
-        r.why += format("; %s does not: needs %.2f GiB of %.2f GiB", weight_format_name(next_larger.s.infer.weights),
-                        to_gib(next_larger.e.total_bytes), to_gib(next_larger.e.gpu_capacity_bytes));
+        r.why += fmt::format("; {} does not: needs {} of {}", weight_format_name(next_larger.s.infer.weights),
+                             amount_with_unit(next_larger.e.total_bytes, SizeUnit::GiB),
+                             amount_with_unit(next_larger.e.gpu_capacity_bytes, SizeUnit::GiB));
     }
     return r;
 }
@@ -413,7 +472,7 @@ SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt) {
     const bool infer_knob = k == Knob::Batch || k == Knob::Context || k == Knob::WeightFormat;
     const bool train_knob = k == Knob::MicroBatch || k == Knob::SeqLen;
     if ((infer_knob && s.mode != Mode::Infer) || (train_knob && s.mode == Mode::Infer)) {
-        r.errors.push_back({"mode", format("%s does not apply in this mode", knob_name(k))});
+        r.errors.push_back({"mode", fmt::format("{} does not apply in this mode", knob_name(k))});
         r.why = "the knob does not apply to this mode";
         return r;
     }

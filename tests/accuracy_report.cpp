@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -86,9 +87,9 @@ std::string md(const std::string& s) {
 
 // Enough digits to show the published precision and ours next to it.
 std::string number(double v) {
-    if (v != 0 && std::fabs(v) < 10) return format("%.4g", v);
-    if (std::fabs(v - std::round(v)) < 1e-9 || std::fabs(v) >= 1e5) return format("%.0f", v);
-    return format("%.2f", v);
+    if (v != 0 && std::fabs(v) < 10) return fmt::format("{:.4g}", v);
+    if (std::fabs(v - std::round(v)) < 1e-9 || std::fabs(v) >= 1e5) return fmt::format("{:.0f}", v);
+    return fmt::format("{:.2f}", v);
 }
 
 std::string errors_text(const std::vector<FieldError>& errs) {
@@ -167,7 +168,7 @@ AccuracyReport render_accuracy_report(const std::string& cases_json) {
         }
         std::string line = "| ";
         for (const std::string& cell : {md(c["case"]), md(c["quantity"]), src, row.kind, number(row.published) + " " + row.unit,
-                                        number(row.ours) + " " + row.unit, format("%+.2f%%", 100 * row.error), md(c["note"])}) {
+                                        number(row.ours) + " " + row.unit, fmt::format("{:+.2f}%", 100 * row.error), md(c["note"])}) {
             line += cell;
             line += " | ";
         }
@@ -196,8 +197,8 @@ AccuracyReport render_accuracy_report(const std::string& cases_json) {
         "case's setting (written as a scenario in tests/data/accuracy/cases.json), and the error (ours - published) /\n"
         "published. *tool-output* and *formula* rows are asserted to the published rounding; *measured* rows are\n"
         "real measurements, and their error is what it is.\n\n" +
-        format("Measured cases: %zu; median |error| %.1f%%, worst |error| %.1f%% (%s).\n\n", n, 100 * rep.median_abs_error,
-               100 * rep.worst_abs_error, rep.worst_case.c_str()) +
+        fmt::format("Measured cases: {}; median |error| {:.1f}%, worst |error| {:.1f}% ({}).\n\n", n, 100 * rep.median_abs_error,
+                    100 * rep.worst_abs_error, rep.worst_case) +
         table +
         "\n## Effects not modelled\n\n"
         "- CUDA/driver memory beyond the CUDA context (cuBLAS workspaces, NCCL buffers) and the caching allocator's\n"

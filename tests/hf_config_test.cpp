@@ -232,6 +232,15 @@ TEST_CASE("errors name the alias the file used, with the text_config prefix") {
           "intermediate_size: must be > 0; got -1");
 }
 
+// A learned position table needs rows: a 0 written under any alias of max_position_embeddings is an
+// error on that key. It used to be replaced by the family default with a warning that the field was
+// missing, though the file had it.
+TEST_CASE("learned positions: a zero max_position_embeddings under any alias is an error naming that alias") {
+    CHECK(only_error(R"({"model_type": "gpt2", "n_ctx": 0})") == "n_ctx: must be > 0; got 0");
+    CHECK(only_error(R"({"model_type": "opt", "seq_length": 0})") == "seq_length: must be > 0; got 0");
+    CHECK(only_error(R"({"model_type": "gpt2", "n_positions": 0})") == "n_positions: must be > 0; got 0");
+}
+
 TEST_CASE("aliases: n_inner, ffn_dim, multi_query, new_decoder_architecture") {
     vl::Result<vl::ModelSpec> g = vl::import_hf_config(
         R"({"model_type": "gpt2", "n_embd": 256, "n_layer": 2, "n_head": 4, "n_inner": 512, "vocab_size": 100})");

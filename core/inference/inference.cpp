@@ -247,9 +247,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         });
     const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
     if (needed > e.kv.pool_bytes)
-        e.warnings.push_back(format("vLLM KV pool holds %lld tokens (%lld blocks); %lld sequences of %lld tokens need %lld blocks",
-                                    (long long)e.kv.tokens, (long long)blocks, (long long)o.batch, (long long)o.context,
-                                    (long long)(o.batch * blocks_per_seq)));
+        e.warnings.push_back("vLLM KV pool holds " + std::to_string(e.kv.tokens) + " tokens (" + std::to_string(blocks) + " blocks); " +
+                                    std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
+                                    std::to_string(o.batch * blocks_per_seq) + " blocks");
     if (o.cuda_graphs)
         e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
 }

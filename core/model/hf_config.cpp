@@ -3,11 +3,14 @@
 // follow the module lists of modeling_<type>.py. See hf_config.h for the contract.
 #include "model/hf_config.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "json_input.h"
@@ -109,6 +112,9 @@ std::string short_dump(const json& v) {
     return s.size() > 40 ? s.substr(0, 37) + "..." : s;
 }
 
+// The keys of one lookup, in order: the first present with a non-null value wins.
+using Keys = std::span<const char* const>;
+
 // Reads fields by their aliases; records which key was used so later errors name it as written.
 class Reader {
 public:
@@ -116,7 +122,7 @@ public:
         : obj_(obj), prefix_(std::move(prefix)), errs_(errs) {}
 
     // The first key among `names` present with a non-null value.
-    const json* find(const char* canonical, std::initializer_list<const char*> names) {
+    const json* find(const char* canonical, Keys names) {
         for (const char* n : names) {
             auto it = obj_.find(n);
             if (it != obj_.end() && !it->is_null()) {
@@ -126,6 +132,7 @@ public:
         }
         return nullptr;
     }
+    const json* find(const char* name) { return find(name, Keys(&name, 1)); }
     // Present with an explicit null (e.g. "sliding_window": null turns a default off).
     bool is_null(const char* name) const {
         auto it = obj_.find(name);
@@ -133,7 +140,7 @@ public:
     }
     bool has(const char* name) const { return obj_.contains(name); }
 
-    std::optional<int64_t> integer(const char* canonical, std::initializer_list<const char*> names) {
+    std::optional<int64_t> integer(const char* canonical, Keys names) {
         const json* v = find(canonical, names);
         if (!v) return std::nullopt;
         if (v->is_number_unsigned()) {
@@ -156,9 +163,10 @@ public:
         fail(canonical, "must be an integer; got " + short_dump(*v));
         return std::nullopt;
     }
+    std::optional<int64_t> integer(const char* name) { return integer(name, Keys(&name, 1)); }
 
     std::optional<bool> boolean(const char* name) {
-        const json* v = find(name, {name});
+        const json* v = find(name);
         if (!v) return std::nullopt;
         if (v->is_boolean()) return v->get<bool>();
         fail(name, "must be true or false; got " + short_dump(*v));
@@ -167,7 +175,7 @@ public:
     bool boolean(const char* name, bool def) { return boolean(name).value_or(def); }
 
     std::optional<std::string> string(const char* name) {
-        const json* v = find(name, {name});
+        const json* v = find(name);
         if (!v) return std::nullopt;
         if (v->is_string()) return v->get<std::string>();
         fail(name, "must be a string; got " + short_dump(*v));
@@ -212,17 +220,14 @@ struct Importer {
     std::vector<std::string>& warns;
     // Fields computed from others (head_dim = hidden / heads, ...): not reported when a source is bad.
     std::map<std::string, std::vector<std::string>> derived;
+    bool new_decoder = false;  // Falcon's new_decoder_architecture (Falcon-40B/180B)
 
-    // A core size: the file's value, else the family default (with a warning), else an error.
-    int64_t size(const char* canonical, std::initializer_list<const char*> names, int64_t def) {
-        if (auto v = r.integer(canonical, names)) return *v;
-        if (r.failed(canonical)) return 0;
-        warns.push_back(r.prefix() + canonical + " is missing; using the transformers " + fam.model_type +
-                        " default " + std::to_string(def));
-        return def;
+    void warn_default(const char* canonical, int64_t def) {
+        warns.push_back(r.prefix() + canonical + " is missing; using the transformers " + fam.model_type + " default " +
+                        std::to_string(def));
     }
     // A count stored as int (experts, layer frequencies): out-of-range values are errors, not truncated.
-    int small(const char* canonical, std::initializer_list<const char*> names, int64_t def) {
+    int small(const char* canonical, Keys names, int64_t def) {
         const int64_t v = opt(canonical, names, def);
         if (v > 1'000'000'000 || v < -1'000'000'000) {
             r.fail(canonical, "must be at most 1000000000 (absurd size); got " + std::to_string(v));
@@ -230,71 +235,376 @@ struct Importer {
         }
         return static_cast<int>(v);
     }
+    int small(const char* name, int64_t def) { return small(name, Keys(&name, 1), def); }
     // An optional size: the file's value or the default, silently (documented library default).
-    int64_t opt(const char* canonical, std::initializer_list<const char*> names, int64_t def) {
-        if (auto v = r.integer(canonical, names)) return *v;
-        return def;
-    }
+    int64_t opt(const char* canonical, Keys names, int64_t def) { return r.integer(canonical, names).value_or(def); }
+    int64_t opt(const char* name, int64_t def) { return opt(name, Keys(&name, 1), def); }
 };
 
-void read_moe(Importer& im, ModelSpec& m, Arch arch) {
-    Reader& r = im.r;
-    MoESpec& e = m.moe;
-    switch (arch) {
-        case Arch::Mixtral:  // MixtralSparseMoeBlock: num_local_experts full SwiGLU experts of intermediate_size
-            e.num_experts = im.small("num_experts", {"num_local_experts"}, 8);
-            e.top_k = im.small("num_experts_per_tok", {"num_experts_per_tok"}, 2);
-            e.expert_ffn = m.ffn;
-            r.alias("moe_intermediate_size", "intermediate_size");
-            m.ffn = 0;
-            break;
-        case Arch::Qwen2Moe:  // Qwen2MoeSparseMoeBlock: experts + shared_expert + shared_expert_gate (d -> 1)
-        case Arch::Qwen3Moe:  // Qwen3MoeSparseMoeBlock: experts only
-            e.num_experts = im.small("num_experts", {"num_experts"}, arch == Arch::Qwen2Moe ? 60 : 128);
-            e.top_k = im.small("num_experts_per_tok", {"num_experts_per_tok"}, arch == Arch::Qwen2Moe ? 4 : 8);
-            e.expert_ffn = im.opt("moe_intermediate_size", {"moe_intermediate_size"}, arch == Arch::Qwen2Moe ? 1408 : 768);
-            e.moe_layer_freq = im.small("decoder_sparse_step", {"decoder_sparse_step"}, 1);
-            if (arch == Arch::Qwen2Moe) {
-                e.shared_expert_ffn = im.opt("shared_expert_intermediate_size", {"shared_expert_intermediate_size"}, 5632);
-                e.shared_expert_gate = true;
-            }
-            if (const json* v = r.find("mlp_only_layers", {"mlp_only_layers"}); v && !(v->is_array() && v->empty()))
-                im.warns.push_back(r.prefix() + "mlp_only_layers is not supported; those layers are counted as MoE");
-            break;
-        case Arch::DeepseekV2:
-        case Arch::DeepseekV3: {  // DeepseekV3MoE: n_routed_experts + one shared MLP of n_shared*moe_ffn + gate
-            const bool v3 = arch == Arch::DeepseekV3;
-            if (r.is_null("n_routed_experts")) break;  // dense DeepSeek
-            e.num_experts = im.small("num_experts", {"n_routed_experts"}, v3 ? 256 : 0);
-            if (e.num_experts == 0) break;            // DeepseekV2Config default n_routed_experts=None: dense
-            e.top_k = im.small("num_experts_per_tok", {"num_experts_per_tok"}, v3 ? 8 : 0);
-            e.expert_ffn = im.opt("moe_intermediate_size", {"moe_intermediate_size"}, v3 ? 2048 : 1407);
-            e.shared_experts = im.small("n_shared_experts", {"n_shared_experts"}, v3 ? 1 : 0);
-            e.first_dense_layers = im.small("first_k_dense_replace", {"first_k_dense_replace"}, v3 ? 3 : 0);
-            e.moe_layer_freq = im.small("decoder_sparse_step", {"moe_layer_freq"}, 1);
-            if (e.moe_layer_freq != 1)
-                im.warns.push_back(r.prefix() + "moe_layer_freq != 1: layers counted as MoE when (i+1) % freq == 0");
-            // noaux_tc routing keeps e_score_correction_bias (n_routed_experts) in the gate.
-            const std::string method = r.string("topk_method").value_or(v3 ? "noaux_tc" : "greedy");
-            e.router_bias = method == "noaux_tc";
-            break;
-        }
-        default:
-            break;
+// ---- config keys -> ModelSpec, per family ------------------------------------------------------------
+// Adding a family is adding rows: kFamilies (model_type, class, size defaults), kLayouts (its modules),
+// and kFlagKeys / kCountKeys for the keys its configuration class adds. What rows cannot say is a
+// `special` function of its kLayouts row.
+
+// The sizes every family has, read in this order. A missing size takes the family's default
+// (kFamilies) with a warning; max_position_embeddings takes it silently (it changes no count); an
+// intermediate_size whose family default is 0 (GPT-2, Falcon, BLOOM) is 4 * hidden_size.
+struct SizeKey {
+    const char* field;                // the canonical name (validate_model's)
+    std::array<const char*, 5> keys;  // as written in config.json, looked up in order; nullptr: no more
+    int64_t ModelSpec::*member;
+    int64_t Family::*family_default;
+    bool warn_if_missing;
+};
+// clang-format off
+constexpr SizeKey kSizeKeys[] = {
+    {"vocab_size",              {"vocab_size", "n_vocab", "padded_vocab_size"},             &ModelSpec::vocab,        &Family::vocab,   true},
+    {"hidden_size",             {"hidden_size", "n_embd", "n_embed", "d_model"},            &ModelSpec::hidden,       &Family::hidden,  true},
+    {"num_hidden_layers",       {"num_hidden_layers", "n_layer", "n_layers", "num_layers"}, &ModelSpec::layers,       &Family::layers,  true},
+    {"num_attention_heads",     {"num_attention_heads", "n_head", "n_heads", "num_heads"},  &ModelSpec::heads,        &Family::heads,   true},
+    {"intermediate_size",       {"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"}, &ModelSpec::ffn,      &Family::ffn,     true},
+    {"max_position_embeddings", {"max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_seq_len"},
+                                                                                            &ModelSpec::max_position, &Family::max_pos, false},
+};
+// clang-format on
+// Key/value heads: num_key_value_heads (GQA) or Falcon's num_kv_heads / n_head_kv (read_kv_heads).
+constexpr const char* kKvHeadKeys[] = {"num_key_value_heads", "num_kv_heads", "n_head_kv", "n_kv_heads"};
+
+// Boolean keys of a family's configuration class and the ModelSpec flags each sets.
+struct FlagKey {
+    Arch arch;
+    const char* key;
+    bool def;  // the configuration class's default
+    std::array<bool ModelSpec::*, 3> flags;
+};
+constexpr auto kQkv = &ModelSpec::qkv_bias, kOut = &ModelSpec::attn_out_bias, kMlp = &ModelSpec::mlp_bias;
+// clang-format off
+constexpr FlagKey kFlagKeys[] = {
+    {Arch::Llama,    "attention_bias",        false, {kQkv, kOut}},  // LlamaAttention: q,k,v,o
+    {Arch::Llama,    "mlp_bias",              false, {kMlp}},        // LlamaMLP
+    {Arch::Qwen3,    "attention_bias",        false, {kQkv, kOut}},
+    {Arch::Qwen3,    "mlp_bias",              false, {kMlp}},
+    {Arch::Qwen3Moe, "attention_bias",        false, {kQkv, kOut}},
+    {Arch::Qwen3Moe, "mlp_bias",              false, {kMlp}},
+    {Arch::Gemma2,   "attention_bias",        false, {kQkv, kOut}},
+    {Arch::Gemma3,   "attention_bias",        false, {kQkv, kOut}},
+    {Arch::GptNeox,  "attention_bias",        true,  {kQkv, kOut}},
+    {Arch::GptNeox,  "use_parallel_residual", true,  {&ModelSpec::parallel_attn_mlp}},
+    {Arch::Falcon,   "bias",                  false, {kQkv, kOut, kMlp}},  // all of FalconDecoderLayer's linears
+    {Arch::Falcon,   "parallel_attn",         true,  {&ModelSpec::parallel_attn_mlp}},
+    {Arch::Opt,      "enable_bias",           true,  {kQkv, kOut, kMlp}},
+};
+// clang-format on
+
+// Integer keys of a family's configuration class (experts, MLA ranks, window patterns).
+enum class Count {
+    Experts, TopK, ExpertFfn, SharedExperts, SharedExpertFfn, FirstDenseLayers, MoeLayerFreq,
+    QLoraRank, KvLoraRank, QkRopeHeadDim, QkNopeHeadDim, VHeadDim, WindowPattern,
+};
+struct CountKey {
+    Arch arch;
+    Count count;
+    const char* key;    // as written in config.json
+    int64_t def;        // the configuration class's default
+    bool null_is_zero;  // an explicit null turns it off ("n_routed_experts": null is a dense DeepSeek)
+    bool with_experts;  // read only when the model has routed experts
+};
+// clang-format off
+constexpr CountKey kCountKeys[] = {
+    // MixtralSparseMoeBlock: num_local_experts full SwiGLU experts of intermediate_size (mixtral_experts)
+    {Arch::Mixtral,    Count::Experts,          "num_local_experts",               8,    false, false},
+    {Arch::Mixtral,    Count::TopK,             "num_experts_per_tok",             2,    false, false},
+    // Qwen2MoeSparseMoeBlock: experts + shared_expert + shared_expert_gate (d -> 1)
+    {Arch::Qwen2Moe,   Count::Experts,          "num_experts",                     60,   false, false},
+    {Arch::Qwen2Moe,   Count::TopK,             "num_experts_per_tok",             4,    false, false},
+    {Arch::Qwen2Moe,   Count::ExpertFfn,        "moe_intermediate_size",           1408, false, false},
+    {Arch::Qwen2Moe,   Count::MoeLayerFreq,     "decoder_sparse_step",             1,    false, false},
+    {Arch::Qwen2Moe,   Count::SharedExpertFfn,  "shared_expert_intermediate_size", 5632, false, false},
+    // Qwen3MoeSparseMoeBlock: experts only
+    {Arch::Qwen3Moe,   Count::Experts,          "num_experts",                     128,  false, false},
+    {Arch::Qwen3Moe,   Count::TopK,             "num_experts_per_tok",             8,    false, false},
+    {Arch::Qwen3Moe,   Count::ExpertFfn,        "moe_intermediate_size",           768,  false, false},
+    {Arch::Qwen3Moe,   Count::MoeLayerFreq,     "decoder_sparse_step",             1,    false, false},
+    // DeepseekV2MoE / DeepseekV3MoE: n_routed_experts + one shared MLP of n_shared * moe_ffn + gate;
+    // DeepseekV2Config's n_routed_experts defaults to None (dense). MLA ranks: the same defaults in both.
+    {Arch::DeepseekV2, Count::Experts,          "n_routed_experts",                0,    true,  false},
+    {Arch::DeepseekV2, Count::TopK,             "num_experts_per_tok",             0,    false, true},
+    {Arch::DeepseekV2, Count::ExpertFfn,        "moe_intermediate_size",           1407, false, true},
+    {Arch::DeepseekV2, Count::SharedExperts,    "n_shared_experts",                0,    false, true},
+    {Arch::DeepseekV2, Count::FirstDenseLayers, "first_k_dense_replace",           0,    false, true},
+    {Arch::DeepseekV2, Count::MoeLayerFreq,     "moe_layer_freq",                  1,    false, true},
+    {Arch::DeepseekV2, Count::QLoraRank,        "q_lora_rank",                     1536, true,  false},  // null (V2-Lite): uncompressed queries
+    {Arch::DeepseekV2, Count::KvLoraRank,       "kv_lora_rank",                    512,  false, false},
+    {Arch::DeepseekV2, Count::QkRopeHeadDim,    "qk_rope_head_dim",                64,   false, false},
+    {Arch::DeepseekV2, Count::QkNopeHeadDim,    "qk_nope_head_dim",                128,  false, false},
+    {Arch::DeepseekV2, Count::VHeadDim,         "v_head_dim",                      128,  false, false},
+    {Arch::DeepseekV3, Count::Experts,          "n_routed_experts",                256,  true,  false},
+    {Arch::DeepseekV3, Count::TopK,             "num_experts_per_tok",             8,    false, true},
+    {Arch::DeepseekV3, Count::ExpertFfn,        "moe_intermediate_size",           2048, false, true},
+    {Arch::DeepseekV3, Count::SharedExperts,    "n_shared_experts",                1,    false, true},
+    {Arch::DeepseekV3, Count::FirstDenseLayers, "first_k_dense_replace",           3,    false, true},
+    {Arch::DeepseekV3, Count::MoeLayerFreq,     "moe_layer_freq",                  1,    false, true},
+    {Arch::DeepseekV3, Count::QLoraRank,        "q_lora_rank",                     1536, true,  false},
+    {Arch::DeepseekV3, Count::KvLoraRank,       "kv_lora_rank",                    512,  false, false},
+    {Arch::DeepseekV3, Count::QkRopeHeadDim,    "qk_rope_head_dim",                64,   false, false},
+    {Arch::DeepseekV3, Count::QkNopeHeadDim,    "qk_nope_head_dim",                128,  false, false},
+    {Arch::DeepseekV3, Count::VHeadDim,         "v_head_dim",                      128,  false, false},
+    // Gemma3TextConfig: every sliding_window_pattern-th layer is global
+    {Arch::Gemma3,     Count::WindowPattern,    "sliding_window_pattern",          6,    false, false},
+};
+// clang-format on
+
+// The canonical name (validate_model's) of a count; errors name the key as written.
+const char* count_field(Count c) {
+    switch (c) {
+        case Count::Experts: return "num_experts";
+        case Count::TopK: return "num_experts_per_tok";
+        case Count::ExpertFfn: return "moe_intermediate_size";
+        case Count::SharedExperts: return "n_shared_experts";
+        case Count::SharedExpertFfn: return "shared_expert_intermediate_size";
+        case Count::FirstDenseLayers: return "first_k_dense_replace";
+        case Count::MoeLayerFreq: return "decoder_sparse_step";
+        case Count::QLoraRank: return "q_lora_rank";
+        case Count::KvLoraRank: return "kv_lora_rank";
+        case Count::QkRopeHeadDim: return "qk_rope_head_dim";
+        case Count::QkNopeHeadDim: return "qk_nope_head_dim";
+        case Count::VHeadDim: return "v_head_dim";
+        case Count::WindowPattern: return "sliding_window_pattern";
+    }
+    return "";
+}
+
+// Reads one count key into its ModelSpec field (int fields through Importer::small).
+void read_count(Importer& im, ModelSpec& m, const CountKey& k) {
+    const char* field = count_field(k.count);
+    const Keys keys(&k.key, 1);
+    const bool off = k.null_is_zero && im.r.is_null(k.key);
+    auto small = [&] { return off ? 0 : im.small(field, keys, k.def); };
+    auto size = [&] { return off ? 0 : im.opt(field, keys, k.def); };
+    switch (k.count) {
+        case Count::Experts: m.moe.num_experts = small(); break;
+        case Count::TopK: m.moe.top_k = small(); break;
+        case Count::ExpertFfn: m.moe.expert_ffn = size(); break;
+        case Count::SharedExperts: m.moe.shared_experts = small(); break;
+        case Count::SharedExpertFfn: m.moe.shared_expert_ffn = size(); break;
+        case Count::FirstDenseLayers: m.moe.first_dense_layers = small(); break;
+        case Count::MoeLayerFreq: m.moe.moe_layer_freq = small(); break;
+        case Count::QLoraRank: m.mla.q_lora_rank = size(); break;
+        case Count::KvLoraRank: m.mla.kv_lora_rank = size(); break;
+        case Count::QkRopeHeadDim: m.mla.qk_rope_head_dim = size(); break;
+        case Count::QkNopeHeadDim: m.mla.qk_nope_head_dim = size(); break;
+        case Count::VHeadDim: m.mla.v_head_dim = size(); break;
+        case Count::WindowPattern: m.sliding_window_pattern = small(); break;
     }
 }
 
-void read_mla(Importer& im, ModelSpec& m) {
-    Reader& r = im.r;
+// Rules rows cannot say, one function per family that needs one (run after every table).
+void mlp_only_layers(Importer& im) {
+    if (const json* v = im.r.find("mlp_only_layers"); v && !(v->is_array() && v->empty()))
+        im.warns.push_back(im.r.prefix() + "mlp_only_layers is not supported; those layers are counted as MoE");
+}
+void mixtral_experts(Importer& im, ModelSpec& m) {  // the experts are the MLP: intermediate_size is theirs
+    m.moe.expert_ffn = m.ffn;
+    im.r.alias("moe_intermediate_size", "intermediate_size");
+    m.ffn = 0;
+}
+void qwen2_moe(Importer& im, ModelSpec& m) {
+    m.moe.shared_expert_gate = true;
+    mlp_only_layers(im);
+}
+void qwen3_moe(Importer& im, ModelSpec&) { mlp_only_layers(im); }
+void falcon(Importer& im, ModelSpec& m) {
+    if (im.r.boolean("alibi", false)) m.position = PositionKind::Alibi;
+    if (im.new_decoder)  // ln_attn + ln_mlp (num_ln_in_parallel_attn, default 2)
+        m.norms_per_layer = im.small("num_ln_in_parallel_attn", 2);
+    else  // one input_layernorm when parallel, else input + post_attention
+        m.norms_per_layer = m.parallel_attn_mlp ? 1 : 2;
+}
+void opt(Importer& im, ModelSpec& m) {  // OPTDecoder: final_layer_norm; project_in/out when word_embed_proj_dim != hidden
+    m.final_norm = im.r.boolean("do_layer_norm_before", true) && !im.r.boolean("_remove_final_layer_norm", false);
+    const int64_t proj = im.opt("word_embed_proj_dim", m.hidden);
+    m.embed_dim = proj == m.hidden ? 0 : proj;
+}
+void deepseek(Importer& im, ModelSpec& m, bool v3) {
+    if (m.moe.num_experts != 0) {
+        if (m.moe.moe_layer_freq != 1)
+            im.warns.push_back(im.r.prefix() + "moe_layer_freq != 1: layers counted as MoE when (i+1) % freq == 0");
+        // noaux_tc routing keeps e_score_correction_bias (n_routed_experts) in the gate.
+        m.moe.router_bias = im.r.string("topk_method").value_or(v3 ? "noaux_tc" : "greedy") == "noaux_tc";
+    }
     m.attention = AttentionKind::MLA;
-    MLASpec& x = m.mla;
-    // DeepseekV2Config / V3Config defaults; q_lora_rank null (V2-Lite) = uncompressed queries.
-    x.q_lora_rank = r.is_null("q_lora_rank") ? 0 : im.opt("q_lora_rank", {"q_lora_rank"}, 1536);
-    x.kv_lora_rank = im.opt("kv_lora_rank", {"kv_lora_rank"}, 512);
-    x.qk_rope_head_dim = im.opt("qk_rope_head_dim", {"qk_rope_head_dim"}, 64);
-    x.qk_nope_head_dim = im.opt("qk_nope_head_dim", {"qk_nope_head_dim"}, 128);
-    x.v_head_dim = im.opt("v_head_dim", {"v_head_dim"}, 128);
-    m.head_dim = x.qk_nope_head_dim + x.qk_rope_head_dim;  // query/key head width
+    m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;  // query/key head width
+}
+void deepseek_v2(Importer& im, ModelSpec& m) { deepseek(im, m, false); }
+void deepseek_v3(Importer& im, ModelSpec& m) { deepseek(im, m, true); }
+
+// A family's modules (modeling_<type>.py), the same for every config of the family. The bias flags
+// are the fixed ones; kFlagKeys rows read the others from the file.
+struct Layout {
+    Arch arch;
+    NormKind norm;
+    bool gated_mlp;
+    PositionKind position;
+    int64_t position_offset;  // extra learned position rows (OPT: 2)
+    bool qkv_bias, attn_out_bias, mlp_bias;
+    bool qk_norm, embedding_norm;
+    int norms_per_layer;
+    int64_t window;           // sliding_window default; "sliding_window": null turns it off
+    bool window_flag;         // the window applies only with "use_sliding_window": true
+    int window_pattern;       // every n-th layer is global (Gemma 2); Gemma 3 reads it (kCountKeys)
+    void (*special)(Importer&, ModelSpec&);
+};
+constexpr NormKind kRms = NormKind::RMSNorm, kLn = NormKind::LayerNorm;
+constexpr PositionKind kRope = PositionKind::Rotary, kLearned = PositionKind::Learned, kAlibi = PositionKind::Alibi;
+// clang-format off
+constexpr Layout kLayouts[] = {
+    //                 norm  gated  position  off  qkv_b  out_b  mlp_b  qk_n   emb_n  norms window flag   pattern special
+    {Arch::Llama,      kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, nullptr},
+    {Arch::Mistral,    kRms, true,  kRope,    0,   false, false, false, false, false, 2,    4096,  false, 0, nullptr},
+    {Arch::Mixtral,    kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, mixtral_experts},
+    {Arch::Qwen2,      kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    4096,  true,  0, nullptr},
+    {Arch::Qwen2Moe,   kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    4096,  true,  0, qwen2_moe},
+    {Arch::Qwen3,      kRms, true,  kRope,    0,   false, false, false, true,  false, 2,    4096,  true,  0, nullptr},
+    {Arch::Qwen3Moe,   kRms, true,  kRope,    0,   false, false, false, true,  false, 2,    4096,  true,  0, qwen3_moe},
+    {Arch::Gemma,      kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, nullptr},
+    {Arch::Gemma2,     kRms, true,  kRope,    0,   false, false, false, false, false, 4,    4096,  false, 2, nullptr},  // pre/post attn + ffn norms
+    {Arch::Gemma3,     kRms, true,  kRope,    0,   false, false, false, true,  false, 4,    4096,  false, 0, nullptr},
+    {Arch::Phi3,       kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, nullptr},
+    {Arch::Gpt2,       kLn,  false, kLearned, 0,   true,  true,  true,  false, false, 2,    0,     false, 0, nullptr},  // + wpe
+    {Arch::GptNeox,    kLn,  false, kRope,    0,   false, false, true,  false, false, 2,    0,     false, 0, nullptr},
+    {Arch::Falcon,     kLn,  false, kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, falcon},
+    {Arch::Opt,        kLn,  false, kLearned, 2,   false, false, false, false, false, 2,    0,     false, 0, opt},
+    {Arch::Bloom,      kLn,  false, kAlibi,   0,   true,  true,  true,  false, true,  2,    0,     false, 0, nullptr},
+    {Arch::DeepseekV2, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v2},
+    {Arch::DeepseekV3, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v3},
+};
+// clang-format on
+
+constexpr const Layout* find_layout(Arch a) {
+    for (const Layout& l : kLayouts)
+        if (l.arch == a) return &l;
+    return nullptr;
+}
+constexpr bool every_family_has_a_layout() {
+    for (const Family& f : kFamilies)
+        if (!find_layout(f.arch)) return false;
+    return true;
+}
+static_assert(every_family_has_a_layout(), "add a kLayouts row for the new family's arch");
+
+// ---- the import, step by step ------------------------------------------------------------------------
+
+void read_sizes(Importer& im, ModelSpec& m) {
+    for (const SizeKey& k : kSizeKeys) {
+        const Keys keys(k.keys.data(), static_cast<size_t>(std::find(k.keys.begin(), k.keys.end(), nullptr) - k.keys.begin()));
+        const int64_t def = im.fam.*k.family_default;
+        if (auto v = im.r.integer(k.field, keys)) {
+            m.*k.member = *v;
+        } else if (!k.warn_if_missing) {
+            m.*k.member = def;
+        } else if (im.r.failed(k.field)) {
+            // reported; the size stays 0
+        } else if (def > 0) {
+            m.*k.member = def;
+            im.warn_default(k.field, def);
+        } else {  // intermediate_size of GPT-2, Falcon, BLOOM
+            m.*k.member = 4 * m.hidden;
+            im.derived[k.field] = {"hidden_size"};
+        }
+    }
+}
+
+// Key/value heads: num_key_value_heads (GQA) and aliases. Falcon: multi_query (one shared head, the
+// default) unless new_decoder_architecture, which reads num_kv_heads. Otherwise the family default,
+// else as many as query heads.
+void read_kv_heads(Importer& im, ModelSpec& m) {
+    Reader& r = im.r;
+    const bool falcon = im.fam.arch == Arch::Falcon;
+    const bool multi_query = falcon && r.boolean("multi_query", true);
+    im.new_decoder = r.boolean("new_decoder_architecture", std::string(im.fam.model_type) == "RefinedWeb");
+    if (auto kv = r.integer("num_key_value_heads", kKvHeadKeys); kv && (!falcon || im.new_decoder)) {
+        m.kv_heads = *kv;
+    } else if (multi_query && !im.new_decoder) {
+        m.kv_heads = 1;
+        r.alias("num_key_value_heads", "multi_query");
+    } else {
+        m.kv_heads = im.fam.kv > 0 ? im.fam.kv : m.heads;
+        im.derived["num_key_value_heads"] = {"num_attention_heads"};
+    }
+}
+
+// Head width: explicit head_dim, the family default (Gemma 256, Qwen3 128), or hidden / heads.
+void read_head_dim(Importer& im, ModelSpec& m) {
+    Reader& r = im.r;
+    if (auto hd = r.integer("head_dim")) {
+        m.head_dim = *hd;
+    } else if (im.fam.head_dim > 0) {
+        m.head_dim = im.fam.head_dim;
+    } else if (!r.failed("head_dim")) {
+        im.derived["head_dim"] = {"hidden_size", "num_attention_heads"};
+        if (m.heads > 0 && m.hidden > 0) {
+            if (m.hidden % m.heads != 0)
+                r.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(m.hidden) +
+                                                  ") when head_dim is not given; got " + std::to_string(m.heads));
+            m.head_dim = m.hidden / m.heads;
+        }
+    }
+}
+
+void apply_layout(const Layout& l, ModelSpec& m) {
+    m.norm = l.norm;
+    m.gated_mlp = l.gated_mlp;
+    m.position = l.position;
+    m.position_offset = l.position_offset;
+    m.qkv_bias = l.qkv_bias;
+    m.attn_out_bias = l.attn_out_bias;
+    m.mlp_bias = l.mlp_bias;
+    m.qk_norm = l.qk_norm;
+    m.embedding_norm = l.embedding_norm;
+    m.norms_per_layer = l.norms_per_layer;
+    m.sliding_window_pattern = l.window_pattern;
+}
+
+void read_flags(Importer& im, ModelSpec& m) {
+    for (const FlagKey& k : kFlagKeys) {
+        if (k.arch != im.fam.arch) continue;
+        const bool v = im.r.boolean(k.key, k.def);
+        for (bool ModelSpec::*flag : k.flags)
+            if (flag) m.*flag = v;
+    }
+}
+
+void read_window(Importer& im, const Layout& l, ModelSpec& m) {
+    m.sliding_window = im.r.is_null("sliding_window") ? 0 : im.opt("sliding_window", l.window);
+    if (l.window_flag && !im.r.boolean("use_sliding_window", false)) m.sliding_window = 0;
+}
+
+void read_counts(Importer& im, ModelSpec& m) {
+    for (const CountKey& k : kCountKeys)
+        if (k.arch == im.fam.arch && !(k.with_experts && m.moe.num_experts == 0)) read_count(im, m, k);
+}
+
+// Size rules (validate_model), with fields named as written. Rules on fields that already failed to
+// parse, or computed from such fields, are not repeated.
+void check_rules(Importer& im, const ModelSpec& m) {
+    Reader& r = im.r;
+    std::vector<FieldError> rule_errs;
+    validate_model(m, rule_errs, "");
+    auto bad = [&](const std::string& field) {
+        if (r.failed(field)) return true;
+        for (const FieldError& e : rule_errs)
+            if (e.field == field) return true;
+        return false;
+    };
+    for (FieldError& e : rule_errs) {
+        if (r.failed(e.field)) continue;
+        if (auto it = im.derived.find(e.field); it != im.derived.end()) {
+            bool source_bad = false;
+            for (const std::string& src : it->second) source_bad = source_bad || bad(src);
+            if (source_bad) continue;
+        }
+        im.errs.push_back({r.key(e.field), std::move(e.message)});
+    }
 }
 
 // The config's family: its model_type (text_config's, else the wrapper's), or, when no model_type is
@@ -355,176 +665,30 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
 
     const Family* fam = resolve_family(r, top_reader, top, !prefix.empty(), errs, warns);
     if (!fam) return Result<ModelSpec>::failure(std::move(errs), std::move(warns));
-    const std::string type = fam->model_type;
-    const Arch arch = fam->arch;
+    const Layout& layout = *find_layout(fam->arch);
     Importer im{r, *fam, errs, warns, {}};
 
     ModelSpec m = blank_spec();
-    m.model_type = type;
+    m.model_type = fam->model_type;
     m.family = fam->family;
     if (auto n = top_reader.string("_name_or_path"); n && !n->empty()) m.name = *n;
-    else m.name = type;
+    else m.name = fam->model_type;
 
-    const Family& d = *fam;
-    m.vocab = im.size("vocab_size", {"vocab_size", "n_vocab", "padded_vocab_size"}, d.vocab);
-    m.hidden = im.size("hidden_size", {"hidden_size", "n_embd", "n_embed", "d_model"}, d.hidden);
-    m.layers = im.size("num_hidden_layers", {"num_hidden_layers", "n_layer", "n_layers", "num_layers"}, d.layers);
-    m.heads = im.size("num_attention_heads", {"num_attention_heads", "n_head", "n_heads", "num_heads"}, d.heads);
-
-    // Feed-forward width: intermediate_size / n_inner (GPT-2) / ffn_dim (OPT) / ffn_hidden_size (Falcon);
-    // GPT-2, Falcon and BLOOM default to 4 * hidden.
-    if (auto f = r.integer("intermediate_size", {"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"})) {
-        m.ffn = *f;
-    } else if (!r.failed("intermediate_size")) {
-        if (d.ffn > 0) {
-            m.ffn = d.ffn;
-            warns.push_back(prefix + "intermediate_size is missing; using the transformers " + type + " default " +
-                            std::to_string(d.ffn));
-        } else {
-            m.ffn = 4 * m.hidden;
-            im.derived["intermediate_size"] = {"hidden_size"};
-        }
-    }
-    m.max_position = im.opt("max_position_embeddings",
-                            {"max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_seq_len"}, d.max_pos);
+    read_sizes(im, m);
     // Multimodal wrappers may keep tie_word_embeddings at the top level, beside text_config.
     const bool tie_outside = !prefix.empty() && !r.has("tie_word_embeddings");
-    m.tied_embeddings = tie_outside ? top_reader.boolean("tie_word_embeddings", d.tied)
-                                    : r.boolean("tie_word_embeddings", d.tied);
-
-    // Key/value heads: num_key_value_heads (GQA), Falcon num_kv_heads/n_head_kv or multi_query (MQA).
-    const bool multi_query = arch == Arch::Falcon && r.boolean("multi_query", true);
-    const bool new_decoder = r.boolean("new_decoder_architecture", type == "RefinedWeb");
-    if (auto kv = r.integer("num_key_value_heads", {"num_key_value_heads", "num_kv_heads", "n_head_kv", "n_kv_heads"});
-        kv && (arch != Arch::Falcon || new_decoder)) {
-        m.kv_heads = *kv;
-    } else if (multi_query && !(arch == Arch::Falcon && new_decoder)) {
-        m.kv_heads = 1;
-        r.alias("num_key_value_heads", "multi_query");
-    } else {
-        m.kv_heads = d.kv > 0 ? d.kv : m.heads;
-        im.derived["num_key_value_heads"] = {"num_attention_heads"};
-    }
-
-    // Head width: explicit head_dim, the family default (Gemma 256, Qwen3 128), or hidden / heads.
-    if (auto hd = r.integer("head_dim", {"head_dim"})) {
-        m.head_dim = *hd;
-    } else if (d.head_dim > 0) {
-        m.head_dim = d.head_dim;
-    } else if (!r.failed("head_dim")) {
-        im.derived["head_dim"] = {"hidden_size", "num_attention_heads"};
-        if (m.heads > 0 && m.hidden > 0) {
-            if (m.hidden % m.heads != 0)
-                r.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(m.hidden) +
-                                                  ") when head_dim is not given; got " + std::to_string(m.heads));
-            m.head_dim = m.hidden / m.heads;
-        }
-    }
-
-    switch (arch) {
-        case Arch::Llama:    // LlamaAttention: attention_bias on q,k,v,o; LlamaMLP: mlp_bias
-        case Arch::Qwen3:    // Qwen3Attention: attention_bias; q_norm/k_norm over head_dim
-        case Arch::Qwen3Moe:
-            m.qkv_bias = m.attn_out_bias = r.boolean("attention_bias", false);
-            m.mlp_bias = r.boolean("mlp_bias", false);
-            m.qk_norm = arch == Arch::Qwen3 || arch == Arch::Qwen3Moe;
-            break;
-        case Arch::Qwen2:    // Qwen2Attention: q,k,v with bias, o without
-        case Arch::Qwen2Moe:
-            m.qkv_bias = true;
-            break;
-        case Arch::Gemma:    // GemmaDecoderLayer: input + post_attention RMSNorm
-            break;
-        case Arch::Gemma2:   // Gemma2DecoderLayer: input, post_attention, pre_feedforward, post_feedforward
-        case Arch::Gemma3:   // + q_norm/k_norm
-            m.norms_per_layer = 4;
-            m.qk_norm = arch == Arch::Gemma3;
-            m.qkv_bias = m.attn_out_bias = r.boolean("attention_bias", false);
-            break;
-        case Arch::Gpt2:     // GPT2Block: ln_1, c_attn(+b), c_proj(+b), ln_2, mlp c_fc(+b) c_proj(+b); wpe
-            m.norm = NormKind::LayerNorm;
-            m.gated_mlp = false;
-            m.qkv_bias = m.attn_out_bias = m.mlp_bias = true;
-            m.position = PositionKind::Learned;
-            break;
-        case Arch::GptNeox:  // GPTNeoXLayer: 2 LayerNorms, parallel residual, biased linears, rotary
-            m.norm = NormKind::LayerNorm;
-            m.gated_mlp = false;
-            m.qkv_bias = m.attn_out_bias = r.boolean("attention_bias", true);
-            m.mlp_bias = true;
-            m.parallel_attn_mlp = r.boolean("use_parallel_residual", true);
-            break;
-        case Arch::Falcon: { // FalconDecoderLayer; all linears use config.bias
-            m.norm = NormKind::LayerNorm;
-            m.gated_mlp = false;
-            m.qkv_bias = m.attn_out_bias = m.mlp_bias = r.boolean("bias", false);
-            m.parallel_attn_mlp = r.boolean("parallel_attn", true);
-            if (r.boolean("alibi", false)) m.position = PositionKind::Alibi;
-            if (new_decoder)  // ln_attn + ln_mlp (num_ln_in_parallel_attn, default 2)
-                m.norms_per_layer = im.small("num_ln_in_parallel_attn", {"num_ln_in_parallel_attn"}, 2);
-            else  // one input_layernorm when parallel, else input + post_attention
-                m.norms_per_layer = m.parallel_attn_mlp ? 1 : 2;
-            break;
-        }
-        case Arch::Opt: {    // OPTDecoderLayer: biased q,k,v,out_proj, fc1, fc2; 2 LayerNorms; positions + 2
-            m.norm = NormKind::LayerNorm;
-            m.gated_mlp = false;
-            m.qkv_bias = m.attn_out_bias = m.mlp_bias = r.boolean("enable_bias", true);
-            m.position = PositionKind::Learned;
-            m.position_offset = 2;
-            m.final_norm = r.boolean("do_layer_norm_before", true) && !r.boolean("_remove_final_layer_norm", false);
-            const int64_t proj = im.opt("word_embed_proj_dim", {"word_embed_proj_dim"}, m.hidden);
-            m.embed_dim = proj == m.hidden ? 0 : proj;
-            break;
-        }
-        case Arch::Bloom:    // BloomModel: word_embeddings_layernorm; biased linears; ALiBi
-            m.norm = NormKind::LayerNorm;
-            m.gated_mlp = false;
-            m.qkv_bias = m.attn_out_bias = m.mlp_bias = true;
-            m.position = PositionKind::Alibi;
-            m.embedding_norm = true;
-            break;
-        default:
-            break;
-    }
-    if (m.position == PositionKind::Learned && m.max_position == 0)
-        m.max_position = im.size("max_position_embeddings", {"max_position_embeddings", "n_positions"}, d.max_pos);
-
-    // Sliding window: Mistral default 4096 (null turns it off), Qwen2 only with use_sliding_window,
-    // Gemma 2 every other layer, Gemma 3 all but every sliding_window_pattern-th layer.
-    const int64_t default_window =
-        (arch == Arch::Mistral || arch == Arch::Gemma2 || arch == Arch::Gemma3 || arch == Arch::Qwen2 ||
-         arch == Arch::Qwen2Moe || arch == Arch::Qwen3 || arch == Arch::Qwen3Moe) ? 4096 : 0;
-    m.sliding_window = r.is_null("sliding_window") ? 0 : im.opt("sliding_window", {"sliding_window"}, default_window);
-    const bool qwen = arch == Arch::Qwen2 || arch == Arch::Qwen2Moe || arch == Arch::Qwen3 || arch == Arch::Qwen3Moe;
-    if (qwen && !r.boolean("use_sliding_window", false)) m.sliding_window = 0;
-    if (arch == Arch::Gemma2) m.sliding_window_pattern = 2;
-    if (arch == Arch::Gemma3) m.sliding_window_pattern = im.small("sliding_window_pattern", {"sliding_window_pattern"}, 6);
-
-    read_moe(im, m, arch);
-    if (arch == Arch::DeepseekV2 || arch == Arch::DeepseekV3) read_mla(im, m);
+    m.tied_embeddings = (tie_outside ? top_reader : r).boolean("tie_word_embeddings", fam->tied);
+    read_kv_heads(im, m);
+    read_head_dim(im, m);
+    apply_layout(layout, m);
+    read_flags(im, m);
+    read_window(im, layout, m);
+    read_counts(im, m);
+    if (layout.special) layout.special(im, m);
 
     if (top.contains("quantization_config"))
         warns.push_back("the checkpoint is quantized (quantization_config); counts are parameters, choose the weight format separately");
-
-    // Size rules, with fields named as written. Skip rules on fields that already failed to parse.
-    std::vector<FieldError> rule_errs;
-    validate_model(m, rule_errs, "");
-    auto bad = [&](const std::string& field) {
-        if (r.failed(field)) return true;
-        for (const FieldError& e : rule_errs)
-            if (e.field == field) return true;
-        return false;
-    };
-    for (FieldError& e : rule_errs) {
-        if (r.failed(e.field)) continue;
-        if (auto it = im.derived.find(e.field); it != im.derived.end()) {
-            bool source_bad = false;
-            for (const std::string& src : it->second) source_bad = source_bad || bad(src);
-            if (source_bad) continue;
-        }
-        errs.push_back({r.key(e.field), std::move(e.message)});
-    }
+    check_rules(im, m);
     if (!errs.empty()) return Result<ModelSpec>::failure(std::move(errs), std::move(warns));
     return Result<ModelSpec>::success(std::move(m), std::move(warns));
 }

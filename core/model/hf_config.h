@@ -10,6 +10,9 @@
 // ones (encoder models: "not supported yet"); a config without model_type is read by the class its
 // "architectures" list names (LlamaForCausalLM -> llama, with a warning), else it is an error too.
 //
+// Each family is a few rows of tables in hf_config.cpp (sizes and their aliases, the family's modules,
+// its boolean and count keys with their defaults); adding a family is adding rows.
+//
 // Errors name the field as written in the file (with "text_config." when nested) and the rule:
 // not JSON, not an object, wrong types, zero/negative/absurd sizes, heads not dividing hidden when
 // head_dim is absent, kv heads not dividing heads. Never throws (works with exceptions disabled).

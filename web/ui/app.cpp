@@ -327,9 +327,7 @@ std::string status_text(const AppState& app) {
 std::string shown_total(const AppState& app) {
     const Estimate& e = app.estimate;
     if (!e.ok() || !std::isfinite(e.total_bytes)) return "—";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f %s", to_unit(e.total_bytes, app.ui.unit), unit_name(app.ui.unit));
-    return buf;
+    return amount_with_unit(e.total_bytes, app.ui.unit);
 }
 
 std::string hook_json(const AppState& app) {

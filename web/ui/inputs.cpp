@@ -34,13 +34,6 @@ bool matches(const ModelPreset& p, const std::string& filter) {
     return true;
 }
 
-std::string params_label(int64_t n) {
-    char buf[32];
-    if (n >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.1fB", static_cast<double>(n) / 1e9);
-    else std::snprintf(buf, sizeof buf, "%.0fM", static_cast<double>(n) / 1e6);
-    return buf;
-}
-
 // A custom edit of a preset's architecture: the model is no longer that preset.
 void mark_custom(AppState& app) {
     if (app.ui.source == ModelSource::Preset) {
@@ -323,9 +316,8 @@ void gpu_panel(AppState& app) {
     Scenario& s = app.scenario;
     field_label(tr(L, S::Gpu));
     ImGui::SetNextItemWidth(-1);
-    char preview[160];
-    std::snprintf(preview, sizeof preview, "%s  ·  %.1f GiB", s.gpu.name.c_str(), to_gib(s.gpu.memory_bytes));
-    if (ImGui::BeginCombo("##gpu", preview)) {
+    const std::string preview = s.gpu.name + "  ·  " + amount_with_unit(s.gpu.memory_bytes, SizeUnit::GiB, 1);
+    if (ImGui::BeginCombo("##gpu", preview.c_str())) {
         for (const GpuPreset& g : gpu_presets()) {
             char label[160];
             std::snprintf(label, sizeof label, "%s  ·  %s", g.name.c_str(), g.marketed.c_str());

@@ -15,14 +15,6 @@ namespace {
 
 bool finite_pos(double v) { return std::isfinite(v) && v >= 0; }
 
-std::string short_count(int64_t v) {
-    char buf[32];
-    if (v >= 1024 && v % 1024 == 0) std::snprintf(buf, sizeof buf, "%lldk", static_cast<long long>(v / 1024));
-    else if (v >= 10000) std::snprintf(buf, sizeof buf, "%.1fk", static_cast<double>(v) / 1000.0);
-    else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    return buf;
-}
-
 // One line per solver answer: "max micro-batch 6", "max context 11k", "needs 4 GPUs".
 void solver_lines(AppState& app) {
     const Lang L = app.ui.lang;
@@ -31,10 +23,10 @@ void solver_lines(AppState& app) {
     std::string line;
     auto add = [&](const std::string& s) { line += (line.empty() ? "" : "   ·   ") + s; };
     if (d.max_batch.found)
-        add(std::string(tr(L, infer ? S::MaxBatch : S::MaxMicroBatch)) + " " + short_count(d.max_batch.value) +
+        add(std::string(tr(L, infer ? S::MaxBatch : S::MaxMicroBatch)) + " " + count_label(d.max_batch.value) +
             (d.max_batch.at_search_bound ? "+" : ""));
     if (d.max_seq.found)
-        add(std::string(tr(L, infer ? S::MaxContext : S::MaxSeq)) + " " + short_count(d.max_seq.value) +
+        add(std::string(tr(L, infer ? S::MaxContext : S::MaxSeq)) + " " + count_label(d.max_seq.value) +
             (d.max_seq.at_search_bound ? "+" : ""));
     if (!app.estimate.fits() && app.estimate.ok()) {
         if (d.min_gpus.found) {
@@ -209,7 +201,7 @@ void table_panel(AppState& app) {
             ImGui::TextUnformatted(fmt_int(c.bytes).c_str());
         }
         ImGui::TableNextColumn();
-        ImGui::Text("%.2f", to_unit(c.bytes, app.ui.unit));
+        ImGui::TextUnformatted(amount(c.bytes, app.ui.unit).c_str());
         ImGui::TableNextColumn();
         if (at_peak && e.total_bytes > 0) ImGui::Text("%.1f%%", 100.0 * c.bytes / e.total_bytes);
         else ImGui::TextDisabled("—");
@@ -246,7 +238,7 @@ void table_panel(AppState& app) {
         ImGui::TextUnformatted(fmt_int(e.total_bytes).c_str());
     }
     ImGui::TableNextColumn();
-    ImGui::Text("%.2f", to_unit(e.total_bytes, app.ui.unit));
+    ImGui::TextUnformatted(amount(e.total_bytes, app.ui.unit).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted("100%");
     ImGui::EndTable();
@@ -378,11 +370,11 @@ void sweep_panel(AppState& app) {
     if (ans.found) {
         const char* what = tr(L, app.ui.sweep_axis == SweepAxis::Batch ? (infer ? S::MaxBatch : S::MaxMicroBatch)
                                                                         : (infer ? S::MaxContext : S::MaxSeq));
-        vmark(ans.value, col_ok(app), std::string(what) + " " + short_count(ans.value), 0);
+        vmark(ans.value, col_ok(app), std::string(what) + " " + count_label(ans.value), 0);
     }
     // x axis labels: first, middle, last.
     for (size_t i : {size_t{0}, d.sweep.size() / 2, d.sweep.size() - 1}) {
-        const std::string t = short_count(d.sweep[i].x);
+        const std::string t = count_label(d.sweep[i].x);
         const float tw = ImGui::CalcTextSize(t.c_str()).x;
         const float tx = std::clamp(X(static_cast<double>(d.sweep[i].x)) - tw / 2, p0.x, p1.x - tw);
         dl->AddText(ImVec2(tx, p1.y + 2), col_text_dim(app), t.c_str());

@@ -290,13 +290,7 @@ ImU32 category_color(Category c, float alpha) {
     return IM_COL32(128, 128, 128, a);
 }
 
-std::string fmt_bytes(const AppState& app, double bytes) {
-    if (!std::isfinite(bytes)) return "—";
-    char buf[64];
-    const double v = to_unit(bytes, app.ui.unit);
-    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.1f %s" : "%.2f %s", v, unit_name(app.ui.unit));
-    return buf;
-}
+std::string fmt_bytes(const AppState& app, double bytes) { return bytes_label(bytes, app.ui.unit); }
 
 std::string fit_text(const std::string& text, float width) {
     if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
@@ -313,18 +307,6 @@ std::string fit_text(const std::string& text, float width) {
     return text.substr(0, end) + ellipsis;
 }
 
-std::string fmt_int(double v) {
-    if (!std::isfinite(v)) return "—";
-    char raw[40];
-    std::snprintf(raw, sizeof raw, "%.0f", v);
-    std::string s = raw, out;
-    const size_t start = s[0] == '-' ? 1 : 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-        out += s[i];
-        const size_t left = s.size() - i - 1;
-        if (i >= start && left > 0 && left % 3 == 0) out += ',';
-    }
-    return out;
-}
+std::string fmt_int(double v) { return std::isfinite(v) ? grouped_whole(v) : "—"; }
 
 }  // namespace vl::ui

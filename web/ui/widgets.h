@@ -106,11 +106,11 @@ ImU32 col_bad(const AppState& app);
 ImU32 col_text_dim(const AppState& app);
 ImU32 category_color(Category c, float alpha = 1.0f);
 
-// "15.95 GiB" in the chosen unit (never NaN/inf: "—").
+// bytes_label (units.h) in the chosen unit: "15.95 GiB", "140.5 GiB"; "—" when not finite.
 std::string fmt_bytes(const AppState& app, double bytes);
 // `text` cut at a character boundary to fit `width` pixels, ending in "…" when cut.
 std::string fit_text(const std::string& text, float width);
-// "1 234 567 890"
+// grouped_whole (units.h): "1,234,567,890"; "—" when not finite.
 std::string fmt_int(double v);
 
 }  // namespace vl::ui
