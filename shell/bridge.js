@@ -8,12 +8,18 @@
 //                 stack, which a pasted file overflows); text over vramlens.maxInputBytes (the core's
 //                 kMaxJsonInputBytes, set by the app at start) is not copied: the app gets
 //                 "refused" with its size and says so.
+//   the page asks the app about a browser event under way (synchronous calls): vl_text_active (keys),
+//                 vl_field_selection (copy, cut).
+// The page stays a web page: the app takes only the keys it uses (below).
 // Test hook additions: vramlens.state(), item(key), lastCopied, lastDownload, contentHeight.
 "use strict";
 (function () {
   var v = window.vramlens;
   var canvas = document.getElementById("canvas");
   var lastHash = location.hash;
+  // SDL cancels the browser's default of the events it handles; for one the app does not use, that
+  // cancel is made a no-op, so the app still sees the event and the browser still acts on it.
+  function keepDefault(e) { e.preventDefault = function () {}; }
 
   // vl_event(kind, key, text, length) with the text copied into the heap, freed after the call.
   function post(kind, key, text, bytes) {
@@ -96,19 +102,55 @@
     if (location.hash !== lastHash) { lastHash = location.hash; send("hash", "", location.hash); }
   });
 
-  // Paste anywhere: a config.json (or a vramlens link) imports; ImGui's Ctrl+V in a field gets it too.
-  // SDL cancels every key pressed with Ctrl, which would stop the browser from pasting at all: for
-  // Ctrl/Cmd+V on the canvas its cancel is made a no-op, so SDL still sees the key (ImGui pastes the
-  // text the paste event brings) and the browser still fires "paste".
-  window.addEventListener("keydown", function (e) {
-    if (e.target === canvas && (e.ctrlKey || e.metaKey) && !e.altKey && (e.key === "v" || e.key === "V"))
-      e.preventDefault = function () {};
-  }, true);
+  // Keys reach the app only while the canvas has the keyboard (SDL listens on it). SDL cancels the
+  // default of every key pressed with Ctrl, of Tab, Backspace, the arrows and F1-F15, and of every
+  // key release; only the keys the app uses stay cancelled. The others keep their default: zoom
+  // (Ctrl+=/-/0), find (Ctrl+F), the address bar (Ctrl+L), reload (F5), Alt+Left/Right (history),
+  // AltGr characters, and Ctrl+C/X/V, whose copy, cut and paste events carry the text (below).
+  function textActive() { return v.ready && Module._vl_text_active() === 1; }
+  function appUsesKey(e) {
+    if (e.altKey || /^F\d+$/.test(e.key)) return false;
+    if (!e.ctrlKey && !e.metaKey) return e.key !== "Backspace" || textActive();  // typing, keyboard navigation
+    if (!textActive()) return false;
+    // Dear ImGui's text editing: select all, undo, redo, moves and deletes by word, to the start or end.
+    if (!e.shiftKey && (e.code === "KeyA" || e.code === "KeyZ" || e.code === "KeyY")) return true;
+    return /^(ArrowLeft|ArrowRight|ArrowUp|ArrowDown|Home|End|Backspace|Delete)$/.test(e.key);
+  }
+  function filterKey(e) { if (e.target === canvas && !appUsesKey(e)) keepDefault(e); }
+  window.addEventListener("keydown", filterKey, true);
+  window.addEventListener("keyup", filterKey, true);
+
+  // Copy and cut in a text field are the browser's own events: the event carries what Dear ImGui's
+  // Ctrl+C / Ctrl+X takes from the field (ImGui sees the same keys and deletes what is cut). With
+  // nothing selected on the page, Chromium and WebKit fire them only when "beforecopy"/"beforecut"
+  // was cancelled. Outside a field the browser copies as on any page.
+  function fieldText(cut) {
+    if (!v.ready || document.activeElement !== canvas) return null;
+    var r = Module.UTF8ToString(Module._vl_field_selection(cut ? 1 : 0));
+    return r.charAt(0) === "1" ? r.slice(1) : null;
+  }
+  ["copy", "cut"].forEach(function (kind) {
+    document.addEventListener("before" + kind, function (e) { if (fieldText(kind === "cut") !== null) e.preventDefault(); });
+    document.addEventListener(kind, function (e) {
+      var t = fieldText(kind === "cut");
+      if (t === null || !e.clipboardData) return;
+      e.clipboardData.setData("text/plain", t);
+      e.preventDefault();
+    });
+  });
+  // Paste anywhere: a config.json (or a vramlens link) imports; in a text field, Dear ImGui's Ctrl+V
+  // inserts the text this event brings (vl_event "paste" sets its clipboard first).
+  document.addEventListener("beforepaste", function (e) { if (e.target === canvas) e.preventDefault(); });
   document.addEventListener("paste", function (e) {
     if (e.target === box || e.target === area) return;
     var t = e.clipboardData && e.clipboardData.getData("text");
     if (t) { send("paste", "", t); e.preventDefault(); }
   });
+
+  // Ctrl+wheel (and a trackpad pinch) is the browser's zoom and never reaches the app.
+  window.addEventListener("wheel", function (e) {
+    if (e.target === canvas && e.ctrlKey) e.stopPropagation();
+  }, { capture: true, passive: true });
 
   // Drop a config.json file (or text) on the page.
   document.addEventListener("dragover", function (e) { e.preventDefault(); });
