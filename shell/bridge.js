@@ -9,14 +9,17 @@
 //                 kMaxJsonInputBytes, set by the app at start) is not copied: the app gets
 //                 "refused" with its size and says so.
 //   the page asks the app about a browser event under way (synchronous calls): vl_text_active (keys),
-//                 vl_field_selection (copy, cut).
-// The page stays a web page: the app takes only the keys it uses (below).
+//                 vl_field_selection (copy, cut), vl_wheel_scrolls (wheel), vl_drag_scrolls (touch);
+//                 vl_touch_cancel: the touch ending was the browser's (it scrolled the page), so it is no tap.
+// The page stays a web page: the app takes only the keys, wheels and touches it uses (below).
 // Test hook additions: vramlens.state(), item(key), lastCopied, lastDownload, contentHeight.
 "use strict";
 (function () {
   var v = window.vramlens;
   var canvas = document.getElementById("canvas");
   var lastHash = location.hash;
+  var inFrame = window.parent !== window;
+  var touchSlop = 8;  // CSS px a finger may move before a touch is a drag (web/ui/scrolling.h kTouchSlop)
   // SDL cancels the browser's default of the events it handles; for one the app does not use, that
   // cancel is made a no-op, so the app still sees the event and the browser still acts on it.
   function keepDefault(e) { e.preventDefault = function () {}; }
@@ -70,7 +73,7 @@
       t.select();
       try { document.execCommand("copy"); } catch (e) { /* nothing more to try */ }
       document.body.removeChild(t);
-      canvas.focus();
+      canvas.focus({ preventScroll: true });
     }
     if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).catch(fallback);
     else fallback();
@@ -147,10 +150,33 @@
     if (t) { send("paste", "", t); e.preventDefault(); }
   });
 
-  // Ctrl+wheel (and a trackpad pinch) is the browser's zoom and never reaches the app.
+  // Wheel: the app takes it only where it scrolls something; elsewhere (an embed with nothing to
+  // scroll, a list at its end) the browser scrolls the page. Ctrl+wheel (and a trackpad pinch) is
+  // the browser's zoom and never reaches the app.
   window.addEventListener("wheel", function (e) {
-    if (e.target === canvas && e.ctrlKey) e.stopPropagation();
+    if (e.target !== canvas) return;
+    if (e.ctrlKey) { e.stopPropagation(); return; }
+    var r = canvas.getBoundingClientRect();
+    if (!v.ready || !Module._vl_wheel_scrolls(e.clientX - r.left, e.clientY - r.top, e.deltaX, e.deltaY, e.shiftKey ? 1 : 0))
+      keepDefault(e);
   }, { capture: true, passive: true });
+  // Touch, in a frame: a touch over nothing the app scrolls is the browser's too (a swipe scrolls
+  // the page around the embed). The app sees it, but a touch the browser took (it scrolled:
+  // pointercancel) or cancelled is no tap: vl_touch_cancel, as it ends, before SDL sees its end.
+  var browserTook = false;
+  window.addEventListener("touchstart", function (e) {
+    if (e.target !== canvas || !inFrame || !v.ready) return;
+    var t = e.changedTouches[0], r = canvas.getBoundingClientRect();
+    if (!Module._vl_drag_scrolls(t.clientX - r.left, t.clientY - r.top)) keepDefault(e);
+  }, { capture: true, passive: true });
+  canvas.addEventListener("pointercancel", function (e) { if (e.pointerType === "touch") browserTook = true; });
+  ["touchend", "touchcancel"].forEach(function (type) {
+    window.addEventListener(type, function (e) {
+      if (e.target !== canvas) return;
+      if ((browserTook || type === "touchcancel") && v.ready) Module._vl_touch_cancel();
+      if (e.touches.length === 0) browserTook = false;
+    }, true);
+  });
 
   // Drop a config.json file (or text) on the page.
   document.addEventListener("dragover", function (e) { e.preventDefault(); });
@@ -199,10 +225,18 @@
     });
   });
   // SDL cancels the default of mouse events, which would have focused the canvas: keys go to the
-  // canvas (SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT), so focus it on every press.
-  canvas.addEventListener("pointerdown", function () { if (document.activeElement !== canvas) canvas.focus(); });
+  // canvas (SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT), so focus it on every press, without scrolling
+  // (in an embed taller than the window, focusing would scroll the host page to show all of it).
+  var downAt = null;
+  canvas.addEventListener("pointerdown", function (e) {
+    downAt = [e.clientX, e.clientY];
+    if (document.activeElement !== canvas) canvas.focus({ preventScroll: true });
+  });
   canvas.addEventListener("pointerup", function (e) {
     if (!v.ready || !(e.pointerType === "touch" || (v.env && v.env.touch))) return;
+    var from = downAt;
+    downAt = null;
+    if (from && Math.hypot(e.clientX - from[0], e.clientY - from[1]) > touchSlop) return;  // a drag: a scroll, not a tap
     var r = canvas.getBoundingClientRect();
     var hit = Module.ccall("vl_text_field_at", "string", ["number", "number"], [e.clientX - r.left, e.clientY - r.top]);
     if (hit) openEditor(JSON.parse(hit));

@@ -2,7 +2,7 @@
 // InEvent (the text is in the wasm heap: shell/bridge.js copies it there and frees it after);
 // vl_text_field_at(x, y) tells the page's text box which field a tap hit. The page asks, while a
 // browser event is under way, what the app does with it: vl_text_active (keys), vl_field_selection
-// (copy, cut). App -> JavaScript: each
+// (copy, cut), vl_wheel_scrolls and vl_drag_scrolls (wheel, touch). App -> JavaScript: each
 // OutEvent becomes one call of window.vramlens._out(kind, a, b, c, x, y, w, h).
 #include "ui/page_bridge.h"
 
@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_input.h"
+#include "ui/scrolling.h"
 
 namespace {
 
@@ -119,6 +120,12 @@ EMSCRIPTEN_KEEPALIVE const char* vl_field_selection(int cut) {
     g_reply = "1" + out;
     return g_reply.c_str();
 }
+// 1 when a wheel event at (x, y) (CSS pixels; the DOM's deltaX, deltaY) scrolls something in the app.
+EMSCRIPTEN_KEEPALIVE int vl_wheel_scrolls(float x, float y, float dx, float dy, int shift) {
+    return GImGui && vl::ui::wheel_scrolls_at(ImVec2(x, y), dx, dy, shift != 0) ? 1 : 0;
+}
+// 1 when a touch starting at (x, y) is over something the app scrolls.
+EMSCRIPTEN_KEEPALIVE int vl_drag_scrolls(float x, float y) { return GImGui && vl::ui::drag_scrolls_at(ImVec2(x, y)) ? 1 : 0; }
 }
 
 namespace vl::ui {
