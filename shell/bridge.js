@@ -1,6 +1,6 @@
 // The JS bridge: what a canvas cannot do by itself. Extends window.vramlens (index.html).
 //   app -> page:  vramlens._out(kind, a, b, c, x, y, w, h)  (web/ui/page_bridge.cpp)
-//                 fragment: keep the scenario in the URL (history.replaceState, no history spam)
+//                 fragment: keep the scenario in the URL; b "push": a new history entry (debounced), else replaced
 //                 copy: clipboard; download: a file; height: embed mode tells the parent page; open: new tab
 //   page -> app:  vramlens.send(kind, key, text) -> vl_event: paste, drop (config.json / links),
 //                 hash (the user edited the URL), text (the phone text box), text_done.
@@ -88,11 +88,23 @@
     setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
   }
 
+  // History: a new link the app marks "push" (another model, mode or GPU; an import) is a new entry,
+  // so Back returns to the scenario before it; pushes closer together than historyQuietMs (typing a
+  // name, a quick run of clicks) share one entry. Any other link replaces the current entry's. An
+  // embed never adds entries: the history is the host page's.
+  var historyQuietMs = 1000, lastPush = -Infinity;
+  function showLink(fragment, push) {
+    var url = location.pathname + location.search + "#" + fragment, now = performance.now();
+    var embedded = inFrame || (v.env && v.env.embed);
+    if (push && !embedded && now - lastPush > historyQuietMs) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
+    if (push) lastPush = now;
+    lastHash = location.hash;
+  }
+
   v._out = function (kind, a, b, c, x, y, w, h) {
-    if (kind === "fragment") {
-      history.replaceState(null, "", location.pathname + location.search + "#" + a);
-      lastHash = location.hash;
-    } else if (kind === "copy") copyText(a);
+    if (kind === "fragment") showLink(a, b === "push");
+    else if (kind === "copy") copyText(a);
     else if (kind === "download") download(a, b, c);
     else if (kind === "height") {
       v.contentHeight = h;
@@ -100,8 +112,9 @@
     } else if (kind === "open") window.open(a, "_blank", "noopener");
   };
 
-  // The user edited the URL or pressed back: load that link.
+  // The user edited the URL or pressed Back/Forward: load that link.
   window.addEventListener("hashchange", function () {
+    lastPush = -Infinity;  // the next change is a new entry after this one
     if (location.hash !== lastHash) { lastHash = location.hash; send("hash", "", location.hash); }
   });
 

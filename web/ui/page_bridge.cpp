@@ -15,7 +15,9 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "enum_names.h"
 #include "json_input.h"
+#include "scenario_json.h"
 #include "ui/scrolling.h"
 
 namespace {
@@ -71,6 +73,21 @@ ImGuiInputTextState* active_field() {
     return id ? ImGui::GetInputTextState(id) : nullptr;
 }
 
+// History (shell/bridge.js): the entries of the address bar are about the model, the mode and the
+// GPU. A new link that changes one of them, or comes from an import (a pasted or dropped file), is
+// a new entry, so Back returns to the scenario before it; any other change (a batch size, a
+// precision) replaces the link of the current entry.
+std::string history_key(const vl::Scenario& s) {
+    return std::string(vl::enum_name(s.mode)) + "\n" + s.gpu.name + "\n" + std::to_string(s.gpu.memory_bytes) + "\n" +
+           vl::model_to_json(s.model, vl::JsonStyle::Compact);
+}
+struct History {
+    bool started = false;
+    std::string key;    // history_key of the scenario the address bar shows
+    std::string shown;  // the link the address bar shows (ui.shown_fragment)
+    bool imported = false;  // this frame took a pasted or dropped text (not into a field)
+};
+History g_history;
 
 }  // namespace
 
@@ -132,6 +149,8 @@ namespace vl::ui {
 
 void page_begin_frame(AppState& app) {
     g_app = &app;
+    for (const InEvent& ev : app.inbox)
+        if ((ev.kind == "paste" && !app.ui.text_active) || ev.kind == "drop") g_history.imported = true;
     ImGuiIO& io = ImGui::GetIO();
     io.ClipboardUserData = &app;
     io.GetClipboardTextFn = get_clipboard;
@@ -154,6 +173,14 @@ void page_begin_frame(AppState& app) {
 }
 
 void page_end_frame(AppState& app) {
+    if (app.ui.shown_fragment != g_history.shown) {  // the address bar changes: the app's new link, Back, a link typed
+        const std::string key = history_key(app.scenario);
+        const bool push = g_history.started && (key != g_history.key || g_history.imported);
+        for (OutEvent& o : app.outbox)
+            if (o.kind == "fragment") o.b = push ? "push" : "replace";
+        g_history = {true, key, app.ui.shown_fragment, false};
+    }
+    g_history.imported = false;
     for (const OutEvent& o : app.outbox) js_out(o.kind.c_str(), o.a.c_str(), o.b.c_str(), o.c.c_str(), o.x, o.y, o.w, o.h);
     app.outbox.clear();
 }
