@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Browser tests of the web UI against the built site: tests/browser/ui.mjs (the UI) and
-# tests/browser/input.mjs (large input, links, pasted files, the embed snippet). ui.mjs's
+# Browser tests of the web UI against the built site: tests/browser/ui.mjs (the UI),
+# tests/browser/input.mjs (large input, links, pasted files, the embed snippet), and the page
+# behaving as a web page: keyboard.mjs (clipboard keys in every field, browser shortcuts kept),
+# scroll.mjs (a swipe is a scroll, never a press; wheel and swipe over an embed scroll the blog)
+# and history.mjs (Back and Forward step through scenarios). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
 # Needs scripts/deps.sh (playwright-core, chromium) and the web build.
@@ -18,4 +21,7 @@ fi
 status=0
 node "$root/tests/browser/ui.mjs" --site "$site" --docs "$shots" --chromium "$chromium" || status=1
 node "$root/tests/browser/input.mjs" --site "$site" --chromium "$chromium" || status=1
+for t in keyboard scroll history; do
+  node "$root/tests/browser/$t.mjs" --site "$site" --chromium "$chromium" || status=1
+done
 exit $status

@@ -1,6 +1,6 @@
 // The JS bridge: what a canvas cannot do by itself. Extends window.vramlens (index.html).
 //   app -> page:  vramlens._out(kind, a, b, c, x, y, w, h)  (web/ui/page_bridge.cpp)
-//                 fragment: keep the scenario in the URL (history.replaceState, no history spam)
+//                 fragment: keep the scenario in the URL; b "push": a new history entry (debounced), else replaced
 //                 copy: clipboard; download: a file; height: embed mode tells the parent page; open: new tab
 //   page -> app:  vramlens.send(kind, key, text) -> vl_event: paste, drop (config.json / links),
 //                 hash (the user edited the URL), text (the phone text box), text_done.
@@ -8,12 +8,21 @@
 //                 stack, which a pasted file overflows); text over vramlens.maxInputBytes (the core's
 //                 kMaxJsonInputBytes, set by the app at start) is not copied: the app gets
 //                 "refused" with its size and says so.
+//   the page asks the app about a browser event under way (synchronous calls): vl_text_active (keys),
+//                 vl_field_selection (copy, cut), vl_wheel_scrolls (wheel), vl_drag_scrolls (touch);
+//                 vl_touch_cancel: the touch ending was the browser's (it scrolled the page), so it is no tap.
+// The page stays a web page: the app takes only the keys, wheels and touches it uses (below).
 // Test hook additions: vramlens.state(), item(key), lastCopied, lastDownload, contentHeight.
 "use strict";
 (function () {
   var v = window.vramlens;
   var canvas = document.getElementById("canvas");
   var lastHash = location.hash;
+  var inFrame = window.parent !== window;
+  var touchSlop = 8;  // CSS px a finger may move before a touch is a drag (web/ui/scrolling.h kTouchSlop)
+  // SDL cancels the browser's default of the events it handles; for one the app does not use, that
+  // cancel is made a no-op, so the app still sees the event and the browser still acts on it.
+  function keepDefault(e) { e.preventDefault = function () {}; }
 
   // vl_event(kind, key, text, length) with the text copied into the heap, freed after the call.
   function post(kind, key, text, bytes) {
@@ -64,7 +73,7 @@
       t.select();
       try { document.execCommand("copy"); } catch (e) { /* nothing more to try */ }
       document.body.removeChild(t);
-      canvas.focus();
+      canvas.focus({ preventScroll: true });
     }
     if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).catch(fallback);
     else fallback();
@@ -79,11 +88,23 @@
     setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
   }
 
+  // History: a new link the app marks "push" (another model, mode or GPU; an import) is a new entry,
+  // so Back returns to the scenario before it; pushes closer together than historyQuietMs (typing a
+  // name, a quick run of clicks) share one entry. Any other link replaces the current entry's. An
+  // embed never adds entries: the history is the host page's.
+  var historyQuietMs = 1000, lastPush = -Infinity;
+  function showLink(fragment, push) {
+    var url = location.pathname + location.search + "#" + fragment, now = performance.now();
+    var embedded = inFrame || (v.env && v.env.embed);
+    if (push && !embedded && now - lastPush > historyQuietMs) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
+    if (push) lastPush = now;
+    lastHash = location.hash;
+  }
+
   v._out = function (kind, a, b, c, x, y, w, h) {
-    if (kind === "fragment") {
-      history.replaceState(null, "", location.pathname + location.search + "#" + a);
-      lastHash = location.hash;
-    } else if (kind === "copy") copyText(a);
+    if (kind === "fragment") showLink(a, b === "push");
+    else if (kind === "copy") copyText(a);
     else if (kind === "download") download(a, b, c);
     else if (kind === "height") {
       v.contentHeight = h;
@@ -91,23 +112,83 @@
     } else if (kind === "open") window.open(a, "_blank", "noopener");
   };
 
-  // The user edited the URL or pressed back: load that link.
+  // The user edited the URL or pressed Back/Forward: load that link.
   window.addEventListener("hashchange", function () {
+    lastPush = -Infinity;  // the next change is a new entry after this one
     if (location.hash !== lastHash) { lastHash = location.hash; send("hash", "", location.hash); }
   });
 
-  // Paste anywhere: a config.json (or a vramlens link) imports; ImGui's Ctrl+V in a field gets it too.
-  // SDL cancels every key pressed with Ctrl, which would stop the browser from pasting at all: for
-  // Ctrl/Cmd+V on the canvas its cancel is made a no-op, so SDL still sees the key (ImGui pastes the
-  // text the paste event brings) and the browser still fires "paste".
-  window.addEventListener("keydown", function (e) {
-    if (e.target === canvas && (e.ctrlKey || e.metaKey) && !e.altKey && (e.key === "v" || e.key === "V"))
-      e.preventDefault = function () {};
-  }, true);
+  // Keys reach the app only while the canvas has the keyboard (SDL listens on it). SDL cancels the
+  // default of every key pressed with Ctrl, of Tab, Backspace, the arrows and F1-F15, and of every
+  // key release; only the keys the app uses stay cancelled. The others keep their default: zoom
+  // (Ctrl+=/-/0), find (Ctrl+F), the address bar (Ctrl+L), reload (F5), Alt+Left/Right (history),
+  // AltGr characters, and Ctrl+C/X/V, whose copy, cut and paste events carry the text (below).
+  function textActive() { return v.ready && Module._vl_text_active() === 1; }
+  function appUsesKey(e) {
+    if (e.altKey || /^F\d+$/.test(e.key)) return false;
+    if (!e.ctrlKey && !e.metaKey) return e.key !== "Backspace" || textActive();  // typing, keyboard navigation
+    if (!textActive()) return false;
+    // Dear ImGui's text editing: select all, undo, redo, moves and deletes by word, to the start or end.
+    if (!e.shiftKey && (e.code === "KeyA" || e.code === "KeyZ" || e.code === "KeyY")) return true;
+    return /^(ArrowLeft|ArrowRight|ArrowUp|ArrowDown|Home|End|Backspace|Delete)$/.test(e.key);
+  }
+  function filterKey(e) { if (e.target === canvas && !appUsesKey(e)) keepDefault(e); }
+  window.addEventListener("keydown", filterKey, true);
+  window.addEventListener("keyup", filterKey, true);
+
+  // Copy and cut in a text field are the browser's own events: the event carries what Dear ImGui's
+  // Ctrl+C / Ctrl+X takes from the field (ImGui sees the same keys and deletes what is cut). With
+  // nothing selected on the page, Chromium and WebKit fire them only when "beforecopy"/"beforecut"
+  // was cancelled. Outside a field the browser copies as on any page.
+  function fieldText(cut) {
+    if (!v.ready || document.activeElement !== canvas) return null;
+    var r = Module.UTF8ToString(Module._vl_field_selection(cut ? 1 : 0));
+    return r.charAt(0) === "1" ? r.slice(1) : null;
+  }
+  ["copy", "cut"].forEach(function (kind) {
+    document.addEventListener("before" + kind, function (e) { if (fieldText(kind === "cut") !== null) e.preventDefault(); });
+    document.addEventListener(kind, function (e) {
+      var t = fieldText(kind === "cut");
+      if (t === null || !e.clipboardData) return;
+      e.clipboardData.setData("text/plain", t);
+      e.preventDefault();
+    });
+  });
+  // Paste anywhere: a config.json (or a vramlens link) imports; in a text field, Dear ImGui's Ctrl+V
+  // inserts the text this event brings (vl_event "paste" sets its clipboard first).
+  document.addEventListener("beforepaste", function (e) { if (e.target === canvas) e.preventDefault(); });
   document.addEventListener("paste", function (e) {
     if (e.target === box || e.target === area) return;
     var t = e.clipboardData && e.clipboardData.getData("text");
     if (t) { send("paste", "", t); e.preventDefault(); }
+  });
+
+  // Wheel: the app takes it only where it scrolls something; elsewhere (an embed with nothing to
+  // scroll, a list at its end) the browser scrolls the page. Ctrl+wheel (and a trackpad pinch) is
+  // the browser's zoom and never reaches the app.
+  window.addEventListener("wheel", function (e) {
+    if (e.target !== canvas) return;
+    if (e.ctrlKey) { e.stopPropagation(); return; }
+    var r = canvas.getBoundingClientRect();
+    if (!v.ready || !Module._vl_wheel_scrolls(e.clientX - r.left, e.clientY - r.top, e.deltaX, e.deltaY, e.shiftKey ? 1 : 0))
+      keepDefault(e);
+  }, { capture: true, passive: true });
+  // Touch, in a frame: a touch over nothing the app scrolls is the browser's too (a swipe scrolls
+  // the page around the embed). The app sees it, but a touch the browser took (it scrolled:
+  // pointercancel) or cancelled is no tap: vl_touch_cancel, as it ends, before SDL sees its end.
+  var browserTook = false;
+  window.addEventListener("touchstart", function (e) {
+    if (e.target !== canvas || !inFrame || !v.ready) return;
+    var t = e.changedTouches[0], r = canvas.getBoundingClientRect();
+    if (!Module._vl_drag_scrolls(t.clientX - r.left, t.clientY - r.top)) keepDefault(e);
+  }, { capture: true, passive: true });
+  canvas.addEventListener("pointercancel", function (e) { if (e.pointerType === "touch") browserTook = true; });
+  ["touchend", "touchcancel"].forEach(function (type) {
+    window.addEventListener(type, function (e) {
+      if (e.target !== canvas) return;
+      if ((browserTook || type === "touchcancel") && v.ready) Module._vl_touch_cancel();
+      if (e.touches.length === 0) browserTook = false;
+    }, true);
   });
 
   // Drop a config.json file (or text) on the page.
@@ -157,10 +238,18 @@
     });
   });
   // SDL cancels the default of mouse events, which would have focused the canvas: keys go to the
-  // canvas (SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT), so focus it on every press.
-  canvas.addEventListener("pointerdown", function () { if (document.activeElement !== canvas) canvas.focus(); });
+  // canvas (SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT), so focus it on every press, without scrolling
+  // (in an embed taller than the window, focusing would scroll the host page to show all of it).
+  var downAt = null;
+  canvas.addEventListener("pointerdown", function (e) {
+    downAt = [e.clientX, e.clientY];
+    if (document.activeElement !== canvas) canvas.focus({ preventScroll: true });
+  });
   canvas.addEventListener("pointerup", function (e) {
     if (!v.ready || !(e.pointerType === "touch" || (v.env && v.env.touch))) return;
+    var from = downAt;
+    downAt = null;
+    if (from && Math.hypot(e.clientX - from[0], e.clientY - from[1]) > touchSlop) return;  // a drag: a scroll, not a tap
     var r = canvas.getBoundingClientRect();
     var hit = Module.ccall("vl_text_field_at", "string", ["number", "number"], [e.clientX - r.left, e.clientY - r.top]);
     if (hit) openEditor(JSON.parse(hit));

@@ -17,11 +17,30 @@
 
 #include "embedded_binary.h"
 #include "ui/app.h"
+#include "ui/scrolling.h"
 
 namespace {
 
 constexpr int kFramesPerWake = 3;
 constexpr float kFontPixels = 16.0f;  // CSS pixels; the atlas is rasterised at devicePixelRatio
+
+// One finger on a touch screen. Its press is held back until the finger lifts where it went down (a
+// tap: pressed and released there, over two frames) or moves beyond vl::ui::kTouchSlop (a drag: the
+// UI scrolls and no widget takes it, vl::ui::begin_touch_drag), so a swipe that starts on a button
+// or a number field never presses or changes it. A drag is shown to ImGui frame by frame from where
+// it started to where the finger is, and to its end after the finger lifted, so a quick swipe (or a
+// slow frame) still scrolls by all of it. A touch the browser took (it scrolled the page around an
+// embed: shell/bridge.js calls vl_touch_cancel as it ends) is neither.
+struct Touch {
+    SDL_FingerID finger = 0;
+    bool down = false;       // the finger is on the screen
+    bool drag = false;       // it moved beyond the slop (kept until ImGui has seen the whole drag)
+    bool cancelled = false;  // the browser took it
+    ImVec2 start, pos;       // where it went down, where it is (or lifted)
+    int drag_frames = 0;     // frames that have shown the drag to ImGui
+    ImVec2 shown;            // the position the last of them showed
+    int tap_frames = 0;      // 2: press this frame, 1: release this frame
+};
 
 struct Runtime {
     SDL_Window* window = nullptr;
@@ -33,6 +52,7 @@ struct Runtime {
     long frames = 0;
     float font_scale = 0;   // devicePixelRatio the font atlas was built for
     std::string hook;       // keeps vl_hook_json()'s string alive
+    Touch touch;
 };
 Runtime* g_rt = nullptr;
 
@@ -61,6 +81,59 @@ void wake() {
 int on_sdl_event(void*, SDL_Event* e) {
     if (e->type != SDL_POLLSENTINEL) wake();
     return 1;
+}
+
+void track_touch(const SDL_Event& e) {
+    Touch& t = g_rt->touch;
+    if (e.type != SDL_FINGERDOWN && e.type != SDL_FINGERMOTION && e.type != SDL_FINGERUP) return;
+    int w = 0, h = 0;
+    SDL_GetWindowSize(g_rt->window, &w, &h);
+    const ImVec2 p(e.tfinger.x * static_cast<float>(w), e.tfinger.y * static_cast<float>(h));
+    if (e.type == SDL_FINGERDOWN) {
+        if (t.down && SDL_GetNumTouchFingers(e.tfinger.touchId) > 1) return;  // a second finger: the first one leads
+        t.finger = e.tfinger.fingerId;
+        t.down = true;
+        t.drag = false;
+        t.drag_frames = 0;
+        t.start = t.pos = p;
+        return;
+    }
+    if (!t.down || e.tfinger.fingerId != t.finger) return;
+    t.pos = p;
+    const float dx = p.x - t.start.x, dy = p.y - t.start.y;
+    if (dx * dx + dy * dy > vl::ui::kTouchSlop * vl::ui::kTouchSlop) t.drag = true;
+    if (e.type == SDL_FINGERUP) {
+        if (!t.drag && !t.cancelled) t.tap_frames = 2;
+        if (t.cancelled) t.drag = false;
+        t.down = t.cancelled = false;
+    }
+}
+
+// After the backend has read the mouse (SDL moves it with the first finger): what ImGui sees of a touch.
+void apply_touch() {
+    Touch& t = g_rt->touch;
+    ImGuiIO& io = ImGui::GetIO();
+    g_rt->app.ui.touch_pan = false;
+    if (t.tap_frames > 0) {
+        io.MousePos = t.start;
+        io.MouseDown[0] = t.tap_frames == 2;
+        --t.tap_frames;
+        wake();
+    } else if (t.drag && !t.cancelled) {
+        const bool seen_all = t.drag_frames > 0 && t.shown.x == t.pos.x && t.shown.y == t.pos.y;
+        if (!t.down && seen_all) {  // lifted, and ImGui has seen it all: release
+            t.drag = false;
+            io.MouseDown[0] = false;
+            return;
+        }
+        io.MousePos = t.shown = t.drag_frames == 0 ? t.start : t.pos;
+        io.MouseDown[0] = true;
+        ++t.drag_frames;
+        g_rt->app.ui.touch_pan = true;
+        if (!t.down) wake();
+    } else if (t.down) {
+        io.MouseDown[0] = false;
+    }
 }
 
 // Ranges of the glyphs assets/fonts/DejaVuSans-subset.ttf holds (scripts/subset-fonts.sh LATIN).
@@ -96,7 +169,10 @@ void load_fonts(float scale) {
 void frame() {
     Runtime& rt = *g_rt;
     SDL_Event event;
-    while (SDL_PollEvent(&event)) ImGui_ImplSDL2_ProcessEvent(&event);
+    while (SDL_PollEvent(&event)) {
+        track_touch(event);
+        ImGui_ImplSDL2_ProcessEvent(&event);
+    }
     if (rt.frames_left <= 0) {
         rt.paused = true;
         emscripten_pause_main_loop();
@@ -109,6 +185,7 @@ void frame() {
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplSDL2_NewFrame();
+    apply_touch();
     // Timestamps can repeat (headless virtual time, coarse timers): ImGui asserts DeltaTime > 0.
     ImGuiIO& io = ImGui::GetIO();
     if (io.DeltaTime <= 0.0f) io.DeltaTime = 1.0f / 1000.0f;
@@ -141,6 +218,9 @@ EMSCRIPTEN_KEEPALIVE const char* vl_hook_json() {
 }
 // window.vramlens.wake(): JavaScript changed something the UI shows; draw a few frames.
 EMSCRIPTEN_KEEPALIVE void vl_wake() { wake(); }
+// The touch that is ending was the browser's (it scrolled the page, or cancelled the touch): it is no
+// tap. Called as the touch ends, before SDL queues that end, which then consumes it.
+EMSCRIPTEN_KEEPALIVE void vl_touch_cancel() { g_rt->touch.cancelled = true; }
 }
 
 int main() {

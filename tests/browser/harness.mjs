@@ -70,6 +70,19 @@ export const recordFrames = () => {
   });
 };
 
+// An init script (openApp's opts.init): records, for each key press, copy, cut, paste, wheel and
+// touch start, whether its default was prevented, in window.__vlSeen [{type, key, prevented}]. It
+// only reads: it sees each event first (a capture listener on window, added before the page's
+// own) and reads defaultPrevented once the event has been dispatched to all of them.
+export const observeDefaults = () => {
+  window.__vlSeen = [];
+  for (const type of ['keydown', 'copy', 'cut', 'paste', 'wheel', 'touchstart'])
+    window.addEventListener(type, (e) => setTimeout(() => window.__vlSeen.push({ type, key: e.key ?? '', prevented: e.defaultPrevented })),
+                            { capture: true, passive: true });
+};
+// What observeDefaults recorded since the last call (and forget it).
+export const takeSeen = (page) => page.evaluate(() => window.__vlSeen.splice(0));
+
 // Headless Chromium (Debian's package) with WebGL2 via SwiftShader and no background networking.
 export function launchChromium(executablePath = process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium') {
   return chromium.launch({
@@ -91,12 +104,14 @@ export function finish(name, failures, passedText = 'passed') {
 export const APP_TIMEOUT_MS = 90_000;
 
 // A new tab (own context: viewport, touch, clipboard permissions) on url, once the app is ready.
+// opts.init: a script run in the page before the app's own (page.addInitScript).
 // Uncaught page errors go to onError (the tests count them as failures).
 export async function openApp(browser, url, opts = {}, onError = () => {}) {
   const ctx = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 },
-    deviceScaleFactor: opts.dpr ?? 1, isMobile: !!opts.mobile, hasTouch: !!opts.mobile,
+    deviceScaleFactor: opts.dpr ?? 1, isMobile: !!opts.mobile, hasTouch: !!(opts.mobile || opts.touch),
     permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await ctx.newPage();
+  if (opts.init) await page.addInitScript(opts.init);
   page.on('console', (m) => { if (m.type() === 'error') console.error(`  [console] ${m.text().slice(0, 300)}`); });
   page.on('pageerror', (e) => onError(`page error: ${e.message}`));
   await page.goto(url);

@@ -463,6 +463,30 @@ TEST_CASE("phone: dragging the results scrolls them (ImGui 1.86 only scrolls by 
     CHECK(h.app.ui.items.at("phases")[1] < y0 - 100);
 }
 
+TEST_CASE("touch: a drag that starts on a button scrolls and presses nothing, a tap presses it") {
+    Harness h(390, 844, /*touch=*/true);
+    h.frames(3);
+    h.click("tab.1");  // Setup: taller than the screen
+    REQUIRE(h.has("mode.0"));
+    REQUIRE(h.app.scenario.mode == Mode::Infer);
+    const std::vector<float> r = h.app.ui.items.at("mode.0");
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(r[0] + r[2] / 2, r[1] + r[3] / 2);  // the Training button
+    h.frame();
+    io.MouseDown[0] = true;
+    h.frame();
+    for (int i = 0; i < 5; ++i) {  // up 150 px: the content follows the finger, the button stays under it
+        io.MousePos.y -= 30;
+        h.frame();
+    }
+    io.MouseDown[0] = false;
+    h.frames(2);
+    CHECK(h.app.scenario.mode == Mode::Infer);
+    CHECK(h.app.ui.items.at("mode.0")[1] == Approx(r[1] - 150).margin(1));
+    h.click("mode.0");
+    CHECK(h.app.scenario.mode == Mode::Train);
+}
+
 TEST_CASE("advanced: the accounting modes offered are the ones the core accepts, DeepSpeed's own inputs follow") {
     Harness h(1280, 4000);  // tall: every section on screen
     h.frames(2);

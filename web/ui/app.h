@@ -97,6 +97,8 @@ struct UiState {
     std::vector<TextField> text_fields;      // this frame's text fields
     std::string clipboard;                   // what ImGui copies / pastes (the page keeps the real one)
     bool text_active = false;                // a text field had the keyboard last frame: a paste goes into it
+    bool touch_pan = false;                  // a touch is a drag this frame (web/main.cpp; scrolling.h)
+    unsigned touch_scroll_window = 0;        // the window (ImGuiID) the touch drag scrolls, 0 when none yet
 };
 
 // The most text a text field takes (a config.json is a few KB; the largest real ones ~100 KB). Longer

@@ -6,6 +6,7 @@
 
 #include "ui/page_bridge.h"
 #include "ui/panels.h"
+#include "ui/scrolling.h"
 #include "ui/widgets.h"
 
 namespace vl::ui {
@@ -37,18 +38,6 @@ void apply_style(const AppState& app) {
         st.Colors[ImGuiCol_PlotLines] = ImVec4(0.55f, 0.75f, 1.0f, 1);
     }
     ImGui::GetStyle() = st;
-}
-
-// Touch screens scroll by dragging anywhere in a scrolling region (ImGui 1.86 only scrolls by wheel).
-void touch_scroll(const AppState& app) {
-    // A drag that started inside this region scrolls it, even when it started on a button (the
-    // button then does not fire: ImGui releases it outside its rectangle or after the move).
-    if (!app.ui.env.touch || !ImGui::IsMouseDragging(ImGuiMouseButton_Left, 6)) return;
-    const ImVec2 a = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
-    const ImVec2 b(a.x + size.x, a.y + size.y);
-    const ImVec2 start = ImGui::GetIO().MouseClickedPos[0];
-    if (start.x < a.x || start.y < a.y || start.x > b.x || start.y > b.y) return;
-    ImGui::SetScrollY(ImGui::GetScrollY() - ImGui::GetIO().MouseDelta.y);
 }
 
 void top_bar(AppState& app) {
@@ -101,12 +90,19 @@ void status(AppState& app) {
 
 void inputs_column(AppState& app) {
     const Lang L = app.ui.lang;
-    if (ImGui::CollapsingHeader(tr(L, S::Model), ImGuiTreeNodeFlags_DefaultOpen)) model_panel(app);
-    if (ImGui::CollapsingHeader(tr(L, S::Mode), ImGuiTreeNodeFlags_DefaultOpen)) workload_panel(app);
-    if (ImGui::CollapsingHeader(tr(L, S::Gpu), ImGuiTreeNodeFlags_DefaultOpen)) gpu_panel(app);
-    if (ImGui::CollapsingHeader(tr(L, S::Parallelism), ImGuiTreeNodeFlags_DefaultOpen)) parallel_panel(app);
-    if (ImGui::CollapsingHeader(tr(L, S::Advanced))) advanced_panel(app);
-    mark(app, "section.advanced");
+    struct Section { S title; const char* key; void (*panel)(AppState&); ImGuiTreeNodeFlags flags; };
+    const Section sections[] = {
+        {S::Model, "section.model", model_panel, ImGuiTreeNodeFlags_DefaultOpen},
+        {S::Mode, "section.mode", workload_panel, ImGuiTreeNodeFlags_DefaultOpen},
+        {S::Gpu, "section.gpu", gpu_panel, ImGuiTreeNodeFlags_DefaultOpen},
+        {S::Parallelism, "section.parallel", parallel_panel, ImGuiTreeNodeFlags_DefaultOpen},
+        {S::Advanced, "section.advanced", advanced_panel, 0},
+    };
+    for (const Section& sec : sections) {
+        const bool open = ImGui::CollapsingHeader(tr(L, sec.title), sec.flags);
+        mark(app, sec.key);  // the header
+        if (open) sec.panel(app);
+    }
 }
 
 void results_column(AppState& app, bool compact) {
@@ -171,6 +167,7 @@ void draw(AppState& app) {
                                   ImGuiWindowFlags_NoBringToFrontOnFocus;
     const bool embed = app.ui.env.embed;
     ImGui::Begin("vramlens", nullptr, embed ? root | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : root);
+    begin_touch_drag(app);
     top_bar(app);
     notice(app);
     status(app);
@@ -190,14 +187,12 @@ void draw(AppState& app) {
         const float left = std::clamp(size.x * 0.34f, 340.0f, 460.0f);
         ImGui::BeginChild("##inputs", ImVec2(left, 0), true);
         inputs_column(app);
-        touch_scroll(app);
         ImGui::EndChild();
         ImGui::SameLine();
         ImGui::BeginChild("##results", ImVec2(0, 0), true);
         results_column(app, false);
         if (ImGui::CollapsingHeader(tr(L, S::Share), ImGuiTreeNodeFlags_DefaultOpen)) share_panel(app);
         mark(app, "section.share");
-        touch_scroll(app);
         ImGui::EndChild();
     } else {
         // Phone: the verdict stays on top; below it, tabs for results, setup and sharing.
@@ -220,9 +215,9 @@ void draw(AppState& app) {
             case PhoneTab::Setup: inputs_column(app); break;
             case PhoneTab::Share: share_panel(app); break;
         }
-        touch_scroll(app);
         ImGui::EndChild();
     }
+    end_touch_drag(app);
     ImGui::End();
     refresh(app);  // a change made this frame shows its numbers (and updates the link) right away
     queue_fragment(app);

@@ -1,6 +1,8 @@
 // Browser bridge (page_bridge.h). JavaScript -> app: vl_event(kind, key, text, length) queues an
 // InEvent (the text is in the wasm heap: shell/bridge.js copies it there and frees it after);
-// vl_text_field_at(x, y) tells the page's text box which field a tap hit. App -> JavaScript: each
+// vl_text_field_at(x, y) tells the page's text box which field a tap hit. The page asks, while a
+// browser event is under way, what the app does with it: vl_text_active (keys), vl_field_selection
+// (copy, cut), vl_wheel_scrolls and vl_drag_scrolls (wheel, touch). App -> JavaScript: each
 // OutEvent becomes one call of window.vramlens._out(kind, a, b, c, x, y, w, h).
 #include "ui/page_bridge.h"
 
@@ -8,11 +10,15 @@
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
+#include <imgui_internal.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "enum_names.h"
 #include "json_input.h"
+#include "scenario_json.h"
+#include "ui/scrolling.h"
 
 namespace {
 
@@ -55,12 +61,33 @@ EM_JS(void, js_out, (const char* kind, const char* a, const char* b, const char*
         window.vramlens._out(UTF8ToString(kind), UTF8ToString(a), UTF8ToString(b), UTF8ToString(c), x, y, w, h);
 });
 
+// Dear ImGui's clipboard is ui.clipboard. What its Ctrl+C / Ctrl+X copy from a field reaches the
+// system clipboard through the browser's own copy and cut events (vl_field_selection), and what Ctrl+V
+// pastes is the text of the browser's paste event (vl_event "paste").
 const char* get_clipboard(void* user) { return static_cast<vl::ui::AppState*>(user)->ui.clipboard.c_str(); }
-void set_clipboard(void* user, const char* text) {
-    auto* app = static_cast<vl::ui::AppState*>(user);
-    app->ui.clipboard = text;
-    app->outbox.push_back({"copy", text, "", "", 0, 0, 0, 0});
+void set_clipboard(void* user, const char* text) { static_cast<vl::ui::AppState*>(user)->ui.clipboard = text; }
+
+// The text field with the keyboard: its edit state, or nullptr.
+ImGuiInputTextState* active_field() {
+    const ImGuiID id = GImGui ? ImGui::GetActiveID() : 0;
+    return id ? ImGui::GetInputTextState(id) : nullptr;
 }
+
+// History (shell/bridge.js): the entries of the address bar are about the model, the mode and the
+// GPU. A new link that changes one of them, or comes from an import (a pasted or dropped file), is
+// a new entry, so Back returns to the scenario before it; any other change (a batch size, a
+// precision) replaces the link of the current entry.
+std::string history_key(const vl::Scenario& s) {
+    return std::string(vl::enum_name(s.mode)) + "\n" + s.gpu.name + "\n" + std::to_string(s.gpu.memory_bytes) + "\n" +
+           vl::model_to_json(s.model, vl::JsonStyle::Compact);
+}
+struct History {
+    bool started = false;
+    std::string key;    // history_key of the scenario the address bar shows
+    std::string shown;  // the link the address bar shows (ui.shown_fragment)
+    bool imported = false;  // this frame took a pasted or dropped text (not into a field)
+};
+History g_history;
 
 }  // namespace
 
@@ -89,12 +116,41 @@ EMSCRIPTEN_KEEPALIVE const char* vl_text_field_at(float x, float y) {
         }
     return g_reply.c_str();
 }
+// 1 while a text field has the keyboard (its editing keys are the app's), else 0.
+EMSCRIPTEN_KEEPALIVE int vl_text_active() { return active_field() ? 1 : 0; }
+// What the browser's copy or cut event puts on the clipboard: what Dear ImGui's Ctrl+C / Ctrl+X
+// takes from the field with the keyboard (the selection; the whole text of a one-line field when
+// nothing is selected), as "1" + the text, or "0" when it takes nothing (no field, or a multi-line
+// field without a selection; a cut from a read-only field).
+EMSCRIPTEN_KEEPALIVE const char* vl_field_selection(int cut) {
+    g_reply = "0";
+    const ImGuiInputTextState* st = active_field();
+    if (!st) return g_reply.c_str();
+    const bool multiline = (st->Flags & ImGuiInputTextFlags_Multiline) != 0;
+    if ((multiline && !st->HasSelection()) || (cut && (st->Flags & ImGuiInputTextFlags_ReadOnly))) return g_reply.c_str();
+    const int a = st->HasSelection() ? ImMin(st->Stb.select_start, st->Stb.select_end) : 0;
+    const int b = st->HasSelection() ? ImMax(st->Stb.select_start, st->Stb.select_end) : st->CurLenW;
+    const ImWchar* w = st->TextW.Data;
+    std::string out(static_cast<size_t>(ImTextCountUtf8BytesFromStr(w + a, w + b)) + 1, '\0');
+    ImTextStrToUtf8(out.data(), static_cast<int>(out.size()), w + a, w + b);
+    out.pop_back();
+    g_reply = "1" + out;
+    return g_reply.c_str();
+}
+// 1 when a wheel event at (x, y) (CSS pixels; the DOM's deltaX, deltaY) scrolls something in the app.
+EMSCRIPTEN_KEEPALIVE int vl_wheel_scrolls(float x, float y, float dx, float dy, int shift) {
+    return GImGui && vl::ui::wheel_scrolls_at(ImVec2(x, y), dx, dy, shift != 0) ? 1 : 0;
+}
+// 1 when a touch starting at (x, y) is over something the app scrolls.
+EMSCRIPTEN_KEEPALIVE int vl_drag_scrolls(float x, float y) { return GImGui && vl::ui::drag_scrolls_at(ImVec2(x, y)) ? 1 : 0; }
 }
 
 namespace vl::ui {
 
 void page_begin_frame(AppState& app) {
     g_app = &app;
+    for (const InEvent& ev : app.inbox)
+        if ((ev.kind == "paste" && !app.ui.text_active) || ev.kind == "drop") g_history.imported = true;
     ImGuiIO& io = ImGui::GetIO();
     io.ClipboardUserData = &app;
     io.GetClipboardTextFn = get_clipboard;
@@ -117,6 +173,14 @@ void page_begin_frame(AppState& app) {
 }
 
 void page_end_frame(AppState& app) {
+    if (app.ui.shown_fragment != g_history.shown) {  // the address bar changes: the app's new link, Back, a link typed
+        const std::string key = history_key(app.scenario);
+        const bool push = g_history.started && (key != g_history.key || g_history.imported);
+        for (OutEvent& o : app.outbox)
+            if (o.kind == "fragment") o.b = push ? "push" : "replace";
+        g_history = {true, key, app.ui.shown_fragment, false};
+    }
+    g_history.imported = false;
     for (const OutEvent& o : app.outbox) js_out(o.kind.c_str(), o.a.c_str(), o.b.c_str(), o.c.c_str(), o.x, o.y, o.w, o.h);
     app.outbox.clear();
 }
