@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "inference/weight_formats.h"
 #include "model/layer_tensors.h"
 #include "training/training_internal.h"
 
@@ -43,10 +44,13 @@ int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets
 
 // NF4 block constants per parameter, in bits [qlora2023 §3]: one fp32 absmax per block of B weights
 // (32 / B), or with double quantization an 8-bit absmax per block plus an fp32 constant per B2 blocks.
+// The bit widths are the NF4 row of the weight-format table; the block sizes are the scenario's.
 template <class Q>
 static auto nf4_constant_bits(Q& q, int64_t block, int64_t block2, bool double_quant) {
+    const QuantLayout& nf4 = weight_format(WeightFormat::NF4).layout;
     const auto b = q("B", static_cast<double>(block));
-    return double_quant ? 8 / b + 32 / (b * q("B2", static_cast<double>(block2))) : 32 / b;
+    return double_quant ? nf4.dq_scale_bits / b + nf4.dq_outer_bits / (b * q("B2", static_cast<double>(block2)))
+                        : nf4.scale_bits / b;
 }
 
 double nf4_constant_bits_per_param(int64_t block, int64_t block2, bool double_quant) {
@@ -92,7 +96,7 @@ void add_finetune(TrainCtx& c) {
         const double ql = c.w.linear;
         add(c.e, c.d, comp("weights.nf4", "frozen base: NF4 4-bit linear weights", Category::Weights, kAllPhases,
                            "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]"),
-            [&](auto& q) { return q("P_linear", ql) * 0.5 / q("N_w", n_w); });
+            [&](auto& q) { return q("P_linear", ql) * (weight_format(WeightFormat::NF4).layout.data_bits / 8) / q("N_w", n_w); });
         add(c.e, c.d, comp("weights.quant_constants", ft.double_quant ? "NF4 block constants (double-quantized)" : "NF4 block constants (fp32 absmax)",
                            Category::Weights, kAllPhases,
                            "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]"),
