@@ -5,6 +5,8 @@
 // tree; writes nothing.
 #include <catch2/catch.hpp>
 
+#include "enum_names.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <filesystem>
@@ -273,4 +275,56 @@ TEST_CASE("docs: docs/architecture.md names files that exist, and each row's fun
         }
     }
     CHECK(names > 60);
+}
+
+namespace {
+
+// The quoted names ("bf16", "all-linear") in the type column of a field's row in the scenario
+// format's table under `section` (e.g. "### `train`").
+std::set<std::string> documented_names(const std::string& doc, const std::string& section, const std::string& field) {
+    const size_t from = doc.find("\n" + section + "\n");
+    REQUIRE(from != std::string::npos);
+    const size_t to = doc.find("\n#", from + 1);
+    const std::string part = doc.substr(from, to - from);
+    const std::string head = "\n| `" + field + "` | ";
+    const size_t row = part.find(head);
+    INFO(section << ": no row for `" << field << "`");
+    REQUIRE(row != std::string::npos);
+    const size_t cell = row + head.size();
+    const std::string type = part.substr(cell, part.find(" | ", cell) - cell);
+    std::set<std::string> out;
+    for (size_t at = type.find("`\""); at != std::string::npos; at = type.find("`\"", at + 2))
+        out.insert(type.substr(at + 2, type.find("\"`", at + 2) - at - 2));
+    return out;
+}
+
+template <class E>
+std::set<std::string> enum_name_set(E) {
+    std::set<std::string> out;
+    for (const auto& n : vl::enum_names(E{})) out.insert(n.name);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("docs: the scenario format lists exactly the names the reader accepts for each enum field") {
+    const std::string doc = read_text(kRoot / "docs/scenario-format.md");
+    CHECK(documented_names(doc, "### Top level", "mode") == enum_name_set(vl::Mode{}));
+    CHECK(documented_names(doc, "### `train`", "precision") == enum_name_set(vl::Precision{}));
+    CHECK(documented_names(doc, "### `train`", "optimizer") == enum_name_set(vl::Optimizer{}));
+    CHECK(documented_names(doc, "### `train`", "recompute") == enum_name_set(vl::Recompute{}));
+    CHECK(documented_names(doc, "### `train`", "compat") == enum_name_set(vl::Compat{}));
+    CHECK(documented_names(doc, "### `train`", "activation_formula") == enum_name_set(vl::ActivationFormula{}));
+    CHECK(documented_names(doc, "### `train`", "optimizer_state_dtype") == enum_name_set(vl::StateDtype{}));
+    CHECK(documented_names(doc, "### `finetune`", "method") == enum_name_set(vl::FineTuneMethod{}));
+    std::set<std::string> targets{"all-linear"};
+    for (const auto& n : vl::lora_target_names()) targets.insert(n.name);
+    CHECK(documented_names(doc, "### `finetune`", "lora_targets") == targets);
+    CHECK(documented_names(doc, "### `infer`", "weights") == enum_name_set(vl::WeightFormat{}));
+    CHECK(documented_names(doc, "### `infer`", "kv_dtype") == enum_name_set(vl::KvDtype{}));
+    CHECK(documented_names(doc, "### `infer`", "engine") == enum_name_set(vl::Engine{}));
+    CHECK(documented_names(doc, "### `parallel`", "schedule") == enum_name_set(vl::PipelineSchedule{}));
+    CHECK(documented_names(doc, "## The model", "norm") == enum_name_set(vl::NormKind{}));
+    CHECK(documented_names(doc, "## The model", "position") == enum_name_set(vl::PositionKind{}));
+    CHECK(documented_names(doc, "## The model", "attention") == enum_name_set(vl::AttentionKind{}));
 }
