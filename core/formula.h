@@ -39,6 +39,9 @@ inline std::string bytes_text(double bytes) { return number_text(bytes) + " B"; 
 //   - Plain numbers in the expression (2 * q(...)) print as themselves in both texts.
 //   - q.let("A_attn", expr) names a sub-expression: over Numbers it is expr's value; over Symbols the
 //     formula shows A_attn and appends ", A_attn = <expr's formula>", the substituted text shows the value.
+//     The ", X = ..." parts follow the order the let()s ran in. C++ leaves the order of two operands
+//     unspecified (q.let("A", a) + q.let("B", b) may run B first, and GCC and Clang differ): where
+//     the order is shown, name them in statements, one after the other.
 //   - Sums that grow under conditions start from N{} (0.0 for double; for Sym an empty term that
 //     vanishes when something is added to it), with N = std::decay_t<decltype(q("", 0))>.
 //   - Functions used inside may be templates over the maker: template <class Q> auto f(Q& q, ...).
