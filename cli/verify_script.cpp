@@ -164,9 +164,10 @@ Json plan(const Scenario& s, Refusals& no) {
     const bool torch_optimizer = t.optimizer == Optimizer::AdamW || t.optimizer == Optimizer::SGD || t.optimizer == Optimizer::SGDMomentum;
     const char* optimizer = torch_optimizer ? enum_name(t.optimizer) : nullptr;  // the script's PLAN names them as the scenario does
     if (!optimizer) no("train.optimizer", "only adamw, sgd and sgd-momentum are generated");
-    const char* autocast = t.precision == Precision::MixedBF16 ? "bf16" : t.precision == Precision::MixedFP16 ? "fp16"
-                         : t.precision == Precision::FP32 ? "" : nullptr;
-    if (!autocast) no("train.precision", "only fp32, fp16-mixed and bf16-mixed are generated");
+    const bool bf16 = t.precision == Precision::MixedBF16 || t.precision == Precision::AutocastBF16;
+    const bool fp16 = t.precision == Precision::MixedFP16 || t.precision == Precision::AutocastFP16;
+    const char* autocast = bf16 ? "bf16" : fp16 ? "fp16" : t.precision == Precision::FP32 ? "" : nullptr;
+    if (!autocast) no("train.precision", "only fp32, fp16-mixed, bf16-mixed, fp16-autocast and bf16-autocast are generated");
     if (t.optimizer_state_dtype == StateDtype::BF16) no("train.optimizer_state_dtype", "the script keeps torch.optim's fp32 states");
     if (t.fp32_grad_accum) no("train.fp32_grad_accum", "the script has no separate fp32 accumulation buffer (its gradients are fp32 already)");
     if (t.fp32_grad_copy) no("train.fp32_grad_copy", "the script makes no extra fp32 copy of the gradients");

@@ -25,7 +25,9 @@ VL_ENUM_TABLE(Precision,
               {Precision::MixedFP16, "fp16-mixed"},
               {Precision::MixedBF16, "bf16-mixed"},
               {Precision::PureBF16, "bf16-pure"},
-              {Precision::FP8, "fp8"})
+              {Precision::FP8, "fp8"},
+              {Precision::AutocastFP16, "fp16-autocast"},
+              {Precision::AutocastBF16, "bf16-autocast"})
 
 // Optimizer names come from the optimizer table (training/optimizers.h), one row per optimizer.
 std::span<const EnumName<Optimizer>> enum_names(Optimizer) {
@@ -36,6 +38,8 @@ std::span<const EnumName<Optimizer>> enum_names(Optimizer) {
     }();
     return kNames;
 }
+
+VL_ENUM_TABLE(LossImpl, {LossImpl::Upcast, "hf-upcast"}, {LossImpl::UpcastShift, "hf-upcast-shift"}, {LossImpl::Fused, "fused"})
 
 VL_ENUM_TABLE(Recompute,
               {Recompute::None, "none"},

@@ -18,6 +18,11 @@ enum class Precision {
     MixedBF16,   // bf16 weights+grads, fp32 master + states                           (16 B)
     PureBF16,    // bf16 everywhere, no master copy
     FP8,         // Transformer-Engine style: fp8 compute copies on top of bf16 mixed
+    // PyTorch autocast over fp32 weights, as transformers' Trainer runs fp16=True / bf16=True on a model
+    // loaded in fp32: fp32 weights, grads and states (16 B/param with Adam), 16-bit copies of the matmul
+    // weights made in forward and saved for backward, fp32 residual stream and norms [pytorch-autocast-code]
+    AutocastFP16,
+    AutocastBF16,
 };
 
 enum class Optimizer { SGD, SGDMomentum, AdamW, Adam8bit, Adafactor, Lion, Custom };
@@ -25,6 +30,13 @@ enum class Optimizer { SGD, SGDMomentum, AdamW, Adam8bit, Adafactor, Lion, Custo
 enum class Recompute { None, Selective, Full, EveryK };
 
 enum class PipelineSchedule { OneFOneB, Interleaved, GPipe };
+
+// How the causal-LM loss is computed over the b x s x V logits (core/training/activations.cpp add_loss).
+enum class LossImpl {
+    Upcast,       // transformers ForCausalLMLoss: 16-bit logits, an fp32 copy, log_softmax in fp32 [transformers-code]
+    UpcastShift,  // the same plus a contiguous copy of the shifted logits (transformers before PR #35646) [transformers-pr35646]
+    Fused,        // fused linear cross-entropy (Liger-Kernel): logits one chunk of rows at a time [liger-kernel-code]
+};
 
 // Which published accounting to follow. None: our tensor-by-tensor model (the default). The
 // others reproduce a tool's own numbers, assumptions included (core/training/DERIVATION.md §5).
@@ -61,6 +73,7 @@ struct TrainingOptions {
     bool flash_attention = true;     // FlashAttention/SDPA: no s^2 scores kept
     double dropout = 0.0;            // > 0 keeps 1-byte masks
     bool fp32_logits = true;         // logits + loss kept in fp32 (b*s*V*4)
+    LossImpl loss = LossImpl::Upcast;  // how the loss is computed over the logits
     // ---- published accounting to follow, activation formula variants, optimizer state dtype ----
     Compat compat = Compat::None;
     ActivationFormula activation_formula = ActivationFormula::TensorWalk;

@@ -44,6 +44,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("flash_attention", &TrainingOptions::flash_attention);
     v("dropout", &TrainingOptions::dropout);
     v("fp32_logits", &TrainingOptions::fp32_logits);
+    v("loss", &TrainingOptions::loss);
     v("compat", &TrainingOptions::compat);
     v("activation_formula", &TrainingOptions::activation_formula);
     v("activation_coefficient", &TrainingOptions::activation_coefficient);

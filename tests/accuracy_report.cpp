@@ -3,7 +3,9 @@
 #include "accuracy_report.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include "estimate.h"
 #include "formula.h"
 #include "scenario_json.h"
+#include "solvers.h"
 #include "training/finetune.h"
 #include "units.h"
 
@@ -30,6 +33,7 @@ double unit_bytes(const std::string& unit) {
     if (unit == "GB") return kGB;
     if (unit == "params" || unit == "bits/param") return 1;  // counts, not bytes (measures params.*, qlora.*)
     if (unit == "fp16 elements") return 2;                     // a count of 2-byte values
+    if (unit == "tokens") return 1;                            // solve:seq answers in tokens
     throw ReportError("unknown unit \"" + unit + "\"");
 }
 
@@ -113,7 +117,232 @@ size_t first_different_line(const std::string& a, const std::string& b) {
     return line;
 }
 
+// ---- the measured set ------------------------------------------------------------------------
+
+// The components inside a measure (GPU, live at the peak for total / total-minus, or named by a sum's
+// prefixes), largest first.
+std::vector<std::pair<std::string, double>> measured_components(const Estimate& e, const std::string& m) {
+    const auto named = [](const Component& c, const std::string& prefixes) {
+        for (const std::string& p : split(prefixes))
+            if (std::string(c.id).rfind(p, 0) == 0) return true;
+        return false;
+    };
+    std::vector<std::pair<std::string, double>> out;
+    for (const Component& c : e.components) {
+        if (c.host || c.bytes <= 0) continue;
+        bool in = false;
+        if (m.rfind("sum:", 0) == 0) in = named(c, m.substr(4));
+        else if (m.rfind("total-minus:", 0) == 0) in = (c.phases & phase_bit(e.peak_phase)) && !named(c, m.substr(12));
+        else in = (c.phases & phase_bit(e.peak_phase)) != 0;  // total, solve:seq
+        if (in) out.emplace_back(c.id, c.bytes);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return out;
+}
+
+// "weights 93.1%, kv_cache 4.2%, 3 more 2.7%": the components of a measure with their shares.
+std::string components_text(const std::vector<std::pair<std::string, double>>& comps) {
+    double total = 0;
+    for (const auto& c : comps) total += c.second;
+    if (!(total > 0)) return "";
+    std::string t;
+    size_t rest = 0;
+    double rest_bytes = 0;
+    for (const auto& [id, bytes] : comps) {
+        if (bytes / total >= 0.01) {
+            t += (t.empty() ? "" : ", ") + id + fmt::format(" {:.1f}%", 100 * bytes / total);
+        } else {
+            ++rest;
+            rest_bytes += bytes;
+        }
+    }
+    if (rest > 0) t += fmt::format("{}{} more {:.1f}%", t.empty() ? "" : ", ", rest, 100 * rest_bytes / total);
+    return t;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void summarize(MeasuredGroup& g, const std::vector<MeasuredRow>& rows) {
+    std::vector<double> abs_errors;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const MeasuredRow& r = rows[i];
+        if (r.split != g.name) continue;
+        ++g.cases;
+        if (r.outcome == "oom") {
+            g.oom.push_back(i);
+            if (!r.predicted_fit) ++g.oom_predicted;
+            continue;
+        }
+        ++g.with_error;
+        if (abs_errors.empty() || std::fabs(r.error) > g.worst_abs_error) {
+            g.worst_abs_error = std::fabs(r.error);
+            g.worst_case = r.id;
+        }
+        abs_errors.push_back(std::fabs(r.error));
+        if (r.low) g.low.push_back(i);
+    }
+    g.median_abs_error = median(abs_errors);
+}
+
+std::string percent(double e) { return fmt::format("{:+.1f}%", 100 * e); }
+
+std::string group_summary(const MeasuredGroup& g, const std::vector<MeasuredRow>& rows) {
+    std::string low;
+    for (size_t i : g.low) low += (low.empty() ? "" : ", ") + md(rows[i].id) + " " + percent(rows[i].error);
+    std::string oom;
+    for (size_t i : g.oom)
+        oom += (oom.empty() ? "" : ", ") + md(rows[i].id) + (rows[i].predicted_fit ? " **predicted to fit**" : " predicted not to fit");
+    return fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% ({}) | {}{} | {}{} |\n", g.name, g.cases, g.with_error, 100 * g.median_abs_error,
+                       100 * g.worst_abs_error, md(g.worst_case), g.low.size(), low.empty() ? "" : ": " + low,
+                       fmt::format("{} of {}", g.oom_predicted, g.oom.size()), oom.empty() ? "" : ": " + oom);
+}
+
+// ---- SHA-256 (FIPS 180-4 §6.2) ------------------------------------------------------------------
+
+constexpr std::array<uint32_t, 64> kSha256K = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
+    0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa,
+    0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85,
+    0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3,
+    0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f,
+    0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+constexpr uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
 }  // namespace
+
+std::string sha256_hex(const std::string& data) {
+    std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    // Padding (§5.1.1): 0x80, zeros to 56 mod 64 bytes, the message length in bits as 64-bit big-endian.
+    std::string m = data;
+    m += static_cast<char>(0x80);
+    while (m.size() % 64 != 56) m += '\0';
+    const uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
+    for (int i = 7; i >= 0; --i) m += static_cast<char>((bits >> (8 * i)) & 0xff);
+    for (size_t block = 0; block < m.size(); block += 64) {
+        std::array<uint32_t, 64> w{};
+        for (size_t t = 0; t < 16; ++t)
+            for (size_t k = 0; k < 4; ++k) w[t] = (w[t] << 8) | static_cast<unsigned char>(m[block + 4 * t + k]);
+        for (size_t t = 16; t < 64; ++t) {
+            const uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+            const uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+            w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+        }
+        uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+        for (size_t t = 0; t < 64; ++t) {
+            const uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kSha256K[t] + w[t];
+            const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+            hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+        }
+        h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    }
+    std::string hex;
+    for (uint32_t x : h) hex += fmt::format("{:08x}", x);
+    return hex;
+}
+
+std::string measured_split(const std::string& id) {
+    const unsigned long h = std::stoul(sha256_hex(id).substr(0, 8), nullptr, 16);
+    return h % 3 == 0 ? "holdout" : "calibrate";
+}
+
+MeasuredReport render_measured_report(const std::string& measured_json) {
+    const nlohmann::json doc = nlohmann::json::parse(measured_json, nullptr, false);
+    if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array())
+        throw ReportError("measured.json is not an object with a \"cases\" array");
+    MeasuredReport rep;
+    rep.calibrate.name = "calibrate";
+    rep.holdout.name = "holdout";
+    std::string table =
+        "| case | group | framework | measured as | published | ours | error | ours fits? | components inside the measure (share) |\n"
+        "|:--|:--|:--|:--|--:|--:|--:|:--|:--|\n";
+    std::string missing;
+    for (const auto& c : doc["cases"]) {
+        const std::string id = c.value("case", "");
+        const std::string split = measured_split(id);
+        if (c.value("split", "") != split)
+            throw ReportError(id + ": \"split\" is \"" + c.value("split", "") + "\" but the rule (SHA-256 of the id) gives \"" + split + "\"");
+        ++rep.cases;
+        if (!c.value("expressible", false)) {
+            ++rep.not_expressible;
+            missing += "| " + md(id) + " | " + split + " | " + md(c.value("framework", "")) + " | " + md(c.value("not_expressible_because", "")) + " |\n";
+            continue;
+        }
+        MeasuredRow row;
+        row.id = id;
+        row.split = split;
+        row.framework = c.value("framework", "");
+        row.measure = c.value("measure", "");
+        row.unit = c.value("unit", "");
+        row.outcome = c.value("outcome", "");
+        row.confidence = c.value("confidence", "");
+        row.published = c.value("published", 0.0);
+        Result<Scenario> s = scenario_from_json(c["scenario"].dump());
+        if (!s.ok()) throw ReportError(id + ": the scenario is invalid:" + errors_text(s.errors));
+        try {
+            if (row.measure == "solve:seq") {
+                const SolveResult r = solve(*s, Knob::SeqLen);
+                if (!r.errors.empty()) throw ReportError("the scenario is invalid:" + errors_text(r.errors));
+                row.ours = r.found ? static_cast<double>(r.value) : 0;
+                row.predicted_fit = r.found;
+                row.components = measured_components(r.estimate, "total");
+            } else {
+                const Estimate e = estimate(*s, Detail::NumbersOnly);
+                if (!e.ok()) throw ReportError("the estimate failed:" + errors_text(e.errors));
+                row.ours = measure(*s, e, row.measure) / unit_bytes(row.unit);
+                row.predicted_fit = e.fits();
+                row.components = measured_components(e, row.measure);
+            }
+        } catch (const ReportError& err) {
+            throw ReportError(id + ": " + err.what());
+        }
+        if (!(row.published > 0)) throw ReportError(id + ": \"published\" must be a positive number");
+        row.error = (row.ours - row.published) / row.published;
+        row.low = row.outcome == "fit" && (row.measure == "solve:seq" ? row.error > 0.05 : row.error < -0.05);
+
+        const std::string published = row.outcome == "oom" ? "OOM on " + number(row.published) + " " + row.unit
+                                                           : number(row.published) + " " + row.unit;
+        const std::string error = row.outcome == "oom" ? (row.predicted_fit ? "**predicted to fit**" : "predicted not to fit")
+                                                       : percent(row.error) + (row.low ? " **low**" : "");
+        std::string m = row.measure;
+        if (m.rfind("total-minus:", 0) == 0) m = "total - (" + m.substr(12) + ")";
+        std::string line = "| ";
+        for (const std::string& cell : {md(id), split, md(row.framework), md(m), published, number(row.ours) + " " + row.unit, error,
+                                        std::string(row.predicted_fit ? "yes" : "no"), md(components_text(row.components))}) {
+            line += cell;
+            line += " | ";
+        }
+        line.pop_back();
+        table += line + "\n";
+        rep.rows.push_back(std::move(row));
+    }
+    summarize(rep.calibrate, rep.rows);
+    summarize(rep.holdout, rep.rows);
+
+    rep.section =
+        "\n## The public measured set\n\n"
+        "Published measurements of real runs (tests/data/accuracy/measured.json; how they were collected, what each\n"
+        "`measure` compares and the split rule: [measured-set.md](measured-set.md)). Each expressible case is estimated\n"
+        "from its scenario; the error is (ours - published) / published in the published unit. Cases are split by a rule\n"
+        "on the id alone (SHA-256 of the id, first 8 hex digits as a number, divisible by 3: holdout), fixed before any\n"
+        "error was computed. Constants are calibrated on the calibrate group only; the holdout group is the check.\n"
+        "*Low* means the estimate would let a run OOM: a memory figure more than 5 % below the published one where the\n"
+        "run fitted, or (`solve:seq`) a longest sequence more than 5 % above the published one. An out-of-memory run\n"
+        "(`OOM on` the GPU's memory) has no error: the estimate must say it does not fit.\n\n" +
+        fmt::format("{} cases, {} expressible, {} not expressible yet.\n\n", rep.cases, rep.rows.size(), rep.not_expressible) +
+        "| group | expressible cases | fitted runs (with an error) | median \\|error\\| | worst \\|error\\| | fitted runs more than 5 % low | OOM runs predicted not to fit |\n"
+        "|:--|--:|--:|--:|--:|:--|:--|\n" +
+        group_summary(rep.calibrate, rep.rows) + group_summary(rep.holdout, rep.rows) + "\n" + table +
+        "\n### Cases not expressible yet\n\n"
+        "| case | group | framework | missing mechanism |\n|:--|:--|:--|:--|\n" +
+        missing;
+    return rep;
+}
 
 std::string read_text_file(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
@@ -122,7 +351,7 @@ std::string read_text_file(const std::string& path) {
     return ss.str();
 }
 
-AccuracyReport render_accuracy_report(const std::string& cases_json) {
+AccuracyReport render_accuracy_report(const std::string& cases_json, const std::string& measured_json) {
     const nlohmann::json doc = nlohmann::json::parse(cases_json, nullptr, false);
     if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array())
         throw ReportError("cases.json is not an object with a \"cases\" array");
@@ -185,7 +414,7 @@ AccuracyReport render_accuracy_report(const std::string& cases_json) {
 
     rep.document =
         "# Accuracy against published numbers\n\n"
-        "<!-- Generated by scripts/gen-docs.sh (tests/accuracy_report.cpp) from tests/data/accuracy/cases.json; do not edit. -->\n\n"
+        "<!-- Generated by scripts/gen-docs.sh (tests/accuracy_report.cpp) from tests/data/accuracy/cases.json and measured.json; do not edit. -->\n\n"
         "Reproduced exactly (to the published rounding): the worked examples of the five posts this project started\n"
         "from ([makinaruto2025], [llm-gpu-memory-2025], [kaiyuan-memory], [transformer-series5],\n"
         "[estimate-gpu-memory-2024]), the ZeRO paper's 7.5B/64-GPU figures [zero2020], Korthikanti et al.'s activation\n"
@@ -208,6 +437,8 @@ AccuracyReport render_accuracy_report(const std::string& cases_json) {
         "- Exact tensor lifetimes inside engines (vLLM sampler, ggml-alloc reuse) and backend alignment padding.\n"
         "\n## Cases not expressed here\n\n";
     for (const auto& line : doc["not_expressed"]) rep.document += "- " + md(line.get<std::string>()) + "\n";
+    rep.measured_set = render_measured_report(measured_json);
+    rep.document += rep.measured_set.section;
     return rep;
 }
 
@@ -215,7 +446,9 @@ std::vector<std::string> generate_docs(const std::string& source_root, const std
     const fs::path src(source_root), out(out_root);
     const std::string cases = read_text_file((src / "tests/data/accuracy/cases.json").string());
     if (cases.empty()) throw ReportError("cannot read " + (src / "tests/data/accuracy/cases.json").string());
-    const AccuracyReport rep = render_accuracy_report(cases);
+    const std::string measured = read_text_file((src / "tests/data/accuracy/measured.json").string());
+    if (measured.empty()) throw ReportError("cannot read " + (src / "tests/data/accuracy/measured.json").string());
+    const AccuracyReport rep = render_accuracy_report(cases, measured);
     const std::vector<std::pair<std::string, std::string>> files = {
         {"docs/accuracy.md", rep.document},
     };

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "accuracy_report.h"
+#include <nlohmann/json.hpp>
 
 using namespace vl::report;
 namespace fs = std::filesystem;
@@ -48,7 +49,8 @@ std::string stale_message(const std::vector<std::string>& stale) {
 }  // namespace
 
 TEST_CASE("accuracy report: reference cases, published vs ours") {
-    const AccuracyReport rep = render_accuracy_report(read_text_file(std::string(VRAMLENS_TEST_DATA) + "/accuracy/cases.json"));
+    const AccuracyReport rep = render_accuracy_report(read_text_file(std::string(VRAMLENS_TEST_DATA) + "/accuracy/cases.json"),
+                                                      read_text_file(std::string(VRAMLENS_TEST_DATA) + "/accuracy/measured.json"));
     REQUIRE(rep.rows.size() >= 89);  // every expressed case row; a lost row fails here
     for (const AccuracyRow& r : rep.rows) {
         INFO(r.id << ": published " << r.published << " " << r.unit << ", ours " << r.ours);
@@ -77,8 +79,8 @@ TEST_CASE("accuracy report: docs/accuracy.md is up to date") {
 TEST_CASE("accuracy report: the staleness check fails on an altered copy, and the generator repairs it") {
     // A copy of the committed sources and generated files in a temporary folder, one cell altered.
     TempDir copy("accuracy_copy"), fresh("accuracy_copy_fresh");
-    // The generator reads cases.json only: the copy holds no README, and nothing else is written.
-    for (const std::string rel : {"tests/data/accuracy/cases.json", "docs/accuracy.md"}) {
+    // The generator reads cases.json and measured.json only: the copy holds no README, and nothing else is written.
+    for (const std::string rel : {"tests/data/accuracy/cases.json", "tests/data/accuracy/measured.json", "docs/accuracy.md"}) {
         fs::create_directories((copy.path / rel).parent_path());
         fs::copy_file(fs::path(kRepo) / rel, copy.path / rel);
     }
@@ -102,4 +104,106 @@ TEST_CASE("accuracy report: the staleness check fails on an altered copy, and th
     CHECK(stale_generated_files(copy.str(), fresh.str()).empty());
     CHECK(read_text_file((copy.path / "docs/accuracy.md").string()) == read_text_file((fresh.path / "docs/accuracy.md").string()));
     CHECK_FALSE(fs::exists(copy.path / "README.md"));
+}
+
+// SHA-256 against FIPS 180-2's examples ("abc": one block; the 56-byte message: the length needs a
+// second block) and `printf %s ID | sha256sum` for a measured-set id.
+TEST_CASE("measured set: SHA-256 of an id, as sha256sum prints it") {
+    CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    CHECK(sha256_hex("qwen3-speed-1.7b-bf16-in14336") == "a56fe37f477dd5f13d8409c798bbd97332de79d78564f982e7f96cef54eeacf5");
+    CHECK(sha256_hex("qwen3-speed-0.6b-bf16-in1") == "6fa4bf6110f1cb6f506e2cc9c511b41d67bfde49c07451ae6338936f02879198");
+}
+
+// docs/measured-set.md: int(first 8 hex digits) % 3 == 0 -> holdout. 0xa56fe37f = 2775573375 = 3 * 925191125;
+// 0x6fa4bf61 = 1873067873 = 3 * 624355957 + 2.
+TEST_CASE("measured set: the split rule on the id") {
+    CHECK(measured_split("qwen3-speed-1.7b-bf16-in14336") == "holdout");
+    CHECK(measured_split("qwen3-speed-0.6b-bf16-in1") == "calibrate");
+}
+
+namespace {
+
+// A measured case on Llama-3.1-8B inference whose `sum:weights` is 2 B x 8,030,261,248 parameters
+// (the model card's count) = 16,060,522,496 B.
+std::string synthetic_case(const std::string& id, const std::string& split, double published, const std::string& outcome = "fit",
+                           const std::string& measure = "sum:weights") {
+    nlohmann::json c = {{"case", id}, {"split", split}, {"expressible", true}, {"framework", "synthetic"}, {"published", published},
+                        {"unit", "B"}, {"outcome", outcome}, {"measure", measure}, {"confidence", "high"},
+                        {"scenario", {{"version", 1}, {"model", "llama-3.1-8b"}, {"mode", "infer"},
+                                      {"gpu", {{"name", "10 GiB"}, {"memory_bytes", 10737418240.0}}}}}};
+    return c.dump();
+}
+
+}  // namespace
+
+TEST_CASE("measured set: groups, median, worst, low cases and OOM outcomes") {
+    constexpr double ours = 16060522496.0;
+    // Splits by the rule (sha256sum): test-a, test-b, test-c, test-e calibrate; test-d holdout.
+    const std::string json = "{\"cases\": [" + synthetic_case("test-a", "calibrate", 14.6e9) + "," +
+                             synthetic_case("test-b", "calibrate", 17.845e9) + "," +
+                             synthetic_case("test-c", "calibrate", 10737418240.0, "oom", "total") + "," +
+                             synthetic_case("test-e", "calibrate", ours) + "," + synthetic_case("test-d", "holdout", 20075653120.0) +
+                             R"(, {"case": "test-f", "split": "calibrate", "expressible": false, "framework": "synthetic",
+                                  "not_expressible_because": "a mechanism vramlens lacks", "scenario": null}]})";
+    const MeasuredReport rep = render_measured_report(json);
+    REQUIRE(rep.rows.size() == 5);
+    CHECK(rep.cases == 6);
+    CHECK(rep.not_expressible == 1);
+    CHECK(rep.rows[0].error == Approx(ours / 14.6e9 - 1));  // +10.0036 %
+    CHECK(rep.rows[3].error == Approx(0).margin(1e-12));
+    CHECK(rep.rows[4].error == Approx(-0.2));
+
+    const MeasuredGroup& cal = rep.calibrate;
+    CHECK(cal.cases == 4);
+    CHECK(cal.with_error == 3);
+    CHECK(cal.median_abs_error == Approx(1 - ours / 17.845e9));  // |-9.9998 %|, the middle of 0, 9.9998 %, 10.0036 %
+    CHECK(cal.worst_abs_error == Approx(ours / 14.6e9 - 1));
+    CHECK(cal.worst_case == "test-a");
+    REQUIRE(cal.low.size() == 1);
+    CHECK(rep.rows[cal.low[0]].id == "test-b");
+    REQUIRE(cal.oom.size() == 1);
+    CHECK(cal.oom_predicted == 1);  // 16 GB of weights on a 10 GiB GPU: does not fit
+    CHECK_FALSE(rep.rows[cal.oom[0]].predicted_fit);
+
+    const MeasuredGroup& hold = rep.holdout;
+    CHECK(hold.cases == 1);
+    CHECK(hold.median_abs_error == Approx(0.2));
+    REQUIRE(hold.low.size() == 1);
+    CHECK(rep.rows[hold.low[0]].id == "test-d");
+
+    CHECK_THAT(rep.section, Catch::Contains("| test-b | calibrate | synthetic | sum:weights |"));
+    CHECK_THAT(rep.section, Catch::Contains("| test-f | calibrate | synthetic | a mechanism vramlens lacks |"));
+    CHECK_THAT(rep.section, Catch::Contains("| holdout | 1 | 1 | 20.0% | 20.0% (test-d) | 1: test-d -20.0% | 0 of 0 |"));
+}
+
+TEST_CASE("measured set: a split that disagrees with the rule is refused, naming the case") {
+    const std::string json = "{\"cases\": [" + synthetic_case("test-d", "calibrate", 1e9) + "]}";
+    CHECK_THROWS_WITH(render_measured_report(json),
+                      "test-d: \"split\" is \"calibrate\" but the rule (SHA-256 of the id) gives \"holdout\"");
+}
+
+// The real set: every expressible case of measured.json is a row, in its recorded group, and
+// docs/accuracy.md (checked for staleness above) lists it.
+TEST_CASE("measured set: every expressible case of measured.json is reported") {
+    const std::string text = read_text_file(std::string(VRAMLENS_TEST_DATA) + "/accuracy/measured.json");
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    const MeasuredReport rep = render_measured_report(text);
+    size_t expressible = 0;
+    for (const auto& c : doc["cases"]) {
+        if (!c["expressible"].get<bool>()) continue;
+        REQUIRE(expressible < rep.rows.size());
+        const MeasuredRow& r = rep.rows[expressible++];
+        INFO(r.id);
+        CHECK(r.id == c["case"].get<std::string>());
+        CHECK(r.split == c["split"].get<std::string>());
+        CHECK(std::isfinite(r.ours));
+        CHECK(r.ours > 0);
+        CHECK_THAT(rep.section, Catch::Contains("| " + r.id + " | " + r.split + " |"));
+    }
+    CHECK(rep.rows.size() == expressible);
+    CHECK(rep.calibrate.cases + rep.holdout.cases == expressible);
+    CHECK(rep.cases == doc["cases"].size());
 }

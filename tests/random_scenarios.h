@@ -112,7 +112,7 @@ inline Scenario random_scenario(Rng& r) {
     s.mode = mode < 0.4 ? Mode::Train : mode < 0.65 ? Mode::FineTune : Mode::Infer;
 
     TrainingOptions& t = s.train;
-    t.precision = r.enum_upto(Precision::FP8);
+    t.precision = r.enum_upto(Precision::AutocastBF16);
     t.fp32_grad_accum = r.chance(0.2);
     t.fp32_grad_copy = r.chance(0.1);
     t.optimizer = r.enum_upto(Optimizer::Custom);
@@ -127,6 +127,7 @@ inline Scenario random_scenario(Rng& r) {
     t.dropout = r.chance(0.3) ? 0.1 : 0.0;
     t.attention_dropout = r.pick(std::array<double, 3>{-1, 0, 0.1});
     t.fp32_logits = r.chance(0.8);
+    t.loss = r.enum_upto(LossImpl::Fused);
     if (r.chance(0.12)) t.compat = static_cast<Compat>(r.range(1, 3));
     if (r.chance(0.2)) t.activation_formula = r.enum_upto(ActivationFormula::Coefficient);
     t.activation_coefficient = r.real(0, 40);

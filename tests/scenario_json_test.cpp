@@ -72,6 +72,7 @@ Scenario every_field_changed() {
     t.flash_attention = false;
     t.dropout = 0.1;
     t.fp32_logits = false;
+    t.loss = LossImpl::UpcastShift;
     t.compat = Compat::DeepSpeedEstimator;
     t.activation_formula = ActivationFormula::PerLayerBytes;
     t.activation_coefficient = 10.5;
@@ -188,6 +189,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.flash_attention == b.train.flash_attention);
     CHECK(a.train.dropout == b.train.dropout);
     CHECK(a.train.fp32_logits == b.train.fp32_logits);
+    CHECK(a.train.loss == b.train.loss);
     CHECK(a.train.compat == b.train.compat);
     CHECK(a.train.activation_formula == b.train.activation_formula);
     CHECK(a.train.activation_coefficient == b.train.activation_coefficient);
@@ -579,7 +581,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<ModelSpec>() == 32);
     CHECK(field_count<MLASpec>() == 5);
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 20);
+    CHECK(field_count<TrainingOptions>() == 21);
     CHECK(field_count<FineTuneOptions>() == 9);
     CHECK(field_count<InferenceOptions>() == 18);
     CHECK(field_count<Parallelism>() == 14);

@@ -214,16 +214,19 @@ TEST_CASE("GQA sizes K and V by kv heads, a gated MLP keeps its extra tensors") 
     REQUIRE(l.mlp == Approx(2 * T * 4096 + 4 * 2 * T * 14336));
 }
 
-TEST_CASE("logits and loss in fp32: b*s*V*4 each, the logits gradient during backward, vocab-parallel with tp") {
+TEST_CASE("logits (bf16) and their fp32 copy and log-softmax: b*s*V each, the gradients during backward, vocab-parallel with tp") {
+    // transformers ForCausalLMLoss: the head's bf16 logits, logits.float(), log_softmax in fp32
+    // (tests/training_mechanisms_test.cpp derives every phase)
     Scenario s = train_scenario(llama2_7b());
     s.train.seq_len = 4096;
     Estimate e = estimate(s);
-    REQUIRE(bytes_of(e, "logits") == Approx(4.0 * 4096 * 32000));
+    REQUIRE(bytes_of(e, "logits") == Approx(2.0 * 4096 * 32000));
+    REQUIRE(bytes_of(e, "logits.fp32") == Approx(4.0 * 4096 * 32000));
     REQUIRE(bytes_of(e, "logits.loss") == Approx(4.0 * 4096 * 32000));
     REQUIRE(find(e, "logits.grad")->phases == phase_bit(Phase::Backward));
     s.parallel.tp = 4;
     s.gpu_count = 4;
-    REQUIRE(bytes_of(estimate(s), "logits") == Approx(4.0 * 4096 * 32000 / 4));
+    REQUIRE(bytes_of(estimate(s), "logits.fp32") == Approx(4.0 * 4096 * 32000 / 4));
 }
 
 TEST_CASE("recomputation: selective drops s^2, full keeps layer inputs, every-k keeps one input per k layers") {

@@ -111,18 +111,27 @@ Expr<Q> mlp_tensors(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& 
 // GQA/MQA (K, V sized by kv heads), gated MLPs, MLA, MoE and FlashAttention [korthikanti2022 §4.1];
 // [transformer-series5 §2] walks the same list. One function per group of LayerActivations.
 
+// Bytes of one residual-stream element: the activation dtype, or fp32 under autocast over fp32 weights.
+template <class Q>
+Expr<Q> residual_bytes(Q& q, const ActShape& x) {
+    return x.residual_bytes > 0 ? q("res_bytes", x.residual_bytes) : q("a_bytes", x.act_bytes);
+}
+
 // The layer's input: what full recomputation keeps (2sbh).
 template <class Q>
 Expr<Q> layer_input(Q& q, const LayerDims& L, const ActShape& x) {
     const Expr<Q> T = tokens(q, x);
-    return sp_split(q, x, q("a_bytes", x.act_bytes) * T * q("h", L.h));
+    return sp_split(q, x, residual_bytes(q, x) * T * q("h", L.h));
 }
 
-// Each norm saves its input (2sbh each).
+// Each norm saves its input (2sbh each); under autocast also its normalized fp32 output, which the
+// weight multiply saves (HF LlamaRMSNorm computes in fp32) [transformers-code].
 template <class Q>
 Expr<Q> layer_norms(Q& q, const LayerDims& L, const ActShape& x) {
     const Expr<Q> T = tokens(q, x);
-    return sp_split(q, x, q("norms", L.norms) * q("a_bytes", x.act_bytes) * T * q("h", L.h));
+    if (x.norm_out_bytes > 0)
+        return sp_split(q, x, q("norms", L.norms) * (residual_bytes(q, x) + q("norm_out_bytes", x.norm_out_bytes)) * T * q("h", L.h));
+    return sp_split(q, x, q("norms", L.norms) * residual_bytes(q, x) * T * q("h", L.h));
 }
 
 // QKV input, Q, K, V, attention output, dropout mask, softmax statistics (MLA: the compressed latents too).
@@ -150,7 +159,10 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
         k_dim = v_dim = q.let("kv_dim", max_of(1.0, floor_of(q("kv_heads", L.kv_heads) / q("t", t))) * q("head_dim", L.head_dim));
         o_dim = q_dim;
     }
-    if (x.save_qkv_in) r += q.let("qkv_in", sp_split(q, x, lin * T * h));      // QKV input (2sbh)
+    if (x.save_qkv_in) {                                                         // QKV input (2sbh)
+        if (x.qkv_in_copies > 1) r += q.let("qkv_in", sp_split(q, x, q("qkv_casts", x.qkv_in_copies) * lin * T * h));  // autocast: one cast per projection
+        else r += q.let("qkv_in", sp_split(q, x, lin * T * h));
+    }
     r += q.let("Q_K", a * T * (q_dim + k_dim));                                  // Q, K for QK^T (4sbh)
     if (L.qk_norm) r += q.let("qk_norm_in", a * T * (q_dim + k_dim));           // q_norm / k_norm inputs
     r += q.let("V", a * T * v_dim);                                              // V (2sbh)
@@ -188,7 +200,10 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
     const N T = tokens(q, x);
     N r{};
     const bool shares_input = L.parallel_attn_mlp && x.save_qkv_in;           // GPT-J style: same normed input
-    if (x.save_fc1_in && !shares_input) r += q.let("fc1_in", sp_split(q, x, lin * T * h));  // fc1 input (2sbh)
+    if (x.save_fc1_in && !shares_input) {                                        // fc1 input (2sbh)
+        if (x.fc1_in_copies > 1) r += q.let("fc1_in", sp_split(q, x, q("fc1_casts", x.fc1_in_copies) * lin * T * h));  // autocast: gate and up each cast
+        else r += q.let("fc1_in", sp_split(q, x, lin * T * h));
+    }
     if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));  // MLP dropout mask (sbh), 1 byte
     if (L.experts > 0) {
         // HF MixtralSparseMoeBlock: fp32 router softmax (T x E), each routed copy of a token (T*k x h),
@@ -230,6 +245,12 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     x.attn_dropout = o.attention_dropout < 0 ? o.dropout : o.attention_dropout;
     x.act_bytes = dt.act;
     x.linear_in_bytes = dt.linear_in;
+    if (dt.residual > 0) {  // autocast over fp32 weights [pytorch-autocast-code]: separate q, k, v (and gate, up) projections each cast the fp32 normed input
+        x.residual_bytes = dt.residual;
+        x.norm_out_bytes = 4;
+        x.qkv_in_copies = 3;
+        x.fc1_in_copies = s.model.gated_mlp ? 2 : 1;
+    }
     if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full) {
         // frozen linear layers need no saved input; LoRA targets do (their lora_A weight-gradient reads it)
         const unsigned tg = s.finetune.lora_targets;
@@ -320,6 +341,61 @@ private:
 };
 
 }  // namespace
+
+double fused_loss_chunk_rows(double tokens, double vocab, double hidden) {
+    const double inc = std::ceil(vocab / hidden);
+    const double rows = std::ceil(tokens / inc);
+    double p = 1;
+    while (p < rows) p *= 2;
+    return std::min(p, tokens);
+}
+
+// The causal-LM loss over one micro-batch's logits on this rank (b x s x V / t elements), by train.loss.
+// Materialised (transformers ForCausalLMLoss [transformers-code]): the output layer writes the logits
+// in its compute dtype, logits.float() makes an fp32 copy, and cross_entropy = log_softmax (its fp32
+// output is saved) + nll_loss [pytorch-docs]. All three are live when the loss is computed at the end
+// of forward; the copy is freed when the loss returns, the 16-bit logits with the model outputs before
+// backward. Backward holds the saved log-softmax output, nll_loss's gradient and log_softmax's input
+// gradient, all of the logits' shape in the loss dtype. Transformers before PR #35646 also made a
+// contiguous copy of the shifted fp32 logits [transformers-pr35646]. fp32_logits false: the loss on the
+// 16-bit logits, no copy. Fused (Liger-Kernel [liger-kernel-code]): the logits of one chunk of rows at a
+// time, and the gradient of the output layer's input, computed in forward and kept for backward.
+static void add_loss(TrainCtx& c, const ActShape& x, double fl) {
+    const Scenario& s = c.s;
+    const double t = static_cast<double>(s.parallel.tp);
+    const double V = static_cast<double>(s.model.vocab), H = static_cast<double>(s.model.hidden);
+    const unsigned fwd = phase_bit(Phase::Forward);
+    if (s.train.loss == LossImpl::Fused) {
+        const double rows = fused_loss_chunk_rows(x.b * x.s / std::max(1.0, x.cp), V / t, H);
+        add(c.e, c.d, comp("logits.fused_chunk", "logits of one chunk of rows (fused linear cross-entropy)", Category::Logits, fwd,
+                           "Liger-Kernel fused_linear_cross_entropy_forward: chunk = next_power_of_2(ceil(BT / ceil(V / H))) rows [liger-kernel-code]"),
+            [&](auto& q) { return q("chunk_rows", rows) * (q("V", V) / q("t", t)) * q("a_bytes", x.act_bytes); });
+        add(c.e, c.d, comp("logits.fused_grad_input", "gradient of the output layer's input, computed in forward", Category::Logits, kFwdBwd,
+                           "Liger-Kernel fused_linear_cross_entropy_forward: grad_input = zeros_like(input), kept for backward [liger-kernel-code]"),
+            [&](auto& q) { return q("in_flight", fl) * (tokens(q, x) * q("h", H) * q("a_bytes", x.act_bytes)); });
+        return;
+    }
+    const bool upcast = s.train.fp32_logits && x.act_bytes < 4;  // .float() of fp32 logits is the same tensor
+    const double lb = s.train.fp32_logits ? 4.0 : x.act_bytes;
+    const Once elements([&](auto& q) { return q.let("N_logits", tokens(q, x) * q("V", V) / q("t", t)); });
+    add(c.e, c.d, comp("logits", "logits (b x s x V) from the output layer", Category::Logits, fwd,
+                       "the output layer's matmul in the compute dtype, dropped with the model outputs before backward [transformers-code]; vocab-parallel split by t [megatron-theoretical-memory]"),
+        [&](auto& q) { return q("in_flight", fl) * (q("a_bytes", x.act_bytes) * elements(q)); });
+    if (upcast)
+        add(c.e, c.d, comp("logits.fp32", "fp32 copy of the logits for the loss", Category::Logits, fwd,
+                           "transformers ForCausalLMLoss: logits = logits.float() [transformers-code]"),
+            [&](auto& q) { return q("in_flight", fl) * (4 * elements(q)); });
+    if (s.train.loss == LossImpl::UpcastShift)
+        add(c.e, c.d, comp("logits.shift_copy", "contiguous copy of the shifted logits", Category::Logits, fwd,
+                           "transformers before PR #35646: shift_logits = logits[..., :-1, :].contiguous() [transformers-pr35646]"),
+            [&](auto& q) { return q("in_flight", fl) * (q("logit_bytes", lb) * elements(q)); });
+    add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax (b x s x V)", Category::Logits, kFwdBwd,
+                       "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss [pytorch-docs]"),
+        [&](auto& q) { return q("in_flight", fl) * (q("logit_bytes", lb) * elements(q)); });
+    add(c.e, c.d, comp("logits.grad", "gradients of the log-softmax output and input (backward)", Category::Logits, kBwd,
+                       "autograd: nll_loss's gradient and log_softmax's input gradient, each of the logits' shape [pytorch-docs]"),
+        [&](auto& q) { return 2 * (q("logit_bytes", lb) * elements(q)); });
+}
 
 void add_activations(TrainCtx& c) {
     const Scenario& s = c.s;
@@ -463,7 +539,6 @@ void add_activations(TrainCtx& c) {
                            "derivation (core/training/DERIVATION.md)"),
             largest);
 
-    const double t = static_cast<double>(s.parallel.tp);
     if (c.stage.first) {
         add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, kFwdBwd,
                            "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]"),
@@ -481,24 +556,11 @@ void add_activations(TrainCtx& c) {
             [&](auto& q) {
                 const auto T = tokens(q, x);
                 const auto one = sp_split(q, x, q("a_bytes", x.act_bytes) * T * q("h", static_cast<double>(m.hidden)));
-                auto fin = q.let("final_norm_in", one);
+                auto fin = q.let("final_norm_in", x.residual_bytes > 0 ? sp_split(q, x, residual_bytes(q, x) * T * q("h", static_cast<double>(m.hidden))) : one);
                 if (head_trained) fin += q.let("head_in", one);
                 return q("in_flight", fl) * fin;
             });
-        const double lb = o.fp32_logits ? 4.0 : x.act_bytes;
-        const Once logits([&](auto& q) {
-            const auto T = tokens(q, x);
-            return q("logit_bytes", lb) * T * q("V", static_cast<double>(m.vocab)) / q("t", t);
-        });
-        add(c.e, c.d, comp("logits", "logits (b x s x V)", Category::Logits, kFwdBwd,
-                           "HF transformers causal-LM loss upcasts logits to fp32 [transformers-code]; vocab-parallel split by t (Megatron) [megatron-theoretical-memory]"),
-            [&](auto& q) { return q("in_flight", fl) * logits(q); });
-        add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax (b x s x V)", Category::Logits, kFwdBwd,
-                           "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss [pytorch-docs]"),
-            [&](auto& q) { return q("in_flight", fl) * logits(q); });
-        add(c.e, c.d, comp("logits.grad", "gradient of the logits (backward)", Category::Logits, kBwd,
-                           "autograd: d(loss)/d(logits) has the logits' shape and dtype"),
-            logits);
+        add_loss(c, x, fl);
     }
 }
 

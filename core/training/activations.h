@@ -32,6 +32,12 @@ struct ActShape {
     double attn_dropout = 0;     // attention-probability dropout: s x s mask and dropped copy when > 0
     double act_bytes = 2;        // activation dtype
     double linear_in_bytes = 2;  // saved inputs of linear layers (FP8 / Transformer Engine: 1)
+    // Autocast over fp32 weights: the residual stream (layer inputs, norm inputs) in fp32, each norm's
+    // normalized fp32 output saved by its weight multiply, and one 16-bit cast of the normed input per
+    // projection that reads it (q, k, v; gate, up). 0: as act_bytes, no extra tensors.
+    double residual_bytes = 0;
+    double norm_out_bytes = 0;
+    double qkv_in_copies = 1, fc1_in_copies = 1;
     // A linear layer saves its input only when its weight gets a gradient (full training, or a LoRA target).
     bool save_qkv_in = true, save_o_in = true, save_fc1_in = true, save_fc2_in = true;
 };
@@ -48,5 +54,10 @@ struct LayerActivations {
     double total() const { return norms + attention + scores + mlp; }
 };
 LayerActivations layer_activations(const LayerDims& L, const ActShape& x);
+
+// Rows of one chunk of Liger-Kernel's fused linear cross-entropy [liger-kernel-code]: the tokens are
+// split so that a chunk's logits hold about tokens x hidden elements: inc_factor = ceil(vocab / hidden),
+// chunk = next_power_of_2(ceil(tokens / inc_factor)), at most tokens.
+double fused_loss_chunk_rows(double tokens, double vocab, double hidden);
 
 }  // namespace vl

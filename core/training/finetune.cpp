@@ -116,6 +116,10 @@ void add_finetune(TrainCtx& c) {
             [&](auto& q) { return q("P", all) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
     }
 
+    // Autocast over an fp32 base: each frozen matmul weight is cast on use and the cast saved for the
+    // input gradient; NF4 weights are dequantized instead (buffers.dequant), their fp32 head is cast.
+    if (c.dt.autocast_copy > 0) add_autocast_copies(c, (qlora ? 0.0 : c.w.linear) + autocast_head_params(c), n_w);
+
     // ---- trainable adapters: the stage's layers, by kind ----
     const LayerPattern pattern = layer_pattern(m);
     const int64_t n_moe = m.architecture_known() ? pattern.moe_count(c.stage.layer_begin, c.stage.layer_end) : 0;

@@ -26,6 +26,11 @@ Dtypes training_dtypes(const TrainingOptions& t) {
             d.weight = 2; d.grad = t.fp32_grad_accum ? 4 : 2; d.master = 4; d.state = 4; d.act = 2; d.linear_in = 1;
             d.fp8_cache = 2;
             break;
+        case Precision::AutocastFP16:
+        case Precision::AutocastBF16:  // 4 + 4 + 8 = 16 B/param with Adam, + 2 B per matmul weight in forward [pytorch-autocast-code]
+            d.weight = 4; d.grad = 4; d.master = 0; d.state = 4; d.act = 2; d.linear_in = 2;
+            d.autocast_copy = 2; d.residual = 4;
+            break;
     }
     if (t.fp32_grad_copy) d.grad_copy = 4;  // (2 + 4) + (2 + 4) + 8 = 20 B/param [transformer-series5 §3.1]
     if (t.optimizer_state_dtype == StateDtype::FP32) d.state = 4;
@@ -84,6 +89,26 @@ double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const
     return total;
 }
 
+// The output layer's matmul weight on this rank: the head, or (tied, one stage) the word embedding it
+// shares (with a learned position table, counted with it: a slight overcount).
+double autocast_head_params(const TrainCtx& c) {
+    if (!c.stage.last) return 0;
+    if (c.w.lm_head > 0) return c.w.lm_head;
+    return c.s.model.tied_embeddings && c.stage.first ? c.w.embedding : 0;
+}
+
+// PyTorch autocast casts each fp32 matmul weight to the 16-bit type on use; the cast of a leaf that
+// requires grad is cached until autocast exits, and every cast weight is saved by its matmul for the
+// input gradient, so all of them are live from forward until their layer's backward
+// [pytorch-autocast-code]. The embedding lookup is not autocast (its fp32 output starts the fp32
+// residual stream).
+void add_autocast_copies(TrainCtx& c, double matmul_params, double n_w) {
+    const double b = c.dt.autocast_copy;
+    add(c.e, c.d, comp("weights.autocast_copies", "16-bit copies of the matmul weights (autocast)", Category::Weights, kFwdBwd,
+                       "PyTorch autocast cached_cast: lower-precision casts of fp32 leaf weights, saved for backward [pytorch-autocast-code]"),
+        [&](auto& q) { return q("P_matmul", matmul_params) * q("copy_bytes", b) / q("N_w", n_w); });
+}
+
 void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const TrainingOptions& o = c.s.train;
     const OptimizerInfo& opt = optimizer_info(o.optimizer);
@@ -115,6 +140,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     if (opt.size != StateSize::None)
         add(c.e, c.d, comp(lora ? "lora.optimizer" : "optimizer.states", opt.label, Category::Optimizer, kAfterLoad, opt.source, opt_host),
             [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
+    if (dt.autocast_copy > 0 && !lora) add_autocast_copies(c, c.w.linear + autocast_head_params(c), n_w);
     if (dt.fp8_cache > 0 && !lora)
         add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, kFwdBwd,
                            "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise) [transformer-engine-code]"),

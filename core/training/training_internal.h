@@ -17,6 +17,11 @@ struct Dtypes {
     double fp8_cache = 0;   // FP8: fp8 weight + transpose cache of the linear weights
     double act = 2;         // activations
     double linear_in = 2;   // saved inputs of linear layers (FP8: 1)
+    // Autocast over fp32 weights [pytorch-autocast-code]: the 16-bit copy of each matmul weight (cached
+    // for leaf weights that require grad, saved for backward by the matmul either way), and the fp32
+    // residual stream that an fp32 embedding starts and the norms keep (0: the activation dtype).
+    double autocast_copy = 0;
+    double residual = 0;
 };
 Dtypes training_dtypes(const TrainingOptions& t);
 
@@ -42,6 +47,9 @@ struct TrainableSet {
     Dtypes dt;
 };
 void add_model_states(TrainCtx& c, const TrainableSet& t);
+// Autocast over fp32 weights: the 16-bit copies of matmul_params weights (over N_w ZeRO-3 ranks).
+void add_autocast_copies(TrainCtx& c, double matmul_params, double n_w);
+double autocast_head_params(const TrainCtx& c);
 double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
 
 // activations.cpp: per-layer tensors on the stage, embedding inputs, logits and loss, working sets.

@@ -419,6 +419,7 @@ void training_advanced(AppState& app) {
     if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
         float_field(app, tr(L, S::LoraDropout), "finetune.lora_dropout", s.finetune.lora_dropout, 0, 0.95, 0.05, "%.2f");
     check(app, tr(L, S::Fp32Logits), "train.fp32_logits", t.fp32_logits);
+    enum_combo(app, tr(L, S::LossImpl), "train.loss", t.loss);
     section_errors(app, "train");
 }
 

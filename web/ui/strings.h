@@ -96,6 +96,7 @@ enum class Lang { En, Zh };
     X(CudaGraphs, "CUDA graphs", "CUDA Graphs")                                                           \
     X(Dropout, "Dropout", "Dropout")                                                                      \
     X(Fp32Logits, "fp32 logits", "fp32 logits")                                                          \
+    X(LossImpl, "Loss over the logits", "logits 上的损失计算")                                            \
     X(PerGpu, "per GPU", "每卡")                                                                          \
     X(Fits, "Fits", "放得下")                                                                             \
     X(DoesNotFit, "Does not fit", "放不下")                                                               \

@@ -1,0 +1,153 @@
+// Training mechanisms of issue 14, each from its framework's source and derived by hand:
+// PyTorch autocast over fp32 weights (transformers' Trainer fp16/bf16 on an fp32 model) next to the
+// Megatron/DeepSpeed recipe [pytorch-autocast-code], and the causal-LM loss over the logits:
+// transformers' ForCausalLMLoss with and without the shifted copy, and Liger-Kernel's fused linear
+// cross-entropy [transformers-code] [transformers-pr35646] [liger-kernel-code].
+#include <catch2/catch.hpp>
+
+#include "scenario_json.h"
+#include "training/activations.h"
+#include "training_fixtures.h"
+
+using namespace vl;
+using namespace vl::testing;
+using Catch::Detail::Approx;
+
+namespace {
+// Llama-2-7B: P = 6,738,415,616; per layer 4 * 4096^2 (q, k, v, o) + 3 * 4096 * 11008 (gate, up, down)
+// = 202,375,168 matmul weights, x 32 layers = 6,476,005,376; embedding and lm_head 32000 * 4096 =
+// 131,072,000 each; norms 32 * 2 * 4096 + 4096.
+constexpr double kP = 6738415616.0;
+constexpr double kLinear = 6476005376.0;
+constexpr double kHead = 131072000.0;
+}  // namespace
+
+TEST_CASE("autocast (Trainer bf16 over an fp32 model): fp32 weights, grads and Adam, and a bf16 copy of every matmul weight") {
+    Scenario s = train_scenario(llama2_7b());
+    s.overheads = no_overheads();
+    s.train.precision = Precision::AutocastBF16;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights") == Approx(4 * kP));
+    CHECK(bytes_of(e, "grads") == Approx(4 * kP));
+    CHECK(bytes_of(e, "optimizer.states") == Approx(8 * kP));
+    CHECK(find(e, "optimizer.master") == nullptr);  // the weights are the fp32 copy
+    // autocast casts each fp32 matmul weight (layers and lm_head, not the embedding lookup) to bf16 on
+    // use; the cast is cached and saved for backward: 2 * (6,476,005,376 + 131,072,000) B
+    const Component* copies = find(e, "weights.autocast_copies");
+    REQUIRE(copies != nullptr);
+    CHECK(copies->bytes == Approx(2 * (kLinear + kHead)));
+    CHECK(copies->bytes == Approx(13214154752.0));
+    CHECK(copies->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Backward)));  // freed by the optimizer step
+
+    // The Megatron/DeepSpeed recipe keeps 16-bit weights and an fp32 master copy instead, and no casts.
+    s.train.precision = Precision::MixedBF16;
+    const Estimate m = estimate(s);
+    CHECK(bytes_of(m, "weights") == Approx(2 * kP));
+    CHECK(bytes_of(m, "optimizer.master") == Approx(4 * kP));
+    CHECK(find(m, "weights.autocast_copies") == nullptr);
+}
+
+TEST_CASE("autocast: the fp32 residual stream, fp32 norm outputs and one bf16 cast of the normed input per projection") {
+    // HF LlamaDecoderLayer under autocast over fp32 weights: the embedding's fp32 output makes the
+    // residual stream fp32; LlamaRMSNorm saves its fp32 input and the weight multiply its normalized fp32
+    // input; q_proj, k_proj, v_proj (gate_proj, up_proj) each cast the normed input to bf16 and save the cast.
+    LayerDims L = layer_dims(llama2_7b(), false);
+    ActShape x;
+    x.b = 1; x.s = 1024;
+    const LayerActivations plain = layer_activations(L, x);
+    x.residual_bytes = 4; x.norm_out_bytes = 4; x.qkv_in_copies = 3; x.fc1_in_copies = 2;
+    const LayerActivations ac = layer_activations(L, x);
+    const double Th = 1024.0 * 4096;
+    CHECK(ac.norms == Approx(2 * (4 + 4) * Th));           // was 2 norms x 2 B
+    CHECK(plain.norms == Approx(2 * 2 * Th));
+    CHECK(ac.attention - plain.attention == Approx(2 * 2 * Th));  // qkv_in: 3 casts instead of 1
+    CHECK(ac.mlp - plain.mlp == Approx(1 * 2 * Th));              // fc1_in: gate and up casts instead of 1
+    CHECK(ac.input == Approx(4 * Th));                      // full recomputation keeps fp32 layer inputs
+
+    Scenario s = train_scenario(llama2_7b());
+    s.overheads = no_overheads();
+    s.train.precision = Precision::AutocastFP16;
+    s.train.seq_len = 1024;
+    s.train.recompute = Recompute::Full;
+    CHECK(bytes_of(estimate(s), "act.checkpoints") == Approx(32 * 4 * Th));
+}
+
+TEST_CASE("autocast over an fp32 base with LoRA: the frozen fp32 weights are cast on use and the casts saved") {
+    Scenario s = train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.overheads = no_overheads();
+    s.train.precision = Precision::AutocastBF16;
+    s.finetune.method = FineTuneMethod::LoRA;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.frozen") == Approx(4 * kP));
+    CHECK(bytes_of(e, "weights.autocast_copies") == Approx(2 * (kLinear + kHead)));
+}
+
+TEST_CASE("loss hf-upcast: bf16 logits, their fp32 copy and the fp32 log-softmax in forward; two fp32 gradients in backward") {
+    // transformers ForCausalLMLoss: logits.float(), then cross_entropy = log_softmax + nll_loss.
+    Scenario s = train_scenario(llama2_7b());
+    s.train.seq_len = 4096;
+    const double N = 4096.0 * 32000;  // b * s * V logits
+    const Estimate e = estimate(s);
+    REQUIRE(find(e, "logits") != nullptr);
+    CHECK(bytes_of(e, "logits") == Approx(2 * N));
+    CHECK(find(e, "logits")->phases == phase_bit(Phase::Forward));
+    CHECK(bytes_of(e, "logits.fp32") == Approx(4 * N));
+    CHECK(find(e, "logits.fp32")->phases == phase_bit(Phase::Forward));
+    CHECK(bytes_of(e, "logits.loss") == Approx(4 * N));
+    CHECK(bytes_of(e, "logits.grad") == Approx(8 * N));
+    CHECK(find(e, "logits.grad")->phases == phase_bit(Phase::Backward));
+    CHECK(find(e, "logits.shift_copy") == nullptr);
+    // per logit: 2 + 4 + 4 = 10 B at the end of forward, 4 + 8 = 12 B in backward
+    const PhaseTotals lt = phase_totals(e.components, category_bit(Category::Logits));
+    CHECK(lt.gpu[static_cast<size_t>(Phase::Forward)] == Approx(10 * N));
+    CHECK(lt.gpu[static_cast<size_t>(Phase::Backward)] == Approx(12 * N));
+
+    // transformers before PR #35646: + a contiguous fp32 copy of the shifted logits, 14 B per logit in forward
+    s.train.loss = LossImpl::UpcastShift;
+    const Estimate old = estimate(s);
+    CHECK(bytes_of(old, "logits.shift_copy") == Approx(4 * N));
+    CHECK(phase_totals(old.components, category_bit(Category::Logits)).gpu[static_cast<size_t>(Phase::Forward)] == Approx(14 * N));
+
+    // fp32 training: .float() returns the same tensor, no copy
+    s.train.loss = LossImpl::Upcast;
+    s.train.precision = Precision::FP32;
+    const Estimate f32 = estimate(s);
+    CHECK(find(f32, "logits.fp32") == nullptr);
+    CHECK(bytes_of(f32, "logits") == Approx(4 * N));
+}
+
+TEST_CASE("loss fused: Liger-Kernel's chunk rule, and no b x s x V tensor") {
+    // Liger-Kernel's own example: BT = 4096 * 4, V = 32000, H = 4096 -> inc_factor 8, chunk_size 2048.
+    CHECK(fused_loss_chunk_rows(16384, 32000, 4096) == 2048);
+    // next power of two: ceil(1000 / 8) = 125 -> 128 rows; never more than the tokens (V <= H: one
+    // chunk of next_power_of_2(3) = 4 rows, cut to the 3 tokens)
+    CHECK(fused_loss_chunk_rows(1000, 32000, 4096) == 128);
+    CHECK(fused_loss_chunk_rows(3, 100, 4096) == 3);
+    CHECK(fused_loss_chunk_rows(3, 32000, 4096) == 1);  // ceil(3 / 8) = 1 row per chunk
+
+    Scenario s = train_scenario(llama2_7b());
+    s.train.micro_batch = 4;
+    s.train.seq_len = 4096;
+    s.train.loss = LossImpl::Fused;
+    const Estimate e = estimate(s);
+    CHECK(find(e, "logits") == nullptr);
+    CHECK(find(e, "logits.loss") == nullptr);
+    CHECK(bytes_of(e, "logits.fused_chunk") == Approx(2048.0 * 32000 * 2));
+    CHECK(bytes_of(e, "logits.fused_grad_input") == Approx(16384.0 * 4096 * 2));
+}
+
+TEST_CASE("scenario format: train.loss and the autocast precisions by name; an unknown loss names the field") {
+    auto r = scenario_from_json(R"({"version": 1, "train": {"precision": "bf16-autocast", "loss": "fused"}})");
+    REQUIRE(r.ok());
+    CHECK(r->train.precision == Precision::AutocastBF16);
+    CHECK(r->train.loss == LossImpl::Fused);
+    CHECK(scenario_from_json(R"({"version": 1, "train": {"precision": "fp16-autocast", "loss": "hf-upcast-shift"}})")->train.loss ==
+          LossImpl::UpcastShift);
+    auto bad = scenario_from_json(R"({"version": 1, "train": {"loss": "liger"}})");
+    REQUIRE_FALSE(bad.ok());
+    REQUIRE(bad.errors.size() == 1);
+    CHECK(bad.errors[0].field == "train.loss");
+}
