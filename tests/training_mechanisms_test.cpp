@@ -85,7 +85,7 @@ TEST_CASE("autocast over an fp32 base with LoRA: the frozen fp32 weights are cas
     CHECK(bytes_of(e, "weights.autocast_copies") == Approx(2 * (kLinear + kHead)));
 }
 
-TEST_CASE("loss hf-upcast: bf16 logits, their fp32 copy and the fp32 log-softmax in forward; two fp32 gradients in backward") {
+TEST_CASE("loss hf-upcast: bf16 logits, their fp32 copy and the fp32 log-softmax in forward, two fp32 gradients in backward") {
     // transformers ForCausalLMLoss: logits.float(), then cross_entropy = log_softmax + nll_loss.
     Scenario s = train_scenario(llama2_7b());
     s.train.seq_len = 4096;
@@ -139,7 +139,7 @@ TEST_CASE("loss fused: Liger-Kernel's chunk rule, and no b x s x V tensor") {
     CHECK(bytes_of(e, "logits.fused_grad_input") == Approx(16384.0 * 4096 * 2));
 }
 
-TEST_CASE("scenario format: train.loss and the autocast precisions by name; an unknown loss names the field") {
+TEST_CASE("scenario format: train.loss and the autocast precisions by name, and an unknown loss names the field") {
     auto r = scenario_from_json(R"({"version": 1, "train": {"precision": "bf16-autocast", "loss": "fused"}})");
     REQUIRE(r.ok());
     CHECK(r->train.precision == Precision::AutocastBF16);
