@@ -121,7 +121,12 @@ struct InferenceOptions {
     double gpu_memory_utilization = 0.9;  // vLLM
     int64_t block_size = 16;        // vLLM paged KV block, tokens
     bool cuda_graphs = true;        // vLLM
-    bool flash_attention = true;
+    bool flash_attention = true;    // false: eager attention (transformers attn_implementation="eager"; llama.cpp -fa off)
+    // Sliding-window layers keep only the window: transformers >= 4.56 DynamicCache(config=...)
+    // (DynamicSlidingWindowLayer), llama.cpp's SWA cache. false: every layer keeps every token
+    // (transformers < 4.56 DynamicCache(), cache_implementation="dynamic_full", llama.cpp --swa-full).
+    bool sliding_window_cache = true;
+    int64_t logits_to_keep = 1;     // transformers: prefill logits of the last k positions; 0 = every position (older transformers)
     // ---- prefill, batching and kernel settings of the engines ----
     int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)

@@ -78,6 +78,8 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("block_size", &InferenceOptions::block_size);
     v("cuda_graphs", &InferenceOptions::cuda_graphs);
     v("flash_attention", &InferenceOptions::flash_attention);
+    v("sliding_window_cache", &InferenceOptions::sliding_window_cache);
+    v("logits_to_keep", &InferenceOptions::logits_to_keep);
     v("prompt", &InferenceOptions::prompt);
     v("max_num_seqs", &InferenceOptions::max_num_seqs);
     v("max_batched_tokens", &InferenceOptions::max_batched_tokens);

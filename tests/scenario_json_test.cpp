@@ -581,7 +581,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 20);
     CHECK(field_count<FineTuneOptions>() == 9);
-    CHECK(field_count<InferenceOptions>() == 18);
+    CHECK(field_count<InferenceOptions>() == 20);
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 5);
