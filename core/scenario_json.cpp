@@ -116,6 +116,7 @@ template <class V> void fields(V& v, Overheads*) {
     v("temp_buffers", &Overheads::temp_buffers);
     v("bucket_bytes", &Overheads::bucket_bytes);
     v("backward_working_set", &Overheads::backward_working_set);
+    v("cuda_lazy_loading", &Overheads::cuda_lazy_loading);
 }
 
 template <class V> void fields(V& v, MLASpec*) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "cuda_context.h"
 #include "formula.h"
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
@@ -140,9 +141,8 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
     const int64_t tp = s.parallel.tp;
     const int64_t floor = m.architecture_known() ? hf_sliding_prefill_tokens(o, m) : 0;
     add_weights(s, d, e, p);
-    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn,
-                   "CUDA context + kernels (not in torch.cuda.max_memory_allocated [pytorch-docs])"),
-        [&](auto& q) { return q("cuda_context_bytes", s.overheads.cuda_context_bytes); });
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
+        [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
@@ -219,8 +219,8 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     const InferenceOptions& o = s.infer;
     const StagePick p = pick_stage(s, e.params, 1, o.sliding_window_cache);
     add_weights(s, d, e, p);
-    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, "CUDA context + ggml backend kernels"),
-        [&](auto& q) { return q("cuda_context_bytes", s.overheads.cuda_context_bytes); });
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
+        [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and compute buffer need the architecture");
         return;
