@@ -134,7 +134,12 @@ struct InferenceOptions {
     double gpu_memory_utilization = 0.9;  // vLLM
     int64_t block_size = 16;        // vLLM paged KV block, tokens
     bool cuda_graphs = true;        // vLLM
-    bool flash_attention = true;
+    bool flash_attention = true;    // false: eager attention (transformers attn_implementation="eager"; llama.cpp -fa off)
+    // Sliding-window layers keep only the window: transformers >= 4.56 DynamicCache(config=...)
+    // (DynamicSlidingWindowLayer), llama.cpp's SWA cache. false: every layer keeps every token
+    // (transformers < 4.56 DynamicCache(), cache_implementation="dynamic_full", llama.cpp --swa-full).
+    bool sliding_window_cache = true;
+    int64_t logits_to_keep = 1;     // transformers: prefill logits of the last k positions; 0 = every position (older transformers)
     // ---- prefill, batching and kernel settings of the engines ----
     int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)
@@ -170,11 +175,12 @@ struct Gpu {
 
 // Overheads: separate, named, user-changeable; defaults documented where used.
 struct Overheads {
-    double cuda_context_bytes = 0.5 * 1024 * 1024 * 1024;  // CUDA context + framework kernels
+    double cuda_context_bytes = -1; // CUDA context + framework kernels; < 0: by GPU architecture (core/cuda_context.h)
     double fragmentation = 0.05;    // allocator reserve as a fraction of allocated bytes
     bool temp_buffers = true;       // largest layer's gradient, all-reduce buckets, gathered params
     double bucket_bytes = 25e6 * 4; // DDP/ZeRO all-reduce bucket (25M elements fp32 by default)
     bool backward_working_set = true; // gradients of one layer's saved tensors while backward runs it
+    bool cuda_lazy_loading = true;  // CUDA >= 11.7 loads kernels lazily (PyTorch >= 1.13's default); false: CUDA < 11.7
 };
 
 struct Scenario {

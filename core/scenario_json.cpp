@@ -79,6 +79,8 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("block_size", &InferenceOptions::block_size);
     v("cuda_graphs", &InferenceOptions::cuda_graphs);
     v("flash_attention", &InferenceOptions::flash_attention);
+    v("sliding_window_cache", &InferenceOptions::sliding_window_cache);
+    v("logits_to_keep", &InferenceOptions::logits_to_keep);
     v("prompt", &InferenceOptions::prompt);
     v("max_num_seqs", &InferenceOptions::max_num_seqs);
     v("max_batched_tokens", &InferenceOptions::max_batched_tokens);
@@ -115,6 +117,7 @@ template <class V> void fields(V& v, Overheads*) {
     v("temp_buffers", &Overheads::temp_buffers);
     v("bucket_bytes", &Overheads::bucket_bytes);
     v("backward_working_set", &Overheads::backward_working_set);
+    v("cuda_lazy_loading", &Overheads::cuda_lazy_loading);
 }
 
 template <class V> void fields(V& v, MLASpec*) {

@@ -5,6 +5,7 @@
 // that compare a field with the model's sizes are skipped while the model itself is invalid, a rule
 // relating two fields is skipped while the other is in error (reported()), and a field gets at most
 // one error.
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -37,7 +38,10 @@ std::vector<FieldError> validate(const Scenario& s) {
     if (!(s.gpu.memory_bytes > 0) || s.gpu.memory_bytes > 1e15)
         errs.push_back({"gpu.memory_bytes", "must be > 0 and at most 1 PB; got " + std::to_string(s.gpu.memory_bytes)});
     const Overheads& ov = s.overheads;
-    range(errs, "overheads.cuda_context_bytes", ov.cuda_context_bytes, 0, 1e12);
+    if (!std::isfinite(ov.cuda_context_bytes) || ov.cuda_context_bytes > 1e12)
+        errs.push_back({"overheads.cuda_context_bytes",
+                        "must be a byte count up to 1e12 (below 0: the CUDA context table by GPU architecture); got " +
+                            std::to_string(ov.cuda_context_bytes)});
     range(errs, "overheads.fragmentation", ov.fragmentation, 0, 1);
     range(errs, "overheads.bucket_bytes", ov.bucket_bytes, 0, 1e12);
     validate_parallel(s, model_valid, errs);

@@ -125,7 +125,7 @@ Scenario every_field_changed() {
     p.zero_init = false;
     s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
     s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
-    s.overheads = {1.0e9, 0.1, false, 5e7, false};
+    s.overheads = {1.0e9, 0.1, false, 5e7, false, false};
     return s;
 }
 
@@ -242,6 +242,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.gpu.memory_bytes == b.gpu.memory_bytes);
     CHECK(a.gpu_count == b.gpu_count);
     CHECK(a.overheads.cuda_context_bytes == b.overheads.cuda_context_bytes);
+    CHECK(a.overheads.cuda_lazy_loading == b.overheads.cuda_lazy_loading);
     CHECK(a.overheads.fragmentation == b.overheads.fragmentation);
     CHECK(a.overheads.temp_buffers == b.overheads.temp_buffers);
     CHECK(a.overheads.bucket_bytes == b.overheads.bucket_bytes);
@@ -331,7 +332,8 @@ TEST_CASE("scenario JSON: a hand-written file reads as written, left-out fields 
     CHECK(s.infer.context == 4096);
     CHECK(s.parallel.pp == 1);
     CHECK(s.overheads.fragmentation == 0.05);
-    CHECK(s.overheads.cuda_context_bytes == 536870912.0);  // 0.5 GiB
+    CHECK(s.overheads.cuda_context_bytes == -1);  // the CUDA context table by GPU architecture
+    CHECK(s.overheads.cuda_lazy_loading);
 }
 
 TEST_CASE("scenario JSON: syntax errors, a wrong root and the version are reported first") {
@@ -583,10 +585,10 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 21);
     CHECK(field_count<FineTuneOptions>() == 9);
-    CHECK(field_count<InferenceOptions>() == 18);
+    CHECK(field_count<InferenceOptions>() == 20);
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
-    CHECK(field_count<Overheads>() == 5);
+    CHECK(field_count<Overheads>() == 6);
     CHECK(field_count<Scenario>() == 9);  // model, mode, train, finetune, infer, parallel, gpu, gpu_count, overheads
 }
 

@@ -21,7 +21,7 @@ TEST_CASE("validate_training names the field and the rule") {
         {[](Scenario& s) { s.train.recompute_every_k = 0; }, "train.recompute_every_k"},
         {[](Scenario& s) { s.train.optimizer = Optimizer::Custom; s.train.custom_optimizer_bytes_per_param = -1; }, "train.custom_optimizer_bytes_per_param"},
         {[](Scenario& s) { s.overheads.fragmentation = std::numeric_limits<double>::infinity(); }, "overheads.fragmentation"},
-        {[](Scenario& s) { s.overheads.cuda_context_bytes = -1; }, "overheads.cuda_context_bytes"},
+        {[](Scenario& s) { s.overheads.cuda_context_bytes = std::numeric_limits<double>::quiet_NaN(); }, "overheads.cuda_context_bytes"},
         {[](Scenario& s) { s.parallel.cp = 3; s.gpu_count = 3; s.train.seq_len = 4096; }, "train.seq_len"},
     };
     for (const Bad& b : bad) {

@@ -221,8 +221,8 @@ TEST_CASE("validate: every rule, broken alone, gives its one error") {
         make("count 2e13", params_only, [](Scenario& s) { s.model.params_only = 20'000'000'000'000; }, "model.params", "must be at most 1e13 (absurd size)"),
         // Every mode.
         make("gpu memory 0", train, [](Scenario& s) { s.gpu.memory_bytes = 0; }, "gpu.memory_bytes", "must be > 0 and at most 1 PB"),
-        make("context -1 B (training)", train, [](Scenario& s) { s.overheads.cuda_context_bytes = -1; }, "overheads.cuda_context_bytes", "must be in [0, 1e+12]; got -1"),
-        make("context -1 B (inference)", infer, [](Scenario& s) { s.overheads.cuda_context_bytes = -1; }, "overheads.cuda_context_bytes", "must be in [0, 1e+12]; got -1"),
+        make("context NaN (training)", train, [](Scenario& s) { s.overheads.cuda_context_bytes = std::nan(""); }, "overheads.cuda_context_bytes", "below 0: the CUDA context table by GPU architecture"),
+        make("context 2e12 B (inference)", infer, [](Scenario& s) { s.overheads.cuda_context_bytes = 2e12; }, "overheads.cuda_context_bytes", "must be a byte count up to 1e12"),
         make("fragmentation 2", infer, [](Scenario& s) { s.overheads.fragmentation = 2; }, "overheads.fragmentation", "must be in [0, 1]; got 2"),
         make("fragmentation NaN", train, [](Scenario& s) { s.overheads.fragmentation = std::nan(""); }, "overheads.fragmentation", "must be in [0, 1]"),
         make("bucket -1", train, [](Scenario& s) { s.overheads.bucket_bytes = -1; }, "overheads.bucket_bytes", "must be in [0, 1e+12]; got -1"),

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "cuda_context.h"
 #include "formula.h"
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
@@ -87,14 +88,34 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             [&](auto& q) { return norm_weight_bytes(q, w, o); });
 }
 
-// Every token of every sequence (sliding-window layers hold only the window: transformers
-// SlidingWindowCache / llama.cpp SWA cache).
-void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source) {
+// Every token of every sequence; with infer.sliding_window_cache, sliding-window layers hold only
+// the window (at least window_floor tokens).
+void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source, int64_t window_floor = 0,
+            unsigned phases = kServing) {
     const InferenceOptions& o = s.infer;
-    add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing, source), [&](auto& q) {
+    add(e, d, comp("kv_cache", "KV cache", Category::KVCache, phases, source), [&](auto& q) {
         return q("b", static_cast<double>(o.batch)) *
-               kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, true);
+               kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, o.sliding_window_cache, window_floor);
     });
+}
+
+// Tokens a transformers DynamicSlidingWindowLayer holds after a prefill forward: the storage of
+// torch.cat([cached window - 1, chunk]) that its window slice keeps alive (the whole prompt when
+// the prompt is prefilled at once) [transformers-code].
+int64_t hf_sliding_prefill_tokens(const InferenceOptions& o, const ModelSpec& m) {
+    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    if (o.prefill_chunk <= 0 || o.prefill_chunk >= prompt) return prompt;
+    return std::min(prompt, o.prefill_chunk + std::max<int64_t>(m.sliding_window - 1, 0));
+}
+
+// Tokens of the longest layer cache on the stage (the one DynamicLayer.update grows last).
+int64_t longest_layer_tokens(const Scenario& s, const StagePick& p, int64_t window_floor) {
+    const ModelSpec& m = s.model;
+    const int64_t ctx = s.infer.context;
+    if (!s.infer.sliding_window_cache || m.sliding_window <= 0) return ctx;
+    for (int64_t i = p.begin; i < p.end; ++i)
+        if (!layer_is_sliding(m, i)) return ctx;
+    return std::min(ctx, std::max(m.sliding_window, window_floor));
 }
 
 // KV capacity of an engine that allocates on demand: what the memory left by everything else holds.
@@ -113,15 +134,15 @@ double sum_non_kv(const Estimate& e) {
     return phase_totals(e.components, kAllCategories & ~category_bit(Category::KVCache)).peak_bytes();
 }
 
-void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
+// The components of transformers generate on the GPU of pipeline stage p.
+void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     const int64_t tp = s.parallel.tp;
-    const StagePick p = pick_stage(s, e.params, 1, true);
+    const int64_t floor = m.architecture_known() ? hf_sliding_prefill_tokens(o, m) : 0;
     add_weights(s, d, e, p);
-    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn,
-                   "CUDA context + kernels (not in torch.cuda.max_memory_allocated [pytorch-docs])"),
-        [&](auto& q) { return q("cuda_context_bytes", s.overheads.cuda_context_bytes); });
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
+        [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
@@ -130,9 +151,28 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
         add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers, kPrefill,
                        "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
             [&](auto& q) { return bnb_dequant_bytes(q, m, tp, o.fp32_compute); });
-    add_kv(s, d, e, p, "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token) [vllm-paper §3]; DynamicCache holds every token [transformers-code]");
-    const int64_t q_tokens = prefill_tokens(o);
+    const bool sliding = m.sliding_window > 0;
     const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    add_kv(s, d, e, p,
+           !sliding ? "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token) [vllm-paper §3]; DynamicCache holds every token [transformers-code]"
+           : o.sliding_window_cache
+               ? "DynamicCache(config) (transformers >= 4.56): sliding layers keep the window, and the prefill's whole K/V until the first decode step (DynamicSlidingWindowLayer) [transformers-code]"
+               : "DynamicCache() without config (transformers < 4.56, dynamic_full): every layer keeps every token, sliding window or not [transformers-code]",
+           floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
+    // A prompt shorter than the context: the prefill's cache holds the prompt only (the cache grows
+    // token by token in decode), so the prefill's peak adds its activations to a smaller cache.
+    if (prompt < o.context)
+        add(e, d, comp("prefill.kv_cache", "KV cache at prefill (prompt only)", Category::KVCache, kPrefill,
+                       "DynamicCache holds the prompt's tokens when the prefill forward peaks [transformers-code]"),
+            [&](auto& q) {
+                return q("b", static_cast<double>(o.batch)) *
+                       kv_sequence_bytes(q, m, o.kv_dtype, tp, p.begin, p.end, prompt, 1, o.sliding_window_cache, floor);
+            });
+    const int64_t grown = longest_layer_tokens(s, p, floor);
+    add(e, d, comp("buffers.kv_growth", "KV cache growth copy (decode)", Category::Buffers, phase_bit(Phase::Step),
+                   "DynamicLayer.update: torch.cat builds a layer's new keys while the old ones are alive [transformers-code]"),
+        [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
+    const int64_t q_tokens = prefill_tokens(o);
     add(e, d, comp("act.prefill_mlp", "Prefill activations (MLP)", Category::Activations, kPrefill,
                    "live tensors at one layer's MLP (no activations kept for backward)"),
         [&](auto& q) {
@@ -140,21 +180,47 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
         });
     if (!o.flash_attention)
         add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations, kPrefill,
-                       "eager attention keeps 16-bit scores and the fp32 softmax"),
+                       "eager_attention_forward: masked scores, fp32 softmax and its 16-bit cast per head, plus the 4-D mask [transformers-code]"),
             [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, prompt, tp); });
-    add(e, d, comp("logits", "Logits (sampled positions)", Category::Logits, kServing,
-                   "transformers generate: last position only, bf16 + fp32 copy [transformers-code]"),
-        [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
+    const int64_t positions = hf_logit_positions(o);
+    add(e, d, comp("logits", positions == 1 ? "Logits (last position)" : "Logits (prefill positions)", Category::Logits,
+                   positions == 1 ? kServing : kPrefill,
+                   positions == 1 ? "transformers generate: logits_to_keep = 1, last position in 16 bit + fp32 copy [transformers-code]"
+                                  : "transformers forward: logits of every kept prompt position, upcast to fp32 (logits_to_keep) [transformers-code]"),
+        [&](auto& q) { return hf_logits_bytes(q, m, o.batch, positions); });
+    if (positions != 1)
+        add(e, d, comp("logits.decode", "Logits (decode step)", Category::Logits, phase_bit(Phase::Step),
+                       "transformers generate: each decode step's last-position logits + fp32 copy [transformers-code]"),
+            [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e));
+}
+
+// The stage shown is the one whose GPU peaks highest: prefill and decode hold different caches
+// (prompt vs context, sliding layers), so the stage with the most weights + decode cache need not be
+// the one with the highest prefill peak.
+void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
+    int64_t best = 0;
+    if (s.parallel.pp > 1) {
+        double best_peak = -1;
+        for (int64_t st = 0; st < s.parallel.pp; ++st) {
+            Estimate t;
+            t.gpu_capacity_bytes = e.gpu_capacity_bytes;
+            t.params = e.params;
+            transformers_stage(s, Detail::NumbersOnly, t, stage_at(s, e.params, st));
+            const double peak = phase_totals(t.components).peak_bytes();
+            if (peak > best_peak) { best_peak = peak; best = st; }
+        }
+    }
+    transformers_stage(s, d, e, stage_at(s, e.params, best));
 }
 
 void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
-    const StagePick p = pick_stage(s, e.params, 1, true);
+    const StagePick p = pick_stage(s, e.params, 1, o.sliding_window_cache);
     add_weights(s, d, e, p);
-    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, "CUDA context + ggml backend kernels"),
-        [&](auto& q) { return q("cuda_context_bytes", s.overheads.cuda_context_bytes); });
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
+        [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and compute buffer need the architecture");
         return;
@@ -278,6 +344,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     range("infer.max_num_seqs", o.max_num_seqs, 1, 1000000);
     range("infer.max_batched_tokens", o.max_batched_tokens, 0, 100000000);
     range("infer.ubatch", o.ubatch, 1, 1000000);
+    range("infer.logits_to_keep", o.logits_to_keep, 0, reported(errs, "infer.context") ? 100000000 : o.context);
     if (weight_format(o.weights).layout.block == Block::GroupSize) range("infer.group_size", o.group_size, 1, 1000000);
     if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1))
         errs.push_back({"infer.gpu_memory_utilization", "must be in (0, 1]; got " + std::to_string(o.gpu_memory_utilization)});

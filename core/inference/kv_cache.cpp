@@ -14,9 +14,9 @@ int64_t kv_elements_per_token_layer(const ModelSpec& m, int64_t tp) {
 }
 
 double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end,
-                         int64_t tokens, int64_t block_size, bool cap_window) {
+                         int64_t tokens, int64_t block_size, bool cap_window, int64_t window_floor) {
     Numbers n;
-    return kv_sequence_bytes(n, m, t, tp, begin, end, tokens, block_size, cap_window);
+    return kv_sequence_bytes(n, m, t, tp, begin, end, tokens, block_size, cap_window, window_floor);
 }
 
 double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end) {

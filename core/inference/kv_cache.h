@@ -70,11 +70,14 @@ auto kv_element_bytes(Q& q, KvDtype t) {
 }
 
 // Bytes of the KV cache of one sequence of `tokens` tokens for layers [begin, end) on one rank.
-// Sliding-window layers hold at most the window when cap_window; each layer's length is rounded up
-// to whole blocks of block_size tokens (1 = no paging; paged: whole blocks, [vllm-paper §4.1]).
+// Sliding-window layers hold at most the window when cap_window, but at least `window_floor` tokens
+// (transformers' DynamicSlidingWindowLayer keeps a slice of the prefill's full K/V, a view that
+// holds the whole prompt's storage until the first decode step [transformers-code]); each layer's
+// length is rounded up to whole blocks of block_size tokens (1 = no paging; paged: whole blocks,
+// [vllm-paper §4.1]).
 template <class Q>
 auto kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end, int64_t tokens,
-                       int64_t block_size, bool cap_window) {
+                       int64_t block_size, bool cap_window, int64_t window_floor = 0) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     int64_t window_layers = 0;
     if (cap_window && m.sliding_window > 0)
@@ -91,12 +94,14 @@ auto kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t 
         held = whole_blocks(s) * q("L", static_cast<double>(full_layers));
     } else {
         if (full_layers > 0) held += q("L_full", static_cast<double>(full_layers)) * whole_blocks(s);
-        held += q("L_window", static_cast<double>(window_layers)) * whole_blocks(min_of(s, q("window", static_cast<double>(m.sliding_window))));
+        const N window = q("window", static_cast<double>(m.sliding_window));
+        const N kept = window_floor > m.sliding_window ? max_of(window, q("s_prefill", static_cast<double>(window_floor))) : window;
+        held += q("L_window", static_cast<double>(window_layers)) * whole_blocks(min_of(s, kept));
     }
     return held * kv_elements(q, m, tp) * kv_element_bytes(q, t);
 }
 double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end,
-                         int64_t tokens, int64_t block_size, bool cap_window);
+                         int64_t tokens, int64_t block_size, bool cap_window, int64_t window_floor = 0);
 
 // Bytes per token with every layer holding every token (vLLM's pool unit, the "KV per token" of [vllm-paper §3]).
 template <class Q>

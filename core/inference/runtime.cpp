@@ -38,9 +38,14 @@ double eager_scores_bytes(const ModelSpec& m, int64_t batch, int64_t q_tokens, i
     return eager_scores_bytes(n, m, batch, q_tokens, kv_tokens, tp);
 }
 
-double hf_logits_bytes(const ModelSpec& m, int64_t batch) {
+double hf_logits_bytes(const ModelSpec& m, int64_t batch, int64_t positions) {
     Numbers n;
-    return hf_logits_bytes(n, m, batch);
+    return hf_logits_bytes(n, m, batch, positions);
+}
+
+int64_t hf_logit_positions(const InferenceOptions& o) {
+    const int64_t q = prefill_tokens(o);
+    return o.logits_to_keep > 0 ? std::min(o.logits_to_keep, q) : q;
 }
 
 double vllm_sampler_bytes(const ModelSpec& m, int64_t seqs) {

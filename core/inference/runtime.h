@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "formula.h"
+#include "inference/kv_cache.h"
 #include "model/layer_tensors.h"
 #include "model_spec.h"
 #include "scenario.h"
@@ -62,23 +63,50 @@ N mlp_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double a
 }
 double mlp_live_bytes(const ModelSpec& m, int64_t tokens, int64_t tp, double act_bytes);
 
-// Eager (non-flash) attention materialises the scores: batch * heads/tp * q * kv elements, held in
-// 16-bit plus the fp32 softmax (transformers eager_attention_forward) = 6 bytes each.
+// Eager attention (transformers eager_attention_forward, attn_implementation="eager") materialises
+// the scores of every head: at the softmax the masked 16-bit scores (2 B), their fp32 softmax
+// (softmax(..., dtype=float32), 4 B) and its cast back to the compute dtype (.to(query.dtype), 2 B)
+// are live at once: b * heads/tp * q * kv * (2 + 4 + 2); plus the 4-D float mask of shape
+// (b, 1, q, kv) in the compute dtype that masking_utils.eager_mask builds once per forward
+// [transformers-code]. SDPA and FlashAttention-2 keep no scores [dao2022].
 template <class Q>
 auto eager_scores_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp) {
     const auto heads = q("heads", static_cast<double>(m.heads)) / q("tp", static_cast<double>(tp));  // tp divides heads (validate_parallel)
-    return q("b", static_cast<double>(batch)) * heads * q("q", static_cast<double>(q_tokens)) * q("s", static_cast<double>(kv_tokens)) *
-           (q("score_bytes", 2.0) + q("softmax_bytes", 4.0));
+    const auto per_element = q("score_bytes", 2.0) + q("softmax_bytes", 4.0) + q("cast_bytes", 2.0);
+    return q("b", static_cast<double>(batch)) * q("q", static_cast<double>(q_tokens)) * q("s", static_cast<double>(kv_tokens)) *
+           (heads * per_element + q("mask_bytes", 2.0));
 }
 double eager_scores_bytes(const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp);
 
-// Logits of the sampled positions in transformers generate: bf16 logits of the last position plus
-// their fp32 copy (logits_to_keep = 1; next_token_logits.float()) = batch * V * (2 + 4).
+// Logits in transformers generate: the lm_head output for `positions` positions of each sequence in
+// the compute dtype plus an fp32 copy. With logits_to_keep = 1 (generate's default since
+// Transformers 4.45 for models whose forward takes it) only the last position: b * V * (2 + 4)
+// (next_token_logits.float()); with logits_to_keep = 0 every prompt position, which older
+// Transformers also upcast in forward (logits.float()): b * q * V * (2 + 4) [transformers-code].
 template <class Q>
-auto hf_logits_bytes(Q& q, const ModelSpec& m, int64_t batch) {
-    return q("b", static_cast<double>(batch)) * q("V", static_cast<double>(m.vocab)) * (q("logit_bytes", 2.0) + q("fp32_copy_bytes", 4.0));
+auto hf_logits_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t positions = 1) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    N per_seq = q("V", static_cast<double>(m.vocab));
+    if (positions != 1) per_seq = q("positions", static_cast<double>(positions)) * per_seq;
+    return q("b", static_cast<double>(batch)) * per_seq * (q("logit_bytes", 2.0) + q("fp32_copy_bytes", 4.0));
 }
-double hf_logits_bytes(const ModelSpec& m, int64_t batch);
+double hf_logits_bytes(const ModelSpec& m, int64_t batch, int64_t positions = 1);
+
+// Positions whose logits transformers' prefill computes per sequence: logits_to_keep of them (at
+// most the prefill's tokens), every prefill token when logits_to_keep = 0.
+int64_t hf_logit_positions(const InferenceOptions& o);
+
+// While DynamicLayer.update grows a layer's cache (self.keys = torch.cat([self.keys, k])), the old
+// and the new tensor of that one layer coexist: one layer's keys of `tokens` tokens on top of the
+// cache [transformers-code]. MLA caches one latent tensor per layer, counted whole.
+template <class Q>
+auto hf_cache_growth_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t batch, int64_t tokens) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const N one_tensor = m.attention == AttentionKind::MLA ? kv_elements(q, m, tp)
+                                                            : q("kv_heads", static_cast<double>(kv_heads_per_rank(m, tp))) *
+                                                                  q("head_dim", static_cast<double>(m.head_dim));
+    return q("b", static_cast<double>(batch)) * q("s", static_cast<double>(tokens)) * one_tensor * kv_element_bytes(q, t);
+}
 
 // vLLM v0.6 sampler with top-k/top-p (the profile run sets top_p 0.99, top_k V-1): per sampled
 // sequence and vocab entry it holds bf16 logits (2), fp32 logits (4), sorted logits (4), int64

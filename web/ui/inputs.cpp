@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "cuda_context.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "ui/widgets.h"
@@ -441,7 +442,7 @@ void advanced_panel(AppState& app) {
     const Lang L = app.ui.lang;
     Scenario& s = app.scenario;
     Overheads& o = s.overheads;
-    double ctx = to_gib(o.cuda_context_bytes);
+    double ctx = to_gib(cuda_context_bytes(s));  // the table's row until a number is typed
     if (float_field(app, tr(L, S::CudaContext), "overheads.cuda_context_bytes", ctx, 0, 64, 0.25, "%.2f"))
         o.cuda_context_bytes = ctx * kGiB;
     float_field(app, tr(L, S::Fragmentation), "overheads.fragmentation", o.fragmentation, 0, 1, 0.01, "%.2f");

@@ -1,0 +1,97 @@
+// The CUDA context table (cuda_context.h): rows, the architecture of a GPU name, the row chosen.
+#include "cuda_context.h"
+
+#include <cctype>
+#include <initializer_list>
+#include <string>
+
+#include "units.h"
+
+namespace vl {
+
+namespace {
+
+constexpr CudaContextRow kRows[] = {
+    {GpuArch::Pascal, false, 721 * kMiB,
+     "CUDA context table, Pascal, eager module loading: GeForce GTX 1080, PyTorch 1.8.2+cu101, 721 MiB after "
+     "torch.Tensor(1).cuda() [pytorch-issue-55277]",
+     "pytorch-issue-55277"},
+    {GpuArch::Volta, false, 1343 * kMiB,
+     "CUDA context table, Volta, eager module loading: Tesla V100-SXM2, CUDA 11.2, 1343 MiB after "
+     "torch.ones((1, 1)).to('cuda') [hf-perf-train-gpu-one]",
+     "hf-perf-train-gpu-one"},
+    {GpuArch::Ampere, false, 1687 * kMiB,
+     "CUDA context table, Ampere, eager module loading: GeForce RTX 3090, PyTorch 1.8.2+cu111, 1687 MiB after "
+     "torch.Tensor(1).cuda() [pytorch-issue-55277]",
+     "pytorch-issue-55277"},
+    {GpuArch::Unknown, false, 1687 * kMiB,
+     "CUDA context table, eager module loading, no row for this architecture: the largest eager-loading measurement "
+     "(RTX 3090, CUDA 11.1, 1687 MiB) [pytorch-issue-55277]",
+     "pytorch-issue-55277"},
+    {GpuArch::Unknown, true, 512 * kMiB,
+     "CUDA context table, lazy module loading (CUDA >= 11.7): 273.75 MiB after a small tensor op with CUDA 11.7 "
+     "[pytorch-pr86509], 426 MiB for the context alone with CUDA 13.0 on an RTX 6000 Ada [unsloth-zoo-pr1053]; "
+     "512 MiB leaves room for the kernels a run loads",
+     "pytorch-pr86509 unsloth-zoo-pr1053"},
+};
+
+bool has(const std::string& s, const char* token) { return s.find(token) != std::string::npos; }
+
+}  // namespace
+
+std::span<const CudaContextRow> cuda_context_rows() { return kRows; }
+
+GpuArch gpu_arch(std::string_view gpu_name) {
+    std::string n(gpu_name);
+    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto any = [&](std::initializer_list<const char*> tokens) {
+        for (const char* t : tokens)
+            if (has(n, t)) return true;
+        return false;
+    };
+    if (any({"amd", "instinct", "mi300", "mi250", "mi325"})) return GpuArch::AMD;
+    if (any({"b200", "b100", "gb200", "rtx 50", "5090", "5080", "rtx pro 6000"})) return GpuArch::Blackwell;
+    if (any({"h100", "h200", "h800", "h20", "gh200"})) return GpuArch::Hopper;
+    if (any({"l40", "l4 ", "rtx 40", "4090", "4080", " ada"}) || n.ends_with(" l4")) return GpuArch::Ada;
+    if (any({"a100", "a800", "a10", "a30", "a40", "a6000", "a5000", "rtx 30", "3090", "3080"})) return GpuArch::Ampere;
+    if (any({"t4", "rtx 20", "2080", "titan rtx", "quadro rtx"})) return GpuArch::Turing;
+    if (any({"v100", "titan v"})) return GpuArch::Volta;
+    if (any({"p100", "p40", "1080", "titan x"})) return GpuArch::Pascal;
+    return GpuArch::Unknown;
+}
+
+const char* gpu_arch_name(GpuArch a) {
+    switch (a) {
+        case GpuArch::Unknown: return "unknown architecture";
+        case GpuArch::Pascal: return "Pascal";
+        case GpuArch::Volta: return "Volta";
+        case GpuArch::Turing: return "Turing";
+        case GpuArch::Ampere: return "Ampere";
+        case GpuArch::Ada: return "Ada";
+        case GpuArch::Hopper: return "Hopper";
+        case GpuArch::Blackwell: return "Blackwell";
+        case GpuArch::AMD: return "AMD";
+    }
+    return "unknown architecture";
+}
+
+const CudaContextRow& cuda_context_row(GpuArch arch, bool lazy_loading) {
+    for (const CudaContextRow& r : kRows)
+        if (r.arch == arch && r.lazy_loading == lazy_loading) return r;
+    for (const CudaContextRow& r : kRows)
+        if (r.arch == GpuArch::Unknown && r.lazy_loading == lazy_loading) return r;
+    return kRows[0];  // unreachable: both Unknown rows exist
+}
+
+double cuda_context_bytes(const Scenario& s) {
+    if (s.overheads.cuda_context_bytes >= 0) return s.overheads.cuda_context_bytes;
+    return cuda_context_row(gpu_arch(s.gpu.name), s.overheads.cuda_lazy_loading).bytes;
+}
+
+const char* cuda_context_source(const Scenario& s) {
+    if (s.overheads.cuda_context_bytes >= 0)
+        return "overheads.cuda_context_bytes as given (CUDA context + kernels; not in torch.cuda.max_memory_allocated [pytorch-docs])";
+    return cuda_context_row(gpu_arch(s.gpu.name), s.overheads.cuda_lazy_loading).what;
+}
+
+}  // namespace vl

@@ -1,0 +1,163 @@
+// Transformers inference by attention implementation and cache (issue 14, mechanism 4): eager
+// attention's scores, the sliding-window cache of DynamicCache(config) versus the full-length one,
+// the cache growth copy of DynamicLayer.update, and prefill logits with logits_to_keep. Every
+// expected value is derived by hand from the tensors transformers allocates [transformers-code]
+// (docs/sources.md names the files and commits read).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "estimate.h"
+#include "inference/kv_cache.h"
+#include "inference_models.h"
+#include "scenario_json.h"
+
+using namespace vl;
+
+namespace {
+
+const Component* find(const Estimate& e, const char* id) {
+    for (const Component& c : e.components)
+        if (std::string(c.id) == id) return &c;
+    return nullptr;
+}
+
+double bytes(const Estimate& e, const char* id) {
+    const Component* c = find(e, id);
+    REQUIRE(c != nullptr);
+    return c->bytes;
+}
+
+Scenario generate(const ModelSpec& m, int64_t context, int64_t prompt) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = m;
+    s.infer.engine = Engine::Transformers;
+    s.infer.weights = WeightFormat::BF16;
+    s.infer.kv_dtype = KvDtype::BF16;
+    s.infer.context = context;
+    s.infer.prompt = prompt;
+    return s;
+}
+
+bool has_error(const Scenario& s, const char* field) {
+    for (const FieldError& e : validate(s))
+        if (e.field == field) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("eager attention: scores, fp32 softmax and its 16-bit cast per head, plus the 4-D mask (hand-derived)") {
+    // Llama-3-8B, 32 heads, one 4096-token prompt: 32 * 4096 * 4096 elements * (2 + 4 + 2) B
+    // = 4 GiB, plus the (1, 1, 4096, 4096) bf16 mask = 32 MiB.
+    Scenario s = generate(test::llama3_8b(), 4096 + 128, 4096);
+    s.infer.flash_attention = false;
+    const Estimate e = estimate(s);
+    CHECK(bytes(e, "act.attention_scores") == 32.0 * 4096 * 4096 * 8 + 4096.0 * 4096 * 2);
+    // Batch 2, tp 2: heads per rank 16, batch doubles every term.
+    s.infer.batch = 2;
+    s.parallel.tp = 2;
+    s.gpu_count = 2;
+    CHECK(bytes(estimate(s), "act.attention_scores") == 2.0 * 4096 * 4096 * (16 * 8 + 2));
+    // SDPA / FlashAttention-2 keep no scores.
+    s.infer.flash_attention = true;
+    CHECK(find(estimate(s), "act.attention_scores") == nullptr);
+}
+
+TEST_CASE("sliding-window models: DynamicCache(config) keeps the window, the full cache every token (hand-derived)") {
+    // Mistral-7B-v0.1: window 4096 on all 32 layers, 8 KV heads * 128 * 2 (K and V) * 2 B = 4096 B
+    // per layer and token.
+    const double per_layer_token = 2.0 * 8 * 128 * 2;
+    Scenario s = generate(test::mistral_7b(), 32768, 1024);
+    // A short prompt: after the first decode step each sliding layer holds window tokens.
+    CHECK(bytes(estimate(s), "kv_cache") == 32.0 * 4096 * per_layer_token);
+    // transformers < 4.56 (DynamicCache() without config): every token on every layer, 8x more.
+    s.infer.sliding_window_cache = false;
+    CHECK(bytes(estimate(s), "kv_cache") == 32.0 * 32768 * per_layer_token);
+    // A 16k prompt prefilled at once: the window kept is a view of the prefill's 16k-token K/V, so
+    // each sliding layer holds 16384 tokens until the first decode step.
+    s.infer.sliding_window_cache = true;
+    s.infer.prompt = 16384;
+    CHECK(bytes(estimate(s), "kv_cache") == 32.0 * 16384 * per_layer_token);
+    // The same prompt in 2048-token chunks: cat(window - 1 cached, 2048 new) = 6143 tokens at most.
+    s.infer.prefill_chunk = 2048;
+    CHECK(bytes(estimate(s), "kv_cache") == 32.0 * (2048 + 4095) * per_layer_token);
+    // The derivation says which cache was assumed.
+    const Component* kv = find(estimate(s), "kv_cache");
+    REQUIRE(kv != nullptr);
+    CHECK_THAT(kv->source, Catch::Contains("DynamicSlidingWindowLayer"));
+    s.infer.sliding_window_cache = false;
+    CHECK_THAT(find(estimate(s), "kv_cache")->source, Catch::Contains("every layer keeps every token"));
+}
+
+TEST_CASE("DynamicLayer.update: one layer's old and new keys coexist while the cache grows (hand-derived)") {
+    // Llama-3-8B at 8192 tokens: one layer's keys = 8192 * 8 KV heads * 128 * 2 B = 16 MiB, in decode only.
+    Scenario s = generate(test::llama3_8b(), 8192, 1024);
+    const Estimate e = estimate(s);
+    const Component* g = find(e, "buffers.kv_growth");
+    REQUIRE(g != nullptr);
+    CHECK(g->bytes == 16.0 * 1024 * 1024);
+    CHECK(g->phases == phase_bit(Phase::Step));
+    // Every layer of Mistral slides: the longest layer holds the window (prompt 1024 < window).
+    const Estimate w = estimate(generate(test::mistral_7b(), 32768, 1024));
+    CHECK(bytes(w, "buffers.kv_growth") == 4096.0 * 8 * 128 * 2);
+}
+
+TEST_CASE("prefill logits: last position with logits_to_keep = 1, every prompt position with 0 (hand-derived)") {
+    // Llama-3-8B, vocab 128256, 8192-token prompt.
+    Scenario s = generate(test::llama3_8b(), 8192 + 256, 8192);
+    // generate's default: the last position in bf16 + its fp32 copy = 128256 * 6 B.
+    const Estimate last = estimate(s);
+    CHECK(bytes(last, "logits") == 128256.0 * 6);
+    CHECK(find(last, "logits.decode") == nullptr);
+    // Every position (older transformers upcast them in forward): 8192 * 128256 * (2 + 4) B = 5.87 GiB
+    // in prefill; decode steps still hold one position's.
+    s.infer.logits_to_keep = 0;
+    const Estimate all = estimate(s);
+    CHECK(bytes(all, "logits") == 8192.0 * 128256 * 6);
+    CHECK(find(all, "logits")->phases == phase_bit(Phase::Forward));
+    CHECK(bytes(all, "logits.decode") == 128256.0 * 6);
+    // The prefill peak grows by the kept positions' logits less the last one's.
+    CHECK(all.phase_bytes[1] - last.phase_bytes[1] == 8192.0 * 128256 * 6 - 128256.0 * 6);
+    // logits_to_keep = 4: four positions.
+    s.infer.logits_to_keep = 4;
+    CHECK(bytes(estimate(s), "logits") == 4.0 * 128256 * 6);
+}
+
+TEST_CASE("infer.logits_to_keep and infer.sliding_window_cache: bad values name the field") {
+    Scenario s = generate(test::llama3_8b(), 4096, 0);
+    s.infer.logits_to_keep = -1;
+    CHECK(has_error(s, "infer.logits_to_keep"));
+    s.infer.logits_to_keep = 4097;
+    CHECK(has_error(s, "infer.logits_to_keep"));
+    s.infer.logits_to_keep = 4096;
+    CHECK_FALSE(has_error(s, "infer.logits_to_keep"));
+    const auto bad = scenario_from_json(R"({"version": 1, "model": "llama-3-8b", "mode": "infer", "infer": {"sliding_window_cache": "yes"}})");
+    REQUIRE_FALSE(bad.ok());
+    REQUIRE_FALSE(bad.errors.empty());
+    CHECK(bad.errors.front().field == "infer.sliding_window_cache");
+    const auto good = scenario_from_json(R"({"version": 1, "model": "llama-3-8b", "mode": "infer", "infer": {"sliding_window_cache": false, "logits_to_keep": 0}})");
+    REQUIRE(good.ok());
+    CHECK_FALSE(good->infer.sliding_window_cache);
+    CHECK(good->infer.logits_to_keep == 0);
+}
+
+TEST_CASE("a prompt shorter than the context: the prefill peaks over the prompt's cache, decode over the whole (hand-derived)") {
+    // Llama-3-8B: 32 layers * 2 * 8 * 128 * 2 B = 131072 B per token.
+    Scenario s = generate(test::llama3_8b(), 8192, 1024);
+    const Estimate e = estimate(s);
+    const Component* decode = find(e, "kv_cache");
+    const Component* prefill = find(e, "prefill.kv_cache");
+    REQUIRE(decode != nullptr);
+    REQUIRE(prefill != nullptr);
+    CHECK(decode->bytes == 8192.0 * 131072);
+    CHECK(decode->phases == phase_bit(Phase::Step));
+    CHECK(prefill->bytes == 1024.0 * 131072);
+    CHECK(prefill->phases == phase_bit(Phase::Forward));
+    // The whole context as the prompt (the default): one cache, live in both phases.
+    s.infer.prompt = 0;
+    const Estimate whole = estimate(s);
+    CHECK(find(whole, "prefill.kv_cache") == nullptr);
+    CHECK(find(whole, "kv_cache")->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Step)));
+}
