@@ -963,6 +963,8 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
                      {"tensor_bytes", h.data_bytes},
                      {"file_bytes", src.gguf_file_bytes},
                      {"types", types},
+                     {"layer_bytes", gguf_bytes_by_layer(h).layers},
+                     {"other_bytes", gguf_bytes_by_layer(h).other},
                      {"tensors", tensors},
                      {"metadata", gguf_metadata_json(h)}};
         auto shown = [&](const char* key) { std::optional<uint64_t> v = h.arch_value(key); return v ? grouped_u64(*v) : std::string("?"); };

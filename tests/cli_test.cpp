@@ -738,6 +738,8 @@ TEST_CASE("cli: import a GGUF file: architecture, sizes, every tensor's type and
     CHECK(j["tensor_bytes"] == 4608 + 8704);
     CHECK(j["tensors"][1]["type"] == "Q8_0");
     CHECK(j["tensors"][1]["bytes"] == 8704);
+    CHECK(j["layer_bytes"].empty());  // no blk.* tensor in this file
+    CHECK(j["other_bytes"] == 4608 + 8704);
     CHECK(j["metadata"]["tokenizer.ggml.tokens"]["count"] == 2);
     Run t = vramlens("import '" + f + "'");
     CHECK_THAT(t.out, Catch::StartsWith("Tiny (llama), GGUF v3\n  context length 4,096, 1 layers, 4 heads (2 KV heads), embedding 256\n"));

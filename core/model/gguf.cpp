@@ -214,6 +214,27 @@ std::vector<GgmlTypeCount> count_by_ggml_type(const GgufHeader& h) {
     return out;
 }
 
+GgufLayerBytes gguf_bytes_by_layer(const GgufHeader& h) {
+    GgufLayerBytes out;
+    for (const GgufTensor& t : h.tensors) {
+        // "blk." digits "." ; a layer number past the tensor count cannot be a real layer: counted as other
+        size_t i = 4, layer = 0;
+        bool is_layer = t.name.compare(0, 4, "blk.") == 0 && t.name.size() > 5;
+        for (; is_layer && i < t.name.size() && t.name[i] != '.'; ++i) {
+            if (t.name[i] < '0' || t.name[i] > '9' || i > 10) is_layer = false;
+            else layer = layer * 10 + static_cast<size_t>(t.name[i] - '0');
+        }
+        is_layer = is_layer && i > 4 && i < t.name.size() && layer < h.tensors.size();
+        if (!is_layer) {
+            out.other += t.bytes;
+            continue;
+        }
+        if (out.layers.size() <= layer) out.layers.resize(layer + 1, 0);
+        out.layers[layer] += t.bytes;
+    }
+    return out;
+}
+
 Result<std::string> gguf_hf_config(const GgufHeader& h) {
     using R = Result<std::string>;
     struct ArchRow { const char* arch; const char* model_type; const char* experts_key; };
