@@ -99,6 +99,7 @@ TEST_CASE("safetensors: every malformed header is an error naming what is wrong"
           "t.data_offsets: must be [begin, end], whole numbers with begin <= end; got [128,0]");
     CHECK(error_of(safetensors_file(header_with(R"({"dtype": "F4", "shape": [3], "data_offsets": [0, 1]})"), 1)) ==
           "t.shape: 3 elements of F4 are not a whole number of bytes");
+    CHECK(error_of(safetensors_file(R"({"": 5})", 0)) == "\"\": must be an object with dtype, shape and data_offsets");
     CHECK(error_of(safetensors_file(header_with(R"({"shape": [8], "data_offsets": [0, 16]})"), 16)) ==
           "t.dtype: is missing (every tensor has dtype, shape and data_offsets)");
     CHECK(error_of(safetensors_file(R"({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]},
@@ -295,7 +296,7 @@ TEST_CASE("GGUF: every malformed header is an error naming what is wrong", "[che
         GgufWriter w;
         w.tensor("a", {8}, 0, 32);
         w.tensor("a", {8}, 0, 32);
-        CHECK(error_of(w.header()) == "a: is named twice: tensor names are unique");
+        CHECK(error_of(w.header()) == "tensors[1].name: \"a\" is named twice: tensor names are unique");
     }
     {
         GgufWriter w;
@@ -312,6 +313,10 @@ TEST_CASE("GGUF: every malformed header is an error naming what is wrong", "[che
         d.u32("x", 1);
         d.u32("x", 2);
         CHECK(error_of(d.header()) == "x: is written twice: metadata keys are unique");
+        GgufWriter empty;  // found by fuzz_checkpoint: an empty key is named by its place
+        empty.u32("", 1);
+        empty.u32("", 2);
+        CHECK(error_of(empty.header()) == "metadata[1]: is written twice: metadata keys are unique");
         GgufWriter a;
         a.key("arr", 9);
         vl::test::put_le(a.kv, 9, 4);

@@ -88,7 +88,7 @@ struct Reader {
 };
 
 // One scalar value into kv (strings kept; numbers as number and, when whole and >= 0, unsigned).
-bool read_scalar(Reader& r, GgufValueType t, GgufKv& kv) {
+bool read_scalar(Reader& r, GgufValueType t, GgufKv& kv, const std::string& field) {
     const std::string what = "the value of " + kv.key;
     auto whole = [&](uint64_t u) { kv.unsigned_value = u; kv.number = static_cast<double>(u); };
     auto signed_ = [&](int64_t i) { kv.number = static_cast<double>(i); if (i >= 0) kv.unsigned_value = static_cast<uint64_t>(i); };
@@ -106,27 +106,29 @@ bool read_scalar(Reader& r, GgufValueType t, GgufKv& kv) {
         case GgufValueType::Bool: {
             uint8_t v;
             if (!r.le(v, what)) return false;
-            if (v > 1) return r.fail(kv.key, fmt::format("is a bool stored as {}; a GGUF bool is 0 or 1", v));
+            if (v > 1) return r.fail(field, fmt::format("is a bool stored as {}; a GGUF bool is 0 or 1", v));
             whole(v);
             return true;
         }
-        case GgufValueType::String: return r.str(kv.text, r.bytes.size(), what, kv.key);
-        case GgufValueType::Array: return r.fail(kv.key, "an array inside an array: GGUF arrays hold scalars or strings");
+        case GgufValueType::String: return r.str(kv.text, r.bytes.size(), what, field);
+        case GgufValueType::Array: return r.fail(field, "an array inside an array: GGUF arrays hold scalars or strings");
     }
     return false;
 }
 
 bool read_kv(Reader& r, GgufKv& kv, uint64_t index) {
     if (!r.str(kv.key, kMaxGgufKeyBytes, fmt::format("metadata key {}", index), fmt::format("metadata[{}]", index))) return false;
+    // Errors name the key; an empty key by its place.
+    const std::string field = kv.key.empty() ? fmt::format("metadata[{}]", index) : kv.key;
     uint32_t type = 0;
     if (!r.le(type, "the type of " + kv.key)) return false;
-    if (!valid_type(type)) return r.fail(kv.key, fmt::format("has value type {}; GGUF value types are 0 to 12", type));
+    if (!valid_type(type)) return r.fail(field, fmt::format("has value type {}; GGUF value types are 0 to 12", type));
     kv.type = static_cast<GgufValueType>(type);
-    if (kv.type != GgufValueType::Array) return read_scalar(r, kv.type, kv);
+    if (kv.type != GgufValueType::Array) return read_scalar(r, kv.type, kv, field);
     uint32_t et = 0;
     if (!r.le(et, "the element type of " + kv.key) || !r.le(kv.count, "the length of " + kv.key)) return false;
     if (!valid_type(et) || et == static_cast<uint32_t>(GgufValueType::Array))
-        return r.fail(kv.key, et == static_cast<uint32_t>(GgufValueType::Array) ? std::string("is an array of arrays, which GGUF does not allow")
+        return r.fail(field, et == static_cast<uint32_t>(GgufValueType::Array) ? std::string("is an array of arrays, which GGUF does not allow")
                                                                                : fmt::format("is an array of value type {}; GGUF value types are 0 to 12", et));
     kv.element_type = static_cast<GgufValueType>(et);
     if (const uint64_t size = scalar_bytes(kv.element_type)) {
@@ -145,7 +147,7 @@ bool read_tensor_info(Reader& r, GgufTensor& t, uint64_t index, const std::set<s
     if (!r.str(t.name, r.bytes.size(), fmt::format("tensor name {}", index), fmt::format("tensors[{}].name", index))) return false;
     if (t.name.size() >= kGgmlMaxName)
         return r.fail(fmt::format("tensors[{}].name", index), fmt::format("is {} bytes; a GGML tensor name is shorter than {}", t.name.size(), kGgmlMaxName));
-    if (names.count(t.name)) return r.fail(t.name, "is named twice: tensor names are unique");
+    if (names.count(t.name)) return r.fail(fmt::format("tensors[{}].name", index), "\"" + t.name + "\" is named twice: tensor names are unique");
     uint32_t n_dims = 0;
     if (!r.le(n_dims, "the dimension count of " + t.name)) return false;
     if (n_dims > kGgmlMaxDims) return r.fail(t.name + ".n_dims", fmt::format("is {}; a GGML tensor has at most {} dimensions", n_dims, kGgmlMaxDims));
@@ -323,7 +325,7 @@ Result<GgufHeader> read_gguf_header(std::string_view bytes, std::optional<uint64
         GgufKv kv;
         if (!read_kv(r, kv, i)) return failed();
         if (!keys.insert(kv.key).second) {
-            r.fail(kv.key, "is written twice: metadata keys are unique");
+            r.fail(kv.key.empty() ? fmt::format("metadata[{}]", i) : kv.key, "is written twice: metadata keys are unique");
             return failed();
         }
         h.metadata.push_back(std::move(kv));

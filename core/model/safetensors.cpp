@@ -40,9 +40,10 @@ std::optional<uint64_t> unsigned_of(const Json& j) {
 }
 
 void read_tensor(const std::string& name, const Json& t, std::vector<SafetensorsTensor>& out, std::vector<FieldError>& errs) {
-    const std::string f = name + ".";
+    const std::string at = name.empty() ? std::string("\"\"") : name;  // errors name the tensor, even one named ""
+    const std::string f = at + ".";
     if (!t.is_object()) {
-        errs.push_back({name, "must be an object with dtype, shape and data_offsets"});
+        errs.push_back({at, "must be an object with dtype, shape and data_offsets"});
         return;
     }
     for (const char* key : {"dtype", "shape", "data_offsets"})
