@@ -24,6 +24,8 @@
 #include "export.h"
 #include "formula.h"
 #include "json_input.h"
+#include "checkpoint_source.h"
+#include "model/checkpoint_config.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "param_count.h"
@@ -81,7 +83,7 @@ std::string optimizer_names() {
 std::string flag_help(const FlagSpec& f) { return f.choices ? f.choices() : f.help; }
 
 constexpr FlagSpec kScenarioFlags[] = {
-    {"--model", "model", FlagKind::Value, "preset id (see `vramlens models`)"},
+    {"--model", "model", FlagKind::Value, "preset id (see `vramlens models`), a checkpoint folder, a .gguf file or org/name in the HF cache"},
     {"--params", "model", FlagKind::Params, "a model known only by its parameter count, e.g. 7e9"},
     {"--model-config", "model", FlagKind::ModelConfig, "a Hugging Face config.json file"},
     {"--mode", "mode", FlagKind::Value, "train | finetune | infer"},
@@ -169,7 +171,7 @@ enum Takes : unsigned {
 
 struct CommandSpec {
     const char* name;
-    const char* positional;  // "SCENARIO.json", "CONFIG.json" or nullptr
+    const char* positional;  // "SCENARIO.json", "SOURCE" or nullptr
     unsigned takes;
     const char* description;
 };
@@ -187,7 +189,10 @@ constexpr CommandSpec kCommands[] = {
     {"models", nullptr, kTakesFormat, "List the model presets."},
     {"gpus", nullptr, kTakesFormat, "List the GPU presets."},
     {"optimizers", nullptr, kTakesFormat, "List the optimizers and the state each keeps per parameter."},
-    {"import", "CONFIG.json", kTakesFormat, "A Hugging Face config.json: the parsed model and its parameter counts."},
+    {"import", "SOURCE", kTakesFormat,
+     "A checkpoint's headers, never its weights: a folder (config.json, safetensors shards, adapter_config.json), a .safetensors, "
+     ".gguf or config.json file, or a Hugging Face repo id in the local cache (HF_HOME): the model, its tensors by dtype and the "
+     "checkpoint's size."},
 };
 
 constexpr const char* kScenarioFooter =
@@ -278,7 +283,8 @@ private:
         if (c.positional) {
             const bool scenario = std::string(c.positional) == "SCENARIO.json";
             sub->add_option(c.positional, positional_[sub][1],
-                            scenario ? "scenario file (docs/scenario-format.md); - reads stdin" : "a Hugging Face config.json; - reads stdin")
+                            scenario ? "scenario file (docs/scenario-format.md); - reads stdin"
+                                     : "a checkpoint folder, a .safetensors, .gguf or config.json file (- reads a config.json from stdin), or org/name[@revision] in the HF cache")
                 ->type_name("");
         }
         if (c.takes & kTakesScenario) {
@@ -420,6 +426,43 @@ std::optional<std::string> set_path(Json& doc, const std::string& path, Json val
     }
 }
 
+// --model SOURCE where SOURCE is a checkpoint folder, a .gguf file or an org/name repo id in the HF
+// cache (not a preset id): the model as {"hf_config": ...} from its config.json or its GGUF metadata.
+// nullopt with `handled` false when the value is a preset id (or anything else for the reader).
+std::optional<Json> model_from_source(const std::string& value, bool& handled, std::string& err) {
+    handled = false;
+    if (find_model(value)) return std::nullopt;
+    std::error_code ec;
+    const bool dir = std::filesystem::is_directory(value, ec);
+    const bool gguf = value.size() > 5 && value.compare(value.size() - 5, 5, ".gguf") == 0;
+    if (!dir && !gguf && value.find('/') == std::string::npos) return std::nullopt;
+    handled = true;
+    CheckpointSource src;
+    if (!load_checkpoint_source(value, src, err)) return std::nullopt;
+    std::string config = src.config_text;
+    if (config.empty() && src.gguf) {
+        Result<std::string> c = gguf_hf_config(*src.gguf);
+        if (!c) {
+            err += "vramlens: --model " + value + ": the GGUF metadata does not describe a model vramlens can size:\n";
+            print_errors(c.errors, {}, err);
+            return std::nullopt;
+        }
+        config = *c;
+    }
+    if (config.empty()) {
+        err += "vramlens: --model " + value + ": has no config.json (or .gguf) to read the model from\n";
+        return std::nullopt;
+    }
+    std::vector<FieldError> errs;
+    std::optional<Json> c = parse_ordered_json_input(config, "config", errs);
+    if (!c) {
+        err += "vramlens: --model " + value + ": its config.json is not valid JSON:\n";
+        print_errors(errs, {}, err);
+        return std::nullopt;
+    }
+    return Json{{"hf_config", std::move(*c)}};
+}
+
 // Which flag set each scenario path, for naming the flag in an error (print_errors).
 using FlagMap = std::map<std::string, std::string>;
 
@@ -452,6 +495,14 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
         Json value;
         switch (e.spec->kind) {
             case FlagKind::Value:
+                if (path == "model") {
+                    bool handled = false;
+                    std::optional<Json> m = model_from_source(e.value, handled, err);
+                    if (handled && !m) { status = kBadInput; return std::nullopt; }
+                    if (m) { value = std::move(*m); break; }
+                }
+                value = flag_value(e.value);
+                break;
             case FlagKind::Switch: value = flag_value(e.value); break;
             case FlagKind::Params: value = Json{{"params", flag_value(e.value)}}; break;
             case FlagKind::ModelConfig: {
@@ -546,7 +597,8 @@ std::string usage() {
         "  vramlens models [--format F]                           model presets\n"
         "  vramlens gpus [--format F]                             GPU presets\n"
         "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
-        "  vramlens import CONFIG.json [--format F]               a Hugging Face config.json: parsed model and parameter counts\n"
+        "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
+        "        SOURCE: a folder, a .safetensors, .gguf or config.json file, or org/name in the HF cache\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
         "  vramlens COMMAND --help                                that command's arguments and flags\n"
         "  vramlens --help | --version\n"
@@ -686,32 +738,82 @@ int cmd_optimizers(const Options& o, std::string& out) {
     return kOk;
 }
 
+// A count for people: grouped in threes (units.h).
+std::string grouped_u64(uint64_t v) { return v <= INT64_MAX ? group_thousands(static_cast<int64_t>(v)) : std::to_string(v); }
+
+bool has_suffix(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The GGUF metadata as JSON: scalars as their values, arrays as their element type and length.
+Json gguf_metadata_json(const GgufHeader& h) {
+    Json m = Json::object();
+    for (const GgufKv& kv : h.metadata) {
+        if (kv.type == GgufValueType::Array)
+            m[kv.key] = {{"array", gguf_value_type_name(kv.element_type)}, {"count", kv.count}};
+        else if (kv.type == GgufValueType::String) m[kv.key] = kv.text;
+        else if (kv.type == GgufValueType::Bool) m[kv.key] = kv.unsigned_value.value_or(0) != 0;
+        else if (kv.unsigned_value) m[kv.key] = *kv.unsigned_value;
+        else m[kv.key] = kv.number.value_or(0.0);
+    }
+    return m;
+}
+
 int cmd_import(const Options& o, std::string& out, std::string& err) {
     if (o.positional.size() != 1) {
-        err += "vramlens: import needs exactly one CONFIG.json\n";
+        err += "vramlens: import needs exactly one SOURCE: a checkpoint folder, a .safetensors, .gguf or config.json file, or a "
+               "Hugging Face repo id in the local cache\n";
         return kUsage;
     }
-    std::string text;
-    if (!read_file(o.positional[0], text, err)) return kBadInput;
-    Result<ModelSpec> r = import_hf_config(text);  // reads it with parse_json_input
-    print_warnings(r.warnings, err);
-    if (!r.ok()) {
-        err += "vramlens: " + o.positional[0] + " cannot be imported:\n";
-        print_errors(r.errors, {}, err);
+    const std::string& given = o.positional[0];
+    CheckpointSource src;
+    std::error_code ec;
+    const bool json_file = given == "-" || (std::filesystem::is_regular_file(given, ec) && !has_suffix(given, ".gguf") &&
+                                            !has_suffix(given, ".safetensors") && !has_suffix(given, ".safetensors.index.json"));
+    if (json_file) {
+        std::string text;
+        if (!read_file(given, text, err)) return kBadInput;
+        if (!load_json_source(given, text, src, err)) return kBadInput;
+    } else if (!load_checkpoint_source(given, src, err)) {
         return kBadInput;
     }
-    const ModelSpec& m = *r;
-    const ParamCounts p = count_params(m);
-    const std::vector<std::vector<std::string>> counts = {
-        {"total", group_thousands(p.total)},
-        {"embedding", group_thousands(p.embedding)},
-        {"lm_head", group_thousands(p.lm_head)},
-        {"non_embedding", group_thousands(p.non_embedding)},
-        {"active_per_token", group_thousands(p.active_per_token)},
-        {"largest_layer", group_thousands(p.largest_layer)},
-    };
-    if (o.format == ExportFormat::Json) {
-        Json j = Json::object();
+    print_warnings(src.warnings, err);
+    Json j = Json::object();
+    std::vector<std::string> warnings = src.warnings;
+    std::string text;  // the table form
+    std::vector<std::vector<std::string>> rows;  // csv / markdown: the checkpoint's table
+    std::vector<std::string> row_header;
+
+    // ---- config.json: the model, its parameter counts, its quantization ----
+    std::optional<QuantConfig> quant;
+    if (!src.config_path.empty()) {
+        Result<ModelSpec> r = import_hf_config(src.config_text);  // reads it with parse_json_input
+        print_warnings(r.warnings, err);
+        if (!r.ok()) {
+            err += "vramlens: " + src.config_path + " cannot be imported:\n";
+            print_errors(r.errors, {}, err);
+            return kBadInput;
+        }
+        warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+        Result<std::optional<QuantConfig>> q = read_quantization_config(src.config_text);
+        print_warnings(q.warnings, err);
+        if (!q.ok()) {
+            err += "vramlens: " + src.config_path + ": its quantization_config cannot be read:\n";
+            print_errors(q.errors, {}, err);
+            return kBadInput;
+        }
+        warnings.insert(warnings.end(), q.warnings.begin(), q.warnings.end());
+        quant = *q.value;
+        const ModelSpec& m = *r;
+        const ParamCounts p = count_params(m);
+        const std::vector<std::vector<std::string>> counts = {
+            {"total", group_thousands(p.total)},
+            {"embedding", group_thousands(p.embedding)},
+            {"lm_head", group_thousands(p.lm_head)},
+            {"non_embedding", group_thousands(p.non_embedding)},
+            {"active_per_token", group_thousands(p.active_per_token)},
+            {"largest_layer", group_thousands(p.largest_layer)},
+        };
         j["model"] = Json::parse(model_to_json(m, JsonStyle::Pretty), nullptr, false);
         j["params"] = {{"total", p.total},
                        {"embedding", p.embedding},
@@ -719,18 +821,173 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
                        {"non_embedding", p.non_embedding},
                        {"active_per_token", p.active_per_token},
                        {"largest_layer", p.largest_layer}};
-        j["warnings"] = r.warnings;
-        out += j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-        return kOk;
-    }
-    if (o.format == ExportFormat::Table) {
-        out += escape_control_chars(m.name) + " (" + escape_control_chars(m.model_type) + ")\n\nparameters:\n";
+        text += escape_control_chars(m.name) + " (" + escape_control_chars(m.model_type) + ")\n\nparameters:\n";
         std::string table = format_rows({"count", "parameters"}, counts, ExportFormat::Table);
-        out += table.substr(table.find('\n') + 1);  // rows only
-        out += "\nas the \"model\" of a scenario file:\n" + model_to_json(m, JsonStyle::Pretty) + "\n";
-        return kOk;
+        text += table.substr(table.find('\n') + 1);  // rows only
+        text += "\nas the \"model\" of a scenario file:\n" + model_to_json(m, JsonStyle::Pretty) + "\n";
+        rows = counts;
+        row_header = {"count", "parameters"};
+        if (quant) {
+            j["quantization"] = {{"method", quant->method}, {"bits", quant->bits}, {"group_size", quant->group_size},
+                                 {"description", quant->description}, {"not_quantized", quant->not_quantized}};
+            j["quantization"]["weights"] = quant->format ? Json(enum_name(*quant->format)) : Json(nullptr);
+            text += "\nquantization: " + quant->description +
+                    (quant->format ? std::string(" (--weights ") + enum_name(*quant->format) + ")" : std::string(" (no vramlens weight format)")) + "\n";
+        }
     }
-    out += format_rows({"count", "parameters"}, counts, o.format);
+
+    // ---- adapter_config.json ----
+    if (!src.adapter_path.empty()) {
+        Result<AdapterConfig> a = read_adapter_config(src.adapter_text);
+        print_warnings(a.warnings, err);
+        if (!a.ok()) {
+            err += "vramlens: " + src.adapter_path + " cannot be imported:\n";
+            print_errors(a.errors, {}, err);
+            return kBadInput;
+        }
+        warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());
+        std::string targets;
+        for (const auto& n : lora_target_names())
+            if (a->lora_targets & n.value) targets += (targets.empty() ? "" : ",") + std::string(n.name);
+        j["adapter"] = {{"peft_type", a->peft_type}, {"base_model", a->base_model}, {"rank", a->rank}, {"alpha", a->alpha},
+                        {"target_modules", a->target_modules}, {"lora_targets", a->lora_targets == kLoraAllLinear ? std::string("all-linear") : targets}};
+        text += (text.empty() ? "" : "\n") + std::string("LoRA adapter on ") + escape_control_chars(a->base_model.empty() ? "(base model not named)" : a->base_model) +
+                ": rank " + std::to_string(a->rank) + ", alpha " + number_text(a->alpha) + ", targets " + targets + "\n" +
+                "  as scenario flags: --mode finetune --method lora --lora-rank " + std::to_string(a->rank) + " --lora-targets " +
+                (a->lora_targets == kLoraAllLinear ? std::string("all-linear") : targets) + "\n";
+    }
+
+    // ---- safetensors: tensors by dtype, the true checkpoint size ----
+    if (!src.shards.empty() || src.index) {
+        std::vector<SafetensorsHeader> headers;
+        uint64_t file_bytes = 0, tensor_bytes = 0, tensors = 0, elements = 0;
+        Json files = Json::array();
+        for (const ShardHeader& s : src.shards) {
+            headers.push_back(s.header);
+            file_bytes += s.file_bytes;
+            tensor_bytes += s.header.data_bytes;
+            files.push_back({{"path", s.path}, {"bytes", s.file_bytes}, {"header_bytes", s.header.header_bytes}, {"tensors", s.header.tensors.size()}});
+        }
+        const std::vector<DtypeCount> by = count_by_dtype(headers);
+        Json dtypes = Json::array();
+        std::vector<std::vector<std::string>> dtype_rows;
+        for (const DtypeCount& c : by) {
+            dtypes.push_back({{"dtype", c.dtype}, {"tensors", c.tensors}, {"elements", c.elements}, {"bytes", c.bytes}});
+            dtype_rows.push_back({c.dtype, grouped_u64(c.tensors), grouped_u64(c.elements), grouped_u64(c.bytes)});
+            tensors += c.tensors;
+            elements += c.elements;
+        }
+        dtype_rows.push_back({"total", grouped_u64(tensors), grouped_u64(elements), grouped_u64(tensor_bytes)});
+        const bool complete = src.missing_shards.empty();
+        j["checkpoint"] = {{"format", "safetensors"}, {"files", files}, {"dtypes", dtypes}, {"tensors", tensors}, {"elements", elements},
+                           {"tensor_bytes", tensor_bytes}, {"complete", complete}};
+        j["checkpoint"]["file_bytes"] = complete ? Json(file_bytes) : Json(nullptr);
+        if (src.index) {
+            j["checkpoint"]["index"] = src.index_path;
+            j["checkpoint"]["index_total_size"] = src.index->total_size ? Json(*src.index->total_size) : Json(nullptr);
+            j["checkpoint"]["missing_shards"] = src.missing_shards;
+        }
+        text += (text.empty() ? "" : "\n") + std::string("checkpoint: ") + std::to_string(src.shards.size()) + " safetensors file" +
+                (src.shards.size() == 1 ? "" : "s");
+        if (complete) text += ", " + grouped_u64(file_bytes) + " bytes (" + amount_with_unit(static_cast<double>(file_bytes), SizeUnit::GiB) + ")\n";
+        else
+            text += " of " + std::to_string(src.index->shards.size()) + " named by the index" +
+                    (src.index->total_size ? ", whose total_size is " + grouped_u64(*src.index->total_size) + " bytes of tensors (" +
+                                                 amount_with_unit(static_cast<double>(*src.index->total_size), SizeUnit::GiB) + ")"
+                                           : std::string()) + "\n";
+        if (!headers.empty()) {
+            text += "\ntensors by dtype (elements: parameters, or packed values of quantized weights):\n";
+            text += format_rows({"dtype", "tensors", "elements", "bytes"}, dtype_rows, ExportFormat::Table);
+        }
+        rows = dtype_rows;
+        row_header = {"dtype", "tensors", "elements", "bytes"};
+        if (quant && !headers.empty()) {
+            const QuantizedSplit q = split_quantized(headers, *quant);
+            j["checkpoint"]["quantized"] = {{"tensors", q.quantized_tensors}, {"params", q.quantized_params}, {"bytes", q.quantized_bytes},
+                                            {"constant_tensors", q.aux_tensors}};
+            j["checkpoint"]["not_quantized"] = {{"tensors", q.kept_tensors}, {"params", q.kept_params}, {"bytes", q.kept_bytes}};
+            text += "\nquantized: " + grouped_u64(q.quantized_tensors) + " weights holding " + grouped_u64(q.quantized_params) +
+                    " parameters, " + grouped_u64(q.quantized_bytes) + " bytes with their " + grouped_u64(q.aux_tensors) +
+                    " scale/zero tensors\nnot quantized: " + grouped_u64(q.kept_tensors) + " tensors, " + grouped_u64(q.kept_params) +
+                    " parameters, " + grouped_u64(q.kept_bytes) + " bytes\n";
+        }
+    }
+
+    // ---- GGUF ----
+    if (src.gguf) {
+        const GgufHeader& h = *src.gguf;
+        auto no_model = [&](const FieldError& e) {
+            warnings.push_back("the GGUF metadata gives no model: " + to_string(e));
+            print_warnings({warnings.back()}, err);
+        };
+        if (Result<std::string> c = gguf_hf_config(h); c.ok()) {
+            Result<ModelSpec> r = import_hf_config(*c);
+            print_warnings(r.warnings, err);
+            if (r.ok()) {
+                j["model"] = Json::parse(model_to_json(*r, JsonStyle::Pretty), nullptr, false);
+                j["params"] = {{"total", count_params(*r).total}};
+            } else {
+                for (const FieldError& e : r.errors) no_model(e);
+            }
+        } else {
+            for (const FieldError& e : c.errors) no_model(e);
+        }
+        const std::vector<GgmlTypeCount> by = count_by_ggml_type(h);
+        Json types = Json::array(), tensors = Json::array();
+        std::vector<std::vector<std::string>> type_rows;
+        uint64_t n = 0, elements = 0;
+        for (const GgmlTypeCount& c : by) {
+            const char* name = ggml_type(c.type).name;
+            types.push_back({{"type", name}, {"tensors", c.tensors}, {"elements", c.elements}, {"bytes", c.bytes}});
+            type_rows.push_back({name, grouped_u64(c.tensors), grouped_u64(c.elements), grouped_u64(c.bytes)});
+            n += c.tensors;
+            elements += c.elements;
+        }
+        type_rows.push_back({"total", grouped_u64(n), grouped_u64(elements), grouped_u64(h.data_bytes)});
+        for (const GgufTensor& t : h.tensors)
+            tensors.push_back({{"name", t.name}, {"type", ggml_type(t.type).name}, {"dims", t.dims}, {"elements", t.elements}, {"bytes", t.bytes}, {"offset", t.offset}});
+        auto arch = [&](const char* key) { std::optional<uint64_t> v = h.arch_value(key); return v ? Json(*v) : Json(nullptr); };
+        const GgufKv* name = h.find("general.name");
+        j["gguf"] = {{"path", src.gguf_path},
+                     {"version", h.version},
+                     {"architecture", h.architecture()},
+                     {"name", name && name->type == GgufValueType::String ? name->text : std::string()},
+                     {"context_length", arch("context_length")},
+                     {"block_count", arch("block_count")},
+                     {"head_count", arch("attention.head_count")},
+                     {"head_count_kv", arch("attention.head_count_kv")},
+                     {"embedding_length", arch("embedding_length")},
+                     {"feed_forward_length", arch("feed_forward_length")},
+                     {"expert_count", arch("expert_count")},
+                     {"alignment", h.alignment},
+                     {"data_offset", h.data_offset},
+                     {"tensor_bytes", h.data_bytes},
+                     {"file_bytes", src.gguf_file_bytes},
+                     {"types", types},
+                     {"layer_bytes", gguf_bytes_by_layer(h).layers},
+                     {"other_bytes", gguf_bytes_by_layer(h).other},
+                     {"tensors", tensors},
+                     {"metadata", gguf_metadata_json(h)}};
+        auto shown = [&](const char* key) { std::optional<uint64_t> v = h.arch_value(key); return v ? grouped_u64(*v) : std::string("?"); };
+        text += (text.empty() ? "" : "\n") + escape_control_chars(name && !name->text.empty() ? name->text : src.gguf_path) + " (" +
+                escape_control_chars(h.architecture().empty() ? std::string("architecture not named") : h.architecture()) + "), GGUF v" +
+                std::to_string(h.version) + "\n  context length " + shown("context_length") + ", " + shown("block_count") + " layers, " +
+                shown("attention.head_count") + " heads (" + shown("attention.head_count_kv") + " KV heads), embedding " + shown("embedding_length") +
+                "\n  file: " + grouped_u64(src.gguf_file_bytes) + " bytes (" + amount_with_unit(static_cast<double>(src.gguf_file_bytes), SizeUnit::GiB) +
+                "): header " + grouped_u64(h.data_offset) + ", tensors " + grouped_u64(h.data_bytes) + "\n\ntensors by GGML type:\n" +
+                format_rows({"type", "tensors", "elements", "bytes"}, type_rows, ExportFormat::Table);
+        rows = type_rows;
+        row_header = {"type", "tensors", "elements", "bytes"};
+    }
+
+    if (o.format == ExportFormat::Json) {
+        j["warnings"] = warnings;
+        out += j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    } else if (o.format == ExportFormat::Table) {
+        out += text;
+    } else {
+        out += format_rows(row_header, rows, o.format);
+    }
     return kOk;
 }
 

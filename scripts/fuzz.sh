@@ -31,7 +31,7 @@ ROOT=$PWD
 # Absolute: fuzz_cli works inside a temporary folder, so relative corpus and artifact paths would
 # point there.
 BUILD=$(realpath -m "${FUZZ_BUILD_DIR:-build/fuzz}")
-TARGETS=(fuzz_hf_config fuzz_scenario_json fuzz_share_link fuzz_cli)
+TARGETS=(fuzz_hf_config fuzz_scenario_json fuzz_share_link fuzz_cli fuzz_checkpoint)
 unset VRAMLENS_FUZZ_EXPECT_ERROR
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -68,6 +68,7 @@ seed_corpus() {  # target -> fills build/fuzz/corpus/<target> from the seeds (ke
         fuzz_scenario_json) cp fuzz/seeds/scenario_json/* "$dir"/ ;;
         fuzz_share_link)    cp fuzz/seeds/share_link/* "$dir"/ ;;
         fuzz_cli)           cp fuzz/seeds/cli/* "$dir"/ ;;
+        fuzz_checkpoint)    cp fuzz/seeds/checkpoint/* "$dir"/ ;;
     esac
 }
 
@@ -105,6 +106,9 @@ cases = {
         'deep-import.txt': ('import\ndeep-config.json\n', TOO_DEEP),
         'deep-config.txt': ('solve\nmicro-batch\n--model-config\ndeep-config.json\n', TOO_DEEP),
         'big-link.txt': ('link\n--decode\nv1.' + 'A' * big + '\n', LINK_TOO_LONG)},
+    'fuzz_checkpoint': {  # the first byte picks the reader (fuzz_checkpoint.cpp): 2 index, 4 adapter_config
+        'big-index.json': ('\x02{"weight_map": {"a": "' + 'a' * big + '"}}', TOO_BIG),
+        'deep-adapter.json': ('\x04{"peft_type": "LORA", "r": ' + deep + '}', TOO_DEEP)},
 }[target]
 for name, (text, expect) in cases.items():
     with open(os.path.join(out, name), 'w') as f:
@@ -123,6 +127,7 @@ run_limits() {
         fuzz_scenario_json) control=fuzz/seeds/scenario_json/default-pretty.json ;;
         fuzz_share_link) control=fuzz/seeds/share_link/link-1.txt ;;
         fuzz_cli) control=fuzz/seeds/cli/version.txt ;;
+        fuzz_checkpoint) control=fuzz/seeds/checkpoint/gguf-tiny.bin ;;
     esac
     if VRAMLENS_FUZZ_EXPECT_ERROR="is nested deeper" "$BUILD/fuzz/$t" "$ROOT/$control" -artifact_prefix="$BUILD/findings/control-" \
            </dev/null >"$BUILD/findings/$t-limit-control.log" 2>&1; then

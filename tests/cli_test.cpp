@@ -12,9 +12,11 @@
 #include <sstream>
 #include <string>
 
+#include "checkpoint_files.h"
 #include "cli.h"
 #include "export.h"
 #include "shell_command.h"
+#include "units.h"
 
 namespace {
 
@@ -525,7 +527,7 @@ TEST_CASE("cli: every command has its own --help, -h works anywhere, -- ends the
     Run l = vramlens("link -h");
     CHECK_THAT(l.out, Catch::Contains("  --decode LINK "));
     CHECK_THAT(l.out, !Catch::Contains("--format"));
-    CHECK_THAT(vramlens("import -h").out, Catch::Contains("Usage: vramlens import [OPTIONS] [CONFIG.json]\n"));
+    CHECK_THAT(vramlens("import -h").out, Catch::Contains("Usage: vramlens import [OPTIONS] [SOURCE]\n"));
     CHECK_THAT(vramlens("-h").out, Catch::Contains("vramlens estimate [SCENARIO.json]"));  // the global help
     // After --, an argument that looks like an option is a file name; -h is one too.
     const std::string dir = temp_path("dashdir");
@@ -623,6 +625,210 @@ TEST_CASE("cli: run() answers odd command lines with a status and a message, nev
         CHECK((status == 0 ? !out.empty() : !err.empty()));
         CHECK(err.find("internal error") == std::string::npos);
     }
+}
+
+
+namespace {
+
+// A folder for one test's checkpoint files, removed at the end.
+struct TempDir {
+    std::filesystem::path path;
+    explicit TempDir(const std::string& name) : path(temp_path(name)) {
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    std::string file(const std::string& name, const std::string& bytes) const {
+        const std::string p = (path / name).string();
+        std::ofstream(p, std::ios::binary) << bytes;
+        return p;
+    }
+    std::string str() const { return path.string(); }
+};
+
+}  // namespace
+
+TEST_CASE("cli: import a checkpoint folder reads the safetensors headers: counts per dtype and the files' true size (issue 17)") {
+    TempDir d("ckpt");
+    std::filesystem::copy_file(std::string(VRAMLENS_TEST_DATA) + "/configs/llama-3.1-8b.json", d.path / "config.json");
+    // shard 1: embed BF16 [32, 8] (256 elements, 512 bytes) + norm F32 [8] (8, 32);
+    // shard 2: lm_head BF16 [32, 8] (256, 512). BF16: 2 tensors, 512 elements, 1024 bytes.
+    const std::string h1 = R"({"model.embed_tokens.weight": {"dtype": "BF16", "shape": [32, 8], "data_offsets": [0, 512]},
+                               "model.norm.weight": {"dtype": "F32", "shape": [8], "data_offsets": [512, 544]}})";
+    const std::string h2 = R"({"lm_head.weight": {"dtype": "BF16", "shape": [32, 8], "data_offsets": [0, 512]}})";
+    const std::string s1 = d.file("model-00001-of-00002.safetensors", vl::test::safetensors_file(h1, 544));
+    const std::string s2 = d.file("model-00002-of-00002.safetensors", vl::test::safetensors_file(h2, 512));
+    d.file("model.safetensors.index.json", R"({"metadata": {"total_size": 1056}, "weight_map": {
+        "model.embed_tokens.weight": "model-00001-of-00002.safetensors", "model.norm.weight": "model-00001-of-00002.safetensors",
+        "lm_head.weight": "model-00002-of-00002.safetensors"}})");
+    const uint64_t on_disk = std::filesystem::file_size(s1) + std::filesystem::file_size(s2);
+    Run r = vramlens("import '" + d.str() + "' --format json");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["model"]["hidden"] == 4096);  // the folder's config.json
+    CHECK(j["checkpoint"]["file_bytes"] == on_disk);
+    CHECK(j["checkpoint"]["tensor_bytes"] == 1056);
+    CHECK(j["checkpoint"]["index_total_size"] == 1056);
+    CHECK(j["checkpoint"]["elements"] == 256 + 8 + 256);
+    REQUIRE(j["checkpoint"]["dtypes"].size() == 2);
+    CHECK(j["checkpoint"]["dtypes"][0]["dtype"] == "BF16");
+    CHECK(j["checkpoint"]["dtypes"][0]["elements"] == 512);
+    CHECK(j["checkpoint"]["dtypes"][0]["bytes"] == 1024);
+    CHECK(j["checkpoint"]["dtypes"][1]["dtype"] == "F32");
+    CHECK(j["checkpoint"]["dtypes"][1]["tensors"] == 1);
+    Run t = vramlens("import '" + d.str() + "'");
+    CHECK_THAT(t.out, Catch::Contains("checkpoint: 2 safetensors files, " + vl::group_thousands(static_cast<int64_t>(on_disk)) + " bytes"));
+    CHECK_THAT(t.out, Catch::Contains("BF16   2        512       1,024\n"));
+    // One shard named by the index is gone: the present ones are counted, the size is the index's.
+    std::filesystem::remove(s2);
+    Run m = vramlens("import '" + d.str() + "' --format json");
+    REQUIRE(m.status == 0);
+    CHECK_THAT(m.err, Catch::Contains("warning: 1 of the 2 shards the index names are not here (model-00002-of-00002.safetensors)"));
+    CHECK(nlohmann::json::parse(m.out)["checkpoint"]["file_bytes"].is_null());
+    // A truncated shard is an error naming the file.
+    std::filesystem::resize_file(s1, 8 + h1.size() + 100);
+    Run bad = vramlens("import '" + d.str() + "'");
+    CHECK(bad.status == 1);
+    CHECK_THAT(bad.err, Catch::Contains("vramlens: " + s1 + " is not a valid safetensors file:\n  data_offsets: the tensors' bytes end at 544 "
+                                        "but the file holds 100 bytes of data after its header: the file is truncated\n"));
+}
+
+TEST_CASE("cli: import reads only the headers: a 20 GB checkpoint with a hand-written header") {
+    TempDir d("sparse");
+    // 5 tensors BF16 [32768, 65536] = 2,147,483,648 elements, 4,294,967,296 bytes each: 21,474,836,480 bytes of data.
+    std::string header = "{";
+    for (int i = 0; i < 5; ++i)
+        header += std::string(i ? ", " : "") + "\"w" + std::to_string(i) + "\": {\"dtype\": \"BF16\", \"shape\": [32768, 65536], \"data_offsets\": [" +
+                  std::to_string(4294967296ull * i) + ", " + std::to_string(4294967296ull * (i + 1)) + "]}";
+    header += "}";
+    const std::string f = d.file("big.safetensors", vl::test::safetensors_file(header, 0));
+    std::filesystem::resize_file(f, 8 + header.size() + 21474836480ull);  // sparse: nothing is written
+    Run r = vramlens("import '" + f + "' --format json");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["checkpoint"]["elements"] == 5ull * 2147483648ull);
+    CHECK(j["checkpoint"]["file_bytes"] == 8 + header.size() + 21474836480ull);
+}
+
+TEST_CASE("cli: import a GGUF file: architecture, sizes, every tensor's type and bytes") {
+    TempDir d("gguf");
+    vl::test::GgufWriter w;
+    w.string("general.architecture", "llama");
+    w.string("general.name", "Tiny");
+    w.u32("llama.context_length", 4096);
+    w.u32("llama.block_count", 1);
+    w.u32("llama.attention.head_count", 4);
+    w.u32("llama.attention.head_count_kv", 2);
+    w.u32("llama.embedding_length", 256);
+    w.u32("llama.feed_forward_length", 512);
+    w.strings("tokenizer.ggml.tokens", {"a", "b"});
+    w.tensor("token_embd.weight", {256, 32}, 12, 4608);  // Q4_K: 32 blocks of 256 weights x 144 bytes
+    w.tensor("output.weight", {256, 32}, 8, 8704);       // Q8_0: 256 blocks of 32 x 34 bytes
+    const std::string f = d.file("tiny-Q4_K_M.gguf", w.file());
+    Run r = vramlens("import '" + f + "' --format json");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out)["gguf"];
+    CHECK(j["architecture"] == "llama");
+    CHECK(j["context_length"] == 4096);
+    CHECK(j["head_count_kv"] == 2);
+    CHECK(j["file_bytes"] == std::filesystem::file_size(f));
+    CHECK(j["tensor_bytes"] == 4608 + 8704);
+    CHECK(j["tensors"][1]["type"] == "Q8_0");
+    CHECK(j["tensors"][1]["bytes"] == 8704);
+    CHECK(j["layer_bytes"].empty());  // no blk.* tensor in this file
+    CHECK(j["other_bytes"] == 4608 + 8704);
+    CHECK(j["metadata"]["tokenizer.ggml.tokens"]["count"] == 2);
+    Run t = vramlens("import '" + f + "'");
+    CHECK_THAT(t.out, Catch::StartsWith("Tiny (llama), GGUF v3\n  context length 4,096, 1 layers, 4 heads (2 KV heads), embedding 256\n"));
+    // The model from the metadata; --model takes the file as it takes a preset.
+    CHECK(nlohmann::json::parse(r.out)["model"]["kv_heads"] == 2);
+    Run e = vramlens("estimate --model '" + f + "' --mode infer --engine llama.cpp --weights q4_k_m --context 1024 --format json");
+    INFO(e.err);
+    CHECK(e.status == 0);
+    CHECK(nlohmann::json::parse(e.out)["scenario"]["model"]["hidden"] == 256);
+    // A folder with one .gguf reads it; a file that is not one says so.
+    CHECK(vramlens("import '" + d.str() + "'").status == 0);
+    const std::string bad = d.file("bad.gguf", "GGML and more");
+    Run b = vramlens("import '" + bad + "'");
+    CHECK(b.status == 1);
+    CHECK(b.err == "vramlens: " + bad + " is not a valid GGUF file:\n  magic: the file does not start with \"GGUF\": it is not a GGUF file\n");
+}
+
+TEST_CASE("cli: import an AWQ checkpoint: the weight format, quantized and kept tensors apart") {
+    TempDir d("awq");
+    d.file("config.json", R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1,
+        "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 32,
+        "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64, "zero_point": true, "version": "gemm"}})");
+    // down_proj in 128 -> out 64, 4-bit, group 64: qweight I32 [128, 8] (1024 x 8 = 8192 = 128 x 64 weights),
+    // qzeros I32 [2, 8], scales F16 [2, 64]; embedding F16 [32, 64] kept.
+    d.file("model.safetensors", vl::test::safetensors_file(R"({
+        "model.layers.0.mlp.down_proj.qweight": {"dtype": "I32", "shape": [128, 8], "data_offsets": [0, 4096]},
+        "model.layers.0.mlp.down_proj.qzeros": {"dtype": "I32", "shape": [2, 8], "data_offsets": [4096, 4160]},
+        "model.layers.0.mlp.down_proj.scales": {"dtype": "F16", "shape": [2, 64], "data_offsets": [4160, 4416]},
+        "model.embed_tokens.weight": {"dtype": "F16", "shape": [32, 64], "data_offsets": [4416, 8512]}})", 8512));
+    Run r = vramlens("import '" + d.str() + "' --format json");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["quantization"]["weights"] == "awq-4bit");
+    CHECK(j["quantization"]["group_size"] == 64);
+    CHECK(j["checkpoint"]["quantized"]["params"] == 128 * 64);
+    CHECK(j["checkpoint"]["quantized"]["bytes"] == 4096 + 64 + 256);
+    CHECK(j["checkpoint"]["not_quantized"]["params"] == 32 * 64);
+    CHECK_THAT(vramlens("import '" + d.str() + "'").out, Catch::Contains("quantization: AWQ 4-bit, group size 64 (--weights awq-4bit)\n"));
+    // --model FOLDER reads the folder's config.json
+    Run e = vramlens("scenario --model '" + d.str() + "'");
+    INFO(e.err);
+    CHECK(e.status == 0);
+    CHECK(nlohmann::json::parse(e.out)["model"]["hidden"] == 64);
+}
+
+TEST_CASE("cli: import a LoRA adapter folder: rank and targets on the named base model") {
+    TempDir d("lora");
+    d.file("adapter_config.json", R"({"peft_type": "LORA", "base_model_name_or_path": "meta-llama/Llama-3.1-8B", "r": 16,
+        "lora_alpha": 32, "target_modules": ["q_proj", "v_proj"]})");
+    // lora_A [16, 4096] and lora_B [4096, 16] of one q_proj: 2 x 65,536 = 131,072 F32 elements.
+    d.file("adapter_model.safetensors", vl::test::safetensors_file(R"({
+        "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight": {"dtype": "F32", "shape": [16, 4096], "data_offsets": [0, 262144]},
+        "base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight": {"dtype": "F32", "shape": [4096, 16], "data_offsets": [262144, 524288]}})", 524288));
+    Run r = vramlens("import '" + d.str() + "'");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("LoRA adapter on meta-llama/Llama-3.1-8B: rank 16, alpha 32, targets q_proj,v_proj\n"
+                                        "  as scenario flags: --mode finetune --method lora --lora-rank 16 --lora-targets q_proj,v_proj\n"));
+    nlohmann::json j = nlohmann::json::parse(vramlens("import '" + d.str() + "' --format json").out);
+    CHECK(j["checkpoint"]["elements"] == 131072);
+    CHECK(j["adapter"]["rank"] == 16);
+}
+
+TEST_CASE("cli: import a repo id from the local Hugging Face cache (HF_HOME), and one not there says downloading is not supported") {
+    TempDir home("hfhome");
+    const std::string commit = "0123456789abcdef0123456789abcdef01234567";
+    const std::filesystem::path repo = home.path / "hub" / "models--acme--tiny";
+    std::filesystem::create_directories(repo / "refs");
+    std::filesystem::create_directories(repo / "snapshots" / commit);
+    std::ofstream(repo / "refs" / "main") << commit;
+    std::filesystem::copy_file(std::string(VRAMLENS_TEST_DATA) + "/configs/gpt2.json", repo / "snapshots" / commit / "config.json");
+    ::setenv("HF_HOME", home.str().c_str(), 1);
+    ::unsetenv("HF_HUB_CACHE");
+    Run r = vramlens("import acme/tiny --format json");
+    Run at = vramlens("import acme/tiny@" + commit + " --format json");
+    Run url = vramlens("import https://huggingface.co/acme/tiny --format json");
+    Run missing = vramlens("import acme/other");
+    ::unsetenv("HF_HOME");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(nlohmann::json::parse(r.out)["model"]["model_type"] == "gpt2");
+    CHECK(at.status == 0);
+    CHECK(url.status == 0);
+    CHECK(missing.status == 1);
+    CHECK(missing.err == "vramlens: \"acme/other\" is not a file or folder here, and the Hugging Face cache (" + home.str() +
+                             "/hub) has no acme/other.\n  Downloading from the Hub is not supported yet: download the checkpoint's "
+                             "config.json and *.safetensors headers (or the whole folder) and import the folder, or set HF_HOME to the "
+                             "cache that holds it.\n");
 }
 
 #endif  // VRAMLENS_CLI_PATH

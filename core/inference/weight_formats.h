@@ -34,38 +34,91 @@ struct QuantLayout {
     double dq_outer_block = 0;  // 0: no double-quantized variant
 };
 
-// GGML tensor types that the GGUF formats below are made of (llama.cpp ggml-common.h block structs
-// [llama-cpp-code]). K-quants: 256-weight super-blocks whose sub-block scales (and mins) are
-// themselves quantized, scaled by fp16 d (and dmin); the zero bits are the mins.
-enum class GgmlType { F32, F16, Q8_0, Q6_K, Q5_K, Q4_K, Q3_K, Q2_K, Q4_0 };
+// GGML tensor types: those the GGUF formats below are made of first, then every other type a GGUF
+// file can hold (llama.cpp ggml-common.h block structs and ggml.c type_traits [llama-cpp-code]).
+// K-quants: 256-weight super-blocks whose sub-block scales (and mins) are themselves quantized,
+// scaled by fp16 d (and dmin); the zero bits are the mins.
+enum class GgmlType {
+    F32, F16, Q8_0, Q6_K, Q5_K, Q4_K, Q3_K, Q2_K, Q4_0,
+    Q4_1, Q5_0, Q5_1, Q8_1, Q8_K, IQ2_XXS, IQ2_XS, IQ3_XXS, IQ1_S, IQ4_NL, IQ3_S, IQ2_S, IQ4_XS,
+    I8, I16, I32, I64, F64, IQ1_M, BF16, TQ1_0, TQ2_0, MXFP4,
+};
 
 struct GgmlTypeInfo {
     GgmlType type;
     const char* name;    // "Q4_K"
     const char* params;  // the formula's name for the parameters stored in this type: "P_Q4_K"
     const char* bpw;     // and for its bits per weight: "bpw_Q4_K"
-    QuantLayout layout;
+    QuantLayout layout;  // i-quants and ternary types: their whole bits per weight as data_bits
+    uint32_t id;         // enum ggml_type: the number a GGUF tensor info stores
+    uint32_t block_weights;  // ggml_blck_size: weights per block
+    uint32_t block_bytes;    // ggml_type_size: bytes per block
 };
 
+// A type's block as a whole: every block of block_weights weights takes block_bytes bytes.
+constexpr GgmlTypeInfo ggml_whole(GgmlType t, const char* name, const char* params, const char* bpw, uint32_t id,
+                                  uint32_t weights, uint32_t bytes) {
+    return {t, name, params, bpw, {bytes * 8.0 / weights}, id, weights, bytes};
+}
+
 inline constexpr GgmlTypeInfo kGgmlTypes[] = {
-    {GgmlType::F32, "F32", "P_F32", "bpw_F32", {32}},
-    {GgmlType::F16, "F16", "P_F16", "bpw_F16", {16}},
+    {GgmlType::F32, "F32", "P_F32", "bpw_F32", {32}, 0, 1, 4},
+    {GgmlType::F16, "F16", "P_F16", "bpw_F16", {16}, 1, 1, 2},
     // block_q8_0: fp16 d + 32 int8
-    {GgmlType::Q8_0, "Q8_0", "P_Q8_0", "bpw_Q8_0", {8, Block::Fixed, 32, 16}},
+    {GgmlType::Q8_0, "Q8_0", "P_Q8_0", "bpw_Q8_0", {8, Block::Fixed, 32, 16}, 8, 32, 34},
     // block_q6_K: ql[128] + qh[64] (6-bit quants), int8 scales[16] + fp16 d
-    {GgmlType::Q6_K, "Q6_K", "P_Q6_K", "bpw_Q6_K", {6, Block::Fixed, 256, 16 * 8 + 16}},
+    {GgmlType::Q6_K, "Q6_K", "P_Q6_K", "bpw_Q6_K", {6, Block::Fixed, 256, 16 * 8 + 16}, 14, 256, 210},
     // block_q5_K: qs[128] + qh[32] (5-bit quants), scales[12] = 8 6-bit scales + 8 6-bit mins, fp16 d + dmin
-    {GgmlType::Q5_K, "Q5_K", "P_Q5_K", "bpw_Q5_K", {5, Block::Fixed, 256, 8 * 6 + 16, 8 * 6 + 16}},
+    {GgmlType::Q5_K, "Q5_K", "P_Q5_K", "bpw_Q5_K", {5, Block::Fixed, 256, 8 * 6 + 16, 8 * 6 + 16}, 13, 256, 176},
     // block_q4_K: qs[128] (4-bit quants), scales[12] = 8 6-bit scales + 8 6-bit mins, fp16 d + dmin
-    {GgmlType::Q4_K, "Q4_K", "P_Q4_K", "bpw_Q4_K", {4, Block::Fixed, 256, 8 * 6 + 16, 8 * 6 + 16}},
+    {GgmlType::Q4_K, "Q4_K", "P_Q4_K", "bpw_Q4_K", {4, Block::Fixed, 256, 8 * 6 + 16, 8 * 6 + 16}, 12, 256, 144},
     // block_q3_K: hmask[32] + qs[64] (3-bit quants), scales[12] = 16 6-bit scales, fp16 d
-    {GgmlType::Q3_K, "Q3_K", "P_Q3_K", "bpw_Q3_K", {3, Block::Fixed, 256, 16 * 6 + 16}},
+    {GgmlType::Q3_K, "Q3_K", "P_Q3_K", "bpw_Q3_K", {3, Block::Fixed, 256, 16 * 6 + 16}, 11, 256, 110},
     // block_q2_K: qs[64] (2-bit quants), scales[16] = 16 4-bit scales + 16 4-bit mins, fp16 d + dmin
-    {GgmlType::Q2_K, "Q2_K", "P_Q2_K", "bpw_Q2_K", {2, Block::Fixed, 256, 16 * 4 + 16, 16 * 4 + 16}},
+    {GgmlType::Q2_K, "Q2_K", "P_Q2_K", "bpw_Q2_K", {2, Block::Fixed, 256, 16 * 4 + 16, 16 * 4 + 16}, 10, 256, 84},
     // block_q4_0: fp16 d + 16 bytes of nibbles
-    {GgmlType::Q4_0, "Q4_0", "P_Q4_0", "bpw_Q4_0", {4, Block::Fixed, 32, 16}},
+    {GgmlType::Q4_0, "Q4_0", "P_Q4_0", "bpw_Q4_0", {4, Block::Fixed, 32, 16}, 2, 32, 18},
+    // block_q4_1: fp16 d + fp16 m + 16 bytes of nibbles
+    {GgmlType::Q4_1, "Q4_1", "P_Q4_1", "bpw_Q4_1", {4, Block::Fixed, 32, 16, 16}, 3, 32, 20},
+    // block_q5_0: fp16 d + qh[4] + qs[16]
+    {GgmlType::Q5_0, "Q5_0", "P_Q5_0", "bpw_Q5_0", {5, Block::Fixed, 32, 16}, 6, 32, 22},
+    // block_q5_1: fp16 d + fp16 m + qh[4] + qs[16]
+    {GgmlType::Q5_1, "Q5_1", "P_Q5_1", "bpw_Q5_1", {5, Block::Fixed, 32, 16, 16}, 7, 32, 24},
+    // block_q8_1: fp16 d + fp16 s + 32 int8
+    {GgmlType::Q8_1, "Q8_1", "P_Q8_1", "bpw_Q8_1", {8, Block::Fixed, 32, 16, 16}, 9, 32, 36},
+    // block_q8_K: fp32 d + 256 int8 + int16 bsums[16]
+    {GgmlType::Q8_K, "Q8_K", "P_Q8_K", "bpw_Q8_K", {8, Block::Fixed, 256, 32 + 16 * 16}, 15, 256, 292},
+    // i-quants: codebook indices, signs and scales packed together (sizes from their static_asserts)
+    ggml_whole(GgmlType::IQ2_XXS, "IQ2_XXS", "P_IQ2_XXS", "bpw_IQ2_XXS", 16, 256, 2 + 64),
+    ggml_whole(GgmlType::IQ2_XS, "IQ2_XS", "P_IQ2_XS", "bpw_IQ2_XS", 17, 256, 2 + 64 + 8),
+    ggml_whole(GgmlType::IQ3_XXS, "IQ3_XXS", "P_IQ3_XXS", "bpw_IQ3_XXS", 18, 256, 2 + 96),
+    ggml_whole(GgmlType::IQ1_S, "IQ1_S", "P_IQ1_S", "bpw_IQ1_S", 19, 256, 2 + 32 + 16),
+    ggml_whole(GgmlType::IQ4_NL, "IQ4_NL", "P_IQ4_NL", "bpw_IQ4_NL", 20, 32, 2 + 16),
+    ggml_whole(GgmlType::IQ3_S, "IQ3_S", "P_IQ3_S", "bpw_IQ3_S", 21, 256, 2 + 13 * 8 + 4),
+    ggml_whole(GgmlType::IQ2_S, "IQ2_S", "P_IQ2_S", "bpw_IQ2_S", 22, 256, 2 + 64 + 16),
+    ggml_whole(GgmlType::IQ4_XS, "IQ4_XS", "P_IQ4_XS", "bpw_IQ4_XS", 23, 256, 2 + 2 + 4 + 128),
+    {GgmlType::I8, "I8", "P_I8", "bpw_I8", {8}, 24, 1, 1},
+    {GgmlType::I16, "I16", "P_I16", "bpw_I16", {16}, 25, 1, 2},
+    {GgmlType::I32, "I32", "P_I32", "bpw_I32", {32}, 26, 1, 4},
+    {GgmlType::I64, "I64", "P_I64", "bpw_I64", {64}, 27, 1, 8},
+    {GgmlType::F64, "F64", "P_F64", "bpw_F64", {64}, 28, 1, 8},
+    ggml_whole(GgmlType::IQ1_M, "IQ1_M", "P_IQ1_M", "bpw_IQ1_M", 29, 256, 32 + 16 + 8),
+    {GgmlType::BF16, "BF16", "P_BF16", "bpw_BF16", {16}, 30, 1, 2},
+    // ternary: block_tq1_0 = qs[48] (5 trits a byte) + qh[4] + fp16 d; block_tq2_0 = qs[64] + fp16 d
+    ggml_whole(GgmlType::TQ1_0, "TQ1_0", "P_TQ1_0", "bpw_TQ1_0", 34, 256, 48 + 4 + 2),
+    ggml_whole(GgmlType::TQ2_0, "TQ2_0", "P_TQ2_0", "bpw_TQ2_0", 35, 256, 64 + 2),
+    // block_mxfp4: e8m0 shared exponent + 16 bytes of fp4 (e2m1) pairs
+    {GgmlType::MXFP4, "MXFP4", "P_MXFP4", "bpw_MXFP4", {4, Block::Fixed, 32, 8}, 39, 32, 17},
 };
 inline constexpr size_t kGgmlTypeCount = std::size(kGgmlTypes);
+
+// The row of a GGUF file's type number, or null for a number no GGML type has (or one removed:
+// 4, 5, 31-33, 36-38).
+constexpr const GgmlTypeInfo* ggml_type_by_id(uint64_t id) {
+    for (const GgmlTypeInfo& t : kGgmlTypes)
+        if (t.id == id) return &t;
+    return nullptr;
+}
 
 constexpr const GgmlTypeInfo& ggml_type(GgmlType t) { return kGgmlTypes[static_cast<size_t>(t)]; }
 
@@ -138,9 +191,20 @@ constexpr bool tables_in_enum_order() {
         if (static_cast<size_t>(kWeightFormats[i].format) != i) return false;
     return true;
 }
+// Each layout's bits per weight are its block's: block_bytes * 8 / block_weights.
+constexpr bool layouts_match_blocks() {
+    for (const GgmlTypeInfo& t : kGgmlTypes) {
+        const QuantLayout& l = t.layout;
+        const double bits = l.block == Block::Fixed ? l.data_bits + (l.scale_bits + l.zero_bits) / l.block_size : l.data_bits;
+        if (l.block != Block::None && l.block != Block::Fixed) return false;
+        if (bits * t.block_weights != t.block_bytes * 8.0) return false;
+    }
+    return true;
+}
 static_assert(tables_in_enum_order(), "kGgmlTypes and kWeightFormats list every value in enum order");
+static_assert(layouts_match_blocks(), "a GGML type's layout disagrees with its block size");
 static_assert(std::size(kWeightFormats) == static_cast<size_t>(WeightFormat::GGUF_Q2_K) + 1, "a WeightFormat without a row");
-static_assert(kGgmlTypeCount == static_cast<size_t>(GgmlType::Q4_0) + 1, "a GgmlType without a row");
+static_assert(kGgmlTypeCount == static_cast<size_t>(GgmlType::MXFP4) + 1, "a GgmlType without a row");
 }  // namespace detail
 
 constexpr const WeightFormatInfo& weight_format(WeightFormat f) { return kWeightFormats[static_cast<size_t>(f)]; }
