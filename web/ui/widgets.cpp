@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ui/keyboard.h"
+
 namespace vl::ui {
 
 namespace {
@@ -42,6 +44,7 @@ int resize_callback(ImGuiInputTextCallbackData* d) {
 void mark(AppState& app, const std::string& key) {
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     app.ui.items[key] = {a.x, a.y, b.x - a.x, b.y - a.y};
+    note_focus(app, key);
 }
 
 static void draw_error(AppState& app, const FieldError& e, const std::string& text) {
