@@ -211,7 +211,14 @@ void workload_panel(AppState& app) {
         if (s.finetune.method != FineTuneMethod::Full) {
             int_field(app, tr(L, S::LoraRank), "finetune.lora_rank", s.finetune.lora_rank, 1, 4096, true);
             field_label(tr(L, S::LoraTargets));
+            // The checkboxes flow like words: one goes on the same line only when all of it fits there.
+            const ImGuiStyle& style = ImGui::GetStyle();
+            const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+            bool first = true;
             for (const auto& t : lora_target_names()) {
+                const float w = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(t.name).x;
+                if (!first && ImGui::GetItemRectMax().x + style.ItemSpacing.x + w <= right) ImGui::SameLine();
+                first = false;
                 bool on = (s.finetune.lora_targets & t.value) != 0;
                 ImGui::PushID(t.name);
                 if (ImGui::Checkbox(t.name, &on)) {
@@ -219,7 +226,7 @@ void workload_panel(AppState& app) {
                     app.dirty = true;
                 }
                 ImGui::PopID();
-                if (&t != &lora_target_names().back() && ImGui::GetContentRegionAvail().x > 90) ImGui::SameLine();
+                mark(app, std::string("finetune.lora_targets.") + t.name);
             }
             section_errors(app, "finetune");
         }
