@@ -86,6 +86,7 @@ bool same_model(const ModelSpec& a, const ModelSpec& b) {
 // Which presets a scenario uses (after a link or a scenario file replaced it).
 void sync_preset_ids(AppState& app) {
     const Scenario& s = app.scenario;
+    app.ui.number_text.clear();  // the fields show the new scenario's numbers
     app.ui.preset_id.clear();
     if (!s.model.architecture_known()) app.ui.source = ModelSource::ParamsOnly;
     else {

@@ -90,6 +90,8 @@ struct UiState {
     float content_height = 0;                // embed: height of the content, reported to the parent page
     std::string editing_key;                 // touch: field whose text the page's text box edits
     std::map<std::string, std::string> text_buffers;  // touch-edited values not yet applied
+    struct NumberEdit { std::string text, before; };  // a number field's text, and its value's text before the edit
+    std::map<std::string, NumberEdit> number_text;    // number fields being edited, or whose text is no number (widgets.cpp)
     // Screen rectangles of named widgets (for the browser tests and the text box), CSS pixels.
     std::map<std::string, std::vector<float>> items;
     std::map<std::string, std::vector<float>> last_items;  // the previous frame's (section_errors)

@@ -14,26 +14,6 @@ namespace vl::ui {
 
 namespace {
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-// Every word of the filter appears in the preset's name, family, id or HF id.
-bool matches(const ModelPreset& p, const std::string& filter) {
-    const std::string hay = lower(p.name + " " + p.family + " " + p.id + " " + p.hf_id);
-    size_t i = 0;
-    const std::string f = lower(filter);
-    while (i < f.size()) {
-        while (i < f.size() && f[i] == ' ') ++i;
-        size_t j = f.find(' ', i);
-        if (j == std::string::npos) j = f.size();
-        if (j > i && hay.find(f.substr(i, j - i)) == std::string::npos) return false;
-        i = j;
-    }
-    return true;
-}
-
 // A custom edit of a preset's architecture: the model is no longer that preset.
 void mark_custom(AppState& app) {
     if (app.ui.source == ModelSource::Preset) {
@@ -65,7 +45,7 @@ void preset_picker(AppState& app) {
     std::string last_family;
     for (const ModelPreset& p : model_presets()) {
         if (!app.ui.family_filter.empty() && p.family != app.ui.family_filter) continue;
-        if (!matches(p, app.ui.model_filter)) continue;
+        if (!preset_matches(p, app.ui.model_filter)) continue;
         if (p.family != last_family) {
             ImGui::TextDisabled("%s", p.family.c_str());
             last_family = p.family;
