@@ -328,7 +328,10 @@ void gpu_panel(AppState& app) {
         if (float_field(app, tr(L, S::GpuMemory), "gpu.memory_bytes", gib, 1, 4096, 8, "%.1f")) s.gpu.memory_bytes = gib * kGiB;
         section_errors(app, "gpu");
     }
-    if (int_field(app, tr(L, S::GpuCount), "gpu_count", s.gpu_count, 1, 65536, false)) fit_layout_to_gpus(s);
+    // In inference the count is every GPU of every replica: tensor and pipeline parallel split one
+    // replica, the rest are replicas (the parallel section shows each).
+    const S count_label = s.mode == Mode::Infer ? S::GpuCountInfer : S::GpuCount;
+    if (int_field(app, tr(L, count_label), "gpu_count", s.gpu_count, 1, 65536, false)) fit_layout_to_gpus(s);
 }
 
 void parallel_panel(AppState& app) {
@@ -336,7 +339,7 @@ void parallel_panel(AppState& app) {
     Scenario& s = app.scenario;
     Parallelism& p = s.parallel;
     const bool train = s.mode != Mode::Infer;
-    ImGui::Text("%s: %lld", tr(L, S::DataParallel), static_cast<long long>(p.dp));
+    ImGui::Text("%s: %lld", tr(L, train ? S::DataParallel : S::Replicas), static_cast<long long>(p.dp));
     mark(app, "parallel.dp");
     field_error(app, "parallel.dp");  // gpu_count's own error is under the GPU count
     if (int_choice(app, tr(L, S::TensorParallel), "parallel.tp", p.tp, valid_degrees(s, &Parallelism::tp, "parallel.tp")))
