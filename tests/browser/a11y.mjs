@@ -31,12 +31,12 @@ let axeSource = null;
 try {
   axeSource = await readFile(args.axe ?? createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 } catch (e) {
-  failures.push(`axe-core is not installed (run scripts/deps.sh, which runs npm ci in tests/browser): ${e.message.split('\n')[0]}`);
+  check(false, `axe-core is installed (run scripts/deps.sh, which runs npm ci in tests/browser): ${e.message.split('\n')[0]}`);
 }
 
 const server = await serveSite(siteDir, '/vramlens/');
 const browser = await launchChromium(executablePath);
-const open = (opts) => openApp(browser, server.url, opts, (what) => failures.push(what));
+const open = (opts) => openApp(browser, server.url, opts, (what) => check(false, what));
 const scenario = async (page) => JSON.parse((await state(page)).scenario);
 const active = (page) => page.evaluate(() => document.activeElement && document.activeElement.id);
 const text = (page, sel) => page.evaluate((s) => document.querySelector(s).textContent, sel);
@@ -160,13 +160,16 @@ try {
     await press(page, 'Enter');
     check((await scenario(page)).train.micro_batch === 3, `a micro-batch typed after Tab reached the field (${(await scenario(page)).train.micro_batch})`);
     await mirrorMatches(page, 'after typing micro-batch 3');
-    // Enter on the focused field edits it again: a micro-batch that does not fit.
-    await press(page, 'Enter');
+    // Back to the field (Shift+Tab, Tab) to edit it again: a micro-batch that does not fit.
+    await press(page, 'Shift+Tab');
+    await press(page, 'Tab');
+    check((await state(page)).ui.focus === 'train.micro_batch', `Shift+Tab, Tab come back to the field (${(await state(page)).ui.focus})`);
     await press(page, 'Control+a');
     await page.keyboard.type('512', { delay: 40 });
     await press(page, 'Enter');
     const st = await mirrorMatches(page, 'after typing micro-batch 512');
-    check((await scenario(page)).train.micro_batch === 512 && !st.fits, 'micro-batch 512 does not fit, and the mirror says so');
+    check((await scenario(page)).train.micro_batch === 512 && !st.fits,
+          `micro-batch 512 does not fit, and the mirror says so (${(await scenario(page)).train.micro_batch}, fits ${st.fits})`);
     await page.context().close();
   });
 

@@ -37,6 +37,8 @@ const presets = async (page) => Object.keys((await state(page)).items).filter((k
 // Click a field, select all it holds, type `text`, press Enter (which lets go of the field).
 async function typeInto(page, key, text) {
   await click(page, key);
+  // The field has the keyboard before Ctrl+A selects its text (the app says so to the page, for its keys).
+  await page.waitForFunction(() => window.Module._vl_text_active() === 1, null, { timeout: 10_000 });
   await press(page, 'Control+a');
   await page.keyboard.type(text, { delay: 30 });
   await press(page, 'Enter');
