@@ -2,8 +2,11 @@
 # Browser tests of the web UI against the built site: tests/browser/ui.mjs (the UI),
 # tests/browser/input.mjs (large input, links, pasted files, the embed snippet), and the page
 # behaving as a web page: keyboard.mjs (clipboard keys in every field, browser shortcuts kept),
-# scroll.mjs (a swipe is a scroll, never a press; wheel and swipe over an embed scroll the blog)
-# and history.mjs (Back and Forward step through scenarios). ui.mjs's
+# scroll.mjs (a swipe is a scroll, never a press; wheel and swipe over an embed scroll the blog),
+# history.mjs (Back and Forward step through scenarios), a11y.mjs (Tab through every control, the
+# results as text for screen readers and copying, axe-core), layout.mjs (nothing in the inputs cut
+# off: every LoRA target reachable at 1280 and 1920 wide and on a phone) and fields.mjs (number
+# shorthands such as 4k and 1e4, an error for the rest; the model search). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
 # Needs scripts/deps.sh (playwright-core, chromium) and the web build.
@@ -21,7 +24,7 @@ fi
 status=0
 node "$root/tests/browser/ui.mjs" --site "$site" --docs "$shots" --chromium "$chromium" || status=1
 node "$root/tests/browser/input.mjs" --site "$site" --chromium "$chromium" || status=1
-for t in keyboard scroll history; do
+for t in keyboard scroll history a11y layout fields; do
   node "$root/tests/browser/$t.mjs" --site "$site" --chromium "$chromium" || status=1
 done
 exit $status

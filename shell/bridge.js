@@ -1,7 +1,8 @@
 // The JS bridge: what a canvas cannot do by itself. Extends window.vramlens (index.html).
 //   app -> page:  vramlens._out(kind, a, b, c, x, y, w, h)  (web/ui/page_bridge.cpp)
 //                 fragment: keep the scenario in the URL; b "push": a new history entry (debounced), else replaced
-//                 copy: clipboard; download: a file; height: embed mode tells the parent page; open: new tab
+//                 copy: clipboard; download: a file; height: embed mode tells the parent page; open: new tab;
+//                 results: the results as text for the HTML mirror (#vl-results), when they change
 //   page -> app:  vramlens.send(kind, key, text) -> vl_event: paste, drop (config.json / links),
 //                 hash (the user edited the URL), text (the phone text box), text_done.
 //                 The text goes through the wasm heap (ccall's "string" copies onto the small wasm
@@ -110,7 +111,58 @@
       v.contentHeight = h;
       if (window.parent !== window) window.parent.postMessage({ vramlens_height: Math.ceil(h) }, "*");
     } else if (kind === "open") window.open(a, "_blank", "noopener");
+    else if (kind === "results") showResults(JSON.parse(a));
   };
+
+  // The results as text (index.html #vl-results): what the app sends (web/ui/app.h results_text_json),
+  // every word and number as the canvas shows it, put in as text. The verdict is a live region, so a
+  // screen reader says it when it changes; the button "Results as text" shows it all as a panel.
+  var results = document.getElementById("vl-results");
+  var showButton = document.getElementById("vl-show-text"), hideButton = document.getElementById("vl-hide-text");
+  function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
+  function fillRow(tr, cells, head) {
+    while (tr.firstChild) tr.removeChild(tr.firstChild);
+    cells.forEach(function (t, i) {
+      var c = document.createElement(head || i === 0 ? "th" : "td");
+      if (c.tagName === "TH") c.scope = head ? "col" : "row";
+      c.textContent = t;
+      tr.appendChild(c);
+    });
+  }
+  function fillList(box, title, items) {
+    box.hidden = items.length === 0;
+    setText(box.querySelector("h3"), title);
+    var ul = box.querySelector("ul");
+    while (ul.firstChild) ul.removeChild(ul.firstChild);
+    items.forEach(function (t) { var li = document.createElement("li"); li.textContent = t; ul.appendChild(li); });
+  }
+  function showResults(r) {
+    document.documentElement.lang = r.lang === "zh" ? "zh-Hans" : "en";
+    setText(document.getElementById("vl-results-title"), r.title);
+    setText(document.getElementById("vl-verdict"), r.verdict);
+    setText(document.getElementById("vl-total"), r.total);
+    var table = document.getElementById("vl-table");
+    table.hidden = r.rows.length === 0;
+    fillRow(table.tHead.rows[0], r.headers, true);
+    var body = table.tBodies[0];
+    while (body.firstChild) body.removeChild(body.firstChild);
+    r.rows.forEach(function (cells) { fillRow(body.insertRow(), cells, false); });
+    fillRow(table.tFoot.rows[0], r.total_row, false);
+    fillList(document.getElementById("vl-errors"), r.errors_title, r.errors);
+    fillList(document.getElementById("vl-notes"), r.notes_title, r.notes);
+  }
+  function showPanel(on) {
+    results.className = on ? "vl-shown" : "vl-hidden";
+    showButton.setAttribute("aria-expanded", on ? "true" : "false");
+    if (on) hideButton.focus();
+    else canvas.focus({ preventScroll: true });
+  }
+  showButton.setAttribute("aria-expanded", "false");
+  showButton.addEventListener("click", function () { showPanel(results.className !== "vl-shown"); });
+  hideButton.addEventListener("click", function () { showPanel(false); });
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && results.className === "vl-shown" && e.target !== canvas) showPanel(false);
+  });
 
   // The user edited the URL or pressed Back/Forward: load that link.
   window.addEventListener("hashchange", function () {

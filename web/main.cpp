@@ -17,6 +17,7 @@
 
 #include "embedded_binary.h"
 #include "ui/app.h"
+#include "ui/keyboard.h"
 #include "ui/scrolling.h"
 
 namespace {
@@ -186,6 +187,7 @@ void frame() {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplSDL2_NewFrame();
     apply_touch();
+    vl::ui::keyboard_before_frame();
     // Timestamps can repeat (headless virtual time, coarse timers): ImGui asserts DeltaTime > 0.
     ImGuiIO& io = ImGui::GetIO();
     if (io.DeltaTime <= 0.0f) io.DeltaTime = 1.0f / 1000.0f;

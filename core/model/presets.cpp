@@ -2,6 +2,9 @@
 // import_hf_config_json, so presets and pasted config.json files share one parser.
 #include "model/presets.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "embedded_assets.h"
@@ -129,6 +132,40 @@ const ModelPreset* find_model(std::string_view id) {
     for (const ModelPreset& m : model_presets())
         if (iequal(m.id, id) || iequal(m.hf_id, id)) return &m;
     return nullptr;
+}
+
+namespace {
+
+// Lower-case letters and digits only: "Llama-3.1 8B" -> "llama318b".
+std::string squash(std::string_view t) {
+    std::string out;
+    for (char c : t) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) || u >= 0x80) out += static_cast<char>(std::tolower(u));
+    }
+    return out;
+}
+
+}  // namespace
+
+bool preset_matches(const ModelPreset& p, std::string_view query) {
+    static const char* const kVariantWords[] = {"instruct", "chat", "base", "hf", "it", "pt"};
+    const std::string hay = squash(p.name) + "\n" + squash(p.family) + "\n" + squash(p.id) + "\n" + squash(p.hf_id);
+    // Words: split at spaces, '/', '-', '_' and ','; of "org/model" only the model counts.
+    size_t i = 0;
+    while (i < query.size()) {
+        size_t j = i;
+        while (j < query.size() && query[j] != ' ' && query[j] != '-' && query[j] != '_' && query[j] != ',' && query[j] != '/') ++j;
+        const bool org = j < query.size() && query[j] == '/';
+        const std::string word = squash(query.substr(i, j - i));
+        i = j + 1;
+        if (org || word.empty() || hay.find(word) != std::string::npos) continue;
+        if (std::find_if(std::begin(kVariantWords), std::end(kVariantWords), [&](const char* v) { return word == v; }) !=
+            std::end(kVariantWords))
+            continue;
+        return false;
+    }
+    return true;
 }
 
 const GpuPreset* find_gpu(std::string_view id) {

@@ -46,6 +46,13 @@ const std::vector<GpuPreset>& gpu_presets();
 
 // By id (exact, case-insensitive) or, for models, by Hugging Face repo id. nullptr when unknown.
 const ModelPreset* find_model(std::string_view id);
+
+// The model search: whether every word of `query` is in the preset's name, family, id or Hugging Face
+// id, loosely. Case, punctuation and spaces do not count ("llama3 8b" finds Llama-3.1-8B, "qwen 2.5"
+// Qwen2.5-7B); an organisation prefix is dropped ("Qwen/Qwen2.5-32B-Instruct" is Qwen2.5-32B); and a
+// checkpoint variant word (instruct, chat, base, hf, it, pt) the preset does not name is no reason to
+// miss it (the variants of one model have the same shape). An empty query matches every preset.
+bool preset_matches(const ModelPreset& p, std::string_view query);
 const GpuPreset* find_gpu(std::string_view id);
 
 // Problems found while parsing the embedded presets (empty for a correct build; tested).

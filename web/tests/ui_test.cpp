@@ -67,6 +67,18 @@ struct Harness {
     double core_total() const { return estimate(app.scenario, Detail::NumbersOnly).total_bytes; }
 };
 
+// The text one frame draws (Dear ImGui's log of rendered text: labels, texts, values). The log ends
+// with the page's window and goes to ImGui's clipboard.
+std::string drawn_text(Harness& h) {
+    ImGui::SetCurrentContext(h.ctx);
+    ImGui::NewFrame();
+    ImGui::LogToClipboard();
+    draw(h.app);
+    ImGui::Render();
+    const char* text = ImGui::GetClipboardText();
+    return text ? text : "";
+}
+
 std::string read_file(const std::string& path) {
     std::ifstream f(path);
     std::stringstream ss;
@@ -866,4 +878,18 @@ TEST_CASE("the embed snippet sizes its iframe only on the app's own message") {
     CHECK(contains(embed_snippet(h.app, false), "e.origin!=='https://example.org'"));
     h.app.ui.env.origin = "https://a'b";
     CHECK(contains(embed_snippet(h.app, false), "e.origin!=='https://a\\'b'"));
+}
+
+TEST_CASE("inference says what its GPU count is: every GPU, replicas times tensor and pipeline parallel") {
+    Harness h(1280, 4000);  // tall: every section drawn
+    h.frames(3);
+    REQUIRE(h.app.scenario.mode == Mode::Infer);
+    std::string t = drawn_text(h);
+    CHECK(t.find("GPUs in all (replicas \xC3\x97 TP \xC3\x97 PP)") != std::string::npos);
+    CHECK(t.find("Replicas, each a whole copy of the model (DP): 1") != std::string::npos);
+    CHECK(t.find("Tensor parallel (TP)") != std::string::npos);  // offered directly
+    h.click("mode.0");  // training: data parallel, as the training papers name it
+    t = drawn_text(h);
+    CHECK(t.find("Data parallel (DP): 1") != std::string::npos);
+    CHECK(t.find("replicas") == std::string::npos);
 }

@@ -3,6 +3,7 @@
 #include "ui/app.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -85,6 +86,7 @@ bool same_model(const ModelSpec& a, const ModelSpec& b) {
 // Which presets a scenario uses (after a link or a scenario file replaced it).
 void sync_preset_ids(AppState& app) {
     const Scenario& s = app.scenario;
+    app.ui.number_text.clear();  // the fields show the new scenario's numbers
     app.ui.preset_id.clear();
     if (!s.model.architecture_known()) app.ui.source = ModelSource::ParamsOnly;
     else {
@@ -330,6 +332,50 @@ std::string shown_total(const AppState& app) {
     return amount_with_unit(e.total_bytes, app.ui.unit);
 }
 
+std::string results_text_json(const AppState& app) {
+    const Estimate& e = app.estimate;
+    const Lang L = app.ui.lang;
+    nlohmann::json j;
+    j["lang"] = L == Lang::Zh ? "zh" : "en";
+    j["ok"] = e.ok();
+    j["fits"] = e.ok() && e.fits();
+    j["title"] = tr(L, S::Results);
+    j["total"] = shown_total(app);
+    j["errors_title"] = tr(L, S::Errors);
+    j["errors"] = nlohmann::json::array();
+    for (const FieldError& err : e.errors) j["errors"].push_back(to_string(err));
+    j["notes_title"] = tr(L, S::Warnings);
+    j["notes"] = e.warnings;
+    j["headers"] = {tr(L, S::Component), tr(L, S::Bytes), unit_name(app.ui.unit), tr(L, S::ShareCol)};
+    j["rows"] = nlohmann::json::array();
+    j["total_row"] = nlohmann::json::array();
+    if (!e.ok() || !std::isfinite(e.total_bytes)) {
+        j["verdict"] = std::string(tr(L, S::Errors)) + ": " + (e.errors.empty() ? std::string() : to_string(e.errors.front()));
+        return j.dump();
+    }
+    // As the summary panel says it: the verdict, what is free or over, the total of the GPU's memory, the peak.
+    const bool fits = e.fits();
+    j["verdict"] = std::string(tr(L, fits ? S::Fits : S::DoesNotFit)) + " · " +
+                   bytes_label(std::fabs(e.headroom_bytes()), app.ui.unit) + " " + tr(L, fits ? S::Free : S::Over) + " · " +
+                   shown_total(app) + " / " + bytes_label(e.gpu_capacity_bytes, app.ui.unit) + " " + tr(L, S::PerGpu) +
+                   " · " + tr(L, S::Peak) + " " + phase_name(L, app.scenario.mode, e.peak_phase);
+    // As the components table lists them: the same rows, columns and numbers.
+    const unsigned peak = phase_bit(e.peak_phase);
+    auto whole = [](double v) { return std::isfinite(v) ? grouped_whole(v) : std::string("—"); };
+    for (const Component& c : e.components) {
+        if (!std::isfinite(c.bytes) || c.bytes < 0) continue;
+        std::string label = component_label(L, c);
+        if (c.host) label += std::string(" (") + tr(L, S::Host) + ")";
+        const bool at_peak = (c.phases & peak) && !c.host;
+        char share[32] = "—";
+        if (at_peak && e.total_bytes > 0) std::snprintf(share, sizeof share, "%.1f%%", 100.0 * c.bytes / e.total_bytes);
+        j["rows"].push_back({label, whole(c.bytes), amount(c.bytes, app.ui.unit), share});
+    }
+    j["total_row"] = {std::string(tr(L, S::Total)) + " (" + phase_name(L, app.scenario.mode, e.peak_phase) + ")",
+                      whole(e.total_bytes), amount(e.total_bytes, app.ui.unit), "100%"};
+    return j.dump();
+}
+
 std::string hook_json(const AppState& app) {
     const Estimate& e = app.estimate;
     nlohmann::json j;
@@ -367,6 +413,8 @@ std::string hook_json(const AppState& app) {
                {"source", static_cast<int>(app.ui.source)},
                {"phone_tab", static_cast<int>(app.ui.phone_tab)},
                {"editing", app.ui.editing_key},
+               {"focus", app.ui.focus_key},
+               {"focus_ring", app.ui.focus_ring},
                {"config_errors", app.ui.config_errors.size()},
                {"solver", {{"max_batch", app.derived.max_batch.found ? app.derived.max_batch.value : -1},
                            {"max_seq", app.derived.max_seq.found ? app.derived.max_seq.value : -1},

@@ -90,6 +90,8 @@ struct UiState {
     float content_height = 0;                // embed: height of the content, reported to the parent page
     std::string editing_key;                 // touch: field whose text the page's text box edits
     std::map<std::string, std::string> text_buffers;  // touch-edited values not yet applied
+    struct NumberEdit { std::string text, before; };  // a number field's text, and its value's text before the edit
+    std::map<std::string, NumberEdit> number_text;    // number fields being edited, or whose text is no number (widgets.cpp)
     // Screen rectangles of named widgets (for the browser tests and the text box), CSS pixels.
     std::map<std::string, std::vector<float>> items;
     std::map<std::string, std::vector<float>> last_items;  // the previous frame's (section_errors)
@@ -99,6 +101,12 @@ struct UiState {
     bool text_active = false;                // a text field had the keyboard last frame: a paste goes into it
     bool touch_pan = false;                  // a touch is a drag this frame (web/main.cpp; scrolling.h)
     unsigned touch_scroll_window = 0;        // the window (ImGuiID) the touch drag scrolls, 0 when none yet
+    std::string focus_key;                   // the widget with the keyboard (its mark() key), "" when none (keyboard.h)
+    bool focus_ring = false;                 // ... and it shows so: the focus ring, or a text field being edited
+    std::vector<unsigned> tab_skip;          // this frame's items Tab passes over (ImGuiIDs of charts' hover areas)
+    int tab_dir = 0;                         // the direction of the Tab move under way (+1, -1), 0 when none
+    bool focus_chosen = false;               // a click or a key has put the focus somewhere (else Tab starts at the first control)
+    std::string results_text;                // the results_text_json() the page's HTML mirror shows
 };
 
 // The most text a text field takes (a config.json is a few KB; the largest real ones ~100 KB). Longer
@@ -176,6 +184,13 @@ void draw(AppState& app);
 // scenario (scenario JSON), link, core_total_bytes (a fresh estimate() of that scenario JSON),
 // ui {lang, theme, unit, embed, preset, mode}, items {key: [x, y, w, h]}}.
 std::string hook_json(const AppState& app);
+
+// The results as text for the page's HTML mirror beside the canvas (shell/bridge.js shows it to
+// screen readers, and as a text view people can select and copy from), in the UI's language, every
+// number as the canvas prints it: {lang, ok, fits, title, verdict, total, headers[], rows[[name, bytes,
+// amount, share]], total_row[], errors_title,
+// errors[], notes_title, notes[]}. page_end_frame sends it when it changes.
+std::string results_text_json(const AppState& app);
 
 // The status line as shown: "This is a config.json: imported the model: gpt2" ("" when none).
 std::string status_text(const AppState& app);

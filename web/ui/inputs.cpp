@@ -15,26 +15,6 @@ namespace vl::ui {
 
 namespace {
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-// Every word of the filter appears in the preset's name, family, id or HF id.
-bool matches(const ModelPreset& p, const std::string& filter) {
-    const std::string hay = lower(p.name + " " + p.family + " " + p.id + " " + p.hf_id);
-    size_t i = 0;
-    const std::string f = lower(filter);
-    while (i < f.size()) {
-        while (i < f.size() && f[i] == ' ') ++i;
-        size_t j = f.find(' ', i);
-        if (j == std::string::npos) j = f.size();
-        if (j > i && hay.find(f.substr(i, j - i)) == std::string::npos) return false;
-        i = j;
-    }
-    return true;
-}
-
 // A custom edit of a preset's architecture: the model is no longer that preset.
 void mark_custom(AppState& app) {
     if (app.ui.source == ModelSource::Preset) {
@@ -66,7 +46,7 @@ void preset_picker(AppState& app) {
     std::string last_family;
     for (const ModelPreset& p : model_presets()) {
         if (!app.ui.family_filter.empty() && p.family != app.ui.family_filter) continue;
-        if (!matches(p, app.ui.model_filter)) continue;
+        if (!preset_matches(p, app.ui.model_filter)) continue;
         if (p.family != last_family) {
             ImGui::TextDisabled("%s", p.family.c_str());
             last_family = p.family;
@@ -212,7 +192,14 @@ void workload_panel(AppState& app) {
         if (s.finetune.method != FineTuneMethod::Full) {
             int_field(app, tr(L, S::LoraRank), "finetune.lora_rank", s.finetune.lora_rank, 1, 4096, true);
             field_label(tr(L, S::LoraTargets));
+            // The checkboxes flow like words: one goes on the same line only when all of it fits there.
+            const ImGuiStyle& style = ImGui::GetStyle();
+            const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+            bool first = true;
             for (const auto& t : lora_target_names()) {
+                const float w = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(t.name).x;
+                if (!first && ImGui::GetItemRectMax().x + style.ItemSpacing.x + w <= right) ImGui::SameLine();
+                first = false;
                 bool on = (s.finetune.lora_targets & t.value) != 0;
                 ImGui::PushID(t.name);
                 if (ImGui::Checkbox(t.name, &on)) {
@@ -220,7 +207,7 @@ void workload_panel(AppState& app) {
                     app.dirty = true;
                 }
                 ImGui::PopID();
-                if (&t != &lora_target_names().back() && ImGui::GetContentRegionAvail().x > 90) ImGui::SameLine();
+                mark(app, std::string("finetune.lora_targets.") + t.name);
             }
             section_errors(app, "finetune");
         }
@@ -342,7 +329,10 @@ void gpu_panel(AppState& app) {
         if (float_field(app, tr(L, S::GpuMemory), "gpu.memory_bytes", gib, 1, 4096, 8, "%.1f")) s.gpu.memory_bytes = gib * kGiB;
         section_errors(app, "gpu");
     }
-    if (int_field(app, tr(L, S::GpuCount), "gpu_count", s.gpu_count, 1, 65536, false)) fit_layout_to_gpus(s);
+    // In inference the count is every GPU of every replica: tensor and pipeline parallel split one
+    // replica, the rest are replicas (the parallel section shows each).
+    const S count_label = s.mode == Mode::Infer ? S::GpuCountInfer : S::GpuCount;
+    if (int_field(app, tr(L, count_label), "gpu_count", s.gpu_count, 1, 65536, false)) fit_layout_to_gpus(s);
 }
 
 void parallel_panel(AppState& app) {
@@ -350,7 +340,7 @@ void parallel_panel(AppState& app) {
     Scenario& s = app.scenario;
     Parallelism& p = s.parallel;
     const bool train = s.mode != Mode::Infer;
-    ImGui::Text("%s: %lld", tr(L, S::DataParallel), static_cast<long long>(p.dp));
+    ImGui::Text("%s: %lld", tr(L, train ? S::DataParallel : S::Replicas), static_cast<long long>(p.dp));
     mark(app, "parallel.dp");
     field_error(app, "parallel.dp");  // gpu_count's own error is under the GPU count
     if (int_choice(app, tr(L, S::TensorParallel), "parallel.tp", p.tp, valid_degrees(s, &Parallelism::tp, "parallel.tp")))

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ui/keyboard.h"
 #include "ui/page_bridge.h"
 #include "ui/panels.h"
 #include "ui/scrolling.h"
@@ -115,12 +116,12 @@ void results_column(AppState& app, bool compact) {
         if (w > 700) {
             ImGui::BeginGroup();
             ImGui::PushItemWidth(w * 0.6f);
-            ImGui::BeginChild("##sweepbox", ImVec2(w * 0.62f, 230), false, ImGuiWindowFlags_NoScrollbar);
+            ImGui::BeginChild("##sweepbox", ImVec2(w * 0.62f, 230), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NavFlattened);
             sweep_panel(app);
             ImGui::EndChild();
             ImGui::PopItemWidth();
             ImGui::SameLine();
-            ImGui::BeginChild("##phasebox", ImVec2(0, 230), false, ImGuiWindowFlags_NoScrollbar);
+            ImGui::BeginChild("##phasebox", ImVec2(0, 230), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NavFlattened);
             phases_panel(app);
             ImGui::EndChild();
             ImGui::EndGroup();
@@ -140,6 +141,7 @@ void results_column(AppState& app, bool compact) {
 void draw(AppState& app) {
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    keyboard_begin_frame(app);
     page_begin_frame(app);
     if (!app.ui.started) {
         app.ui.theme = app.ui.env.prefer_light ? Theme::Light : Theme::Dark;
@@ -185,11 +187,11 @@ void draw(AppState& app) {
         }
     } else if (size.x >= 860) {
         const float left = std::clamp(size.x * 0.34f, 340.0f, 460.0f);
-        ImGui::BeginChild("##inputs", ImVec2(left, 0), true);
+        ImGui::BeginChild("##inputs", ImVec2(left, 0), true, ImGuiWindowFlags_NavFlattened);  // one Tab order (keyboard.h)
         inputs_column(app);
         ImGui::EndChild();
         ImGui::SameLine();
-        ImGui::BeginChild("##results", ImVec2(0, 0), true);
+        ImGui::BeginChild("##results", ImVec2(0, 0), true, ImGuiWindowFlags_NavFlattened);
         results_column(app, false);
         if (ImGui::CollapsingHeader(tr(L, S::Share), ImGuiTreeNodeFlags_DefaultOpen)) share_panel(app);
         mark(app, "section.share");
@@ -200,7 +202,7 @@ void draw(AppState& app) {
         const char* tabs[] = {tr(L, S::Results), tr(L, S::Setup), tr(L, S::Share)};
         int tab = static_cast<int>(app.ui.phone_tab);
         if (segmented(app, "tab", tabs, 3, tab)) app.ui.phone_tab = static_cast<PhoneTab>(tab);
-        ImGui::BeginChild("##phone", ImVec2(0, 0), false);
+        ImGui::BeginChild("##phone", ImVec2(0, 0), false, ImGuiWindowFlags_NavFlattened);
         switch (app.ui.phone_tab) {
             case PhoneTab::Results:
                 breakdown_panel(app);

@@ -181,6 +181,11 @@ void page_end_frame(AppState& app) {
         g_history = {true, key, app.ui.shown_fragment, false};
     }
     g_history.imported = false;
+    std::string results = results_text_json(app);  // the page's HTML mirror of the results, when they change
+    if (results != app.ui.results_text) {
+        app.ui.results_text = std::move(results);
+        js_out("results", app.ui.results_text.c_str(), "", "", 0, 0, 0, 0);
+    }
     for (const OutEvent& o : app.outbox) js_out(o.kind.c_str(), o.a.c_str(), o.b.c_str(), o.c.c_str(), o.x, o.y, o.w, o.h);
     app.outbox.clear();
 }

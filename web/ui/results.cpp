@@ -6,6 +6,7 @@
 
 #include <imgui_internal.h>
 
+#include "ui/keyboard.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
 
@@ -78,6 +79,7 @@ void summary_panel(AppState& app) {
     const float w = ImGui::GetContentRegionAvail().x, h = app.ui.env.touch ? 26.0f : 22.0f;
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("##fitbar", ImVec2(std::max(w, 10.0f), h));
+    not_a_tab_stop(app);
     mark(app, "fitbar");
     const double scale_max = std::max(total, cap) * 1.02;
     const bool fits = e.fits();
@@ -125,6 +127,7 @@ void breakdown_panel(AppState& app) {
     const float w = ImGui::GetContentRegionAvail().x, h = 18;
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("##stack", ImVec2(std::max(w, 10.0f), h));
+    not_a_tab_stop(app);
     const bool hovered = ImGui::IsItemHovered();
     const float mx = ImGui::GetIO().MousePos.x;
     float x = p0.x;
@@ -275,6 +278,7 @@ void phases_panel(AppState& app) {
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     const float rows_h = row_h * static_cast<float>(n);
     ImGui::InvisibleButton("##phases", ImVec2(w, rows_h + lh + 4));
+    not_a_tab_stop(app);
     mark(app, "phases");
     int i = 0;
     for (Phase p : phases) {
@@ -325,6 +329,7 @@ void sweep_panel(AppState& app) {
     const float w = ImGui::GetContentRegionAvail().x, h = 150, lh = ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("##sweep", ImVec2(std::max(w, 10.0f), h + lh));
+    not_a_tab_stop(app);
     mark(app, "sweep");
     const bool hovered = ImGui::IsItemHovered();
     const ImVec2 p1(p0.x + w, p0.y + h);

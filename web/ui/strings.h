@@ -52,6 +52,8 @@ enum class Lang { En, Zh };
     X(Parallelism, "Parallelism", "并行")                                                                 \
     X(Gpu, "GPU", "GPU")                                                                                  \
     X(GpuCount, "GPUs", "GPU 数量")                                                                       \
+    X(GpuCountInfer, "GPUs in all (replicas × TP × PP)", "GPU 总数（副本 × TP × PP）")                      \
+    X(Replicas, "Replicas, each a whole copy of the model (DP)", "副本数，每份是完整模型 (DP)")              \
     X(GpuMemory, "Memory per GPU", "单卡显存")                                                            \
     X(CustomGpu, "Custom GPU", "自定义 GPU")                                                              \
     X(DataParallel, "Data parallel (DP)", "数据并行 (DP)")                                                \

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "number_input.h"
+#include "ui/keyboard.h"
+
 namespace vl::ui {
 
 namespace {
@@ -42,6 +45,7 @@ int resize_callback(ImGuiInputTextCallbackData* d) {
 void mark(AppState& app, const std::string& key) {
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     app.ui.items[key] = {a.x, a.y, b.x - a.x, b.y - a.y};
+    note_focus(app, key);
 }
 
 static void draw_error(AppState& app, const FieldError& e, const std::string& text) {
@@ -128,25 +132,47 @@ static bool end_number_field(AppState& app, const char* key, T& v, T nv, bool ch
     return changed;
 }
 
+// The text a number field shows: what the person typed while they edit it or while it does not read
+// as a number (ui.number_text), else the value. The text is read by core/number_input.h. While it
+// reads, the value follows it; while it does not ("3." on the way to "3.5", or "3.5" in a whole-number
+// field), the value is the one from before the edit, nothing half-typed stays, and the reason shows
+// under the field until the text is fixed.
+template <class T, class Parse>
+static bool number_text_field(AppState& app, const char* key, T& nv, const std::string& shown, ImGuiInputTextFlags flags,
+                              Parse parse) {
+    auto entry = app.ui.number_text.find(key);
+    const bool editing = entry != app.ui.number_text.end();
+    std::string text = editing ? entry->second.text : shown;
+    const std::string before = editing ? entry->second.before : shown;
+    std::string typed;
+    bool edited = take_typed(app, key, typed);
+    if (edited) text = typed;
+    if (ImGui::InputText("##v", text.data(), text.capacity() + 1, flags | ImGuiInputTextFlags_CallbackResize, resize_callback,
+                         &text))
+        edited = true;
+    const bool active = ImGui::IsItemActive();
+    mark(app, key);
+    register_text(app, key, text, "number", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    const auto r = parse(text, key);
+    const T old = nv;
+    if (edited) {
+        if (r.ok()) nv = *r;
+        else if (const auto b = parse(before, key); b.ok()) nv = *b;
+    }
+    if (edited || (editing && (active || !r.ok()))) app.ui.number_text[key] = {text, before};
+    if (!active && r.ok()) app.ui.number_text.erase(key);
+    if (!r.ok() && app.ui.number_text.count(key)) draw_error(app, r.errors.front(), r.errors.front().message);
+    return nv != old;
+}
+
 bool int_field(AppState& app, const char* label, const char* key, int64_t& v, int64_t lo, int64_t hi, bool doubling) {
     field_label(label);
     ImGui::PushID(key);
     int64_t nv = v;
-    std::string typed;
-    bool changed = false;
-    if (take_typed(app, key, typed)) {
-        char* end = nullptr;
-        const long long parsed = std::strtoll(typed.c_str(), &end, 10);
-        if (end != typed.c_str()) {
-            nv = parsed;
-            changed = true;
-        }
-    }
     const Stepper st = begin_stepper(app);
-    if (ImGui::InputScalar("##v", ImGuiDataType_S64, &nv, nullptr, nullptr, "%lld", st.flags)) changed = true;
-    mark(app, key);
-    register_text(app, key, std::to_string(nv), "number", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    bool changed = number_text_field(app, key, nv, std::to_string(v), st.flags, parse_whole_number);
     const int step = stepper_buttons(app, key, st);
+    if (step != 0) app.ui.number_text.erase(key);  // a step starts from the value
     if (step < 0 && nv > lo) {
         nv = doubling ? std::max(lo, nv / 2) : nv - 1;
         changed = true;
@@ -163,23 +189,12 @@ bool float_field(AppState& app, const char* label, const char* key, double& v, d
     field_label(label);
     ImGui::PushID(key);
     double nv = v;
-    bool changed = false;
-    std::string typed;
-    if (take_typed(app, key, typed)) {
-        char* end = nullptr;
-        const double parsed = std::strtod(typed.c_str(), &end);
-        if (end != typed.c_str() && std::isfinite(parsed)) {
-            nv = parsed;
-            changed = true;
-        }
-    }
+    char shown[64];
+    std::snprintf(shown, sizeof shown, fmt, v);
     const Stepper st = begin_stepper(app);
-    if (ImGui::InputDouble("##v", &nv, 0, 0, fmt, st.flags) && std::isfinite(nv)) changed = true;
-    mark(app, key);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, nv);
-    register_text(app, key, buf, "number", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    bool changed = number_text_field(app, key, nv, shown, st.flags, parse_decimal_number);
     const int pressed = stepper_buttons(app, key, st);
+    if (pressed != 0) app.ui.number_text.erase(key);
     if (pressed < 0) {
         nv = std::max(lo, nv - step);
         changed = true;

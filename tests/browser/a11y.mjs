@@ -1,0 +1,195 @@
+// Browser test: the page works from the keyboard and with a screen reader (scripts/test-browser-ui.sh).
+// The real page in headless Chromium, real keys and mouse (Playwright), on a desktop and a phone viewport:
+//   1. Tab from the page's start reaches the "Results as text" button (shown while it has focus);
+//      Enter shows the results as text, which the mouse selects and Ctrl+C copies; Escape closes it.
+//   2. in the canvas, Tab and Shift+Tab move through every kind of control (buttons, section headers,
+//      text fields), one at a time, in order, with a focus ring drawn around the focused one; Enter
+//      presses a focused button; a value typed in a field reached by Tab changes the scenario.
+//   3. the HTML mirror of the results (#vl-results) says what the app state says, after each change:
+//      the total, the verdict (a polite live region), one table row per component, the total row.
+//   4. axe-core (npm, tests/browser/package.json) finds no serious or critical violation.
+//
+// Usage: node a11y.mjs --site build/web/site [--chromium /usr/bin/chromium] [--axe path/to/axe.min.js]
+import { appState as state, click, finish, item, launchChromium, openApp, parseArgs, press, serveSite, settle }
+  from './harness.mjs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+
+const args = parseArgs();
+const siteDir = resolve(args.site ?? 'build/web/site');
+const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
+
+const failures = [];
+const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
+async function section(name, fn) {
+  try { await fn(); } catch (e) { failures.push(`${name}: ${e.message.split('\n')[0]}`); console.error(`  FAIL: ${name}: ${e.message.split('\n')[0]}`); }
+}
+
+// axe-core's browser build, from tests/browser/node_modules (scripts/deps.sh runs npm ci there).
+let axeSource = null;
+try {
+  axeSource = await readFile(args.axe ?? createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+} catch (e) {
+  check(false, `axe-core is installed (run scripts/deps.sh, which runs npm ci in tests/browser): ${e.message.split('\n')[0]}`);
+}
+
+const server = await serveSite(siteDir, '/vramlens/');
+const browser = await launchChromium(executablePath);
+const open = (opts) => openApp(browser, server.url, opts, (what) => check(false, what));
+const scenario = async (page) => JSON.parse((await state(page)).scenario);
+const active = (page) => page.evaluate(() => document.activeElement && document.activeElement.id);
+const text = (page, sel) => page.evaluate((s) => document.querySelector(s).textContent, sel);
+
+// The HTML mirror against the app state: the same total, verdict, one row per component.
+async function mirrorMatches(page, when) {
+  const st = await state(page);
+  const m = await page.evaluate(() => ({
+    total: document.getElementById('vl-total').textContent,
+    verdict: document.getElementById('vl-verdict').textContent,
+    role: document.getElementById('vl-verdict').getAttribute('role'),
+    live: document.getElementById('vl-verdict').getAttribute('aria-live'),
+    rows: document.querySelectorAll('#vl-table tbody tr').length,
+    foot: [...document.querySelectorAll('#vl-table tfoot td')].map((c) => c.textContent),
+  }));
+  const components = st.components.filter((c) => Number.isFinite(c.bytes) && c.bytes >= 0).length;
+  check(m.total === st.shown_total, `${when}: the mirror's total is the app's (${m.total} = ${st.shown_total})`);
+  const verdict = st.fits ? 'Fits' : 'Does not fit';
+  check(m.verdict.startsWith(`${verdict} ·`) && m.verdict.includes(st.shown_total),
+        `${when}: the mirror's verdict says "${verdict}" and the total (${m.verdict})`);
+  check(m.role === 'status' && m.live === 'polite', `${when}: the verdict is a polite live region`);
+  check(m.rows === components, `${when}: one table row per component (${m.rows} = ${components})`);
+  check(m.foot.includes(st.shown_total.split(' ')[0]), `${when}: the table's total row has the total (${m.foot.join(' | ')})`);
+  return st;
+}
+
+// axe-core over the whole page: no serious or critical violation.
+async function axeCheck(page, when) {
+  if (!axeSource) return;
+  await page.addScriptTag({ content: axeSource });
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
+  });
+  const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  for (const v of found) console.log(`  axe (${when}): ${v.impact} ${v.id} x${v.nodes}: ${v.help}`);
+  check(bad.length === 0, `${when}: axe-core finds no serious or critical violation (${bad.map((v) => v.id).join(', ') || 'none'})`);
+}
+
+// Presses Tab until the app's focus is on `key` (at most `max` presses); the keys focused on the way.
+async function tabTo(page, key, max = 80, combo = 'Tab') {
+  const seen = [];
+  for (let i = 0; i < max; i++) {
+    await press(page, combo);
+    const f = (await state(page)).ui.focus;
+    seen.push(f);
+    if (f === key) return seen;
+  }
+  throw new Error(`Tab never reached '${key}' (went through ${seen.join(', ')})`);
+}
+
+// What the screen shows in a rectangle around a widget (PNG bytes).
+async function shot(page, key, pad = 6) {
+  const it = await item(page, key);
+  return page.screenshot({ clip: { x: it.x - pad, y: it.y - pad, width: it.w + 2 * pad, height: it.h + 2 * pad } });
+}
+
+try {
+  // ---- desktop ---------------------------------------------------------------------------------
+  console.log('desktop 1280x900');
+  await section('desktop: results as text', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await mirrorMatches(page, 'at start');
+    await axeCheck(page, 'desktop, at start');
+    // From the page's start, Tab reaches the button first; it shows while it has focus.
+    await press(page, 'Tab');
+    check(await active(page) === 'vl-show-text', `Tab from the page's start focuses "Results as text" (${await active(page)})`);
+    const box = await page.locator('#vl-show-text').boundingBox();
+    check(box && box.width > 40 && box.height > 20, `the focused button is shown (${JSON.stringify(box)})`);
+    await press(page, 'Enter');
+    check(await page.locator('#vl-results').isVisible() && await active(page) === 'vl-hide-text',
+          'Enter shows the results as text, focus in it');
+    const st = await state(page);
+    // Select the total with the mouse (a triple click selects its paragraph) and copy it.
+    await page.locator('#vl-total').click({ clickCount: 3 });
+    await page.evaluate(() => navigator.clipboard.writeText('(not copied)'));
+    await press(page, 'Control+c');
+    const copied = (await page.evaluate(() => navigator.clipboard.readText())).trim();
+    check(copied === st.shown_total, `the total is selected and copied as text (${copied})`);
+    await axeCheck(page, 'desktop, results as text shown');
+    await press(page, 'Escape');
+    check(!(await page.locator('#vl-results').isVisible()) || (await page.locator('#vl-results').boundingBox()).width <= 1,
+          'Escape hides the results as text');
+    check(await active(page) === 'canvas', `... and gives the keyboard back to the app (${await active(page)})`);
+    await page.context().close();
+  });
+
+  await section('desktop: Tab through the controls', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await press(page, 'Tab');  // "Results as text"
+    await press(page, 'Tab');  // the canvas
+    check(await active(page) === 'canvas', `the second Tab gives the app the keyboard (${await active(page)})`);
+    // Tab: the first control, then the next ones in the order drawn (the top bar, the model section).
+    const seen = await tabTo(page, 'model.search', 30);
+    check(seen[0] === 'toggle.lang' && seen[1] === 'toggle.theme' && seen[2] === 'toggle.unit',
+          `Tab goes through the top bar's buttons in order (${seen.slice(0, 3).join(', ')})`);
+    check(seen.includes('section.model') && seen.indexOf('section.model') < seen.indexOf('model.search'),
+          `... then the Model section's header and its controls (${seen.join(', ')})`);
+    check(seen.every((k, i) => k && (i === 0 || k !== seen[i - 1])), 'each Tab moves the focus to another control');
+    check((await state(page)).ui.focus_ring, 'the focused control shows it (focus ring, or a field being edited)');
+    // Shift+Tab goes back, one control at a time.
+    await press(page, 'Shift+Tab');
+    check((await state(page)).ui.focus === seen[seen.length - 2], `Shift+Tab goes back to ${seen[seen.length - 2]} (${(await state(page)).ui.focus})`);
+    // The focus ring is drawn: around the theme button while it has the focus, and not after it moved on.
+    await tabTo(page, 'toggle.theme', 40, 'Shift+Tab');
+    const withRing = await shot(page, 'toggle.theme');
+    await press(page, 'Tab');
+    check((await state(page)).ui.focus === 'toggle.unit', 'Tab moves on to the unit button');
+    const without = await shot(page, 'toggle.theme');
+    check(!withRing.equals(without), 'a focus ring is drawn around the focused button (the pixels around it change when it moves on)');
+    // Enter presses the focused button: Training.
+    await tabTo(page, 'mode.0');
+    check((await state(page)).ui.mode === 'infer', 'the page opens in inference');
+    await press(page, 'Enter');
+    check((await state(page)).ui.mode === 'train', `Enter on the focused "Training" button selects training (${(await state(page)).ui.mode})`);
+    await mirrorMatches(page, 'after Enter chose training');
+    // A field reached by Tab takes what is typed.
+    await tabTo(page, 'train.micro_batch');
+    await press(page, 'Control+a');
+    await page.keyboard.type('3', { delay: 40 });
+    await press(page, 'Enter');
+    check((await scenario(page)).train.micro_batch === 3, `a micro-batch typed after Tab reached the field (${(await scenario(page)).train.micro_batch})`);
+    await mirrorMatches(page, 'after typing micro-batch 3');
+    // Back to the field (Shift+Tab, Tab) to edit it again: a micro-batch that does not fit.
+    await press(page, 'Shift+Tab');
+    await press(page, 'Tab');
+    check((await state(page)).ui.focus === 'train.micro_batch', `Shift+Tab, Tab come back to the field (${(await state(page)).ui.focus})`);
+    await press(page, 'Control+a');
+    await page.keyboard.type('512', { delay: 40 });
+    await press(page, 'Enter');
+    const st = await mirrorMatches(page, 'after typing micro-batch 512');
+    check((await scenario(page)).train.micro_batch === 512 && !st.fits,
+          `micro-batch 512 does not fit, and the mirror says so (${(await scenario(page)).train.micro_batch}, fits ${st.fits})`);
+    await page.context().close();
+  });
+
+  // ---- phone -----------------------------------------------------------------------------------
+  console.log('phone 390x844 (touch)');
+  await section('phone', async () => {
+    const page = await open({ viewport: { width: 390, height: 844 }, dpr: 3, mobile: true });
+    await mirrorMatches(page, 'phone, at start');
+    await axeCheck(page, 'phone');
+    await click(page, 'tab.1', { touch: true });  // Setup
+    await click(page, 'mode.0', { touch: true });  // Training
+    check((await state(page)).ui.mode === 'train', 'a tap on Training selects training');
+    await mirrorMatches(page, 'phone, after choosing training');
+    await page.context().close();
+  });
+} catch (e) {
+  failures.push(String(e && e.stack || e));
+  console.error(e);
+} finally {
+  await browser.close();
+  server.close();
+}
+finish('browser-a11y', failures, 'all checks passed');

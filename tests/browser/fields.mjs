@@ -1,0 +1,92 @@
+// Browser test: number fields and the model search take what people type (scripts/test-browser-ui.sh).
+// The real page in headless Chromium, real mouse and keys (Playwright), desktop:
+//   1. a whole-number field takes the shorthands of model cards (core/number_input.h): "32K" is
+//      32 x 1024 = 32768 tokens, "1e4" 10000, "4k" 4096; what is no whole number ("3.5", "12abc")
+//      shows an error under the field and leaves the value as it was, never a prefix (3, 12); fixing
+//      the text takes the error away;
+//   2. the model search finds "llama3 8b" (Llama-3-8B and Llama-3.1-8B, not the 70B) and a full
+//      Hugging Face id with its organisation and variant ("Qwen/Qwen2.5-32B-Instruct": Qwen2.5-32B only).
+//
+// Usage: node fields.mjs --site build/web/site [--chromium /usr/bin/chromium]
+import { appState as state, click, finish, launchChromium, openApp, parseArgs, press, serveSite, settle }
+  from './harness.mjs';
+import { resolve } from 'node:path';
+
+const args = parseArgs();
+const siteDir = resolve(args.site ?? 'build/web/site');
+const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
+
+const failures = [];
+const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
+async function section(name, fn) {
+  try { await fn(); } catch (e) { failures.push(`${name}: ${e.message.split('\n')[0]}`); console.error(`  FAIL: ${name}: ${e.message.split('\n')[0]}`); }
+}
+
+const server = await serveSite(siteDir, '/vramlens/');
+const browser = await launchChromium(executablePath);
+const open = (opts) => openApp(browser, server.url, opts, (what) => failures.push(what));
+
+// The inference options as the app holds them (the scenario JSON leaves out defaults: batch 1, context 4096).
+async function infer(page) {
+  const i = JSON.parse((await state(page)).scenario).infer ?? {};
+  return { batch: i.batch ?? 1, context: i.context ?? 4096 };
+}
+const hasError = async (page, field) => `error.${field}` in (await state(page)).items;
+const presets = async (page) => Object.keys((await state(page)).items).filter((k) => k.startsWith('preset.')).sort();
+
+// Click a field, select all it holds, type `text`, press Enter (which lets go of the field).
+async function typeInto(page, key, text) {
+  await click(page, key);
+  // The field has the keyboard before Ctrl+A selects its text (the app says so to the page, for its keys).
+  await page.waitForFunction(() => window.Module._vl_text_active() === 1, null, { timeout: 10_000 });
+  await press(page, 'Control+a');
+  await page.keyboard.type(text, { delay: 30 });
+  await press(page, 'Enter');
+  await settle(page);
+}
+
+try {
+  console.log('desktop 1280x900');
+  await section('number fields', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    for (const [text, want] of [['32K', 32768], ['1e4', 10000], ['4k', 4096], ['128k', 131072]]) {
+      await typeInto(page, 'infer.context', text);
+      const got = (await infer(page)).context;
+      check(got === want && !(await hasError(page, 'infer.context')), `context "${text}" is ${want} tokens (${got})`);
+    }
+    await typeInto(page, 'infer.batch', '3.5');
+    check((await infer(page)).batch === 1, `batch "3.5" is refused, the batch stays 1 (${(await infer(page)).batch})`);
+    check(await hasError(page, 'infer.batch'), 'batch "3.5": an error shows under the field');
+    await typeInto(page, 'infer.batch', '4');
+    check((await infer(page)).batch === 4 && !(await hasError(page, 'infer.batch')), 'batch "4" is taken and the error goes away');
+    await typeInto(page, 'infer.context', '12abc');
+    check((await infer(page)).context === 131072 && await hasError(page, 'infer.context'),
+          `context "12abc" is refused with an error, the context stays 131072 (${(await infer(page)).context})`);
+    await page.context().close();
+  });
+
+  await section('model search', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await click(page, 'model.search');
+    await page.keyboard.type('llama3 8b', { delay: 30 });
+    await settle(page);
+    let found = await presets(page);
+    check(found.includes('preset.llama-3-8b') && found.includes('preset.llama-3.1-8b') && !found.includes('preset.llama-3.1-70b'),
+          `"llama3 8b" finds Llama-3-8B and Llama-3.1-8B, not the 70B (${found.join(', ')})`);
+    await press(page, 'Control+a');
+    await page.keyboard.type('Qwen/Qwen2.5-32B-Instruct', { delay: 20 });
+    await settle(page);
+    found = await presets(page);
+    check(found.length === 1 && found[0] === 'preset.qwen2.5-32b', `"Qwen/Qwen2.5-32B-Instruct" finds Qwen2.5-32B only (${found.join(', ')})`);
+    await click(page, 'preset.qwen2.5-32b');
+    check((await state(page)).ui.preset === 'qwen2.5-32b', 'a click picks it');
+    await page.context().close();
+  });
+} catch (e) {
+  failures.push(String(e && e.stack || e));
+  console.error(e);
+} finally {
+  await browser.close();
+  server.close();
+}
+finish('browser-fields', failures, 'all checks passed');

@@ -1,0 +1,116 @@
+// Browser test: nothing in the inputs is cut off (scripts/test-browser-ui.sh). The real page in
+// headless Chromium, real mouse and touch (Playwright), at 1280 and 1920 wide and on a phone:
+//   every LoRA target checkbox (q_proj ... down_proj) lies inside the inputs column, and a click (a
+//   tap) on it switches that target on and off in the scenario. The row used to run past the
+//   column's edge, so down_proj could not be reached.
+//
+// Usage: node layout.mjs --site build/web/site [--chromium /usr/bin/chromium]
+import { appState as state, click, finish, item, launchChromium, openApp, parseArgs, serveSite, settle }
+  from './harness.mjs';
+import { resolve } from 'node:path';
+
+const args = parseArgs();
+const siteDir = resolve(args.site ?? 'build/web/site');
+const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
+
+const failures = [];
+const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
+async function section(name, fn) {
+  try { await fn(); } catch (e) { failures.push(`${name}: ${e.message.split('\n')[0]}`); console.error(`  FAIL: ${name}: ${e.message.split('\n')[0]}`); }
+}
+
+const server = await serveSite(siteDir, '/vramlens/');
+const browser = await launchChromium(executablePath);
+const open = (opts) => openApp(browser, server.url, opts, (what) => failures.push(what));
+
+// PEFT's names of the linear layers LoRA can adapt (core/enum_names.cpp lora_target_names).
+const TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+// The targets the scenario adapts: the scenario JSON leaves out the default (q_proj, v_proj, as PEFT
+// does for Llama) and writes "all-linear" for all seven.
+async function targets(page) {
+  const t = JSON.parse((await state(page)).scenario).finetune?.lora_targets;
+  if (t === undefined) return ['q_proj', 'v_proj'];
+  return t === 'all-linear' ? TARGETS : t;
+}
+
+// A finger's swipe from `from` to `to` (touch events through the DevTools protocol, as scroll.mjs).
+async function swipe(page, from, to, steps = 6) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (i) => [{ x: from.x + (to.x - from.x) * i / steps, y: from.y + (to.y - from.y) * i / steps }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
+  for (let i = 1; i <= steps; i++) {
+    await page.waitForTimeout(20);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
+  }
+  await page.waitForTimeout(20);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+// Scrolls the inputs (mouse wheel, or a swipe on a touch screen) until `key` is fully in the window,
+// below `top`.
+async function scrollTo(page, key, at, top, touch) {
+  const h = page.viewportSize().height;
+  for (let i = 0; i < 30; i++) {
+    const it = await item(page, key);
+    if (it.y >= top && it.y + it.h <= h) return it;
+    const dy = Math.max(-250, Math.min(250, it.y + it.h / 2 - (top + h) / 2));
+    if (touch) await swipe(page, at, { x: at.x, y: at.y - dy });
+    else {
+      await page.mouse.move(at.x, at.y);
+      await page.mouse.wheel(0, dy);
+    }
+    await settle(page);
+  }
+  throw new Error(`could not scroll '${key}' into view`);
+}
+
+async function loraTargets(page, name, touch) {
+  const column = await item(page, 'section.model');  // the header spans the inputs column
+  const right = column.x + column.w;
+  // On a phone the verdict and the tabs stay on top; the inputs scroll below them.
+  const tabs = touch ? await item(page, 'tab') : null;
+  const top = tabs ? tabs.y + tabs.h : 0;
+  const at = { x: column.x + 8, y: (top + page.viewportSize().height) / 2 };  // beside the controls
+  for (const t of TARGETS) {
+    const key = `finetune.lora_targets.${t}`;
+    const it = await scrollTo(page, key, at, top, touch);
+    check(it.x >= column.x - 1 && it.x + it.w <= right + 0.5,
+          `${name}: ${t} lies inside the inputs column (${Math.round(it.x)}..${Math.round(it.x + it.w)} within ${Math.round(column.x)}..${Math.round(right)})`);
+    const before = (await targets(page)).includes(t);
+    await click(page, key, { touch });
+    const after = (await targets(page)).includes(t);
+    check(after === !before, `${name}: a ${touch ? 'tap' : 'click'} on ${t} switches it ${after ? 'on' : 'off'}`);
+    await click(page, key, { touch });
+    check((await targets(page)).includes(t) === before, `${name}: a second one switches ${t} back`);
+  }
+}
+
+try {
+  for (const width of [1280, 1920]) {
+    console.log(`desktop ${width}x900`);
+    await section(`desktop ${width}`, async () => {
+      const page = await open({ viewport: { width, height: 900 } });
+      await click(page, 'mode.1');            // Fine-tune
+      await click(page, 'finetune.method.1'); // LoRA
+      await loraTargets(page, `${width} wide`, false);
+      await page.context().close();
+    });
+  }
+  console.log('phone 390x844 (touch)');
+  await section('phone', async () => {
+    const page = await open({ viewport: { width: 390, height: 844 }, dpr: 3, mobile: true });
+    await click(page, 'tab.1', { touch: true });  // Setup
+    await click(page, 'mode.1', { touch: true });
+    await click(page, 'finetune.method.1', { touch: true });
+    await loraTargets(page, 'phone', true);
+    await page.context().close();
+  });
+} catch (e) {
+  failures.push(String(e && e.stack || e));
+  console.error(e);
+} finally {
+  await browser.close();
+  server.close();
+}
+finish('browser-layout', failures, 'all checks passed');

@@ -1,0 +1,76 @@
+// Keyboard navigation (keyboard.h), on Dear ImGui 1.86's own navigation requests.
+#include "ui/keyboard.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <algorithm>
+
+namespace vl::ui {
+
+void keyboard_before_frame() {
+    if (!GImGui) return;
+    ImGuiContext& g = *GImGui;
+    ImGuiIO& io = g.IO;
+    auto down = [&](ImGuiKey k) { return io.KeyMap[k] >= 0 && io.KeysDown[io.KeyMap[k]]; };
+    if (g.ActiveId == 0 && g.NavId != 0 && (down(ImGuiKey_Enter) || down(ImGuiKey_KeyPadEnter)))
+        io.NavInputs[ImGuiNavInput_Activate] = 1.0f;
+}
+
+void keyboard_begin_frame(AppState& app) {
+    ImGuiContext& g = *GImGui;
+    app.ui.focus_key.clear();
+    // Until a click or a keyboard move, the focus ImGui gives a new window's first item is no one's:
+    // the first Tab goes to the first control.
+    if (g.IO.MouseClicked[0] || g.NavJustMovedToId != 0) app.ui.focus_chosen = true;
+    std::vector<unsigned> skip;
+    skip.swap(app.ui.tab_skip);
+    // The last Tab landed on something that is no control: go on in the same direction.
+    const bool landed_on_skip = g.NavJustMovedToId != 0 && app.ui.tab_dir != 0 &&
+                                std::find(skip.begin(), skip.end(), g.NavJustMovedToId) != skip.end();
+    const bool tabbing = g.NavMoveScoringItems && (g.NavMoveFlags & ImGuiNavMoveFlags_Tabbing) &&
+                         !(g.NavMoveFlags & ImGuiNavMoveFlags_FocusApi);  // ImGui's own Tab request
+    if (!tabbing && !landed_on_skip) {
+        if (g.NavJustMovedToId != 0) app.ui.tab_dir = 0;
+        return;
+    }
+    if (!g.NavWindow) return;
+    // Tab in a list that scrolls by itself (a child window that is not part of its parent's order):
+    // go on from the list, in its parent.
+    ImGuiWindow* w = g.NavWindow;
+    ImGuiID from = g.NavId;
+    while ((w->Flags & ImGuiWindowFlags_ChildWindow) && !(w->Flags & (ImGuiWindowFlags_NavFlattened | ImGuiWindowFlags_Popup)) &&
+           w->ParentWindow) {
+        from = w->ChildId;
+        w = w->ParentWindow;
+    }
+    int dir = landed_on_skip ? app.ui.tab_dir : (g.IO.KeyShift ? -1 : +1);
+    if (landed_on_skip || w != g.NavWindow) {
+        g.NavWindow = w;
+        g.NavId = from;
+        ImGui::NavMoveRequestSubmit(ImGuiDir_None, dir < 0 ? ImGuiDir_Up : ImGuiDir_Down, ImGuiNavMoveFlags_Tabbing,
+                                    ImGuiScrollFlags_KeepVisibleEdgeX | ImGuiScrollFlags_KeepVisibleEdgeY);
+        g.NavTabbingResultFirst.Clear();
+        g.NavTabbingCounter = -1;
+    }
+    // Every item is a stop (not only text fields), and Tab goes on from the focused one even when no
+    // text field is being edited (ImGui would go back to the first).
+    g.NavMoveFlags |= ImGuiNavMoveFlags_FocusApi;
+    g.NavTabbingDir = dir < 0 ? -1 : (g.NavId != 0 && app.ui.focus_chosen ? +1 : 0);
+    app.ui.tab_dir = dir;
+    app.ui.focus_chosen = true;
+}
+
+void not_a_tab_stop(AppState& app) {
+    if (const ImGuiID id = ImGui::GetItemID()) app.ui.tab_skip.push_back(id);
+}
+
+void note_focus(AppState& app, const std::string& key) {
+    const ImGuiContext& g = *GImGui;
+    const ImGuiID id = ImGui::GetItemID();
+    if (id == 0 || id != g.NavId || !app.ui.focus_key.empty()) return;
+    app.ui.focus_key = key;
+    app.ui.focus_ring = !g.NavDisableHighlight || g.ActiveId == id;
+}
+
+}  // namespace vl::ui
