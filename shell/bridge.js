@@ -92,12 +92,14 @@
   // History: a new link the app marks "push" (another model, mode or GPU; an import) is a new entry,
   // so Back returns to the scenario before it; pushes closer together than historyQuietMs (typing a
   // name, a quick run of clicks) share one entry. Any other link replaces the current entry's. An
-  // embed never adds entries: the history is the host page's.
-  var historyQuietMs = 1000, lastPush = -Infinity;
+  // embed never adds entries: the history is the host page's. The quiet time is a property of the
+  // page object so that a test can widen it and check the rule without racing the clock.
+  v.historyQuietMs = 1000;
+  var lastPush = -Infinity;
   function showLink(fragment, push) {
     var url = location.pathname + location.search + "#" + fragment, now = performance.now();
     var embedded = inFrame || (v.env && v.env.embed);
-    if (push && !embedded && now - lastPush > historyQuietMs) history.pushState(null, "", url);
+    if (push && !embedded && now - lastPush > v.historyQuietMs) history.pushState(null, "", url);
     else history.replaceState(null, "", url);
     if (push) lastPush = now;
     lastHash = location.hash;

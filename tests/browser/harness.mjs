@@ -110,6 +110,9 @@ export async function openApp(browser, url, opts = {}, onError = () => {}) {
   const ctx = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 },
     deviceScaleFactor: opts.dpr ?? 1, isMobile: !!opts.mobile, hasTouch: !!(opts.mobile || opts.touch),
     permissions: ['clipboard-read', 'clipboard-write'] });
+  // A loaded machine can take longer than Playwright's 30 s to load the page (the wasm compiles
+  // before the load event): navigations get the app's start-up limit.
+  ctx.setDefaultNavigationTimeout(APP_TIMEOUT_MS);
   const page = await ctx.newPage();
   if (opts.init) await page.addInitScript(opts.init);
   page.on('console', (m) => { if (m.type() === 'error') console.error(`  [console] ${m.text().slice(0, 300)}`); });
