@@ -397,16 +397,26 @@ static void add_loss(TrainCtx& c, const ActShape& x, double fl) {
         [&](auto& q) { return 2 * (q("logit_bytes", lb) * elements(q)); });
 }
 
-void add_activations(TrainCtx& c) {
+// What a stage's layers are for the activation formulas: the formula, the layer kinds it holds
+// (dense, MoE or both) and how many, the dims of a dense layer, and the in-flight micro-batches.
+struct StageLayers {
+    ActivationFormula f;
+    bool walk;                     // the tensor walk (or Korthikanti's GPT layer through it)
+    ActShape lx;                   // the activation shape the layer groups read
+    bool has_dense, has_moe, mixed;
+    LayerDims dense;               // tensor walk: the norm, attention, s^2 and input groups read no MoE field
+    double L, nd, nm;              // layers of the stage: all, dense, MoE
+    double fl;                     // micro-batches in flight
+    Recompute rc;
+    double k;                      // every-k recomputation
+};
+
+static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
     const Scenario& s = c.s;
     const ModelSpec& m = s.model;
-    const TrainingOptions& o = s.train;
-    const ActivationFormula f = s.mode == Mode::FineTune ? ActivationFormula::TensorWalk : o.activation_formula;
+    const ActivationFormula f = s.mode == Mode::FineTune ? ActivationFormula::TensorWalk : s.train.activation_formula;
     const bool korthikanti = f == ActivationFormula::Korthikanti;
     const bool walk = f == ActivationFormula::TensorWalk || korthikanti;
-    const ActShape x = activation_shape(s, c.dt);
-
-    // The layers this stage holds: dense, MoE or both.
     const int64_t n_moe = layer_pattern(m).moe_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_dense = c.stage.layers() - n_moe;
     ActShape lx = x;
@@ -419,133 +429,139 @@ void add_activations(TrainCtx& c) {
         has_dense = n_dense > 0;
         has_moe = n_moe > 0;
     }
-    // Tensor walk: the norm, attention, s^2 and input groups read no MoE field of LayerDims, so the dense
-    // layer's dims serve every layer of the stage; only the MLP group differs between the kinds.
-    // (Initialised in place: default-constructing a LayerDims and assigning it is measurable on the fast path.)
-    const LayerDims dense = korthikanti ? gpt_dims(static_cast<double>(m.hidden), static_cast<double>(m.heads))
-                          : walk        ? layer_dims(m, false)
-                                        : LayerDims{};
-    const bool mixed = has_dense && has_moe;
-    const double L = static_cast<double>(c.stage.layers());
-    const double nd = static_cast<double>(n_dense), nm = static_cast<double>(n_moe);
-    const double fl = c.in_flight;
-    const Recompute rc = o.recompute;
-    const double k = static_cast<double>(std::max(1, o.recompute_every_k));
+    // Returned as one prvalue, so LayerDims is initialised in place (default-constructing one and
+    // assigning it is measurable on the fast path).
+    return StageLayers{f, walk, lx, has_dense, has_moe, has_dense && has_moe,
+                       korthikanti ? gpt_dims(static_cast<double>(m.hidden), static_cast<double>(m.heads))
+                       : walk      ? layer_dims(m, false)
+                                   : LayerDims{},
+                       static_cast<double>(c.stage.layers()), static_cast<double>(n_dense), static_cast<double>(n_moe),
+                       c.in_flight, s.train.recompute, static_cast<double>(std::max(1, s.train.recompute_every_k))};
+}
 
-    // The groups the components below are made of (tensor walk, or the named variant's closed forms).
-    const Once input([&](auto& q) { return walk ? layer_input(q, dense, lx) : variant_input(q, s, x); });
-    const Once scores([&](auto& q) { return walk ? layer_scores(q, dense, lx) : variant_scores(q, s, x); });
-    const Once norms([&](auto& q) { return layer_norms(q, dense, lx); });
-    const Once attention([&](auto& q) { return layer_attention(q, dense, lx); });
-    const Once mlp_dense([&](auto& q) { return layer_mlp(q, dense, lx); });
-    const Once mlp_moe([&](auto& q) { return layer_mlp(q, layer_dims(m, true), lx); });
-    // One layer's activations; on a stage with both kinds, the larger of the two MLP groups.
-    const auto layer = [&](auto& q, bool with_scores) {
-        if (!walk) return variant_layer(q, s, x, with_scores);
-        auto r = q.let("A_norms", norms(q));
-        r += q.let("A_attn", attention(q));
-        if (with_scores) r += let_some(q, "A_scores", scores(q));
-        if (!mixed) {
-            r += q.let("A_mlp", has_dense ? mlp_dense(q) : mlp_moe(q));
-        } else {
-            const auto d = q.let("A_mlp_dense", mlp_dense(q));
-            const auto e = q.let("A_mlp_moe", mlp_moe(q));
-            r += max_of(d, e);
-        }
-        return r;
-    };
+// The per-layer groups of one stage (each a Once), and one whole layer made of them.
+template <class Input, class Scores, class Norms, class Attention, class MlpDense, class MlpMoe, class Layer>
+struct LayerGroups {
+    const Input& input;
+    const Scores& scores;
+    const Norms& norms;
+    const Attention& attention;
+    const MlpDense& mlp_dense;
+    const MlpMoe& mlp_moe;
+    const Layer& layer;  // (q, with_scores): one layer's activations
+};
+template <class... G>
+static LayerGroups<G...> layer_groups(const G&... g) {
+    return {g...};
+}
+
+// The activations stored from forward to backward: each group per layer, or with recomputation the
+// checkpointed layer inputs.
+template <class G>
+static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& g) {
+    const double fl = st.fl, L = st.L;
     // in_flight * L_stage * A: a group that is the same in every layer of the stage
     const auto per_stage = [&](auto& q, const auto& A) { return q("in_flight", fl) * (q("L_stage", L) * A); };
-    Numbers num;
-
-    if (rc == Recompute::None || rc == Recompute::Selective) {
-        const bool sel = rc == Recompute::Selective;
-        if (walk) {
-            add(c.e, c.d, comp("act.norms", "activations: norm inputs", Category::Activations, kFwdBwd,
-                               "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh) [korthikanti2022 §4.1]"),
-                [&](auto& q) {
-                    const auto A = q.let("A_norms", norms(q));
-                    return per_stage(q, A);
-                });
-            add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations, kFwdBwd,
-                               "Korthikanti et al. 2022 Sec 4.1 (11sbh) [korthikanti2022 §4.1]; attention 11bsd [transformer-series5 §2.1]; GQA: K,V sized by kv heads"),
-                [&](auto& q) {
-                    const auto A = q.let("A_attn", attention(q));
-                    return per_stage(q, A);
-                });
-            if (!sel && scores(num) > 0)
-                add(c.e, c.d, comp("act.scores", "activations: attention scores (s^2: softmax, dropout)", Category::Activations, kFwdBwd,
-                                   "Korthikanti et al. 2022 Sec 4.1 (5as^2b) [korthikanti2022 §4.1]; dropped by FlashAttention [dao2022] or selective recomputation"),
-                    [&](auto& q) {
-                        const auto A = q.let("A_scores", scores(q));
-                        return per_stage(q, A);
-                    });
-            add(c.e, c.d, comp("act.mlp", "activations: MLP", Category::Activations, kFwdBwd,
-                               "Korthikanti et al. 2022 Sec 4.1 (19sbh) [korthikanti2022 §4.1]; MLP 19bsd [transformer-series5 §2.2]; HF LlamaMLP / MixtralSparseMoeBlock [transformers-code]"),
-                [&](auto& q) {
-                    if (!mixed) {
-                        const auto A = q.let("A_mlp", has_dense ? mlp_dense(q) : mlp_moe(q));
-                        return per_stage(q, A);
-                    }
-                    // in_flight * (L_dense * A_mlp_dense + L_moe * A_mlp_moe)
-                    const auto d = q.let("A_mlp_dense", mlp_dense(q));
-                    const auto e = q.let("A_mlp_moe", mlp_moe(q));
-                    return q("in_flight", fl) * (q("L_dense", nd) * d + q("L_moe", nm) * e);
-                });
-        } else {
-            const char* source = f == ActivationFormula::PerLayerBytes ? "11bsd + 5bhs^2 attention, 19bsd MLP bytes [transformer-series5 §2]"
-                               : f == ActivationFormula::PerLayerElements ? "activations (16bsd + 2bhs^2) L elements, x bytes [llm-gpu-memory-2025]"
-                                                                 : "C x L x B x S x H x bytes [makinaruto2025]; ZeRO Sec 3.2 footnote, C = 12 [zero2020 §3.2]";
-            add(c.e, c.d, comp("act.layers", "activations: transformer layers", Category::Activations, kFwdBwd, source),
-                [&](auto& q) {
-                    const auto A = q.let("A_layer", layer(q, !sel));
-                    return q("in_flight", fl) * q("L_stage", L) * A;
-                });
-        }
-    } else {
+    if (st.rc == Recompute::Full || st.rc == Recompute::EveryK) {
         add(c.e, c.d, comp("act.checkpoints", "activations: checkpointed layer inputs", Category::Activations, kFwdBwd,
                            "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; Chen et al. 2016 (checkpoint every k layers) [chen2016]"),
             [&](auto& q) {
-                const auto A = q.let("A_input", input(q));
-                if (rc == Recompute::Full) return q("in_flight", fl) * q("L_stage", L) * A;
-                return q("in_flight", fl) * ceil_of(q("L_stage", L) / q("k", k)) * A;
+                const auto A = q.let("A_input", g.input(q));
+                if (st.rc == Recompute::Full) return q("in_flight", fl) * q("L_stage", L) * A;
+                return q("in_flight", fl) * ceil_of(q("L_stage", L) / q("k", st.k)) * A;
             });
+        return;
     }
+    const bool sel = st.rc == Recompute::Selective;
+    if (!st.walk) {
+        const ActivationFormula f = st.f;
+        const char* source = f == ActivationFormula::PerLayerBytes ? "11bsd + 5bhs^2 attention, 19bsd MLP bytes [transformer-series5 §2]"
+                           : f == ActivationFormula::PerLayerElements ? "activations (16bsd + 2bhs^2) L elements, x bytes [llm-gpu-memory-2025]"
+                                                                      : "C x L x B x S x H x bytes [makinaruto2025]; ZeRO Sec 3.2 footnote, C = 12 [zero2020 §3.2]";
+        add(c.e, c.d, comp("act.layers", "activations: transformer layers", Category::Activations, kFwdBwd, source),
+            [&](auto& q) {
+                const auto A = q.let("A_layer", g.layer(q, !sel));
+                return q("in_flight", fl) * q("L_stage", L) * A;
+            });
+        return;
+    }
+    Numbers num;
+    add(c.e, c.d, comp("act.norms", "activations: norm inputs", Category::Activations, kFwdBwd,
+                       "Korthikanti et al. 2022 Sec 4.1 (LayerNorm inputs 4sbh) [korthikanti2022 §4.1]"),
+        [&](auto& q) {
+            const auto A = q.let("A_norms", g.norms(q));
+            return per_stage(q, A);
+        });
+    add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations, kFwdBwd,
+                       "Korthikanti et al. 2022 Sec 4.1 (11sbh) [korthikanti2022 §4.1]; attention 11bsd [transformer-series5 §2.1]; GQA: K,V sized by kv heads"),
+        [&](auto& q) {
+            const auto A = q.let("A_attn", g.attention(q));
+            return per_stage(q, A);
+        });
+    if (!sel && g.scores(num) > 0)
+        add(c.e, c.d, comp("act.scores", "activations: attention scores (s^2: softmax, dropout)", Category::Activations, kFwdBwd,
+                           "Korthikanti et al. 2022 Sec 4.1 (5as^2b) [korthikanti2022 §4.1]; dropped by FlashAttention [dao2022] or selective recomputation"),
+            [&](auto& q) {
+                const auto A = q.let("A_scores", g.scores(q));
+                return per_stage(q, A);
+            });
+    add(c.e, c.d, comp("act.mlp", "activations: MLP", Category::Activations, kFwdBwd,
+                       "Korthikanti et al. 2022 Sec 4.1 (19sbh) [korthikanti2022 §4.1]; MLP 19bsd [transformer-series5 §2.2]; HF LlamaMLP / MixtralSparseMoeBlock [transformers-code]"),
+        [&](auto& q) {
+            if (!st.mixed) {
+                const auto A = q.let("A_mlp", st.has_dense ? g.mlp_dense(q) : g.mlp_moe(q));
+                return per_stage(q, A);
+            }
+            // in_flight * (L_dense * A_mlp_dense + L_moe * A_mlp_moe)
+            const auto d = q.let("A_mlp_dense", g.mlp_dense(q));
+            const auto e = q.let("A_mlp_moe", g.mlp_moe(q));
+            return q("in_flight", fl) * (q("L_dense", st.nd) * d + q("L_moe", st.nm) * e);
+        });
+}
 
-    // working sets during backward (one micro-batch): the recomputed segment and one layer's gradients
-    const Once largest([&](auto& q) { return layer(q, true); });
+// Working sets during backward (one micro-batch): the recomputed segment, and one layer's activation
+// gradients.
+template <class G>
+static void add_backward_working_sets(TrainCtx& c, const StageLayers& st, const G& g) {
+    const Once largest([&](auto& q) { return g.layer(q, true); });
     const auto recompute_working = [&](auto& q) {
         using N = std::decay_t<decltype(q("", 0.0))>;
-        if (rc == Recompute::Full) {  // one layer at a time
+        if (st.rc == Recompute::Full) {  // one layer at a time
             const N A = q.let("A_layer", largest(q));
             return 1 * A;
         }
-        if (rc == Recompute::EveryK) {  // k layers at a time
+        if (st.rc == Recompute::EveryK) {  // k layers at a time
             const N A = q.let("A_layer", largest(q));
-            return min_of(q("k", k), q("L_stage", L)) * A;
+            return min_of(q("k", st.k), q("L_stage", st.L)) * A;
         }
-        if (rc == Recompute::Selective) {  // one layer's s^2 core
-            const N A = let_some(q, "A_scores", scores(q));
+        if (st.rc == Recompute::Selective) {  // one layer's s^2 core
+            const N A = let_some(q, "A_scores", g.scores(q));
             return 1 * A;
         }
         return N{};
     };
+    Numbers num;
     if (recompute_working(num) > 0)
         add(c.e, c.d, comp("act.recompute_working", "recomputed activations (backward)", Category::Activations, kBwd,
                            "Chen et al. 2016 [chen2016]; Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]: the recomputed segment is live while its backward runs"),
             recompute_working);
-    if (s.overheads.backward_working_set)  // the largest layer's activations: their gradients exist while backward runs the layer
+    if (c.s.overheads.backward_working_set)  // the largest layer's activations: their gradients exist while backward runs the layer
         add(c.e, c.d, comp("act.backward_working", "activation gradients of one layer (backward)", Category::Activations, kBwd,
                            "derivation (core/training/DERIVATION.md)"),
             largest);
+}
 
+// What the first stage keeps before its layers (token ids, embedding dropout mask) and the last stage
+// after them (final norm and output-layer inputs), then the loss.
+static void add_stage_ends(TrainCtx& c, const ActShape& x, double fl) {
+    const ModelSpec& m = c.s.model;
     if (c.stage.first) {
         add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, kFwdBwd,
                            "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]"),
             [&](auto& q) {
                 const auto T = tokens(q, x);
                 auto emb = q.let("token_ids", 8 * T);  // int64
-                if (o.dropout > 0) emb += q.let("emb_mask", sp_split(q, x, T * q("h", static_cast<double>(m.hidden))));  // 1 byte
+                if (c.s.train.dropout > 0) emb += q.let("emb_mask", sp_split(q, x, T * q("h", static_cast<double>(m.hidden))));  // 1 byte
                 return q("in_flight", fl) * emb;
             });
     }
@@ -562,6 +578,43 @@ void add_activations(TrainCtx& c) {
             });
         add_loss(c, x, fl);
     }
+}
+
+void add_activations(TrainCtx& c) {
+    const Scenario& s = c.s;
+    const ModelSpec& m = s.model;
+    const ActShape x = activation_shape(s, c.dt);
+    const StageLayers st = stage_layers(c, x);
+    const LayerDims& dense = st.dense;
+    const ActShape& lx = st.lx;
+
+    // The groups the components are made of (tensor walk, or the named variant's closed forms).
+    const Once input([&](auto& q) { return st.walk ? layer_input(q, dense, lx) : variant_input(q, s, x); });
+    const Once scores([&](auto& q) { return st.walk ? layer_scores(q, dense, lx) : variant_scores(q, s, x); });
+    const Once norms([&](auto& q) { return layer_norms(q, dense, lx); });
+    const Once attention([&](auto& q) { return layer_attention(q, dense, lx); });
+    const Once mlp_dense([&](auto& q) { return layer_mlp(q, dense, lx); });
+    const Once mlp_moe([&](auto& q) { return layer_mlp(q, layer_dims(m, true), lx); });
+    // One layer's activations; on a stage with both kinds, the larger of the two MLP groups.
+    const auto layer = [&](auto& q, bool with_scores) {
+        if (!st.walk) return variant_layer(q, s, x, with_scores);
+        auto r = q.let("A_norms", norms(q));
+        r += q.let("A_attn", attention(q));
+        if (with_scores) r += let_some(q, "A_scores", scores(q));
+        if (!st.mixed) {
+            r += q.let("A_mlp", st.has_dense ? mlp_dense(q) : mlp_moe(q));
+        } else {
+            const auto d = q.let("A_mlp_dense", mlp_dense(q));
+            const auto e = q.let("A_mlp_moe", mlp_moe(q));
+            r += max_of(d, e);
+        }
+        return r;
+    };
+    const auto g = layer_groups(input, scores, norms, attention, mlp_dense, mlp_moe, layer);
+
+    add_stored_activations(c, st, g);
+    add_backward_working_sets(c, st, g);
+    add_stage_ends(c, x, st.fl);
 }
 
 }  // namespace vl
