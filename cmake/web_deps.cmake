@@ -30,5 +30,7 @@ add_library(vramlens_imgui STATIC
   ${_imgui}/imgui_demo.cpp ${_imgui}/backends/imgui_impl_sdl.cpp ${_imgui}/backends/imgui_impl_opengl3.cpp)
 target_include_directories(vramlens_imgui SYSTEM PUBLIC ${_imgui} ${_imgui}/backends)
 # WebGL2 = OpenGL ES 3 (ImGui 1.86 would pick ES2/WebGL1 on Emscripten); no file I/O in the browser.
-target_compile_definitions(vramlens_imgui PUBLIC IMGUI_IMPL_OPENGL_ES3 IMGUI_DISABLE_FILE_FUNCTIONS)
+# The app shows neither ImGui's demo nor its metrics window.
+target_compile_definitions(vramlens_imgui PUBLIC IMGUI_IMPL_OPENGL_ES3 IMGUI_DISABLE_FILE_FUNCTIONS IMGUI_DISABLE_DEMO_WINDOWS
+                                                 IMGUI_DISABLE_METRICS_WINDOW)
 target_link_libraries(vramlens_imgui PUBLIC vramlens_sdl2)
