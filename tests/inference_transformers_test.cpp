@@ -84,7 +84,8 @@ TEST_CASE("sliding-window models: DynamicCache(config) keeps the window, the ful
     s.infer.prefill_chunk = 2048;
     CHECK(bytes(estimate(s), "kv_cache") == 32.0 * (2048 + 4095) * per_layer_token);
     // The derivation says which cache was assumed.
-    const Component* kv = find(estimate(s), "kv_cache");
+    const Estimate chunked = estimate(s);
+    const Component* kv = find(chunked, "kv_cache");
     REQUIRE(kv != nullptr);
     CHECK_THAT(kv->source, Catch::Contains("DynamicSlidingWindowLayer"));
     s.infer.sliding_window_cache = false;
