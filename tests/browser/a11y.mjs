@@ -10,7 +10,7 @@
 //   4. axe-core (npm, tests/browser/package.json) finds no serious or critical violation.
 //
 // Usage: node a11y.mjs --site build/web/site [--chromium /usr/bin/chromium] [--axe path/to/axe.min.js]
-import { appState as state, click, finish, item, launchChromium, openApp, parseArgs, press, serveSite, settle }
+import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, press, serveSite, settle }
   from './harness.mjs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -20,11 +20,7 @@ const args = parseArgs();
 const siteDir = resolve(args.site ?? 'build/web/site');
 const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
 
-const failures = [];
-const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
-async function section(name, fn) {
-  try { await fn(); } catch (e) { failures.push(`${name}: ${e.message.split('\n')[0]}`); console.error(`  FAIL: ${name}: ${e.message.split('\n')[0]}`); }
-}
+const { failures, check, section } = checks();
 
 // axe-core's browser build, from tests/browser/node_modules (scripts/deps.sh runs npm ci there).
 let axeSource = null;

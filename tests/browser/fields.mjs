@@ -8,7 +8,7 @@
 //      Hugging Face id with its organisation and variant ("Qwen/Qwen2.5-32B-Instruct": Qwen2.5-32B only).
 //
 // Usage: node fields.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { appState as state, click, finish, launchChromium, openApp, parseArgs, press, serveSite, settle }
+import { checks, appState as state, click, finish, launchChromium, openApp, parseArgs, press, serveSite, settle }
   from './harness.mjs';
 import { resolve } from 'node:path';
 
@@ -16,11 +16,7 @@ const args = parseArgs();
 const siteDir = resolve(args.site ?? 'build/web/site');
 const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
 
-const failures = [];
-const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
-async function section(name, fn) {
-  try { await fn(); } catch (e) { failures.push(`${name}: ${e.message.split('\n')[0]}`); console.error(`  FAIL: ${name}: ${e.message.split('\n')[0]}`); }
-}
+const { failures, check, section } = checks();
 
 const server = await serveSite(siteDir, '/vramlens/');
 const browser = await launchChromium(executablePath);

@@ -93,6 +93,17 @@ export function launchChromium(executablePath = process.env.VRAMLENS_CHROMIUM ??
 }
 
 // Ends a browser test: prints one summary line and exits non-zero when anything failed.
+// One test file's checks: check() prints a result and records a failure; section() runs a part and
+// records what it threw, so the file goes on to its next part. `failures` goes to finish().
+export function checks() {
+  const failures = [];
+  const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
+  async function section(name, fn) {
+    try { await fn(); } catch (e) { failures.push(`${name}: ${e.message.split('\n')[0]}`); console.error(`  FAIL: ${name}: ${e.message.split('\n')[0]}`); }
+  }
+  return { failures, check, section };
+}
+
 export function finish(name, failures, passedText = 'passed') {
   if (failures.length) {
     console.error(`${name}: FAILED (${failures.length} problem(s))`);

@@ -10,7 +10,7 @@
 // On a desktop and a phone viewport.
 //
 // Usage: node history.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { appState as state, click, finish, item, launchChromium, openApp, parseArgs, paste, serveSite,
+import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, paste, serveSite,
          settle } from './harness.mjs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
@@ -21,11 +21,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const siteDir = resolve(args.site ?? 'build/web/site');
 const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
 
-const failures = [];
-const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failures.push(what); console.error(`  FAIL: ${what}`); } };
-async function section(name, fn) {
-  try { await fn(); } catch (e) { failures.push(`${name}: ${e.message.split('\n')[0]}`); console.error(`  FAIL: ${name}: ${e.message.split('\n')[0]}`); }
-}
+const { failures, check, section } = checks();
 
 const server = await serveSite(siteDir, '/vramlens/');
 const browser = await launchChromium(executablePath);
