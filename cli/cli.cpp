@@ -650,7 +650,12 @@ int cmd_estimate(const Options& o, std::string& out, std::string& err) {
     eo.unit = o.unit;
     eo.formulas = o.formulas;
     out += export_estimate(*s, e, o.format, eo);
-    return (o.fail_if_no_fit && !e.fits()) ? kNoFit : kOk;
+    if (!o.fail_if_no_fit || e.fits()) return kOk;
+    // stdout may be JSON or CSV for a script; the reason for status 3 goes to stderr for people.
+    err += "vramlens: does not fit: the peak is " + amount_with_unit(e.total_bytes, o.unit) + " of " +
+           amount_with_unit(e.gpu_capacity_bytes, o.unit) + " per GPU, " +
+           amount_with_unit(e.total_bytes - e.gpu_capacity_bytes, o.unit) + " over\n";
+    return kNoFit;
 }
 
 int cmd_verify_script(const Options& o, std::string& out, std::string& err) {
