@@ -24,14 +24,19 @@ const server = await serveSite(siteDir, '/vramlens/');
 const browser = await launchChromium(executablePath);
 const open = (url, opts) => openApp(browser, url, { init: observeDefaults, ...opts }, (what) => failures.push(what));
 
-// A finger from `from` to `to` (page CSS pixels), in `steps` moves a frame apart, then lifted.
-async function swipe(page, from, to, steps = 6) {
+// A finger from `from` to `to` (page CSS pixels), in `steps` moves a frame apart, then lifted;
+// after `holdMs` of resting in place when given (no fling: the page stops where the finger did).
+async function swipe(page, from, to, steps = 6, holdMs = 0) {
   const cdp = await page.context().newCDPSession(page);
   const at = (i) => [{ x: from.x + (to.x - from.x) * i / steps, y: from.y + (to.y - from.y) * i / steps }];
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
   for (let i = 1; i <= steps; i++) {
     await page.waitForTimeout(20);
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
+  }
+  for (let t = 0; t < holdMs; t += 50) {
+    await page.waitForTimeout(50);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(steps) });
   }
   await page.waitForTimeout(20);
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
@@ -142,8 +147,9 @@ try {
       page.on('pageerror', (e) => failures.push(`blog page error: ${e.message}`));
       await page.goto(`${blog.origin}/post.html`);
       // Scroll the embed's top into view as a reader does, over the text (the iframe loads lazily).
-      // A fast swipe may fling past it on a loaded machine: wait until the page rests, then move
-      // back or on by what is left, until its top is within the first 300 px.
+      // The finger rests before it lifts, so the page does not fling past (a loaded machine saw
+      // 20 flings end 600 px off); after each move wait until the page rests, then move back or
+      // on by what is left, until its top is within the first 300 px.
       const iframe = page.locator('iframe').first();
       const rest = async () => {
         let last = NaN;
@@ -163,7 +169,7 @@ try {
           await page.mouse.move(20, 20);
           await page.mouse.wheel(0, dy);
         } else {
-          await swipe(page, { x: 8, y: 500 }, { x: 8, y: 500 - dy });
+          await swipe(page, { x: 8, y: 500 }, { x: 8, y: 500 - dy }, 10, 300);
         }
       }
       await rest();
