@@ -186,7 +186,27 @@
     if (!e.shiftKey && (e.code === "KeyA" || e.code === "KeyZ" || e.code === "KeyY")) return true;
     return /^(ArrowLeft|ArrowRight|ArrowUp|ArrowDown|Home|End|Backspace|Delete)$/.test(e.key);
   }
-  function filterKey(e) { if (e.target === canvas && !appUsesKey(e)) keepDefault(e); }
+  function filterKey(e) {
+    if (e.target !== canvas) return;
+    // Tab on the app's last control (Shift+Tab on its first) is the page's: the browser moves the
+    // focus on, and the app does not see the key (no keyboard trap).
+    if (e.key === "Tab" && !e.ctrlKey && !e.altKey && !e.metaKey && v.ready && Module._vl_tab_leaves(e.shiftKey ? -1 : 1) === 1) {
+      e.stopPropagation();
+      return;
+    }
+    if (!appUsesKey(e)) keepDefault(e);
+  }
+  // Focus that comes back by Shift+Tab from after the canvas goes to the last control; leaving
+  // forgets the focused control, so Tab from before starts again at the first.
+  var lastTab = { shift: false, at: -Infinity };  // the page's last Tab key, wherever it was pressed
+  window.addEventListener("keydown", function (e) { if (e.key === "Tab") lastTab = { shift: e.shiftKey, at: performance.now() }; }, true);
+  canvas.addEventListener("focus", function (e) {
+    var from = e.relatedTarget;
+    var back = from ? (canvas.compareDocumentPosition(from) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0
+                    : lastTab.shift && performance.now() - lastTab.at < 1000;
+    if (v.ready && back) { Module._vl_keyboard_focus(-1); v.wake(); }
+  });
+  canvas.addEventListener("blur", function () { if (v.ready) { Module._vl_keyboard_focus(0); v.wake(); } });
   window.addEventListener("keydown", filterKey, true);
   window.addEventListener("keyup", filterKey, true);
 

@@ -169,6 +169,35 @@ try {
     await page.context().close();
   });
 
+  await section('desktop: Tab leaves the app at its ends (no keyboard trap)', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await press(page, 'Tab');  // "Results as text"
+    await press(page, 'Tab');  // the canvas
+    const seen = [];
+    for (let i = 0; i < 300 && await active(page) === 'canvas'; i++) {
+      await press(page, 'Tab');
+      if (await active(page) === 'canvas') seen.push((await state(page)).ui.focus);
+    }
+    check(await active(page) !== 'canvas', `Tab after the last control leaves the app (after ${seen.length} controls; focus on '${await active(page)}')`);
+    const named = seen.filter((k) => k);  // a list or a chart box is a stop without a key
+    check(new Set(named).size === named.length, `... without going round to the first control again (${seen.slice(-3).join(', ')})`);
+    check(['toggle.unit', 'infer.batch', 'gpu', 'share.copy_link'].every((k) => named.includes(k)),
+          `... having gone through the top bar, the inputs and the share panel (${named.length} named controls)`);
+    // Shift+Tab from after the app comes back to its last control.
+    await press(page, 'Shift+Tab');
+    check(await active(page) === 'canvas' && (await state(page)).ui.focus === seen[seen.length - 1],
+          `Shift+Tab from after the app comes back to its last control (${await active(page)}, ${(await state(page)).ui.focus}; expected ${seen[seen.length - 1]})`);
+    // Shift+Tab back through every control, then out to the button before the canvas.
+    const back = [];
+    for (let i = 0; i < 300 && await active(page) === 'canvas'; i++) {
+      await press(page, 'Shift+Tab');
+      if (await active(page) === 'canvas') back.push((await state(page)).ui.focus);
+    }
+    check(back[back.length - 1] === seen[0], `Shift+Tab goes back to the first control (${back[back.length - 1]}; the first was ${seen[0]})`);
+    check(await active(page) === 'vl-show-text', `... and Shift+Tab on it leaves for "Results as text" before the canvas (${await active(page)})`);
+    await page.context().close();
+  });
+
   // ---- phone -----------------------------------------------------------------------------------
   console.log('phone 390x844 (touch)');
   await section('phone', async () => {

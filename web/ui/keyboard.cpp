@@ -17,9 +17,43 @@ void keyboard_before_frame() {
         io.NavInputs[ImGuiNavInput_Activate] = 1.0f;
 }
 
+namespace {
+
+// Where Tab would go from the focused control, scored over this frame's items (keyboard_end_frame).
+void start_tab_probe(AppState& app) {
+    ImGuiContext& g = *GImGui;
+    const ImGuiWindow* w = g.NavWindow;
+    if (!app.ui.focus_chosen || g.NavId == 0 || !w || g.NavMoveScoringItems || g.NavInitRequest) return;
+    if ((w->Flags & ImGuiWindowFlags_Popup) || ((w->Flags & ImGuiWindowFlags_ChildWindow) && !(w->Flags & ImGuiWindowFlags_NavFlattened))) {
+        app.ui.tab_edge = 0;  // a popup, or inside a scrolling list: Tab goes on from the list (below)
+        return;
+    }
+    ImGui::NavMoveRequestSubmit(ImGuiDir_None, ImGuiDir_Down, ImGuiNavMoveFlags_Tabbing | ImGuiNavMoveFlags_FocusApi |
+                                ImGuiNavMoveFlags_DontSetNavHighlight, ImGuiScrollFlags_None);
+    g.NavTabbingResultFirst.Clear();
+    g.NavTabbingCounter = -1;
+    g.NavTabbingDir = +1;
+    app.ui.tab_probe_from = g.NavId;
+}
+
+}  // namespace
+
 void keyboard_begin_frame(AppState& app) {
     ImGuiContext& g = *GImGui;
     app.ui.focus_key.clear();
+    if (app.ui.tab_enter_from_end && g.NavWindow) {  // as Shift+Tab from no control: ImGui goes to the last one
+        app.ui.tab_enter_from_end = false;
+        g.NavId = 0;
+        ImGui::NavMoveRequestSubmit(ImGuiDir_None, ImGuiDir_Up, ImGuiNavMoveFlags_Tabbing,
+                                    ImGuiScrollFlags_KeepVisibleEdgeX | ImGuiScrollFlags_KeepVisibleEdgeY);
+        g.NavTabbingResultFirst.Clear();
+        g.NavTabbingCounter = -1;
+        g.NavMoveFlags |= ImGuiNavMoveFlags_FocusApi;
+        g.NavTabbingDir = -1;
+        app.ui.tab_dir = -1;
+        app.ui.focus_chosen = true;
+        return;
+    }
     // Until a click or a keyboard move, the focus ImGui gives a new window's first item is no one's:
     // the first Tab goes to the first control.
     if (g.IO.MouseClicked[0] || g.NavJustMovedToId != 0) app.ui.focus_chosen = true;
@@ -32,6 +66,7 @@ void keyboard_begin_frame(AppState& app) {
                          !(g.NavMoveFlags & ImGuiNavMoveFlags_FocusApi);  // ImGui's own Tab request
     if (!tabbing && !landed_on_skip) {
         if (g.NavJustMovedToId != 0) app.ui.tab_dir = 0;
+        start_tab_probe(app);
         return;
     }
     if (!g.NavWindow) return;
@@ -59,6 +94,29 @@ void keyboard_begin_frame(AppState& app) {
     g.NavTabbingDir = dir < 0 ? -1 : (g.NavId != 0 && app.ui.focus_chosen ? +1 : 0);
     app.ui.tab_dir = dir;
     app.ui.focus_chosen = true;
+}
+
+// The probe started in keyboard_begin_frame has scored this frame's items as a forward Tab
+// (imgui.cpp NavProcessItemForTabbingRequest): its counter is still 1 when no item came after the
+// focused one, and the first item it scored is the first control. Cancelled before EndFrame, so
+// nothing moves.
+void keyboard_end_frame(AppState& app) {
+    ImGuiContext& g = *GImGui;
+    if (!app.ui.focus_chosen || g.NavId == 0) app.ui.tab_edge = -1;  // the canvas is the stop before the first control
+    const ImGuiID from = app.ui.tab_probe_from;
+    if (from == 0) return;
+    app.ui.tab_probe_from = 0;
+    if (!g.NavMoveSubmitted || !(g.NavMoveFlags & ImGuiNavMoveFlags_Tabbing)) return;  // ImGui replaced it
+    // A click this frame moved the focus: not known until the next frame (each input draws three).
+    if (g.NavId != from) app.ui.tab_edge = 0;
+    else app.ui.tab_edge = g.NavTabbingCounter == 1 ? +1 : g.NavTabbingResultFirst.ID == from ? -1 : 0;
+    ImGui::NavMoveRequestCancel();
+}
+
+void keyboard_focus_changed(AppState& app, int entered) {
+    app.ui.focus_chosen = false;
+    app.ui.tab_enter_from_end = entered < 0;
+    app.ui.tab_edge = entered < 0 ? 0 : -1;
 }
 
 void not_a_tab_stop(AppState& app) {

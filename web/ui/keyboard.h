@@ -3,7 +3,10 @@
 // child window. Here Tab and Shift+Tab go to the next and previous control of any kind, in the order
 // they are drawn, with ImGui's focus ring around it (a text field takes the keyboard, as on a web page);
 // Enter presses a focused control as Space does; a scrolling list is one stop that Enter or Space
-// enters (arrows inside, Escape leaves), and Tab goes on after it.
+// enters (arrows inside, Escape leaves), and Tab goes on after it. Tab on the last control and
+// Shift+Tab on the first (or before any) leave the app for the page, as from a form's last field
+// (no keyboard trap, WCAG 2.1.2): each frame with a focused control asks ImGui's own Tab scoring
+// whether a control comes after it, and the page lets the browser move focus when none does.
 #pragma once
 #include "ui/app.h"
 
@@ -13,6 +16,10 @@ namespace vl::ui {
 void keyboard_before_frame();
 // Right after ImGui::NewFrame (draw()): makes this frame's Tab request go through every control.
 void keyboard_begin_frame(AppState& app);
+// At the end of draw(), before ImGui::Render: ui.tab_edge for the page (vl_tab_leaves).
+void keyboard_end_frame(AppState& app);
+// The canvas lost the keyboard (`entered` 0), or got it from after it (`entered` -1: Shift+Tab).
+void keyboard_focus_changed(AppState& app, int entered);
 // After an item that is no control (a chart's hover area): Tab passes over it.
 void not_a_tab_stop(AppState& app);
 // In mark(): the widget just drawn under `key` has the keyboard (ui.focus_key, for the test hook).

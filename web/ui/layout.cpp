@@ -224,6 +224,7 @@ void draw(AppState& app) {
     refresh(app);  // a change made this frame shows its numbers (and updates the link) right away
     queue_fragment(app);
     app.ui.text_active = io.WantTextInput;
+    keyboard_end_frame(app);
     page_end_frame(app);
 }
 

@@ -18,6 +18,7 @@
 #include "enum_names.h"
 #include "json_input.h"
 #include "scenario_json.h"
+#include "ui/keyboard.h"
 #include "ui/scrolling.h"
 
 namespace {
@@ -140,6 +141,15 @@ EMSCRIPTEN_KEEPALIVE const char* vl_field_selection(int cut) {
 // 1 when a wheel event at (x, y) (CSS pixels; the DOM's deltaX, deltaY) scrolls something in the app.
 EMSCRIPTEN_KEEPALIVE int vl_wheel_scrolls(float x, float y, float dx, float dy, int shift) {
     return GImGui && vl::ui::wheel_scrolls_at(ImVec2(x, y), dx, dy, shift != 0) ? 1 : 0;
+}
+// 1 when Tab (dir +1) or Shift+Tab (dir -1) leaves the app for the page (keyboard.h): no keyboard trap.
+EMSCRIPTEN_KEEPALIVE int vl_tab_leaves(int dir) {
+    if (!g_app) return 0;
+    return g_app->ui.tab_edge != 0 && (dir < 0) == (g_app->ui.tab_edge < 0) ? 1 : 0;
+}
+// The canvas lost the keyboard (entered 0) or got it by Shift+Tab from after it (entered -1).
+EMSCRIPTEN_KEEPALIVE void vl_keyboard_focus(int entered) {
+    if (g_app) vl::ui::keyboard_focus_changed(*g_app, entered);
 }
 // 1 when a touch starting at (x, y) is over something the app scrolls.
 EMSCRIPTEN_KEEPALIVE int vl_drag_scrolls(float x, float y) { return GImGui && vl::ui::drag_scrolls_at(ImVec2(x, y)) ? 1 : 0; }
