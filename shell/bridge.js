@@ -114,6 +114,9 @@
       if (window.parent !== window) window.parent.postMessage({ vramlens_height: Math.ceil(h) }, "*");
     } else if (kind === "open") window.open(a, "_blank", "noopener");
     else if (kind === "results") showResults(JSON.parse(a));
+    else if (kind === "prefs" && c === "store") {  // the user chose them: the next visit starts so
+      try { localStorage.setItem("vramlens.lang", a); localStorage.setItem("vramlens.theme", b); } catch (e) {}
+    }
   };
 
   // The results as text (index.html #vl-results): what the app sends (web/ui/app.h results_text_json),

@@ -198,6 +198,24 @@ try {
     await page.context().close();
   });
 
+  await section('desktop: language and theme', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const lang = () => page.evaluate(() => document.documentElement.lang);
+    const st0 = await state(page);
+    check(st0.ui.lang === 'en' && await lang() === 'en', `an English browser gets English, <html lang="en"> (${st0.ui.lang}, ${await lang()})`);
+    await click(page, 'toggle.lang');
+    await click(page, 'toggle.theme');
+    const st1 = await state(page);
+    check(st1.ui.lang === 'zh' && await lang() === 'zh-Hans', `中文 sets <html lang="zh-Hans"> (${st1.ui.lang}, ${await lang()})`);
+    // The next visit (same browser profile) starts in the language and theme chosen.
+    await page.reload();
+    await page.waitForFunction(() => window.vramlens && window.vramlens.ready, null, { timeout: 90_000 });
+    const st2 = await state(page);
+    check(st2.ui.lang === 'zh' && st2.ui.theme === st1.ui.theme && st1.ui.theme !== st0.ui.theme && await lang() === 'zh-Hans',
+          `the next visit keeps 中文 and the ${st1.ui.theme} theme (${st2.ui.lang}, ${st2.ui.theme}, <html lang="${await lang()}">)`);
+    await page.context().close();
+  });
+
   // ---- phone -----------------------------------------------------------------------------------
   console.log('phone 390x844 (touch)');
   await section('phone', async () => {

@@ -37,13 +37,15 @@ EM_JS(char*, js_page_env, (double max_input_bytes), {
     var hashBytes = lengthBytesUTF8(full);
     var h = hashBytes > max_input_bytes ? "" : full;
     var embed = q.has("embed") || /^#embed/.test(full);
+    var saved = {};  // the language and theme the user chose on an earlier visit (page_end_frame)
+    try { saved = { theme: localStorage.getItem("vramlens.theme"), lang: localStorage.getItem("vramlens.lang") }; } catch (e) {}
     var env = {
         embed: embed,
         embed_editable: q.get("embed") === "edit",
         touch: window.matchMedia ? matchMedia("(pointer: coarse)").matches : false,
-        prefer_light: q.get("theme") === "light" ||
-                      (!q.has("theme") && window.matchMedia && matchMedia("(prefers-color-scheme: light)").matches),
-        lang_zh: q.has("lang") ? q.get("lang") === "zh" : /^zh/i.test(navigator.language || ""),
+        prefer_light: q.has("theme") ? q.get("theme") === "light" : saved.theme ? saved.theme === "light" :
+                      !!(window.matchMedia && matchMedia("(prefers-color-scheme: light)").matches),
+        lang_zh: q.has("lang") ? q.get("lang") === "zh" : saved.lang ? saved.lang === "zh" : /^zh/i.test(navigator.language || ""),
         base_url: location.origin + location.pathname,
         origin: location.origin,
         hash: h.replace(/^#embed[&,]?/, "#"),
@@ -89,6 +91,7 @@ struct History {
     bool imported = false;  // this frame took a pasted or dropped text (not into a field)
 };
 History g_history;
+std::string g_prefs;  // the language and theme last told to the page ("" before the first frame)
 
 }  // namespace
 
@@ -191,6 +194,12 @@ void page_end_frame(AppState& app) {
         g_history = {true, key, app.ui.shown_fragment, false};
     }
     g_history.imported = false;
+    // The language and theme kept for the next visit, once the user changes them.
+    const std::string lang = app.ui.lang == Lang::Zh ? "zh" : "en", theme = app.ui.theme == Theme::Light ? "light" : "dark";
+    if (lang + theme != g_prefs) {
+        js_out("prefs", lang.c_str(), theme.c_str(), g_prefs.empty() ? "" : "store", 0, 0, 0, 0);
+        g_prefs = lang + theme;
+    }
     std::string results = results_text_json(app);  // the page's HTML mirror of the results, when they change
     if (results != app.ui.results_text) {
         app.ui.results_text = std::move(results);
