@@ -893,3 +893,25 @@ TEST_CASE("inference says what its GPU count is: every GPU, replicas times tenso
     CHECK(t.find("Data parallel (DP): 1") != std::string::npos);
     CHECK(t.find("replicas") == std::string::npos);
 }
+
+TEST_CASE("what a paste did is said until the scenario changes after it, then it goes") {
+    Harness h;
+    h.frames(2);
+    h.app.inbox.push_back({"paste", "", read_file(std::string(VRAMLENS_TEST_DATA) + "/configs/gpt2.json")});
+    h.frames(3);
+    REQUIRE(h.app.ui.status == S::ImportedConfig);
+    CHECK(h.has("status"));  // stays while nothing else changes
+    h.click("mode.0");       // the user goes on: training
+    REQUIRE(h.app.scenario.mode == Mode::Train);
+    h.frames(1);
+    CHECK(h.app.ui.status == S::Count_);
+    CHECK_FALSE(h.has("status"));
+    // A link pasted next says so, again until the next change.
+    h.app.ui.lang = Lang::En;
+    const std::string link = encode_share_link(h.app.scenario);
+    h.click("mode.2");
+    h.app.inbox.push_back({"paste", "", "#" + link});
+    h.frames(3);
+    CHECK(h.app.ui.status == S::OpenedLink);
+    CHECK(h.app.scenario.mode == Mode::Train);
+}

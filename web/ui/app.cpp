@@ -160,6 +160,10 @@ void refresh(AppState& app) {
     app.dirty = false;
     // The URL fragment follows the scenario (queue_fragment, at the end of the frame).
     app.ui.last_fragment = encode_share_link(app.scenario);
+    // What a paste, drop or link did is said until the scenario changes after it (then it is stale).
+    if (app.ui.status == S::Count_) app.ui.status_link.clear();
+    else if (app.ui.status_link.empty()) app.ui.status_link = app.ui.last_fragment;
+    else if (app.ui.status_link != app.ui.last_fragment) app.ui.status = S::Count_, app.ui.status_link.clear();
 }
 
 bool open_hash(AppState& app, std::string_view hash) {
@@ -167,6 +171,7 @@ bool open_hash(AppState& app, std::string_view hash) {
     if (!f.empty() && f[0] == '#') f.erase(0, 1);
     app.ui.shown_fragment = f;  // what the address bar holds now; queue_fragment puts the scenario's back if they differ
     app.ui.status = S::Count_;  // an earlier paste's message is about something else now
+    app.ui.status_link.clear();
     if (!open_link(app, f)) return false;
     app.ui.notice.clear();
     return true;
@@ -197,6 +202,7 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
     if (c.kind == InputKind::Empty) return false;
     app.ui.notice.clear();
     app.ui.status = S::Count_;
+    app.ui.status_link.clear();
     app.ui.status_detail.clear();
     if (from == TextSource::ConfigBox) app.ui.config_errors.clear();
     switch (c.kind) {
@@ -241,6 +247,7 @@ void refuse_input(AppState& app, std::string_view what, size_t bytes) {
     const Lang L = app.ui.lang;
     const S name = what == "paste" ? S::WhatPaste : what == "drop" ? S::WhatDrop : what == "hash" ? S::WhatLink : S::WhatText;
     app.ui.status = S::Count_;
+    app.ui.status_link.clear();
     app.ui.notice = fill(tr(L, S::TooBig), {tr(L, name), describe_input_size(bytes, kMaxJsonInputBytes), describe_input_size(kMaxJsonInputBytes)});
 }
 

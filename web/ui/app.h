@@ -78,6 +78,7 @@ struct UiState {
     std::string notice;                      // what went wrong (a damaged link, text that could not be read): shown until dismissed
     S status = S::Count_;                    // what a paste/drop/import did (S::ImportedConfig, ...; Count_: nothing), in the
     std::string status_detail;               // UI's language when shown (status_text), then the detail: shown until dismissed
+    std::string status_link;                 // the scenario (its link) status was said about: shown until it changes
     std::string last_fragment;               // the scenario's link (what the URL fragment should hold)
     std::string shown_fragment;              // what the address bar holds, as far as the app knows
     std::string copied_what;                 // "link", "json", ...: brief "Copied" feedback
