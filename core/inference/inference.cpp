@@ -92,11 +92,16 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             [&](auto& q) { return norm_weight_bytes(q, w, o); });
 }
 
+constexpr const char* kMlaDecompressedSource =
+    "MLA with infer.mla_cache = decompressed: each head's K (nope + rope dims) and V in the cache, as the remote-code "
+    "modeling_deepseek.py passes them to past_key_value.update [deepseek-v2-remote-code]";
+
 // Every token of every sequence; with infer.sliding_window_cache, sliding-window layers hold only
 // the window (at least window_floor tokens).
 void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source, int64_t window_floor = 0,
             unsigned phases = kServing) {
     const InferenceOptions& o = s.infer;
+    if (s.model.attention == AttentionKind::MLA && s.model.mla.decompressed_cache) source = kMlaDecompressedSource;
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, phases, source), [&](auto& q) {
         return q("b", static_cast<double>(o.batch)) *
                kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, o.sliding_window_cache, window_floor);
@@ -340,6 +345,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity.
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing,
+                   m.attention == AttentionKind::MLA && m.mla.decompressed_cache ? kMlaDecompressedSource :
                    "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]"),
         [&](auto& q) {
             const auto B = q("B", static_cast<double>(block));
