@@ -93,6 +93,10 @@ std::span<const EnumName<KvDtype>> enum_names(KvDtype) {
 
 VL_ENUM_TABLE(Engine, {Engine::Transformers, "transformers"}, {Engine::VLLM, "vllm"}, {Engine::LlamaCpp, "llama.cpp"})
 
+VL_ENUM_TABLE(LlamaCppBackend, {LlamaCppBackend::CUDA, "cuda"}, {LlamaCppBackend::CANN, "cann"})
+
+VL_ENUM_TABLE(MlaCache, {MlaCache::Latent, "latent"}, {MlaCache::Decompressed, "decompressed"})
+
 VL_ENUM_TABLE(NormKind, {NormKind::RMSNorm, "rmsnorm"}, {NormKind::LayerNorm, "layernorm"})
 
 VL_ENUM_TABLE(PositionKind,

@@ -33,6 +33,8 @@ std::span<const EnumName<FineTuneMethod>> enum_names(FineTuneMethod);
 std::span<const EnumName<WeightFormat>> enum_names(WeightFormat);
 std::span<const EnumName<KvDtype>> enum_names(KvDtype);
 std::span<const EnumName<Engine>> enum_names(Engine);
+std::span<const EnumName<LlamaCppBackend>> enum_names(LlamaCppBackend);
+std::span<const EnumName<MlaCache>> enum_names(MlaCache);
 std::span<const EnumName<NormKind>> enum_names(NormKind);
 std::span<const EnumName<PositionKind>> enum_names(PositionKind);
 std::span<const EnumName<AttentionKind>> enum_names(AttentionKind);

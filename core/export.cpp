@@ -67,6 +67,24 @@ std::string verdict(const Estimate& e, SizeUnit u) {
     return "does not fit, " + amount_with_unit(-e.headroom_bytes(), u) + " over";
 }
 
+// Inference with an architecture: the KV cache capacity is a number to show.
+bool has_kv(const Scenario& s, const Estimate& e) { return s.mode == Mode::Infer && e.ok() && e.kv.bytes_per_token > 0; }
+
+}  // namespace
+
+std::string kv_capacity_text(const Scenario& s, const Estimate& e, SizeUnit u) {
+    if (!has_kv(s, e)) return {};
+    const KvCapacity& k = e.kv;
+    const std::string head = s.infer.engine == Engine::VLLM
+                                 ? "KV cache pool: " + group_thousands(k.blocks) + " blocks of " + group_thousands(k.block_size) + " tokens = " +
+                                       group_thousands(k.tokens) + " tokens"
+                                 : "KV cache capacity: " + group_thousands(k.tokens) + " tokens";
+    return head + " (" + amount_with_unit(k.pool_bytes, u) + ", " + grouped_whole(k.bytes_per_token) + " B per token), " +
+           group_thousands(k.sequences) + " sequences of " + group_thousands(s.infer.context) + " tokens";
+}
+
+namespace {
+
 std::string errors_text(const Estimate& e) {
     std::string out;
     for (const FieldError& err : e.errors) out += "error: " + escape_control_chars(to_string(err)) + "\n";
@@ -109,6 +127,7 @@ std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) 
     }
     out += " " + unit + "\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + "\n";
+    if (has_kv(s, e)) out += kv_capacity_text(s, e, o.unit) + "\n";
     for (const std::string& w : e.warnings) out += "warning: " + escape_control_chars(w) + "\n";
     return out;
 }
@@ -144,6 +163,7 @@ std::string markdown(const Scenario& s, const Estimate& e, const ExportOptions& 
     out += "| **Peak (" + std::string(phase_label(s.mode, e.peak_phase)) + ")** | | | **" + amount(e.total_bytes, o.unit) + "** | | | |\n\n";
     out += "GPU memory " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " + verdict(e, o.unit) + ".\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + ".\n";
+    if (has_kv(s, e)) out += md_cell(kv_capacity_text(s, e, o.unit)) + ".\n";
     for (const std::string& w : e.warnings) out += "\n> warning: " + md_cell(w);
     if (!e.warnings.empty()) out += "\n";
     return out;
@@ -179,6 +199,18 @@ std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     row("gpu.capacity", "GPU memory", "", "", false, e.gpu_capacity_bytes, "", "", "");
     row("gpu.headroom", "Headroom", "", "", false, e.headroom_bytes(), "", "", "");
     if (e.host_bytes > 0) row("host.total", "Host memory (offloaded)", "", "", true, e.host_bytes, "", "", "");
+    if (has_kv(s, e)) {
+        row("kv.pool_bytes", "KV cache pool", "", "", false, e.kv.pool_bytes, "", "", "");
+        row("kv.bytes_per_token", "KV cache per token", "", "", false, e.kv.bytes_per_token, "", "", "");
+        // Counts, not bytes: the number in the bytes column, the unit column empty.
+        auto count = [&](const char* id, const char* label, int64_t v) {
+            out += std::string(id) + "," + csv_field(label) + ",count,,false," + std::to_string(v) + ",,,,\n";
+        };
+        count("kv.blocks", "KV blocks", e.kv.blocks);
+        count("kv.block_size", "Tokens per KV block", e.kv.block_size);
+        count("kv.tokens", "KV tokens", e.kv.tokens);
+        count("kv.sequences", "Sequences of the context", e.kv.sequences);
+    }
     return out;
 }
 
@@ -213,6 +245,9 @@ std::string json(const Scenario& s, const Estimate& e) {
                              {"host", c.host}, {"bytes", c.bytes}, {"formula", std::string(c.formula())}, {"substituted", std::string(c.substituted())}, {"source", c.source}});
         }
         j["components"] = comps;
+        if (has_kv(s, e))
+            j["kv"] = {{"blocks", e.kv.blocks},           {"block_size", e.kv.block_size}, {"tokens", e.kv.tokens},
+                       {"sequences", e.kv.sequences},     {"pool_bytes", e.kv.pool_bytes}, {"bytes_per_token", e.kv.bytes_per_token}};
     }
     j["warnings"] = e.warnings;
     Json errs = Json::array();

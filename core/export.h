@@ -25,6 +25,11 @@ struct ExportOptions {
 // decode) and, in JSON, the "scenario" member in the scenario JSON format.
 std::string export_estimate(const Scenario& s, const Estimate& e, ExportFormat f, const ExportOptions& o = {});
 
+// Inference: the KV cache the scenario holds, as numbers: "KV cache pool: N blocks of B tokens = T
+// tokens (pool, bytes per token), S sequences of C tokens" for vLLM's paged pool, "KV cache capacity:
+// T tokens ..." for engines that allocate on demand. Empty in training or without an architecture.
+std::string kv_capacity_text(const Scenario& s, const Estimate& e, SizeUnit u);
+
 // Any small table (preset lists, parameter counts) in the same four formats: aligned text,
 // JSON (an array of objects keyed by the header), Markdown, CSV. Cells are plain strings.
 std::string format_rows(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, ExportFormat f);

@@ -31,6 +31,9 @@ struct MLASpec {
     int64_t qk_rope_head_dim = 0;
     int64_t qk_nope_head_dim = 0;
     int64_t v_head_dim = 0;
+    // Not a property of the checkpoint: what the engine caches, copied from infer.mla_cache by
+    // estimate_inference (the scenario format has no model.mla field for it).
+    bool decompressed_cache = false;
 };
 
 struct ModelSpec {

@@ -122,6 +122,16 @@ enum class KvDtype { FP16, BF16, FP8, INT8, INT4 };
 
 enum class Engine { Transformers, VLLM, LlamaCpp };
 
+// llama.cpp's compute buffer is ggml-alloc's plan for one ubatch graph, and the plan depends on the
+// backend: CUDA computes the softmax in place and keeps the f32 mask; the CANN plan keeps KQ and
+// softmax(KQ) both (core/inference/runtime.h llamacpp_compute_bytes).
+enum class LlamaCppBackend { CUDA, CANN };
+
+// What an MLA model (DeepSeek-V2/V3) caches per token: the compressed latent c_KV + the RoPE key
+// (vLLM, llama.cpp, Transformers >= 5 native deepseek_v2/deepseek_v3), or the decompressed per-head
+// K and V that the older remote-code DeepSeek modelling files (trust_remote_code) put in the cache.
+enum class MlaCache { Latent, Decompressed };
+
 struct InferenceOptions {
     WeightFormat weights = WeightFormat::BF16;
     int64_t group_size = 128;       // GPTQ/AWQ
@@ -147,6 +157,8 @@ struct InferenceOptions {
     int64_t ubatch = 512;           // llama.cpp n_ubatch (physical batch of the compute graph)
     bool fp32_compute = false;      // bitsandbytes 4-bit compute dtype float32 (transformers' old default)
     double engine_overhead_bytes = -1;  // vLLM non-torch memory per GPU; < 0 = engine profile default
+    LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
+    MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
 };
 
 // ---- hardware and parallelism ---------------------------------------------------------------

@@ -87,6 +87,8 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("ubatch", &InferenceOptions::ubatch);
     v("fp32_compute", &InferenceOptions::fp32_compute);
     v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
+    v("llamacpp_backend", &InferenceOptions::llamacpp_backend);
+    v("mla_cache", &InferenceOptions::mla_cache);
 }
 
 template <class V> void fields(V& v, Parallelism*) {

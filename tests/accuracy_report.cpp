@@ -49,11 +49,11 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
-// GPU bytes of the components whose id starts with one of the prefixes.
-double sum_prefixes(const Estimate& e, const std::string& prefixes) {
+// Bytes of the components whose id starts with one of the prefixes: GPU ones, or host ones.
+double sum_prefixes(const Estimate& e, const std::string& prefixes, bool host = false) {
     double b = 0;
     for (const Component& c : e.components) {
-        if (c.host) continue;
+        if (c.host != host) continue;
         for (const std::string& p : split(prefixes))
             if (std::string(c.id).rfind(p, 0) == 0) { b += c.bytes; break; }
     }
@@ -66,6 +66,9 @@ double measure(const Scenario& s, const Estimate& e, const std::string& m) {
     if (m == "total") return e.total_bytes;
     if (m.rfind("total-minus:", 0) == 0) return e.total_bytes - sum_prefixes(e, m.substr(12));
     if (m.rfind("sum:", 0) == 0) return sum_prefixes(e, m.substr(4));
+    // Host memory by component, and GPU + host (a whole model that one log counts in one buffer).
+    if (m.rfind("host:", 0) == 0) return sum_prefixes(e, m.substr(5), true);
+    if (m.rfind("sum-with-host:", 0) == 0) return sum_prefixes(e, m.substr(14)) + sum_prefixes(e, m.substr(14), true);
     // One layer's worth: the first stage holds L layers' worth (Korthikanti et al. 2022, Eq. 5).
     if (m.rfind("per-layer:", 0) == 0) return measure(s, e, m.substr(10)) / static_cast<double>(s.model.layers);
     // Host memory of one node (DeepSpeed's "per CPU"): this rank's host share x the GPUs on the node.
@@ -129,7 +132,16 @@ std::vector<std::pair<std::string, double>> measured_components(const Estimate& 
     };
     std::vector<std::pair<std::string, double>> out;
     for (const Component& c : e.components) {
-        if (c.host || c.bytes <= 0) continue;
+        if (c.bytes <= 0) continue;
+        if (m.rfind("host:", 0) == 0) {
+            if (c.host && named(c, m.substr(5))) out.emplace_back(c.id, c.bytes);
+            continue;
+        }
+        if (m.rfind("sum-with-host:", 0) == 0) {
+            if (named(c, m.substr(14))) out.emplace_back(c.id, c.bytes);
+            continue;
+        }
+        if (c.host) continue;
         bool in = false;
         if (m.rfind("sum:", 0) == 0) in = named(c, m.substr(4));
         else if (m.rfind("total-minus:", 0) == 0) in = (c.phases & phase_bit(e.peak_phase)) && !named(c, m.substr(12));

@@ -509,7 +509,7 @@ TEST_CASE("inference: vLLM, llama.cpp and the other formats and engines", "[deri
             Scenario s = infer_scenario(llama2_7b());
             s.infer.engine = Engine::LlamaCpp;
             s.infer.weights = WeightFormat::GGUF_Q4_K_M;
-            s.infer.kv_dtype = KvDtype::INT8;
+            s.infer.kv_dtype = flash ? KvDtype::INT8 : KvDtype::FP16;  // a q8_0 V cache needs flash attention
             s.infer.flash_attention = flash;
             s.parallel.pp = 2;
             s.gpu_count = 2;

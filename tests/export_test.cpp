@@ -194,3 +194,38 @@ TEST_CASE("export: format names") {
     CHECK_FALSE(parse_enum<ExportFormat>("xml").has_value());
     CHECK(enum_choices<ExportFormat>() == R"("table", "json", "markdown" or "csv")");
 }
+
+TEST_CASE("export: inference shows the KV pool as numbers in every format (blocks, tokens, sequences, bytes)") {
+    Scenario s = heading_scenario();
+    s.mode = Mode::Infer;
+    s.infer.engine = Engine::VLLM;
+    s.infer.context = 8192;
+    Estimate e = hand_built();
+    // vLLM-style pool by hand: 27284 blocks of 16 tokens at 128 KiB per token.
+    e.kv.block_size = 16;
+    e.kv.blocks = 27284;
+    e.kv.tokens = 27284 * 16;        // 436,544
+    e.kv.sequences = 27284 / 512;    // 53 sequences of 8192 tokens (512 blocks each)
+    e.kv.bytes_per_token = 131072;
+    e.kv.pool_bytes = 27284.0 * 16 * 131072;  // 53.2890625 GiB
+    const std::string t = export_estimate(s, e, ExportFormat::Table);
+    CHECK_THAT(t, Catch::Contains("KV cache pool: 27,284 blocks of 16 tokens = 436,544 tokens (53.29 GiB, 131,072 B per token), 53 sequences of 8,192 tokens\n"));
+    const std::string md = export_estimate(s, e, ExportFormat::Markdown);
+    CHECK_THAT(md, Catch::Contains("KV cache pool: 27,284 blocks of 16 tokens"));
+    const std::string csv = export_estimate(s, e, ExportFormat::Csv);
+    CHECK_THAT(csv, Catch::Contains("\nkv.blocks,KV blocks,count,,false,27284,,,,\n"));
+    CHECK_THAT(csv, Catch::Contains("\nkv.block_size,Tokens per KV block,count,,false,16,,,,\n"));
+    CHECK_THAT(csv, Catch::Contains("\nkv.tokens,KV tokens,count,,false,436544,,,,\n"));
+    CHECK_THAT(csv, Catch::Contains("\nkv.pool_bytes,KV cache pool,,,false,57218695168,53.29,"));
+    const nlohmann::json j = nlohmann::json::parse(export_estimate(s, e, ExportFormat::Json));
+    CHECK(j["kv"]["blocks"] == 27284);
+    CHECK(j["kv"]["block_size"] == 16);
+    CHECK(j["kv"]["tokens"] == 436544);
+    CHECK(j["kv"]["sequences"] == 53);
+    CHECK(j["kv"]["pool_bytes"] == 57218695168.0);
+    CHECK(j["kv"]["bytes_per_token"] == 131072.0);
+    // Training has no KV pool: no line, no member.
+    s.mode = Mode::Train;
+    CHECK_THAT(export_estimate(s, e, ExportFormat::Table), !Catch::Contains("KV cache"));
+    CHECK_FALSE(nlohmann::json::parse(export_estimate(s, e, ExportFormat::Json)).contains("kv"));
+}

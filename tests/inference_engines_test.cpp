@@ -80,14 +80,99 @@ TEST_CASE("vLLM: asking for more sequences than the pool holds does not fit, and
     CHECK(bytes_of(e, "kv_cache") == 100.0 * 512 * 16 * 131072);
 }
 
-TEST_CASE("case 26: llama.cpp compute buffer for Llama-3-8B, n_ctx 8192, n_ubatch 512, no flash attention") {
+TEST_CASE("case 26: llama.cpp compute buffer on CANN for Llama-3-8B, n_ctx 8192, n_ubatch 512, no flash attention") {
     Scenario s = test::llamacpp_case26();
     s.infer.flash_attention = false;
+    s.infer.llamacpp_backend = LlamaCppBackend::CANN;
     const Estimate e = estimate(s);
     REQUIRE(e.ok());
     // Ours: 2 * 8192 * 512 * 32 * 4 + 128256 * 512 * 4 = 1274.5 MiB; CANN log 1260.5 MiB (+1.1%).
     CHECK(bytes_of(e, "engine.compute_buffer") == 2.0 * 8192 * 512 * 32 * 4 + 128256.0 * 512 * 4);
     CHECK_THAT(bytes_of(e, "engine.compute_buffer") / kMiB, WithinRel(1260.5, 0.02));
+}
+
+// llama.cpp on CUDA, hand-derived from the graph (runtime.h llamacpp_compute_bytes) and checked
+// against published "CUDA0 compute buffer size" log lines.
+static Scenario llamacpp_cuda(ModelSpec m, int64_t n_ctx, bool flash) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = std::move(m);
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::GGUF_Q4_K_M;
+    s.infer.kv_dtype = KvDtype::FP16;
+    s.infer.context = n_ctx;
+    s.infer.ubatch = 512;
+    s.infer.flash_attention = flash;
+    s.gpu.memory_bytes = 24 * kGiB;
+    return s;
+}
+
+TEST_CASE("llama.cpp CUDA compute buffer: attention-bound, Mistral-7B n_ctx 2048 and 32768, no flash attention (fedora-copr/logdetective PR #106 log)") {
+    ModelSpec m = test::mistral_7b();
+    m.sliding_window = 0;  // v0.2: no sliding window
+    // f32 KQ (32 heads) + f32 mask = 512 * n_ctx * 33 * 4, plus 4 * 4096 * 512 * 4 = 32 MiB.
+    // n_ctx 2048: 132 + 32 = 164 MiB; log "CUDA0 compute buffer size = 164.00 MiB".
+    const Estimate small = estimate(llamacpp_cuda(m, 2048, false));
+    REQUIRE(small.ok());
+    CHECK(bytes_of(small, "engine.compute_buffer") == 512.0 * 2048 * 33 * 4 + 4.0 * 4096 * 512 * 4);
+    CHECK(bytes_of(small, "engine.compute_buffer") == 164 * kMiB);
+    // n_ctx 32768: 2112 + 32 = 2144 MiB; log "CUDA0 compute buffer size = 2144.00 MiB".
+    const Estimate large = estimate(llamacpp_cuda(m, 32768, false));
+    REQUIRE(large.ok());
+    CHECK(bytes_of(large, "engine.compute_buffer") == 2144 * kMiB);
+    // Flash attention: no KQ; the f16 mask (32768 * 512 * 2 = 32 MiB) + 32 MiB < the output peak
+    // (32000 + 14336 + 4096) * 512 * 4 = 98.5 MiB.
+    const Estimate fa = estimate(llamacpp_cuda(m, 32768, true));
+    REQUIRE(fa.ok());
+    CHECK(bytes_of(fa, "engine.compute_buffer") == (32000.0 + 14336 + 4096) * 512 * 4);
+}
+
+TEST_CASE("llama.cpp CUDA compute buffer: output-bound, Llama-3-8B n_ctx 512 (log 258.50 MiB) and its bound") {
+    // Logits 128256 * 512 * 4 = 250.5 MiB + normed hidden 8 MiB = 258.5 MiB, the log's figure; the
+    // estimate adds one freed MLP block (14336 * 512 * 4 = 28 MiB) that ggml-alloc may leave below
+    // the logits: 286.5 MiB, +10.8% (an upper bound, never below the log).
+    const Estimate e = estimate(llamacpp_cuda(test::llama3_8b(), 512, false));
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "engine.compute_buffer") == (128256.0 + 14336 + 4096) * 512 * 4);
+    CHECK(bytes_of(e, "engine.compute_buffer") == 286.5 * kMiB);
+    CHECK(bytes_of(e, "engine.compute_buffer") >= 258.5 * kMiB);
+}
+
+TEST_CASE("llama.cpp keeps the token embedding in host memory and a tied model's output copy on the GPU") {
+    // Llama-3-8B Q4_K_M: token_embd 128256 x 4096 in Q4_K (144 B per 256 values) = 281.81 MiB, the
+    // log's "CPU buffer size = 281.81 MiB" (developer0hye/llama-3-korean-bllossom-8b-q4-docker).
+    const Estimate e = estimate(llamacpp_cuda(test::llama3_8b(), 512, false));
+    REQUIRE(e.ok());
+    const Component* embd = nullptr;
+    for (const Component& c : e.components) if (std::string(c.id) == "weights.embedding") embd = &c;
+    REQUIRE(embd != nullptr);
+    CHECK(embd->host);
+    CHECK(embd->bytes == 128256.0 * 4096 / 256 * 144);
+    CHECK_THAT(embd->bytes / kMiB, WithinAbs(281.81, 0.005));
+    CHECK(e.host_bytes == embd->bytes);
+    // Tied (Llama-3.2-1B style): token_embd on the host and a duplicate as output.weight on the GPU.
+    ModelSpec tied = test::llama3_8b();
+    tied.tied_embeddings = true;
+    const Estimate t = estimate(llamacpp_cuda(tied, 512, false));
+    REQUIRE(t.ok());
+    double host = 0, head = 0;
+    for (const Component& c : t.components) {
+        if (std::string(c.id) == "weights.embedding") host = c.bytes;
+        if (std::string(c.id) == "weights.lm_head") head = c.host ? -1 : c.bytes;
+    }
+    CHECK(host > 0);
+    CHECK(head == host);
+}
+
+TEST_CASE("llama.cpp: a quantized KV cache without flash attention names infer.kv_dtype") {
+    Scenario s = llamacpp_cuda(test::llama3_8b(), 4096, false);
+    s.infer.kv_dtype = KvDtype::INT8;
+    const Estimate e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors.front().field == "infer.kv_dtype");
+    CHECK(e.errors.front().message.find("flash") != std::string::npos);
+    s.infer.flash_attention = true;
+    CHECK(estimate(s).ok());
 }
 
 // ---- transformers, measured with torch.cuda.max_memory_allocated (no CUDA context) ----------

@@ -2,6 +2,8 @@
 // cases for GQA, MQA, sliding windows, quantized KV, paged blocks and TP > kv_heads.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "estimate.h"
 #include "inference/kv_cache.h"
 #include "inference_models.h"
@@ -120,4 +122,36 @@ TEST_CASE("paged blocks: each sequence rounds up to whole blocks (hand-derived)"
     // 17 tokens in blocks of 16 -> 2 blocks = 32 tokens * 128 KiB.
     CHECK(kv_sequence_bytes(m, KvDtype::BF16, 1, 0, 32, 17, 16, false) == 32.0 * 131072);
     CHECK(kv_sequence_bytes(m, KvDtype::BF16, 1, 0, 32, 16, 16, false) == 16.0 * 131072);
+}
+
+TEST_CASE("MLA by version: the latent cache (current engines) vs the decompressed per-head K and V of the older remote code") {
+    // DeepSeek-V3, 61 layers, 128 heads, kv_lora_rank 512, rope 64, nope 128, v_head_dim 128.
+    // Latent (DeepSeek-V2 paper Table 1; Transformers >= 5, vLLM, llama.cpp): (512 + 64) * 61 * 2 B.
+    // Remote-code modeling_deepseek.py: key_states (b, 128, s, 128 + 64) and value_states
+    // (b, 128, s, 128) go into past_key_value.update: 128 * (128 + 64 + 128) * 61 * 2 B = 4,997,120 B.
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = test::deepseek_v3();
+    s.infer.engine = Engine::Transformers;
+    s.infer.kv_dtype = KvDtype::BF16;
+    s.infer.context = 1000;
+    s.gpu.memory_bytes = 8e12;  // holds the 671B weights: only the KV figures are read here
+    const Estimate latent = estimate(s);
+    REQUIRE(latent.ok());
+    CHECK(latent.kv.bytes_per_token == 70272.0);
+    s.infer.mla_cache = MlaCache::Decompressed;
+    const Estimate full = estimate(s);
+    REQUIRE(full.ok());
+    CHECK(full.kv.bytes_per_token == 4997120.0);
+    const Component* kv = nullptr;
+    for (const Component& c : full.components) if (std::string(c.id) == "kv_cache") kv = &c;
+    REQUIRE(kv != nullptr);
+    CHECK(kv->bytes == 1000.0 * 4997120);
+    CHECK(std::string(kv->source).find("[deepseek-v2-remote-code]") != std::string::npos);  // the derivation names the version's source
+    // Tensor parallel splits the decompressed heads (the latent is replicated on every rank).
+    ModelSpec m = test::deepseek_v3();
+    m.mla.decompressed_cache = true;
+    CHECK(per_token(m, KvDtype::BF16, 8) == 4997120.0 / 8);
+    m.mla.decompressed_cache = false;
+    CHECK(per_token(m, KvDtype::BF16, 8) == 70272.0);
 }

@@ -108,6 +108,8 @@ Scenario every_field_changed() {
     i.ubatch = 256;
     i.fp32_compute = true;
     i.engine_overhead_bytes = 1.5e9;
+    i.llamacpp_backend = LlamaCppBackend::CANN;
+    i.mla_cache = MlaCache::Decompressed;
     Parallelism& p = s.parallel;
     p.dp = 4;
     p.tp = 8;
@@ -224,6 +226,8 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.ubatch == b.infer.ubatch);
     CHECK(a.infer.fp32_compute == b.infer.fp32_compute);
     CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
+    CHECK(a.infer.llamacpp_backend == b.infer.llamacpp_backend);
+    CHECK(a.infer.mla_cache == b.infer.mla_cache);
     CHECK(a.parallel.dp == b.parallel.dp);
     CHECK(a.parallel.tp == b.parallel.tp);
     CHECK(a.parallel.pp == b.parallel.pp);
@@ -581,11 +585,11 @@ constexpr size_t field_count() {
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
     CHECK(field_count<ModelSpec>() == 32);
-    CHECK(field_count<MLASpec>() == 5);
+    CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 21);
     CHECK(field_count<FineTuneOptions>() == 9);
-    CHECK(field_count<InferenceOptions>() == 20);
+    CHECK(field_count<InferenceOptions>() == 22);
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 6);

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "cuda_context.h"
 #include "formula.h"
@@ -50,7 +52,8 @@ StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
     return p;
 }
 
-StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bool cap_window) {
+// embedding_on_host: the stage's token embedding is not GPU memory (llama.cpp's input layer).
+StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bool cap_window, bool embedding_on_host = false) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     StagePick best;
@@ -59,7 +62,8 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
         StagePick p = stage_at(s, pc, st);
         if (m.architecture_known())
             p.kv_seq_bytes = kv_sequence_bytes(m, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, block, cap_window);
-        const double total = p.w.total() + static_cast<double>(o.batch) * p.kv_seq_bytes;
+        const double gpu_weights = p.w.total() - (embedding_on_host ? p.w.embedding : 0.0);
+        const double total = gpu_weights + static_cast<double>(o.batch) * p.kv_seq_bytes;
         if (total > best_total) { best_total = total; best = p; }
     }
     return best;
@@ -88,11 +92,16 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             [&](auto& q) { return norm_weight_bytes(q, w, o); });
 }
 
+constexpr const char* kMlaDecompressedSource =
+    "MLA with infer.mla_cache = decompressed: each head's K (nope + rope dims) and V in the cache, as the remote-code "
+    "modeling_deepseek.py passes them to past_key_value.update [deepseek-v2-remote-code]";
+
 // Every token of every sequence; with infer.sliding_window_cache, sliding-window layers hold only
 // the window (at least window_floor tokens).
 void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source, int64_t window_floor = 0,
             unsigned phases = kServing) {
     const InferenceOptions& o = s.infer;
+    if (s.model.attention == AttentionKind::MLA && s.model.mla.decompressed_cache) source = kMlaDecompressedSource;
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, phases, source), [&](auto& q) {
         return q("b", static_cast<double>(o.batch)) *
                kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, o.sliding_window_cache, window_floor);
@@ -214,11 +223,41 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
     transformers_stage(s, d, e, stage_at(s, e.params, best));
 }
 
+// llama.cpp keeps the input layer on the CPU (llama_model::load_tensors: token_embd is looked up
+// by get_rows on the host and never offloaded), so the token embedding is host memory; the output
+// layer goes to the GPU with the last layer, and a tied model loads a copy of token_embd there as
+// its output (TENSOR_DUPLICATED) [llama-cpp-code].
+void llamacpp_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    const StageWeightParams& w = p.params;
+    add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, kLoadOn, weight_format_source(o.weights)),
+        [&](auto& q) { return linear_weight_bytes(q, w, m, o, s.parallel); });
+    if (p.w.embedding > 0) {
+        Component c = comp("weights.embedding", "Weights: token embedding (host)", Category::Weights, kLoadOn,
+                           "llama.cpp: the input layer stays on the CPU (load_tensors); token_embd takes the base type (Q6_K when tied) [llama-cpp-code]");
+        c.host = true;
+        add(e, d, std::move(c), [&](auto& q) { return embedding_weight_bytes(q, w, m, o, s.parallel); });
+        if (m.tied_embeddings && !(p.w.lm_head > 0) && p.stage == s.parallel.pp - 1)
+            add(e, d, comp("weights.lm_head", "Weights: output (copy of the tied embedding)", Category::Weights, kLoadOn,
+                           "llama.cpp: a tied model loads token_embd again as output.weight on the output layer's GPU (TENSOR_DUPLICATED) [llama-cpp-code]"),
+                [&](auto& q) { return embedding_weight_bytes(q, w, m, o, s.parallel); });
+    }
+    if (p.w.lm_head > 0)
+        add(e, d, comp("weights.lm_head", "Weights: output head", Category::Weights, kLoadOn,
+                       "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0) [llama-cpp-code]"),
+            [&](auto& q) { return lm_head_weight_bytes(q, w, m, o, s.parallel); });
+    if (p.w.other > 0)
+        add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, kLoadOn,
+                       "norms stay unquantized; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf) [llama-cpp-code]"),
+            [&](auto& q) { return norm_weight_bytes(q, w, o); });
+}
+
 void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
-    const StagePick p = pick_stage(s, e.params, 1, o.sliding_window_cache);
-    add_weights(s, d, e, p);
+    const StagePick p = pick_stage(s, e.params, 1, o.sliding_window_cache, true);
+    llamacpp_weights(s, d, e, p);
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     if (!m.architecture_known()) {
@@ -229,9 +268,11 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     const int64_t n_ctx = o.context * o.batch;
     add_kv(s, d, e, p, "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size [llama-cpp-code]");
     const int64_t n_ub = std::min(o.ubatch, n_ctx);
-    add(e, d, comp("engine.compute_buffer", "llama.cpp compute buffer", Category::Buffers, kServing,
-                   "ggml graph for one ubatch: f32 KQ + softmax and output logits (approximation of ggml-alloc) [llama-cpp-code]"),
-        [&](auto& q) { return llamacpp_compute_bytes(q, m, n_ctx, n_ub, o.flash_attention); });
+    const bool cuda = o.llamacpp_backend == LlamaCppBackend::CUDA;
+    add(e, d, comp("engine.compute_buffer", cuda ? "llama.cpp compute buffer (CUDA)" : "llama.cpp compute buffer (CANN)", Category::Buffers, kServing,
+                   cuda ? "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (f32 KQ, softmax in place, the KQ mask), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log]"
+                        : "ggml graph for one ubatch on CANN: f32 KQ + softmax and output logits [llama-cpp-cann-log]"),
+        [&](auto& q) { return llamacpp_compute_bytes(q, m, n_ctx, n_ub, o.flash_attention, o.llamacpp_backend); });
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e));
 }
 
@@ -304,6 +345,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity.
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing,
+                   m.attention == AttentionKind::MLA && m.mla.decompressed_cache ? kMlaDecompressedSource :
                    "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]"),
         [&](auto& q) {
             const auto B = q("B", static_cast<double>(block));
@@ -322,7 +364,15 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
 
 }  // namespace
 
-void estimate_inference(const Scenario& s, Detail d, Estimate& e) {
+void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
+    // The MLA cache layout is the engine version's, not the checkpoint's: the KV formulas read it
+    // from the model they are given.
+    std::optional<Scenario> decompressed;
+    if (scenario.model.attention == AttentionKind::MLA && scenario.infer.mla_cache == MlaCache::Decompressed) {
+        decompressed = scenario;
+        decompressed->model.mla.decompressed_cache = true;
+    }
+    const Scenario& s = decompressed ? *decompressed : scenario;
     switch (s.infer.engine) {
         case Engine::Transformers: estimate_transformers(s, d, e); break;
         case Engine::VLLM: estimate_vllm(s, d, e); break;
@@ -354,6 +404,9 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
         const bool ok = is_gguf(o.weights) || o.weights == WeightFormat::FP32 || o.weights == WeightFormat::FP16 ||
                         o.weights == WeightFormat::BF16;
         if (!ok) errs.push_back({"infer.weights", std::string("llama.cpp loads GGUF files: use FP32/FP16/BF16 or a GGUF type; got ") + weight_format_name(o.weights)});
+        if ((o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4) && !o.flash_attention)
+            errs.push_back({"infer.kv_dtype", std::string("llama.cpp quantizes the V cache only with flash attention (\"V cache quantization requires flash_attn\"): "
+                                                          "set infer.flash_attention to true or use fp16/bf16; got ") + kv_dtype_name(o.kv_dtype)});
         if (s.parallel.tp != 1 && !reported(errs, "parallel"))
             errs.push_back({"parallel.tp", "llama.cpp splits layers across GPUs (use parallel.pp); tensor parallel must be 1; got " + std::to_string(s.parallel.tp)});
     }

@@ -53,10 +53,17 @@ double kv_bytes_per_element(KvDtype t);
 // Elements one layer caches per token on one tensor-parallel rank: K and V, 2 * kv_heads_per_rank *
 // head_dim ([vllm-paper §3], generalised to GQA/MQA); MLA caches the compressed latent c_KV and the
 // decoupled RoPE key, shared by all heads and replicated on every TP rank: kv_lora_rank +
-// qk_rope_head_dim, no factor 2 (DeepSeek-V2 Table 1).
+// qk_rope_head_dim, no factor 2 (DeepSeek-V2 Table 1). With infer.mla_cache = "decompressed" (the
+// remote-code modeling_deepseek.py of DeepSeek-V2/V3 before Transformers' native port, vLLM < 0.7.1,
+// llama.cpp before its MLA cache) the cache holds each head's decompressed key (nope + rope dims) and
+// value: heads/tp * (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) [deepseek-v2-remote-code].
 template <class Q>
 auto kv_elements(Q& q, const ModelSpec& m, int64_t tp) {
     using N = std::decay_t<decltype(q("", 0.0))>;
+    if (m.attention == AttentionKind::MLA && m.mla.decompressed_cache)
+        return q("heads", static_cast<double>(m.heads)) / q("tp", static_cast<double>(tp)) *
+               (q("nope_dim", static_cast<double>(m.mla.qk_nope_head_dim)) + q("rope_dim", static_cast<double>(m.mla.qk_rope_head_dim)) +
+                q("v_head_dim", static_cast<double>(m.mla.v_head_dim)));
     if (m.attention == AttentionKind::MLA)
         return q("kv_lora_rank", static_cast<double>(m.mla.kv_lora_rank)) + q("rope_dim", static_cast<double>(m.mla.qk_rope_head_dim));
     return N(2) * q("kv_heads", static_cast<double>(kv_heads_per_rank(m, tp))) * q("head_dim", static_cast<double>(m.head_dim));

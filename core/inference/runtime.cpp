@@ -53,9 +53,9 @@ double vllm_sampler_bytes(const ModelSpec& m, int64_t seqs) {
     return vllm_sampler_bytes(n, m, seqs);
 }
 
-double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash) {
+double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend) {
     Numbers n;
-    return llamacpp_compute_bytes(n, m, n_kv, n_ub, flash);
+    return llamacpp_compute_bytes(n, m, n_kv, n_ub, flash, backend);
 }
 
 double bnb_largest_matrix(const ModelSpec& m) {

@@ -120,19 +120,43 @@ auto vllm_sampler_bytes(Q& q, const ModelSpec& m, int64_t seqs) {
 }
 double vllm_sampler_bytes(const ModelSpec& m, int64_t seqs);
 
-// llama.cpp compute buffer for a ubatch of n_ub tokens against n_kv cached cells: without flash
-// attention KQ and softmax(KQ) in f32 (2 * n_kv * n_ub * heads * 4) plus the f32 output logits
-// (V * n_ub * 4); with flash attention the scores are not materialised and the MLP intermediates
-// (3 * f * n_ub * 4) take their place. An approximation of ggml-alloc's graph plan.
+// llama.cpp compute buffer: ggml-alloc's plan for the worst-case graph of one ubatch of n_ub tokens
+// against n_kv cached cells (llama_context::graph_reserve, every token an output), the high-water mark
+// of the f32 intermediates that are live at once. The graph peaks at one of three places:
+//   attention: without flash attention KQ = n_kv x n_ub x heads in f32 (soft_max_ext runs in place
+//     on CUDA, so softmax(KQ) takes KQ's memory), the KQ mask n_kv x n_ub (f32, or f16 with flash
+//     attention, build_attn_inp_kq_mask), and four n_embd x n_ub f32 activations (residual, normed
+//     input, Q, attention output);
+//   MLP: the up and gate outputs (f wide each, one for a plain MLP) and two n_embd-wide tensors;
+//   output: the f32 logits of every position (n_vocab x n_ub), the normed hidden state, and at most
+//     one freed f-wide MLP block below them that the logits do not fit into (ggml-alloc places a
+//     tensor that fits no hole above the highest live one).
+// CUDA logs: Mistral-7B n_ctx 2048 / 32768, n_ub 512, no FA: 164 / 2144 MiB (attention, exact);
+// Llama-3-8B n_ctx 512: 258.5 MiB (ours 286.5, the output bound); GLM-4-32B n_ctx 32768 with FA:
+// 353 MiB (output, exact) [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log].
+// CANN's plan keeps KQ and softmax(KQ) both: 2 * n_kv * n_ub * heads * 4 + logits (flash: logits +
+// 3 * f * n_ub * 4) [llama-cpp-cann-log].
 template <class Q>
-auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash) {
+auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     const N ub = q("n_ub", static_cast<double>(n_ub));
-    const N logits = q("V", static_cast<double>(m.vocab)) * ub * N(4);
-    if (flash) return logits + N(3) * mlp_width(q, m) * ub * N(4);
-    return N(2) * q("n_ctx", static_cast<double>(n_kv)) * ub * q("heads", static_cast<double>(m.heads)) * N(4) + logits;
+    const N f32 = q("f32_bytes", 4.0);
+    const N logits = q("V", static_cast<double>(m.vocab)) * ub * f32;
+    if (backend == LlamaCppBackend::CANN) {
+        if (flash) return logits + N(3) * mlp_width(q, m) * ub * f32;
+        return N(2) * q("n_ctx", static_cast<double>(n_kv)) * ub * q("heads", static_cast<double>(m.heads)) * f32 + logits;
+    }
+    const N kv = q("n_ctx", static_cast<double>(n_kv));
+    const N h = q("h", static_cast<double>(m.hidden));
+    const N f = mlp_width(q, m);
+    const N mask = kv * ub * q("mask_bytes", flash ? 2.0 : 4.0);
+    N attention = mask + N(4) * h * ub * f32;
+    if (!flash) attention = q.let("A_kq", kv * ub * q("heads", static_cast<double>(m.heads)) * f32) + attention;
+    const N mlp = (N(m.gated_mlp ? 2 : 1) * f + N(2) * h) * ub * f32;
+    const N output = logits + (f + h) * ub * f32;
+    return max_of(max_of(attention, mlp), output);
 }
-double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash);
+double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend);
 
 // bitsandbytes 4-bit dequantises a whole weight for a prefill matmul: the largest linear matrix
 // of a layer in the compute dtype (bnb.matmul_4bit -> dequantize_4bit), per TP rank. The largest

@@ -353,6 +353,7 @@ std::string results_text_json(const AppState& app) {
     for (const FieldError& err : e.errors) j["errors"].push_back(to_string(err));
     j["notes_title"] = tr(L, S::Warnings);
     j["notes"] = e.warnings;
+    if (const std::string kv = kv_capacity_text(app.scenario, e, app.ui.unit); !kv.empty()) j["notes"].insert(j["notes"].begin(), kv);
     j["headers"] = {tr(L, S::Component), tr(L, S::Bytes), unit_name(app.ui.unit), tr(L, S::ShareCol)};
     j["rows"] = nlohmann::json::array();
     j["total_row"] = nlohmann::json::array();
@@ -400,6 +401,8 @@ std::string hook_json(const AppState& app) {
     for (const FieldError& err : e.errors) j["errors"].push_back({{"field", err.field}, {"message", err.message}});
     j["components"] = nlohmann::json::array();
     for (const Component& c : e.components) j["components"].push_back({{"id", c.id}, {"bytes", c.bytes}});
+    j["kv_text"] = kv_capacity_text(app.scenario, e, app.ui.unit);
+    j["kv_blocks"] = e.kv.blocks;
     const std::string sj = scenario_to_json(app.scenario, JsonStyle::Compact);
     j["scenario"] = sj;
     j["link"] = app.ui.last_fragment;

@@ -6,6 +6,7 @@
 
 #include <imgui_internal.h>
 
+#include "export.h"
 #include "ui/keyboard.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
@@ -107,6 +108,10 @@ void summary_panel(AppState& app) {
     }
     ImGui::TextDisabled("%s: %s  ·  %s", tr(L, S::Params), fmt_int(static_cast<double>(e.params.total)).c_str(),
                         app.scenario.model.name.c_str());
+    if (const std::string kv = kv_capacity_text(app.scenario, e, app.ui.unit); !kv.empty()) {
+        ImGui::TextWrapped("%s", kv.c_str());
+        mark(app, "kv");
+    }
     solver_lines(app);
 }
 
