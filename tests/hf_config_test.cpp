@@ -157,6 +157,26 @@ TEST_CASE("an unsupported model_type is an error on model_type that lists the su
         CHECK_THAT(e, Catch::Contains(std::string(" ") + t + ",") || Catch::Contains(std::string(" ") + t + " ("));
 }
 
+// Issue 14 item 12: a misspelt or versioned model_type names the supported type it is close to.
+TEST_CASE("an unsupported model_type names the closest supported ones, never imports them") {
+    // Same when case, '-', '_' and '.' are ignored.
+    CHECK_THAT(only_error(R"({"model_type": "Llama", "hidden_size": 64})"),
+               Catch::StartsWith("model_type: \"Llama\" is not supported (the closest supported: \"llama\"); use one of llama, "));
+    CHECK_THAT(only_error(R"({"model_type": "deepseek-v3"})"),
+               Catch::StartsWith("model_type: \"deepseek-v3\" is not supported (the closest supported: \"deepseek_v3\"); "));
+    CHECK_THAT(only_error(R"({"model_type": "Qwen2-MoE"})"), Catch::Contains("(the closest supported: \"qwen2_moe\")"));
+    // At most two edits away (after folding): a typo, a version suffix.
+    CHECK_THAT(only_error(R"({"model_type": "mistrall"})"), Catch::Contains("(the closest supported: \"mistral\", \"mixtral\")"));
+    CHECK_THAT(only_error(R"({"model_type": "qwen2.5"})"), Catch::Contains("(the closest supported: \"qwen2\", \"qwen3\")"));
+    CHECK_THAT(only_error(R"({"model_type": "gemma-3"})"), Catch::Contains("(the closest supported: \"gemma3\")"));
+    // Nothing close: no hint. Short names are not matched by edits ("opt" is 2 edits from "gpt").
+    CHECK_THAT(only_error(R"({"model_type": "my_llm"})"), !Catch::Contains("closest"));
+    CHECK_THAT(only_error(R"({"model_type": "gpt"})"), !Catch::Contains("closest"));
+    // Inside text_config the hint is the same, on the nested field.
+    CHECK_THAT(only_error(R"({"model_type": "llava", "text_config": {"model_type": "LLaMA"}})"),
+               Catch::StartsWith("text_config.model_type: \"LLaMA\" is not supported (the closest supported: \"llama\")"));
+}
+
 TEST_CASE("encoder models are an error saying they are not supported yet") {
     for (const char* t : {"bert", "t5", "whisper", "roberta"}) {
         INFO(t);

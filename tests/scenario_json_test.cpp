@@ -469,6 +469,14 @@ TEST_CASE("scenario JSON: an inline Hugging Face config.json") {
     Result<Scenario> bad = scenario_from_json(R"({"version": 1, "model": {"hf_config": {"model_type": "llama", "hidden_size": -4096}}})");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.errors.front().field.rfind("model.hf_config.", 0) == 0);
+    // An unsupported model_type is an error naming the field, never a Llama import (issue 14 item 12).
+    Result<Scenario> unknown = scenario_from_json(R"({"version": 1, "model": {"hf_config": {"model_type": "mistrall",
+        "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000}}})");
+    REQUIRE_FALSE(unknown.ok());
+    REQUIRE(unknown.errors.size() == 1);
+    CHECK(unknown.errors.front().field == "model.hf_config.model_type");
+    CHECK_THAT(unknown.errors.front().message,
+               Catch::StartsWith("\"mistrall\" is not supported (the closest supported: \"mistral\", \"mixtral\"); use one of llama, "));
 }
 
 TEST_CASE("scenario JSON: a parameter-count model starts blank, not as the default model") {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "json_input.h"
 #include "model/hf_config_json.h"
@@ -98,13 +99,55 @@ bool is_encoder_type(const std::string& type) {
     return false;
 }
 
+// A model_type folded for comparison: lower case, without '-', '_', '.' and spaces ("Qwen2.5" -> "qwen25").
+std::string fold_type(const std::string& type) {
+    std::string out;
+    for (char c : type) {
+        if (c == '-' || c == '_' || c == '.' || c == ' ') continue;
+        out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return out;
+}
+
+// Levenshtein distance of two model_type strings (close_types limits their length).
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// The supported model_types close to `type`, for typos and spellings: the same when folded ("Llama",
+// "deepseek-v3"), else at most 2 edits away when folded ("mistrall", "qwen2.5" -> qwen2). Only a hint:
+// a close name can be another architecture ("llama4"), so the message does not import it.
+std::string close_types(const std::string& type) {
+    const std::string t = fold_type(type.substr(0, 64));
+    std::string same, near;
+    for (const Family& f : kFamilies) {
+        const std::string c = fold_type(f.model_type);
+        std::string& list = t == c ? same : near;
+        if (t != c && (t.size() < 4 || edit_distance(t, c) > 2)) continue;
+        list += (list.empty() ? "" : ", ") + std::string("\"") + f.model_type + "\"";
+    }
+    return same.empty() ? near : same;
+}
+
 std::string unsupported_type(const std::string& type) {
     const std::string quoted = "\"" + type + "\"";
     if (is_encoder_type(type))
         return quoted + " is an encoder (or encoder-decoder) model; vramlens does not support those yet. "
                         "Supported decoder model_types: " + supported_types();
-    return quoted + " is not supported; use one of " + supported_types() +
-           " (a model of another type can be given by its parameter count instead)";
+    const std::string close = close_types(type);
+    return quoted + " is not supported" + (close.empty() ? "" : " (the closest supported: " + close + ")") + "; use one of " +
+           supported_types() + " (a model of another type can be given by its parameter count instead)";
 }
 
 std::string short_dump(const json& v) {

@@ -7,7 +7,8 @@
 // new_decoder_architecture, ...). Missing fields take the defaults of the transformers configuration
 // class of that model_type; a missing core size (vocab/hidden/layers/heads) is taken from that
 // default with a warning. Any other model_type is an error on "model_type" listing the supported
-// ones (encoder models: "not supported yet"); a config without model_type is read by the class its
+// ones and the closest of them to what was written ("Qwen2.5" -> qwen2; never imported as one);
+// encoder models: "not supported yet". A config without model_type is read by the class its
 // "architectures" list names (LlamaForCausalLM -> llama, with a warning), else it is an error too.
 //
 // Each family is a few rows of tables in hf_config.cpp (sizes and their aliases, the family's modules,
