@@ -89,6 +89,8 @@ Scenario every_field_changed() {
     s.finetune.lora_dropout = 0.05;
     s.finetune.quant_block = 128;
     s.finetune.quant_block2 = 512;
+    s.finetune.save_embedding = true;
+    s.finetune.save_lm_head = true;
     InferenceOptions& i = s.infer;
     i.weights = WeightFormat::GGUF_Q4_K_M;
     i.group_size = 64;
@@ -206,6 +208,8 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.finetune.lora_dropout == b.finetune.lora_dropout);
     CHECK(a.finetune.quant_block == b.finetune.quant_block);
     CHECK(a.finetune.quant_block2 == b.finetune.quant_block2);
+    CHECK(a.finetune.save_embedding == b.finetune.save_embedding);
+    CHECK(a.finetune.save_lm_head == b.finetune.save_lm_head);
     CHECK(a.infer.weights == b.infer.weights);
     CHECK(a.infer.group_size == b.infer.group_size);
     CHECK(a.infer.double_quant == b.infer.double_quant);
@@ -592,7 +596,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MLASpec>() == 5);
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 21);
-    CHECK(field_count<FineTuneOptions>() == 9);
+    CHECK(field_count<FineTuneOptions>() == 11);
     CHECK(field_count<InferenceOptions>() == 20);
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
