@@ -26,7 +26,7 @@ using json = nlohmann::json;
 
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
-    Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3,
+    Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -66,6 +66,8 @@ constexpr Family kFamilies[] = {
     {"bloom",           "BloomForCausalLM",               Arch::Bloom,      "BLOOM",      250880,    64,     0,  2,   8,   0,   0,      0,  true},
     {"deepseek_v2",     "DeepseekV2ForCausalLM",          Arch::DeepseekV2, "DeepSeek-V2",102400,  4096, 11008, 30,  32,  32,   0,   2048,  false},
     {"deepseek_v3",     "DeepseekV3ForCausalLM",          Arch::DeepseekV3, "DeepSeek-V3",129280,  7168, 18432, 61, 128, 128,   0,   4096,  false},
+    // Qwen v1 (remote code: configuration_qwen.QWenConfig, modeling_qwen.py); intermediate_size is twice the MLP width
+    {"qwen",            "QWenLMHeadModel",                Arch::QwenV1,     "Qwen (v1)",  151936,  4096, 22016, 32,  32,   0, 128,   8192,  false},
 };
 // clang-format on
 
@@ -478,6 +480,18 @@ void deepseek(Importer& im, ModelSpec& m, bool v3) {
     m.attention = AttentionKind::MLA;
     m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;  // query/key head width
 }
+// Qwen v1 (modeling_qwen.py): c_attn [3 * kv_channels * heads, d] with a bias, c_proj without one
+// (no_bias, default true), and QWenMLP's w1, w2 [intermediate_size // 2, d] and c_proj back: the MLP
+// is half of intermediate_size wide. kv_channels is the head width.
+void qwen_v1(Importer& im, ModelSpec& m) {
+    if (auto kv = im.r.integer("kv_channels"); kv && !im.r.has("head_dim")) {
+        m.head_dim = *kv;
+        im.r.alias("head_dim", "kv_channels");
+    }
+    m.ffn /= 2;
+    const bool no_bias = im.r.boolean("no_bias", true);
+    m.attn_out_bias = m.mlp_bias = !no_bias;
+}
 void deepseek_v2(Importer& im, ModelSpec& m) { deepseek(im, m, false); }
 void deepseek_v3(Importer& im, ModelSpec& m) { deepseek(im, m, true); }
 
@@ -520,6 +534,7 @@ constexpr Layout kLayouts[] = {
     {Arch::Bloom,      kLn,  false, kAlibi,   0,   true,  true,  true,  false, true,  2,    0,     false, 0, nullptr},
     {Arch::DeepseekV2, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v2},
     {Arch::DeepseekV3, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v3},
+    {Arch::QwenV1,     kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    0,     false, 0, qwen_v1},  // ln_1, ln_2
 };
 // clang-format on
 
