@@ -315,4 +315,9 @@ TEST_CASE("Qwen v1 (model_type qwen): kv_channels, no_bias and an MLP half of in
     vl::Result<vl::ModelSpec> b = vl::import_hf_config(R"({"model_type": "qwen", "no_bias": false})");
     REQUIRE(b.ok());
     CHECK(vl::count_params(*b).total - vl::count_params(*r).total == 32 * (4096 + 2 * 11008 + 4096));
+    // intermediate_size 1 would halve to an MLP of width 0: the error names what the file says.
+    CHECK(only_error(R"({"model_type": "qwen", "intermediate_size": 1})") ==
+          "intermediate_size: must be at least 2 (Qwen v1's MLP is intermediate_size // 2 wide); got 1");
+    CHECK(only_error(R"({"model_type": "qwen", "intermediate_size": -8})") ==
+          "intermediate_size: must be at least 2 (Qwen v1's MLP is intermediate_size // 2 wide); got -8");
 }

@@ -488,6 +488,8 @@ void qwen_v1(Importer& im, ModelSpec& m) {
         m.head_dim = *kv;
         im.r.alias("head_dim", "kv_channels");
     }
+    if (m.ffn < 2 && !im.r.failed("intermediate_size"))  // the rule on the halved width would name another number
+        im.r.fail("intermediate_size", "must be at least 2 (Qwen v1's MLP is intermediate_size // 2 wide); got " + std::to_string(m.ffn));
     m.ffn /= 2;
     const bool no_bias = im.r.boolean("no_bias", true);
     m.attn_out_bias = m.mlp_bias = !no_bias;
