@@ -108,12 +108,17 @@ struct FineTuneOptions {
     double lora_dropout = 0.0;                 // PEFT LoraConfig default 0.0; > 0 keeps a masked copy of each adapted input
     int64_t quant_block = 64;                  // QLoRA NF4 block size [qlora2023 §3]
     int64_t quant_block2 = 256;                // QLoRA double-quantization block of the absmax constants
+    // PEFT modules_to_save: a trainable full copy of the module (its weights, gradients and optimizer
+    // states) beside the frozen original (ModulesToSaveWrapper [peft-code]).
+    bool save_embedding = false;               // modules_to_save "embed_tokens" (GPT-2 / Qwen v1: "wte")
+    bool save_lm_head = false;                 // modules_to_save "lm_head"
 };
 
 // ---- inference ------------------------------------------------------------------------------
 enum class WeightFormat {
     FP32, FP16, BF16, FP8, INT8, // INT8 = bitsandbytes LLM.int8
-    GPTQ4, AWQ4,                 // 4-bit with group size
+    GPTQ4, GPTQ8, GPTQ3, GPTQ2,  // GPTQ (AutoGPTQ / GPTQModel QuantLinear): 4, 8, 3 or 2 bits with group size
+    AWQ4,                        // AWQ: 4 bits with group size
     NF4, FP4,                    // bitsandbytes 4-bit, double_quant optional
     GGUF_Q8_0, GGUF_Q6_K, GGUF_Q5_K_M, GGUF_Q4_K_M, GGUF_Q4_0, GGUF_Q3_K_M, GGUF_Q2_K,
 };
@@ -134,7 +139,7 @@ enum class MlaCache { Latent, Decompressed };
 
 struct InferenceOptions {
     WeightFormat weights = WeightFormat::BF16;
-    int64_t group_size = 128;       // GPTQ/AWQ
+    int64_t group_size = 128;       // GPTQ/AWQ: weights sharing one scale and zero
     bool double_quant = false;      // NF4/FP4
     KvDtype kv_dtype = KvDtype::BF16;
     int64_t batch = 1;              // concurrent sequences

@@ -64,6 +64,8 @@ template <class V> void fields(V& v, FineTuneOptions*) {
     v("lora_dropout", &FineTuneOptions::lora_dropout);
     v("quant_block", &FineTuneOptions::quant_block);
     v("quant_block2", &FineTuneOptions::quant_block2);
+    v("save_embedding", &FineTuneOptions::save_embedding);
+    v("save_lm_head", &FineTuneOptions::save_lm_head);
 }
 
 template <class V> void fields(V& v, InferenceOptions*) {

@@ -348,8 +348,11 @@ TEST_CASE("quantization_config: the method, bits and group size, and the vramlen
     CHECK(gptq.format == WeightFormat::GPTQ4);
     CHECK(gptq.description == "GPTQ 4-bit, one scale per output channel");
     QuantConfig gptq8 = read(R"({"quant_method": "gptq", "bits": 8, "group_size": 128})");
-    CHECK_FALSE(gptq8.format);
+    CHECK(gptq8.format == WeightFormat::GPTQ8);  // AutoGPTQ QuantLinear: bits 2, 3, 4 or 8 [autogptq-code]
     CHECK(gptq8.bits == 8);
+    CHECK(read(R"({"quant_method": "gptq", "bits": 3, "group_size": 128})").format == WeightFormat::GPTQ3);
+    CHECK(read(R"({"quant_method": "gptq", "bits": 2, "group_size": 64})").format == WeightFormat::GPTQ2);
+    CHECK_FALSE(read(R"({"quant_method": "awq", "bits": 8, "group_size": 128})").format);  // AutoAWQ: 4 bits only
     CHECK(read(R"({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4"})").format == WeightFormat::NF4);
     CHECK(read(R"({"load_in_4bit": true})").format == WeightFormat::FP4);  // BitsAndBytesConfig's default quant type
     CHECK(read(R"({"quant_method": "bitsandbytes", "load_in_8bit": true, "llm_int8_skip_modules": ["lm_head"]})").format == WeightFormat::INT8);

@@ -69,7 +69,7 @@ TEST_CASE("cli: --version and --help") {
     CHECK_THAT(h.out, Catch::Contains("vramlens estimate [SCENARIO.json]"));
     CHECK_THAT(h.out, Catch::Contains("--micro-batch X"));
     // Every weight format, as docs/scenario-format.md names them (the list is the format table's).
-    CHECK_THAT(h.out, Catch::Contains("  --weights X           fp32 | fp16 | bf16 | fp8 | int8 | gptq-4bit | awq-4bit | nf4 | fp4 | "
+    CHECK_THAT(h.out, Catch::Contains("  --weights X           fp32 | fp16 | bf16 | fp8 | int8 | gptq-4bit | gptq-8bit | gptq-3bit | gptq-2bit | awq-4bit | nf4 | fp4 | "
                                       "q8_0 | q6_k | q5_k_m | q4_k_m | q4_0 | q3_k_m | q2_k\n"));
     CHECK_THAT(vramlens("estimate --help").out, Catch::Contains("q8_0 | q6_k | q5_k_m | q4_k_m | q4_0 | q3_k_m | q2_k"));
     Run none = vramlens("");
@@ -181,6 +181,18 @@ TEST_CASE("cli: import of an unreadable or invalid config") {
     r = vramlens("import /nonexistent/config.json");
     CHECK(r.status == 1);
     CHECK_THAT(r.err, Catch::Contains("cannot read /nonexistent/config.json"));
+    // An unsupported model_type: the import fails on that field, naming the supported types (issue 14 item 12).
+    const std::string cfg = write_temp("config.json", R"({"model_type": "Qwen2", "hidden_size": 896, "num_hidden_layers": 24,
+        "num_attention_heads": 14, "vocab_size": 151936})");
+    r = vramlens("import '" + cfg + "'");
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("model_type: \"Qwen2\" is not supported (the closest supported: \"qwen2\"); use one of llama, "));
+    // The same file given as the model of an estimate.
+    r = vramlens("estimate --model-config '" + cfg + "'");
+    CHECK(r.status != 0);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("model.hf_config.model_type (from --model-config): \"Qwen2\" is not supported (the closest supported: \"qwen2\")"));
 }
 
 namespace {

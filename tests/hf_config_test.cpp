@@ -153,8 +153,28 @@ TEST_CASE("an unsupported model_type is an error on model_type that lists the su
     // Every model_type hf_config.h documents is offered.
     for (const char* t : {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
                           "gemma3_text", "gemma3", "phi3", "gpt2", "gpt_neox", "falcon", "RefinedWebModel", "RefinedWeb",
-                          "opt", "bloom", "deepseek_v2", "deepseek_v3"})
+                          "opt", "bloom", "deepseek_v2", "deepseek_v3", "qwen"})
         CHECK_THAT(e, Catch::Contains(std::string(" ") + t + ",") || Catch::Contains(std::string(" ") + t + " ("));
+}
+
+// Issue 14 item 12: a misspelt or versioned model_type names the supported type it is close to.
+TEST_CASE("an unsupported model_type names the closest supported ones, never imports them") {
+    // Same when case, '-', '_' and '.' are ignored.
+    CHECK_THAT(only_error(R"({"model_type": "Llama", "hidden_size": 64})"),
+               Catch::StartsWith("model_type: \"Llama\" is not supported (the closest supported: \"llama\"); use one of llama, "));
+    CHECK_THAT(only_error(R"({"model_type": "deepseek-v3"})"),
+               Catch::StartsWith("model_type: \"deepseek-v3\" is not supported (the closest supported: \"deepseek_v3\"); "));
+    CHECK_THAT(only_error(R"({"model_type": "Qwen2-MoE"})"), Catch::Contains("(the closest supported: \"qwen2_moe\")"));
+    // At most two edits away (after folding): a typo, a version suffix.
+    CHECK_THAT(only_error(R"({"model_type": "mistrall"})"), Catch::Contains("(the closest supported: \"mistral\", \"mixtral\")"));
+    CHECK_THAT(only_error(R"({"model_type": "qwen2.5"})"), Catch::Contains("(the closest supported: \"qwen2\", \"qwen3\", \"qwen\")"));
+    CHECK_THAT(only_error(R"({"model_type": "gemma-3"})"), Catch::Contains("(the closest supported: \"gemma3\")"));
+    // Nothing close: no hint. Short names are not matched by edits ("opt" is 2 edits from "gpt").
+    CHECK_THAT(only_error(R"({"model_type": "my_llm"})"), !Catch::Contains("closest"));
+    CHECK_THAT(only_error(R"({"model_type": "gpt"})"), !Catch::Contains("closest"));
+    // Inside text_config the hint is the same, on the nested field.
+    CHECK_THAT(only_error(R"({"model_type": "llava", "text_config": {"model_type": "LLaMA"}})"),
+               Catch::StartsWith("text_config.model_type: \"LLaMA\" is not supported (the closest supported: \"llama\")"));
 }
 
 TEST_CASE("encoder models are an error saying they are not supported yet") {
@@ -267,4 +287,37 @@ TEST_CASE("model_from_param_count disables the architecture") {
     CHECK_FALSE(m.architecture_known());
     CHECK(m.hidden == 0);
     CHECK(vl::count_params(m).total == 7'000'000'000);
+}
+
+// Issue 14 item 12: Qwen v1 (remote code, model_type "qwen") has its own config keys. The keys of
+// Qwen/Qwen-7B's config.json that size the model; modeling_qwen.py builds per layer c_attn
+// [3 * 128 * 32, 4096] + bias, c_proj [4096, 4096] (no_bias), QWenMLP w1, w2 [22016 // 2, 4096] and
+// c_proj [4096, 11008], ln_1 and ln_2 (RMSNorm); wte, ln_f and an untied lm_head.
+TEST_CASE("Qwen v1 (model_type qwen): kv_channels, no_bias and an MLP half of intermediate_size (hand-derived)") {
+    vl::Result<vl::ModelSpec> r = vl::import_hf_config(R"({"architectures": ["QWenLMHeadModel"], "model_type": "qwen",
+        "hidden_size": 4096, "intermediate_size": 22016, "kv_channels": 128, "max_position_embeddings": 32768,
+        "no_bias": true, "num_attention_heads": 32, "num_hidden_layers": 32, "seq_length": 8192,
+        "tie_word_embeddings": false, "vocab_size": 151936})");
+    REQUIRE(r.ok());
+    CHECK(r->model_type == "qwen");
+    CHECK(r->ffn == 11008);
+    CHECK(r->head_dim == 128);
+    CHECK(r->kv_heads == 32);
+    CHECK(r->qkv_bias);
+    CHECK_FALSE(r->attn_out_bias);
+    CHECK_FALSE(r->mlp_bias);
+    CHECK(r->max_position == 32768);
+    // per layer: c_attn 12288 * 4096 + 12288 = 50,343,936; c_proj 16,777,216; MLP 3 * 4096 * 11008 =
+    // 135,266,304; norms 2 * 4096 = 8,192 -> 202,395,648; * 32 = 6,476,660,736.
+    // wte + lm_head 2 * 151,936 * 4096 = 1,244,659,712; ln_f 4096. Total 7,721,324,544.
+    CHECK(vl::count_params(*r).total == 7721324544);
+    // no_bias false: c_proj and the MLP get biases too (4096 + 2 * 11008 + 4096 per layer).
+    vl::Result<vl::ModelSpec> b = vl::import_hf_config(R"({"model_type": "qwen", "no_bias": false})");
+    REQUIRE(b.ok());
+    CHECK(vl::count_params(*b).total - vl::count_params(*r).total == 32 * (4096 + 2 * 11008 + 4096));
+    // intermediate_size 1 would halve to an MLP of width 0: the error names what the file says.
+    CHECK(only_error(R"({"model_type": "qwen", "intermediate_size": 1})") ==
+          "intermediate_size: must be at least 2 (Qwen v1's MLP is intermediate_size // 2 wide); got 1");
+    CHECK(only_error(R"({"model_type": "qwen", "intermediate_size": -8})") ==
+          "intermediate_size: must be at least 2 (Qwen v1's MLP is intermediate_size // 2 wide); got -8");
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <iterator>
+#include <utility>
 #include <string>
 
 #include "enum_names.h"
@@ -10,6 +11,7 @@
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
 #include "inference_models.h"
+#include "model/hf_config.h"
 #include "units.h"
 
 using namespace vl;
@@ -68,6 +70,11 @@ TEST_CASE("the weight format table: bits per weight of every row from its cited 
         {WeightFormat::FP8, 8, 8},                                  // e4m3, one scale per tensor [vllm-code]
         {WeightFormat::INT8, 8 + 32.0 / 4096, 8 + 32.0 / 4096},     // + fp32 scale per row of 4096 [llm-int8-2022]
         {WeightFormat::GPTQ4, 4 + 20.0 / 128, 4 + 20.0 / 128},      // + fp16 scale + 4-bit zero per 128 [gptq2022]
+        // AutoGPTQ QuantLinear [autogptq-code]: qweight int32 [in / 32 * b, out] = b bits a weight; per group
+        // of 128 inputs an fp16 scale (scales [in / g, out]) and a b-bit zero (qzeros int32 [in / g, out / 32 * b])
+        {WeightFormat::GPTQ8, 8 + 24.0 / 128, 8 + 24.0 / 128},      // 8.1875
+        {WeightFormat::GPTQ3, 3 + 19.0 / 128, 3 + 19.0 / 128},      // 3.1484375
+        {WeightFormat::GPTQ2, 2 + 18.0 / 128, 2 + 18.0 / 128},      // 2.140625
         {WeightFormat::AWQ4, 4 + 20.0 / 128, 4 + 20.0 / 128},       // the same layout [awq2023]
         // [qlora2023 §3]: fp32 absmax per 64 = 0.5 bit; double quant 8/64 + 32/(64 * 256) = 0.127 bit
         {WeightFormat::NF4, 4.5, 4 + 8.0 / 64 + 32.0 / (64 * 256)},
@@ -136,6 +143,55 @@ TEST_CASE("quantized formats keep embeddings, lm_head and norms in 16-bit (hand-
     const double down = 32.0 * 4096 * 14336, rest = linear - down;
     CHECK_THAT(weight_bytes(estimate(infer(m, WeightFormat::INT8))),
                WithinAbs(rest * (8 + 32.0 / 4096) / 8 + down * (8 + 32.0 / 14336) / 8 + sixteen, 1));
+}
+
+// The row scales of LLM.int8 follow each matrix's own input width: o_proj reads heads * head_dim inputs
+// (2048 in Qwen3-0.6B, not d = 1024) and a routed expert's down_proj expert_ffn (not ffn, 0 in Mixtral).
+// The old count used d for every non-down matrix and ffn for every down projection.
+TEST_CASE("LLM.int8: one fp32 scale per output row of every matrix, rows from the tensor inventory (hand-derived)") {
+    // bitsandbytes Int8Params: int8 CB [out, in] + fp32 SCB [out] [bitsandbytes-code]; lm_head, embedding
+    // and norms stay 16-bit [transformers-code].
+    // Qwen3-0.6B (d 1024, 16 heads of 128, 8 kv heads, ffn 3072, 28 layers, tied, qk-norm):
+    //   matrices per layer: q 2048x1024, k 1024x1024, v 1024x1024, o 1024x2048, gate/up 3072x1024, down 1024x3072
+    //   = 2,097,152 + 2 * 1,048,576 + 2,097,152 + 3 * 3,145,728 = 15,728,640 weights, + q/k norms 2 * 128
+    //   (stored with the layer's linear parameters) = 15,728,896; rows 2048 + 1024 + 1024 + 1024 + 3072 + 3072 + 1024 = 12,288.
+    //   28 layers: 440,409,088 bytes of int8 + 344,064 rows * 4 B = 441,785,344.
+    //   Tied embedding 151,936 * 1024 at 2 B = 311,164,928; norms (2 * 28 + 1) * 1024 at 2 B = 116,736.
+    CHECK(weight_bytes(estimate(infer(test::qwen3_06b(), WeightFormat::INT8))) == 441785344.0 + 311164928.0 + 116736.0);
+
+    // A Mixtral-style MoE (d 64, 4 heads of 16, 2 kv heads, 4 experts of 128, top 2, 2 layers, untied, no dense MLP):
+    //   per layer q 64x64, k/v 32x64, o 64x64, 4 experts x (gate/up 128x64 + down 64x128), router 4x64
+    //   = 4096 + 2 * 2048 + 4096 + 4 * 3 * 8192 + 256 = 110,848 weights; rows 64 + 2 * 32 + 64 + 4 * (128 + 128 + 64) + 4 = 1,476.
+    //   2 layers: 2 * (110,848 + 1,476 * 4) = 233,504; embedding and lm_head 2 * 1000 * 64 at 2 B = 256,000;
+    //   norms (2 * 2 + 1) * 64 at 2 B = 640.
+    ModelSpec moe = test::llama("tiny-mixtral", 1000, 64, 2, 4, 2, 0, 256);
+    moe.model_type = "mixtral";
+    moe.moe.num_experts = 4; moe.moe.top_k = 2; moe.moe.expert_ffn = 128;
+    CHECK(weight_bytes(estimate(infer(moe, WeightFormat::INT8))) == 233504.0 + 256000.0 + 640.0);
+}
+
+// A model known by its parameter count has no rows to count: the int8 data only. The old code read
+// the row width from the spec's hidden size, 0 for such a model, and charged 8 + 32 / 1 = 40 bits a weight.
+TEST_CASE("LLM.int8 on a parameter-count model: one byte a weight, not 40 bits") {
+    Scenario s = infer(model_from_param_count(7'000'000'000), WeightFormat::INT8);
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(weight_bytes(e) == 7e9);  // int8: 1 B per weight [llm-int8-2022]
+}
+
+TEST_CASE("GPTQ 8, 3 and 2 bits: b-bit packed weights, an fp16 scale and a b-bit zero per group (hand-derived)") {
+    // Llama-3-8B as in the test above: linear 6,979,321,856; 16-bit embedding, head and norms.
+    const ModelSpec m = test::llama3_8b();
+    const double linear = 6979321856.0, sixteen = (2 * 525336576.0 + 266240.0) * 2;
+    for (const auto& [f, bits] : {std::pair{WeightFormat::GPTQ8, 8 + 24.0 / 128}, std::pair{WeightFormat::GPTQ3, 3 + 19.0 / 128},
+                                  std::pair{WeightFormat::GPTQ2, 2 + 18.0 / 128}}) {
+        INFO(enum_name(f));
+        CHECK_THAT(weight_bytes(estimate(infer(m, f))), WithinAbs(linear * bits / 8 + sixteen, 1));
+    }
+    // group size 32: 8 + (16 + 8) / 32 = 8.75 bits
+    Scenario s = infer(m, WeightFormat::GPTQ8);
+    s.infer.group_size = 32;
+    CHECK_THAT(weight_bytes(estimate(s)), WithinAbs(linear * 8.75 / 8 + sixteen, 1));
 }
 
 TEST_CASE("GGUF mixes reproduce llama.cpp's quantize table for Llama-3-8B") {

@@ -200,6 +200,8 @@ inline Scenario random_scenario(Rng& r) {
     ov.temp_buffers = r.chance(0.8);
     ov.bucket_bytes = r.real(0, 5e8);
     ov.backward_working_set = r.chance(0.8);
+    f.save_embedding = r.chance(0.2);  // drawn last: the scenarios drawn before them stay as they were
+    f.save_lm_head = r.chance(0.2);
     return s;
 }
 

@@ -89,6 +89,8 @@ Scenario every_field_changed() {
     s.finetune.lora_dropout = 0.05;
     s.finetune.quant_block = 128;
     s.finetune.quant_block2 = 512;
+    s.finetune.save_embedding = true;
+    s.finetune.save_lm_head = true;
     InferenceOptions& i = s.infer;
     i.weights = WeightFormat::GGUF_Q4_K_M;
     i.group_size = 64;
@@ -208,6 +210,8 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.finetune.lora_dropout == b.finetune.lora_dropout);
     CHECK(a.finetune.quant_block == b.finetune.quant_block);
     CHECK(a.finetune.quant_block2 == b.finetune.quant_block2);
+    CHECK(a.finetune.save_embedding == b.finetune.save_embedding);
+    CHECK(a.finetune.save_lm_head == b.finetune.save_lm_head);
     CHECK(a.infer.weights == b.infer.weights);
     CHECK(a.infer.group_size == b.infer.group_size);
     CHECK(a.infer.double_quant == b.infer.double_quant);
@@ -473,6 +477,14 @@ TEST_CASE("scenario JSON: an inline Hugging Face config.json") {
     Result<Scenario> bad = scenario_from_json(R"({"version": 1, "model": {"hf_config": {"model_type": "llama", "hidden_size": -4096}}})");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.errors.front().field.rfind("model.hf_config.", 0) == 0);
+    // An unsupported model_type is an error naming the field, never a Llama import (issue 14 item 12).
+    Result<Scenario> unknown = scenario_from_json(R"({"version": 1, "model": {"hf_config": {"model_type": "mistrall",
+        "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000}}})");
+    REQUIRE_FALSE(unknown.ok());
+    REQUIRE(unknown.errors.size() == 1);
+    CHECK(unknown.errors.front().field == "model.hf_config.model_type");
+    CHECK_THAT(unknown.errors.front().message,
+               Catch::StartsWith("\"mistrall\" is not supported (the closest supported: \"mistral\", \"mixtral\"); use one of llama, "));
 }
 
 TEST_CASE("scenario JSON: a parameter-count model starts blank, not as the default model") {
@@ -588,7 +600,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 21);
-    CHECK(field_count<FineTuneOptions>() == 9);
+    CHECK(field_count<FineTuneOptions>() == 11);
     CHECK(field_count<InferenceOptions>() == 22);
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);

@@ -140,12 +140,12 @@ TEST_CASE("least compressed weight format that fits equals enumeration") {
 }
 
 TEST_CASE("when no weight format fits, the answer names the format, not its number") {
-    // 405e9 params at >= 4 bits is > 200 GB: nothing fits a 24 GiB card.
+    // 405e9 params at >= 2 bits is > 100 GB: nothing fits a 24 GiB card, not even the smallest format, GPTQ 2-bit (2 + 18 / 128 bits a weight).
     Scenario s = infer_scenario(Engine::Transformers, 24);
     s.model = model_from_param_count(405'000'000'000);
     const SolveResult r = solve(s, Knob::WeightFormat);
     REQUIRE_FALSE(r.found);
-    CHECK_THAT(r.why, Catch::Contains("infer.weights = GPTQ 4-bit"));
+    CHECK_THAT(r.why, Catch::Contains("infer.weights = GPTQ 2-bit"));
     CHECK_THAT(r.why, !Catch::Contains("infer.weights = 5"));
 }
 

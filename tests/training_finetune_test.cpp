@@ -159,3 +159,57 @@ TEST_CASE("QLoRA's dequantization buffer is the largest linear weight the layers
     // q_proj [32 * 128, 2048] in bf16: 2 x 4096 x 2048 = 16,777,216 B (experts are [768, 2048])
     CHECK(bytes_of(e, "buffers.dequant") == 2.0 * 4096 * 2048);
 }
+
+// Issue 14 item 13: PEFT modules_to_save. ModulesToSaveWrapper.update makes copy.deepcopy(original_module)
+// trainable and sets original_module.requires_grad_(False) (peft src/peft/utils/other.py [peft-code]):
+// the frozen original stays, and the copy has weights, gradients and optimizer states of its own, in
+// the base model's dtype (cast_adapter_dtype upcasts only the LoRA layers' adapters).
+TEST_CASE("LoRA modules_to_save: trainable copies of embed_tokens and lm_head beside the frozen originals (hand-derived)") {
+    Scenario s = train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::LoRA;
+    s.train.precision = Precision::MixedBF16;
+    const Estimate plain = estimate(s);
+    REQUIRE(plain.ok());
+    CHECK(bytes_of(plain, "saved.weights") == 0);
+
+    // Llama-2-7b: embed_tokens and lm_head are 32000 x 4096 = 131,072,000 each (untied).
+    s.finetune.save_embedding = true;
+    s.finetune.save_lm_head = true;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    const double P = 2 * 131072000.0;
+    CHECK(bytes_of(e, "saved.weights") == P * 2);       // bf16 copies
+    CHECK(bytes_of(e, "saved.grads") == P * 2);         // bf16 gradients
+    CHECK(bytes_of(e, "saved.optimizer") == P * 2 * 2); // torch AdamW exp_avg, exp_avg_sq in the parameter's dtype
+    CHECK(bytes_of(e, "weights.frozen") == bytes_of(plain, "weights.frozen"));  // the originals stay
+    CHECK(e.components.size() == plain.components.size() + 3);
+
+    // Only the head: one 131,072,000 copy.
+    s.finetune.save_embedding = false;
+    CHECK(bytes_of(estimate(s), "saved.weights") == 131072000.0 * 2);
+
+    // Tied embeddings: embed_tokens and lm_head are one matrix, shared by the copy (PEFT's tied_module).
+    Scenario t = s;
+    t.model.tied_embeddings = true;
+    t.finetune.save_embedding = true;
+    t.finetune.save_lm_head = true;
+    CHECK(bytes_of(estimate(t), "saved.weights") == 131072000.0 * 2);
+
+    // QLoRA: the copy of the (16-bit, not quantized) embedding; paged 32-bit AdamW keeps fp32 states.
+    s.finetune.method = FineTuneMethod::QLoRA;
+    s.finetune.save_embedding = true;
+    s.finetune.save_lm_head = false;
+    const Estimate q = estimate(s);
+    REQUIRE(q.ok());
+    CHECK(bytes_of(q, "saved.weights") == 131072000.0 * 2);
+    CHECK(bytes_of(q, "saved.optimizer") == 131072000.0 * 2 * 4);
+
+    // Full fine-tuning trains the modules themselves: no copies, and a warning says so.
+    s.finetune.method = FineTuneMethod::Full;
+    const Estimate full = estimate(s);
+    CHECK(bytes_of(full, "saved.weights") == 0);
+    bool warned = false;
+    for (const std::string& w : full.warnings) warned = warned || w.find("modules_to_save") != std::string::npos;
+    CHECK(warned);
+}

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "model/layer_tensors.h"
+
 namespace vl {
 
 double ggml_bits_per_weight(GgmlType t) {
@@ -66,6 +68,23 @@ static double linear_params(const LayerShard& s) {
     return s.attn_v + s.attn_output + rest_params(s) + s.mlp_down + s.experts_down;
 }
 
+// Output rows of one layer's matrices on one rank, each row as wide as the matrix's local input:
+// LLM.int8 stores one absmax scale per row (bitsandbytes Int8Params.SCB, shape [out_features]
+// [bitsandbytes-code]). o_proj's rows read heads * head_dim inputs, a routed expert's down_proj
+// expert_ffn, MLA's q_b/kv_b their ranks: the inventory's shapes say it, not d or ffn.
+static double linear_rows(const ModelSpec& m, bool moe_layer, const Parallelism& par) {
+    const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
+    const double ep = static_cast<double>(std::max<int64_t>(1, par.ep));
+    const double etp = static_cast<double>(expert_tp(par, ExpertSplit::EpOrTp));
+    double rows = 0;
+    for_each_layer_tensor(m, moe_layer, [&](const Tensor& t) {
+        if (!t.matrix()) return;
+        const double in = static_cast<double>(t.cols) / (t.split == TensorSplit::Row ? (t.routed() ? etp : tp) : 1.0);
+        rows += tensor_shard(t, tp, ep, etp) / in;
+    });
+    return rows;
+}
+
 StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc, const InferenceOptions& o,
                                       const Parallelism& par, int64_t stage) {
     StageWeightParams w;
@@ -87,7 +106,8 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
     w.linear = nd * linear_params(dense) + nm * linear_params(moe);
     w.linear_unsharded = nd * static_cast<double>(ld.attention + ld.mlp) + (n_moe > 0 ? nm * static_cast<double>(lm.attention + lm.mlp) : 0.0);
     w.split_by_tp = par.ep == 1 && (par.tp == 1 || m.moe.num_experts == 0);
-    w.linear_ffn_in = nd * (dense.mlp_down + dense.experts_down) + nm * (moe.mlp_down + moe.experts_down);
+    if (weight_format(o.weights).layout.block == Block::InFeatures)
+        w.linear_rows = nd * linear_rows(m, false, par) + (n_moe > 0 ? nm * linear_rows(m, true, par) : 0.0);
     w.norms = nd * dense.norms + nm * moe.norms;
     if (is_gguf(o.weights)) {
         // The tensors the mixes single out (attn_v, attn_output, ffn_down), layer by layer.

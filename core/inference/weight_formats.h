@@ -152,10 +152,21 @@ inline constexpr WeightFormatInfo kWeightFormats[] = {
     {WeightFormat::INT8, "int8", "int8 (LLM.int8)", FormatFamily::BitsAndBytes, {8, Block::InFeatures, 0, 32}, GgmlType::F16, 16,
      "embedding, lm_head and norms at 16 bits", false,
      "Dettmers et al. 2022 LLM.int8() [llm-int8-2022]; bitsandbytes Int8Params (int8 + fp32 row scale) [bitsandbytes-code]; lm_head kept 16-bit (transformers get_keys_to_not_convert) [transformers-code]"},
-    // int4 weights + per group of g inputs an fp16 scale and a 4-bit zero (packed qzeros)
+    // GPTQ b-bit (AutoGPTQ QuantLinear, bits 2, 3, 4 or 8): qweight int32 [in / 32 * b, out] holds b bits per
+    // weight; per group of g inputs and per output column an fp16 scale (scales [in / g, out]) and a b-bit
+    // zero (qzeros int32 [in / g, out / 32 * b]). g_idx (one int32 per input) is left out: 32 / out bits.
     {WeightFormat::GPTQ4, "gptq-4bit", "GPTQ 4-bit", FormatFamily::GroupWise, {4, Block::GroupSize, 0, 16, 4}, GgmlType::F16, 16,
      "embedding, lm_head and norms at 16 bits", false,
      "Frantar et al. 2022 GPTQ [gptq2022]; AutoGPTQ QuantLinear (qweight int4, fp16 scales, packed 4-bit qzeros per group) [autogptq-code]"},
+    {WeightFormat::GPTQ8, "gptq-8bit", "GPTQ 8-bit", FormatFamily::GroupWise, {8, Block::GroupSize, 0, 16, 8}, GgmlType::F16, 16,
+     "embedding, lm_head and norms at 16 bits", false,
+     "Frantar et al. 2022 GPTQ [gptq2022]; AutoGPTQ QuantLinear bits=8 (qweight [in/32*8, out] int32, fp16 scales, packed 8-bit qzeros per group) [autogptq-code]"},
+    {WeightFormat::GPTQ3, "gptq-3bit", "GPTQ 3-bit", FormatFamily::GroupWise, {3, Block::GroupSize, 0, 16, 3}, GgmlType::F16, 16,
+     "embedding, lm_head and norms at 16 bits", false,
+     "Frantar et al. 2022 GPTQ [gptq2022]; AutoGPTQ QuantLinear bits=3 (32 weights in 3 int32, fp16 scales, packed 3-bit qzeros per group) [autogptq-code]"},
+    {WeightFormat::GPTQ2, "gptq-2bit", "GPTQ 2-bit", FormatFamily::GroupWise, {2, Block::GroupSize, 0, 16, 2}, GgmlType::F16, 16,
+     "embedding, lm_head and norms at 16 bits", false,
+     "Frantar et al. 2022 GPTQ [gptq2022]; AutoGPTQ QuantLinear bits=2 (qweight [in/32*2, out] int32, fp16 scales, packed 2-bit qzeros per group) [autogptq-code]"},
     {WeightFormat::AWQ4, "awq-4bit", "AWQ 4-bit", FormatFamily::GroupWise, {4, Block::GroupSize, 0, 16, 4}, GgmlType::F16, 16,
      "embedding, lm_head and norms at 16 bits", false,
      "Lin et al. 2023 AWQ [awq2023]; AutoAWQ WQLinear (int4, fp16 scales, 4-bit zeros per group) [autoawq-code]"},
@@ -247,7 +258,7 @@ struct StageWeightParams {
     double linear = 0;            // layer matrices (with their biases) on this GPU
     double linear_unsharded = 0;  // the same before the tensor/expert split
     bool split_by_tp = false;     // linear == linear_unsharded / tp (no expert parallelism, no replicated router)
-    double linear_ffn_in = 0;     // of linear: down projections, whose rows read the ffn width (LLM.int8)
+    double linear_rows = 0;       // output rows of the layer matrices on this GPU: LLM.int8 keeps one scale per row
     double gguf[kGgmlTypeCount] = {};  // GGUF: of linear, by the type llama.cpp stores each tensor in
     double norms = 0;             // layer norms, and the final norm on the last stage (replicated)
     EdgeShard edge;               // embedding and head on this GPU
@@ -264,14 +275,17 @@ double norm_bits(const InferenceOptions& o);
 
 // The layer matrices: P * bpw / 8 / tp when every matrix has the same bits per weight and splits
 // by tp; otherwise a sum over the parameters of this GPU by their bits per weight (GGUF types,
-// LLM.int8 rows by width).
+// LLM.int8: 8 bits a weight + an fp32 scale per output row).
 template <class Q>
-auto linear_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec& m, const InferenceOptions& o, const Parallelism& par) {
+auto linear_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec&, const InferenceOptions& o, const Parallelism& par) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     const WeightFormatInfo& f = weight_format(o.weights);
-    if (w.by_count)  // every parameter at the linear rate, over tp * pp, on the first stage
-        return q("P", w.params_only) * layout_bits(q, f.layout, o, m.hidden) / N(8) / q("tp", static_cast<double>(par.tp)) /
-               q("pp", static_cast<double>(par.pp));
+    // Every parameter at the linear rate, over tp * pp, on the first stage. LLM.int8's row scales need
+    // the rows, which a parameter count does not give: its data bits only (the scales are 32 / d_in bits,
+    // under 1 % for d_in >= 4096 [llm-int8-2022]).
+    if (w.by_count)
+        return q("P", w.params_only) * (f.layout.block == Block::InFeatures ? N(f.layout.data_bits) : layout_bits(q, f.layout, o)) /
+               N(8) / q("tp", static_cast<double>(par.tp)) / q("pp", static_cast<double>(par.pp));
     if (!(w.linear > 0)) return N(0);
     if (f.family == FormatFamily::Gguf) {
         N sum{};
@@ -281,13 +295,8 @@ auto linear_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec& m, c
         }
         return sum / N(8);
     }
-    if (f.layout.block == Block::InFeatures) {  // a row scale per output row: rows of width d and of width ffn
-        N sum{};
-        const double in_hidden = w.linear - w.linear_ffn_in;
-        if (in_hidden > 0) sum += q("P_in_d", in_hidden) * layout_bits(q, f.layout, o, m.hidden, "d");
-        if (w.linear_ffn_in > 0) sum += q("P_in_ffn", w.linear_ffn_in) * layout_bits(q, f.layout, o, m.ffn, "ffn");
-        return sum / N(8);
-    }
+    if (f.layout.block == Block::InFeatures)  // data bits per weight + one scale per output row of every matrix
+        return (q("P_linear_gpu", w.linear) * N(f.layout.data_bits) + q("rows", w.linear_rows) * N(f.layout.scale_bits)) / N(8);
     if (w.split_by_tp)
         return q("P_linear", w.linear_unsharded) * layout_bits(q, f.layout, o) / N(8) / q("tp", static_cast<double>(par.tp));
     return q("P_linear_gpu", w.linear) * layout_bits(q, f.layout, o) / N(8);

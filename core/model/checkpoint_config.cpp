@@ -102,6 +102,9 @@ Result<std::optional<QuantConfig>> read_quantization_config(std::string_view con
         const char* name = c.method == "awq" ? "AWQ" : "GPTQ";
         c.description = fmt::format("{} {}-bit{}", name, c.bits, group_text(c.group_size));
         if (c.bits == 4) c.format = c.method == "awq" ? WeightFormat::AWQ4 : WeightFormat::GPTQ4;
+        else if (c.method == "gptq" && c.bits == 8) c.format = WeightFormat::GPTQ8;
+        else if (c.method == "gptq" && c.bits == 3) c.format = WeightFormat::GPTQ3;
+        else if (c.method == "gptq" && c.bits == 2) c.format = WeightFormat::GPTQ2;
         string_list(q, "modules_to_not_convert", c.not_quantized, at, errs);
     } else if (c.method == "bitsandbytes") {
         const bool b4 = flag(q, "load_in_4bit"), b8 = flag(q, "load_in_8bit");

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "json_input.h"
 #include "model/hf_config_json.h"
@@ -25,7 +26,7 @@ using json = nlohmann::json;
 
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
-    Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3,
+    Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -65,6 +66,8 @@ constexpr Family kFamilies[] = {
     {"bloom",           "BloomForCausalLM",               Arch::Bloom,      "BLOOM",      250880,    64,     0,  2,   8,   0,   0,      0,  true},
     {"deepseek_v2",     "DeepseekV2ForCausalLM",          Arch::DeepseekV2, "DeepSeek-V2",102400,  4096, 11008, 30,  32,  32,   0,   2048,  false},
     {"deepseek_v3",     "DeepseekV3ForCausalLM",          Arch::DeepseekV3, "DeepSeek-V3",129280,  7168, 18432, 61, 128, 128,   0,   4096,  false},
+    // Qwen v1 (remote code: configuration_qwen.QWenConfig, modeling_qwen.py); intermediate_size is twice the MLP width
+    {"qwen",            "QWenLMHeadModel",                Arch::QwenV1,     "Qwen (v1)",  151936,  4096, 22016, 32,  32,   0, 128,   8192,  false},
 };
 // clang-format on
 
@@ -98,13 +101,55 @@ bool is_encoder_type(const std::string& type) {
     return false;
 }
 
+// A model_type folded for comparison: lower case, without '-', '_', '.' and spaces ("Qwen2.5" -> "qwen25").
+std::string fold_type(const std::string& type) {
+    std::string out;
+    for (char c : type) {
+        if (c == '-' || c == '_' || c == '.' || c == ' ') continue;
+        out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return out;
+}
+
+// Levenshtein distance of two model_type strings (close_types limits their length).
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// The supported model_types close to `type`, for typos and spellings: the same when folded ("Llama",
+// "deepseek-v3"), else at most 2 edits away when folded ("mistrall", "qwen2.5" -> qwen2). Only a hint:
+// a close name can be another architecture ("llama4"), so the message does not import it.
+std::string close_types(const std::string& type) {
+    const std::string t = fold_type(type.substr(0, 64));
+    std::string same, near;
+    for (const Family& f : kFamilies) {
+        const std::string c = fold_type(f.model_type);
+        std::string& list = t == c ? same : near;
+        if (t != c && (t.size() < 4 || edit_distance(t, c) > 2)) continue;
+        list += (list.empty() ? "" : ", ") + std::string("\"") + f.model_type + "\"";
+    }
+    return same.empty() ? near : same;
+}
+
 std::string unsupported_type(const std::string& type) {
     const std::string quoted = "\"" + type + "\"";
     if (is_encoder_type(type))
         return quoted + " is an encoder (or encoder-decoder) model; vramlens does not support those yet. "
                         "Supported decoder model_types: " + supported_types();
-    return quoted + " is not supported; use one of " + supported_types() +
-           " (a model of another type can be given by its parameter count instead)";
+    const std::string close = close_types(type);
+    return quoted + " is not supported" + (close.empty() ? "" : " (the closest supported: " + close + ")") + "; use one of " +
+           supported_types() + " (a model of another type can be given by its parameter count instead)";
 }
 
 std::string short_dump(const json& v) {
@@ -435,6 +480,20 @@ void deepseek(Importer& im, ModelSpec& m, bool v3) {
     m.attention = AttentionKind::MLA;
     m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;  // query/key head width
 }
+// Qwen v1 (modeling_qwen.py): c_attn [3 * kv_channels * heads, d] with a bias, c_proj without one
+// (no_bias, default true), and QWenMLP's w1, w2 [intermediate_size // 2, d] and c_proj back: the MLP
+// is half of intermediate_size wide. kv_channels is the head width.
+void qwen_v1(Importer& im, ModelSpec& m) {
+    if (auto kv = im.r.integer("kv_channels"); kv && !im.r.has("head_dim")) {
+        m.head_dim = *kv;
+        im.r.alias("head_dim", "kv_channels");
+    }
+    if (m.ffn < 2 && !im.r.failed("intermediate_size"))  // the rule on the halved width would name another number
+        im.r.fail("intermediate_size", "must be at least 2 (Qwen v1's MLP is intermediate_size // 2 wide); got " + std::to_string(m.ffn));
+    m.ffn /= 2;
+    const bool no_bias = im.r.boolean("no_bias", true);
+    m.attn_out_bias = m.mlp_bias = !no_bias;
+}
 void deepseek_v2(Importer& im, ModelSpec& m) { deepseek(im, m, false); }
 void deepseek_v3(Importer& im, ModelSpec& m) { deepseek(im, m, true); }
 
@@ -477,6 +536,7 @@ constexpr Layout kLayouts[] = {
     {Arch::Bloom,      kLn,  false, kAlibi,   0,   true,  true,  true,  false, true,  2,    0,     false, 0, nullptr},
     {Arch::DeepseekV2, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v2},
     {Arch::DeepseekV3, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v3},
+    {Arch::QwenV1,     kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    0,     false, 0, qwen_v1},  // ln_1, ln_2
 };
 // clang-format on
 

@@ -2,12 +2,14 @@
 //
 // Reads the field names transformers uses for llama, mistral, mixtral, qwen2, qwen2_moe, qwen3,
 // qwen3_moe, gemma, gemma2, gemma3 (top level or nested text_config), phi3, gpt2, gpt_neox, falcon
-// (incl. the old RefinedWeb names), opt, bloom, deepseek_v2 and deepseek_v3, plus the common aliases
+// (incl. the old RefinedWeb names), opt, bloom, deepseek_v2 and deepseek_v3, Qwen v1's remote-code
+// qwen (kv_channels, no_bias, an intermediate_size twice the MLP width), plus the common aliases
 // (n_embd, n_embed, n_layer, n_head, n_inner, ffn_dim, n_positions, multi_query, n_head_kv,
 // new_decoder_architecture, ...). Missing fields take the defaults of the transformers configuration
 // class of that model_type; a missing core size (vocab/hidden/layers/heads) is taken from that
 // default with a warning. Any other model_type is an error on "model_type" listing the supported
-// ones (encoder models: "not supported yet"); a config without model_type is read by the class its
+// ones and the closest of them to what was written ("Qwen2.5" -> qwen2; never imported as one);
+// encoder models: "not supported yet". A config without model_type is read by the class its
 // "architectures" list names (LlamaForCausalLM -> llama, with a warning), else it is an error too.
 //
 // Each family is a few rows of tables in hf_config.cpp (sizes and their aliases, the family's modules,

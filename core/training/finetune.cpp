@@ -143,6 +143,28 @@ void add_finetune(TrainCtx& c) {
     }
     add_model_states(c, t);
 
+    // ---- modules_to_save: trainable copies of the embedding and/or lm_head ----
+    // PEFT ModulesToSaveWrapper.update: copy.deepcopy(original_module), original_module.requires_grad_(False)
+    // (src/peft/utils/other.py [peft-code]); the copy keeps the base dtype (cast_adapter_dtype upcasts
+    // only tuner layers' adapters). A head tied to the embedding shares the embedding's copy.
+    if ((ft.save_embedding || ft.save_lm_head) && m.architecture_known()) {
+        const EdgeShard edge = edge_shard(m, c.pc, s.parallel, c.stage);
+        const bool embed_copy = ft.save_embedding || (ft.save_lm_head && m.tied_embeddings);
+        TrainableSet saved;
+        saved.saved_modules = true;
+        saved.params = (embed_copy ? edge.word_embedding : 0.0) + (ft.save_lm_head && !m.tied_embeddings ? edge.lm_head : 0.0);
+        saved.dt = c.dt;
+        saved.dt.weight = saved.dt.grad = base_bytes;
+        // torch AdamW keeps its states in the parameter's dtype; bitsandbytes' paged 32-bit AdamW (QLoRA) in fp32
+        if (s.train.optimizer_state_dtype == StateDtype::Auto) saved.dt.state = qlora && ft.paged_optimizer ? 4 : base_bytes;
+        if (s.train.optimizer == Optimizer::Adafactor && saved.params > 0) {  // rows + cols of each [V / tp, e] copy
+            const double e_dim = static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
+            const double copies = (embed_copy && edge.word_embedding > 0 ? 1.0 : 0.0) + (ft.save_lm_head && !m.tied_embeddings && edge.lm_head > 0 ? 1.0 : 0.0);
+            saved.factored_states = copies * (static_cast<double>(m.vocab) / tp + e_dim);
+        }
+        if (saved.params > 0) add_model_states(c, saved);
+    }
+
     // ---- adapter activations: lora_A output (input of lora_B), and the dropped input copy + mask ----
     if (m.architecture_known()) {
         const ActShape x = activation_shape(s, c.dt);

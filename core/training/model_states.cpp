@@ -121,6 +121,18 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const bool opt_host = par.offload_optimizer;
     const unsigned grad_phases = kBwdStep | (o.grad_accum_steps > 1 ? phase_bit(Phase::Forward) : 0u);
     const Dtypes& dt = t.dt;
+    if (t.saved_modules) {  // copy.deepcopy of each module in modules_to_save, trained like the model's own [peft-code]
+        add(c.e, c.d, comp("saved.weights", "modules_to_save: trainable copies", Category::Weights, kAllPhases,
+                           "PEFT ModulesToSaveWrapper: a trainable copy.deepcopy of the module, the original frozen [peft-code]"),
+            [&](auto& q) { return q("P_saved", P) * q("weight_bytes", dt.weight) / q("N_w", n_w); });
+        add(c.e, c.d, comp("saved.grads", "modules_to_save: gradients", Category::Gradients, grad_phases,
+                           "a gradient per trainable parameter, in its dtype [zero2020 §5.2]", opt_host),
+            [&](auto& q) { return q("P_saved", P) * q("grad_bytes", dt.grad) / q("N_g", n_g); });
+        if (opt.size != StateSize::None)
+            add(c.e, c.d, comp("saved.optimizer", "modules_to_save: optimizer states", Category::Optimizer, kAfterLoad, opt.source, opt_host),
+                [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
+        return;
+    }
 
     add(c.e, c.d, comp(lora ? "lora.weights" : "weights", lora ? "LoRA adapter weights" : "weights", Category::Weights, kAllPhases,
                        "ZeRO (Rajbhandari et al. 2020) Sec 5: P_p partitions parameters (16*P/N_d at stage 3) [zero2020 §5]",

@@ -61,6 +61,8 @@ static void add_warnings(const Scenario& s, Estimate& e) {
         e.warnings.push_back("MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens)");
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA && s.finetune.paged_optimizer)
         e.warnings.push_back("paged optimizer: the adapter optimizer states are counted on the GPU; under pressure they page to host memory");
+    if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::Full && (s.finetune.save_embedding || s.finetune.save_lm_head))
+        e.warnings.push_back("finetune.save_embedding / save_lm_head (PEFT modules_to_save) apply to LoRA and QLoRA; full fine-tuning trains the embedding and lm_head themselves, no copies are counted");
     if (s.train.activation_formula == ActivationFormula::Coefficient && s.train.recompute != Recompute::None)
         e.warnings.push_back("the coefficient formula C*L*b*s*h ignores train.recompute: choose C for your recomputation ([makinaruto2025]: 10-15 none, 2-4 checkpointing, ~1.5 FlashAttention)");
 }

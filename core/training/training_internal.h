@@ -45,6 +45,7 @@ struct TrainableSet {
     double params = 0;          // trainable parameters on this rank (before ZeRO sharding)
     double factored_states = 0; // Adafactor: state elements (rows + cols per matrix, full vectors)
     Dtypes dt;
+    bool saved_modules = false; // PEFT modules_to_save copies (finetune.cpp), beside the adapters
 };
 void add_model_states(TrainCtx& c, const TrainableSet& t);
 // Autocast over fp32 weights: the 16-bit copies of matmul_params weights (over N_w ZeRO-3 ranks).

@@ -188,6 +188,20 @@ TEST_CASE("pasting or dropping a config.json imports it as the model, bad files 
     REQUIRE_FALSE(h.app.ui.config_errors.empty());
     CHECK(h.app.ui.config_errors.front().field == "hidden_size");
     CHECK(h.app.scenario.model.hidden == 768);  // the model stays what it was
+
+    // An unsupported model_type is an error on that field, not a Llama-style import (issue 14 item 12).
+    h.app.inbox.push_back({"paste", "", R"({"model_type": "bert", "hidden_size": 1024, "num_hidden_layers": 24,
+        "num_attention_heads": 16, "vocab_size": 30522})"});
+    h.frames(2);
+    REQUIRE(h.app.ui.config_errors.size() == 1);
+    CHECK(h.app.ui.config_errors.front().field == "model_type");
+    CHECK(h.app.scenario.model.hidden == 768);
+    h.app.inbox.push_back({"paste", "", R"({"model_type": "mistrall", "hidden_size": 1024})"});
+    h.frames(2);
+    REQUIRE(h.app.ui.config_errors.size() == 1);
+    CHECK(h.app.ui.config_errors.front().field == "model_type");
+    CHECK_THAT(h.app.ui.config_errors.front().message, Catch::Contains("(the closest supported: \"mistral\", \"mixtral\")"));
+    CHECK(h.app.scenario.model.hidden == 768);
 }
 
 TEST_CASE("invalid input shows an error at the field and never a number") {

@@ -407,8 +407,11 @@ void training_advanced(AppState& app) {
     check(app, tr(L, S::Fp32GradCopy), "train.fp32_grad_copy", t.fp32_grad_copy);
     enum_combo(app, tr(L, S::StateDtype), "train.optimizer_state_dtype", t.optimizer_state_dtype);
     float_field(app, tr(L, S::Dropout), "train.dropout", t.dropout, 0, 0.95, 0.05, "%.2f");
-    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
+    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full) {
         float_field(app, tr(L, S::LoraDropout), "finetune.lora_dropout", s.finetune.lora_dropout, 0, 0.95, 0.05, "%.2f");
+        check(app, tr(L, S::SaveEmbedding), "finetune.save_embedding", s.finetune.save_embedding);
+        check(app, tr(L, S::SaveLmHead), "finetune.save_lm_head", s.finetune.save_lm_head);
+    }
     check(app, tr(L, S::Fp32Logits), "train.fp32_logits", t.fp32_logits);
     enum_combo(app, tr(L, S::LossImpl), "train.loss", t.loss);
     section_errors(app, "train");

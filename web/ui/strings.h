@@ -92,6 +92,8 @@ enum class Lang { En, Zh };
     X(Fp32WeightCopy, "extra fp32 weight copy (+4 B/param)", "额外 fp32 权重副本（+4 B/参数）")           \
     X(StateDtype, "Optimizer state dtype", "优化器状态精度")                                              \
     X(LoraDropout, "LoRA dropout", "LoRA dropout")                                                        \
+    X(SaveEmbedding, "Train a copy of embed_tokens (modules_to_save)", "训练 embed_tokens 副本（modules_to_save）") \
+    X(SaveLmHead, "Train a copy of lm_head (modules_to_save)", "训练 lm_head 副本（modules_to_save）")    \
     X(Prompt, "Prompt tokens (0 = whole context)", "提示词长度（0 = 整个上下文）")                        \
     X(MaxNumSeqs, "max_num_seqs", "max_num_seqs")                                                         \
     X(BlockSize, "KV block size (tokens)", "KV 块大小（token）")                                          \
