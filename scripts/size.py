@@ -116,8 +116,9 @@ def data_segments(data, start):
         if flags in (0, 2):
             if flags == 2:
                 _, pos = leb(data, pos)
-            while data[pos] != 0x0B:  # the offset expression, up to its end opcode
-                pos += 1
+            op = data[pos]  # the offset: i32.const N or global.get G, then end (0x0B)
+            _, pos = leb(data, pos + 1)
+            assert op in (0x41, 0x23) and data[pos] == 0x0B, "unexpected data segment offset"
             pos += 1
         n, pos = leb(data, pos)
         sizes.append((n, data[pos:pos + 48]))
@@ -220,13 +221,17 @@ def main(argv):
             label = pretty[i] if len(pretty[i]) <= 110 else pretty[i][:107] + "..."
             print(f"    {code[i]:>8} B  {label}")
         if names:
+            code_start = next(s for i, _, s, _ in secs if i == 10)
+            _, pos = leb(data, code_start)
             per_lib = {}
             for i, size in enumerate(code):
                 lib = library_of(pretty[i])
-                per_lib[lib] = per_lib.get(lib, 0) + size
-            print("  code by library (raw bytes of function bodies, named from the symbol map):")
-            for lib, size in sorted(per_lib.items(), key=lambda kv: -kv[1]):
-                print(f"    {size:>8} B  {100 * size / max(1, sum(code)):5.1f} %  {lib}")
+                per_lib.setdefault(lib, bytearray()).extend(data[pos:pos + size])
+                pos += size
+            print("  code by library (function bodies named from the symbol map; gzip -9 of each library's bodies alone):")
+            for lib, body in sorted(per_lib.items(), key=lambda kv: -len(kv[1])):
+                print(f"    {len(body):>8} B {len(gzip.compress(bytes(body), 9, mtime=0)):>8} B gzip"
+                      f"  {100 * len(body) / max(1, sum(code)):5.1f} %  {lib}")
     return 0
 
 
