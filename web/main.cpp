@@ -14,6 +14,7 @@
 #include <imgui_impl_sdl.h>
 
 #include <string>
+#include <vector>
 
 #include "embedded_binary.h"
 #include "ui/app.h"
@@ -51,7 +52,8 @@ struct Runtime {
     bool paused = false;
     bool ready = false;
     long frames = 0;
-    float font_scale = 0;   // devicePixelRatio the font atlas was built for
+    float font_scale = 0;   // devicePixelRatio the font atlas was built for (0: build it next frame)
+    std::vector<unsigned char> zh_font;  // the Chinese font's bytes once fetched (vl_zh_font_loaded)
     std::string hook;       // keeps vl_hook_json()'s string alive
     Touch touch;
 };
@@ -64,6 +66,26 @@ EM_JS(void, js_fail, (const char* what), {
 });
 EM_JS(void, js_frame, (int frames), {
     if (window.vramlens) window.vramlens.frames = frames;
+});
+// Fetches the Chinese font (a site file, relative to the page) and hands its bytes to
+// vl_zh_font_loaded, or why it failed to vl_zh_font_failed.
+EM_JS(void, js_fetch_zh_font, (const char* file), {
+    var url = UTF8ToString(file);
+    var failed = function(why) {
+        var n = lengthBytesUTF8(why) + 1, p = _malloc(n);
+        stringToUTF8(why, p, n);
+        _vl_zh_font_failed(p);
+        _free(p);
+    };
+    fetch(url).then(function(r) {
+        if (!r.ok) throw new Error("HTTP " + r.status + " for " + url);
+        return r.arrayBuffer();
+    }).then(function(buf) {
+        var bytes = new Uint8Array(buf), p = _malloc(bytes.length);
+        HEAPU8.set(bytes, p);
+        _vl_zh_font_loaded(p, bytes.length);
+        _free(p);
+    }).catch(function(e) { failed(String(e && e.message || e)); });
 });
 EM_JS(void, js_ready, (const char* version), {
     if (window.vramlens && window.vramlens._ready) window.vramlens._ready(UTF8ToString(version));
@@ -146,7 +168,7 @@ const ImWchar kLatinRanges[] = {
 
 // Rasterises the embedded fonts at the display's pixel ratio so text is crisp on HiDPI screens.
 // The first font (sorted by name: DejaVuSans-subset.ttf) is the main one; every further embedded
-// font (e.g. a CJK subset from scripts/subset-fonts.sh) is merged into it for the CJK ranges.
+// font is merged into it for the CJK ranges, and so is the Chinese font once fetched.
 void load_fonts(float scale) {
     ImGuiIO& io = ImGui::GetIO();
     const bool rebuild = g_rt->font_scale != 0;  // the backend made a texture for the old atlas
@@ -162,6 +184,13 @@ void load_fonts(float scale) {
                                        &cfg, ranges);
     }
     if (vl::fonts::kFileCount == 0) io.Fonts->AddFontDefault();
+    if (!g_rt->zh_font.empty()) {  // merged into the main font for the CJK ranges
+        ImFontConfig cfg;
+        cfg.FontDataOwnedByAtlas = false;  // kept in Runtime::zh_font
+        cfg.MergeMode = true;
+        io.Fonts->AddFontFromMemoryTTF(g_rt->zh_font.data(), static_cast<int>(g_rt->zh_font.size()), kFontPixels * scale,
+                                       &cfg, io.Fonts->GetGlyphRangesChineseFull());
+    }
     io.FontGlobalScale = 1.0f / scale;
     if (rebuild) ImGui_ImplOpenGL3_CreateFontsTexture();
     g_rt->font_scale = scale;
@@ -194,6 +223,11 @@ void frame() {
     ImGui::NewFrame();
     vl::ui::draw(rt.app);
     ImGui::Render();
+    if (rt.app.ui.lang == vl::ui::Lang::Zh && rt.app.ui.zh_font == vl::ui::FontLoad::NotNeeded) {
+        rt.app.ui.zh_font = vl::ui::FontLoad::Loading;
+        js_fetch_zh_font(vl::ui::kZhFontFile);
+        wake();  // show "Loading the Chinese font"
+    }
 
     int w = 0, h = 0;
     SDL_GL_GetDrawableSize(rt.window, &w, &h);
@@ -223,6 +257,19 @@ EMSCRIPTEN_KEEPALIVE void vl_wake() { wake(); }
 // The touch that is ending was the browser's (it scrolled the page, or cancelled the touch): it is no
 // tap. Called as the touch ends, before SDL queues that end, which then consumes it.
 EMSCRIPTEN_KEEPALIVE void vl_touch_cancel() { g_rt->touch.cancelled = true; }
+// js_fetch_zh_font's answers: the font's bytes (copied; the atlas is rebuilt next frame), or why not.
+EMSCRIPTEN_KEEPALIVE void vl_zh_font_loaded(const unsigned char* data, int size) {
+    g_rt->zh_font.assign(data, data + size);
+    g_rt->font_scale = -1;  // rebuild the atlas with it
+    g_rt->app.ui.zh_font = vl::ui::FontLoad::Ready;
+    g_rt->app.ui.zh_font_error.clear();
+    wake();
+}
+EMSCRIPTEN_KEEPALIVE void vl_zh_font_failed(const char* why) {
+    g_rt->app.ui.zh_font = vl::ui::FontLoad::Failed;
+    g_rt->app.ui.zh_font_error = why;
+    wake();
+}
 }
 
 int main() {

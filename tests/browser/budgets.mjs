@@ -1,8 +1,10 @@
 // Page budgets of the built static site (scripts/test.sh step "page-budgets"): what does not depend
 // on how fast or busy the machine is. Prints each figure and fails when one is broken:
-//   transfer     every file of the site gzip-compressed (-9), summed: <= 600 KB (600,000 bytes); the
-//                files the page actually requests must all be site files (nothing is fetched that
-//                this total does not count)
+//   transfer     a first visit in English: every file of the site but the on-demand ones (the
+//                Chinese font, *.ttf, fetched only when the UI is shown in 中文) gzip-compressed
+//                (-9), summed: <= BUDGET_TRANSFER_BYTES; the files the page actually requests must
+//                all be site files and none of the on-demand ones (nothing is fetched that this
+//                total does not count). The total with 中文 is printed, not judged.
 //   loads        the page starts (window.vramlens.error stays unset) and draws its first frame
 //   idle         after the page settles (no frame for 1 s), 0 frames drawn during the next 3 s
 //   offline      no request leaves the machine (any non-loopback request is aborted and fails)
@@ -20,7 +22,8 @@ const opt = (name, fallback) => { const i = argv.indexOf(`--${name}`); return i 
 const siteDir = resolve(opt('site', 'build/web/site'));
 const executablePath = opt('chromium', process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium');
 
-const BUDGET_TRANSFER_BYTES = 600_000;
+const BUDGET_TRANSFER_BYTES = 595_000;  // 547.1 KB measured by this script (docs/performance.md) + 9 %
+const onDemand = (f) => f.endsWith('.ttf');  // web/main.cpp fetches the Chinese font when it is needed
 const IDLE_MS = 3000;
 
 const failures = [];
@@ -38,17 +41,18 @@ async function filesUnder(dir, prefix = '') {
   return out;
 }
 const siteFiles = await filesUnder(siteDir);
-let rawTotal = 0, gzTotal = 0;
+let gzTotal = 0, gzOnDemand = 0;
 console.log(`site ${siteDir}:`);
 for (const f of siteFiles) {
   const body = await readFile(join(siteDir, f));
   const gz = gzipSync(body, { level: 9 }).length;
-  rawTotal += body.length; gzTotal += gz;
-  console.log(`  ${f.padEnd(34)} ${String(body.length).padStart(10)} B raw ${String(gz).padStart(10)} B gzip`);
+  if (onDemand(f)) gzOnDemand += gz; else gzTotal += gz;
+  console.log(`  ${f.padEnd(34)} ${String(body.length).padStart(10)} B raw ${String(gz).padStart(10)} B gzip${onDemand(f) ? ' (on demand)' : ''}`);
 }
 console.log('page budgets:');
-figure('transfer (all files, gzip -9)', `${(gzTotal / 1000).toFixed(1)} KB`, `${BUDGET_TRANSFER_BYTES / 1000} KB`, gzTotal <= BUDGET_TRANSFER_BYTES);
-if (gzTotal > BUDGET_TRANSFER_BYTES) fail(`site transfer ${gzTotal} B gzip > ${BUDGET_TRANSFER_BYTES} B`);
+figure('first visit, English (gzip -9)', `${(gzTotal / 1000).toFixed(1)} KB`, `${BUDGET_TRANSFER_BYTES / 1000} KB`, gzTotal <= BUDGET_TRANSFER_BYTES);
+console.log(`  (with 中文: ${((gzTotal + gzOnDemand) / 1000).toFixed(1)} KB gzip, the font fetched when chosen)`);
+if (gzTotal > BUDGET_TRANSFER_BYTES) fail(`first-visit transfer ${gzTotal} B gzip > ${BUDGET_TRANSFER_BYTES} B`);
 
 // ---- a static server on loopback (the site at /), recording which files the page asks for -----
 const requested = new Set();
@@ -102,8 +106,8 @@ try {
   if (idleFrames !== 0) fail(`the idle page drew ${idleFrames} frames in ${IDLE_MS} ms`);
   figure('requests leaving the machine', offsite.length, 0, offsite.length === 0);
   for (const u of offsite) fail(`request to a non-loopback host: ${u}`);
-  const uncounted = [...requested].filter((f) => !siteFiles.includes(f));
-  if (uncounted.length) fail(`the page requested files that are not in the site: ${uncounted.join(', ')}`);
+  const uncounted = [...requested].filter((f) => !siteFiles.includes(f) || onDemand(f));
+  if (uncounted.length) fail(`the page requested files that are not in the site or only needed later: ${uncounted.join(', ')}`);
   console.log(`  files the page requested: ${[...requested].sort().join(', ')}`);
 } catch (err) {
   fail(err.message);

@@ -5,7 +5,8 @@
 //   3. the total the page shows equals the core's number for that scenario (test hook)
 //   4. paste a config.json (system clipboard + Ctrl+V) -> the model is imported
 //   5. open the shared link in a new page -> the same scenario; a tampered link -> defaults + notice
-//   6. switch language and theme
+//   6. switch language and theme; the Chinese font is fetched only then (an English visit never asks
+//      for it), and when its fetch fails the page says so and retries on request
 //   7. exports (JSON, Markdown, CSV) through the clipboard and as downloads carry the core's total
 //   8. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
 //
@@ -28,7 +29,14 @@ const check = (ok, what) => { if (ok) console.log(`  ok: ${what}`); else { failu
 
 // ---- static server on loopback, under a sub-path -------------------------------------------
 const SUB = '/vramlens/';
-const server = await serveSite(siteDir, SUB);
+const requested = new Set();  // site files the pages asked for
+const server = await serveSite(siteDir, SUB, { onRequest: (rel) => requested.add(rel) });
+const ZH_FONT = 'zh-font.ttf';
+const zhFont = async (page, want) => {
+  await page.waitForFunction((w) => window.vramlens.state().ui.zh_font === w, want, { timeout: 30_000 })
+    .catch(() => {});
+  return (await state(page)).ui;
+};
 const base = server.url;
 
 const browser = await launchChromium(executablePath);
@@ -104,14 +112,36 @@ try {
   check(s5.ok && s5.total_bytes === s5.core_total_bytes && s5.shown_total === fmt(s5.core_total_bytes, s5.shown_unit),
         `seq 1024: GPT-2 estimate shown = core (${s5.shown_total})`);
 
-  // 6. language and theme.
+  // 6. language and theme. Until now every page was English: none asked for the Chinese font.
+  check(!requested.has(ZH_FONT), `English pages do not fetch ${ZH_FONT} (fetched: ${[...requested].sort().join(', ')})`);
   const theme0 = s4.ui.theme;
   await click(page2, 'toggle.lang');
+  const ui6 = await zhFont(page2, 'ready');
+  check(ui6.zh_font === 'ready' && requested.has(ZH_FONT), `中文 fetches ${ZH_FONT} (${ui6.zh_font} ${ui6.zh_font_error})`);
   await click(page2, 'toggle.theme');
   const s6 = await state(page2);
   check(s6.ui.lang === 'zh' && s6.ui.theme !== theme0, `language ${s6.ui.lang}, theme ${theme0} -> ${s6.ui.theme}`);
   await page2.screenshot({ path: join(docsDir, 'screenshot-desktop-zh.png') });
   await page2.close();
+
+  // The Chinese font cannot be fetched (offline, a host without the file): the page says so in
+  // English, which its built-in font draws; Retry fetches it again once it can be reached.
+  const pageF = await open(base);
+  await pageF.context().route(`**/${ZH_FONT}`, (route) => route.abort('internetdisconnected'));
+  await click(pageF, 'toggle.lang');
+  const ui7 = await zhFont(pageF, 'failed');
+  check(ui7.lang === 'zh' && ui7.zh_font === 'failed' && ui7.zh_font_error !== '',
+        `a failed font fetch is reported (${ui7.zh_font}: ${ui7.zh_font_error})`);
+  const shown7 = Object.keys((await state(pageF)).items);
+  check(shown7.includes('zh_font.retry') && shown7.includes('zh_font.english'), 'the message offers Retry and English');
+  await pageF.context().unroute(`**/${ZH_FONT}`);
+  await click(pageF, 'zh_font.retry');
+  const ui8 = await zhFont(pageF, 'ready');
+  check(ui8.zh_font === 'ready' && !Object.keys((await state(pageF)).items).includes('zh_font.retry'),
+        `Retry loads the font once it can be reached (${ui8.zh_font})`);
+  await click(pageF, 'toggle.lang');
+  check((await state(pageF)).ui.lang === 'en', 'back to English');
+  await pageF.close();
 
   // Drop a config.json file on the page.
   const page4 = await open(base);

@@ -327,6 +327,16 @@ void handle_inbox(AppState& app) {
     }
 }
 
+const char* font_load_name(FontLoad f) {
+    switch (f) {
+        case FontLoad::NotNeeded: return "none";
+        case FontLoad::Loading: return "loading";
+        case FontLoad::Ready: return "ready";
+        case FontLoad::Failed: return "failed";
+    }
+    return "none";
+}
+
 std::string status_text(const AppState& app) {
     if (app.ui.status == S::Count_) return std::string();
     std::string s = tr(app.ui.lang, app.ui.status);
@@ -418,6 +428,8 @@ std::string hook_json(const AppState& app) {
                {"gpu", app.ui.gpu_preset_id},
                {"mode", enum_name(app.scenario.mode)},
                {"notice", app.ui.notice},
+               {"zh_font", font_load_name(app.ui.zh_font)},
+               {"zh_font_error", app.ui.zh_font_error},
                {"status", status_text(app)},
                {"filter", app.ui.model_filter},
                {"source", static_cast<int>(app.ui.source)},

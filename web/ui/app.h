@@ -43,6 +43,12 @@ struct OutEvent {
     float x = 0, y = 0, w = 0, h = 0;  // edit: where the field is, in CSS pixels
 };
 
+// The Chinese UI font is not in the wasm: the page fetches it (site file kZhFontFile) the first time the
+// UI is shown in Chinese. Until it arrives, or if it cannot, the UI says so in English (which the
+// built-in font draws) and offers to retry or to switch back.
+enum class FontLoad { NotNeeded, Loading, Ready, Failed };
+inline constexpr const char* kZhFontFile = "zh-font.ttf";
+
 // What the page knows at start (query string, media queries).
 struct PageEnv {
     bool embed = false;        // ?embed or #embed...: compact results-first layout
@@ -111,6 +117,8 @@ struct UiState {
     unsigned tab_probe_from = 0;             // this frame scores a forward Tab from this ImGuiID, never applied (tab_edge)
     bool tab_enter_from_end = false;         // the canvas got the keyboard from after it (Shift+Tab): go to the last control
     std::string results_text;                // the results_text_json() the page's HTML mirror shows
+    FontLoad zh_font = FontLoad::NotNeeded;  // the Chinese font: fetched when 中文 is first shown (web/main.cpp)
+    std::string zh_font_error;               // why its fetch failed (FontLoad::Failed)
 };
 
 // The most text a text field takes (a config.json is a few KB; the largest real ones ~100 KB). Longer
@@ -198,6 +206,8 @@ std::string results_text_json(const AppState& app);
 
 // The status line as shown: "This is a config.json: imported the model: gpt2" ("" when none).
 std::string status_text(const AppState& app);
+// "none", "loading", "ready", "failed" (window.vramlens.estimate().ui.zh_font).
+const char* font_load_name(FontLoad f);
 
 // Total as the results panel prints it, e.g. "15.95 GiB" (the test hook compares it).
 std::string shown_total(const AppState& app);

@@ -69,6 +69,26 @@ void top_bar(AppState& app) {
     mark(app, "toggle.unit");
 }
 
+// The Chinese font on its way, or not coming (FontLoad): said in English, which the built-in font draws.
+void zh_font_notice(AppState& app) {
+    if (app.ui.lang != Lang::Zh) return;
+    if (app.ui.zh_font == FontLoad::Loading) {
+        ImGui::TextDisabled("Loading the Chinese font (%s)...", kZhFontFile);
+        mark(app, "zh_font.loading");
+    } else if (app.ui.zh_font == FontLoad::Failed) {
+        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+        ImGui::TextWrapped("The Chinese font (%s) could not be loaded (%s): Chinese text cannot be shown until it is. "
+                           "Check the connection and retry, or switch to English.",
+                           kZhFontFile, app.ui.zh_font_error.c_str());
+        ImGui::PopStyleColor();
+        if (ImGui::SmallButton("Retry")) app.ui.zh_font = FontLoad::NotNeeded;
+        mark(app, "zh_font.retry");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("English")) app.ui.lang = Lang::En;
+        mark(app, "zh_font.english");
+    }
+}
+
 void notice(AppState& app) {
     if (app.ui.notice.empty()) return;
     ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
@@ -171,6 +191,7 @@ void draw(AppState& app) {
     ImGui::Begin("vramlens", nullptr, embed ? root | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : root);
     begin_touch_drag(app);
     top_bar(app);
+    zh_font_notice(app);
     notice(app);
     status(app);
     const Lang L = app.ui.lang;
