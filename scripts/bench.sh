@@ -3,9 +3,10 @@
 #   1. the Google Benchmark binary (build/native/bench/vramlens_bench): one estimate per workload, the
 #      10,000-point sweep, each solver; a summary with each figure's budget and its multiple of a
 #      reference workload timed in the same run;
-#   2. the page timing (tests/browser/page-timing.mjs): first frame, input -> frame, the sweep
-#      natively, under node and in headless Chromium, each against its budget and a reference page
-#      or reference loop measured in the same run.
+#   2. the page timing (tests/browser/page-timing.mjs): first visible answer (the HTML one, before
+#      the wasm), first canvas frame, input -> next frame, the sweep natively, under node and in
+#      headless Chromium, each a median of several runs, against its budget and as a ratio to a
+#      reference page or reference loop measured in the same run.
 # Prints measured vs budget; the exit status is 0 whatever the figures are, and non-zero only when
 # something broke (a build, a binary, the page not loading). Figures from a quiet machine are
 # recorded in docs/performance.md.

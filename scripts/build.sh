@@ -18,8 +18,13 @@ if [ "$what" = native ] || [ "$what" = all ]; then
   cmake --build --preset native -j "$jobs"
 fi
 if [ "$what" = web ] || [ "$what" = all ]; then
+  # The page carries the default scenario's answer as HTML, written at build time by the native
+  # vramlens_prerender (web/prerender): built here first, then named to the web build.
+  vl_log "web: the native vramlens_prerender (build/native), for the answer before the wasm"
+  cmake --preset native >/dev/null
+  cmake --build --preset native -j "$jobs" --target vramlens_prerender
   vl_log "web: configure + build (build/web/site) with $VRAMLENS_TOOLCHAIN Emscripten"
-  cmake --preset web >/dev/null
+  cmake --preset web -DVRAMLENS_PRERENDER="$VL_ROOT/build/native/web/prerender/vramlens_prerender" >/dev/null
   cmake --build --preset web -j "$jobs"
   vl_log "web: site ready in build/web/site ($(du -sh build/web/site | cut -f1))"
 fi

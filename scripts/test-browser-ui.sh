@@ -6,10 +6,13 @@
 # history.mjs (Back and Forward step through scenarios), a11y.mjs (Tab through every control, the
 # results as text for screen readers and copying, axe-core), layout.mjs (nothing in the inputs cut
 # off: every LoRA target reachable at 1280 and 1920 wide and on a phone) and fields.mjs (number
-# shorthands such as 4k and 1e4, an error for the rest; the model search). ui.mjs's
+# shorthands such as 4k and 1e4, an error for the rest; the model search) and firstview.mjs (the
+# default scenario's answer as HTML before the wasm, as the CLI computes it; content-hashed files;
+# offline on the second visit, through the service worker; needs the native CLI). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
-# Needs scripts/deps.sh (playwright-core, chromium) and the web build.
+# Needs scripts/deps.sh (playwright-core, chromium), the web build and the native CLI (VRAMLENS_CLI,
+# default build/native/cli/vramlens).
 #   scripts/test-browser-ui.sh [SITE_DIR] [SCREENSHOT_DIR]      (default build/web/site, a temp folder)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,4 +30,6 @@ node "$root/tests/browser/input.mjs" --site "$site" --chromium "$chromium" || st
 for t in keyboard scroll history a11y layout fields; do
   node "$root/tests/browser/$t.mjs" --site "$site" --chromium "$chromium" || status=1
 done
+node "$root/tests/browser/firstview.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
+  --chromium "$chromium" || status=1
 exit $status

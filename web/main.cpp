@@ -67,10 +67,11 @@ EM_JS(void, js_fail, (const char* what), {
 EM_JS(void, js_frame, (int frames), {
     if (window.vramlens) window.vramlens.frames = frames;
 });
-// Fetches the Chinese font (a site file, relative to the page) and hands its bytes to
+// Fetches the Chinese font (a site file, relative to the page, under its hashed name) and hands its bytes to
 // vl_zh_font_loaded, or why it failed to vl_zh_font_failed.
 EM_JS(void, js_fetch_zh_font, (const char* file), {
-    var url = UTF8ToString(file);
+    var name = UTF8ToString(file);
+    var url = Module["locateFile"] ? Module["locateFile"](name, "") : name;  // its content-hashed name
     var failed = function(why) {
         var n = lengthBytesUTF8(why) + 1, p = _malloc(n);
         stringToUTF8(why, p, n);

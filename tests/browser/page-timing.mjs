@@ -1,10 +1,15 @@
 // Page timing: a benchmark, not a test (run by scripts/bench.sh). Prints each figure against its
 // budget and against a reference measured in the same run on the same machine, so that a figure
 // taken on a busy machine can be told apart from a slower page:
+//   first answer    navigation start -> the first paint of the answer the HTML carries before the
+//                   wasm (the verdict, web/prerender; its Element Timing renderTime), median of the
+//                   same N cold loads. No budget. Reference: a static page of one paragraph (timed
+//                   the same way) and a tiny canvas, no script, loaded the same way.
 //   first frame     navigation start -> the app's first drawn frame (window.vramlens.frames becomes
 //                   1, caught by a property setter: no polling delay); median of N cold loads (a new
-//                   browser context each). Budget 500 ms. Reference: a page that draws one WebGL2
-//                   frame and nothing else, loaded the same way.
+//                   browser context each: a first visit, no service worker). Budget 500 ms.
+//                   Reference: a page that draws one WebGL2 frame and nothing else, loaded the
+//                   same way.
 //   input -> frame  a real mouse move (Playwright) -> the next frame the app draws: the event's
 //                   timeStamp to the frame's performance.now(), median of M moves on the settled
 //                   page. Budget 100 ms (the RAIL model's response goal, web.dev/rail). Reference:
@@ -66,9 +71,14 @@ function wake() { if (!pending) { pending = true; requestAnimationFrame(frame); 
 addEventListener('mousemove', wake);
 wake();
 </script>`;
+// The reference for the first answer: static HTML, one paragraph marked as the app's verdict is, and
+// a tiny canvas; no script.
+const REF_ANSWER_PAGE = `<!doctype html><meta charset="utf-8"><title>reference answer</title>
+<p elementtiming="answer">Fits · 63.27 GiB free · 16.38 GiB / 79.65 GiB per GPU</p><canvas width="8" height="8"></canvas>`;
+const refPages = { '/ref/': REF_PAGE, '/ref-answer/': REF_ANSWER_PAGE };
 const server = await serveSite(siteDir, '/', benchWasmDir
-  ? { pages: { '/ref/': REF_PAGE, '/bench/': BENCH_PAGE }, mounts: { '/bench/': benchWasmDir } }
-  : { pages: { '/ref/': REF_PAGE } });
+  ? { pages: { ...refPages, '/bench/': BENCH_PAGE }, mounts: { '/bench/': benchWasmDir } }
+  : { pages: refPages });
 const { origin } = server;
 
 const browser = await launchChromium(executablePath);
@@ -78,6 +88,7 @@ async function open(url) {
   const page = await context.newPage();
   page.on('pageerror', (err) => broken(`uncaught exception on ${url}: ${err.message}`));
   await page.addInitScript(recordFrames);
+  await page.addInitScript(recordAnswer);
   await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
   await page.waitForFunction(() => window.__vlFrameTimes.length > 0 || (window.vramlens && window.vramlens.error), null, { timeout: 60_000 });
   const error = await page.evaluate(() => window.vramlens && window.vramlens.error);
@@ -91,11 +102,40 @@ async function settle(page, quietMs = 500) {
     return performance.now() - (t.length ? t[t.length - 1] : 0) > q;
   }, quietMs, { timeout: 30_000, polling: 50 });
 }
-async function firstFrames(url) {
-  const out = [];
+// An init script: when the element marked elementtiming="answer" is first painted, in
+// window.__vlAnswerTime (performance.now() milliseconds; Element Timing's renderTime).
+const recordAnswer = () => {
+  window.__vlAnswerTime = null;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (e.identifier === 'answer' && window.__vlAnswerTime === null) window.__vlAnswerTime = e.renderTime || e.loadTime;
+  }).observe({ type: 'element', buffered: true });
+};
+// N cold loads: { frame: [first frame ms], answer: [first paint of the HTML answer ms] (withAnswer) }.
+async function firstFrames(url, withAnswer = false) {
+  const out = { frame: [], answer: [] };
   for (let i = 0; i < LOADS; ++i) {
     const { context, page } = await open(url);
-    out.push(await page.evaluate(() => window.__vlFrameTimes[0]));
+    out.frame.push(await page.evaluate(() => window.__vlFrameTimes[0]));
+    if (!withAnswer) { await context.close(); continue; }
+    await page.waitForFunction(() => window.__vlAnswerTime !== null, null, { timeout: 10_000 })
+      .catch(() => broken(`${url}: no paint of the element marked elementtiming="answer"`));
+    out.answer.push(await page.evaluate(() => window.__vlAnswerTime));
+    await context.close();
+  }
+  return out;
+}
+// N cold loads of a page with no frames of its own: [first paint of its answer ms].
+async function firstAnswers(url) {
+  const out = [];
+  for (let i = 0; i < LOADS; ++i) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.addInitScript(recordAnswer);
+    await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+    await page.waitForFunction(() => window.__vlAnswerTime !== null, null, { timeout: 10_000 })
+      .catch(() => broken(`${url}: no paint of the element marked elementtiming="answer"`));
+    out.push(await page.evaluate(() => window.__vlAnswerTime));
     await context.close();
   }
   return out;
@@ -121,11 +161,17 @@ async function inputToFrame(url) {
 
 try {
   console.log(`page timing (${LOADS} cold loads, ${MOVES} mouse moves, ${RUNS} sweep runs; headless Chromium, SwiftShader):`);
-  const app = await firstFrames(`${origin}/`), ref = await firstFrames(`${origin}/ref/`);
+  const appLoads = await firstFrames(`${origin}/`, true), refLoads = await firstFrames(`${origin}/ref/`);
+  const refAnswers = await firstAnswers(`${origin}/ref-answer/`);
+  const app = appLoads.frame, ref = refLoads.frame;
+  console.log(`  first answer (HTML), app (ms): ${appLoads.answer.map((x) => x.toFixed(0)).join(', ')}`);
+  console.log(`  first answer, reference (ms):  ${refAnswers.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`  first frame, app (ms):       ${app.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`  first frame, reference (ms): ${ref.map((x) => x.toFixed(0)).join(', ')}`);
+  const aa = median(appLoads.answer), ra = median(refAnswers);
+  row('first visible answer, HTML (median)', ms(aa), '—', null, ms(ra), `${(aa / ra).toFixed(2)}x`);
   const a = median(app), r = median(ref);
-  row('first frame (median)', ms(a), `${BUDGET.firstFrameMs} ms`, a <= BUDGET.firstFrameMs, ms(r), `${(a / r).toFixed(2)}x`);
+  row('first canvas frame (median)', ms(a), `${BUDGET.firstFrameMs} ms`, a <= BUDGET.firstFrameMs, ms(r), `${(a / r).toFixed(2)}x`);
 
   const appIn = await inputToFrame(`${origin}/`), refIn = await inputToFrame(`${origin}/ref/`);
   console.log(`  input -> frame, app (ms):       ${appIn.map((x) => x.toFixed(1)).join(', ')}`);
