@@ -199,17 +199,8 @@
     }
     if (!appUsesKey(e)) keepDefault(e);
   }
-  // Focus that comes back by Shift+Tab from after the canvas goes to the last control; leaving
-  // forgets the focused control, so Tab from before starts again at the first.
-  var lastTab = { shift: false, at: -Infinity };  // the page's last Tab key, wherever it was pressed
-  window.addEventListener("keydown", function (e) { if (e.key === "Tab") lastTab = { shift: e.shiftKey, at: performance.now() }; }, true);
-  canvas.addEventListener("focus", function (e) {
-    var from = e.relatedTarget;
-    var back = from ? (canvas.compareDocumentPosition(from) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0
-                    : lastTab.shift && performance.now() - lastTab.at < 1000;
-    if (v.ready && back) { Module._vl_keyboard_focus(-1); v.wake(); }
-  });
-  canvas.addEventListener("blur", function () { if (v.ready) { Module._vl_keyboard_focus(0); v.wake(); } });
+  // Leaving forgets the focused control: coming back, Tab starts again at the first one.
+  canvas.addEventListener("blur", function () { if (v.ready) { Module._vl_keyboard_left(); v.wake(); } });
   window.addEventListener("keydown", filterKey, true);
   window.addEventListener("keyup", filterKey, true);
 

@@ -115,7 +115,6 @@ struct UiState {
     bool focus_chosen = false;               // a click or a key has put the focus somewhere (else Tab starts at the first control)
     int tab_edge = 0;                        // +1: Tab leaves the app (the focus is on the last control), -1: Shift+Tab does, 0: neither
     unsigned tab_probe_from = 0;             // this frame scores a forward Tab from this ImGuiID, never applied (tab_edge)
-    bool tab_enter_from_end = false;         // the canvas got the keyboard from after it (Shift+Tab): go to the last control
     std::string results_text;                // the results_text_json() the page's HTML mirror shows
     FontLoad zh_font = FontLoad::NotNeeded;  // the Chinese font: fetched when 中文 is first shown (web/main.cpp)
     std::string zh_font_error;               // why its fetch failed (FontLoad::Failed)

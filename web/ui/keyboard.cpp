@@ -41,19 +41,6 @@ void start_tab_probe(AppState& app) {
 void keyboard_begin_frame(AppState& app) {
     ImGuiContext& g = *GImGui;
     app.ui.focus_key.clear();
-    if (app.ui.tab_enter_from_end && g.NavWindow) {  // as Shift+Tab from no control: ImGui goes to the last one
-        app.ui.tab_enter_from_end = false;
-        g.NavId = 0;
-        ImGui::NavMoveRequestSubmit(ImGuiDir_None, ImGuiDir_Up, ImGuiNavMoveFlags_Tabbing,
-                                    ImGuiScrollFlags_KeepVisibleEdgeX | ImGuiScrollFlags_KeepVisibleEdgeY);
-        g.NavTabbingResultFirst.Clear();
-        g.NavTabbingCounter = -1;
-        g.NavMoveFlags |= ImGuiNavMoveFlags_FocusApi;
-        g.NavTabbingDir = -1;
-        app.ui.tab_dir = -1;
-        app.ui.focus_chosen = true;
-        return;
-    }
     // Until a click or a keyboard move, the focus ImGui gives a new window's first item is no one's:
     // the first Tab goes to the first control.
     if (g.IO.MouseClicked[0] || g.NavJustMovedToId != 0) app.ui.focus_chosen = true;
@@ -113,10 +100,9 @@ void keyboard_end_frame(AppState& app) {
     ImGui::NavMoveRequestCancel();
 }
 
-void keyboard_focus_changed(AppState& app, int entered) {
+void keyboard_lost_focus(AppState& app) {
     app.ui.focus_chosen = false;
-    app.ui.tab_enter_from_end = entered < 0;
-    app.ui.tab_edge = entered < 0 ? 0 : -1;
+    app.ui.tab_edge = -1;
 }
 
 void not_a_tab_stop(AppState& app) {

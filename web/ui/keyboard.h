@@ -18,8 +18,9 @@ void keyboard_before_frame();
 void keyboard_begin_frame(AppState& app);
 // At the end of draw(), before ImGui::Render: ui.tab_edge for the page (vl_tab_leaves).
 void keyboard_end_frame(AppState& app);
-// The canvas lost the keyboard (`entered` 0), or got it from after it (`entered` -1: Shift+Tab).
-void keyboard_focus_changed(AppState& app, int entered);
+// The canvas lost the keyboard: coming back, Tab starts again at the first control and Shift+Tab
+// leaves again (the canvas is the stop before the first control).
+void keyboard_lost_focus(AppState& app);
 // After an item that is no control (a chart's hover area): Tab passes over it.
 void not_a_tab_stop(AppState& app);
 // In mark(): the widget just drawn under `key` has the keyboard (ui.focus_key, for the test hook).

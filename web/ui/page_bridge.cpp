@@ -150,9 +150,9 @@ EMSCRIPTEN_KEEPALIVE int vl_tab_leaves(int dir) {
     if (!g_app) return 0;
     return g_app->ui.tab_edge != 0 && (dir < 0) == (g_app->ui.tab_edge < 0) ? 1 : 0;
 }
-// The canvas lost the keyboard (entered 0) or got it by Shift+Tab from after it (entered -1).
-EMSCRIPTEN_KEEPALIVE void vl_keyboard_focus(int entered) {
-    if (g_app) vl::ui::keyboard_focus_changed(*g_app, entered);
+// The canvas lost the keyboard (keyboard.h).
+EMSCRIPTEN_KEEPALIVE void vl_keyboard_left() {
+    if (g_app) vl::ui::keyboard_lost_focus(*g_app);
 }
 // 1 when a touch starting at (x, y) is over something the app scrolls.
 EMSCRIPTEN_KEEPALIVE int vl_drag_scrolls(float x, float y) { return GImGui && vl::ui::drag_scrolls_at(ImVec2(x, y)) ? 1 : 0; }
