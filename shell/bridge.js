@@ -114,7 +114,7 @@
       if (window.parent !== window) window.parent.postMessage({ vramlens_height: Math.ceil(h) }, "*");
     } else if (kind === "open") window.open(a, "_blank", "noopener");
     else if (kind === "results") showResults(JSON.parse(a));
-    else if (kind === "prefs" && c === "store") {  // the user chose them: the next visit starts so
+    else if (kind === "prefs") {  // the user chose them: the next visit starts so
       try { localStorage.setItem("vramlens.lang", a); localStorage.setItem("vramlens.theme", b); } catch (e) {}
     }
   };
@@ -199,7 +199,7 @@
     }
     if (!appUsesKey(e)) keepDefault(e);
   }
-  // Leaving forgets the focused control: coming back, Tab starts again at the first one.
+  // Leaving forgets that a control was chosen (keyboard.h).
   canvas.addEventListener("blur", function () { if (v.ready) { Module._vl_keyboard_left(); v.wake(); } });
   window.addEventListener("keydown", filterKey, true);
   window.addEventListener("keyup", filterKey, true);

@@ -19,6 +19,15 @@ void keyboard_before_frame() {
 
 namespace {
 
+// A Tab move request as ImGui makes one (imgui.cpp NavUpdateCreateTabbingRequest), scored over this
+// frame's items; the caller sets its direction (g.NavTabbingDir).
+void submit_tabbing(ImGuiDir clip_dir, ImGuiNavMoveFlags extra, ImGuiScrollFlags scroll) {
+    ImGuiContext& g = *GImGui;
+    ImGui::NavMoveRequestSubmit(ImGuiDir_None, clip_dir, ImGuiNavMoveFlags_Tabbing | extra, scroll);
+    g.NavTabbingResultFirst.Clear();
+    g.NavTabbingCounter = -1;
+}
+
 // Where Tab would go from the focused control, scored over this frame's items (keyboard_end_frame).
 void start_tab_probe(AppState& app) {
     ImGuiContext& g = *GImGui;
@@ -28,10 +37,7 @@ void start_tab_probe(AppState& app) {
         app.ui.tab_edge = 0;  // a popup, or inside a scrolling list: Tab goes on from the list (below)
         return;
     }
-    ImGui::NavMoveRequestSubmit(ImGuiDir_None, ImGuiDir_Down, ImGuiNavMoveFlags_Tabbing | ImGuiNavMoveFlags_FocusApi |
-                                ImGuiNavMoveFlags_DontSetNavHighlight, ImGuiScrollFlags_None);
-    g.NavTabbingResultFirst.Clear();
-    g.NavTabbingCounter = -1;
+    submit_tabbing(ImGuiDir_Down, ImGuiNavMoveFlags_FocusApi | ImGuiNavMoveFlags_DontSetNavHighlight, ImGuiScrollFlags_None);
     g.NavTabbingDir = +1;
     app.ui.tab_probe_from = g.NavId;
 }
@@ -70,10 +76,8 @@ void keyboard_begin_frame(AppState& app) {
     if (landed_on_skip || w != g.NavWindow) {
         g.NavWindow = w;
         g.NavId = from;
-        ImGui::NavMoveRequestSubmit(ImGuiDir_None, dir < 0 ? ImGuiDir_Up : ImGuiDir_Down, ImGuiNavMoveFlags_Tabbing,
-                                    ImGuiScrollFlags_KeepVisibleEdgeX | ImGuiScrollFlags_KeepVisibleEdgeY);
-        g.NavTabbingResultFirst.Clear();
-        g.NavTabbingCounter = -1;
+        submit_tabbing(dir < 0 ? ImGuiDir_Up : ImGuiDir_Down, ImGuiNavMoveFlags_None,
+                       ImGuiScrollFlags_KeepVisibleEdgeX | ImGuiScrollFlags_KeepVisibleEdgeY);
     }
     // Every item is a stop (not only text fields), and Tab goes on from the focused one even when no
     // text field is being edited (ImGui would go back to the first).

@@ -18,8 +18,8 @@ void keyboard_before_frame();
 void keyboard_begin_frame(AppState& app);
 // At the end of draw(), before ImGui::Render: ui.tab_edge for the page (vl_tab_leaves).
 void keyboard_end_frame(AppState& app);
-// The canvas lost the keyboard: coming back, Tab starts again at the first control and Shift+Tab
-// leaves again (the canvas is the stop before the first control).
+// The canvas lost the keyboard: no control counts as chosen, so coming back, Shift+Tab leaves again
+// (the canvas is the stop before the first control).
 void keyboard_lost_focus(AppState& app);
 // After an item that is no control (a chart's hover area): Tab passes over it.
 void not_a_tab_stop(AppState& app);

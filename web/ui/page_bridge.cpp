@@ -91,7 +91,7 @@ struct History {
     bool imported = false;  // this frame took a pasted or dropped text (not into a field)
 };
 History g_history;
-std::string g_prefs;  // the language and theme last told to the page ("" before the first frame)
+std::string g_prefs;  // the language and theme of the last frame ("" before the first)
 
 }  // namespace
 
@@ -197,7 +197,7 @@ void page_end_frame(AppState& app) {
     // The language and theme kept for the next visit, once the user changes them.
     const std::string lang = app.ui.lang == Lang::Zh ? "zh" : "en", theme = app.ui.theme == Theme::Light ? "light" : "dark";
     if (lang + theme != g_prefs) {
-        js_out("prefs", lang.c_str(), theme.c_str(), g_prefs.empty() ? "" : "store", 0, 0, 0, 0);
+        if (!g_prefs.empty()) js_out("prefs", lang.c_str(), theme.c_str(), "", 0, 0, 0, 0);  // not the start-up values
         g_prefs = lang + theme;
     }
     std::string results = results_text_json(app);  // the page's HTML mirror of the results, when they change
