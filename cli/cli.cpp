@@ -26,6 +26,7 @@
 #include "json_input.h"
 #include "checkpoint_source.h"
 #include "model/checkpoint_config.h"
+#include "model/checkpoint_import.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "param_count.h"
@@ -783,34 +784,37 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
         return kBadInput;
     }
     print_warnings(src.warnings, err);
+    CheckpointFiles files;
+    if (!src.config_path.empty()) files.config_text = src.config_text;
+    if (!src.adapter_path.empty()) files.adapter_text = src.adapter_text;
+    files.index = src.index;
+    for (const ShardHeader& s : src.shards) files.shards.push_back({s.path, s.file_bytes, s.header});
+    files.missing_shards = src.missing_shards;
+    files.gguf = src.gguf;
+    files.gguf_file_bytes = src.gguf_file_bytes;
+    CheckpointPart failed = CheckpointPart::Config;
+    const Result<CheckpointImport> imported = import_checkpoint(files, &failed);
+    print_warnings(imported.warnings, err);
+    if (!imported.ok()) {
+        if (failed == CheckpointPart::Config) err += "vramlens: " + src.config_path + " cannot be imported:\n";
+        if (failed == CheckpointPart::Quantization) err += "vramlens: " + src.config_path + ": its quantization_config cannot be read:\n";
+        if (failed == CheckpointPart::Adapter) err += "vramlens: " + src.adapter_path + " cannot be imported:\n";
+        print_errors(imported.errors, {}, err);
+        return kBadInput;
+    }
+    const CheckpointImport& c = *imported;
     Json j = Json::object();
     std::vector<std::string> warnings = src.warnings;
+    warnings.insert(warnings.end(), imported.warnings.begin(), imported.warnings.end());
     std::string text;  // the table form
     std::vector<std::vector<std::string>> rows;  // csv / markdown: the checkpoint's table
     std::vector<std::string> row_header;
 
     // ---- config.json: the model, its parameter counts, its quantization ----
-    std::optional<QuantConfig> quant;
-    if (!src.config_path.empty()) {
-        Result<ModelSpec> r = import_hf_config(src.config_text);  // reads it with parse_json_input
-        print_warnings(r.warnings, err);
-        if (!r.ok()) {
-            err += "vramlens: " + src.config_path + " cannot be imported:\n";
-            print_errors(r.errors, {}, err);
-            return kBadInput;
-        }
-        warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
-        Result<std::optional<QuantConfig>> q = read_quantization_config(src.config_text);
-        print_warnings(q.warnings, err);
-        if (!q.ok()) {
-            err += "vramlens: " + src.config_path + ": its quantization_config cannot be read:\n";
-            print_errors(q.errors, {}, err);
-            return kBadInput;
-        }
-        warnings.insert(warnings.end(), q.warnings.begin(), q.warnings.end());
-        quant = *q.value;
-        const ModelSpec& m = *r;
-        const ParamCounts p = count_params(m);
+    const std::optional<QuantConfig>& quant = c.quantization;
+    if (files.config_text) {
+        const ModelSpec& m = *c.model;
+        const ParamCounts& p = *c.params;
         const std::vector<std::vector<std::string>> counts = {
             {"total", group_thousands(p.total)},
             {"embedding", group_thousands(p.embedding)},
@@ -842,15 +846,8 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
     }
 
     // ---- adapter_config.json ----
-    if (!src.adapter_path.empty()) {
-        Result<AdapterConfig> a = read_adapter_config(src.adapter_text);
-        print_warnings(a.warnings, err);
-        if (!a.ok()) {
-            err += "vramlens: " + src.adapter_path + " cannot be imported:\n";
-            print_errors(a.errors, {}, err);
-            return kBadInput;
-        }
-        warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());
+    if (c.adapter) {
+        const AdapterConfig* a = &*c.adapter;
         std::string targets;
         for (const auto& n : lora_target_names())
             if (a->lora_targets & n.value) targets += (targets.empty() ? "" : ",") + std::string(n.name);
@@ -863,30 +860,21 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
     }
 
     // ---- safetensors: tensors by dtype, the true checkpoint size ----
-    if (!src.shards.empty() || src.index) {
-        std::vector<SafetensorsHeader> headers;
-        uint64_t file_bytes = 0, tensor_bytes = 0, tensors = 0, elements = 0;
-        Json files = Json::array();
-        for (const ShardHeader& s : src.shards) {
-            headers.push_back(s.header);
-            file_bytes += s.file_bytes;
-            tensor_bytes += s.header.data_bytes;
-            files.push_back({{"path", s.path}, {"bytes", s.file_bytes}, {"header_bytes", s.header.header_bytes}, {"tensors", s.header.tensors.size()}});
-        }
-        const std::vector<DtypeCount> by = count_by_dtype(headers);
+    if (c.safetensors) {
+        const SafetensorsSummary& st = *c.safetensors;
+        Json files_json = Json::array();
+        for (const ShardHeader& s : src.shards)
+            files_json.push_back({{"path", s.path}, {"bytes", s.file_bytes}, {"header_bytes", s.header.header_bytes}, {"tensors", s.header.tensors.size()}});
         Json dtypes = Json::array();
         std::vector<std::vector<std::string>> dtype_rows;
-        for (const DtypeCount& c : by) {
-            dtypes.push_back({{"dtype", c.dtype}, {"tensors", c.tensors}, {"elements", c.elements}, {"bytes", c.bytes}});
-            dtype_rows.push_back({c.dtype, grouped_u64(c.tensors), grouped_u64(c.elements), grouped_u64(c.bytes)});
-            tensors += c.tensors;
-            elements += c.elements;
+        for (const DtypeCount& d : st.dtypes) {
+            dtypes.push_back({{"dtype", d.dtype}, {"tensors", d.tensors}, {"elements", d.elements}, {"bytes", d.bytes}});
+            dtype_rows.push_back({d.dtype, grouped_u64(d.tensors), grouped_u64(d.elements), grouped_u64(d.bytes)});
         }
-        dtype_rows.push_back({"total", grouped_u64(tensors), grouped_u64(elements), grouped_u64(tensor_bytes)});
-        const bool complete = src.missing_shards.empty();
-        j["checkpoint"] = {{"format", "safetensors"}, {"files", files}, {"dtypes", dtypes}, {"tensors", tensors}, {"elements", elements},
-                           {"tensor_bytes", tensor_bytes}, {"complete", complete}};
-        j["checkpoint"]["file_bytes"] = complete ? Json(file_bytes) : Json(nullptr);
+        dtype_rows.push_back({"total", grouped_u64(st.tensors), grouped_u64(st.elements), grouped_u64(st.tensor_bytes)});
+        j["checkpoint"] = {{"format", "safetensors"}, {"files", files_json}, {"dtypes", dtypes}, {"tensors", st.tensors}, {"elements", st.elements},
+                           {"tensor_bytes", st.tensor_bytes}, {"complete", st.complete}};
+        j["checkpoint"]["file_bytes"] = st.complete ? Json(st.file_bytes) : Json(nullptr);
         if (src.index) {
             j["checkpoint"]["index"] = src.index_path;
             j["checkpoint"]["index_total_size"] = src.index->total_size ? Json(*src.index->total_size) : Json(nullptr);
@@ -894,20 +882,20 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
         }
         text += (text.empty() ? "" : "\n") + std::string("checkpoint: ") + std::to_string(src.shards.size()) + " safetensors file" +
                 (src.shards.size() == 1 ? "" : "s");
-        if (complete) text += ", " + grouped_u64(file_bytes) + " bytes (" + amount_with_unit(static_cast<double>(file_bytes), SizeUnit::GiB) + ")\n";
+        if (st.complete) text += ", " + grouped_u64(st.file_bytes) + " bytes (" + amount_with_unit(static_cast<double>(st.file_bytes), SizeUnit::GiB) + ")\n";
         else
             text += " of " + std::to_string(src.index->shards.size()) + " named by the index" +
                     (src.index->total_size ? ", whose total_size is " + grouped_u64(*src.index->total_size) + " bytes of tensors (" +
                                                  amount_with_unit(static_cast<double>(*src.index->total_size), SizeUnit::GiB) + ")"
                                            : std::string()) + "\n";
-        if (!headers.empty()) {
+        if (!src.shards.empty()) {
             text += "\ntensors by dtype (elements: parameters, or packed values of quantized weights):\n";
             text += format_rows({"dtype", "tensors", "elements", "bytes"}, dtype_rows, ExportFormat::Table);
         }
         rows = dtype_rows;
         row_header = {"dtype", "tensors", "elements", "bytes"};
-        if (quant && !headers.empty()) {
-            const QuantizedSplit q = split_quantized(headers, *quant);
+        if (st.quantized) {
+            const QuantizedSplit& q = *st.quantized;
             j["checkpoint"]["quantized"] = {{"tensors", q.quantized_tensors}, {"params", q.quantized_params}, {"bytes", q.quantized_bytes},
                                             {"constant_tensors", q.aux_tensors}};
             j["checkpoint"]["not_quantized"] = {{"tensors", q.kept_tensors}, {"params", q.kept_params}, {"bytes", q.kept_bytes}};
@@ -921,34 +909,19 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
     // ---- GGUF ----
     if (src.gguf) {
         const GgufHeader& h = *src.gguf;
-        auto no_model = [&](const FieldError& e) {
-            warnings.push_back("the GGUF metadata gives no model: " + to_string(e));
-            print_warnings({warnings.back()}, err);
-        };
-        if (Result<std::string> c = gguf_hf_config(h); c.ok()) {
-            Result<ModelSpec> r = import_hf_config(*c);
-            print_warnings(r.warnings, err);
-            if (r.ok()) {
-                j["model"] = Json::parse(model_to_json(*r, JsonStyle::Pretty), nullptr, false);
-                j["params"] = {{"total", count_params(*r).total}};
-            } else {
-                for (const FieldError& e : r.errors) no_model(e);
-            }
-        } else {
-            for (const FieldError& e : c.errors) no_model(e);
+        const GgufSummary& g = *c.gguf;
+        if (!files.config_text && c.model) {
+            j["model"] = Json::parse(model_to_json(*c.model, JsonStyle::Pretty), nullptr, false);
+            j["params"] = {{"total", c.params->total}};
         }
-        const std::vector<GgmlTypeCount> by = count_by_ggml_type(h);
         Json types = Json::array(), tensors = Json::array();
         std::vector<std::vector<std::string>> type_rows;
-        uint64_t n = 0, elements = 0;
-        for (const GgmlTypeCount& c : by) {
-            const char* name = ggml_type(c.type).name;
-            types.push_back({{"type", name}, {"tensors", c.tensors}, {"elements", c.elements}, {"bytes", c.bytes}});
-            type_rows.push_back({name, grouped_u64(c.tensors), grouped_u64(c.elements), grouped_u64(c.bytes)});
-            n += c.tensors;
-            elements += c.elements;
+        for (const GgmlTypeCount& t : g.types) {
+            const char* type_name = ggml_type(t.type).name;
+            types.push_back({{"type", type_name}, {"tensors", t.tensors}, {"elements", t.elements}, {"bytes", t.bytes}});
+            type_rows.push_back({type_name, grouped_u64(t.tensors), grouped_u64(t.elements), grouped_u64(t.bytes)});
         }
-        type_rows.push_back({"total", grouped_u64(n), grouped_u64(elements), grouped_u64(h.data_bytes)});
+        type_rows.push_back({"total", grouped_u64(g.tensors), grouped_u64(g.elements), grouped_u64(h.data_bytes)});
         for (const GgufTensor& t : h.tensors)
             tensors.push_back({{"name", t.name}, {"type", ggml_type(t.type).name}, {"dims", t.dims}, {"elements", t.elements}, {"bytes", t.bytes}, {"offset", t.offset}});
         auto arch = [&](const char* key) { std::optional<uint64_t> v = h.arch_value(key); return v ? Json(*v) : Json(nullptr); };
@@ -969,8 +942,8 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
                      {"tensor_bytes", h.data_bytes},
                      {"file_bytes", src.gguf_file_bytes},
                      {"types", types},
-                     {"layer_bytes", gguf_bytes_by_layer(h).layers},
-                     {"other_bytes", gguf_bytes_by_layer(h).other},
+                     {"layer_bytes", g.layer_bytes.layers},
+                     {"other_bytes", g.layer_bytes.other},
                      {"tensors", tensors},
                      {"metadata", gguf_metadata_json(h)}};
         auto shown = [&](const char* key) { std::optional<uint64_t> v = h.arch_value(key); return v ? grouped_u64(*v) : std::string("?"); };

@@ -8,6 +8,7 @@
 
 #include "checkpoint_files.h"
 #include "model/checkpoint_config.h"
+#include "model/checkpoint_import.h"
 #include "model/gguf.h"
 #include "model/hf_config.h"
 #include "model/safetensors.h"
@@ -467,4 +468,140 @@ TEST_CASE("GGUF: the model from its metadata, as a config.json the importer read
     Result<GgufHeader> p = read_gguf_header(partial.header());
     REQUIRE(p.ok());
     CHECK(to_string(gguf_hf_config(*p).errors[0]) == "qwen2.embedding_length: is missing (or not a whole number): the model's hidden_size is not known");
+}
+
+// ---- import_checkpoint: the files together, as the CLI and the web page hand them over --------
+
+namespace {
+
+// A llama of hidden 8, one layer, 2 heads of 4 (no GQA), MLP 16, vocabulary 32, untied.
+// Parameters: embedding 32 x 8 = 256; q, k, v, o 4 x 8 x 8 = 256; gate, up, down 3 x 8 x 16 = 384;
+// two layer norms 2 x 8 = 16 and the final norm 8; lm_head 32 x 8 = 256. Total 1176.
+const std::string kTinyLlama = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 8,
+  "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 2, "intermediate_size": 16,
+  "vocab_size": 32, "max_position_embeddings": 128, "tie_word_embeddings": false)";
+
+std::string tiny_config(const std::string& extra = "") { return kTinyLlama + extra + "}"; }
+
+}  // namespace
+
+TEST_CASE("import_checkpoint: config, quantization, headers and size together, applied to a scenario", "[checkpoint]") {
+    // The AWQ header of the split test above: one 4-bit down_proj (8192 parameters) with its qzeros
+    // and scales, and an F16 embedding kept (256 parameters); 4928 bytes of tensors.
+    const std::string header = R"({
+      "model.layers.0.mlp.down_proj.qweight": {"dtype": "I32", "shape": [64, 16], "data_offsets": [0, 4096]},
+      "model.layers.0.mlp.down_proj.qzeros": {"dtype": "I32", "shape": [1, 16], "data_offsets": [4096, 4160]},
+      "model.layers.0.mlp.down_proj.scales": {"dtype": "F16", "shape": [1, 128], "data_offsets": [4160, 4416]},
+      "model.embed_tokens.weight": {"dtype": "F16", "shape": [32, 8], "data_offsets": [4416, 4928]}})";
+    const std::string file = safetensors_file(header, 4928);
+    Result<SafetensorsHeader> h = read_safetensors_header(file, file.size());
+    REQUIRE(h.ok());
+    CheckpointFiles f;
+    f.config_text = tiny_config(R"(, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64, "version": "gemm"})");
+    f.shards.push_back({"model.safetensors", file.size(), *h});
+    Result<CheckpointImport> r = import_checkpoint(f);
+    INFO(errors_of(r));
+    REQUIRE(r.ok());
+    REQUIRE(r->model);
+    CHECK(r->model->hidden == 8);
+    CHECK(r->params->total == 1176);
+    CHECK(r->params->embedding == 256);
+    REQUIRE(r->quantization);
+    CHECK(r->quantization->format == WeightFormat::AWQ4);
+    REQUIRE(r->safetensors);
+    CHECK(r->safetensors->files == 1);
+    CHECK(r->safetensors->tensors == 4);
+    CHECK(r->safetensors->elements == 1024 + 16 + 128 + 256);
+    CHECK(r->safetensors->tensor_bytes == 4928);
+    CHECK(r->safetensors->file_bytes == 8 + header.size() + 4928);
+    CHECK(r->safetensors->complete);
+    REQUIRE(r->safetensors->quantized);
+    CHECK(r->safetensors->quantized->quantized_params == 64 * 128);
+    CHECK(r->safetensors->quantized->kept_params == 32 * 8);
+    CHECK_FALSE(r->gguf);
+    CHECK_FALSE(r->adapter);
+
+    Scenario s;
+    s.mode = Mode::Infer;
+    const std::vector<std::string> changes = apply_checkpoint_import(*r, s);
+    CHECK(s.model.hidden == 8);
+    CHECK(s.infer.weights == WeightFormat::AWQ4);
+    CHECK(s.infer.group_size == 64);
+    CHECK(s.mode == Mode::Infer);
+    CHECK(changes.size() == 3);
+
+    // An index naming a shard that was not read: the size is not the checkpoint's.
+    f.index = SafetensorsIndex{};
+    f.missing_shards = {"model-00002-of-00002.safetensors"};
+    CHECK_FALSE(import_checkpoint(f)->safetensors->complete);
+}
+
+TEST_CASE("import_checkpoint: a LoRA adapter sets fine-tuning with its rank and targets", "[checkpoint]") {
+    CheckpointFiles f;
+    f.config_text = tiny_config();
+    f.adapter_text = R"({"peft_type": "LORA", "base_model_name_or_path": "acme/tiny", "r": 32, "lora_alpha": 64,
+                         "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]})";
+    Result<CheckpointImport> r = import_checkpoint(f);
+    INFO(errors_of(r));
+    REQUIRE(r.ok());
+    REQUIRE(r->adapter);
+    CHECK(r->adapter->base_model == "acme/tiny");
+    CHECK_FALSE(r->safetensors);
+    Scenario s;
+    s.mode = Mode::Infer;
+    apply_checkpoint_import(*r, s);
+    CHECK(s.mode == Mode::FineTune);
+    CHECK(s.finetune.method == FineTuneMethod::LoRA);
+    CHECK(s.finetune.lora_rank == 32);
+    CHECK(s.finetune.lora_targets == kLoraAttention);
+    CHECK(s.infer.weights == WeightFormat::BF16);  // no quantization_config: the weight format is left as it was
+}
+
+TEST_CASE("import_checkpoint: the failing file is named and its errors are its own", "[checkpoint]") {
+    CheckpointPart failed = CheckpointPart::Adapter;
+    CheckpointFiles f;
+    f.config_text = R"({"model_type": "llama", "hidden_size": 8})";
+    Result<CheckpointImport> r = import_checkpoint(f, &failed);
+    REQUIRE_FALSE(r.ok());
+    CHECK(failed == CheckpointPart::Config);
+    f.config_text = tiny_config(R"(, "quantization_config": {"quant_method": "gptq", "bits": 0})");
+    r = import_checkpoint(f, &failed);
+    REQUIRE_FALSE(r.ok());
+    CHECK(failed == CheckpointPart::Quantization);
+    CHECK(r.errors.front().field.rfind("quantization_config.", 0) == 0);
+    f.config_text = tiny_config();
+    f.adapter_text = R"({"peft_type": "IA3"})";
+    r = import_checkpoint(f, &failed);
+    REQUIRE_FALSE(r.ok());
+    CHECK(failed == CheckpointPart::Adapter);
+    CHECK(to_string(r.errors.front()) == "peft_type: is \"IA3\"; only LoRA adapters (\"LORA\") are read");
+}
+
+TEST_CASE("import_checkpoint: a GGUF gives the model from its metadata, or a warning and its tensors still counted", "[checkpoint]") {
+    GgufWriter w = tiny_gguf();
+    w.u32("llama.feed_forward_length", 512);
+    const std::string file = w.file();
+    Result<GgufHeader> h = read_gguf_header(file, file.size());
+    REQUIRE(h.ok());
+    CheckpointFiles f;
+    f.gguf = *h;
+    f.gguf_file_bytes = file.size();
+    Result<CheckpointImport> r = import_checkpoint(f);
+    INFO(errors_of(r));
+    REQUIRE(r.ok());
+    REQUIRE(r->model);
+    CHECK(r->model->hidden == 256);
+    REQUIRE(r->gguf);
+    CHECK(r->gguf->file_bytes == file.size());
+    CHECK(r->gguf->tensors == h->tensors.size());
+    GgufWriter other;
+    other.string("general.architecture", "rwkv6");
+    Result<GgufHeader> o = read_gguf_header(other.header());
+    REQUIRE(o.ok());
+    f.gguf = *o;
+    r = import_checkpoint(f);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->model);
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].rfind("the GGUF metadata gives no model: general.architecture: is \"rwkv6\"", 0) == 0);
 }

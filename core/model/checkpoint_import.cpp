@@ -1,0 +1,125 @@
+#include "model/checkpoint_import.h"
+
+#include <utility>
+
+#include "enum_names.h"
+#include "model/hf_config.h"
+
+namespace vl {
+
+namespace {
+
+template <class T>
+void take_warnings(const Result<T>& r, std::vector<std::string>& warnings) {
+    warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+}
+
+Result<CheckpointImport> fail(std::vector<FieldError> errors, std::vector<std::string> warnings, CheckpointPart part, CheckpointPart* failed) {
+    if (failed) *failed = part;
+    return Result<CheckpointImport>::failure(std::move(errors), std::move(warnings));
+}
+
+SafetensorsSummary summarize_safetensors(const CheckpointFiles& f, const std::optional<QuantConfig>& quant) {
+    SafetensorsSummary s;
+    std::vector<SafetensorsHeader> headers;
+    for (const CheckpointShard& shard : f.shards) {
+        headers.push_back(shard.header);
+        s.file_bytes += shard.file_bytes;
+        s.tensor_bytes += shard.header.data_bytes;
+    }
+    s.files = f.shards.size();
+    s.dtypes = count_by_dtype(headers);
+    for (const DtypeCount& c : s.dtypes) {
+        s.tensors += c.tensors;
+        s.elements += c.elements;
+    }
+    s.complete = f.missing_shards.empty();
+    if (quant && !headers.empty()) s.quantized = split_quantized(headers, *quant);
+    return s;
+}
+
+GgufSummary summarize_gguf(const GgufHeader& h, uint64_t file_bytes) {
+    GgufSummary g;
+    g.types = count_by_ggml_type(h);
+    for (const GgmlTypeCount& c : g.types) {
+        g.tensors += c.tensors;
+        g.elements += c.elements;
+    }
+    g.layer_bytes = gguf_bytes_by_layer(h);
+    g.file_bytes = file_bytes;
+    return g;
+}
+
+}  // namespace
+
+Result<CheckpointImport> import_checkpoint(const CheckpointFiles& f, CheckpointPart* failed) {
+    CheckpointImport c;
+    std::vector<std::string> warnings;
+
+    if (f.config_text) {
+        Result<ModelSpec> m = import_hf_config(*f.config_text);
+        take_warnings(m, warnings);
+        if (!m.ok()) return fail(m.errors, warnings, CheckpointPart::Config, failed);
+        Result<std::optional<QuantConfig>> q = read_quantization_config(*f.config_text);
+        take_warnings(q, warnings);
+        if (!q.ok()) return fail(q.errors, warnings, CheckpointPart::Quantization, failed);
+        c.model = *m.value;
+        c.params = count_params(*c.model);
+        c.quantization = *q.value;
+    }
+
+    if (f.adapter_text) {
+        Result<AdapterConfig> a = read_adapter_config(*f.adapter_text);
+        take_warnings(a, warnings);
+        if (!a.ok()) return fail(a.errors, warnings, CheckpointPart::Adapter, failed);
+        c.adapter = *a.value;
+    }
+
+    if (!f.shards.empty() || f.index) c.safetensors = summarize_safetensors(f, c.quantization);
+
+    if (f.gguf) {
+        Result<std::string> config = gguf_hf_config(*f.gguf);
+        std::vector<FieldError> no_model = config.errors;
+        if (config.ok()) {
+            Result<ModelSpec> m = import_hf_config(*config);
+            take_warnings(m, warnings);
+            if (m.ok() && !c.model) {
+                c.model = *m.value;
+                c.params = count_params(*c.model);
+            }
+            no_model = m.errors;
+        }
+        for (const FieldError& e : no_model) warnings.push_back("the GGUF metadata gives no model: " + to_string(e));
+        c.gguf = summarize_gguf(*f.gguf, f.gguf_file_bytes);
+    }
+    return Result<CheckpointImport>::success(std::move(c), std::move(warnings));
+}
+
+std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scenario& s) {
+    std::vector<std::string> changes;
+    if (c.model) {
+        s.model = *c.model;
+        changes.push_back("model: " + c.model->name);
+    }
+    if (c.quantization && c.quantization->format) {
+        s.infer.weights = *c.quantization->format;
+        changes.push_back(std::string("weight format: ") + enum_name(s.infer.weights));
+        const bool grouped = s.infer.weights == WeightFormat::AWQ4 || s.infer.weights == WeightFormat::GPTQ4 ||
+                             s.infer.weights == WeightFormat::GPTQ8 || s.infer.weights == WeightFormat::GPTQ3 ||
+                             s.infer.weights == WeightFormat::GPTQ2;
+        if (grouped && c.quantization->group_size > 0) {
+            s.infer.group_size = c.quantization->group_size;
+            changes.push_back("group size: " + std::to_string(s.infer.group_size));
+        }
+    }
+    if (c.adapter) {
+        s.mode = Mode::FineTune;
+        s.finetune.method = FineTuneMethod::LoRA;
+        s.finetune.lora_rank = c.adapter->rank;
+        if (c.adapter->lora_targets != 0) s.finetune.lora_targets = c.adapter->lora_targets;
+        changes.push_back("LoRA rank " + std::to_string(c.adapter->rank));
+    }
+    return changes;
+}
+
+}  // namespace vl
