@@ -36,6 +36,14 @@ struct MLASpec {
     bool decompressed_cache = false;
 };
 
+// Where an imported model came from, so that a share link names it (issue 17): a Hugging Face repo
+// id "org/name" and the revision (commit) that was read. Both empty for a preset or a typed model.
+// Not part of the architecture: the spec itself is always written out, so a link opened offline works.
+struct ModelOrigin {
+    std::string hub;       // "org/name"
+    std::string revision;  // the commit sha the Hub answered with (X-Repo-Commit), or the revision asked for
+};
+
 struct ModelSpec {
     // Defaults: Llama-3.1-8B (meta-llama/Llama-3.1-8B config.json), so a default Scenario is a
     // valid, common model. Set every field (or use a preset / import_hf_config) for another model.
@@ -76,6 +84,7 @@ struct ModelSpec {
     // A model known only by its parameter count (HF's calculator style): architecture
     // fields above are 0 and features that need them (activations, KV cache) are disabled.
     int64_t params_only = 0;
+    ModelOrigin source;
     bool architecture_known() const { return params_only == 0; }
 };
 

@@ -144,6 +144,11 @@ template <class V> void fields(V& v, MoESpec*) {
     v("router_bias", &MoESpec::router_bias);
 }
 
+template <class V> void fields(V& v, ModelOrigin*) {
+    v("hub", &ModelOrigin::hub);
+    v("revision", &ModelOrigin::revision);
+}
+
 template <class V> void fields(V& v, ModelSpec*) {
     v("name", &ModelSpec::name);
     v("family", &ModelSpec::family);
@@ -177,6 +182,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("attention", &ModelSpec::attention);
     v("mla", &ModelSpec::mla);
     v("moe", &ModelSpec::moe);
+    v("source", &ModelSpec::source);
 }
 
 // Scenario members other than model, gpu and gpu_count, which have forms of their own.
@@ -330,7 +336,7 @@ struct ArchitectureKeys {
     template <class F>
     void operator()(const char* key, F ModelSpec::*) {
         const std::string k = key;
-        if (k != "name" && k != "family" && k != "model_type" && k != "params") keys.push_back(key);
+        if (k != "name" && k != "family" && k != "model_type" && k != "params" && k != "source") keys.push_back(key);
     }
 };
 
@@ -470,9 +476,13 @@ Json model_json(const ModelSpec& m, JsonStyle style) {
         if (style == JsonStyle::Pretty || m.family != base.family) out["family"] = m.family;
         if (style == JsonStyle::Pretty || m.model_type != base.model_type) out["model_type"] = m.model_type;
         out["params"] = m.params_only;
+        if (!m.source.hub.empty() || !m.source.revision.empty()) out["source"] = write_object(m.source, ModelOrigin{}, JsonStyle::Pretty);
         return out;
     }
     Json out = write_object(m, ModelSpec{}, style);
+    // The source is written only for an imported model (a preset's or a typed model's has none).
+    if (m.source.hub.empty() && m.source.revision.empty()) out.erase("source");
+    else out["source"] = write_object(m.source, ModelOrigin{}, JsonStyle::Pretty);
     // The default model's architecture under other labels: one field still says it is an
     // architecture, since a model object with labels only is an error when read.
     if (!defines_architecture(out)) out["hidden"] = m.hidden;

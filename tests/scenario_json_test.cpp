@@ -57,6 +57,7 @@ Scenario every_field_changed() {
     m.moe.first_dense_layers = 3;
     m.moe.moe_layer_freq = 2;
     m.moe.router_bias = true;
+    m.source = {"acme/test-moe", "0123456789abcdef0123456789abcdef01234567"};
     s.mode = Mode::FineTune;
     TrainingOptions& t = s.train;
     t.precision = Precision::FP8;
@@ -164,6 +165,8 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.sliding_window == y.sliding_window);
     CHECK(x.sliding_window_pattern == y.sliding_window_pattern);
     CHECK(x.attention == y.attention);
+    CHECK(x.source.hub == y.source.hub);
+    CHECK(x.source.revision == y.source.revision);
     CHECK(x.mla.q_lora_rank == y.mla.q_lora_rank);
     CHECK(x.mla.kv_lora_rank == y.mla.kv_lora_rank);
     CHECK(x.mla.qk_rope_head_dim == y.mla.qk_rope_head_dim);
@@ -596,7 +599,8 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 32);
+    CHECK(field_count<ModelSpec>() == 33);
+    CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 21);

@@ -1,7 +1,9 @@
 // Share links (issue 7): exact encoding, round trip, and every kind of damage caught.
 #include <catch2/catch.hpp>
 
+#include "estimate.h"
 #include "model/hf_config.h"
+#include "scenario_json.h"
 #include "share_link.h"
 
 using namespace vl;
@@ -151,4 +153,55 @@ TEST_CASE("share link: a link made before the activation formulas were renamed s
     std::string bytes;
     REQUIRE(base64url_decode(new_link.substr(3), bytes));
     CHECK(bytes.find("\"activation_formula\":\"per-layer-bytes\"") != std::string::npos);
+}
+
+TEST_CASE("share link: an imported model carries its Hub repo id and revision with the resolved spec (issue 17)") {
+    // A model imported by repo id: the spec from its config.json, the source from the Hub's answer.
+    Result<ModelSpec> m = import_hf_config(R"({"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 1,
+        "num_attention_heads": 2, "num_key_value_heads": 2, "intermediate_size": 16, "vocab_size": 32})");
+    REQUIRE(m.ok());
+    Scenario s;
+    s.model = *m;
+    s.model.name = "tiny";
+    s.model.source = {"acme/tiny", "0123456789abcdef0123456789abcdef01234567"};
+    const std::string link = encode_share_link(s);
+    // Opened without any network: the link alone gives the same model and says where it came from.
+    Result<Scenario> back = decode_share_link(link);
+    REQUIRE(back.ok());
+    CHECK(back->model.hidden == 8);
+    CHECK(back->model.ffn == 16);
+    CHECK(back->model.vocab == 32);
+    CHECK(back->model.name == "tiny");
+    CHECK(back->model.source.hub == "acme/tiny");
+    CHECK(back->model.source.revision == "0123456789abcdef0123456789abcdef01234567");
+    CHECK(validate(*back).empty());
+    CHECK(encode_share_link(*back) == link);
+    // The source is in the checked bytes: changing a character of it is caught like any other.
+    const std::string json = scenario_to_json(s, JsonStyle::Compact);
+    CHECK_THAT(json, Catch::Contains(R"("source":{"hub":"acme/tiny","revision":"0123456789abcdef0123456789abcdef01234567"})"));
+    // A model with no source (a preset, a typed model) writes none.
+    CHECK_THAT(scenario_to_json(Scenario{}, JsonStyle::Pretty), !Catch::Contains("source"));
+    CHECK_THAT(encode_share_link(tiny()), !Catch::Contains("c291cmNl"));  // base64 of "source"
+}
+
+TEST_CASE("share link: a bad model.source names the field and how to fix it") {
+    auto errors_of = [](const std::string& model_json) {
+        Result<Scenario> r = decode_share_link(link_around(R"({"version":1,"model":)" + model_json + "}"));
+        std::vector<FieldError> e = r.errors;
+        if (r.ok()) e = validate(*r);
+        std::string out;
+        for (const FieldError& f : e) out += to_string(f) + "\n";
+        return out;
+    };
+    CHECK(errors_of(R"({"params":1000,"source":{"hub":"../x/y"}})") ==
+          "model.source.hub: must be a Hugging Face repo id \"org/name\" (letters, digits, '.', '_', '-'); got \"../x/y\"\n");
+    CHECK(errors_of(R"({"params":1000,"source":{"hub":"no-slash"}})") ==
+          "model.source.hub: must be a Hugging Face repo id \"org/name\" (letters, digits, '.', '_', '-'); got \"no-slash\"\n");
+    CHECK(errors_of(R"({"params":1000,"source":{"revision":"main"}})") ==
+          "model.source.hub: is empty but source.revision is given: name the repo as \"org/name\", or leave out source\n");
+    CHECK(errors_of(R"({"params":1000,"source":{"hub":"a/b","revision":"x y"}})") ==
+          "model.source.revision: must be a commit sha or branch name (letters, digits, '.', '_', '-', '/', at most 255); got \"x y\"\n");
+    CHECK(errors_of(R"({"params":1000,"source":{"hub":"a/b","token":"hf_x"}})") == "model.source.token: unknown field\n");
+    CHECK(errors_of(R"({"params":1000,"source":"a/b"})") == "model.source: must be an object; got \"a/b\"\n");
+    CHECK(errors_of(R"({"params":1000,"source":{"hub":"a/b","revision":"refs/pr/1"}})").empty());
 }

@@ -69,10 +69,37 @@ bool dims_in_int32(const ModelSpec& m) {
     return true;
 }
 
+// A Hugging Face name part (organization or repository) or a revision: letters, digits and . _ -
+// (and / in a branch name), no "..": it is put into Hub URLs when the model is fetched again.
+bool hub_name_text(const std::string& s, size_t max, bool slash) {
+    if (s.empty() || s.size() > max || s.find("..") != std::string::npos) return false;
+    for (char ch : s) {
+        const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+                        ch == '-' || (slash && ch == '/');
+        if (!ok) return false;
+    }
+    return true;
+}
+
+void validate_source(const ModelOrigin& src, Checker& c) {
+    if (src.hub.empty() && src.revision.empty()) return;
+    const size_t slash = src.hub.find('/');
+    if (src.hub.empty())
+        c.fail("source.hub", "is empty but source.revision is given: name the repo as \"org/name\", or leave out source");
+    else if (slash == std::string::npos || !hub_name_text(src.hub.substr(0, slash), 96, false) ||
+             !hub_name_text(src.hub.substr(slash + 1), 96, false))
+        c.fail("source.hub", "must be a Hugging Face repo id \"org/name\" (letters, digits, '.', '_', '-'); got \"" +
+                                 std::string(src.hub.substr(0, 40)) + (src.hub.size() > 40 ? "...\"" : "\""));
+    if (!src.revision.empty() && !hub_name_text(src.revision, 255, true))
+        c.fail("source.revision", "must be a commit sha or branch name (letters, digits, '.', '_', '-', '/', at most 255); got \"" +
+                                      std::string(src.revision.substr(0, 40)) + (src.revision.size() > 40 ? "...\"" : "\""));
+}
+
 }  // namespace
 
 void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, const std::string& prefix) {
     Checker c{errs, prefix};
+    validate_source(m.source, c);
     const size_t before = errs.size();
     if (!m.architecture_known()) {
         // Parameter-count-only model (HF calculator style): nothing else to check. "params" is the
