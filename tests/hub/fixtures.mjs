@@ -270,7 +270,7 @@ export const EXPECTED = {
   'test-org/dense-tiny-lora': {
     params_total: 1704,
     base_model: 'test-org/dense-tiny',
-    adapter: { rank: 4, alpha: 8, lora_targets: 'q,v' },
+    adapter: { rank: 4, alpha: 8, lora_targets: 'q_proj,v_proj' },
     dtypes: { F32: { tensors: 8, elements: 224, bytes: 896 } },
     tensor_bytes: 896,
   },
