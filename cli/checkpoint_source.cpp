@@ -133,6 +133,73 @@ bool read_gguf(CheckpointFiles& files, const std::string& name, CheckpointSource
     }
 }
 
+// llama.cpp's split GGUF files, "<name>-00001-of-00003.gguf" (gguf-split: "%s-%05d-of-%05d.gguf", and the
+// split.no / split.count / split.tensors.count keys [llama-cpp-code]): the stem, the part (1-based), the count.
+struct SplitName {
+    std::string stem;
+    int part = 0, count = 0;
+};
+std::optional<SplitName> split_name(const std::string& name) {
+    // <stem>-NNNNN-of-NNNNN.gguf
+    constexpr size_t kTail = std::char_traits<char>::length("-00001-of-00003.gguf");
+    if (name.size() <= kTail || !ends_with(name, ".gguf")) return std::nullopt;
+    const std::string tail = name.substr(name.size() - kTail);
+    if (tail[0] != '-' || tail.compare(6, 4, "-of-") != 0) return std::nullopt;
+    for (size_t i : {1u, 2u, 3u, 4u, 5u, 10u, 11u, 12u, 13u, 14u})
+        if (!std::isdigit(static_cast<unsigned char>(tail[i]))) return std::nullopt;
+    SplitName s{name.substr(0, name.size() - kTail), std::stoi(tail.substr(1, 5)), std::stoi(tail.substr(10, 5))};
+    if (s.part < 1 || s.count < 2 || s.part > s.count) return std::nullopt;
+    return s;
+}
+std::string split_part_name(const SplitName& s, int part) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "-%05d-of-%05d.gguf", part, s.count);
+    return s.stem + buf;
+}
+
+// Every part of a split GGUF (any part named): each part's header is read; the tensors of all parts
+// are counted together, the sizes summed; the model's metadata is the first part's.
+bool read_gguf_split(CheckpointFiles& files, const SplitName& split, CheckpointSource& out, std::string& err) {
+    std::optional<GgufHeader> merged;
+    uint64_t file_bytes = 0;
+    for (int part = 1; part <= split.count; ++part) {
+        const std::string name = split_part_name(split, part);
+        if (!files.has(name)) {
+            err += "vramlens: " + files.where(name) + " is missing: a GGUF split in " + std::to_string(split.count) +
+                   " parts is read whole (every part's header)\n";
+            return false;
+        }
+        CheckpointSource one;
+        if (!read_gguf(files, name, one, err)) return false;
+        out.warnings.insert(out.warnings.end(), one.warnings.begin(), one.warnings.end());
+        const GgufKv* count = one.gguf->find("split.count");
+        if (count && count->unsigned_value && *count->unsigned_value != static_cast<uint64_t>(split.count)) {
+            err += "vramlens: " + files.where(name) + ": its split.count is " + std::to_string(*count->unsigned_value) + " but its name says " +
+                   std::to_string(split.count) + " parts\n";
+            return false;
+        }
+        file_bytes += one.gguf_file_bytes;
+        if (!merged) {
+            merged = std::move(*one.gguf);
+            continue;
+        }
+        for (GgufTensor& t : one.gguf->tensors) merged->tensors.push_back(std::move(t));
+        merged->data_bytes += one.gguf->data_bytes;
+    }
+    out.gguf_path = files.where(split_part_name(split, 1));
+    out.gguf_file_bytes = file_bytes;
+    out.gguf = std::move(*merged);
+    out.warnings.push_back(out.gguf_path + ": a GGUF split in " + std::to_string(split.count) + " parts: tensors and sizes are summed over the " +
+                           std::to_string(split.count) + " files; the header figures and tensor offsets are each part's own");
+    return true;
+}
+
+// A .gguf file, or all parts of the split GGUF it is one of.
+bool read_gguf_or_split(CheckpointFiles& files, const std::string& name, CheckpointSource& out, std::string& err) {
+    if (std::optional<SplitName> s = split_name(name)) return read_gguf_split(files, *s, out, err);
+    return read_gguf(files, name, out, err);
+}
+
 bool read_index_text(CheckpointFiles& files, const std::string& name, const std::string& text, CheckpointSource& out, std::string& err) {
     const std::string path = files.where(name);
     Result<SafetensorsIndex> idx = read_safetensors_index(text);
@@ -198,6 +265,14 @@ bool read_directory(CheckpointFiles& files, const std::string& dir, const std::s
             if (!read_safetensors(files, s, out, err)) return false;
     }
     if (indexes.empty() && shards.empty() && !ggufs.empty()) {
+        // The parts of one split GGUF are one model.
+        const std::optional<SplitName> first = split_name(ggufs[0]);
+        bool one_split = first && ggufs.size() == static_cast<size_t>(first->count);
+        for (const std::string& g : ggufs) {
+            const std::optional<SplitName> s = split_name(g);
+            one_split = one_split && s && s->stem == first->stem && s->count == first->count;
+        }
+        if (one_split) return read_gguf_split(files, *first, out, err);
         if (ggufs.size() > 1) {
             err += "vramlens: " + dir + " holds " + std::to_string(ggufs.size()) + " .gguf files (" + ggufs[0] + ", " + ggufs[1] +
                    ", ...): name the one to import" + hint + "\n";
@@ -230,7 +305,7 @@ bool load_json(CheckpointFiles& files, const std::string& name, const std::strin
 
 // One named file: by its suffix, a GGUF, a safetensors file, or a JSON file.
 bool read_one_file(CheckpointFiles& files, const std::string& name, CheckpointSource& out, std::string& err) {
-    if (ends_with(name, ".gguf")) return read_gguf(files, name, out, err);
+    if (ends_with(name, ".gguf")) return read_gguf_or_split(files, name, out, err);
     if (ends_with(name, ".safetensors")) return read_safetensors(files, name, out, err);
     std::string text;
     if (!read_json_file(files, name, text, err)) return false;
@@ -294,7 +369,8 @@ public:
         while (!(h.size_known && h.data.size() >= std::min<uint64_t>(n, h.size))) {
             const uint64_t from = h.data.size();
             const uint64_t to = h.size_known ? std::min<uint64_t>(n, h.size) : n;  // exclusive
-            HttpResponse r = http_get(where(name), std::to_string(from) + "-" + std::to_string(to - 1), token_, url_origin(endpoint_), to - from);
+            // A server that ignores Range answers 200 with the file from its start: read up to `to` of it.
+            HttpResponse r = http_get(where(name), std::to_string(from) + "-" + std::to_string(to - 1), token_, url_origin(endpoint_), to);
             if (r.status == 206) {
                 uint64_t first = 0, total = 0;
                 if (!parse_content_range(r.content_range, first, total) || first != from) {
@@ -546,7 +622,7 @@ bool load_checkpoint_source(const std::string& given, CheckpointSource& out, std
         out.dir = fs::path(given).parent_path().string();
         LocalFiles files(out.dir);
         const std::string name = fs::path(given).filename().string();
-        if (ends_with(given, ".gguf")) return read_gguf(files, name, out, err);
+        if (ends_with(given, ".gguf")) return read_gguf_or_split(files, name, out, err);
         if (ends_with(given, ".safetensors")) return read_safetensors(files, name, out, err);
         std::string text;
         if (!read_json_file(files, name, text, err)) return false;

@@ -820,7 +820,7 @@ TEST_CASE("cli: import a LoRA adapter folder: rank and targets on the named base
     CHECK(j["adapter"]["rank"] == 16);
 }
 
-TEST_CASE("cli: import a repo id from the local Hugging Face cache (HF_HOME); with HF_HUB_OFFLINE one not there is not asked for") {
+TEST_CASE("cli: import a repo id from the local Hugging Face cache (HF_HOME), and with HF_HUB_OFFLINE one not there is not asked for") {
     TempDir home("hfhome");
     const std::string commit = "0123456789abcdef0123456789abcdef01234567";
     const std::filesystem::path repo = home.path / "hub" / "models--acme--tiny";

@@ -113,6 +113,20 @@ test('import a GGUF repo: metadata, tensor types and per-layer bytes from its he
   assert.equal(byUrl.json.gguf.tensor_bytes, want.gguf.tensor_bytes);
 });
 
+test("a GGUF split in parts: every part's header is read, counts and sizes summed", async () => {
+  const id = 'test-org/gguf-split';
+  const want = EXPECTED[id];
+  for (const source of [id, `${hub.endpoint}/${id}/blob/main/${want.files[1]}`]) {
+    const { json, requests } = await importJson(source);
+    assert.equal(json.params.total, want.params_total);
+    for (const [k, v] of Object.entries(want.gguf)) assert.deepEqual(json.gguf[k], v, k);
+    assert.deepEqual(byDtype(json.gguf.types), want.types);
+    assert.equal(json.gguf.file_bytes, want.files.reduce((a, n) => a + repos[id].files[n].size, 0));
+    assert.ok(json.warnings.some((w) => w.includes('a GGUF split in 2 parts')));
+    for (const n of want.files) assert.ok(requests.some((r) => r.host === 'cdn' && r.url.includes(`/${n}?`)), n);
+  }
+});
+
 test('a revision holding "/" is sent percent-encoded, as huggingface_hub does', async () => {
   const { json, requests } = await importJson(`test-org/dense-tiny@${PR_REVISION}`);
   assert.equal(json.params.total, EXPECTED['test-org/dense-tiny'].params_total);

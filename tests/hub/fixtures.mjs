@@ -65,7 +65,7 @@ export function safetensorsFile(tensors) {
 // GGUF v3 [gguf-spec]: "GGUF", u32 version, u64 tensor count, u64 metadata count, the metadata pairs
 // (string key, u32 type, value), the tensor infos (name, u32 n_dims, u64 dims, u32 ggml type, u64
 // offset), zero padding to the alignment (32), then the data, each tensor padded to 32.
-const GGUF_TYPE = { u32: 4, string: 8, array: 9 };
+const GGUF_TYPE = { u16: 2, i32: 5, u32: 4, string: 8, array: 9 };
 export const GGML = { F32: { id: 0, block: 1, bytes: 4 }, Q4_K: { id: 12, block: 256, bytes: 144 }, Q6_K: { id: 14, block: 256, bytes: 210 } };
 export function ggufFile({ metadata, tensors }) {
   const parts = [];
@@ -79,7 +79,8 @@ export function ggufFile({ metadata, tensors }) {
   for (const [key, type, value] of metadata) {
     str(key);
     u32(GGUF_TYPE[type]);
-    if (type === 'u32') u32(value);
+    if (type === 'u32' || type === 'i32') u32(value);
+    else if (type === 'u16') { const b = Buffer.alloc(2); b.writeUInt16LE(value); parts.push(b); }
     else if (type === 'string') str(value);
     else { u32(GGUF_TYPE.string); u64(value.length); for (const s of value) str(s); }  // array of strings
   }
@@ -300,6 +301,15 @@ export const EXPECTED = {
     gguf: { architecture: 'llama', context_length: 4096, block_count: 2, head_count: 4, head_count_kv: 2, embedding_length: 256, feed_forward_length: 512, tensor_bytes: 1478144, layer_bytes: [376064, 376064], other_bytes: 726016 },
     types: { Q4_K: { tensors: 11, elements: 1376256, bytes: 774144 }, Q6_K: { tensors: 5, elements: 851968, bytes: 698880 }, F32: { tensors: 5, elements: 1280, bytes: 5120 } },
   },
+  // gguf-tiny written as llama.cpp's gguf-split does, in 2 parts: part 1 holds the metadata, the
+  // embedding and block 0, part 2 (split keys only) block 1, output_norm and output. Summed over the
+  // parts, every count and size is gguf-tiny's; the file size is the two parts' sizes.
+  'test-org/gguf-split': {
+    files: ['gguf-split-Q4_K_M-00001-of-00002.gguf', 'gguf-split-Q4_K_M-00002-of-00002.gguf'],
+    params_total: 2229504,
+    gguf: { architecture: 'llama', context_length: 4096, block_count: 2, head_count: 4, head_count_kv: 2, embedding_length: 256, feed_forward_length: 512, tensor_bytes: 1478144, layer_bytes: [376064, 376064], other_bytes: 726016 },
+    types: { Q4_K: { tensors: 11, elements: 1376256, bytes: 774144 }, Q6_K: { tensors: 5, elements: 851968, bytes: 698880 }, F32: { tensors: 5, elements: 1280, bytes: 5120 } },
+  },
   // Gated: moe-tiny's files behind GATED_TOKEN.
   'test-org/gated-tiny': { params_total: 1512, dtypes: { BF16: { tensors: 16, elements: 1512, bytes: 3024 } }, tensor_bytes: 3024 },
 };
@@ -454,22 +464,29 @@ export function buildRepos() {
       );
     }
     tensors.push({ name: 'output_norm.weight', dims: [256], type: 'F32' }, { name: 'output.weight', dims: [256, 2048], type: 'Q6_K' });
-    const f = ggufFile({
-      metadata: [
-        ['general.architecture', 'string', 'llama'],
-        ['general.name', 'string', 'gguf-tiny'],
-        ['llama.context_length', 'u32', 4096],
-        ['llama.embedding_length', 'u32', 256],
-        ['llama.block_count', 'u32', 2],
-        ['llama.feed_forward_length', 'u32', 512],
-        ['llama.attention.head_count', 'u32', 4],
-        ['llama.attention.head_count_kv', 'u32', 2],
-        ['tokenizer.ggml.tokens', 'array', Array.from({ length: 2048 }, (_, i) => `tok${i}`)],
-      ],
-      tensors,
-    });
+    const metadata = (name) => [
+      ['general.architecture', 'string', 'llama'],
+      ['general.name', 'string', name],
+      ['llama.context_length', 'u32', 4096],
+      ['llama.embedding_length', 'u32', 256],
+      ['llama.block_count', 'u32', 2],
+      ['llama.feed_forward_length', 'u32', 512],
+      ['llama.attention.head_count', 'u32', 4],
+      ['llama.attention.head_count_kv', 'u32', 2],
+      ['tokenizer.ggml.tokens', 'array', Array.from({ length: 2048 }, (_, i) => `tok${i}`)],
+    ];
+    const f = ggufFile({ metadata: metadata('gguf-tiny'), tensors });
     if (f.size - f.head.length !== EXPECTED[id].gguf.tensor_bytes) throw new Error(`fixtures: ${id}: data ${f.size - f.head.length} != ${EXPECTED[id].gguf.tensor_bytes}`);
     add(repo(id, { [EXPECTED[id].file]: f, 'README.md': jsonFile({ note: 'GGUF test repo' }) }));
+
+    const splitId = 'test-org/gguf-split';
+    const split = (no) => [['split.no', 'u16', no], ['split.count', 'u16', 2], ['split.tensors.count', 'i32', tensors.length]];
+    const cut = 1 + 9;  // token_embd and block 0's nine tensors
+    const p1 = ggufFile({ metadata: [...metadata('gguf-split'), ...split(0)], tensors: tensors.slice(0, cut) });
+    const p2 = ggufFile({ metadata: split(1), tensors: tensors.slice(cut) });
+    if (p1.size - p1.head.length + p2.size - p2.head.length !== EXPECTED[splitId].gguf.tensor_bytes) throw new Error(`fixtures: ${splitId}: data sizes differ`);
+    const [n1, n2] = EXPECTED[splitId].files;
+    add(repo(splitId, { [n1]: p1, [n2]: p2 }));
   }
   add(repo('test-org/busy', { 'config.json': jsonFile(llamaConfig(dense)) }, { alwaysStatus: 429, retryAfter: BUSY_RETRY_AFTER }));
   return repos;
