@@ -113,6 +113,15 @@ test('import a GGUF repo: metadata, tensor types and per-layer bytes from its he
   assert.equal(byUrl.json.gguf.tensor_bytes, want.gguf.tensor_bytes);
 });
 
+test('a CDN that ignores Range: the whole-file answer is cut after the bytes needed', async () => {
+  const id = 'test-org/no-range-tiny';
+  const { json, requests } = await importJson(id);
+  assert.equal(json.params.total, EXPECTED[id].params_total);
+  assert.deepEqual(byDtype(json.checkpoint.dtypes), EXPECTED[id].dtypes);
+  assert.equal(json.checkpoint.file_bytes, repos[id].files['model.safetensors'].size);
+  assert.ok(requests.some((r) => r.host === 'cdn' && r.status === 200));
+});
+
 test("a GGUF split in parts: every part's header is read, counts and sizes summed", async () => {
   const id = 'test-org/gguf-split';
   const want = EXPECTED[id];

@@ -17,7 +17,8 @@
 //             X-Linked-Size, X-Linked-Etag, ETag, X-Repo-Commit, as the Hub redirects to its LFS/Xet storage
 //        OPTIONS any path: the CORS preflight
 //   CDN  GET|HEAD /{org}/{name}/{sha}/{file}?expires=...  the file; Range: bytes=a-b (a-, -n) -> 206
-//             with Content-Range: bytes a-b/total; a range past the end -> 416 bytes */total
+//             with Content-Range: bytes a-b/total; a range past the end -> 416 bytes */total; a repo
+//             with noRanges: 200 and the whole file whatever the Range
 // Revisions: "main", each repo's other named revisions (test-org/dense-tiny has "refs/pr/1", which
 // arrives percent-encoded as refs%2Fpr%2F1, as huggingface_hub sends it) and each revision's sha.
 // Errors, with X-Error-Code as the Hub sends them [hf-hub-client]:
@@ -191,7 +192,7 @@ export async function startFakeHub({ repos }) {
     const file = repo && Object.values(repo.revisions).includes(seg[2]) ? repo.files[seg.slice(3).map(decodeSegment).join('/')] : null;
     if (!file) { send('cdn', req, res, entry, 404, { 'Content-Type': 'text/plain' }, 'NoSuchKey'); return; }
     const base = { 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream', ETag: `"${seg[2].slice(0, 8)}"` };
-    if (req.headers.range) {
+    if (req.headers.range && !repo.noRanges) {
       const range = parseRange(req.headers.range, file.size);
       if (range === 'unsatisfiable') { send('cdn', req, res, entry, 416, { ...base, 'Content-Range': `bytes */${file.size}` }); return; }
       if (range) {

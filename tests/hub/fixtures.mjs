@@ -7,10 +7,11 @@
 //   BUSY_RETRY_AFTER      the Retry-After (seconds) test-org/busy answers with
 //   MISSING_REPO          a repo id the Hub does not have
 //   PR_REVISION           "refs/pr/1": a revision of test-org/dense-tiny whose name holds "/"
+//   fileBytes(repo, names) the sum of those files' sizes (header + data, as written here)
 //   safetensorsFile(), ggufFile(), virtualFile(): the writers, for tests that need another file
 //
 // A Repo is { id, sha, revisions: { name: sha }, gated: false | "manual", token?, alwaysStatus?,
-// retryAfter?, files: { path: File } }; a File is { size, lfs, read(start, end) -> Buffer } holding a
+// retryAfter?, noRanges?, files: { path: File } } (noRanges: its CDN ignores Range, as some mirrors do); a File is { size, lfs, read(start, end) -> Buffer } holding a
 // real header and then virtual zero bytes up to its full size (never materialized). LFS files
 // (*.safetensors, *.gguf) are redirected to the CDN host, as the Hub does.
 //
@@ -310,6 +311,8 @@ export const EXPECTED = {
     gguf: { architecture: 'llama', context_length: 4096, block_count: 2, head_count: 4, head_count_kv: 2, embedding_length: 256, feed_forward_length: 512, tensor_bytes: 1478144, layer_bytes: [376064, 376064], other_bytes: 726016 },
     types: { Q4_K: { tensors: 11, elements: 1376256, bytes: 774144 }, Q6_K: { tensors: 5, elements: 851968, bytes: 698880 }, F32: { tensors: 5, elements: 1280, bytes: 5120 } },
   },
+  // moe-tiny's files on a CDN that ignores Range and answers 200 with the whole file.
+  'test-org/no-range-tiny': { params_total: 1512, dtypes: { BF16: { tensors: 16, elements: 1512, bytes: 3024 } }, tensor_bytes: 3024 },
   // Gated: moe-tiny's files behind GATED_TOKEN.
   'test-org/gated-tiny': { params_total: 1512, dtypes: { BF16: { tensors: 16, elements: 1512, bytes: 3024 } }, tensor_bytes: 3024 },
 };
@@ -357,6 +360,7 @@ export function buildRepos() {
   };
   add(repo('test-org/moe-tiny', moeFiles('test-org/moe-tiny')));
   add(repo('test-org/gated-tiny', moeFiles('test-org/gated-tiny'), { gated: 'manual', token: GATED_TOKEN }));
+  add(repo('test-org/no-range-tiny', moeFiles('test-org/no-range-tiny'), { noRanges: true }));
 
   {
     const id = 'test-org/awq-tiny';
