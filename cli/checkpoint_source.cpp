@@ -362,7 +362,6 @@ public:
     bool has(const std::string& name) override { return std::find(siblings_.begin(), siblings_.end(), name) != siblings_.end(); }
     std::string where(const std::string& name) const override { return hub_file_url(endpoint_, at_, name); }
     uint64_t first_gguf_read() const override { return kGgufFirstRange; }
-    uint64_t bytes_fetched() const { return fetched_; }
 
     bool read_prefix(const std::string& name, uint64_t n, std::string& out, uint64_t& size, std::string& err) override {
         Held& h = held_[name];
@@ -381,14 +380,12 @@ public:
                 h.data += r.body;
                 h.size = total;
                 h.size_known = true;
-                fetched_ += r.body.size();
                 if (r.body.empty() && h.data.size() < std::min<uint64_t>(n, total)) {
                     err += "vramlens: " + where(name) + ": the server sent no bytes for a range it accepted\n";
                     return false;
                 }
             } else if (r.status == 200) {  // the whole file, from its start (the server ignored Range)
                 h.data = r.body;
-                fetched_ += r.body.size();
                 char* end = nullptr;
                 const unsigned long long len = std::strtoull(r.content_length.c_str(), &end, 10);
                 h.size = !r.content_length.empty() && end && *end == '\0' ? len : r.body.size();
@@ -407,7 +404,6 @@ public:
                 h.size_known = true;
             } else {
                 err += "vramlens: " + hub_error_message(r.status, r.x_error_code, r.retry_after, at_.repo_id, name, r.error) + "\n";
-                status_ = r.status;
                 return false;
             }
         }
@@ -415,7 +411,6 @@ public:
         size = h.size;
         return true;
     }
-    int last_status() const { return status_; }
 
 private:
     struct Held {
@@ -428,8 +423,6 @@ private:
     std::string token_;
     std::vector<std::string> siblings_;
     std::map<std::string, Held> held_;
-    uint64_t fetched_ = 0;
-    int status_ = 0;
 };
 
 std::string offline_tail() { return std::string(hub_offline_alternative()); }
