@@ -84,7 +84,7 @@ std::string optimizer_names() {
 std::string flag_help(const FlagSpec& f) { return f.choices ? f.choices() : f.help; }
 
 constexpr FlagSpec kScenarioFlags[] = {
-    {"--model", "model", FlagKind::Value, "preset id (see `vramlens models`), a checkpoint folder, a .gguf file or org/name in the HF cache"},
+    {"--model", "model", FlagKind::Value, "preset id (see `vramlens models`), a checkpoint folder, a .gguf file, or org/name[@revision] or a Hub URL (HF cache, else HF_ENDPOINT)"},
     {"--params", "model", FlagKind::Params, "a model known only by its parameter count, e.g. 7e9"},
     {"--model-config", "model", FlagKind::ModelConfig, "a Hugging Face config.json file"},
     {"--mode", "mode", FlagKind::Value, "train | finetune | infer"},
@@ -192,8 +192,8 @@ constexpr CommandSpec kCommands[] = {
     {"optimizers", nullptr, kTakesFormat, "List the optimizers and the state each keeps per parameter."},
     {"import", "SOURCE", kTakesFormat,
      "A checkpoint's headers, never its weights: a folder (config.json, safetensors shards, adapter_config.json), a .safetensors, "
-     ".gguf or config.json file, or a Hugging Face repo id in the local cache (HF_HOME): the model, its tensors by dtype and the "
-     "checkpoint's size."},
+     ".gguf or config.json file, or a Hugging Face model (org/name[@revision] or a huggingface.co URL; read from the local cache, "
+     "HF_HOME, else from the Hub, HF_ENDPOINT, with HF_TOKEN): the model, its tensors by dtype and the checkpoint's size."},
 };
 
 constexpr const char* kScenarioFooter =
@@ -285,7 +285,7 @@ private:
             const bool scenario = std::string(c.positional) == "SCENARIO.json";
             sub->add_option(c.positional, positional_[sub][1],
                             scenario ? "scenario file (docs/scenario-format.md); - reads stdin"
-                                     : "a checkpoint folder, a .safetensors, .gguf or config.json file (- reads a config.json from stdin), or org/name[@revision] in the HF cache")
+                                     : "a checkpoint folder, a .safetensors, .gguf or config.json file (- reads a config.json from stdin), or org/name[@revision] or a Hub URL (HF cache, else the Hub)")
                 ->type_name("");
         }
         if (c.takes & kTakesScenario) {
@@ -599,7 +599,7 @@ std::string usage() {
         "  vramlens gpus [--format F]                             GPU presets\n"
         "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
         "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
-        "        SOURCE: a folder, a .safetensors, .gguf or config.json file, or org/name in the HF cache\n"
+        "        SOURCE: a folder, a .safetensors, .gguf or config.json file, or org/name[@rev] / a Hub URL (HF cache, else the Hub)\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
         "  vramlens COMMAND --help                                that command's arguments and flags\n"
         "  vramlens --help | --version\n"
@@ -768,7 +768,7 @@ Json gguf_metadata_json(const GgufHeader& h) {
 int cmd_import(const Options& o, std::string& out, std::string& err) {
     if (o.positional.size() != 1) {
         err += "vramlens: import needs exactly one SOURCE: a checkpoint folder, a .safetensors, .gguf or config.json file, or a "
-               "Hugging Face repo id in the local cache\n";
+               "Hugging Face model (org/name[@revision] or a Hub URL)\n";
         return kUsage;
     }
     const std::string& given = o.positional[0];
@@ -784,7 +784,7 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
         return kBadInput;
     }
     print_warnings(src.warnings, err);
-    CheckpointFiles files;
+    vl::CheckpointFiles files;
     if (!src.config_path.empty()) files.config_text = src.config_text;
     if (!src.adapter_path.empty()) files.adapter_text = src.adapter_text;
     files.index = src.index;

@@ -18,7 +18,8 @@ IMGUI_UPSTREAM_TAG=v1.86      # same release as Debian's imgui 1.86: one ImGui A
 APT_BASE=(cmake ninja-build g++ python3 xz-utils ca-certificates
           nlohmann-json3-dev libcli11-dev libfmt-dev catch2 libbenchmark-dev libsdl2-dev chromium fonts-dejavu-core
           python3-fonttools fonts-wqy-microhei
-          clang-14 libclang-rt-14-dev)   # sanitizer suite + libFuzzer targets (scripts/fuzz.sh)   # fonttools + WenQuanYi: the zh UI font subset at build time
+          clang-14 libclang-rt-14-dev
+          libcurl4-openssl-dev)   # sanitizer suite + libFuzzer targets (scripts/fuzz.sh)   # fonttools + WenQuanYi: the zh UI font subset at build time   # libcurl: the CLI reads checkpoint headers from the Hugging Face Hub
 
 mkdir -p "$VL_DEPS"/{downloads,src,wasm,stamps}
 

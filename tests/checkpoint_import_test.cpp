@@ -605,3 +605,46 @@ TEST_CASE("import_checkpoint: a GGUF gives the model from its metadata, or a war
     REQUIRE(r.warnings.size() == 1);
     CHECK(r.warnings[0].rfind("the GGUF metadata gives no model: general.architecture: is \"rwkv6\"", 0) == 0);
 }
+
+TEST_CASE("GGUF: per-layer head counts (integer arrays, one value per block) are read, and equal values are the model's", "[checkpoint]") {
+    // llama.cpp may write <arch>.attention.head_count(_kv) as one value per block [llama-cpp-code].
+    GgufWriter w;
+    w.string("general.architecture", "llama");
+    w.u32("llama.block_count", 3);
+    w.u64("llama.embedding_length", 256);
+    w.i32s("llama.attention.head_count", {4, 4, 4});
+    w.i32s("llama.attention.head_count_kv", {2, 2, 2});
+    w.strings("tokenizer.ggml.tokens", {"a", "b"});
+    Result<GgufHeader> h = read_gguf_header(w.header());
+    REQUIRE(h.ok());
+    const GgufKv* kv = h->find("llama.attention.head_count_kv");
+    REQUIRE(kv != nullptr);
+    CHECK(kv->count == 3);
+    CHECK(kv->integers == std::vector<int64_t>{2, 2, 2});
+    CHECK(h->arch_value("attention.head_count") == 4u);
+    CHECK(h->arch_value("attention.head_count_kv") == 2u);
+    Result<std::string> c = gguf_hf_config(*h);
+    INFO(errors_of(c));
+    REQUIRE(c.ok());
+    Result<ModelSpec> m = import_hf_config(*c);
+    INFO(errors_of(m));
+    REQUIRE(m.ok());
+    CHECK(m->heads == 4);
+    CHECK(m->kv_heads == 2);
+
+    // Counts that differ between layers (variable GQA; 0 for a block without attention): named, not guessed.
+    GgufWriter v;
+    v.string("general.architecture", "llama");
+    v.u32("llama.block_count", 3);
+    v.u64("llama.embedding_length", 256);
+    v.u32("llama.attention.head_count", 4);
+    v.i32s("llama.attention.head_count_kv", {2, 0, 1});
+    v.strings("tokenizer.ggml.tokens", {"a", "b"});
+    Result<GgufHeader> vh = read_gguf_header(v.header());
+    REQUIRE(vh.ok());
+    CHECK_FALSE(vh->arch_value("attention.head_count_kv").has_value());
+    Result<std::string> vc = gguf_hf_config(*vh);
+    REQUIRE_FALSE(vc.ok());
+    CHECK(to_string(vc.errors[0]) ==
+          "llama.attention.head_count_kv: differs between layers ([2, 0, 1]): vramlens models one num_key_value_heads for every layer");
+}

@@ -820,7 +820,7 @@ TEST_CASE("cli: import a LoRA adapter folder: rank and targets on the named base
     CHECK(j["adapter"]["rank"] == 16);
 }
 
-TEST_CASE("cli: import a repo id from the local Hugging Face cache (HF_HOME), and one not there says downloading is not supported") {
+TEST_CASE("cli: import a repo id from the local Hugging Face cache (HF_HOME), and with HF_HUB_OFFLINE one not there is not asked for") {
     TempDir home("hfhome");
     const std::string commit = "0123456789abcdef0123456789abcdef01234567";
     const std::filesystem::path repo = home.path / "hub" / "models--acme--tiny";
@@ -833,7 +833,10 @@ TEST_CASE("cli: import a repo id from the local Hugging Face cache (HF_HOME), an
     Run r = vramlens("import acme/tiny --format json");
     Run at = vramlens("import acme/tiny@" + commit + " --format json");
     Run url = vramlens("import https://huggingface.co/acme/tiny --format json");
+    ::setenv("HF_HUB_OFFLINE", "1", 1);  // huggingface_hub's switch: nothing is requested [hf-hub-client]
     Run missing = vramlens("import acme/other");
+    Run missing_model = vramlens("estimate --model acme/other");
+    ::unsetenv("HF_HUB_OFFLINE");
     ::unsetenv("HF_HOME");
     INFO(r.err);
     REQUIRE(r.status == 0);
@@ -841,10 +844,13 @@ TEST_CASE("cli: import a repo id from the local Hugging Face cache (HF_HOME), an
     CHECK(at.status == 0);
     CHECK(url.status == 0);
     CHECK(missing.status == 1);
-    CHECK(missing.err == "vramlens: \"acme/other\" is not a file or folder here, and the Hugging Face cache (" + home.str() +
-                             "/hub) has no acme/other.\n  Downloading from the Hub is not supported yet: download the checkpoint's "
-                             "config.json and *.safetensors headers (or the whole folder) and import the folder, or set HF_HOME to the "
-                             "cache that holds it.\n");
+    const std::string offline = "vramlens: \"acme/other\" is not a file or folder here, and the Hugging Face cache (" + home.str() +
+                                "/hub) has no acme/other; HF_HUB_OFFLINE is set, so the Hub is not asked.\n  Without the network: download "
+                                "the model's config.json (and, for exact sizes, its *.safetensors or .gguf files) from its page and paste or "
+                                "drop config.json into the page, or run `vramlens import <local folder>`.\n";
+    CHECK(missing.err == offline);
+    CHECK(missing_model.status != 0);
+    CHECK(missing_model.err.find(offline) != std::string::npos);
 }
 
 #endif  // VRAMLENS_CLI_PATH

@@ -131,6 +131,18 @@ bool read_kv(Reader& r, GgufKv& kv, uint64_t index) {
         return r.fail(field, et == static_cast<uint32_t>(GgufValueType::Array) ? std::string("is an array of arrays, which GGUF does not allow")
                                                                                : fmt::format("is an array of value type {}; GGUF value types are 0 to 12", et));
     kv.element_type = static_cast<GgufValueType>(et);
+    const bool integer = kv.element_type != GgufValueType::F32 && kv.element_type != GgufValueType::F64 && kv.element_type != GgufValueType::String;
+    if (integer && kv.count <= kMaxGgufKeptArray) {
+        for (uint64_t i = 0; i < kv.count; ++i) {
+            GgufKv element;
+            element.key = fmt::format("{}[{}]", kv.key, i);
+            if (!read_scalar(r, kv.element_type, element, field)) return false;
+            // A negative value is read into `number` only; layer counts are small, so it is exact there.
+            if (element.unsigned_value) kv.integers.push_back(*element.unsigned_value > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(*element.unsigned_value));
+            else kv.integers.push_back(static_cast<int64_t>(element.number.value_or(0)));
+        }
+        return true;
+    }
     if (const uint64_t size = scalar_bytes(kv.element_type)) {
         if (kv.count > r.left() / size) return r.need(kv.count > UINT64_MAX / size ? UINT64_MAX : kv.count * size, "the elements of " + kv.key);
         return r.skip(kv.count * size, "the elements of " + kv.key);
@@ -198,6 +210,12 @@ std::optional<uint64_t> GgufHeader::arch_value(std::string_view key) const {
     const std::string arch = architecture();
     if (arch.empty()) return std::nullopt;
     const GgufKv* kv = find(arch + "." + std::string(key));
+    if (kv && kv->type == GgufValueType::Array && !kv->integers.empty()) {
+        const int64_t first = kv->integers.front();
+        for (int64_t v : kv->integers)
+            if (v != first) return std::nullopt;
+        return first >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(first)) : std::nullopt;
+    }
     return kv ? kv->unsigned_value : std::nullopt;
 }
 
@@ -260,8 +278,17 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
     if (const GgufKv* name = h.find("general.name"); name && name->type == GgufValueType::String) c["_name_or_path"] = name->text;
     std::vector<FieldError> errs;
     auto put = [&](const char* key, const char* gguf_key, bool required) {
-        if (std::optional<uint64_t> v = h.arch_value(gguf_key)) c[key] = *v;
-        else if (required) errs.push_back({arch + "." + gguf_key, "is missing (or not a whole number): the model's " + std::string(key) + " is not known"});
+        const GgufKv* kv = h.find(arch + "." + gguf_key);
+        if (std::optional<uint64_t> v = h.arch_value(gguf_key)) {
+            c[key] = *v;
+        } else if (kv && kv->type == GgufValueType::Array && !kv->integers.empty()) {
+            std::string values;
+            for (size_t i = 0; i < kv->integers.size() && i < 8; ++i) values += (i ? ", " : "") + std::to_string(kv->integers[i]);
+            errs.push_back({arch + "." + gguf_key, "differs between layers ([" + values + (kv->integers.size() > 8 ? ", ..." : "") +
+                                                       "]): vramlens models one " + std::string(key) + " for every layer"});
+        } else if (required) {
+            errs.push_back({arch + "." + gguf_key, "is missing (or not a whole number): the model's " + std::string(key) + " is not known"});
+        }
     };
     put("hidden_size", "embedding_length", true);
     put("num_hidden_layers", "block_count", true);

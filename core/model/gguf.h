@@ -38,10 +38,13 @@ struct GgufKv {
     std::optional<double> number;
     std::optional<uint64_t> unsigned_value;  // an integer >= 0
     std::string text;
-    // arrays: the element type and count (the elements are not kept)
+    // arrays: the element type and count; the elements are kept only for an integer array of at most
+    // kMaxGgufKeptArray (per-layer values, e.g. <arch>.attention.head_count_kv, one per block)
     GgufValueType element_type = GgufValueType::U8;
     uint64_t count = 0;
+    std::vector<int64_t> integers;
 };
+inline constexpr uint64_t kMaxGgufKeptArray = 4096;  // more blocks than any model has
 
 struct GgufTensor {
     std::string name;
@@ -65,7 +68,8 @@ struct GgufHeader {
     // Standard keys: general.architecture, general.name, and "<arch>.<key>" for the model's sizes.
     const GgufKv* find(std::string_view key) const;
     std::string architecture() const;
-    std::optional<uint64_t> arch_value(std::string_view key) const;  // arch_value("context_length")
+    // arch_value("context_length"); a per-layer integer array whose values are all equal gives that value
+    std::optional<uint64_t> arch_value(std::string_view key) const;
 };
 
 // Tensors, elements and bytes by GGML type, in the order of kGgmlTypes; types with no tensor left out.
