@@ -291,7 +291,10 @@
     editor.style.top = (r.top + f.y) + "px";
     editor.style.width = f.w + "px";
     editor.style.height = f.h + "px";
-    if (editor === box) box.inputMode = f.kind === "number" ? "decimal" : "text";
+    if (editor === box) {
+      box.inputMode = f.kind === "number" ? "decimal" : "text";
+      box.type = f.kind === "password" ? "password" : "text";
+    }
     editor.value = f.value;
     editor.style.display = "block";
     editor.focus();

@@ -7,12 +7,15 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "model/presets.h"
 #include "scenario_json.h"
 #include "share_link.h"
+#include "../../tests/checkpoint_files.h"
 #include "ui/app.h"
+#include "ui/hub.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
 
@@ -928,4 +931,157 @@ TEST_CASE("what a paste did is said until the scenario changes after it, then it
     h.frames(3);
     CHECK(h.app.ui.status == S::OpenedLink);
     CHECK(h.app.scenario.mode == Mode::Train);
+}
+
+// ---- import by repo id (issue 17): the app side; shell/hub.js does the requests ----------------
+
+namespace {
+
+// A llama of hidden 8, one layer, 2 heads of 4, MLP 16, vocabulary 32, untied: 1176 parameters
+// (embedding 256, q k v o 256, gate up down 384, norms 16 + 8, lm_head 256).
+const std::string kTinyConfig = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 8,
+  "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 2, "intermediate_size": 16,
+  "vocab_size": 32, "max_position_embeddings": 128, "tie_word_embeddings": false)";
+const std::string kSha = "0123456789abcdef0123456789abcdef01234567";
+
+size_t hub_requests(const Harness& h) {
+    size_t n = 0;
+    for (const OutEvent& e : h.app.outbox) n += e.kind == "hub";
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("hub import: nothing is requested before the click, the notice says what is sent, the token goes only to the fetcher") {
+    Harness h;
+    h.frames(3);
+    h.click("model.source.3");  // config.json: the Hub field is above the paste box
+    REQUIRE(h.has("model.hub"));
+    REQUIRE(h.has("model.hub_token"));
+    CHECK_THAT(drawn_text(h), Catch::Contains("Pressing the button sends the repo id to https://huggingface.co"));
+    h.app.ui.hub_ref = "https://huggingface.co/test-org/dense-tiny/tree/main";
+    h.app.ui.hub_token = "hf_secret_token";
+    h.frames(5);
+    CHECK(hub_requests(h) == 0);  // typing requests nothing
+    h.click("model.hub_import");
+    REQUIRE(hub_requests(h) == 1);
+    for (const OutEvent& e : h.app.outbox) {
+        if (e.kind == "hub") {
+            const nlohmann::json r = nlohmann::json::parse(e.a);
+            CHECK(r["repo"] == "test-org/dense-tiny");
+            CHECK(r["revision"] == "main");
+            CHECK(r["endpoint"] == "https://huggingface.co");
+            CHECK(e.a.find("hf_secret") == std::string::npos);
+            CHECK(e.b == "hf_secret_token");
+        } else {
+            CHECK(e.a.find("hf_secret") == std::string::npos);  // no link, download or title carries it
+        }
+    }
+    CHECK(h.app.ui.hub_state == HubState::Fetching);
+    const std::string shown = drawn_text(h);
+    CHECK_THAT(shown, Catch::Contains("Reading test-org/dense-tiny (https://huggingface.co)"));
+    CHECK_THAT(shown, !Catch::Contains("Pressing the button sends"));  // said once, before the first request
+    CHECK(h.app.ui.last_fragment.find(base64url_encode("hf_secret")) == std::string::npos);
+    // Not a repo id: the field's error, and nothing requested.
+    h.app.outbox.clear();
+    h.app.ui.hub_state = HubState::Idle;
+    h.app.ui.hub_ref = "not a repo";
+    h.click("model.hub_import");
+    CHECK(hub_requests(h) == 0);
+    CHECK(h.app.ui.hub_state == HubState::Failed);
+    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("model: "));
+}
+
+TEST_CASE("hub import: the checkpoint becomes the model, its facts are shown, and its link opens offline with the source") {
+    Harness h;
+    h.frames(3);
+    h.click("model.source.3");
+    h.app.ui.hub_ref = "test-org/awq-tiny";
+    h.click("model.hub_import");
+    // AWQ 4-bit, group 64: one packed down_proj (qweight I32 [64, 16] = 8192 weights), its qzeros and
+    // scales, and an F16 embedding kept (256). Tensor bytes 4928; the file is 8 + header + 4928.
+    const std::string header = R"({
+      "model.layers.0.mlp.down_proj.qweight": {"dtype": "I32", "shape": [64, 16], "data_offsets": [0, 4096]},
+      "model.layers.0.mlp.down_proj.qzeros": {"dtype": "I32", "shape": [1, 16], "data_offsets": [4096, 4160]},
+      "model.layers.0.mlp.down_proj.scales": {"dtype": "F16", "shape": [1, 128], "data_offsets": [4160, 4416]},
+      "model.embed_tokens.weight": {"dtype": "F16", "shape": [32, 8], "data_offsets": [4416, 4928]}})";
+    const std::string file = test::safetensors_file(header, 4928);
+    const uint64_t size = file.size();
+    nlohmann::json payload = {{"repo", "test-org/awq-tiny"}, {"revision", kSha},
+                              {"config", kTinyConfig + R"(, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64}})"},
+                              {"shards", {{{"name", "model.safetensors"}, {"size", size}}}}};
+    h.app.scenario.mode = Mode::Infer;
+    REQUIRE(hub_import_done(h.app, payload.dump(), {{"model.safetensors", file.substr(0, 8 + header.size())}}));
+    h.frames(3);
+    CHECK(h.app.scenario.model.hidden == 8);
+    CHECK(h.app.scenario.model.name == "awq-tiny");
+    CHECK(h.app.scenario.infer.weights == WeightFormat::AWQ4);
+    CHECK(h.app.scenario.infer.group_size == 64);
+    CHECK(h.app.scenario.model.source.hub == "test-org/awq-tiny");
+    CHECK(h.app.scenario.model.source.revision == kSha);
+    const std::string shown = drawn_text(h);
+    // Elements per dtype: F16 128 + 256 = 384, I32 1024 + 16 = 1040; 1424 in all.
+    CHECK_THAT(shown, Catch::Contains("Checkpoint parameters: 1,424 (F16 384, I32 1,040)"));
+    CHECK_THAT(shown, Catch::Contains("quantized: 8,192 parameters in 1 weights; not quantized: 256 in 1 tensors"));
+    CHECK_THAT(shown, Catch::Contains("True checkpoint size: ") && Catch::Contains("(" + group_thousands(static_cast<int64_t>(size)) + " bytes, 1 safetensors files)"));
+    CHECK_THAT(shown, Catch::Contains("quantization: AWQ 4-bit, group size 64 -> awq-4bit"));
+    // The link carries the spec and the source: opened with no network, it is the same model.
+    Result<Scenario> back = decode_share_link(h.app.ui.last_fragment);
+    REQUIRE(back.ok());
+    CHECK(back->model.hidden == 8);
+    CHECK(back->model.source.hub == "test-org/awq-tiny");
+    CHECK(back->model.source.revision == kSha);
+    CHECK(back->infer.weights == WeightFormat::AWQ4);
+    // Editing the model makes it another model: the link no longer names the checkpoint.
+    h.app.scenario.model.layers = 2;
+    h.app.dirty = true;
+    h.frames(2);
+    CHECK(h.app.scenario.model.source.hub.empty());
+    CHECK(decode_share_link(h.app.ui.last_fragment)->model.source.hub.empty());
+}
+
+TEST_CASE("hub import: a LoRA adapter is fine-tuning of its base model with the adapter's rank and targets") {
+    Harness h;
+    h.frames(3);
+    h.click("model.source.3");
+    h.app.ui.hub_ref = "test-org/lora-tiny";
+    h.click("model.hub_import");
+    nlohmann::json payload = {{"repo", "test-org/lora-tiny"}, {"revision", kSha}, {"config", kTinyConfig + "}"},
+                              {"adapter", R"({"peft_type": "LORA", "base_model_name_or_path": "test-org/dense-tiny", "r": 8,
+                                             "lora_alpha": 16, "target_modules": ["q_proj", "v_proj", "down_proj"]})"}};
+    REQUIRE(hub_import_done(h.app, payload.dump(), {}));
+    h.frames(2);
+    CHECK(h.app.scenario.mode == Mode::FineTune);
+    CHECK(h.app.scenario.finetune.method == FineTuneMethod::LoRA);
+    CHECK(h.app.scenario.finetune.lora_rank == 8);
+    CHECK(h.app.scenario.finetune.lora_targets == (kLoraQ | kLoraV | kLoraDown));
+    CHECK_THAT(drawn_text(h), Catch::Contains("LoRA adapter on test-org/dense-tiny: rank 8"));
+}
+
+TEST_CASE("hub import: every failure is said in words with the offline alternative, and the model is kept") {
+    Harness h;
+    h.frames(3);
+    h.click("model.source.3");
+    const ModelSpec before = h.app.scenario.model;
+    h.app.ui.hub_ref = "test-org/gated-tiny";
+    h.click("model.hub_import");
+    hub_import_failed(h.app, 401, "GatedRepo", "", "config.json", "");
+    h.frames(2);
+    std::string shown = drawn_text(h);
+    CHECK_THAT(shown, Catch::Contains("Import failed: test-org/gated-tiny is a gated model: it needs a Hugging Face access token"));
+    CHECK_THAT(shown, Catch::Contains("paste or drop config.json into the page"));
+    hub_import_failed(h.app, 429, "", "7", "", "");
+    CHECK_THAT(h.app.ui.hub_message, Catch::Contains("rate-limiting requests (429): wait 7 s"));
+    hub_import_failed(h.app, 0, "", "", "", "Failed to fetch");
+    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("could not reach the Hugging Face Hub to read test-org/gated-tiny (Failed to fetch)"));
+    hub_import_failed(h.app, 404, "RepoNotFound", "", "", "");
+    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("test-org/gated-tiny was not found on the Hub"));
+    // An answer the core cannot read: the file and field named, nothing applied.
+    CHECK_FALSE(hub_import_done(h.app, R"({"repo": "a/b", "revision": "x", "config": "{\"model_type\": \"llama\", \"hidden_size\": -8}"})", {}));
+    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("config.json of a/b cannot be imported: "));
+    CHECK_FALSE(hub_import_done(h.app, R"({"repo": "a/b", "revision": "x", "shards": [{"name": "m.safetensors", "size": 10}]})", {}));
+    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("hub.shards: m.safetensors: its header was not read"));
+    CHECK_FALSE(hub_import_done(h.app, "[1]", {}));
+    CHECK(h.app.ui.hub_state == HubState::Failed);
+    CHECK(model_to_json(h.app.scenario.model) == model_to_json(before));
 }

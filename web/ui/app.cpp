@@ -155,6 +155,17 @@ bool open_link(AppState& app, std::string_view fragment) {
 
 void refresh(AppState& app) {
     if (!app.dirty) return;
+    // model.source names the Hub checkpoint the model is; once a field of the model is edited it is
+    // that checkpoint no longer, and the link must not say so.
+    ModelSpec& m = app.scenario.model;
+    if (m.source.hub.empty()) {
+        app.ui.hub_spec.reset();
+    } else if (!app.ui.hub_spec || app.ui.hub_spec->source.hub != m.source.hub || app.ui.hub_spec->source.revision != m.source.revision) {
+        app.ui.hub_spec = m;  // imported, or opened from a link
+    } else if (model_to_json(*app.ui.hub_spec, JsonStyle::Compact) != model_to_json(m, JsonStyle::Compact)) {
+        m.source = {};
+        app.ui.hub_spec.reset();
+    }
     app.estimate = estimate(app.scenario, Detail::Full);
     solve_all(app);
     app.dirty = false;

@@ -11,6 +11,7 @@
 #pragma once
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,7 +61,13 @@ struct PageEnv {
     std::string origin;        // location.origin (the embed snippet accepts messages from it only)
     std::string hash;          // location.hash
     size_t hash_refused_bytes = 0;  // > 0: location.hash was this long, over kMaxJsonInputBytes, and not passed on
+    // Where Hub imports are read from: huggingface.co. Only the page's test build changes it (an
+    // override the test harness injects into index.html), never the URL, which could send a token elsewhere.
+    std::string hub_endpoint = "https://huggingface.co";
 };
+
+// Importing a model by repo id (web/ui/hub.h): nothing is requested before the button is pressed.
+enum class HubState { Idle, Fetching, Done, Failed };
 
 // A text field the page's text box can edit on touch screens (web/ui/page_bridge.cpp hit-tests these).
 struct TextField {
@@ -81,6 +88,14 @@ struct UiState {
     std::string config_text;                 // pasted / dropped config.json
     std::vector<FieldError> config_errors;   // from import_hf_config
     std::vector<std::string> config_warnings;
+    std::string hub_ref;                     // the "Hugging Face model" field: org/name[@revision] or a Hub URL
+    std::string hub_token;                   // the optional token: in memory only (never in a link, storage or export)
+    bool hub_asked = false;                  // a Hub import was requested in this tab (the notice says what is sent until then)
+    HubState hub_state = HubState::Idle;
+    std::string hub_message;                 // Fetching: what is read; Failed: why, with the offline alternative
+    std::vector<std::string> hub_facts;      // the imported checkpoint: parameters per dtype, true size, quantization, adapter
+    std::vector<std::string> hub_warnings;
+    std::optional<ModelSpec> hub_spec;       // the model as imported (or opened) with its model.source (refresh)
     std::string notice;                      // what went wrong (a damaged link, text that could not be read): shown until dismissed
     S status = S::Count_;                    // what a paste/drop/import did (S::ImportedConfig, ...; Count_: nothing), in the
     std::string status_detail;               // UI's language when shown (status_text), then the detail: shown until dismissed

@@ -9,6 +9,7 @@
 #include "cuda_context.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
+#include "ui/hub.h"
 #include "ui/widgets.h"
 
 namespace vl::ui {
@@ -133,9 +134,34 @@ void params_only_fields(AppState& app) {
     section_errors(app, "model");
 }
 
+// Import by repo id: the field, an optional token, the button; what will be sent, said before the
+// first request; the progress or the error; the imported checkpoint's facts.
+void hub_fields(AppState& app) {
+    const Lang L = app.ui.lang;
+    text_field(app, tr(L, S::HubModel), "model.hub", app.ui.hub_ref, tr(L, S::HubHint), false);
+    password_field(app, tr(L, S::HubToken), "model.hub_token", app.ui.hub_token, "hf_...");
+    if (!app.ui.hub_asked) ImGui::TextWrapped("%s %s", tr(L, S::HubWillSend), app.ui.env.hub_endpoint.c_str());
+    ImGui::BeginDisabled(app.ui.hub_state == HubState::Fetching);
+    if (ImGui::Button(tr(L, S::HubImport), ImVec2(-1, 0))) request_hub_import(app);
+    ImGui::EndDisabled();
+    mark(app, "model.hub_import");
+    if (!app.ui.hub_message.empty()) {
+        const bool bad = app.ui.hub_state == HubState::Failed;
+        if (bad) ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+        else if (app.ui.hub_state == HubState::Done) ImGui::PushStyleColor(ImGuiCol_Text, col_ok(app));
+        ImGui::TextWrapped("%s%s%s", bad ? tr(L, S::HubFailed) : "", bad ? ": " : "", app.ui.hub_message.c_str());
+        if (app.ui.hub_state == HubState::Failed || app.ui.hub_state == HubState::Done) ImGui::PopStyleColor();
+        mark(app, "model.hub_message");
+    }
+    for (const std::string& f : app.ui.hub_facts) ImGui::TextWrapped("%s", f.c_str());
+    for (const std::string& w : app.ui.hub_warnings) ImGui::TextDisabled("%s", w.c_str());
+    ImGui::Separator();
+}
+
 void config_fields(AppState& app) {
     const Lang L = app.ui.lang;
-    ImGui::TextWrapped("%s", tr(L, S::ConfigHint));
+    hub_fields(app);
+    ImGui::TextWrapped("%s %s", tr(L, S::OrPaste), tr(L, S::ConfigHint));
     text_field(app, nullptr, "model.config", app.ui.config_text, "", true, ImGui::GetTextLineHeight() * 8);
     if (ImGui::Button(tr(L, S::Import), ImVec2(-1, 0))) open_text(app, app.ui.config_text, TextSource::ConfigBox);
     mark(app, "model.import");

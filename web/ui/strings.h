@@ -27,6 +27,16 @@ enum class Lang { En, Zh };
     X(ConfigHint, "Paste a Hugging Face config.json here, or drop the file on the page",                  \
       "在此粘贴 Hugging Face 的 config.json，或把文件拖到页面上")                                           \
     X(Import, "Import", "导入")                                                                           \
+    X(HubModel, "Hugging Face model", "Hugging Face 模型")                                                \
+    X(HubHint, "org/name, org/name@revision or a huggingface.co URL", "org/name、org/name@版本 或 huggingface.co 链接") \
+    X(HubToken, "Token (gated or private repos; kept in this tab only)", "令牌（受限或私有仓库；只保存在本标签页）") \
+    X(HubImport, "Import from the Hub", "从 Hub 导入")                                                     \
+    X(HubWillSend, "Pressing the button sends the repo id to", "按下按钮会把仓库 ID 发送到")                 \
+    X(HubFetching, "Reading", "正在读取")                                                                  \
+    X(HubFailed, "Import failed", "导入失败")                                                               \
+    X(HubParams, "Checkpoint parameters", "检查点参数量")                                                   \
+    X(HubSize, "True checkpoint size", "检查点实际大小")                                                     \
+    X(OrPaste, "Offline, without the Hub:", "离线（不经 Hub）：")                  \
     X(Imported, "Imported", "已导入")                                                                     \
     X(Name, "Name", "名称")                                                                               \
     X(Mode, "Mode", "模式")                                                                               \

@@ -227,6 +227,20 @@ bool text_field(AppState& app, const char* label, const char* key, std::string& 
     return changed;
 }
 
+bool password_field(AppState& app, const char* label, const char* key, std::string& s, const char* hint) {
+    if (label && *label) field_label(label);
+    ImGui::PushID(key);
+    bool changed = take_typed(app, key, s);
+    ImGuiInputTextFlags flags = ImGuiInputTextFlags_CallbackResize | ImGuiInputTextFlags_Password;
+    if (app.ui.env.touch) flags |= ImGuiInputTextFlags_ReadOnly;
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::InputTextWithHint("##t", hint ? hint : "", s.data(), s.capacity() + 1, flags, resize_callback, &s)) changed = true;
+    mark(app, key);
+    register_text(app, key, s, "password", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    ImGui::PopID();
+    return changed;
+}
+
 bool segmented(AppState& app, const char* key, const char* const* labels, int count, int& selected) {
     bool changed = false;
     const float sp = ImGui::GetStyle().ItemInnerSpacing.x;

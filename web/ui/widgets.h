@@ -44,6 +44,9 @@ bool float_field(AppState& app, const char* label, const char* key, double& v, d
 bool text_field(AppState& app, const char* label, const char* key, std::string& s, const char* hint, bool multiline,
                 float height = 0);
 
+// A text field whose text is drawn as dots (a token). Touch screens edit it in the page's password box.
+bool password_field(AppState& app, const char* label, const char* key, std::string& s, const char* hint);
+
 // Buttons in a row, one selected, the field's error under them. Returns true when the selection changed.
 bool segmented(AppState& app, const char* key, const char* const* labels, int count, int& selected);
 
