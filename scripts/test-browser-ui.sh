@@ -6,7 +6,9 @@
 # history.mjs (Back and Forward step through scenarios), a11y.mjs (Tab through every control, the
 # results as text for screen readers and copying, axe-core), layout.mjs (nothing in the inputs cut
 # off: every LoRA target reachable at 1280 and 1920 wide and on a phone) and fields.mjs (number
-# shorthands such as 4k and 1e4, an error for the rest; the model search) and firstview.mjs (the
+# shorthands such as 4k and 1e4, an error for the rest; the model search), hub.mjs (import by repo id
+# against the test Hub of tests/hub: nothing sent before the click, every fixture repo, the errors, the
+# token never to the CDN, the link offline) and firstview.mjs (the
 # default scenario's answer as HTML before the wasm, as the CLI computes it; content-hashed files;
 # offline on the second visit, through the service worker; needs the native CLI). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
@@ -27,7 +29,7 @@ fi
 status=0
 node "$root/tests/browser/ui.mjs" --site "$site" --docs "$shots" --chromium "$chromium" || status=1
 node "$root/tests/browser/input.mjs" --site "$site" --chromium "$chromium" || status=1
-for t in keyboard scroll history a11y layout fields; do
+for t in keyboard scroll history a11y layout fields hub; do
   node "$root/tests/browser/$t.mjs" --site "$site" --chromium "$chromium" || status=1
 done
 node "$root/tests/browser/firstview.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \

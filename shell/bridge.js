@@ -52,6 +52,126 @@
     post("refused", kind, s, s.length);
     v.wake();
   }
+  // ---- import by repo id (web/ui/hub.h): only on the app's "hub" request, i.e. the user's click ----
+  // The token (b) goes in an Authorization header to the endpoint only; the browser drops it when the
+  // Hub redirects a large file to its CDN (another origin). Each safetensors header is one single
+  // Range request (no preflight needed for it); a GGUF header is read in growing ranges.
+  var kFirstRange = 65536, kGgufFirst = 1 << 20, kGgufMax = 256 << 20;
+  function HubFailure(status, code, retry, file, detail) {
+    this.status = status; this.code = code || ""; this.retry = retry || ""; this.file = file || ""; this.detail = detail || "";
+  }
+  function hubImport(req, token) {
+    var ep = String(req.endpoint).replace(/\/+$/, "");
+    var enc = encodeURIComponent;
+    var auth = token ? { Authorization: "Bearer " + token } : {};
+    function get(url, file, headers) {
+      var h = Object.assign({}, auth, headers || {});
+      return fetch(url, { headers: h, credentials: "omit", cache: "no-store" }).then(function (r) {
+        if (!r.ok) throw new HubFailure(r.status, r.headers.get("X-Error-Code"), r.headers.get("Retry-After"), file, "");
+        return r;
+      }, function (e) { throw new HubFailure(0, "", "", file, String((e && e.message) || e)); });
+    }
+    function fileUrl(repo, rev, f) { return ep + "/" + repo + "/resolve/" + enc(rev) + "/" + f.split("/").map(enc).join("/"); }
+    function text(repo, rev, f) { return get(fileUrl(repo, rev, f), f).then(function (r) { return r.text(); }); }
+    // The first `n` bytes and the file's size (Content-Range's total; a server ignoring Range sends it all).
+    function head(repo, rev, f, n) {
+      return get(fileUrl(repo, rev, f), f, { Range: "bytes=0-" + (n - 1) }).then(function (r) {
+        var cr = r.headers.get("Content-Range"), m = cr && /\/(\d+)$/.exec(cr);
+        return r.arrayBuffer().then(function (buf) {
+          var bytes = new Uint8Array(buf);
+          return { bytes: r.status === 206 ? bytes : bytes.subarray(0, n), size: m ? Number(m[1]) : bytes.length };
+        });
+      });
+    }
+    function heap(bytes) {
+      var p = Module._malloc(Math.max(1, bytes.length));
+      Module.HEAPU8.set(bytes, p);
+      return p;
+    }
+    function giveHead(name, bytes) {
+      var p = heap(bytes);
+      try { Module.ccall("vl_hub_head", null, ["string", "number", "number"], [name, p, bytes.length]); } finally { Module._free(p); }
+    }
+    function safetensorsHead(repo, rev, f) {
+      return head(repo, rev, f, kFirstRange).then(function (h) {
+        if (h.bytes.length < 8) return h;
+        var dv = new DataView(h.bytes.buffer, h.bytes.byteOffset, 8);
+        var need = 8 + dv.getUint32(0, true) + dv.getUint32(4, true) * 4294967296;
+        if (need <= h.bytes.length || need > h.size) return h;
+        return head(repo, rev, f, need);
+      });
+    }
+    function ggufHead(repo, rev, f, n) {
+      return head(repo, rev, f, n).then(function (h) {
+        var p = heap(h.bytes), more;
+        try { more = Module.ccall("vl_gguf_needs", "number", ["number", "number", "number"], [p, h.bytes.length, h.size]); } finally { Module._free(p); }
+        if (more > 0 && h.bytes.length < h.size && n < kGgufMax) return ggufHead(repo, rev, f, Math.min(more, h.size, kGgufMax));
+        return h;
+      });
+    }
+    var out = { repo: req.repo, revision: req.revision, file: req.file || "" };
+    get(ep + "/api/models/" + req.repo + "/revision/" + enc(req.revision), "").then(function (r) { return r.json(); }).then(function (info) {
+      var rev = info.sha || req.revision;
+      out.revision = rev;
+      var names = (info.siblings || []).map(function (s) { return s.rfilename; });
+      var has = function (f) { return names.indexOf(f) >= 0; };
+      if (info.safetensors && info.safetensors.parameters) out.api_parameters = info.safetensors.parameters;
+      var gguf = /\.gguf$/i.test(out.file) ? out.file : "";
+      if (!gguf && !has("config.json") && !has("adapter_config.json"))
+        gguf = names.filter(function (f) { return /\.gguf$/i.test(f); }).sort()[0] || "";
+      if (gguf)
+        return ggufHead(req.repo, rev, gguf, kGgufFirst).then(function (h) {
+          giveHead(gguf, h.bytes);
+          out.gguf = { name: gguf, size: h.size };
+        });
+      var steps = [];
+      if (has("config.json")) steps.push(text(req.repo, rev, "config.json").then(function (t) { out.config = t; }));
+      if (has("adapter_config.json"))
+        steps.push(text(req.repo, rev, "adapter_config.json").then(function (t) {
+          out.adapter = t;
+          var base = "";
+          try { base = JSON.parse(t).base_model_name_or_path || ""; } catch (e) {}
+          if (!has("config.json") && /^[\w.-]+\/[\w.-]+$/.test(base))
+            return text(base, "main", "config.json").then(function (c) { out.config = c; }, function (e) {
+              if (e instanceof HubFailure) e.file = "config.json of the base model " + base;
+              throw e;
+            });
+        }));
+      var shards = names.filter(function (f) { return /\.safetensors$/.test(f) && !/^adapter_model/.test(f); });
+      var shardList = has("model.safetensors.index.json")
+        ? text(req.repo, rev, "model.safetensors.index.json").then(function (t) {
+            out.index = t;
+            var map = {};
+            try { map = JSON.parse(t).weight_map || {}; } catch (e) {}
+            var seen = [];
+            Object.keys(map).forEach(function (k) { if (seen.indexOf(map[k]) < 0) seen.push(map[k]); });
+            return seen;
+          })
+        : Promise.resolve(shards);
+      steps.push(shardList.then(function (list) {
+        out.shards = [];
+        out.missing_shards = [];
+        return Promise.all(list.map(function (f) {
+          if (!has(f)) { out.missing_shards.push(f); return null; }
+          return safetensorsHead(req.repo, rev, f).then(function (h) {
+            giveHead(f, h.bytes);
+            out.shards.push({ name: f, size: h.size });
+          });
+        }));
+      }));
+      return Promise.all(steps);
+    }).then(function () {
+      var s = JSON.stringify(out), n = Module.lengthBytesUTF8(s) + 1, p = Module._malloc(n);
+      Module.stringToUTF8(s, p, n);
+      try { Module.ccall("vl_hub_done", null, ["number"], [p]); } finally { Module._free(p); }
+      v.wake();
+    }).catch(function (e) {
+      var f = e instanceof HubFailure ? e : new HubFailure(0, "", "", "", String((e && e.message) || e));
+      Module.ccall("vl_hub_failed", null, ["number", "string", "string", "string", "string"], [f.status, f.code, f.retry, f.file, f.detail]);
+      v.wake();
+    });
+  }
+
   v.send = send;
   v.lastCopied = null;
   v.lastDownload = null;
@@ -113,6 +233,7 @@
       v.contentHeight = h;
       if (window.parent !== window) window.parent.postMessage({ vramlens_height: Math.ceil(h) }, "*");
     } else if (kind === "open") window.open(a, "_blank", "noopener");
+    else if (kind === "hub") hubImport(JSON.parse(a), b);
     else if (kind === "results") showResults(JSON.parse(a));
     else if (kind === "prefs") {  // the user chose them: the next visit starts so
       try { localStorage.setItem("vramlens.lang", a); localStorage.setItem("vramlens.theme", b); } catch (e) {}

@@ -554,7 +554,25 @@ TEST_CASE("import_checkpoint: a LoRA adapter sets fine-tuning with its rank and 
     CHECK(s.finetune.method == FineTuneMethod::LoRA);
     CHECK(s.finetune.lora_rank == 32);
     CHECK(s.finetune.lora_targets == kLoraAttention);
-    CHECK(s.infer.weights == WeightFormat::BF16);  // no quantization_config: the weight format is left as it was
+    CHECK(s.infer.weights == WeightFormat::BF16);  // no quantization_config and no tensors read: left as it was
+}
+
+TEST_CASE("import_checkpoint: a checkpoint without quantization_config is in the float dtype holding most of its parameters") {
+    // F16 [32, 8] = 256 elements and F32 [8] = 8: the weights are F16, whatever the scenario had before.
+    const std::string header = R"({"model.embed_tokens.weight": {"dtype": "F16", "shape": [32, 8], "data_offsets": [0, 512]},
+      "model.norm.weight": {"dtype": "F32", "shape": [8], "data_offsets": [512, 544]}})";
+    const std::string file = safetensors_file(header, 544);
+    Result<SafetensorsHeader> h = read_safetensors_header(file, file.size());
+    REQUIRE(h.ok());
+    CheckpointFiles f;
+    f.config_text = tiny_config();
+    f.shards.push_back({"model.safetensors", file.size(), *h});
+    Result<CheckpointImport> r = import_checkpoint(f);
+    REQUIRE(r.ok());
+    Scenario s;
+    s.infer.weights = WeightFormat::FP8;  // from an earlier import
+    apply_checkpoint_import(*r, s);
+    CHECK(s.infer.weights == WeightFormat::FP16);
 }
 
 TEST_CASE("import_checkpoint: the failing file is named and its errors are its own", "[checkpoint]") {

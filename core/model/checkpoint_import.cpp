@@ -101,6 +101,21 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
         s.model = *c.model;
         changes.push_back("model: " + c.model->name);
     }
+    if (!c.quantization && c.safetensors && !c.gguf) {
+        // Not quantized: the weights are kept in the float dtype that holds most of the parameters.
+        uint64_t most = 0;
+        for (const DtypeCount& d : c.safetensors->dtypes) {
+            const std::optional<WeightFormat> f = d.dtype == "BF16" ? std::optional(WeightFormat::BF16)
+                                                : d.dtype == "F16"  ? std::optional(WeightFormat::FP16)
+                                                : d.dtype == "F32"  ? std::optional(WeightFormat::FP32)
+                                                                    : std::nullopt;
+            if (f && d.elements > most) {
+                most = d.elements;
+                s.infer.weights = *f;
+            }
+        }
+        if (most > 0) changes.push_back(std::string("weight format: ") + enum_name(s.infer.weights));
+    }
     if (c.quantization && c.quantization->format) {
         s.infer.weights = *c.quantization->format;
         changes.push_back(std::string("weight format: ") + enum_name(s.infer.weights));

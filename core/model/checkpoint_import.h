@@ -69,7 +69,8 @@ struct CheckpointImport {
 // A GGUF whose metadata gives no model is a warning, not an error: its tensors are still counted.
 Result<CheckpointImport> import_checkpoint(const CheckpointFiles& files, CheckpointPart* failed = nullptr);
 
-// What the import means for a scenario: its model, the quantization's weight format and a LoRA
+// What the import means for a scenario: its model, the weight format (the quantization's; for
+// safetensors without one, the float dtype holding most parameters: BF16, F16 or F32) and a LoRA
 // adapter's rank and targets (mode finetune, method LoRA). Returns the changes made, for people.
 std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scenario& s);
 

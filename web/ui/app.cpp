@@ -449,6 +449,8 @@ std::string hook_json(const AppState& app) {
                {"focus", app.ui.focus_key},
                {"focus_ring", app.ui.focus_ring},
                {"config_errors", app.ui.config_errors.size()},
+               {"hub", {{"state", static_cast<int>(app.ui.hub_state)}, {"message", app.ui.hub_message}, {"facts", app.ui.hub_facts},
+                        {"asked", app.ui.hub_asked}, {"endpoint", app.ui.env.hub_endpoint}}},
                {"solver", {{"max_batch", app.derived.max_batch.found ? app.derived.max_batch.value : -1},
                            {"max_seq", app.derived.max_seq.found ? app.derived.max_seq.value : -1},
                            {"min_gpus", app.derived.min_gpus.found ? app.derived.min_gpus.value : -1}}}};

@@ -61,8 +61,9 @@ struct PageEnv {
     std::string origin;        // location.origin (the embed snippet accepts messages from it only)
     std::string hash;          // location.hash
     size_t hash_refused_bytes = 0;  // > 0: location.hash was this long, over kMaxJsonInputBytes, and not passed on
-    // Where Hub imports are read from: huggingface.co. Only the page's test build changes it (an
-    // override the test harness injects into index.html), never the URL, which could send a token elsewhere.
+    // Where Hub imports are read from: huggingface.co. Only the browser tests change it, with a script
+    // they run in the page before the app (window.vramlensTestHubEndpoint, tests/browser/hub.mjs);
+    // never from the URL, which a link could set to send a user's token elsewhere.
     std::string hub_endpoint = "https://huggingface.co";
 };
 

@@ -13,11 +13,14 @@
 #include <imgui_internal.h>
 
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "enum_names.h"
 #include "json_input.h"
 #include "scenario_json.h"
+#include "model/gguf.h"
+#include "ui/hub.h"
 #include "ui/keyboard.h"
 #include "ui/scrolling.h"
 
@@ -49,7 +52,8 @@ EM_JS(char*, js_page_env, (double max_input_bytes), {
         base_url: location.origin + location.pathname,
         origin: location.origin,
         hash: h.replace(/^#embed[&,]?/, "#"),
-        hash_refused_bytes: hashBytes > max_input_bytes ? hashBytes : 0
+        hash_refused_bytes: hashBytes > max_input_bytes ? hashBytes : 0,
+        hub_endpoint: typeof window.vramlensTestHubEndpoint === "string" ? window.vramlensTestHubEndpoint : "https://huggingface.co"
     };
     if (window.vramlens && window.vramlens._env) window.vramlens._env(env);
     var s = JSON.stringify(env);
@@ -92,10 +96,32 @@ struct History {
 };
 History g_history;
 std::string g_prefs;  // the language and theme of the last frame ("" before the first)
+std::map<std::string, std::string> g_hub_heads;  // the files' first bytes of the Hub import under way (vl_hub_head)
 
 }  // namespace
 
 extern "C" {
+// shell/bridge.js's Hub fetcher (ui/hub.h): each file's first bytes, then the answer or the failure.
+EMSCRIPTEN_KEEPALIVE void vl_hub_head(const char* name, const unsigned char* data, int size) {
+    g_hub_heads[name].assign(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
+}
+EMSCRIPTEN_KEEPALIVE void vl_hub_done(const char* payload) {
+    if (g_app) vl::ui::hub_import_done(*g_app, payload, g_hub_heads);
+    g_hub_heads.clear();
+    if (g_app) g_history.imported = true;  // a new history entry, as for a pasted config.json
+}
+EMSCRIPTEN_KEEPALIVE void vl_hub_failed(int status, const char* code, const char* retry_after, const char* file, const char* detail) {
+    g_hub_heads.clear();
+    if (g_app) vl::ui::hub_import_failed(*g_app, status, code, retry_after, file, detail);
+}
+// How many bytes of a GGUF file its header needs: 0 when `size` bytes hold it whole (or it is no
+// GGUF: the import says why), else more than size (the fetcher reads twice as much and asks again).
+EMSCRIPTEN_KEEPALIVE double vl_gguf_needs(const unsigned char* data, int size, double file_size) {
+    bool truncated = false;
+    (void)vl::read_gguf_header(std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(size)),
+                               static_cast<uint64_t>(file_size), &truncated);
+    return truncated ? static_cast<double>(size) * 2 : 0;
+}
 // window.vramlens.send(kind, key, text): paste, drop, hash, text, text_done, refused. `text` holds
 // `length` bytes (a NUL inside stays in the string, and the readers name it).
 EMSCRIPTEN_KEEPALIVE void vl_event(const char* kind, const char* key, const char* text, int length) {
@@ -183,6 +209,7 @@ void page_begin_frame(AppState& app) {
     e.origin = j.value("origin", std::string());
     e.hash = j.value("hash", std::string());
     e.hash_refused_bytes = j.value("hash_refused_bytes", size_t{0});
+    if (j.contains("hub_endpoint") && j["hub_endpoint"].is_string()) e.hub_endpoint = j["hub_endpoint"].get<std::string>();
 }
 
 void page_end_frame(AppState& app) {
