@@ -557,6 +557,27 @@ TEST_CASE("import_checkpoint: a LoRA adapter sets fine-tuning with its rank and 
     CHECK(s.infer.weights == WeightFormat::BF16);  // no quantization_config and no tensors read: left as it was
 }
 
+TEST_CASE("import_checkpoint: a GGUF's general.file_type is its llama.cpp weight format", "[checkpoint]") {
+    // llama.h: LLAMA_FTYPE_MOSTLY_Q4_K_M = 15, LLAMA_FTYPE_MOSTLY_Q8_0 = 7; 14 (Q4_K_S) has no vramlens format.
+    for (const auto& [ftype, want] : {std::pair<uint32_t, std::optional<WeightFormat>>{15, WeightFormat::GGUF_Q4_K_M},
+                                      {7, WeightFormat::GGUF_Q8_0}, {14, std::nullopt}}) {
+        INFO("general.file_type " << ftype);
+        GgufWriter w = tiny_gguf();
+        w.u32("llama.feed_forward_length", 512);
+        w.u32("general.file_type", ftype);
+        Result<GgufHeader> h = read_gguf_header(w.file());
+        REQUIRE(h.ok());
+        CheckpointFiles f;
+        f.gguf = *h;
+        Result<CheckpointImport> r = import_checkpoint(f);
+        REQUIRE(r.ok());
+        Scenario s;
+        apply_checkpoint_import(*r, s);
+        CHECK(s.infer.weights == want.value_or(WeightFormat::BF16));
+        CHECK(s.infer.engine == (want ? Engine::LlamaCpp : Engine::Transformers));
+    }
+}
+
 TEST_CASE("import_checkpoint: a checkpoint without quantization_config is in the float dtype holding most of its parameters") {
     // F16 [32, 8] = 256 elements and F32 [8] = 8: the weights are F16, whatever the scenario had before.
     const std::string header = R"({"model.embed_tokens.weight": {"dtype": "F16", "shape": [32, 8], "data_offsets": [0, 512]},

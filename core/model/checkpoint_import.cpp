@@ -47,6 +47,7 @@ GgufSummary summarize_gguf(const GgufHeader& h, uint64_t file_bytes) {
     }
     g.layer_bytes = gguf_bytes_by_layer(h);
     g.file_bytes = file_bytes;
+    if (const GgufKv* t = h.find("general.file_type"); t && t->unsigned_value) g.file_type = *t->unsigned_value;
     return g;
 }
 
@@ -115,6 +116,21 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
             }
         }
         if (most > 0) changes.push_back(std::string("weight format: ") + enum_name(s.infer.weights));
+    }
+    if (c.gguf && c.gguf->file_type) {
+        // llama.cpp's enum llama_ftype (llama.h) [llama-cpp-code]: the mixes vramlens has a format for.
+        static constexpr std::pair<uint64_t, WeightFormat> kFtypes[] = {
+            {0, WeightFormat::FP32},         {1, WeightFormat::FP16},         {2, WeightFormat::GGUF_Q4_0},
+            {7, WeightFormat::GGUF_Q8_0},    {10, WeightFormat::GGUF_Q2_K},   {12, WeightFormat::GGUF_Q3_K_M},
+            {15, WeightFormat::GGUF_Q4_K_M}, {17, WeightFormat::GGUF_Q5_K_M}, {18, WeightFormat::GGUF_Q6_K},
+            {32, WeightFormat::BF16},
+        };
+        for (const auto& [ftype, format] : kFtypes)
+            if (*c.gguf->file_type == ftype) {
+                s.infer.weights = format;
+                s.infer.engine = Engine::LlamaCpp;
+                changes.push_back(std::string("weight format: ") + enum_name(format) + ", engine: llama.cpp");
+            }
     }
     if (c.quantization && c.quantization->format) {
         s.infer.weights = *c.quantization->format;

@@ -54,6 +54,7 @@ struct GgufSummary {
     uint64_t tensors = 0, elements = 0;
     GgufLayerBytes layer_bytes;
     uint64_t file_bytes = 0;
+    std::optional<uint64_t> file_type;  // general.file_type: llama.cpp's llama_ftype (15: Q4_K_M) [llama-cpp-code]
 };
 
 struct CheckpointImport {
@@ -70,7 +71,8 @@ struct CheckpointImport {
 Result<CheckpointImport> import_checkpoint(const CheckpointFiles& files, CheckpointPart* failed = nullptr);
 
 // What the import means for a scenario: its model, the weight format (the quantization's; for
-// safetensors without one, the float dtype holding most parameters: BF16, F16 or F32) and a LoRA
+// safetensors without one, the float dtype holding most parameters: BF16, F16 or F32; for a GGUF,
+// its general.file_type as a llama.cpp weight format and engine, where vramlens has that format) and a LoRA
 // adapter's rank and targets (mode finetune, method LoRA). Returns the changes made, for people.
 std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scenario& s);
 
