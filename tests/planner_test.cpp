@@ -61,7 +61,7 @@ TEST_CASE("planner: Llama-3-8B Q4_K_M, 33/33 layers on one GPU, matches llama.cp
     CHECK(p.fits);
 }
 
-TEST_CASE("planner: -ngl counts the output as layer n_layer; --tensor-split assigns by cumulative fractions") {
+TEST_CASE("planner: -ngl counts the output as layer n_layer, --tensor-split assigns by cumulative fractions") {
     PlanInput in = tiny(1024);
     in.gpus = {{"RTX 4090", 24 * kGiB, 0}, {"RTX 3060 12GB", 12 * kGiB, 0}};
     in.tensor_split = {1, 1};

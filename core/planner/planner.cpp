@@ -215,7 +215,7 @@ namespace {
 
 int64_t largest_context(const PlanInput& in, int64_t ngl) {
     const int64_t step = 256;
-    const int64_t cap = std::max<int64_t>(in.model.max_position, step);
+    const int64_t cap = std::max({in.model.max_position, in.context, step});
     if (!place_llamacpp(in, ngl, step).fits) return 0;
     int64_t lo = 1, hi = cap / step;  // in steps; lo fits
     if (place_llamacpp(in, ngl, hi * step).fits) return hi * step;

@@ -65,7 +65,8 @@ struct Plan {
     std::vector<DevicePlan> gpus;
     DevicePlan cpu;                 // host RAM: token embedding, CPU layers and their KV
     bool fits = false;              // every device within its capacity
-    int64_t max_context = 0;        // largest context (multiple of 256) that fits at this -ngl; 0: none
+    int64_t max_context = 0;        // largest context (multiple of 256, up to the larger of n_ctx_train and the
+                                    // requested one) that fits at this -ngl; 0: none
     std::string advice;             // when nothing fits: the smallest change that would
     bool ok() const { return error.empty(); }
 };
