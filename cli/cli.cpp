@@ -240,6 +240,7 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--flash-attn", nullptr, "flash attention on (-fa on)"},
     {"--ubatch", "N", "n_ubatch, -ub (default 512)"},
     {"--ngl", "N", "layers on the GPUs, -ngl (default: the most that fit)"},
+    {"--n-cpu-moe", "N", "MoE: keep the routed experts of the first N layers on the CPU (--n-cpu-moe)"},
     {"--tensor-split", "A,B,...", "proportions per GPU (default: by each GPU's usable memory)"},
     {"--apple", nullptr, "an Apple Silicon Mac: the GPU shares --ram (give no --gpu)"},
     {"--wired-limit-mb", "N", "Apple: iogpu.wired_limit_mb (default 0: macOS's default limit)"},
@@ -648,7 +649,7 @@ std::string usage() {
         "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
         "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
         "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
-        "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--ngl N] [--tensor-split A,B] [--apple] [--format json]\n"
+        "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple] [--format json]\n"
         "                                                         run it locally: layers per GPU, memory per device, launch line\n"
         "        SOURCE: a folder, a .safetensors, .gguf or config.json file, or org/name[@rev] / a Hub URL (HF cache, else the Hub)\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
@@ -1202,11 +1203,12 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             else if (v == "q8_0") in.kv = KvDtype::INT8;
             else if (v == "q4_0") in.kv = KvDtype::INT4;
             else return bad("--kv-type: \"" + escape_control_chars(value) + "\" is not a llama.cpp cache type; use f16, bf16, q8_0 or q4_0");
-        } else if (flag == "--ctx" || flag == "--ubatch" || flag == "--ngl" || flag == "--wired-limit-mb") {
+        } else if (flag == "--ctx" || flag == "--ubatch" || flag == "--ngl" || flag == "--wired-limit-mb" || flag == "--n-cpu-moe") {
             int64_t n = 0;
             if (!whole(flag, value, n) || n < 0)
                 return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a whole number >= 0");
-            (flag == "--ctx" ? in.context : flag == "--ubatch" ? in.ubatch : flag == "--ngl" ? in.ngl : in.wired_limit_mb) = n;
+            (flag == "--ctx" ? in.context : flag == "--ubatch" ? in.ubatch : flag == "--ngl" ? in.ngl
+                                                                   : flag == "--n-cpu-moe" ? in.n_cpu_moe : in.wired_limit_mb) = n;
         } else if (flag == "--tensor-split") {
             in.tensor_split.clear();
             size_t start = 0;
@@ -1270,6 +1272,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     std::string launch = "llama-server -m " + model_file + " -ngl " + std::to_string(p.ngl) + " -c " + std::to_string(p.context) +
                          " -ub " + std::to_string(in.ubatch);
     if (p.gpus.size() > 1) launch += " --split-mode layer --tensor-split " + split_text(p.split);
+    if (in.n_cpu_moe > 0) launch += " --n-cpu-moe " + std::to_string(in.n_cpu_moe);
     launch += in.flash_attention ? " -fa on" : " -fa off";
     if (in.kv != KvDtype::FP16) launch += std::string(" -ctk ") + llamacpp_cache_type(in.kv) + " -ctv " + llamacpp_cache_type(in.kv);
     std::string ollama_env = std::string("OLLAMA_FLASH_ATTENTION=") + (in.flash_attention ? "1" : "0");
@@ -1308,6 +1311,8 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             std::string layers = d.layer_end > d.layer_begin ? "layers " + std::to_string(d.layer_begin) + "-" + std::to_string(d.layer_end - 1)
                                                              : std::string("no layers");
             if (d.output) layers += " + output";
+            if (&d == &p.cpu && in.n_cpu_moe > 0)
+                layers += ", experts of layers 0-" + std::to_string(std::min(in.n_cpu_moe, p.n_layer) - 1);
             out += "  " + d.name + ": " + layers + "; weights " + amount_with_unit(d.weights, SizeUnit::GiB) + ", KV " + amount_with_unit(d.kv, SizeUnit::GiB) + ", compute " +
                    amount_with_unit(d.compute, SizeUnit::GiB) + " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
         };

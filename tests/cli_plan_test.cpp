@@ -125,3 +125,22 @@ TEST_CASE("cli plan: a model that fits nowhere exits 3 and names a change that f
     CHECK(r.err.find("does not fit") != std::string::npos);
     CHECK((r.err.find("weights q") != std::string::npos || r.err.find("more system RAM") != std::string::npos));
 }
+
+TEST_CASE("cli plan --n-cpu-moe: experts of the first N layers move to RAM and the flag is in the launch line") {
+    const std::set<std::string> known = llama_server_flags();
+    const std::vector<std::string> base = {"--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--ctx", "8192", "--gpu", "rtx-4090",
+                                           "--ram", "64GB", "--ngl", "49", "--format", "json"};
+    std::vector<std::string> moe = base;
+    moe.insert(moe.end(), {"--n-cpu-moe", "20"});
+    const Out all = plan(base), some = plan(moe);
+    INFO(all.err << some.err);
+    REQUIRE(all.status != 2);
+    REQUIRE(some.status == 0);
+    const nlohmann::json a = nlohmann::json::parse(all.out), b = nlohmann::json::parse(some.out);
+    const double moved = a["devices"][0]["weights_bytes"].get<double>() - b["devices"][0]["weights_bytes"].get<double>();
+    CHECK(moved > 0);
+    CHECK(b["devices"][1]["weights_bytes"].get<double>() - a["devices"][1]["weights_bytes"].get<double>() == moved);
+    const std::string launch = b["launch"];
+    CHECK(launch.find(" --n-cpu-moe 20 ") != std::string::npos);
+    CHECK(known.count("--n-cpu-moe") == 1);
+}

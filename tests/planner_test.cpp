@@ -178,3 +178,25 @@ TEST_CASE("planner: Apple Silicon GPU wired limit, default and iogpu.wired_limit
     CHECK(p.gpus[0].capacity == 16 * kGiB * 2 / 3);
     CHECK(p.ngl == 5);
 }
+
+TEST_CASE("planner: --n-cpu-moe keeps the routed experts of the first N layers on the CPU") {
+    // The tiny model with 4 routed experts of width 128 (top 2) per layer instead of the dense MLP:
+    // experts gate, up, down 4 * 3 * 256 * 128 = 393216 weights in Q8_0 = 417792 B per layer.
+    PlanInput in = tiny(1024);
+    in.model.moe.num_experts = 4;
+    in.model.moe.top_k = 2;
+    in.model.moe.expert_ffn = 128;
+    in.gpus = {{"RTX 4090", 24 * kGiB, 0}};
+    CHECK(llamacpp_layer_expert_bytes(in, 0) == 417792);
+    const Plan all = place_llamacpp(in, 5, 1024);
+    in.n_cpu_moe = 2;
+    const Plan two = place_llamacpp(in, 5, 1024);
+    REQUIRE(two.ok());
+    CHECK(two.gpus[0].weights == all.gpus[0].weights - 2 * 417792);
+    CHECK(two.cpu.weights == all.cpu.weights + 2 * 417792);
+    CHECK(two.gpus[0].layer_begin == 0);
+    CHECK(two.gpus[0].layer_end == 4);
+    PlanInput dense = tiny(1024);
+    dense.n_cpu_moe = 1;
+    CHECK(plan_llamacpp(dense).error.rfind("n-cpu-moe:", 0) == 0);
+}

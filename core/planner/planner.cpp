@@ -52,6 +52,9 @@ std::string validate_plan(const PlanInput& in) {
         return "kv-type: llama.cpp caches f16, bf16, q8_0 or q4_0 (-ctk/-ctv); fp8 is not one of them";
     if ((in.kv == KvDtype::INT8 || in.kv == KvDtype::INT4) && !in.flash_attention)
         return "kv-type: llama.cpp needs flash attention for a quantized V cache (\"V cache quantization requires flash_attn\"); add --flash-attn or use f16";
+    if (in.n_cpu_moe < 0) return "n-cpu-moe: the number of layers whose experts stay on the CPU must be >= 0";
+    if (in.n_cpu_moe > 0 && in.model.moe.num_experts <= 0)
+        return "n-cpu-moe: " + in.model.name + " has no routed experts; leave --n-cpu-moe out (or use --ngl)";
     if (in.context < 1) return "ctx: the context must be at least 1 token";
     if (in.ubatch < 1) return "ubatch: n_ubatch must be at least 1 token";
     if (!(in.ram_bytes > 0)) return "ram: give the system RAM (e.g. --ram 64GB); layers not on a GPU live there";
@@ -101,6 +104,13 @@ double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il) {
     Parallelism par;
     par.pp = in.model.layers;
     return weight_bytes(w, in.model, llamacpp_options(in), par).total();
+}
+
+double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il) {
+    if (in.model.moe.num_experts <= 0) return 0;
+    PlanInput no_experts = in;
+    no_experts.model.moe.expert_ffn = 0;
+    return llamacpp_layer_weight_bytes(in, il) - llamacpp_layer_weight_bytes(no_experts, il);
 }
 
 double llamacpp_output_weight_bytes(const PlanInput& in) {
@@ -182,7 +192,10 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
         StageWeightParams w = layer_params(in, pc, il);
         w.norms -= w.edge.final_norm;
         w.edge = EdgeShard{};
-        d.weights += weight_bytes(w, m, o, par).total();
+        const double layer = weight_bytes(w, m, o, par).total();
+        const double experts_on_cpu = (il < in.n_cpu_moe && device_of(il) >= 0) ? llamacpp_layer_expert_bytes(in, il) : 0;
+        d.weights += layer - experts_on_cpu;
+        p.cpu.weights += experts_on_cpu;
         d.kv += kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, false);
         if (d.layer_begin < 0) d.layer_begin = il;
         d.layer_end = il + 1;

@@ -43,6 +43,8 @@ struct PlanInput {
     bool apple_unified = false;     // one Apple GPU sharing ram_bytes; gpus must be empty
     int64_t wired_limit_mb = 0;     // iogpu.wired_limit_mb (Apple), 0: the default
     int64_t ngl = -1;               // -ngl; < 0: the largest that fits
+    int64_t n_cpu_moe = 0;          // --n-cpu-moe N: the routed experts (ffn_{gate,up,down}_exps) of layers
+                                    // [0, N) stay on the CPU (common/arg.cpp's -ot pattern) [llama-cpp-server-flags]
 };
 
 struct DevicePlan {
@@ -82,5 +84,8 @@ Plan plan_llamacpp(const PlanInput& in);
 double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il);
 double llamacpp_output_weight_bytes(const PlanInput& in);
 double llamacpp_embedding_weight_bytes(const PlanInput& in);
+// The routed experts' share of layer il: the layer's bytes less those of the same layer with
+// expert_ffn = 0 (every other tensor and its GGUF type are unchanged); 0 on a dense layer.
+double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il);
 
 }  // namespace vl
