@@ -29,7 +29,9 @@
 #include "model/checkpoint_import.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
+#include "number_input.h"
 #include "param_count.h"
+#include "planner/planner.h"
 #include "scenario_json.h"
 #include "share_link.h"
 #include "training/optimizers.h"
@@ -159,6 +161,7 @@ struct Options {
     bool formulas = false;
     bool fail_if_no_fit = false;
     std::optional<std::string> decode;  // link --decode LINK
+    std::vector<std::pair<std::string, std::string>> plan;  // plan's flags, in the order given
 };
 
 // Which flags besides --help a command takes.
@@ -168,6 +171,7 @@ enum Takes : unsigned {
     kTakesUnit = 1u << 2,
     kTakesEstimate = 1u << 3,  // --formulas, --fail-if-no-fit
     kTakesDecode = 1u << 4,
+    kTakesPlan = 1u << 5,
 };
 
 struct CommandSpec {
@@ -190,6 +194,9 @@ constexpr CommandSpec kCommands[] = {
     {"models", nullptr, kTakesFormat, "List the model presets."},
     {"gpus", nullptr, kTakesFormat, "List the GPU presets."},
     {"optimizers", nullptr, kTakesFormat, "List the optimizers and the state each keeps per parameter."},
+    {"plan", nullptr, kTakesFormat | kTakesPlan,
+     "Run a model locally with llama.cpp or Ollama: layers per GPU (-ngl, --tensor-split), each device's weights, KV "
+     "cache and compute buffer, the largest context that fits, and the launch line."},
     {"import", "SOURCE", kTakesFormat,
      "A checkpoint's headers, never its weights: a folder (config.json, safetensors shards, adapter_config.json), a .safetensors, "
      ".gguf or config.json file, or a Hugging Face model (org/name[@revision] or a huggingface.co URL; read from the local cache, "
@@ -216,6 +223,35 @@ std::string bad_switch(const std::string& flag, const std::string& text) {
 struct UsageError {
     std::string message;
 };
+
+// `vramlens plan` flags: name, value name (nullptr: a switch), help.
+struct PlanFlag {
+    const char* flag;
+    const char* value;
+    const char* help;
+};
+constexpr PlanFlag kPlanFlags[] = {
+    {"--engine", "ENGINE", "llama.cpp (default) | ollama"},
+    {"--model", "ID", "model preset id, config.json, checkpoint folder or Hugging Face org/name (as for estimate)"},
+    {"--weights", "TYPE", "GGUF type: q8_0 | q6_k | q5_k_m | q4_k_m (default) | q4_0 | q3_k_m | q2_k | fp16 | bf16"},
+    {"--ctx", "N", "context tokens, -c (default 4096)"},
+    {"--gpu", "ID", "a GPU preset id (`vramlens gpus`); repeat for each GPU, in device order"},
+    {"--ram", "SIZE", "system RAM as sold, e.g. 64GB (= 64 GiB) or 48GiB; on a Mac the unified memory"},
+    {"--kv-type", "TYPE", "KV cache type, -ctk/-ctv: f16 (default) | bf16 | q8_0 | q4_0 (quantized needs --flash-attn)"},
+    {"--flash-attn", nullptr, "flash attention on (-fa on)"},
+    {"--ubatch", "N", "n_ubatch, -ub (default 512)"},
+    {"--ngl", "N", "layers on the GPUs, -ngl (default: the most that fit)"},
+    {"--n-cpu-moe", "N", "MoE: keep the routed experts of the first N layers on the CPU (--n-cpu-moe)"},
+    {"--tensor-split", "A,B,...", "proportions per GPU (default: by each GPU's usable memory)"},
+    {"--apple", nullptr, "an Apple Silicon Mac: the GPU shares --ram (give no --gpu)"},
+    {"--wired-limit-mb", "N", "Apple: iogpu.wired_limit_mb (default 0: macOS's default limit)"},
+};
+
+bool is_plan_flag(const std::string& name) {
+    for (const PlanFlag& f : kPlanFlags)
+        if (name == f.flag) return true;
+    return false;
+}
 
 // The parser of one command line: the global options and one subcommand per command.
 class Parser {
@@ -251,7 +287,15 @@ public:
             if (i >= results.size()) continue;
             const std::string& value = results[i];
             const std::string name = opt->get_name();
-            if (const FlagSpec* spec = find_flag(name)) {
+            if (o.command == "plan" && is_plan_flag(name)) {
+                if (name == "--flash-attn" || name == "--apple") {
+                    std::optional<bool> on = switch_value(value);
+                    if (!on) return UsageError{bad_switch(name, value)};
+                    o.plan.push_back({name, *on ? "true" : "false"});
+                } else {
+                    o.plan.push_back({name, value});
+                }
+            } else if (const FlagSpec* spec = find_flag(name)) {
                 if (spec->kind == FlagKind::Switch && !switch_value(value)) return UsageError{bad_switch(name, value)};
                 o.edits.push_back({spec, value});
             } else if (name == "--format") {
@@ -307,6 +351,12 @@ private:
         if (c.takes & kTakesEstimate) {
             output(sub->add_flag("--formulas"), "each component's formula, with your numbers, and its source");
             output(sub->add_flag("--fail-if-no-fit"), "exit with status 3 when the scenario does not fit");
+        }
+        if (c.takes & kTakesPlan) {
+            for (const PlanFlag& f : kPlanFlags) {
+                CLI::Option* opt = f.value ? sub->add_option(f.flag)->type_name(f.value) : sub->add_flag(f.flag);
+                opt->description(f.help)->group("Plan")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+            }
         }
         if (c.takes & kTakesDecode)
             sub->add_option("--decode")->type_name("LINK")->description("print the scenario a share link (or a whole URL) holds");
@@ -599,6 +649,9 @@ std::string usage() {
         "  vramlens gpus [--format F]                             GPU presets\n"
         "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
         "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
+        "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
+        "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple] [--format json]\n"
+        "                                                         run it locally: layers per GPU, memory per device, launch line\n"
         "        SOURCE: a folder, a .safetensors, .gguf or config.json file, or org/name[@rev] / a Hub URL (HF cache, else the Hub)\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
         "  vramlens COMMAND --help                                that command's arguments and flags\n"
@@ -1045,6 +1098,216 @@ int cmd_solve(const Options&, std::string&, std::string& err) {
 #endif
 
 
+// ---- plan: local placement (core/planner) ----------------------------------------------------
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// "64GB", "64 GiB", "48gib", "65536MB": RAM as sold; GB and GiB both mean 2^30 bytes (a "64GB"
+// module holds 64 GiB), MB/MiB 2^20, TB/TiB 2^40; a bare number is GiB.
+std::optional<double> parse_ram_size(std::string text) {
+    size_t cut = text.size();
+    while (cut > 0 && std::isalpha(static_cast<unsigned char>(text[cut - 1]))) --cut;
+    const std::string unit = lower(text.substr(cut));
+    text.resize(cut);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    Result<double> n = parse_decimal_number(text, "ram");
+    if (!n.ok() || !(*n.value > 0)) return std::nullopt;
+    double scale = 0;
+    if (unit.empty() || unit == "gb" || unit == "gib" || unit == "g") scale = 1024.0 * 1024 * 1024;
+    else if (unit == "mb" || unit == "mib" || unit == "m") scale = 1024.0 * 1024;
+    else if (unit == "tb" || unit == "tib" || unit == "t") scale = 1024.0 * 1024 * 1024 * 1024;
+    else return std::nullopt;
+    return *n.value * scale;
+}
+
+// llama.cpp's -ctk/-ctv name of a KV type.
+const char* llamacpp_cache_type(KvDtype t) {
+    switch (t) {
+        case KvDtype::INT8: return "q8_0";
+        case KvDtype::INT4: return "q4_0";
+        case KvDtype::BF16: return "bf16";
+        default: return "f16";
+    }
+}
+
+std::string split_text(const std::vector<double>& split) {
+    std::string s;
+    for (double x : split) {
+        if (!s.empty()) s += ',';
+        s += fmt::format("{:.3g}", x);
+    }
+    return s;
+}
+
+int cmd_plan(const Options& o, std::string& out, std::string& err) {
+    PlanInput in;
+    std::string engine = "llama.cpp", model_arg, weights_arg = "q4_k_m";
+    std::vector<std::string> gpu_ids;
+    bool have_ram = false;
+    auto bad = [&](const std::string& msg) {
+        err += "vramlens: " + msg + "\n";
+        return kBadInput;
+    };
+    auto whole = [&](const std::string& flag, const std::string& v, int64_t& dst) {
+        Result<int64_t> n = parse_whole_number(v, flag);
+        if (!n.ok()) return false;
+        dst = *n.value;
+        return true;
+    };
+    for (const auto& [flag, value] : o.plan) {
+        if (flag == "--engine") engine = lower(value);
+        else if (flag == "--model") model_arg = value;
+        else if (flag == "--weights") weights_arg = value;
+        else if (flag == "--gpu") gpu_ids.push_back(value);
+        else if (flag == "--flash-attn") in.flash_attention = value == "true";
+        else if (flag == "--apple") in.apple_unified = value == "true";
+        else if (flag == "--ram") {
+            std::optional<double> r = parse_ram_size(value);
+            if (!r) return bad("--ram: \"" + escape_control_chars(value) + "\" is not a size; give e.g. 64GB or 48GiB");
+            in.ram_bytes = *r;
+            have_ram = true;
+        } else if (flag == "--kv-type") {
+            const std::string v = lower(value);
+            if (v == "f16" || v == "fp16") in.kv = KvDtype::FP16;
+            else if (v == "bf16") in.kv = KvDtype::BF16;
+            else if (v == "q8_0") in.kv = KvDtype::INT8;
+            else if (v == "q4_0") in.kv = KvDtype::INT4;
+            else return bad("--kv-type: \"" + escape_control_chars(value) + "\" is not a llama.cpp cache type; use f16, bf16, q8_0 or q4_0");
+        } else if (flag == "--ctx" || flag == "--ubatch" || flag == "--ngl" || flag == "--wired-limit-mb" || flag == "--n-cpu-moe") {
+            int64_t n = 0;
+            if (!whole(flag, value, n) || n < 0)
+                return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a whole number >= 0");
+            (flag == "--ctx" ? in.context : flag == "--ubatch" ? in.ubatch : flag == "--ngl" ? in.ngl
+                                                                   : flag == "--n-cpu-moe" ? in.n_cpu_moe : in.wired_limit_mb) = n;
+        } else if (flag == "--tensor-split") {
+            in.tensor_split.clear();
+            size_t start = 0;
+            while (start <= value.size()) {
+                const size_t comma = value.find(',', start);
+                const std::string part = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                Result<double> x = parse_decimal_number(part, "tensor-split");
+                if (!x.ok()) return bad("--tensor-split: \"" + escape_control_chars(value) + "\" is not a list of numbers like 3,1");
+                in.tensor_split.push_back(*x.value);
+                if (comma == std::string::npos) break;
+                start = comma + 1;
+            }
+        }
+    }
+    if (engine != "llama.cpp" && engine != "llamacpp" && engine != "ollama")
+        return bad("--engine: \"" + escape_control_chars(engine) + "\" is not planned yet; use llama.cpp or ollama (vLLM is planned later)");
+    const bool ollama = engine == "ollama";
+    if (model_arg.empty()) return bad("--model: give the model, e.g. --model llama-3-8b (`vramlens models` lists the presets)");
+    if (!have_ram) return bad("--ram: give the system RAM, e.g. --ram 64GB");
+    if (gpu_ids.empty() && !in.apple_unified)
+        return bad("--gpu: give each GPU's preset id (`vramlens gpus`), e.g. --gpu rtx-4090, or --apple for a Mac");
+    // The weights: a GGUF type by its key, case-insensitively ("Q4_K_M").
+    std::optional<WeightFormat> wf = parse_enum<WeightFormat>(lower(weights_arg));
+    if (!wf || !(is_gguf(*wf) || *wf == WeightFormat::FP16 || *wf == WeightFormat::BF16)) {
+        std::vector<std::string> names;
+        for (const WeightFormatInfo& f : kWeightFormats)
+            if (f.family == FormatFamily::Gguf || f.format == WeightFormat::FP16 || f.format == WeightFormat::BF16) names.push_back(f.key);
+        const std::string close = close_names(lower(weights_arg), names);
+        std::string all;
+        for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+        return bad("--weights: \"" + escape_control_chars(weights_arg) + "\" is not a GGUF type vramlens knows" +
+                   (close.empty() ? "" : " (closest: " + close + ")") + "; use one of " + all);
+    }
+    in.weights = *wf;
+    std::vector<std::string> preset_ids;
+    for (const GpuPreset& g : gpu_presets()) preset_ids.push_back(g.id);
+    for (const std::string& id : gpu_ids) {
+        const GpuPreset* g = find_gpu(lower(id));
+        if (!g) {
+            const std::string close = close_names(lower(id), preset_ids);
+            return bad("--gpu: \"" + escape_control_chars(id) + "\" is not a GPU preset" +
+                       (close.empty() ? "" : " (closest: " + close + ")") + "; `vramlens gpus` lists them");
+        }
+        in.gpus.push_back({g->name, g->memory_bytes, -1});
+    }
+    // The model, read as estimate reads --model (presets, config.json, folders, the Hub).
+    Options mo;
+    mo.command = "estimate";
+    mo.edits.push_back({find_flag("--model"), model_arg});
+    int status = kOk;
+    std::optional<Scenario> s = load_scenario(mo, nullptr, err, status);
+    if (!s) return status;
+    in.model = s->model;
+
+    const Plan p = plan_llamacpp(in);
+    if (!p.ok()) return bad(p.error);
+
+    std::string model_file = in.model.name.empty() ? model_arg : in.model.name;
+    for (char& c : model_file) if (c == '/' || c == ' ') c = '-';
+    model_file += std::string("-") + weight_format(in.weights).key + ".gguf";
+    std::string launch = "llama-server -m " + model_file + " -ngl " + std::to_string(p.ngl) + " -c " + std::to_string(p.context) +
+                         " -ub " + std::to_string(in.ubatch);
+    if (p.gpus.size() > 1) launch += " --split-mode layer --tensor-split " + split_text(p.split);
+    if (in.n_cpu_moe > 0) launch += " --n-cpu-moe " + std::to_string(in.n_cpu_moe);
+    launch += in.flash_attention ? " -fa on" : " -fa off";
+    if (in.kv != KvDtype::FP16) launch += std::string(" -ctk ") + llamacpp_cache_type(in.kv) + " -ctv " + llamacpp_cache_type(in.kv);
+    std::string ollama_env = std::string("OLLAMA_FLASH_ATTENTION=") + (in.flash_attention ? "1" : "0");
+    if (in.kv != KvDtype::FP16) ollama_env += std::string(" OLLAMA_KV_CACHE_TYPE=") + llamacpp_cache_type(in.kv);
+
+    if (o.format == ExportFormat::Json) {
+        Json j;
+        j["engine"] = ollama ? "ollama" : "llama.cpp";
+        j["model"] = in.model.name;
+        j["weights"] = weight_format(in.weights).key;
+        j["n_layer"] = p.n_layer;
+        j["ngl"] = p.ngl;
+        j["context"] = p.context;
+        j["max_context"] = p.max_context;
+        j["fits"] = p.fits;
+        if (!p.advice.empty()) j["advice"] = p.advice;
+        j["tensor_split"] = p.split;
+        auto dev = [](const DevicePlan& d) {
+            return Json{{"name", d.name}, {"capacity_bytes", d.capacity}, {"reserve_bytes", d.reserve},
+                        {"layers", Json::array({d.layer_begin, d.layer_end})}, {"output", d.output},
+                        {"weights_bytes", d.weights}, {"kv_bytes", d.kv}, {"compute_bytes", d.compute},
+                        {"total_bytes", d.total()}, {"fits", d.fits()}};
+        };
+        j["devices"] = Json::array();
+        for (const DevicePlan& d : p.gpus) j["devices"].push_back(dev(d));
+        j["devices"].push_back(dev(p.cpu));
+        if (ollama) j["ollama"] = Json{{"num_gpu", p.ngl}, {"num_ctx", p.context}, {"env", ollama_env}};
+        else j["launch"] = launch;
+        out += j.dump(1) + "\n";
+    } else {
+        out += in.model.name + ", " + weight_format(in.weights).name + ", context " + std::to_string(p.context) + ", " +
+               (ollama ? "Ollama" : "llama.cpp") + "\n";
+        out += "-ngl " + std::to_string(p.ngl) + " of " + std::to_string(p.n_layer + 1) + " (" + std::to_string(p.n_layer) +
+               " layers + output)" + (p.fits ? ", fits" : ", DOES NOT FIT") + "\n";
+        auto row = [&](const DevicePlan& d) {
+            std::string layers = d.layer_end > d.layer_begin ? "layers " + std::to_string(d.layer_begin) + "-" + std::to_string(d.layer_end - 1)
+                                                             : std::string("no layers");
+            if (d.output) layers += " + output";
+            if (&d == &p.cpu && in.n_cpu_moe > 0)
+                layers += ", experts of layers 0-" + std::to_string(std::min(in.n_cpu_moe, p.n_layer) - 1);
+            out += "  " + d.name + ": " + layers + "; weights " + amount_with_unit(d.weights, SizeUnit::GiB) + ", KV " + amount_with_unit(d.kv, SizeUnit::GiB) + ", compute " +
+                   amount_with_unit(d.compute, SizeUnit::GiB) + " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
+        };
+        for (const DevicePlan& d : p.gpus) row(d);
+        row(p.cpu);
+        if (p.gpus.size() > 1) out += "tensor split: " + split_text(p.split) + "\n";
+        out += "largest context at -ngl " + std::to_string(p.ngl) + ": " + std::to_string(p.max_context) + "\n";
+        if (!p.advice.empty()) out += p.advice + "\n";
+        if (ollama) {
+            out += "Ollama: PARAMETER num_gpu " + std::to_string(p.ngl) + ", PARAMETER num_ctx " + std::to_string(p.context) +
+                   " (Modelfile or /set parameter); server env: " + ollama_env + "\n";
+        } else {
+            out += "launch: " + launch + "\n";
+        }
+    }
+    if (!p.fits) {
+        err += "vramlens: does not fit: " + p.advice + "\n";
+        return kNoFit;
+    }
+    return kOk;
+}
+
 int run_command(const Options& o, std::string& out, std::string& err) {
     const std::string& cmd = o.command;
     if (cmd == "estimate") return cmd_estimate(o, out, err);
@@ -1056,6 +1319,7 @@ int run_command(const Options& o, std::string& out, std::string& err) {
     if (cmd == "models") return cmd_models(o, out);
     if (cmd == "gpus") return cmd_gpus(o, out);
     if (cmd == "optimizers") return cmd_optimizers(o, out);
+    if (cmd == "plan") return cmd_plan(o, out, err);
     err += "vramlens: unknown command \"" + cmd + "\" (see `vramlens --help`)\n";
     return kUsage;
 }

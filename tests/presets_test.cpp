@@ -97,4 +97,9 @@ TEST_CASE("GPU presets: driver-reported memory with a source") {
     for (const char* id : {"h100-80gb", "h200", "b200", "a100-40gb", "a100-80gb", "l40s", "a10", "l4", "t4",
                            "v100-16gb", "v100-32gb", "rtx-3090", "rtx-4090", "rtx-5090", "mi300x"})
         CHECK(vl::find_gpu(id) != nullptr);
+    // Consumer cards for the local planner (issue 19), nvidia-smi memory.total in public logs:
+    // RTX 3060 12288 MiB, RTX 4060 Ti 16GB 16380 MiB, RTX 4070 Ti 12282 MiB.
+    CHECK(vl::find_gpu("rtx-3060-12gb")->memory_bytes == 12288.0 * 1024 * 1024);
+    CHECK(vl::find_gpu("rtx-4060-ti-16gb")->memory_bytes == 16380.0 * 1024 * 1024);
+    CHECK(vl::find_gpu("rtx-4070-ti")->memory_bytes == 12282.0 * 1024 * 1024);
 }

@@ -768,4 +768,17 @@ ModelSpec model_from_param_count(int64_t params) {
     return m;
 }
 
+// The candidates close to `value` (same when folded, else at most 2 edits away when folded), quoted
+// and comma-separated, for "unknown X" messages; empty when none is close.
+std::string close_names(const std::string& value, const std::vector<std::string>& candidates) {
+    const std::string t = fold_type(value.substr(0, 64));
+    std::string out;
+    for (const std::string& c : candidates) {
+        const std::string f = fold_type(c);
+        if (t != f && (t.size() < 3 || edit_distance(t, f) > 2) && f.find(t) == std::string::npos) continue;
+        out += (out.empty() ? "" : ", ") + std::string("\"") + c + "\"";
+    }
+    return out;
+}
+
 }  // namespace vl

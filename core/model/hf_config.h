@@ -20,7 +20,9 @@
 // head_dim is absent, kv heads not dividing heads. Never throws (works with exceptions disabled).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "diagnostics.h"
 #include "model_spec.h"
@@ -34,5 +36,9 @@ Result<ModelSpec> import_hf_config(std::string_view json_text);
 // features that need the architecture (activations, KV cache, per-layer buffers, LoRA sizes) cannot
 // and must say so (check ModelSpec::architecture_known()). Validate with validate_model.
 ModelSpec model_from_param_count(int64_t params);
+
+// The candidates close to `value` by the spelling rule of unsupported model_types (folded equal, or
+// at most 2 edits, or containing it), quoted and comma-separated; empty when none is close.
+std::string close_names(const std::string& value, const std::vector<std::string>& candidates);
 
 }  // namespace vl

@@ -1,0 +1,296 @@
+// llama.cpp placement: per-device bytes for a given -ngl and context, and the search for the largest
+// -ngl and context that fit (planner.h says where each rule comes from).
+#include "planner/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include "cuda_context.h"
+#include "inference/kv_cache.h"
+#include "inference/runtime.h"
+#include "inference/weight_formats.h"
+#include "param_count.h"
+#include "units.h"
+
+namespace vl {
+
+double apple_gpu_wired_limit_bytes(double ram_bytes, int64_t wired_limit_mb) {
+    if (wired_limit_mb > 0) return static_cast<double>(wired_limit_mb) * 1024 * 1024;
+    const double gib = 1024.0 * 1024 * 1024;
+    return ram_bytes > 32 * gib ? ram_bytes * 3 / 4 : ram_bytes * 2 / 3;
+}
+
+namespace {
+
+InferenceOptions llamacpp_options(const PlanInput& in) {
+    InferenceOptions o;
+    o.engine = Engine::LlamaCpp;
+    o.weights = in.weights;
+    o.kv_dtype = in.kv;
+    o.context = in.context;
+    o.ubatch = in.ubatch;
+    o.flash_attention = in.flash_attention;
+    return o;
+}
+
+// One pipeline stage per layer: stage il holds exactly layer il (parallel.h pipeline_stage), so the
+// GGUF mix's per-layer types (llama_tensor_get_type's use_more_bits) come out layer by layer.
+StageWeightParams layer_params(const PlanInput& in, const ParamCounts& pc, int64_t il) {
+    Parallelism par;
+    par.pp = in.model.layers;
+    return stage_weight_params(in.model, pc, llamacpp_options(in), par, il);
+}
+
+std::string validate_plan(const PlanInput& in) {
+    if (!in.model.architecture_known() || in.model.layers < 1)
+        return "model: the planner needs the model's architecture (layers, hidden size, heads); give a preset id or a config.json";
+    if (!is_gguf(in.weights) && in.weights != WeightFormat::FP16 && in.weights != WeightFormat::BF16 && in.weights != WeightFormat::FP32)
+        return std::string("weights: llama.cpp runs GGUF files; ") + weight_format_name(in.weights) +
+               " is not one; pick q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16 or bf16";
+    if (in.kv != KvDtype::FP16 && in.kv != KvDtype::BF16 && in.kv != KvDtype::INT8 && in.kv != KvDtype::INT4)
+        return "kv-type: llama.cpp caches f16, bf16, q8_0 or q4_0 (-ctk/-ctv); fp8 is not one of them";
+    if ((in.kv == KvDtype::INT8 || in.kv == KvDtype::INT4) && !in.flash_attention)
+        return "kv-type: llama.cpp needs flash attention for a quantized V cache (\"V cache quantization requires flash_attn\"); add --flash-attn or use f16";
+    if (in.n_cpu_moe < 0) return "n-cpu-moe: the number of layers whose experts stay on the CPU must be >= 0";
+    if (in.n_cpu_moe > 0 && in.model.moe.num_experts <= 0)
+        return "n-cpu-moe: " + in.model.name + " has no routed experts; leave --n-cpu-moe out (or use --ngl)";
+    if (in.context < 1) return "ctx: the context must be at least 1 token";
+    if (in.ubatch < 1) return "ubatch: n_ubatch must be at least 1 token";
+    if (!(in.ram_bytes > 0)) return "ram: give the system RAM (e.g. --ram 64GB); layers not on a GPU live there";
+    if (in.apple_unified && !in.gpus.empty()) return "gpu: an Apple Silicon machine has one GPU sharing its RAM; leave out --gpu";
+    for (size_t i = 0; i < in.gpus.size(); ++i)
+        if (!(in.gpus[i].memory_bytes > 0) || !std::isfinite(in.gpus[i].memory_bytes))
+            return "gpu " + std::to_string(i + 1) + ": its memory must be a positive size (e.g. 24GB)";
+    if (!in.tensor_split.empty()) {
+        const size_t n = in.apple_unified ? 1 : in.gpus.size();
+        if (in.tensor_split.size() != n)
+            return "tensor-split: give one proportion per GPU (" + std::to_string(n) + "), e.g. 3,1";
+        double sum = 0;
+        for (double x : in.tensor_split) {
+            if (!(x >= 0) || !std::isfinite(x)) return "tensor-split: each proportion must be a number >= 0";
+            sum += x;
+        }
+        if (!(sum > 0)) return "tensor-split: at least one proportion must be above 0";
+    }
+    return {};
+}
+
+struct GpuSlot {
+    std::string name;
+    double capacity, reserve;
+};
+
+std::vector<GpuSlot> gpu_slots(const PlanInput& in) {
+    std::vector<GpuSlot> out;
+    if (in.apple_unified) {
+        out.push_back({"Apple GPU (unified memory)", apple_gpu_wired_limit_bytes(in.ram_bytes, in.wired_limit_mb), 0});
+        return out;
+    }
+    for (const PlanGpu& g : in.gpus) {
+        const double reserve = g.reserve_bytes >= 0 ? g.reserve_bytes : cuda_context_row(gpu_arch(g.name), true).bytes;
+        out.push_back({g.name, std::max(0.0, g.memory_bytes - reserve), reserve});
+    }
+    return out;
+}
+
+}  // namespace
+
+double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il) {
+    const ParamCounts pc = count_params(in.model);
+    StageWeightParams w = layer_params(in, pc, il);
+    w.norms -= w.edge.final_norm;
+    w.edge = EdgeShard{};
+    Parallelism par;
+    par.pp = in.model.layers;
+    return weight_bytes(w, in.model, llamacpp_options(in), par).total();
+}
+
+double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il) {
+    if (in.model.moe.num_experts <= 0) return 0;
+    PlanInput no_experts = in;
+    no_experts.model.moe.expert_ffn = 0;
+    return llamacpp_layer_weight_bytes(in, il) - llamacpp_layer_weight_bytes(no_experts, il);
+}
+
+double llamacpp_output_weight_bytes(const PlanInput& in) {
+    const ParamCounts pc = count_params(in.model);
+    Parallelism par;
+    par.pp = in.model.layers;
+    StageWeightParams w = layer_params(in, pc, in.model.layers - 1);
+    // A single-layer model has no separate last stage: its tied head has no copy in the estimate's
+    // stages, but llama.cpp still creates output.weight as a duplicate of token_embd.
+    if (in.model.layers == 1 && in.model.tied_embeddings) w.edge.lm_head = 1;
+    Numbers n;
+    const InferenceOptions o = llamacpp_options(in);
+    return lm_head_weight_bytes(n, w, in.model, o, par) + w.edge.final_norm * norm_bits(o) / 8;
+}
+
+double llamacpp_embedding_weight_bytes(const PlanInput& in) {
+    const ParamCounts pc = count_params(in.model);
+    Parallelism par;
+    par.pp = in.model.layers;
+    const StageWeightParams w = layer_params(in, pc, 0);
+    Numbers n;
+    return embedding_weight_bytes(n, w, in.model, llamacpp_options(in), par);
+}
+
+Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
+    Plan p;
+    p.error = validate_plan(in);
+    if (!p.ok()) return p;
+    const ModelSpec& m = in.model;
+    const int64_t L = m.layers;
+    p.n_layer = L;
+    p.context = context;
+    const std::vector<GpuSlot> slots = gpu_slots(in);
+    const size_t n_gpu = slots.size();
+    p.ngl = n_gpu == 0 ? 0 : std::clamp<int64_t>(ngl, 0, L + 1);
+
+    // Split points: cumulative, normalised (load_tensors).
+    std::vector<double> splits(n_gpu);
+    for (size_t i = 0; i < n_gpu; ++i) splits[i] = in.tensor_split.empty() ? slots[i].capacity : in.tensor_split[i];
+    double sum = 0;
+    for (double x : splits) sum += x;
+    p.split = splits;
+    for (size_t i = 0; i < n_gpu; ++i) {
+        p.split[i] = sum > 0 ? splits[i] / sum : 0;
+    }
+    double acc = 0;
+    for (size_t i = 0; i < n_gpu; ++i) {
+        acc += splits[i];
+        splits[i] = sum > 0 ? acc / sum : 1;
+    }
+
+    const int64_t i_gpu_start = std::max<int64_t>(L + 1 - p.ngl, 0);
+    const int64_t act = std::min<int64_t>(p.ngl, L + 1);
+    // -1: the CPU; otherwise the GPU index of layer il (il == L: the output layer).
+    auto device_of = [&](int64_t il) -> int {
+        if (act == 0 || il < i_gpu_start || il - i_gpu_start >= act) return -1;
+        const double frac = static_cast<double>(il - i_gpu_start) / static_cast<double>(act);
+        const auto it = std::upper_bound(splits.begin(), splits.end(), frac);
+        return static_cast<int>(std::min<std::ptrdiff_t>(it - splits.begin(), static_cast<std::ptrdiff_t>(n_gpu) - 1));
+    };
+
+    p.gpus.resize(n_gpu);
+    for (size_t i = 0; i < n_gpu; ++i) {
+        p.gpus[i].name = slots[i].name;
+        p.gpus[i].capacity = slots[i].capacity;
+        p.gpus[i].reserve = slots[i].reserve;
+        p.gpus[i].layer_begin = p.gpus[i].layer_end = -1;
+    }
+    p.cpu.name = "CPU (system RAM)";
+    p.cpu.layer_begin = p.cpu.layer_end = -1;
+
+    const ParamCounts pc = count_params(m);
+    Parallelism par;
+    par.pp = L;
+    const InferenceOptions o = llamacpp_options(in);
+    auto at = [&](int d) -> DevicePlan& { return d < 0 ? p.cpu : p.gpus[static_cast<size_t>(d)]; };
+    for (int64_t il = 0; il < L; ++il) {
+        DevicePlan& d = at(device_of(il));
+        StageWeightParams w = layer_params(in, pc, il);
+        w.norms -= w.edge.final_norm;
+        w.edge = EdgeShard{};
+        const double layer = weight_bytes(w, m, o, par).total();
+        const double experts_on_cpu = (il < in.n_cpu_moe && device_of(il) >= 0) ? llamacpp_layer_expert_bytes(in, il) : 0;
+        d.weights += layer - experts_on_cpu;
+        p.cpu.weights += experts_on_cpu;
+        d.kv += kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, false);
+        if (d.layer_begin < 0) d.layer_begin = il;
+        d.layer_end = il + 1;
+    }
+    for (DevicePlan* d : {&p.cpu}) if (d->layer_begin < 0) d->layer_begin = d->layer_end = 0;
+    for (DevicePlan& d : p.gpus) if (d.layer_begin < 0) d.layer_begin = d.layer_end = 0;
+    DevicePlan& out = at(device_of(L));
+    out.output = true;
+    out.weights += llamacpp_output_weight_bytes(in);
+    p.cpu.weights += llamacpp_embedding_weight_bytes(in);
+
+    // Compute buffers (runtime.h llamacpp_compute_bytes): the GPU holding the output plans the
+    // logits; a GPU with only repeating layers peaks at attention or the MLP (no logits: vocab 0).
+    ModelSpec no_logits = m;
+    no_logits.vocab = 0;
+    for (DevicePlan& d : p.gpus) {
+        if (d.layer_end == d.layer_begin && !d.output) continue;
+        d.compute = llamacpp_compute_bytes(d.output ? m : no_logits, context, in.ubatch, in.flash_attention, LlamaCppBackend::CUDA);
+    }
+
+    double gpu_used = 0;
+    for (const DevicePlan& d : p.gpus) gpu_used += d.total();
+    p.cpu.capacity = in.apple_unified ? std::max(0.0, in.ram_bytes - gpu_used) : in.ram_bytes;
+    p.fits = p.cpu.fits();
+    for (const DevicePlan& d : p.gpus) p.fits = p.fits && d.fits();
+    return p;
+}
+
+namespace {
+
+int64_t largest_context(const PlanInput& in, int64_t ngl) {
+    const int64_t step = 256;
+    const int64_t cap = std::max({in.model.max_position, in.context, step});
+    if (!place_llamacpp(in, ngl, step).fits) return 0;
+    int64_t lo = 1, hi = cap / step;  // in steps; lo fits
+    if (place_llamacpp(in, ngl, hi * step).fits) return hi * step;
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (place_llamacpp(in, ngl, mid * step).fits) lo = mid;
+        else hi = mid;
+    }
+    return lo * step;
+}
+
+std::string no_fit_advice(const PlanInput& in, const Plan& best) {
+    std::string out = "does not fit at -c " + std::to_string(in.context) + " even with every layer placed:";
+    const int64_t ctx = largest_context(in, best.ngl);
+    if (ctx > 0) out += " a context of " + std::to_string(ctx) + " (--ctx " + std::to_string(ctx) + ") fits at -ngl " + std::to_string(best.ngl) + ";";
+    static constexpr WeightFormat kSmaller[] = {WeightFormat::GGUF_Q8_0, WeightFormat::GGUF_Q6_K, WeightFormat::GGUF_Q5_K_M,
+                                                WeightFormat::GGUF_Q4_K_M, WeightFormat::GGUF_Q3_K_M, WeightFormat::GGUF_Q2_K};
+    const double current_bpw = linear_bits_per_weight(llamacpp_options(in), in.model.hidden);
+    for (WeightFormat f : kSmaller) {
+        PlanInput smaller = in;
+        smaller.weights = f;
+        smaller.ngl = -1;
+        if (linear_bits_per_weight(llamacpp_options(smaller), in.model.hidden) >= current_bpw) continue;
+        const Plan q = plan_llamacpp(smaller);
+        if (q.fits) {
+            out += std::string(" weights ") + weight_format(f).key + " fit (-ngl " + std::to_string(q.ngl) + ");";
+            break;
+        }
+    }
+    const double short_ram = best.cpu.total() - best.cpu.capacity;
+    if (short_ram > 0) out += " or " + size_text(short_ram) + " more system RAM at -ngl " + std::to_string(best.ngl) + ";";
+    if (!out.empty() && out.back() == ';') out.back() = '.';
+    return out;
+}
+
+}  // namespace
+
+Plan plan_llamacpp(const PlanInput& in) {
+    Plan p = place_llamacpp(in, in.ngl < 0 ? in.model.layers + 1 : in.ngl, in.context);
+    if (!p.ok()) return p;
+    const bool has_gpu = !p.gpus.empty();
+    if (in.ngl < 0 && has_gpu) {
+        // More layers on a GPU never lower a GPU's bytes, so the largest -ngl that fits is found
+        // from the top down (at most n_layer + 2 placements).
+        for (int64_t ngl = in.model.layers + 1; ngl >= 0; --ngl) {
+            p = place_llamacpp(in, ngl, in.context);
+            if (p.fits) break;
+        }
+        if (!p.fits) {
+            // The CPU is what overflows when few layers are offloaded: report the fullest offload.
+            p = place_llamacpp(in, in.model.layers + 1, in.context);
+            for (int64_t ngl = in.model.layers + 1; ngl >= 0; --ngl) {
+                const Plan q = place_llamacpp(in, ngl, in.context);
+                bool gpus_fit = true;
+                for (const DevicePlan& d : q.gpus) gpus_fit = gpus_fit && d.fits();
+                if (gpus_fit) { p = q; break; }
+            }
+        }
+    }
+    p.max_context = largest_context(in, p.ngl);
+    if (!p.fits) p.advice = no_fit_advice(in, p);
+    return p;
+}
+
+}  // namespace vl

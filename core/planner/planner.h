@@ -1,0 +1,91 @@
+// Local placement planner (issue 19, phase 1): where llama.cpp (and Ollama, which runs it) puts a
+// model's layers, KV cache and compute buffers over a machine's GPUs and system RAM, the largest
+// -ngl that fits and the largest context for it. Pure: a PlanInput in, a Plan out.
+//
+// llama.cpp's device assignment (src/llama-model.cpp load_tensors, b9993 and later [llama-cpp-code]):
+// the output layer counts as layer n_layer; -ngl N puts layers [n_layer + 1 - N, n_layer] on the
+// GPUs (so -ngl n_layer + 1 offloads every repeating layer and the output; -ngl 1 only the output);
+// the token embedding (the input layer) always stays on the CPU. Offloaded layer il goes to GPU
+// upper_bound(splits, (il - i_gpu_start) / act_gpu_layers), splits being the cumulative normalised
+// --tensor-split (default: each GPU's free memory). A layer's KV cache lives on its layer's device.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model_spec.h"
+#include "scenario.h"
+
+namespace vl {
+
+struct PlanGpu {
+    std::string name;
+    double memory_bytes = 0;   // total memory as the driver reports it
+    double reserve_bytes = -1; // CUDA context / driver reserve; < 0: core/cuda_context.h's row for the name
+};
+
+// Apple Silicon unified memory: the GPU may wire at most recommendedMaxWorkingSetSize, by default
+// 2/3 of RAM up to 32 GiB and 3/4 above (published Metal logs: 10922.67 MB on 16 GB, 21845.34 MB on
+// 32 GB, about 49 GB on 64 GB [lcpp-metal-working-set]); `sudo sysctl iogpu.wired_limit_mb=N` sets
+// it to N MiB (0: the default) [apple-wired-limit].
+double apple_gpu_wired_limit_bytes(double ram_bytes, int64_t wired_limit_mb = 0);
+
+struct PlanInput {
+    ModelSpec model;
+    WeightFormat weights = WeightFormat::GGUF_Q4_K_M;
+    KvDtype kv = KvDtype::FP16;     // llama.cpp -ctk/-ctv: fp16 (f16), int8 (q8_0), int4 (q4_0)
+    int64_t context = 4096;         // -c
+    int64_t ubatch = 512;           // -ub
+    bool flash_attention = false;   // -fa
+    std::vector<PlanGpu> gpus;
+    std::vector<double> tensor_split;  // --tensor-split; empty: by each GPU's usable memory
+    double ram_bytes = 0;           // system RAM (unified memory on a Mac)
+    bool apple_unified = false;     // one Apple GPU sharing ram_bytes; gpus must be empty
+    int64_t wired_limit_mb = 0;     // iogpu.wired_limit_mb (Apple), 0: the default
+    int64_t ngl = -1;               // -ngl; < 0: the largest that fits
+    int64_t n_cpu_moe = 0;          // --n-cpu-moe N: the routed experts (ffn_{gate,up,down}_exps) of layers
+                                    // [0, N) stay on the CPU (common/arg.cpp's -ot pattern) [llama-cpp-server-flags]
+};
+
+struct DevicePlan {
+    std::string name;
+    double capacity = 0;            // usable bytes (memory - reserve, or the wired limit)
+    double reserve = 0;
+    int64_t layer_begin = 0, layer_end = 0;  // repeating layers [begin, end)
+    bool output = false;            // holds output.weight (and the logits' compute)
+    double weights = 0, kv = 0, compute = 0;
+    double total() const { return weights + kv + compute; }
+    bool fits() const { return total() <= capacity; }
+};
+
+struct Plan {
+    std::string error;              // bad input: names the field and how to fix it
+    int64_t n_layer = 0;
+    int64_t ngl = 0;                // the -ngl used
+    int64_t context = 0;
+    std::vector<double> split;      // the tensor split used (one value per GPU)
+    std::vector<DevicePlan> gpus;
+    DevicePlan cpu;                 // host RAM: token embedding, CPU layers and their KV
+    bool fits = false;              // every device within its capacity
+    int64_t max_context = 0;        // largest context (multiple of 256, up to the larger of n_ctx_train and the
+                                    // requested one) that fits at this -ngl; 0: none
+    std::string advice;             // when nothing fits: the smallest change that would
+    bool ok() const { return error.empty(); }
+};
+
+// Per-device bytes for one -ngl and context (no search).
+Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context);
+
+// The plan: -ngl as given or the largest that fits, then the largest context at that -ngl.
+Plan plan_llamacpp(const PlanInput& in);
+
+// Bytes of repeating layer il's weights in the input's format (from the tensor inventory and the
+// GGUF mix), and of the output layer (output.weight + final norm) and the token embedding.
+double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il);
+double llamacpp_output_weight_bytes(const PlanInput& in);
+double llamacpp_embedding_weight_bytes(const PlanInput& in);
+// The routed experts' share of layer il: the layer's bytes less those of the same layer with
+// expert_ffn = 0 (every other tensor and its GGUF type are unchanged); 0 on a dense layer.
+double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il);
+
+}  // namespace vl
