@@ -1,6 +1,7 @@
 // verify-script generation (verify_script.h). The ModelSpec is written back as a Hugging Face
 // config.json of a type transformers builds from the config alone (llama, mistral, qwen2, qwen3,
-// mixtral, gpt2); the step mirrors the scenario on one GPU with plain PyTorch. Every scenario setting
+// mixtral, qwen2_moe, qwen3_moe, deepseek_v2/v3 with MLA, gpt_neox, gpt2); the step mirrors the
+// scenario on one GPU with plain PyTorch (and PEFT for LoRA). Every scenario setting
 // the estimate uses is either reproduced (dropout, fp32 logits, prefill chunking, gradient
 // accumulation, the KV dtype) or refused with the field and the reason.
 #include "verify_script.h"
@@ -37,7 +38,6 @@ Json hf_config(const Scenario& s, Refusals& no) {
         no("model.params", "a model known only by its parameter count cannot be built; give its config");
         return c;
     }
-    if (m.attention != AttentionKind::Standard) no("model.attention", "MLA models are not generated (DeepSeek needs trust_remote_code)");
     // What neither a GPT-2 nor a Llama-family config can express (transformers would build another model).
     if (m.norms_per_layer != 2) no("model.norms_per_layer", "the generated GPT-2/Llama-family models have 2 norms per layer; got " + std::to_string(m.norms_per_layer));
     if (!m.final_norm) no("model.final_norm", "the generated models always have a final norm");
@@ -70,21 +70,71 @@ Json hf_config(const Scenario& s, Refusals& no) {
         c["attn_pdrop"] = attn_drop;
         return c;
     }
+    if (!m.gated_mlp && m.norm == NormKind::LayerNorm && m.position == PositionKind::Rotary && m.parallel_attn_mlp &&
+        m.moe.num_experts == 0) {
+        // GPT-NeoX / Pythia: attention and MLP read the same input through their own LayerNorms
+        // (use_parallel_residual), biases on every linear layer, rotary on part of each head.
+        if (m.kv_heads != m.heads) no("model.kv_heads", "GPT-NeoX models have kv_heads == heads");
+        if (!m.qkv_bias || !m.attn_out_bias || !m.mlp_bias) no("model.qkv_bias", "GPT-NeoX models have a bias on every linear layer");
+        c["model_type"] = "gpt_neox";
+        c["hidden_size"] = m.hidden;
+        c["num_hidden_layers"] = m.layers;
+        c["num_attention_heads"] = m.heads;
+        c["intermediate_size"] = m.ffn;
+        c["max_position_embeddings"] = m.max_position;
+        c["use_parallel_residual"] = true;
+        c["tie_word_embeddings"] = m.tied_embeddings;
+        c["hidden_dropout"] = drop;
+        c["attention_dropout"] = attn_drop;
+        return c;
+    }
     if (!m.gated_mlp || m.norm != NormKind::RMSNorm || m.position != PositionKind::Rotary || m.parallel_attn_mlp) {
-        no("model", "only Llama-style (gated MLP, RMSNorm, rotary) and GPT-2-style models are generated");
+        no("model", "only Llama-style (gated MLP, RMSNorm, rotary), GPT-NeoX-style and GPT-2-style models are generated");
         return c;
     }
     if (drop > 0)
         no("train.dropout", "transformers' Llama-family models have no dropout on hidden states (only attention_dropout), "
                             "so the masks the estimate counts would not exist; set train.dropout to 0 (train.attention_dropout "
                             "is reproduced)");
-    if (m.moe.num_experts > 0) {
-        if (m.moe.shared_experts > 0 || m.moe.shared_expert_ffn > 0 || m.moe.first_dense_layers > 0 || m.moe.moe_layer_freq != 1)
-            no("model.moe", "only Mixtral-style MoE (no shared experts, every layer MoE) is generated");
-        c["model_type"] = "mixtral";
-        c["num_local_experts"] = m.moe.num_experts;
+    if (m.attention == AttentionKind::MLA) {
+        // DeepSeek-V2/V3 multi-head latent attention, native in transformers >= 5 (no remote code):
+        // deepseek_v3 when the router has the e_score_correction bias, else deepseek_v2.
+        c["model_type"] = m.moe.router_bias ? "deepseek_v3" : "deepseek_v2";
+        c["intermediate_size"] = m.ffn;
+        c["q_lora_rank"] = m.mla.q_lora_rank > 0 ? Json(m.mla.q_lora_rank) : Json(nullptr);
+        c["kv_lora_rank"] = m.mla.kv_lora_rank;
+        c["qk_rope_head_dim"] = m.mla.qk_rope_head_dim;
+        c["qk_nope_head_dim"] = m.mla.qk_nope_head_dim;
+        c["v_head_dim"] = m.mla.v_head_dim;
+        c["n_routed_experts"] = m.moe.num_experts;
+        c["n_shared_experts"] = m.moe.shared_experts;
         c["num_experts_per_tok"] = m.moe.top_k;
-        c["intermediate_size"] = m.moe.expert_ffn;
+        c["moe_intermediate_size"] = m.moe.expert_ffn;
+        c["first_k_dense_replace"] = m.moe.first_dense_layers;
+        c["moe_layer_freq"] = m.moe.moe_layer_freq;
+        c["n_group"] = 1;
+        c["topk_group"] = 1;
+        if (m.moe.shared_expert_ffn > 0 || m.moe.shared_expert_gate)
+            no("model.moe", "DeepSeek models size the shared experts as n_shared_experts * expert_ffn, without a gate");
+    } else if (m.moe.num_experts > 0) {
+        if (m.moe.first_dense_layers > 0 || m.moe.moe_layer_freq != 1)
+            no("model.moe", "only MoE models with every layer MoE are generated (Mixtral, Qwen-MoE)");
+        if (m.moe.shared_experts > 0 || m.moe.shared_expert_ffn > 0) {
+            if (!m.moe.shared_expert_gate || !m.qkv_bias)
+                no("model.moe", "shared experts are generated as Qwen2-MoE's (one gated shared expert, q/k/v biases)");
+            c["model_type"] = "qwen2_moe";
+            c["shared_expert_intermediate_size"] =
+                m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.shared_experts * m.moe.expert_ffn;
+        } else {
+            c["model_type"] = m.qk_norm ? "qwen3_moe" : "mixtral";
+        }
+        c["num_local_experts"] = m.moe.num_experts;  // mixtral
+        c["num_experts"] = m.moe.num_experts;        // qwen2_moe, qwen3_moe
+        c["num_experts_per_tok"] = m.moe.top_k;
+        c["moe_intermediate_size"] = m.moe.expert_ffn;
+        c["intermediate_size"] = m.moe.expert_ffn;   // mixtral's expert width (the Qwen MoE models have no dense layer)
+        c["decoder_sparse_step"] = 1;
+        c["mlp_only_layers"] = Json::array();
     } else if (m.qk_norm) {
         c["model_type"] = "qwen3";
         c["intermediate_size"] = m.ffn;
@@ -105,12 +155,45 @@ Json hf_config(const Scenario& s, Refusals& no) {
     c["num_hidden_layers"] = m.layers;
     c["num_attention_heads"] = m.heads;
     c["num_key_value_heads"] = m.kv_heads;
-    c["head_dim"] = m.head_dim;
+    // MLA configs derive head_dim from qk_rope_head_dim (the rotary width): not written for them.
+    if (m.attention != AttentionKind::MLA) c["head_dim"] = m.head_dim;
     c["max_position_embeddings"] = m.max_position;
     c["tie_word_embeddings"] = m.tied_embeddings;
     if (m.sliding_window > 0) c["sliding_window"] = m.sliding_window;
     c["attention_dropout"] = attn_drop;  // dropout on the attention probabilities (eager and SDPA)
     return c;
+}
+
+// PEFT LoraConfig for a LoRA scenario: target modules by their transformers names, rank, dropout,
+// modules_to_save, and whether PEFT upcasts the adapters to fp32 (autocast_adapter_dtype) [peft-code].
+Json lora_plan(const Scenario& s, Refusals& no) {
+    const ModelSpec& m = s.model;
+    const FineTuneOptions& ft = s.finetune;
+    Json l = Json::object();
+    const bool llama_family = m.gated_mlp && m.norm == NormKind::RMSNorm && m.attention == AttentionKind::Standard;
+    if (!llama_family) {
+        no("finetune.method", "LoRA is generated for Llama-family models only (GPT-2 and GPT-NeoX fuse q, k and v into one "
+                              "module, MLA splits them differently: the adapters would not be the ones vramlens counts)");
+        return l;
+    }
+    if (m.moe.num_experts > 0 && (ft.lora_targets & kLoraMlp))
+        no("finetune.lora_targets", "transformers keeps an MoE's experts as fused 3-D parameters, not nn.Linear modules: "
+                                    "target the attention projections only");
+    static constexpr std::pair<unsigned, const char*> kNames[] = {
+        {kLoraQ, "q_proj"}, {kLoraK, "k_proj"}, {kLoraV, "v_proj"}, {kLoraO, "o_proj"},
+        {kLoraGate, "gate_proj"}, {kLoraUp, "up_proj"}, {kLoraDown, "down_proj"}};
+    Json targets = Json::array();
+    for (const auto& [bit, name] : kNames)
+        if (ft.lora_targets & bit) targets.push_back(name);
+    Json saved = Json::array();
+    if (ft.save_embedding) saved.push_back("embed_tokens");
+    if (ft.save_lm_head) saved.push_back("lm_head");
+    l["r"] = ft.lora_rank;
+    l["targets"] = targets;
+    l["dropout"] = ft.lora_dropout;
+    l["modules_to_save"] = saved;
+    l["fp32_adapters"] = ft.adapters_fp32;
+    return l;
 }
 
 const char* dtype_name(WeightFormat f) {
@@ -153,8 +236,9 @@ Json plan(const Scenario& s, Refusals& no) {
         return j;
     }
     const TrainingOptions& t = s.train;
-    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
-        no("finetune.method", "LoRA/QLoRA need peft/bitsandbytes; not generated (full fine-tuning is)");
+    const bool lora = s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::LoRA;
+    if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA)
+        no("finetune.method", "QLoRA needs bitsandbytes' 4-bit kernels; not generated (full fine-tuning and LoRA are)");
     if (t.compat != Compat::None)
         no("train.compat", std::string("\"") + enum_name(t.compat) + "\" reproduces that tool's published accounting, not the "
                            "tensors PyTorch allocates; set train.compat to none to compare with a measurement");
@@ -166,8 +250,11 @@ Json plan(const Scenario& s, Refusals& no) {
     if (!optimizer) no("train.optimizer", "only adamw, sgd and sgd-momentum are generated");
     const bool bf16 = t.precision == Precision::MixedBF16 || t.precision == Precision::AutocastBF16;
     const bool fp16 = t.precision == Precision::MixedFP16 || t.precision == Precision::AutocastFP16;
-    const char* autocast = bf16 ? "bf16" : fp16 ? "fp16" : t.precision == Precision::FP32 ? "" : nullptr;
-    if (!autocast) no("train.precision", "only fp32, fp16-mixed, bf16-mixed, fp16-autocast and bf16-autocast are generated");
+    const bool pure_lora = lora && t.precision == Precision::PureBF16;  // a bf16 base without autocast
+    const char* autocast = bf16 ? "bf16" : fp16 ? "fp16" : t.precision == Precision::FP32 || pure_lora ? "" : nullptr;
+    if (!autocast)
+        no("train.precision", lora ? "LoRA is generated for fp32, bf16-pure, fp16-mixed, bf16-mixed, fp16-autocast and bf16-autocast"
+                                   : "only fp32, fp16-mixed, bf16-mixed, fp16-autocast and bf16-autocast are generated");
     if (t.optimizer_state_dtype == StateDtype::BF16) no("train.optimizer_state_dtype", "the script keeps torch.optim's fp32 states");
     if (t.fp32_grad_accum) no("train.fp32_grad_accum", "the script has no separate fp32 accumulation buffer (its gradients are fp32 already)");
     if (t.fp32_grad_copy) no("train.fp32_grad_copy", "the script makes no extra fp32 copy of the gradients");
@@ -175,6 +262,11 @@ Json plan(const Scenario& s, Refusals& no) {
     if (t.recompute != Recompute::None && t.recompute != Recompute::Full)
         no("train.recompute", "only none and full (gradient checkpointing) are generated");
     j["autocast"] = autocast ? autocast : "";  // fp32 weights, grads and states; compute in the 16-bit type (torch.autocast)
+    // Full training keeps fp32 weights (autocast computes in 16 bits); LoRA's frozen base is loaded in
+    // the regime's weight dtype (bf16/fp16 for the mixed and pure regimes), as the estimate counts it.
+    const bool base16 = lora && (t.precision == Precision::MixedBF16 || t.precision == Precision::MixedFP16 || pure_lora);
+    j["dtype"] = !base16 ? "fp32" : t.precision == Precision::MixedFP16 ? "fp16" : "bf16";
+    if (lora) j["lora"] = lora_plan(s, no);
     j["optimizer"] = optimizer ? optimizer : "";
     j["micro_batch"] = t.micro_batch;
     j["seq_len"] = t.seq_len;
@@ -260,12 +352,24 @@ def step(torch, transformers, where, notes):
     dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "": torch.float32}
     config = transformers.AutoConfig.for_model(**HF_CONFIG)
     infer = PLAN["mode"] == "infer"
-    weight_dtype = dtypes[PLAN["dtype"]] if infer else torch.float32
+    weight_dtype = dtypes[PLAN.get("dtype", "fp32")]
+    # transformers 5 names the argument dtype (torch_dtype is deprecated there)
+    major = transformers.__version__.split(".")[0]
+    dtype_arg = "dtype" if major.isdigit() and int(major) >= 5 else "torch_dtype"
     with torch.device("cuda"):  # built on the GPU: no host copy of the whole model
-        model = transformers.AutoModelForCausalLM.from_config(config, torch_dtype=weight_dtype, attn_implementation=PLAN["attn"])
+        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation=PLAN["attn"], **{dtype_arg: weight_dtype})
     built = sum(p.numel() for p in model.parameters())
     if built != ESTIMATE["params"]:
         notes.append("transformers built %d parameters, vramlens counted %d: not like for like" % (built, ESTIMATE["params"]))
+    lora = PLAN.get("lora")
+    if lora:
+        import peft
+        if PLAN["gradient_checkpointing"]:
+            model.gradient_checkpointing_enable()
+            model.enable_input_require_grads()  # as peft's prepare_model_for_kbit_training and Trainer do
+        cfg = peft.LoraConfig(r=lora["r"], lora_alpha=2 * lora["r"], target_modules=lora["targets"], lora_dropout=lora["dropout"],
+                              modules_to_save=lora["modules_to_save"] or None, bias="none", task_type="CAUSAL_LM")
+        model = peft.get_peft_model(model, cfg, autocast_adapter_dtype=lora["fp32_adapters"])
     vocab = HF_CONFIG["vocab_size"]
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
@@ -282,12 +386,13 @@ def step(torch, transformers, where, notes):
         return
     where[0] = "training"
     model.train()
-    if PLAN["gradient_checkpointing"]:
+    if PLAN["gradient_checkpointing"] and not lora:
         model.gradient_checkpointing_enable()
+    trainable = [p for p in model.parameters() if p.requires_grad]  # LoRA: the adapters (and modules_to_save)
     if PLAN["optimizer"] == "adamw":
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+        opt = torch.optim.AdamW(trainable, lr=1e-5)
     else:
-        opt = torch.optim.SGD(model.parameters(), lr=1e-5, momentum=0.9 if PLAN["optimizer"] == "sgd-momentum" else 0.0)
+        opt = torch.optim.SGD(trainable, lr=1e-5, momentum=0.9 if PLAN["optimizer"] == "sgd-momentum" else 0.0)
     ids = torch.randint(0, vocab, (PLAN["micro_batch"], PLAN["seq_len"]), device="cuda")
     f = torch.nn.functional
     for _ in range(2):  # the second step runs with the optimizer states allocated
@@ -334,6 +439,12 @@ def run(force):
         print("warning: " + problem)
     elif ESTIMATE["total_bytes"] > free + ESTIMATE["context_bytes"]:
         print("warning: other processes use this GPU (%.2f GiB free): the run may run out of memory" % (free / GIB))
+    if PLAN.get("lora"):
+        try:
+            import peft  # noqa: F401
+        except ImportError as e:
+            print("a LoRA scenario needs peft (%s)" % e, file=sys.stderr)
+            return EXIT_CANNOT_RUN
     if PLAN["mode"] == "infer" and PLAN["prefill_chunk"] > 0 and not hasattr(transformers.GenerationConfig(), "prefill_chunk_size"):
         print("infer.prefill_chunk needs a transformers with generate(prefill_chunk_size=...); this is %s"
               % transformers.__version__, file=sys.stderr)
@@ -412,6 +523,7 @@ Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
         "# too small by the estimate (not run); 4 ran out of GPU memory (measured: did not fit).\n"
         "# Training runs fp32 weights, gradients and optimizer states with torch.autocast for the 16-bit\n"
         "# types: the same 16 bytes per parameter as mixed precision with AdamW, split differently.\n"
+        "# LoRA loads the frozen base in the regime's weight dtype and wraps it with PEFT (needs peft).\n"
         "import json\n"
         "import sys\n"
         "\n"

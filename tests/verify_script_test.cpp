@@ -185,7 +185,7 @@ import json
 import os
 import torch
 
-__version__ = "stand-in"
+__version__ = os.environ.get("FAKE_TF_VERSION", "stand-in")
 
 
 class GenerationConfig:
@@ -287,6 +287,73 @@ TEST_CASE("verify script: the KV dtype must be the weights' and prefill chunking
         s.infer.kv_dtype = q;
         CHECK_THAT(refusal_for(s, "infer.kv_dtype"), Catch::EndsWith("KV cache needs a quantized cache backend (quanto, HQQ); not generated"));
     }
+}
+
+TEST_CASE("verify script: LoRA is run with PEFT on a base in the regime's weight dtype") {
+    vl::Scenario s = preset("llama-3.2-1b", vl::Mode::FineTune);
+    s.finetune.method = vl::FineTuneMethod::LoRA;
+    s.finetune.lora_rank = 16;
+    s.finetune.lora_targets = vl::kLoraAllLinear;
+    s.finetune.save_lm_head = true;
+    s.train.precision = vl::Precision::MixedBF16;
+    const std::string script = script_of(s);
+    const std::string plan = line_of(script, "PLAN = ");
+    // bf16-mixed: the frozen base in bf16 (2 bytes, as the estimate counts it), the step under bf16
+    // autocast; PEFT keeps the adapters in fp32 (autocast_adapter_dtype, finetune.adapters_fp32).
+    CHECK_THAT(plan, Catch::Contains(R"("autocast":"bf16","dtype":"bf16")"));
+    CHECK_THAT(plan, Catch::Contains(R"("lora":{"r":16,"targets":["q_proj","k_proj","v_proj","o_proj","gate_proj","up_proj","down_proj"],)"
+                                     R"("dropout":0.0,"modules_to_save":["lm_head"],"fp32_adapters":true})"));
+    CHECK_THAT(script, Catch::Contains("model = peft.get_peft_model(model, cfg, autocast_adapter_dtype=lora[\"fp32_adapters\"])"));
+    CHECK_THAT(script, Catch::Contains("trainable = [p for p in model.parameters() if p.requires_grad]"));
+
+    // bf16-pure: a bf16 base without autocast; fp32 (autocast) keeps an fp32 base.
+    s.train.precision = vl::Precision::PureBF16;
+    CHECK_THAT(line_of(script_of(s), "PLAN = "), Catch::Contains(R"("autocast":"","dtype":"bf16")"));
+    s.train.precision = vl::Precision::AutocastBF16;
+    CHECK_THAT(line_of(script_of(s), "PLAN = "), Catch::Contains(R"("autocast":"bf16","dtype":"fp32")"));
+    // Full training keeps fp32 weights under autocast whatever the regime (no "lora" in the plan).
+    vl::Scenario full = preset("llama-3.2-1b", vl::Mode::Train);
+    CHECK_THAT(line_of(script_of(full), "PLAN = "), Catch::Contains(R"("dtype":"fp32")"));
+    CHECK(line_of(script_of(full), "PLAN = ").find("lora") == std::string::npos);
+
+    // What PEFT would adapt differently from what vramlens counts is refused.
+    vl::Scenario q = s;
+    q.finetune.method = vl::FineTuneMethod::QLoRA;
+    CHECK_THAT(refusal_for(q, "finetune.method"), Catch::StartsWith("QLoRA needs bitsandbytes"));
+    vl::Scenario g = preset("gpt2", vl::Mode::FineTune);
+    g.finetune.method = vl::FineTuneMethod::LoRA;
+    CHECK_THAT(refusal_for(g, "finetune.method"), Catch::Contains("fuse q, k and v into one module"));
+    vl::Scenario moe = preset("mixtral-8x7b", vl::Mode::FineTune);
+    moe.finetune.method = vl::FineTuneMethod::LoRA;
+    moe.finetune.lora_targets = vl::kLoraQ | vl::kLoraUp;
+    CHECK_THAT(refusal_for(moe, "finetune.lora_targets"), Catch::Contains("fused 3-D parameters"));
+}
+
+TEST_CASE("verify script: GPT-NeoX, MLA and the MoE families are written as transformers' own configs") {
+    // Pythia-410m: GPT-NeoX with parallel residual (EleutherAI/pythia-410m config.json).
+    const std::string neox = line_of(script_of(preset("pythia-410m", vl::Mode::Infer)), "HF_CONFIG = ");
+    CHECK_THAT(neox, Catch::Contains(R"("model_type":"gpt_neox","hidden_size":1024,"num_hidden_layers":24,"num_attention_heads":16,)"
+                                     R"("intermediate_size":4096,)"));
+    CHECK_THAT(neox, Catch::Contains(R"("use_parallel_residual":true)"));
+
+    // DeepSeek-V2-Lite (deepseek-ai/DeepSeek-V2-Lite config.json): q_lora_rank null, kv_lora_rank 512,
+    // rope 64 + nope 128, v 128, 64 routed + 2 shared experts of 1408, top 6, first layer dense.
+    // No head_dim: transformers derives it from qk_rope_head_dim.
+    const std::string mla = line_of(script_of(preset("deepseek-v2-lite", vl::Mode::Infer)), "HF_CONFIG = ");
+    CHECK_THAT(mla, Catch::Contains(R"("model_type":"deepseek_v2","intermediate_size":10944,"q_lora_rank":null,"kv_lora_rank":512,)"
+                                    R"("qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"n_routed_experts":64,)"
+                                    R"("n_shared_experts":2,"num_experts_per_tok":6,"moe_intermediate_size":1408,"first_k_dense_replace":1,)"));
+    CHECK(mla.find(R"("head_dim":)") == std::string::npos);
+    CHECK_THAT(line_of(script_of(preset("deepseek-v3", vl::Mode::Infer)), "HF_CONFIG = "), Catch::Contains(R"("model_type":"deepseek_v3")"));
+
+    // Qwen1.5-MoE-A2.7B: one gated shared expert of 5632 (Qwen/Qwen1.5-MoE-A2.7B config.json); Qwen3
+    // MoE has q/k norms and no shared expert.
+    const std::string qmoe = line_of(script_of(preset("qwen1.5-moe-a2.7b", vl::Mode::Infer)), "HF_CONFIG = ");
+    CHECK_THAT(qmoe, Catch::Contains(R"("model_type":"qwen2_moe","shared_expert_intermediate_size":5632,"num_local_experts":60,"num_experts":60,)"
+                                     R"("num_experts_per_tok":4,"moe_intermediate_size":1408,)"));
+    CHECK_THAT(line_of(script_of(preset("qwen3-30b-a3b", vl::Mode::Infer)), "HF_CONFIG = "), Catch::Contains(R"("model_type":"qwen3_moe")"));
+    CHECK_THAT(line_of(script_of(preset("mixtral-8x7b", vl::Mode::Infer)), "HF_CONFIG = "),
+               Catch::Contains(R"("model_type":"mixtral","num_local_experts":8,"num_experts":8,"num_experts_per_tok":2,)"));
 }
 
 TEST_CASE("verify script: settings it cannot measure like for like are refused, all at once, naming each field") {
@@ -392,6 +459,10 @@ TEST_CASE("verify script: a measured run reports the GPU's used memory from cuda
     CHECK_THAT(r.out, Catch::Contains("used before the run (CUDA context, other processes): 1.00 GiB\n"));
     CHECK_THAT(r.out, Catch::Contains(R"({"outcome": "measured", "where": "generating", )"));
     CHECK(r.out.find("note:") == std::string::npos);  // 124,439,808 parameters, as vramlens counts GPT-2
+
+    // transformers 5 takes dtype= (torch_dtype= is deprecated there).
+    const Py v5 = box.run("", "FAKE_PARAMS=124439808 FAKE_TF_VERSION=5.17.0");
+    CHECK_THAT(v5.out, Catch::Contains(R"(BUILT gpt2 {"attn_implementation": "sdpa", "dtype": "bf16"})"));
 
     // A model transformers builds differently from what vramlens counted is flagged.
     const Py other = box.run("", "FAKE_PARAMS=1");
