@@ -7,6 +7,7 @@
 
 #include "scenario_json.h"
 #include "training/activations.h"
+#include "training/training_internal.h"
 #include "training_fixtures.h"
 
 using namespace vl;
@@ -46,6 +47,109 @@ TEST_CASE("autocast (Trainer bf16 over an fp32 model): fp32 weights, grads and A
     CHECK(bytes_of(m, "weights") == Approx(2 * kP));
     CHECK(bytes_of(m, "optimizer.master") == Approx(4 * kP));
     CHECK(find(m, "weights.autocast_copies") == nullptr);
+}
+
+TEST_CASE("zero_grad(set_to_none=True): plain PyTorch allocates the gradients during backward, Megatron-style buffers keep them") {
+    // torch.optim frees .grad at zero_grad (set_to_none, the default since PyTorch 2.0): the backward
+    // starts with the activations and no gradients, and the step holds all 4 * P bytes of fp32
+    // gradients and no activations [pytorch-zero-grad]. Accumulating over micro-batches keeps them.
+    Scenario s = train_scenario(llama2_7b());
+    s.overheads = no_overheads();
+    s.train.precision = Precision::AutocastBF16;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    const Component* g = find(e, "grads");
+    REQUIRE(g != nullptr);
+    CHECK(g->bytes == Approx(4 * kP));
+    CHECK(g->phases == phase_bit(Phase::Step));
+    const PhaseTotals grads = phase_totals(e.components, category_bit(Category::Gradients));
+    CHECK(grads.gpu[static_cast<size_t>(Phase::Backward)] == 0);
+    CHECK(grads.gpu[static_cast<size_t>(Phase::Step)] == Approx(4 * kP));
+
+    // Two micro-batches: the first backward's gradients are there when the second one runs, so the
+    // backward holds activations and gradients, 4 * 6,738,415,616 B more than with one.
+    Scenario acc = s;
+    acc.train.grad_accum_steps = 2;
+    const Estimate a = estimate(acc);
+    CHECK(find(a, "grads")->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Backward) | phase_bit(Phase::Step)));
+    CHECK(phase_totals(a.components).gpu[static_cast<size_t>(Phase::Backward)] -
+              phase_totals(e.components).gpu[static_cast<size_t>(Phase::Backward)] == Approx(4 * kP));
+
+    // The 16-bit weights + fp32 master recipe (Megatron, DeepSpeed) keeps a persistent gradient buffer.
+    s.train.precision = Precision::MixedBF16;
+    CHECK(find(estimate(s), "grads")->phases == (phase_bit(Phase::Backward) | phase_bit(Phase::Step)));
+}
+
+TEST_CASE("eager attention in transformers: an fp32 softmax and its cast to the activation dtype, both saved") {
+    // eager_attention_forward: softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype), dropout,
+    // then attn_weights @ V. The softmax saves its fp32 output, the matmul the 16-bit cast (or the
+    // dropped copy with its 1-byte mask) [transformers-code]. Llama-2-7B, b = 1, s = 1024: S2 = 32 heads
+    // * 1024^2 = 33,554,432 elements per layer.
+    const double S2 = 32.0 * 1024 * 1024;
+    LayerDims L = layer_dims(llama2_7b(), false);
+    ActShape x;
+    x.b = 1; x.s = 1024; x.flash = false;
+    CHECK(layer_activations(L, x).scores == Approx(2 * S2));  // a 16-bit softmax output alone (Megatron's fused softmax)
+    x.softmax_fp32 = true;
+    CHECK(layer_activations(L, x).scores == Approx((4 + 2) * S2));  // 201,326,592 B
+    x.attn_dropout = 0.1;
+    CHECK(layer_activations(L, x).scores == Approx((4 + 1 + 2) * S2));
+    x.attn_dropout = 0; x.act_bytes = 4;  // fp32 training: .to(float32) is the same tensor
+    CHECK(layer_activations(L, x).scores == Approx(4 * S2));
+
+    // Which regimes run transformers' eager code: the plain PyTorch ones (here autocast), not bf16-mixed.
+    Scenario s = train_scenario(llama2_7b());
+    s.train.flash_attention = false;
+    s.train.precision = Precision::AutocastBF16;
+    CHECK(activation_shape(s, training_dtypes(s.train)).softmax_fp32);
+    s.train.precision = Precision::MixedBF16;
+    CHECK_FALSE(activation_shape(s, training_dtypes(s.train)).softmax_fp32);
+}
+
+TEST_CASE("PEFT LoRA: each adapted module saves its own cast of its input when the adapter computes in another dtype") {
+    // LoraLayer.forward: x = self._cast_input_dtype(x, lora_A.weight.dtype); lora_B(lora_A(dropout(x))).
+    // fp32 adapters (autocast_adapter_dtype) on a bf16 base: under autocast lora_A's matmul casts x back
+    // to bf16 and saves that cast (2 B per element); without autocast it saves the fp32 copy (4 B) and
+    // its output is fp32. The frozen base linear saves no input, so q, k, v no longer share one saved x
+    // [peft-code] [pytorch-autocast-code]. Llama-2-7B, b = 1, s = 1024, targets q and v, r = 16.
+    Scenario s = train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::LoRA;
+    s.finetune.lora_targets = kLoraQ | kLoraV;
+    s.finetune.lora_rank = 16;
+    s.train.micro_batch = 1;
+    s.train.seq_len = 1024;
+    const double T = 1024, h = 4096;
+    const LayerDims L = layer_dims(llama2_7b(), false);
+
+    s.train.precision = Precision::MixedBF16;  // Trainer bf16=True on a bf16 model: autocast
+    ActShape x = activation_shape(s, training_dtypes(s.train));
+    CHECK(x.adapter_in_bytes == 2);
+    CHECK(x.qkv_in_copies == 2);
+    ActShape shared = x;
+    shared.adapter_in_bytes = 0;
+    shared.qkv_in_copies = 1;
+    // two bf16 casts (q, v) instead of one shared bf16 x: + 2 * T * h = 8,388,608 B per layer
+    CHECK(layer_activations(L, x).attention - layer_activations(L, shared).attention == Approx(2 * T * h));
+    CHECK(layer_activations(L, x).attention - layer_activations(L, shared).attention == Approx(8388608.0));
+
+    s.train.precision = Precision::PureBF16;  // no autocast: fp32 copies, 4 B each
+    x = activation_shape(s, training_dtypes(s.train));
+    CHECK(x.adapter_in_bytes == 4);
+    CHECK(layer_activations(L, x).attention - layer_activations(L, shared).attention == Approx((2 * 4 - 2) * T * h));
+    s.finetune.adapters_fp32 = false;  // bf16 adapters on a bf16 base: nothing is cast, x is shared
+    CHECK(activation_shape(s, training_dtypes(s.train)).adapter_in_bytes == 0);
+    s.train.precision = Precision::FP32;
+    s.finetune.adapters_fp32 = true;
+    CHECK(activation_shape(s, training_dtypes(s.train)).adapter_in_bytes == 0);
+
+    // The lora_A outputs: fp32 without autocast (4 * T * r per module), 32 layers, 2 modules:
+    // 4 * 1024 * 16 * 2 * 32 = 4,194,304 B; under autocast bf16: 2,097,152 B.
+    s.overheads = no_overheads();
+    s.train.precision = Precision::PureBF16;
+    CHECK(bytes_of(estimate(s), "act.lora") == Approx(4194304.0));
+    s.train.precision = Precision::MixedBF16;
+    CHECK(bytes_of(estimate(s), "act.lora") == Approx(2097152.0));
 }
 
 TEST_CASE("autocast: the fp32 residual stream, fp32 norm outputs and one bf16 cast of the normed input per projection") {

@@ -3,6 +3,7 @@
 #include "training/activations.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -84,6 +85,12 @@ Expr<Q> heads_per_rank(Q& q, const LayerDims& L, const ActShape& x) {
     return q("heads", L.heads) / q("t", std::max(1.0, x.tp));
 }
 
+// Bytes of a saved linear-layer input: the regime's, or a LoRA adapter's own cast of it.
+template <class Q>
+Expr<Q> saved_in_bytes(Q& q, const ActShape& x) {
+    return x.adapter_in_bytes > 0 ? q("adapter_in_bytes", x.adapter_in_bytes) : q("lin_bytes", x.linear_in_bytes);
+}
+
 // The names of one MLP's tensors (a dense layer's, the routed experts', the shared expert's).
 struct MlpNames {
     const char* act_in;
@@ -103,7 +110,7 @@ Expr<Q> mlp_tensors(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& 
     const Expr<Q> a = q("a_bytes", x.act_bytes);
     Expr<Q> bytes = q.let(n.act_in, a * tokens * f);                                    // activation-function input
     if (L.gated) bytes += q.let(n.act_out_up, 2 * a * tokens * f);                     // act output + up output (mul saves both)
-    if (x.save_fc2_in) bytes += q.let(n.fc2_in, q("lin_bytes", x.linear_in_bytes) * tokens * f);  // input of fc2 / down_proj
+    if (x.save_fc2_in) bytes += q.let(n.fc2_in, saved_in_bytes(q, x) * tokens * f);  // input of fc2 / down_proj
     return bytes;
 }
 
@@ -160,14 +167,20 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
         o_dim = q_dim;
     }
     if (x.save_qkv_in) {                                                         // QKV input (2sbh)
-        if (x.qkv_in_copies > 1) r += q.let("qkv_in", sp_split(q, x, q("qkv_casts", x.qkv_in_copies) * lin * T * h));  // autocast: one cast per projection
-        else r += q.let("qkv_in", sp_split(q, x, lin * T * h));
+        const N in = saved_in_bytes(q, x);
+        if (x.qkv_in_copies > 1) r += q.let("qkv_in", sp_split(q, x, q("qkv_casts", x.qkv_in_copies) * in * T * h));  // one cast per projection
+        else r += q.let("qkv_in", sp_split(q, x, in * T * h));
     }
     r += q.let("Q_K", a * T * (q_dim + k_dim));                                  // Q, K for QK^T (4sbh)
     if (L.qk_norm) r += q.let("qk_norm_in", a * T * (q_dim + k_dim));           // q_norm / k_norm inputs
     r += q.let("V", a * T * v_dim);                                              // V (2sbh)
     // attention output = out-proj input (2sbh); FlashAttention saves it (O) in any case
-    if (x.save_o_in || x.flash) r += q.let("out_in", lin * T * o_dim);
+    if (x.adapter_in_bytes > 0) {  // the attention output (FlashAttention's O) and o_proj's adapter cast are two tensors
+        if (x.flash) r += q.let("out_in", lin * T * o_dim);
+        if (x.save_o_in) r += q.let("o_adapter_in", saved_in_bytes(q, x) * T * o_dim);
+    } else if (x.save_o_in || x.flash) {
+        r += q.let("out_in", lin * T * o_dim);
+    }
     if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));   // output dropout mask (sbh), 1 byte
     if (x.flash)                                                                 // fp32 log-sum-exp per row [dao2022]
         r += q.let("lse", 4.0 * q("b", x.b) * heads * (q("s", x.s) / q("cp", std::max(1.0, x.cp))));
@@ -182,11 +195,14 @@ Expr<Q> layer_scores(Q& q, const LayerDims& L, const ActShape& x) {
     const N a = q("a_bytes", x.act_bytes);
     // b * heads/t * s^2 elements (each rank: its s/cp queries x s keys)
     const N s2 = q.let("S2", q("b", x.b) * heads_per_rank(q, L, x) * (q("s", x.s) / q("cp", std::max(1.0, x.cp))) * q("s", x.s));
-    N r = q.let("softmax", a * s2);                                              // softmax output (2as^2b)
+    // softmax output (2as^2b); transformers' eager attention keeps it in fp32 [transformers-code]
+    N r = x.softmax_fp32 ? q.let("softmax", 4.0 * s2) : q.let("softmax", a * s2);
     if (x.attn_dropout > 0) {
         const N mask = q.let("attn_mask", 1.0 * s2);                            // dropout mask (as^2b), 1 byte
         const N dropped = q.let("attn_dropped", a * s2);                        // dropped copy (2as^2b)
         r += mask + dropped;
+    } else if (x.softmax_fp32 && x.act_bytes < 4) {
+        r += q.let("softmax_cast", a * s2);                                     // .to(query.dtype), saved by the PV matmul
     }
     return r;
 }
@@ -201,8 +217,9 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
     N r{};
     const bool shares_input = L.parallel_attn_mlp && x.save_qkv_in;           // GPT-J style: same normed input
     if (x.save_fc1_in && !shares_input) {                                        // fc1 input (2sbh)
-        if (x.fc1_in_copies > 1) r += q.let("fc1_in", sp_split(q, x, q("fc1_casts", x.fc1_in_copies) * lin * T * h));  // autocast: gate and up each cast
-        else r += q.let("fc1_in", sp_split(q, x, lin * T * h));
+        const N in = saved_in_bytes(q, x);
+        if (x.fc1_in_copies > 1) r += q.let("fc1_in", sp_split(q, x, q("fc1_casts", x.fc1_in_copies) * in * T * h));  // gate and up each cast
+        else r += q.let("fc1_in", sp_split(q, x, in * T * h));
     }
     if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));  // MLP dropout mask (sbh), 1 byte
     if (L.experts > 0) {
@@ -232,6 +249,21 @@ LayerActivations layer_activations(const LayerDims& L, const ActShape& x) {
     return r;
 }
 
+double adapter_input_cast_bytes(const Scenario& s) {
+    const FineTuneOptions& ft = s.finetune;
+    if (s.mode != Mode::FineTune || ft.method == FineTuneMethod::Full) return 0;
+    switch (s.train.precision) {
+        case Precision::MixedBF16: case Precision::MixedFP16:  // a 16-bit base under autocast (Trainer bf16/fp16)
+            return ft.adapters_fp32 ? 2 : 0;
+        case Precision::AutocastBF16: case Precision::AutocastFP16:  // an fp32 base: its fp32 inputs cast by autocast
+            return 2;
+        case Precision::PureBF16:  // no autocast: fp32 adapters get an fp32 copy of each bf16 input
+            return ft.adapters_fp32 ? 4 : 0;
+        default:
+            return 0;
+    }
+}
+
 ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     const TrainingOptions& o = s.train;
     ActShape x;
@@ -241,6 +273,7 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     x.cp = static_cast<double>(s.parallel.cp);
     x.sp = s.parallel.sp;
     x.flash = o.flash_attention;
+    x.softmax_fp32 = plain_pytorch_training(s);
     x.dropout = o.dropout;
     x.attn_dropout = o.attention_dropout < 0 ? o.dropout : o.attention_dropout;
     x.act_bytes = dt.act;
@@ -259,6 +292,15 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         x.save_o_in = (tg & kLoraO) != 0;
         x.save_fc1_in = (tg & (gated ? (kLoraGate | kLoraUp) : kLoraUp)) != 0;
         x.save_fc2_in = (tg & kLoraDown) != 0;
+        // PEFT LoraLayer.forward casts x to lora_A's dtype (_cast_input_dtype); under autocast lora_A's
+        // matmul casts it again to the 16-bit type. Either way each adapted module saves its own copy of
+        // the input, not the shared x (the frozen base linear saves no input) [peft-code] [pytorch-autocast-code].
+        x.adapter_in_bytes = adapter_input_cast_bytes(s);
+        if (x.adapter_in_bytes > 0) {
+            const auto count = [&](unsigned bits) { return static_cast<double>(std::popcount(tg & bits)); };
+            x.qkv_in_copies = count(kLoraQ | kLoraK | kLoraV);
+            x.fc1_in_copies = gated ? count(kLoraGate | kLoraUp) : 1;
+        }
     }
     return x;
 }
@@ -424,6 +466,7 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
     if (korthikanti) {
         // every layer is the paper's GPT layer as Table 2 assumes it [korthikanti2022]: no FlashAttention, dropout masks kept
         lx.flash = false;
+        lx.softmax_fp32 = false;
         lx.dropout = lx.attn_dropout = 0.1;
     } else if (walk) {
         has_dense = n_dense > 0;

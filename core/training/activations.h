@@ -30,6 +30,9 @@ struct ActShape {
     bool flash = true;           // FlashAttention/SDPA: no s x s tensors, fp32 softmax statistics instead
     double dropout = 0;          // hidden dropout (after attention and MLP): 1-byte masks when > 0
     double attn_dropout = 0;     // attention-probability dropout: s x s mask and dropped copy when > 0
+    // transformers' eager attention: softmax(dtype=float32).to(query.dtype): the fp32 softmax output
+    // (saved by its backward) and its cast to the activation dtype (saved by the PV matmul).
+    bool softmax_fp32 = false;
     double act_bytes = 2;        // activation dtype
     double linear_in_bytes = 2;  // saved inputs of linear layers (FP8 / Transformer Engine: 1)
     // Autocast over fp32 weights: the residual stream (layer inputs, norm inputs) in fp32, each norm's
@@ -40,6 +43,9 @@ struct ActShape {
     double qkv_in_copies = 1, fc1_in_copies = 1;
     // A linear layer saves its input only when its weight gets a gradient (full training, or a LoRA target).
     bool save_qkv_in = true, save_o_in = true, save_fc1_in = true, save_fc2_in = true;
+    // PEFT: an adapted module whose adapter computes in another dtype than its input (autocast, or fp32
+    // adapters on a 16-bit base) saves its own cast of the input, of this many bytes; 0: the shared input.
+    double adapter_in_bytes = 0;
 };
 
 // Bytes one layer keeps for one micro-batch, by group [korthikanti2022 §4.1, Table 2];

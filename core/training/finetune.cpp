@@ -171,11 +171,16 @@ void add_finetune(TrainCtx& c) {
         const bool kept = s.train.recompute == Recompute::None || s.train.recompute == Recompute::Selective;
         const double r = static_cast<double>(ft.lora_rank);
         const bool dropout = ft.lora_dropout > 0;
-        // Per layer: a_bytes * T * r for each lora_A output a token produces, and with lora_dropout the
-        // dropped copy of each targeted module's input (+ a 1-byte mask), T = b * s / cp tokens.
+        // Per layer: out_bytes * T * r for each lora_A output a token produces, and with lora_dropout the
+        // dropped copy of each targeted module's input (+ a 1-byte mask), T = b * s / cp tokens. Where the
+        // adapter casts its input (x.adapter_in_bytes, counted with the layer's saved inputs), lora_A saves
+        // that cast and the dropout adds its mask only; fp32 adapters without autocast output fp32.
+        const bool cast = x.adapter_in_bytes > 0;
+        const double out_bytes = x.adapter_in_bytes == 4 ? 4.0 : x.act_bytes;
         const auto per_layer = [&](auto& q, const auto& T, const LoraLayer& l, const char* modules, const char* d_in) {
-            auto v = q("a_bytes", x.act_bytes) * T * q("r", r) * q(modules, l.active_modules);
-            if (dropout) v = v + (q("a_bytes", x.act_bytes) + 1) * T * q(d_in, l.active_in) / q("t", tp);
+            auto v = q("out_bytes", out_bytes) * T * q("r", r) * q(modules, l.active_modules);
+            if (dropout && cast) v = v + 1.0 * T * q(d_in, l.active_in) / q("t", tp);
+            else if (dropout) v = v + (q("a_bytes", x.act_bytes) + 1) * T * q(d_in, l.active_in) / q("t", tp);
             return v;
         };
         add(c.e, c.d, comp("act.lora", "activations: LoRA adapter tensors", Category::Activations, kFwdBwd,

@@ -109,6 +109,24 @@ void add_autocast_copies(TrainCtx& c, double matmul_params, double n_w) {
         [&](auto& q) { return q("P_matmul", matmul_params) * q("copy_bytes", b) / q("N_w", n_w); });
 }
 
+// Plain PyTorch training (torch.optim on .grad tensors: the fp32, autocast and pure-bf16 regimes, and
+// PEFT adapters) frees the gradients at zero_grad(set_to_none=True), the default since PyTorch 2.0 and
+// what the transformers Trainer calls, so a step's backward allocates each gradient when its layer's
+// backward runs, while that layer's saved activations are freed: the backward phase holds the
+// activations and no gradients, the step all gradients and no activations (both ends of backward).
+// Gradients live across backward when they accumulate over micro-batches, and in the 16-bit-weights +
+// fp32-master frameworks (Megatron, DeepSpeed: persistent contiguous gradient buffers). Data-parallel
+// gradient buckets are overheads.bucket_bytes [pytorch-zero-grad].
+bool plain_pytorch_training(const Scenario& s) {
+    const Precision p = s.train.precision;
+    const bool adapters = s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full;
+    return adapters || p == Precision::FP32 || p == Precision::PureBF16 || p == Precision::AutocastBF16 || p == Precision::AutocastFP16;
+}
+
+static bool gradients_allocated_in_backward(const Scenario& s) {
+    return plain_pytorch_training(s) && s.train.grad_accum_steps == 1 && s.train.compat == Compat::None;
+}
+
 void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const TrainingOptions& o = c.s.train;
     const OptimizerInfo& opt = optimizer_info(o.optimizer);
@@ -119,14 +137,17 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const double P = t.params;
     const bool lora = c.finetune_adapters;
     const bool opt_host = par.offload_optimizer;
-    const unsigned grad_phases = kBwdStep | (o.grad_accum_steps > 1 ? phase_bit(Phase::Forward) : 0u);
+    const bool freed = gradients_allocated_in_backward(c.s);
+    const unsigned grad_phases = freed ? kStep : kBwdStep | (o.grad_accum_steps > 1 ? phase_bit(Phase::Forward) : 0u);
+    const char* grad_source = freed ? "a gradient per trainable parameter, allocated during backward and freed by zero_grad(set_to_none=True): "
+                                      "at the step, not at the start of backward [pytorch-zero-grad] [zero2020 §5.2]"
+                                    : "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]";
     const Dtypes& dt = t.dt;
     if (t.saved_modules) {  // copy.deepcopy of each module in modules_to_save, trained like the model's own [peft-code]
         add(c.e, c.d, comp("saved.weights", "modules_to_save: trainable copies", Category::Weights, kAllPhases,
                            "PEFT ModulesToSaveWrapper: a trainable copy.deepcopy of the module, the original frozen [peft-code]"),
             [&](auto& q) { return q("P_saved", P) * q("weight_bytes", dt.weight) / q("N_w", n_w); });
-        add(c.e, c.d, comp("saved.grads", "modules_to_save: gradients", Category::Gradients, grad_phases,
-                           "a gradient per trainable parameter, in its dtype [zero2020 §5.2]", opt_host),
+        add(c.e, c.d, comp("saved.grads", "modules_to_save: gradients", Category::Gradients, grad_phases, grad_source, opt_host),
             [&](auto& q) { return q("P_saved", P) * q("grad_bytes", dt.grad) / q("N_g", n_g); });
         if (opt.size != StateSize::None)
             add(c.e, c.d, comp("saved.optimizer", "modules_to_save: optimizer states", Category::Optimizer, kAfterLoad, opt.source, opt_host),
@@ -139,7 +160,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
                        par.offload_params && !lora),
         [&](auto& q) { return q("P", P) * q("weight_bytes", dt.weight) / q("N_w", n_w); });
     add(c.e, c.d, comp(lora ? "lora.grads" : "grads", lora ? "LoRA adapter gradients" : "gradients", Category::Gradients, grad_phases,
-                       "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]", opt_host),
+                       grad_source, opt_host),
         [&](auto& q) { return q("P", P) * q("grad_bytes", dt.grad) / q("N_g", n_g); });
     if (dt.grad_copy > 0)
         add(c.e, c.d, comp(lora ? "lora.grads_fp32_copy" : "grads.fp32_copy", "fp32 gradient copy for the step", Category::Gradients, kStep,

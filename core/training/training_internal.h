@@ -25,6 +25,12 @@ struct Dtypes {
 };
 Dtypes training_dtypes(const TrainingOptions& t);
 
+// The regimes in which the model is transformers' own modelling code trained with plain PyTorch
+// (torch.optim on .grad): fp32, autocast over fp32 weights, pure bf16, and PEFT adapters on any base.
+// The 16-bit-weights + fp32-master regimes are Megatron's and DeepSpeed's recipe, with their own
+// buffers and fused kernels.
+bool plain_pytorch_training(const Scenario& s);
+
 // Everything one rank's estimate needs; built once per evaluated pipeline stage.
 struct TrainCtx {
     const Scenario& s;
@@ -56,6 +62,8 @@ double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const
 // activations.cpp: per-layer tensors on the stage, embedding inputs, logits and loss, working sets.
 void add_activations(TrainCtx& c);
 ActShape activation_shape(const Scenario& s, const Dtypes& dt);
+// LoRA/QLoRA: bytes of each adapted module's own saved cast of its input (0: none, the input is shared).
+double adapter_input_cast_bytes(const Scenario& s);
 
 // finetune.cpp: LoRA / QLoRA frozen base, adapters and their states.
 void add_finetune(TrainCtx& c);
