@@ -11,8 +11,8 @@ Three steps, each run on purpose (never by the tests):
       alone (one process per case, so each starts with a fresh CUDA context), in plan order, until
       the budget is spent; writes OUT/results.jsonl (one line per case: exit status, seconds,
       the script's JSON report or the tail of its error) and OUT/env.json (GPU, driver, versions).
-  scripts/verify_gpu.py ingest RESULTS_DIR [--measured tests/data/accuracy/measured.json]
-      here: copies results.jsonl and env.json beside the plan (gpu-runs/<date>-<gpu>/) and adds one
+  scripts/verify_gpu.py ingest --name DATE-GPU --date DATE RESULTS_DIR [--measured M] [--runs-dir D]
+      here: copies results.jsonl and env.json beside the plan (gpu-runs/DATE-GPU/) and adds one
       measured case per reading to measured.json (peak allocated and GPU memory used for a run that
       fitted, an OOM bound for one that did not), split by the measured set's rule.
 """
@@ -117,12 +117,14 @@ def ingest(args):
     rows = [json.loads(line) for line in open(os.path.join(args.results, "results.jsonl")) if line.strip()]
     plan = {c["case"]: c for c in json.load(open(args.plan))["cases"]}
     gpu = env["gpu"]
-    folder = os.path.join(os.path.dirname(args.plan), args.name)
+    folder = os.path.join(args.runs_dir, args.name)
     os.makedirs(folder, exist_ok=True)
     for f in ("env.json", "results.jsonl"):
-        with open(os.path.join(args.results, f)) as src, open(os.path.join(folder, f), "w") as dst:
-            dst.write(src.read())
-    rel = os.path.relpath(folder, ROOT)
+        src_path, dst_path = os.path.join(args.results, f), os.path.join(folder, f)
+        if os.path.abspath(src_path) != os.path.abspath(dst_path):
+            with open(src_path) as src, open(dst_path, "w") as dst:
+                dst.write(src.read())
+    rel = "tests/data/accuracy/gpu-runs/" + args.name  # where the committed copy lives
     software = "PyTorch %s (CUDA %s), Transformers %s, PEFT %s, driver/GPU: %s" % (
         env.get("torch"), env.get("cuda_runtime"), env.get("transformers"), env.get("peft"), env.get("nvidia_smi"))
     doc = json.load(open(args.measured))
@@ -189,7 +191,8 @@ def main():
     i = sub.add_parser("ingest")
     i.add_argument("--plan", default=PLAN)
     i.add_argument("--measured", default=os.path.join(ROOT, "tests/data/accuracy/measured.json"))
-    i.add_argument("--name", required=True, help="folder beside the plan, e.g. 2026-11-25-h100")
+    i.add_argument("--name", required=True, help="folder of the run under the runs folder, e.g. 2026-11-25-h100")
+    i.add_argument("--runs-dir", default=os.path.dirname(PLAN), help="where the run's folder is written (default: beside the plan)")
     i.add_argument("--date", required=True)
     i.add_argument("results")
     a = ap.parse_args()
