@@ -996,7 +996,10 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
                      {"file_bytes", src.gguf_file_bytes},
                      {"types", types},
                      {"layer_bytes", g.layer_bytes.layers},
-                     {"other_bytes", g.layer_bytes.other},
+                     {"token_embd_bytes", g.layer_bytes.token_embd},
+                     {"output_bytes", g.layer_bytes.output},
+                     // every tensor outside the blocks, token_embd and output included
+                     {"other_bytes", g.layer_bytes.token_embd + g.layer_bytes.output + g.layer_bytes.other},
                      {"tensors", tensors},
                      {"metadata", gguf_metadata_json(h)}};
         auto shown = [&](const char* key) { std::optional<uint64_t> v = h.arch_value(key); return v ? grouped_u64(*v) : std::string("?"); };

@@ -211,11 +211,13 @@ TEST_CASE("GGUF: metadata, every tensor's type and size, and the file size from 
     uint64_t params = 0;
     for (const GgmlTypeCount& c : by) params += c.elements;
     CHECK(params == 8192 + 65536 + 256 + 3 + 8192 + 1024);
-    // Per layer: blk.0 = attn_q 53760 + attn_norm 1024 + small 6 + ffn_down 544; the rest token_embd + output.
-    const GgufLayerBytes layers = gguf_bytes_by_layer(*r);
+    // Per layer: blk.0 = attn_q 53760 + attn_norm 1024 + small 6 + ffn_down 544; token_embd and output apart.
+    const GgufTensorBytes layers = gguf_bytes_by_layer(*r);
     REQUIRE(layers.layers.size() == 1);
     CHECK(layers.layers[0] == 53760 + 1024 + 6 + 544);
-    CHECK(layers.other == 4608 + 8704);
+    CHECK(layers.token_embd == 4608);
+    CHECK(layers.output == 8704);
+    CHECK(layers.other == 0);
     // The header alone (no data) reads the same, without the file size.
     Result<GgufHeader> h = read_gguf_header(w.header());
     REQUIRE(h.ok());
