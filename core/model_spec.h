@@ -47,13 +47,15 @@ struct ModelOrigin {
 // The tensor bytes of an imported GGUF file (issue 17), from its tensor table: what llama.cpp loads
 // for each block (blk.<i>.*), for token_embd.weight, for output.weight (0: none, a tied model whose
 // output llama.cpp loads as a copy of token_embd) and for every other tensor outside the blocks
-// (output_norm, rope factors, ...). Empty (no layers) for a model not read from a GGUF file. Not
+// (output_norm, rope factors, ...), and of each block's routed experts (blk.<i>.ffn_{gate,up,down}_exps,
+// what llama.cpp's --n-cpu-moe keeps on the CPU). Empty (no layers) for a model not read from a GGUF file. Not
 // part of the architecture: it describes one file of this model, so any edit of the model drops it.
 struct GgufTensorBytes {
     std::vector<uint64_t> layers;  // index i: the bytes of blk.i.*
     uint64_t token_embd = 0;
     uint64_t output = 0;
     uint64_t other = 0;
+    std::vector<uint64_t> experts;  // index i: the part of layers[i] in routed experts; empty for a dense model
     bool empty() const { return layers.empty(); }
     bool operator==(const GgufTensorBytes&) const = default;
 };

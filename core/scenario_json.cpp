@@ -158,6 +158,7 @@ template <class V> void fields(V& v, GgufTensorBytes*) {
     v("token_embd", &GgufTensorBytes::token_embd);
     v("output", &GgufTensorBytes::output);
     v("other", &GgufTensorBytes::other);
+    v("experts", &GgufTensorBytes::experts);
 }
 
 template <class V> void fields(V& v, ModelSpec*) {
@@ -395,6 +396,18 @@ void check_gguf_bytes(const ModelSpec& m, std::vector<FieldError>& errs) {
                                                        "or leave out gguf_bytes to size the weights by infer.weights"});
         return;
     }
+    if (!g.experts.empty() && g.experts.size() != g.layers.size()) {
+        errs.push_back({"model.gguf_bytes.experts", "has " + std::to_string(g.experts.size()) + " entries but layers has " +
+                                                        std::to_string(g.layers.size()) + ": give one per layer, or none for a dense model"});
+        return;
+    }
+    for (size_t i = 0; i < g.experts.size(); ++i)
+        if (g.experts[i] > g.layers[i]) {
+            errs.push_back({"model.gguf_bytes.experts[" + std::to_string(i) + "]",
+                            "is " + std::to_string(g.experts[i]) + " bytes, more than its whole layer (layers[" + std::to_string(i) + "] = " +
+                                std::to_string(g.layers[i]) + "): the experts are part of their layer's bytes"});
+            return;
+        }
     double total = static_cast<double>(g.token_embd) + static_cast<double>(g.output) + static_cast<double>(g.other);
     for (uint64_t b : g.layers) total += static_cast<double>(b);
     if (total > static_cast<double>(kMaxGgufBytes))
@@ -538,7 +551,7 @@ Json model_json(const ModelSpec& m, JsonStyle style) {
     // A GGUF file's tensor bytes only when the model has them and they still describe it (one entry
     // per layer: an edited model's no longer do, and the estimate ignores them).
     if (m.gguf_bytes.empty() || static_cast<int64_t>(m.gguf_bytes.layers.size()) != m.layers) out.erase("gguf_bytes");
-    else out["gguf_bytes"] = write_object(m.gguf_bytes, GgufTensorBytes{}, JsonStyle::Pretty);
+    else out["gguf_bytes"] = write_object(m.gguf_bytes, GgufTensorBytes{}, style);
     // The default model's architecture under other labels: one field still says it is an
     // architecture, since a model object with labels only is an error when read.
     if (!defines_architecture(out)) out["hidden"] = m.hidden;

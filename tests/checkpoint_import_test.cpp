@@ -241,6 +241,25 @@ TEST_CASE("GGUF: metadata, every tensor's type and size, and the file size from 
     CHECK(read_gguf_header(v2, v2.size()).ok());
 }
 
+TEST_CASE("GGUF: the routed experts' tensors of each block are counted apart, as --n-cpu-moe moves them", "[checkpoint]") {
+    // blk.0.ffn_gate_exps Q4_K [256, 512, 4]: 524288 weights = 2048 blocks x 144 = 294912 B;
+    // blk.0.ffn_down_exps Q6_K [512, 256, 4]: 2048 blocks x 210 = 430080 B; attn_norm F32 [256] 1024 B
+    // in both blocks; blk.1 has no experts.
+    GgufWriter w;
+    w.string("general.architecture", "llama");
+    w.tensor("blk.0.attn_norm.weight", {256}, 0, 1024);
+    w.tensor("blk.0.ffn_gate_exps.weight", {256, 512, 4}, 12, 294912);
+    w.tensor("blk.0.ffn_down_exps.weight", {512, 256, 4}, 14, 430080);
+    w.tensor("blk.1.attn_norm.weight", {256}, 0, 1024);
+    Result<GgufHeader> h = read_gguf_header(w.header());
+    REQUIRE(h.ok());
+    const GgufTensorBytes b = gguf_bytes_by_layer(*h);
+    CHECK(b.layers == std::vector<uint64_t>{1024 + 294912 + 430080, 1024});
+    CHECK(b.experts == std::vector<uint64_t>{294912 + 430080, 0});
+    // A dense file has none.
+    CHECK(gguf_bytes_by_layer(*read_gguf_header(vl::test::two_block_gguf().header())).experts.empty());
+}
+
 TEST_CASE("GGUF: the GGML type table has every type's block as ggml-common.h declares it", "[checkpoint]") {
     // (id, weights per block, bytes per block), from the block structs' static_asserts [llama-cpp-code]
     struct Row { uint32_t id, weights, bytes; };

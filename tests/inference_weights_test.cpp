@@ -250,7 +250,7 @@ std::string gguf_warning(const Estimate& e) {
 
 ModelSpec two_block_model() {
     ModelSpec m = test::llama("two-block", 32, 256, 2, 4, 2, 512, 4096);
-    m.gguf_bytes = {{376064, 342272}, 4608, 6720, 1024};
+    m.gguf_bytes = {{376064, 342272}, 4608, 6720, 1024, {}};
     return m;
 }
 }  // namespace
@@ -292,7 +292,7 @@ TEST_CASE("llama.cpp with an imported GGUF's tensor bytes: each pipeline stage h
 
 TEST_CASE("llama.cpp with an imported GGUF's tensor bytes: many blocks are summed under one name") {
     ModelSpec m = test::llama("ten", 32, 256, 10, 4, 2, 512, 4096);
-    m.gguf_bytes = {{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009}, 10, 20, 30};
+    m.gguf_bytes = {{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009}, 10, 20, 30, {}};
     const Estimate e = estimate(infer(m, WeightFormat::GGUF_Q8_0, Engine::LlamaCpp), Detail::Full);
     REQUIRE(component(e, "weights.linear"));
     // 10 * 1000 + (0 + 1 + ... + 9) = 10045

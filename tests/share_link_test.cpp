@@ -216,7 +216,7 @@ TEST_CASE("share link: an imported GGUF's tensor bytes travel with the model, an
     s.infer.engine = Engine::LlamaCpp;
     s.infer.weights = WeightFormat::GGUF_Q4_K_M;
     s.model = *m;
-    s.model.gguf_bytes = {{376064, 342272}, 4608, 6720, 1024};
+    s.model.gguf_bytes = {{376064, 342272}, 4608, 6720, 1024, {}};
     const std::string link = encode_share_link(s);
     Result<Scenario> back = decode_share_link(link);
     REQUIRE(back.ok());
@@ -250,6 +250,11 @@ TEST_CASE("share link: an imported GGUF's tensor bytes travel with the model, an
     CHECK(error_of(R"({"layers":[1125899906842623,1125899906842623]})") ==
           "model.gguf_bytes: sums to 2,251,799,813,685,246 bytes, more than 2^50 (1 PiB): not a real GGUF file");
     CHECK(error_of(R"({"layers":[1,2],"blocks":3})") == "model.gguf_bytes.blocks: unknown field");
+    // The routed experts are part of their layer: one entry per layer, none above its layer's bytes.
+    CHECK(error_of(R"({"layers":[10,20],"experts":[5]})") ==
+          "model.gguf_bytes.experts: has 1 entries but layers has 2: give one per layer, or none for a dense model");
+    CHECK(error_of(R"({"layers":[10,20],"experts":[5,21]})") ==
+          "model.gguf_bytes.experts[1]: is 21 bytes, more than its whole layer (layers[1] = 20): the experts are part of their layer's bytes");
     // gguf_bytes alone is no architecture: a model object of labels and bytes still says so.
     CHECK_THAT(only_error(decode_share_link(link_around(R"({"version":1,"model":{"name":"x","gguf_bytes":{"layers":[]}}})"))),
                Catch::StartsWith("model: "));

@@ -251,7 +251,14 @@ GgufTensorBytes gguf_bytes_by_layer(const GgufHeader& h) {
         }
         if (out.layers.size() <= layer) out.layers.resize(layer + 1, 0);
         out.layers[layer] += t.bytes;
+        // The routed experts, as --n-cpu-moe's pattern blk.<i>.ffn_(up|down|gate)_exps names them [llama-cpp-server-flags]
+        const std::string_view rest = std::string_view(t.name).substr(i + 1);
+        if (rest.starts_with("ffn_up_exps") || rest.starts_with("ffn_down_exps") || rest.starts_with("ffn_gate_exps")) {
+            if (out.experts.size() <= layer) out.experts.resize(layer + 1, 0);
+            out.experts[layer] += t.bytes;
+        }
     }
+    if (!out.experts.empty()) out.experts.resize(out.layers.size(), 0);
     return out;
 }
 

@@ -113,6 +113,10 @@ double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il) { return lay
 
 double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il) {
     if (in.model.moe.num_experts <= 0) return 0;
+    if (gguf_bytes_describe(in.model)) {  // the file's own ffn_{gate,up,down}_exps bytes of block il
+        const std::vector<uint64_t>& e = in.model.gguf_bytes.experts;
+        return e.empty() ? 0.0 : static_cast<double>(e[static_cast<size_t>(il)]);
+    }
     PlanInput no_experts = in;
     no_experts.model.moe.expert_ffn = 0;
     return llamacpp_layer_weight_bytes(in, il) - llamacpp_layer_weight_bytes(no_experts, il);
