@@ -248,7 +248,7 @@ void llamacpp_file_weights(const Scenario& s, Detail d, Estimate& e, const Stage
             [&](auto& q) { return gguf_output_bytes(q, m); });
     if (p.w.other > 0)
         add(e, d, comp("weights.norms", "Weights: other tensors (GGUF file)", Category::Weights, kLoadOn,
-                       "the GGUF file's tensor table: the tensors outside the blocks but token_embd and output (output_norm, ...) [gguf-spec]"),
+                       "the GGUF file's tensor table: the tensors outside the blocks other than token_embd and output (output_norm, ...) [gguf-spec]"),
             [&](auto& q) { return gguf_other_bytes(q, g); });
 }
 
