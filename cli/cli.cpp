@@ -477,10 +477,31 @@ std::optional<std::string> set_path(Json& doc, const std::string& path, Json val
     }
 }
 
+// Whether doc has a value at the dotted path.
+bool has_path(const Json& doc, const std::string& path) {
+    const Json* at = &doc;
+    size_t start = 0;
+    while (true) {
+        const size_t dot = path.find('.', start);
+        const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (!at->is_object() || !at->contains(key)) return false;
+        at = &(*at)[key];
+        if (dot == std::string::npos) return true;
+        start = dot + 1;
+    }
+}
+
+// Scenario paths a --model source implies (a GGUF's engine and weight format), set only where
+// neither the scenario file nor a flag sets them.
+using Implied = std::vector<std::pair<std::string, Json>>;
+
 // --model SOURCE where SOURCE is a checkpoint folder, a .gguf file or an org/name repo id in the HF
-// cache (not a preset id): the model as {"hf_config": ...} from its config.json or its GGUF metadata.
-// nullopt with `handled` false when the value is a preset id (or anything else for the reader).
-std::optional<Json> model_from_source(const std::string& value, bool& handled, std::string& err) {
+// cache (not a preset id): the model as {"hf_config": ...} from its config.json, or for a GGUF file
+// the model import_checkpoint and apply_checkpoint_import make of it (`vramlens import` reads it so):
+// its metadata's architecture with the file's tensor bytes (model.gguf_bytes), and in `implied` the
+// llama.cpp engine and weight format its general.file_type names. nullopt with `handled` false when
+// the value is a preset id (or anything else for the reader).
+std::optional<Json> model_from_source(const std::string& value, bool& handled, std::string& err, Implied& implied) {
     handled = false;
     if (find_model(value)) return std::nullopt;
     std::error_code ec;
@@ -497,6 +518,20 @@ std::optional<Json> model_from_source(const std::string& value, bool& handled, s
             err += "vramlens: --model " + value + ": the GGUF metadata does not describe a model vramlens can size:\n";
             print_errors(c.errors, {}, err);
             return std::nullopt;
+        }
+        vl::CheckpointFiles files;
+        files.gguf = src.gguf;
+        files.gguf_file_bytes = src.gguf_file_bytes;
+        const Result<CheckpointImport> imported = import_checkpoint(files);
+        if (imported.ok() && imported->model) {
+            Scenario s;
+            apply_checkpoint_import(*imported, s);
+            if (s.infer.engine == Engine::LlamaCpp) {
+                implied.emplace_back("infer.engine", enum_name(s.infer.engine));
+                implied.emplace_back("infer.weights", enum_name(s.infer.weights));
+            }
+            std::vector<FieldError> errs;
+            if (std::optional<Json> m = parse_ordered_json_input(model_to_json(s.model, JsonStyle::Pretty), "model", errs)) return m;
         }
         config = *c;
     }
@@ -541,6 +576,7 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
     }
     std::map<std::string, std::string> flag_of;
     std::vector<std::string> given;  // the paths set by flags, in order
+    Implied implied;
     for (const Edit& e : o.edits) {
         std::string path = e.spec->path;
         Json value;
@@ -548,7 +584,7 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
             case FlagKind::Value:
                 if (path == "model") {
                     bool handled = false;
-                    std::optional<Json> m = model_from_source(e.value, handled, err);
+                    std::optional<Json> m = model_from_source(e.value, handled, err, implied);
                     if (handled && !m) { status = kBadInput; return std::nullopt; }
                     if (m) { value = std::move(*m); break; }
                 }
@@ -615,6 +651,13 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
         flag_of[path] = e.spec->kind == FlagKind::Set ? "--set " + path : e.spec->flag;
         if (std::find(given.begin(), given.end(), path) == given.end()) given.push_back(path);
     }
+    std::string implied_text;
+    for (auto& [path, value] : implied) {
+        if (has_path(doc, path)) continue;
+        implied_text += (implied_text.empty() ? "" : ", ") + path + " " + value.get<std::string>();
+        set_path(doc, path, std::move(value));
+    }
+    if (!implied_text.empty()) err += "note: --model: " + implied_text + " (the GGUF file's general.file_type)\n";
     Result<Scenario> r = scenario_from_json(doc.dump(-1, ' ', false, Json::error_handler_t::replace));
     print_warnings(r.warnings, err);
     if (!r.ok()) {
@@ -996,7 +1039,10 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
                      {"file_bytes", src.gguf_file_bytes},
                      {"types", types},
                      {"layer_bytes", g.layer_bytes.layers},
-                     {"other_bytes", g.layer_bytes.other},
+                     {"token_embd_bytes", g.layer_bytes.token_embd},
+                     {"output_bytes", g.layer_bytes.output},
+                     // every tensor outside the blocks, token_embd and output included
+                     {"other_bytes", g.layer_bytes.token_embd + g.layer_bytes.output + g.layer_bytes.other},
                      {"tensors", tensors},
                      {"metadata", gguf_metadata_json(h)}};
         auto shown = [&](const char* key) { std::optional<uint64_t> v = h.arch_value(key); return v ? grouped_u64(*v) : std::string("?"); };
@@ -1145,6 +1191,7 @@ std::string split_text(const std::vector<double>& split) {
 int cmd_plan(const Options& o, std::string& out, std::string& err) {
     PlanInput in;
     std::string engine = "llama.cpp", model_arg, weights_arg = "q4_k_m";
+    bool weights_given = false;
     std::vector<std::string> gpu_ids;
     bool have_ram = false;
     auto bad = [&](const std::string& msg) {
@@ -1160,7 +1207,10 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     for (const auto& [flag, value] : o.plan) {
         if (flag == "--engine") engine = lower(value);
         else if (flag == "--model") model_arg = value;
-        else if (flag == "--weights") weights_arg = value;
+        else if (flag == "--weights") {
+            weights_arg = value;
+            weights_given = true;
+        }
         else if (flag == "--gpu") gpu_ids.push_back(value);
         else if (flag == "--flash-attn") in.flash_attention = value == "true";
         else if (flag == "--apple") in.apple_unified = value == "true";
@@ -1235,6 +1285,10 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     std::optional<Scenario> s = load_scenario(mo, nullptr, err, status);
     if (!s) return status;
     in.model = s->model;
+    // A GGUF file's own type (general.file_type), unless --weights says otherwise; its tensor bytes
+    // (model.gguf_bytes) are what the planner places either way.
+    const bool from_gguf = model_arg.size() > 5 && model_arg.compare(model_arg.size() - 5, 5, ".gguf") == 0;
+    if (from_gguf && !weights_given && s->infer.engine == Engine::LlamaCpp) in.weights = s->infer.weights;
 
     const Plan p = plan_llamacpp(in);
     if (!p.ok()) return bad(p.error);
@@ -1242,6 +1296,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     std::string model_file = in.model.name.empty() ? model_arg : in.model.name;
     for (char& c : model_file) if (c == '/' || c == ' ') c = '-';
     model_file += std::string("-") + weight_format(in.weights).key + ".gguf";
+    if (from_gguf) model_file = model_arg;  // the file itself
     std::string launch = "llama-server -m " + model_file + " -ngl " + std::to_string(p.ngl) + " -c " + std::to_string(p.context) +
                          " -ub " + std::to_string(in.ubatch);
     if (p.gpus.size() > 1) launch += " --split-mode layer --tensor-split " + split_text(p.split);

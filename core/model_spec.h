@@ -44,6 +44,22 @@ struct ModelOrigin {
     std::string revision;  // the commit sha the Hub answered with (X-Repo-Commit), or the revision asked for
 };
 
+// The tensor bytes of an imported GGUF file (issue 17), from its tensor table: what llama.cpp loads
+// for each block (blk.<i>.*), for token_embd.weight, for output.weight (0: none, a tied model whose
+// output llama.cpp loads as a copy of token_embd) and for every other tensor outside the blocks
+// (output_norm, rope factors, ...), and of each block's routed experts (blk.<i>.ffn_{gate,up,down}_exps,
+// what llama.cpp's --n-cpu-moe keeps on the CPU). Empty (no layers) for a model not read from a GGUF file. Not
+// part of the architecture: it describes one file of this model, so any edit of the model drops it.
+struct GgufTensorBytes {
+    std::vector<uint64_t> layers;  // index i: the bytes of blk.i.*
+    uint64_t token_embd = 0;
+    uint64_t output = 0;
+    uint64_t other = 0;
+    std::vector<uint64_t> experts;  // index i: the part of layers[i] in routed experts; empty for a dense model
+    bool empty() const { return layers.empty(); }
+    bool operator==(const GgufTensorBytes&) const = default;
+};
+
 struct ModelSpec {
     // Defaults: Llama-3.1-8B (meta-llama/Llama-3.1-8B config.json), so a default Scenario is a
     // valid, common model. Set every field (or use a preset / import_hf_config) for another model.
@@ -85,6 +101,7 @@ struct ModelSpec {
     // fields above are 0 and features that need them (activations, KV cache) are disabled.
     int64_t params_only = 0;
     ModelOrigin source;
+    GgufTensorBytes gguf_bytes;     // an imported GGUF file's tensor bytes; empty otherwise
     bool architecture_known() const { return params_only == 0; }
 };
 

@@ -11,11 +11,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "enum_names.h"
 #include "json_input.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
+#include "units.h"
 
 namespace vl {
 
@@ -28,6 +30,8 @@ namespace {
 constexpr double kMaxInt64Field = 1e15;  // counts: params up to 10^15, tokens, ranks
 constexpr double kMaxNumberField = 1e18; // bytes and fractions
 constexpr size_t kMaxStringField = 256;  // names
+constexpr uint64_t kMaxGgufBytes = uint64_t{1} << 50;  // a GGUF file's tensors: 1 PiB, far above any checkpoint
+constexpr size_t kMaxGgufLayers = 100'000;             // model_validate.cpp's largest layer count
 
 // ---- field lists: one per struct, walked by the Reader and the Writer ------------------------
 template <class V> void fields(V& v, TrainingOptions*) {
@@ -149,6 +153,14 @@ template <class V> void fields(V& v, ModelOrigin*) {
     v("revision", &ModelOrigin::revision);
 }
 
+template <class V> void fields(V& v, GgufTensorBytes*) {
+    v("layers", &GgufTensorBytes::layers);
+    v("token_embd", &GgufTensorBytes::token_embd);
+    v("output", &GgufTensorBytes::output);
+    v("other", &GgufTensorBytes::other);
+    v("experts", &GgufTensorBytes::experts);
+}
+
 template <class V> void fields(V& v, ModelSpec*) {
     v("name", &ModelSpec::name);
     v("family", &ModelSpec::family);
@@ -183,6 +195,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("mla", &ModelSpec::mla);
     v("moe", &ModelSpec::moe);
     v("source", &ModelSpec::source);
+    v("gguf_bytes", &ModelSpec::gguf_bytes);
 }
 
 // Scenario members other than model, gpu and gpu_count, which have forms of their own.
@@ -196,7 +209,7 @@ template <class V> void fields(V& v, Scenario*) {
 }
 
 template <class F>
-constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string>;
+constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string> && !std::is_same_v<F, std::vector<uint64_t>>;
 
 // ---- reading ----------------------------------------------------------------------------------
 std::string describe(const Json& j) {
@@ -243,6 +256,27 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
 
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, int& out) {
     if (auto x = integral(j, path, errs, std::numeric_limits<int>::max(), "2147483647")) out = static_cast<int>(*x);
+}
+
+// Byte counts of a GGUF file's tensors (model.gguf_bytes): whole numbers from 0 to 2^50.
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, uint64_t& out) {
+    const bool whole = j.is_number_unsigned() || (j.is_number_integer() && j.get<int64_t>() >= 0) ||
+                       (j.is_number_float() && j.get<double>() >= 0 && std::floor(j.get<double>()) == j.get<double>());
+    const double x = j.is_number() ? j.get<double>() : -1;
+    if (!whole || x > static_cast<double>(kMaxGgufBytes)) {
+        errs.push_back({path, "must be a whole number of bytes from 0 to 2^50 (1125899906842624); got " + describe(j)});
+        return;
+    }
+    out = j.is_number_unsigned() ? j.get<uint64_t>() : static_cast<uint64_t>(x);
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<uint64_t>& out) {
+    if (!j.is_array() || j.size() > kMaxGgufLayers) {
+        errs.push_back({path, "must be an array of at most 100000 byte counts, one per layer; got " + describe(j)});
+        return;
+    }
+    out.assign(j.size(), 0);
+    for (size_t i = 0; i < j.size(); ++i) read_value(j[i], path + "[" + std::to_string(i) + "]", errs, out[i]);
 }
 
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::string& out) {
@@ -336,7 +370,7 @@ struct ArchitectureKeys {
     template <class F>
     void operator()(const char* key, F ModelSpec::*) {
         const std::string k = key;
-        if (k != "name" && k != "family" && k != "model_type" && k != "params" && k != "source") keys.push_back(key);
+        if (k != "name" && k != "family" && k != "model_type" && k != "params" && k != "source" && k != "gguf_bytes") keys.push_back(key);
     }
 };
 
@@ -348,6 +382,36 @@ bool defines_architecture(const J& model) {
         for (const char* k : a.keys)
             if (it.key() == k) return true;
     return false;
+}
+
+// model.gguf_bytes as read: one entry per layer of the model it was read with, and a sane total.
+// (A scenario edited in memory may disagree with its model: the estimate then warns and falls back
+// to the weight format's rules; a file or link that disagrees was not written by vramlens.)
+void check_gguf_bytes(const ModelSpec& m, std::vector<FieldError>& errs) {
+    const GgufTensorBytes& g = m.gguf_bytes;
+    if (g.empty()) return;
+    if (static_cast<int64_t>(g.layers.size()) != m.layers) {
+        errs.push_back({"model.gguf_bytes.layers", "has " + std::to_string(g.layers.size()) + " entries but the model has " +
+                                                       std::to_string(m.layers) + " layers: give one byte count per layer (blk.<i>.*), "
+                                                       "or leave out gguf_bytes to size the weights by infer.weights"});
+        return;
+    }
+    if (!g.experts.empty() && g.experts.size() != g.layers.size()) {
+        errs.push_back({"model.gguf_bytes.experts", "has " + std::to_string(g.experts.size()) + " entries but layers has " +
+                                                        std::to_string(g.layers.size()) + ": give one per layer, or none for a dense model"});
+        return;
+    }
+    for (size_t i = 0; i < g.experts.size(); ++i)
+        if (g.experts[i] > g.layers[i]) {
+            errs.push_back({"model.gguf_bytes.experts[" + std::to_string(i) + "]",
+                            "is " + std::to_string(g.experts[i]) + " bytes, more than its whole layer (layers[" + std::to_string(i) + "] = " +
+                                std::to_string(g.layers[i]) + "): the experts are part of their layer's bytes"});
+            return;
+        }
+    double total = static_cast<double>(g.token_embd) + static_cast<double>(g.output) + static_cast<double>(g.other);
+    for (uint64_t b : g.layers) total += static_cast<double>(b);
+    if (total > static_cast<double>(kMaxGgufBytes))
+        errs.push_back({"model.gguf_bytes", "sums to " + grouped_whole(total) + " bytes, more than 2^50 (1 PiB): not a real GGUF file"});
 }
 
 // "model": a preset id, {"hf_config": {...config.json...}}, or the ModelSpec's own fields.
@@ -380,6 +444,7 @@ void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::s
     if (params != j.end()) read_value(*params, "model.params", params_form, n);
     if (params != j.end() && params_form.empty() && n != 0) out = model_from_param_count(n);
     read_object(j, "model", errs, out);
+    check_gguf_bytes(out, errs);
     if (!params_form.empty()) return;
     if (n != 0 || defines_architecture(j)) return;
     // Neither a count nor a single architecture field: the default model would be estimated silently.
@@ -483,6 +548,10 @@ Json model_json(const ModelSpec& m, JsonStyle style) {
     // The source is written only for an imported model (a preset's or a typed model's has none).
     if (m.source.hub.empty() && m.source.revision.empty()) out.erase("source");
     else out["source"] = write_object(m.source, ModelOrigin{}, JsonStyle::Pretty);
+    // A GGUF file's tensor bytes only when the model has them and they still describe it (one entry
+    // per layer: an edited model's no longer do, and the estimate ignores them).
+    if (m.gguf_bytes.empty() || static_cast<int64_t>(m.gguf_bytes.layers.size()) != m.layers) out.erase("gguf_bytes");
+    else out["gguf_bytes"] = write_object(m.gguf_bytes, GgufTensorBytes{}, style);
     // The default model's architecture under other labels: one field still says it is an
     // architecture, since a model object with labels only is an error when read.
     if (!defines_architecture(out)) out["hidden"] = m.hidden;

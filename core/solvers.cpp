@@ -40,7 +40,11 @@ void apply_knob(Scenario& s, Knob k, int64_t v) {
             s.gpu_count = v;
             s.parallel.dp = std::max<int64_t>(1, v / (s.parallel.tp * s.parallel.pp * s.parallel.cp));
             break;
-        case Knob::WeightFormat: s.infer.weights = static_cast<WeightFormat>(v); break;
+        case Knob::WeightFormat:
+            // Another format is another file: an imported GGUF's tensor bytes describe only its own.
+            if (s.infer.weights != static_cast<WeightFormat>(v)) s.model.gguf_bytes = {};
+            s.infer.weights = static_cast<WeightFormat>(v);
+            break;
     }
 }
 

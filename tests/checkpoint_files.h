@@ -87,4 +87,52 @@ struct GgufWriter {
     }
 };
 
+// A two-block llama GGUF (Q4_K_M, general.file_type 15) whose blocks differ: hidden 256, 4 heads
+// of 64, 2 KV heads, FFN 512, vocabulary 32, untied. Bytes by the GGML blocks of ggml-common.h
+// (Q4_K 144 bytes per 256 weights, Q6_K 210 per 256, F32 4 per weight):
+//   blk.i.attn_norm, ffn_norm F32 [256]: 1024 each
+//   blk.i.attn_q, attn_output Q4_K [256, 256]: 65536 / 256 = 256 blocks x 144 = 36864 each
+//   blk.i.attn_k Q4_K [256, 128]: 128 blocks x 144 = 18432
+//   blk.i.attn_v Q6_K [256, 128]: 128 blocks x 210 = 26880
+//   blk.i.ffn_gate, ffn_up Q4_K [256, 512]: 512 blocks x 144 = 73728 each
+//   blk.0.ffn_down Q6_K [512, 256]: 512 blocks x 210 = 107520; blk.1.ffn_down Q4_K: 512 x 144 = 73728
+//   blk.0: 2 x 1024 + 2 x 36864 + 18432 + 26880 + 2 x 73728 + 107520 = 376064
+//   blk.1: 376064 - 107520 + 73728 = 342272
+//   token_embd Q4_K [256, 32]: 32 blocks x 144 = 4608; output Q6_K [256, 32]: 32 x 210 = 6720;
+//   output_norm F32 [256]: 1024
+inline constexpr uint64_t kTwoBlockGguf[2] = {376064, 342272};
+inline constexpr uint64_t kTwoBlockTokenEmbd = 4608, kTwoBlockOutput = 6720, kTwoBlockOther = 1024;
+
+inline GgufWriter two_block_gguf() {
+    constexpr uint32_t F32 = 0, Q4_K = 12, Q6_K = 14;
+    GgufWriter w;
+    w.string("general.architecture", "llama");
+    w.string("general.name", "two-block");
+    w.u32("general.file_type", 15);
+    w.u32("llama.context_length", 4096);
+    w.u32("llama.block_count", 2);
+    w.u32("llama.attention.head_count", 4);
+    w.u32("llama.attention.head_count_kv", 2);
+    w.u32("llama.embedding_length", 256);
+    w.u32("llama.feed_forward_length", 512);
+    w.strings("tokenizer.ggml.tokens", std::vector<std::string>(32, "t"));
+    w.tensor("token_embd.weight", {256, 32}, Q4_K, 4608);
+    for (int i = 0; i < 2; ++i) {
+        const std::string b = "blk." + std::to_string(i) + ".";
+        w.tensor(b + "attn_norm.weight", {256}, F32, 1024);
+        w.tensor(b + "attn_q.weight", {256, 256}, Q4_K, 36864);
+        w.tensor(b + "attn_k.weight", {256, 128}, Q4_K, 18432);
+        w.tensor(b + "attn_v.weight", {256, 128}, Q6_K, 26880);
+        w.tensor(b + "attn_output.weight", {256, 256}, Q4_K, 36864);
+        w.tensor(b + "ffn_norm.weight", {256}, F32, 1024);
+        w.tensor(b + "ffn_gate.weight", {256, 512}, Q4_K, 73728);
+        w.tensor(b + "ffn_up.weight", {256, 512}, Q4_K, 73728);
+        if (i == 0) w.tensor(b + "ffn_down.weight", {512, 256}, Q6_K, 107520);
+        else w.tensor(b + "ffn_down.weight", {512, 256}, Q4_K, 73728);
+    }
+    w.tensor("output_norm.weight", {256}, F32, 1024);
+    w.tensor("output.weight", {256, 32}, Q6_K, 6720);
+    return w;
+}
+
 }  // namespace vl::test

@@ -4,9 +4,12 @@
 // sizes ([safetensors-spec], ggml-common.h [llama-cpp-code]); every malformed case has its message.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "checkpoint_files.h"
+#include "estimate.h"
 #include "model/checkpoint_config.h"
 #include "model/checkpoint_import.h"
 #include "model/gguf.h"
@@ -170,6 +173,16 @@ GgufWriter tiny_gguf() {
     return w;
 }
 
+// A whole GGUF file as the importer gets it: its header read, and its size.
+CheckpointFiles gguf_files(const std::string& file) {
+    Result<GgufHeader> h = read_gguf_header(file, file.size());
+    REQUIRE(h.ok());
+    CheckpointFiles f;
+    f.gguf = *h;
+    f.gguf_file_bytes = file.size();
+    return f;
+}
+
 }  // namespace
 
 TEST_CASE("GGUF: metadata, every tensor's type and size, and the file size from the header", "[checkpoint]") {
@@ -211,11 +224,13 @@ TEST_CASE("GGUF: metadata, every tensor's type and size, and the file size from 
     uint64_t params = 0;
     for (const GgmlTypeCount& c : by) params += c.elements;
     CHECK(params == 8192 + 65536 + 256 + 3 + 8192 + 1024);
-    // Per layer: blk.0 = attn_q 53760 + attn_norm 1024 + small 6 + ffn_down 544; the rest token_embd + output.
-    const GgufLayerBytes layers = gguf_bytes_by_layer(*r);
+    // Per layer: blk.0 = attn_q 53760 + attn_norm 1024 + small 6 + ffn_down 544; token_embd and output apart.
+    const GgufTensorBytes layers = gguf_bytes_by_layer(*r);
     REQUIRE(layers.layers.size() == 1);
     CHECK(layers.layers[0] == 53760 + 1024 + 6 + 544);
-    CHECK(layers.other == 4608 + 8704);
+    CHECK(layers.token_embd == 4608);
+    CHECK(layers.output == 8704);
+    CHECK(layers.other == 0);
     // The header alone (no data) reads the same, without the file size.
     Result<GgufHeader> h = read_gguf_header(w.header());
     REQUIRE(h.ok());
@@ -224,6 +239,25 @@ TEST_CASE("GGUF: metadata, every tensor's type and size, and the file size from 
     std::string v2 = file;
     v2[4] = 2;
     CHECK(read_gguf_header(v2, v2.size()).ok());
+}
+
+TEST_CASE("GGUF: the routed experts' tensors of each block are counted apart, as --n-cpu-moe moves them", "[checkpoint]") {
+    // blk.0.ffn_gate_exps Q4_K [256, 512, 4]: 524288 weights = 2048 blocks x 144 = 294912 B;
+    // blk.0.ffn_down_exps Q6_K [512, 256, 4]: 2048 blocks x 210 = 430080 B; attn_norm F32 [256] 1024 B
+    // in both blocks; blk.1 has no experts.
+    GgufWriter w;
+    w.string("general.architecture", "llama");
+    w.tensor("blk.0.attn_norm.weight", {256}, 0, 1024);
+    w.tensor("blk.0.ffn_gate_exps.weight", {256, 512, 4}, 12, 294912);
+    w.tensor("blk.0.ffn_down_exps.weight", {512, 256, 4}, 14, 430080);
+    w.tensor("blk.1.attn_norm.weight", {256}, 0, 1024);
+    Result<GgufHeader> h = read_gguf_header(w.header());
+    REQUIRE(h.ok());
+    const GgufTensorBytes b = gguf_bytes_by_layer(*h);
+    CHECK(b.layers == std::vector<uint64_t>{1024 + 294912 + 430080, 1024});
+    CHECK(b.experts == std::vector<uint64_t>{294912 + 430080, 0});
+    // A dense file has none.
+    CHECK(gguf_bytes_by_layer(*read_gguf_header(vl::test::two_block_gguf().header())).experts.empty());
 }
 
 TEST_CASE("GGUF: the GGML type table has every type's block as ggml-common.h declares it", "[checkpoint]") {
@@ -578,6 +612,57 @@ TEST_CASE("import_checkpoint: a GGUF's general.file_type is its llama.cpp weight
     }
 }
 
+TEST_CASE("import_checkpoint: a GGUF's tensor bytes by block become model.gguf_bytes, and llama.cpp's weights are the file's", "[checkpoint]") {
+    Result<CheckpointImport> r = import_checkpoint(gguf_files(vl::test::two_block_gguf().file()));
+    INFO(errors_of(r));
+    REQUIRE(r.ok());
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.infer.context = 256;
+    const std::vector<std::string> changes = apply_checkpoint_import(*r, s);
+    CHECK(std::find(changes.begin(), changes.end(), "weights: the GGUF file's tensor bytes (2 blocks)") != changes.end());
+    // Hand sums in tests/checkpoint_files.h: the blocks differ (blk.0's ffn_down is Q6_K, blk.1's Q4_K).
+    const GgufTensorBytes& g = s.model.gguf_bytes;
+    CHECK(g.layers == std::vector<uint64_t>{376064, 342272});
+    CHECK(g.token_embd == 4608);
+    CHECK(g.output == 6720);
+    CHECK(g.other == 1024);  // output_norm
+    REQUIRE(s.model.layers == 2);
+    REQUIRE(s.infer.engine == Engine::LlamaCpp);
+    REQUIRE(s.infer.weights == WeightFormat::GGUF_Q4_K_M);
+    // The estimate's weights are the file's: the blocks 376064 + 342272 = 718336 B, token_embd on
+    // the host, output and output_norm on the GPU; the formula names each block.
+    const Estimate e = estimate(s, Detail::Full);
+    REQUIRE(e.ok());
+    auto find_in = [](const Estimate& est, const char* id) -> const Component* {
+        for (const Component& c : est.components)
+            if (std::string(c.id) == id) return &c;
+        return nullptr;
+    };
+    auto find = [&](const char* id) { return find_in(e, id); };
+    const Component* linear = find("weights.linear");
+    REQUIRE(linear);
+    CHECK(linear->bytes == 718336);
+    CHECK(linear->formula() == "blk.0 + blk.1");
+    CHECK(linear->substituted() == "376,064 + 342,272 = 718,336 B");
+    CHECK_THAT(std::string(linear->source), Catch::Contains("GGUF file's tensor table") && Catch::Contains("[gguf-spec]"));
+    const Component* embd = find("weights.embedding");
+    REQUIRE(embd);
+    CHECK(embd->bytes == 4608);
+    CHECK(embd->host);
+    REQUIRE(find("weights.lm_head"));
+    CHECK(find("weights.lm_head")->bytes == 6720);
+    CHECK(find("weights.lm_head")->formula() == "output");
+    REQUIRE(find("weights.norms"));
+    CHECK(find("weights.norms")->bytes == 1024);
+    // The file's bytes, whatever the format's rules would say: the same scenario without them differs.
+    Scenario rules = s;
+    rules.model.gguf_bytes = {};
+    const Estimate by_rules = estimate(rules);
+    REQUIRE(find_in(by_rules, "weights.linear"));
+    CHECK(find_in(by_rules, "weights.linear")->bytes != 718336);
+}
+
 TEST_CASE("import_checkpoint: a checkpoint without quantization_config is in the float dtype holding most of its parameters") {
     // F16 [32, 8] = 256 elements and F32 [8] = 8: the weights are F16, whatever the scenario had before.
     const std::string header = R"({"model.embed_tokens.weight": {"dtype": "F16", "shape": [32, 8], "data_offsets": [0, 512]},
@@ -620,11 +705,7 @@ TEST_CASE("import_checkpoint: a GGUF gives the model from its metadata, or a war
     GgufWriter w = tiny_gguf();
     w.u32("llama.feed_forward_length", 512);
     const std::string file = w.file();
-    Result<GgufHeader> h = read_gguf_header(file, file.size());
-    REQUIRE(h.ok());
-    CheckpointFiles f;
-    f.gguf = *h;
-    f.gguf_file_bytes = file.size();
+    CheckpointFiles f = gguf_files(file);
     Result<CheckpointImport> r = import_checkpoint(f);
     INFO(errors_of(r));
     REQUIRE(r.ok());
@@ -632,7 +713,7 @@ TEST_CASE("import_checkpoint: a GGUF gives the model from its metadata, or a war
     CHECK(r->model->hidden == 256);
     REQUIRE(r->gguf);
     CHECK(r->gguf->file_bytes == file.size());
-    CHECK(r->gguf->tensors == h->tensors.size());
+    CHECK(r->gguf->tensors == f.gguf->tensors.size());
     GgufWriter other;
     other.string("general.architecture", "rwkv6");
     Result<GgufHeader> o = read_gguf_header(other.header());

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -771,6 +772,38 @@ TEST_CASE("cli: import a GGUF file: architecture, sizes, every tensor's type and
     Run b = vramlens("import '" + bad + "'");
     CHECK(b.status == 1);
     CHECK(b.err == "vramlens: " + bad + " is not a valid GGUF file:\n  magic: the file does not start with \"GGUF\": it is not a GGUF file\n");
+}
+
+TEST_CASE("cli: --model FILE.gguf estimates and plans the file's own tensor bytes, with its type and llama.cpp") {
+    TempDir d("gguf-bytes");
+    const std::string f = d.file("two-block.gguf", vl::test::two_block_gguf().file());
+    // tests/checkpoint_files.h: blk.0 376064 B, blk.1 342272 B, token_embd 4608, output 6720, output_norm 1024;
+    // general.file_type 15 is Q4_K_M, which llama.cpp runs.
+    Run e = vramlens("estimate --model '" + f + "' --mode infer --context 256 --format json");
+    INFO(e.err);
+    REQUIRE(e.status == 0);
+    CHECK(e.err.find("note: --model: infer.engine llama.cpp, infer.weights q4_k_m (the GGUF file's general.file_type)\n") != std::string::npos);
+    const nlohmann::json j = nlohmann::json::parse(e.out);
+    CHECK(j["scenario"]["model"]["gguf_bytes"]["layers"] == nlohmann::json::array({376064, 342272}));
+    std::map<std::string, double> bytes;
+    for (const auto& c : j["components"]) bytes[c["id"].get<std::string>()] = c["bytes"].get<double>();
+    CHECK(bytes["weights.linear"] == 376064 + 342272);
+    CHECK(bytes["weights.embedding"] == 4608);
+    CHECK(bytes["weights.lm_head"] == 6720);
+    CHECK(bytes["weights.norms"] == 1024);
+    // A flag given says otherwise: the engine is the user's (and vLLM does not load the file's bytes).
+    Run v = vramlens("estimate --model '" + f + "' --mode infer --engine vllm --weights bf16 --format json");
+    INFO(v.err);
+    REQUIRE(v.status == 0);
+    CHECK(v.err.find("note: --model") == std::string::npos);
+    // plan: every layer and the output on the GPU: 718336 + 6720 + 1024 = 726080 B; token_embd in RAM.
+    Run p = vramlens("plan --model '" + f + "' --gpu rtx-4090 --ram 64GB --ctx 256 --format json");
+    INFO(p.err);
+    REQUIRE(p.status == 0);
+    const nlohmann::json pj = nlohmann::json::parse(p.out);
+    CHECK(pj["devices"][0]["weights_bytes"] == 726080);
+    CHECK(pj["devices"][1]["weights_bytes"] == 4608);
+    CHECK(pj["launch"].get<std::string>().rfind("llama-server -m " + f + " -ngl 3 ", 0) == 0);
 }
 
 TEST_CASE("cli: import an AWQ checkpoint: the weight format, quantized and kept tensors apart") {

@@ -232,6 +232,95 @@ TEST_CASE("tensor and pipeline parallel split the weights, norms are replicated 
     CHECK(weight_bytes(estimate(s)) == 16.0 * 218103808 * 2 + 16.0 * 8192 * 2 + 525336576.0 * 2 + 4096.0 * 2);
 }
 
+namespace {
+const Component* component(const Estimate& e, const std::string& id) {
+    for (const Component& c : e.components)
+        if (c.id == id) return &c;
+    return nullptr;
+}
+
+// A two-layer model (d 256, 4 heads, 2 KV heads, FFN 512, vocabulary 32) with the tensor bytes of
+// tests/checkpoint_files.h's two-block GGUF: blk.0 376064, blk.1 342272 (its ffn_down is Q4_K, not
+// Q6_K), token_embd 4608, output 6720, output_norm 1024.
+std::string gguf_warning(const Estimate& e) {
+    for (const std::string& w : e.warnings)
+        if (w.rfind("model.gguf_bytes", 0) == 0) return w;
+    return {};
+}
+
+ModelSpec two_block_model() {
+    ModelSpec m = test::llama("two-block", 32, 256, 2, 4, 2, 512, 4096);
+    m.gguf_bytes = {{376064, 342272}, 4608, 6720, 1024, {}};
+    return m;
+}
+}  // namespace
+
+TEST_CASE("llama.cpp with an imported GGUF's tensor bytes: each pipeline stage holds its own layers' blocks") {
+    Scenario s = infer(two_block_model(), WeightFormat::GGUF_Q4_K_M, Engine::LlamaCpp);
+    s.parallel.pp = 2;
+    s.gpu_count = 2;
+    // Stage 0: blk.0 = 376064 B on its GPU (token_embd 4608 on the host); stage 1: blk.1 342272 +
+    // output 6720 + output_norm 1024 = 350016 B. One layer's KV each: stage 0 is the most loaded.
+    Estimate e = estimate(s, Detail::Full);
+    REQUIRE(e.ok());
+    CHECK(e.warnings.empty());
+    REQUIRE(component(e, "weights.linear"));
+    CHECK(component(e, "weights.linear")->bytes == 376064);
+    CHECK(component(e, "weights.linear")->substituted() == "376,064 = 376,064 B");
+    REQUIRE(component(e, "weights.embedding"));
+    CHECK(component(e, "weights.embedding")->bytes == 4608);
+    CHECK(component(e, "weights.embedding")->host);
+    CHECK_FALSE(component(e, "weights.lm_head"));
+    CHECK_FALSE(component(e, "weights.norms"));
+    // One GPU: both blocks, the output and output_norm on it: 718336 + 6720 + 1024 = 726080 B of GPU weights.
+    s.parallel.pp = 1;
+    s.gpu_count = 1;
+    e = estimate(s);
+    REQUIRE(e.ok());
+    double gpu = 0;
+    for (const Component& c : e.components)
+        if (c.category == Category::Weights && !c.host) gpu += c.bytes;
+    CHECK(gpu == 726080);
+    // A tied model whose file has no output.weight: llama.cpp loads token_embd again as the output.
+    s.model.tied_embeddings = true;
+    s.model.gguf_bytes.output = 0;
+    e = estimate(s, Detail::Full);
+    REQUIRE(component(e, "weights.lm_head"));
+    CHECK(component(e, "weights.lm_head")->bytes == 4608);
+    CHECK(component(e, "weights.lm_head")->formula() == "token_embd");
+}
+
+TEST_CASE("llama.cpp with an imported GGUF's tensor bytes: many blocks are summed under one name") {
+    ModelSpec m = test::llama("ten", 32, 256, 10, 4, 2, 512, 4096);
+    m.gguf_bytes = {{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009}, 10, 20, 30, {}};
+    const Estimate e = estimate(infer(m, WeightFormat::GGUF_Q8_0, Engine::LlamaCpp), Detail::Full);
+    REQUIRE(component(e, "weights.linear"));
+    // 10 * 1000 + (0 + 1 + ... + 9) = 10045
+    CHECK(component(e, "weights.linear")->bytes == 10045);
+    CHECK(component(e, "weights.linear")->formula() == "blk.0-9");
+    CHECK(component(e, "weights.linear")->substituted() == "10,045 = 10,045 B");
+}
+
+TEST_CASE("GGUF tensor bytes that no longer describe the model: a warning, and the format's rules") {
+    // The model edited to 3 layers after the 2-block file was imported.
+    Scenario s = infer(two_block_model(), WeightFormat::GGUF_Q4_K_M, Engine::LlamaCpp);
+    s.model.layers = 3;
+    Scenario rules = s;
+    rules.model.gguf_bytes = {};
+    const Estimate e = estimate(s), r = estimate(rules);
+    REQUIRE(e.ok());
+    REQUIRE(e.warnings.size() == r.warnings.size() + 1);
+    CHECK_THAT(gguf_warning(e), Catch::StartsWith("model.gguf_bytes: the GGUF file's tensor bytes have 2 blocks but the model has 3 layers") &&
+                                       Catch::Contains("sized by the rules of GGUF Q4_K_M instead"));
+    CHECK(component(e, "weights.linear")->bytes == component(r, "weights.linear")->bytes);
+    CHECK(weight_bytes(e) == weight_bytes(r));
+    // Another engine does not load GGUF tensors as stored: it says so and uses the rules too.
+    s = infer(two_block_model(), WeightFormat::BF16, Engine::VLLM);
+    const Estimate v = estimate(s);
+    REQUIRE(v.ok());
+    CHECK_THAT(gguf_warning(v), Catch::StartsWith("model.gguf_bytes: the GGUF file's tensor bytes are what llama.cpp loads; with engine vllm"));
+}
+
 TEST_CASE("bad inference input names the field and the rule") {
     Scenario s = infer(test::llama3_8b(), WeightFormat::GPTQ4);
     s.infer.group_size = 0;

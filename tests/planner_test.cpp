@@ -200,3 +200,64 @@ TEST_CASE("planner: --n-cpu-moe keeps the routed experts of the first N layers o
     dense.n_cpu_moe = 1;
     CHECK(plan_llamacpp(dense).error.rfind("n-cpu-moe:", 0) == 0);
 }
+
+TEST_CASE("planner: a model imported from a GGUF file places the file's bytes, block by block") {
+    // tests/checkpoint_files.h's two-block GGUF: blk.0 376064 B, blk.1 342272 B, token_embd 4608,
+    // output 6720, output_norm 1024 (hand sums of the GGML blocks there).
+    PlanInput in;
+    in.model = test::llama("two-block", 32, 256, 2, 4, 2, 512, 4096);
+    in.model.gguf_bytes = {{376064, 342272}, 4608, 6720, 1024, {}};
+    in.weights = WeightFormat::GGUF_Q4_K_M;
+    in.context = 256;
+    in.ram_bytes = 64 * kGiB;
+    in.gpus = {{"A", 24 * kGiB, 0}, {"B", 24 * kGiB, 0}};
+    in.tensor_split = {1, 1};
+    CHECK(llamacpp_layer_weight_bytes(in, 0) == 376064);
+    CHECK(llamacpp_layer_weight_bytes(in, 1) == 342272);
+    CHECK(llamacpp_output_weight_bytes(in) == 6720 + 1024);
+    CHECK(llamacpp_embedding_weight_bytes(in) == 4608);
+    // -ngl 2: i_gpu_start = 2 + 1 - 2 = 1, so blk.0 stays on the CPU with token_embd; blk.1 is at
+    // (1 - 1) / 2 = 0 -> GPU 0 (split points 0.5, 1); the output layer at (2 - 1) / 2 = 0.5 -> GPU 1
+    // (the first split point above 0.5).
+    const Plan p = place_llamacpp(in, 2, 256);
+    REQUIRE(p.ok());
+    CHECK(p.cpu.weights == 376064 + 4608);
+    CHECK(p.gpus[0].weights == 342272);
+    CHECK(p.gpus[1].weights == 6720 + 1024);
+    // Every layer on GPU 0 (-ngl 3: blk.0 at 0, blk.1 at 1/3, output at 2/3 -> GPU 1).
+    const Plan all = place_llamacpp(in, 3, 256);
+    CHECK(all.gpus[0].weights == 376064 + 342272);
+    CHECK(all.gpus[1].weights == 7744);
+    CHECK(all.cpu.weights == 4608);
+    // Bytes of another layer count (the model edited): the format's rules, as without them.
+    PlanInput edited = in;
+    edited.model.layers = 3;
+    PlanInput rules = edited;
+    rules.model.gguf_bytes = {};
+    CHECK(llamacpp_layer_weight_bytes(edited, 0) == llamacpp_layer_weight_bytes(rules, 0));
+    CHECK(llamacpp_layer_weight_bytes(edited, 0) != 376064);
+}
+
+TEST_CASE("planner: --n-cpu-moe with an imported GGUF keeps the file's own expert tensors on the CPU") {
+    // Two MoE layers whose file gives blk.0 1000 B (600 of them ffn_{gate,up,down}_exps) and blk.1
+    // 2000 B (1500 experts); token_embd 100, output 200, output_norm 10.
+    PlanInput in;
+    in.model = test::llama("moe", 32, 256, 2, 4, 2, 512, 4096);
+    in.model.moe.num_experts = 4;
+    in.model.moe.top_k = 2;
+    in.model.moe.expert_ffn = 128;
+    in.model.gguf_bytes = {{1000, 2000}, 100, 200, 10, {600, 1500}};
+    in.weights = WeightFormat::GGUF_Q4_K_M;
+    in.context = 256;
+    in.ram_bytes = 64 * kGiB;
+    in.gpus = {{"A", 24 * kGiB, 0}};
+    in.n_cpu_moe = 1;
+    CHECK(llamacpp_layer_expert_bytes(in, 0) == 600);
+    CHECK(llamacpp_layer_expert_bytes(in, 1) == 1500);
+    // -ngl 3 (every layer and the output): blk.0's experts stay in RAM with token_embd.
+    // GPU: (1000 - 600) + 2000 + 200 + 10 = 2610 B; CPU: 600 + 100 = 700 B.
+    const Plan p = place_llamacpp(in, 3, 256);
+    REQUIRE(p.ok());
+    CHECK(p.gpus[0].weights == 2610);
+    CHECK(p.cpu.weights == 700);
+}

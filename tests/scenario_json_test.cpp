@@ -58,6 +58,11 @@ Scenario every_field_changed() {
     m.moe.moe_layer_freq = 2;
     m.moe.router_bias = true;
     m.source = {"acme/test-moe", "0123456789abcdef0123456789abcdef01234567"};
+    for (int64_t i = 0; i < m.layers; ++i) m.gguf_bytes.layers.push_back(400'000'000 + static_cast<uint64_t>(i));  // one per layer
+    m.gguf_bytes.token_embd = 1'234'567;
+    m.gguf_bytes.output = 2'345'678;
+    m.gguf_bytes.other = 3'456;
+    for (int64_t i = 0; i < m.layers; ++i) m.gguf_bytes.experts.push_back(300'000'000 + static_cast<uint64_t>(i));
     s.mode = Mode::FineTune;
     TrainingOptions& t = s.train;
     t.precision = Precision::FP8;
@@ -167,6 +172,11 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.attention == y.attention);
     CHECK(x.source.hub == y.source.hub);
     CHECK(x.source.revision == y.source.revision);
+    CHECK(x.gguf_bytes.layers == y.gguf_bytes.layers);
+    CHECK(x.gguf_bytes.token_embd == y.gguf_bytes.token_embd);
+    CHECK(x.gguf_bytes.output == y.gguf_bytes.output);
+    CHECK(x.gguf_bytes.other == y.gguf_bytes.other);
+    CHECK(x.gguf_bytes.experts == y.gguf_bytes.experts);
     CHECK(x.mla.q_lora_rank == y.mla.q_lora_rank);
     CHECK(x.mla.kv_lora_rank == y.mla.kv_lora_rank);
     CHECK(x.mla.qk_rope_head_dim == y.mla.qk_rope_head_dim);
@@ -599,8 +609,9 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 33);
+    CHECK(field_count<ModelSpec>() == 34);
     CHECK(field_count<ModelOrigin>() == 2);
+    CHECK(field_count<GgufTensorBytes>() == 5);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 21);

@@ -205,3 +205,57 @@ TEST_CASE("share link: a bad model.source names the field and how to fix it") {
     CHECK(errors_of(R"({"params":1000,"source":"a/b"})") == "model.source: must be an object; got \"a/b\"\n");
     CHECK(errors_of(R"({"params":1000,"source":{"hub":"a/b","revision":"refs/pr/1"}})").empty());
 }
+
+TEST_CASE("share link: an imported GGUF's tensor bytes travel with the model, and a tampered value names its field (issue 17)") {
+    // A two-layer model with the tensor bytes of tests/checkpoint_files.h's two-block GGUF.
+    Result<ModelSpec> m = import_hf_config(R"({"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 32})");
+    REQUIRE(m.ok());
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::GGUF_Q4_K_M;
+    s.model = *m;
+    s.model.gguf_bytes = {{376064, 342272}, 4608, 6720, 1024, {}};
+    const std::string link = encode_share_link(s);
+    Result<Scenario> back = decode_share_link(link);
+    REQUIRE(back.ok());
+    CHECK(back->model.gguf_bytes.layers == std::vector<uint64_t>{376064, 342272});
+    CHECK(back->model.gguf_bytes.token_embd == 4608);
+    CHECK(back->model.gguf_bytes.output == 6720);
+    CHECK(back->model.gguf_bytes.other == 1024);
+    CHECK(encode_share_link(*back) == link);
+    CHECK_THAT(scenario_to_json(s, JsonStyle::Compact),
+               Catch::Contains(R"("gguf_bytes":{"layers":[376064,342272],"token_embd":4608,"output":6720,"other":1024})"));
+    // Written only when present, and only while it describes the model (one entry per layer).
+    CHECK_THAT(scenario_to_json(Scenario{}, JsonStyle::Pretty), !Catch::Contains("gguf_bytes"));
+    Scenario edited = s;
+    edited.model.layers = 3;
+    CHECK_THAT(scenario_to_json(edited, JsonStyle::Pretty), !Catch::Contains("gguf_bytes"));
+
+    // Tampered links (checksums recomputed): each bad value is named by its path.
+    auto error_of = [](const std::string& gguf_bytes) {
+        return only_error(decode_share_link(link_around(R"({"version":1,"model":{"hidden":256,"layers":2,"gguf_bytes":)" + gguf_bytes + "}}")));
+    };
+    CHECK(error_of(R"({"layers":[376064,-5]})") == "model.gguf_bytes.layers[1]: must be a whole number of bytes from 0 to 2^50 (1125899906842624); got -5");
+    CHECK(error_of(R"({"layers":[376064,1.5]})") == "model.gguf_bytes.layers[1]: must be a whole number of bytes from 0 to 2^50 (1125899906842624); got 1.5");
+    CHECK(error_of(R"({"layers":[1,2],"output":"x"})") == "model.gguf_bytes.output: must be a whole number of bytes from 0 to 2^50 (1125899906842624); got \"x\"");
+    CHECK(error_of(R"({"layers":[1,2],"other":1125899906842625})") ==
+          "model.gguf_bytes.other: must be a whole number of bytes from 0 to 2^50 (1125899906842624); got 1125899906842625");
+    CHECK(error_of(R"({"layers":7})") == "model.gguf_bytes.layers: must be an array of at most 100000 byte counts, one per layer; got 7");
+    CHECK(error_of(R"({"layers":[1,2,3]})") ==
+          "model.gguf_bytes.layers: has 3 entries but the model has 2 layers: give one byte count per layer (blk.<i>.*), or leave out "
+          "gguf_bytes to size the weights by infer.weights");
+    // 2^50 - 1 twice: each within bounds, the total (2^51 - 2) is not a real file.
+    CHECK(error_of(R"({"layers":[1125899906842623,1125899906842623]})") ==
+          "model.gguf_bytes: sums to 2,251,799,813,685,246 bytes, more than 2^50 (1 PiB): not a real GGUF file");
+    CHECK(error_of(R"({"layers":[1,2],"blocks":3})") == "model.gguf_bytes.blocks: unknown field");
+    // The routed experts are part of their layer: one entry per layer, none above its layer's bytes.
+    CHECK(error_of(R"({"layers":[10,20],"experts":[5]})") ==
+          "model.gguf_bytes.experts: has 1 entries but layers has 2: give one per layer, or none for a dense model");
+    CHECK(error_of(R"({"layers":[10,20],"experts":[5,21]})") ==
+          "model.gguf_bytes.experts[1]: is 21 bytes, more than its whole layer (layers[1] = 20): the experts are part of their layer's bytes");
+    // gguf_bytes alone is no architecture: a model object of labels and bytes still says so.
+    CHECK_THAT(only_error(decode_share_link(link_around(R"({"version":1,"model":{"name":"x","gguf_bytes":{"layers":[]}}})"))),
+               Catch::StartsWith("model: "));
+}

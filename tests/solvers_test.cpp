@@ -139,6 +139,24 @@ TEST_CASE("least compressed weight format that fits equals enumeration") {
     CHECK(r.value == best);
 }
 
+TEST_CASE("the format solver sizes every other format by its rules: an imported GGUF's bytes are its own type's only") {
+    // A 2-layer model (d 256) imported from a GGUF whose blocks claim 20 GiB each: as imported (Q4_K_M)
+    // it fits no 24 GiB card, but every other format of this tiny model does, by its rules (under 10 MB).
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = test::llama("claims", 32, 256, 2, 4, 2, 512, 4096);
+    s.model.gguf_bytes = {{uint64_t{20} << 30, uint64_t{20} << 30}, 1000, 1000, 1000, {}};
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::GGUF_Q4_K_M;
+    s.infer.context = 256;
+    s.gpu = {"24 GiB", 24.0 * kGiB};
+    REQUIRE_FALSE(estimate(s).fits());
+    const SolveResult r = solve(s, Knob::WeightFormat);
+    REQUIRE(r.found);
+    CHECK(r.scenario.infer.weights == WeightFormat::FP32);  // the least compressed llama.cpp loads
+    CHECK(r.scenario.model.gguf_bytes.empty());
+}
+
 TEST_CASE("when no weight format fits, the answer names the format, not its number") {
     // 405e9 params at >= 2 bits is > 100 GB: nothing fits a 24 GiB card, not even the smallest format, GPTQ 2-bit (2 + 18 / 128 bits a weight).
     Scenario s = infer_scenario(Engine::Transformers, 24);

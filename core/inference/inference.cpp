@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cuda_context.h"
+#include "enum_names.h"
 #include "formula.h"
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
@@ -48,7 +49,8 @@ StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
     p.begin = si.layer_begin;
     p.end = si.layer_end;
     p.params = stage_weight_params(s.model, pc, s.infer, s.parallel, stage);
-    p.w = weight_bytes(p.params, s.model, s.infer, s.parallel);
+    p.w = s.infer.engine == Engine::LlamaCpp && gguf_bytes_describe(s.model) ? gguf_stage_weight_bytes(s.model, s.parallel, stage)
+                                                                             : weight_bytes(p.params, s.model, s.infer, s.parallel);
     return p;
 }
 
@@ -223,6 +225,33 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
     transformers_stage(s, d, e, stage_at(s, e.params, best));
 }
 
+// A model imported from a GGUF file: llama.cpp loads each tensor as the file stores it, so every
+// class's bytes are the file's (weight_formats.h gguf_bytes_describe), whatever infer.weights says.
+void llamacpp_file_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
+    const ModelSpec& m = s.model;
+    const GgufTensorBytes& g = m.gguf_bytes;
+    add(e, d, comp("weights.linear", "Weights: layer tensors (GGUF file)", Category::Weights, kLoadOn,
+                   "the GGUF file's tensor table: the bytes of blk.<i>.* of this GPU's layers, as stored [gguf-spec]"),
+        [&](auto& q) { return gguf_blocks_bytes(q, g, p.begin, p.end); });
+    if (p.w.embedding > 0) {
+        Component c = comp("weights.embedding", "Weights: token embedding (host, GGUF file)", Category::Weights, kLoadOn,
+                           "the GGUF file's tensor table: token_embd.weight [gguf-spec], kept on the CPU (load_tensors) [llama-cpp-code]");
+        c.host = true;
+        add(e, d, std::move(c), [&](auto& q) { return gguf_token_embd_bytes(q, g); });
+    }
+    if (p.w.lm_head > 0)
+        add(e, d, comp("weights.lm_head", g.output > 0 ? "Weights: output (GGUF file)" : "Weights: output (copy of the tied token_embd, GGUF file)",
+                       Category::Weights, kLoadOn,
+                       g.output > 0 ? "the GGUF file's tensor table: output.weight [gguf-spec]"
+                                    : "the GGUF file's tensor table: token_embd.weight [gguf-spec], loaded again as the output of a tied model "
+                                      "(TENSOR_DUPLICATED) [llama-cpp-code]"),
+            [&](auto& q) { return gguf_output_bytes(q, m); });
+    if (p.w.other > 0)
+        add(e, d, comp("weights.norms", "Weights: other tensors (GGUF file)", Category::Weights, kLoadOn,
+                       "the GGUF file's tensor table: the tensors outside the blocks other than token_embd and output (output_norm, ...) [gguf-spec]"),
+            [&](auto& q) { return gguf_other_bytes(q, g); });
+}
+
 // llama.cpp keeps the input layer on the CPU (llama_model::load_tensors: token_embd is looked up
 // by get_rows on the host and never offloaded), so the token embedding is host memory; the output
 // layer goes to the GPU with the last layer, and a tied model loads a copy of token_embd there as
@@ -231,6 +260,10 @@ void llamacpp_weights(const Scenario& s, Detail d, Estimate& e, const StagePick&
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     const StageWeightParams& w = p.params;
+    if (gguf_bytes_describe(m)) {
+        llamacpp_file_weights(s, d, e, p);
+        return;
+    }
     add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, kLoadOn, weight_format_source(o.weights)),
         [&](auto& q) { return linear_weight_bytes(q, w, m, o, s.parallel); });
     if (p.w.embedding > 0) {
@@ -373,6 +406,14 @@ void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
         decompressed->model.mla.decompressed_cache = true;
     }
     const Scenario& s = decompressed ? *decompressed : scenario;
+    const GgufTensorBytes& g = s.model.gguf_bytes;
+    if (!g.empty() && !gguf_bytes_describe(s.model))
+        e.warnings.push_back("model.gguf_bytes: the GGUF file's tensor bytes have " + std::to_string(g.layers.size()) + " blocks but the model has " +
+                             std::to_string(s.model.layers) + " layers, so they no longer describe it: the weights are sized by the rules of " +
+                             weight_format_name(s.infer.weights) + " instead (import the file again for its bytes)");
+    else if (!g.empty() && s.infer.engine != Engine::LlamaCpp)
+        e.warnings.push_back(std::string("model.gguf_bytes: the GGUF file's tensor bytes are what llama.cpp loads; with engine ") +
+                             enum_name(s.infer.engine) + " the weights are sized by the rules of " + weight_format_name(s.infer.weights));
     switch (s.infer.engine) {
         case Engine::Transformers: estimate_transformers(s, d, e); break;
         case Engine::VLLM: estimate_vllm(s, d, e); break;

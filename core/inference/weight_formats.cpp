@@ -145,4 +145,18 @@ WeightBytes stage_weight_bytes(const ModelSpec& m, const ParamCounts& pc, const 
     return weight_bytes(stage_weight_params(m, pc, o, par, stage), m, o, par);
 }
 
+WeightBytes gguf_stage_weight_bytes(const ModelSpec& m, const Parallelism& par, int64_t stage) {
+    const GgufTensorBytes& g = m.gguf_bytes;
+    const StageInfo st = pipeline_stage(m.layers, par.pp, stage);
+    Numbers n;
+    WeightBytes b;
+    b.linear = gguf_blocks_bytes(n, g, st.layer_begin, st.layer_end);
+    if (stage == 0) b.embedding = gguf_token_embd_bytes(n, g);
+    if (stage == par.pp - 1) {
+        b.lm_head = gguf_output_bytes(n, m);
+        b.other = gguf_other_bytes(n, g);
+    }
+    return b;
+}
+
 }  // namespace vl

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <string>
 #include <type_traits>
 
 #include "estimate.h"
@@ -356,5 +357,55 @@ WeightBytes weight_bytes(const StageWeightParams& w, const ModelSpec& m, const I
 // Weights held by pipeline stage `stage` on one tensor-/expert-parallel rank.
 WeightBytes stage_weight_bytes(const ModelSpec& m, const ParamCounts& pc, const InferenceOptions& o,
                                const Parallelism& par, int64_t stage);
+
+// ---- an imported GGUF file's own tensor bytes (model.gguf_bytes) ---------------------------------
+// llama.cpp loads every tensor as the file stores it, so the weights of a model imported from a GGUF
+// file are the sizes in its tensor table [gguf-spec], whatever mix of types made them: the blocks of
+// a stage, token_embd (the input layer), output (a tied model without one loads token_embd again,
+// TENSOR_DUPLICATED [llama-cpp-code]) and the rest of the tensors outside the blocks (output_norm,
+// ...), counted with the output layer. They apply only while they describe the model: one entry per
+// layer (an edited model's bytes no longer do; the estimate then warns and uses the format's rules).
+inline bool gguf_bytes_describe(const ModelSpec& m) {
+    return m.architecture_known() && !m.gguf_bytes.empty() && static_cast<int64_t>(m.gguf_bytes.layers.size()) == m.layers;
+}
+
+inline constexpr int64_t kGgufBlocksListed = 8;  // a derivation names each block up to this many, then their sum
+
+// Blocks [begin, end): each by its name (blk.3) when few, their sum under one name (blk.0-79) otherwise.
+template <class Q>
+auto gguf_blocks_bytes(Q& q, const GgufTensorBytes& g, int64_t begin, int64_t end) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    if (end - begin > kGgufBlocksListed) {
+        double sum = 0;
+        for (int64_t i = begin; i < end; ++i) sum += static_cast<double>(g.layers[static_cast<size_t>(i)]);
+        const std::string name = "blk." + std::to_string(begin) + "-" + std::to_string(end - 1);
+        return q(name.c_str(), sum);
+    }
+    N sum{};
+    for (int64_t i = begin; i < end; ++i) {
+        const std::string name = "blk." + std::to_string(i);
+        sum += q(name.c_str(), static_cast<double>(g.layers[static_cast<size_t>(i)]));
+    }
+    return sum;
+}
+
+// The input layer (on the host in llama.cpp) and the tensors outside the blocks besides the two edges.
+template <class Q>
+auto gguf_token_embd_bytes(Q& q, const GgufTensorBytes& g) { return q("token_embd", static_cast<double>(g.token_embd)); }
+template <class Q>
+auto gguf_other_bytes(Q& q, const GgufTensorBytes& g) { return q("other_tensors", static_cast<double>(g.other)); }
+
+// The output layer's head: output.weight, or a tied model's copy of token_embd when the file has none.
+template <class Q>
+auto gguf_output_bytes(Q& q, const ModelSpec& m) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const GgufTensorBytes& g = m.gguf_bytes;
+    if (g.output > 0) return q("output", static_cast<double>(g.output));
+    return m.tied_embeddings ? gguf_token_embd_bytes(q, g) : N(0);
+}
+
+// Pipeline stage `stage` of a llama.cpp layer split: its blocks; the first also token_embd, the last
+// the output head and the other tensors.
+WeightBytes gguf_stage_weight_bytes(const ModelSpec& m, const Parallelism& par, int64_t stage);
 
 }  // namespace vl

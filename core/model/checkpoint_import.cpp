@@ -101,6 +101,11 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
     if (c.model) {
         s.model = *c.model;
         changes.push_back("model: " + c.model->name);
+        // The file's own tensor bytes: llama.cpp's weights layer by layer, whatever mix made them.
+        if (c.gguf && !c.gguf->layer_bytes.empty()) {
+            s.model.gguf_bytes = c.gguf->layer_bytes;
+            changes.push_back("weights: the GGUF file's tensor bytes (" + std::to_string(c.gguf->layer_bytes.layers.size()) + " blocks)");
+        }
     }
     if (!c.quantization && c.safetensors && !c.gguf) {
         // Not quantized: the weights are kept in the float dtype that holds most of the parameters.

@@ -52,7 +52,7 @@ struct SafetensorsSummary {
 struct GgufSummary {
     std::vector<GgmlTypeCount> types;
     uint64_t tensors = 0, elements = 0;
-    GgufLayerBytes layer_bytes;
+    GgufTensorBytes layer_bytes;  // by block, token_embd, output and the rest
     uint64_t file_bytes = 0;
     std::optional<uint64_t> file_type;  // general.file_type: llama.cpp's llama_ftype (15: Q4_K_M) [llama-cpp-code]
 };
@@ -72,7 +72,8 @@ Result<CheckpointImport> import_checkpoint(const CheckpointFiles& files, Checkpo
 
 // What the import means for a scenario: its model, the weight format (the quantization's; for
 // safetensors without one, the float dtype holding most parameters: BF16, F16 or F32; for a GGUF,
-// its general.file_type as a llama.cpp weight format and engine, where vramlens has that format) and a LoRA
+// its general.file_type as a llama.cpp weight format and engine, where vramlens has that format, and
+// its tensor bytes by block as model.gguf_bytes, with the model from its metadata) and a LoRA
 // adapter's rank and targets (mode finetune, method LoRA). Returns the changes made, for people.
 std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scenario& s);
 

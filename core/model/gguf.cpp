@@ -234,8 +234,8 @@ std::vector<GgmlTypeCount> count_by_ggml_type(const GgufHeader& h) {
     return out;
 }
 
-GgufLayerBytes gguf_bytes_by_layer(const GgufHeader& h) {
-    GgufLayerBytes out;
+GgufTensorBytes gguf_bytes_by_layer(const GgufHeader& h) {
+    GgufTensorBytes out;
     for (const GgufTensor& t : h.tensors) {
         // "blk." digits "." ; a layer number past the tensor count cannot be a real layer: counted as other
         size_t i = 4, layer = 0;
@@ -246,12 +246,19 @@ GgufLayerBytes gguf_bytes_by_layer(const GgufHeader& h) {
         }
         is_layer = is_layer && i > 4 && i < t.name.size() && layer < h.tensors.size();
         if (!is_layer) {
-            out.other += t.bytes;
+            (t.name == "token_embd.weight" ? out.token_embd : t.name == "output.weight" ? out.output : out.other) += t.bytes;
             continue;
         }
         if (out.layers.size() <= layer) out.layers.resize(layer + 1, 0);
         out.layers[layer] += t.bytes;
+        // The routed experts, as --n-cpu-moe's pattern blk.<i>.ffn_(up|down|gate)_exps names them [llama-cpp-server-flags]
+        const std::string_view rest = std::string_view(t.name).substr(i + 1);
+        if (rest.starts_with("ffn_up_exps") || rest.starts_with("ffn_down_exps") || rest.starts_with("ffn_gate_exps")) {
+            if (out.experts.size() <= layer) out.experts.resize(layer + 1, 0);
+            out.experts[layer] += t.bytes;
+        }
     }
+    if (!out.experts.empty()) out.experts.resize(out.layers.size(), 0);
     return out;
 }
 

@@ -23,6 +23,7 @@
 
 #include "diagnostics.h"
 #include "inference/weight_formats.h"
+#include "model_spec.h"
 
 namespace vl {
 
@@ -80,12 +81,10 @@ struct GgmlTypeCount {
 std::vector<GgmlTypeCount> count_by_ggml_type(const GgufHeader& h);
 
 // Tensor bytes per transformer block (tensors named "blk.<i>.*", as llama.cpp names them) and the
-// rest (token_embd, output, output_norm): the weight memory llama.cpp loads for each layer.
-struct GgufLayerBytes {
-    std::vector<uint64_t> layers;  // index i: the bytes of blk.i.*
-    uint64_t other = 0;
-};
-GgufLayerBytes gguf_bytes_by_layer(const GgufHeader& h);
+// routed experts' part of each (blk.<i>.ffn_{gate,up,down}_exps), of token_embd.weight, of
+// output.weight and of the rest (output_norm, ...): the weight memory llama.cpp loads for each layer,
+// the input layer and the output layer (model_spec.h GgufTensorBytes).
+GgufTensorBytes gguf_bytes_by_layer(const GgufHeader& h);
 
 // The model of a GGUF file as a Hugging Face config.json (the text import_hf_config reads), built
 // from its metadata: <arch>.embedding_length -> hidden_size, block_count -> num_hidden_layers,

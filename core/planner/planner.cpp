@@ -42,6 +42,19 @@ StageWeightParams layer_params(const PlanInput& in, const ParamCounts& pc, int64
     return stage_weight_params(in.model, pc, llamacpp_options(in), par, il);
 }
 
+// Bytes of repeating layer il: the GGUF file's blk.il tensors when the model has them
+// (weight_formats.h gguf_bytes_describe), else the layer's tensors in the input's format.
+double layer_weight_bytes(const PlanInput& in, const ParamCounts& pc, int64_t il) {
+    Numbers n;
+    if (gguf_bytes_describe(in.model)) return gguf_blocks_bytes(n, in.model.gguf_bytes, il, il + 1);
+    StageWeightParams w = layer_params(in, pc, il);
+    w.norms -= w.edge.final_norm;
+    w.edge = EdgeShard{};
+    Parallelism par;
+    par.pp = in.model.layers;
+    return weight_bytes(w, in.model, llamacpp_options(in), par).total();
+}
+
 std::string validate_plan(const PlanInput& in) {
     if (!in.model.architecture_known() || in.model.layers < 1)
         return "model: the planner needs the model's architecture (layers, hidden size, heads); give a preset id or a config.json";
@@ -96,24 +109,22 @@ std::vector<GpuSlot> gpu_slots(const PlanInput& in) {
 
 }  // namespace
 
-double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il) {
-    const ParamCounts pc = count_params(in.model);
-    StageWeightParams w = layer_params(in, pc, il);
-    w.norms -= w.edge.final_norm;
-    w.edge = EdgeShard{};
-    Parallelism par;
-    par.pp = in.model.layers;
-    return weight_bytes(w, in.model, llamacpp_options(in), par).total();
-}
+double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il) { return layer_weight_bytes(in, count_params(in.model), il); }
 
 double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il) {
     if (in.model.moe.num_experts <= 0) return 0;
+    if (gguf_bytes_describe(in.model)) {  // the file's own ffn_{gate,up,down}_exps bytes of block il
+        const std::vector<uint64_t>& e = in.model.gguf_bytes.experts;
+        return e.empty() ? 0.0 : static_cast<double>(e[static_cast<size_t>(il)]);
+    }
     PlanInput no_experts = in;
     no_experts.model.moe.expert_ffn = 0;
     return llamacpp_layer_weight_bytes(in, il) - llamacpp_layer_weight_bytes(no_experts, il);
 }
 
 double llamacpp_output_weight_bytes(const PlanInput& in) {
+    Numbers n;
+    if (gguf_bytes_describe(in.model)) return gguf_output_bytes(n, in.model) + gguf_other_bytes(n, in.model.gguf_bytes);
     const ParamCounts pc = count_params(in.model);
     Parallelism par;
     par.pp = in.model.layers;
@@ -121,17 +132,17 @@ double llamacpp_output_weight_bytes(const PlanInput& in) {
     // A single-layer model has no separate last stage: its tied head has no copy in the estimate's
     // stages, but llama.cpp still creates output.weight as a duplicate of token_embd.
     if (in.model.layers == 1 && in.model.tied_embeddings) w.edge.lm_head = 1;
-    Numbers n;
     const InferenceOptions o = llamacpp_options(in);
     return lm_head_weight_bytes(n, w, in.model, o, par) + w.edge.final_norm * norm_bits(o) / 8;
 }
 
 double llamacpp_embedding_weight_bytes(const PlanInput& in) {
+    Numbers n;
+    if (gguf_bytes_describe(in.model)) return gguf_token_embd_bytes(n, in.model.gguf_bytes);
     const ParamCounts pc = count_params(in.model);
     Parallelism par;
     par.pp = in.model.layers;
     const StageWeightParams w = layer_params(in, pc, 0);
-    Numbers n;
     return embedding_weight_bytes(n, w, in.model, llamacpp_options(in), par);
 }
 
@@ -183,16 +194,10 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
     p.cpu.layer_begin = p.cpu.layer_end = -1;
 
     const ParamCounts pc = count_params(m);
-    Parallelism par;
-    par.pp = L;
-    const InferenceOptions o = llamacpp_options(in);
     auto at = [&](int d) -> DevicePlan& { return d < 0 ? p.cpu : p.gpus[static_cast<size_t>(d)]; };
     for (int64_t il = 0; il < L; ++il) {
         DevicePlan& d = at(device_of(il));
-        StageWeightParams w = layer_params(in, pc, il);
-        w.norms -= w.edge.final_norm;
-        w.edge = EdgeShard{};
-        const double layer = weight_bytes(w, m, o, par).total();
+        const double layer = layer_weight_bytes(in, pc, il);
         const double experts_on_cpu = (il < in.n_cpu_moe && device_of(il) >= 0) ? llamacpp_layer_expert_bytes(in, il) : 0;
         d.weights += layer - experts_on_cpu;
         p.cpu.weights += experts_on_cpu;
@@ -251,6 +256,7 @@ std::string no_fit_advice(const PlanInput& in, const Plan& best) {
         PlanInput smaller = in;
         smaller.weights = f;
         smaller.ngl = -1;
+        smaller.model.gguf_bytes = {};  // another type is another file: an imported GGUF's bytes are its own only
         if (linear_bits_per_weight(llamacpp_options(smaller), in.model.hidden) >= current_bpw) continue;
         const Plan q = plan_llamacpp(smaller);
         if (q.fits) {

@@ -85,7 +85,8 @@ double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il);
 double llamacpp_output_weight_bytes(const PlanInput& in);
 double llamacpp_embedding_weight_bytes(const PlanInput& in);
 // The routed experts' share of layer il: the layer's bytes less those of the same layer with
-// expert_ffn = 0 (every other tensor and its GGUF type are unchanged); 0 on a dense layer.
+// expert_ffn = 0 (every other tensor and its GGUF type are unchanged), or an imported GGUF's own
+// blk.<il>.ffn_{gate,up,down}_exps bytes (model.gguf_bytes.experts); 0 on a dense layer.
 double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il);
 
 }  // namespace vl

@@ -1085,3 +1085,20 @@ TEST_CASE("hub import: every failure is said in words with the offline alternati
     CHECK(h.app.ui.hub_state == HubState::Failed);
     CHECK(model_to_json(h.app.scenario.model) == model_to_json(before));
 }
+
+TEST_CASE("an architecture edit drops an imported GGUF's tensor bytes, a look at the custom fields does not (issue 17)") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    // As a GGUF import leaves it: the model with its file's bytes, one entry per layer (32).
+    h.app.scenario.model.gguf_bytes = {std::vector<uint64_t>(32, 1000), 10, 20, 30, {}};
+    h.app.ui.source = ModelSource::Config;
+    h.frames(2);
+    h.click("model.source.1");
+    REQUIRE(h.app.ui.source == ModelSource::Custom);
+    CHECK(h.app.scenario.model.gguf_bytes.layers.size() == 32);
+    // Another hidden size keeps the layer count, so only the page can tell the bytes are stale.
+    h.app.inbox.push_back({"text", "model.hidden_size", "2048"});
+    h.frames(3);
+    REQUIRE(h.app.scenario.model.hidden == 2048);
+    CHECK(h.app.scenario.model.gguf_bytes.empty());
+}

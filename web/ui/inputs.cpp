@@ -25,6 +25,12 @@ void mark_custom(AppState& app) {
     }
 }
 
+// An edit of the architecture: an imported GGUF file's tensor bytes no longer describe the model.
+void edit_architecture(AppState& app) {
+    app.scenario.model.gguf_bytes = {};
+    mark_custom(app);
+}
+
 void preset_picker(AppState& app) {
     text_field(app, nullptr, "model.search", app.ui.model_filter, tr(app.ui.lang, S::Search), false);
     // Families in preset order.
@@ -86,27 +92,27 @@ void custom_fields(AppState& app) {
     const bool two = ImGui::GetContentRegionAvail().x > 300;
     if (two) ImGui::Columns(2, "##arch", false);
     for (const F& f : fields) {
-        if (int_field(app, tr(L, f.label), f.key, *f.v, 1, 1 << 30, false)) mark_custom(app);
+        if (int_field(app, tr(L, f.label), f.key, *f.v, 1, 1 << 30, false)) edit_architecture(app);
         if (two) ImGui::NextColumn();
     }
     int64_t experts = m.moe.num_experts, topk = m.moe.top_k;
     if (int_field(app, tr(L, S::Experts), "model.num_experts", experts, 0, 4096, false)) {
         m.moe.num_experts = static_cast<int>(experts);
-        mark_custom(app);
+        edit_architecture(app);
     }
     if (two) ImGui::NextColumn();
     if (m.moe.num_experts > 0) {
         if (int_field(app, tr(L, S::TopK), "model.num_experts_per_tok", topk, 0, 4096, false)) {
             m.moe.top_k = static_cast<int>(topk);
-            mark_custom(app);
+            edit_architecture(app);
         }
         if (two) ImGui::NextColumn();
-        if (int_field(app, tr(L, S::ExpertFfn), "model.moe_intermediate_size", m.moe.expert_ffn, 1, 1 << 30, false)) mark_custom(app);
+        if (int_field(app, tr(L, S::ExpertFfn), "model.moe_intermediate_size", m.moe.expert_ffn, 1, 1 << 30, false)) edit_architecture(app);
         if (two) ImGui::NextColumn();
     }
     if (two) ImGui::Columns(1);
-    if (check(app, tr(L, S::GatedMlp), "model.gated_mlp", m.gated_mlp)) mark_custom(app);
-    if (check(app, tr(L, S::TiedEmb), "model.tied_embeddings", m.tied_embeddings)) mark_custom(app);
+    if (check(app, tr(L, S::GatedMlp), "model.gated_mlp", m.gated_mlp)) edit_architecture(app);
+    if (check(app, tr(L, S::TiedEmb), "model.tied_embeddings", m.tied_embeddings)) edit_architecture(app);
     section_errors(app, "model");
 }
 
