@@ -1102,3 +1102,17 @@ TEST_CASE("an architecture edit drops an imported GGUF's tensor bytes, a look at
     REQUIRE(h.app.scenario.model.hidden == 2048);
     CHECK(h.app.scenario.model.gguf_bytes.empty());
 }
+
+TEST_CASE("another weight format drops an imported GGUF's tensor bytes: another format is another file (issue 17)") {
+    Harness h(1280, 4000);
+    h.app.scenario.mode = Mode::Infer;
+    h.app.scenario.infer.engine = Engine::LlamaCpp;
+    h.app.scenario.infer.weights = WeightFormat::GGUF_Q4_K_M;
+    h.app.scenario.model.gguf_bytes = {std::vector<uint64_t>(32, 1000), 10, 20, 30, {}};
+    h.frames(3);
+    CHECK(h.app.scenario.model.gguf_bytes.layers.size() == 32);  // drawing the combo changes nothing
+    h.click("infer.weights");
+    h.click("infer.weights.q8_0");
+    REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q8_0);
+    CHECK(h.app.scenario.model.gguf_bytes.empty());
+}
