@@ -653,6 +653,12 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
     }
     std::string implied_text;
     for (auto& [path, value] : implied) {
+        // Another weight format than the GGUF file's own is another file: its tensor bytes do not apply.
+        const bool llamacpp = !has_path(doc, "infer.engine") || doc["infer"]["engine"] == enum_name(Engine::LlamaCpp);
+        if (path == "infer.weights" && has_path(doc, path) && doc["infer"]["weights"] != value && doc["model"].is_object() &&
+            doc["model"].erase("gguf_bytes") > 0 && llamacpp)
+            err += "note: --model: infer.weights " + doc["infer"]["weights"].dump() + " is not the GGUF file's type (" +
+                   value.get<std::string>() + "): its tensor bytes are not used; that format's rules size the weights\n";
         if (has_path(doc, path)) continue;
         implied_text += (implied_text.empty() ? "" : ", ") + path + " " + value.get<std::string>();
         set_path(doc, path, std::move(value));
@@ -1286,9 +1292,14 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     if (!s) return status;
     in.model = s->model;
     // A GGUF file's own type (general.file_type), unless --weights says otherwise; its tensor bytes
-    // (model.gguf_bytes) are what the planner places either way.
+    // (model.gguf_bytes) are what the planner places, unless --weights names another type.
     const bool from_gguf = model_arg.size() > 5 && model_arg.compare(model_arg.size() - 5, 5, ".gguf") == 0;
     if (from_gguf && !weights_given && s->infer.engine == Engine::LlamaCpp) in.weights = s->infer.weights;
+    if (from_gguf && weights_given && s->infer.engine == Engine::LlamaCpp && in.weights != s->infer.weights && !in.model.gguf_bytes.empty()) {
+        in.model.gguf_bytes = {};  // another type is another file
+        err += std::string("note: --weights ") + enum_name(in.weights) + " is not the GGUF file's type (" + enum_name(s->infer.weights) +
+               "): its tensor bytes are not used; that format's rules size the weights\n";
+    }
 
     const Plan p = plan_llamacpp(in);
     if (!p.ok()) return bad(p.error);

@@ -796,6 +796,18 @@ TEST_CASE("cli: --model FILE.gguf estimates and plans the file's own tensor byte
     INFO(v.err);
     REQUIRE(v.status == 0);
     CHECK(v.err.find("note: --model") == std::string::npos);
+    // Another llama.cpp type than the file's is another file: its bytes are dropped, the format's rules used.
+    Run q8 = vramlens("estimate --model '" + f + "' --mode infer --context 256 --weights q8_0 --format json");
+    INFO(q8.err);
+    REQUIRE(q8.status == 0);
+    CHECK(q8.err.find("note: --model: infer.weights \"q8_0\" is not the GGUF file's type (q4_k_m): its tensor bytes are not used") != std::string::npos);
+    const nlohmann::json jq = nlohmann::json::parse(q8.out);
+    CHECK_FALSE(jq["scenario"]["model"].contains("gguf_bytes"));
+    Run pq = vramlens("plan --model '" + f + "' --weights q8_0 --gpu rtx-4090 --ram 64GB --ctx 256 --format json");
+    INFO(pq.err);
+    REQUIRE(pq.status == 0);
+    CHECK(pq.err.find("note: --weights q8_0 is not the GGUF file's type (q4_k_m)") != std::string::npos);
+    CHECK(nlohmann::json::parse(pq.out)["devices"][0]["weights_bytes"] != 726080);
     // plan: every layer and the output on the GPU: 718336 + 6720 + 1024 = 726080 B; token_embd in RAM.
     Run p = vramlens("plan --model '" + f + "' --gpu rtx-4090 --ram 64GB --ctx 256 --format json");
     INFO(p.err);
