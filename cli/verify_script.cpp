@@ -60,6 +60,7 @@ Json hf_config(const Scenario& s, Refusals& no) {
         c["n_layer"] = m.layers;
         c["n_head"] = m.heads;
         c["n_inner"] = m.ffn;
+        c["activation_function"] = m.activation == MlpActivation::GeluNew ? "gelu_new" : "gelu";
         c["n_positions"] = m.max_position;
         c["tie_word_embeddings"] = m.tied_embeddings;
         // GPT2Config: resid_pdrop after attention and MLP, embd_pdrop after the embedding, attn_pdrop
@@ -83,6 +84,7 @@ Json hf_config(const Scenario& s, Refusals& no) {
         c["intermediate_size"] = m.ffn;
         c["max_position_embeddings"] = m.max_position;
         c["use_parallel_residual"] = true;
+        c["hidden_act"] = m.activation == MlpActivation::GeluNew ? "gelu_new" : "gelu";
         c["tie_word_embeddings"] = m.tied_embeddings;
         c["hidden_dropout"] = drop;
         c["attention_dropout"] = attn_drop;
@@ -92,6 +94,7 @@ Json hf_config(const Scenario& s, Refusals& no) {
         no("model", "only Llama-style (gated MLP, RMSNorm, rotary), GPT-NeoX-style and GPT-2-style models are generated");
         return c;
     }
+    if (m.activation != MlpActivation::Fused) no("model.activation", "the generated Llama-family models use SiLU");
     if (drop > 0)
         no("train.dropout", "transformers' Llama-family models have no dropout on hidden states (only attention_dropout), "
                             "so the masks the estimate counts would not exist; set train.dropout to 0 (train.attention_dropout "

@@ -98,6 +98,7 @@ VL_ENUM_TABLE(LlamaCppBackend, {LlamaCppBackend::CUDA, "cuda"}, {LlamaCppBackend
 VL_ENUM_TABLE(MlaCache, {MlaCache::Latent, "latent"}, {MlaCache::Decompressed, "decompressed"})
 
 VL_ENUM_TABLE(NormKind, {NormKind::RMSNorm, "rmsnorm"}, {NormKind::LayerNorm, "layernorm"})
+VL_ENUM_TABLE(MlpActivation, {MlpActivation::Fused, "fused"}, {MlpActivation::GeluNew, "gelu_new"})
 
 VL_ENUM_TABLE(PositionKind,
               {PositionKind::Rotary, "rotary"},

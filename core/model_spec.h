@@ -10,6 +10,10 @@ namespace vl {
 enum class NormKind { RMSNorm, LayerNorm };          // RMSNorm: weight only; LayerNorm: weight + bias
 enum class PositionKind { Rotary, Learned, Alibi, None };
 enum class AttentionKind { Standard, MLA };          // MLA = DeepSeek-V2/V3 multi-head latent attention
+// The MLP's activation as autograd sees it: one fused op that saves its input (SiLU, GELU, ReLU, ...),
+// or transformers' gelu_new (NewGELUActivation: GPT-2, GPT-J, Phi-1/2, CodeGen), written as
+// elementwise ops that save 0.5*x, tanh(...) and 1 + tanh(...) beside x [transformers-code].
+enum class MlpActivation { Fused, GeluNew };
 
 // Mixture-of-Experts (Mixtral, Qwen-MoE, DeepSeek). num_experts == 0 means dense.
 struct MoESpec {
@@ -75,6 +79,7 @@ struct ModelSpec {
     int64_t head_dim = 128;         // explicit; not always hidden / heads (Gemma, Qwen3); MLA: qk_nope + qk_rope
     int64_t ffn = 14336;            // intermediate_size of a dense MLP
     bool gated_mlp = true;          // SwiGLU/GeGLU: 3 matrices; plain: 2
+    MlpActivation activation = MlpActivation::Fused;  // hidden_act / activation_function
     bool qkv_bias = false;
     bool attn_out_bias = false;
     bool mlp_bias = false;

@@ -174,6 +174,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("head_dim", &ModelSpec::head_dim);
     v("ffn", &ModelSpec::ffn);
     v("gated_mlp", &ModelSpec::gated_mlp);
+    v("activation", &ModelSpec::activation);
     v("qkv_bias", &ModelSpec::qkv_bias);
     v("attn_out_bias", &ModelSpec::attn_out_bias);
     v("mlp_bias", &ModelSpec::mlp_bias);

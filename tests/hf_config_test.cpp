@@ -321,3 +321,17 @@ TEST_CASE("Qwen v1 (model_type qwen): kv_channels, no_bias and an MLP half of in
     CHECK(only_error(R"({"model_type": "qwen", "intermediate_size": -8})") ==
           "intermediate_size: must be at least 2 (Qwen v1's MLP is intermediate_size // 2 wide); got -8");
 }
+
+TEST_CASE("import: the MLP activation: gelu_new from activation_function or GPT2Config's default, any other name fused") {
+    // openai-community/gpt2 config.json: "activation_function": "gelu_new" (tests/data/configs/gpt2.json).
+    CHECK(vl::import_hf_config(read_config("gpt2.json"))->activation == vl::MlpActivation::GeluNew);
+    // Without the key, GPT2Config's default is gelu_new.
+    CHECK(vl::import_hf_config(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257})")->activation ==
+          vl::MlpActivation::GeluNew);
+    // EleutherAI/pythia-160m: "hidden_act": "gelu" (one fused op); Llama's silu likewise.
+    CHECK(vl::import_hf_config(read_config("pythia-160m.json"))->activation == vl::MlpActivation::Fused);
+    CHECK(vl::import_hf_config(read_config("llama-3.1-8b.json"))->activation == vl::MlpActivation::Fused);
+    // A GPT-2 config that names another activation is read as written.
+    CHECK(vl::import_hf_config(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257,
+        "activation_function": "relu"})")->activation == vl::MlpActivation::Fused);
+}

@@ -5,6 +5,7 @@
 // cross-entropy [transformers-code] [transformers-pr35646] [liger-kernel-code].
 #include <catch2/catch.hpp>
 
+#include "model/presets.h"
 #include "scenario_json.h"
 #include "training/activations.h"
 #include "training/training_internal.h"
@@ -150,6 +151,27 @@ TEST_CASE("PEFT LoRA: each adapted module saves its own cast of its input when t
     CHECK(bytes_of(estimate(s), "act.lora") == Approx(4194304.0));
     s.train.precision = Precision::MixedBF16;
     CHECK(bytes_of(estimate(s), "act.lora") == Approx(2097152.0));
+}
+
+TEST_CASE("GPT-2 gelu_new saves 0.5*x, tanh and 1 + tanh beside its input, a fused GELU only its input") {
+    // NewGELUActivation: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) as separate ops
+    // [transformers-code]: the last product saves both factors, tanh its output. GPT-2 small (ffn 3072),
+    // b = 1, s = 1024: each saved tensor of the MLP width is T * f = 3,145,728 elements.
+    ModelSpec gpt2 = find_model("gpt2")->spec;
+    REQUIRE(gpt2.activation == MlpActivation::GeluNew);
+    const double Tf = 1024.0 * 3072;
+    ActShape x;
+    x.b = 1; x.s = 1024; x.act_bytes = 4; x.linear_in_bytes = 4;  // fp32 training
+    const double with = layer_activations(layer_dims(gpt2, false), x).mlp;
+    gpt2.activation = MlpActivation::Fused;
+    const double fused = layer_activations(layer_dims(gpt2, false), x).mlp;
+    CHECK(with - fused == Approx(3 * 4 * Tf));  // 37,748,736 B per layer
+    // Autocast: x is the bf16 matmul output, pow runs in fp32, so tanh and 1 + tanh are fp32: 2 + 4 + 4 B.
+    x.act_bytes = 2; x.linear_in_bytes = 2; x.residual_bytes = 4; x.norm_out_bytes = 4;
+    gpt2.activation = MlpActivation::GeluNew;
+    const double ac = layer_activations(layer_dims(gpt2, false), x).mlp;
+    gpt2.activation = MlpActivation::Fused;
+    CHECK(ac - layer_activations(layer_dims(gpt2, false), x).mlp == Approx(10 * Tf));
 }
 
 TEST_CASE("autocast: the fp32 residual stream, fp32 norm outputs and one bf16 cast of the normed input per projection") {

@@ -634,6 +634,17 @@ void read_flags(Importer& im, ModelSpec& m) {
     }
 }
 
+// The MLP activation: activation_function (GPT-2 style), hidden_act or hidden_activation (Gemma 2),
+// else the configuration class's default (GPT2Config: gelu_new). Only gelu_new changes what autograd
+// saves; every other name is one fused op [transformers-code].
+void read_activation(Importer& im, ModelSpec& m) {
+    std::optional<std::string> act;
+    for (const char* key : {"activation_function", "hidden_act", "hidden_activation"})
+        if (im.r.has(key) && (act = im.r.string(key))) break;
+    const bool gelu_new = act ? *act == "gelu_new" : im.fam.arch == Arch::Gpt2;
+    m.activation = gelu_new ? MlpActivation::GeluNew : MlpActivation::Fused;
+}
+
 void read_window(Importer& im, const Layout& l, ModelSpec& m) {
     m.sliding_window = im.r.is_null("sliding_window") ? 0 : im.opt("sliding_window", l.window);
     if (l.window_flag && !im.r.boolean("use_sliding_window", false)) m.sliding_window = 0;
@@ -742,6 +753,7 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     read_head_dim(im, m);
     apply_layout(layout, m);
     read_flags(im, m);
+    read_activation(im, m);
     read_window(im, layout, m);
     read_counts(im, m);
     if (layout.special) layout.special(im, m);

@@ -22,6 +22,7 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
     L.head_dim = static_cast<double>(m.head_dim);
     L.ffn = static_cast<double>(m.ffn);
     L.gated = m.gated_mlp;
+    L.gelu_new = m.activation == MlpActivation::GeluNew && !m.gated_mlp;
     L.norms = static_cast<double>(m.norms_per_layer);
     L.qk_norm = m.qk_norm;
     L.parallel_attn_mlp = m.parallel_attn_mlp;
@@ -110,6 +111,13 @@ Expr<Q> mlp_tensors(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& 
     const Expr<Q> a = q("a_bytes", x.act_bytes);
     Expr<Q> bytes = q.let(n.act_in, a * tokens * f);                                    // activation-function input
     if (L.gated) bytes += q.let(n.act_out_up, 2 * a * tokens * f);                     // act output + up output (mul saves both)
+    // gelu_new = 0.5*x * (1 + tanh(c*(x + 0.044715*x^3))): the product saves 0.5*x and 1 + tanh, tanh
+    // saves its output; under autocast pow runs in fp32, so tanh and 1 + tanh are fp32 [transformers-code]
+    // [pytorch-autocast-code].
+    if (L.gelu_new) {
+        const Expr<Q> e = x.residual_bytes > 0 ? q("fp32_bytes", 4.0) : a;
+        bytes += q.let("gelu_new_saved", (a + 2 * e) * tokens * f);
+    }
     if (x.save_fc2_in) bytes += q.let(n.fc2_in, saved_in_bytes(q, x) * tokens * f);  // input of fc2 / down_proj
     return bytes;
 }

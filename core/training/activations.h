@@ -12,6 +12,7 @@ namespace vl {
 struct LayerDims {
     double h = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0;
     bool gated = false;
+    bool gelu_new = false;       // transformers' NewGELUActivation: three more saved tensors of the MLP width
     double norms = 2;            // norms per layer, each saves its input
     bool qk_norm = false;
     bool parallel_attn_mlp = false;
