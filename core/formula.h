@@ -13,6 +13,13 @@
 
 namespace vl {
 
+// A Component whose bytes, formula and substituted text add() fills from its expression (below).
+inline Component comp(const char* id, const char* label, Category cat, unsigned phases, const char* source, bool host = false) {
+    Component c;
+    c.id = id; c.label = label; c.category = cat; c.phases = phases; c.source = source; c.host = host;
+    return c;
+}
+
 // ---- the derivation text ("show the math") --------------------------------------------------
 // One convention for every Component's `substituted` text, so the UI shows them alike:
 //   <the symbolic formula with the user's numbers, same order and shape> = <bytes> B

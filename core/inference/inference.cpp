@@ -15,6 +15,7 @@
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
 #include "inference/weight_formats.h"
+#include "allocator_reserve.h"
 #include "parallel.h"
 #include "units.h"
 
@@ -26,13 +27,6 @@ constexpr unsigned kLoadOn = phase_bit(Phase::Load) | phase_bit(Phase::Forward) 
 constexpr unsigned kServing = phase_bit(Phase::Forward) | phase_bit(Phase::Step);
 constexpr unsigned kPrefill = phase_bit(Phase::Forward);
 constexpr double kActBytes = 2;  // activations in the 16-bit compute dtype
-
-// A Component whose bytes, formula and substituted text add() fills from its expression (formula.h).
-Component comp(const char* id, const char* label, Category cat, unsigned phases, const char* source) {
-    Component c;
-    c.id = id; c.label = label; c.category = cat; c.phases = phases; c.source = source;
-    return c;
-}
 
 // The stage whose GPU holds the most: weights plus the KV cache of the requested sequences.
 struct StagePick {
@@ -203,6 +197,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         add(e, d, comp("logits.decode", "Logits (decode step)", Category::Logits, phase_bit(Phase::Step),
                        "transformers generate: each decode step's last-position logits + fp32 copy [transformers-code]"),
             [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
+    add_fragmentation(s, d, e);  // transformers runs on PyTorch's caching allocator, as training does
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e));
 }
 

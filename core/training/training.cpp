@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "allocator_reserve.h"
 #include "training/training_internal.h"
 
 namespace vl {

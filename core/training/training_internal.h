@@ -71,19 +71,12 @@ void add_finetune(TrainCtx& c);
 // overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
 void add_buffers(TrainCtx& c);
 void add_context(TrainCtx& c);
-void add_fragmentation(const Scenario& s, Detail d, Estimate& e);
 
 // compat.cpp: reproductions of other tools' accounting (Megatron, DeepSpeed estimator, accelerate).
 void add_megatron_compat(TrainCtx& c);
 void add_deepspeed_compat(TrainCtx& c);
 void add_accelerate_compat(TrainCtx& c);
 
-// A Component whose bytes, formula and substituted text add() fills from its expression (formula.h).
-inline Component comp(const char* id, const char* label, Category cat, unsigned phases, const char* source, bool host = false) {
-    Component c;
-    c.id = id; c.label = label; c.category = cat; c.phases = phases; c.source = source; c.host = host;
-    return c;
-}
 
 
 // Phase masks used throughout.
