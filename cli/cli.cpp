@@ -1225,10 +1225,11 @@ std::string speed_line(const Speed& sp, int64_t ctx) {
     auto band = [](const Regime& r) {
         return fmt::format("holdout error median {:.0f} %, worst {:.0f} %", r.holdout_median_error * 100, r.holdout_worst_error * 100);
     };
-    std::string line = fmt::format("decode ~{:.3g} tok/s ({})", sp.decode_tokens_per_s, band(sp.decode_band));
+    auto approx = [](double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); };  // 3 digits, no exponent
+    std::string line = "decode ~" + approx(sp.decode_tokens_per_s) + " tok/s (" + band(sp.decode_band) + ")";
     if (sp.prefill_tokens_per_s > 0)
-        line += fmt::format(", prefill ~{:.3g} tok/s ({}), time to first token {:.3g} s", sp.prefill_tokens_per_s, band(cal.prefill),
-                            sp.time_to_first_token_s);
+        line += ", prefill ~" + approx(sp.prefill_tokens_per_s) + " tok/s (" + band(cal.prefill) + "), time to first token " +
+                approx(sp.time_to_first_token_s) + " s";
     else
         line += ", " + sp.prefill_note;
     return line + " at ctx " + std::to_string(ctx) + " (docs/speed.md)\n";

@@ -31,7 +31,7 @@ double round_sig3(double x) {
 
 double round2(double x) { return std::round(x * 100) / 100; }
 
-bool is_prefill(const std::string& test) { return test == "pp512" || test == "server-prompt"; }
+bool is_prefill(const std::string& test) { return test.rfind("pp", 0) == 0 || test == "server-prompt"; }
 
 // The row's machine and its plan: every layer on the one device, at the row's context.
 struct RowSetup {

@@ -47,7 +47,7 @@ SpeedCalibration speed_calibration() {
     SpeedCalibration c;
     c.decode_gpu = {0.711, 0.08, 0.17};
     c.decode_cpu_apple = {0.448, 0.15, 0.15};
-    c.prefill = {0.451, 0.44, 1.09};
+    c.prefill = {0.429, 0.34, 0.99};
     return c;
 }
 
