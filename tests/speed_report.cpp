@@ -141,6 +141,16 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     d += "FLOPs (core/planner/speed.h), each scaled by one efficiency per regime: the median of measured / roofline\n";
     d += "over the calibrate rows below. The holdout rows (SHA-256 of the id, first 8 hex digits mod 3 == 0) are\n";
     d += "not used to calibrate; their error is the band `vramlens plan` prints with each speed.\n\n";
+    d += "What is counted. Decode: per generated token each device streams the weights the token uses (an MoE's\n";
+    d += "routed experts scaled by top_k / num_experts; the token embedding is one row and not counted) and its KV\n";
+    d += "cache at the plan's context, at its memory bandwidth (a GPU preset's `memory_bandwidth`; system RAM at\n";
+    d += "`--ram-bandwidth` GB/s, default 89.6 = dual-channel DDR5-5600; a Mac at its chip's, `--apple-chip`). Layers\n";
+    d += "split over devices run in turn, so their times add, plus one hidden-state vector over PCIe 4.0 x16 per device\n";
+    d += "boundary (two per layer whose experts `--n-cpu-moe` keeps on the CPU). Prefill: 2 FLOPs per active parameter\n";
+    d += "per token plus 4 * layers * ctx * d_attn, at each device's dense FP16 tensor FLOP/s (`fp16_tensor_flops`; the\n";
+    d += "CPU at `--cpu-flops` TFLOP/s, default 1.024); Apple publishes no GPU FP16 figure, so a Mac plan has no prefill\n";
+    d += "estimate. The efficiencies are committed in core/planner/speed.cpp (`speed_calibration()`);\n";
+    d += "tests/planner_speed_test.cpp fails when they differ from this table's.\n\n";
     d += "| regime | efficiency | calibrate rows | holdout rows | holdout median \\|error\\| | holdout worst \\|error\\| |\n";
     d += "|---|---:|---:|---:|---:|---:|\n";
     for (const std::string& name : regimes) {
