@@ -176,3 +176,25 @@ TEST_CASE("speed: the committed calibration is the benchmark table's, and the ho
         CHECK(std::fabs(regime.holdout_worst_error - *std::max_element(holdout.begin(), holdout.end())) <= 0.005 + 1e-12);
     }
 }
+
+TEST_CASE("speed: -ngl 0 runs every layer from system RAM, with no hop") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"g", 24 * kGiB, 0}};
+    const Plan p = place_llamacpp(in, 0, 1024);
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12};
+    s.gpu_flops = {1e12};
+    s.ram_bandwidth = 1e11;
+    s.cpu_flops = 2e11;
+    s.calibration.decode_cpu_apple.holdout_median_error = 0.3;  // tells the two regimes' bands apart
+    const Speed sp = plan_speed(in, p, s);
+    REQUIRE(sp.ok());
+    // CPU: 4 * 698368 + 279552 + KV 4 * 1024 * 1024 = 7267328 B / (0.5 * 1e11) = 1.4534656e-4 s; the GPU holds nothing.
+    CHECK(sp.devices[0].bytes_per_token == 0);
+    CHECK(sp.devices[1].bytes_per_token == 7267328);
+    CHECK(sp.hops == 0);
+    CHECK_THAT(1 / sp.decode_tokens_per_s, WithinRel(1.4534656e-4, 1e-12));
+    // Prefill: the same 9965568 FLOPs per token as on the GPU, / (0.5 * 2e11) = 9.965568e-5 s.
+    CHECK_THAT(1 / sp.prefill_tokens_per_s, WithinRel(9.965568e-5, 1e-12));
+    CHECK(sp.decode_band.holdout_median_error == 0.3);  // the CPU/Apple regime's band: the slowest device is the CPU
+}
