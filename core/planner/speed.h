@@ -8,8 +8,9 @@
 // token embedding is one row, not counted) and its KV cache at the plan's context. Devices run one
 // after another (llama.cpp's layer split), so their times add, plus one hidden-state vector over the
 // host link per device boundary.
-// Prefill: 2 FLOPs per active parameter per token [kaplan2020 §2.1] plus 4 * ctx * d_attn per layer
-// for QK^T and AV over the attended tokens, at each device's dense FP16 tensor throughput.
+// Prefill: 2 FLOPs per active parameter per token plus 2 * ctx * d_attn per layer for QK^T [kaplan2020 §2.1]
+// and as many for the product with V, over the attended tokens (the prompt: llama.cpp without flash
+// attention multiplies against every cell and masks), at each device's dense FP16 tensor throughput.
 #pragma once
 #include <cstdint>
 #include <string>
