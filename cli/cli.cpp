@@ -32,6 +32,7 @@
 #include "number_input.h"
 #include "param_count.h"
 #include "planner/planner.h"
+#include "planner/speed.h"
 #include "scenario_json.h"
 #include "share_link.h"
 #include "training/optimizers.h"
@@ -245,6 +246,9 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--tensor-split", "A,B,...", "proportions per GPU (default: by each GPU's usable memory)"},
     {"--apple", nullptr, "an Apple Silicon Mac: the GPU shares --ram (give no --gpu)"},
     {"--wired-limit-mb", "N", "Apple: iogpu.wired_limit_mb (default 0: macOS's default limit)"},
+    {"--apple-chip", "ID", "Apple: the chip, for its memory bandwidth (m1 ... m4-max-40c)"},
+    {"--ram-bandwidth", "GB/s", "system RAM bandwidth for the speed estimate (default 89.6: dual-channel DDR5-5600)"},
+    {"--cpu-flops", "TFLOP/s", "CPU FP32 throughput for the prefill estimate (default 1.024: 8 cores, AVX2 FMA, 4 GHz)"},
 };
 
 bool is_plan_flag(const std::string& name) {
@@ -1194,11 +1198,70 @@ std::string split_text(const std::vector<double>& split) {
     return s;
 }
 
+// The plan's speed inputs: each GPU preset's bandwidth and FLOP/s, or the Apple chip's bandwidth.
+Speed speed_of_plan(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip, SpeedInput si) {
+    if (in.apple_unified && !chip) {
+        std::string ids;
+        for (const AppleChip& c : apple_chips()) ids += (ids.empty() ? "" : ", ") + std::string(c.id);
+        Speed sp;
+        sp.error = "apple-chip: name the chip for its memory bandwidth (--apple-chip " + ids + ")";
+        return sp;
+    }
+    if (chip) {
+        si.gpu_bandwidth = {chip->memory_bandwidth};
+        si.gpu_flops = {0};
+        si.ram_bandwidth = chip->memory_bandwidth;
+    }
+    for (const GpuPreset* g : gpus) {
+        si.gpu_bandwidth.push_back(g->memory_bandwidth);
+        si.gpu_flops.push_back(g->fp16_tensor_flops);
+    }
+    return plan_speed(in, p, si);
+}
+
+std::string speed_line(const Speed& sp, int64_t ctx) {
+    if (!sp.ok()) return "speed: " + sp.error + "\n";
+    const SpeedCalibration cal = speed_calibration();
+    auto band = [](const Regime& r) {
+        return fmt::format("holdout error median {:.0f} %, worst {:.0f} %", r.holdout_median_error * 100, r.holdout_worst_error * 100);
+    };
+    auto approx = [](double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); };  // 3 digits, no exponent
+    std::string line = "decode ~" + approx(sp.decode_tokens_per_s) + " tok/s (" + band(sp.decode_band) + ")";
+    if (sp.prefill_tokens_per_s > 0)
+        line += ", prefill ~" + approx(sp.prefill_tokens_per_s) + " tok/s (" + band(cal.prefill) + "), time to first token " +
+                approx(sp.time_to_first_token_s) + " s";
+    else
+        line += ", " + sp.prefill_note;
+    return line + " at ctx " + std::to_string(ctx) + " (docs/speed.md)\n";
+}
+
+Json speed_json(const Speed& sp) {
+    if (!sp.ok()) return Json{{"error", sp.error}};
+    const SpeedCalibration cal = speed_calibration();
+    Json j{{"decode_tokens_per_s", sp.decode_tokens_per_s},
+           {"decode_holdout_error", {{"median", sp.decode_band.holdout_median_error}, {"worst", sp.decode_band.holdout_worst_error}}},
+           {"hops", sp.hops}, {"hop_seconds", sp.hop_seconds}, {"devices", Json::array()}};
+    if (sp.prefill_tokens_per_s > 0) {
+        j["prefill_tokens_per_s"] = sp.prefill_tokens_per_s;
+        j["prefill_holdout_error"] = {{"median", cal.prefill.holdout_median_error}, {"worst", cal.prefill.holdout_worst_error}};
+        j["time_to_first_token_s"] = sp.time_to_first_token_s;
+    } else {
+        j["prefill_note"] = sp.prefill_note;
+    }
+    for (const DeviceSpeed& d : sp.devices)
+        j["devices"].push_back({{"name", d.name}, {"bytes_per_token", d.bytes_per_token}, {"decode_seconds", d.decode_seconds},
+                                {"flops_per_token", d.flops_per_token}, {"prefill_seconds", d.prefill_seconds}});
+    return j;
+}
+
 int cmd_plan(const Options& o, std::string& out, std::string& err) {
     PlanInput in;
     std::string engine = "llama.cpp", model_arg, weights_arg = "q4_k_m";
     bool weights_given = false;
     std::vector<std::string> gpu_ids;
+    std::vector<const GpuPreset*> gpu_presets_used;
+    const AppleChip* chip = nullptr;
+    SpeedInput speed_in;
     bool have_ram = false;
     auto bad = [&](const std::string& msg) {
         err += "vramlens: " + msg + "\n";
@@ -1220,6 +1283,13 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         else if (flag == "--gpu") gpu_ids.push_back(value);
         else if (flag == "--flash-attn") in.flash_attention = value == "true";
         else if (flag == "--apple") in.apple_unified = value == "true";
+        else if (flag == "--apple-chip" && !(chip = find_apple_chip(lower(value))))
+            return bad("--apple-chip: \"" + escape_control_chars(value) + "\" is not an Apple chip vramlens knows (e.g. m2-max, m4-pro)");
+        else if (flag == "--ram-bandwidth" || flag == "--cpu-flops") {
+            Result<double> x = parse_decimal_number(value, flag);
+            if (!x.ok() || !(*x.value > 0)) return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a positive number (e.g. 89.6)");
+            (flag == "--ram-bandwidth" ? speed_in.ram_bandwidth : speed_in.cpu_flops) = *x.value * (flag == "--ram-bandwidth" ? 1e9 : 1e12);
+        }
         else if (flag == "--ram") {
             std::optional<double> r = parse_ram_size(value);
             if (!r) return bad("--ram: \"" + escape_control_chars(value) + "\" is not a size; give e.g. 64GB or 48GiB");
@@ -1282,6 +1352,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
                        (close.empty() ? "" : " (closest: " + close + ")") + "; `vramlens gpus` lists them");
         }
         in.gpus.push_back({g->name, g->memory_bytes, -1});
+        gpu_presets_used.push_back(g);
     }
     // The model, read as estimate reads --model (presets, config.json, folders, the Hub).
     Options mo;
@@ -1303,6 +1374,8 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
 
     const Plan p = plan_llamacpp(in);
     if (!p.ok()) return bad(p.error);
+    if (chip && !in.apple_unified) return bad("--apple-chip: goes with --apple (an Apple Silicon Mac)");
+    const Speed speed = speed_of_plan(in, p, gpu_presets_used, chip, speed_in);
 
     std::string model_file = in.model.name.empty() ? model_arg : in.model.name;
     for (char& c : model_file) if (c == '/' || c == ' ') c = '-';
@@ -1338,6 +1411,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         j["devices"] = Json::array();
         for (const DevicePlan& d : p.gpus) j["devices"].push_back(dev(d));
         j["devices"].push_back(dev(p.cpu));
+        if (p.fits) j["speed"] = speed_json(speed);
         if (ollama) j["ollama"] = Json{{"num_gpu", p.ngl}, {"num_ctx", p.context}, {"env", ollama_env}};
         else j["launch"] = launch;
         out += j.dump(1) + "\n";
@@ -1360,6 +1434,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         if (p.gpus.size() > 1) out += "tensor split: " + split_text(p.split) + "\n";
         out += "largest context at -ngl " + std::to_string(p.ngl) + ": " + std::to_string(p.max_context) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";
+        if (p.fits) out += speed_line(speed, p.context);
         if (ollama) {
             out += "Ollama: PARAMETER num_gpu " + std::to_string(p.ngl) + ", PARAMETER num_ctx " + std::to_string(p.context) +
                    " (Modelfile or /set parameter); server env: " + ollama_env + "\n";

@@ -1,6 +1,7 @@
 // Renders the accuracy report (accuracy_report.h). The case format is described in the "about" field
 // of tests/data/accuracy/cases.json.
 #include "accuracy_report.h"
+#include "speed_report.h"
 
 #include <algorithm>
 #include <array>
@@ -461,8 +462,11 @@ std::vector<std::string> generate_docs(const std::string& source_root, const std
     const std::string measured = read_text_file((src / "tests/data/accuracy/measured.json").string());
     if (measured.empty()) throw ReportError("cannot read " + (src / "tests/data/accuracy/measured.json").string());
     const AccuracyReport rep = render_accuracy_report(cases, measured);
+    const std::string benchmarks = read_text_file((src / "tests/data/planner/speed_benchmarks.json").string());
+    if (benchmarks.empty()) throw ReportError("cannot read " + (src / "tests/data/planner/speed_benchmarks.json").string());
     const std::vector<std::pair<std::string, std::string>> files = {
         {"docs/accuracy.md", rep.document},
+        {"docs/speed.md", render_speed_report(benchmarks).document},
     };
     std::vector<std::string> changed;
     for (const auto& [rel, text] : files) {

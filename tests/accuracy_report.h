@@ -90,7 +90,7 @@ struct ReportError : std::runtime_error {
 AccuracyReport render_accuracy_report(const std::string& cases_json, const std::string& measured_json);
 
 // The files the generator owns, relative to the repository root.
-inline const std::vector<std::string> kGeneratedFiles = {"docs/accuracy.md"};
+inline const std::vector<std::string> kGeneratedFiles = {"docs/accuracy.md", "docs/speed.md"};
 
 // Renders every generated file from the sources under source_root (cases.json, measured.json) into out_root (same
 // relative paths; folders created). out_root may be source_root itself: that is what

@@ -10,6 +10,10 @@
 #include <vector>
 
 #include "cli.h"
+#include "planner/speed.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -143,4 +147,37 @@ TEST_CASE("cli plan --n-cpu-moe: experts of the first N layers move to RAM and t
     const std::string launch = b["launch"];
     CHECK(launch.find(" --n-cpu-moe 20 ") != std::string::npos);
     CHECK(known.count("--n-cpu-moe") == 1);
+}
+
+TEST_CASE("cli plan: the speed line and its JSON, the band from the committed calibration, and what an Apple plan needs") {
+    const Out r = plan({"--model", "llama-3-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB"});
+    REQUIRE(r.status == 0);
+    const std::string line = line_starting(r.out, "decode ~");
+    REQUIRE_FALSE(line.empty());
+    const vl::SpeedCalibration cal = vl::speed_calibration();
+    CHECK_THAT(line, Catch::Contains(fmt::format("holdout error median {:.0f} %", cal.decode_gpu.holdout_median_error * 100)));
+    CHECK_THAT(line, Catch::Contains("time to first token") && Catch::EndsWith("at ctx 8192 (docs/speed.md)"));
+
+    const Out j = plan({"--model", "llama-3-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB", "--format", "json"});
+    REQUIRE(j.status == 0);
+    const nlohmann::json doc = nlohmann::json::parse(j.out);
+    const nlohmann::json& sp = doc.at("speed");
+    // The JSON's decode speed is one over the sum of its devices' seconds and the hops'.
+    double seconds = sp.at("hops").get<double>() * sp.at("hop_seconds").get<double>();
+    for (const auto& d : sp.at("devices")) seconds += d.at("decode_seconds").get<double>();
+    CHECK_THAT(sp.at("decode_tokens_per_s").get<double>(), Catch::Matchers::WithinRel(1 / seconds, 1e-12));
+    CHECK(sp.at("prefill_tokens_per_s").get<double>() > 0);
+
+    const Out mac = plan({"--model", "llama-3-8b", "--apple", "--ram", "32GB"});
+    REQUIRE(mac.status == 0);
+    CHECK_THAT(line_starting(mac.out, "speed: "), Catch::StartsWith("speed: apple-chip: name the chip"));
+    const Out m2 = plan({"--model", "llama-3-8b", "--apple", "--apple-chip", "m2-max", "--ram", "32GB"});
+    REQUIRE(m2.status == 0);
+    CHECK_THAT(line_starting(m2.out, "decode ~"), Catch::Contains("Apple GPU (unified memory) has no published FP16 throughput"));
+    const Out bad = plan({"--model", "llama-3-8b", "--apple", "--apple-chip", "m9", "--ram", "32GB"});
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.err, Catch::Contains("--apple-chip: \"m9\" is not an Apple chip"));
+    const Out bw = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--ram-bandwidth", "-3"});
+    CHECK(bw.status != 0);
+    CHECK_THAT(bw.err, Catch::Contains("--ram-bandwidth:"));
 }

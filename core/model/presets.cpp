@@ -97,6 +97,12 @@ void load_gpus(Presets& p) {
         if (auto b = e.find("bf16"); b != e.end() && b->is_boolean()) g.bf16 = b->get<bool>();
         if (auto f = e.find("fp8"); f != e.end() && f->is_boolean()) g.fp8 = f->get<bool>();
         g.source = str(e, "source");
+        for (auto [key, dst] : {std::pair{"memory_bandwidth", &g.memory_bandwidth}, std::pair{"fp16_tensor_flops", &g.fp16_tensor_flops}})
+            if (auto v = e.find(key); v != e.end()) {
+                if (v->is_number() && v->get<double>() > 0) *dst = v->get<double>();
+                else p.errors.push_back({where, std::string("\"") + key + "\" must be a positive number"});
+            }
+        g.speed_source = str(e, "speed_source");
         p.gpus.push_back(std::move(g));
     }
 }

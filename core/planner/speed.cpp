@@ -1,0 +1,174 @@
+// Speed of a local llama.cpp plan: the roofline for decode, FLOPs for prefill (speed.h says what each
+// counts and where the efficiencies come from).
+#include "planner/speed.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "param_count.h"
+
+namespace vl {
+
+const std::vector<AppleChip>& apple_chips() {
+    // Unified memory bandwidth per chip, Apple's technical specifications pages [apple-chip-specs];
+    // a chip sold with two bandwidths (M3 Max, M4 Max) is listed once per GPU configuration.
+    static const std::vector<AppleChip> chips = {
+        {"m1", "Apple M1", 68.25e9},
+        {"m1-pro", "Apple M1 Pro", 200e9},
+        {"m1-max", "Apple M1 Max", 400e9},
+        {"m1-ultra", "Apple M1 Ultra", 800e9},
+        {"m2", "Apple M2", 100e9},
+        {"m2-pro", "Apple M2 Pro", 200e9},
+        {"m2-max", "Apple M2 Max", 400e9},
+        {"m2-ultra", "Apple M2 Ultra", 800e9},
+        {"m3", "Apple M3", 100e9},
+        {"m3-pro", "Apple M3 Pro", 150e9},
+        {"m3-max-30c", "Apple M3 Max (30-core GPU)", 300e9},
+        {"m3-max-40c", "Apple M3 Max (40-core GPU)", 400e9},
+        {"m3-ultra", "Apple M3 Ultra", 819e9},
+        {"m4", "Apple M4", 120e9},
+        {"m4-pro", "Apple M4 Pro", 273e9},
+        {"m4-max-32c", "Apple M4 Max (32-core GPU)", 410e9},
+        {"m4-max-40c", "Apple M4 Max (40-core GPU)", 546e9},
+    };
+    return chips;
+}
+
+const AppleChip* find_apple_chip(const std::string& id) {
+    for (const AppleChip& c : apple_chips())
+        if (id == c.id) return &c;
+    return nullptr;
+}
+
+SpeedCalibration speed_calibration() {
+    // Medians of measured / roofline over the calibrate rows of tests/data/planner/speed_benchmarks.json,
+    // and the holdout rows' median and worst |error| (docs/speed.md renders both from the table;
+    // tests/planner_speed_test.cpp checks these numbers against it).
+    SpeedCalibration c;
+    c.decode_gpu = {0.711, 0.08, 0.17};
+    c.decode_cpu_apple = {0.448, 0.15, 0.15};
+    c.prefill = {0.429, 0.34, 0.99};
+    return c;
+}
+
+double roofline_seconds(double bytes, double bandwidth, double efficiency) { return bytes / (efficiency * bandwidth); }
+
+double active_weight_bytes(double weight_bytes, double routed_expert_bytes, int top_k, int num_experts) {
+    if (num_experts <= 0) return weight_bytes;
+    return weight_bytes - routed_expert_bytes * (1.0 - static_cast<double>(top_k) / num_experts);
+}
+
+double prefill_flops_per_token(double active_params, int64_t layers, int64_t ctx, int64_t d_attn) {
+    return 2 * active_params + 4.0 * static_cast<double>(layers) * static_cast<double>(ctx) * static_cast<double>(d_attn);
+}
+
+double hop_seconds(int64_t hidden, double link_bandwidth) { return static_cast<double>(hidden) * 4 / link_bandwidth; }
+
+namespace {
+
+std::string check_speed_input(const PlanInput& in, const Plan& p, const SpeedInput& s) {
+    if (s.gpu_bandwidth.size() != p.gpus.size())
+        return "gpu: give one memory bandwidth per GPU (" + std::to_string(p.gpus.size()) + "), got " + std::to_string(s.gpu_bandwidth.size());
+    for (size_t i = 0; i < p.gpus.size(); ++i)
+        if (!(s.gpu_bandwidth[i] > 0) || !std::isfinite(s.gpu_bandwidth[i]))
+            return "gpu " + std::to_string(i + 1) + " (" + p.gpus[i].name +
+                   "): no published memory bandwidth, so no decode speed; " +
+                   (in.apple_unified ? "name the chip (--apple-chip)" : "pick a GPU preset that has one (`vramlens gpus`)");
+    if (!(s.ram_bandwidth > 0) || !std::isfinite(s.ram_bandwidth)) return "ram-bandwidth: must be a positive number of bytes/s (e.g. 89.6e9)";
+    if (!(s.cpu_flops > 0) || !std::isfinite(s.cpu_flops)) return "cpu-flops: must be a positive number of FLOP/s (e.g. 1e12)";
+    if (!(s.link_bandwidth > 0)) return "link bandwidth: must be positive";
+    return {};
+}
+
+}  // namespace
+
+Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
+    Speed out;
+    if (!p.ok()) {
+        out.error = p.error;
+        return out;
+    }
+    out.error = check_speed_input(in, p, s);
+    if (!out.ok()) return out;
+    const ModelSpec& m = in.model;
+    const ParamCounts pc = count_params(m);
+    const int64_t L = p.n_layer;
+    const SpeedCalibration& cal = s.calibration;
+    const size_t n_gpu = p.gpus.size();
+
+    // Which device holds layer il (planner.h: [layer_begin, layer_end) per device); n_gpu: the CPU.
+    auto device_of = [&](int64_t il) {
+        for (size_t d = 0; d < n_gpu; ++d)
+            if (il >= p.gpus[d].layer_begin && il < p.gpus[d].layer_end) return d;
+        return n_gpu;
+    };
+    std::vector<double> experts(n_gpu + 1, 0), active_params(n_gpu + 1, 0), layers(n_gpu + 1, 0);
+    int64_t moe_bounces = 0;  // layers on a GPU whose routed experts run on the CPU (--n-cpu-moe)
+    for (int64_t il = 0; il < L; ++il) {
+        const size_t d = device_of(il);
+        const bool experts_on_cpu = d < n_gpu && il < in.n_cpu_moe;
+        const double e = llamacpp_layer_expert_bytes(in, il);
+        experts[experts_on_cpu ? n_gpu : d] += e;
+        if (experts_on_cpu && e > 0) ++moe_bounces;
+        // Prefill: the layer's FLOPs at its device (llama.cpp copies CPU-held expert weights to the GPU
+        // for large batches, so --n-cpu-moe does not move their FLOPs).
+        active_params[d] += static_cast<double>(pc.per_layer[static_cast<size_t>(il)].active());
+        layers[d] += 1;
+    }
+    size_t out_dev = n_gpu;
+    for (size_t d = 0; d < n_gpu; ++d)
+        if (p.gpus[d].output) out_dev = d;
+    active_params[out_dev] += static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+
+    const int64_t d_attn = m.heads * m.head_dim;
+    const int64_t ctx = p.context;
+    double decode = 0, prefill = 0, slowest = -1;
+    bool prefill_known = true, slowest_gpu = false;
+    for (size_t d = 0; d <= n_gpu; ++d) {
+        const bool cpu = d == n_gpu;
+        const DevicePlan& dp = cpu ? p.cpu : p.gpus[d];
+        DeviceSpeed ds;
+        ds.name = dp.name;
+        // The token embedding is looked up one row per token: its bytes are not streamed.
+        const double weights = cpu ? dp.weights - llamacpp_embedding_weight_bytes(in) : dp.weights;
+        ds.bytes_per_token = active_weight_bytes(weights, experts[d], m.moe.top_k, m.moe.num_experts) + dp.kv;
+        const bool system_memory = cpu || in.apple_unified;
+        const double bw = cpu ? s.ram_bandwidth : s.gpu_bandwidth[d];
+        ds.decode_seconds = roofline_seconds(ds.bytes_per_token, bw,
+                                             system_memory ? cal.decode_cpu_apple.efficiency : cal.decode_gpu.efficiency);
+        const bool has_work = layers[d] > 0 || d == out_dev;
+        ds.flops_per_token = has_work ? prefill_flops_per_token(active_params[d], static_cast<int64_t>(layers[d]), ctx, d_attn) : 0;
+        const double flops = cpu ? s.cpu_flops : (d < s.gpu_flops.size() ? s.gpu_flops[d] : 0);
+        if (ds.flops_per_token > 0 && !(flops > 0)) {
+            prefill_known = false;
+            out.prefill_note = dp.name + " has no published FP16 throughput: no prefill estimate";
+        } else if (ds.flops_per_token > 0) {
+            ds.prefill_seconds = ds.flops_per_token / (cal.prefill.efficiency * flops);
+        }
+        decode += ds.decode_seconds;
+        prefill += ds.prefill_seconds;
+        if (ds.decode_seconds > slowest) {
+            slowest = ds.decode_seconds;
+            slowest_gpu = !system_memory;
+        }
+        out.devices.push_back(ds);
+    }
+    // Device boundaries: the CPU (token embedding) to each GPU with work in turn, and two per layer
+    // whose experts stay on the CPU; none on Apple Silicon (one memory).
+    if (!in.apple_unified) {
+        int64_t with_work = 1;
+        for (size_t d = 0; d < n_gpu; ++d) with_work += (layers[d] > 0 || d == out_dev) ? 1 : 0;
+        out.hops = with_work - 1 + 2 * moe_bounces;
+        out.hop_seconds = hop_seconds(m.hidden, s.link_bandwidth);
+    }
+    decode += static_cast<double>(out.hops) * out.hop_seconds;
+    out.decode_tokens_per_s = 1 / decode;
+    out.decode_band = slowest_gpu ? cal.decode_gpu : cal.decode_cpu_apple;
+    if (prefill_known) {
+        out.prefill_tokens_per_s = 1 / prefill;
+        out.time_to_first_token_s = static_cast<double>(ctx) * prefill + decode;
+    }
+    return out;
+}
+
+}  // namespace vl

@@ -1,0 +1,97 @@
+// Speed of a local llama.cpp plan (issue 19 item 5): decode tokens/s from the memory-bandwidth
+// roofline, prefill tokens/s and time to first token from FLOPs, each scaled by one efficiency per
+// regime calibrated on published benchmark tables (tests/data/planner/speed_benchmarks.json; the
+// calibration and its held-back error are rendered in docs/speed.md). Pure functions of a Plan.
+//
+// Decode: every generated token reads, on each device, the weights it holds that the token uses (MoE:
+// the routed experts scaled by top_k / num_experts; shared experts, attention and norms in full; the
+// token embedding is one row, not counted) and its KV cache at the plan's context. Devices run one
+// after another (llama.cpp's layer split), so their times add, plus one hidden-state vector over the
+// host link per device boundary.
+// Prefill: 2 FLOPs per active parameter per token plus 2 * ctx * d_attn per layer for QK^T [kaplan2020 §2.1]
+// and as many for the product with V, over the attended tokens (the prompt: llama.cpp without flash
+// attention multiplies against every cell and masks), at each device's dense FP16 tensor throughput.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/planner.h"
+
+namespace vl {
+
+// Dual-channel DDR5-5600: 2 channels * 8 bytes * 5600e6 transfers/s = 89.6e9 B/s [jedec-ddr5].
+inline constexpr double kDefaultRamBandwidth = 2 * 8 * 5600e6;
+// A desktop CPU's FP32 peak: 8 cores * 2 FMA units * 8 lanes (AVX2) * 2 FLOPs * 4e9 Hz = 1.024e12
+// FLOP/s [intel-optimization-manual].
+inline constexpr double kDefaultCpuFlops = 8.0 * 2 * 8 * 2 * 4e9;
+// PCIe 4.0 x16: 16 GT/s * 16 lanes * 128/130 encoding / 8 bits = 31.5e9 B/s [pcie-4-spec].
+inline constexpr double kPcie4x16Bandwidth = 16e9 * 16 * 128.0 / 130.0 / 8;
+
+// An Apple M-series chip's unified memory bandwidth, from Apple's spec pages [apple-chip-specs].
+struct AppleChip {
+    const char* id;           // "m2-max"
+    const char* name;         // "Apple M2 Max"
+    double memory_bandwidth;  // bytes/s
+};
+const std::vector<AppleChip>& apple_chips();
+const AppleChip* find_apple_chip(const std::string& id);
+
+// One regime's calibrated efficiency (measured / roofline) and its error band on the held-back
+// third of the benchmark table: the median and the worst |predicted - measured| / measured.
+struct Regime {
+    double efficiency = 1;
+    double holdout_median_error = 0, holdout_worst_error = 0;
+};
+struct SpeedCalibration {
+    Regime decode_gpu;        // a discrete GPU's decode
+    Regime decode_cpu_apple;  // the CPU's and an Apple GPU's decode (system / unified memory)
+    Regime prefill;           // prefill on any device
+};
+// The committed calibration (tests/speed_report.cpp recomputes it from the benchmark table and a test
+// asserts the two agree).
+SpeedCalibration speed_calibration();
+
+struct SpeedInput {
+    std::vector<double> gpu_bandwidth;  // bytes/s per GPU of the plan, in order (Apple: the chip's)
+    std::vector<double> gpu_flops;      // dense FP16 FLOP/s per GPU; 0: not published (no prefill)
+    double ram_bandwidth = kDefaultRamBandwidth;  // system RAM (Apple: the chip's unified bandwidth)
+    double cpu_flops = kDefaultCpuFlops;
+    double link_bandwidth = kPcie4x16Bandwidth;   // between devices (not used on Apple: one memory)
+    SpeedCalibration calibration = speed_calibration();
+};
+
+struct DeviceSpeed {
+    std::string name;
+    double bytes_per_token = 0;    // weights the token uses + KV at the plan's context
+    double decode_seconds = 0;     // bytes_per_token / (efficiency * bandwidth)
+    double flops_per_token = 0;    // prefill FLOPs per prompt token on this device
+    double prefill_seconds = 0;    // per prompt token; 0 when the device has no FLOP/s figure
+};
+
+struct Speed {
+    std::string error;              // bad input: names the field and how to fix it
+    std::vector<DeviceSpeed> devices;  // GPUs in order, then the CPU
+    int64_t hops = 0;               // device boundaries a token crosses
+    double hop_seconds = 0;         // per boundary
+    double decode_tokens_per_s = 0;
+    double prefill_tokens_per_s = 0;  // 0: a device with layers has no FLOP/s figure (prefill_note says which)
+    double time_to_first_token_s = 0; // the plan's context as the prompt, then one decoded token
+    std::string prefill_note;
+    Regime decode_band;             // the regime of the device that takes longest per token
+    bool ok() const { return error.empty(); }
+};
+
+// Seconds to stream `bytes` at `efficiency` of `bandwidth` (bytes/s).
+double roofline_seconds(double bytes, double bandwidth, double efficiency);
+// Weight bytes a token reads: all but the routed experts' (1 - top_k / num_experts) share.
+double active_weight_bytes(double weight_bytes, double routed_expert_bytes, int top_k, int num_experts);
+// Prefill FLOPs per token: 2 * active params + 4 * layers * ctx * d_attn.
+double prefill_flops_per_token(double active_params, int64_t layers, int64_t ctx, int64_t d_attn);
+// One hidden-state vector (fp32) over the link.
+double hop_seconds(int64_t hidden, double link_bandwidth);
+
+// The speed of plan `p` (made by place_llamacpp / plan_llamacpp from `in`).
+Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s);
+
+}  // namespace vl

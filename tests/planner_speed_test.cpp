@@ -1,0 +1,200 @@
+// The speed of a local plan (core/planner/speed.h): the decode roofline and prefill FLOPs worked by
+// hand on planner_test.cpp's tiny model, the MoE active share, the split over devices adding times,
+// and the committed calibration against its recomputation from the benchmark table (docs/speed.md).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "accuracy_report.h"
+#include "inference_models.h"
+#include "model/presets.h"
+#include "planner/planner.h"
+#include "planner/speed.h"
+#include "speed_report.h"
+
+using namespace vl;
+using Catch::Matchers::WithinRel;
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// planner_test.cpp's tiny model: 4 layers, d 256, 4 heads of 64, MLP 512, vocab 1024, Q8_0: a layer is
+// 698368 B, the output 279552 B, token_embd 278528 B (CPU), KV f16 1024 B per token and layer.
+PlanInput tiny(int64_t ctx) {
+    PlanInput in;
+    in.model = test::llama("tiny", 1024, 256, 4, 4, 4, 512, 65536);
+    in.weights = WeightFormat::GGUF_Q8_0;
+    in.context = ctx;
+    in.ram_bytes = 64 * kGiB;
+    return in;
+}
+
+SpeedInput half_efficiency() {
+    SpeedInput s;
+    s.calibration.decode_gpu = s.calibration.decode_cpu_apple = s.calibration.prefill = Regime{0.5, 0, 0};
+    s.link_bandwidth = 1.024e9;  // a hop: 256 * 4 B / 1.024e9 B/s = 1e-6 s
+    return s;
+}
+}  // namespace
+
+TEST_CASE("speed: roofline, MoE share, prefill FLOPs and a hop, by hand") {
+    CHECK(roofline_seconds(4e9, 1e12, 0.5) == 0.008);              // 4e9 / (0.5 * 1e12)
+    CHECK(active_weight_bytes(10e9, 8e9, 2, 8) == 4e9);            // 10e9 - 8e9 * (1 - 2/8)
+    CHECK(active_weight_bytes(10e9, 0, 0, 0) == 10e9);             // dense: every byte
+    CHECK(prefill_flops_per_token(7e9, 32, 512, 4096) == 14268435456.0);  // 2 * 7e9 + 4 * 32 * 512 * 4096
+    CHECK(hop_seconds(4096, 32e9) == 4096.0 * 4 / 32e9);
+    CHECK(kDefaultRamBandwidth == 89.6e9);                         // 2 * 8 B * 5600e6
+}
+
+TEST_CASE("speed: one GPU, the tiny model at ctx 1024, decode and prefill by hand") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"g", 24 * kGiB, 0}};
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.fits);
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12};
+    s.gpu_flops = {1e12};
+    const Speed sp = plan_speed(in, p, s);
+    REQUIRE(sp.ok());
+    // GPU: 4 * 698368 + 279552 + KV 4 * 1024 * 1024 = 7267328 B per token; CPU: token_embd only, not streamed.
+    CHECK(sp.devices[0].bytes_per_token == 7267328);
+    CHECK(sp.devices[1].bytes_per_token == 0);
+    // 7267328 / (0.5 * 1e12) = 1.4534656e-5 s, + one hop (CPU -> GPU) 1e-6 s.
+    CHECK(sp.hops == 1);
+    CHECK_THAT(1 / sp.decode_tokens_per_s, WithinRel(1.5534656e-5, 1e-12));
+    // Prefill per token: active params 4 * (4 * 256^2 + 3 * 256 * 512 + 2 * 256) + 1024 * 256 = 2885632;
+    // 2 * 2885632 + 4 * 4 layers * 1024 ctx * 256 d_attn = 9965568 FLOPs; / (0.5 * 1e12) = 1.9931136e-5 s.
+    CHECK(sp.devices[0].flops_per_token == 9965568);
+    CHECK_THAT(1 / sp.prefill_tokens_per_s, WithinRel(1.9931136e-5, 1e-12));
+    // Time to first token: 1024 prompt tokens of prefill, then one decoded token.
+    CHECK_THAT(sp.time_to_first_token_s, WithinRel(1024 * 1.9931136e-5 + 1.5534656e-5, 1e-12));
+}
+
+TEST_CASE("speed: layers split over two GPUs add their times and a hop each") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"fast", 24 * kGiB, 0}, {"slow", 24 * kGiB, 0}};
+    in.tensor_split = {1, 1};
+    const Plan p = place_llamacpp(in, 5, 1024);  // layers 0-2 on "fast", layer 3 + output on "slow"
+    REQUIRE(p.gpus[0].layer_end == 3);
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12, 0.5e12};
+    s.gpu_flops = {1e12, 1e12};
+    const Speed sp = plan_speed(in, p, s);
+    REQUIRE(sp.ok());
+    // fast: 3 * 698368 + 3 * 1048576 = 5240832 B / 5e11 = 1.0481664e-5 s;
+    // slow: 698368 + 279552 + 1048576 = 2026496 B / 2.5e11 = 8.105984e-6 s; hops CPU -> fast -> slow: 2e-6 s.
+    CHECK(sp.devices[0].bytes_per_token == 5240832);
+    CHECK(sp.devices[1].bytes_per_token == 2026496);
+    CHECK(sp.hops == 2);
+    CHECK_THAT(1 / sp.decode_tokens_per_s, WithinRel(1.0481664e-5 + 8.105984e-6 + 2e-6, 1e-12));
+}
+
+TEST_CASE("speed: an MoE token reads top_k of the routed experts, wherever --n-cpu-moe puts them") {
+    PlanInput in;
+    in.model = find_model("qwen3-30b-a3b")->spec;  // 128 experts, top 8
+    REQUIRE(in.model.moe.num_experts == 128);
+    REQUIRE(in.model.moe.top_k == 8);
+    in.context = 4096;
+    in.ram_bytes = 64 * kGiB;
+    in.n_cpu_moe = 10;
+    in.gpus = {{"g", 80 * kGiB, 0}};
+    const Plan p = place_llamacpp(in, in.model.layers + 1, 4096);
+    double gpu_experts = 0, cpu_experts = 0;
+    for (int64_t il = 0; il < in.model.layers; ++il) (il < 10 ? cpu_experts : gpu_experts) += llamacpp_layer_expert_bytes(in, il);
+    REQUIRE(gpu_experts > 0);
+    SpeedInput s;
+    s.gpu_bandwidth = {1e12};
+    s.gpu_flops = {1e14};
+    const Speed sp = plan_speed(in, p, s);
+    REQUIRE(sp.ok());
+    // 1 - 8/128 = 0.9375 of the routed experts' bytes are not read.
+    CHECK_THAT(sp.devices[0].bytes_per_token, WithinRel(p.gpus[0].weights - 0.9375 * gpu_experts + p.gpus[0].kv, 1e-12));
+    CHECK_THAT(sp.devices[1].bytes_per_token,
+               WithinRel(p.cpu.weights - llamacpp_embedding_weight_bytes(in) - 0.9375 * cpu_experts, 1e-12));
+    CHECK(sp.hops == 1 + 2 * 10);  // CPU -> GPU, and out to the CPU and back for each of the 10 layers
+}
+
+TEST_CASE("speed: a GPU without a published bandwidth, or an Apple plan without its chip, says what to give") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"g", 24 * kGiB, 0}};
+    const Plan p = place_llamacpp(in, 5, 1024);
+    SpeedInput s;
+    s.gpu_bandwidth = {0};
+    s.gpu_flops = {0};
+    CHECK_THAT(plan_speed(in, p, s).error, Catch::Contains("gpu 1 (g): no published memory bandwidth"));
+    s.gpu_bandwidth = {1e12};
+    s.ram_bandwidth = std::nan("");
+    CHECK_THAT(plan_speed(in, p, s).error, Catch::StartsWith("ram-bandwidth:"));
+    s.ram_bandwidth = 1e11;
+    const Speed no_flops = plan_speed(in, p, s);
+    REQUIRE(no_flops.ok());
+    CHECK(no_flops.prefill_tokens_per_s == 0);
+    CHECK_THAT(no_flops.prefill_note, Catch::Contains("g has no published FP16 throughput"));
+}
+
+TEST_CASE("speed: every GPU preset but the A10G has a bandwidth and FP16 throughput, and each Apple chip a bandwidth") {
+    for (const GpuPreset& g : gpu_presets()) {
+        INFO(g.id);
+        if (g.id == "a10g") continue;
+        CHECK(g.memory_bandwidth > 0);
+        CHECK(g.fp16_tensor_flops > 0);
+        CHECK_FALSE(g.speed_source.empty());
+    }
+    CHECK(find_gpu("rtx-4090")->memory_bandwidth == 1008e9);  // Ada whitepaper: 1008 GB/s
+    CHECK(find_apple_chip("m2-ultra")->memory_bandwidth == 800e9);
+    CHECK(find_apple_chip("m5") == nullptr);
+}
+
+TEST_CASE("speed: the committed calibration is the benchmark table's, and the holdout error its arithmetic") {
+    const std::string text = report::read_text_file(std::string(VRAMLENS_TEST_DATA) + "/planner/speed_benchmarks.json");
+    REQUIRE_FALSE(text.empty());
+    const report::SpeedReport rep = report::render_speed_report(text);
+    const SpeedCalibration committed = speed_calibration();
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    for (const auto& [name, regime] : {std::pair{"decode GPU", committed.decode_gpu}, std::pair{"decode CPU/Apple", committed.decode_cpu_apple},
+                                       std::pair{"prefill", committed.prefill}}) {
+        INFO(name);
+        std::vector<double> ratios, holdout;
+        for (const report::SpeedRow& r : rep.rows) {
+            if (r.regime != name) continue;
+            CHECK(r.split == report::measured_split(r.id));
+            if (r.split == "calibrate") ratios.push_back(r.measured / r.roofline);
+            else holdout.push_back(std::fabs(r.predicted - r.measured) / r.measured);
+        }
+        REQUIRE_FALSE(ratios.empty());
+        REQUIRE_FALSE(holdout.empty());
+        // The efficiency is the calibrate rows' median ratio, to 3 significant digits; the band the
+        // holdout rows' median and worst |error| at it, to the percent.
+        CHECK_THAT(regime.efficiency, WithinRel(median(ratios), 0.005));
+        CHECK(std::fabs(regime.holdout_median_error - median(holdout)) <= 0.005 + 1e-12);
+        CHECK(std::fabs(regime.holdout_worst_error - *std::max_element(holdout.begin(), holdout.end())) <= 0.005 + 1e-12);
+    }
+}
+
+TEST_CASE("speed: -ngl 0 runs every layer from system RAM, with no hop") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"g", 24 * kGiB, 0}};
+    const Plan p = place_llamacpp(in, 0, 1024);
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12};
+    s.gpu_flops = {1e12};
+    s.ram_bandwidth = 1e11;
+    s.cpu_flops = 2e11;
+    s.calibration.decode_cpu_apple.holdout_median_error = 0.3;  // tells the two regimes' bands apart
+    const Speed sp = plan_speed(in, p, s);
+    REQUIRE(sp.ok());
+    // CPU: 4 * 698368 + 279552 + KV 4 * 1024 * 1024 = 7267328 B / (0.5 * 1e11) = 1.4534656e-4 s; the GPU holds nothing.
+    CHECK(sp.devices[0].bytes_per_token == 0);
+    CHECK(sp.devices[1].bytes_per_token == 7267328);
+    CHECK(sp.hops == 0);
+    CHECK_THAT(1 / sp.decode_tokens_per_s, WithinRel(1.4534656e-4, 1e-12));
+    // Prefill: the same 9965568 FLOPs per token as on the GPU, / (0.5 * 2e11) = 9.965568e-5 s.
+    CHECK_THAT(1 / sp.prefill_tokens_per_s, WithinRel(9.965568e-5, 1e-12));
+    CHECK(sp.decode_band.holdout_median_error == 0.3);  // the CPU/Apple regime's band: the slowest device is the CPU
+}

@@ -1,0 +1,175 @@
+// Renders the speed calibration (speed_report.h).
+#include "speed_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "accuracy_report.h"
+#include "enum_names.h"
+#include "model/presets.h"
+#include "planner/planner.h"
+
+namespace vl::report {
+namespace {
+
+using json = nlohmann::json;
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double round_sig3(double x) {
+    if (x == 0) return 0;
+    const double scale = std::pow(10.0, 2 - std::floor(std::log10(std::fabs(x))));
+    return std::round(x * scale) / scale;
+}
+
+double round2(double x) { return std::round(x * 100) / 100; }
+
+bool is_prefill(const std::string& test) { return test.rfind("pp", 0) == 0 || test == "server-prompt"; }
+
+// The row's machine and its plan: every layer on the one device, at the row's context.
+struct RowSetup {
+    PlanInput in;
+    SpeedInput s;
+};
+
+RowSetup setup(const json& r, const SpeedCalibration& cal) {
+    RowSetup out;
+    const std::string id = r.at("id").get<std::string>();
+    const ModelPreset* mp = find_model(r.at("model").get<std::string>());
+    if (!mp) throw ReportError(id + ": unknown model preset");
+    out.in.model = mp->spec;
+    const std::optional<WeightFormat> wf = parse_enum<WeightFormat>(r.at("weights").get<std::string>());
+    if (!wf) throw ReportError(id + ": unknown weights");
+    out.in.weights = *wf;
+    out.in.context = r.at("context").get<int64_t>();
+    out.in.ngl = mp->spec.layers + 1;
+    out.s.calibration = cal;
+    const std::string hw = r.at("hardware").get<std::string>();
+    if (r.at("device").get<std::string>() == "apple") {
+        const AppleChip* c = find_apple_chip(hw);
+        if (!c) throw ReportError(id + ": unknown Apple chip " + hw);
+        out.in.apple_unified = true;
+        out.in.ram_bytes = r.at("ram_gib").get<double>() * 1024 * 1024 * 1024;
+        out.s.gpu_bandwidth = {c->memory_bandwidth};
+        out.s.gpu_flops = {0};
+        out.s.ram_bandwidth = c->memory_bandwidth;
+    } else {
+        const GpuPreset* g = find_gpu(hw);
+        if (!g) throw ReportError(id + ": unknown GPU preset " + hw);
+        out.in.gpus.push_back({g->name, g->memory_bytes, -1});
+        out.in.ram_bytes = 64.0 * 1024 * 1024 * 1024;
+        out.s.gpu_bandwidth = {g->memory_bandwidth};
+        out.s.gpu_flops = {g->fp16_tensor_flops};
+    }
+    return out;
+}
+
+double speed_of(const json& r, const SpeedCalibration& cal) {
+    RowSetup rs = setup(r, cal);
+    const Plan p = place_llamacpp(rs.in, rs.in.ngl, rs.in.context);
+    const Speed sp = plan_speed(rs.in, p, rs.s);
+    if (!sp.ok()) throw ReportError(r.at("id").get<std::string>() + ": " + sp.error);
+    return is_prefill(r.at("test").get<std::string>()) ? sp.prefill_tokens_per_s : sp.decode_tokens_per_s;
+}
+
+std::string regime_of(const json& r) {
+    if (is_prefill(r.at("test").get<std::string>())) return "prefill";
+    return r.at("device").get<std::string>() == "apple" ? "decode CPU/Apple" : "decode GPU";
+}
+
+Regime* regime_slot(SpeedCalibration& c, const std::string& name) {
+    return name == "prefill" ? &c.prefill : name == "decode GPU" ? &c.decode_gpu : &c.decode_cpu_apple;
+}
+
+}  // namespace
+
+SpeedReport render_speed_report(const std::string& benchmarks_json) {
+    const json doc = json::parse(benchmarks_json);
+    const json& rows = doc.at("rows");
+    SpeedReport rep;
+    SpeedCalibration unit;  // efficiency 1 everywhere: the roofline
+    unit.decode_gpu = unit.decode_cpu_apple = unit.prefill = Regime{1, 0, 0};
+    std::vector<std::string> regimes = {"decode GPU", "decode CPU/Apple", "prefill"};
+    for (const json& r : rows) {
+        SpeedRow row;
+        row.id = r.at("id").get<std::string>();
+        row.split = measured_split(row.id);
+        row.regime = regime_of(r);
+        row.source = r.at("source").get<std::string>();
+        row.hardware = r.at("hardware").get<std::string>();
+        row.model = r.at("model").get<std::string>();
+        row.weights = r.at("weights").get<std::string>();
+        row.test = r.at("test").get<std::string>();
+        row.measured = r.at("tokens_per_s").get<double>();
+        row.roofline = speed_of(r, unit);
+        rep.rows.push_back(row);
+    }
+    // One efficiency per regime: the median of measured / roofline over its calibrate rows.
+    for (const std::string& name : regimes) {
+        std::vector<double> ratios;
+        for (const SpeedRow& row : rep.rows)
+            if (row.regime == name && row.split == "calibrate") ratios.push_back(row.measured / row.roofline);
+        if (ratios.empty()) throw ReportError("no calibrate rows for " + name);
+        regime_slot(rep.calibration, name)->efficiency = round_sig3(median(ratios));
+    }
+    for (size_t i = 0; i < rep.rows.size(); ++i) {
+        SpeedRow& row = rep.rows[i];
+        row.predicted = speed_of(rows[i], rep.calibration);
+        row.error = (row.predicted - row.measured) / row.measured;
+    }
+    for (const std::string& name : regimes) {
+        std::vector<double> errs;
+        for (const SpeedRow& row : rep.rows)
+            if (row.regime == name && row.split == "holdout") errs.push_back(std::fabs(row.error));
+        Regime* g = regime_slot(rep.calibration, name);
+        g->holdout_median_error = round2(median(errs));
+        g->holdout_worst_error = errs.empty() ? 0 : round2(*std::max_element(errs.begin(), errs.end()));
+    }
+
+    std::string d;
+    d += "# Speed calibration\n\n";
+    d += "<!-- Generated by tests/speed_report.cpp from tests/data/planner/speed_benchmarks.json; do not edit.\n";
+    d += "     Regenerate with scripts/gen-docs.sh text. -->\n\n";
+    d += "`vramlens plan` estimates decode tokens/s from the memory-bandwidth roofline and prefill tokens/s from\n";
+    d += "FLOPs (core/planner/speed.h), each scaled by one efficiency per regime: the median of measured / roofline\n";
+    d += "over the calibrate rows below. The holdout rows (SHA-256 of the id, first 8 hex digits mod 3 == 0) are\n";
+    d += "not used to calibrate; their error is the band `vramlens plan` prints with each speed.\n\n";
+    d += "What is counted. Decode: per generated token each device streams the weights the token uses (an MoE's\n";
+    d += "routed experts scaled by top_k / num_experts; the token embedding is one row and not counted) and its KV\n";
+    d += "cache at the plan's context, at its memory bandwidth (a GPU preset's `memory_bandwidth`; system RAM at\n";
+    d += "`--ram-bandwidth` GB/s, default 89.6 = dual-channel DDR5-5600; a Mac at its chip's, `--apple-chip`). Layers\n";
+    d += "split over devices run in turn, so their times add, plus one hidden-state vector over PCIe 4.0 x16 per device\n";
+    d += "boundary (two per layer whose experts `--n-cpu-moe` keeps on the CPU). Prefill: 2 FLOPs per active parameter\n";
+    d += "per token plus 4 * layers * ctx * d_attn, at each device's dense FP16 tensor FLOP/s (`fp16_tensor_flops`; the\n";
+    d += "CPU at `--cpu-flops` TFLOP/s, default 1.024); Apple publishes no GPU FP16 figure, so a Mac plan has no prefill\n";
+    d += "estimate. The efficiencies are committed in core/planner/speed.cpp (`speed_calibration()`);\n";
+    d += "tests/planner_speed_test.cpp fails when they differ from this table's.\n\n";
+    d += "| regime | efficiency | calibrate rows | holdout rows | holdout median \\|error\\| | holdout worst \\|error\\| |\n";
+    d += "|---|---:|---:|---:|---:|---:|\n";
+    for (const std::string& name : regimes) {
+        size_t nc = 0, nh = 0;
+        for (const SpeedRow& row : rep.rows)
+            if (row.regime == name) (row.split == "calibrate" ? nc : nh) += 1;
+        const Regime& g = *regime_slot(rep.calibration, name);
+        d += fmt::format("| {} | {:.3g} | {} | {} | {:.0f} % | {:.0f} % |\n", name, g.efficiency, nc, nh,
+                         g.holdout_median_error * 100, g.holdout_worst_error * 100);
+    }
+    d += "\n## Rows\n\n";
+    d += "| id | split | regime | hardware | model | weights | test | measured t/s | roofline t/s | predicted t/s | error | source |\n";
+    d += "|---|---|---|---|---|---|---|---:|---:|---:|---:|---|\n";
+    for (const SpeedRow& row : rep.rows)
+        d += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:+.0f} % | <{}> |\n", row.id,
+                         row.split, row.regime, row.hardware, row.model, row.weights, row.test, row.measured, row.roofline,
+                         row.predicted, row.error * 100, row.source);
+    rep.document = d;
+    return rep;
+}
+
+}  // namespace vl::report
