@@ -199,7 +199,7 @@ constexpr CommandSpec kCommands[] = {
      "Run a model locally with llama.cpp or Ollama: layers per GPU (-ngl, --tensor-split), each device's weights, KV "
      "cache and compute buffer, the largest context that fits, and the launch line. With --engine vllm: the tensor- and "
      "pipeline-parallel sizes, the KV blocks per GPU, the concurrent sequences at --max-model-len, the longest "
-     "--max-model-len that starts, and the vllm serve line."},
+     "--max-model-len that starts, and the vllm serve line; --engine sglang: SGLang's pool and launch line."},
     {"import", "SOURCE", kTakesFormat,
      "A checkpoint's headers, never its weights: a folder (config.json, safetensors shards, adapter_config.json), a .safetensors, "
      ".gguf or config.json file, or a Hugging Face model (org/name[@revision] or a huggingface.co URL; read from the local cache, "
@@ -234,7 +234,7 @@ struct PlanFlag {
     const char* help;
 };
 constexpr PlanFlag kPlanFlags[] = {
-    {"--engine", "ENGINE", "llama.cpp (default) | ollama | vllm"},
+    {"--engine", "ENGINE", "llama.cpp (default) | ollama | vllm | sglang"},
     {"--model", "ID", "model preset id, config.json, checkpoint folder or Hugging Face org/name (as for estimate)"},
     {"--weights", "TYPE", "GGUF type: q8_0 | q6_k | q5_k_m | q4_k_m (default) | q4_0 | q3_k_m | q2_k | fp16 | bf16; "
                           "vLLM: bf16 (default) | fp16 | fp8 | gptq-4bit | gptq-8bit | awq-4bit"},
@@ -242,11 +242,14 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--gpu", "ID", "a GPU preset id (`vramlens gpus`); repeat for each GPU, in device order"},
     {"--ram", "SIZE", "system RAM as sold, e.g. 64GB (= 64 GiB) or 48GiB; on a Mac the unified memory"},
     {"--kv-type", "TYPE", "KV cache type, -ctk/-ctv: f16 (default) | bf16 | q8_0 | q4_0 (quantized needs --flash-attn)"},
-    {"--max-model-len", "N", "vLLM: --max-model-len (default: the model's max_position_embeddings)"},
-    {"--gpu-memory-utilization", "U", "vLLM: the fraction of each GPU vLLM may use (default 0.9)"},
-    {"--kv-cache-dtype", "TYPE", "vLLM: auto (default, the model's dtype) | fp8; --kv-type is the same flag"},
+    {"--max-model-len", "N", "vLLM/SGLang: the longest sequence (default: the model's max_position_embeddings)"},
+    {"--context-length", "N", "SGLang's name of --max-model-len"},
+    {"--gpu-memory-utilization", "U", "vLLM: the fraction of each GPU vLLM may use (default 0.9); SGLang: --mem-fraction-static"},
+    {"--mem-fraction-static", "U", "SGLang: the fraction of free memory for weights and KV (default 0.9)"},
+    {"--kv-cache-dtype", "TYPE", "vLLM/SGLang: auto (default, the model's dtype) | fp8; --kv-type is the same flag"},
     {"--max-num-seqs", "N", "vLLM: --max-num-seqs (default 256)"},
-    {"--tp", "N", "vLLM: --tensor-parallel-size (default: the largest vLLM accepts for the GPUs)"},
+    {"--max-running-requests", "N", "SGLang's name of --max-num-seqs"},
+    {"--tp", "N", "vLLM/SGLang: the tensor-parallel size (default: the largest vLLM accepts; SGLang: every GPU)"},
     {"--pp", "N", "vLLM: --pipeline-parallel-size (default: GPUs / tp)"},
     {"--flash-attn", nullptr, "flash attention on (-fa on)"},
     {"--ubatch", "N", "n_ubatch, -ub (default 512)"},
@@ -711,9 +714,9 @@ std::string usage() {
         "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
         "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple] [--format json]\n"
         "                                                         run it locally: layers per GPU, memory per device, launch line\n"
-        "  vramlens plan --engine vllm --model ID --gpu ID [--gpu ID ...] [--weights bf16|fp8|awq-4bit] [--max-model-len N]\n"
+        "  vramlens plan --engine vllm|sglang --model ID --gpu ID [--gpu ID ...] [--weights bf16|fp8|awq-4bit] [--max-model-len N]\n"
         "        [--gpu-memory-utilization U] [--kv-cache-dtype auto|fp8] [--max-num-seqs N] [--tp N] [--pp N] [--format json]\n"
-        "                                                         serve it with vLLM: tp/pp, KV blocks, sequences, launch line\n"
+        "                                                         serve it with vLLM or SGLang: tp/pp, KV blocks, sequences, launch line\n"
         "        SOURCE: a folder, a .safetensors, .gguf or config.json file, or org/name[@rev] / a Hub URL (HF cache, else the Hub)\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
         "  vramlens COMMAND --help                                that command's arguments and flags\n"
@@ -1231,9 +1234,11 @@ std::optional<Scenario> plan_model(const std::string& model_arg, std::string& er
     return load_scenario(mo, nullptr, err, status);
 }
 
-// `plan --engine vllm`: tp / pp, the KV pool and the longest --max-model-len (core/planner/serving.h).
-int cmd_plan_vllm(const Options& o, std::string& out, std::string& err) {
+// `plan --engine vllm|sglang`: tp / pp, the KV pool and the longest length (core/planner/serving.h).
+int cmd_plan_serving(const Options& o, std::string& out, std::string& err, ServingEngine engine) {
     ServingPlanInput in;
+    in.engine = engine;
+    const bool sglang = engine == ServingEngine::SGLang;
     std::string model_arg;
     std::vector<std::string> gpu_ids;
     auto bad = [&](const std::string& msg) {
@@ -1246,25 +1251,32 @@ int cmd_plan_vllm(const Options& o, std::string& out, std::string& err) {
         else if (flag == "--gpu") gpu_ids.push_back(value);
         else if (flag == "--weights") {
             const std::optional<WeightFormat> wf = parse_enum<WeightFormat>(lower(value));
-            if (!wf) return bad("--weights: \"" + escape_control_chars(value) + "\" is not a weight format; vLLM: bf16, fp16, fp8, gptq-4bit, gptq-8bit or awq-4bit");
+            if (!wf) return bad("--weights: \"" + escape_control_chars(value) + "\" is not a weight format; " + serving_engine_name(engine) +
+                                ": bf16, fp16, fp8, gptq-4bit, gptq-8bit or awq-4bit");
             in.weights = *wf;
         } else if (flag == "--kv-type" || flag == "--kv-cache-dtype") {
             const std::string v = lower(value);
             if (v == "auto" || v == "bf16") in.kv = KvDtype::BF16;
             else if (v == "fp16" || v == "f16") in.kv = KvDtype::FP16;
             else if (v == "fp8" || v == "fp8_e4m3" || v == "fp8_e5m2") in.kv = KvDtype::FP8;
-            else return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a vLLM KV cache dtype; use auto or fp8 (fp8_e4m3, fp8_e5m2)");
-        } else if (flag == "--gpu-memory-utilization") {
-            Result<double> u = parse_decimal_number(value, "gpu-memory-utilization");
+            else return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a " + serving_engine_name(engine) +
+                            " KV cache dtype; use auto or fp8 (fp8_e4m3, fp8_e5m2)");
+        } else if (flag == "--gpu-memory-utilization" || flag == "--mem-fraction-static") {
+            Result<double> u = parse_decimal_number(value, flag);
             if (!u.ok() || !(*u.value > 0 && *u.value <= 1))
-                return bad("--gpu-memory-utilization: \"" + escape_control_chars(value) + "\" is not a fraction in (0, 1], e.g. 0.9");
+                return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a fraction in (0, 1], e.g. 0.9");
             in.gpu_memory_utilization = *u.value;
-        } else if (flag == "--ctx" || flag == "--max-model-len" || flag == "--max-num-seqs" || flag == "--tp" || flag == "--pp") {
+        } else if (flag == "--ctx" || flag == "--max-model-len" || flag == "--context-length" || flag == "--max-num-seqs" ||
+                   flag == "--max-running-requests" || flag == "--tp" || flag == "--pp") {
             Result<int64_t> n = parse_whole_number(value, flag);
             if (!n.ok() || *n.value < 1) return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a whole number >= 1");
-            (flag == "--max-num-seqs" ? in.max_num_seqs : flag == "--tp" ? in.tp : flag == "--pp" ? in.pp : in.max_model_len) = *n.value;
+            (flag == "--max-num-seqs" || flag == "--max-running-requests" ? in.max_num_seqs
+             : flag == "--tp"                                              ? in.tp
+             : flag == "--pp"                                              ? in.pp
+                                                                           : in.max_model_len) = *n.value;
         } else {
-            return bad(flag + " is a llama.cpp flag; vLLM places whole layers by --tp and --pp on equal GPUs (drop " + flag + ")");
+            return bad(flag + " is a llama.cpp flag; " + serving_engine_name(engine) + " places whole layers by --tp" + (sglang ? "" : " and --pp") +
+                       " on equal GPUs (drop " + flag + ")");
         }
     }
     if (model_arg.empty()) return bad("--model: give the model, e.g. --model llama-3-8b (`vramlens models` lists the presets)");
@@ -1274,16 +1286,17 @@ int cmd_plan_vllm(const Options& o, std::string& out, std::string& err) {
     std::optional<Scenario> s = plan_model(model_arg, err, status);
     if (!s) return status;
     in.model = s->model;
-    const ServingPlan p = plan_vllm(in);
+    const ServingPlan p = plan_serving(in);
     if (!p.ok()) return bad(p.error);
     // The Hub id vLLM downloads: the preset's, or --model as given when it is one (org/name).
     const ModelPreset* preset = find_model(lower(model_arg));
     const std::string model_id = preset && !preset->hf_id.empty() ? preset->hf_id : model_arg;
-    const std::string launch = vllm_launch_line(in, p, model_id);
+    const std::string launch = serving_launch_line(in, p, model_id);
+    const std::string len_flag = sglang ? "--context-length" : "--max-model-len";
     const auto gib = [](double b) { return amount_with_unit(b, SizeUnit::GiB); };
     if (o.format == ExportFormat::Json) {
         Json j;
-        j["engine"] = "vllm";
+        j["engine"] = sglang ? "sglang" : "vllm";
         j["model"] = in.model.name;
         j["weights"] = weight_format(in.weights).key;
         j["gpus"] = static_cast<int64_t>(in.gpus.size());
@@ -1297,18 +1310,23 @@ int cmd_plan_vllm(const Options& o, std::string& out, std::string& err) {
         j["per_gpu"] = Json{{"capacity_bytes", p.capacity}, {"weights_bytes", p.weights}, {"non_torch_bytes", p.non_torch},
                             {"activation_bytes", p.activation}, {"kv_pool_bytes", p.kv_pool}, {"kv_bytes_per_token", p.kv_bytes_per_token}};
         j["kv"] = Json{{"block_size", p.block_size}, {"blocks_per_gpu", p.blocks}, {"tokens", p.tokens},
-                       {"sequences_at_max_model_len", p.sequences}, {"pool_bytes_total", p.kv_pool_total}};
+                       {"sequences_at_max_model_len", p.sequences}, {"concurrent_sequences", p.concurrent}, {"pool_bytes_total", p.kv_pool_total}};
         j["launch"] = launch;
         out += j.dump(1) + "\n";
     } else {
-        out += in.model.name + ", " + weight_format(in.weights).name + ", vLLM on " + std::to_string(in.gpus.size()) + " x " + in.gpus.front().name + "\n";
+        const std::string util_name = sglang ? "mem_fraction_static" : "gpu_memory_utilization";
+        out += in.model.name + ", " + weight_format(in.weights).name + ", " + serving_engine_name(engine) + " on " + std::to_string(in.gpus.size()) + " x " +
+               in.gpus.front().name + "\n";
         out += "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + " (" + p.parallel_reason + ")\n";
-        out += "per GPU: " + gib(p.capacity) + " usable (gpu_memory_utilization " + fmt::format("{}", in.gpu_memory_utilization) + "): weights " + gib(p.weights) +
-               ", non-torch " + gib(p.non_torch) + ", activation peak " + gib(p.activation) + ", KV pool " + gib(p.kv_pool) + "\n";
-        out += "KV: " + std::to_string(p.blocks) + " blocks of " + std::to_string(p.block_size) + " tokens per GPU = " + std::to_string(p.tokens) +
-               " tokens (" + gib(p.kv_pool_total) + " over " + std::to_string(p.tp * p.pp) + (p.tp * p.pp == 1 ? " GPU); " : " GPUs); ") + std::to_string(p.sequences) +
-               " concurrent sequences of " + std::to_string(p.max_model_len) + " tokens\n";
-        out += "--max-model-len " + std::to_string(p.max_model_len) + (p.fits ? " fits" : " DOES NOT FIT") + "; the longest that fits: " +
+        out += "per GPU: " + gib(p.capacity) + " for weights and KV (" + util_name + " " + fmt::format("{}", in.gpu_memory_utilization) + "): weights " +
+               gib(p.weights) + ", KV pool " + gib(p.kv_pool) + (sglang ? "; CUDA context " : "; non-torch ") + gib(p.non_torch) +
+               (sglang ? ", left for activations and CUDA graphs " : ", activation peak ") + gib(p.activation) + "\n";
+        out += "KV: " + std::to_string(p.blocks) + (p.block_size == 1 ? " tokens" : " blocks of " + std::to_string(p.block_size) + " tokens") +
+               " per GPU" + (p.block_size == 1 ? "" : " = " + std::to_string(p.tokens) + " tokens") + " (" + gib(p.kv_pool_total) + " over " +
+               std::to_string(p.tp * p.pp) + (p.tp * p.pp == 1 ? " GPU); " : " GPUs); ") + std::to_string(p.sequences) + " sequences of " +
+               std::to_string(p.max_model_len) + " tokens, " + std::to_string(p.concurrent) + " at once (" + (sglang ? "--max-running-requests " : "--max-num-seqs ") +
+               std::to_string(in.max_num_seqs) + ")\n";
+        out += len_flag + " " + std::to_string(p.max_model_len) + (p.fits ? " fits" : " DOES NOT FIT") + "; the longest that fits: " +
                std::to_string(p.largest_max_model_len) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";
         out += "launch: " + launch + "\n";
@@ -1323,7 +1341,8 @@ int cmd_plan_vllm(const Options& o, std::string& out, std::string& err) {
 int cmd_plan(const Options& o, std::string& out, std::string& err) {
     for (auto it = o.plan.rbegin(); it != o.plan.rend(); ++it)
         if (it->first == "--engine") {
-            if (lower(it->second) == "vllm") return cmd_plan_vllm(o, out, err);
+            if (lower(it->second) == "vllm") return cmd_plan_serving(o, out, err, ServingEngine::VLLM);
+            if (lower(it->second) == "sglang") return cmd_plan_serving(o, out, err, ServingEngine::SGLang);
             break;
         }
     PlanInput in;
@@ -1350,8 +1369,8 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         }
         else if (flag == "--gpu") gpu_ids.push_back(value);
         else if (flag == "--max-model-len" || flag == "--gpu-memory-utilization" || flag == "--kv-cache-dtype" || flag == "--max-num-seqs" ||
-                 flag == "--tp" || flag == "--pp")
-            return bad(flag + " is a vLLM flag (--engine vllm); llama.cpp takes --ctx, --kv-type and --ngl");
+                 flag == "--tp" || flag == "--pp" || flag == "--context-length" || flag == "--mem-fraction-static" || flag == "--max-running-requests")
+            return bad(flag + " is a vLLM/SGLang flag (--engine vllm|sglang); llama.cpp takes --ctx, --kv-type and --ngl");
         else if (flag == "--flash-attn") in.flash_attention = value == "true";
         else if (flag == "--apple") in.apple_unified = value == "true";
         else if (flag == "--ram") {

@@ -109,7 +109,7 @@ TEST_CASE("cli plan: bad input names the flag and the closest names") {
     CHECK(engine.err.find("--engine: \"tgi\" is not planned yet") != std::string::npos);
     const Out vllm_flag = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--max-model-len", "8192"});
     CHECK(vllm_flag.status == 1);
-    CHECK(vllm_flag.err.find("--max-model-len is a vLLM flag") != std::string::npos);
+    CHECK(vllm_flag.err.find("--max-model-len is a vLLM/SGLang flag") != std::string::npos);
 }
 
 TEST_CASE("cli plan: a model that fits nowhere exits 3 and names a change that fits") {
@@ -197,12 +197,37 @@ TEST_CASE("cli plan --engine vllm: bad input names the flag") {
     CHECK(w.err.find("weights: vLLM serves") != std::string::npos);
 }
 
-TEST_CASE("cli plan --help lists the vLLM flags") {
+TEST_CASE("cli plan --help lists the vLLM and SGLang flags") {
     const Out r = plan({"--help"});
     REQUIRE(r.status == 0);
-    for (const char* flag : {"--max-model-len", "--gpu-memory-utilization", "--kv-cache-dtype", "--max-num-seqs", "--tp", "--pp"}) {
+    for (const char* flag : {"--max-model-len", "--gpu-memory-utilization", "--kv-cache-dtype", "--max-num-seqs", "--tp", "--pp",
+                             "--context-length", "--mem-fraction-static", "--max-running-requests"}) {
         INFO(flag);
         CHECK(r.out.find(flag) != std::string::npos);
     }
     CHECK(r.out.find("vllm") != std::string::npos);
+    CHECK(r.out.find("sglang") != std::string::npos);
+}
+
+TEST_CASE("cli plan --engine sglang: the token pool, SGLang's flag names and a launch line of documented flags") {
+    const Out r = plan({"--engine", "sglang", "--model", "llama-3-8b", "--gpu", "h100-80gb", "--gpu", "h100-80gb", "--context-length", "8192",
+                        "--mem-fraction-static", "0.85", "--max-running-requests", "64", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["engine"] == "sglang");
+    CHECK(j["tensor_parallel_size"] == 2);
+    CHECK(j["kv"]["block_size"] == 1);
+    CHECK(j["per_gpu"]["kv_bytes_per_token"] == 65536.0);  // 2 * 32 * 4 * 128 * 2
+    const std::string launch = j["launch"];
+    CHECK(launch == "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B --tp 2 --context-length 8192 "
+                    "--mem-fraction-static 0.85 --max-running-requests 64");
+    const std::set<std::string> known = vl::test::documented_flags("sglang_server_flags.txt");
+    for (const std::string& w : vl::test::command_flags(launch.substr(std::string("python -m sglang.launch_server").size()))) {
+        INFO(w);
+        CHECK(known.count(w) == 1);
+    }
+    const Out pp = plan({"--engine", "sglang", "--model", "llama-3-8b", "--gpu", "h100-80gb", "--ngl", "3"});
+    CHECK(pp.status == 1);
+    CHECK(pp.err.find("--ngl is a llama.cpp flag; SGLang places whole layers by --tp on equal GPUs") != std::string::npos);
 }

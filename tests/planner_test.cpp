@@ -284,7 +284,7 @@ ServingPlanInput vllm_llama3_8b(int64_t gpus) {
 }  // namespace
 
 TEST_CASE("vLLM plan: Llama-3-8B on one H100 matches the KV blocks of vLLM's profiling log (PR #10511)") {
-    const ServingPlan p = plan_vllm(vllm_llama3_8b(1));
+    const ServingPlan p = plan_serving(vllm_llama3_8b(1));
     REQUIRE(p.ok());
     CHECK(p.tp == 1);
     CHECK(p.pp == 1);
@@ -297,13 +297,14 @@ TEST_CASE("vLLM plan: Llama-3-8B on one H100 matches the KV blocks of vLLM's pro
     CHECK_THAT(static_cast<double>(p.tokens), Catch::Matchers::WithinRel(436545.0, 0.001));
     // An 8192-token sequence takes 8192 / 16 = 512 blocks: about 27284 / 512 = 53 at once.
     CHECK(p.sequences == 53);
+    CHECK(p.concurrent == 53);  // below --max-num-seqs 256
     CHECK(p.fits);
     CHECK(p.largest_max_model_len == 8192);  // max_position_embeddings caps it
     CHECK_THAT(p.weights / kGiB, WithinAbs(14.96, 0.005));  // "model weights take 14.96GiB"
 }
 
 TEST_CASE("vLLM plan: two H100s take tp 2 and match the tp 2 log's pool") {
-    const ServingPlan p = plan_vllm(vllm_llama3_8b(2));
+    const ServingPlan p = plan_serving(vllm_llama3_8b(2));
     REQUIRE(p.ok());
     CHECK(p.tp == 2);
     CHECK(p.pp == 1);
@@ -319,7 +320,7 @@ TEST_CASE("vLLM plan: two H100s take tp 2 and match the tp 2 log's pool") {
 TEST_CASE("vLLM plan: unequal GPUs are refused, naming both and why") {
     ServingPlanInput in = vllm_llama3_8b(1);
     in.gpus = {PlanGpu{"RTX 4090", 24 * kGiB, -1}, PlanGpu{"RTX 3060 12GB", 12 * kGiB, -1}};
-    const ServingPlan p = plan_vllm(in);
+    const ServingPlan p = plan_serving(in);
     REQUIRE_FALSE(p.ok());
     CHECK(p.error.rfind("gpu: vLLM needs equal GPUs", 0) == 0);
     CHECK(p.error.find("RTX 4090") != std::string::npos);
@@ -331,22 +332,22 @@ TEST_CASE("vLLM plan: a tensor-parallel size vLLM refuses names the heads rule")
     // 32 attention heads, 3 GPUs, tp 3 asked: 32 % 3 = 2.
     ServingPlanInput in = vllm_llama3_8b(3);
     in.tp = 3;
-    ServingPlan p = plan_vllm(in);
+    ServingPlan p = plan_serving(in);
     REQUIRE_FALSE(p.ok());
     CHECK(p.error == "tp: vLLM needs num_attention_heads (32) divisible by the tensor-parallel size (3)");
     // Left to the planner, 3 GPUs run tp 1 x pp 3 (tp 3 refused, 3 % 2 != 0).
     in.tp = 0;
-    p = plan_vllm(in);
+    p = plan_serving(in);
     REQUIRE(p.ok());
     CHECK(p.tp == 1);
     CHECK(p.pp == 3);
     CHECK(p.parallel_reason.find("num_attention_heads (32)") != std::string::npos);
     // KV heads: 40 heads, 8 KV heads, tp 5: 40 % 5 = 0 but 8 % 5 = 3.
-    CHECK(vllm_tp_rule(test::llama("kv", 32000, 5120, 40, 40, 8, 13824), 5) ==
+    CHECK(tp_rule(test::llama("kv", 32000, 5120, 40, 40, 8, 13824), 5) ==
           "tp: vLLM needs num_key_value_heads (8) divisible by the tensor-parallel size (5)");
     // More ranks than KV heads: 48 heads, 8 KV heads, tp 12: 48 % 12 = 0, 12 % 8 = 4 (no whole replication).
-    CHECK(vllm_tp_rule(test::llama("rep", 32000, 6144, 40, 48, 8, 16384), 12).find("multiple of num_key_value_heads (8)") != std::string::npos);
-    CHECK(vllm_tp_rule(test::llama("rep", 32000, 6144, 40, 48, 8, 16384), 16).empty());  // 48 % 16 = 0 and 16 % 8 = 0: two replicas
+    CHECK(tp_rule(test::llama("rep", 32000, 6144, 40, 48, 8, 16384), 12).find("multiple of num_key_value_heads (8)") != std::string::npos);
+    CHECK(tp_rule(test::llama("rep", 32000, 6144, 40, 48, 8, 16384), 16).empty());  // 48 % 16 = 0 and 16 % 8 = 0: two replicas
 }
 
 TEST_CASE("vLLM plan: a --max-model-len that does not fit names the longest that does") {
@@ -358,22 +359,22 @@ TEST_CASE("vLLM plan: a --max-model-len that does not fit names the longest that
     // = 112 tokens. At 8192 tokens the sampler path grows by 6144 * 8192 B = 50331648 B: no block left.
     ServingPlanInput in = vllm_llama3_8b(1);
     in.gpus = {PlanGpu{"20 GiB GPU", 20 * kGiB, -1}};
-    const ServingPlan p = plan_vllm(in);
+    const ServingPlan p = plan_serving(in);
     REQUIRE(p.ok());
     CHECK_FALSE(p.fits);
     CHECK(p.blocks == 0);
     CHECK(p.largest_max_model_len == 112);
     CHECK(p.advice.find("--max-model-len 112 (the longest that fits)") != std::string::npos);
     in.max_model_len = 112;
-    const ServingPlan at = plan_vllm(in);
+    const ServingPlan at = plan_serving(in);
     CHECK(at.blocks == 7);
     CHECK(at.fits);
     CHECK(at.sequences == 1);  // 7 blocks / ceil(112 / 16) = 7
     in.max_model_len = 113;
-    CHECK_FALSE(plan_vllm(in).fits);  // 8 blocks needed, 7 held
+    CHECK_FALSE(plan_serving(in).fits);  // 8 blocks needed, 7 held
     // Above max_position_embeddings vLLM refuses the length itself.
     in.max_model_len = 8193;
-    CHECK(plan_vllm(in).error.rfind("max-model-len: 8193 is above the model's max_position_embeddings (8192)", 0) == 0);
+    CHECK(plan_serving(in).error.rfind("max-model-len: 8193 is above the model's max_position_embeddings (8192)", 0) == 0);
 }
 
 TEST_CASE("vLLM plan: the launch line uses only flags vLLM documents") {
@@ -384,13 +385,82 @@ TEST_CASE("vLLM plan: the launch line uses only flags vLLM documents") {
     in.kv = KvDtype::FP8;
     in.max_num_seqs = 64;
     in.tp = 2;
-    const ServingPlan p = plan_vllm(in);
+    const ServingPlan p = plan_serving(in);
     REQUIRE(p.ok());
     CHECK(p.pp == 2);
-    const std::string line = vllm_launch_line(in, p, "meta-llama/Meta-Llama-3-8B");
+    const std::string line = serving_launch_line(in, p, "meta-llama/Meta-Llama-3-8B");
     CHECK(line == "vllm serve meta-llama/Meta-Llama-3-8B --tensor-parallel-size 2 --pipeline-parallel-size 2 --max-model-len 8192 "
                   "--gpu-memory-utilization 0.9 --quantization fp8 --kv-cache-dtype fp8 --max-num-seqs 64");
     const std::vector<std::string> flags = test::command_flags(line);
+    for (const std::string& w : flags) {
+        INFO(w);
+        CHECK(known.count(w) == 1);
+    }
+    CHECK(flags.size() == 7);
+}
+
+// ---- SGLang: the mem_fraction_static pool (serving.h) -------------------------------------------
+
+TEST_CASE("SGLang plan: Llama-3-8B's token pool by SGLang's profile_max_num_token, by hand") {
+    ServingPlanInput in = vllm_llama3_8b(1);
+    in.engine = ServingEngine::SGLang;
+    in.gpus = {PlanGpu{"80 GiB GPU", 80 * kGiB, 0.5 * kGiB}};  // the CUDA context given: 0.5 GiB
+    // Free before loading: 80 - 0.5 = 79.5 GiB = 85362475008 B; x 0.9 = 76826227507.2 B for weights
+    // and KV; less the weights 8030261248 * 2 = 16060522496 B leaves 60765705011.2 B; one token is
+    // 2 * 32 * 8 * 128 * 2 = 131072 B: floor(463605.54) = 463605 tokens; 0.1 * 79.5 GiB is left over.
+    const ServingPlan p = plan_serving(in);
+    REQUIRE(p.ok());
+    CHECK(p.tp == 1);
+    CHECK(p.block_size == 1);
+    CHECK(p.tokens == 463605);
+    CHECK(p.blocks == 463605);
+    CHECK(p.capacity == 0.9 * 79.5 * kGiB);
+    CHECK_THAT(p.activation, WithinAbs(0.1 * 79.5 * kGiB, 1));
+    CHECK(p.sequences == 56);  // floor(463605 / 8192)
+    CHECK(p.concurrent == 56);
+    CHECK(p.fits);
+    // At mem_fraction_static 0.5: 0.5 * 85362475008 - 16060522496 = 26620715008 B = 203099.94 tokens,
+    // so 203099; 8192-token requests: 24 of them, and --max-running-requests 16 runs 16 at once.
+    in.gpu_memory_utilization = 0.5;
+    in.max_num_seqs = 16;
+    const ServingPlan half = plan_serving(in);
+    CHECK(half.tokens == 203099);
+    CHECK(half.sequences == 24);
+    CHECK(half.concurrent == 16);
+    // A context longer than the pool: SGLang starts but cuts requests; the longest that fits is the pool.
+    in.model.max_position = 262144;
+    in.max_model_len = 262144;
+    const ServingPlan long_ctx = plan_serving(in);
+    CHECK_FALSE(long_ctx.fits);
+    CHECK(long_ctx.largest_max_model_len == 203099);
+    CHECK(long_ctx.advice.rfind("SGLang would cut every request to 203098 tokens", 0) == 0);
+    CHECK(long_ctx.advice.find("--context-length 203099 (the longest that fits)") != std::string::npos);
+}
+
+TEST_CASE("SGLang plan: tp is every GPU, refused with the heads rule, and the launch line's flags are SGLang's") {
+    ServingPlanInput in = vllm_llama3_8b(3);
+    in.engine = ServingEngine::SGLang;
+    const ServingPlan three = plan_serving(in);
+    REQUIRE_FALSE(three.ok());
+    CHECK(three.error.rfind("tp: SGLang needs num_attention_heads (32) divisible by the tensor-parallel size (3)", 0) == 0);
+    in.pp = 3;
+    CHECK(plan_serving(in).error.rfind("pp: SGLang", 0) == 0);
+
+    in = vllm_llama3_8b(2);
+    in.engine = ServingEngine::SGLang;
+    in.weights = WeightFormat::AWQ4;
+    in.kv = KvDtype::FP8;
+    in.max_num_seqs = 64;
+    const ServingPlan p = plan_serving(in);
+    REQUIRE(p.ok());
+    CHECK(p.tp == 2);
+    CHECK(p.kv_bytes_per_token == 2 * 32 * 4 * 128 * 1);  // 4 of the 8 KV heads a rank, fp8
+    const std::string line = serving_launch_line(in, p, "meta-llama/Meta-Llama-3-8B");
+    CHECK(line == "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B --tp 2 --context-length 8192 "
+                  "--mem-fraction-static 0.9 --quantization awq --kv-cache-dtype fp8_e4m3 --max-running-requests 64");
+    const std::set<std::string> known = test::documented_flags("sglang_server_flags.txt");
+    REQUIRE(known.size() >= 8);
+    const std::vector<std::string> flags = test::command_flags(line.substr(std::string("python -m sglang.launch_server").size()));
     for (const std::string& w : flags) {
         INFO(w);
         CHECK(known.count(w) == 1);
