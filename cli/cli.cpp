@@ -1251,8 +1251,11 @@ int cmd_plan_serving(const Options& o, std::string& out, std::string& err, Servi
         else if (flag == "--gpu") gpu_ids.push_back(value);
         else if (flag == "--weights") {
             const std::optional<WeightFormat> wf = parse_enum<WeightFormat>(lower(value));
-            if (!wf) return bad("--weights: \"" + escape_control_chars(value) + "\" is not a weight format; " + serving_engine_name(engine) +
-                                ": bf16, fp16, fp8, gptq-4bit, gptq-8bit or awq-4bit");
+            if (!wf) {
+                const std::string close = close_names(lower(value), {"bf16", "fp16", "fp8", "gptq-4bit", "gptq-8bit", "awq-4bit"});
+                return bad("--weights: \"" + escape_control_chars(value) + "\" is not a weight format" + (close.empty() ? "" : " (closest: " + close + ")") +
+                           "; " + serving_engine_name(engine) + ": bf16, fp16, fp8, gptq-4bit, gptq-8bit or awq-4bit");
+            }
             in.weights = *wf;
         } else if (flag == "--kv-type" || flag == "--kv-cache-dtype") {
             const std::string v = lower(value);

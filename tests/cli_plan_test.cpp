@@ -195,6 +195,9 @@ TEST_CASE("cli plan --engine vllm: bad input names the flag") {
     const Out w = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--weights", "q4_k_m"});
     CHECK(w.status == 1);
     CHECK(w.err.find("weights: vLLM serves") != std::string::npos);
+    const Out awq = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--weights", "awq4bit"});
+    CHECK(awq.status == 1);
+    CHECK(awq.err.find("--weights: \"awq4bit\" is not a weight format (closest: \"awq-4bit\")") != std::string::npos);
 }
 
 TEST_CASE("cli plan --help lists the vLLM and SGLang flags") {

@@ -270,7 +270,7 @@ std::string no_fit_advice(const ServingPlanInput& in, const ServingPlan& p) {
             break;
         }
     }
-    if (out.size() == base) out += " nothing tried here (shorter length, 0.95 memory fraction, fp8 KV, fp8/awq weights, up to 64 GPUs);";
+    if (out.size() == base) out += " none of the changes tried fits on its own (a shorter length, a 0.95 memory fraction, fp8 KV, fp8 or awq weights, up to 64 such GPUs);";
     out.back() = '.';
     return out;
 }
