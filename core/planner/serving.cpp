@@ -10,6 +10,7 @@
 #include "cuda_context.h"
 #include "estimate.h"
 #include "inference/kv_cache.h"
+#include "inference/runtime.h"
 #include "inference/weight_formats.h"
 
 namespace vl {
@@ -142,12 +143,15 @@ Estimate vllm_estimate(const ServingPlanInput& in, const ServingPlan& p, int64_t
 }
 
 // SGLang's pool (serving.h): free_before_load = GPU memory - the CUDA context (core/cuda_context.h,
-// the GPU's row; NCCL's buffers at tp > 1 are not counted: no published SGLang log calibrates them);
+// the GPU's row) - at tp > 1 the NCCL and custom all-reduce buffers, which SGLang sets up in
+// init_torch_distributed before it takes the snapshot (the 1.79 GiB vLLM measures for them
+// [vllm-pr10511]; SGLang runs the same custom all-reduce);
 // max_total_num_tokens = floor((free_before_load * mem_fraction_static - weights) / cell_size) [sglang-code].
 void sglang_pool(const ServingPlanInput& in, ServingPlan& p) {
     const PlanGpu& g = in.gpus.front();
     const double mfs = in.gpu_memory_utilization;
-    p.non_torch = g.reserve_bytes >= 0 ? g.reserve_bytes : cuda_context_row(gpu_arch(g.name), true).bytes;
+    p.non_torch = (g.reserve_bytes >= 0 ? g.reserve_bytes : cuda_context_row(gpu_arch(g.name), true).bytes) +
+                  (p.tp > 1 ? kVllmCommBuffersBytes : 0.0);
     const double free_before = std::max(0.0, g.memory_bytes - p.non_torch);
     p.capacity = free_before * mfs;
     p.activation = free_before * (1 - mfs);
