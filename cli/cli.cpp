@@ -33,6 +33,7 @@
 #include "param_count.h"
 #include "planner/planner.h"
 #include "planner/speed.h"
+#include "planner/serving.h"
 #include "scenario_json.h"
 #include "share_link.h"
 #include "training/optimizers.h"
@@ -197,7 +198,9 @@ constexpr CommandSpec kCommands[] = {
     {"optimizers", nullptr, kTakesFormat, "List the optimizers and the state each keeps per parameter."},
     {"plan", nullptr, kTakesFormat | kTakesPlan,
      "Run a model locally with llama.cpp or Ollama: layers per GPU (-ngl, --tensor-split), each device's weights, KV "
-     "cache and compute buffer, the largest context that fits, and the launch line."},
+     "cache and compute buffer, the largest context that fits, and the launch line. With --engine vllm: the tensor- and "
+     "pipeline-parallel sizes, the KV blocks per GPU, the concurrent sequences at --max-model-len, the longest "
+     "--max-model-len that starts, and the vllm serve line; --engine sglang: SGLang's pool and launch line."},
     {"import", "SOURCE", kTakesFormat,
      "A checkpoint's headers, never its weights: a folder (config.json, safetensors shards, adapter_config.json), a .safetensors, "
      ".gguf or config.json file, or a Hugging Face model (org/name[@revision] or a huggingface.co URL; read from the local cache, "
@@ -232,13 +235,23 @@ struct PlanFlag {
     const char* help;
 };
 constexpr PlanFlag kPlanFlags[] = {
-    {"--engine", "ENGINE", "llama.cpp (default) | ollama"},
+    {"--engine", "ENGINE", "llama.cpp (default) | ollama | vllm | sglang"},
     {"--model", "ID", "model preset id, config.json, checkpoint folder or Hugging Face org/name (as for estimate)"},
-    {"--weights", "TYPE", "GGUF type: q8_0 | q6_k | q5_k_m | q4_k_m (default) | q4_0 | q3_k_m | q2_k | fp16 | bf16"},
-    {"--ctx", "N", "context tokens, -c (default 4096)"},
+    {"--weights", "TYPE", "GGUF type: q8_0 | q6_k | q5_k_m | q4_k_m (default) | q4_0 | q3_k_m | q2_k | fp16 | bf16; "
+                          "vLLM: bf16 (default) | fp16 | fp8 | gptq-4bit | gptq-8bit | awq-4bit"},
+    {"--ctx", "N", "context tokens, -c (default 4096); vLLM: --max-model-len"},
     {"--gpu", "ID", "a GPU preset id (`vramlens gpus`); repeat for each GPU, in device order"},
     {"--ram", "SIZE", "system RAM as sold, e.g. 64GB (= 64 GiB) or 48GiB; on a Mac the unified memory"},
     {"--kv-type", "TYPE", "KV cache type, -ctk/-ctv: f16 (default) | bf16 | q8_0 | q4_0 (quantized needs --flash-attn)"},
+    {"--max-model-len", "N", "vLLM/SGLang: the longest sequence (default: the model's max_position_embeddings)"},
+    {"--context-length", "N", "SGLang's name of --max-model-len"},
+    {"--gpu-memory-utilization", "U", "vLLM: the fraction of each GPU vLLM may use (default 0.9); SGLang: --mem-fraction-static"},
+    {"--mem-fraction-static", "U", "SGLang: the fraction of free memory for weights and KV (default 0.9)"},
+    {"--kv-cache-dtype", "TYPE", "vLLM/SGLang: auto (default, the model's dtype) | fp8; --kv-type is the same flag"},
+    {"--max-num-seqs", "N", "vLLM: --max-num-seqs (default 256)"},
+    {"--max-running-requests", "N", "SGLang's name of --max-num-seqs"},
+    {"--tp", "N", "vLLM/SGLang: the tensor-parallel size (default: the largest vLLM accepts; SGLang: every GPU)"},
+    {"--pp", "N", "vLLM: --pipeline-parallel-size (default: GPUs / tp)"},
     {"--flash-attn", nullptr, "flash attention on (-fa on)"},
     {"--ubatch", "N", "n_ubatch, -ub (default 512)"},
     {"--ngl", "N", "layers on the GPUs, -ngl (default: the most that fit)"},
@@ -705,6 +718,9 @@ std::string usage() {
         "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
         "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple] [--format json]\n"
         "                                                         run it locally: layers per GPU, memory per device, launch line\n"
+        "  vramlens plan --engine vllm|sglang --model ID --gpu ID [--gpu ID ...] [--weights bf16|fp8|awq-4bit] [--max-model-len N]\n"
+        "        [--gpu-memory-utilization U] [--kv-cache-dtype auto|fp8] [--max-num-seqs N] [--tp N] [--pp N] [--format json]\n"
+        "                                                         serve it with vLLM or SGLang: tp/pp, KV blocks, sequences, launch line\n"
         "        SOURCE: a folder, a .safetensors, .gguf or config.json file, or org/name[@rev] / a Hub URL (HF cache, else the Hub)\n"
         "  vramlens verify-script [SCENARIO.json] [flags]         a Python script that measures the scenario on a CUDA GPU\n"
         "  vramlens COMMAND --help                                that command's arguments and flags\n"
@@ -1254,7 +1270,144 @@ Json speed_json(const Speed& sp) {
     return j;
 }
 
+// The GPUs of `plan`, by preset id; an error naming the closest ids for an unknown one.
+std::optional<std::string> plan_gpus(const std::vector<std::string>& ids, std::vector<PlanGpu>& gpus) {
+    std::vector<std::string> preset_ids;
+    for (const GpuPreset& g : gpu_presets()) preset_ids.push_back(g.id);
+    for (const std::string& id : ids) {
+        const GpuPreset* g = find_gpu(lower(id));
+        if (!g) {
+            const std::string close = close_names(lower(id), preset_ids);
+            return "--gpu: \"" + escape_control_chars(id) + "\" is not a GPU preset" +
+                   (close.empty() ? "" : " (closest: " + close + ")") + "; `vramlens gpus` lists them";
+        }
+        gpus.push_back({g->name, g->memory_bytes, -1});
+    }
+    return std::nullopt;
+}
+
+// The model of `plan`, read as estimate reads --model (presets, config.json, folders, the Hub).
+std::optional<Scenario> plan_model(const std::string& model_arg, std::string& err, int& status) {
+    Options mo;
+    mo.command = "estimate";
+    mo.edits.push_back({find_flag("--model"), model_arg});
+    return load_scenario(mo, nullptr, err, status);
+}
+
+// `plan --engine vllm|sglang`: tp / pp, the KV pool and the longest length (core/planner/serving.h).
+int cmd_plan_serving(const Options& o, std::string& out, std::string& err, ServingEngine engine) {
+    ServingPlanInput in;
+    in.engine = engine;
+    const bool sglang = engine == ServingEngine::SGLang;
+    std::string model_arg;
+    std::vector<std::string> gpu_ids;
+    auto bad = [&](const std::string& msg) {
+        err += "vramlens: " + msg + "\n";
+        return kBadInput;
+    };
+    for (const auto& [flag, value] : o.plan) {
+        if (flag == "--engine") continue;
+        if (flag == "--model") model_arg = value;
+        else if (flag == "--gpu") gpu_ids.push_back(value);
+        else if (flag == "--weights") {
+            const std::optional<WeightFormat> wf = parse_enum<WeightFormat>(lower(value));
+            if (!wf) {
+                const std::string close = close_names(lower(value), {"bf16", "fp16", "fp8", "gptq-4bit", "gptq-8bit", "awq-4bit"});
+                return bad("--weights: \"" + escape_control_chars(value) + "\" is not a weight format" + (close.empty() ? "" : " (closest: " + close + ")") +
+                           "; " + serving_engine_name(engine) + ": bf16, fp16, fp8, gptq-4bit, gptq-8bit or awq-4bit");
+            }
+            in.weights = *wf;
+        } else if (flag == "--kv-type" || flag == "--kv-cache-dtype") {
+            const std::string v = lower(value);
+            if (v == "auto" || v == "bf16") in.kv = KvDtype::BF16;
+            else if (v == "fp16" || v == "f16") in.kv = KvDtype::FP16;
+            else if (v == "fp8" || v == "fp8_e4m3" || v == "fp8_e5m2") in.kv = KvDtype::FP8;
+            else return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a " + serving_engine_name(engine) +
+                            " KV cache dtype; use auto or fp8 (fp8_e4m3, fp8_e5m2)");
+        } else if (flag == "--gpu-memory-utilization" || flag == "--mem-fraction-static") {
+            Result<double> u = parse_decimal_number(value, flag);
+            if (!u.ok() || !(*u.value > 0 && *u.value <= 1))
+                return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a fraction in (0, 1], e.g. 0.9");
+            in.gpu_memory_utilization = *u.value;
+        } else if (flag == "--ctx" || flag == "--max-model-len" || flag == "--context-length" || flag == "--max-num-seqs" ||
+                   flag == "--max-running-requests" || flag == "--tp" || flag == "--pp") {
+            Result<int64_t> n = parse_whole_number(value, flag);
+            if (!n.ok() || *n.value < 1) return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a whole number >= 1");
+            (flag == "--max-num-seqs" || flag == "--max-running-requests" ? in.max_num_seqs
+             : flag == "--tp"                                              ? in.tp
+             : flag == "--pp"                                              ? in.pp
+                                                                           : in.max_model_len) = *n.value;
+        } else {
+            return bad(flag + " is a llama.cpp flag; " + serving_engine_name(engine) + " places whole layers by --tp" + (sglang ? "" : " and --pp") +
+                       " on equal GPUs (drop " + flag + ")");
+        }
+    }
+    if (model_arg.empty()) return bad("--model: give the model, e.g. --model llama-3-8b (`vramlens models` lists the presets)");
+    if (gpu_ids.empty()) return bad("--gpu: give each GPU's preset id (`vramlens gpus`), repeated once per GPU, e.g. --gpu h100-80gb --gpu h100-80gb");
+    if (std::optional<std::string> why = plan_gpus(gpu_ids, in.gpus)) return bad(*why);
+    int status = kOk;
+    std::optional<Scenario> s = plan_model(model_arg, err, status);
+    if (!s) return status;
+    in.model = s->model;
+    const ServingPlan p = plan_serving(in);
+    if (!p.ok()) return bad(p.error);
+    // The Hub id vLLM downloads: the preset's, or --model as given when it is one (org/name).
+    const ModelPreset* preset = find_model(lower(model_arg));
+    const std::string model_id = preset && !preset->hf_id.empty() ? preset->hf_id : model_arg;
+    const std::string launch = serving_launch_line(in, p, model_id);
+    const std::string len_flag = sglang ? "--context-length" : "--max-model-len";
+    const auto gib = [](double b) { return amount_with_unit(b, SizeUnit::GiB); };
+    if (o.format == ExportFormat::Json) {
+        Json j;
+        j["engine"] = sglang ? "sglang" : "vllm";
+        j["model"] = in.model.name;
+        j["weights"] = weight_format(in.weights).key;
+        j["gpus"] = static_cast<int64_t>(in.gpus.size());
+        j["tensor_parallel_size"] = p.tp;
+        j["pipeline_parallel_size"] = p.pp;
+        j["parallel_reason"] = p.parallel_reason;
+        j["max_model_len"] = p.max_model_len;
+        j["largest_max_model_len"] = p.largest_max_model_len;
+        j["fits"] = p.fits;
+        if (!p.advice.empty()) j["advice"] = p.advice;
+        j["per_gpu"] = Json{{"capacity_bytes", p.capacity}, {"weights_bytes", p.weights}, {"non_torch_bytes", p.non_torch},
+                            {"activation_bytes", p.activation}, {"kv_pool_bytes", p.kv_pool}, {"kv_bytes_per_token", p.kv_bytes_per_token}};
+        j["kv"] = Json{{"block_size", p.block_size}, {"blocks_per_gpu", p.blocks}, {"tokens", p.tokens},
+                       {"sequences_at_max_model_len", p.sequences}, {"concurrent_sequences", p.concurrent}, {"pool_bytes_total", p.kv_pool_total}};
+        j["launch"] = launch;
+        out += j.dump(1) + "\n";
+    } else {
+        const std::string util_name = sglang ? "mem_fraction_static" : "gpu_memory_utilization";
+        out += in.model.name + ", " + weight_format(in.weights).name + ", " + serving_engine_name(engine) + " on " + std::to_string(in.gpus.size()) + " x " +
+               in.gpus.front().name + "\n";
+        out += "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + " (" + p.parallel_reason + ")\n";
+        out += "per GPU: " + gib(p.capacity) + " for weights and KV (" + util_name + " " + fmt::format("{}", in.gpu_memory_utilization) + "): weights " +
+               gib(p.weights) + ", KV pool " + gib(p.kv_pool) + (sglang ? "; CUDA context " : "; non-torch ") + gib(p.non_torch) +
+               (sglang ? ", left for activations and CUDA graphs " : ", activation peak ") + gib(p.activation) + "\n";
+        out += "KV: " + std::to_string(p.blocks) + (p.block_size == 1 ? " tokens" : " blocks of " + std::to_string(p.block_size) + " tokens") +
+               " per GPU" + (p.block_size == 1 ? "" : " = " + std::to_string(p.tokens) + " tokens") + " (" + gib(p.kv_pool_total) + " over " +
+               std::to_string(p.tp * p.pp) + (p.tp * p.pp == 1 ? " GPU); " : " GPUs); ") + std::to_string(p.sequences) + " sequences of " +
+               std::to_string(p.max_model_len) + " tokens, " + std::to_string(p.concurrent) + " at once (" + (sglang ? "--max-running-requests " : "--max-num-seqs ") +
+               std::to_string(in.max_num_seqs) + ")\n";
+        out += len_flag + " " + std::to_string(p.max_model_len) + (p.fits ? " fits" : " DOES NOT FIT") + "; the longest that fits: " +
+               std::to_string(p.largest_max_model_len) + "\n";
+        if (!p.advice.empty()) out += p.advice + "\n";
+        out += "launch: " + launch + "\n";
+    }
+    if (!p.fits) {
+        err += "vramlens: does not fit: " + p.advice + "\n";
+        return kNoFit;
+    }
+    return kOk;
+}
+
 int cmd_plan(const Options& o, std::string& out, std::string& err) {
+    for (auto it = o.plan.rbegin(); it != o.plan.rend(); ++it)
+        if (it->first == "--engine") {
+            if (lower(it->second) == "vllm") return cmd_plan_serving(o, out, err, ServingEngine::VLLM);
+            if (lower(it->second) == "sglang") return cmd_plan_serving(o, out, err, ServingEngine::SGLang);
+            break;
+        }
     PlanInput in;
     std::string engine = "llama.cpp", model_arg, weights_arg = "q4_k_m";
     bool weights_given = false;
@@ -1281,6 +1434,9 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             weights_given = true;
         }
         else if (flag == "--gpu") gpu_ids.push_back(value);
+        else if (flag == "--max-model-len" || flag == "--gpu-memory-utilization" || flag == "--kv-cache-dtype" || flag == "--max-num-seqs" ||
+                 flag == "--tp" || flag == "--pp" || flag == "--context-length" || flag == "--mem-fraction-static" || flag == "--max-running-requests")
+            return bad(flag + " is a vLLM/SGLang flag (--engine vllm|sglang); llama.cpp takes --ctx, --kv-type and --ngl");
         else if (flag == "--flash-attn") in.flash_attention = value == "true";
         else if (flag == "--apple") in.apple_unified = value == "true";
         else if (flag == "--apple-chip" && !(chip = find_apple_chip(lower(value))))
@@ -1342,24 +1498,10 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
                    (close.empty() ? "" : " (closest: " + close + ")") + "; use one of " + all);
     }
     in.weights = *wf;
-    std::vector<std::string> preset_ids;
-    for (const GpuPreset& g : gpu_presets()) preset_ids.push_back(g.id);
-    for (const std::string& id : gpu_ids) {
-        const GpuPreset* g = find_gpu(lower(id));
-        if (!g) {
-            const std::string close = close_names(lower(id), preset_ids);
-            return bad("--gpu: \"" + escape_control_chars(id) + "\" is not a GPU preset" +
-                       (close.empty() ? "" : " (closest: " + close + ")") + "; `vramlens gpus` lists them");
-        }
-        in.gpus.push_back({g->name, g->memory_bytes, -1});
-        gpu_presets_used.push_back(g);
-    }
-    // The model, read as estimate reads --model (presets, config.json, folders, the Hub).
-    Options mo;
-    mo.command = "estimate";
-    mo.edits.push_back({find_flag("--model"), model_arg});
+    if (std::optional<std::string> why = plan_gpus(gpu_ids, in.gpus)) return bad(*why);
+    for (const std::string& id : gpu_ids) gpu_presets_used.push_back(find_gpu(lower(id)));  // valid: plan_gpus checked them
     int status = kOk;
-    std::optional<Scenario> s = load_scenario(mo, nullptr, err, status);
+    std::optional<Scenario> s = plan_model(model_arg, err, status);
     if (!s) return status;
     in.model = s->model;
     // A GGUF file's own type (general.file_type), unless --weights says otherwise; its tensor bytes

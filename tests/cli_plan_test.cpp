@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "flag_list.h"
 #include "planner/speed.h"
 
 #include <fmt/format.h>
@@ -28,13 +29,7 @@ Out plan(std::vector<std::string> args) {
     return r;
 }
 
-std::set<std::string> llama_server_flags() {
-    std::ifstream f(std::string(VRAMLENS_TEST_DATA) + "/planner/llama_server_flags.txt");
-    std::set<std::string> flags;
-    for (std::string line; std::getline(f, line);)
-        if (!line.empty() && line[0] != '#') flags.insert(line);
-    return flags;
-}
+std::set<std::string> llama_server_flags() { return vl::test::documented_flags("llama_server_flags.txt"); }
 
 std::string line_starting(const std::string& text, const std::string& prefix) {
     std::istringstream in(text);
@@ -60,15 +55,12 @@ TEST_CASE("cli plan: two GPUs, every emitted llama-server flag is one llama.cpp 
         REQUIRE_FALSE(launch.empty());
         CHECK(launch.find("-ngl 33 ") != std::string::npos);
         CHECK(launch.find("--tensor-split ") != std::string::npos);
-        std::istringstream words(launch.substr(std::string("launch: llama-server ").size()));
-        int flags = 0;
-        for (std::string w; words >> w;)
-            if (w[0] == '-' && !(w.size() > 1 && std::isdigit(static_cast<unsigned char>(w[1])))) {
-                INFO(w);
-                CHECK(known.count(w) == 1);
-                ++flags;
-            }
-        CHECK(flags >= 6);
+        const std::vector<std::string> flags = vl::test::command_flags(launch.substr(std::string("launch: llama-server ").size()));
+        for (const std::string& w : flags) {
+            INFO(w);
+            CHECK(known.count(w) == 1);
+        }
+        CHECK(flags.size() >= 6);
     }
 }
 
@@ -116,9 +108,12 @@ TEST_CASE("cli plan: bad input names the flag and the closest names") {
     const Out kv = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--kv-type", "q8_0"});
     CHECK(kv.status == 1);
     CHECK(kv.err.find("kv-type:") != std::string::npos);
-    const Out vllm = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB"});
-    CHECK(vllm.status == 1);
-    CHECK(vllm.err.find("--engine:") != std::string::npos);
+    const Out engine = plan({"--engine", "tgi", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB"});
+    CHECK(engine.status == 1);
+    CHECK(engine.err.find("--engine: \"tgi\" is not planned yet") != std::string::npos);
+    const Out vllm_flag = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--max-model-len", "8192"});
+    CHECK(vllm_flag.status == 1);
+    CHECK(vllm_flag.err.find("--max-model-len is a vLLM/SGLang flag") != std::string::npos);
 }
 
 TEST_CASE("cli plan: a model that fits nowhere exits 3 and names a change that fits") {
@@ -180,4 +175,99 @@ TEST_CASE("cli plan: the speed line and its JSON, the band from the committed ca
     const Out bw = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--ram-bandwidth", "-3"});
     CHECK(bw.status != 0);
     CHECK_THAT(bw.err, Catch::Contains("--ram-bandwidth:"));
+}
+
+// ---- --engine vllm (core/planner/serving.h) ---------------------------------------------------
+
+TEST_CASE("cli plan --engine vllm: two H100s, tp 2, the KV pool and a launch line of documented flags") {
+    const Out r = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "h100-80gb", "--gpu", "h100-80gb", "--max-model-len", "8192",
+                        "--kv-cache-dtype", "fp8", "--max-num-seqs", "128", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["tensor_parallel_size"] == 2);
+    CHECK(j["pipeline_parallel_size"] == 1);
+    CHECK(j["fits"] == true);
+    // fp8 KV at tp 2: 2 * 32 layers * 4 KV heads * 128 * 1 B = 32768 B per token on each GPU.
+    CHECK(j["per_gpu"]["kv_bytes_per_token"] == 32768.0);
+    const int64_t blocks = j["kv"]["blocks_per_gpu"];
+    CHECK(j["kv"]["tokens"] == blocks * 16);
+    CHECK(j["kv"]["sequences_at_max_model_len"] == blocks / 512);  // 8192 / 16 = 512 blocks a sequence
+    const std::string launch = j["launch"];
+    CHECK(launch.rfind("vllm serve meta-llama/Meta-Llama-3-8B --tensor-parallel-size 2 --max-model-len 8192 ", 0) == 0);
+    const std::set<std::string> known = vl::test::documented_flags("vllm_serve_flags.txt");
+    const std::vector<std::string> flags = vl::test::command_flags(launch);
+    for (const std::string& w : flags) {
+        INFO(w);
+        CHECK(known.count(w) == 1);
+    }
+    CHECK(flags.size() == 5);  // tp, max-model-len, utilization, kv-cache-dtype, max-num-seqs
+}
+
+TEST_CASE("cli plan --engine vllm: text output and a --max-model-len too long for the card") {
+    // Llama-3.1-8B's own length (131072) in bf16 on one RTX 4090: the profile run alone outgrows it.
+    const Out r = plan({"--engine", "vllm", "--model", "llama-3.1-8b", "--gpu", "rtx-4090"});
+    CHECK(r.status == 3);
+    CHECK(r.out.find("--max-model-len 131072 DOES NOT FIT") != std::string::npos);
+    CHECK(r.err.find("(the longest that fits)") != std::string::npos);
+    CHECK(line_starting(r.out, "launch: vllm serve meta-llama/") != "");
+}
+
+TEST_CASE("cli plan --engine vllm: bad input names the flag") {
+    const Out mixed = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb"});
+    CHECK(mixed.status == 1);
+    CHECK(mixed.err.find("gpu: vLLM needs equal GPUs; got NVIDIA GeForce RTX 4090 24GB and NVIDIA GeForce RTX 3060 12GB") != std::string::npos);
+    const Out ngl = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--ngl", "10"});
+    CHECK(ngl.status == 1);
+    CHECK(ngl.err.find("--ngl is a llama.cpp flag") != std::string::npos);
+    const Out tp = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "a10", "--gpu", "a10", "--gpu", "a10", "--tp", "3"});
+    CHECK(tp.status == 1);
+    CHECK(tp.err.find("tp: vLLM needs num_attention_heads (32) divisible by the tensor-parallel size (3)") != std::string::npos);
+    const Out util = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu-memory-utilization", "1.5"});
+    CHECK(util.status == 1);
+    CHECK(util.err.find("--gpu-memory-utilization:") != std::string::npos);
+    const Out kv = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--kv-cache-dtype", "q8_0"});
+    CHECK(kv.status == 1);
+    CHECK(kv.err.find("--kv-cache-dtype: \"q8_0\" is not a vLLM KV cache dtype") != std::string::npos);
+    const Out w = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--weights", "q4_k_m"});
+    CHECK(w.status == 1);
+    CHECK(w.err.find("weights: vLLM serves") != std::string::npos);
+    const Out awq = plan({"--engine", "vllm", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--weights", "awq4bit"});
+    CHECK(awq.status == 1);
+    CHECK(awq.err.find("--weights: \"awq4bit\" is not a weight format (closest: \"awq-4bit\")") != std::string::npos);
+}
+
+TEST_CASE("cli plan --help lists the vLLM and SGLang flags") {
+    const Out r = plan({"--help"});
+    REQUIRE(r.status == 0);
+    for (const char* flag : {"--max-model-len", "--gpu-memory-utilization", "--kv-cache-dtype", "--max-num-seqs", "--tp", "--pp",
+                             "--context-length", "--mem-fraction-static", "--max-running-requests"}) {
+        INFO(flag);
+        CHECK(r.out.find(flag) != std::string::npos);
+    }
+    CHECK(r.out.find("vllm") != std::string::npos);
+    CHECK(r.out.find("sglang") != std::string::npos);
+}
+
+TEST_CASE("cli plan --engine sglang: the token pool, SGLang's flag names and a launch line of documented flags") {
+    const Out r = plan({"--engine", "sglang", "--model", "llama-3-8b", "--gpu", "h100-80gb", "--gpu", "h100-80gb", "--context-length", "8192",
+                        "--mem-fraction-static", "0.85", "--max-running-requests", "64", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["engine"] == "sglang");
+    CHECK(j["tensor_parallel_size"] == 2);
+    CHECK(j["kv"]["block_size"] == 1);
+    CHECK(j["per_gpu"]["kv_bytes_per_token"] == 65536.0);  // 2 * 32 * 4 * 128 * 2
+    const std::string launch = j["launch"];
+    CHECK(launch == "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B --tp 2 --context-length 8192 "
+                    "--mem-fraction-static 0.85 --max-running-requests 64");
+    const std::set<std::string> known = vl::test::documented_flags("sglang_server_flags.txt");
+    for (const std::string& w : vl::test::command_flags(launch.substr(std::string("python -m sglang.launch_server").size()))) {
+        INFO(w);
+        CHECK(known.count(w) == 1);
+    }
+    const Out pp = plan({"--engine", "sglang", "--model", "llama-3-8b", "--gpu", "h100-80gb", "--ngl", "3"});
+    CHECK(pp.status == 1);
+    CHECK(pp.err.find("--ngl is a llama.cpp flag; SGLang places whole layers by --tp on equal GPUs") != std::string::npos);
 }

@@ -1,12 +1,17 @@
 // The llama.cpp placement planner (core/planner): device assignment by -ngl and --tensor-split,
-// per-device bytes against a published load log, the -ngl and context searches, Apple's wired limit.
+// per-device bytes against a published load log, the -ngl and context searches, Apple's wired limit;
+// the vLLM serving plan: KV blocks against vLLM's profiling log, tp/pp rules, --max-model-len, flags.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
+#include "flag_list.h"
 #include "inference_models.h"
+#include "model/presets.h"
 #include "planner/planner.h"
+#include "planner/serving.h"
 
 using namespace vl;
 using Catch::Matchers::WithinAbs;
@@ -260,4 +265,229 @@ TEST_CASE("planner: --n-cpu-moe with an imported GGUF keeps the file's own exper
     REQUIRE(p.ok());
     CHECK(p.gpus[0].weights == 2610);
     CHECK(p.cpu.weights == 700);
+}
+
+// ---- vLLM serving plan (core/planner/serving.h) -----------------------------------------------
+
+namespace {
+// PR #10511's H100 as torch reports it: total_gpu_memory 79.22 GiB and 0.9 x total = 71.29 GiB pin
+// the total to [79.215, 79.2167) GiB (as tests/inference_engines_test.cpp's case 25).
+ServingPlanInput vllm_llama3_8b(int64_t gpus) {
+    ServingPlanInput in;
+    in.model = test::llama3_8b();  // 32 layers, 32 heads, 8 KV heads of 128, max_position 8192
+    in.weights = WeightFormat::BF16;
+    in.kv = KvDtype::BF16;
+    in.gpus.assign(static_cast<size_t>(gpus), PlanGpu{"H100 80GB", 79.216 * kGiB, -1});
+    in.max_model_len = 8192;
+    in.gpu_memory_utilization = 0.9;
+    return in;
+}
+}  // namespace
+
+TEST_CASE("vLLM plan: Llama-3-8B on one H100 matches the KV blocks of vLLM's profiling log (PR #10511)") {
+    const ServingPlan p = plan_serving(vllm_llama3_8b(1));
+    REQUIRE(p.ok());
+    CHECK(p.tp == 1);
+    CHECK(p.pp == 1);
+    // Log: "available_kv_cache_memory 53.29GiB"; a block is 16 tokens * 2 * 32 layers * 8 KV heads *
+    // 128 * 2 B = 16 * 131072 B = 2 MiB, so 53.29 GiB / 2 MiB = 27284 blocks = 436545 tokens (to 0.1%,
+    // the log's 0.01 GiB rounding).
+    CHECK(p.kv_bytes_per_token == 131072);
+    CHECK(p.block_size == 16);
+    CHECK_THAT(static_cast<double>(p.blocks), Catch::Matchers::WithinRel(27284.0, 0.001));
+    CHECK_THAT(static_cast<double>(p.tokens), Catch::Matchers::WithinRel(436545.0, 0.001));
+    // An 8192-token sequence takes 8192 / 16 = 512 blocks: about 27284 / 512 = 53 at once.
+    CHECK(p.sequences == 53);
+    CHECK(p.concurrent == 53);  // below --max-num-seqs 256
+    CHECK(p.fits);
+    CHECK(p.largest_max_model_len == 8192);  // max_position_embeddings caps it
+    CHECK_THAT(p.weights / kGiB, WithinAbs(14.96, 0.005));  // "model weights take 14.96GiB"
+}
+
+TEST_CASE("vLLM plan: two H100s take tp 2 and match the tp 2 log's pool") {
+    const ServingPlan p = plan_serving(vllm_llama3_8b(2));
+    REQUIRE(p.ok());
+    CHECK(p.tp == 2);
+    CHECK(p.pp == 1);
+    // tp 2 log: weights 7.48 GiB, non-torch 3.58 GiB, activation 1.26 GiB (ours 1.2856);
+    // (71.2944 - 7.4791 - 3.58 - 1.2856) GiB / (16 * 65536 B) = 60364 blocks per GPU, each holding
+    // 4 of the 8 KV heads of every token.
+    CHECK(p.kv_bytes_per_token == 65536);
+    CHECK_THAT(static_cast<double>(p.blocks), Catch::Matchers::WithinRel(60364.0, 0.001));
+    CHECK(p.tokens == p.blocks * 16);
+    CHECK(p.kv_pool_total == 2 * p.kv_pool);
+}
+
+TEST_CASE("vLLM plan: unequal GPUs are refused, naming both and why") {
+    ServingPlanInput in = vllm_llama3_8b(1);
+    in.gpus = {PlanGpu{"RTX 4090", 24 * kGiB, -1}, PlanGpu{"RTX 3060 12GB", 12 * kGiB, -1}};
+    const ServingPlan p = plan_serving(in);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error.rfind("gpu: vLLM needs equal GPUs", 0) == 0);
+    CHECK(p.error.find("RTX 4090") != std::string::npos);
+    CHECK(p.error.find("RTX 3060 12GB") != std::string::npos);
+    CHECK(p.error.find("min over workers") != std::string::npos);
+}
+
+TEST_CASE("vLLM plan: a tensor-parallel size vLLM refuses names the heads rule") {
+    // 32 attention heads, 3 GPUs, tp 3 asked: 32 % 3 = 2.
+    ServingPlanInput in = vllm_llama3_8b(3);
+    in.tp = 3;
+    ServingPlan p = plan_serving(in);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error == "tp: vLLM needs num_attention_heads (32) divisible by the tensor-parallel size (3)");
+    // Left to the planner, 3 GPUs run tp 1 x pp 3 (tp 3 refused, 3 % 2 != 0).
+    in.tp = 0;
+    p = plan_serving(in);
+    REQUIRE(p.ok());
+    CHECK(p.tp == 1);
+    CHECK(p.pp == 3);
+    CHECK(p.parallel_reason.find("num_attention_heads (32)") != std::string::npos);
+    // KV heads: 40 heads, 8 KV heads, tp 5: 40 % 5 = 0 but 8 % 5 = 3.
+    CHECK(tp_rule(test::llama("kv", 32000, 5120, 40, 40, 8, 13824), 5) ==
+          "tp: vLLM needs num_key_value_heads (8) divisible by the tensor-parallel size (5)");
+    // More ranks than KV heads: 48 heads, 8 KV heads, tp 12: 48 % 12 = 0, 12 % 8 = 4 (no whole replication).
+    CHECK(tp_rule(test::llama("rep", 32000, 6144, 40, 48, 8, 16384), 12).find("multiple of num_key_value_heads (8)") != std::string::npos);
+    CHECK(tp_rule(test::llama("rep", 32000, 6144, 40, 48, 8, 16384), 16).empty());  // 48 % 16 = 0 and 16 % 8 = 0: two replicas
+}
+
+TEST_CASE("vLLM plan: a --max-model-len that does not fit names the longest that does") {
+    // Llama-3-8B bf16 on a 20 GiB GPU at 0.9: capacity 0.9 * 21474836480 = 19327352832 B;
+    // weights 8030261248 params * 2 B = 16060522496 B; non-torch 1.79 GiB = 1921997864.96 B.
+    // At max_model_len <= 2048 the profile run pushes 2048 tokens: the sampler path
+    // 256 * 128256 * 40 + 2048 * 4096 * 2 = 1330118656 B beats the MLP's 2048 * (3 * 14336 + 3 * 4096) * 2;
+    // left 19327352832 - 16060522496 - 1921997864.96 - 1330118656 = 14713815.04 B = 7 blocks of 2 MiB
+    // = 112 tokens. At 8192 tokens the sampler path grows by 6144 * 8192 B = 50331648 B: no block left.
+    ServingPlanInput in = vllm_llama3_8b(1);
+    in.gpus = {PlanGpu{"20 GiB GPU", 20 * kGiB, -1}};
+    const ServingPlan p = plan_serving(in);
+    REQUIRE(p.ok());
+    CHECK_FALSE(p.fits);
+    CHECK(p.blocks == 0);
+    CHECK(p.largest_max_model_len == 112);
+    CHECK(p.advice.find("--max-model-len 112 (the longest that fits)") != std::string::npos);
+    in.max_model_len = 112;
+    const ServingPlan at = plan_serving(in);
+    CHECK(at.blocks == 7);
+    CHECK(at.fits);
+    CHECK(at.sequences == 1);  // 7 blocks / ceil(112 / 16) = 7
+    in.max_model_len = 113;
+    CHECK_FALSE(plan_serving(in).fits);  // 8 blocks needed, 7 held
+    // Above max_position_embeddings vLLM refuses the length itself.
+    in.max_model_len = 8193;
+    CHECK(plan_serving(in).error.rfind("max-model-len: 8193 is above the model's max_position_embeddings (8192)", 0) == 0);
+}
+
+TEST_CASE("vLLM plan: the launch line uses only flags vLLM documents") {
+    const std::set<std::string> known = test::documented_flags("vllm_serve_flags.txt");
+    REQUIRE(known.size() >= 10);
+    ServingPlanInput in = vllm_llama3_8b(4);
+    in.weights = WeightFormat::FP8;
+    in.kv = KvDtype::FP8;
+    in.max_num_seqs = 64;
+    in.tp = 2;
+    const ServingPlan p = plan_serving(in);
+    REQUIRE(p.ok());
+    CHECK(p.pp == 2);
+    const std::string line = serving_launch_line(in, p, "meta-llama/Meta-Llama-3-8B");
+    CHECK(line == "vllm serve meta-llama/Meta-Llama-3-8B --tensor-parallel-size 2 --pipeline-parallel-size 2 --max-model-len 8192 "
+                  "--gpu-memory-utilization 0.9 --quantization fp8 --kv-cache-dtype fp8 --max-num-seqs 64");
+    const std::vector<std::string> flags = test::command_flags(line);
+    for (const std::string& w : flags) {
+        INFO(w);
+        CHECK(known.count(w) == 1);
+    }
+    CHECK(flags.size() == 7);
+}
+
+// ---- SGLang: the mem_fraction_static pool (serving.h) -------------------------------------------
+
+TEST_CASE("SGLang plan: Llama-3-8B's token pool by SGLang's profile_max_num_token, by hand") {
+    ServingPlanInput in = vllm_llama3_8b(1);
+    in.engine = ServingEngine::SGLang;
+    in.gpus = {PlanGpu{"80 GiB GPU", 80 * kGiB, 0.5 * kGiB}};  // the CUDA context given: 0.5 GiB
+    // Free before loading: 80 - 0.5 = 79.5 GiB = 85362475008 B; x 0.9 = 76826227507.2 B for weights
+    // and KV; less the weights 8030261248 * 2 = 16060522496 B leaves 60765705011.2 B; one token is
+    // 2 * 32 * 8 * 128 * 2 = 131072 B: floor(463605.54) = 463605 tokens; 0.1 * 79.5 GiB is left over.
+    const ServingPlan p = plan_serving(in);
+    REQUIRE(p.ok());
+    CHECK(p.tp == 1);
+    CHECK(p.block_size == 1);
+    CHECK(p.tokens == 463605);
+    CHECK(p.blocks == 463605);
+    CHECK(p.capacity == 0.9 * 79.5 * kGiB);
+    CHECK_THAT(p.activation, WithinAbs(0.1 * 79.5 * kGiB, 1));
+    CHECK(p.sequences == 56);  // floor(463605 / 8192)
+    CHECK(p.concurrent == 56);
+    CHECK(p.fits);
+    // At mem_fraction_static 0.5: 0.5 * 85362475008 - 16060522496 = 26620715008 B = 203099.94 tokens,
+    // so 203099; 8192-token requests: 24 of them, and --max-running-requests 16 runs 16 at once.
+    in.gpu_memory_utilization = 0.5;
+    in.max_num_seqs = 16;
+    const ServingPlan half = plan_serving(in);
+    CHECK(half.tokens == 203099);
+    CHECK(half.sequences == 24);
+    CHECK(half.concurrent == 16);
+    // A context longer than the pool: SGLang starts but cuts requests; the longest that fits is the pool.
+    in.model.max_position = 262144;
+    in.max_model_len = 262144;
+    const ServingPlan long_ctx = plan_serving(in);
+    CHECK_FALSE(long_ctx.fits);
+    CHECK(long_ctx.largest_max_model_len == 203099);
+    CHECK(long_ctx.advice.rfind("SGLang would cut every request to 203098 tokens", 0) == 0);
+    CHECK(long_ctx.advice.find("--context-length 203099 (the longest that fits)") != std::string::npos);
+}
+
+TEST_CASE("SGLang plan: tp is every GPU, refused with the heads rule, and the launch line's flags are SGLang's") {
+    ServingPlanInput in = vllm_llama3_8b(3);
+    in.engine = ServingEngine::SGLang;
+    const ServingPlan three = plan_serving(in);
+    REQUIRE_FALSE(three.ok());
+    CHECK(three.error.rfind("tp: SGLang needs num_attention_heads (32) divisible by the tensor-parallel size (3)", 0) == 0);
+    in.pp = 3;
+    CHECK(plan_serving(in).error.rfind("pp: SGLang", 0) == 0);
+
+    in = vllm_llama3_8b(2);
+    in.engine = ServingEngine::SGLang;
+    in.weights = WeightFormat::AWQ4;
+    in.kv = KvDtype::FP8;
+    in.max_num_seqs = 64;
+    const ServingPlan p = plan_serving(in);
+    REQUIRE(p.ok());
+    CHECK(p.tp == 2);
+    CHECK(p.kv_bytes_per_token == 2 * 32 * 4 * 128 * 1);  // 4 of the 8 KV heads a rank, fp8
+    const std::string line = serving_launch_line(in, p, "meta-llama/Meta-Llama-3-8B");
+    CHECK(line == "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B --tp 2 --context-length 8192 "
+                  "--mem-fraction-static 0.9 --quantization awq --kv-cache-dtype fp8_e4m3 --max-running-requests 64");
+    const std::set<std::string> known = test::documented_flags("sglang_server_flags.txt");
+    REQUIRE(known.size() >= 8);
+    const std::vector<std::string> flags = test::command_flags(line.substr(std::string("python -m sglang.launch_server").size()));
+    for (const std::string& w : flags) {
+        INFO(w);
+        CHECK(known.count(w) == 1);
+    }
+    CHECK(flags.size() == 7);
+}
+
+TEST_CASE("SGLang plan: Qwen3-235B-A22B-FP8 on 4 H100s against SGLang's log in vLLM issue #21348") {
+    // Log [vllm-issue-21348]: --tp 4 --mem-fraction-static 0.93, "#tokens: 367404, K size: 8.23 GB"
+    // (SGLang's GB are GiB: 367404 * 94 layers * 1 KV head * 128 * 2 B = 8.23 GiB of K). The cell:
+    // 2 * 94 * 1 * 128 * 2 = 48128 B a token (4 KV heads over tp 4). Ours: 367641 tokens (+0.06%),
+    // the free memory before loading being torch's total less the CUDA context (0.5 GiB) and the
+    // tp > 1 all-reduce buffers (1.79 GiB, vLLM's figure); without those buffers it would be ~12%
+    // over. Held to 1%: the H100's total is PR #10511's reading, not this log's.
+    const ModelPreset* m = find_model("qwen3-235b-a22b");
+    REQUIRE(m != nullptr);
+    ServingPlanInput in;
+    in.engine = ServingEngine::SGLang;
+    in.model = m->spec;
+    in.weights = WeightFormat::FP8;
+    in.kv = KvDtype::BF16;
+    in.gpus.assign(4, PlanGpu{"H100 80GB", 79.216 * kGiB, -1});  // torch's total for an H100 (PR #10511's log)
+    in.gpu_memory_utilization = 0.93;
+    const ServingPlan p = plan_serving(in);
+    REQUIRE(p.ok());
+    CHECK(p.tp == 4);
+    CHECK(p.kv_bytes_per_token == 48128);
+    CHECK_THAT(static_cast<double>(p.tokens), Catch::Matchers::WithinRel(367404.0, 0.01));
 }
