@@ -36,7 +36,9 @@ filesystem/emscripten/SDL_sysfilesystem.c timer/unix/SDL_systimer.c haptic/dummy
 main/dummy/SDL_dummy_main.c locale/SDL_locale.c locale/emscripten/SDL_syslocale.c misc/SDL_url.c
 misc/dummy/SDL_sysurl.c thread/generic/SDL_syscond.c thread/generic/SDL_sysmutex.c
 thread/generic/SDL_syssem.c thread/generic/SDL_systhread.c thread/generic/SDL_systls.c'
-FLAGS="-O2 -w"
+# SDL_LEAN_AND_MEAN: no optimized software blitters, RLE or YUV (SDL_internal.h); the page draws with WebGL only,
+# and the generic blitter (SDL_blit_slow.c) stays for any surface copy (issue 16: ~60 KB of blitters).
+FLAGS="-O2 -w -DSDL_LEAN_AND_MEAN=1"
 
 key="$(emcc --version | head -1) | $(basename "$src") | $(sha256sum "$0" | cut -c1-16) | $FLAGS"
 if [ -f "$prefix/lib/libSDL2.a" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
