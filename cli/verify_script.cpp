@@ -29,6 +29,15 @@ bool training(const Scenario& s) { return s.mode != Mode::Infer; }
 // Attention-probability dropout as the estimate takes it (< 0: same as train.dropout).
 double attention_dropout(const TrainingOptions& t) { return t.attention_dropout < 0 ? t.dropout : t.attention_dropout; }
 
+// The sizes every transformers config names the same way (GPT-NeoX and the Llama family).
+void sizes(Json& c, const ModelSpec& m) {
+    c["hidden_size"] = m.hidden;
+    c["num_hidden_layers"] = m.layers;
+    c["num_attention_heads"] = m.heads;
+    c["max_position_embeddings"] = m.max_position;
+    c["tie_word_embeddings"] = m.tied_embeddings;
+}
+
 // config.json for the model (transformers builds it with random weights). Dropout is the scenario's
 // in training (transformers' own defaults, e.g. GPT-2's 0.1, would add masks the estimate has not).
 Json hf_config(const Scenario& s, Refusals& no) {
@@ -78,14 +87,10 @@ Json hf_config(const Scenario& s, Refusals& no) {
         if (m.kv_heads != m.heads) no("model.kv_heads", "GPT-NeoX models have kv_heads == heads");
         if (!m.qkv_bias || !m.attn_out_bias || !m.mlp_bias) no("model.qkv_bias", "GPT-NeoX models have a bias on every linear layer");
         c["model_type"] = "gpt_neox";
-        c["hidden_size"] = m.hidden;
-        c["num_hidden_layers"] = m.layers;
-        c["num_attention_heads"] = m.heads;
         c["intermediate_size"] = m.ffn;
-        c["max_position_embeddings"] = m.max_position;
+        sizes(c, m);
         c["use_parallel_residual"] = true;
         c["hidden_act"] = m.activation == MlpActivation::GeluNew ? "gelu_new" : "gelu";
-        c["tie_word_embeddings"] = m.tied_embeddings;
         c["hidden_dropout"] = drop;
         c["attention_dropout"] = attn_drop;
         return c;
@@ -154,14 +159,10 @@ Json hf_config(const Scenario& s, Refusals& no) {
         c["attention_bias"] = m.qkv_bias;
         c["mlp_bias"] = m.mlp_bias;
     }
-    c["hidden_size"] = m.hidden;
-    c["num_hidden_layers"] = m.layers;
-    c["num_attention_heads"] = m.heads;
+    sizes(c, m);
     c["num_key_value_heads"] = m.kv_heads;
     // MLA configs derive head_dim from qk_rope_head_dim (the rotary width): not written for them.
     if (m.attention != AttentionKind::MLA) c["head_dim"] = m.head_dim;
-    c["max_position_embeddings"] = m.max_position;
-    c["tie_word_embeddings"] = m.tied_embeddings;
     if (m.sliding_window > 0) c["sliding_window"] = m.sliding_window;
     c["attention_dropout"] = attn_drop;  // dropout on the attention probabilities (eager and SDPA)
     return c;

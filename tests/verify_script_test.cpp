@@ -332,8 +332,8 @@ TEST_CASE("verify script: LoRA is run with PEFT on a base in the regime's weight
 TEST_CASE("verify script: GPT-NeoX, MLA and the MoE families are written as transformers' own configs") {
     // Pythia-410m: GPT-NeoX with parallel residual (EleutherAI/pythia-410m config.json).
     const std::string neox = line_of(script_of(preset("pythia-410m", vl::Mode::Infer)), "HF_CONFIG = ");
-    CHECK_THAT(neox, Catch::Contains(R"("model_type":"gpt_neox","hidden_size":1024,"num_hidden_layers":24,"num_attention_heads":16,)"
-                                     R"("intermediate_size":4096,)"));
+    CHECK_THAT(neox, Catch::Contains(R"("model_type":"gpt_neox","intermediate_size":4096,"hidden_size":1024,"num_hidden_layers":24,)"
+                                     R"("num_attention_heads":16,)"));
     CHECK_THAT(neox, Catch::Contains(R"("use_parallel_residual":true)"));
 
     // DeepSeek-V2-Lite (deepseek-ai/DeepSeek-V2-Lite config.json): q_lora_rank null, kv_lora_rank 512,
