@@ -42,7 +42,7 @@ def gen(args):
         name = c["case"] + ".py"
         with open(os.path.join(args.outdir, name), "w") as f:
             f.write(p.stdout)
-        manifest.append({"case": c["case"], "script": name, "force": bool(c.get("force"))})
+        manifest.append({"case": c["case"], "script": name, "force": bool(c.get("force")), "env": c.get("env", {})})
     with open(os.path.join(args.outdir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     print("%d scripts in %s" % (len(manifest), args.outdir))
@@ -86,8 +86,9 @@ def run(args):
                 break
             cmd = [sys.executable, os.path.join(args.dir, m["script"])] + (["--force"] if m["force"] else [])
             t0 = time.time()
+            env = dict(os.environ, **m.get("env", {}))  # e.g. PYTORCH_CUDA_ALLOC_CONF for an allocator setting
             try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=min(args.timeout, left))
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=min(args.timeout, left), env=env)
                 rc, stdout, stderr = p.returncode, p.stdout, p.stderr
             except subprocess.TimeoutExpired as e:
                 rc, stdout, stderr = "timeout", (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), ""
@@ -146,7 +147,8 @@ def ingest(args):
             "source": "vramlens verify script run on a lent GPU by the project (raw output in %s)" % rel,
             "url": rel + "/results.jsonl",
             "date": args.date, "hardware": "1x " + gpu, "software": software,
-            "setting": {"verify_script_args": plan[case]["args"] if case in plan else None, "gpu_preset": GPU_PRESET},
+            "setting": dict({"verify_script_args": plan[case]["args"] if case in plan else None, "gpu_preset": GPU_PRESET},
+                            **({"env": plan[case]["env"]} if case in plan and plan[case].get("env") else {})),
             "confidence": "high",
             "uncertain": "random weights (from_config); the allocator's peak depends on the PyTorch version",
             "scenario": scenario,
