@@ -301,7 +301,9 @@ try {
       const blog = await ctx.newPage();
       blog.on('pageerror', (e) => failures.push(`blog page error: ${e.message}`));
       await blog.goto(`${blogOrigin}/blog.html`);
-      const app = blog.frames().find((f) => f.url().startsWith(base));
+      // The iframe may still be navigating when the blog's load event fires on a busy machine: wait for it (up to 30 s).
+      let app = null;
+      for (let i = 0; i < 300 && !(app = blog.frames().find((f) => f.url().startsWith(base))); i++) await blog.waitForTimeout(100);
       if (!app) throw new Error('the embedded app frame is missing');
       await app.waitForFunction(() => window.vramlens && window.vramlens.ready && window.vramlens.contentHeight > 0, null, { timeout: 90_000 });
       await blog.waitForFunction((o) => window.got.some(([origin]) => origin === o), appOrigin, { timeout: 30_000 });
