@@ -401,7 +401,7 @@ TEST_CASE("quantization_config: the method, bits and group size, and the vramlen
     CHECK(ct.not_quantized[0] == "lm_head");
     QuantConfig mx = read(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]})");
     CHECK(mx.bits == 4);
-    CHECK_FALSE(mx.format);
+    CHECK(mx.format == WeightFormat::MXFP4);
     // No quantization_config: nothing, no error.
     Result<std::optional<QuantConfig>> none = read_quantization_config(R"({"model_type": "llama"})");
     REQUIRE(none.ok());

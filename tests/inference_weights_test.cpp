@@ -11,7 +11,9 @@
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
 #include "inference_models.h"
+#include "model/checkpoint_config.h"
 #include "model/hf_config.h"
+#include "model/presets.h"
 #include "units.h"
 
 using namespace vl;
@@ -87,6 +89,7 @@ TEST_CASE("the weight format table: bits per weight of every row from its cited 
         {WeightFormat::GGUF_Q4_0, 18 * 8 / 32.0, 18 * 8 / 32.0},    // 4.5
         {WeightFormat::GGUF_Q3_K_M, 110 * 8 / 256.0, 110 * 8 / 256.0},  // Q3_K 3.4375
         {WeightFormat::GGUF_Q2_K, 84 * 8 / 256.0, 84 * 8 / 256.0},  // Q2_K 2.625
+        {WeightFormat::MXFP4, 4 + 8.0 / 32, 4 + 8.0 / 32},          // fp4 e2m1 + an e8m0 scale per 32 [ocp-mx-spec]: 4.25
     };
     CHECK(std::size(hand) == std::size(kWeightFormats));
     for (const WeightFormatInfo& row : kWeightFormats) {
@@ -344,4 +347,28 @@ TEST_CASE("bad inference input names the field and the rule") {
     e = estimate(s);
     REQUIRE_FALSE(e.ok());
     CHECK(e.errors.front().field == "infer.kv_dtype");
+}
+
+TEST_CASE("MXFP4 (gpt-oss): the routed experts at 4.25 bits, attention and the router kept at 16 (hand-derived)") {
+    // Mixtral-8x7B's tensors (mistralai/Mixtral-8x7B-v0.1 config.json): per layer 8 experts x 3 x 4096 x 14336
+    // = 1,409,286,144 routed weights; q, o 4096^2, k, v 1024 x 4096 and the router 8 x 4096 = 41,975,808
+    // others. 32 layers: 45,097,156,608 x 4.25 / 8 + 1,343,225,856 x 2 = 26,644,316,160 B [ocp-mx-spec]
+    // [gpt-oss-config].
+    const ModelSpec m = find_model("mixtral-8x7b")->spec;
+    const Estimate e = estimate(infer(m, WeightFormat::MXFP4));
+    REQUIRE(e.ok());
+    double linear = 0;
+    for (const Component& c : e.components)
+        if (std::string(c.id) == "weights.linear") linear = c.bytes;
+    CHECK(linear == 26644316160.0);
+    // A dense model has no routed experts: every matrix stays at 16 bits.
+    const Estimate dense = estimate(infer(test::llama2_7b(), WeightFormat::MXFP4));
+    const Estimate bf16 = estimate(infer(test::llama2_7b(), WeightFormat::BF16));
+    CHECK(weight_bytes(dense) == weight_bytes(bf16));
+    // gpt-oss's quantization_config sets the format on import.
+    Result<std::optional<QuantConfig>> q = read_quantization_config(R"({"quantization_config": {"quant_method": "mxfp4",
+        "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}})");
+    REQUIRE(q.ok());
+    REQUIRE(q->has_value());
+    CHECK((*q)->format == WeightFormat::MXFP4);
 }

@@ -106,6 +106,7 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
     w.linear = nd * linear_params(dense) + nm * linear_params(moe);
     w.linear_unsharded = nd * static_cast<double>(ld.attention + ld.mlp) + (n_moe > 0 ? nm * static_cast<double>(lm.attention + lm.mlp) : 0.0);
     w.split_by_tp = par.ep == 1 && (par.tp == 1 || m.moe.num_experts == 0);
+    w.routed = nm * (moe.experts_down + moe.experts_rest);
     if (weight_format(o.weights).layout.block == Block::InFeatures)
         w.linear_rows = nd * linear_rows(m, false, par) + (n_moe > 0 ? nm * linear_rows(m, true, par) : 0.0);
     w.norms = nd * dense.norms + nm * moe.norms;

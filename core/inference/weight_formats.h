@@ -137,6 +137,7 @@ struct WeightFormatInfo {
     const char* keeps;    // which tensors those are
     bool prefill_dequant; // a prefill matmul dequantizes the whole weight to the compute dtype
     const char* source;   // docs/sources.md keys
+    bool routed_experts_only = false;  // only the MoE's routed experts take `layout`; every other matrix keeps keep_bits
 };
 
 inline constexpr WeightFormatInfo kWeightFormats[] = {
@@ -193,6 +194,11 @@ inline constexpr WeightFormatInfo kWeightFormats[] = {
      "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
     {WeightFormat::GGUF_Q2_K, "q2_k", "GGUF Q2_K", FormatFamily::Gguf, ggml_type(GgmlType::Q2_K).layout, GgmlType::Q2_K, 32,
      "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    // MXFP4: blocks of 32 fp4 (e2m1) weights sharing one e8m0 scale, 4 + 8/32 = 4.25 bits [ocp-mx-spec]; gpt-oss
+    // quantizes only the routed experts (modules_to_not_convert: attention, router, embedding, lm_head) [gpt-oss-config]
+    {WeightFormat::MXFP4, "mxfp4", "MXFP4 (routed experts)", FormatFamily::GroupWise, ggml_type(GgmlType::MXFP4).layout, GgmlType::F16, 16,
+     "attention, router, embedding, lm_head and norms at 16 bits", false,
+     "OCP Microscaling Formats v1.0: fp4 e2m1 in blocks of 32 with an e8m0 scale [ocp-mx-spec]; gpt-oss quantization_config [gpt-oss-config]", true},
 };
 
 namespace detail {
@@ -215,7 +221,7 @@ constexpr bool layouts_match_blocks() {
 }
 static_assert(tables_in_enum_order(), "kGgmlTypes and kWeightFormats list every value in enum order");
 static_assert(layouts_match_blocks(), "a GGML type's layout disagrees with its block size");
-static_assert(std::size(kWeightFormats) == static_cast<size_t>(WeightFormat::GGUF_Q2_K) + 1, "a WeightFormat without a row");
+static_assert(std::size(kWeightFormats) == static_cast<size_t>(WeightFormat::MXFP4) + 1, "a WeightFormat without a row");
 static_assert(kGgmlTypeCount == static_cast<size_t>(GgmlType::MXFP4) + 1, "a GgmlType without a row");
 }  // namespace detail
 
@@ -260,6 +266,7 @@ struct StageWeightParams {
     double linear_unsharded = 0;  // the same before the tensor/expert split
     bool split_by_tp = false;     // linear == linear_unsharded / tp (no expert parallelism, no replicated router)
     double linear_rows = 0;       // output rows of the layer matrices on this GPU: LLM.int8 keeps one scale per row
+    double routed = 0;            // of linear, the routed experts' matrices (MXFP4 quantizes only these)
     double gguf[kGgmlTypeCount] = {};  // GGUF: of linear, by the type llama.cpp stores each tensor in
     double norms = 0;             // layer norms, and the final norm on the last stage (replicated)
     EdgeShard edge;               // embedding and head on this GPU
@@ -296,6 +303,8 @@ auto linear_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec&, con
         }
         return sum / N(8);
     }
+    if (f.routed_experts_only)  // the routed experts at the format's bits, every other matrix as it was
+        return (q("P_experts", w.routed) * layout_bits(q, f.layout, o) + q("P_other_linear", w.linear - w.routed) * N(f.keep_bits)) / N(8);
     if (f.layout.block == Block::InFeatures)  // data bits per weight + one scale per output row of every matrix
         return (q("P_linear_gpu", w.linear) * N(f.layout.data_bits) + q("rows", w.linear_rows) * N(f.layout.scale_bits)) / N(8);
     if (w.split_by_tp)

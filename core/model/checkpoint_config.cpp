@@ -161,6 +161,7 @@ Result<std::optional<QuantConfig>> read_quantization_config(std::string_view con
         c.bits = 4;
         c.group_size = 32;
         c.description = "MXFP4 (fp4 e2m1, one e8m0 scale per 32 weights)";
+        c.format = WeightFormat::MXFP4;
         string_list(q, "modules_to_not_convert", c.not_quantized, at, errs);
     } else {
         c.description = "quantized by \"" + c.method + "\"";

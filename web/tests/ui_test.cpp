@@ -1112,7 +1112,7 @@ TEST_CASE("another weight format drops an imported GGUF's tensor bytes: another 
     h.frames(3);
     CHECK(h.app.scenario.model.gguf_bytes.layers.size() == 32);  // drawing the combo changes nothing
     h.click("infer.weights");
-    h.click("infer.weights.q8_0");
-    REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q8_0);
+    h.click("infer.weights.q5_k_m");  // next to the selected Q4_K_M, which the opened list scrolls into view
+    REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q5_K_M);
     CHECK(h.app.scenario.model.gguf_bytes.empty());
 }
