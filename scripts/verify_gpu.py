@@ -129,8 +129,7 @@ def ingest(args):
     software = "PyTorch %s (CUDA %s), Transformers %s, PEFT %s, driver/GPU: %s" % (
         env.get("torch"), env.get("cuda_runtime"), env.get("transformers"), env.get("peft"), env.get("nvidia_smi"))
     doc = json.load(open(args.measured))
-    ours = {c["case"] for c in doc["cases"] if c["case"].startswith("gpu-")}
-    doc["cases"] = [c for c in doc["cases"] if c["case"] not in ours or c["case"] not in plan]
+    doc["cases"] = [c for c in doc["cases"] if c["case"] not in plan]  # a re-ingest replaces the plan's cases
     added = 0
     for r in rows:
         rep = r.get("report")
