@@ -365,6 +365,11 @@ TEST_CASE("MXFP4 (gpt-oss): the routed experts at 4.25 bits, attention and the r
     const Estimate dense = estimate(infer(test::llama2_7b(), WeightFormat::MXFP4));
     const Estimate bf16 = estimate(infer(test::llama2_7b(), WeightFormat::BF16));
     CHECK(weight_bytes(dense) == weight_bytes(bf16));
+    // A model known only by its parameter count has no experts to tell apart: 16 bits a parameter, not
+    // 4.25 for all (which would be low for every tensor MXFP4 leaves as it is).
+    ModelSpec count;
+    count.params_only = 20000000000;
+    CHECK(weight_bytes(estimate(infer(count, WeightFormat::MXFP4))) == 2.0 * 20000000000);
     // gpt-oss's quantization_config sets the format on import.
     Result<std::optional<QuantConfig>> q = read_quantization_config(R"({"quantization_config": {"quant_method": "mxfp4",
         "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}})");

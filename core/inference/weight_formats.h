@@ -291,8 +291,11 @@ auto linear_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec&, con
     // Every parameter at the linear rate, over tp * pp, on the first stage. LLM.int8's row scales need
     // the rows, which a parameter count does not give: its data bits only (the scales are 32 / d_in bits,
     // under 1 % for d_in >= 4096 [llm-int8-2022]).
+    // A format on the routed experts only cannot tell them in a bare count: every parameter at the kept
+    // bits (never below what the checkpoint holds).
     if (w.by_count)
-        return q("P", w.params_only) * (f.layout.block == Block::InFeatures ? N(f.layout.data_bits) : layout_bits(q, f.layout, o)) /
+        return q("P", w.params_only) *
+               (f.routed_experts_only ? N(f.keep_bits) : f.layout.block == Block::InFeatures ? N(f.layout.data_bits) : layout_bits(q, f.layout, o)) /
                N(8) / q("tp", static_cast<double>(par.tp)) / q("pp", static_cast<double>(par.pp));
     if (!(w.linear > 0)) return N(0);
     if (f.family == FormatFamily::Gguf) {
