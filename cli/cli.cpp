@@ -31,6 +31,7 @@
 #include "model/presets.h"
 #include "number_input.h"
 #include "param_count.h"
+#include "planner/launch.h"
 #include "planner/planner.h"
 #include "planner/speed.h"
 #include "planner/serving.h"
@@ -1195,46 +1196,6 @@ std::optional<double> parse_ram_size(std::string text) {
     return *n.value * scale;
 }
 
-// llama.cpp's -ctk/-ctv name of a KV type.
-const char* llamacpp_cache_type(KvDtype t) {
-    switch (t) {
-        case KvDtype::INT8: return "q8_0";
-        case KvDtype::INT4: return "q4_0";
-        case KvDtype::BF16: return "bf16";
-        default: return "f16";
-    }
-}
-
-std::string split_text(const std::vector<double>& split) {
-    std::string s;
-    for (double x : split) {
-        if (!s.empty()) s += ',';
-        s += fmt::format("{:.3g}", x);
-    }
-    return s;
-}
-
-// The plan's speed inputs: each GPU preset's bandwidth and FLOP/s, or the Apple chip's bandwidth.
-Speed speed_of_plan(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip, SpeedInput si) {
-    if (in.apple_unified && !chip) {
-        std::string ids;
-        for (const AppleChip& c : apple_chips()) ids += (ids.empty() ? "" : ", ") + std::string(c.id);
-        Speed sp;
-        sp.error = "apple-chip: name the chip for its memory bandwidth (--apple-chip " + ids + ")";
-        return sp;
-    }
-    if (chip) {
-        si.gpu_bandwidth = {chip->memory_bandwidth};
-        si.gpu_flops = {0};
-        si.ram_bandwidth = chip->memory_bandwidth;
-    }
-    for (const GpuPreset* g : gpus) {
-        si.gpu_bandwidth.push_back(g->memory_bandwidth);
-        si.gpu_flops.push_back(g->fp16_tensor_flops);
-    }
-    return plan_speed(in, p, si);
-}
-
 std::string speed_line(const Speed& sp, int64_t ctx) {
     if (!sp.ok()) return "speed: " + sp.error + "\n";
     const SpeedCalibration cal = speed_calibration();
@@ -1517,20 +1478,11 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     const Plan p = plan_llamacpp(in);
     if (!p.ok()) return bad(p.error);
     if (chip && !in.apple_unified) return bad("--apple-chip: goes with --apple (an Apple Silicon Mac)");
-    const Speed speed = speed_of_plan(in, p, gpu_presets_used, chip, speed_in);
+    const Speed speed = plan_speed_on(in, p, gpu_presets_used, chip, speed_in);
 
-    std::string model_file = in.model.name.empty() ? model_arg : in.model.name;
-    for (char& c : model_file) if (c == '/' || c == ' ') c = '-';
-    model_file += std::string("-") + weight_format(in.weights).key + ".gguf";
-    if (from_gguf) model_file = model_arg;  // the file itself
-    std::string launch = "llama-server -m " + model_file + " -ngl " + std::to_string(p.ngl) + " -c " + std::to_string(p.context) +
-                         " -ub " + std::to_string(in.ubatch);
-    if (p.gpus.size() > 1) launch += " --split-mode layer --tensor-split " + split_text(p.split);
-    if (in.n_cpu_moe > 0) launch += " --n-cpu-moe " + std::to_string(in.n_cpu_moe);
-    launch += in.flash_attention ? " -fa on" : " -fa off";
-    if (in.kv != KvDtype::FP16) launch += std::string(" -ctk ") + llamacpp_cache_type(in.kv) + " -ctv " + llamacpp_cache_type(in.kv);
-    std::string ollama_env = std::string("OLLAMA_FLASH_ATTENTION=") + (in.flash_attention ? "1" : "0");
-    if (in.kv != KvDtype::FP16) ollama_env += std::string(" OLLAMA_KV_CACHE_TYPE=") + llamacpp_cache_type(in.kv);
+    const std::string launch = llama_server_line(in, p, from_gguf ? model_arg : plan_model_file(in, model_arg));  // a GGUF: the file itself
+    const OllamaSettings ollama_set = ollama_settings(in, p);
+    const std::string& ollama_env = ollama_set.env;
 
     if (o.format == ExportFormat::Json) {
         Json j;
@@ -1573,7 +1525,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         };
         for (const DevicePlan& d : p.gpus) row(d);
         row(p.cpu);
-        if (p.gpus.size() > 1) out += "tensor split: " + split_text(p.split) + "\n";
+        if (p.gpus.size() > 1) out += "tensor split: " + tensor_split_text(p.split) + "\n";
         out += "largest context at -ngl " + std::to_string(p.ngl) + ": " + std::to_string(p.max_context) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";
         if (p.fits) out += speed_line(speed, p.context);

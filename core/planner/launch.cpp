@@ -1,0 +1,75 @@
+// Launch lines and the speed inputs of a local llama.cpp plan (launch.h).
+#include "planner/launch.h"
+
+#include <fmt/format.h>
+
+#include "model/presets.h"
+#include "inference/weight_formats.h"
+
+namespace vl {
+
+const char* llamacpp_cache_type(KvDtype t) {
+    switch (t) {
+        case KvDtype::INT8: return "q8_0";
+        case KvDtype::INT4: return "q4_0";
+        case KvDtype::BF16: return "bf16";
+        default: return "f16";
+    }
+}
+
+std::string tensor_split_text(const std::vector<double>& split) {
+    std::string s;
+    for (double x : split) {
+        if (!s.empty()) s += ',';
+        s += fmt::format("{:.3g}", x);
+    }
+    return s;
+}
+
+std::string plan_model_file(const PlanInput& in, const std::string& unnamed) {
+    std::string name = in.model.name.empty() ? unnamed : in.model.name;
+    for (char& c : name)
+        if (c == '/' || c == ' ') c = '-';
+    return name + "-" + weight_format(in.weights).key + ".gguf";
+}
+
+std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file) {
+    std::string line = "llama-server -m " + model_file + " -ngl " + std::to_string(p.ngl) + " -c " + std::to_string(p.context) +
+                       " -ub " + std::to_string(in.ubatch);
+    if (p.gpus.size() > 1) line += " --split-mode layer --tensor-split " + tensor_split_text(p.split);
+    if (in.n_cpu_moe > 0) line += " --n-cpu-moe " + std::to_string(in.n_cpu_moe);
+    line += in.flash_attention ? " -fa on" : " -fa off";
+    if (in.kv != KvDtype::FP16) line += std::string(" -ctk ") + llamacpp_cache_type(in.kv) + " -ctv " + llamacpp_cache_type(in.kv);
+    return line;
+}
+
+OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
+    OllamaSettings o;
+    o.num_gpu = p.ngl;
+    o.num_ctx = p.context;
+    o.env = std::string("OLLAMA_FLASH_ATTENTION=") + (in.flash_attention ? "1" : "0");
+    if (in.kv != KvDtype::FP16) o.env += std::string(" OLLAMA_KV_CACHE_TYPE=") + llamacpp_cache_type(in.kv);
+    return o;
+}
+
+Speed plan_speed_on(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip, SpeedInput si) {
+    if (in.apple_unified && !chip) {
+        std::string ids;
+        for (const AppleChip& c : apple_chips()) ids += (ids.empty() ? "" : ", ") + std::string(c.id);
+        Speed sp;
+        sp.error = "apple-chip: name the chip for its memory bandwidth (--apple-chip " + ids + ")";
+        return sp;
+    }
+    if (chip) {
+        si.gpu_bandwidth = {chip->memory_bandwidth};
+        si.gpu_flops = {0};
+        si.ram_bandwidth = chip->memory_bandwidth;
+    }
+    for (const GpuPreset* g : gpus) {
+        si.gpu_bandwidth.push_back(g->memory_bandwidth);
+        si.gpu_flops.push_back(g->fp16_tensor_flops);
+    }
+    return plan_speed(in, p, si);
+}
+
+}  // namespace vl

@@ -1,0 +1,44 @@
+// Launch lines for a local llama.cpp plan (issue 19, item 4): the `llama-server` command and the
+// Ollama settings that make llama.cpp load the plan's placement. Shared by `vramlens plan` and the
+// page's "Run locally" mode, so both print the same line. Flag names are llama.cpp's
+// (common/arg.cpp, tools/server/README.md [llama-cpp-server-flags]).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "planner/planner.h"
+#include "planner/speed.h"
+
+namespace vl {
+
+struct GpuPreset;
+
+// llama.cpp's -ctk/-ctv name of a KV type: f16, bf16, q8_0, q4_0.
+const char* llamacpp_cache_type(KvDtype t);
+
+// A tensor split as llama.cpp's --tensor-split reads it: "0.6,0.4" (3 significant digits each).
+std::string tensor_split_text(const std::vector<double>& split);
+
+// The GGUF file name a launch line names for a model that is not a file: "<name>-<type key>.gguf",
+// the name being the model's (or `unnamed` when it has none), '/' and ' ' made '-'.
+std::string plan_model_file(const PlanInput& in, const std::string& unnamed = "model");
+
+// `llama-server -m FILE -ngl N -c CTX -ub UB [--split-mode layer --tensor-split a,b] [--n-cpu-moe K]
+// -fa on|off [-ctk T -ctv T]` for plan `p` of `in`.
+std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file);
+
+// Ollama runs llama.cpp with num_gpu (= -ngl) and num_ctx (= -c) from the Modelfile or /set
+// parameter; flash attention and the KV type are server-wide environment variables.
+struct OllamaSettings {
+    int64_t num_gpu = 0;
+    int64_t num_ctx = 0;
+    std::string env;  // "OLLAMA_FLASH_ATTENTION=0|1[ OLLAMA_KV_CACHE_TYPE=q8_0]"
+};
+OllamaSettings ollama_settings(const PlanInput& in, const Plan& p);
+
+// The plan's speed with each GPU preset's bandwidth and FLOP/s (in the plan's GPU order), or an Apple
+// chip's unified bandwidth (in.apple_unified; an error naming the chips when `chip` is null).
+Speed plan_speed_on(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip,
+                    SpeedInput si = {});
+
+}  // namespace vl
