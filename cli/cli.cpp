@@ -33,6 +33,7 @@
 #include "param_count.h"
 #include "planner/launch.h"
 #include "planner/planner.h"
+#include "planner/rank.h"
 #include "planner/speed.h"
 #include "planner/serving.h"
 #include "scenario_json.h"
@@ -263,12 +264,19 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--apple-chip", "ID", "Apple: the chip, for its memory bandwidth (m1 ... m4-max-40c)"},
     {"--ram-bandwidth", "GB/s", "system RAM bandwidth for the speed estimate (default 89.6: dual-channel DDR5-5600)"},
     {"--cpu-flops", "TFLOP/s", "CPU FP32 throughput for the prefill estimate (default 1.024: 8 cores, AVX2 FMA, 4 GHz)"},
+    {"--rank", nullptr, "which model fits best on this machine: every --model (default: every preset) x every --weights "
+                        "(default: every GGUF type), ranked by parameters, quantization loss and speed"},
+    {"--min-speed", "TOK/S", "--rank: decode at least this many tokens/s (default 10)"},
+    {"--max-loss", "CLASS", "--rank: the most quantization loss allowed: near-lossless | small | noticeable (default) | large"},
+    {"--top", "N", "--rank: models shown (default 10)"},
+    {"--since", "YYYY-MM", "--rank without --model: presets first published in this month or later (default: the 12 months up to the newest preset); all: every preset"},
+    {"--all", nullptr, "--rank: every model x type, ranked or not, with why"},
 };
 
-bool is_plan_flag(const std::string& name) {
+const PlanFlag* find_plan_flag(const std::string& name) {
     for (const PlanFlag& f : kPlanFlags)
-        if (name == f.flag) return true;
-    return false;
+        if (name == f.flag) return &f;
+    return nullptr;
 }
 
 // The parser of one command line: the global options and one subcommand per command.
@@ -305,8 +313,8 @@ public:
             if (i >= results.size()) continue;
             const std::string& value = results[i];
             const std::string name = opt->get_name();
-            if (o.command == "plan" && is_plan_flag(name)) {
-                if (name == "--flash-attn" || name == "--apple") {
+            if (const PlanFlag* pf = o.command == "plan" ? find_plan_flag(name) : nullptr) {
+                if (!pf->value) {  // a switch
                     std::optional<bool> on = switch_value(value);
                     if (!on) return UsageError{bad_switch(name, value)};
                     o.plan.push_back({name, *on ? "true" : "false"});
@@ -1362,6 +1370,149 @@ int cmd_plan_serving(const Options& o, std::string& out, std::string& err, Servi
     return kOk;
 }
 
+// The weights of `plan`: a GGUF type (or fp16 / bf16) by its key, case-insensitively ("Q4_K_M").
+std::optional<WeightFormat> plan_weights(const std::string& text, std::string& why) {
+    std::optional<WeightFormat> wf = parse_enum<WeightFormat>(lower(text));
+    if (wf && (is_gguf(*wf) || *wf == WeightFormat::FP16 || *wf == WeightFormat::BF16)) return wf;
+    std::vector<std::string> names;
+    for (const WeightFormatInfo& f : kWeightFormats)
+        if (f.family == FormatFamily::Gguf || f.format == WeightFormat::FP16 || f.format == WeightFormat::BF16) names.push_back(f.key);
+    const std::string close = close_names(lower(text), names);
+    std::string all;
+    for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+    why = "--weights: \"" + escape_control_chars(text) + "\" is not a GGUF type vramlens knows" + (close.empty() ? "" : " (closest: " + close + ")") +
+          "; use one of " + all;
+    return std::nullopt;
+}
+
+// `plan --rank`'s own flags (< 0 / empty: not given).
+struct RankFlags {
+    bool on = false, all = false;
+    std::vector<std::string> models, weights;
+    double min_speed = -1;
+    std::string max_loss, since;
+    int64_t top = 0;
+};
+
+std::string rank_row_text(const RankRow& r) {
+    auto approx = [](double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); };
+    std::string t = r.name + ", " + weight_format(r.weights).name + ": " + params_label(r.params) + " parameters";
+    if (r.active_params != r.params) t += " (" + params_label(r.active_params) + " active)";
+    t += fmt::format(", loss {} (KLD {:.4f})", quant_loss_name(r.loss), r.kld);
+    if (r.verdict == RankVerdict::Unsupported) return t + "; " + r.why;
+    t += "; -ngl " + std::to_string(r.ngl) + " of " + std::to_string(r.n_layer + 1) + ", context up to " + std::to_string(r.max_context);
+    if (r.decode_tokens_per_s > 0) t += ", decode ~" + approx(r.decode_tokens_per_s) + " tok/s";
+    if (r.verdict != RankVerdict::Ranked) t += std::string("; ") + rank_verdict_name(r.verdict) + ": " + r.why;
+    return t;
+}
+
+Json rank_row_json(const RankRow& r) {
+    Json j{{"id", r.id}, {"name", r.name}, {"weights", weight_format(r.weights).key}, {"params", r.params},
+           {"active_params", r.active_params}, {"kld", r.kld}, {"loss", quant_loss_name(r.loss)},
+           {"verdict", rank_verdict_name(r.verdict)}};
+    if (!r.why.empty()) j["why"] = r.why;
+    if (r.verdict != RankVerdict::Unsupported) {
+        j["ngl"] = r.ngl;
+        j["n_layer"] = r.n_layer;
+        j["max_context"] = r.max_context;
+        j["gpu_bytes"] = r.gpu_bytes;
+        j["cpu_bytes"] = r.cpu_bytes;
+    }
+    if (r.decode_tokens_per_s > 0) {
+        j["decode_tokens_per_s"] = r.decode_tokens_per_s;
+        j["decode_holdout_error"] = {{"median", r.decode_band.holdout_median_error}, {"worst", r.decode_band.holdout_worst_error}};
+    }
+    return j;
+}
+
+// `plan --rank`: every candidate model x type on the machine `machine` describes (core/planner/rank.h).
+int cmd_rank(const Options& o, const RankFlags& f, const PlanInput& machine, const std::vector<const GpuPreset*>& gpus,
+             const AppleChip* chip, const SpeedInput& speed, std::string& out, std::string& err) {
+    auto bad = [&](const std::string& msg) {
+        err += "vramlens: " + msg + "\n";
+        return kBadInput;
+    };
+    RankInput in;
+    in.machine = machine;
+    in.gpu_presets = gpus;
+    in.chip = chip;
+    in.speed = speed;
+    if (in.machine.apple_unified && !chip) {
+        std::string ids;
+        for (const AppleChip& c : apple_chips()) ids += (ids.empty() ? "" : ", ") + std::string(c.id);
+        return bad("--apple-chip: --rank needs the chip for its memory bandwidth (" + ids + ")");
+    }
+    if (f.min_speed >= 0) in.min_tokens_per_s = f.min_speed;
+    if (f.since == "all") in.since = "0000-00";
+    else if (!f.since.empty()) {
+        const std::string& y = f.since;
+        const bool ok = y.size() == 7 && y[4] == '-' && std::all_of(y.begin(), y.begin() + 4, ::isdigit) && std::isdigit(static_cast<unsigned char>(y[5])) &&
+                        std::isdigit(static_cast<unsigned char>(y[6])) && y.substr(5) >= "01" && y.substr(5) <= "12";
+        if (!ok) return bad("--since: \"" + escape_control_chars(y) + "\" is not a month; give YYYY-MM (e.g. 2024-06) or all");
+        in.since = y;
+    }
+    if (!f.models.empty() && !f.since.empty()) return bad("--since picks among the presets; it does not apply to the models given with --model");
+    if (!f.max_loss.empty()) {
+        bool found = false;
+        for (QuantLoss c : {QuantLoss::NearLossless, QuantLoss::Small, QuantLoss::Noticeable, QuantLoss::Large})
+            if (f.max_loss == quant_loss_name(c)) {
+                in.max_loss = c;
+                found = true;
+            }
+        if (!found) return bad("--max-loss: \"" + escape_control_chars(f.max_loss) + "\" is not a loss class; use near-lossless, small, noticeable or large");
+    }
+    for (const std::string& w : f.weights) {
+        std::string why;
+        std::optional<WeightFormat> wf = plan_weights(w, why);
+        if (!wf) return bad(why);
+        in.weights.push_back(*wf);
+    }
+    for (const std::string& m : f.models) {
+        int status = kOk;
+        std::optional<Scenario> s = plan_model(m, err, status);
+        if (!s) return status;
+        in.models.push_back({m, s->model});
+    }
+    const Ranking r = rank_models(in);
+    if (!r.ok()) return bad(r.error);
+    const std::vector<RankRow> rows = f.all ? r.rows : best_per_model(r);
+    const size_t top = f.top > 0 ? static_cast<size_t>(f.top) : 10;
+    size_t ranked_models = 0;
+    for (const RankRow& row : rows) ranked_models += row.verdict == RankVerdict::Ranked;
+
+    if (o.format == ExportFormat::Json) {
+        Json j{{"context", machine.context}, {"min_tokens_per_s", in.min_tokens_per_s}, {"max_loss", quant_loss_name(in.max_loss)},
+               {"rows", Json::array()}};
+        for (const RankRow& row : rows)
+            if (f.all || row.verdict == RankVerdict::Ranked) j["rows"].push_back(rank_row_json(row));
+        out += j.dump(1) + "\n";
+        return kOk;
+    }
+    std::string machine_text;
+    for (const PlanGpu& g : machine.gpus) machine_text += g.name + " + ";
+    if (machine.apple_unified) machine_text += std::string(chip->name) + ", ";
+    machine_text += amount_with_unit(machine.ram_bytes, SizeUnit::GiB) + (machine.apple_unified ? " unified memory" : " RAM");
+    out += "Which model fits best on " + machine_text + " at context " + std::to_string(machine.context) + fmt::format(" (decode at least {:g} tok/s, loss at most {}):\n", in.min_tokens_per_s, quant_loss_name(in.max_loss));
+    size_t shown = 0;
+    for (const RankRow& row : rows) {
+        if (!f.all && (row.verdict != RankVerdict::Ranked || shown >= top)) continue;
+        ++shown;
+        out += fmt::format("{:>3}. ", shown) + rank_row_text(row) + "\n";
+    }
+    if (ranked_models == 0 && !f.all) out += "  none: no candidate runs at this context and speed (--all says why for each)\n";
+    if (!f.all) {
+        std::map<RankVerdict, size_t> by;
+        for (const RankRow& row : rows) ++by[row.verdict];
+        std::string counts;
+        for (const auto& [v, n] : by)
+            if (v != RankVerdict::Ranked) counts += (counts.empty() ? "" : ", ") + std::string(rank_verdict_name(v)) + " " + std::to_string(n);
+        if (!counts.empty()) out += "Not ranked: " + counts + " (each model's best type; --all lists every model x type and why).\n";
+    }
+    out += "Order: more parameters first, then less quantization loss (llama.cpp's KL divergence on Llama 3 8B), then faster decode; "
+           "a proxy, not a benchmark score.\n";
+    return kOk;
+}
+
 int cmd_plan(const Options& o, std::string& out, std::string& err) {
     for (auto it = o.plan.rbegin(); it != o.plan.rend(); ++it)
         if (it->first == "--engine") {
@@ -1370,6 +1521,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             break;
         }
     PlanInput in;
+    RankFlags rank;
     std::string engine = "llama.cpp", model_arg, weights_arg = "q4_k_m";
     bool weights_given = false;
     std::vector<std::string> gpu_ids;
@@ -1389,10 +1541,23 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     };
     for (const auto& [flag, value] : o.plan) {
         if (flag == "--engine") engine = lower(value);
-        else if (flag == "--model") model_arg = value;
-        else if (flag == "--weights") {
+        else if (flag == "--model") {
+            model_arg = value;
+            rank.models.push_back(value);
+        } else if (flag == "--weights") {
             weights_arg = value;
             weights_given = true;
+            rank.weights.push_back(value);
+        } else if (flag == "--rank") rank.on = value == "true";
+        else if (flag == "--all") rank.all = value == "true";
+        else if (flag == "--max-loss") rank.max_loss = lower(value);
+        else if (flag == "--since") rank.since = lower(value);
+        else if (flag == "--min-speed") {
+            Result<double> x = parse_decimal_number(value, flag);
+            if (!x.ok() || !(*x.value >= 0)) return bad("--min-speed: \"" + escape_control_chars(value) + "\" is not a number of tokens/s >= 0 (e.g. 10)");
+            rank.min_speed = *x.value;
+        } else if (flag == "--top") {
+            if (!whole(flag, value, rank.top) || rank.top < 1) return bad("--top: \"" + escape_control_chars(value) + "\" is not a whole number >= 1");
         }
         else if (flag == "--gpu") gpu_ids.push_back(value);
         else if (flag == "--max-model-len" || flag == "--gpu-memory-utilization" || flag == "--kv-cache-dtype" || flag == "--max-num-seqs" ||
@@ -1442,25 +1607,20 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     if (engine != "llama.cpp" && engine != "llamacpp" && engine != "ollama")
         return bad("--engine: \"" + escape_control_chars(engine) + "\" is not planned yet; use llama.cpp or ollama (vLLM is planned later)");
     const bool ollama = engine == "ollama";
-    if (model_arg.empty()) return bad("--model: give the model, e.g. --model llama-3-8b (`vramlens models` lists the presets)");
+    if (!rank.on && (rank.all || rank.min_speed >= 0 || !rank.max_loss.empty() || !rank.since.empty() || rank.top > 0))
+        return bad("--min-speed, --max-loss, --since, --top and --all go with --rank");
+    if (model_arg.empty() && !rank.on) return bad("--model: give the model, e.g. --model llama-3-8b (`vramlens models` lists the presets)");
     if (!have_ram) return bad("--ram: give the system RAM, e.g. --ram 64GB");
     if (gpu_ids.empty() && !in.apple_unified)
         return bad("--gpu: give each GPU's preset id (`vramlens gpus`), e.g. --gpu rtx-4090, or --apple for a Mac");
-    // The weights: a GGUF type by its key, case-insensitively ("Q4_K_M").
-    std::optional<WeightFormat> wf = parse_enum<WeightFormat>(lower(weights_arg));
-    if (!wf || !(is_gguf(*wf) || *wf == WeightFormat::FP16 || *wf == WeightFormat::BF16)) {
-        std::vector<std::string> names;
-        for (const WeightFormatInfo& f : kWeightFormats)
-            if (f.family == FormatFamily::Gguf || f.format == WeightFormat::FP16 || f.format == WeightFormat::BF16) names.push_back(f.key);
-        const std::string close = close_names(lower(weights_arg), names);
-        std::string all;
-        for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
-        return bad("--weights: \"" + escape_control_chars(weights_arg) + "\" is not a GGUF type vramlens knows" +
-                   (close.empty() ? "" : " (closest: " + close + ")") + "; use one of " + all);
-    }
+    std::string why;
+    std::optional<WeightFormat> wf = plan_weights(weights_arg, why);
+    if (!wf) return bad(why);
     in.weights = *wf;
     if (std::optional<std::string> why = plan_gpus(gpu_ids, in.gpus)) return bad(*why);
     for (const std::string& id : gpu_ids) gpu_presets_used.push_back(find_gpu(lower(id)));  // valid: plan_gpus checked them
+    if (chip && !in.apple_unified) return bad("--apple-chip: goes with --apple (an Apple Silicon Mac)");
+    if (rank.on) return cmd_rank(o, rank, in, gpu_presets_used, chip, speed_in, out, err);
     int status = kOk;
     std::optional<Scenario> s = plan_model(model_arg, err, status);
     if (!s) return status;
@@ -1477,7 +1637,6 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
 
     const Plan p = plan_llamacpp(in);
     if (!p.ok()) return bad(p.error);
-    if (chip && !in.apple_unified) return bad("--apple-chip: goes with --apple (an Apple Silicon Mac)");
     const Speed speed = plan_speed_on(in, p, gpu_presets_used, chip, speed_in);
 
     const std::string launch = llama_server_line(in, p, from_gguf ? model_arg : plan_model_file(in, model_arg));  // a GGUF: the file itself

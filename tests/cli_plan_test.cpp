@@ -271,3 +271,28 @@ TEST_CASE("cli plan --engine sglang: the token pool, SGLang's flag names and a l
     CHECK(pp.status == 1);
     CHECK(pp.err.find("--ngl is a llama.cpp flag; SGLang places whole layers by --tp on equal GPUs") != std::string::npos);
 }
+
+TEST_CASE("cli plan --rank: which model fits best, one line per model, JSON rows, and its flags' errors") {
+    const Out r = plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--model", "llama-3.1-8b", "--model", "llama-3.1-70b",
+                        "--model", "qwen3-4b", "--weights", "q8_0", "--weights", "q4_k_m"});
+    REQUIRE(r.status == 0);
+    CHECK(line_starting(r.out, "  1. ").rfind("  1. Llama-3.1-8B, GGUF Q8_0: 8.0B parameters", 0) == 0);
+    CHECK(line_starting(r.out, "  2. ").rfind("  2. Qwen3-4B, GGUF Q8_0", 0) == 0);
+    CHECK(line_starting(r.out, "  3. ").empty());
+    CHECK(line_starting(r.out, "Not ranked: ") == "Not ranked: too slow 1 (each model's best type; --all lists every model x type and why).");
+
+    const Out j = plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--model", "qwen3-4b", "--weights", "q4_k_m", "--all", "--format", "json"});
+    REQUIRE(j.status == 0);
+    const nlohmann::json doc = nlohmann::json::parse(j.out);
+    REQUIRE(doc["rows"].size() == 1);
+    CHECK(doc["rows"][0]["id"] == "qwen3-4b");
+    CHECK(doc["rows"][0]["loss"] == "small");
+    CHECK(doc["rows"][0]["verdict"] == "ranked");
+    CHECK(doc["rows"][0]["ngl"] == 37);
+
+    CHECK(plan({"--gpu", "rtx-4090", "--ram", "64GB", "--model", "qwen3-4b", "--min-speed", "5"}).err.find("go with --rank") != std::string::npos);
+    CHECK(plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--since", "2024-13"}).err.find("--since: \"2024-13\" is not a month") != std::string::npos);
+    CHECK(plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--max-loss", "tiny"}).err.find("--max-loss: \"tiny\" is not a loss class") != std::string::npos);
+    CHECK(plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--weights", "nf4"}).err.find("--weights: \"nf4\" is not a GGUF type") != std::string::npos);
+    CHECK(plan({"--rank", "--apple", "--ram", "64GB"}).err.find("--apple-chip: --rank needs the chip") != std::string::npos);
+}

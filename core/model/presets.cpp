@@ -36,6 +36,13 @@ const json* entries(const json& doc, const char* file, const char* key, std::vec
     return &doc[key];
 }
 
+bool is_year_month(const std::string& s) {
+    if (s.size() != 7 || s[4] != '-') return false;
+    for (size_t i : {0, 1, 2, 3, 5, 6})
+        if (s[i] < '0' || s[i] > '9') return false;
+    return (s[5] == '0' && s[6] >= '1') || (s[5] == '1' && s[6] <= '2');
+}
+
 void load_models(Presets& p) {
     const std::string_view text = assets::find("models.json");
     const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
@@ -53,6 +60,8 @@ void load_models(Presets& p) {
         m.name = str(e, "name");
         m.family = str(e, "family");
         m.hf_id = str(e, "hf_id");
+        m.released = str(e, "released");
+        if (!is_year_month(m.released)) p.errors.push_back({where + ".released", "must be the month of first release as \"YYYY-MM\""});
         m.source = str(e, "source");
         m.note = str(e, "note");
         if (auto it = e.find("params"); it != e.end() && it->is_object()) {

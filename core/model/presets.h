@@ -19,6 +19,7 @@ struct ModelPreset {
     std::string name;             // display name, e.g. "Llama-3.1-8B"
     std::string family;           // e.g. "Llama 3.1"
     std::string hf_id;            // Hugging Face repo, e.g. "meta-llama/Llama-3.1-8B"
+    std::string released;         // "YYYY-MM": the month the checkpoint was first published
     std::string source;           // where the config comes from
     ModelSpec spec;               // imported config (name/family set from the preset)
     int64_t published_params = 0; // published total parameter count; 0 = none published for what is counted
