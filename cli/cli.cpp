@@ -1641,6 +1641,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
 
     const std::string launch = llama_server_line(in, p, from_gguf ? model_arg : plan_model_file(in, model_arg));  // a GGUF: the file itself
     const OllamaSettings ollama_set = ollama_settings(in, p);
+    if (ollama && !ollama_set.ok()) return bad("--" + ollama_set.error);
     const std::string& ollama_env = ollama_set.env;
 
     if (o.format == ExportFormat::Json) {

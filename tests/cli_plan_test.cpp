@@ -91,6 +91,32 @@ TEST_CASE("cli plan --engine ollama prints num_gpu, num_ctx and the server's env
     CHECK(r.out.find("OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0") != std::string::npos);
 }
 
+TEST_CASE("cli plan --engine ollama: every setting printed is one Ollama documents and a bf16 KV cache is refused") {
+    const std::set<std::string> documented = vl::test::documented_flags("ollama_settings.txt");
+    REQUIRE(documented.size() == 7);
+    for (const char* kv : {"f16", "q8_0", "q4_0"})
+        for (bool fa : {false, true}) {
+            if (std::string(kv) != "f16" && !fa) continue;  // a quantized V cache needs flash attention
+            std::vector<std::string> args = {"--engine", "ollama", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--kv-type", kv};
+            if (fa) args.push_back("--flash-attn");
+            const Out r = plan(args);
+            REQUIRE(r.status == 0);
+            const std::string line = line_starting(r.out, "Ollama: ");
+            REQUIRE(!line.empty());
+            for (const char* param : {"PARAMETER num_gpu", "PARAMETER num_ctx"}) {
+                CHECK(line.find(param) != std::string::npos);
+                CHECK(documented.count(param) == 1);
+            }
+            std::istringstream env(line.substr(line.find("server env: ") + 12));
+            int n = 0;
+            for (std::string setting; env >> setting; ++n) CHECK(documented.count(setting) == 1);
+            CHECK(n == (std::string(kv) == "f16" ? 1 : 2));
+        }
+    const Out bf16 = plan({"--engine", "ollama", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--kv-type", "bf16"});
+    CHECK(bf16.status == 1);
+    CHECK(bf16.err.find("--kv-type: Ollama's OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not bf16") != std::string::npos);
+}
+
 TEST_CASE("cli plan: bad input names the flag and the closest names") {
     const Out gpu = plan({"--model", "llama-3-8b", "--gpu", "rtx-4900", "--ram", "64GB"});
     CHECK(gpu.status == 1);

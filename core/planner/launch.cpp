@@ -45,6 +45,10 @@ std::string llama_server_line(const PlanInput& in, const Plan& p, const std::str
 
 OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
     OllamaSettings o;
+    if (in.kv == KvDtype::BF16) {
+        o.error = "kv-type: Ollama's OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not bf16 [ollama-docs]; use f16 (the same bytes)";
+        return o;
+    }
     o.num_gpu = p.ngl;
     o.num_ctx = p.context;
     o.env = std::string("OLLAMA_FLASH_ATTENTION=") + (in.flash_attention ? "1" : "0");

@@ -28,11 +28,14 @@ std::string plan_model_file(const PlanInput& in, const std::string& unnamed = "m
 std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file);
 
 // Ollama runs llama.cpp with num_gpu (= -ngl) and num_ctx (= -c) from the Modelfile or /set
-// parameter; flash attention and the KV type are server-wide environment variables.
+// parameter; flash attention and the KV type are server-wide environment variables, the KV type one
+// of f16, q8_0, q4_0 [ollama-docs].
 struct OllamaSettings {
+    std::string error;  // a setting Ollama does not offer (a bf16 KV cache): names the field and the choices
     int64_t num_gpu = 0;
     int64_t num_ctx = 0;
     std::string env;  // "OLLAMA_FLASH_ATTENTION=0|1[ OLLAMA_KV_CACHE_TYPE=q8_0]"
+    bool ok() const { return error.empty(); }
 };
 OllamaSettings ollama_settings(const PlanInput& in, const Plan& p);
 
