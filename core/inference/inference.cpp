@@ -92,15 +92,15 @@ constexpr const char* kMlaDecompressedSource =
     "MLA with infer.mla_cache = decompressed: each head's K (nope + rope dims) and V in the cache, as the remote-code "
     "modeling_deepseek.py passes them to past_key_value.update [deepseek-v2-remote-code]";
 
-// Every token of every sequence; with infer.sliding_window_cache, sliding-window layers hold only
-// the window (at least window_floor tokens).
-void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source, int64_t window_floor = 0,
-            unsigned phases = kServing) {
+// Every token of every sequence; when cap_window, sliding-window layers hold only the window (at
+// least window_floor tokens).
+void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source, bool cap_window, int64_t window_floor = 0,
+            unsigned phases = kServing, const char* floor_name = "s_prefill") {
     const InferenceOptions& o = s.infer;
     if (s.model.attention == AttentionKind::MLA && s.model.mla.decompressed_cache) source = kMlaDecompressedSource;
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, phases, source), [&](auto& q) {
         return q("b", static_cast<double>(o.batch)) *
-               kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, o.sliding_window_cache, window_floor);
+               kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, cap_window, window_floor, floor_name);
     });
 }
 
@@ -163,7 +163,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
            : o.sliding_window_cache
                ? "DynamicCache(config) (transformers >= 4.56): sliding layers keep the window, and the prefill's whole K/V until the first decode step (DynamicSlidingWindowLayer) [transformers-code]"
                : "DynamicCache() without config (transformers < 4.56, dynamic_full): every layer keeps every token, sliding window or not [transformers-code]",
-           floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
+           o.sliding_window_cache, floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
     // A prompt shorter than the context: the prefill's cache holds the prompt only (the cache grows
     // token by token in decode), so the prefill's peak adds its activations to a smaller cache.
     if (prompt < o.context)
@@ -284,7 +284,9 @@ void llamacpp_weights(const Scenario& s, Detail d, Estimate& e, const StagePick&
 void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
-    const StagePick p = pick_stage(s, e.params, 1, o.sliding_window_cache, true);
+    // llama.cpp shrinks the window layers' cache only for the architectures it runs with a sliding window.
+    const bool swa = o.sliding_window_cache && llamacpp_uses_swa(m);
+    const StagePick p = pick_stage(s, e.params, 1, swa, true);
     llamacpp_weights(s, d, e, p);
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
@@ -294,8 +296,12 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     }
     // llama.cpp allocates n_ctx cells up front, shared by the parallel sequences (-c = context * -np).
     const int64_t n_ctx = o.context * o.batch;
-    add_kv(s, d, e, p, "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size [llama-cpp-code]");
     const int64_t n_ub = std::min(o.ubatch, n_ctx);
+    add_kv(s, d, e, p,
+           swa ? "llama.cpp llama_kv_cache_iswa: n_ctx cells on the full layers, GGML_PAD(min(n_ctx, n_swa + n_ubatch), 256) per sequence on the window layers [llama-cpp-code] [llama-cpp-swa]"
+           : m.sliding_window > 0 ? "llama.cpp llama_kv_cache: n_ctx cells on every layer (this architecture runs without its sliding window in llama.cpp, or --swa-full) [llama-cpp-code] [llama-cpp-swa]"
+                                  : "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size [llama-cpp-code]",
+           swa, swa ? llamacpp_swa_cells(m.sliding_window, n_ub) : 0, kServing, "swa_cells");
     const bool cuda = o.llamacpp_backend == LlamaCppBackend::CUDA;
     add(e, d, comp("engine.compute_buffer", cuda ? "llama.cpp compute buffer (CUDA)" : "llama.cpp compute buffer (CANN)", Category::Buffers, kServing,
                    cuda ? "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (f32 KQ, softmax in place, the KQ mask), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log]"

@@ -19,6 +19,13 @@ double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begi
     return kv_sequence_bytes(n, m, t, tp, begin, end, tokens, block_size, cap_window, window_floor);
 }
 
+bool llamacpp_uses_swa(const ModelSpec& m) {
+    if (m.sliding_window <= 0) return false;
+    for (const char* t : {"gemma2", "gemma3", "gemma3_text", "cohere2", "gpt_oss", "llama4", "llama4_text"})
+        if (m.model_type == t) return true;
+    return false;
+}
+
 double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end) {
     Numbers n;
     return kv_bytes_per_token(n, m, t, tp, begin, end);

@@ -84,7 +84,7 @@ auto kv_element_bytes(Q& q, KvDtype t) {
 // [vllm-paper §4.1]).
 template <class Q>
 auto kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end, int64_t tokens,
-                       int64_t block_size, bool cap_window, int64_t window_floor = 0) {
+                       int64_t block_size, bool cap_window, int64_t window_floor = 0, const char* floor_name = "s_prefill") {
     using N = std::decay_t<decltype(q("", 0.0))>;
     int64_t window_layers = 0;
     if (cap_window && m.sliding_window > 0)
@@ -102,13 +102,22 @@ auto kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t 
     } else {
         if (full_layers > 0) held += q("L_full", static_cast<double>(full_layers)) * whole_blocks(s);
         const N window = q("window", static_cast<double>(m.sliding_window));
-        const N kept = window_floor > m.sliding_window ? max_of(window, q("s_prefill", static_cast<double>(window_floor))) : window;
+        const N kept = window_floor > m.sliding_window ? max_of(window, q(floor_name, static_cast<double>(window_floor))) : window;
         held += q("L_window", static_cast<double>(window_layers)) * whole_blocks(min_of(s, kept));
     }
     return held * kv_elements(q, m, tp) * kv_element_bytes(q, t);
 }
 double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end,
                          int64_t tokens, int64_t block_size, bool cap_window, int64_t window_floor = 0);
+
+// llama.cpp's sliding-window cache (llama_kv_cache_iswa, src/llama-kv-cache-iswa.cpp [llama-cpp-code]):
+// for an architecture whose loader sets a sliding-window type (Gemma 2, Gemma 3, Cohere2, gpt-oss,
+// Llama 4 chunked), the window layers hold GGML_PAD(min(n_ctx, n_swa + n_ubatch), 256) cells per
+// sequence instead of n_ctx (the 256 pad: llama.cpp issue #17037); --swa-full keeps n_ctx. Mistral
+// (LLM_ARCH_LLAMA) has no window in llama.cpp, and Phi-3's is disabled (PR #13676): every layer holds
+// n_ctx cells although their configs name a sliding_window [llama-cpp-swa].
+bool llamacpp_uses_swa(const ModelSpec& m);
+inline int64_t llamacpp_swa_cells(int64_t n_swa, int64_t n_ubatch) { return (n_swa + n_ubatch + 255) / 256 * 256; }
 
 // Bytes per token with every layer holding every token (vLLM's pool unit, the "KV per token" of [vllm-paper §3]).
 template <class Q>
