@@ -100,6 +100,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--seq", "train.seq_len", FlagKind::Value, "training sequence length, tokens"},
     {"--grad-accum", "train.grad_accum_steps", FlagKind::Value, "gradient accumulation steps"},
     {"--recompute", "train.recompute", FlagKind::Value, "none | selective | full | every-k"},
+    {"--offload-checkpoints", "train.offload_checkpoints", FlagKind::Switch, "checkpointed layer inputs in host RAM (Unsloth's offloaded checkpointing)"},
     {"--loss", "train.loss", FlagKind::Value, "", names_bar<LossImpl>},
     {"--method", "finetune.method", FlagKind::Value, "full | lora | qlora"},
     {"--lora-rank", "finetune.lora_rank", FlagKind::Value, "LoRA rank r"},

@@ -265,6 +265,8 @@ Json plan(const Scenario& s, Refusals& no) {
     if (t.extra_fp32_weight_copy) no("train.extra_fp32_weight_copy", "the script keeps no second fp32 weight copy");
     if (t.recompute != Recompute::None && t.recompute != Recompute::Full)
         no("train.recompute", "only none and full (gradient checkpointing) are generated");
+    if (t.offload_checkpoints)
+        no("train.offload_checkpoints", "the script runs transformers' own gradient checkpointing, which keeps the checkpoints on the GPU");
     j["autocast"] = autocast ? autocast : "";  // fp32 weights, grads and states; compute in the 16-bit type (torch.autocast)
     // Full training keeps fp32 weights (autocast computes in 16 bits); LoRA's frozen base is loaded in
     // the regime's weight dtype (bf16/fp16 for the mixed and pure regimes), as the estimate counts it.

@@ -70,6 +70,8 @@ struct TrainingOptions {
     int64_t grad_accum_steps = 1;
     Recompute recompute = Recompute::None;
     int recompute_every_k = 1;       // Recompute::EveryK: checkpoint 1 layer in k
+    bool offload_checkpoints = false;  // the checkpointed layer inputs go to host RAM in forward and come back one at a
+                                       // time in backward (Unsloth's offloaded gradient checkpointing) [unsloth-offload]
     bool flash_attention = true;     // FlashAttention/SDPA: no s^2 scores kept
     double dropout = 0.0;            // > 0 keeps 1-byte masks
     bool fp32_logits = true;         // logits + loss kept in fp32 (b*s*V*4)

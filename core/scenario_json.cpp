@@ -45,6 +45,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("grad_accum_steps", &TrainingOptions::grad_accum_steps);
     v("recompute", &TrainingOptions::recompute);
     v("recompute_every_k", &TrainingOptions::recompute_every_k);
+    v("offload_checkpoints", &TrainingOptions::offload_checkpoints);
     v("flash_attention", &TrainingOptions::flash_attention);
     v("dropout", &TrainingOptions::dropout);
     v("fp32_logits", &TrainingOptions::fp32_logits);

@@ -277,3 +277,45 @@ TEST_CASE("scenario format: train.loss and the autocast precisions by name, and 
     REQUIRE(bad.errors.size() == 1);
     CHECK(bad.errors[0].field == "train.loss");
 }
+
+TEST_CASE("offloaded checkpoints: full recomputation's layer inputs in host RAM, one back on the GPU in backward [unsloth-offload]") {
+    // Llama-3.1-8B LoRA, b 1, s 32768, full recomputation: each checkpoint is b * s * h * 2 B = 32768 * 4096 * 2
+    // = 268,435,456 B; 32 layers hold 8 GiB. Offloaded: that 8 GiB is host memory, the GPU holds one checkpoint in backward.
+    Scenario s;
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::LoRA;
+    s.train.micro_batch = 1;
+    s.train.seq_len = 32768;
+    s.train.recompute = Recompute::Full;
+    s.overheads.fragmentation = 0;  // the allocator's reserve scales the peak; compare allocated bytes
+    const Estimate kept = estimate(s);
+    REQUIRE(kept.ok());
+    s.train.offload_checkpoints = true;
+    const Estimate off = estimate(s);
+    REQUIRE(off.ok());
+    auto find = [](const Estimate& e, const std::string& id) -> const Component* {
+        for (const Component& c : e.components)
+            if (c.id == id) return &c;
+        return nullptr;
+    };
+    const Component* ck = find(kept, "act.checkpoints");
+    const Component* ck_off = find(off, "act.checkpoints");
+    const Component* back = find(off, "act.checkpoint_restored");
+    REQUIRE(ck);
+    REQUIRE(ck_off);
+    REQUIRE(back);
+    CHECK(ck->bytes == 32.0 * 268435456);
+    CHECK_FALSE(ck->host);
+    CHECK(ck_off->bytes == 32.0 * 268435456);
+    CHECK(ck_off->host);
+    CHECK(back->bytes == 268435456.0);
+    CHECK(back->phases == phase_bit(Phase::Backward));
+    // The GPU peak drops by 31 checkpoints (the backward peak held all 32; now one).
+    CHECK(kept.total_bytes - off.total_bytes == 31.0 * 268435456);
+    CHECK(off.host_bytes >= 32.0 * 268435456);
+
+    s.train.recompute = Recompute::None;
+    const Estimate bad = estimate(s);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors[0].field == "train.offload_checkpoints");
+}

@@ -514,13 +514,22 @@ static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& 
     // in_flight * L_stage * A: a group that is the same in every layer of the stage
     const auto per_stage = [&](auto& q, const auto& A) { return q("in_flight", fl) * (q("L_stage", L) * A); };
     if (st.rc == Recompute::Full || st.rc == Recompute::EveryK) {
-        add(c.e, c.d, comp("act.checkpoints", "activations: checkpointed layer inputs", Category::Activations, kFwdBwd,
-                           "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; Chen et al. 2016 (checkpoint every k layers) [chen2016]"),
+        const bool offload = c.s.train.offload_checkpoints;
+        add(c.e, c.d, comp("act.checkpoints", offload ? "activations: checkpointed layer inputs (offloaded to host RAM)" : "activations: checkpointed layer inputs",
+                           Category::Activations, kFwdBwd,
+                           offload ? "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; Chen et al. 2016 [chen2016]; "
+                                     "copied to the host in forward (hidden_states.to(\"cpu\", non_blocking=True)) [unsloth-offload]"
+                                   : "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; Chen et al. 2016 (checkpoint every k layers) [chen2016]",
+                           offload),
             [&](auto& q) {
                 const auto A = q.let("A_input", g.input(q));
                 if (st.rc == Recompute::Full) return q("in_flight", fl) * q("L_stage", L) * A;
                 return q("in_flight", fl) * ceil_of(q("L_stage", L) / q("k", st.k)) * A;
             });
+        if (offload)  // backward brings one checkpoint back to the GPU to recompute its segment
+            add(c.e, c.d, comp("act.checkpoint_restored", "activations: the checkpoint brought back (backward)", Category::Activations, kBwd,
+                               "hidden_states.to(device, non_blocking=True) before the segment's recomputation [unsloth-offload]"),
+                [&](auto& q) { return 1 * q.let("A_input", g.input(q)); });
         return;
     }
     const bool sel = st.rc == Recompute::Selective;

@@ -112,6 +112,9 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     range(static_cast<double>(o.seq_len), 1, 1e8, "train.seq_len");
     range(static_cast<double>(o.grad_accum_steps), 1, 1e6, "train.grad_accum_steps");
     range(o.recompute_every_k, 1, 1e6, "train.recompute_every_k");
+    if (o.offload_checkpoints && o.recompute != Recompute::Full && o.recompute != Recompute::EveryK)
+        errs.push_back({"train.offload_checkpoints", "offloads the checkpointed layer inputs, so it needs train.recompute \"full\" or \"every-k\"; "
+                                                     "set one, or turn offload_checkpoints off"});
     if (!(o.dropout >= 0 && o.dropout < 1)) errs.push_back({"train.dropout", "must be in [0, 1); got " + num(o.dropout)});
     if (!(o.attention_dropout < 1)) errs.push_back({"train.attention_dropout", "must be < 1 (negative: same as dropout); got " + num(o.attention_dropout)});
     if (o.optimizer == Optimizer::Custom) range(o.custom_optimizer_bytes_per_param, 0, 1000, "train.custom_optimizer_bytes_per_param");
