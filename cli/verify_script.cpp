@@ -47,6 +47,10 @@ Json hf_config(const Scenario& s, Refusals& no) {
         no("model.params", "a model known only by its parameter count cannot be built; give its config");
         return c;
     }
+    if (m.encoder) {
+        no("model.model_type", "the script builds a causal LM (AutoModelForCausalLM); encoders (" + m.model_type + ") are not measured by it yet");
+        return c;
+    }
     // What neither a GPT-2 nor a Llama-family config can express (transformers would build another model).
     if (m.norms_per_layer != 2) no("model.norms_per_layer", "the generated GPT-2/Llama-family models have 2 norms per layer; got " + std::to_string(m.norms_per_layer));
     if (!m.final_norm) no("model.final_norm", "the generated models always have a final norm");

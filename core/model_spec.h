@@ -96,6 +96,11 @@ struct ModelSpec {
     bool lm_head_bias = false;      // lm_head has a bias (Phi-1/2)
     bool embedding_norm = false;    // LayerNorm right after the embedding (BLOOM)
     bool parallel_attn_mlp = false; // GPT-J/NeoX/Falcon: attention and MLP read the same input
+    // A bidirectional encoder (BERT, RoBERTa, XLM-RoBERTa): the base model AutoModel loads for embeddings,
+    // rerankers and fine-tuning, so no causal LM head and no KV cache; token-type embeddings and a pooler.
+    bool encoder = false;
+    int64_t type_vocab = 0;         // type_vocab_size: token_type_embeddings rows (BERT 2, RoBERTa 1); 0: none
+    bool pooler = false;            // BertPooler: dense [h, h] + bias over the first token
     int64_t sliding_window = 0;     // 0: none
     int sliding_window_pattern = 0; // 0: every layer uses the window; n: every n-th layer is global (Gemma2: 2, Gemma3: 6)
     AttentionKind attention = AttentionKind::Standard;

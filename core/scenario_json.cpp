@@ -191,6 +191,9 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("lm_head_bias", &ModelSpec::lm_head_bias);
     v("embedding_norm", &ModelSpec::embedding_norm);
     v("parallel_attn_mlp", &ModelSpec::parallel_attn_mlp);
+    v("encoder", &ModelSpec::encoder);
+    v("type_vocab", &ModelSpec::type_vocab);
+    v("pooler", &ModelSpec::pooler);
     v("sliding_window", &ModelSpec::sliding_window);
     v("sliding_window_pattern", &ModelSpec::sliding_window_pattern);
     v("attention", &ModelSpec::attention);

@@ -609,7 +609,7 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 35);
+    CHECK(field_count<ModelSpec>() == 38);
     CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<GgufTensorBytes>() == 5);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format

@@ -139,6 +139,31 @@ double sum_non_kv(const Estimate& e) {
     return phase_totals(e.components, kAllCategories & ~category_bit(Category::KVCache)).peak_bytes();
 }
 
+// An encoder's forward (BertModel, as embedding and reranker servers run it): batch sequences of
+// infer.context tokens through the layers under no_grad, no cache and no logits; what it returns is
+// last_hidden_state [b, s, h] (and the pooled first token) [transformers-code].
+void encoder_forward(const Scenario& s, Detail d, Estimate& e) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    const int64_t tp = s.parallel.tp;
+    add(e, d, comp("act.prefill_mlp", "Forward activations (MLP)", Category::Activations, kPrefill,
+                   "live tensors at one layer's MLP (no activations kept for backward)"),
+        [&](auto& q) {
+            return mlp_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("s", static_cast<double>(o.context)), tp, kActBytes);
+        });
+    if (!o.flash_attention)
+        add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations, kPrefill,
+                       "eager_attention_forward: scores, fp32 softmax and its 16-bit cast per head, plus the mask [transformers-code]"),
+            [&](auto& q) { return eager_scores_bytes(q, m, o.batch, o.context, o.context, tp); });
+    add(e, d, comp("act.hidden_out", "Output hidden states", Category::Activations, kPrefill,
+                   "BertModel returns last_hidden_state [b, s, h] in the compute dtype [transformers-code]"),
+        [&](auto& q) {
+            return q("b", static_cast<double>(o.batch)) * q("s", static_cast<double>(o.context)) * q("h", static_cast<double>(m.hidden)) *
+                   q("act_bytes", kActBytes);
+        });
+    add_fragmentation(s, d, e);
+}
+
 // The components of transformers generate on the GPU of pipeline stage p.
 void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const ModelSpec& m = s.model;
@@ -156,6 +181,10 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers, kPrefill,
                        "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
             [&](auto& q) { return bnb_dequant_bytes(q, m, tp, o.fp32_compute); });
+    if (m.encoder) {
+        encoder_forward(s, d, e);
+        return;
+    }
     const bool sliding = m.sliding_window > 0;
     const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
     add_kv(s, d, e, p,
@@ -437,6 +466,9 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     range("infer.max_batched_tokens", o.max_batched_tokens, 0, 100000000);
     range("infer.ubatch", o.ubatch, 1, 1000000);
     range("infer.logits_to_keep", o.logits_to_keep, 0, reported(errs, "infer.context") ? 100000000 : o.context);
+    if (s.model.encoder && o.engine != Engine::Transformers)
+        errs.push_back({"infer.engine", std::string("an encoder (") + s.model.model_type + ") is sized as transformers runs it; vLLM's and llama.cpp's "
+                                        "embedding servers are not modelled yet: use engine transformers"});
     if (weight_format(o.weights).layout.block == Block::GroupSize) range("infer.group_size", o.group_size, 1, 1000000);
     if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1))
         errs.push_back({"infer.gpu_memory_utilization", "must be in (0, 1]; got " + std::to_string(o.gpu_memory_utilization)});

@@ -26,7 +26,7 @@ using json = nlohmann::json;
 
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
-    Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1,
+    Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -68,6 +68,10 @@ constexpr Family kFamilies[] = {
     {"deepseek_v3",     "DeepseekV3ForCausalLM",          Arch::DeepseekV3, "DeepSeek-V3",129280,  7168, 18432, 61, 128, 128,   0,   4096,  false},
     // Qwen v1 (remote code: configuration_qwen.QWenConfig, modeling_qwen.py); intermediate_size is twice the MLP width
     {"qwen",            "QWenLMHeadModel",                Arch::QwenV1,     "Qwen (v1)",  151936,  4096, 22016, 32,  32,   0, 128,   8192,  false},
+    // Encoders (issue 18, item 5): the base model (BertModel, RobertaModel, XLMRobertaModel), as AutoModel loads it
+    {"bert",            "BertModel",                      Arch::Bert,       "BERT",        30522,   768,  3072, 12,  12,   0,   0,    512,  false},
+    {"roberta",         "RobertaModel",                   Arch::Bert,       "RoBERTa",     50265,   768,  3072, 12,  12,   0,   0,    512,  false},
+    {"xlm-roberta",     "XLMRobertaModel",                Arch::Bert,       "XLM-RoBERTa", 30522,   768,  3072, 12,  12,   0,   0,    512,  false},
 };
 // clang-format on
 
@@ -92,7 +96,7 @@ std::string supported_types() {
 // Encoder and encoder-decoder families people paste: named as such instead of "unknown".
 bool is_encoder_type(const std::string& type) {
     static constexpr const char* kEncoders[] = {
-        "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
+        "distilbert", "albert", "electra", "deberta", "deberta-v2",
         "modernbert", "t5", "mt5", "umt5", "longt5", "bart", "mbart", "pegasus", "marian", "whisper",
         "encoder-decoder",
     };
@@ -480,6 +484,19 @@ void deepseek(Importer& im, ModelSpec& m, bool v3) {
     m.attention = AttentionKind::MLA;
     m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;  // query/key head width
 }
+// BertModel / RobertaModel / XLMRobertaModel (modeling_bert.py, modeling_roberta.py): embeddings
+// (word, position, token_type) + LayerNorm, post-norm layers, BertPooler; no LM head, no final norm,
+// no cache. RoBERTa's position table has max_position_embeddings rows (514: padding_idx + 1 offsets
+// included in the count) [transformers-code].
+void bert_encoder(Importer& im, ModelSpec& m) {
+    if (auto kind = im.r.string("position_embedding_type"); kind && *kind != "absolute")
+        im.r.fail("position_embedding_type", "\"" + *kind + "\" adds relative-position tables vramlens does not count; only \"absolute\" is supported");
+    m.encoder = true;
+    m.type_vocab = im.opt("type_vocab_size", 2);
+    m.pooler = true;
+    m.final_norm = false;
+    m.tied_embeddings = false;
+}
 // Qwen v1 (modeling_qwen.py): c_attn [3 * kv_channels * heads, d] with a bias, c_proj without one
 // (no_bias, default true), and QWenMLP's w1, w2 [intermediate_size // 2, d] and c_proj back: the MLP
 // is half of intermediate_size wide. kv_channels is the head width.
@@ -537,6 +554,7 @@ constexpr Layout kLayouts[] = {
     {Arch::DeepseekV2, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v2},
     {Arch::DeepseekV3, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v3},
     {Arch::QwenV1,     kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    0,     false, 0, qwen_v1},  // ln_1, ln_2
+    {Arch::Bert,       kLn,  false, kLearned, 0,   true,  true,  true,  false, true,  2,    0,     false, 0, bert_encoder},  // post-norm: 2 LayerNorms
 };
 // clang-format on
 

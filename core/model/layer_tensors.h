@@ -235,7 +235,17 @@ VL_TENSOR_INLINE void for_each_model_tensor(const ModelSpec& m, F&& f) {
         f(mat("project_in", d, e_dim, K::EmbeddingProjection, S::Replicated, R::OtherMatrix, 0, kWhole));
         f(mat("project_out", e_dim, d, K::EmbeddingProjection, S::Replicated, R::OtherMatrix, 0, kWhole));
     }
+    // BERT token_type_embeddings [type_vocab_size, d] [transformers-code].
+    if (m.type_vocab > 0) f(mat("token_type_embeddings", m.type_vocab, d, K::Embedding, S::Replicated, R::OtherMatrix, 0, kWhole));
     if (m.final_norm) norm(f, m, "norm", "norm.bias", d, K::FinalNorm);
+    if (m.encoder) {  // an encoder's output is its hidden states, and BertPooler's dense [d, d] + bias is its head
+        if (m.pooler) {
+            const Tensor pool = mat("pooler.dense", d, d, K::Head, S::Replicated, R::OtherMatrix, 0, kWhole);
+            f(pool);
+            f(bias_of(pool, "pooler.dense.bias"));
+        }
+        return;
+    }
     // lm_head [V, e] vocab-parallel (ParallelLMHead); tied: the embedding matrix itself. Phi-1/2 have a bias.
     const Tensor head = mat("lm_head", m.vocab, e_dim, K::Head, S::Vocab, R::OtherMatrix, 0, kWhole);
     if (!m.tied_embeddings) f(head);

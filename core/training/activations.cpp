@@ -636,7 +636,9 @@ static void add_stage_ends(TrainCtx& c, const ActShape& x, double fl) {
                 if (head_trained) fin += q.let("head_in", one);
                 return q("in_flight", fl) * fin;
             });
-        add_loss(c, x, fl);
+        // An encoder (BertModel) has no LM head: a task head on its output (a classifier, a pooling
+        // loss) holds a few numbers per sequence, not logits over the vocabulary.
+        if (!m.encoder) add_loss(c, x, fl);
     }
 }
 
