@@ -1,6 +1,6 @@
 // Speed figures (issue 8): printed by Google Benchmark, never asserted in tests (scripts/bench.sh
 // runs this). Budgets: one estimate <= 1 us (median), the 10,000-point chart sweep <= 10 ms, each
-// solver <= 50 us. After the usual table a summary prints each figure against its budget and as a
+// solver <= 50 us, each local plan (issue 19) <= 10 ms. After the usual table a summary prints each figure against its budget and as a
 // multiple of Reference/work (bench::reference_work, plain code timed in the same run: the ratio
 // moves much less with the machine and its load than the figure). `--check` makes the exit status
 // non-zero when a figure is over budget (for a quiet machine you trust; never in the test command).
@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "planner/planner.h"
+#include "planner/serving.h"
 #include "workloads.h"
 
 using namespace vl;
@@ -131,6 +133,60 @@ void BM_Solve(benchmark::State& state) {
     state.counters["estimates"] = evaluations;
 }
 
+// The local planners (issue 19: "the search over placements for one model runs in milliseconds").
+// GPU sizes are the driver's totals of the RTX 4090 and RTX 3060 12GB presets (assets/presets/gpus.json).
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+PlanInput plan_70b_two_gpus() {
+    PlanInput in;
+    in.model = bench::llama3_70b();
+    in.weights = WeightFormat::GGUF_Q4_K_M;
+    in.context = 8192;
+    in.gpus = {{"RTX 4090", 25757220864.0, -1}, {"RTX 3060 12GB", 12884901888.0, -1}};
+    in.ram_bytes = 64 * kGiB;
+    return in;  // ngl < 0: searched, then the largest context at it
+}
+PlanInput plan_qwen3_moe_cpu_experts() {
+    PlanInput in;
+    in.model = bench::qwen3_30b_a3b();
+    in.weights = WeightFormat::GGUF_Q4_K_M;
+    in.context = 32768;
+    in.flash_attention = true;
+    in.gpus = {{"RTX 3060 12GB", 12884901888.0, -1}};
+    in.ram_bytes = 32 * kGiB;
+    in.n_cpu_moe = 24;
+    return in;
+}
+void run_plan(benchmark::State& state, const PlanInput& in) {
+    int64_t ngl = 0, ctx = 0;
+    for (auto _ : state) {
+        const Plan p = plan_llamacpp(in);
+        if (!p.ok()) state.SkipWithError(p.error.c_str());
+        ngl = p.ngl;
+        ctx = p.max_context;
+        benchmark::DoNotOptimize(p.fits);
+    }
+    state.counters["ngl"] = static_cast<double>(ngl);
+    state.counters["max_context"] = static_cast<double>(ctx);
+}
+void BM_PlanLlamaCpp70B(benchmark::State& st) { run_plan(st, plan_70b_two_gpus()); }
+void BM_PlanLlamaCppMoE(benchmark::State& st) { run_plan(st, plan_qwen3_moe_cpu_experts()); }
+void BM_PlanServing(benchmark::State& state) {
+    ServingPlanInput in;
+    in.model = bench::llama3_70b();
+    in.model.max_position = 131072;  // Llama-3.1-70B: the longest --max-model-len that fits is searched, not the cap
+    in.gpus.assign(8, PlanGpu{"RTX 4090", 25757220864.0, -1});  // tp and pp chosen
+    int64_t tp = 0, len = 0;
+    for (auto _ : state) {
+        const ServingPlan p = plan_serving(in);
+        if (!p.ok()) state.SkipWithError(p.error.c_str());
+        tp = p.tp;
+        len = p.largest_max_model_len;
+        benchmark::DoNotOptimize(len);
+    }
+    state.counters["tp"] = static_cast<double>(tp);
+    state.counters["largest_max_model_len"] = static_cast<double>(len);
+}
+
 // name -> budget in ns (the median of the repetitions must stay under it)
 const std::map<std::string, double> kBudgetNs = {
     {"Estimate/train_llama8b", 1e3}, {"Estimate/train_deepseek_v3_pp8", 1e3}, {"Estimate/qlora_llama8b", 1e3},
@@ -138,6 +194,9 @@ const std::map<std::string, double> kBudgetNs = {
     {"Solve/micro_batch", 50e3}, {"Solve/seq_len", 50e3}, {"Solve/batch", 50e3}, {"Solve/context", 50e3},
     {"Solve/gpu_count", 50e3}, {"Solve/weight_format", 50e3},
     {"Import/local_llama3_70b_30_shards", 1e9},  // issue 17: "well under a second"
+    // issue 19: "runs in milliseconds"
+    {"Plan/llamacpp_llama3_70b_24g_12g_64g", 10e6}, {"Plan/llamacpp_qwen3_30b_a3b_n_cpu_moe", 10e6},
+    {"Plan/serving_vllm_llama31_70b_8x4090", 10e6},
 };
 
 // Keeps the console table and remembers each median (wall and CPU) for the summary.
@@ -170,6 +229,9 @@ BENCHMARK(BM_Solve<Knob::Batch>)->Name("Solve/batch")->Unit(benchmark::kMicrosec
 BENCHMARK(BM_Solve<Knob::Context>)->Name("Solve/context")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Solve<Knob::GpuCount>)->Name("Solve/gpu_count")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Solve<Knob::WeightFormat>)->Name("Solve/weight_format")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanLlamaCpp70B)->Name("Plan/llamacpp_llama3_70b_24g_12g_64g")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanLlamaCppMoE)->Name("Plan/llamacpp_qwen3_30b_a3b_n_cpu_moe")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanServing)->Name("Plan/serving_vllm_llama31_70b_8x4090")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Import70B)->Name("Import/local_llama3_70b_30_shards")->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
