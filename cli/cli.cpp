@@ -255,6 +255,7 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--tp", "N", "vLLM/SGLang: the tensor-parallel size (default: the largest vLLM accepts; SGLang: every GPU)"},
     {"--pp", "N", "vLLM: --pipeline-parallel-size (default: GPUs / tp)"},
     {"--flash-attn", nullptr, "flash attention on (-fa on)"},
+    {"--no-kv-offload", nullptr, "keep every layer's KV cache in system RAM, attention on the CPU (-nkvo)"},
     {"--ubatch", "N", "n_ubatch, -ub (default 512)"},
     {"--ngl", "N", "layers on the GPUs, -ngl (default: the most that fit)"},
     {"--n-cpu-moe", "N", "MoE: keep the routed experts of the first N layers on the CPU (--n-cpu-moe)"},
@@ -725,7 +726,8 @@ std::string usage() {
         "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
         "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
         "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
-        "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple] [--format json]\n"
+        "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--no-kv-offload] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple]\n"
+        "        [--format json]\n"
         "                                                         run it locally: layers per GPU, memory per device, launch line\n"
         "  vramlens plan --engine vllm|sglang --model ID --gpu ID [--gpu ID ...] [--weights bf16|fp8|awq-4bit] [--max-model-len N]\n"
         "        [--gpu-memory-utilization U] [--kv-cache-dtype auto|fp8] [--max-num-seqs N] [--tp N] [--pp N] [--format json]\n"
@@ -1564,6 +1566,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
                  flag == "--tp" || flag == "--pp" || flag == "--context-length" || flag == "--mem-fraction-static" || flag == "--max-running-requests")
             return bad(flag + " is a vLLM/SGLang flag (--engine vllm|sglang); llama.cpp takes --ctx, --kv-type and --ngl");
         else if (flag == "--flash-attn") in.flash_attention = value == "true";
+        else if (flag == "--no-kv-offload") in.kv_offload = value != "true";
         else if (flag == "--apple") in.apple_unified = value == "true";
         else if (flag == "--apple-chip" && !(chip = find_apple_chip(lower(value))))
             return bad("--apple-chip: \"" + escape_control_chars(value) + "\" is not an Apple chip vramlens knows (e.g. m2-max, m4-pro)");
@@ -1656,6 +1659,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         j["fits"] = p.fits;
         if (!p.advice.empty()) j["advice"] = p.advice;
         j["tensor_split"] = p.split;
+        j["kv_offload"] = in.kv_offload;
         auto dev = [](const DevicePlan& d) {
             return Json{{"name", d.name}, {"capacity_bytes", d.capacity}, {"reserve_bytes", d.reserve},
                         {"layers", Json::array({d.layer_begin, d.layer_end})}, {"output", d.output},
@@ -1666,7 +1670,10 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         for (const DevicePlan& d : p.gpus) j["devices"].push_back(dev(d));
         j["devices"].push_back(dev(p.cpu));
         if (p.fits) j["speed"] = speed_json(speed);
-        if (ollama) j["ollama"] = Json{{"num_gpu", p.ngl}, {"num_ctx", p.context}, {"env", ollama_env}};
+        if (ollama) {
+            j["ollama"] = Json{{"num_gpu", p.ngl}, {"num_ctx", p.context}, {"env", ollama_env}};
+            if (!ollama_set.unsupported.empty()) j["ollama"]["unsupported"] = ollama_set.unsupported;
+        }
         else j["launch"] = launch;
         out += j.dump(1) + "\n";
     } else {
@@ -1680,6 +1687,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             if (d.output) layers += " + output";
             if (&d == &p.cpu && in.n_cpu_moe > 0)
                 layers += ", experts of layers 0-" + std::to_string(std::min(in.n_cpu_moe, p.n_layer) - 1);
+            if (&d == &p.cpu && !in.kv_offload) layers += ", KV of every layer and the attention (-nkvo)";
             out += "  " + d.name + ": " + layers + "; weights " + amount_with_unit(d.weights, SizeUnit::GiB) + ", KV " + amount_with_unit(d.kv, SizeUnit::GiB) + ", compute " +
                    amount_with_unit(d.compute, SizeUnit::GiB) + " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
         };
@@ -1692,6 +1700,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         if (ollama) {
             out += "Ollama: PARAMETER num_gpu " + std::to_string(p.ngl) + ", PARAMETER num_ctx " + std::to_string(p.context) +
                    " (Modelfile or /set parameter); server env: " + ollama_env + "\n";
+            if (!ollama_set.unsupported.empty()) out += "Ollama cannot set: " + ollama_set.unsupported + "\n";
         } else {
             out += "launch: " + launch + "\n";
         }

@@ -44,7 +44,7 @@ TEST_CASE("cli plan: two GPUs, every emitted llama-server flag is one llama.cpp 
     const std::set<std::string> known = llama_server_flags();
     REQUIRE(known.size() > 20);
     for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
-             {}, {"--flash-attn", "--kv-type", "q8_0"}, {"--kv-type", "q4_0", "--flash-attn"}}) {
+             {}, {"--flash-attn", "--kv-type", "q8_0"}, {"--kv-type", "q4_0", "--flash-attn"}, {"--no-kv-offload"}}) {
         std::vector<std::string> args = {"--model", "llama-3-8b", "--weights", "Q4_K_M", "--ctx", "8192", "--gpu", "rtx-4090",
                                          "--gpu", "rtx-3060-12gb", "--ram", "64GB"};
         args.insert(args.end(), extra.begin(), extra.end());
@@ -321,4 +321,20 @@ TEST_CASE("cli plan --rank: which model fits best, one line per model, JSON rows
     CHECK(plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--max-loss", "tiny"}).err.find("--max-loss: \"tiny\" is not a loss class") != std::string::npos);
     CHECK(plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--weights", "nf4"}).err.find("--weights: \"nf4\" is not a GGUF type") != std::string::npos);
     CHECK(plan({"--rank", "--apple", "--ram", "64GB"}).err.find("--apple-chip: --rank needs the chip") != std::string::npos);
+}
+
+TEST_CASE("cli plan --no-kv-offload: the KV moves to the CPU row, the JSON says so, Ollama says it cannot") {
+    // Llama-3-8B at n_ctx 512: KV 32 layers * 512 * 2 * 8 * 128 * 2 B = 64 MiB, now in system RAM.
+    const Out r = plan({"--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-3090", "--ram", "32GB", "--no-kv-offload", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["kv_offload"] == false);
+    CHECK(j["devices"][0]["kv_bytes"].get<double>() == 0);
+    CHECK(j["devices"][1]["kv_bytes"].get<double>() == 64.0 * 1048576);
+    CHECK(j["launch"].get<std::string>().find(" -nkvo") != std::string::npos);
+    const Out o = plan({"--engine", "ollama", "--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-3090", "--ram", "32GB", "--no-kv-offload"});
+    REQUIRE(o.status == 0);
+    CHECK(line_starting(o.out, "Ollama cannot set: -nkvo").size() > 0);
+    CHECK(o.out.find("KV of every layer") != std::string::npos);
 }

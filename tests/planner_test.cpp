@@ -10,6 +10,7 @@
 #include "flag_list.h"
 #include "inference_models.h"
 #include "model/presets.h"
+#include "planner/launch.h"
 #include "planner/planner.h"
 #include "planner/serving.h"
 
@@ -490,4 +491,41 @@ TEST_CASE("SGLang plan: Qwen3-235B-A22B-FP8 on 4 H100s against SGLang's log in v
     CHECK(p.tp == 4);
     CHECK(p.kv_bytes_per_token == 48128);
     CHECK_THAT(static_cast<double>(p.tokens), Catch::Matchers::WithinRel(367404.0, 0.01));
+}
+
+TEST_CASE("planner: --no-kv-offload keeps every layer's KV in RAM and the attention peak on the CPU") {
+    // llama.cpp -nkvo [llama-cpp-code]: the KV buffers in the CPU buffer type, attention pinned to the
+    // CPU backend. The tiny model at n_ctx 1024 over two GPUs split 1,1, -ngl 5 (layers 0-2 | 3 + output):
+    //   GPU 0: no KV; compute = the MLP peak (2 * 512 + 2 * 256) * 512 * 4 = 3145728 B (no attention, no logits);
+    //   GPU 1: no KV; compute = the output peak (1024 + 512 + 256) * 512 * 4 = 3670016 B;
+    //   CPU: KV 4 layers * 1024 tokens * 1024 B = 4194304 B; compute = the attention peak kCompute1024.
+    PlanInput in = tiny(1024);
+    in.gpus = {{"RTX 4090", 24 * kGiB, 0}, {"RTX 3060 12GB", 12 * kGiB, 0}};
+    in.tensor_split = {1, 1};
+    in.kv_offload = false;
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.ok());
+    CHECK(p.gpus[0].weights == 3 * kLayer);
+    CHECK(p.gpus[1].weights == kLayer + kOutput);
+    CHECK(p.gpus[0].kv == 0);
+    CHECK(p.gpus[1].kv == 0);
+    CHECK(p.gpus[0].compute == 3145728);
+    CHECK(p.gpus[1].compute == 3670016);
+    CHECK(p.cpu.kv == 4 * 1024 * kKvToken);
+    CHECK(p.cpu.compute == kCompute1024);
+    CHECK(p.cpu.weights == kEmbd);
+    SECTION("-ngl 0: nothing offloaded, so no attention moves and the CPU has no extra compute") {
+        const Plan q = place_llamacpp(in, 0, 1024);
+        CHECK(q.cpu.kv == 4 * 1024 * kKvToken);
+        CHECK(q.cpu.compute == 0);
+    }
+    SECTION("the launch line says -nkvo; Ollama has no setting for it") {
+        const std::string line = llama_server_line(in, p, "tiny.gguf");
+        CHECK(line.size() > 6);
+        CHECK(line.substr(line.size() - 6) == " -nkvo");
+        CHECK(ollama_settings(in, p).unsupported.find("-nkvo") != std::string::npos);
+        in.kv_offload = true;
+        CHECK(llama_server_line(in, p, "tiny.gguf").find("-nkvo") == std::string::npos);
+        CHECK(ollama_settings(in, p).unsupported.empty());
+    }
 }

@@ -40,6 +40,7 @@ std::string llama_server_line(const PlanInput& in, const Plan& p, const std::str
     if (in.n_cpu_moe > 0) line += " --n-cpu-moe " + std::to_string(in.n_cpu_moe);
     line += in.flash_attention ? " -fa on" : " -fa off";
     if (in.kv != KvDtype::FP16) line += std::string(" -ctk ") + llamacpp_cache_type(in.kv) + " -ctv " + llamacpp_cache_type(in.kv);
+    if (!in.kv_offload) line += " -nkvo";
     return line;
 }
 
@@ -53,6 +54,8 @@ OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
     o.num_ctx = p.context;
     o.env = std::string("OLLAMA_FLASH_ATTENTION=") + (in.flash_attention ? "1" : "0");
     if (in.kv != KvDtype::FP16) o.env += std::string(" OLLAMA_KV_CACHE_TYPE=") + llamacpp_cache_type(in.kv);
+    auto unsupported = [&](const std::string& what) { o.unsupported += (o.unsupported.empty() ? "" : "; ") + what; };
+    if (!in.kv_offload) unsupported("-nkvo (Ollama has no setting that keeps the KV cache in RAM)");
     return o;
 }
 

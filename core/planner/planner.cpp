@@ -201,7 +201,7 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
         const double experts_on_cpu = (il < in.n_cpu_moe && device_of(il) >= 0) ? llamacpp_layer_expert_bytes(in, il) : 0;
         d.weights += layer - experts_on_cpu;
         p.cpu.weights += experts_on_cpu;
-        d.kv += kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, false);
+        (in.kv_offload ? d : p.cpu).kv += kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, false);
         if (d.layer_begin < 0) d.layer_begin = il;
         d.layer_end = il + 1;
     }
@@ -214,12 +214,17 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
 
     // Compute buffers (runtime.h llamacpp_compute_bytes): the GPU holding the output plans the
     // logits; a GPU with only repeating layers peaks at attention or the MLP (no logits: vocab 0).
+    // -nkvo: the attention of the offloaded layers runs on the CPU, so its peak is the host's.
     ModelSpec no_logits = m;
     no_logits.vocab = 0;
+    bool attention_moved = false;
     for (DevicePlan& d : p.gpus) {
         if (d.layer_end == d.layer_begin && !d.output) continue;
-        d.compute = llamacpp_compute_bytes(d.output ? m : no_logits, context, in.ubatch, in.flash_attention, LlamaCppBackend::CUDA);
+        d.compute = llamacpp_compute_bytes(d.output ? m : no_logits, context, in.ubatch, in.flash_attention, LlamaCppBackend::CUDA,
+                                           in.kv_offload);
+        attention_moved = attention_moved || d.layer_end > d.layer_begin;
     }
+    if (!in.kv_offload && attention_moved) p.cpu.compute = llamacpp_attention_bytes(m, context, in.ubatch, in.flash_attention);
 
     double gpu_used = 0;
     for (const DevicePlan& d : p.gpus) gpu_used += d.total();

@@ -45,6 +45,10 @@ struct PlanInput {
     int64_t ngl = -1;               // -ngl; < 0: the largest that fits
     int64_t n_cpu_moe = 0;          // --n-cpu-moe N: the routed experts (ffn_{gate,up,down}_exps) of layers
                                     // [0, N) stay on the CPU (common/arg.cpp's -ot pattern) [llama-cpp-server-flags]
+    bool kv_offload = true;         // false: -nkvo (--no-kv-offload): every layer's KV cache in host memory and the
+                                    // attention over it on the CPU (src/llama-kv-cache.cpp: the CPU buffer type when
+                                    // !offload; src/llama-graph.cpp build_attn_mha pins KQ..KQV to the CPU backend;
+                                    // read at 3514e9f) [llama-cpp-code]
 };
 
 struct DevicePlan {
@@ -65,7 +69,8 @@ struct Plan {
     int64_t context = 0;
     std::vector<double> split;      // the tensor split used (one value per GPU)
     std::vector<DevicePlan> gpus;
-    DevicePlan cpu;                 // host RAM: token embedding, CPU layers and their KV
+    DevicePlan cpu;                 // host RAM: token embedding, CPU layers and their KV (-nkvo: every layer's KV,
+                                    // and as compute the attention peak that the GPUs no longer hold)
     bool fits = false;              // every device within its capacity
     int64_t max_context = 0;        // largest context (multiple of 256, up to the larger of n_ctx_train and the
                                     // requested one) that fits at this -ngl; 0: none
