@@ -260,6 +260,8 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--ngl", "N", "layers on the GPUs, -ngl (default: the most that fit)"},
     {"--n-cpu-moe", "N", "MoE: keep the routed experts of the first N layers on the CPU (--n-cpu-moe)"},
     {"--tensor-split", "A,B,...", "proportions per GPU (default: by each GPU's usable memory)"},
+    {"--split-mode", "MODE", "layer (default): whole layers per GPU | row: each layer's matrices split by rows over the GPUs | none: one GPU"},
+    {"--main-gpu", "N", "the GPU of --split-mode none, by its --gpu position from 0 (default 0)"},
     {"--apple", nullptr, "an Apple Silicon Mac: the GPU shares --ram (give no --gpu)"},
     {"--wired-limit-mb", "N", "Apple: iogpu.wired_limit_mb (default 0: macOS's default limit)"},
     {"--apple-chip", "ID", "Apple: the chip, for its memory bandwidth (m1 ... m4-max-40c)"},
@@ -727,7 +729,7 @@ std::string usage() {
         "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
         "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
         "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--no-kv-offload] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple]\n"
-        "        [--format json]\n"
+        "        [--split-mode layer|row|none] [--main-gpu N] [--format json]\n"
         "                                                         run it locally: layers per GPU, memory per device, launch line\n"
         "  vramlens plan --engine vllm|sglang --model ID --gpu ID [--gpu ID ...] [--weights bf16|fp8|awq-4bit] [--max-model-len N]\n"
         "        [--gpu-memory-utilization U] [--kv-cache-dtype auto|fp8] [--max-num-seqs N] [--tp N] [--pp N] [--format json]\n"
@@ -1587,12 +1589,20 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             else if (v == "q8_0") in.kv = KvDtype::INT8;
             else if (v == "q4_0") in.kv = KvDtype::INT4;
             else return bad("--kv-type: \"" + escape_control_chars(value) + "\" is not a llama.cpp cache type; use f16, bf16, q8_0 or q4_0");
-        } else if (flag == "--ctx" || flag == "--ubatch" || flag == "--ngl" || flag == "--wired-limit-mb" || flag == "--n-cpu-moe") {
+        } else if (flag == "--split-mode") {
+            const std::string v = lower(value);
+            if (v == "layer") in.split_mode = SplitMode::Layer;
+            else if (v == "row") in.split_mode = SplitMode::Row;
+            else if (v == "none") in.split_mode = SplitMode::None;
+            else return bad("--split-mode: \"" + escape_control_chars(value) + "\" is not a llama.cpp split mode; use layer, row or none");
+        } else if (flag == "--ctx" || flag == "--ubatch" || flag == "--ngl" || flag == "--wired-limit-mb" || flag == "--n-cpu-moe" ||
+                   flag == "--main-gpu") {
             int64_t n = 0;
             if (!whole(flag, value, n) || n < 0)
                 return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a whole number >= 0");
             (flag == "--ctx" ? in.context : flag == "--ubatch" ? in.ubatch : flag == "--ngl" ? in.ngl
-                                                                   : flag == "--n-cpu-moe" ? in.n_cpu_moe : in.wired_limit_mb) = n;
+                                                                   : flag == "--n-cpu-moe" ? in.n_cpu_moe
+                                                                   : flag == "--main-gpu"  ? in.main_gpu : in.wired_limit_mb) = n;
         } else if (flag == "--tensor-split") {
             in.tensor_split.clear();
             size_t start = 0;
@@ -1660,10 +1670,12 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         if (!p.advice.empty()) j["advice"] = p.advice;
         j["tensor_split"] = p.split;
         j["kv_offload"] = in.kv_offload;
+        j["split_mode"] = split_mode_name(in.split_mode);
+        j["main_gpu"] = in.main_gpu;
         auto dev = [](const DevicePlan& d) {
             return Json{{"name", d.name}, {"capacity_bytes", d.capacity}, {"reserve_bytes", d.reserve},
                         {"layers", Json::array({d.layer_begin, d.layer_end})}, {"output", d.output},
-                        {"weights_bytes", d.weights}, {"kv_bytes", d.kv}, {"compute_bytes", d.compute},
+                        {"weights_bytes", d.weights}, {"split_buffer_bytes", d.split_buffer}, {"kv_bytes", d.kv}, {"compute_bytes", d.compute},
                         {"total_bytes", d.total()}, {"fits", d.fits()}};
         };
         j["devices"] = Json::array();
@@ -1688,12 +1700,15 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             if (&d == &p.cpu && in.n_cpu_moe > 0)
                 layers += ", experts of layers 0-" + std::to_string(std::min(in.n_cpu_moe, p.n_layer) - 1);
             if (&d == &p.cpu && !in.kv_offload) layers += ", KV of every layer and the attention (-nkvo)";
+            if (d.split_buffer > 0) layers += ", split buffer " + amount_with_unit(d.split_buffer, SizeUnit::GiB) + " (rows on every GPU)";
             out += "  " + d.name + ": " + layers + "; weights " + amount_with_unit(d.weights, SizeUnit::GiB) + ", KV " + amount_with_unit(d.kv, SizeUnit::GiB) + ", compute " +
                    amount_with_unit(d.compute, SizeUnit::GiB) + " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
         };
         for (const DevicePlan& d : p.gpus) row(d);
         row(p.cpu);
-        if (p.gpus.size() > 1) out += "tensor split: " + tensor_split_text(p.split) + "\n";
+        if (p.gpus.size() > 1)
+            out += "tensor split: " + tensor_split_text(p.split) + ", --split-mode " + split_mode_name(in.split_mode) +
+                   (in.split_mode == SplitMode::Row ? " (weights: each GPU's own tensors and its rows of every split matrix)" : "") + "\n";
         out += "largest context at -ngl " + std::to_string(p.ngl) + ": " + std::to_string(p.max_context) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";
         if (p.fits) out += speed_line(speed, p.context);

@@ -44,7 +44,8 @@ TEST_CASE("cli plan: two GPUs, every emitted llama-server flag is one llama.cpp 
     const std::set<std::string> known = llama_server_flags();
     REQUIRE(known.size() > 20);
     for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
-             {}, {"--flash-attn", "--kv-type", "q8_0"}, {"--kv-type", "q4_0", "--flash-attn"}, {"--no-kv-offload"}}) {
+             {}, {"--flash-attn", "--kv-type", "q8_0"}, {"--kv-type", "q4_0", "--flash-attn"}, {"--no-kv-offload"}, {"--split-mode", "row"},
+             {"--split-mode", "none", "--main-gpu", "1"}}) {
         std::vector<std::string> args = {"--model", "llama-3-8b", "--weights", "Q4_K_M", "--ctx", "8192", "--gpu", "rtx-4090",
                                          "--gpu", "rtx-3060-12gb", "--ram", "64GB"};
         args.insert(args.end(), extra.begin(), extra.end());
@@ -54,7 +55,7 @@ TEST_CASE("cli plan: two GPUs, every emitted llama-server flag is one llama.cpp 
         const std::string launch = line_starting(r.out, "launch: llama-server ");
         REQUIRE_FALSE(launch.empty());
         CHECK(launch.find("-ngl 33 ") != std::string::npos);
-        CHECK(launch.find("--tensor-split ") != std::string::npos);
+        CHECK(launch.find(extra.size() > 2 && extra[1] == "none" ? "--main-gpu 1" : "--tensor-split ") != std::string::npos);
         const std::vector<std::string> flags = vl::test::command_flags(launch.substr(std::string("launch: llama-server ").size()));
         for (const std::string& w : flags) {
             INFO(w);
@@ -337,4 +338,29 @@ TEST_CASE("cli plan --no-kv-offload: the KV moves to the CPU row, the JSON says 
     REQUIRE(o.status == 0);
     CHECK(line_starting(o.out, "Ollama cannot set: -nkvo").size() > 0);
     CHECK(o.out.find("KV of every layer") != std::string::npos);
+}
+
+TEST_CASE("cli plan --split-mode row: JSON split buffers, the mode in text and JSON, and bad values name the flag") {
+    const Out r = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--split-mode", "row",
+                        "--tensor-split", "1,1", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["split_mode"] == "row");
+    CHECK(j["main_gpu"] == 0);
+    // Llama-3-8B's 32 layers split 1,1: 17 on the RTX 4090 (il / 33 < .5), 15 and the output on the 3060;
+    // each GPU holds rows of all of them, so both split buffers are set and the CPU's is not.
+    CHECK(j["devices"][0]["layers"] == nlohmann::json::array({0, 17}));
+    CHECK(j["devices"][0]["split_buffer_bytes"].get<double>() > 0);
+    CHECK(j["devices"][1]["split_buffer_bytes"].get<double>() > 0);
+    CHECK(j["devices"][2]["split_buffer_bytes"].get<double>() == 0);
+    CHECK(j["launch"].get<std::string>().find("--split-mode row --tensor-split 0.5,0.5") != std::string::npos);
+    const Out text = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--split-mode", "row"});
+    CHECK(line_starting(text.out, "tensor split: ").find("--split-mode row") != std::string::npos);
+    const Out bad = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--split-mode", "rows"});
+    CHECK(bad.status == 1);
+    CHECK(bad.err.find("--split-mode: \"rows\"") != std::string::npos);
+    const Out main_gpu = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--main-gpu", "1"});
+    CHECK(main_gpu.status == 1);
+    CHECK(main_gpu.err.find("main-gpu: llama.cpp reads --main-gpu only with --split-mode none") != std::string::npos);
 }

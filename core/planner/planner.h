@@ -18,6 +18,17 @@
 
 namespace vl {
 
+// llama.cpp --split-mode (src/llama.cpp, src/llama-model.cpp load_tensors, read at 5bc7a74 / a5410f0
+// [llama-cpp-code]). layer: whole layers per GPU by the tensor split. row: the layers (their norms,
+// routed experts, KV cache and compute) are assigned to GPUs exactly as for layer, but every 2-D matrix
+// of an offloaded layer and output.weight lives in the CUDA split buffer: GPU i holds rows
+// [n * s_i, n * s_{i+1}) of each (s: the cumulative normalised split, each bound rounded down to 128
+// rows, 64 on GPUs before Volta; the last GPU up to n), each slice padded by ggml_row_size(512 - ne0 % 512)
+// when ne0 is not a multiple of 512; a matrix stays whole on its layer's GPU when that GPU would get
+// no rows of it (ggml-cuda.cu get_row_split, supports_op, read at f6d77a1). none: one GPU, --main-gpu.
+enum class SplitMode { Layer, Row, None };
+const char* split_mode_name(SplitMode m);  // "layer", "row", "none"
+
 struct PlanGpu {
     std::string name;
     double memory_bytes = 0;   // total memory as the driver reports it
@@ -45,6 +56,8 @@ struct PlanInput {
     int64_t ngl = -1;               // -ngl; < 0: the largest that fits
     int64_t n_cpu_moe = 0;          // --n-cpu-moe N: the routed experts (ffn_{gate,up,down}_exps) of layers
                                     // [0, N) stay on the CPU (common/arg.cpp's -ot pattern) [llama-cpp-server-flags]
+    SplitMode split_mode = SplitMode::Layer;  // --split-mode
+    int64_t main_gpu = 0;           // --main-gpu: the one GPU of --split-mode none (llama.cpp reads it for no other mode)
     bool kv_offload = true;         // false: -nkvo (--no-kv-offload): every layer's KV cache in host memory and the
                                     // attention over it on the CPU (src/llama-kv-cache.cpp: the CPU buffer type when
                                     // !offload; src/llama-graph.cpp build_attn_mha pins KQ..KQV to the CPU backend;
@@ -57,7 +70,9 @@ struct DevicePlan {
     double reserve = 0;
     int64_t layer_begin = 0, layer_end = 0;  // repeating layers [begin, end)
     bool output = false;            // holds output.weight (and the logits' compute)
-    double weights = 0, kv = 0, compute = 0;
+    double weights = 0, kv = 0, compute = 0;  // weights: all this device holds (--split-mode row: its rows of every split matrix)
+    double split_buffer = 0;        // --split-mode row: llama.cpp's "CUDA<i>_Split model buffer size", the split matrices of the
+                                    // layers this GPU holds, every GPU's rows and padding together (not all on this GPU)
     double total() const { return weights + kv + compute; }
     bool fits() const { return total() <= capacity; }
 };
