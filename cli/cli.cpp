@@ -256,6 +256,9 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--pp", "N", "vLLM: --pipeline-parallel-size (default: GPUs / tp)"},
     {"--flash-attn", nullptr, "flash attention on (-fa on)"},
     {"--no-kv-offload", nullptr, "keep every layer's KV cache in system RAM, attention on the CPU (-nkvo)"},
+    {"--mmproj", "FILE", "a vision model's projector GGUF (its tensor bytes are read from the header), on the first GPU"},
+    {"--mmproj-bytes", "SIZE", "the projector's size instead of its file, e.g. 1.2GB (GiB, as --ram)"},
+    {"--no-mmproj-offload", nullptr, "keep the projector in system RAM (--no-mmproj-offload)"},
     {"--ubatch", "N", "n_ubatch, -ub (default 512)"},
     {"--ngl", "N", "layers on the GPUs, -ngl (default: the most that fit)"},
     {"--n-cpu-moe", "N", "MoE: keep the routed experts of the first N layers on the CPU (--n-cpu-moe)"},
@@ -729,7 +732,7 @@ std::string usage() {
         "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
         "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
         "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--no-kv-offload] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple]\n"
-        "        [--split-mode layer|row|none] [--main-gpu N] [--format json]\n"
+        "        [--split-mode layer|row|none] [--main-gpu N] [--mmproj FILE] [--no-mmproj-offload] [--format json]\n"
         "                                                         run it locally: layers per GPU, memory per device, launch line\n"
         "  vramlens plan --engine vllm|sglang --model ID --gpu ID [--gpu ID ...] [--weights bf16|fp8|awq-4bit] [--max-model-len N]\n"
         "        [--gpu-memory-utilization U] [--kv-cache-dtype auto|fp8] [--max-num-seqs N] [--tp N] [--pp N] [--format json]\n"
@@ -1577,7 +1580,21 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             if (!x.ok() || !(*x.value > 0)) return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a positive number (e.g. 89.6)");
             (flag == "--ram-bandwidth" ? speed_in.ram_bandwidth : speed_in.cpu_flops) = *x.value * (flag == "--ram-bandwidth" ? 1e9 : 1e12);
         }
-        else if (flag == "--ram") {
+        else if (flag == "--mmproj") {
+            // A vision projector's GGUF: its tensors' bytes from the header (read as --model reads a GGUF).
+            CheckpointSource src;
+            if (!load_checkpoint_source(value, src, err)) return kBadInput;
+            if (!src.gguf) return bad("--mmproj: \"" + escape_control_chars(value) + "\" is not a GGUF file; give the projector's .gguf (mmproj-*.gguf)");
+            in.mmproj_bytes = 0;
+            for (const GgufTensor& t : src.gguf->tensors) in.mmproj_bytes += static_cast<double>(t.bytes);
+            in.mmproj_file = value;
+        } else if (flag == "--mmproj-bytes") {
+            std::optional<double> r = parse_ram_size(value);
+            if (!r) return bad("--mmproj-bytes: \"" + escape_control_chars(value) + "\" is not a size; give e.g. 1.2GB (GiB, as --ram)");
+            in.mmproj_bytes = *r;
+        } else if (flag == "--no-mmproj-offload") {
+            in.mmproj_offload = value != "true";
+        } else if (flag == "--ram") {
             std::optional<double> r = parse_ram_size(value);
             if (!r) return bad("--ram: \"" + escape_control_chars(value) + "\" is not a size; give e.g. 64GB or 48GiB");
             in.ram_bytes = *r;
@@ -1671,11 +1688,14 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         j["tensor_split"] = p.split;
         j["kv_offload"] = in.kv_offload;
         j["split_mode"] = split_mode_name(in.split_mode);
+        j["mmproj_bytes"] = in.mmproj_bytes;
+        j["mmproj_offload"] = in.mmproj_offload;
         j["main_gpu"] = in.main_gpu;
         auto dev = [](const DevicePlan& d) {
             return Json{{"name", d.name}, {"capacity_bytes", d.capacity}, {"reserve_bytes", d.reserve},
                         {"layers", Json::array({d.layer_begin, d.layer_end})}, {"output", d.output},
                         {"weights_bytes", d.weights}, {"split_buffer_bytes", d.split_buffer}, {"kv_bytes", d.kv}, {"compute_bytes", d.compute},
+                        {"mmproj_bytes", d.mmproj},
                         {"total_bytes", d.total()}, {"fits", d.fits()}};
         };
         j["devices"] = Json::array();
@@ -1702,7 +1722,9 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             if (&d == &p.cpu && !in.kv_offload) layers += ", KV of every layer and the attention (-nkvo)";
             if (d.split_buffer > 0) layers += ", split buffer " + amount_with_unit(d.split_buffer, SizeUnit::GiB) + " (rows on every GPU)";
             out += "  " + d.name + ": " + layers + "; weights " + amount_with_unit(d.weights, SizeUnit::GiB) + ", KV " + amount_with_unit(d.kv, SizeUnit::GiB) + ", compute " +
-                   amount_with_unit(d.compute, SizeUnit::GiB) + " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
+                   amount_with_unit(d.compute, SizeUnit::GiB) +
+                   (d.mmproj > 0 ? ", vision projector " + amount_with_unit(d.mmproj, SizeUnit::GiB) + " (its CLIP compute buffer not planned)" : "") +
+                   " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
         };
         for (const DevicePlan& d : p.gpus) row(d);
         row(p.cpu);

@@ -2,6 +2,7 @@
 // against llama.cpp's documented flag list, and bad input naming the flag with close matches.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -9,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include "checkpoint_files.h"
 #include "cli.h"
 #include "flag_list.h"
 #include "planner/speed.h"
@@ -363,4 +367,63 @@ TEST_CASE("cli plan --split-mode row: JSON split buffers, the mode in text and J
     const Out main_gpu = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--main-gpu", "1"});
     CHECK(main_gpu.status == 1);
     CHECK(main_gpu.err.find("main-gpu: llama.cpp reads --main-gpu only with --split-mode none") != std::string::npos);
+}
+
+TEST_CASE("cli plan --mmproj: the projector GGUF's tensor bytes on the first GPU, or in RAM with --no-mmproj-offload") {
+    // A tiny CLIP projector written here (tests/checkpoint_files.h): v.patch_embd F16 [14, 14, 3, 64]
+    // 37632 weights * 2 = 75264 B; v.blk.0.attn_q F16 [64, 64] 8192 B; v.blk.0.ln1 F32 [64] 256 B;
+    // mm.0 Q8_0 [64, 256] 16384 / 32 * 34 = 17408 B; in all 101120 B.
+    constexpr uint32_t F32 = 0, F16 = 1, Q8_0 = 8;
+    vl::test::GgufWriter w;
+    w.string("general.architecture", "clip");
+    w.u32("clip.vision.image_size", 224);
+    w.u32("clip.vision.patch_size", 14);
+    w.u32("clip.vision.embedding_length", 64);
+    w.u32("clip.vision.block_count", 1);
+    w.tensor("v.patch_embd.weight", {14, 14, 3, 64}, F16, 75264);
+    w.tensor("v.blk.0.attn_q.weight", {64, 64}, F16, 8192);
+    w.tensor("v.blk.0.ln1.weight", {64}, F32, 256);
+    w.tensor("mm.0.weight", {64, 256}, Q8_0, 17408);
+    const std::filesystem::path file =
+        std::filesystem::temp_directory_path() / ("vramlens_cli_plan_test_" + std::to_string(::getpid()) + "_mmproj-tiny.gguf");
+    std::ofstream(file, std::ios::binary) << w.file();
+    const std::vector<std::string> base = {"--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb",
+                                           "--ram", "32GB", "--mmproj", file.string()};
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--format", "json"});
+    const Out r = plan(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["mmproj_bytes"].get<double>() == 101120);
+    CHECK(j["devices"][0]["mmproj_bytes"].get<double>() == 101120);
+    CHECK(j["devices"][1]["mmproj_bytes"].get<double>() == 0);
+    CHECK(j["devices"][2]["mmproj_bytes"].get<double>() == 0);
+    const std::string launch = j["launch"];
+    CHECK(launch.find(" --mmproj " + file.string()) != std::string::npos);
+    const std::set<std::string> known = llama_server_flags();
+    for (const std::string& f : vl::test::command_flags(launch.substr(std::string("llama-server ").size()))) {
+        INFO(f);
+        CHECK(known.count(f) == 1);
+    }
+    args.push_back("--no-mmproj-offload");
+    const Out cpu = plan(args);
+    REQUIRE(cpu.status == 0);
+    const nlohmann::json c = nlohmann::json::parse(cpu.out);
+    CHECK(c["mmproj_offload"] == false);
+    CHECK(c["devices"][0]["mmproj_bytes"].get<double>() == 0);
+    CHECK(c["devices"][2]["mmproj_bytes"].get<double>() == 101120);
+    CHECK(c["launch"].get<std::string>().find("--no-mmproj-offload") != std::string::npos);
+    std::filesystem::remove(file);
+    const Out text = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "1GB"});
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find("vision projector 1.00 GiB") != std::string::npos);
+    const Out bad = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "big"});
+    CHECK(bad.status == 1);
+    CHECK(bad.err.find("--mmproj-bytes: \"big\" is not a size") != std::string::npos);
+    const Out alone = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--no-mmproj-offload"});
+    CHECK(alone.status == 1);
+    CHECK(alone.err.find("no-mmproj-offload: there is no projector") != std::string::npos);
+    const Out missing = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj", "/nonexistent/mmproj.gguf"});
+    CHECK(missing.status != 0);
 }

@@ -631,3 +631,28 @@ TEST_CASE("planner: --split-mode none puts everything on --main-gpu, and bad spl
     mac.split_mode = SplitMode::Row;
     CHECK(plan_llamacpp(mac).error.rfind("split-mode:", 0) == 0);
 }
+
+TEST_CASE("planner: a vision projector (--mmproj) sits whole on the first GPU, or in RAM, and counts against it") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"RTX 4090", 24 * kGiB, 0}, {"RTX 3060 12GB", 12 * kGiB, 0}};
+    in.tensor_split = {1, 1};
+    in.mmproj_bytes = 600 * kMiB;
+    in.mmproj_file = "mmproj-tiny-f16.gguf";
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.ok());
+    CHECK(p.gpus[0].mmproj == 600 * kMiB);
+    CHECK(p.gpus[0].total() == 3 * kLayer + 3 * 1024 * kKvToken + kCompute1024 + 600 * kMiB);
+    CHECK(p.gpus[1].mmproj == 0);
+    CHECK(llama_server_line(in, p, "tiny.gguf").find(" --mmproj mmproj-tiny-f16.gguf") != std::string::npos);
+    in.mmproj_offload = false;
+    const Plan q = place_llamacpp(in, 5, 1024);
+    CHECK(q.gpus[0].mmproj == 0);
+    CHECK(q.cpu.mmproj == 600 * kMiB);
+    CHECK(llama_server_line(in, q, "tiny.gguf").find(" --mmproj mmproj-tiny-f16.gguf --no-mmproj-offload") != std::string::npos);
+    PlanInput neg = in;
+    neg.mmproj_bytes = -1;
+    CHECK(plan_llamacpp(neg).error.rfind("mmproj-bytes:", 0) == 0);
+    PlanInput none = in;
+    none.mmproj_bytes = 0;
+    CHECK(plan_llamacpp(none).error.rfind("no-mmproj-offload:", 0) == 0);
+}

@@ -43,6 +43,8 @@ std::string llama_server_line(const PlanInput& in, const Plan& p, const std::str
     line += in.flash_attention ? " -fa on" : " -fa off";
     if (in.kv != KvDtype::FP16) line += std::string(" -ctk ") + llamacpp_cache_type(in.kv) + " -ctv " + llamacpp_cache_type(in.kv);
     if (!in.kv_offload) line += " -nkvo";
+    if (in.mmproj_bytes > 0) line += " --mmproj " + (in.mmproj_file.empty() ? std::string("mmproj.gguf") : in.mmproj_file);
+    if (in.mmproj_bytes > 0 && !in.mmproj_offload) line += " --no-mmproj-offload";
     return line;
 }
 
@@ -58,6 +60,7 @@ OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
     if (in.kv != KvDtype::FP16) o.env += std::string(" OLLAMA_KV_CACHE_TYPE=") + llamacpp_cache_type(in.kv);
     auto unsupported = [&](const std::string& what) { o.unsupported += (o.unsupported.empty() ? "" : "; ") + what; };
     if (!in.kv_offload) unsupported("-nkvo (Ollama has no setting that keeps the KV cache in RAM)");
+    if (in.mmproj_bytes > 0 && !in.mmproj_offload) unsupported("--no-mmproj-offload (no Ollama setting keeps the projector in RAM)");
     if (in.split_mode != SplitMode::Layer && p.gpus.size() > 1)
         unsupported(std::string("--split-mode ") + split_mode_name(in.split_mode) + " (Ollama splits by layers; ollama/ollama#5527 is unmerged)");
     return o;

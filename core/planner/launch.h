@@ -25,7 +25,7 @@ std::string plan_model_file(const PlanInput& in, const std::string& unnamed = "m
 
 // `llama-server -m FILE -ngl N -c CTX -ub UB [--split-mode layer|row --tensor-split a,b | --split-mode none
 // --main-gpu G] [--n-cpu-moe K]
-// -fa on|off [-ctk T -ctv T] [-nkvo]` for plan `p` of `in`.
+// -fa on|off [-ctk T -ctv T] [-nkvo] [--mmproj FILE [--no-mmproj-offload]]` for plan `p` of `in`.
 std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file);
 
 // Ollama runs llama.cpp with num_gpu (= -ngl) and num_ctx (= -c) from the Modelfile or /set

@@ -84,6 +84,10 @@ std::string validate_plan(const PlanInput& in) {
     for (size_t i = 0; i < in.gpus.size(); ++i)
         if (!(in.gpus[i].memory_bytes > 0) || !std::isfinite(in.gpus[i].memory_bytes))
             return "gpu " + std::to_string(i + 1) + ": its memory must be a positive size (e.g. 24GB)";
+    if (!(in.mmproj_bytes >= 0) || !std::isfinite(in.mmproj_bytes))
+        return "mmproj-bytes: the projector's size must be a size >= 0 (e.g. 1.2GB), or give --mmproj FILE.gguf";
+    if (!in.mmproj_offload && !(in.mmproj_bytes > 0))
+        return "no-mmproj-offload: there is no projector to keep in RAM; add --mmproj FILE.gguf (or --mmproj-bytes) or leave it out";
     const int64_t n_gpus = in.apple_unified ? 1 : static_cast<int64_t>(in.gpus.size());
     if (in.main_gpu < 0 || (n_gpus > 0 && in.main_gpu >= n_gpus))
         return "main-gpu: give a GPU index from 0 to " + std::to_string(std::max<int64_t>(n_gpus - 1, 0)) + " (the --gpu order)";
@@ -316,6 +320,9 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
         attention_moved = attention_moved || d.layer_end > d.layer_begin;
     }
     if (!in.kv_offload && attention_moved) p.cpu.compute = llamacpp_attention_bytes(m, context, in.ubatch, in.flash_attention);
+
+    // The vision projector: whole on the first GPU backend, or in RAM with --no-mmproj-offload or no GPU.
+    (in.mmproj_offload && n_gpu > 0 ? p.gpus[0] : p.cpu).mmproj = in.mmproj_bytes;
 
     double gpu_used = 0;
     for (const DevicePlan& d : p.gpus) gpu_used += d.total();

@@ -58,6 +58,11 @@ struct PlanInput {
                                     // [0, N) stay on the CPU (common/arg.cpp's -ot pattern) [llama-cpp-server-flags]
     SplitMode split_mode = SplitMode::Layer;  // --split-mode
     int64_t main_gpu = 0;           // --main-gpu: the one GPU of --split-mode none (llama.cpp reads it for no other mode)
+    double mmproj_bytes = 0;        // --mmproj: a vision model's projector, its GGUF tensors' bytes (0: none)
+    std::string mmproj_file;        // its file for the launch line ("" : mmproj.gguf)
+    bool mmproj_offload = true;     // false: --no-mmproj-offload, the projector in system RAM. Offloaded, tools/mtmd/clip.cpp
+                                    // loads it whole on the first GPU backend (ggml_backend_init_by_type(GPU), not --main-gpu),
+                                    // read at 3679b65 [llama-cpp-code]; the CLIP graph's compute buffer is not planned
     bool kv_offload = true;         // false: -nkvo (--no-kv-offload): every layer's KV cache in host memory and the
                                     // attention over it on the CPU (src/llama-kv-cache.cpp: the CPU buffer type when
                                     // !offload; src/llama-graph.cpp build_attn_mha pins KQ..KQV to the CPU backend;
@@ -73,7 +78,8 @@ struct DevicePlan {
     double weights = 0, kv = 0, compute = 0;  // weights: all this device holds (--split-mode row: its rows of every split matrix)
     double split_buffer = 0;        // --split-mode row: llama.cpp's "CUDA<i>_Split model buffer size", the split matrices of the
                                     // layers this GPU holds, every GPU's rows and padding together (not all on this GPU)
-    double total() const { return weights + kv + compute; }
+    double mmproj = 0;              // the vision projector's weights (--mmproj) on this device
+    double total() const { return weights + kv + compute + mmproj; }
     bool fits() const { return total() <= capacity; }
 };
 
