@@ -156,17 +156,20 @@ PlanInput plan_qwen3_moe_cpu_experts() {
     in.n_cpu_moe = 24;
     return in;
 }
-void run_plan(benchmark::State& state, const PlanInput& in) {
-    int64_t ngl = 0, ctx = 0;
+// Times make_plan() and reports two of the plan's numbers (fields a and b) as counters.
+template <class P, class F>
+void run_planner(benchmark::State& state, F make_plan, const char* name_a, int64_t P::*a, const char* name_b, int64_t P::*b) {
+    P last;
     for (auto _ : state) {
-        const Plan p = plan_llamacpp(in);
-        if (!p.ok()) state.SkipWithError(p.error.c_str());
-        ngl = p.ngl;
-        ctx = p.max_context;
-        benchmark::DoNotOptimize(p.fits);
+        last = make_plan();
+        if (!last.ok()) state.SkipWithError(last.error.c_str());
+        benchmark::DoNotOptimize(last.*a);
     }
-    state.counters["ngl"] = static_cast<double>(ngl);
-    state.counters["max_context"] = static_cast<double>(ctx);
+    state.counters[name_a] = static_cast<double>(last.*a);
+    state.counters[name_b] = static_cast<double>(last.*b);
+}
+void run_plan(benchmark::State& state, const PlanInput& in) {
+    run_planner(state, [&] { return plan_llamacpp(in); }, "ngl", &Plan::ngl, "max_context", &Plan::max_context);
 }
 void BM_PlanLlamaCpp70B(benchmark::State& st) { run_plan(st, plan_70b_two_gpus()); }
 void BM_PlanLlamaCppMoE(benchmark::State& st) { run_plan(st, plan_qwen3_moe_cpu_experts()); }
@@ -175,16 +178,7 @@ void BM_PlanServing(benchmark::State& state) {
     in.model = bench::llama3_70b();
     in.model.max_position = 131072;  // Llama-3.1-70B: the longest --max-model-len that fits is searched, not the cap
     in.gpus.assign(8, PlanGpu{"RTX 4090", 25757220864.0, -1});  // tp and pp chosen
-    int64_t tp = 0, len = 0;
-    for (auto _ : state) {
-        const ServingPlan p = plan_serving(in);
-        if (!p.ok()) state.SkipWithError(p.error.c_str());
-        tp = p.tp;
-        len = p.largest_max_model_len;
-        benchmark::DoNotOptimize(len);
-    }
-    state.counters["tp"] = static_cast<double>(tp);
-    state.counters["largest_max_model_len"] = static_cast<double>(len);
+    run_planner(state, [&] { return plan_serving(in); }, "tp", &ServingPlan::tp, "largest_max_model_len", &ServingPlan::largest_max_model_len);
 }
 
 // name -> budget in ns (the median of the repetitions must stay under it)

@@ -35,6 +35,12 @@ Out plan(std::vector<std::string> args) {
 
 std::set<std::string> llama_server_flags() { return vl::test::documented_flags("llama_server_flags.txt"); }
 
+// Whether `vramlens plan ARGS` refuses the input (exit 1) with `message` in its error.
+bool refused_with(const std::vector<std::string>& args, const std::string& message) {
+    const Out r = plan(args);
+    return r.status == 1 && r.err.find(message) != std::string::npos;
+}
+
 std::string line_starting(const std::string& text, const std::string& prefix) {
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);)
@@ -361,12 +367,9 @@ TEST_CASE("cli plan --split-mode row: JSON split buffers, the mode in text and J
     CHECK(j["launch"].get<std::string>().find("--split-mode row --tensor-split 0.5,0.5") != std::string::npos);
     const Out text = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--split-mode", "row"});
     CHECK(line_starting(text.out, "tensor split: ").find("--split-mode row") != std::string::npos);
-    const Out bad = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--split-mode", "rows"});
-    CHECK(bad.status == 1);
-    CHECK(bad.err.find("--split-mode: \"rows\"") != std::string::npos);
-    const Out main_gpu = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--main-gpu", "1"});
-    CHECK(main_gpu.status == 1);
-    CHECK(main_gpu.err.find("main-gpu: llama.cpp reads --main-gpu only with --split-mode none") != std::string::npos);
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--split-mode", "rows"}, "--split-mode: \"rows\""));
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--main-gpu", "1"},
+                       "main-gpu: llama.cpp reads --main-gpu only with --split-mode none"));
 }
 
 TEST_CASE("cli plan --mmproj: the projector GGUF's tensor bytes on the first GPU, or in RAM with --no-mmproj-offload") {
@@ -418,12 +421,7 @@ TEST_CASE("cli plan --mmproj: the projector GGUF's tensor bytes on the first GPU
     const Out text = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "1GB"});
     REQUIRE(text.status == 0);
     CHECK(text.out.find("vision projector 1.00 GiB") != std::string::npos);
-    const Out bad = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "big"});
-    CHECK(bad.status == 1);
-    CHECK(bad.err.find("--mmproj-bytes: \"big\" is not a size") != std::string::npos);
-    const Out alone = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--no-mmproj-offload"});
-    CHECK(alone.status == 1);
-    CHECK(alone.err.find("no-mmproj-offload: there is no projector") != std::string::npos);
-    const Out missing = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj", "/nonexistent/mmproj.gguf"});
-    CHECK(missing.status != 0);
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "big"}, "--mmproj-bytes: \"big\" is not a size"));
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--no-mmproj-offload"}, "no-mmproj-offload: there is no projector"));
+    CHECK(plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj", "/nonexistent/mmproj.gguf"}).status != 0);
 }

@@ -41,6 +41,14 @@ PlanInput tiny(int64_t ctx) {
 // peak, KQ 1024 * 512 * 4 heads * 4 B + mask 1024 * 512 * 4 B + 4 * 256 * 512 * 4 B = 12582912 B
 // (above the MLP's (2 * 512 + 2 * 256) * 512 * 4 and the output's (1024 + 512 + 256) * 512 * 4).
 constexpr double kCompute1024 = 12582912;
+
+// The field named by the error of `in` changed by `change`: the text before the error's first ':'.
+template <class F>
+std::string bad_field(PlanInput in, F change) {
+    change(in);
+    const std::string e = plan_llamacpp(in).error;
+    return e.substr(0, e.find(':'));
+}
 }  // namespace
 
 TEST_CASE("planner: Llama-3-8B Q4_K_M, 33/33 layers on one GPU, matches llama.cpp's load log") {
@@ -617,19 +625,10 @@ TEST_CASE("planner: --split-mode none puts everything on --main-gpu, and bad spl
     CHECK(p.gpus[1].weights == 4 * kLayer + kOutput);
     CHECK(p.gpus[1].kv == 4 * 1024 * kKvToken);
     CHECK(llama_server_line(in, p, "tiny.gguf").find(" --split-mode none --main-gpu 1 ") != std::string::npos);
-    PlanInput far = in;
-    far.main_gpu = 2;
-    CHECK(plan_llamacpp(far).error.rfind("main-gpu:", 0) == 0);
-    PlanInput layer = in;
-    layer.split_mode = SplitMode::Layer;
-    CHECK(plan_llamacpp(layer).error.rfind("main-gpu:", 0) == 0);
-    PlanInput split = in;
-    split.tensor_split = {1, 1};
-    CHECK(plan_llamacpp(split).error.rfind("tensor-split:", 0) == 0);
-    PlanInput mac = tiny(1024);
-    mac.apple_unified = true;
-    mac.split_mode = SplitMode::Row;
-    CHECK(plan_llamacpp(mac).error.rfind("split-mode:", 0) == 0);
+    CHECK(bad_field(in, [](PlanInput& x) { x.main_gpu = 2; }) == "main-gpu");
+    CHECK(bad_field(in, [](PlanInput& x) { x.split_mode = SplitMode::Layer; }) == "main-gpu");
+    CHECK(bad_field(in, [](PlanInput& x) { x.tensor_split = {1, 1}; }) == "tensor-split");
+    CHECK(bad_field(tiny(1024), [](PlanInput& x) { x.apple_unified = true, x.split_mode = SplitMode::Row; }) == "split-mode");
 }
 
 TEST_CASE("planner: a vision projector (--mmproj) sits whole on the first GPU, or in RAM, and counts against it") {
@@ -649,10 +648,6 @@ TEST_CASE("planner: a vision projector (--mmproj) sits whole on the first GPU, o
     CHECK(q.gpus[0].mmproj == 0);
     CHECK(q.cpu.mmproj == 600 * kMiB);
     CHECK(llama_server_line(in, q, "tiny.gguf").find(" --mmproj mmproj-tiny-f16.gguf --no-mmproj-offload") != std::string::npos);
-    PlanInput neg = in;
-    neg.mmproj_bytes = -1;
-    CHECK(plan_llamacpp(neg).error.rfind("mmproj-bytes:", 0) == 0);
-    PlanInput none = in;
-    none.mmproj_bytes = 0;
-    CHECK(plan_llamacpp(none).error.rfind("no-mmproj-offload:", 0) == 0);
+    CHECK(bad_field(in, [](PlanInput& x) { x.mmproj_bytes = -1; }) == "mmproj-bytes");
+    CHECK(bad_field(in, [](PlanInput& x) { x.mmproj_bytes = 0; }) == "no-mmproj-offload");
 }
