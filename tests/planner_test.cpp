@@ -651,3 +651,23 @@ TEST_CASE("planner: a vision projector (--mmproj) sits whole on the first GPU, o
     CHECK(bad_field(in, [](PlanInput& x) { x.mmproj_bytes = -1; }) == "mmproj-bytes");
     CHECK(bad_field(in, [](PlanInput& x) { x.mmproj_bytes = 0; }) == "no-mmproj-offload");
 }
+
+TEST_CASE("planner: when the GPU overflows at a given -ngl, the advice names --no-mmproj-offload and --no-kv-offload") {
+    // The tiny model at n_ctx 1024, -ngl 5 on one GPU of 10,000,000 B with a 5,000,000 B projector:
+    //   as given: 4 * 698368 + 279552 + KV 4194304 + compute 12582912 + 5000000 = 24850240 B: over;
+    //   projector in RAM: 19850240 B: over;
+    //   projector and KV in RAM: 2793472 + 279552 + compute 3670016 (the output peak, no attention) = 6743040 B: fits.
+    PlanInput in = tiny(1024);
+    in.gpus = {{"small", 10000000, 0}};
+    in.ngl = 5;
+    in.mmproj_bytes = 5000000;
+    const Plan p = plan_llamacpp(in);
+    REQUIRE(p.ok());
+    CHECK_FALSE(p.fits);
+    CHECK(p.advice.find("(--no-mmproj-offload)") == std::string::npos);
+    CHECK(p.advice.find("the KV cache in RAM (--no-kv-offload --no-mmproj-offload) fits at -ngl 5") != std::string::npos);
+    in.gpus[0].memory_bytes = 20000000;  // 19850240 B fits once the projector is in RAM
+    const Plan q = plan_llamacpp(in);
+    CHECK_FALSE(q.fits);
+    CHECK(q.advice.find("the vision projector in RAM (--no-mmproj-offload) fits at -ngl 5") != std::string::npos);
+}

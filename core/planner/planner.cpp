@@ -367,6 +367,19 @@ std::string no_fit_advice(const PlanInput& in, const Plan& best) {
             break;
         }
     }
+    // Memory the GPUs can hand to system RAM at this -ngl: the projector, then every layer's KV cache.
+    PlanInput moved = in;
+    moved.ngl = best.ngl;
+    if (in.mmproj_bytes > 0 && in.mmproj_offload && !best.gpus.empty()) {
+        moved.mmproj_offload = false;
+        if (plan_llamacpp(moved).fits) out += " the vision projector in RAM (--no-mmproj-offload) fits at -ngl " + std::to_string(best.ngl) + ";";
+    }
+    if (in.kv_offload && !best.gpus.empty()) {
+        moved.kv_offload = false;
+        if (plan_llamacpp(moved).fits)
+            out += std::string(" the KV cache in RAM (--no-kv-offload") + (moved.mmproj_offload ? "" : " --no-mmproj-offload") + ") fits at -ngl " +
+                   std::to_string(best.ngl) + ";";
+    }
     const double short_ram = best.cpu.total() - best.cpu.capacity;
     if (short_ram > 0) out += " or " + size_text(short_ram) + " more system RAM at -ngl " + std::to_string(best.ngl) + ";";
     if (!out.empty() && out.back() == ';') out.back() = '.';
