@@ -224,3 +224,17 @@ TEST_CASE("speed: -nkvo streams the KV from system RAM and crosses to the CPU tw
     CHECK(sp.devices[1].flops_per_token == 4194304);
     CHECK_THAT(1 / sp.prefill_tokens_per_s, WithinRel(5771264 / 0.5e12 + 4194304 / 0.5e11, 1e-12));
 }
+
+TEST_CASE("speed: --split-mode row over two GPUs has no estimate and says why") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"a", 24 * kGiB, 0}, {"b", 24 * kGiB, 0}};
+    in.split_mode = SplitMode::Row;
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.ok());
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12, 1e12};
+    s.gpu_flops = {1e12, 1e12};
+    CHECK(plan_speed(in, p, s).error.rfind("split-mode:", 0) == 0);
+    in.split_mode = SplitMode::Layer;
+    CHECK(plan_speed(in, place_llamacpp(in, 5, 1024), s).ok());
+}

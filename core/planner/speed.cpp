@@ -67,6 +67,9 @@ double hop_seconds(int64_t hidden, double link_bandwidth) { return static_cast<d
 namespace {
 
 std::string check_speed_input(const PlanInput& in, const Plan& p, const SpeedInput& s) {
+    if (in.split_mode == SplitMode::Row && p.gpus.size() > 1)
+        return "split-mode: the speed model runs the GPUs one after another (layer split); with --split-mode row every GPU works on "
+               "each matrix at once and waits for the others, which no benchmark here calibrates, so there is no speed estimate";
     if (s.gpu_bandwidth.size() != p.gpus.size())
         return "gpu: give one memory bandwidth per GPU (" + std::to_string(p.gpus.size()) + "), got " + std::to_string(s.gpu_bandwidth.size());
     for (size_t i = 0; i < p.gpus.size(); ++i)

@@ -12,7 +12,8 @@
 // Prefill: 2 FLOPs per active parameter per token plus 2 * ctx * d_attn per layer for QK^T [kaplan2020 §2.1]
 // and as many for the product with V, over the attended tokens (the prompt: llama.cpp without flash
 // attention multiplies against every cell and masks), at each device's dense FP16 tensor throughput;
-// the attention FLOPs count on the device that runs the attention (-nkvo: the CPU).
+// the attention FLOPs count on the device that runs the attention (-nkvo: the CPU). --split-mode row over
+// several GPUs (each matrix on every GPU at once) is not modelled: an error says so.
 #pragma once
 #include <cstdint>
 #include <string>
