@@ -1,6 +1,6 @@
 // Speed figures (issue 8): printed by Google Benchmark, never asserted in tests (scripts/bench.sh
 // runs this). Budgets: one estimate <= 1 us (median), the 10,000-point chart sweep <= 10 ms, each
-// solver <= 50 us. After the usual table a summary prints each figure against its budget and as a
+// solver <= 50 us, each local plan (issue 19) <= 10 ms. After the usual table a summary prints each figure against its budget and as a
 // multiple of Reference/work (bench::reference_work, plain code timed in the same run: the ratio
 // moves much less with the machine and its load than the figure). `--check` makes the exit status
 // non-zero when a figure is over budget (for a quiet machine you trust; never in the test command).
@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "planner/planner.h"
+#include "planner/serving.h"
 #include "workloads.h"
 
 using namespace vl;
@@ -131,6 +133,54 @@ void BM_Solve(benchmark::State& state) {
     state.counters["estimates"] = evaluations;
 }
 
+// The local planners (issue 19: "the search over placements for one model runs in milliseconds").
+// GPU sizes are the driver's totals of the RTX 4090 and RTX 3060 12GB presets (assets/presets/gpus.json).
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+PlanInput plan_70b_two_gpus() {
+    PlanInput in;
+    in.model = bench::llama3_70b();
+    in.weights = WeightFormat::GGUF_Q4_K_M;
+    in.context = 8192;
+    in.gpus = {{"RTX 4090", 25757220864.0, -1}, {"RTX 3060 12GB", 12884901888.0, -1}};
+    in.ram_bytes = 64 * kGiB;
+    return in;  // ngl < 0: searched, then the largest context at it
+}
+PlanInput plan_qwen3_moe_cpu_experts() {
+    PlanInput in;
+    in.model = bench::qwen3_30b_a3b();
+    in.weights = WeightFormat::GGUF_Q4_K_M;
+    in.context = 32768;
+    in.flash_attention = true;
+    in.gpus = {{"RTX 3060 12GB", 12884901888.0, -1}};
+    in.ram_bytes = 32 * kGiB;
+    in.n_cpu_moe = 24;
+    return in;
+}
+// Times make_plan() and reports two of the plan's numbers (fields a and b) as counters.
+template <class P, class F>
+void run_planner(benchmark::State& state, F make_plan, const char* name_a, int64_t P::*a, const char* name_b, int64_t P::*b) {
+    P last;
+    for (auto _ : state) {
+        last = make_plan();
+        if (!last.ok()) state.SkipWithError(last.error.c_str());
+        benchmark::DoNotOptimize(last.*a);
+    }
+    state.counters[name_a] = static_cast<double>(last.*a);
+    state.counters[name_b] = static_cast<double>(last.*b);
+}
+void run_plan(benchmark::State& state, const PlanInput& in) {
+    run_planner(state, [&] { return plan_llamacpp(in); }, "ngl", &Plan::ngl, "max_context", &Plan::max_context);
+}
+void BM_PlanLlamaCpp70B(benchmark::State& st) { run_plan(st, plan_70b_two_gpus()); }
+void BM_PlanLlamaCppMoE(benchmark::State& st) { run_plan(st, plan_qwen3_moe_cpu_experts()); }
+void BM_PlanServing(benchmark::State& state) {
+    ServingPlanInput in;
+    in.model = bench::llama3_70b();
+    in.model.max_position = 131072;  // Llama-3.1-70B: the longest --max-model-len that fits is searched, not the cap
+    in.gpus.assign(8, PlanGpu{"RTX 4090", 25757220864.0, -1});  // tp and pp chosen
+    run_planner(state, [&] { return plan_serving(in); }, "tp", &ServingPlan::tp, "largest_max_model_len", &ServingPlan::largest_max_model_len);
+}
+
 // name -> budget in ns (the median of the repetitions must stay under it)
 const std::map<std::string, double> kBudgetNs = {
     {"Estimate/train_llama8b", 1e3}, {"Estimate/train_deepseek_v3_pp8", 1e3}, {"Estimate/qlora_llama8b", 1e3},
@@ -138,6 +188,9 @@ const std::map<std::string, double> kBudgetNs = {
     {"Solve/micro_batch", 50e3}, {"Solve/seq_len", 50e3}, {"Solve/batch", 50e3}, {"Solve/context", 50e3},
     {"Solve/gpu_count", 50e3}, {"Solve/weight_format", 50e3},
     {"Import/local_llama3_70b_30_shards", 1e9},  // issue 17: "well under a second"
+    // issue 19: "runs in milliseconds"
+    {"Plan/llamacpp_llama3_70b_24g_12g_64g", 10e6}, {"Plan/llamacpp_qwen3_30b_a3b_n_cpu_moe", 10e6},
+    {"Plan/serving_vllm_llama31_70b_8x4090", 10e6},
 };
 
 // Keeps the console table and remembers each median (wall and CPU) for the summary.
@@ -170,6 +223,9 @@ BENCHMARK(BM_Solve<Knob::Batch>)->Name("Solve/batch")->Unit(benchmark::kMicrosec
 BENCHMARK(BM_Solve<Knob::Context>)->Name("Solve/context")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Solve<Knob::GpuCount>)->Name("Solve/gpu_count")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Solve<Knob::WeightFormat>)->Name("Solve/weight_format")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanLlamaCpp70B)->Name("Plan/llamacpp_llama3_70b_24g_12g_64g")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanLlamaCppMoE)->Name("Plan/llamacpp_qwen3_30b_a3b_n_cpu_moe")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanServing)->Name("Plan/serving_vllm_llama31_70b_8x4090")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Import70B)->Name("Import/local_llama3_70b_30_shards")->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

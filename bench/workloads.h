@@ -105,4 +105,24 @@ inline double reference_work() {
     return sum;
 }
 
+// Llama-3-70B (meta-llama/Meta-Llama-3-70B config.json sizes) for the planners.
+inline ModelSpec llama3_70b() {
+    ModelSpec m;
+    m.name = "Llama-3-70B"; m.family = "Llama 3";
+    m.vocab = 128256; m.hidden = 8192; m.layers = 80; m.heads = 64; m.kv_heads = 8; m.head_dim = 128; m.ffn = 28672;
+    m.max_position = 8192;
+    return m;
+}
+
+// Qwen3-30B-A3B (Qwen/Qwen3-30B-A3B config.json sizes): 48 layers, each 128 routed experts, top 8.
+inline ModelSpec qwen3_30b_a3b() {
+    ModelSpec m;
+    m.name = "Qwen3-30B-A3B"; m.family = "Qwen3-MoE"; m.model_type = "qwen3_moe";
+    m.vocab = 151936; m.hidden = 2048; m.layers = 48; m.heads = 32; m.kv_heads = 4; m.head_dim = 128; m.ffn = 6144;
+    m.qk_norm = true;
+    m.max_position = 40960;
+    m.moe.num_experts = 128; m.moe.top_k = 8; m.moe.expert_ffn = 768;
+    return m;
+}
+
 }  // namespace vl::bench

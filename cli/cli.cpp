@@ -256,10 +256,16 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--tp", "N", "vLLM/SGLang: the tensor-parallel size (default: the largest vLLM accepts; SGLang: every GPU)"},
     {"--pp", "N", "vLLM: --pipeline-parallel-size (default: GPUs / tp)"},
     {"--flash-attn", nullptr, "flash attention on (-fa on)"},
+    {"--no-kv-offload", nullptr, "keep every layer's KV cache in system RAM, attention on the CPU (-nkvo)"},
+    {"--mmproj", "FILE", "a vision model's projector GGUF (its tensor bytes are read from the header), on the first GPU"},
+    {"--mmproj-bytes", "SIZE", "the projector's size instead of its file, e.g. 1.2GB (GiB, as --ram)"},
+    {"--no-mmproj-offload", nullptr, "keep the projector in system RAM (--no-mmproj-offload)"},
     {"--ubatch", "N", "n_ubatch, -ub (default 512)"},
     {"--ngl", "N", "layers on the GPUs, -ngl (default: the most that fit)"},
     {"--n-cpu-moe", "N", "MoE: keep the routed experts of the first N layers on the CPU (--n-cpu-moe)"},
     {"--tensor-split", "A,B,...", "proportions per GPU (default: by each GPU's usable memory)"},
+    {"--split-mode", "MODE", "layer (default): whole layers per GPU | row: each layer's matrices split by rows over the GPUs | none: one GPU"},
+    {"--main-gpu", "N", "the GPU of --split-mode none, by its --gpu position from 0 (default 0)"},
     {"--apple", nullptr, "an Apple Silicon Mac: the GPU shares --ram (give no --gpu)"},
     {"--wired-limit-mb", "N", "Apple: iogpu.wired_limit_mb (default 0: macOS's default limit)"},
     {"--apple-chip", "ID", "Apple: the chip, for its memory bandwidth (m1 ... m4-max-40c)"},
@@ -726,7 +732,8 @@ std::string usage() {
         "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
         "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
         "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
-        "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple] [--format json]\n"
+        "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--no-kv-offload] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple]\n"
+        "        [--split-mode layer|row|none] [--main-gpu N] [--mmproj FILE] [--no-mmproj-offload] [--format json]\n"
         "                                                         run it locally: layers per GPU, memory per device, launch line\n"
         "  vramlens plan --engine vllm|sglang --model ID --gpu ID [--gpu ID ...] [--weights bf16|fp8|awq-4bit] [--max-model-len N]\n"
         "        [--gpu-memory-utilization U] [--kv-cache-dtype auto|fp8] [--max-num-seqs N] [--tp N] [--pp N] [--format json]\n"
@@ -1565,6 +1572,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
                  flag == "--tp" || flag == "--pp" || flag == "--context-length" || flag == "--mem-fraction-static" || flag == "--max-running-requests")
             return bad(flag + " is a vLLM/SGLang flag (--engine vllm|sglang); llama.cpp takes --ctx, --kv-type and --ngl");
         else if (flag == "--flash-attn") in.flash_attention = value == "true";
+        else if (flag == "--no-kv-offload") in.kv_offload = value != "true";
         else if (flag == "--apple") in.apple_unified = value == "true";
         else if (flag == "--apple-chip" && !(chip = find_apple_chip(lower(value))))
             return bad("--apple-chip: \"" + escape_control_chars(value) + "\" is not an Apple chip vramlens knows (e.g. m2-max, m4-pro)");
@@ -1573,7 +1581,21 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             if (!x.ok() || !(*x.value > 0)) return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a positive number (e.g. 89.6)");
             (flag == "--ram-bandwidth" ? speed_in.ram_bandwidth : speed_in.cpu_flops) = *x.value * (flag == "--ram-bandwidth" ? 1e9 : 1e12);
         }
-        else if (flag == "--ram") {
+        else if (flag == "--mmproj") {
+            // A vision projector's GGUF: its tensors' bytes from the header (read as --model reads a GGUF).
+            CheckpointSource src;
+            if (!load_checkpoint_source(value, src, err)) return kBadInput;
+            if (!src.gguf) return bad("--mmproj: \"" + escape_control_chars(value) + "\" is not a GGUF file; give the projector's .gguf (mmproj-*.gguf)");
+            in.mmproj_bytes = 0;
+            for (const GgufTensor& t : src.gguf->tensors) in.mmproj_bytes += static_cast<double>(t.bytes);
+            in.mmproj_file = value;
+        } else if (flag == "--mmproj-bytes") {
+            std::optional<double> r = parse_ram_size(value);
+            if (!r) return bad("--mmproj-bytes: \"" + escape_control_chars(value) + "\" is not a size; give e.g. 1.2GB (GiB, as --ram)");
+            in.mmproj_bytes = *r;
+        } else if (flag == "--no-mmproj-offload") {
+            in.mmproj_offload = value != "true";
+        } else if (flag == "--ram") {
             std::optional<double> r = parse_ram_size(value);
             if (!r) return bad("--ram: \"" + escape_control_chars(value) + "\" is not a size; give e.g. 64GB or 48GiB");
             in.ram_bytes = *r;
@@ -1585,12 +1607,20 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             else if (v == "q8_0") in.kv = KvDtype::INT8;
             else if (v == "q4_0") in.kv = KvDtype::INT4;
             else return bad("--kv-type: \"" + escape_control_chars(value) + "\" is not a llama.cpp cache type; use f16, bf16, q8_0 or q4_0");
-        } else if (flag == "--ctx" || flag == "--ubatch" || flag == "--ngl" || flag == "--wired-limit-mb" || flag == "--n-cpu-moe") {
+        } else if (flag == "--split-mode") {
+            const std::string v = lower(value);
+            if (v == "layer") in.split_mode = SplitMode::Layer;
+            else if (v == "row") in.split_mode = SplitMode::Row;
+            else if (v == "none") in.split_mode = SplitMode::None;
+            else return bad("--split-mode: \"" + escape_control_chars(value) + "\" is not a llama.cpp split mode; use layer, row or none");
+        } else if (flag == "--ctx" || flag == "--ubatch" || flag == "--ngl" || flag == "--wired-limit-mb" || flag == "--n-cpu-moe" ||
+                   flag == "--main-gpu") {
             int64_t n = 0;
             if (!whole(flag, value, n) || n < 0)
                 return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a whole number >= 0");
             (flag == "--ctx" ? in.context : flag == "--ubatch" ? in.ubatch : flag == "--ngl" ? in.ngl
-                                                                   : flag == "--n-cpu-moe" ? in.n_cpu_moe : in.wired_limit_mb) = n;
+                                                                   : flag == "--n-cpu-moe" ? in.n_cpu_moe
+                                                                   : flag == "--main-gpu"  ? in.main_gpu : in.wired_limit_mb) = n;
         } else if (flag == "--tensor-split") {
             in.tensor_split.clear();
             size_t start = 0;
@@ -1657,17 +1687,26 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         j["fits"] = p.fits;
         if (!p.advice.empty()) j["advice"] = p.advice;
         j["tensor_split"] = p.split;
+        j["kv_offload"] = in.kv_offload;
+        j["split_mode"] = split_mode_name(in.split_mode);
+        j["mmproj_bytes"] = in.mmproj_bytes;
+        j["mmproj_offload"] = in.mmproj_offload;
+        j["main_gpu"] = in.main_gpu;
         auto dev = [](const DevicePlan& d) {
             return Json{{"name", d.name}, {"capacity_bytes", d.capacity}, {"reserve_bytes", d.reserve},
                         {"layers", Json::array({d.layer_begin, d.layer_end})}, {"output", d.output},
-                        {"weights_bytes", d.weights}, {"kv_bytes", d.kv}, {"compute_bytes", d.compute},
+                        {"weights_bytes", d.weights}, {"split_buffer_bytes", d.split_buffer}, {"kv_bytes", d.kv}, {"compute_bytes", d.compute},
+                        {"mmproj_bytes", d.mmproj},
                         {"total_bytes", d.total()}, {"fits", d.fits()}};
         };
         j["devices"] = Json::array();
         for (const DevicePlan& d : p.gpus) j["devices"].push_back(dev(d));
         j["devices"].push_back(dev(p.cpu));
         if (p.fits) j["speed"] = speed_json(speed);
-        if (ollama) j["ollama"] = Json{{"num_gpu", p.ngl}, {"num_ctx", p.context}, {"env", ollama_env}};
+        if (ollama) {
+            j["ollama"] = Json{{"num_gpu", p.ngl}, {"num_ctx", p.context}, {"env", ollama_env}};
+            if (!ollama_set.unsupported.empty()) j["ollama"]["unsupported"] = ollama_set.unsupported;
+        }
         else j["launch"] = launch;
         out += j.dump(1) + "\n";
     } else {
@@ -1681,18 +1720,25 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             if (d.output) layers += " + output";
             if (&d == &p.cpu && in.n_cpu_moe > 0)
                 layers += ", experts of layers 0-" + std::to_string(std::min(in.n_cpu_moe, p.n_layer) - 1);
+            if (&d == &p.cpu && !in.kv_offload) layers += ", KV of every layer and the attention (-nkvo)";
+            if (d.split_buffer > 0) layers += ", split buffer " + amount_with_unit(d.split_buffer, SizeUnit::GiB) + " (rows on every GPU)";
             out += "  " + d.name + ": " + layers + "; weights " + amount_with_unit(d.weights, SizeUnit::GiB) + ", KV " + amount_with_unit(d.kv, SizeUnit::GiB) + ", compute " +
-                   amount_with_unit(d.compute, SizeUnit::GiB) + " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
+                   amount_with_unit(d.compute, SizeUnit::GiB) +
+                   (d.mmproj > 0 ? ", vision projector " + amount_with_unit(d.mmproj, SizeUnit::GiB) + " (its CLIP compute buffer not planned)" : "") +
+                   " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
         };
         for (const DevicePlan& d : p.gpus) row(d);
         row(p.cpu);
-        if (p.gpus.size() > 1) out += "tensor split: " + tensor_split_text(p.split) + "\n";
+        if (p.gpus.size() > 1)
+            out += "tensor split: " + tensor_split_text(p.split) + ", --split-mode " + split_mode_name(in.split_mode) +
+                   (in.split_mode == SplitMode::Row ? " (weights: each GPU's own tensors and its rows of every split matrix)" : "") + "\n";
         out += "largest context at -ngl " + std::to_string(p.ngl) + ": " + std::to_string(p.max_context) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";
         if (p.fits) out += speed_line(speed, p.context);
         if (ollama) {
             out += "Ollama: PARAMETER num_gpu " + std::to_string(p.ngl) + ", PARAMETER num_ctx " + std::to_string(p.context) +
                    " (Modelfile or /set parameter); server env: " + ollama_env + "\n";
+            if (!ollama_set.unsupported.empty()) out += "Ollama cannot set: " + ollama_set.unsupported + "\n";
         } else {
             out += "launch: " + launch + "\n";
         }

@@ -2,6 +2,7 @@
 // against llama.cpp's documented flag list, and bad input naming the flag with close matches.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -9,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include "checkpoint_files.h"
 #include "cli.h"
 #include "flag_list.h"
 #include "planner/speed.h"
@@ -31,6 +35,12 @@ Out plan(std::vector<std::string> args) {
 
 std::set<std::string> llama_server_flags() { return vl::test::documented_flags("llama_server_flags.txt"); }
 
+// Whether `vramlens plan ARGS` refuses the input (exit 1) with `message` in its error.
+bool refused_with(const std::vector<std::string>& args, const std::string& message) {
+    const Out r = plan(args);
+    return r.status == 1 && r.err.find(message) != std::string::npos;
+}
+
 std::string line_starting(const std::string& text, const std::string& prefix) {
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);)
@@ -44,7 +54,8 @@ TEST_CASE("cli plan: two GPUs, every emitted llama-server flag is one llama.cpp 
     const std::set<std::string> known = llama_server_flags();
     REQUIRE(known.size() > 20);
     for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
-             {}, {"--flash-attn", "--kv-type", "q8_0"}, {"--kv-type", "q4_0", "--flash-attn"}}) {
+             {}, {"--flash-attn", "--kv-type", "q8_0"}, {"--kv-type", "q4_0", "--flash-attn"}, {"--no-kv-offload"}, {"--split-mode", "row"},
+             {"--split-mode", "none", "--main-gpu", "1"}}) {
         std::vector<std::string> args = {"--model", "llama-3-8b", "--weights", "Q4_K_M", "--ctx", "8192", "--gpu", "rtx-4090",
                                          "--gpu", "rtx-3060-12gb", "--ram", "64GB"};
         args.insert(args.end(), extra.begin(), extra.end());
@@ -54,7 +65,7 @@ TEST_CASE("cli plan: two GPUs, every emitted llama-server flag is one llama.cpp 
         const std::string launch = line_starting(r.out, "launch: llama-server ");
         REQUIRE_FALSE(launch.empty());
         CHECK(launch.find("-ngl 33 ") != std::string::npos);
-        CHECK(launch.find("--tensor-split ") != std::string::npos);
+        CHECK(launch.find(extra.size() > 2 && extra[1] == "none" ? "--main-gpu 1" : "--tensor-split ") != std::string::npos);
         const std::vector<std::string> flags = vl::test::command_flags(launch.substr(std::string("launch: llama-server ").size()));
         for (const std::string& w : flags) {
             INFO(w);
@@ -321,4 +332,96 @@ TEST_CASE("cli plan --rank: which model fits best, one line per model, JSON rows
     CHECK(plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--max-loss", "tiny"}).err.find("--max-loss: \"tiny\" is not a loss class") != std::string::npos);
     CHECK(plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--weights", "nf4"}).err.find("--weights: \"nf4\" is not a GGUF type") != std::string::npos);
     CHECK(plan({"--rank", "--apple", "--ram", "64GB"}).err.find("--apple-chip: --rank needs the chip") != std::string::npos);
+}
+
+TEST_CASE("cli plan --no-kv-offload: the KV moves to the CPU row, the JSON says so, Ollama says it cannot") {
+    // Llama-3-8B at n_ctx 512: KV 32 layers * 512 * 2 * 8 * 128 * 2 B = 64 MiB, now in system RAM.
+    const Out r = plan({"--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-3090", "--ram", "32GB", "--no-kv-offload", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["kv_offload"] == false);
+    CHECK(j["devices"][0]["kv_bytes"].get<double>() == 0);
+    CHECK(j["devices"][1]["kv_bytes"].get<double>() == 64.0 * 1048576);
+    CHECK(j["launch"].get<std::string>().find(" -nkvo") != std::string::npos);
+    const Out o = plan({"--engine", "ollama", "--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-3090", "--ram", "32GB", "--no-kv-offload"});
+    REQUIRE(o.status == 0);
+    CHECK(line_starting(o.out, "Ollama cannot set: -nkvo").size() > 0);
+    CHECK(o.out.find("KV of every layer") != std::string::npos);
+}
+
+TEST_CASE("cli plan --split-mode row: JSON split buffers, the mode in text and JSON, and bad values name the flag") {
+    const Out r = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--split-mode", "row",
+                        "--tensor-split", "1,1", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["split_mode"] == "row");
+    CHECK(j["main_gpu"] == 0);
+    // Llama-3-8B's 32 layers split 1,1: 17 on the RTX 4090 (il / 33 < .5), 15 and the output on the 3060;
+    // each GPU holds rows of all of them, so both split buffers are set and the CPU's is not.
+    CHECK(j["devices"][0]["layers"] == nlohmann::json::array({0, 17}));
+    CHECK(j["devices"][0]["split_buffer_bytes"].get<double>() > 0);
+    CHECK(j["devices"][1]["split_buffer_bytes"].get<double>() > 0);
+    CHECK(j["devices"][2]["split_buffer_bytes"].get<double>() == 0);
+    CHECK(j["launch"].get<std::string>().find("--split-mode row --tensor-split 0.5,0.5") != std::string::npos);
+    const Out text = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--split-mode", "row"});
+    CHECK(line_starting(text.out, "tensor split: ").find("--split-mode row") != std::string::npos);
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--split-mode", "rows"}, "--split-mode: \"rows\""));
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--main-gpu", "1"},
+                       "main-gpu: llama.cpp reads --main-gpu only with --split-mode none"));
+}
+
+TEST_CASE("cli plan --mmproj: the projector GGUF's tensor bytes on the first GPU, or in RAM with --no-mmproj-offload") {
+    // A tiny CLIP projector written here (tests/checkpoint_files.h): v.patch_embd F16 [14, 14, 3, 64]
+    // 37632 weights * 2 = 75264 B; v.blk.0.attn_q F16 [64, 64] 8192 B; v.blk.0.ln1 F32 [64] 256 B;
+    // mm.0 Q8_0 [64, 256] 16384 / 32 * 34 = 17408 B; in all 101120 B.
+    constexpr uint32_t F32 = 0, F16 = 1, Q8_0 = 8;
+    vl::test::GgufWriter w;
+    w.string("general.architecture", "clip");
+    w.u32("clip.vision.image_size", 224);
+    w.u32("clip.vision.patch_size", 14);
+    w.u32("clip.vision.embedding_length", 64);
+    w.u32("clip.vision.block_count", 1);
+    w.tensor("v.patch_embd.weight", {14, 14, 3, 64}, F16, 75264);
+    w.tensor("v.blk.0.attn_q.weight", {64, 64}, F16, 8192);
+    w.tensor("v.blk.0.ln1.weight", {64}, F32, 256);
+    w.tensor("mm.0.weight", {64, 256}, Q8_0, 17408);
+    const std::filesystem::path file =
+        std::filesystem::temp_directory_path() / ("vramlens_cli_plan_test_" + std::to_string(::getpid()) + "_mmproj-tiny.gguf");
+    std::ofstream(file, std::ios::binary) << w.file();
+    const std::vector<std::string> base = {"--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb",
+                                           "--ram", "32GB", "--mmproj", file.string()};
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--format", "json"});
+    const Out r = plan(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["mmproj_bytes"].get<double>() == 101120);
+    CHECK(j["devices"][0]["mmproj_bytes"].get<double>() == 101120);
+    CHECK(j["devices"][1]["mmproj_bytes"].get<double>() == 0);
+    CHECK(j["devices"][2]["mmproj_bytes"].get<double>() == 0);
+    const std::string launch = j["launch"];
+    CHECK(launch.find(" --mmproj " + file.string()) != std::string::npos);
+    const std::set<std::string> known = llama_server_flags();
+    for (const std::string& f : vl::test::command_flags(launch.substr(std::string("llama-server ").size()))) {
+        INFO(f);
+        CHECK(known.count(f) == 1);
+    }
+    args.push_back("--no-mmproj-offload");
+    const Out cpu = plan(args);
+    REQUIRE(cpu.status == 0);
+    const nlohmann::json c = nlohmann::json::parse(cpu.out);
+    CHECK(c["mmproj_offload"] == false);
+    CHECK(c["devices"][0]["mmproj_bytes"].get<double>() == 0);
+    CHECK(c["devices"][2]["mmproj_bytes"].get<double>() == 101120);
+    CHECK(c["launch"].get<std::string>().find("--no-mmproj-offload") != std::string::npos);
+    std::filesystem::remove(file);
+    const Out text = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "1GB"});
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find("vision projector 1.00 GiB") != std::string::npos);
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "big"}, "--mmproj-bytes: \"big\" is not a size"));
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--no-mmproj-offload"}, "no-mmproj-offload: there is no projector"));
+    CHECK(plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj", "/nonexistent/mmproj.gguf"}).status != 0);
 }

@@ -198,3 +198,43 @@ TEST_CASE("speed: -ngl 0 runs every layer from system RAM, with no hop") {
     CHECK_THAT(1 / sp.prefill_tokens_per_s, WithinRel(9.965568e-5, 1e-12));
     CHECK(sp.decode_band.holdout_median_error == 0.3);  // the CPU/Apple regime's band: the slowest device is the CPU
 }
+
+TEST_CASE("speed: -nkvo streams the KV from system RAM and crosses to the CPU twice per offloaded layer") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"g", 24 * kGiB, 0}};
+    in.kv_offload = false;
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.fits);
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12};
+    s.gpu_flops = {1e12};
+    s.ram_bandwidth = 1e11;
+    s.cpu_flops = 1e11;
+    const Speed sp = plan_speed(in, p, s);
+    REQUIRE(sp.ok());
+    // GPU: 4 * 698368 + 279552 = 3073024 B (no KV); CPU: the KV, 4 * 1024 * 1024 = 4194304 B.
+    CHECK(sp.devices[0].bytes_per_token == 3073024);
+    CHECK(sp.devices[1].bytes_per_token == 4194304);
+    // Hops: CPU -> GPU once, and to the CPU and back for each of the 4 layers' attention.
+    CHECK(sp.hops == 1 + 2 * 4);
+    // 3073024 / 0.5e12 + 4194304 / 0.5e11 + 9 * 1e-6 = 6.146048e-6 + 8.388608e-5 + 9e-6 s.
+    CHECK_THAT(1 / sp.decode_tokens_per_s, WithinRel(9.9032128e-5, 1e-12));
+    // Prefill: GPU 2 * 2885632 = 5771264 FLOPs (no attention); CPU 4 * 4 * 1024 * 256 = 4194304.
+    CHECK(sp.devices[0].flops_per_token == 5771264);
+    CHECK(sp.devices[1].flops_per_token == 4194304);
+    CHECK_THAT(1 / sp.prefill_tokens_per_s, WithinRel(5771264 / 0.5e12 + 4194304 / 0.5e11, 1e-12));
+}
+
+TEST_CASE("speed: --split-mode row over two GPUs has no estimate and says why") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"a", 24 * kGiB, 0}, {"b", 24 * kGiB, 0}};
+    in.split_mode = SplitMode::Row;
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.ok());
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12, 1e12};
+    s.gpu_flops = {1e12, 1e12};
+    CHECK(plan_speed(in, p, s).error.rfind("split-mode:", 0) == 0);
+    in.split_mode = SplitMode::Layer;
+    CHECK(plan_speed(in, place_llamacpp(in, 5, 1024), s).ok());
+}

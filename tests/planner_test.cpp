@@ -10,6 +10,7 @@
 #include "flag_list.h"
 #include "inference_models.h"
 #include "model/presets.h"
+#include "planner/launch.h"
 #include "planner/planner.h"
 #include "planner/serving.h"
 
@@ -40,6 +41,14 @@ PlanInput tiny(int64_t ctx) {
 // peak, KQ 1024 * 512 * 4 heads * 4 B + mask 1024 * 512 * 4 B + 4 * 256 * 512 * 4 B = 12582912 B
 // (above the MLP's (2 * 512 + 2 * 256) * 512 * 4 and the output's (1024 + 512 + 256) * 512 * 4).
 constexpr double kCompute1024 = 12582912;
+
+// The field named by the error of `in` changed by `change`: the text before the error's first ':'.
+template <class F>
+std::string bad_field(PlanInput in, F change) {
+    change(in);
+    const std::string e = plan_llamacpp(in).error;
+    return e.substr(0, e.find(':'));
+}
 }  // namespace
 
 TEST_CASE("planner: Llama-3-8B Q4_K_M, 33/33 layers on one GPU, matches llama.cpp's load log") {
@@ -490,4 +499,175 @@ TEST_CASE("SGLang plan: Qwen3-235B-A22B-FP8 on 4 H100s against SGLang's log in v
     CHECK(p.tp == 4);
     CHECK(p.kv_bytes_per_token == 48128);
     CHECK_THAT(static_cast<double>(p.tokens), Catch::Matchers::WithinRel(367404.0, 0.01));
+}
+
+TEST_CASE("planner: --no-kv-offload keeps every layer's KV in RAM and the attention peak on the CPU") {
+    // llama.cpp -nkvo [llama-cpp-code]: the KV buffers in the CPU buffer type, attention pinned to the
+    // CPU backend. The tiny model at n_ctx 1024 over two GPUs split 1,1, -ngl 5 (layers 0-2 | 3 + output):
+    //   GPU 0: no KV; compute = the MLP peak (2 * 512 + 2 * 256) * 512 * 4 = 3145728 B (no attention, no logits);
+    //   GPU 1: no KV; compute = the output peak (1024 + 512 + 256) * 512 * 4 = 3670016 B;
+    //   CPU: KV 4 layers * 1024 tokens * 1024 B = 4194304 B; compute = the attention peak kCompute1024.
+    PlanInput in = tiny(1024);
+    in.gpus = {{"RTX 4090", 24 * kGiB, 0}, {"RTX 3060 12GB", 12 * kGiB, 0}};
+    in.tensor_split = {1, 1};
+    in.kv_offload = false;
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.ok());
+    CHECK(p.gpus[0].weights == 3 * kLayer);
+    CHECK(p.gpus[1].weights == kLayer + kOutput);
+    CHECK(p.gpus[0].kv == 0);
+    CHECK(p.gpus[1].kv == 0);
+    CHECK(p.gpus[0].compute == 3145728);
+    CHECK(p.gpus[1].compute == 3670016);
+    CHECK(p.cpu.kv == 4 * 1024 * kKvToken);
+    CHECK(p.cpu.compute == kCompute1024);
+    CHECK(p.cpu.weights == kEmbd);
+    SECTION("-ngl 0: nothing offloaded, so no attention moves and the CPU has no extra compute") {
+        const Plan q = place_llamacpp(in, 0, 1024);
+        CHECK(q.cpu.kv == 4 * 1024 * kKvToken);
+        CHECK(q.cpu.compute == 0);
+    }
+    SECTION("the launch line says -nkvo; Ollama has no setting for it") {
+        const std::string line = llama_server_line(in, p, "tiny.gguf");
+        CHECK(line.size() > 6);
+        CHECK(line.substr(line.size() - 6) == " -nkvo");
+        CHECK(ollama_settings(in, p).unsupported.find("-nkvo") != std::string::npos);
+        in.kv_offload = true;
+        CHECK(llama_server_line(in, p, "tiny.gguf").find("-nkvo") == std::string::npos);
+        CHECK(ollama_settings(in, p).unsupported.empty());
+    }
+}
+
+TEST_CASE("planner: --split-mode row splits every 2-D matrix by rows over the GPUs, layers stay assigned by the split") {
+    // The tiny model, Q8_0 (34 B per 32 weights: a 256-wide row is 272 B, a 512-wide one 544 B), two Ada
+    // GPUs split 1,1 (row bounds rounded to 128: 256 rows -> 128 | 128, 512 -> 256 | 256, 1024 -> 512 | 512),
+    // -ngl 5: layers 0-2 owned by GPU 0, layer 3 and the output by GPU 1 (as --split-mode layer).
+    // Slices of one layer on one GPU: q, k, v, o 128 rows * 272 + 272 padding (ne0 256 is not a multiple of
+    // 512) = 35088 each; gate, up 256 * 272 + 272 = 69904 each; down 128 * 544 = 69632 (ne0 512: no padding);
+    // 4 * 35088 + 2 * 69904 + 69632 = 349792 B per GPU, 699584 B for both.
+    // Output 1024 x 256: 512 * 272 + 272 = 139536 B per GPU.
+    PlanInput in = tiny(1024);
+    in.gpus = {{"RTX 4090", 24 * kGiB, 0}, {"RTX 3060 12GB", 12 * kGiB, 0}};
+    in.tensor_split = {1, 1};
+    in.split_mode = SplitMode::Row;
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.ok());
+    CHECK(p.gpus[0].layer_begin == 0);
+    CHECK(p.gpus[0].layer_end == 3);
+    CHECK(p.gpus[1].output);
+    // GPU 0: its 3 layers' norms (2 * 256 * 4 = 2048 B each) + its rows of all 4 layers + of the output.
+    CHECK(p.gpus[0].weights == 3 * 2048 + 4 * 349792 + 139536);
+    // GPU 1: layer 3's norms and the final norm (1024 B) + the same rows.
+    CHECK(p.gpus[1].weights == 2048 + 1024 + 4 * 349792 + 139536);
+    // llama.cpp's split buffer sizes: the owner's layers, both GPUs' slices.
+    CHECK(p.gpus[0].split_buffer == 3 * 699584);
+    CHECK(p.gpus[1].split_buffer == 699584 + 2 * 139536);
+    // KV and compute follow the layers as in layer mode.
+    CHECK(p.gpus[0].kv == 3 * 1024 * kKvToken);
+    CHECK(p.gpus[1].kv == 1024 * kKvToken);
+    CHECK(p.gpus[0].compute == kCompute1024);
+    CHECK(p.cpu.weights == kEmbd);
+    const std::string line = llama_server_line(in, p, "tiny.gguf");
+    CHECK(line.find(" --split-mode row --tensor-split 0.5,0.5 ") != std::string::npos);
+    CHECK(ollama_settings(in, p).unsupported.find("--split-mode row") != std::string::npos);
+}
+
+TEST_CASE("planner: --split-mode row on four Tesla K80s matches llama.cpp's split buffer sizes for Qwen3-30B-A3B Q8_0") {
+    // [lcpp-row-split-log]: "CUDA0_Split model buffer size = 248.62 MiB", CUDA1_Split 241.50, CUDA2_Split
+    // 229.50, CUDA3_Split 536.67 MiB. By hand: a K80 (compute capability 3.7) rounds row bounds to 64;
+    // split 1,1,1,1, -ngl 49: layers 0-12 | 13-24 | 25-36 | 37-47 + output (il / 49 against .25, .5, .75).
+    // Split per layer: q 4096 x 2048 and o 2048 x 4096 Q8_0 (8912896 B each), k and v 512 x 2048 (1114112 B
+    // each), the router 128 x 2048 F32 (1048576 B) = 20.125 MiB; no padding (ne0 2048, 4096). The router's
+    // 128 rows go 0 | 64 | 0 | 64 (bounds 32 -> 0, 64, 96 -> 64): GPUs 0 and 2 get none, so for their layers
+    // it stays whole in their own buffer: 19.125 MiB. Output 151936 x 2048 Q8_0 = 315.296875 MiB.
+    // 13 * 19.125 = 248.625; 12 * 20.125 = 241.5; 12 * 19.125 = 229.5; 11 * 20.125 + 315.296875 = 536.671875.
+    const ModelPreset* qwen = find_model("qwen3-30b-a3b");
+    REQUIRE(qwen);
+    PlanInput in;
+    in.model = qwen->spec;
+    in.weights = WeightFormat::GGUF_Q8_0;
+    in.context = 4096;
+    in.ram_bytes = 64 * kGiB;
+    for (int i = 0; i < 4; ++i) in.gpus.push_back({"Tesla K80", 12 * kGiB, 0});
+    in.tensor_split = {1, 1, 1, 1};
+    in.split_mode = SplitMode::Row;
+    const Plan p = place_llamacpp(in, 49, 4096);
+    REQUIRE(p.ok());
+    CHECK(p.gpus[0].layer_end == 13);
+    CHECK(p.gpus[3].layer_begin == 37);
+    CHECK(p.gpus[0].split_buffer == 248.625 * kMiB);
+    CHECK(p.gpus[1].split_buffer == 241.5 * kMiB);
+    CHECK(p.gpus[2].split_buffer == 229.5 * kMiB);
+    CHECK(p.gpus[3].split_buffer == 536.671875 * kMiB);
+    // The GPUs' own buffers in the same log: "CUDA1 model buffer size = 7344.20 MiB" = 12 layers of routed
+    // experts (128 * 3 * 768 * 2048 Q8_0 = 641728512 B) + their norms (2 * 2048 + 2 * 128 F32 = 17408 B);
+    // "CUDA0 ... = 7969.22 MiB" and "CUDA2 ... = 7356.20 MiB": 13 and 12 such layers + their F32 routers
+    // (1048576 B each); CUDA3 (cut off in the log): 11 layers + the final norm (8192 B). Own buffers
+    // 8356328448 + 7700951040 + 7713533952 + 7059213312 B and the split buffers 1317322752 B are what
+    // the four GPUs hold together: 32147349504 B.
+    CHECK(8356328448.0 / kMiB - 7969.22 < 0.005);
+    double gpu_weights = 0;
+    for (const DevicePlan& d : p.gpus) gpu_weights += d.weights;
+    // Within 752 B a layer: the layer mix still stores Qwen3's q_norm and k_norm (2 * 128 weights) at the
+    // base type (272 B) where llama.cpp keeps them F32 (1024 B), 48 * 752 = 36096 B in all.
+    CHECK(gpu_weights == 32147349504.0 - 48 * 752);
+}
+
+TEST_CASE("planner: --split-mode none puts everything on --main-gpu, and bad split settings name the field") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"RTX 4090", 24 * kGiB, 0}, {"RTX 3060 12GB", 12 * kGiB, 0}};
+    in.split_mode = SplitMode::None;
+    in.main_gpu = 1;
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.ok());
+    CHECK(p.gpus[0].weights == 0);
+    CHECK(p.gpus[0].compute == 0);
+    CHECK(p.gpus[1].weights == 4 * kLayer + kOutput);
+    CHECK(p.gpus[1].kv == 4 * 1024 * kKvToken);
+    CHECK(llama_server_line(in, p, "tiny.gguf").find(" --split-mode none --main-gpu 1 ") != std::string::npos);
+    CHECK(bad_field(in, [](PlanInput& x) { x.main_gpu = 2; }) == "main-gpu");
+    CHECK(bad_field(in, [](PlanInput& x) { x.split_mode = SplitMode::Layer; }) == "main-gpu");
+    CHECK(bad_field(in, [](PlanInput& x) { x.tensor_split = {1, 1}; }) == "tensor-split");
+    CHECK(bad_field(tiny(1024), [](PlanInput& x) { x.apple_unified = true, x.split_mode = SplitMode::Row; }) == "split-mode");
+}
+
+TEST_CASE("planner: a vision projector (--mmproj) sits whole on the first GPU, or in RAM, and counts against it") {
+    PlanInput in = tiny(1024);
+    in.gpus = {{"RTX 4090", 24 * kGiB, 0}, {"RTX 3060 12GB", 12 * kGiB, 0}};
+    in.tensor_split = {1, 1};
+    in.mmproj_bytes = 600 * kMiB;
+    in.mmproj_file = "mmproj-tiny-f16.gguf";
+    const Plan p = place_llamacpp(in, 5, 1024);
+    REQUIRE(p.ok());
+    CHECK(p.gpus[0].mmproj == 600 * kMiB);
+    CHECK(p.gpus[0].total() == 3 * kLayer + 3 * 1024 * kKvToken + kCompute1024 + 600 * kMiB);
+    CHECK(p.gpus[1].mmproj == 0);
+    CHECK(llama_server_line(in, p, "tiny.gguf").find(" --mmproj mmproj-tiny-f16.gguf") != std::string::npos);
+    in.mmproj_offload = false;
+    const Plan q = place_llamacpp(in, 5, 1024);
+    CHECK(q.gpus[0].mmproj == 0);
+    CHECK(q.cpu.mmproj == 600 * kMiB);
+    CHECK(llama_server_line(in, q, "tiny.gguf").find(" --mmproj mmproj-tiny-f16.gguf --no-mmproj-offload") != std::string::npos);
+    CHECK(bad_field(in, [](PlanInput& x) { x.mmproj_bytes = -1; }) == "mmproj-bytes");
+    CHECK(bad_field(in, [](PlanInput& x) { x.mmproj_bytes = 0; }) == "no-mmproj-offload");
+}
+
+TEST_CASE("planner: when the GPU overflows at a given -ngl, the advice names --no-mmproj-offload and --no-kv-offload") {
+    // The tiny model at n_ctx 1024, -ngl 5 on one GPU of 10,000,000 B with a 5,000,000 B projector:
+    //   as given: 4 * 698368 + 279552 + KV 4194304 + compute 12582912 + 5000000 = 24850240 B: over;
+    //   projector in RAM: 19850240 B: over;
+    //   projector and KV in RAM: 2793472 + 279552 + compute 3670016 (the output peak, no attention) = 6743040 B: fits.
+    PlanInput in = tiny(1024);
+    in.gpus = {{"small", 10000000, 0}};
+    in.ngl = 5;
+    in.mmproj_bytes = 5000000;
+    const Plan p = plan_llamacpp(in);
+    REQUIRE(p.ok());
+    CHECK_FALSE(p.fits);
+    CHECK(p.advice.find("(--no-mmproj-offload)") == std::string::npos);
+    CHECK(p.advice.find("the KV cache in RAM (--no-kv-offload --no-mmproj-offload) fits at -ngl 5") != std::string::npos);
+    in.gpus[0].memory_bytes = 20000000;  // 19850240 B fits once the projector is in RAM
+    const Plan q = plan_llamacpp(in);
+    CHECK_FALSE(q.fits);
+    CHECK(q.advice.find("the vision projector in RAM (--no-mmproj-offload) fits at -ngl 5") != std::string::npos);
 }

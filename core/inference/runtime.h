@@ -136,8 +136,24 @@ double vllm_sampler_bytes(const ModelSpec& m, int64_t seqs);
 // 353 MiB (output, exact) [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log].
 // CANN's plan keeps KQ and softmax(KQ) both: 2 * n_kv * n_ub * heads * 4 + logits (flash: logits +
 // 3 * f * n_ub * 4) [llama-cpp-cann-log].
+// The attention peak of the CUDA plan above (KQ without flash attention, the mask, four hidden states).
 template <class Q>
-auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend) {
+auto llamacpp_attention_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const N ub = q("n_ub", static_cast<double>(n_ub));
+    const N f32 = q("f32_bytes", 4.0);
+    const N kv = q("n_ctx", static_cast<double>(n_kv));
+    const N mask = kv * ub * q("mask_bytes", flash ? 2.0 : 4.0);
+    N attention = mask + N(4) * q("h", static_cast<double>(m.hidden)) * ub * f32;
+    if (!flash) attention = q.let("A_kq", kv * ub * q("heads", static_cast<double>(m.heads)) * f32) + attention;
+    return attention;
+}
+// with_attention false: the plan of a GPU whose attention runs on the CPU (--no-kv-offload pins every
+// node from the KV store to the attention output to the CPU backend, src/llama-graph.cpp build_attn_mha
+// [llama-cpp-code]): the MLP or the output peak only.
+template <class Q>
+auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend,
+                            bool with_attention = true) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     const N ub = q("n_ub", static_cast<double>(n_ub));
     const N f32 = q("f32_bytes", 4.0);
@@ -146,17 +162,16 @@ auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub
         if (flash) return logits + N(3) * mlp_width(q, m) * ub * f32;
         return N(2) * q("n_ctx", static_cast<double>(n_kv)) * ub * q("heads", static_cast<double>(m.heads)) * f32 + logits;
     }
-    const N kv = q("n_ctx", static_cast<double>(n_kv));
     const N h = q("h", static_cast<double>(m.hidden));
     const N f = mlp_width(q, m);
-    const N mask = kv * ub * q("mask_bytes", flash ? 2.0 : 4.0);
-    N attention = mask + N(4) * h * ub * f32;
-    if (!flash) attention = q.let("A_kq", kv * ub * q("heads", static_cast<double>(m.heads)) * f32) + attention;
     const N mlp = (N(m.gated_mlp ? 2 : 1) * f + N(2) * h) * ub * f32;
     const N output = logits + (f + h) * ub * f32;
-    return max_of(max_of(attention, mlp), output);
+    if (!with_attention) return max_of(mlp, output);
+    return max_of(max_of(llamacpp_attention_bytes(q, m, n_kv, n_ub, flash), mlp), output);
 }
-double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend);
+double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend,
+                              bool with_attention = true);
+double llamacpp_attention_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash);
 
 // bitsandbytes 4-bit dequantises a whole weight for a prefill matmul: the largest linear matrix
 // of a layer in the compute dtype (bnb.matmul_4bit -> dequantize_4bit), per TP rank. The largest

@@ -55,6 +55,24 @@ GgmlType gguf_embedding_type(const ModelSpec& m, WeightFormat f) {  // token_emb
     return m.tied_embeddings ? gguf_output_type(f) : gguf_base(f);
 }
 
+GgmlType gguf_matrix_type(const ModelSpec& m, WeightFormat f, const Tensor& t, int64_t il) {
+    if (!is_gguf(f)) return f == WeightFormat::BF16 ? GgmlType::BF16 : f == WeightFormat::FP32 ? GgmlType::F32 : GgmlType::F16;
+    if (t.kind == TensorKind::Router) return GgmlType::F32;
+    if (t.kind == TensorKind::Head) return gguf_output_type(f);
+    const int64_t n_gqa = m.kv_heads > 0 ? m.heads / m.kv_heads : 1;
+    switch (t.role) {
+        case TensorRole::V: return gguf_attn_v(f, il, m.layers, n_gqa);
+        case TensorRole::O: return gguf_attn_output(f);
+        case TensorRole::Down: return gguf_ffn_down(f, il, m.layers);
+        default: return gguf_base(f);
+    }
+}
+
+double ggml_row_bytes(GgmlType t, int64_t ne0) {
+    const GgmlTypeInfo& info = ggml_type(t);
+    return static_cast<double>(ne0 / info.block_weights) * info.block_bytes;
+}
+
 double norm_bits(const InferenceOptions& o) {
     return (is_gguf(o.weights) || o.engine == Engine::LlamaCpp) ? 32 : weight_format(o.weights).keep_bits;
 }
@@ -119,7 +137,8 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
             const LayerShard& s = pc.per_layer.pattern().moe(i) ? moe : dense;
             w.gguf[static_cast<size_t>(gguf_attn_v(f, i, L, n_gqa))] += s.attn_v;
             w.gguf[out] += s.attn_output;
-            w.gguf[base] += rest_params(s);
+            w.gguf[base] += rest_params(s) - s.router;
+            w.gguf[static_cast<size_t>(GgmlType::F32)] += s.router;  // ffn_gate_inp is never quantized (gguf_matrix_type)
             w.gguf[static_cast<size_t>(gguf_ffn_down(f, i, L))] += s.mlp_down + s.experts_down;
         }
     }

@@ -279,6 +279,13 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
 // and of the norms (llama.cpp stores 1-D tensors as F32, convert_hf_to_gguf).
 GgmlType gguf_embedding_type(const ModelSpec& m, WeightFormat f);
 GgmlType gguf_output_type(WeightFormat f);
+// The GGML type llama.cpp stores one 2-D matrix of repeating layer il in: the mix's choice for v, o and
+// down, the MoE router kept F32 (llama-quant.cpp never quantizes ffn_gate_inp [llama-cpp-code]), the
+// base type for the rest; F16 / BF16 / F32 for an unquantized format.
+struct Tensor;
+GgmlType gguf_matrix_type(const ModelSpec& m, WeightFormat f, const Tensor& t, int64_t il);
+// ggml_row_size: bytes of one row of ne0 weights of type t (ne0 / block_weights blocks).
+double ggml_row_bytes(GgmlType t, int64_t ne0);
 double norm_bits(const InferenceOptions& o);
 
 // The layer matrices: P * bpw / 8 / tp when every matrix has the same bits per weight and splits

@@ -36,10 +36,15 @@ std::string plan_model_file(const PlanInput& in, const std::string& unnamed) {
 std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file) {
     std::string line = "llama-server -m " + model_file + " -ngl " + std::to_string(p.ngl) + " -c " + std::to_string(p.context) +
                        " -ub " + std::to_string(in.ubatch);
-    if (p.gpus.size() > 1) line += " --split-mode layer --tensor-split " + tensor_split_text(p.split);
+    if (in.split_mode == SplitMode::None && p.gpus.size() > 1) line += " --split-mode none --main-gpu " + std::to_string(in.main_gpu);
+    else if (p.gpus.size() > 1 || in.split_mode == SplitMode::Row)
+        line += std::string(" --split-mode ") + split_mode_name(in.split_mode) + " --tensor-split " + tensor_split_text(p.split);
     if (in.n_cpu_moe > 0) line += " --n-cpu-moe " + std::to_string(in.n_cpu_moe);
     line += in.flash_attention ? " -fa on" : " -fa off";
     if (in.kv != KvDtype::FP16) line += std::string(" -ctk ") + llamacpp_cache_type(in.kv) + " -ctv " + llamacpp_cache_type(in.kv);
+    if (!in.kv_offload) line += " -nkvo";
+    if (in.mmproj_bytes > 0) line += " --mmproj " + (in.mmproj_file.empty() ? std::string("mmproj.gguf") : in.mmproj_file);
+    if (in.mmproj_bytes > 0 && !in.mmproj_offload) line += " --no-mmproj-offload";
     return line;
 }
 
@@ -53,6 +58,11 @@ OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
     o.num_ctx = p.context;
     o.env = std::string("OLLAMA_FLASH_ATTENTION=") + (in.flash_attention ? "1" : "0");
     if (in.kv != KvDtype::FP16) o.env += std::string(" OLLAMA_KV_CACHE_TYPE=") + llamacpp_cache_type(in.kv);
+    auto unsupported = [&](const std::string& what) { o.unsupported += (o.unsupported.empty() ? "" : "; ") + what; };
+    if (!in.kv_offload) unsupported("-nkvo (Ollama has no setting that keeps the KV cache in RAM)");
+    if (in.mmproj_bytes > 0 && !in.mmproj_offload) unsupported("--no-mmproj-offload (no Ollama setting keeps the projector in RAM)");
+    if (in.split_mode != SplitMode::Layer && p.gpus.size() > 1)
+        unsupported(std::string("--split-mode ") + split_mode_name(in.split_mode) + " (Ollama splits by layers; ollama/ollama#5527 is unmerged)");
     return o;
 }
 

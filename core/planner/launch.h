@@ -23,8 +23,9 @@ std::string tensor_split_text(const std::vector<double>& split);
 // the name being the model's (or `unnamed` when it has none), '/' and ' ' made '-'.
 std::string plan_model_file(const PlanInput& in, const std::string& unnamed = "model");
 
-// `llama-server -m FILE -ngl N -c CTX -ub UB [--split-mode layer --tensor-split a,b] [--n-cpu-moe K]
-// -fa on|off [-ctk T -ctv T]` for plan `p` of `in`.
+// `llama-server -m FILE -ngl N -c CTX -ub UB [--split-mode layer|row --tensor-split a,b | --split-mode none
+// --main-gpu G] [--n-cpu-moe K]
+// -fa on|off [-ctk T -ctv T] [-nkvo] [--mmproj FILE [--no-mmproj-offload]]` for plan `p` of `in`.
 std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file);
 
 // Ollama runs llama.cpp with num_gpu (= -ngl) and num_ctx (= -c) from the Modelfile or /set
@@ -35,6 +36,9 @@ struct OllamaSettings {
     int64_t num_gpu = 0;
     int64_t num_ctx = 0;
     std::string env;  // "OLLAMA_FLASH_ATTENTION=0|1[ OLLAMA_KV_CACHE_TYPE=q8_0]"
+    std::string unsupported;  // the plan's llama.cpp settings Ollama cannot express ("" when none), e.g. -nkvo:
+                              // no Ollama setting keeps the KV cache in RAM (ollama/ollama#9751 is unmerged) [ollama-nkvo-pr];
+                              // Ollama splits by layers only (ollama/ollama#5527 is unmerged) [ollama-row-split-pr]
     bool ok() const { return error.empty(); }
 };
 OllamaSettings ollama_settings(const PlanInput& in, const Plan& p);

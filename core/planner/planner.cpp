@@ -10,10 +10,19 @@
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
 #include "inference/weight_formats.h"
+#include "model/layer_tensors.h"
 #include "param_count.h"
 #include "units.h"
 
 namespace vl {
+
+const char* split_mode_name(SplitMode m) {
+    switch (m) {
+        case SplitMode::Row: return "row";
+        case SplitMode::None: return "none";
+        default: return "layer";
+    }
+}
 
 double apple_gpu_wired_limit_bytes(double ram_bytes, int64_t wired_limit_mb) {
     if (wired_limit_mb > 0) return static_cast<double>(wired_limit_mb) * 1024 * 1024;
@@ -75,6 +84,20 @@ std::string validate_plan(const PlanInput& in) {
     for (size_t i = 0; i < in.gpus.size(); ++i)
         if (!(in.gpus[i].memory_bytes > 0) || !std::isfinite(in.gpus[i].memory_bytes))
             return "gpu " + std::to_string(i + 1) + ": its memory must be a positive size (e.g. 24GB)";
+    if (!(in.mmproj_bytes >= 0) || !std::isfinite(in.mmproj_bytes))
+        return "mmproj-bytes: the projector's size must be a size >= 0 (e.g. 1.2GB), or give --mmproj FILE.gguf";
+    if (!in.mmproj_offload && !(in.mmproj_bytes > 0))
+        return "no-mmproj-offload: there is no projector to keep in RAM; add --mmproj FILE.gguf (or --mmproj-bytes) or leave it out";
+    const int64_t n_gpus = in.apple_unified ? 1 : static_cast<int64_t>(in.gpus.size());
+    if (in.main_gpu < 0 || (n_gpus > 0 && in.main_gpu >= n_gpus))
+        return "main-gpu: give a GPU index from 0 to " + std::to_string(std::max<int64_t>(n_gpus - 1, 0)) + " (the --gpu order)";
+    if (in.main_gpu != 0 && in.split_mode != SplitMode::None)
+        return std::string("main-gpu: llama.cpp reads --main-gpu only with --split-mode none; with --split-mode ") +
+               split_mode_name(in.split_mode) + " the --tensor-split places everything; add --split-mode none or leave --main-gpu out";
+    if (in.split_mode == SplitMode::None && !in.tensor_split.empty())
+        return "tensor-split: --split-mode none puts the model on one GPU (--main-gpu); leave --tensor-split out";
+    if (in.split_mode == SplitMode::Row && in.apple_unified)
+        return "split-mode: row splitting is the CUDA backend's split buffer; an Apple GPU loads whole layers (leave --split-mode out)";
     if (!in.tensor_split.empty()) {
         const size_t n = in.apple_unified ? 1 : in.gpus.size();
         if (in.tensor_split.size() != n)
@@ -105,6 +128,49 @@ std::vector<GpuSlot> gpu_slots(const PlanInput& in) {
         out.push_back({g.name, std::max(0.0, g.memory_bytes - reserve), reserve});
     }
     return out;
+}
+
+// get_mmq_y_host (ggml-cuda mmq.cuh [llama-cpp-code]): the MMQ tile is 128 rows from Volta on, 64 before
+// (Pascal by gpu_arch; Kepler and Maxwell Teslas by name).
+int64_t mmq_tile_rows(const std::string& gpu_name) {
+    if (gpu_arch(gpu_name) == GpuArch::Pascal) return 64;
+    for (const char* old : {"K80", "K40", "K20", "M40", "M60", "M10", "Kepler", "Maxwell"})
+        if (gpu_name.find(old) != std::string::npos) return 64;
+    return 128;
+}
+
+// The CUDA split buffer's row bounds: each GPU's cumulative split (float, as llama.cpp keeps it) and the
+// row rounding, the largest MMQ tile of the GPUs that get a non-empty share (get_row_rounding).
+struct RowSplit {
+    std::vector<float> low;  // cumulative normalised split at each GPU
+    int64_t rounding = 128;
+};
+RowSplit row_split(const std::vector<GpuSlot>& slots, const std::vector<double>& proportions) {
+    RowSplit r;
+    float sum = 0;
+    for (double x : proportions) {
+        r.low.push_back(sum);
+        sum += static_cast<float>(x);
+    }
+    for (float& x : r.low) x /= sum;
+    r.rounding = 0;
+    for (size_t i = 0; i < slots.size(); ++i)
+        if (r.low[i] < (i + 1 < slots.size() ? r.low[i + 1] : 1.0f)) r.rounding = std::max(r.rounding, mmq_tile_rows(slots[i].name));
+    return r;
+}
+// Rows [low, high) of an n-row matrix on GPU id (get_row_split): bounds rounded down to the rounding, the last GPU to n.
+int64_t rows_from(int64_t n, const RowSplit& r, size_t id) {
+    if (id == 0) return 0;
+    if (id >= r.low.size()) return n;
+    const auto row = static_cast<int64_t>(static_cast<float>(n) * r.low[id]);
+    return row - row % r.rounding;
+}
+// One GPU's slice of a split matrix: its rows, plus the padding of the last row to 512 elements
+// (ggml_backend_cuda_split_buffer_type_get_alloc_size, MATRIX_ROW_PADDING).
+double split_slice_bytes(GgmlType t, int64_t ne0, int64_t rows) {
+    constexpr int64_t kRowPadding = 512;
+    if (rows == 0) return 0;
+    return static_cast<double>(rows) * ggml_row_bytes(t, ne0) + (ne0 % kRowPadding != 0 ? ggml_row_bytes(t, kRowPadding - ne0 % kRowPadding) : 0);
 }
 
 }  // namespace
@@ -161,6 +227,8 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
     // Split points: cumulative, normalised (load_tensors).
     std::vector<double> splits(n_gpu);
     for (size_t i = 0; i < n_gpu; ++i) splits[i] = in.tensor_split.empty() ? slots[i].capacity : in.tensor_split[i];
+    if (in.split_mode == SplitMode::None)  // one device: the main GPU (src/llama.cpp drops the others)
+        for (size_t i = 0; i < n_gpu; ++i) splits[i] = static_cast<int64_t>(i) == in.main_gpu ? 1 : 0;
     double sum = 0;
     for (double x : splits) sum += x;
     p.split = splits;
@@ -201,7 +269,7 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
         const double experts_on_cpu = (il < in.n_cpu_moe && device_of(il) >= 0) ? llamacpp_layer_expert_bytes(in, il) : 0;
         d.weights += layer - experts_on_cpu;
         p.cpu.weights += experts_on_cpu;
-        d.kv += kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, false);
+        (in.kv_offload ? d : p.cpu).kv += kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, false);
         if (d.layer_begin < 0) d.layer_begin = il;
         d.layer_end = il + 1;
     }
@@ -212,14 +280,49 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
     out.weights += llamacpp_output_weight_bytes(in);
     p.cpu.weights += llamacpp_embedding_weight_bytes(in);
 
+    // --split-mode row: each 2-D matrix of an offloaded layer, and output.weight, leaves its layer's GPU
+    // for the split buffer, every GPU taking its rows (planner.h).
+    if (in.split_mode == SplitMode::Row && n_gpu > 0) {
+        const RowSplit rs = row_split(slots, p.split);
+        auto split_matrix = [&](int owner, const Tensor& t, GgmlType type) {
+            const auto o = static_cast<size_t>(owner);
+            if (rows_from(t.rows, rs, o + 1) == rows_from(t.rows, rs, o)) return;  // no rows for its GPU: stays whole there
+            p.gpus[o].weights -= static_cast<double>(t.rows) * ggml_row_bytes(type, t.cols);
+            for (size_t i = 0; i < n_gpu; ++i) {
+                const double slice = split_slice_bytes(type, t.cols, rows_from(t.rows, rs, i + 1) - rows_from(t.rows, rs, i));
+                p.gpus[i].weights += slice;
+                p.gpus[o].split_buffer += slice;
+            }
+        };
+        for (int64_t il = 0; il < L; ++il) {
+            if (device_of(il) < 0) continue;
+            for (const Tensor& t : layer_tensors(m, pc.per_layer.pattern().moe(il)))
+                if (t.matrix() && t.count == 1) split_matrix(device_of(il), t, gguf_matrix_type(m, in.weights, t, il));
+        }
+        if (device_of(L) >= 0)
+            for (Tensor t : model_tensors(m))  // output.weight: lm_head, or the tied embedding's duplicate
+                if (t.kind == TensorKind::Head ? t.matrix() : (m.tied_embeddings && t.kind == TensorKind::Embedding && t.split == TensorSplit::Vocab)) {
+                    t.kind = TensorKind::Head;
+                    split_matrix(device_of(L), t, gguf_matrix_type(m, in.weights, t, L));
+                }
+    }
+
     // Compute buffers (runtime.h llamacpp_compute_bytes): the GPU holding the output plans the
     // logits; a GPU with only repeating layers peaks at attention or the MLP (no logits: vocab 0).
+    // -nkvo: the attention of the offloaded layers runs on the CPU, so its peak is the host's.
     ModelSpec no_logits = m;
     no_logits.vocab = 0;
+    bool attention_moved = false;
     for (DevicePlan& d : p.gpus) {
         if (d.layer_end == d.layer_begin && !d.output) continue;
-        d.compute = llamacpp_compute_bytes(d.output ? m : no_logits, context, in.ubatch, in.flash_attention, LlamaCppBackend::CUDA);
+        d.compute = llamacpp_compute_bytes(d.output ? m : no_logits, context, in.ubatch, in.flash_attention, LlamaCppBackend::CUDA,
+                                           in.kv_offload);
+        attention_moved = attention_moved || d.layer_end > d.layer_begin;
     }
+    if (!in.kv_offload && attention_moved) p.cpu.compute = llamacpp_attention_bytes(m, context, in.ubatch, in.flash_attention);
+
+    // The vision projector: whole on the first GPU backend, or in RAM with --no-mmproj-offload or no GPU.
+    (in.mmproj_offload && n_gpu > 0 ? p.gpus[0] : p.cpu).mmproj = in.mmproj_bytes;
 
     double gpu_used = 0;
     for (const DevicePlan& d : p.gpus) gpu_used += d.total();
@@ -263,6 +366,19 @@ std::string no_fit_advice(const PlanInput& in, const Plan& best) {
             out += std::string(" weights ") + weight_format(f).key + " fit (-ngl " + std::to_string(q.ngl) + ");";
             break;
         }
+    }
+    // Memory the GPUs can hand to system RAM at this -ngl: the projector, then every layer's KV cache.
+    PlanInput moved = in;
+    moved.ngl = best.ngl;
+    if (in.mmproj_bytes > 0 && in.mmproj_offload && !best.gpus.empty()) {
+        moved.mmproj_offload = false;
+        if (plan_llamacpp(moved).fits) out += " the vision projector in RAM (--no-mmproj-offload) fits at -ngl " + std::to_string(best.ngl) + ";";
+    }
+    if (in.kv_offload && !best.gpus.empty()) {
+        moved.kv_offload = false;
+        if (plan_llamacpp(moved).fits)
+            out += std::string(" the KV cache in RAM (--no-kv-offload") + (moved.mmproj_offload ? "" : " --no-mmproj-offload") + ") fits at -ngl " +
+                   std::to_string(best.ngl) + ";";
     }
     const double short_ram = best.cpu.total() - best.cpu.capacity;
     if (short_ram > 0) out += " or " + size_text(short_ram) + " more system RAM at -ngl " + std::to_string(best.ngl) + ";";

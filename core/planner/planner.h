@@ -18,6 +18,17 @@
 
 namespace vl {
 
+// llama.cpp --split-mode (src/llama.cpp, src/llama-model.cpp load_tensors, read at 5bc7a74 / a5410f0
+// [llama-cpp-code]). layer: whole layers per GPU by the tensor split. row: the layers (their norms,
+// routed experts, KV cache and compute) are assigned to GPUs exactly as for layer, but every 2-D matrix
+// of an offloaded layer and output.weight lives in the CUDA split buffer: GPU i holds rows
+// [n * s_i, n * s_{i+1}) of each (s: the cumulative normalised split, each bound rounded down to 128
+// rows, 64 on GPUs before Volta; the last GPU up to n), each slice padded by ggml_row_size(512 - ne0 % 512)
+// when ne0 is not a multiple of 512; a matrix stays whole on its layer's GPU when that GPU would get
+// no rows of it (ggml-cuda.cu get_row_split, supports_op, read at f6d77a1). none: one GPU, --main-gpu.
+enum class SplitMode { Layer, Row, None };
+const char* split_mode_name(SplitMode m);  // "layer", "row", "none"
+
 struct PlanGpu {
     std::string name;
     double memory_bytes = 0;   // total memory as the driver reports it
@@ -45,6 +56,17 @@ struct PlanInput {
     int64_t ngl = -1;               // -ngl; < 0: the largest that fits
     int64_t n_cpu_moe = 0;          // --n-cpu-moe N: the routed experts (ffn_{gate,up,down}_exps) of layers
                                     // [0, N) stay on the CPU (common/arg.cpp's -ot pattern) [llama-cpp-server-flags]
+    SplitMode split_mode = SplitMode::Layer;  // --split-mode
+    int64_t main_gpu = 0;           // --main-gpu: the one GPU of --split-mode none (llama.cpp reads it for no other mode)
+    double mmproj_bytes = 0;        // --mmproj: a vision model's projector, its GGUF tensors' bytes (0: none)
+    std::string mmproj_file;        // its file for the launch line ("" : mmproj.gguf)
+    bool mmproj_offload = true;     // false: --no-mmproj-offload, the projector in system RAM. Offloaded, tools/mtmd/clip.cpp
+                                    // loads it whole on the first GPU backend (ggml_backend_init_by_type(GPU), not --main-gpu),
+                                    // read at 3679b65 [llama-cpp-code]; the CLIP graph's compute buffer is not planned
+    bool kv_offload = true;         // false: -nkvo (--no-kv-offload): every layer's KV cache in host memory and the
+                                    // attention over it on the CPU (src/llama-kv-cache.cpp: the CPU buffer type when
+                                    // !offload; src/llama-graph.cpp build_attn_mha pins KQ..KQV to the CPU backend;
+                                    // read at 3514e9f) [llama-cpp-code]
 };
 
 struct DevicePlan {
@@ -53,8 +75,11 @@ struct DevicePlan {
     double reserve = 0;
     int64_t layer_begin = 0, layer_end = 0;  // repeating layers [begin, end)
     bool output = false;            // holds output.weight (and the logits' compute)
-    double weights = 0, kv = 0, compute = 0;
-    double total() const { return weights + kv + compute; }
+    double weights = 0, kv = 0, compute = 0;  // weights: all this device holds (--split-mode row: its rows of every split matrix)
+    double split_buffer = 0;        // --split-mode row: llama.cpp's "CUDA<i>_Split model buffer size", the split matrices of the
+                                    // layers this GPU holds, every GPU's rows and padding together (not all on this GPU)
+    double mmproj = 0;              // the vision projector's weights (--mmproj) on this device
+    double total() const { return weights + kv + compute + mmproj; }
     bool fits() const { return total() <= capacity; }
 };
 
@@ -65,7 +90,8 @@ struct Plan {
     int64_t context = 0;
     std::vector<double> split;      // the tensor split used (one value per GPU)
     std::vector<DevicePlan> gpus;
-    DevicePlan cpu;                 // host RAM: token embedding, CPU layers and their KV
+    DevicePlan cpu;                 // host RAM: token embedding, CPU layers and their KV (-nkvo: every layer's KV,
+                                    // and as compute the attention peak that the GPUs no longer hold)
     bool fits = false;              // every device within its capacity
     int64_t max_context = 0;        // largest context (multiple of 256, up to the larger of n_ctx_train and the
                                     // requested one) that fits at this -ngl; 0: none

@@ -67,6 +67,9 @@ double hop_seconds(int64_t hidden, double link_bandwidth) { return static_cast<d
 namespace {
 
 std::string check_speed_input(const PlanInput& in, const Plan& p, const SpeedInput& s) {
+    if (in.split_mode == SplitMode::Row && p.gpus.size() > 1)
+        return "split-mode: the speed model runs the GPUs one after another (layer split); with --split-mode row every GPU works on "
+               "each matrix at once and waits for the others, which no benchmark here calibrates, so there is no speed estimate";
     if (s.gpu_bandwidth.size() != p.gpus.size())
         return "gpu: give one memory bandwidth per GPU (" + std::to_string(p.gpus.size()) + "), got " + std::to_string(s.gpu_bandwidth.size());
     for (size_t i = 0; i < p.gpus.size(); ++i)
@@ -102,14 +105,18 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
             if (il >= p.gpus[d].layer_begin && il < p.gpus[d].layer_end) return d;
         return n_gpu;
     };
-    std::vector<double> experts(n_gpu + 1, 0), active_params(n_gpu + 1, 0), layers(n_gpu + 1, 0);
+    std::vector<double> experts(n_gpu + 1, 0), active_params(n_gpu + 1, 0), layers(n_gpu + 1, 0), attention_layers(n_gpu + 1, 0);
     int64_t moe_bounces = 0;  // layers on a GPU whose routed experts run on the CPU (--n-cpu-moe)
+    int64_t kv_bounces = 0;   // layers on a GPU whose attention runs on the CPU (-nkvo: the KV is in RAM)
     for (int64_t il = 0; il < L; ++il) {
         const size_t d = device_of(il);
         const bool experts_on_cpu = d < n_gpu && il < in.n_cpu_moe;
         const double e = llamacpp_layer_expert_bytes(in, il);
         experts[experts_on_cpu ? n_gpu : d] += e;
         if (experts_on_cpu && e > 0) ++moe_bounces;
+        const bool attention_on_cpu = d < n_gpu && !in.kv_offload;
+        attention_layers[attention_on_cpu ? n_gpu : d] += 1;
+        if (attention_on_cpu) ++kv_bounces;
         // Prefill: the layer's FLOPs at its device (llama.cpp copies CPU-held expert weights to the GPU
         // for large batches, so --n-cpu-moe does not move their FLOPs).
         active_params[d] += static_cast<double>(pc.per_layer[static_cast<size_t>(il)].active());
@@ -136,8 +143,9 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         const double bw = cpu ? s.ram_bandwidth : s.gpu_bandwidth[d];
         ds.decode_seconds = roofline_seconds(ds.bytes_per_token, bw,
                                              system_memory ? cal.decode_cpu_apple.efficiency : cal.decode_gpu.efficiency);
-        const bool has_work = layers[d] > 0 || d == out_dev;
-        ds.flops_per_token = has_work ? prefill_flops_per_token(active_params[d], static_cast<int64_t>(layers[d]), ctx, d_attn) : 0;
+        const bool has_work = layers[d] > 0 || attention_layers[d] > 0 || d == out_dev;
+        ds.flops_per_token =
+            has_work ? prefill_flops_per_token(active_params[d], static_cast<int64_t>(attention_layers[d]), ctx, d_attn) : 0;
         const double flops = cpu ? s.cpu_flops : (d < s.gpu_flops.size() ? s.gpu_flops[d] : 0);
         if (ds.flops_per_token > 0 && !(flops > 0)) {
             prefill_known = false;
@@ -154,11 +162,11 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         out.devices.push_back(ds);
     }
     // Device boundaries: the CPU (token embedding) to each GPU with work in turn, and two per layer
-    // whose experts stay on the CPU; none on Apple Silicon (one memory).
+    // whose experts stay on the CPU or whose attention runs there (-nkvo); none on Apple Silicon (one memory).
     if (!in.apple_unified) {
         int64_t with_work = 1;
         for (size_t d = 0; d < n_gpu; ++d) with_work += (layers[d] > 0 || d == out_dev) ? 1 : 0;
-        out.hops = with_work - 1 + 2 * moe_bounces;
+        out.hops = with_work - 1 + 2 * moe_bounces + 2 * kv_bounces;
         out.hop_seconds = hop_seconds(m.hidden, s.link_bandwidth);
     }
     decode += static_cast<double>(out.hops) * out.hop_seconds;

@@ -7,10 +7,13 @@
 // the routed experts scaled by top_k / num_experts; shared experts, attention and norms in full; the
 // token embedding is one row, not counted) and its KV cache at the plan's context. Devices run one
 // after another (llama.cpp's layer split), so their times add, plus one hidden-state vector over the
-// host link per device boundary.
+// host link per device boundary. With -nkvo the KV cache is the CPU's (Plan.cpu.kv): decode streams it
+// from system RAM, and each offloaded layer's attention crosses to the CPU and back (two boundaries).
 // Prefill: 2 FLOPs per active parameter per token plus 2 * ctx * d_attn per layer for QK^T [kaplan2020 §2.1]
 // and as many for the product with V, over the attended tokens (the prompt: llama.cpp without flash
-// attention multiplies against every cell and masks), at each device's dense FP16 tensor throughput.
+// attention multiplies against every cell and masks), at each device's dense FP16 tensor throughput;
+// the attention FLOPs count on the device that runs the attention (-nkvo: the CPU). --split-mode row over
+// several GPUs (each matrix on every GPU at once) is not modelled: an error says so.
 #pragma once
 #include <cstdint>
 #include <string>
