@@ -7,6 +7,7 @@
 
 #include "estimate.h"
 #include "model/presets.h"
+#include "planner/planner.h"
 
 using namespace vl;
 
@@ -66,4 +67,23 @@ TEST_CASE("llama.cpp SWA: Mistral 7B v0.1 and Phi-3 keep every token on every la
     CHECK(kv_bytes(llamacpp("mistral-7b", 32768, 512)) == 32.0 * 32768 * 8 * 128 * 2 * 2);
     // Phi-3-mini-4k: sliding_window 2047, disabled in llama.cpp (PR #13676): 32 layers * 4096 cells * 32 heads * 96 * 2 * 2 B.
     CHECK(kv_bytes(llamacpp("phi-3-mini-4k", 4096, 512)) == 32.0 * 4096 * 32 * 96 * 2 * 2);
+}
+
+TEST_CASE("llama.cpp SWA: the planner places the same window-sized cache, and refuses an encoder") {
+    PlanInput in;
+    in.model = find_model("gemma-3-27b")->spec;
+    in.weights = WeightFormat::GGUF_Q4_K_M;
+    in.context = 32768;
+    in.ubatch = 512;
+    in.ram_bytes = 64.0 * (1 << 30);
+    in.gpus.push_back({"RTX 4090", 24.0 * (1 << 30), 0});
+    const Plan p = plan_llamacpp(in);
+    REQUIRE(p.ok());
+    double kv = p.cpu.kv;
+    for (const DevicePlan& d : p.gpus) kv += d.kv;
+    CHECK(kv == 407552.0 * 8192);  // as the estimate: 10 * 32768 + 52 * 1536 cells of 8192 B
+
+    in.model.encoder = true;
+    in.model.model_type = "bert";
+    CHECK(plan_llamacpp(in).error.rfind("model: bert is an encoder", 0) == 0);
 }

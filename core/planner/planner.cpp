@@ -67,6 +67,9 @@ double layer_weight_bytes(const PlanInput& in, const ParamCounts& pc, int64_t il
 std::string validate_plan(const PlanInput& in) {
     if (!in.model.architecture_known() || in.model.layers < 1)
         return "model: the planner needs the model's architecture (layers, hidden size, heads); give a preset id or a config.json";
+    if (in.model.encoder)
+        return "model: " + in.model.model_type + " is an encoder (embeddings, reranking): the planner places generation models; size it with "
+               "`vramlens estimate --mode infer` (transformers)";
     if (!is_gguf(in.weights) && in.weights != WeightFormat::FP16 && in.weights != WeightFormat::BF16 && in.weights != WeightFormat::FP32)
         return std::string("weights: llama.cpp runs GGUF files; ") + weight_format_name(in.weights) +
                " is not one; pick q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16 or bf16";
@@ -269,7 +272,10 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
         const double experts_on_cpu = (il < in.n_cpu_moe && device_of(il) >= 0) ? llamacpp_layer_expert_bytes(in, il) : 0;
         d.weights += layer - experts_on_cpu;
         p.cpu.weights += experts_on_cpu;
-        (in.kv_offload ? d : p.cpu).kv += kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, false);
+        // The window layers of an architecture llama.cpp runs with a sliding window hold n_swa + n_ubatch cells [llama-cpp-swa].
+        const bool swa = llamacpp_uses_swa(m);
+        (in.kv_offload ? d : p.cpu).kv +=
+            kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, swa, swa ? llamacpp_swa_cells(m.sliding_window, std::min(in.ubatch, context)) : 0);
         if (d.layer_begin < 0) d.layer_begin = il;
         d.layer_end = il + 1;
     }
