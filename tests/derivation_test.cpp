@@ -530,9 +530,9 @@ TEST_CASE("every model preset: training, LoRA and vLLM derivations follow the co
         l.finetune.lora_targets = kLoraAllLinear;
         check_derivations(estimate(l, Detail::Full), p.id + " lora");
         Scenario v = infer_scenario(p.spec);
-        v.infer.engine = Engine::VLLM;
+        v.infer.engine = p.spec.encoder ? Engine::Transformers : Engine::VLLM;  // vLLM's embedding server is not modelled
         v.infer.context = t.train.seq_len;
-        check_derivations(estimate(v, Detail::Full), p.id + " vllm");
+        check_derivations(estimate(v, Detail::Full), p.id + (p.spec.encoder ? " transformers" : " vllm"));
     }
 }
 
