@@ -101,6 +101,8 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--grad-accum", "train.grad_accum_steps", FlagKind::Value, "gradient accumulation steps"},
     {"--recompute", "train.recompute", FlagKind::Value, "none | selective | full | every-k"},
     {"--offload-checkpoints", "train.offload_checkpoints", FlagKind::Switch, "checkpointed layer inputs in host RAM (Unsloth's offloaded checkpointing)"},
+    {"--moe-expert-capacity-factor", "train.moe_expert_capacity_factor", FlagKind::Value, "MoE: tokens per expert at most factor x the balanced share (Megatron); 0: dropless"},
+    {"--moe-pad-expert-input-to-capacity", "train.moe_pad_expert_input_to_capacity", FlagKind::Switch, "MoE: pad every expert's input to its capacity"},
     {"--loss", "train.loss", FlagKind::Value, "", names_bar<LossImpl>},
     {"--method", "finetune.method", FlagKind::Value, "full | lora | qlora"},
     {"--lora-rank", "finetune.lora_rank", FlagKind::Value, "LoRA rank r"},

@@ -72,6 +72,10 @@ struct TrainingOptions {
     int recompute_every_k = 1;       // Recompute::EveryK: checkpoint 1 layer in k
     bool offload_checkpoints = false;  // the checkpointed layer inputs go to host RAM in forward and come back one at a
                                        // time in backward (Unsloth's offloaded gradient checkpointing) [unsloth-offload]
+    // MoE token dropping (Megatron-LM --moe-expert-capacity-factor, --moe-pad-expert-input-to-capacity):
+    // each expert takes at most ceil(tokens * top_k / experts * factor) tokens [megatron-moe]; 0: dropless.
+    double moe_expert_capacity_factor = 0;
+    bool moe_pad_expert_input_to_capacity = false;  // every expert's input padded to its capacity
     bool flash_attention = true;     // FlashAttention/SDPA: no s^2 scores kept
     double dropout = 0.0;            // > 0 keeps 1-byte masks
     bool fp32_logits = true;         // logits + loss kept in fp32 (b*s*V*4)

@@ -46,6 +46,8 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("recompute", &TrainingOptions::recompute);
     v("recompute_every_k", &TrainingOptions::recompute_every_k);
     v("offload_checkpoints", &TrainingOptions::offload_checkpoints);
+    v("moe_expert_capacity_factor", &TrainingOptions::moe_expert_capacity_factor);
+    v("moe_pad_expert_input_to_capacity", &TrainingOptions::moe_pad_expert_input_to_capacity);
     v("flash_attention", &TrainingOptions::flash_attention);
     v("dropout", &TrainingOptions::dropout);
     v("fp32_logits", &TrainingOptions::fp32_logits);

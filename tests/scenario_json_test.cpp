@@ -614,7 +614,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 5);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 22);
+    CHECK(field_count<TrainingOptions>() == 24);
     CHECK(field_count<FineTuneOptions>() == 11);
     CHECK(field_count<InferenceOptions>() == 22);
     CHECK(field_count<Parallelism>() == 14);

@@ -319,3 +319,34 @@ TEST_CASE("offloaded checkpoints: full recomputation's layer inputs in host RAM,
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.errors[0].field == "train.offload_checkpoints");
 }
+
+TEST_CASE("MoE capacity factor: experts take ceil(T * top_k / E * factor) tokens each, padded or dropped [megatron-moe]") {
+    // Mixtral-8x7B, b 1, s 4096: T * top_k = 8192 routed copies over 8 experts (1024 each when balanced).
+    // Padded at factor 1.25: ceil(1024 * 1.25) = 1280 per expert, 10240 in all; factor 0.5 without padding
+    // drops to 4096; factor 1.5 without padding keeps the balanced 8192. Everything else in the layer's MLP
+    // group is the same, and the routed part is linear in the routed tokens, so the differences compare as
+    // (10240 - 8192) : (8192 - 4096) = 1 : 2.
+    const ModelSpec m = find_model("mixtral-8x7b")->spec;
+    const LayerDims L = layer_dims(m, true);
+    ActShape x;
+    x.b = 1;
+    x.s = 4096;
+    const double dropless = layer_activations(L, x).mlp;
+    x.expert_capacity = 1.25;
+    x.pad_to_capacity = true;
+    const double padded = layer_activations(L, x).mlp;
+    x.expert_capacity = 0.5;
+    x.pad_to_capacity = false;
+    const double dropped = layer_activations(L, x).mlp;
+    x.expert_capacity = 1.5;
+    CHECK(layer_activations(L, x).mlp == dropless);
+    REQUIRE(dropless > dropped);
+    CHECK((padded - dropless) / (dropless - dropped) == Approx(0.5).epsilon(1e-12));
+
+    Scenario s;
+    s.model = m;
+    s.train.moe_pad_expert_input_to_capacity = true;
+    const Estimate bad = estimate(s);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors[0].field == "train.moe_pad_expert_input_to_capacity");
+}

@@ -215,6 +215,22 @@ Expr<Q> layer_scores(Q& q, const LayerDims& L, const ActShape& x) {
     return r;
 }
 
+// Expert tokens of a layer: every routed copy (T * top_k, dropless and balanced); with a capacity
+// factor each of the E experts takes at most ceil(T * top_k / E * factor) (Megatron get_capacity),
+// exactly that when padded to capacity, and fewer than T * top_k only when the factor drops tokens
+// (< 1) [megatron-moe].
+template <class Q>
+Expr<Q> routed_tokens(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& T) {
+    const Expr<Q> Tk = T * q("top_k", L.top_k);
+    if (!(x.expert_capacity > 0)) return Tk;
+    if (x.pad_to_capacity) {
+        const Expr<Q> E = q("experts", L.experts);
+        return E * ceil_of(Tk / E * q("capacity_factor", x.expert_capacity));
+    }
+    if (x.expert_capacity < 1) return Tk * q("capacity_factor", x.expert_capacity);
+    return Tk;
+}
+
 // MLP (or routed experts + router + shared expert) tensors of a layer of kind L.
 template <class Q>
 Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
@@ -233,7 +249,7 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
     if (L.experts > 0) {
         // HF MixtralSparseMoeBlock: fp32 router softmax (T x E), each routed copy of a token (T*k x h),
         // the expert MLPs over T*k tokens, the routing-weighted outputs (T*k x h); + shared expert on T tokens.
-        const N routed = q.let("T_k", T * q("top_k", L.top_k));
+        const N routed = q.let("T_k", routed_tokens(q, L, x, T));
         r += q.let("router", 4.0 * T * q("experts", L.experts));
         r += q.let("routed_io", lin * routed * h + a * routed * h);
         r += mlp_tensors(q, L, x, routed, q("expert_ffn", L.expert_ffn) / q("t", t), kExpertMlp);
@@ -283,6 +299,8 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     x.flash = o.flash_attention;
     x.softmax_fp32 = plain_pytorch_training(s);
     x.dropout = o.dropout;
+    x.expert_capacity = o.moe_expert_capacity_factor;
+    x.pad_to_capacity = o.moe_pad_expert_input_to_capacity;
     x.attn_dropout = o.attention_dropout < 0 ? o.dropout : o.attention_dropout;
     x.act_bytes = dt.act;
     x.linear_in_bytes = dt.linear_in;

@@ -47,6 +47,9 @@ struct ActShape {
     // PEFT: an adapted module whose adapter computes in another dtype than its input (autocast, or fp32
     // adapters on a 16-bit base) saves its own cast of the input, of this many bytes; 0: the shared input.
     double adapter_in_bytes = 0;
+    // MoE token dropping: the experts' capacity factor (0: dropless) and whether inputs are padded to it.
+    double expert_capacity = 0;
+    bool pad_to_capacity = false;
 };
 
 // Bytes one layer keeps for one micro-batch, by group [korthikanti2022 §4.1, Table 2];

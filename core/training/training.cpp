@@ -58,8 +58,11 @@ static void add_warnings(const Scenario& s, Estimate& e) {
         if (s.parallel.tp > 1 || s.parallel.pp > 1)
             e.warnings.push_back("params-only model: weights are split evenly over tp * pp (embedding placement unknown)");
     }
-    if (m.moe.num_experts > 0 && m.architecture_known())
-        e.warnings.push_back("MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens)");
+    if (m.moe.num_experts > 0 && m.architecture_known() && !(s.train.moe_expert_capacity_factor > 0))
+        e.warnings.push_back(s.parallel.ep > 1
+                                 ? "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens); dropless routing over "
+                                   "expert parallelism can send up to ep times that to one rank: a capacity factor bounds it"
+                                 : "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens)");
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA && s.finetune.paged_optimizer)
         e.warnings.push_back("paged optimizer: the adapter optimizer states are counted on the GPU; under pressure they page to host memory");
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::Full && (s.finetune.save_embedding || s.finetune.save_lm_head))
@@ -112,6 +115,10 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     range(static_cast<double>(o.seq_len), 1, 1e8, "train.seq_len");
     range(static_cast<double>(o.grad_accum_steps), 1, 1e6, "train.grad_accum_steps");
     range(o.recompute_every_k, 1, 1e6, "train.recompute_every_k");
+    range(o.moe_expert_capacity_factor, 0, 1000, "train.moe_expert_capacity_factor");
+    if (o.moe_pad_expert_input_to_capacity && !(o.moe_expert_capacity_factor > 0))
+        errs.push_back({"train.moe_pad_expert_input_to_capacity", "pads each expert's input to the capacity that train.moe_expert_capacity_factor sets; "
+                                                                  "give a factor > 0 (e.g. 1.0) or turn padding off"});
     if (o.offload_checkpoints && o.recompute != Recompute::Full && o.recompute != Recompute::EveryK)
         errs.push_back({"train.offload_checkpoints", "offloads the checkpointed layer inputs, so it needs train.recompute \"full\" or \"every-k\"; "
                                                      "set one, or turn offload_checkpoints off"});
