@@ -30,4 +30,9 @@ void notes_panel(AppState& app);        // warnings and errors
 // share.cpp
 void share_panel(AppState& app);        // copy link, embed snippet, exports
 
+// run_local_panels.cpp: Run locally (Mode::Local)
+void local_setup_panel(AppState& app);    // engine, weights, KV type, context, flash attention; vLLM's pool settings
+void local_machine_panel(AppState& app);  // a PC's GPUs (added, changed, removed) and RAM, or a Mac's chip and memory
+void local_results_panel(AppState& app);  // verdict, per-device table, largest context, speed, launch lines to copy
+
 }  // namespace vl::ui

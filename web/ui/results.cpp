@@ -52,6 +52,10 @@ void solver_lines(AppState& app) {
 }  // namespace
 
 void summary_panel(AppState& app) {
+    if (app.scenario.mode == Mode::Local) {  // a plan, not an estimate (its estimate is an error)
+        local_results_panel(app);
+        return;
+    }
     const Lang L = app.ui.lang;
     const Estimate& e = app.estimate;
     if (!e.ok()) {
