@@ -53,7 +53,7 @@ void solver_lines(AppState& app) {
 
 void summary_panel(AppState& app) {
     if (app.scenario.mode == Mode::Local) {  // a plan, not an estimate (its estimate is an error)
-        local_results_panel(app);
+        local_verdict_panel(app);
         return;
     }
     const Lang L = app.ui.lang;
@@ -120,6 +120,10 @@ void summary_panel(AppState& app) {
 }
 
 void breakdown_panel(AppState& app) {
+    if (app.scenario.mode == Mode::Local) {
+        local_plan_panel(app);
+        return;
+    }
     const Estimate& e = app.estimate;
     if (!e.ok() || !(e.total_bytes > 0)) return;
     const Lang L = app.ui.lang;

@@ -131,7 +131,7 @@ void local_machine_panel(AppState& app) {
     section_errors(app, "local");
 }
 
-void local_results_panel(AppState& app) {
+void local_verdict_panel(AppState& app) {
     const Lang L = app.ui.lang;
     const LocalPlan& p = app.local;
     if (!p.ok()) {
@@ -150,13 +150,28 @@ void local_results_panel(AppState& app) {
     if (!p.fits && !p.advice.empty()) ImGui::TextWrapped("%s", p.advice.c_str());
     ImGui::PopStyleColor();
     ImGui::TextWrapped("%s", p.summary.c_str());
+    ImGui::Text("%s: %lld", tr(L, S::LargestContext), static_cast<long long>(p.largest_context));
+    mark(app, "local.largest_context");
+}
+
+void local_plan_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    const LocalPlan& p = app.local;
+    if (!p.ok()) return;
     const char* headers[] = {tr(L, S::Device), tr(L, S::LayersCol), tr(L, S::WeightsCol), tr(L, S::KvCol), tr(L, S::ComputeCol),
                              tr(L, S::Total), tr(L, S::Capacity)};
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp |
-                                  ImGuiTableFlags_ScrollX;
-    const float rows_h = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(p.devices.size() + 1) + 8;
-    if (ImGui::BeginTable("##devices", 7, flags, ImVec2(0, rows_h))) {
-        for (const char* h : headers) ImGui::TableSetupColumn(h, h == headers[0] || h == headers[1] ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed);
+    if (ImGui::GetContentRegionAvail().x < 640) {
+        // Narrow (a phone): one wrapped line per device, each number named.
+        for (const LocalDevice& d : p.devices) {
+            const std::vector<std::string> c = local_device_cells(app, d);
+            std::string line = c[0] + ": " + c[1];
+            for (size_t i = 2; i < c.size(); ++i) line += std::string(i == 2 ? "; " : ", ") + headers[i] + " " + c[i];
+            ImGui::PushStyleColor(ImGuiCol_Text, d.fits() ? ImGui::GetColorU32(ImGuiCol_Text) : col_bad(app));
+            ImGui::TextWrapped("%s", line.c_str());
+            ImGui::PopStyleColor();
+        }
+    } else if (ImGui::BeginTable("##devices", 7, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+        for (int i = 0; i < 7; ++i) ImGui::TableSetupColumn(headers[i], i < 2 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed);
         ImGui::TableHeadersRow();
         for (const LocalDevice& d : p.devices) {
             ImGui::TableNextRow();
@@ -170,8 +185,6 @@ void local_results_panel(AppState& app) {
         ImGui::EndTable();
     }
     mark(app, "local.devices");
-    ImGui::Text("%s: %lld", tr(L, S::LargestContext), static_cast<long long>(p.largest_context));
-    mark(app, "local.largest_context");
     if (!p.speed.empty()) {
         ImGui::TextWrapped("%s: %s", tr(L, S::Speed), p.speed.c_str());
         mark(app, "local.speed");
