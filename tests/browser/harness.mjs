@@ -219,14 +219,19 @@ export async function waitForMessage(page, before, timeout = 30_000) {
   await settle(page);
 }
 
-// A finger's swipe from `from` to `to` (touch events through the DevTools protocol, as scroll.mjs).
-export async function swipe(page, from, to, steps = 6) {
+// A finger from `from` to `to` (page CSS pixels), in `steps` moves a frame apart, then lifted;
+// after `holdMs` of resting in place when given (no fling: the page stops where the finger did).
+export async function swipe(page, from, to, steps = 6, holdMs = 0) {
   const cdp = await page.context().newCDPSession(page);
   const at = (i) => [{ x: from.x + (to.x - from.x) * i / steps, y: from.y + (to.y - from.y) * i / steps }];
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
   for (let i = 1; i <= steps; i++) {
     await page.waitForTimeout(20);
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
+  }
+  for (let t = 0; t < holdMs; t += 50) {
+    await page.waitForTimeout(50);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(steps) });
   }
   await page.waitForTimeout(20);
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
@@ -249,4 +254,15 @@ export async function scrollTo(page, key, at, top, touch) {
     await settle(page);
   }
   throw new Error(`could not scroll '${key}' into view`);
+}
+
+// Click a field, select all it holds, type `text`, press Enter (which lets go of the field).
+export async function typeInto(page, key, text) {
+  await click(page, key);
+  // The field has the keyboard before Ctrl+A selects its text (the app says so to the page, for its keys).
+  await page.waitForFunction(() => window.Module._vl_text_active() === 1, null, { timeout: 10_000 });
+  await press(page, 'Control+a');
+  await page.keyboard.type(text, { delay: 30 });
+  await press(page, 'Enter');
+  await settle(page);
 }

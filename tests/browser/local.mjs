@@ -9,8 +9,8 @@
 //   5. on a phone (390x844, touch): Run locally, a second GPU, the plan and Copy by taps
 //
 // Usage: node local.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, press, scrollTo, serveSite,
-         settle } from './harness.mjs';
+import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite,
+         settle, typeInto } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
@@ -35,16 +35,6 @@ const mirror = (page) => page.evaluate(() => ({
   notes: [...document.querySelectorAll('#vl-notes li')].map((li) => li.textContent),
 }));
 const clipboard = (page) => page.evaluate(() => navigator.clipboard.readText());
-
-// Click a number field, select its text, type, Enter.
-async function typeInto(page, key, text) {
-  await click(page, key);
-  await page.waitForFunction(() => window.Module._vl_text_active() === 1, null, { timeout: 10_000 });
-  await press(page, 'Control+a');
-  await page.keyboard.type(text, { delay: 30 });
-  await press(page, 'Enter');
-  await settle(page);
-}
 
 try {
   console.log('desktop 1280x900');

@@ -59,11 +59,7 @@ void summary_panel(AppState& app) {
     const Lang L = app.ui.lang;
     const Estimate& e = app.estimate;
     if (!e.ok()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
-        ImGui::TextWrapped("%s:", tr(L, S::Errors));
-        for (const FieldError& err : e.errors) ImGui::BulletText("%s", to_string(err).c_str());
-        ImGui::PopStyleColor();
-        mark(app, "errors");
+        error_list(app, e.errors);
         return;
     }
     const double total = e.total_bytes, cap = e.gpu_capacity_bytes;

@@ -135,11 +135,7 @@ void local_verdict_panel(AppState& app) {
     const Lang L = app.ui.lang;
     const LocalPlan& p = app.local;
     if (!p.ok()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
-        ImGui::TextWrapped("%s:", tr(L, S::Errors));
-        for (const FieldError& err : p.errors) ImGui::BulletText("%s", to_string(err).c_str());
-        ImGui::PopStyleColor();
-        mark(app, "errors");
+        error_list(app, p.errors);
         return;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, p.fits ? col_ok(app) : col_bad(app));

@@ -88,6 +88,14 @@ std::string rule_error(const Scenario& s, const char* field) {
     return {};
 }
 
+void error_list(AppState& app, const std::vector<FieldError>& errs) {
+    ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+    ImGui::TextWrapped("%s:", tr(app.ui.lang, S::Errors));
+    for (const FieldError& err : errs) ImGui::BulletText("%s", to_string(err).c_str());
+    ImGui::PopStyleColor();
+    mark(app, "errors");
+}
+
 void copy_text(AppState& app, const std::string& what, const std::string& text) {
     app.outbox.push_back({"copy", text, "", "", 0, 0, 0, 0});
     app.ui.copied_what = what;
