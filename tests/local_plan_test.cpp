@@ -3,9 +3,16 @@
 // "mode"), and plan_local's input checks, each naming its local.* field.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "checkpoint_files.h"
+#include "cli.h"
 #include "estimate.h"
+#include "model/checkpoint_import.h"
+#include "model/gguf.h"
 #include "model/presets.h"
 #include "planner/local.h"
 #include "scenario_json.h"
@@ -138,4 +145,45 @@ TEST_CASE("local: a plan that fits has a row per device, the RAM as sold, and a 
     REQUIRE(p.launch.size() == 1);
     CHECK(p.launch[0].text.rfind("llama-server -m Llama-3.1-8B-q4_k_m.gguf -ngl 33 -c 8192 -ub 512 --split-mode layer --tensor-split ", 0) == 0);
     CHECK(p.speed.find("holdout error median") != std::string::npos);
+}
+
+TEST_CASE("local: a GGUF file imported in Run locally is planned from its own tensor bytes, as `vramlens plan --model file.gguf`") {
+    const std::string bytes = test::two_block_gguf().file();
+    Result<GgufHeader> header = read_gguf_header(bytes, bytes.size());
+    REQUIRE(header.ok());
+    CheckpointFiles files;
+    files.gguf = *header.value;
+    files.gguf_file_bytes = bytes.size();
+    Result<CheckpointImport> imported = import_checkpoint(files);
+    REQUIRE(imported.ok());
+    Scenario s;
+    s.mode = Mode::Local;
+    s.local.engine = LocalEngine::VLLM;  // a GGUF file goes to llama.cpp, in its own type
+    s.local.weights = WeightFormat::BF16;
+    apply_checkpoint_import(*imported.value, s);
+    CHECK(s.local.engine == LocalEngine::LlamaCpp);
+    CHECK(s.local.weights == WeightFormat::GGUF_Q4_K_M);  // general.file_type 15
+    REQUIRE(s.model.gguf_bytes.layers.size() == 2);
+    s.local.context = 256;
+    s.local.kv = KvDtype::FP16;
+    const LocalPlan p = plan_local(s);
+    REQUIRE(p.ok());
+    REQUIRE(p.devices.size() == 2);
+    // tests/checkpoint_files.h: blk.0 376064 + blk.1 342272 + output 6720 + output_norm 1024 on the GPU; token_embd 4608 in RAM.
+    CHECK(p.devices[0].weights == 376064.0 + 342272 + 6720 + 1024);
+    CHECK(p.devices[1].weights == 4608.0);
+
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "vramlens-local-plan-two-block.gguf";
+    std::ofstream(file, std::ios::binary) << bytes;
+    std::string out, err;
+    const int status = cli::run({"plan", "--model", file.string(), "--ctx", "256", "--gpu", "rtx-4090", "--ram", "64GB", "--format", "json"}, out, err);
+    std::filesystem::remove(file);
+    INFO(err);
+    REQUIRE(status == 0);
+    const nlohmann::json cli = nlohmann::json::parse(out);
+    for (size_t i = 0; i < 2; ++i) {
+        CHECK(p.devices[i].weights == cli["devices"][i]["weights_bytes"].get<double>());
+        CHECK(p.devices[i].kv == cli["devices"][i]["kv_bytes"].get<double>());
+        CHECK(p.devices[i].compute == cli["devices"][i]["compute_bytes"].get<double>());
+    }
 }

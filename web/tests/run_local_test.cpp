@@ -151,3 +151,43 @@ TEST_CASE("run locally: no GPU and no RAM are named at their fields - a link kee
     CHECK(other.app.scenario.local.apple_chip == h.app.scenario.local.apple_chip);
     CHECK(hook_json(other.app).find(h.app.local.launch.at(0).text) != std::string::npos);
 }
+
+TEST_CASE("run locally: a Mac's GPU gets its wired limit, and a plan that does not fit says the CLI's advice") {
+    Harness h;
+    h.frames(3);
+    h.click("mode.3");
+    h.click("local.machine.1");  // an Apple Silicon Mac
+    const std::string chip = h.app.scenario.local.apple_chip;
+    REQUIRE(!chip.empty());
+    REQUIRE(h.app.scenario.local.gpus.empty());
+    h.app.scenario.local.ram_bytes = 32 * kGiB;  // as typed in the unified memory field
+    h.app.dirty = true;
+    h.frames(2);
+    REQUIRE(h.app.local.ok());
+    // macOS lets the GPU wire 2/3 of 32 GiB by default (planner.h apple_gpu_wired_limit_bytes).
+    CHECK(h.app.local.devices.at(0).capacity == Approx(32 * kGiB * 2 / 3).epsilon(1e-12));
+    const std::vector<std::string> mac = {"--model", "llama-3.1-8b", "--apple", "--apple-chip", chip, "--ram", "32GB"};
+    const nlohmann::json cli = cli_plan(mac);
+    CHECK(h.app.local.devices.at(0).capacity == cli["devices"][0]["capacity_bytes"].get<double>());
+    CHECK(h.app.local.launch.at(0).text == cli["launch"]);
+    CHECK(h.app.local.speed == cli_text_line(mac, "decode ~"));
+
+    // Back to the PC (its RTX 4090 again), Llama 3.1 70B at 8192 with 16 GiB of RAM: too big.
+    h.click("local.machine.0");
+    REQUIRE(h.app.scenario.local.gpus == std::vector<std::string>{"rtx-4090"});
+    REQUIRE(select_model_preset(h.app, "llama-3.1-70b"));
+    h.app.scenario.local.ram_bytes = 16 * kGiB;
+    h.app.scenario.local.context = 8192;
+    h.frames(2);
+    REQUIRE(h.app.local.ok());
+    std::string out, err;
+    CHECK(cli::run({"plan", "--model", "llama-3.1-70b", "--weights", "q4_k_m", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "16GB",
+                    "--format", "json"}, out, err) == 3);  // exit 3: does not fit
+    const nlohmann::json nofit = nlohmann::json::parse(out);
+    CHECK_FALSE(h.app.local.fits);
+    CHECK(h.app.local.advice == nofit["advice"]);
+    CHECK(h.app.local.largest_context == 0);
+    const nlohmann::json mirror = nlohmann::json::parse(results_text_json(h.app));
+    CHECK(mirror["verdict"] == "Does not fit · " + nofit["advice"].get<std::string>());
+    CHECK(h.app.local.speed.empty());  // no speed for a plan that does not run
+}
