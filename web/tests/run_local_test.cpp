@@ -73,6 +73,7 @@ TEST_CASE("run locally, llama.cpp: a second GPU and a longer context clicked in 
         CHECK(page["devices"][i]["weights"] == cli["devices"][i]["weights_bytes"]);
         CHECK(page["devices"][i]["kv"] == cli["devices"][i]["kv_bytes"]);
         CHECK(page["devices"][i]["compute"] == cli["devices"][i]["compute_bytes"]);
+        CHECK(page["devices"][i]["total"] == cli["devices"][i]["total_bytes"]);
         CHECK(page["devices"][i]["capacity"] == cli["devices"][i]["capacity_bytes"]);
     }
     REQUIRE(page["launch"].size() == 1);

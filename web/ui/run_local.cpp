@@ -67,7 +67,7 @@ void remove_local_gpu(AppState& app, size_t i) {
 
 std::vector<std::string> local_device_cells(const AppState& app, const LocalDevice& d) {
     const SizeUnit u = app.ui.unit;
-    return {d.name, d.layers, bytes_label(d.weights, u), bytes_label(d.kv, u), bytes_label(d.compute, u), bytes_label(d.total(), u),
+    return {d.name, d.layers, bytes_label(d.weights, u), bytes_label(d.kv, u), bytes_label(d.compute, u), bytes_label(d.total, u),
             bytes_label(d.capacity, u)};
 }
 
@@ -122,7 +122,7 @@ nlohmann::json local_hook(const AppState& app) {
     j["devices"] = nlohmann::json::array();
     for (const LocalDevice& d : p.devices)
         j["devices"].push_back({{"name", d.name}, {"layers", d.layers}, {"weights", d.weights}, {"kv", d.kv}, {"compute", d.compute},
-                                {"total", d.total()}, {"capacity", d.capacity}});
+                                {"total", d.total}, {"capacity", d.capacity}});
     j["launch"] = nlohmann::json::array();
     for (const LaunchLine& l : p.launch) j["launch"].push_back({{"what", l.what}, {"text", l.text}});
     return j;
