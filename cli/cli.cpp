@@ -32,6 +32,7 @@
 #include "number_input.h"
 #include "param_count.h"
 #include "planner/launch.h"
+#include "planner/local.h"
 #include "planner/planner.h"
 #include "planner/rank.h"
 #include "planner/speed.h"
@@ -1214,22 +1215,6 @@ std::optional<double> parse_ram_size(std::string text) {
     return *n.value * scale;
 }
 
-std::string speed_line(const Speed& sp, int64_t ctx) {
-    if (!sp.ok()) return "speed: " + sp.error + "\n";
-    const SpeedCalibration cal = speed_calibration();
-    auto band = [](const Regime& r) {
-        return fmt::format("holdout error median {:.0f} %, worst {:.0f} %", r.holdout_median_error * 100, r.holdout_worst_error * 100);
-    };
-    auto approx = [](double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); };  // 3 digits, no exponent
-    std::string line = "decode ~" + approx(sp.decode_tokens_per_s) + " tok/s (" + band(sp.decode_band) + ")";
-    if (sp.prefill_tokens_per_s > 0)
-        line += ", prefill ~" + approx(sp.prefill_tokens_per_s) + " tok/s (" + band(cal.prefill) + "), time to first token " +
-                approx(sp.time_to_first_token_s) + " s";
-    else
-        line += ", " + sp.prefill_note;
-    return line + " at ctx " + std::to_string(ctx) + " (docs/speed.md)\n";
-}
-
 Json speed_json(const Speed& sp) {
     if (!sp.ok()) return Json{{"error", sp.error}};
     const SpeedCalibration cal = speed_calibration();
@@ -1717,13 +1702,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         out += "-ngl " + std::to_string(p.ngl) + " of " + std::to_string(p.n_layer + 1) + " (" + std::to_string(p.n_layer) +
                " layers + output)" + (p.fits ? ", fits" : ", DOES NOT FIT") + "\n";
         auto row = [&](const DevicePlan& d) {
-            std::string layers = d.layer_end > d.layer_begin ? "layers " + std::to_string(d.layer_begin) + "-" + std::to_string(d.layer_end - 1)
-                                                             : std::string("no layers");
-            if (d.output) layers += " + output";
-            if (&d == &p.cpu && in.n_cpu_moe > 0)
-                layers += ", experts of layers 0-" + std::to_string(std::min(in.n_cpu_moe, p.n_layer) - 1);
-            if (&d == &p.cpu && !in.kv_offload) layers += ", KV of every layer and the attention (-nkvo)";
-            if (d.split_buffer > 0) layers += ", split buffer " + amount_with_unit(d.split_buffer, SizeUnit::GiB) + " (rows on every GPU)";
+            const std::string layers = device_layers_text(in, p, d);
             out += "  " + d.name + ": " + layers + "; weights " + amount_with_unit(d.weights, SizeUnit::GiB) + ", KV " + amount_with_unit(d.kv, SizeUnit::GiB) + ", compute " +
                    amount_with_unit(d.compute, SizeUnit::GiB) +
                    (d.mmproj > 0 ? ", vision projector " + amount_with_unit(d.mmproj, SizeUnit::GiB) + " (its CLIP compute buffer not planned)" : "") +
@@ -1736,7 +1715,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
                    (in.split_mode == SplitMode::Row ? " (weights: each GPU's own tensors and its rows of every split matrix)" : "") + "\n";
         out += "largest context at -ngl " + std::to_string(p.ngl) + ": " + std::to_string(p.max_context) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";
-        if (p.fits) out += speed_line(speed, p.context);
+        if (p.fits) out += speed_text(speed, p.context) + "\n";
         if (ollama) {
             out += "Ollama: PARAMETER num_gpu " + std::to_string(p.ngl) + ", PARAMETER num_ctx " + std::to_string(p.context) +
                    " (Modelfile or /set parameter); server env: " + ollama_env + "\n";

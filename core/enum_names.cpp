@@ -18,7 +18,10 @@ namespace vl {
         return kNames;                                                \
     }
 
-VL_ENUM_TABLE(Mode, {Mode::Train, "train"}, {Mode::FineTune, "finetune"}, {Mode::Infer, "infer"})
+VL_ENUM_TABLE(Mode, {Mode::Train, "train"}, {Mode::FineTune, "finetune"}, {Mode::Infer, "infer"}, {Mode::Local, "local"})
+
+VL_ENUM_TABLE(LocalEngine, {LocalEngine::LlamaCpp, "llama.cpp"}, {LocalEngine::Ollama, "ollama"}, {LocalEngine::VLLM, "vllm"},
+              {LocalEngine::SGLang, "sglang"})
 
 VL_ENUM_TABLE(Precision,
               {Precision::FP32, "fp32"},

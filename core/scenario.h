@@ -3,12 +3,15 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model_spec.h"
 
 namespace vl {
 
-enum class Mode { Train, FineTune, Infer };
+// Local: "run it on my machine" (issue 19): a placement plan (core/planner/local.h plan_local()),
+// not an estimate; estimate() of a Local scenario returns an error naming "mode".
+enum class Mode { Train, FineTune, Infer, Local };
 
 // ---- training -----------------------------------------------------------------------------
 // Who holds which dtype [llm-gpu-memory-2025] [transformer-series5 §3.1] [zero2020 §3.1].
@@ -207,12 +210,30 @@ struct Overheads {
     bool cuda_lazy_loading = true;  // CUDA >= 11.7 loads kernels lazily (PyTorch >= 1.13's default); false: CUDA < 11.7
 };
 
+// ---- run locally (Mode::Local): the engine and the machine a plan is made for -----------------
+enum class LocalEngine { LlamaCpp, Ollama, VLLM, SGLang };
+
+struct LocalOptions {
+    LocalEngine engine = LocalEngine::LlamaCpp;
+    WeightFormat weights = WeightFormat::GGUF_Q4_K_M;  // a GGUF type (llama.cpp, Ollama); bf16 fp16 fp8 gptq awq (vLLM, SGLang)
+    KvDtype kv = KvDtype::FP16;     // llama.cpp -ctk/-ctv: fp16 bf16 int8 (q8_0) int4 (q4_0); vLLM: bf16 (auto) fp16 fp8
+    int64_t context = 4096;         // -c / num_ctx; vLLM --max-model-len (0: the model's max_position_embeddings)
+    bool flash_attention = false;   // llama.cpp -fa
+    std::vector<std::string> gpus{"rtx-4090"};  // GPU preset ids (core/model/presets.h), in device order
+    double ram_bytes = 68719476736.0;  // system RAM (64 GiB); a Mac's unified memory
+    std::string apple_chip;         // "": a PC with `gpus`; else an apple_chips() id: a Mac (gpus must be empty)
+    int64_t wired_limit_mb = 0;     // iogpu.wired_limit_mb (0: macOS's default)
+    double gpu_memory_utilization = 0.9;  // vLLM --gpu-memory-utilization (SGLang --mem-fraction-static)
+    int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (SGLang --max-running-requests)
+};
+
 struct Scenario {
     ModelSpec model;
     Mode mode = Mode::Train;
     TrainingOptions train;
     FineTuneOptions finetune;
     InferenceOptions infer;
+    LocalOptions local;
     Parallelism parallel;
     Gpu gpu;
     int64_t gpu_count = 1;          // total GPUs; must equal dp * tp * pp * cp (ep folds into dp)

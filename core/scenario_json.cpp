@@ -17,6 +17,7 @@
 #include "json_input.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
+#include "planner/speed.h"
 #include "units.h"
 
 namespace vl {
@@ -32,6 +33,7 @@ constexpr double kMaxNumberField = 1e18; // bytes and fractions
 constexpr size_t kMaxStringField = 256;  // names
 constexpr uint64_t kMaxGgufBytes = uint64_t{1} << 50;  // a GGUF file's tensors: 1 PiB, far above any checkpoint
 constexpr size_t kMaxGgufLayers = 100'000;             // model_validate.cpp's largest layer count
+constexpr size_t kMaxLocalGpus = 64;                   // local.gpus: one machine's GPUs
 
 // ---- field lists: one per struct, walked by the Reader and the Writer ------------------------
 template <class V> void fields(V& v, TrainingOptions*) {
@@ -98,6 +100,20 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
     v("llamacpp_backend", &InferenceOptions::llamacpp_backend);
     v("mla_cache", &InferenceOptions::mla_cache);
+}
+
+template <class V> void fields(V& v, LocalOptions*) {
+    v("engine", &LocalOptions::engine);
+    v("weights", &LocalOptions::weights);
+    v("kv", &LocalOptions::kv);
+    v("context", &LocalOptions::context);
+    v("flash_attention", &LocalOptions::flash_attention);
+    v("gpus", &LocalOptions::gpus);
+    v("ram_bytes", &LocalOptions::ram_bytes);
+    v("apple_chip", &LocalOptions::apple_chip);
+    v("wired_limit_mb", &LocalOptions::wired_limit_mb);
+    v("gpu_memory_utilization", &LocalOptions::gpu_memory_utilization);
+    v("max_num_seqs", &LocalOptions::max_num_seqs);
 }
 
 template <class V> void fields(V& v, Parallelism*) {
@@ -211,12 +227,14 @@ template <class V> void fields(V& v, Scenario*) {
     v("train", &Scenario::train);
     v("finetune", &Scenario::finetune);
     v("infer", &Scenario::infer);
+    v("local", &Scenario::local);
     v("parallel", &Scenario::parallel);
     v("overheads", &Scenario::overheads);
 }
 
 template <class F>
-constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string> && !std::is_same_v<F, std::vector<uint64_t>>;
+constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string> && !std::is_same_v<F, std::vector<uint64_t>> &&
+                           !std::is_same_v<F, std::vector<std::string>>;
 
 // ---- reading ----------------------------------------------------------------------------------
 std::string describe(const Json& j) {
@@ -291,6 +309,21 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
     const std::string& s = j.get_ref<const std::string&>();
     if (s.size() > kMaxStringField) { errs.push_back({path, "must be at most 256 bytes long; got " + std::to_string(s.size())}); return; }
     out = s;
+}
+
+// local.gpus: GPU preset ids in device order; each must be a preset (a link cannot name a GPU whose
+// memory and bandwidth the planner does not know).
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<std::string>& out) {
+    if (!j.is_array() || j.size() > kMaxLocalGpus) {
+        errs.push_back({path, "must be an array of at most 64 GPU preset ids, e.g. [\"rtx-4090\", \"rtx-3060-12gb\"]; got " + describe(j)});
+        return;
+    }
+    out.assign(j.size(), "");
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string p = path + "[" + std::to_string(i) + "]";
+        if (j[i].is_string() && find_gpu(j[i].get_ref<const std::string&>())) out[i] = j[i].get_ref<const std::string&>();
+        else errs.push_back({p, "must be a GPU preset id (`vramlens gpus` lists them); got " + describe(j[i])});
+    }
 }
 
 template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
@@ -632,6 +665,9 @@ Result<Scenario> scenario_from_json(std::string_view text) {
     if (const Json* n = r.find("gpu_count")) read_value(*n, "gpu_count", errs, s.gpu_count);
     else if (auto n2 = ranks(s.parallel)) s.gpu_count = *n2;
     r.finish();
+    if (!s.local.apple_chip.empty() && !find_apple_chip(s.local.apple_chip))
+        errs.push_back({"local.apple_chip", "must be \"\" (a PC) or an Apple chip id such as m2-max or m4-pro; got " +
+                                                describe(Json(s.local.apple_chip))});
     if (!errs.empty()) return Result<Scenario>::failure(std::move(errs), std::move(warnings));
     return Result<Scenario>::success(std::move(s), std::move(warnings));
 }
@@ -652,5 +688,7 @@ std::string scenario_to_json(const Scenario& s, JsonStyle style) {
 }
 
 std::string model_to_json(const ModelSpec& m, JsonStyle style) { return dump(model_json(m, style), style); }
+
+std::optional<std::string> model_preset_id(const ModelSpec& m) { return preset_model_id(m); }
 
 }  // namespace vl

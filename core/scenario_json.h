@@ -10,6 +10,7 @@
 // Fields left out keep Scenario's defaults (gpu_count: dp * tp * pp * cp). Reading checks the
 // form of each value only; the rules between fields are validate()'s (estimate.h).
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,5 +34,8 @@ std::string scenario_to_json(const Scenario& s, JsonStyle style = JsonStyle::Pre
 // differ from ModelSpec's defaults (Compact); parameter-count-only models: name, family,
 // model_type, params. Never a preset id (scenario_to_json uses one when the spec is a preset's).
 std::string model_to_json(const ModelSpec& m, JsonStyle style = JsonStyle::Pretty);
+
+// The id of the model preset whose spec is exactly `m` (every field), if any.
+std::optional<std::string> model_preset_id(const ModelSpec& m);
 
 }  // namespace vl

@@ -34,6 +34,13 @@ void range(std::vector<FieldError>& errs, const char* field, double v, double lo
 std::vector<FieldError> validate(const Scenario& s) {
     std::vector<FieldError> errs;
     validate_model(s.model, errs);
+    // A Local scenario is planned (core/planner/local.h plan_local: per device, llama.cpp / vLLM), not
+    // estimated for one GPU kind: its estimate is this error, never the training path's numbers.
+    if (s.mode == Mode::Local) {
+        errs.push_back({"mode", "local is a placement plan for your own machine, not a per-GPU estimate: plan it with plan_local() "
+                                "(the page's Run locally results, `vramlens plan`), or choose train, finetune or infer"});
+        return errs;
+    }
     const bool model_valid = errs.empty();
     if (!(s.gpu.memory_bytes > 0) || s.gpu.memory_bytes > 1e15)
         errs.push_back({"gpu.memory_bytes", "must be > 0 and at most 1 PB; got " + std::to_string(s.gpu.memory_bytes)});

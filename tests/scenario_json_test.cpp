@@ -118,6 +118,18 @@ Scenario every_field_changed() {
     i.engine_overhead_bytes = 1.5e9;
     i.llamacpp_backend = LlamaCppBackend::CANN;
     i.mla_cache = MlaCache::Decompressed;
+    LocalOptions& lo = s.local;
+    lo.engine = LocalEngine::SGLang;
+    lo.weights = WeightFormat::AWQ4;
+    lo.kv = KvDtype::FP8;
+    lo.context = 32768;
+    lo.flash_attention = true;
+    lo.gpus = {"h100-80gb", "h100-80gb"};
+    lo.ram_bytes = 512.0 * 1024 * 1024 * 1024;
+    lo.apple_chip = "m4-max-40c";
+    lo.wired_limit_mb = 100000;
+    lo.gpu_memory_utilization = 0.8;
+    lo.max_num_seqs = 32;
     Parallelism& p = s.parallel;
     p.dp = 4;
     p.tp = 8;
@@ -245,6 +257,17 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
     CHECK(a.infer.llamacpp_backend == b.infer.llamacpp_backend);
     CHECK(a.infer.mla_cache == b.infer.mla_cache);
+    CHECK(a.local.engine == b.local.engine);
+    CHECK(a.local.weights == b.local.weights);
+    CHECK(a.local.kv == b.local.kv);
+    CHECK(a.local.context == b.local.context);
+    CHECK(a.local.flash_attention == b.local.flash_attention);
+    CHECK(a.local.gpus == b.local.gpus);
+    CHECK(a.local.ram_bytes == b.local.ram_bytes);
+    CHECK(a.local.apple_chip == b.local.apple_chip);
+    CHECK(a.local.wired_limit_mb == b.local.wired_limit_mb);
+    CHECK(a.local.gpu_memory_utilization == b.local.gpu_memory_utilization);
+    CHECK(a.local.max_num_seqs == b.local.max_num_seqs);
     CHECK(a.parallel.dp == b.parallel.dp);
     CHECK(a.parallel.tp == b.parallel.tp);
     CHECK(a.parallel.pp == b.parallel.pp);
@@ -386,7 +409,7 @@ TEST_CASE("scenario JSON: each bad field is named by its path, all at once") {
     })");
     CHECK(error_for(r, "model.hiden") == "unknown field");
     CHECK(error_for(r, "model.moe.top_k") == "must be an integer; got 2.5");
-    CHECK(error_for(r, "mode") == R"(must be one of "train", "finetune" or "infer"; got "pretrain")");
+    CHECK(error_for(r, "mode") == R"(must be one of "train", "finetune", "infer" or "local"; got "pretrain")");
     CHECK(error_for(r, "train.micro_batch") == R"(must be an integer; got "4")");
     CHECK(error_for(r, "train.seq_len") == "must be an integer of magnitude at most 1e15; got 1e+30");
     CHECK(error_for(r, "train.dropout") == "must be a number; got true");
@@ -620,7 +643,8 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 6);
-    CHECK(field_count<Scenario>() == 9);  // model, mode, train, finetune, infer, parallel, gpu, gpu_count, overheads
+    CHECK(field_count<LocalOptions>() == 11);
+    CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
 }
 
 TEST_CASE("scenario JSON: the activation formulas' old names \"seed-003\" and \"seed-001\" still read, the new names are written") {

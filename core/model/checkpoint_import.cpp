@@ -134,11 +134,16 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
             if (*c.gguf->file_type == ftype) {
                 s.infer.weights = format;
                 s.infer.engine = Engine::LlamaCpp;
+                if (s.mode == Mode::Local) {  // Run locally: the file's type, on an engine that reads GGUF files
+                    s.local.weights = format;
+                    if (s.local.engine != LocalEngine::Ollama) s.local.engine = LocalEngine::LlamaCpp;
+                }
                 changes.push_back(std::string("weight format: ") + enum_name(format) + ", engine: llama.cpp");
             }
     }
     if (c.quantization && c.quantization->format) {
         s.infer.weights = *c.quantization->format;
+        if (s.mode == Mode::Local) s.local.weights = s.infer.weights;  // Run locally: a GPTQ/AWQ/fp8 checkpoint is served as it is
         changes.push_back(std::string("weight format: ") + enum_name(s.infer.weights));
         const bool grouped = s.infer.weights == WeightFormat::AWQ4 || s.infer.weights == WeightFormat::GPTQ4 ||
                              s.infer.weights == WeightFormat::GPTQ8 || s.infer.weights == WeightFormat::GPTQ3 ||
@@ -148,7 +153,7 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
             changes.push_back("group size: " + std::to_string(s.infer.group_size));
         }
     }
-    if (c.adapter) {
+    if (c.adapter && s.mode != Mode::Local) {  // Run locally plans the base model (an adapter is not placed)
         s.mode = Mode::FineTune;
         s.finetune.method = FineTuneMethod::LoRA;
         s.finetune.lora_rank = c.adapter->rank;

@@ -15,6 +15,11 @@
 
 namespace vl {
 
+bool served_weights(WeightFormat w) {
+    return w == WeightFormat::BF16 || w == WeightFormat::FP16 || w == WeightFormat::FP8 || w == WeightFormat::GPTQ4 ||
+           w == WeightFormat::GPTQ8 || w == WeightFormat::AWQ4;
+}
+
 namespace {
 
 std::string num(int64_t v) { return std::to_string(v); }
@@ -30,10 +35,6 @@ EngineFlags flags_of(ServingEngine e) {
     return {"--max-model-len", "--gpu-memory-utilization", "--max-num-seqs"};
 }
 
-bool served_weights(WeightFormat w) {
-    return w == WeightFormat::BF16 || w == WeightFormat::FP16 || w == WeightFormat::FP8 || w == WeightFormat::GPTQ4 ||
-           w == WeightFormat::GPTQ8 || w == WeightFormat::AWQ4;
-}
 
 std::string validate_serving(const ServingPlanInput& in) {
     const ModelSpec& m = in.model;

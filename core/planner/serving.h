@@ -77,6 +77,9 @@ struct ServingPlan {
 
 const char* serving_engine_name(ServingEngine e);  // "vLLM", "SGLang"
 
+// The weight formats planned here: bf16, fp16, fp8, gptq-4bit, gptq-8bit, awq-4bit.
+bool served_weights(WeightFormat w);
+
 // "" when the engine accepts this tensor-parallel size for the model, else why not (naming the rule).
 std::string tp_rule(const ModelSpec& m, int64_t tp, ServingEngine e = ServingEngine::VLLM);
 

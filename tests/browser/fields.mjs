@@ -8,7 +8,7 @@
 //      Hugging Face id with its organisation and variant ("Qwen/Qwen2.5-32B-Instruct": Qwen2.5-32B only).
 //
 // Usage: node fields.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, finish, launchChromium, openApp, parseArgs, press, serveSite, settle }
+import { checks, appState as state, click, finish, launchChromium, openApp, parseArgs, press, serveSite, settle, typeInto }
   from './harness.mjs';
 import { resolve } from 'node:path';
 
@@ -29,17 +29,6 @@ async function infer(page) {
 }
 const hasError = async (page, field) => `error.${field}` in (await state(page)).items;
 const presets = async (page) => Object.keys((await state(page)).items).filter((k) => k.startsWith('preset.')).sort();
-
-// Click a field, select all it holds, type `text`, press Enter (which lets go of the field).
-async function typeInto(page, key, text) {
-  await click(page, key);
-  // The field has the keyboard before Ctrl+A selects its text (the app says so to the page, for its keys).
-  await page.waitForFunction(() => window.Module._vl_text_active() === 1, null, { timeout: 10_000 });
-  await press(page, 'Control+a');
-  await page.keyboard.type(text, { delay: 30 });
-  await press(page, 'Enter');
-  await settle(page);
-}
 
 try {
   console.log('desktop 1280x900');

@@ -218,3 +218,51 @@ export async function waitForMessage(page, before, timeout = 30_000) {
   }, before, { timeout, polling: 100 });
   await settle(page);
 }
+
+// A finger from `from` to `to` (page CSS pixels), in `steps` moves a frame apart, then lifted;
+// after `holdMs` of resting in place when given (no fling: the page stops where the finger did).
+export async function swipe(page, from, to, steps = 6, holdMs = 0) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (i) => [{ x: from.x + (to.x - from.x) * i / steps, y: from.y + (to.y - from.y) * i / steps }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
+  for (let i = 1; i <= steps; i++) {
+    await page.waitForTimeout(20);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
+  }
+  for (let t = 0; t < holdMs; t += 50) {
+    await page.waitForTimeout(50);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(steps) });
+  }
+  await page.waitForTimeout(20);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+// Scrolls the inputs (mouse wheel, or a swipe on a touch screen) until `key` is fully in the window,
+// below `top`.
+export async function scrollTo(page, key, at, top, touch) {
+  const h = page.viewportSize().height;
+  for (let i = 0; i < 30; i++) {
+    const it = await item(page, key);
+    if (it.y >= top && it.y + it.h <= h) return it;
+    const dy = Math.max(-250, Math.min(250, it.y + it.h / 2 - (top + h) / 2));
+    if (touch) await swipe(page, at, { x: at.x, y: at.y - dy });
+    else {
+      await page.mouse.move(at.x, at.y);
+      await page.mouse.wheel(0, dy);
+    }
+    await settle(page);
+  }
+  throw new Error(`could not scroll '${key}' into view`);
+}
+
+// Click a field, select all it holds, type `text`, press Enter (which lets go of the field).
+export async function typeInto(page, key, text) {
+  await click(page, key);
+  // The field has the keyboard before Ctrl+A selects its text (the app says so to the page, for its keys).
+  await page.waitForFunction(() => window.Module._vl_text_active() === 1, null, { timeout: 10_000 });
+  await press(page, 'Control+a');
+  await page.keyboard.type(text, { delay: 30 });
+  await press(page, 'Enter');
+  await settle(page);
+}

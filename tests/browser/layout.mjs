@@ -5,7 +5,7 @@
 //   column's edge, so down_proj could not be reached.
 //
 // Usage: node layout.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, serveSite, settle }
+import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite, settle }
   from './harness.mjs';
 import { resolve } from 'node:path';
 
@@ -27,38 +27,6 @@ async function targets(page) {
   const t = JSON.parse((await state(page)).scenario).finetune?.lora_targets;
   if (t === undefined) return ['q_proj', 'v_proj'];
   return t === 'all-linear' ? TARGETS : t;
-}
-
-// A finger's swipe from `from` to `to` (touch events through the DevTools protocol, as scroll.mjs).
-async function swipe(page, from, to, steps = 6) {
-  const cdp = await page.context().newCDPSession(page);
-  const at = (i) => [{ x: from.x + (to.x - from.x) * i / steps, y: from.y + (to.y - from.y) * i / steps }];
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
-  for (let i = 1; i <= steps; i++) {
-    await page.waitForTimeout(20);
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
-  }
-  await page.waitForTimeout(20);
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
-}
-
-// Scrolls the inputs (mouse wheel, or a swipe on a touch screen) until `key` is fully in the window,
-// below `top`.
-async function scrollTo(page, key, at, top, touch) {
-  const h = page.viewportSize().height;
-  for (let i = 0; i < 30; i++) {
-    const it = await item(page, key);
-    if (it.y >= top && it.y + it.h <= h) return it;
-    const dy = Math.max(-250, Math.min(250, it.y + it.h / 2 - (top + h) / 2));
-    if (touch) await swipe(page, at, { x: at.x, y: at.y - dy });
-    else {
-      await page.mouse.move(at.x, at.y);
-      await page.mouse.wheel(0, dy);
-    }
-    await settle(page);
-  }
-  throw new Error(`could not scroll '${key}' into view`);
 }
 
 async function loraTargets(page, name, touch) {

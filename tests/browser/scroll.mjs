@@ -11,7 +11,7 @@
 //
 // Usage: node scroll.mjs --site build/web/site [--chromium /usr/bin/chromium]
 import { checks, appState as state, click, finish, item, launchChromium, observeDefaults, openApp, parseArgs, serveSite, settle,
-         takeSeen } from './harness.mjs';
+         swipe, takeSeen } from './harness.mjs';
 import { resolve } from 'node:path';
 
 const args = parseArgs();
@@ -24,24 +24,6 @@ const server = await serveSite(siteDir, '/vramlens/');
 const browser = await launchChromium(executablePath);
 const open = (url, opts) => openApp(browser, url, { init: observeDefaults, ...opts }, (what) => failures.push(what));
 
-// A finger from `from` to `to` (page CSS pixels), in `steps` moves a frame apart, then lifted;
-// after `holdMs` of resting in place when given (no fling: the page stops where the finger did).
-async function swipe(page, from, to, steps = 6, holdMs = 0) {
-  const cdp = await page.context().newCDPSession(page);
-  const at = (i) => [{ x: from.x + (to.x - from.x) * i / steps, y: from.y + (to.y - from.y) * i / steps }];
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
-  for (let i = 1; i <= steps; i++) {
-    await page.waitForTimeout(20);
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
-  }
-  for (let t = 0; t < holdMs; t += 50) {
-    await page.waitForTimeout(50);
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(steps) });
-  }
-  await page.waitForTimeout(20);
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
-}
 const center = (it) => ({ x: it.cx, y: it.cy });
 const up = (p, dy) => ({ x: p.x, y: p.y - dy });
 // What a swipe must leave as it was: the scenario, the phone tab, and which widgets there are

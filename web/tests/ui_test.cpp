@@ -18,69 +18,14 @@
 #include "ui/hub.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
+#include "ui_harness.h"
 
 using namespace vl;
 using namespace vl::ui;
+using vl::ui::harness::Harness;
+using vl::ui::harness::drawn_text;
 
 namespace {
-
-struct Harness {
-    AppState app = make_app_state();
-    ImGuiContext* ctx = nullptr;
-    explicit Harness(float w = 1280, float h = 800, bool touch = false) {
-        ctx = ImGui::CreateContext();
-        ImGui::SetCurrentContext(ctx);
-        ImGuiIO& io = ImGui::GetIO();
-        io.IniFilename = nullptr;
-        io.DisplaySize = ImVec2(w, h);
-        io.DeltaTime = 1.0f / 60.0f;
-        unsigned char* px = nullptr;
-        int tw = 0, th = 0;
-        io.Fonts->GetTexDataAsRGBA32(&px, &tw, &th);
-        app.ui.env.touch = touch;
-        app.ui.env.base_url = "https://example.org/vramlens/";
-    }
-    ~Harness() { ImGui::DestroyContext(ctx); }
-    void frame() {
-        ImGui::SetCurrentContext(ctx);
-        ImGui::NewFrame();
-        draw(app);
-        ImGui::Render();
-    }
-    void frames(int n) {
-        for (int i = 0; i < n; ++i) frame();
-    }
-    bool has(const std::string& key) const { return app.ui.items.count(key) > 0; }
-    // Press and release the left button at the centre of a recorded widget.
-    void click(const std::string& key) {
-        INFO("widget " << key);
-        REQUIRE(has(key));
-        const std::vector<float> r = app.ui.items.at(key);
-        ImGui::SetCurrentContext(ctx);
-        ImGuiIO& io = ImGui::GetIO();
-        io.MousePos = ImVec2(r[0] + r[2] / 2, r[1] + r[3] / 2);
-        frame();  // hover
-        io.MouseDown[0] = true;
-        frame();
-        io.MouseDown[0] = false;
-        frame();
-        io.MousePos = ImVec2(-1, -1);
-        frames(2);
-    }
-    double core_total() const { return estimate(app.scenario, Detail::NumbersOnly).total_bytes; }
-};
-
-// The text one frame draws (Dear ImGui's log of rendered text: labels, texts, values). The log ends
-// with the page's window and goes to ImGui's clipboard.
-std::string drawn_text(Harness& h) {
-    ImGui::SetCurrentContext(h.ctx);
-    ImGui::NewFrame();
-    ImGui::LogToClipboard();
-    draw(h.app);
-    ImGui::Render();
-    const char* text = ImGui::GetClipboardText();
-    return text ? text : "";
-}
 
 std::string read_file(const std::string& path) {
     std::ifstream f(path);

@@ -15,6 +15,7 @@
 #include "model/presets.h"
 #include "scenario_json.h"
 #include "share_link.h"
+#include "ui/run_local.h"
 
 namespace vl::ui {
 
@@ -167,6 +168,7 @@ void refresh(AppState& app) {
         app.ui.hub_spec.reset();
     }
     app.estimate = estimate(app.scenario, Detail::Full);
+    app.local = app.scenario.mode == Mode::Local ? plan_local(app.scenario) : LocalPlan{};
     solve_all(app);
     app.dirty = false;
     // The URL fragment follows the scenario (queue_fragment, at the end of the frame).
@@ -361,6 +363,7 @@ std::string shown_total(const AppState& app) {
 }
 
 std::string results_text_json(const AppState& app) {
+    if (app.scenario.mode == Mode::Local) return local_results_text(app).dump();
     const Estimate& e = app.estimate;
     const Lang L = app.ui.lang;
     nlohmann::json j;
@@ -454,6 +457,7 @@ std::string hook_json(const AppState& app) {
                {"solver", {{"max_batch", app.derived.max_batch.found ? app.derived.max_batch.value : -1},
                            {"max_seq", app.derived.max_seq.found ? app.derived.max_seq.value : -1},
                            {"min_gpus", app.derived.min_gpus.found ? app.derived.min_gpus.value : -1}}}};
+    if (app.scenario.mode == Mode::Local) j["local"] = local_hook(app);
     nlohmann::json items = nlohmann::json::object();
     for (const auto& [k, r] : app.ui.items) items[k] = r;
     j["items"] = items;

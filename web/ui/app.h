@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "estimate.h"
+#include "planner/local.h"
 #include "scenario.h"
 #include "solvers.h"
 #include "ui/strings.h"
@@ -134,6 +135,7 @@ struct UiState {
     std::string results_text;                // the results_text_json() the page's HTML mirror shows
     FontLoad zh_font = FontLoad::NotNeeded;  // the Chinese font: fetched when 中文 is first shown (web/main.cpp)
     std::string zh_font_error;               // why its fetch failed (FontLoad::Failed)
+    std::vector<std::string> local_pc_gpus;  // Run locally: the PC's GPUs while a Mac is chosen (back when the PC is)
 };
 
 // The most text a text field takes (a config.json is a few KB; the largest real ones ~100 KB). Longer
@@ -160,6 +162,7 @@ struct AppState {
     bool dirty = true;            // scenario changed since the last refresh()
     UiState ui;                   // UI-only state (not part of the scenario or the link)
     Derived derived;
+    LocalPlan local;              // Mode::Local: plan_local(scenario), refreshed by refresh() (the estimate is then an error)
     std::vector<InEvent> inbox;
     std::vector<OutEvent> outbox;
 };

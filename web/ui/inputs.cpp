@@ -206,12 +206,16 @@ void model_panel(AppState& app) {
 void workload_panel(AppState& app) {
     const Lang L = app.ui.lang;
     Scenario& s = app.scenario;
-    const char* modes[] = {tr(L, S::Training), tr(L, S::FineTune), tr(L, S::Inference)};
+    const char* modes[] = {tr(L, S::Training), tr(L, S::FineTune), tr(L, S::Inference), tr(L, S::RunLocally)};
     int mode = static_cast<int>(s.mode);
-    if (segmented(app, "mode", modes, 3, mode)) {
+    if (segmented(app, "mode", modes, 4, mode)) {
         s.mode = static_cast<Mode>(mode);
         if (s.mode == Mode::Infer) s.parallel.zero = 0;
         app.dirty = true;
+    }
+    if (s.mode == Mode::Local) {
+        local_setup_panel(app);
+        return;
     }
     if (s.mode == Mode::FineTune) {
         const char* methods[] = {"Full", "LoRA", "QLoRA"};
@@ -335,6 +339,10 @@ std::vector<int64_t> valid_virtual_stages(const Scenario& s) {
 void gpu_panel(AppState& app) {
     const Lang L = app.ui.lang;
     Scenario& s = app.scenario;
+    if (s.mode == Mode::Local) {
+        local_machine_panel(app);
+        return;
+    }
     field_label(tr(L, S::Gpu));
     ImGui::SetNextItemWidth(-1);
     const std::string preview = s.gpu.name + "  ·  " + amount_with_unit(s.gpu.memory_bytes, SizeUnit::GiB, 1);

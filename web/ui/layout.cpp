@@ -120,6 +120,8 @@ void inputs_column(AppState& app) {
         {S::Advanced, "section.advanced", advanced_panel, 0},
     };
     for (const Section& sec : sections) {
+        // Run locally: the planner chooses the layout, and the estimator's advanced settings do not apply.
+        if (app.scenario.mode == Mode::Local && (sec.panel == parallel_panel || sec.panel == advanced_panel)) continue;
         const bool open = ImGui::CollapsingHeader(tr(L, sec.title), sec.flags);
         mark(app, sec.key);  // the header
         if (open) sec.panel(app);

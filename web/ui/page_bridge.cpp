@@ -83,10 +83,15 @@ ImGuiInputTextState* active_field() {
 // History (shell/bridge.js): the entries of the address bar are about the model, the mode and the
 // GPU. A new link that changes one of them, or comes from an import (a pasted or dropped file), is
 // a new entry, so Back returns to the scenario before it; any other change (a batch size, a
-// precision) replaces the link of the current entry.
+// precision) replaces the link of the current entry. In Run locally the machine is the device list
+// (GPUs, or the Mac's chip) and the engine that runs on it.
 std::string history_key(const vl::Scenario& s) {
-    return std::string(vl::enum_name(s.mode)) + "\n" + s.gpu.name + "\n" + std::to_string(s.gpu.memory_bytes) + "\n" +
-           vl::model_to_json(s.model, vl::JsonStyle::Compact);
+    std::string machine = s.gpu.name + "\n" + std::to_string(s.gpu.memory_bytes);
+    if (s.mode == vl::Mode::Local) {
+        machine = std::string(vl::enum_name(s.local.engine)) + "\n" + s.local.apple_chip;
+        for (const std::string& g : s.local.gpus) machine += "\n" + g;
+    }
+    return std::string(vl::enum_name(s.mode)) + "\n" + machine + "\n" + vl::model_to_json(s.model, vl::JsonStyle::Compact);
 }
 struct History {
     bool started = false;

@@ -30,4 +30,10 @@ void notes_panel(AppState& app);        // warnings and errors
 // share.cpp
 void share_panel(AppState& app);        // copy link, embed snippet, exports
 
+// run_local_panels.cpp: Run locally (Mode::Local)
+void local_setup_panel(AppState& app);    // engine, weights, KV type, context, flash attention; vLLM's pool settings
+void local_machine_panel(AppState& app);  // a PC's GPUs (added, changed, removed) and RAM, or a Mac's chip and memory
+void local_verdict_panel(AppState& app);  // fits or not, the advice, -ngl / tp, the largest context (summary_panel's place)
+void local_plan_panel(AppState& app);     // per-device table, speed, launch lines to copy (breakdown_panel's place)
+
 }  // namespace vl::ui

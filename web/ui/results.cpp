@@ -52,14 +52,14 @@ void solver_lines(AppState& app) {
 }  // namespace
 
 void summary_panel(AppState& app) {
+    if (app.scenario.mode == Mode::Local) {  // a plan, not an estimate (its estimate is an error)
+        local_verdict_panel(app);
+        return;
+    }
     const Lang L = app.ui.lang;
     const Estimate& e = app.estimate;
     if (!e.ok()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
-        ImGui::TextWrapped("%s:", tr(L, S::Errors));
-        for (const FieldError& err : e.errors) ImGui::BulletText("%s", to_string(err).c_str());
-        ImGui::PopStyleColor();
-        mark(app, "errors");
+        error_list(app, e.errors);
         return;
     }
     const double total = e.total_bytes, cap = e.gpu_capacity_bytes;
@@ -116,6 +116,10 @@ void summary_panel(AppState& app) {
 }
 
 void breakdown_panel(AppState& app) {
+    if (app.scenario.mode == Mode::Local) {
+        local_plan_panel(app);
+        return;
+    }
     const Estimate& e = app.estimate;
     if (!e.ok() || !(e.total_bytes > 0)) return;
     const Lang L = app.ui.lang;

@@ -8,25 +8,10 @@
 
 namespace vl::ui {
 
-namespace {
-
-void copy(AppState& app, const std::string& what, const std::string& text) {
-    app.outbox.push_back({"copy", text, "", "", 0, 0, 0, 0});
-    app.ui.copied_what = what;
-}
-
-void copied_badge(const AppState& app, const char* what) {
-    if (app.ui.copied_what == what) {
-        ImGui::SameLine();
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col_ok(app)), "%s", tr(app.ui.lang, S::Copied));
-    }
-}
-
-}  // namespace
 
 void share_panel(AppState& app) {
     const Lang L = app.ui.lang;
-    if (ImGui::Button(tr(L, S::CopyLink), ImVec2(app.ui.env.touch ? -1.0f : 0.0f, 0))) copy(app, "link", share_url(app, false, false));
+    if (ImGui::Button(tr(L, S::CopyLink), ImVec2(app.ui.env.touch ? -1.0f : 0.0f, 0))) copy_text(app, "link", share_url(app, false, false));
     mark(app, "share.copy_link");
     copied_badge(app, "link");
 
@@ -40,7 +25,7 @@ void share_panel(AppState& app) {
     ImGui::TextDisabled("%s", snippet.c_str());
     ImGui::PopTextWrapPos();
     mark(app, "share.snippet");
-    if (ImGui::Button(tr(L, S::CopySnippet))) copy(app, "snippet", snippet);
+    if (ImGui::Button(tr(L, S::CopySnippet))) copy_text(app, "snippet", snippet);
     mark(app, "share.copy_snippet");
     copied_badge(app, "snippet");
 
@@ -59,7 +44,7 @@ void share_panel(AppState& app) {
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(f.key);
         ImGui::SameLine(ImGui::GetCursorPosX() + name_w + ImGui::GetStyle().ItemSpacing.x * 2);
-        if (ImGui::Button(tr(L, S::Copy))) copy(app, f.key, export_estimate(app.scenario, app.estimate, f.f, opt));
+        if (ImGui::Button(tr(L, S::Copy))) copy_text(app, f.key, export_estimate(app.scenario, app.estimate, f.f, opt));
         mark(app, std::string("export.copy.") + f.key);
         ImGui::SameLine();
         if (ImGui::Button(tr(L, S::Download)))

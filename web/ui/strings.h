@@ -194,7 +194,27 @@ enum class Lang { En, Zh };
     X(GatedMlp, "gated MLP (SwiGLU)", "门控 MLP (SwiGLU)")                                                \
     X(Family, "Family", "系列")                                                                           \
     X(AllFamilies, "All families", "全部系列")                                                            \
-    X(NoMatch, "No model matches", "没有匹配的模型")
+    X(NoMatch, "No model matches", "没有匹配的模型")                                                     \
+    X(RunLocally, "Run locally", "本地运行")                                                              \
+    X(Machine, "Machine", "机器")                                                                         \
+    X(PcGpus, "PC with GPUs", "PC（独立 GPU）")                                                           \
+    X(AppleMac, "Apple Silicon Mac", "Apple Silicon Mac")                                                 \
+    X(AddGpu, "Add GPU", "添加 GPU")                                                                      \
+    X(Remove, "Remove", "移除")                                                                           \
+    X(SystemRam, "System RAM (GiB)", "系统内存 (GiB)")                                                    \
+    X(UnifiedRam, "Unified memory (GiB)", "统一内存 (GiB)")                                               \
+    X(AppleChip, "Chip", "芯片")                                                                          \
+    X(WiredLimit, "iogpu.wired_limit_mb (0 = default)", "iogpu.wired_limit_mb（0 = 默认）")               \
+    X(MaxModelLen, "Max model length (0 = the model's)", "最大模型长度（0 = 模型自身）")                  \
+    X(Device, "Device", "设备")                                                                           \
+    X(LayersCol, "Layers", "层")                                                                          \
+    X(WeightsCol, "Weights", "权重")                                                                      \
+    X(KvCol, "KV cache", "KV 缓存")                                                                       \
+    X(ComputeCol, "Compute", "计算缓冲")                                                                  \
+    X(Capacity, "Capacity", "容量")                                                                       \
+    X(LargestContext, "Largest context that fits", "能放下的最长上下文")                                  \
+    X(Speed, "Speed", "速度")                                                                             \
+    X(Launch, "Launch", "启动命令")
 
 enum class S {
 #define VL_UI_STRING_ID(id, en, zh) id,

@@ -56,10 +56,15 @@ static void draw_error(AppState& app, const FieldError& e, const std::string& te
     app.ui.shown_errors.push_back(e);
 }
 
+// The errors the inputs show: the estimate's, or in Run locally the plan's (its inputs are local.*).
+static const std::vector<FieldError>& input_errors(const AppState& app) {
+    return app.scenario.mode == Mode::Local ? app.local.errors : app.estimate.errors;
+}
+
 bool field_error(AppState& app, const char* field) {
     bool any = false;
     const size_t n = std::strlen(field);
-    for (const FieldError& e : app.estimate.errors) {
+    for (const FieldError& e : input_errors(app)) {
         if (e.field.compare(0, n, field) != 0) continue;
         if (e.field.size() > n && e.field[n] != '.') continue;
         draw_error(app, e, e.message);
@@ -70,7 +75,7 @@ bool field_error(AppState& app, const char* field) {
 
 void section_errors(AppState& app, const char* prefix) {
     const size_t n = std::strlen(prefix);
-    for (const FieldError& e : app.estimate.errors) {
+    for (const FieldError& e : input_errors(app)) {
         if (e.field.compare(0, n, prefix) != 0 || (e.field.size() > n && e.field[n] != '.')) continue;
         if (app.ui.last_items.count(e.field)) continue;  // shown at its widget
         draw_error(app, e, to_string(e));
@@ -81,6 +86,26 @@ std::string rule_error(const Scenario& s, const char* field) {
     for (const FieldError& e : validate(s))
         if (e.field == field) return e.message;
     return {};
+}
+
+void error_list(AppState& app, const std::vector<FieldError>& errs) {
+    ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+    ImGui::TextWrapped("%s:", tr(app.ui.lang, S::Errors));
+    for (const FieldError& err : errs) ImGui::BulletText("%s", to_string(err).c_str());
+    ImGui::PopStyleColor();
+    mark(app, "errors");
+}
+
+void copy_text(AppState& app, const std::string& what, const std::string& text) {
+    app.outbox.push_back({"copy", text, "", "", 0, 0, 0, 0});
+    app.ui.copied_what = what;
+}
+
+void copied_badge(const AppState& app, const char* what) {
+    if (app.ui.copied_what == what) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col_ok(app)), "%s", tr(app.ui.lang, S::Copied));
+    }
 }
 
 void subheading(const char* text) {

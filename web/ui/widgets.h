@@ -103,6 +103,13 @@ bool int_choice(AppState& app, const char* label, const char* key, int64_t& v, c
 // Checkbox that marks the scenario dirty.
 bool check(AppState& app, const char* label, const char* key, bool& v);
 
+// "Fix these inputs:" and each error as a bullet, in red (the results' place when nothing can be shown).
+void error_list(AppState& app, const std::vector<FieldError>& errs);
+
+// Puts `text` on the clipboard (the page copies it: an outbox "copy") and shows "Copied" beside `what`.
+void copy_text(AppState& app, const std::string& what, const std::string& text);
+void copied_badge(const AppState& app, const char* what);
+
 // Colours that follow the theme.
 ImU32 col_ok(const AppState& app);
 ImU32 col_bad(const AppState& app);

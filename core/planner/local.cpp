@@ -1,0 +1,235 @@
+// The Run locally plan of a Scenario (local.h): input checks naming local.* fields, then the planners.
+#include "planner/local.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "inference/kv_cache.h"
+#include "inference/weight_formats.h"
+#include "model/model_validate.h"
+#include "model/presets.h"
+#include "planner/launch.h"
+#include "scenario_json.h"
+#include "units.h"
+
+namespace vl {
+
+bool is_serving(LocalEngine e) { return e == LocalEngine::VLLM || e == LocalEngine::SGLang; }
+
+std::vector<WeightFormat> local_weight_choices(LocalEngine e) {
+    std::vector<WeightFormat> out;
+    for (const WeightFormatInfo& f : kWeightFormats)
+        if (is_serving(e) ? served_weights(f.format)
+                          : f.family == FormatFamily::Gguf || f.format == WeightFormat::FP16 || f.format == WeightFormat::BF16)
+            out.push_back(f.format);
+    return out;
+}
+
+std::vector<KvDtype> local_kv_choices(LocalEngine e) {
+    if (is_serving(e)) return {KvDtype::BF16, KvDtype::FP16, KvDtype::FP8};
+    return {KvDtype::FP16, KvDtype::BF16, KvDtype::INT8, KvDtype::INT4};
+}
+
+std::string local_kv_name(LocalEngine e, KvDtype kv) {
+    if (!is_serving(e)) return llamacpp_cache_type(kv);
+    return kv == KvDtype::BF16 ? "auto (bf16)" : kv == KvDtype::FP8 ? "fp8" : "fp16";
+}
+
+namespace {
+
+template <class T>
+bool listed(const std::vector<T>& v, T x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+std::string engine_label(LocalEngine e) {
+    switch (e) {
+        case LocalEngine::LlamaCpp: return "llama.cpp";
+        case LocalEngine::Ollama: return "Ollama";
+        case LocalEngine::VLLM: return "vLLM";
+        case LocalEngine::SGLang: return "SGLang";
+    }
+    return "?";
+}
+
+// A planner error ("ctx: ...") under the scenario field it is about; the planners name their CLI flags.
+FieldError planner_error(const std::string& e) {
+    static const std::pair<const char*, const char*> kFields[] = {
+        {"model", "model"}, {"weights", "local.weights"}, {"kv-type", "local.kv"}, {"kv-cache-dtype", "local.kv"},
+        {"ctx", "local.context"}, {"max-model-len", "local.context"}, {"context-length", "local.context"}, {"ram", "local.ram_bytes"},
+        {"gpu-memory-utilization", "local.gpu_memory_utilization"}, {"mem-fraction-static", "local.gpu_memory_utilization"},
+        {"max-num-seqs", "local.max_num_seqs"}, {"max-running-requests", "local.max_num_seqs"}, {"gpu", "local.gpus"}};
+    const size_t colon = e.find(':');
+    const std::string key = e.substr(0, colon);
+    for (const auto& [flag, field] : kFields)
+        if (key == flag && colon != std::string::npos) return {field, e.substr(colon + 2 <= e.size() ? colon + 2 : colon + 1)};
+    return {"local", e};
+}
+
+}  // namespace
+
+std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPlanInput& sin) {
+    const LocalOptions& lo = s.local;
+    const std::string engine = engine_label(lo.engine);
+    const bool serving = is_serving(lo.engine);
+    const bool mac = !lo.apple_chip.empty();
+    std::vector<FieldError> errs;
+    validate_model(s.model, errs);  // the model's own rules first: the planners assume a valid architecture
+    if (mac && serving)
+        errs.push_back({"local.engine", engine + " runs on NVIDIA or AMD GPUs, not on a Mac: choose llama.cpp or Ollama, or a PC with GPUs"});
+    if (mac && !find_apple_chip(lo.apple_chip))
+        errs.push_back({"local.apple_chip", "\"" + lo.apple_chip + "\" is not an Apple chip vramlens knows (e.g. m2-max, m4-pro)"});
+    if (mac && !lo.gpus.empty())
+        errs.push_back({"local.gpus", "a Mac has one GPU sharing its RAM: remove the GPUs, or choose a PC"});
+    if (!mac && lo.gpus.empty())
+        errs.push_back({"local.gpus", "add at least one GPU (or choose an Apple Silicon Mac)"});
+    std::vector<PlanGpu> gpus;
+    for (size_t i = 0; i < lo.gpus.size(); ++i) {
+        if (const GpuPreset* g = find_gpu(lo.gpus[i])) gpus.push_back({g->name, g->memory_bytes, -1});
+        else errs.push_back({"local.gpus[" + std::to_string(i) + "]", "\"" + lo.gpus[i] + "\" is not a GPU preset; pick one from the list"});
+    }
+    if (serving)
+        for (const PlanGpu& g : gpus)
+            if (g.name != gpus.front().name) {
+                errs.push_back({"local.gpus", engine + " needs equal GPUs (tensor parallelism splits every layer evenly); got " +
+                                                  gpus.front().name + " and " + g.name + ": give one kind, or choose llama.cpp, which splits layers unevenly"});
+                break;
+            }
+    if (!(lo.ram_bytes > 0) || !std::isfinite(lo.ram_bytes) || lo.ram_bytes > 1e15)
+        errs.push_back({"local.ram_bytes", "give the system RAM, e.g. 64 GiB: layers not on a GPU live there"});
+    if (!listed(local_weight_choices(lo.engine), lo.weights))
+        errs.push_back({"local.weights", std::string(weight_format_name(lo.weights)) + " is not a format " + engine + " runs here; " +
+                                             (serving ? "pick bf16, fp16, fp8, gptq or awq" : "pick a GGUF type (q4_k_m, q8_0, ...), fp16 or bf16")});
+    if (!listed(local_kv_choices(lo.engine), lo.kv))
+        errs.push_back({"local.kv", std::string(kv_dtype_name(lo.kv)) + " is not a KV type " + engine + " caches; " +
+                                        (serving ? "pick auto (bf16), fp16 or fp8" : "pick f16, bf16, q8_0 or q4_0")});
+    else if (!serving && (lo.kv == KvDtype::INT8 || lo.kv == KvDtype::INT4) && !lo.flash_attention)
+        errs.push_back({"local.kv", "llama.cpp quantizes the V cache only with flash attention: turn flash attention on, or use f16"});
+    const int64_t limit = s.model.architecture_known() ? s.model.max_position : 0;
+    if (lo.context < (serving ? 0 : 1))
+        errs.push_back({"local.context", serving ? "must be 0 (the model's max_position_embeddings) or more tokens" : "must be at least 1 token"});
+    else if (serving && limit > 0 && lo.context > limit)
+        errs.push_back({"local.context", std::to_string(lo.context) + " is above the model's max_position_embeddings (" + std::to_string(limit) +
+                                             "), which " + engine + " refuses: give " + std::to_string(limit) + " or less"});
+    if (lo.wired_limit_mb < 0) errs.push_back({"local.wired_limit_mb", "must be 0 (macOS's default) or a size in MiB"});
+    if (serving && !(lo.gpu_memory_utilization > 0 && lo.gpu_memory_utilization <= 1))
+        errs.push_back({"local.gpu_memory_utilization", "must be a fraction in (0, 1], e.g. 0.9"});
+    if (serving && lo.max_num_seqs < 1) errs.push_back({"local.max_num_seqs", "must be at least 1"});
+
+    in.model = sin.model = s.model;
+    in.weights = sin.weights = lo.weights;
+    in.kv = sin.kv = lo.kv;
+    in.context = lo.context;
+    in.flash_attention = lo.flash_attention;
+    in.ram_bytes = lo.ram_bytes;
+    in.apple_unified = mac;
+    in.wired_limit_mb = lo.wired_limit_mb;
+    in.gpus = sin.gpus = gpus;
+    sin.engine = lo.engine == LocalEngine::SGLang ? ServingEngine::SGLang : ServingEngine::VLLM;
+    sin.max_model_len = lo.context;
+    sin.gpu_memory_utilization = lo.gpu_memory_utilization;
+    sin.max_num_seqs = lo.max_num_seqs;
+    return errs;
+}
+
+std::string device_layers_text(const PlanInput& in, const Plan& p, const DevicePlan& d) {
+    std::string layers = d.layer_end > d.layer_begin ? "layers " + std::to_string(d.layer_begin) + "-" + std::to_string(d.layer_end - 1)
+                                                     : std::string("no layers");
+    if (d.output) layers += " + output";
+    if (&d == &p.cpu && in.n_cpu_moe > 0) layers += ", experts of layers 0-" + std::to_string(std::min(in.n_cpu_moe, p.n_layer) - 1);
+    if (&d == &p.cpu && !in.kv_offload) layers += ", KV of every layer and the attention (-nkvo)";
+    if (d.split_buffer > 0) layers += ", split buffer " + amount_with_unit(d.split_buffer, SizeUnit::GiB) + " (rows on every GPU)";
+    return layers;
+}
+
+std::string speed_text(const Speed& sp, int64_t ctx) {
+    if (!sp.ok()) return "speed: " + sp.error;
+    const SpeedCalibration cal = speed_calibration();
+    auto band = [](const Regime& r) {
+        return fmt::format("holdout error median {:.0f} %, worst {:.0f} %", r.holdout_median_error * 100, r.holdout_worst_error * 100);
+    };
+    auto approx = [](double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); };  // 3 digits, no exponent
+    std::string line = "decode ~" + approx(sp.decode_tokens_per_s) + " tok/s (" + band(sp.decode_band) + ")";
+    if (sp.prefill_tokens_per_s > 0)
+        line += ", prefill ~" + approx(sp.prefill_tokens_per_s) + " tok/s (" + band(cal.prefill) + "), time to first token " +
+                approx(sp.time_to_first_token_s) + " s";
+    else
+        line += ", " + sp.prefill_note;
+    return line + " at ctx " + std::to_string(ctx) + " (docs/speed.md)";
+}
+
+namespace {
+
+void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
+    const Plan& p = out.plan = plan_llamacpp(in);
+    if (!p.ok()) {
+        out.errors.push_back(planner_error(p.error));
+        return;
+    }
+    out.fits = p.fits;
+    out.context = p.context;
+    out.largest_context = p.max_context;
+    out.advice = p.advice;
+    out.summary = "-ngl " + std::to_string(p.ngl) + " of " + std::to_string(p.n_layer + 1) + " (" + std::to_string(p.n_layer) +
+                  " layers + output)" + (p.gpus.size() > 1 ? ", tensor split " + tensor_split_text(p.split) : "");
+    for (const DevicePlan& d : p.gpus) out.devices.push_back({d.name, device_layers_text(in, p, d), d.weights, d.kv, d.compute, d.total(), d.capacity});
+    out.devices.push_back({p.cpu.name, device_layers_text(in, p, p.cpu), p.cpu.weights, p.cpu.kv, p.cpu.compute, p.cpu.total(), p.cpu.capacity});
+    if (p.fits) {
+        std::vector<const GpuPreset*> presets;
+        for (const std::string& id : s.local.gpus) presets.push_back(find_gpu(id));
+        const AppleChip* chip = in.apple_unified ? find_apple_chip(s.local.apple_chip) : nullptr;
+        out.speed = speed_text(plan_speed_on(in, p, presets, chip), p.context);
+    }
+    if (s.local.engine == LocalEngine::Ollama) {
+        const OllamaSettings o = ollama_settings(in, p);
+        out.launch.push_back({"Modelfile", "PARAMETER num_gpu " + std::to_string(o.num_gpu) + "\nPARAMETER num_ctx " + std::to_string(o.num_ctx)});
+        out.launch.push_back({"ollama serve", o.env + " ollama serve"});
+    } else {
+        out.launch.push_back({"llama-server", llama_server_line(in, p, plan_model_file(in))});
+    }
+    if (in.model.max_position > 0 && in.context > in.model.max_position)
+        out.notes.push_back("local.context " + std::to_string(in.context) + " exceeds the model's max_position_embeddings (" +
+                            std::to_string(in.model.max_position) + "): llama.cpp runs it, but the model was not trained for it");
+}
+
+void plan_serve(const Scenario& s, const ServingPlanInput& in, LocalPlan& out) {
+    const ServingPlan& p = out.serving_plan = plan_serving(in);
+    if (!p.ok()) {
+        out.errors.push_back(planner_error(p.error));
+        return;
+    }
+    out.fits = p.fits;
+    out.context = p.max_model_len;
+    out.largest_context = p.largest_max_model_len;
+    out.advice = p.advice;
+    out.summary = "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + " (" + p.parallel_reason + "); KV " +
+                  std::to_string(p.tokens) + " tokens, " + std::to_string(p.sequences) + " sequences of " + std::to_string(p.max_model_len) +
+                  ", " + std::to_string(p.concurrent) + " at once";
+    const std::string share = p.tp > 1 ? "1/" + std::to_string(p.tp) + " of " : "";
+    for (size_t i = 0; i < in.gpus.size(); ++i)
+        out.devices.push_back({"GPU " + std::to_string(i) + ": " + in.gpus[i].name, share + (p.pp > 1 ? "one stage's layers" : "every layer"),
+                               p.weights, p.kv_pool, p.non_torch + p.activation, p.weights + p.kv_pool + p.non_torch + p.activation, p.capacity});
+    const ModelPreset* preset = nullptr;
+    if (std::optional<std::string> id = model_preset_id(s.model)) preset = find_model(*id);
+    const std::string model_id = preset && !preset->hf_id.empty() ? preset->hf_id
+                                 : !s.model.source.hub.empty()     ? s.model.source.hub
+                                                                   : s.model.name;
+    out.launch.push_back({s.local.engine == LocalEngine::SGLang ? "sglang" : "vllm serve", serving_launch_line(in, p, model_id)});
+}
+
+}  // namespace
+
+LocalPlan plan_local(const Scenario& s) {
+    LocalPlan out;
+    PlanInput in;
+    ServingPlanInput sin;
+    out.errors = local_inputs(s, in, sin);
+    out.serving = is_serving(s.local.engine);
+    if (!out.errors.empty()) return out;
+    if (out.serving) plan_serve(s, sin, out);
+    else plan_llama(s, in, out);
+    return out;
+}
+
+}  // namespace vl

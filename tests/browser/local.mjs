@@ -1,0 +1,149 @@
+// Browser test of Run locally (issue 19) in the real page, headless Chromium, mouse, keyboard and
+// touch only (scripts/test-browser-ui.sh):
+//   1. choose Run locally, change the model (search + click), the weight type (combo) and the context
+//      (typed), add a second GPU and make it an RTX 3060 12GB in its list
+//   2. the plan the test hook gives is `vramlens plan`'s for the same flags (the native CLI), and the
+//      HTML mirror (#vl-results) shows its verdict, a row per device and the launch line
+//   3. Copy puts the launch line on the system clipboard
+//   4. Back and Forward step through the Run locally scenarios; a shared link opens the same plan
+//   5. on a phone (390x844, touch): Run locally, a second GPU, the plan and Copy by taps
+//
+// Usage: node local.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
+import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite,
+         settle, typeInto } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const args = parseArgs();
+const siteDir = resolve(args.site ?? 'build/web/site');
+const cliPath = resolve(args.cli ?? process.env.VRAMLENS_CLI ?? 'build/native/cli/vramlens');
+const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
+const { failures, check, section } = checks();
+
+const server = await serveSite(siteDir, '/vramlens/');
+const browser = await launchChromium(executablePath);
+const open = (opts, url = server.url) => openApp(browser, url, opts, (what) => failures.push(what));
+const QUIET_MS = 1300;  // changes closer together share one history entry (shell/bridge.js historyQuietMs)
+
+const local = async (page) => (await state(page)).local;
+const scenario = async (page) => JSON.parse((await state(page)).scenario);
+const cliPlan = (flags) => JSON.parse(execFileSync(cliPath, ['plan', ...flags, '--format', 'json'], { encoding: 'utf8' }));
+// The HTML mirror as a screen reader gets it.
+const mirror = (page) => page.evaluate(() => ({
+  verdict: document.getElementById('vl-verdict').textContent,
+  rows: [...document.querySelectorAll('#vl-table tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent)),
+  notes: [...document.querySelectorAll('#vl-notes li')].map((li) => li.textContent),
+}));
+const clipboard = (page) => page.evaluate(() => navigator.clipboard.readText());
+
+try {
+  console.log('desktop 1280x900');
+  await section('desktop', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const inputs = await item(page, 'section.model');
+    const inInputs = { x: inputs.x + 8, y: 450 };
+    const reach = async (key, at = inInputs) => scrollTo(page, key, at, 0, false);
+
+    await click(page, 'mode.3');
+    check((await state(page)).ui.mode === 'local', 'Run locally is the fourth mode');
+    await page.waitForTimeout(QUIET_MS);
+    const first = (await state(page)).link;
+
+    await click(page, 'model.search');
+    await page.keyboard.type('qwen2.5 7b', { delay: 20 });
+    await settle(page);
+    await click(page, 'preset.qwen2.5-7b');
+    await reach('local.weights');
+    await click(page, 'local.weights');
+    await click(page, 'local.weights.q8_0');
+    await reach('local.context');
+    await typeInto(page, 'local.context', '16k');
+    await reach('local.gpus.add');
+    await click(page, 'local.gpus.add');
+    await reach('local.gpus.1');
+    await click(page, 'local.gpus.1');
+    await click(page, 'local.gpus.1.rtx-3060-12gb');
+    const sc = await scenario(page);
+    check(sc.mode === 'local' && JSON.stringify(sc.local?.gpus) === '["rtx-4090","rtx-3060-12gb"]' && sc.local?.weights === 'q8_0' &&
+          sc.local?.context === 16384, `the scenario: ${JSON.stringify(sc.local)}`);
+
+    const plan = await local(page);
+    const cli = cliPlan(['--model', 'qwen2.5-7b', '--weights', 'q8_0', '--ctx', '16384', '--gpu', 'rtx-4090', '--gpu', 'rtx-3060-12gb',
+                         '--ram', '64GB']);
+    check(plan.ok && plan.fits === cli.fits && plan.largest_context === cli.max_context,
+          `verdict and largest context are the CLI's (fits ${plan.fits}, ${plan.largest_context})`);
+    check(plan.devices.length === cli.devices.length &&
+          plan.devices.every((d, i) => d.name === cli.devices[i].name && d.weights === cli.devices[i].weights_bytes &&
+                                       d.kv === cli.devices[i].kv_bytes && d.compute === cli.devices[i].compute_bytes),
+          `each device's weights, KV and compute are the CLI's (${plan.devices.map((d) => d.name).join(', ')})`);
+    check(plan.launch[0]?.text === cli.launch, `the launch line is the CLI's: ${plan.launch[0]?.text}`);
+
+    const m = await mirror(page);
+    check(m.verdict.startsWith('Fits'), `the HTML mirror's verdict: ${m.verdict}`);
+    check(m.rows.length === 3 && m.rows[1][0] === cli.devices[1].name, `the HTML mirror has a row per device (${m.rows.map((r) => r[0]).join(', ')})`);
+    check(m.notes.includes(`Launch (llama-server): ${cli.launch}`), 'the HTML mirror has the launch line');
+
+    const results = await item(page, 'local.verdict');
+    await scrollTo(page, 'local.copy.0', { x: results.x + 8, y: 450 }, 0, false);
+    await page.evaluate(() => navigator.clipboard.writeText(''));
+    await click(page, 'local.copy.0');
+    check(await clipboard(page) === cli.launch, 'Copy puts the launch line on the clipboard');
+
+    // History: one more change (Ollama), then Back shows the llama.cpp plan with two GPUs, Forward Ollama.
+    await page.waitForTimeout(QUIET_MS);
+    const before = await state(page);
+    await reach('local.engine.1');
+    await click(page, 'local.engine.1');
+    const ollama = await local(page);
+    check(ollama.launch.length === 2 && ollama.launch[0].text.startsWith('PARAMETER num_gpu'), `Ollama's settings: ${ollama.launch.map((l) => l.text).join(' | ')}`);
+    await page.waitForTimeout(QUIET_MS);
+    await page.goBack();
+    await page.waitForFunction((l) => window.vramlens.state().link === l, before.link, { timeout: 10_000 }).catch(() => {});
+    await settle(page);
+    const back = await state(page);
+    check(back.link === before.link && back.ui.mode === 'local' && back.local?.launch[0]?.text === cli.launch,
+          'Back: the llama.cpp plan with two GPUs again');
+    await page.goForward();
+    await page.waitForFunction((l) => window.vramlens.state().link !== l, before.link, { timeout: 10_000 }).catch(() => {});
+    await settle(page);
+    check((await scenario(page)).local?.engine === 'ollama', 'Forward: Ollama again');
+    check(first !== before.link, 'the first Run locally scenario is an earlier entry');
+
+    // A shared link opens the same plan.
+    const link = (await state(page)).link;
+    const other = await open({ viewport: { width: 1280, height: 900 } }, `${server.url}#${link}`);
+    const o = await local(other);
+    check(JSON.stringify(o.launch) === JSON.stringify(ollama.launch) && (await state(other)).ui.mode === 'local', 'the link opens the same plan');
+    await other.context().close();
+    await page.context().close();
+  });
+
+  console.log('phone 390x844 (touch)');
+  await section('phone', async () => {
+    const page = await open({ viewport: { width: 390, height: 844 }, mobile: true });
+    await click(page, 'tab.1', { touch: true });          // Setup
+    await click(page, 'section.model', { touch: true });  // fold the model list: the device list comes up
+    await click(page, 'mode.3', { touch: true });
+    const tabs = await item(page, 'tab');
+    const at = { x: 30, y: (tabs.y + tabs.h + 844) / 2 };
+    await scrollTo(page, 'local.gpus.add', at, tabs.y + tabs.h, true);
+    await click(page, 'local.gpus.add', { touch: true });
+    const sc = await scenario(page);
+    check(JSON.stringify(sc.local?.gpus) === '["rtx-4090","rtx-4090"]', `phone: a second RTX 4090 (${JSON.stringify(sc.local?.gpus)})`);
+    const cli = cliPlan(['--model', 'llama-3.1-8b', '--weights', 'q4_k_m', '--ctx', '4096', '--gpu', 'rtx-4090', '--gpu', 'rtx-4090', '--ram', '64GB']);
+    const plan = await local(page);
+    check(plan.launch[0]?.text === cli.launch, `phone: the launch line is the CLI's: ${plan.launch[0]?.text}`);
+    await click(page, 'tab.0', { touch: true });          // Results
+    await scrollTo(page, 'local.copy.0', at, tabs.y + tabs.h, true);
+    await page.evaluate(() => navigator.clipboard.writeText(''));
+    await click(page, 'local.copy.0', { touch: true });
+    check(await clipboard(page) === cli.launch, 'phone: a tap on Copy puts the launch line on the clipboard');
+    const m = await mirror(page);
+    check(m.rows.length === 3 && m.verdict.startsWith('Fits'), `phone: the HTML mirror: ${m.verdict}`);
+    await page.context().close();
+  });
+} finally {
+  await browser.close();
+  server.close();
+}
+finish('local', failures);

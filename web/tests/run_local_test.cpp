@@ -1,0 +1,194 @@
+// Run locally (issue 19) in the page, natively: the mode, engine, GPUs and context chosen by
+// clicking the widgets; the plan the page shows (its HTML mirror text and test hook) compared with
+// what `vramlens plan` prints for the same flags (the CLI builds its planner inputs from its own
+// flags: an independent path to the same core planners).
+#include <catch2/catch.hpp>
+#include <imgui.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "share_link.h"
+#include "ui/app.h"
+#include "ui_harness.h"
+
+using namespace vl;
+using namespace vl::ui;
+using vl::ui::harness::Harness;
+
+namespace {
+
+nlohmann::json cli_plan(std::vector<std::string> args) {
+    args.insert(args.begin(), "plan");
+    args.insert(args.end(), {"--format", "json"});
+    std::string out, err;
+    const int status = cli::run(args, out, err);
+    INFO(err);
+    REQUIRE(status == 0);
+    return nlohmann::json::parse(out);
+}
+
+std::string cli_text_line(std::vector<std::string> args, const std::string& prefix) {
+    args.insert(args.begin(), "plan");
+    std::string out, err;
+    cli::run(args, out, err);
+    for (size_t at = 0; at < out.size();) {
+        const size_t nl = out.find('\n', at);
+        const std::string line = out.substr(at, nl - at);
+        if (line.rfind(prefix, 0) == 0) return line;
+        if (nl == std::string::npos) break;
+        at = nl + 1;
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("run locally, llama.cpp: a second GPU and a longer context clicked in - the plan is `vramlens plan`'s") {
+    Harness h;
+    h.frames(3);
+    h.click("mode.3");
+    REQUIRE(h.app.scenario.mode == Mode::Local);
+    h.click("local.context.plus");  // 4096 -> 8192 (the step doubles)
+    h.click("local.gpus.add");      // a second RTX 4090 ...
+    h.click("local.gpus.1");        // ... made an RTX 3060 12GB in its list
+    h.click("local.gpus.1.rtx-3060-12gb");
+    REQUIRE(h.app.scenario.local.gpus == std::vector<std::string>{"rtx-4090", "rtx-3060-12gb"});
+    REQUIRE(h.app.scenario.local.context == 8192);
+    REQUIRE(h.app.local.ok());
+
+    const std::vector<std::string> flags = {"--model", "llama-3.1-8b", "--weights", "q4_k_m", "--ctx", "8192",
+                                            "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB"};
+    const nlohmann::json cli = cli_plan(flags);
+    const nlohmann::json page = nlohmann::json::parse(hook_json(h.app))["local"];
+    CHECK(page["fits"] == cli["fits"]);
+    CHECK(page["largest_context"] == cli["max_context"]);
+    REQUIRE(page["devices"].size() == cli["devices"].size());
+    for (size_t i = 0; i < cli["devices"].size(); ++i) {
+        INFO("device " << i);
+        CHECK(page["devices"][i]["name"] == cli["devices"][i]["name"]);
+        CHECK(page["devices"][i]["weights"] == cli["devices"][i]["weights_bytes"]);
+        CHECK(page["devices"][i]["kv"] == cli["devices"][i]["kv_bytes"]);
+        CHECK(page["devices"][i]["compute"] == cli["devices"][i]["compute_bytes"]);
+        CHECK(page["devices"][i]["total"] == cli["devices"][i]["total_bytes"]);
+        CHECK(page["devices"][i]["capacity"] == cli["devices"][i]["capacity_bytes"]);
+    }
+    REQUIRE(page["launch"].size() == 1);
+    CHECK(page["launch"][0]["text"] == cli["launch"]);
+    CHECK(page["speed"] == cli_text_line(flags, "decode ~"));  // the text output's speed line
+
+    // The HTML mirror says the same: the verdict, a row per device, the launch line.
+    const nlohmann::json mirror = nlohmann::json::parse(results_text_json(h.app));
+    CHECK(mirror["verdict"].get<std::string>().rfind("Fits · -ngl 33 of 33", 0) == 0);
+    REQUIRE(mirror["rows"].size() == 3);
+    CHECK(mirror["rows"][1][0] == cli["devices"][1]["name"]);
+    const std::string launch_note = "Launch (llama-server): " + cli["launch"].get<std::string>();
+    CHECK(std::find(mirror["notes"].begin(), mirror["notes"].end(), launch_note) != mirror["notes"].end());
+
+    // Copy: the launch line goes to the page's clipboard through the outbox.
+    h.app.outbox.clear();
+    h.click("local.copy.0");
+    bool copied = false;
+    for (const OutEvent& ev : h.app.outbox) copied = copied || (ev.kind == "copy" && ev.a == cli["launch"]);
+    CHECK(copied);
+}
+
+TEST_CASE("run locally, vLLM: two equal GPUs - the plan and launch line are `vramlens plan --engine vllm`'s") {
+    Harness h;
+    h.frames(3);
+    h.click("mode.3");
+    h.click("local.engine.2");  // vLLM: the weights become bf16, the KV type auto
+    REQUIRE(h.app.scenario.local.weights == WeightFormat::BF16);
+    REQUIRE(h.app.scenario.local.kv == KvDtype::BF16);
+    h.click("local.gpus.0");
+    h.click("local.gpus.0.a100-80gb");
+    h.click("local.gpus.add");
+    REQUIRE(h.app.scenario.local.gpus == std::vector<std::string>{"a100-80gb", "a100-80gb"});
+    REQUIRE(h.app.local.ok());
+    const nlohmann::json cli = cli_plan({"--engine", "vllm", "--model", "llama-3.1-8b", "--weights", "bf16", "--max-model-len", "4096",
+                                         "--gpu", "a100-80gb", "--gpu", "a100-80gb"});
+    const nlohmann::json page = nlohmann::json::parse(hook_json(h.app))["local"];
+    CHECK(page["fits"] == cli["fits"]);
+    CHECK(page["largest_context"] == cli["largest_max_model_len"]);
+    REQUIRE(page["devices"].size() == 2);
+    CHECK(page["devices"][0]["weights"] == cli["per_gpu"]["weights_bytes"]);
+    CHECK(page["devices"][0]["kv"] == cli["per_gpu"]["kv_pool_bytes"]);
+    CHECK(page["devices"][0]["capacity"] == cli["per_gpu"]["capacity_bytes"]);
+    REQUIRE(page["launch"].size() == 1);
+    CHECK(page["launch"][0]["text"] == cli["launch"]);
+    CHECK(cli["launch"].get<std::string>().rfind("vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2", 0) == 0);
+}
+
+TEST_CASE("run locally: no GPU and no RAM are named at their fields - a link keeps the mode and the machine") {
+    Harness h;
+    h.frames(3);
+    h.click("mode.3");
+    h.click("local.gpus.0.remove");
+    REQUIRE(h.app.scenario.local.gpus.empty());
+    h.frames(2);
+    CHECK(h.has("error.local.gpus"));
+    const nlohmann::json mirror = nlohmann::json::parse(results_text_json(h.app));
+    CHECK_FALSE(mirror["ok"].get<bool>());
+    CHECK(mirror["verdict"].get<std::string>().find("local.gpus: add at least one GPU") != std::string::npos);
+    h.click("local.gpus.add");
+    REQUIRE(h.app.local.ok());
+    h.app.scenario.local.ram_bytes = 0;  // as typed: 0 GiB
+    h.app.dirty = true;
+    h.frames(2);
+    CHECK(h.has("error.local.ram_bytes"));
+
+    // The link carries Mode::Local and the machine; opened in a fresh page it shows the same plan.
+    h.app.scenario.local.ram_bytes = 32.0 * kGiB;
+    h.click("local.machine.1");  // a Mac
+    REQUIRE(!h.app.scenario.local.apple_chip.empty());
+    h.frames(2);
+    Harness other;
+    other.app.ui.env.hash = "#" + encode_share_link(h.app.scenario);
+    other.frames(3);
+    CHECK(other.app.scenario.mode == Mode::Local);
+    CHECK(other.app.scenario.local.apple_chip == h.app.scenario.local.apple_chip);
+    CHECK(hook_json(other.app).find(h.app.local.launch.at(0).text) != std::string::npos);
+}
+
+TEST_CASE("run locally: a Mac's GPU gets its wired limit, and a plan that does not fit says the CLI's advice") {
+    Harness h;
+    h.frames(3);
+    h.click("mode.3");
+    h.click("local.machine.1");  // an Apple Silicon Mac
+    const std::string chip = h.app.scenario.local.apple_chip;
+    REQUIRE(!chip.empty());
+    REQUIRE(h.app.scenario.local.gpus.empty());
+    h.app.scenario.local.ram_bytes = 32 * kGiB;  // as typed in the unified memory field
+    h.app.dirty = true;
+    h.frames(2);
+    REQUIRE(h.app.local.ok());
+    // macOS lets the GPU wire 2/3 of 32 GiB by default (planner.h apple_gpu_wired_limit_bytes).
+    CHECK(h.app.local.devices.at(0).capacity == Approx(32 * kGiB * 2 / 3).epsilon(1e-12));
+    const std::vector<std::string> mac = {"--model", "llama-3.1-8b", "--apple", "--apple-chip", chip, "--ram", "32GB"};
+    const nlohmann::json cli = cli_plan(mac);
+    CHECK(h.app.local.devices.at(0).capacity == cli["devices"][0]["capacity_bytes"].get<double>());
+    CHECK(h.app.local.launch.at(0).text == cli["launch"]);
+    CHECK(h.app.local.speed == cli_text_line(mac, "decode ~"));
+
+    // Back to the PC (its RTX 4090 again), Llama 3.1 70B at 8192 with 16 GiB of RAM: too big.
+    h.click("local.machine.0");
+    REQUIRE(h.app.scenario.local.gpus == std::vector<std::string>{"rtx-4090"});
+    REQUIRE(select_model_preset(h.app, "llama-3.1-70b"));
+    h.app.scenario.local.ram_bytes = 16 * kGiB;
+    h.app.scenario.local.context = 8192;
+    h.frames(2);
+    REQUIRE(h.app.local.ok());
+    std::string out, err;
+    CHECK(cli::run({"plan", "--model", "llama-3.1-70b", "--weights", "q4_k_m", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "16GB",
+                    "--format", "json"}, out, err) == 3);  // exit 3: does not fit
+    const nlohmann::json nofit = nlohmann::json::parse(out);
+    CHECK_FALSE(h.app.local.fits);
+    CHECK(h.app.local.advice == nofit["advice"]);
+    CHECK(h.app.local.largest_context == 0);
+    const nlohmann::json mirror = nlohmann::json::parse(results_text_json(h.app));
+    CHECK(mirror["verdict"] == "Does not fit · " + nofit["advice"].get<std::string>());
+    CHECK(h.app.local.speed.empty());  // no speed for a plan that does not run
+}

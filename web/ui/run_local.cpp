@@ -1,0 +1,131 @@
+// Run locally: s.local edits and the plan as text (run_local.h). Every number is plan_local's.
+#include "ui/run_local.h"
+
+#include <algorithm>
+
+#include "units.h"
+
+namespace vl::ui {
+
+namespace {
+
+template <class T>
+bool listed(const std::vector<T>& v, T x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+void set_local_engine(AppState& app, LocalEngine e) {
+    LocalOptions& lo = app.scenario.local;
+    const bool other_family = is_serving(e) != is_serving(lo.engine);  // llama.cpp's f16 cache is not vLLM's auto
+    lo.engine = e;
+    if (const std::vector<WeightFormat> w = local_weight_choices(e); !listed(w, lo.weights))
+        set_local_weights(app, is_serving(e) ? WeightFormat::BF16 : WeightFormat::GGUF_Q4_K_M);
+    if (const std::vector<KvDtype> kv = local_kv_choices(e); other_family || !listed(kv, lo.kv)) lo.kv = kv.front();
+    if (!is_serving(e) && lo.context == 0) lo.context = LocalOptions{}.context;
+    app.dirty = true;
+}
+
+void set_local_weights(AppState& app, WeightFormat w) {
+    if (app.scenario.local.weights != w) app.scenario.model.gguf_bytes = {};
+    app.scenario.local.weights = w;
+    app.dirty = true;
+}
+
+void set_local_machine(AppState& app, bool mac) {
+    LocalOptions& lo = app.scenario.local;
+    if (mac == !lo.apple_chip.empty()) return;
+    if (mac) {
+        app.ui.local_pc_gpus = lo.gpus;
+        lo.gpus.clear();
+        lo.apple_chip = apple_chips().front().id;
+    } else {
+        lo.apple_chip.clear();
+        lo.gpus = app.ui.local_pc_gpus.empty() ? LocalOptions{}.gpus : app.ui.local_pc_gpus;
+    }
+    app.dirty = true;
+}
+
+void add_local_gpu(AppState& app, const std::string& id) {
+    app.scenario.local.gpus.push_back(id);
+    app.dirty = true;
+}
+
+void set_local_gpu(AppState& app, size_t i, const std::string& id) {
+    if (i >= app.scenario.local.gpus.size()) return;
+    app.scenario.local.gpus[i] = id;
+    app.dirty = true;
+}
+
+void remove_local_gpu(AppState& app, size_t i) {
+    std::vector<std::string>& g = app.scenario.local.gpus;
+    if (i >= g.size()) return;
+    g.erase(g.begin() + static_cast<std::ptrdiff_t>(i));
+    app.dirty = true;
+}
+
+std::vector<std::string> local_device_cells(const AppState& app, const LocalDevice& d) {
+    const SizeUnit u = app.ui.unit;
+    return {d.name, d.layers, bytes_label(d.weights, u), bytes_label(d.kv, u), bytes_label(d.compute, u), bytes_label(d.total, u),
+            bytes_label(d.capacity, u)};
+}
+
+std::string local_verdict(const AppState& app) {
+    const LocalPlan& p = app.local;
+    const Lang L = app.ui.lang;
+    if (!p.ok()) return std::string(tr(L, S::Errors)) + ": " + to_string(p.errors.front());
+    return std::string(tr(L, p.fits ? S::Fits : S::DoesNotFit)) + " · " + (p.fits || p.advice.empty() ? p.summary : p.advice);
+}
+
+nlohmann::json local_results_text(const AppState& app) {
+    const LocalPlan& p = app.local;
+    const Lang L = app.ui.lang;
+    nlohmann::json j;
+    j["lang"] = L == Lang::Zh ? "zh" : "en";
+    j["ok"] = p.ok();
+    j["fits"] = p.ok() && p.fits;
+    j["title"] = std::string(tr(L, S::RunLocally)) + " · " + tr(L, S::Results);
+    j["verdict"] = local_verdict(app);
+    j["total"] = p.ok() ? std::string(tr(L, S::LargestContext)) + ": " + std::to_string(p.largest_context) : std::string("—");
+    j["headers"] = {tr(L, S::Device), tr(L, S::LayersCol), tr(L, S::WeightsCol), tr(L, S::KvCol), tr(L, S::ComputeCol), tr(L, S::Total),
+                    tr(L, S::Capacity)};
+    j["rows"] = nlohmann::json::array();
+    for (const LocalDevice& d : p.devices) j["rows"].push_back(local_device_cells(app, d));
+    j["total_row"] = nlohmann::json::array();
+    j["errors_title"] = tr(L, S::Errors);
+    j["errors"] = nlohmann::json::array();
+    for (const FieldError& e : p.errors) j["errors"].push_back(to_string(e));
+    j["notes_title"] = tr(L, S::Warnings);
+    j["notes"] = nlohmann::json::array();
+    if (p.ok()) {
+        j["notes"].push_back(p.summary);
+        if (!p.speed.empty()) j["notes"].push_back(std::string(tr(L, S::Speed)) + ": " + p.speed);
+        for (const LaunchLine& l : p.launch) j["notes"].push_back(std::string(tr(L, S::Launch)) + " (" + l.what + "): " + l.text);
+    }
+    for (const std::string& n : p.notes) j["notes"].push_back(n);
+    return j;
+}
+
+nlohmann::json local_hook(const AppState& app) {
+    const LocalPlan& p = app.local;
+    nlohmann::json j;
+    j["ok"] = p.ok();
+    j["fits"] = p.fits;
+    j["errors"] = nlohmann::json::array();
+    for (const FieldError& e : p.errors) j["errors"].push_back({{"field", e.field}, {"message", e.message}});
+    j["context"] = p.context;
+    j["largest_context"] = p.largest_context;
+    j["summary"] = p.summary;
+    j["advice"] = p.advice;
+    j["speed"] = p.speed;
+    j["devices"] = nlohmann::json::array();
+    for (const LocalDevice& d : p.devices)
+        j["devices"].push_back({{"name", d.name}, {"layers", d.layers}, {"weights", d.weights}, {"kv", d.kv}, {"compute", d.compute},
+                                {"total", d.total}, {"capacity", d.capacity}});
+    j["launch"] = nlohmann::json::array();
+    for (const LaunchLine& l : p.launch) j["launch"].push_back({{"what", l.what}, {"text", l.text}});
+    return j;
+}
+
+}  // namespace vl::ui

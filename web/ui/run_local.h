@@ -1,0 +1,39 @@
+// Run locally (Mode::Local, issue 19): the changes the page's panels make to s.local, and the plan
+// (AppState::local, core/planner/local.h plan_local) as the HTML mirror and the test hook show it.
+// No Dear ImGui here: the native tests drive these as the panels do (web/ui/run_local_panels.cpp
+// draws them).
+#pragma once
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ui/app.h"
+
+namespace vl::ui {
+
+// Another engine: a weight format it does not run becomes its default (llama.cpp q4_k_m, vLLM bf16);
+// the KV type becomes the engine's default (f16; auto = bf16) when the family changes or it is not
+// one the engine caches; and the context 0 that vLLM reads as the model's own becomes 4096.
+void set_local_engine(AppState& app, LocalEngine e);
+// Another weight format is another file: an imported GGUF's tensor bytes no longer describe it.
+void set_local_weights(AppState& app, WeightFormat w);
+// A Mac (the first chip vramlens knows, no GPUs) or a PC (its GPUs back, or one RTX 4090).
+void set_local_machine(AppState& app, bool mac);
+void add_local_gpu(AppState& app, const std::string& id);
+void set_local_gpu(AppState& app, size_t i, const std::string& id);
+void remove_local_gpu(AppState& app, size_t i);
+
+// The row of the per-device table as shown: name, layers, weights, KV, compute, total, capacity.
+std::vector<std::string> local_device_cells(const AppState& app, const LocalDevice& d);
+// The verdict line: "Fits · -ngl 33 of 33 (...)" or "Does not fit · <advice>"; the errors when the input is bad.
+std::string local_verdict(const AppState& app);
+
+// results_text_json in Local mode: {lang, ok, fits, title, verdict, total (the largest context),
+// headers, rows (one per device), total_row [], errors_title, errors, notes_title, notes (the
+// plan's summary, speed, launch lines, notes)}.
+nlohmann::json local_results_text(const AppState& app);
+// hook_json's "local": {ok, fits, errors[{field,message}], context, largest_context, summary, advice,
+// speed, devices[{name, layers, weights, kv, compute, total, capacity}], launch[{what, text}]}.
+nlohmann::json local_hook(const AppState& app);
+
+}  // namespace vl::ui
