@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "alloc_count.h"
 #include "cli.h"
 #include "planner/planner.h"
 #include "planner/serving.h"
@@ -98,8 +99,17 @@ void BM_Import70B(benchmark::State& state) {
     std::filesystem::remove_all(dir);
 }
 
+// Heap allocations (bench/alloc_count.cpp) per iteration since `since`, divided by `per`: a counter
+// printed beside the time ("allocs"), never a budget.
+void count_allocations(benchmark::State& state, const bench::AllocCount& since, double per = 1) {
+    const double n = static_cast<double>(state.iterations()) * per;
+    state.counters["allocs"] = n > 0 ? static_cast<double>(bench::allocations().calls - since.calls) / n : 0;
+}
+
 void run_estimate(benchmark::State& state, const Scenario& s, Detail d) {
+    const bench::AllocCount a0 = bench::allocations();
     for (auto _ : state) benchmark::DoNotOptimize(estimate(s, d));
+    count_allocations(state, a0);
 }
 void BM_EstimateTrain(benchmark::State& st) { run_estimate(st, bench::train_llama8b(), Detail::NumbersOnly); }
 void BM_EstimateMoE(benchmark::State& st) { run_estimate(st, bench::train_deepseek_v3(), Detail::NumbersOnly); }
@@ -113,7 +123,9 @@ void BM_Reference(benchmark::State& state) {
 
 void BM_Sweep10k(benchmark::State& state) {
     const Scenario s = bench::train_llama8b();
+    const bench::AllocCount a0 = bench::allocations();
     for (auto _ : state) benchmark::DoNotOptimize(bench::sweep_10k(s));
+    count_allocations(state, a0, bench::kSweepPoints);  // per estimate
     state.counters["points"] = bench::kSweepPoints;
 }
 
@@ -125,11 +137,13 @@ void BM_Solve(benchmark::State& state) {
     if (K == Knob::GpuCount) { s.parallel.dp = 1; s.gpu_count = 1; s.parallel.zero = 3; s.gpu.memory_bytes = 24e9; }
     if (K == Knob::WeightFormat) s.gpu.memory_bytes = 12e9;
     int evaluations = 0;
+    const bench::AllocCount a0 = bench::allocations();
     for (auto _ : state) {
         const SolveResult r = solve(s, K);
         evaluations = r.evaluations;
         benchmark::DoNotOptimize(r.value);
     }
+    count_allocations(state, a0);  // per solve
     state.counters["estimates"] = evaluations;
 }
 

@@ -1,9 +1,8 @@
 // The CUDA context table (cuda_context.h): rows, the architecture of a GPU name, the row chosen.
 #include "cuda_context.h"
 
-#include <cctype>
 #include <initializer_list>
-#include <string>
+#include <string_view>
 
 #include "units.h"
 
@@ -35,29 +34,55 @@ constexpr CudaContextRow kRows[] = {
      "pytorch-pr86509 unsloth-zoo-pr1053"},
 };
 
-bool has(const std::string& s, const char* token) { return s.find(token) != std::string::npos; }
+// ASCII lower case: the tokens below are ASCII, and no byte outside A-Z lowers to one of theirs.
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-}  // namespace
+// Whether `name` holds the lower-case `token`, ignoring the case of `name` (no copy of the name).
+bool has(std::string_view name, std::string_view token) {
+    for (size_t i = 0; i + token.size() <= name.size(); ++i) {
+        size_t k = 0;
+        while (k < token.size() && lower(name[i + k]) == token[k]) ++k;
+        if (k == token.size()) return true;
+    }
+    return false;
+}
 
-std::span<const CudaContextRow> cuda_context_rows() { return kRows; }
-
-GpuArch gpu_arch(std::string_view gpu_name) {
-    std::string n(gpu_name);
-    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const auto any = [&](std::initializer_list<const char*> tokens) {
-        for (const char* t : tokens)
+GpuArch classify(std::string_view n) {
+    const auto any = [&](std::initializer_list<std::string_view> tokens) {
+        for (std::string_view t : tokens)
             if (has(n, t)) return true;
         return false;
     };
     if (any({"amd", "instinct", "mi300", "mi250", "mi325"})) return GpuArch::AMD;
     if (any({"b200", "b100", "gb200", "rtx 50", "5090", "5080", "rtx pro 6000"})) return GpuArch::Blackwell;
     if (any({"h100", "h200", "h800", "h20", "gh200"})) return GpuArch::Hopper;
-    if (any({"l40", "l4 ", "rtx 40", "4090", "4080", " ada"}) || n.ends_with(" l4")) return GpuArch::Ada;
+    if (any({"l40", "l4 ", "rtx 40", "4090", "4080", " ada"}) || (n.size() >= 3 && has(n.substr(n.size() - 3), " l4"))) return GpuArch::Ada;
     if (any({"a100", "a800", "a10", "a30", "a40", "a6000", "a5000", "rtx 30", "3090", "3080"})) return GpuArch::Ampere;
     if (any({"t4", "rtx 20", "2080", "titan rtx", "quadro rtx"})) return GpuArch::Turing;
     if (any({"v100", "titan v"})) return GpuArch::Volta;
     if (any({"p100", "p40", "1080", "titan x"})) return GpuArch::Pascal;
     return GpuArch::Unknown;
+}
+
+}  // namespace
+
+std::span<const CudaContextRow> cuda_context_rows() { return kRows; }
+
+// A training estimate asks for its GPU's architecture on every call, and sweeps and solvers make
+// thousands of calls with one GPU: the last name's answer is kept (per thread, names up to 64 bytes),
+// so the token search runs once per GPU name instead of once per estimate.
+GpuArch gpu_arch(std::string_view gpu_name) {
+    thread_local char last_name[64];
+    thread_local size_t last_size = sizeof last_name + 1;  // nothing kept yet
+    thread_local GpuArch last_arch = GpuArch::Unknown;
+    if (gpu_name.size() == last_size && gpu_name == std::string_view(last_name, last_size)) return last_arch;
+    const GpuArch arch = classify(gpu_name);
+    if (gpu_name.size() <= sizeof last_name) {
+        gpu_name.copy(last_name, gpu_name.size());
+        last_size = gpu_name.size();
+        last_arch = arch;
+    }
+    return arch;
 }
 
 const char* gpu_arch_name(GpuArch a) {

@@ -4,7 +4,6 @@
 
 #include <string>
 
-#include "cuda_context.h"
 #include "inference/inference.h"
 #include "training/training.h"
 
@@ -54,15 +53,10 @@ Estimate estimate(const Scenario& s, Detail detail) {
     if (!e.errors.empty()) return e;
     e.params = count_params(s.model);
     e.components.reserve(32);
-    if (s.mode == Mode::Infer) {
+    if (s.mode == Mode::Infer)
         estimate_inference(s, detail, e);
-    } else if (s.overheads.cuda_context_bytes < 0) {
-        Scenario resolved = s;  // training reads the context from overheads: the table's bytes for this GPU
-        resolved.overheads.cuda_context_bytes = cuda_context_bytes(s);
-        estimate_training(resolved, detail, e);
-    } else {
+    else
         estimate_training(s, detail, e);
-    }
     warn_beyond_positions(s, e);
     const PhaseTotals t = phase_totals(e.components);
     e.phase_bytes = t.gpu;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -96,7 +97,7 @@ const Component* grew_most(const Estimate& fit, const Estimate& over) {
     for (const Component& c : over.components) {
         double before = 0;
         for (const Component& f : fit.components)
-            if (std::string(f.id) == c.id) before += at_peak(fit, f);
+            if (std::string_view(f.id) == c.id) before += at_peak(fit, f);  // no string built per pair
         const double g = at_peak(over, c) - before;
         if (g > best_growth) { best_growth = g; best = &c; }
     }

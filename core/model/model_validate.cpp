@@ -26,9 +26,9 @@ constexpr double kMaxParams = 1e13;  // 10 trillion: no checkpoint is near this
 
 struct Checker {
     std::vector<FieldError>& errs;
-    const std::string& prefix;
+    std::string_view prefix;
 
-    void fail(const char* field, std::string msg) { errs.push_back({prefix + field, std::move(msg)}); }
+    void fail(const char* field, std::string msg) { errs.push_back({std::string(prefix) + field, std::move(msg)}); }
 
     // lo <= v <= hi; returns whether it held.
     bool range(const char* field, int64_t v, int64_t lo, int64_t hi) {
@@ -97,7 +97,7 @@ void validate_source(const ModelOrigin& src, Checker& c) {
 
 }  // namespace
 
-void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, const std::string& prefix) {
+void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::string_view prefix) {
     Checker c{errs, prefix};
     validate_source(m.source, c);
     const size_t before = errs.size();

@@ -2,6 +2,7 @@
 // and not absurd; and the tensor-parallel split of its shapes. Field names are Hugging Face's config.json names, prefixed by `prefix`.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diagnostics.h"
@@ -10,7 +11,8 @@
 
 namespace vl {
 
-void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, const std::string& prefix = "model.");
+// The prefix is a view (no string is built per call: estimate() validates on every call).
+void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::string_view prefix = "model.");
 
 // parallel.tp against the shapes: tp divides every dimension a tensor-parallel matrix is split along
 // (attention heads, KV heads, the MLP, expert and shared-expert widths), each error naming the config

@@ -2,12 +2,13 @@
 // CUDA context, communication buckets, ZeRO-3/FSDP gathered layers, allocator fragmentation.
 #include <algorithm>
 
+#include "cuda_context.h"
 #include "training/training_internal.h"
 
 namespace vl {
 
 void add_context(TrainCtx& c) {
-    const double b = c.s.overheads.cuda_context_bytes;
+    const double b = cuda_context_bytes(c.s);  // as given, or the table's row for this GPU
     // Default 0.5 GiB: CUDA context + PyTorch/cuBLAS kernels ("a few hundred MB", [transformer-series5 §1];
     // [vllm-pr10511] measured 1.79 GiB non-torch memory including NCCL on H100).
     add(c.e, c.d, comp("overhead.cuda_context", "CUDA context and framework", Category::Overhead, kAllPhases,

@@ -17,7 +17,8 @@
 //   sweep           the 10,000-point chart sweep (bench/sweep_timing.cpp), natively, under node and
 //                   in Chromium as WebAssembly. Budgets: 10 ms natively; WebAssembly within 3x of
 //                   native (the ratio is measured in this run). Reference: bench::reference_work,
-//                   timed by the same binary between the sweeps.
+//                   timed by the same binary between the sweeps. Each row also names the heap
+//                   allocations one estimate makes there (the timer counts them; not a budget).
 // Headless Chromium uses SwiftShader (software WebGL2) on loopback.
 //
 // The exit status says whether the measurement worked (the page loaded, the binaries ran), never
@@ -179,11 +180,12 @@ try {
   const ai = median(appIn), ri = median(refIn);
   row('input -> frame (median)', ms(ai), `${BUDGET.inputToFrameMs} ms`, ai <= BUDGET.inputToFrameMs, ms(ri), `${(ai / ri).toFixed(2)}x`);
 
-  // "sweep_10k median_ms=4.512 ... reference_ms=1.020 ..." -> { ms, ref }
+  // "sweep_10k median_ms=4.512 ... reference_ms=1.020 ... allocs_per_estimate=1.00 ..." -> { ms, ref, allocs }
   const parse = (where, text) => {
-    const m = /median_ms=([0-9.]+).*reference_ms=([0-9.]+)/.exec(text ?? '');
+    const m = /median_ms=([0-9.]+) min_ms=([0-9.]+) reference_ms=([0-9.]+)/.exec(text ?? '');
     if (!m) { broken(`the sweep timer printed no figure (${where}): ${String(text).slice(0, 200)}`); return null; }
-    return { ms: Number(m[1]), ref: Number(m[2]) };
+    const a = /allocs_per_estimate=([0-9.]+)/.exec(text);
+    return { ms: Number(m[1]), min: Number(m[2]), ref: Number(m[3]), allocs: a ? a[1] : '?' };
   };
   const sweep = {};
   if (benchNativeDir)
@@ -201,10 +203,13 @@ try {
   for (const [where, f] of Object.entries(sweep)) {
     if (!f) continue;
     const perRef = `${(f.ms / f.ref).toFixed(2)}x`;
-    if (where === 'native') row('sweep native', ms(f.ms), `${BUDGET.sweepNativeMs} ms`, f.ms <= BUDGET.sweepNativeMs, ms(f.ref), perRef);
+    if (where === 'native') row(`sweep native (${f.allocs} allocations per estimate)`, ms(f.ms), `${BUDGET.sweepNativeMs} ms`, f.ms <= BUDGET.sweepNativeMs, ms(f.ref), perRef);
     else {
+      // The medians' ratio, and the fastest runs' ratio: native and WebAssembly run one after the
+      // other, so a burst of load on a shared machine moves the medians' ratio far more than the minima's.
       const ratio = sweep.native ? f.ms / sweep.native.ms : null;
-      row(`sweep ${where} (${ratio ? `${ratio.toFixed(2)}x native` : 'no native figure'})`, ms(f.ms),
+      const fastest = sweep.native ? `, fastest runs ${(f.min / sweep.native.min).toFixed(2)}x` : '';
+      row(`sweep ${where} (${ratio ? `${ratio.toFixed(2)}x native${fastest}` : 'no native figure'}; ${f.allocs} allocations per estimate)`, ms(f.ms),
           `${BUDGET.wasmPerNative}x native`, ratio ? ratio <= BUDGET.wasmPerNative : null, ms(f.ref), perRef);
     }
   }
