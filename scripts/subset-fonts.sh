@@ -21,8 +21,8 @@ fi
 
 out="$VL_ROOT/assets/fonts"
 mkdir -p "$out"
-# Keep in sync with the glyph ranges web/ui/fonts.cpp gives ImGui.
-LATIN='U+0020-007E,U+00A0-00FF,U+0100-017F,U+0391-03C9,U+2000-206F,U+2070-209F,U+20AC,U+2190-21FF,U+2200-22FF,U+2300-23FF,U+2500-257F,U+25A0-25FF,U+2713,U+2717,U+FFFD'
+# The same list as web/ui/font_ranges.h (web/tests/font_ranges_test.cpp checks they agree).
+LATIN='U+0020-007E,U+00A0-00FF,U+0100-017F,U+0391-03C9,U+2000-206F,U+2070-209F,U+20AC,U+2190-2193,U+2202,U+2206,U+220F,U+2211-2212,U+2219-221A,U+221E,U+2248,U+2260,U+2264-2265,U+2713,U+2717,U+FFFD'
 vl_log "DejaVu Sans -> assets/fonts/DejaVuSans-subset.ttf"
 /usr/bin/python3 -m fontTools.subset /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf --unicodes="$LATIN" \
   --layout-features='' --no-hinting --desubroutinize --output-file="$out/DejaVuSans-subset.ttf"

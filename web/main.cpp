@@ -13,11 +13,13 @@
 #include <imgui_impl_opengl3.h>
 #include <imgui_impl_sdl.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "embedded_binary.h"
 #include "ui/app.h"
+#include "ui/font_ranges.h"
 #include "ui/keyboard.h"
 #include "ui/scrolling.h"
 
@@ -160,12 +162,12 @@ void apply_touch() {
     }
 }
 
-// Ranges of the glyphs assets/fonts/DejaVuSans-subset.ttf holds (scripts/subset-fonts.sh LATIN).
-const ImWchar kLatinRanges[] = {
-    0x0020, 0x00FF, 0x0100, 0x017F, 0x0391, 0x03C9, 0x2000, 0x206F, 0x2070, 0x209F, 0x20AC, 0x20AC,
-    0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2713, 0x2717,
-    0xFFFD, 0xFFFD, 0,
-};
+// The glyphs assets/fonts/DejaVuSans-subset.ttf holds, as ImGui's ranges (web/ui/font_ranges.h).
+const ImWchar* latin_ranges() {
+    static ImWchar r[std::size(vl::ui::kLatinRanges)];
+    for (std::size_t i = 0; i < std::size(r); ++i) r[i] = static_cast<ImWchar>(vl::ui::kLatinRanges[i]);
+    return r;
+}
 
 // Rasterises the embedded fonts at the display's pixel ratio so text is crisp on HiDPI screens.
 // The first font (sorted by name: DejaVuSans-subset.ttf) is the main one; every further embedded
@@ -179,7 +181,7 @@ void load_fonts(float scale) {
         ImFontConfig cfg;
         cfg.FontDataOwnedByAtlas = false;  // static data in the wasm image
         cfg.MergeMode = i > 0;
-        const ImWchar* ranges = i == 0 ? kLatinRanges : io.Fonts->GetGlyphRangesChineseFull();
+        const ImWchar* ranges = i == 0 ? latin_ranges() : io.Fonts->GetGlyphRangesChineseFull();
         io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(vl::fonts::kFiles[i].data),
                                        static_cast<int>(vl::fonts::kFiles[i].size), kFontPixels * scale,
                                        &cfg, ranges);
