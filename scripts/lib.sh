@@ -3,6 +3,9 @@
 
 VL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VL_DEPS="$VL_ROOT/.deps"
+# A .deps that is a link (a git worktree sharing another checkout's) is named by its real path, so the
+# env.sh that deps.sh writes stays right for every checkout that shares it.
+[ -L "$VL_DEPS" ] && VL_DEPS="$(cd "$VL_DEPS" && pwd -P)"
 
 vl_log()  { printf '\033[1;34m[%s]\033[0m %s\n' "${VL_TAG:-vramlens}" "$*"; }
 vl_warn() { printf '\033[1;33m[%s] warning:\033[0m %s\n' "${VL_TAG:-vramlens}" "$*" >&2; }
