@@ -1389,18 +1389,6 @@ struct RankFlags {
     int64_t top = 0;
 };
 
-std::string rank_row_text(const RankRow& r) {
-    auto approx = [](double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); };
-    std::string t = r.name + ", " + weight_format(r.weights).name + ": " + params_label(r.params) + " parameters";
-    if (r.active_params != r.params) t += " (" + params_label(r.active_params) + " active)";
-    t += fmt::format(", loss {} (KLD {:.4f})", quant_loss_name(r.loss), r.kld);
-    if (r.verdict == RankVerdict::Unsupported) return t + "; " + r.why;
-    t += "; -ngl " + std::to_string(r.ngl) + " of " + std::to_string(r.n_layer + 1) + ", context up to " + std::to_string(r.max_context);
-    if (r.decode_tokens_per_s > 0) t += ", decode ~" + approx(r.decode_tokens_per_s) + " tok/s";
-    if (r.verdict != RankVerdict::Ranked) t += std::string("; ") + rank_verdict_name(r.verdict) + ": " + r.why;
-    return t;
-}
-
 Json rank_row_json(const RankRow& r) {
     Json j{{"id", r.id}, {"name", r.name}, {"weights", weight_format(r.weights).key}, {"params", r.params},
            {"active_params", r.active_params}, {"kld", r.kld}, {"loss", quant_loss_name(r.loss)},

@@ -225,6 +225,7 @@ struct LocalOptions {
     int64_t wired_limit_mb = 0;     // iogpu.wired_limit_mb (0: macOS's default)
     double gpu_memory_utilization = 0.9;  // vLLM --gpu-memory-utilization (SGLang --mem-fraction-static)
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (SGLang --max-running-requests)
+    bool rank = false;              // the page shows which model fits best on this machine (core/planner/rank.h)
 };
 
 struct Scenario {

@@ -114,6 +114,7 @@ template <class V> void fields(V& v, LocalOptions*) {
     v("wired_limit_mb", &LocalOptions::wired_limit_mb);
     v("gpu_memory_utilization", &LocalOptions::gpu_memory_utilization);
     v("max_num_seqs", &LocalOptions::max_num_seqs);
+    v("rank", &LocalOptions::rank);
 }
 
 template <class V> void fields(V& v, Parallelism*) {

@@ -643,7 +643,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 6);
-    CHECK(field_count<LocalOptions>() == 11);
+    CHECK(field_count<LocalOptions>() == 12);
     CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
 }
 

@@ -10,6 +10,7 @@
 #include "model/model_validate.h"
 #include "model/presets.h"
 #include "planner/launch.h"
+#include "planner/rank.h"
 #include "scenario_json.h"
 #include "units.h"
 
@@ -219,6 +220,24 @@ void plan_serve(const Scenario& s, const ServingPlanInput& in, LocalPlan& out) {
 }
 
 }  // namespace
+
+Ranking rank_local(const Scenario& s) {
+    Ranking out;
+    if (is_serving(s.local.engine)) {
+        out.error = "local.engine: the ranking plans llama.cpp placements; choose llama.cpp or Ollama";
+        return out;
+    }
+    RankInput r;
+    ServingPlanInput sin;
+    for (const FieldError& e : local_inputs(s, r.machine, sin))
+        if (e.field.rfind("local.", 0) == 0 && e.field != "local.weights") {  // the machine's fields; the model and type do not count
+            out.error = e.field + ": " + e.message;
+            return out;
+        }
+    for (const std::string& id : s.local.gpus) r.gpu_presets.push_back(find_gpu(id));
+    r.chip = r.machine.apple_unified ? find_apple_chip(s.local.apple_chip) : nullptr;
+    return rank_models(r);
+}
 
 LocalPlan plan_local(const Scenario& s) {
     LocalPlan out;

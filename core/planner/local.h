@@ -10,6 +10,7 @@
 
 #include "diagnostics.h"
 #include "planner/planner.h"
+#include "planner/rank.h"
 #include "planner/serving.h"
 #include "planner/speed.h"
 #include "scenario.h"
@@ -59,6 +60,11 @@ bool is_serving(LocalEngine e);  // vLLM or SGLang
 
 // The plan of s.model on s.local (s.mode need not be Local).
 LocalPlan plan_local(const Scenario& s);
+
+// Which model fits best on s.local's machine (llama.cpp / Ollama; core/planner/rank.h): the current
+// presets x every GGUF type with its GPUs, RAM or Mac, KV type, flash attention and context. Errors
+// name the local.* field (a vLLM/SGLang engine: local.engine); the model and weights chosen do not count.
+Ranking rank_local(const Scenario& s);
 
 // The planner inputs plan_local uses (exposed for tests): errors name the local.* field.
 std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPlanInput& sin);

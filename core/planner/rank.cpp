@@ -9,6 +9,9 @@
 #include "model/presets.h"
 #include "param_count.h"
 #include "planner/launch.h"
+#include "units.h"
+
+#include <fmt/format.h>
 
 namespace vl {
 
@@ -162,6 +165,18 @@ Ranking rank_models(const RankInput& in) {
     std::stable_sort(out.rows.begin(), out.rows.end(), [&](const RankRow& a, const RankRow& b) { return key(a) < key(b); });
     out.ranked = static_cast<size_t>(std::count_if(out.rows.begin(), out.rows.end(), [](const RankRow& r) { return r.verdict == RankVerdict::Ranked; }));
     return out;
+}
+
+std::string rank_row_text(const RankRow& r) {
+    auto approx = [](double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); };
+    std::string t = r.name + ", " + weight_format(r.weights).name + ": " + params_label(r.params) + " parameters";
+    if (r.active_params != r.params) t += " (" + params_label(r.active_params) + " active)";
+    t += fmt::format(", loss {} (KLD {:.4f})", quant_loss_name(r.loss), r.kld);
+    if (r.verdict == RankVerdict::Unsupported) return t + "; " + r.why;
+    t += "; -ngl " + std::to_string(r.ngl) + " of " + std::to_string(r.n_layer + 1) + ", context up to " + std::to_string(r.max_context);
+    if (r.decode_tokens_per_s > 0) t += ", decode ~" + approx(r.decode_tokens_per_s) + " tok/s";
+    if (r.verdict != RankVerdict::Ranked) t += std::string("; ") + rank_verdict_name(r.verdict) + ": " + r.why;
+    return t;
 }
 
 std::string current_generation_since() {

@@ -86,6 +86,10 @@ Ranking rank_models(const RankInput& in);
 // is no better than a 2025 14B one). Returns that first month, "YYYY-MM".
 std::string current_generation_since();
 
+// One row as text: "Qwen3-8B, GGUF Q4_K_M: 8.2B parameters, loss small (KLD 0.0313); -ngl 37 of 37, context up
+// to 35328, decode ~48.5 tok/s[; too slow: why]" (the CLI's line and the page's mirror).
+std::string rank_row_text(const RankRow& r);
+
 // The best row of each model (its first in `r.rows`), in rank order: one line per model.
 std::vector<RankRow> best_per_model(const Ranking& r);
 

@@ -89,6 +89,17 @@ try {
     await click(page, 'local.copy.0');
     check(await clipboard(page) === cli.launch, 'Copy puts the launch line on the clipboard');
 
+    // Which model fits best on this machine: the button ranks the current presets; the rows are `vramlens plan --rank`'s.
+    await scrollTo(page, 'local.rank', { x: results.x + 8, y: 450 }, 0, false);
+    await click(page, 'local.rank');
+    await page.waitForFunction(() => (window.vramlens.state().local?.rank ?? []).length > 0, null, { timeout: 60_000 }).catch(() => {});
+    const ranked = (await local(page)).rank;
+    const cliRank = cliPlan(['--rank', '--ctx', '16384', '--gpu', 'rtx-4090', '--gpu', 'rtx-3060-12gb', '--ram', '64GB']).rows.slice(0, 10);
+    check(ranked.length === cliRank.length && ranked.every((r, i) => r.id === cliRank[i].id && r.weights === cliRank[i].weights),
+          `the ranking is the CLI's: ${ranked.map((r) => `${r.id} ${r.weights}`).join(', ')}`);
+    const notes = (await mirror(page)).notes.filter((n) => n.startsWith('Which model fits best on this machine'));
+    check(notes.length === ranked.length && notes[0].includes(' 1. '), `the HTML mirror lists the ranking (${notes.length} rows)`);
+
     // History: one more change (Ollama), then Back shows the llama.cpp plan with two GPUs, Forward Ollama.
     await page.waitForTimeout(QUIET_MS);
     const before = await state(page);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "inference/weight_formats.h"
 #include "share_link.h"
 #include "ui/app.h"
 #include "ui_harness.h"
@@ -191,4 +192,48 @@ TEST_CASE("run locally: a Mac's GPU gets its wired limit, and a plan that does n
     const nlohmann::json mirror = nlohmann::json::parse(results_text_json(h.app));
     CHECK(mirror["verdict"] == "Does not fit · " + nofit["advice"].get<std::string>());
     CHECK(h.app.local.speed.empty());  // no speed for a plan that does not run
+}
+
+TEST_CASE("run locally: which model fits best - the rows are `vramlens plan --rank`'s, Use applies one, a machine change makes it stale") {
+    Harness h(1280, 2400);  // tall enough that the ranking below the plan is on screen
+    h.frames(3);
+    h.click("mode.3");
+    REQUIRE(h.app.scenario.mode == Mode::Local);
+    REQUIRE(h.has("local.rank"));
+    h.click("local.rank");
+    h.frames(2);
+    REQUIRE(h.app.scenario.local.rank);
+    const nlohmann::json page = nlohmann::json::parse(hook_json(h.app))["local"];
+    CHECK(page["rank_stale"] == false);
+
+    // The CLI's ranking for the same machine (one RTX 4090, 64 GB, context 4096, f16 KV): its ranked rows, best type per model.
+    const nlohmann::json cli = cli_plan({"--rank", "--gpu", "rtx-4090", "--ram", "64GB", "--ctx", "4096"});
+    std::vector<std::pair<std::string, std::string>> expected;
+    for (const auto& r : cli["rows"])
+        if (expected.size() < 10) expected.emplace_back(r["id"], r["weights"]);
+    REQUIRE(!expected.empty());
+    REQUIRE(page["rank"].size() == expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        INFO("row " << i);
+        CHECK(page["rank"][i]["id"] == expected[i].first);
+        CHECK(page["rank"][i]["weights"] == expected[i].second);
+    }
+
+    // Use the second row: its preset is the model, its type the weights.
+    h.click("local.rank.use.1");
+    h.frames(2);
+    CHECK(h.app.ui.preset_id == expected[1].first);
+    CHECK(std::string(weight_format(h.app.scenario.local.weights).key) == expected[1].second);
+
+    // Another GPU: the table is stale until ranked again; a link keeps the table shown and recomputes it on open.
+    h.click("local.gpus.add");
+    h.frames(2);
+    CHECK(nlohmann::json::parse(hook_json(h.app))["local"]["rank_stale"] == true);
+    Harness opened(1280, 2400);
+    opened.frames(1);
+    REQUIRE(open_hash(opened.app, "#" + encode_share_link(h.app.scenario)));
+    opened.frames(2);
+    const nlohmann::json reopened = nlohmann::json::parse(hook_json(opened.app))["local"];
+    CHECK(reopened["rank_stale"] == false);
+    CHECK(!reopened["rank"].empty());
 }

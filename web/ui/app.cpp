@@ -169,6 +169,7 @@ void refresh(AppState& app) {
     }
     app.estimate = estimate(app.scenario, Detail::Full);
     app.local = app.scenario.mode == Mode::Local ? plan_local(app.scenario) : LocalPlan{};
+    if (app.scenario.mode == Mode::Local && app.scenario.local.rank && app.local_rank_for.empty()) rank_local_models(app);  // a link that shows it
     solve_all(app);
     app.dirty = false;
     // The URL fragment follows the scenario (queue_fragment, at the end of the frame).

@@ -163,6 +163,8 @@ struct AppState {
     UiState ui;                   // UI-only state (not part of the scenario or the link)
     Derived derived;
     LocalPlan local;              // Mode::Local: plan_local(scenario), refreshed by refresh() (the estimate is then an error)
+    Ranking local_rank;           // local.rank: rank_local(scenario), computed on request (about a second in the page), not per change
+    std::string local_rank_for;   // rank_machine_key() of the machine it was computed for; another: shown as stale
     std::vector<InEvent> inbox;
     std::vector<OutEvent> outbox;
 };

@@ -35,5 +35,6 @@ void local_setup_panel(AppState& app);    // engine, weights, KV type, context, 
 void local_machine_panel(AppState& app);  // a PC's GPUs (added, changed, removed) and RAM, or a Mac's chip and memory
 void local_verdict_panel(AppState& app);  // fits or not, the advice, -ngl / tp, the largest context (summary_panel's place)
 void local_plan_panel(AppState& app);     // per-device table, speed, launch lines to copy (breakdown_panel's place)
+void local_rank_panel(AppState& app);     // which model fits best on this machine (in local_plan_panel)
 
 }  // namespace vl::ui

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "inference/weight_formats.h"
 #include "units.h"
 
 namespace vl::ui {
@@ -65,6 +66,34 @@ void remove_local_gpu(AppState& app, size_t i) {
     app.dirty = true;
 }
 
+std::string rank_machine_key(const Scenario& s) {
+    const LocalOptions& lo = s.local;
+    std::string k = std::string(local_kv_name(lo.engine, lo.kv)) + "|" + std::to_string(lo.context) + "|" + (lo.flash_attention ? "fa" : "") + "|" +
+                    std::to_string(lo.ram_bytes) + "|" + lo.apple_chip + "|" + std::to_string(lo.wired_limit_mb) + "|" +
+                    std::to_string(static_cast<int>(lo.engine));
+    for (const std::string& g : lo.gpus) k += "|" + g;
+    return k;
+}
+
+void rank_local_models(AppState& app) {
+    app.scenario.local.rank = true;
+    app.local_rank = rank_local(app.scenario);
+    app.local_rank_for = rank_machine_key(app.scenario);
+    app.dirty = true;
+}
+
+void use_ranked(AppState& app, const RankRow& r) {
+    if (!select_model_preset(app, r.id)) return;
+    set_local_weights(app, r.weights);
+}
+
+std::vector<RankRow> shown_rank_rows(const AppState& app, size_t top) {
+    std::vector<RankRow> rows;
+    for (const RankRow& r : best_per_model(app.local_rank))
+        if (r.verdict == RankVerdict::Ranked && rows.size() < top) rows.push_back(r);
+    return rows;
+}
+
 std::vector<std::string> local_device_cells(const AppState& app, const LocalDevice& d) {
     const SizeUnit u = app.ui.unit;
     return {d.name, d.layers, bytes_label(d.weights, u), bytes_label(d.kv, u), bytes_label(d.compute, u), bytes_label(d.total, u),
@@ -103,6 +132,11 @@ nlohmann::json local_results_text(const AppState& app) {
         if (!p.speed.empty()) j["notes"].push_back(std::string(tr(L, S::Speed)) + ": " + p.speed);
         for (const LaunchLine& l : p.launch) j["notes"].push_back(std::string(tr(L, S::Launch)) + " (" + l.what + "): " + l.text);
     }
+    if (app.scenario.local.rank) {
+        if (!app.local_rank.ok()) j["notes"].push_back(std::string(tr(L, S::RankTitle)) + ": " + app.local_rank.error);
+        size_t n = 0;
+        for (const RankRow& r : shown_rank_rows(app)) j["notes"].push_back(std::string(tr(L, S::RankTitle)) + " " + std::to_string(++n) + ". " + rank_row_text(r));
+    }
     for (const std::string& n : p.notes) j["notes"].push_back(n);
     return j;
 }
@@ -125,6 +159,11 @@ nlohmann::json local_hook(const AppState& app) {
                                 {"total", d.total}, {"capacity", d.capacity}});
     j["launch"] = nlohmann::json::array();
     for (const LaunchLine& l : p.launch) j["launch"].push_back({{"what", l.what}, {"text", l.text}});
+    j["rank"] = nlohmann::json::array();
+    if (app.scenario.local.rank)
+        for (const RankRow& r : shown_rank_rows(app))
+            j["rank"].push_back({{"id", r.id}, {"weights", weight_format(r.weights).key}, {"decode_tokens_per_s", r.decode_tokens_per_s}});
+    j["rank_stale"] = app.scenario.local.rank && app.local_rank_for != rank_machine_key(app.scenario);
     return j;
 }
 

@@ -23,6 +23,15 @@ void add_local_gpu(AppState& app, const std::string& id);
 void set_local_gpu(AppState& app, size_t i, const std::string& id);
 void remove_local_gpu(AppState& app, size_t i);
 
+// Which model fits best (local.rank): what the ranking depends on (GPUs, RAM or Mac, KV type, flash
+// attention, context) as text, so a change shows the table as stale; rank_local_models() shows and
+// computes it for the current machine; use_ranked() makes a row's preset the model and its type local.weights.
+std::string rank_machine_key(const Scenario& s);
+void rank_local_models(AppState& app);
+void use_ranked(AppState& app, const RankRow& r);
+// The rows shown: each model's best type, ranked ones first, at most `top`.
+std::vector<RankRow> shown_rank_rows(const AppState& app, size_t top = 10);
+
 // The row of the per-device table as shown: name, layers, weights, KV, compute, total, capacity.
 std::vector<std::string> local_device_cells(const AppState& app, const LocalDevice& d);
 // The verdict line: "Fits · -ngl 33 of 33 (...)" or "Does not fit · <advice>"; the errors when the input is bad.

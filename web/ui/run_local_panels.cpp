@@ -202,6 +202,37 @@ void local_plan_panel(AppState& app) {
         ImGui::PopID();
     }
     for (const std::string& n : p.notes) ImGui::TextDisabled("%s", n.c_str());
+    local_rank_panel(app);
+}
+
+// Which model fits best on this machine (local.rank): computed when asked (a second or so), each
+// model's best type with a Use button; a machine changed since shows the table as stale.
+void local_rank_panel(AppState& app) {
+    const Lang L = app.ui.lang;
+    const Scenario& s = app.scenario;
+    subheading(tr(L, S::RankTitle));
+    const bool stale = s.local.rank && app.local_rank_for != rank_machine_key(s);
+    if (!s.local.rank || stale) {
+        if (ImGui::Button(tr(L, stale ? S::RankAgain : S::RankButton))) rank_local_models(app);
+        mark(app, "local.rank");
+        if (!s.local.rank) return;
+    }
+    if (!app.local_rank.ok()) {
+        ImGui::TextWrapped("%s", app.local_rank.error.c_str());
+        return;
+    }
+    const std::vector<RankRow> rows = shown_rank_rows(app);
+    if (rows.empty()) ImGui::TextWrapped("%s", tr(L, S::RankNone));
+    for (size_t i = 0; i < rows.size(); ++i) {
+        ImGui::PushID(static_cast<int>(i));
+        if (ImGui::SmallButton(tr(L, S::Use))) use_ranked(app, rows[i]);
+        mark(app, "local.rank.use." + std::to_string(i));
+        ImGui::SameLine();
+        ImGui::TextWrapped("%zu. %s", i + 1, rank_row_text(rows[i]).c_str());
+        ImGui::PopID();
+    }
+    mark(app, "local.rank.rows");
+    ImGui::TextDisabled("%s", tr(L, S::RankOrder));
 }
 
 }  // namespace vl::ui

@@ -214,7 +214,14 @@ enum class Lang { En, Zh };
     X(Capacity, "Capacity", "容量")                                                                       \
     X(LargestContext, "Largest context that fits", "能放下的最长上下文")                                  \
     X(Speed, "Speed", "速度")                                                                             \
-    X(Launch, "Launch", "启动命令")
+    X(Launch, "Launch", "启动命令")                                                                       \
+    X(RankTitle, "Which model fits best on this machine", "这台机器最适合哪个模型")                       \
+    X(RankButton, "Rank the models", "为模型排名")                                                        \
+    X(RankAgain, "The machine changed: rank again", "机器已更改：重新排名")                               \
+    X(RankNone, "No model runs at this context and speed", "在此上下文和速度下没有可运行的模型")          \
+    X(RankOrder, "Order: more parameters, then less quantization loss (llama.cpp's KL divergence), then speed; a proxy, not a benchmark",          \
+      "排序：参数更多者优先，其次量化损失更小（llama.cpp 的 KL 散度），再次速度更快；这是近似指标，不是基准测试") \
+    X(Use, "Use", "使用")
 
 enum class S {
 #define VL_UI_STRING_ID(id, en, zh) id,
