@@ -14,20 +14,16 @@
 #include <set>
 #include <sstream>
 #include <string>
+
+#include "repo_files.h"
 #include <vector>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = VRAMLENS_SOURCE_DIR;
-
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+const fs::path kRoot = vl::test::kRepoRoot;
+using vl::test::read_text;
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> out;

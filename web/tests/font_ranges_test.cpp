@@ -9,18 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "repo_files.h"
 #include "ui/font_ranges.h"
 
 namespace {
 namespace fs = std::filesystem;
-const fs::path kRoot = VRAMLENS_SOURCE_DIR;
-
-std::string read(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+const fs::path kRoot = vl::test::kRepoRoot;
+using vl::test::read_text;
 
 std::vector<std::pair<unsigned, unsigned>> header_ranges() {
     std::vector<std::pair<unsigned, unsigned>> r;
@@ -30,7 +25,7 @@ std::vector<std::pair<unsigned, unsigned>> header_ranges() {
 
 // LATIN='U+0020-007E,U+20AC,...' of scripts/subset-fonts.sh, as inclusive pairs.
 std::vector<std::pair<unsigned, unsigned>> script_ranges() {
-    const std::string s = read(kRoot / "scripts/subset-fonts.sh");
+    const std::string s = read_text(kRoot / "scripts/subset-fonts.sh");
     const size_t at = s.find("\nLATIN='");
     REQUIRE(at != std::string::npos);
     const std::string list = s.substr(at + 8, s.find('\'', at + 8) - at - 8);
@@ -81,7 +76,7 @@ TEST_CASE("font: every character the UI, the core and the presets write is in th
             const std::string ext = e.path().extension().string();
             if (!e.is_regular_file() || (ext != ".cpp" && ext != ".h" && ext != ".json" && ext != ".js" && ext != ".html")) continue;
             ++files;
-            for (unsigned cp : code_points(read(e.path()))) {
+            for (unsigned cp : code_points(read_text(e.path()))) {
                 INFO(e.path().string() << ": U+" << std::hex << cp);
                 CHECK(in_font(cp));
             }
