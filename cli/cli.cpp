@@ -1428,11 +1428,8 @@ int cmd_rank(const Options& o, const RankFlags& f, const PlanInput& machine, con
     if (f.min_speed >= 0) in.min_tokens_per_s = f.min_speed;
     if (f.since == "all") in.since = "0000-00";
     else if (!f.since.empty()) {
-        const std::string& y = f.since;
-        const bool ok = y.size() == 7 && y[4] == '-' && std::all_of(y.begin(), y.begin() + 4, ::isdigit) && std::isdigit(static_cast<unsigned char>(y[5])) &&
-                        std::isdigit(static_cast<unsigned char>(y[6])) && y.substr(5) >= "01" && y.substr(5) <= "12";
-        if (!ok) return bad("--since: \"" + escape_control_chars(y) + "\" is not a month; give YYYY-MM (e.g. 2024-06) or all");
-        in.since = y;
+        if (!is_year_month(f.since)) return bad("--since: \"" + escape_control_chars(f.since) + "\" is not a month; give YYYY-MM (e.g. 2024-06) or all");
+        in.since = f.since;
     }
     if (!f.models.empty() && !f.since.empty()) return bad("--since picks among the presets; it does not apply to the models given with --model");
     if (!f.max_loss.empty()) {

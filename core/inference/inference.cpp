@@ -139,22 +139,29 @@ double sum_non_kv(const Estimate& e) {
     return phase_totals(e.components, kAllCategories & ~category_bit(Category::KVCache)).peak_bytes();
 }
 
+// A forward under no_grad: the live tensors at one layer's MLP over batch * q_tokens tokens, and with
+// eager attention the scores of q_tokens queries against kv_tokens keys.
+void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const char* mlp_label, int64_t q_tokens, int64_t kv_tokens) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    const int64_t tp = s.parallel.tp;
+    add(e, d, comp("act.prefill_mlp", mlp_label, Category::Activations, kPrefill, "live tensors at one layer's MLP (no activations kept for backward)"),
+        [&](auto& q) {
+            return mlp_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
+        });
+    if (!o.flash_attention)
+        add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations, kPrefill,
+                       "eager_attention_forward: masked scores, fp32 softmax and its 16-bit cast per head, plus the 4-D mask [transformers-code]"),
+            [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, kv_tokens, tp); });
+}
+
 // An encoder's forward (BertModel, as embedding and reranker servers run it): batch sequences of
 // infer.context tokens through the layers under no_grad, no cache and no logits; what it returns is
 // last_hidden_state [b, s, h] (and the pooled first token) [transformers-code].
 void encoder_forward(const Scenario& s, Detail d, Estimate& e) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
-    const int64_t tp = s.parallel.tp;
-    add(e, d, comp("act.prefill_mlp", "Forward activations (MLP)", Category::Activations, kPrefill,
-                   "live tensors at one layer's MLP (no activations kept for backward)"),
-        [&](auto& q) {
-            return mlp_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("s", static_cast<double>(o.context)), tp, kActBytes);
-        });
-    if (!o.flash_attention)
-        add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations, kPrefill,
-                       "eager_attention_forward: scores, fp32 softmax and its 16-bit cast per head, plus the mask [transformers-code]"),
-            [&](auto& q) { return eager_scores_bytes(q, m, o.batch, o.context, o.context, tp); });
+    add_forward_activations(s, d, e, "Forward activations (MLP)", o.context, o.context);
     add(e, d, comp("act.hidden_out", "Output hidden states", Category::Activations, kPrefill,
                    "BertModel returns last_hidden_state [b, s, h] in the compute dtype [transformers-code]"),
         [&](auto& q) {
@@ -207,15 +214,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                    "DynamicLayer.update: torch.cat builds a layer's new keys while the old ones are alive [transformers-code]"),
         [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
     const int64_t q_tokens = prefill_tokens(o);
-    add(e, d, comp("act.prefill_mlp", "Prefill activations (MLP)", Category::Activations, kPrefill,
-                   "live tensors at one layer's MLP (no activations kept for backward)"),
-        [&](auto& q) {
-            return mlp_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
-        });
-    if (!o.flash_attention)
-        add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations, kPrefill,
-                       "eager_attention_forward: masked scores, fp32 softmax and its 16-bit cast per head, plus the 4-D mask [transformers-code]"),
-            [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, prompt, tp); });
+    add_forward_activations(s, d, e, "Prefill activations (MLP)", q_tokens, prompt);
     const int64_t positions = hf_logit_positions(o);
     add(e, d, comp("logits", positions == 1 ? "Logits (last position)" : "Logits (prefill positions)", Category::Logits,
                    positions == 1 ? kServing : kPrefill,

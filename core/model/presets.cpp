@@ -12,6 +12,13 @@
 
 namespace vl {
 
+bool is_year_month(const std::string& s) {
+    if (s.size() != 7 || s[4] != '-') return false;
+    for (size_t i : {0, 1, 2, 3, 5, 6})
+        if (s[i] < '0' || s[i] > '9') return false;
+    return (s[5] == '0' && s[6] >= '1') || (s[5] == '1' && s[6] <= '2');
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -34,13 +41,6 @@ const json* entries(const json& doc, const char* file, const char* key, std::vec
         return nullptr;
     }
     return &doc[key];
-}
-
-bool is_year_month(const std::string& s) {
-    if (s.size() != 7 || s[4] != '-') return false;
-    for (size_t i : {0, 1, 2, 3, 5, 6})
-        if (s[i] < '0' || s[i] > '9') return false;
-    return (s[5] == '0' && s[6] >= '1') || (s[5] == '1' && s[6] <= '2');
 }
 
 void load_models(Presets& p) {

@@ -59,6 +59,9 @@ const ModelPreset* find_model(std::string_view id);
 bool preset_matches(const ModelPreset& p, std::string_view query);
 const GpuPreset* find_gpu(std::string_view id);
 
+// "YYYY-MM" with a month 01-12 (a preset's `released`; `plan --rank --since`).
+bool is_year_month(const std::string& s);
+
 // Problems found while parsing the embedded presets (empty for a correct build; tested).
 const std::vector<FieldError>& preset_errors();
 

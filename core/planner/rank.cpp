@@ -93,11 +93,6 @@ RankRow rank_one(const RankInput& in, const RankCandidate& c, WeightFormat w) {
     r.params = pc.total;
     r.active_params = pc.active_per_token;
 
-    if (c.model.encoder) {
-        r.verdict = RankVerdict::Unsupported;
-        r.why = "an encoder (" + c.model.model_type + ") serves embeddings, not generation";
-        return r;
-    }
     PlanInput pin = in.machine;
     pin.model = c.model;
     pin.weights = w;
