@@ -1420,11 +1420,8 @@ int cmd_rank(const Options& o, const RankFlags& f, const PlanInput& machine, con
     in.gpu_presets = gpus;
     in.chip = chip;
     in.speed = speed;
-    if (in.machine.apple_unified && !chip) {
-        std::string ids;
-        for (const AppleChip& c : apple_chips()) ids += (ids.empty() ? "" : ", ") + std::string(c.id);
-        return bad("--apple-chip: --rank needs the chip for its memory bandwidth (" + ids + ")");
-    }
+    if (in.machine.apple_unified && !chip)
+        return bad("--apple-chip: --rank needs the chip for its memory bandwidth (" + apple_chip_ids() + ")");
     if (f.min_speed >= 0) in.min_tokens_per_s = f.min_speed;
     if (f.since == "all") in.since = "0000-00";
     else if (!f.since.empty()) {

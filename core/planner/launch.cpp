@@ -68,10 +68,8 @@ OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
 
 Speed plan_speed_on(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip, SpeedInput si) {
     if (in.apple_unified && !chip) {
-        std::string ids;
-        for (const AppleChip& c : apple_chips()) ids += (ids.empty() ? "" : ", ") + std::string(c.id);
         Speed sp;
-        sp.error = "apple-chip: name the chip for its memory bandwidth (--apple-chip " + ids + ")";
+        sp.error = "apple-chip: name the chip for its memory bandwidth (--apple-chip " + apple_chip_ids() + ")";
         return sp;
     }
     if (chip) {

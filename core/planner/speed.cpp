@@ -34,6 +34,12 @@ const std::vector<AppleChip>& apple_chips() {
     return chips;
 }
 
+std::string apple_chip_ids() {
+    std::string ids;
+    for (const AppleChip& c : apple_chips()) ids += (ids.empty() ? "" : ", ") + std::string(c.id);
+    return ids;
+}
+
 const AppleChip* find_apple_chip(const std::string& id) {
     for (const AppleChip& c : apple_chips())
         if (id == c.id) return &c;

@@ -39,6 +39,7 @@ struct AppleChip {
 };
 const std::vector<AppleChip>& apple_chips();
 const AppleChip* find_apple_chip(const std::string& id);
+std::string apple_chip_ids();  // "m1, m1-pro, ..." for messages
 
 // One regime's calibrated efficiency (measured / roofline) and its error band on the held-back
 // third of the benchmark table: the median and the worst |predicted - measured| / measured.
