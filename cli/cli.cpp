@@ -263,6 +263,8 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--mmproj", "FILE", "a vision model's projector GGUF (its tensor bytes are read from the header), on the first GPU"},
     {"--mmproj-bytes", "SIZE", "the projector's size instead of its file, e.g. 1.2GB (GiB, as --ram)"},
     {"--no-mmproj-offload", nullptr, "keep the projector in system RAM (--no-mmproj-offload)"},
+    {"--image-max-tokens", "N", "Qwen-VL projectors: plan the image encoder for images of up to N tokens (--image-max-tokens; "
+                                "default: the image llama.cpp reserves at load)"},
     {"--ubatch", "N", "n_ubatch, -ub (default 512)"},
     {"--ngl", "N", "layers on the GPUs, -ngl (default: the most that fit)"},
     {"--n-cpu-moe", "N", "MoE: keep the routed experts of the first N layers on the CPU (--n-cpu-moe)"},
@@ -1506,6 +1508,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     const AppleChip* chip = nullptr;
     SpeedInput speed_in;
     bool have_ram = false;
+    std::string mmproj_note;  // why the projector's encoder shape is unknown (its compute buffer then not planned)
     auto bad = [&](const std::string& msg) {
         err += "vramlens: " + msg + "\n";
         return kBadInput;
@@ -1558,10 +1561,15 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             in.mmproj_bytes = 0;
             for (const GgufTensor& t : src.gguf->tensors) in.mmproj_bytes += static_cast<double>(t.bytes);
             in.mmproj_file = value;
+            const VisionEncoderRead enc = vision_encoder_from_gguf(*src.gguf);
+            in.mmproj_encoder = enc.encoder;
+            mmproj_note = enc.error;
         } else if (flag == "--mmproj-bytes") {
             std::optional<double> r = parse_ram_size(value);
             if (!r) return bad("--mmproj-bytes: \"" + escape_control_chars(value) + "\" is not a size; give e.g. 1.2GB (GiB, as --ram)");
             in.mmproj_bytes = *r;
+            in.mmproj_encoder = VisionEncoder{};
+            mmproj_note = "--mmproj-bytes gives no encoder shape; give --mmproj FILE.gguf";
         } else if (flag == "--no-mmproj-offload") {
             in.mmproj_offload = value != "true";
         } else if (flag == "--ram") {
@@ -1583,13 +1591,14 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             else if (v == "none") in.split_mode = SplitMode::None;
             else return bad("--split-mode: \"" + escape_control_chars(value) + "\" is not a llama.cpp split mode; use layer, row or none");
         } else if (flag == "--ctx" || flag == "--ubatch" || flag == "--ngl" || flag == "--wired-limit-mb" || flag == "--n-cpu-moe" ||
-                   flag == "--main-gpu") {
+                   flag == "--main-gpu" || flag == "--image-max-tokens") {
             int64_t n = 0;
             if (!whole(flag, value, n) || n < 0)
                 return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a whole number >= 0");
             (flag == "--ctx" ? in.context : flag == "--ubatch" ? in.ubatch : flag == "--ngl" ? in.ngl
                                                                    : flag == "--n-cpu-moe" ? in.n_cpu_moe
-                                                                   : flag == "--main-gpu"  ? in.main_gpu : in.wired_limit_mb) = n;
+                                                                   : flag == "--main-gpu"  ? in.main_gpu
+                                                                   : flag == "--image-max-tokens" ? in.image_max_tokens : in.wired_limit_mb) = n;
         } else if (flag == "--tensor-split") {
             in.tensor_split.clear();
             size_t start = 0;
@@ -1665,7 +1674,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             return Json{{"name", d.name}, {"capacity_bytes", d.capacity}, {"reserve_bytes", d.reserve},
                         {"layers", Json::array({d.layer_begin, d.layer_end})}, {"output", d.output},
                         {"weights_bytes", d.weights}, {"split_buffer_bytes", d.split_buffer}, {"kv_bytes", d.kv}, {"compute_bytes", d.compute},
-                        {"mmproj_bytes", d.mmproj},
+                        {"mmproj_bytes", d.mmproj}, {"mmproj_compute_bytes", d.mmproj_compute},
                         {"total_bytes", d.total()}, {"fits", d.fits()}};
         };
         j["devices"] = Json::array();
@@ -1687,7 +1696,8 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             const std::string layers = device_layers_text(in, p, d);
             out += "  " + d.name + ": " + layers + "; weights " + amount_with_unit(d.weights, SizeUnit::GiB) + ", KV " + amount_with_unit(d.kv, SizeUnit::GiB) + ", compute " +
                    amount_with_unit(d.compute, SizeUnit::GiB) +
-                   (d.mmproj > 0 ? ", vision projector " + amount_with_unit(d.mmproj, SizeUnit::GiB) + " (its CLIP compute buffer not planned)" : "") +
+                   (d.mmproj > 0 ? ", vision projector " + amount_with_unit(d.mmproj, SizeUnit::GiB) : "") +
+                   (d.mmproj_compute > 0 ? ", image encoder compute " + amount_with_unit(d.mmproj_compute, SizeUnit::GiB) : "") +
                    " = " + amount_with_unit(d.total(), SizeUnit::GiB) + " of " + amount_with_unit(d.capacity, SizeUnit::GiB) + (d.fits() ? "" : " (over)") + "\n";
         };
         for (const DevicePlan& d : p.gpus) row(d);
@@ -1695,6 +1705,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         if (p.gpus.size() > 1)
             out += "tensor split: " + tensor_split_text(p.split) + ", --split-mode " + split_mode_name(in.split_mode) +
                    (in.split_mode == SplitMode::Row ? " (weights: each GPU's own tensors and its rows of every split matrix)" : "") + "\n";
+        if (in.mmproj_bytes > 0) out += image_encoder_text(in, mmproj_note) + "\n";
         out += "largest context at -ngl " + std::to_string(p.ngl) + ": " + std::to_string(p.max_context) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";
         if (p.fits) out += speed_text(speed, p.context) + "\n";

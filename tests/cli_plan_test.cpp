@@ -425,3 +425,50 @@ TEST_CASE("cli plan --mmproj: the projector GGUF's tensor bytes on the first GPU
     CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--no-mmproj-offload"}, "no-mmproj-offload: there is no projector"));
     CHECK(plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj", "/nonexistent/mmproj.gguf"}).status != 0);
 }
+
+TEST_CASE("cli plan --mmproj: the image encoder's compute buffers from the projector's clip.vision keys, --image-max-tokens") {
+    // A Qwen-VL-style projector header (no tensors needed for the shape): n_embd 64, n_ff 256, 4 heads, patch 16, merge 2.
+    // Load-time image: 46 * 2 * 16 = 1472 px, 92 * 92 = 8464 patches. Flash attention off: 8464 * 4 * (256 + 3 * 64)
+    // = 15167488 B at the MLP, scores 4 * 8464^2 * 4 = 1146228736 B, attention output 8464 * 4 * 64 = 2166784 B:
+    // 1163563008 B on the first GPU; in RAM the image 3 * 1472^2 * 4 = 26001408 B + 8464 * 16 = 135424 B = 26136832 B.
+    vl::test::GgufWriter w;
+    w.string("general.architecture", "clip");
+    w.string("clip.vision.projector_type", "qwen3vl_merger");
+    w.u32("clip.vision.embedding_length", 64);
+    w.u32("clip.vision.feed_forward_length", 256);
+    w.u32("clip.vision.attention.head_count", 4);
+    w.u32("clip.vision.block_count", 1);
+    w.u32("clip.vision.image_size", 768);
+    w.u32("clip.vision.patch_size", 16);
+    w.u32("clip.vision.spatial_merge_size", 2);
+    w.tensor("v.blk.0.attn_q.weight", {64, 64}, 1, 8192);
+    const std::filesystem::path file =
+        std::filesystem::temp_directory_path() / ("vramlens_cli_plan_test_" + std::to_string(::getpid()) + "_mmproj-qwen.gguf");
+    std::ofstream(file, std::ios::binary) << w.file();
+    const std::vector<std::string> base = {"--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj", file.string()};
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--format", "json"});
+    const Out r = plan(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["devices"][0]["mmproj_compute_bytes"].get<double>() == 1163563008);
+    CHECK(j["devices"][1]["mmproj_compute_bytes"].get<double>() == 26136832);
+    const Out text = plan(base);
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find("image encoder (qwen3vl_merger): a 1472 x 1472 px image, 8464 patches") != std::string::npos);
+    // --image-max-tokens 4096: 64 * 2 * 16 = 2048 px, 16384 patches; with --flash-attn no scores:
+    // 16384 * 4 * (256 + 192) = 29360128 B; the flag is in the launch line.
+    args.insert(args.end(), {"--image-max-tokens", "4096", "--flash-attn"});
+    const Out big = plan(args);
+    REQUIRE(big.status == 0);
+    const nlohmann::json b = nlohmann::json::parse(big.out);
+    CHECK(b["devices"][0]["mmproj_compute_bytes"].get<double>() == 29360128);
+    CHECK(b["launch"].get<std::string>().find(" --image-max-tokens 4096") != std::string::npos);
+    std::filesystem::remove(file);
+    // Only the size: the encoder is unknown and the output says so.
+    const Out bytes = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "1GB"});
+    CHECK(bytes.out.find("image encoder: its compute buffer is not planned (--mmproj-bytes gives no encoder shape") != std::string::npos);
+    CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "1GB", "--image-max-tokens", "1024"},
+                       "image-max-tokens: needs the projector's encoder"));
+}

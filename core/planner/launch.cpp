@@ -5,6 +5,7 @@
 
 #include "model/presets.h"
 #include "inference/weight_formats.h"
+#include "units.h"
 
 namespace vl {
 
@@ -45,7 +46,26 @@ std::string llama_server_line(const PlanInput& in, const Plan& p, const std::str
     if (!in.kv_offload) line += " -nkvo";
     if (in.mmproj_bytes > 0) line += " --mmproj " + (in.mmproj_file.empty() ? std::string("mmproj.gguf") : in.mmproj_file);
     if (in.mmproj_bytes > 0 && !in.mmproj_offload) line += " --no-mmproj-offload";
+    if (in.image_max_tokens > 0) line += " --image-max-tokens " + std::to_string(in.image_max_tokens);
     return line;
+}
+
+std::string image_encoder_text(const PlanInput& in, const std::string& unknown_why) {
+    const VisionEncoder& e = in.mmproj_encoder;
+    if (!e.known()) return "image encoder: its compute buffer is not planned (" + unknown_why + ")";
+    const int64_t side = planned_image_side(e, in.image_max_tokens);
+    const ClipComputeBytes c = clip_compute_bytes(e, side, in.flash_attention);
+    const bool on_gpu = in.mmproj_offload && !in.gpus.empty();
+    std::string text = "image encoder (" + (e.projector.empty() ? std::string("clip") : e.projector) + "): a " + std::to_string(side) + " x " +
+                       std::to_string(side) + " px image, " + std::to_string(c.patches) + " patches; compute " +
+                       amount_with_unit(c.device, SizeUnit::GiB) + (on_gpu ? " on the first GPU" : " in RAM") + " (flash attention " +
+                       (in.flash_attention ? "on" : "off: every layer's scores stored") + "), " + amount_with_unit(c.host, SizeUnit::GiB) +
+                       " of image inputs in RAM";
+    if (dynamic_resolution(e))
+        text += in.image_max_tokens > 0 ? "; images up to --image-max-tokens " + std::to_string(in.image_max_tokens)
+                                        : "; the image llama.cpp reserves at load: a larger image grows the buffer when it arrives "
+                                          "(cap it with --image-max-tokens)";
+    return text;
 }
 
 OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
@@ -61,6 +81,7 @@ OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
     auto unsupported = [&](const std::string& what) { o.unsupported += (o.unsupported.empty() ? "" : "; ") + what; };
     if (!in.kv_offload) unsupported("-nkvo (Ollama has no setting that keeps the KV cache in RAM)");
     if (in.mmproj_bytes > 0 && !in.mmproj_offload) unsupported("--no-mmproj-offload (no Ollama setting keeps the projector in RAM)");
+    if (in.image_max_tokens > 0) unsupported("--image-max-tokens (Ollama has no setting for the largest image)");
     if (in.split_mode != SplitMode::Layer && p.gpus.size() > 1)
         unsupported(std::string("--split-mode ") + split_mode_name(in.split_mode) + " (Ollama splits by layers; ollama/ollama#5527 is unmerged)");
     return o;

@@ -25,8 +25,12 @@ std::string plan_model_file(const PlanInput& in, const std::string& unnamed = "m
 
 // `llama-server -m FILE -ngl N -c CTX -ub UB [--split-mode layer|row --tensor-split a,b | --split-mode none
 // --main-gpu G] [--n-cpu-moe K]
-// -fa on|off [-ctk T -ctv T] [-nkvo] [--mmproj FILE [--no-mmproj-offload]]` for plan `p` of `in`.
+// -fa on|off [-ctk T -ctv T] [-nkvo] [--mmproj FILE [--no-mmproj-offload]] [--image-max-tokens N]` for plan `p` of `in`.
 std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file);
+
+// One line on the vision projector's image encoder: the image it is planned for (side, patches) and its
+// compute buffers on the projector's device and in RAM; or, its shape unknown, why (`unknown_why`).
+std::string image_encoder_text(const PlanInput& in, const std::string& unknown_why);
 
 // Ollama runs llama.cpp with num_gpu (= -ngl) and num_ctx (= -c) from the Modelfile or /set
 // parameter; flash attention and the KV type are server-wide environment variables, the KV type one

@@ -89,6 +89,14 @@ std::string validate_plan(const PlanInput& in) {
             return "gpu " + std::to_string(i + 1) + ": its memory must be a positive size (e.g. 24GB)";
     if (!(in.mmproj_bytes >= 0) || !std::isfinite(in.mmproj_bytes))
         return "mmproj-bytes: the projector's size must be a size >= 0 (e.g. 1.2GB), or give --mmproj FILE.gguf";
+    if (in.image_max_tokens < 0 || in.image_max_tokens > (int64_t{1} << 24))
+        return "image-max-tokens: give a number of image tokens from 1 to 16777216 (e.g. 1024), or leave it out for the image llama.cpp "
+               "reserves at load";
+    if (in.image_max_tokens > 0 && !in.mmproj_encoder.known())
+        return "image-max-tokens: needs the projector's encoder; give --mmproj FILE.gguf (--mmproj-bytes has no encoder shape)";
+    if (in.image_max_tokens > 0 && !dynamic_resolution(in.mmproj_encoder))
+        return "image-max-tokens: this projector (" + in.mmproj_encoder.projector + ") resizes every image to " +
+               std::to_string(in.mmproj_encoder.image_size) + " px; the limit applies to encoders that take images at their own size (Qwen-VL); leave it out";
     if (!in.mmproj_offload && !(in.mmproj_bytes > 0))
         return "no-mmproj-offload: there is no projector to keep in RAM; add --mmproj FILE.gguf (or --mmproj-bytes) or leave it out";
     const int64_t n_gpus = in.apple_unified ? 1 : static_cast<int64_t>(in.gpus.size());
@@ -327,8 +335,16 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
     }
     if (!in.kv_offload && attention_moved) p.cpu.compute = llamacpp_attention_bytes(m, context, in.ubatch, in.flash_attention);
 
-    // The vision projector: whole on the first GPU backend, or in RAM with --no-mmproj-offload or no GPU.
-    (in.mmproj_offload && n_gpu > 0 ? p.gpus[0] : p.cpu).mmproj = in.mmproj_bytes;
+    // The vision projector: whole on the first GPU backend, or in RAM with --no-mmproj-offload or no GPU; its
+    // encoder's compute buffer on the same backend, the image inputs in RAM (vision_encoder.h).
+    DevicePlan& projector_device = in.mmproj_offload && n_gpu > 0 ? p.gpus[0] : p.cpu;
+    projector_device.mmproj = in.mmproj_bytes;
+    if (in.mmproj_bytes > 0 && in.mmproj_encoder.known()) {
+        const ClipComputeBytes clip = clip_compute_bytes(in.mmproj_encoder, planned_image_side(in.mmproj_encoder, in.image_max_tokens),
+                                                         in.flash_attention);
+        projector_device.mmproj_compute += clip.device;
+        p.cpu.mmproj_compute += clip.host;
+    }
 
     double gpu_used = 0;
     for (const DevicePlan& d : p.gpus) gpu_used += d.total();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model_spec.h"
+#include "planner/vision_encoder.h"
 #include "scenario.h"
 
 namespace vl {
@@ -62,7 +63,11 @@ struct PlanInput {
     std::string mmproj_file;        // its file for the launch line ("" : mmproj.gguf)
     bool mmproj_offload = true;     // false: --no-mmproj-offload, the projector in system RAM. Offloaded, tools/mtmd/clip.cpp
                                     // loads it whole on the first GPU backend (ggml_backend_init_by_type(GPU), not --main-gpu),
-                                    // read at 3679b65 [llama-cpp-code]; the CLIP graph's compute buffer is not planned
+                                    // read at 3679b65 [llama-cpp-code]
+    VisionEncoder mmproj_encoder;   // the projector file's encoder shape (--mmproj FILE); unknown with --mmproj-bytes:
+                                    // then its compute buffers are not planned
+    int64_t image_max_tokens = 0;   // --image-max-tokens: plan the encoder for images this large (dynamic-resolution
+                                    // encoders); 0: the image clip.cpp reserves at load (vision_encoder.h)
     bool kv_offload = true;         // false: -nkvo (--no-kv-offload): every layer's KV cache in host memory and the
                                     // attention over it on the CPU (src/llama-kv-cache.cpp: the CPU buffer type when
                                     // !offload; src/llama-graph.cpp build_attn_mha pins KQ..KQV to the CPU backend;
@@ -79,7 +84,9 @@ struct DevicePlan {
     double split_buffer = 0;        // --split-mode row: llama.cpp's "CUDA<i>_Split model buffer size", the split matrices of the
                                     // layers this GPU holds, every GPU's rows and padding together (not all on this GPU)
     double mmproj = 0;              // the vision projector's weights (--mmproj) on this device
-    double total() const { return weights + kv + compute + mmproj; }
+    double mmproj_compute = 0;      // its encoder's compute buffer here (clip_compute_bytes: device part where the
+                                    // projector is, the host part in RAM)
+    double total() const { return weights + kv + compute + mmproj + mmproj_compute; }
     bool fits() const { return total() <= capacity; }
 };
 
