@@ -691,10 +691,9 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
     }
     std::string implied_text;
     for (auto& [path, value] : implied) {
-        // Another weight format than the GGUF file's own is another file: its tensor bytes do not apply.
+        // Another weight format than the GGUF file's own is another file: its tensor bytes (typed) do not apply.
         const bool llamacpp = !has_path(doc, "infer.engine") || doc["infer"]["engine"] == enum_name(Engine::LlamaCpp);
-        if (path == "infer.weights" && has_path(doc, path) && doc["infer"]["weights"] != value && doc["model"].is_object() &&
-            doc["model"].erase("gguf_bytes") > 0 && llamacpp)
+        if (path == "infer.weights" && has_path(doc, path) && doc["infer"]["weights"] != value && has_path(doc, "model.gguf_bytes") && llamacpp)
             err += "note: --model: infer.weights " + doc["infer"]["weights"].dump() + " is not the GGUF file's type (" +
                    value.get<std::string>() + "): its tensor bytes are not used; that format's rules size the weights\n";
         if (has_path(doc, path)) continue;
@@ -1639,7 +1638,6 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     const bool from_gguf = model_arg.size() > 5 && model_arg.compare(model_arg.size() - 5, 5, ".gguf") == 0;
     if (from_gguf && !weights_given && s->infer.engine == Engine::LlamaCpp) in.weights = s->infer.weights;
     if (from_gguf && weights_given && s->infer.engine == Engine::LlamaCpp && in.weights != s->infer.weights && !in.model.gguf_bytes.empty()) {
-        in.model.gguf_bytes = {};  // another type is another file
         err += std::string("note: --weights ") + enum_name(in.weights) + " is not the GGUF file's type (" + enum_name(s->infer.weights) +
                "): its tensor bytes are not used; that format's rules size the weights\n";
     }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "weight_format.h"
+
 namespace vl {
 
 enum class NormKind { RMSNorm, LayerNorm };          // RMSNorm: weight only; LayerNorm: weight + bias
@@ -53,13 +55,16 @@ struct ModelOrigin {
 // output llama.cpp loads as a copy of token_embd) and for every other tensor outside the blocks
 // (output_norm, rope factors, ...), and of each block's routed experts (blk.<i>.ffn_{gate,up,down}_exps,
 // what llama.cpp's --n-cpu-moe keeps on the CPU). Empty (no layers) for a model not read from a GGUF file. Not
-// part of the architecture: it describes one file of this model, so any edit of the model drops it.
+// part of the architecture: it describes one file of this model, so any edit of the model drops it. The bytes
+// are that file's only: they size the weights while the chosen format is the file's `type` (another format is
+// another file, sized by its rules; choosing the file's type again brings its bytes back).
 struct GgufTensorBytes {
     std::vector<uint64_t> layers;  // index i: the bytes of blk.i.*
     uint64_t token_embd = 0;
     uint64_t output = 0;
     uint64_t other = 0;
     std::vector<uint64_t> experts;  // index i: the part of layers[i] in routed experts; empty for a dense model
+    WeightFormat type = WeightFormat::GGUF_Q4_K_M;  // the format the file was read as (its general.file_type)
     bool empty() const { return layers.empty(); }
     bool operator==(const GgufTensorBytes&) const = default;
 };

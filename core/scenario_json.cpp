@@ -179,6 +179,7 @@ template <class V> void fields(V& v, GgufTensorBytes*) {
     v("output", &GgufTensorBytes::output);
     v("other", &GgufTensorBytes::other);
     v("experts", &GgufTensorBytes::experts);
+    v("type", &GgufTensorBytes::type);
 }
 
 template <class V> void fields(V& v, ModelSpec*) {
@@ -592,7 +593,10 @@ Json model_json(const ModelSpec& m, JsonStyle style) {
     // A GGUF file's tensor bytes only when the model has them and they still describe it (one entry
     // per layer: an edited model's no longer do, and the estimate ignores them).
     if (m.gguf_bytes.empty() || static_cast<int64_t>(m.gguf_bytes.layers.size()) != m.layers) out.erase("gguf_bytes");
-    else out["gguf_bytes"] = write_object(m.gguf_bytes, GgufTensorBytes{}, style);
+    else {
+        out["gguf_bytes"] = write_object(m.gguf_bytes, GgufTensorBytes{}, style);
+        out["gguf_bytes"]["type"] = enum_name(m.gguf_bytes.type);  // always: a link without it reads the scenario's format
+    }
     // The default model's architecture under other labels: one field still says it is an
     // architecture, since a model object with labels only is an error when read.
     if (!defines_architecture(out)) out["hidden"] = m.hidden;
@@ -666,6 +670,11 @@ Result<Scenario> scenario_from_json(std::string_view text) {
     if (const Json* n = r.find("gpu_count")) read_value(*n, "gpu_count", errs, s.gpu_count);
     else if (auto n2 = ranks(s.parallel)) s.gpu_count = *n2;
     r.finish();
+    // Files and links written before the bytes recorded their type held them only while the format in use
+    // was the file's: that format is their type.
+    if (auto mj = j.find("model"); mj != j.end() && mj->is_object())
+        if (auto g = mj->find("gguf_bytes"); g != mj->end() && g->is_object() && !g->contains("type"))
+            s.model.gguf_bytes.type = s.mode == Mode::Local ? s.local.weights : s.infer.weights;
     if (!s.local.apple_chip.empty() && !find_apple_chip(s.local.apple_chip))
         errs.push_back({"local.apple_chip", "must be \"\" (a PC) or an Apple chip id such as m2-max or m4-pro; got " +
                                                 describe(Json(s.local.apple_chip))});

@@ -42,8 +42,6 @@ void apply_knob(Scenario& s, Knob k, int64_t v) {
             s.parallel.dp = std::max<int64_t>(1, v / (s.parallel.tp * s.parallel.pp * s.parallel.cp));
             break;
         case Knob::WeightFormat:
-            // Another format is another file: an imported GGUF's tensor bytes describe only its own.
-            if (s.infer.weights != static_cast<WeightFormat>(v)) s.model.gguf_bytes = {};
             s.infer.weights = static_cast<WeightFormat>(v);
             break;
     }

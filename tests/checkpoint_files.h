@@ -103,12 +103,12 @@ struct GgufWriter {
 inline constexpr uint64_t kTwoBlockGguf[2] = {376064, 342272};
 inline constexpr uint64_t kTwoBlockTokenEmbd = 4608, kTwoBlockOutput = 6720, kTwoBlockOther = 1024;
 
-inline GgufWriter two_block_gguf() {
+inline GgufWriter two_block_gguf(uint32_t file_type = 15) {
     constexpr uint32_t F32 = 0, Q4_K = 12, Q6_K = 14;
     GgufWriter w;
     w.string("general.architecture", "llama");
     w.string("general.name", "two-block");
-    w.u32("general.file_type", 15);
+    w.u32("general.file_type", file_type);  // 15: Q4_K_M, what the tensors below are
     w.u32("llama.context_length", 4096);
     w.u32("llama.block_count", 2);
     w.u32("llama.attention.head_count", 4);

@@ -627,6 +627,12 @@ TEST_CASE("import_checkpoint: a GGUF's tensor bytes by block become model.gguf_b
     CHECK(g.token_embd == 4608);
     CHECK(g.output == 6720);
     CHECK(g.other == 1024);  // output_norm
+    CHECK(g.type == WeightFormat::GGUF_Q4_K_M);  // general.file_type 15
+    // The bytes record the file's type: the same tensors labelled file_type 7 are a Q8_0 file's.
+    Scenario s8;
+    apply_checkpoint_import(*import_checkpoint(gguf_files(vl::test::two_block_gguf(7).file())), s8);
+    CHECK(s8.model.gguf_bytes.type == WeightFormat::GGUF_Q8_0);
+    CHECK(s8.infer.weights == WeightFormat::GGUF_Q8_0);
     REQUIRE(s.model.layers == 2);
     REQUIRE(s.infer.engine == Engine::LlamaCpp);
     REQUIRE(s.infer.weights == WeightFormat::GGUF_Q4_K_M);

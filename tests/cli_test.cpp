@@ -796,13 +796,16 @@ TEST_CASE("cli: --model FILE.gguf estimates and plans the file's own tensor byte
     INFO(v.err);
     REQUIRE(v.status == 0);
     CHECK(v.err.find("note: --model") == std::string::npos);
-    // Another llama.cpp type than the file's is another file: its bytes are dropped, the format's rules used.
+    // Another llama.cpp type than the file's is another file: its bytes (typed q4_k_m) are kept but not used.
     Run q8 = vramlens("estimate --model '" + f + "' --mode infer --context 256 --weights q8_0 --format json");
     INFO(q8.err);
     REQUIRE(q8.status == 0);
     CHECK(q8.err.find("note: --model: infer.weights \"q8_0\" is not the GGUF file's type (q4_k_m): its tensor bytes are not used") != std::string::npos);
     const nlohmann::json jq = nlohmann::json::parse(q8.out);
-    CHECK_FALSE(jq["scenario"]["model"].contains("gguf_bytes"));
+    CHECK(jq["scenario"]["model"]["gguf_bytes"]["type"] == "q4_k_m");
+    std::map<std::string, double> q8_bytes;
+    for (const auto& c : jq["components"]) q8_bytes[c["id"].get<std::string>()] = c["bytes"].get<double>();
+    CHECK(q8_bytes["weights.linear"] != 376064 + 342272);
     Run pq = vramlens("plan --model '" + f + "' --weights q8_0 --gpu rtx-4090 --ram 64GB --ctx 256 --format json");
     INFO(pq.err);
     REQUIRE(pq.status == 0);

@@ -295,7 +295,7 @@ TEST_CASE("llama.cpp with an imported GGUF's tensor bytes: each pipeline stage h
 
 TEST_CASE("llama.cpp with an imported GGUF's tensor bytes: many blocks are summed under one name") {
     ModelSpec m = test::llama("ten", 32, 256, 10, 4, 2, 512, 4096);
-    m.gguf_bytes = {{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009}, 10, 20, 30, {}};
+    m.gguf_bytes = {{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009}, 10, 20, 30, {}, WeightFormat::GGUF_Q8_0};
     const Estimate e = estimate(infer(m, WeightFormat::GGUF_Q8_0, Engine::LlamaCpp), Detail::Full);
     REQUIRE(component(e, "weights.linear"));
     // 10 * 1000 + (0 + 1 + ... + 9) = 10045
@@ -322,6 +322,23 @@ TEST_CASE("GGUF tensor bytes that no longer describe the model: a warning, and t
     const Estimate v = estimate(s);
     REQUIRE(v.ok());
     CHECK_THAT(gguf_warning(v), Catch::StartsWith("model.gguf_bytes: the GGUF file's tensor bytes are what llama.cpp loads; with engine vllm"));
+}
+
+TEST_CASE("GGUF tensor bytes size only their own type: another format is another file, and back again") {
+    // The two-block file is Q4_K_M (its general.file_type). Q8_0 is another file: the format's rules (as with no
+    // bytes at all) and a warning naming both; choosing Q4_K_M again uses the file's 718336 B of blocks again.
+    Scenario s = infer(two_block_model(), WeightFormat::GGUF_Q8_0, Engine::LlamaCpp);
+    Scenario rules = s;
+    rules.model.gguf_bytes = {};
+    const Estimate q8 = estimate(s), r = estimate(rules);
+    REQUIRE(q8.ok());
+    CHECK(weight_bytes(q8) == weight_bytes(r));
+    CHECK_THAT(gguf_warning(q8), Catch::StartsWith("model.gguf_bytes: the imported GGUF file is GGUF Q4_K_M; GGUF Q8_0 is another file"));
+    s.infer.weights = WeightFormat::GGUF_Q4_K_M;
+    const Estimate back = estimate(s);
+    REQUIRE(component(back, "weights.linear"));
+    CHECK(component(back, "weights.linear")->bytes == 376064 + 342272);
+    CHECK(gguf_warning(back).empty());
 }
 
 TEST_CASE("bad inference input names the field and the rule") {

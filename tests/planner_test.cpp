@@ -250,6 +250,15 @@ TEST_CASE("planner: a model imported from a GGUF file places the file's bytes, b
     rules.model.gguf_bytes = {};
     CHECK(llamacpp_layer_weight_bytes(edited, 0) == llamacpp_layer_weight_bytes(rules, 0));
     CHECK(llamacpp_layer_weight_bytes(edited, 0) != 376064);
+    // Another type than the file's (Q4_K_M) is another file: the format's rules; the file's type again: its bytes.
+    PlanInput q8 = in;
+    q8.weights = WeightFormat::GGUF_Q8_0;
+    PlanInput q8_rules = q8;
+    q8_rules.model.gguf_bytes = {};
+    CHECK(llamacpp_layer_weight_bytes(q8, 0) == llamacpp_layer_weight_bytes(q8_rules, 0));
+    CHECK(llamacpp_layer_weight_bytes(q8, 0) != 376064);
+    q8.weights = WeightFormat::GGUF_Q4_K_M;
+    CHECK(llamacpp_layer_weight_bytes(q8, 0) == 376064);
 }
 
 TEST_CASE("planner: --n-cpu-moe with an imported GGUF keeps the file's own expert tensors on the CPU") {

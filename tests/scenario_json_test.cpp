@@ -63,6 +63,7 @@ Scenario every_field_changed() {
     m.gguf_bytes.output = 2'345'678;
     m.gguf_bytes.other = 3'456;
     for (int64_t i = 0; i < m.layers; ++i) m.gguf_bytes.experts.push_back(300'000'000 + static_cast<uint64_t>(i));
+    m.gguf_bytes.type = WeightFormat::GGUF_Q6_K;  // not the default, and not the scenario's infer.weights
     s.mode = Mode::FineTune;
     TrainingOptions& t = s.train;
     t.precision = Precision::FP8;
@@ -189,6 +190,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.gguf_bytes.output == y.gguf_bytes.output);
     CHECK(x.gguf_bytes.other == y.gguf_bytes.other);
     CHECK(x.gguf_bytes.experts == y.gguf_bytes.experts);
+    CHECK(x.gguf_bytes.type == y.gguf_bytes.type);
     CHECK(x.mla.q_lora_rank == y.mla.q_lora_rank);
     CHECK(x.mla.kv_lora_rank == y.mla.kv_lora_rank);
     CHECK(x.mla.qk_rope_head_dim == y.mla.qk_rope_head_dim);
@@ -634,7 +636,7 @@ constexpr size_t field_count() {
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
     CHECK(field_count<ModelSpec>() == 38);
     CHECK(field_count<ModelOrigin>() == 2);
-    CHECK(field_count<GgufTensorBytes>() == 5);
+    CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 24);

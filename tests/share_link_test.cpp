@@ -226,7 +226,16 @@ TEST_CASE("share link: an imported GGUF's tensor bytes travel with the model, an
     CHECK(back->model.gguf_bytes.other == 1024);
     CHECK(encode_share_link(*back) == link);
     CHECK_THAT(scenario_to_json(s, JsonStyle::Compact),
-               Catch::Contains(R"("gguf_bytes":{"layers":[376064,342272],"token_embd":4608,"output":6720,"other":1024})"));
+               Catch::Contains(R"("gguf_bytes":{"layers":[376064,342272],"token_embd":4608,"output":6720,"other":1024,"type":"q4_k_m"})"));
+    // A file or link written before the bytes recorded their type: the scenario's format then was the file's.
+    std::string old_json = scenario_to_json(s, JsonStyle::Compact);
+    const std::string typed = R"(,"type":"q4_k_m")";
+    old_json.erase(old_json.find(typed), typed.size());
+    std::string q8 = old_json;
+    q8.replace(q8.find(R"("weights":"q4_k_m")"), 18, R"("weights":"q8_0")");
+    Result<Scenario> old_back = scenario_from_json(q8);
+    REQUIRE(old_back.ok());
+    CHECK(old_back->model.gguf_bytes.type == WeightFormat::GGUF_Q8_0);
     // Written only when present, and only while it describes the model (one entry per layer).
     CHECK_THAT(scenario_to_json(Scenario{}, JsonStyle::Pretty), !Catch::Contains("gguf_bytes"));
     Scenario edited = s;

@@ -154,7 +154,9 @@ TEST_CASE("the format solver sizes every other format by its rules: an imported 
     const SolveResult r = solve(s, Knob::WeightFormat);
     REQUIRE(r.found);
     CHECK(r.scenario.infer.weights == WeightFormat::FP32);  // the least compressed llama.cpp loads
-    CHECK(r.scenario.model.gguf_bytes.empty());
+    // The file's bytes stay, typed Q4_K_M, so choosing Q4_K_M again sizes the file.
+    CHECK(r.scenario.model.gguf_bytes.type == WeightFormat::GGUF_Q4_K_M);
+    CHECK(r.scenario.model.gguf_bytes.layers.size() == 2);
 }
 
 TEST_CASE("when no weight format fits, the answer names the format, not its number") {

@@ -43,7 +43,7 @@ StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
     p.begin = si.layer_begin;
     p.end = si.layer_end;
     p.params = stage_weight_params(s.model, pc, s.infer, s.parallel, stage);
-    p.w = s.infer.engine == Engine::LlamaCpp && gguf_bytes_describe(s.model) ? gguf_stage_weight_bytes(s.model, s.parallel, stage)
+    p.w = s.infer.engine == Engine::LlamaCpp && gguf_bytes_describe(s.model, s.infer.weights) ? gguf_stage_weight_bytes(s.model, s.parallel, stage)
                                                                              : weight_bytes(p.params, s.model, s.infer, s.parallel);
     return p;
 }
@@ -249,7 +249,7 @@ void estimate_transformers(const Scenario& s, Detail d, Estimate& e) {
 }
 
 // A model imported from a GGUF file: llama.cpp loads each tensor as the file stores it, so every
-// class's bytes are the file's (weight_formats.h gguf_bytes_describe), whatever infer.weights says.
+// class's bytes are the file's (weight_formats.h gguf_bytes_describe) while infer.weights is the file's type.
 void llamacpp_file_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const ModelSpec& m = s.model;
     const GgufTensorBytes& g = m.gguf_bytes;
@@ -283,7 +283,7 @@ void llamacpp_weights(const Scenario& s, Detail d, Estimate& e, const StagePick&
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     const StageWeightParams& w = p.params;
-    if (gguf_bytes_describe(m)) {
+    if (gguf_bytes_describe(m, o.weights)) {
         llamacpp_file_weights(s, d, e, p);
         return;
     }
@@ -436,10 +436,14 @@ void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
     }
     const Scenario& s = decompressed ? *decompressed : scenario;
     const GgufTensorBytes& g = s.model.gguf_bytes;
-    if (!g.empty() && !gguf_bytes_describe(s.model))
+    if (!g.empty() && !gguf_bytes_describe(s.model, g.type))
         e.warnings.push_back("model.gguf_bytes: the GGUF file's tensor bytes have " + std::to_string(g.layers.size()) + " blocks but the model has " +
                              std::to_string(s.model.layers) + " layers, so they no longer describe it: the weights are sized by the rules of " +
                              weight_format_name(s.infer.weights) + " instead (import the file again for its bytes)");
+    else if (!g.empty() && s.infer.engine == Engine::LlamaCpp && g.type != s.infer.weights)
+        e.warnings.push_back(std::string("model.gguf_bytes: the imported GGUF file is ") + weight_format_name(g.type) + "; " +
+                             weight_format_name(s.infer.weights) + " is another file, sized by its format's rules (choose " +
+                             weight_format_name(g.type) + " again for the file's own bytes)");
     else if (!g.empty() && s.infer.engine != Engine::LlamaCpp)
         e.warnings.push_back(std::string("model.gguf_bytes: the GGUF file's tensor bytes are what llama.cpp loads; with engine ") +
                              enum_name(s.infer.engine) + " the weights are sized by the rules of " + weight_format_name(s.infer.weights));

@@ -382,10 +382,12 @@ WeightBytes stage_weight_bytes(const ModelSpec& m, const ParamCounts& pc, const 
 // file are the sizes in its tensor table [gguf-spec], whatever mix of types made them: the blocks of
 // a stage, token_embd (the input layer), output (a tied model without one loads token_embd again,
 // TENSOR_DUPLICATED [llama-cpp-code]) and the rest of the tensors outside the blocks (output_norm,
-// ...), counted with the output layer. They apply only while they describe the model: one entry per
-// layer (an edited model's bytes no longer do; the estimate then warns and uses the format's rules).
-inline bool gguf_bytes_describe(const ModelSpec& m) {
-    return m.architecture_known() && !m.gguf_bytes.empty() && static_cast<int64_t>(m.gguf_bytes.layers.size()) == m.layers;
+// ...), counted with the output layer. They apply only while they describe the model and the format:
+// one entry per layer (an edited model's bytes no longer do; the estimate then warns and uses the format's
+// rules) and `weights` the file's own type (another type is another file).
+inline bool gguf_bytes_describe(const ModelSpec& m, WeightFormat weights) {
+    return m.architecture_known() && !m.gguf_bytes.empty() && static_cast<int64_t>(m.gguf_bytes.layers.size()) == m.layers &&
+           m.gguf_bytes.type == weights;
 }
 
 inline constexpr int64_t kGgufBlocksListed = 8;  // a derivation names each block up to this many, then their sum

@@ -103,7 +103,7 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
         changes.push_back("model: " + c.model->name);
         // The file's own tensor bytes: llama.cpp's weights layer by layer, whatever mix made them.
         if (c.gguf && !c.gguf->layer_bytes.empty()) {
-            s.model.gguf_bytes = c.gguf->layer_bytes;
+            s.model.gguf_bytes = c.gguf->layer_bytes;  // its type: the file's, set with the weight format below
             changes.push_back("weights: the GGUF file's tensor bytes (" + std::to_string(c.gguf->layer_bytes.layers.size()) + " blocks)");
         }
     }
@@ -141,6 +141,9 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
                 changes.push_back(std::string("weight format: ") + enum_name(format) + ", engine: llama.cpp");
             }
     }
+    // The bytes are the file's own type: its general.file_type's format, or (a mix vramlens has no format for)
+    // the format in use at import, so that choosing another one sizes another file.
+    if (!s.model.gguf_bytes.empty()) s.model.gguf_bytes.type = s.mode == Mode::Local ? s.local.weights : s.infer.weights;
     if (c.quantization && c.quantization->format) {
         s.infer.weights = *c.quantization->format;
         if (s.mode == Mode::Local) s.local.weights = s.infer.weights;  // Run locally: a GPTQ/AWQ/fp8 checkpoint is served as it is

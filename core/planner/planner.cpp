@@ -55,7 +55,7 @@ StageWeightParams layer_params(const PlanInput& in, const ParamCounts& pc, int64
 // (weight_formats.h gguf_bytes_describe), else the layer's tensors in the input's format.
 double layer_weight_bytes(const PlanInput& in, const ParamCounts& pc, int64_t il) {
     Numbers n;
-    if (gguf_bytes_describe(in.model)) return gguf_blocks_bytes(n, in.model.gguf_bytes, il, il + 1);
+    if (gguf_bytes_describe(in.model, in.weights)) return gguf_blocks_bytes(n, in.model.gguf_bytes, il, il + 1);
     StageWeightParams w = layer_params(in, pc, il);
     w.norms -= w.edge.final_norm;
     w.edge = EdgeShard{};
@@ -190,7 +190,7 @@ double llamacpp_layer_weight_bytes(const PlanInput& in, int64_t il) { return lay
 
 double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il) {
     if (in.model.moe.num_experts <= 0) return 0;
-    if (gguf_bytes_describe(in.model)) {  // the file's own ffn_{gate,up,down}_exps bytes of block il
+    if (gguf_bytes_describe(in.model, in.weights)) {  // the file's own ffn_{gate,up,down}_exps bytes of block il
         const std::vector<uint64_t>& e = in.model.gguf_bytes.experts;
         return e.empty() ? 0.0 : static_cast<double>(e[static_cast<size_t>(il)]);
     }
@@ -201,7 +201,7 @@ double llamacpp_layer_expert_bytes(const PlanInput& in, int64_t il) {
 
 double llamacpp_output_weight_bytes(const PlanInput& in) {
     Numbers n;
-    if (gguf_bytes_describe(in.model)) return gguf_output_bytes(n, in.model) + gguf_other_bytes(n, in.model.gguf_bytes);
+    if (gguf_bytes_describe(in.model, in.weights)) return gguf_output_bytes(n, in.model) + gguf_other_bytes(n, in.model.gguf_bytes);
     const ParamCounts pc = count_params(in.model);
     Parallelism par;
     par.pp = in.model.layers;
@@ -215,7 +215,7 @@ double llamacpp_output_weight_bytes(const PlanInput& in) {
 
 double llamacpp_embedding_weight_bytes(const PlanInput& in) {
     Numbers n;
-    if (gguf_bytes_describe(in.model)) return gguf_token_embd_bytes(n, in.model.gguf_bytes);
+    if (gguf_bytes_describe(in.model, in.weights)) return gguf_token_embd_bytes(n, in.model.gguf_bytes);
     const ParamCounts pc = count_params(in.model);
     Parallelism par;
     par.pp = in.model.layers;
@@ -381,7 +381,6 @@ std::string no_fit_advice(const PlanInput& in, const Plan& best) {
         PlanInput smaller = in;
         smaller.weights = f;
         smaller.ngl = -1;
-        smaller.model.gguf_bytes = {};  // another type is another file: an imported GGUF's bytes are its own only
         if (linear_bits_per_weight(llamacpp_options(smaller), in.model.hidden) >= current_bpw) continue;
         const Plan q = plan_llamacpp(smaller);
         if (q.fits) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "inference/weight_formats.h"
 #include "model/presets.h"
 #include "scenario_json.h"
 #include "share_link.h"
@@ -1048,7 +1049,7 @@ TEST_CASE("an architecture edit drops an imported GGUF's tensor bytes, a look at
     CHECK(h.app.scenario.model.gguf_bytes.empty());
 }
 
-TEST_CASE("another weight format drops an imported GGUF's tensor bytes: another format is another file (issue 17)") {
+TEST_CASE("another weight format is another file: an imported GGUF's bytes stay for its own type only (issue 17)") {
     Harness h(1280, 4000);
     h.app.scenario.mode = Mode::Infer;
     h.app.scenario.infer.engine = Engine::LlamaCpp;
@@ -1059,5 +1060,10 @@ TEST_CASE("another weight format drops an imported GGUF's tensor bytes: another 
     h.click("infer.weights");
     h.click("infer.weights.q5_k_m");  // next to the selected Q4_K_M, which the opened list scrolls into view
     REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q5_K_M);
-    CHECK(h.app.scenario.model.gguf_bytes.empty());
+    CHECK(h.app.scenario.model.gguf_bytes.layers.size() == 32);
+    CHECK_FALSE(gguf_bytes_describe(h.app.scenario.model, h.app.scenario.infer.weights));  // Q5_K_M: its format's rules
+    h.click("infer.weights");
+    h.click("infer.weights.q4_k_m");
+    REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q4_K_M);
+    CHECK(gguf_bytes_describe(h.app.scenario.model, h.app.scenario.infer.weights));  // the file's type again: its bytes
 }

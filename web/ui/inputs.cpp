@@ -260,8 +260,8 @@ void workload_panel(AppState& app) {
         section_errors(app, "train");
     } else {
         InferenceOptions& in = s.infer;
-        // Another weight format is another file: an imported GGUF's tensor bytes describe only its own.
-        if (enum_combo(app, tr(L, S::WeightFormat), "infer.weights", in.weights)) s.model.gguf_bytes = {};
+        // Another weight format is another file: an imported GGUF's tensor bytes size only their own type (gguf_bytes.type).
+        enum_combo(app, tr(L, S::WeightFormat), "infer.weights", in.weights);
         enum_combo(app, tr(L, S::KvDtype), "infer.kv_dtype", in.kv_dtype);
         int_field(app, tr(L, S::Batch), "infer.batch", in.batch, 1, 1 << 20, true);
         int_field(app, tr(L, S::Context), "infer.context", in.context, 1, 1 << 24, true);

@@ -29,8 +29,7 @@ void set_local_engine(AppState& app, LocalEngine e) {
 }
 
 void set_local_weights(AppState& app, WeightFormat w) {
-    if (app.scenario.local.weights != w) app.scenario.model.gguf_bytes = {};
-    app.scenario.local.weights = w;
+    app.scenario.local.weights = w;  // an imported GGUF's bytes size only their own type (gguf_bytes.type)
     app.dirty = true;
 }
 
