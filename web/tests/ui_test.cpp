@@ -1067,3 +1067,53 @@ TEST_CASE("another weight format is another file: an imported GGUF's bytes stay 
     REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q4_K_M);
     CHECK(gguf_bytes_describe(h.app.scenario.model, h.app.scenario.infer.weights));  // the file's type again: its bytes
 }
+
+TEST_CASE("training inputs: every-k, offloaded checkpoints with recomputation only, and an MoE's capacity factor (issue 14)") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.0");
+    REQUIRE(h.app.scenario.mode == Mode::Train);
+    // No recomputation: nothing is checkpointed, so there is nothing to offload.
+    REQUIRE(h.app.scenario.train.recompute == Recompute::None);
+    CHECK_FALSE(h.has("train.offload_checkpoints"));
+    h.click("train.recompute");
+    h.click("train.recompute.every-k");
+    REQUIRE(h.app.scenario.train.recompute == Recompute::EveryK);
+    h.app.inbox.push_back({"text", "train.recompute_every_k", "4"});
+    h.frames(3);
+    CHECK(h.app.scenario.train.recompute_every_k == 4);
+    h.click("train.offload_checkpoints");
+    CHECK(h.app.scenario.train.offload_checkpoints);
+    CHECK(h.app.estimate.ok());
+    bool host_checkpoints = false;
+    for (const Component& c : h.app.estimate.components)
+        if (std::string(c.id) == "act.checkpoints") host_checkpoints = c.host;
+    CHECK(host_checkpoints);
+    // Recomputation off again: the offload goes off with it (it would be an error) and the box goes.
+    h.click("train.recompute");
+    h.click("train.recompute.none");
+    CHECK_FALSE(h.app.scenario.train.offload_checkpoints);
+    CHECK_FALSE(h.has("train.offload_checkpoints"));
+    CHECK(h.app.estimate.ok());
+    // A dense model has no capacity factor; an MoE preset does.
+    CHECK_FALSE(h.has("train.moe_expert_capacity_factor"));
+    h.app.ui.model_filter = "mixtral";
+    h.frames(2);
+    std::string id;
+    for (const ModelPreset& p : model_presets())
+        if (h.has("preset." + p.id)) id = p.id;
+    REQUIRE(!id.empty());
+    h.click("preset." + id);
+    REQUIRE(h.app.scenario.model.moe.num_experts > 0);
+    CHECK_FALSE(h.has("train.moe_pad_expert_input_to_capacity"));  // dropless: nothing to pad to
+    h.app.inbox.push_back({"text", "train.moe_expert_capacity_factor", "1.25"});
+    h.frames(3);
+    CHECK(h.app.scenario.train.moe_expert_capacity_factor == 1.25);
+    h.click("train.moe_pad_expert_input_to_capacity");
+    CHECK(h.app.scenario.train.moe_pad_expert_input_to_capacity);
+    CHECK(h.app.estimate.ok());
+    h.app.inbox.push_back({"text", "train.moe_expert_capacity_factor", "0"});
+    h.frames(3);
+    CHECK_FALSE(h.app.scenario.train.moe_pad_expert_input_to_capacity);
+    CHECK(h.app.estimate.ok());
+}

@@ -256,6 +256,19 @@ void workload_panel(AppState& app) {
         int_field(app, tr(L, S::SeqLen), "train.seq_len", t.seq_len, 1, 1 << 24, true);
         int_field(app, tr(L, S::GradAccum), "train.grad_accum_steps", t.grad_accum_steps, 1, 1 << 20, false);
         enum_combo(app, tr(L, S::Recompute), "train.recompute", t.recompute);
+        if (t.recompute == Recompute::EveryK) {
+            int64_t k = t.recompute_every_k;
+            if (int_field(app, tr(L, S::RecomputeEveryK), "train.recompute_every_k", k, 1, 1 << 16, false)) t.recompute_every_k = static_cast<int>(k);
+        }
+        // Offloaded checkpoints need checkpoints (the core's rule): the box shows only with them, and goes off without.
+        if (t.recompute == Recompute::Full || t.recompute == Recompute::EveryK)
+            check(app, tr(L, S::OffloadCheckpoints), "train.offload_checkpoints", t.offload_checkpoints);
+        else t.offload_checkpoints = false;
+        if (s.model.moe.num_experts > 0) {  // Megatron's token dropping; 0: dropless
+            float_field(app, tr(L, S::CapacityFactor), "train.moe_expert_capacity_factor", t.moe_expert_capacity_factor, 0, 1000, 0.25, "%.2f");
+            if (t.moe_expert_capacity_factor > 0) check(app, tr(L, S::PadToCapacity), "train.moe_pad_expert_input_to_capacity", t.moe_pad_expert_input_to_capacity);
+            else t.moe_pad_expert_input_to_capacity = false;
+        }
         check(app, tr(L, S::FlashAttn), "train.flash_attention", t.flash_attention);
         section_errors(app, "train");
     } else {

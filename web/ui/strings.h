@@ -50,6 +50,10 @@ enum class Lang { En, Zh };
     X(SeqLen, "Sequence length", "序列长度")                                                              \
     X(GradAccum, "Grad accumulation", "梯度累积")                                                         \
     X(Recompute, "Recomputation", "重计算")                                                               \
+    X(RecomputeEveryK, "Checkpoint 1 layer in k", "每 k 层保存 1 层检查点")                                \
+    X(OffloadCheckpoints, "Offload checkpoints to RAM", "检查点卸载到内存")                                  \
+    X(CapacityFactor, "Expert capacity factor (0: dropless)", "专家容量因子（0：不丢弃）")                    \
+    X(PadToCapacity, "Pad expert input to capacity", "专家输入填充到容量")                                    \
     X(FlashAttn, "FlashAttention", "FlashAttention")                                                     \
     X(LoraRank, "LoRA rank", "LoRA 秩")                                                                   \
     X(LoraTargets, "LoRA targets", "LoRA 目标层")                                                         \
