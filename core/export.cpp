@@ -94,6 +94,14 @@ std::string errors_text(const Estimate& e) {
 std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
 std::string pad_left(const std::string& s, size_t width) { return s.size() >= width ? s : std::string(width - s.size(), ' ') + s; }
 
+// "What fits: max micro-batch 6, max sequence 11264, fewest GPUs 4 (TP 2, PP 1, ZeRO 1)"; "" without answers.
+std::string answers_text(const Scenario& s, const Estimate& e, const ExportOptions& o) {
+    if (!o.answers) return {};
+    std::string text;
+    for (const FitAnswerRow& r : fit_answer_rows(s, e, *o.answers)) text += (text.empty() ? "What fits: " : ", ") + r.label + " " + r.text;
+    return text;
+}
+
 std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     std::string out = heading(s) + "\n";
     if (!e.ok()) return out + errors_text(e);
@@ -128,6 +136,7 @@ std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) 
     out += " " + unit + "\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + "\n";
     if (has_kv(s, e)) out += kv_capacity_text(s, e, o.unit) + "\n";
+    if (const std::string fits = answers_text(s, e, o); !fits.empty()) out += fits + "\n";
     for (const std::string& w : e.warnings) out += "warning: " + escape_control_chars(w) + "\n";
     return out;
 }
@@ -164,6 +173,7 @@ std::string markdown(const Scenario& s, const Estimate& e, const ExportOptions& 
     out += "GPU memory " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " + verdict(e, o.unit) + ".\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + ".\n";
     if (has_kv(s, e)) out += md_cell(kv_capacity_text(s, e, o.unit)) + ".\n";
+    if (const std::string fits = answers_text(s, e, o); !fits.empty()) out += md_cell(fits) + ".\n";
     for (const std::string& w : e.warnings) out += "\n> warning: " + md_cell(w);
     if (!e.warnings.empty()) out += "\n";
     return out;
@@ -211,10 +221,13 @@ std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
         count("kv.tokens", "KV tokens", e.kv.tokens);
         count("kv.sequences", "Sequences of the context", e.kv.sequences);
     }
+    if (o.answers)  // counts too; -1: none fits
+        for (const FitAnswerRow& r : fit_answer_rows(s, e, *o.answers))
+            out += "answer." + r.id + "," + csv_field(r.label + ": " + r.text) + ",count,,false," + std::to_string(r.value) + ",,,,\n";
     return out;
 }
 
-std::string json(const Scenario& s, const Estimate& e) {
+std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     Json j = Json::object();
     j["vramlens"] = VRAMLENS_VERSION;
     j["scenario"] = Json::parse(scenario_to_json(s, JsonStyle::Pretty), nullptr, false);
@@ -248,6 +261,12 @@ std::string json(const Scenario& s, const Estimate& e) {
         if (has_kv(s, e))
             j["kv"] = {{"blocks", e.kv.blocks},           {"block_size", e.kv.block_size}, {"tokens", e.kv.tokens},
                        {"sequences", e.kv.sequences},     {"pool_bytes", e.kv.pool_bytes}, {"bytes_per_token", e.kv.bytes_per_token}};
+    }
+    if (o.answers) {
+        Json answers = Json::array();
+        for (const FitAnswerRow& r : fit_answer_rows(s, e, *o.answers))
+            answers.push_back({{"id", r.id}, {"label", r.label}, {"value", r.value}, {"text", r.text}});
+        j["answers"] = answers;
     }
     j["warnings"] = e.warnings;
     Json errs = Json::array();
@@ -326,7 +345,7 @@ std::string format_rows(const std::vector<std::string>& header, const std::vecto
 std::string export_estimate(const Scenario& s, const Estimate& e, ExportFormat f, const ExportOptions& o) {
     switch (f) {
         case ExportFormat::Table: return table(s, e, o);
-        case ExportFormat::Json: return json(s, e);
+        case ExportFormat::Json: return json(s, e, o);
         case ExportFormat::Markdown: return markdown(s, e, o);
         case ExportFormat::Csv: return csv(s, e, o);
     }

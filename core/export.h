@@ -8,6 +8,7 @@
 
 #include "enum_names.h"
 #include "estimate.h"
+#include "solvers.h"
 #include "units.h"
 
 namespace vl {
@@ -19,6 +20,8 @@ struct ExportOptions {
     SizeUnit unit = SizeUnit::GiB;  // Table, Markdown, CSV; JSON gives bytes only
     bool formulas = false;          // Table: a line per component with formula, numbers, source
                                     // (Markdown, CSV and JSON always carry them)
+    const FitAnswers* answers = nullptr;  // what fits (largest batch and sequence, fewest GPUs), as the page shows
+                                          // them: every format carries them (fit_answer_rows); none when null
 };
 
 // The scenario gives the heading (model, mode, GPUs), the phase names (inference: prefill and

@@ -484,4 +484,45 @@ SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt) {
     return solve_monotone(s, k, opt);
 }
 
+Knob batch_knob(const Scenario& s) { return s.mode == Mode::Infer ? Knob::Batch : Knob::MicroBatch; }
+Knob seq_knob(const Scenario& s) { return s.mode == Mode::Infer ? Knob::Context : Knob::SeqLen; }
+
+FitAnswers fit_answers(const Scenario& s, const Estimate& e) {
+    FitAnswers a;
+    if (!e.ok()) return a;
+    if (s.model.architecture_known()) {
+        a.max_batch = solve(s, batch_knob(s));
+        SolveOptions so;
+        so.hi = std::min<int64_t>(std::max<int64_t>(s.model.max_position, 4096), 1 << 22);
+        a.max_seq = solve(s, seq_knob(s), so);
+    }
+    if (!e.fits()) {
+        SolveOptions go;
+        go.max_gpus = 512;
+        a.min_gpus = solve(s, Knob::GpuCount, go);
+    }
+    a.solved = true;
+    return a;
+}
+
+std::string gpu_layout_text(const Parallelism& p) { return fmt::format("TP {}, PP {}, ZeRO {}", p.tp, p.pp, p.zero); }
+
+std::vector<FitAnswerRow> fit_answer_rows(const Scenario& s, const Estimate& e, const FitAnswers& a) {
+    std::vector<FitAnswerRow> rows;
+    if (!a.solved) return rows;
+    const bool infer = s.mode == Mode::Infer;
+    auto searched = [&](const SolveResult& r, const char* id, const char* label) {
+        if (r.found) rows.push_back({id, label, r.value, std::to_string(r.value) + (r.at_search_bound ? "+" : "")});
+    };
+    searched(a.max_batch, infer ? "max_batch" : "max_micro_batch", infer ? "max batch" : "max micro-batch");
+    searched(a.max_seq, infer ? "max_context" : "max_seq_len", infer ? "max context" : "max sequence");
+    if (!e.fits()) {
+        if (a.min_gpus.found)
+            rows.push_back({"min_gpus", "fewest GPUs", a.min_gpus.value,
+                            std::to_string(a.min_gpus.value) + " (" + gpu_layout_text(a.min_gpus.scenario.parallel) + ")"});
+        else rows.push_back({"min_gpus", "fewest GPUs", -1, "none up to 512 GPUs"});
+    }
+    return rows;
+}
+
 }  // namespace vl

@@ -50,4 +50,30 @@ int64_t knob_value(const Scenario& s, Knob k);
 // checks (solvers.cpp solve_gpus); its `why` names the closest layout probed with fewer GPUs.
 SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt = {});
 
+// ---- what fits, as the page shows it beside an estimate and the exports carry it ---------------
+// The largest batch and sequence (inference: concurrent sequences and context per sequence; training:
+// micro-batch and sequence length) of a model with an architecture, and for a scenario that does not fit
+// the fewest GPUs with their layout.
+struct FitAnswers {
+    SolveResult max_batch;  // Knob::Batch / Knob::MicroBatch; found false when not searched
+    SolveResult max_seq;    // Knob::Context / Knob::SeqLen, searched up to max(max_position, 4096), at most 2^22
+    SolveResult min_gpus;   // Knob::GpuCount up to 512 GPUs, searched only when `e` does not fit
+    bool solved = false;    // the estimate was valid and the answers were searched
+};
+Knob batch_knob(const Scenario& s);  // Batch (inference) or MicroBatch
+Knob seq_knob(const Scenario& s);    // Context (inference) or SeqLen
+FitAnswers fit_answers(const Scenario& s, const Estimate& e);
+
+// One line per answer: id ("max_micro_batch", "max_batch", "max_seq_len", "max_context", "min_gpus"),
+// an English label, the value (-1: none fits) and its text ("6", "131072+" at the search bound,
+// "4 (TP 2, PP 1, ZeRO 1)", "none up to 512 GPUs").
+struct FitAnswerRow {
+    std::string id;
+    std::string label;
+    int64_t value = -1;
+    std::string text;
+};
+std::vector<FitAnswerRow> fit_answer_rows(const Scenario& s, const Estimate& e, const FitAnswers& a);
+std::string gpu_layout_text(const Parallelism& p);  // "TP 2, PP 1, ZeRO 1"
+
 }  // namespace vl

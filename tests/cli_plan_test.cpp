@@ -41,6 +41,14 @@ bool refused_with(const std::vector<std::string>& args, const std::string& messa
     return r.status == 1 && r.err.find(message) != std::string::npos;
 }
 
+// `bytes` written to a file of this process's own in the temp folder (removed by the test).
+std::filesystem::path write_temp_file(const std::string& name, const std::string& bytes) {
+    const std::filesystem::path file =
+        std::filesystem::temp_directory_path() / ("vramlens_cli_plan_test_" + std::to_string(::getpid()) + "_" + name);
+    std::ofstream(file, std::ios::binary) << bytes;
+    return file;
+}
+
 std::string line_starting(const std::string& text, const std::string& prefix) {
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);)
@@ -387,9 +395,7 @@ TEST_CASE("cli plan --mmproj: the projector GGUF's tensor bytes on the first GPU
     w.tensor("v.blk.0.attn_q.weight", {64, 64}, F16, 8192);
     w.tensor("v.blk.0.ln1.weight", {64}, F32, 256);
     w.tensor("mm.0.weight", {64, 256}, Q8_0, 17408);
-    const std::filesystem::path file =
-        std::filesystem::temp_directory_path() / ("vramlens_cli_plan_test_" + std::to_string(::getpid()) + "_mmproj-tiny.gguf");
-    std::ofstream(file, std::ios::binary) << w.file();
+    const std::filesystem::path file = write_temp_file("mmproj-tiny.gguf", w.file());
     const std::vector<std::string> base = {"--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb",
                                            "--ram", "32GB", "--mmproj", file.string()};
     std::vector<std::string> args = base;
@@ -442,9 +448,7 @@ TEST_CASE("cli plan --mmproj: the image encoder's compute buffers from the proje
     w.u32("clip.vision.patch_size", 16);
     w.u32("clip.vision.spatial_merge_size", 2);
     w.tensor("v.blk.0.attn_q.weight", {64, 64}, 1, 8192);
-    const std::filesystem::path file =
-        std::filesystem::temp_directory_path() / ("vramlens_cli_plan_test_" + std::to_string(::getpid()) + "_mmproj-qwen.gguf");
-    std::ofstream(file, std::ios::binary) << w.file();
+    const std::filesystem::path file = write_temp_file("mmproj-qwen.gguf", w.file());
     const std::vector<std::string> base = {"--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj", file.string()};
     std::vector<std::string> args = base;
     args.insert(args.end(), {"--format", "json"});

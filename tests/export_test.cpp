@@ -229,3 +229,43 @@ TEST_CASE("export: inference shows the KV pool as numbers in every format (block
     CHECK_THAT(export_estimate(s, e, ExportFormat::Table), !Catch::Contains("KV cache"));
     CHECK_FALSE(nlohmann::json::parse(export_estimate(s, e, ExportFormat::Json)).contains("kv"));
 }
+
+TEST_CASE("export: the what-fits answers the page shows are in every format") {
+    const Scenario s = heading_scenario();
+    Estimate e = hand_built();
+    e.gpu_capacity_bytes = 20 * GiB;  // the 25 GiB peak does not fit: the fewest GPUs is an answer too
+    FitAnswers a;
+    a.solved = true;
+    a.max_batch.found = true;
+    a.max_batch.value = 6;
+    a.max_seq.found = true;
+    a.max_seq.value = 131072;
+    a.max_seq.at_search_bound = true;
+    a.min_gpus.found = true;
+    a.min_gpus.value = 4;
+    a.min_gpus.scenario.parallel.tp = 2;
+    a.min_gpus.scenario.parallel.pp = 1;
+    a.min_gpus.scenario.parallel.zero = 1;
+    ExportOptions o;
+    o.answers = &a;
+    CHECK_THAT(export_estimate(s, e, ExportFormat::Table, o),
+               Catch::Contains("What fits: max micro-batch 6, max sequence 131072+, fewest GPUs 4 (TP 2, PP 1, ZeRO 1)\n"));
+    CHECK_THAT(export_estimate(s, e, ExportFormat::Markdown, o), Catch::Contains("What fits: max micro-batch 6, max sequence 131072+"));
+    const std::string csv = export_estimate(s, e, ExportFormat::Csv, o);
+    CHECK_THAT(csv, Catch::Contains("\nanswer.max_micro_batch,max micro-batch: 6,count,,false,6,,,,\n"));
+    CHECK_THAT(csv, Catch::Contains("\nanswer.max_seq_len,max sequence: 131072+,count,,false,131072,,,,\n"));
+    CHECK_THAT(csv, Catch::Contains("\nanswer.min_gpus,\"fewest GPUs: 4 (TP 2, PP 1, ZeRO 1)\",count,,false,4,,,,\n"));
+    const nlohmann::json j = nlohmann::json::parse(export_estimate(s, e, ExportFormat::Json, o));
+    REQUIRE(j["answers"].size() == 3);
+    CHECK(j["answers"][0]["id"] == "max_micro_batch");
+    CHECK(j["answers"][0]["value"] == 6);
+    CHECK(j["answers"][2]["text"] == "4 (TP 2, PP 1, ZeRO 1)");
+    // Nothing fits up to 512 GPUs: said, with -1 as the count.
+    a.min_gpus.found = false;
+    CHECK_THAT(export_estimate(s, e, ExportFormat::Csv, o), Catch::Contains("\nanswer.min_gpus,fewest GPUs: none up to 512 GPUs,count,,false,-1,,,,\n"));
+    // A scenario that fits has no fewest-GPUs answer; without answers no line at all.
+    e.gpu_capacity_bytes = 80 * GiB;
+    CHECK_THAT(export_estimate(s, e, ExportFormat::Table, o), !Catch::Contains("fewest GPUs"));
+    CHECK_THAT(export_estimate(s, e, ExportFormat::Table), !Catch::Contains("What fits"));
+    CHECK_FALSE(nlohmann::json::parse(export_estimate(s, e, ExportFormat::Json)).contains("answers"));
+}

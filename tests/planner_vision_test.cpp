@@ -21,6 +21,17 @@ VisionEncoder qwen36_27b() { return {"qwen3vl_merger", 1152, 4304, 16, 27, 768, 
 VisionEncoder mistral3() { return {"pixtral", 1024, 4096, 16, 24, 1540, 14, 2}; }
 // A tiny fixed-resolution tower: 224 px, patch 14 -> 16 x 16 = 256 patches; n_embd 64, n_ff 256, 4 heads.
 VisionEncoder tiny_clip() { return {"mlp", 64, 256, 4, 1, 224, 14, 1}; }
+
+// A tiny Q8_0 text model (4 layers, d 256) on one 24 GiB GPU with 64 GiB of RAM, for the projector to join.
+PlanInput tiny_on_4090() {
+    PlanInput in;
+    in.model = test::llama("tiny", 1024, 256, 4, 4, 4, 512, 65536);
+    in.weights = WeightFormat::GGUF_Q8_0;
+    in.context = 1024;
+    in.ram_bytes = 64 * kGiB;
+    in.gpus = {{"RTX 4090", 24 * kGiB, 0}};
+    return in;
+}
 }  // namespace
 
 TEST_CASE("vision encoder: the Qwen-VL mergers reserve a 46 x 46-token image at load, as the logs print") {
@@ -72,12 +83,7 @@ TEST_CASE("vision encoder: by hand for a tiny tower, and placed with the project
     CHECK(clip_compute_bytes(tiny_clip(), 224, true).device == 458752);
     CHECK(clip_compute_bytes(tiny_clip(), 224, true).host == 606208);
 
-    PlanInput in;
-    in.model = test::llama("tiny", 1024, 256, 4, 4, 4, 512, 65536);
-    in.weights = WeightFormat::GGUF_Q8_0;
-    in.context = 1024;
-    in.ram_bytes = 64 * kGiB;
-    in.gpus = {{"RTX 4090", 24 * kGiB, 0}};
+    PlanInput in = tiny_on_4090();
     in.mmproj_bytes = 600 * kMiB;
     in.mmproj_encoder = tiny_clip();
     const Plan p = place_llamacpp(in, 5, 1024);
@@ -97,12 +103,7 @@ TEST_CASE("vision encoder: by hand for a tiny tower, and placed with the project
 }
 
 TEST_CASE("vision encoder: --image-max-tokens is planned, printed, and refused where llama.cpp ignores it") {
-    PlanInput in;
-    in.model = test::llama("tiny", 1024, 256, 4, 4, 4, 512, 65536);
-    in.weights = WeightFormat::GGUF_Q8_0;
-    in.context = 1024;
-    in.ram_bytes = 64 * kGiB;
-    in.gpus = {{"RTX 4090", 24 * kGiB, 0}};
+    PlanInput in = tiny_on_4090();
     in.flash_attention = true;
     in.mmproj_bytes = 800 * kMiB;
     in.mmproj_encoder = qwen35_4b();

@@ -366,6 +366,11 @@ TEST_CASE("embed mode reports its content height, exports go to the clipboard") 
     REQUIRE_FALSE(w.app.outbox.empty());
     CHECK(w.app.outbox.back().kind == "copy");
     CHECK(w.app.outbox.back().a.find("weights") != std::string::npos);
+    // The what-fits answers the page shows are in the export too, with the solver's own values (issue 15).
+    REQUIRE(w.app.derived.answers.max_batch.found);
+    const bool infer = w.app.scenario.mode == Mode::Infer;
+    CHECK(w.app.outbox.back().a.find(std::string(infer ? "\nanswer.max_batch,max batch: " : "\nanswer.max_micro_batch,max micro-batch: ") +
+                                     std::to_string(w.app.derived.answers.max_batch.value)) != std::string::npos);
 }
 
 TEST_CASE("the test hook carries the scenario and the core's own total") {

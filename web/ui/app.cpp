@@ -51,8 +51,6 @@ std::vector<int64_t> sweep_values(const Scenario& s, SweepAxis axis) {
     return xs;
 }
 
-Knob batch_knob(const Scenario& s) { return s.mode == Mode::Infer ? Knob::Batch : Knob::MicroBatch; }
-Knob seq_knob(const Scenario& s) { return s.mode == Mode::Infer ? Knob::Context : Knob::SeqLen; }
 
 void solve_all(AppState& app) {
     Derived& d = app.derived;
@@ -66,17 +64,7 @@ void solve_all(AppState& app) {
         const Estimate e = estimate(t, Detail::NumbersOnly);
         d.sweep.push_back({x, e.ok() && std::isfinite(e.total_bytes) ? e.total_bytes : -1.0});
     }
-    if (s.model.architecture_known()) {
-        d.max_batch = solve(s, batch_knob(s));
-        SolveOptions so;
-        so.hi = std::min<int64_t>(std::max<int64_t>(s.model.max_position, 4096), 1 << 22);
-        d.max_seq = solve(s, seq_knob(s), so);
-    }
-    if (!app.estimate.fits()) {
-        SolveOptions go;
-        go.max_gpus = 512;
-        d.min_gpus = solve(s, Knob::GpuCount, go);
-    }
+    d.answers = fit_answers(s, app.estimate);
     d.solved = true;
 }
 
@@ -455,9 +443,9 @@ std::string hook_json(const AppState& app) {
                {"config_errors", app.ui.config_errors.size()},
                {"hub", {{"state", static_cast<int>(app.ui.hub_state)}, {"message", app.ui.hub_message}, {"facts", app.ui.hub_facts},
                         {"asked", app.ui.hub_asked}, {"endpoint", app.ui.env.hub_endpoint}}},
-               {"solver", {{"max_batch", app.derived.max_batch.found ? app.derived.max_batch.value : -1},
-                           {"max_seq", app.derived.max_seq.found ? app.derived.max_seq.value : -1},
-                           {"min_gpus", app.derived.min_gpus.found ? app.derived.min_gpus.value : -1}}}};
+               {"solver", {{"max_batch", app.derived.answers.max_batch.found ? app.derived.answers.max_batch.value : -1},
+                           {"max_seq", app.derived.answers.max_seq.found ? app.derived.answers.max_seq.value : -1},
+                           {"min_gpus", app.derived.answers.min_gpus.found ? app.derived.answers.min_gpus.value : -1}}}};
     if (app.scenario.mode == Mode::Local) j["local"] = local_hook(app);
     nlohmann::json items = nlohmann::json::object();
     for (const auto& [k, r] : app.ui.items) items[k] = r;

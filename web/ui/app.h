@@ -150,9 +150,7 @@ struct SweepPoint {
 };
 struct Derived {
     std::vector<SweepPoint> sweep;   // memory against batch or sequence length (NumbersOnly)
-    SolveResult max_batch;           // Knob::MicroBatch (train) / Knob::Batch (infer)
-    SolveResult max_seq;             // Knob::SeqLen / Knob::Context
-    SolveResult min_gpus;            // Knob::GpuCount, when the scenario does not fit
+    FitAnswers answers;              // largest batch and sequence, fewest GPUs when it does not fit (core/solvers.h)
     bool solved = false;
 };
 

@@ -20,7 +20,7 @@ bool finite_pos(double v) { return std::isfinite(v) && v >= 0; }
 // One line per solver answer: "max micro-batch 6", "max context 11k", "needs 4 GPUs".
 void solver_lines(AppState& app) {
     const Lang L = app.ui.lang;
-    const Derived& d = app.derived;
+    const FitAnswers& d = app.derived.answers;
     const bool infer = app.scenario.mode == Mode::Infer;
     std::string line;
     auto add = [&](const std::string& s) { line += (line.empty() ? "" : "   ·   ") + s; };
@@ -34,11 +34,7 @@ void solver_lines(AppState& app) {
         if (d.min_gpus.found) {
             char buf[96];
             std::snprintf(buf, sizeof buf, tr(L, S::NeedsGpus), static_cast<long long>(d.min_gpus.value));
-            const Parallelism& p = d.min_gpus.scenario.parallel;
-            char layout[96];
-            std::snprintf(layout, sizeof layout, " (TP %lld, PP %lld, ZeRO %d)", static_cast<long long>(p.tp),
-                          static_cast<long long>(p.pp), p.zero);
-            add(std::string(buf) + layout);
+            add(std::string(buf) + " (" + gpu_layout_text(d.min_gpus.scenario.parallel) + ")");
         } else {
             add(tr(L, S::NothingFits));
         }
@@ -380,7 +376,7 @@ void sweep_panel(AppState& app) {
         dl->AddText(ImVec2(tx, p0.y + 2 + row * lh), col, text.c_str());
     };
     vmark(cur, ImGui::GetColorU32(ImGuiCol_TextDisabled), std::to_string(cur), 1);
-    const SolveResult& ans = app.ui.sweep_axis == SweepAxis::Batch ? d.max_batch : d.max_seq;
+    const SolveResult& ans = app.ui.sweep_axis == SweepAxis::Batch ? d.answers.max_batch : d.answers.max_seq;
     if (ans.found) {
         const char* what = tr(L, app.ui.sweep_axis == SweepAxis::Batch ? (infer ? S::MaxBatch : S::MaxMicroBatch)
                                                                         : (infer ? S::MaxContext : S::MaxSeq));
