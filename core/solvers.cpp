@@ -231,7 +231,7 @@ LayoutSpace layout_space(const Scenario& s, const SolveOptions& opt) {
     for (int z = 0; z <= sp.max_zero; ++z) {
         Scenario v = s;
         v.parallel.zero = z;
-        sp.zero_ok[static_cast<size_t>(z)] = validate(v).empty();
+        sp.zero_ok[static_cast<size_t>(z)] = validate(v).empty() && (!opt.keep_zero || z == s.parallel.zero);
     }
     sp.max_gpus = opt.max_gpus;
     sp.gpu_bytes = s.gpu.memory_bytes;
@@ -499,6 +499,7 @@ FitAnswers fit_answers(const Scenario& s, const Estimate& e) {
     if (!e.fits()) {
         SolveOptions go;
         go.max_gpus = 512;
+        go.keep_zero = true;  // the user's ZeRO stage; another stage is a lever (fit_levers)
         a.min_gpus = solve(s, Knob::GpuCount, go);
     }
     a.solved = true;

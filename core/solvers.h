@@ -25,6 +25,7 @@ struct SolveOptions {
     int64_t lo = 1;          // smallest value tried (Batch, Context, MicroBatch, SeqLen)
     int64_t hi = 0;          // largest value tried; 0 = 2^24 tokens / 2^20 batch
     int64_t max_gpus = 256;  // GpuCount: largest count tried
+    bool keep_zero = false;  // GpuCount: only the scenario's own ZeRO stage (parallel.zero), as the user chose it
 };
 
 struct SolveResult {
@@ -57,7 +58,8 @@ SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt = {});
 struct FitAnswers {
     SolveResult max_batch;  // Knob::Batch / Knob::MicroBatch; found false when not searched
     SolveResult max_seq;    // Knob::Context / Knob::SeqLen, searched up to max(max_position, 4096), at most 2^22
-    SolveResult min_gpus;   // Knob::GpuCount up to 512 GPUs, searched only when `e` does not fit
+    SolveResult min_gpus;   // Knob::GpuCount up to 512 GPUs at the scenario's own ZeRO stage (keep_zero), searched
+                            // only when `e` does not fit
     bool solved = false;    // the estimate was valid and the answers were searched
 };
 Knob batch_knob(const Scenario& s);  // Batch (inference) or MicroBatch
@@ -75,5 +77,22 @@ struct FitAnswerRow {
 };
 std::vector<FitAnswerRow> fit_answer_rows(const Scenario& s, const Estimate& e, const FitAnswers& a);
 std::string gpu_layout_text(const Parallelism& p);  // "TP 2, PP 1, ZeRO 1"
+
+// ---- levers: one change that makes a scenario fit its GPUs -------------------------------------
+// For a scenario that does not fit: each single change worth trying, as the page offers it with one click
+// to apply: full recomputation, FlashAttention, a smaller micro-batch with more accumulation steps (the
+// same tokens per step), ZeRO-3 or ZeRO-Offload on the same GPUs, 8-bit Adam, LoRA or QLoRA for a
+// fine-tune; for inference a smaller weight format, an 8-bit KV cache, fewer concurrent sequences or a
+// shorter context; and the fewest GPUs with every other setting kept, then with any ZeRO stage. Only the
+// changes whose scenario validates and fits are returned, in that order.
+struct Lever {
+    std::string id;      // "recompute_full", "flash_attention", "micro_batch", "zero3", "zero_offload", "adam8bit",
+                         // "lora", "qlora", "weights", "kv_int8", "batch", "context", "gpus", "gpus_any_zero"
+    std::string label;   // "full recomputation", "micro-batch 2 x 4 accumulation steps", "ZeRO-3 + 16 GPUs (TP 1, PP 1)", ...
+    Scenario scenario;   // the scenario with the change applied
+    double total_bytes = 0;     // its peak per GPU
+    double capacity_bytes = 0;  // its GPU
+};
+std::vector<Lever> fit_levers(const Scenario& s, const Estimate& e);
 
 }  // namespace vl

@@ -339,7 +339,8 @@ TEST_CASE("invariants hold over 100,000 random valid scenarios") {
 // monotonicity assumed) on random scenarios whose GPU is sized so the answer is rarely trivial.
 namespace {
 struct GpuAnswer { bool found = false; int64_t n = 0, tp = 0, pp = 0, dp = 0; int zero = 0; };
-GpuAnswer fewest_gpus_exhaustive(const Scenario& s, int64_t max_gpus) {
+// only_zero >= 0: that ZeRO stage only (SolveOptions::keep_zero).
+GpuAnswer fewest_gpus_exhaustive(const Scenario& s, int64_t max_gpus, int only_zero = -1) {
     const int max_zero = s.mode == Mode::Infer ? 0 : 3;
     for (int64_t n = 1; n <= max_gpus; ++n)
         for (int64_t mp = 1; mp <= n; ++mp) {
@@ -347,6 +348,7 @@ GpuAnswer fewest_gpus_exhaustive(const Scenario& s, int64_t max_gpus) {
             for (int64_t tp = 1; tp <= mp; ++tp) {
                 if (mp % tp != 0) continue;
                 for (int zero = 0; zero <= max_zero; ++zero) {
+                    if (only_zero >= 0 && zero != only_zero) continue;
                     Scenario c = s;
                     c.parallel.tp = tp; c.parallel.pp = mp / tp; c.parallel.cp = 1; c.parallel.dp = n / mp;
                     c.parallel.zero = zero; c.parallel.sp = s.parallel.sp && tp > 1; c.gpu_count = n;
@@ -385,6 +387,22 @@ TEST_CASE("fewest GPUs equals the exhaustive enumeration over random scenarios")
         CHECK(got.scenario.parallel.dp == want.dp);
         CHECK(got.scenario.parallel.zero == want.zero);
         CHECK(got.estimate.fits());
+        // Keeping the scenario's own ZeRO stage (the page's answer; another stage is a lever): the same search
+        // over that stage only. Every third case, to keep the suite's time.
+        if (compared % 3 == 0) {
+            const GpuAnswer kept = fewest_gpus_exhaustive(s, max_gpus, s.parallel.zero);
+            SolveOptions keep{1, 0, max_gpus};
+            keep.keep_zero = true;
+            const SolveResult k = solve(s, Knob::GpuCount, keep);
+            INFO("keeping ZeRO " << s.parallel.zero << ": exhaustive n " << kept.n << "; solver: " << k.why);
+            REQUIRE(k.found == kept.found);
+            if (kept.found) {
+                CHECK(k.value == kept.n);
+                CHECK(k.scenario.parallel.tp == kept.tp);
+                CHECK(k.scenario.parallel.pp == kept.pp);
+                CHECK(k.scenario.parallel.zero == s.parallel.zero);
+            }
+        }
     }
     // The spread reaches the cases that matter: answers found, and answers that need data parallelism.
     CHECK(found > 300);

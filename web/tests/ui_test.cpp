@@ -1122,3 +1122,24 @@ TEST_CASE("training inputs: every-k, offloaded checkpoints with recomputation on
     CHECK_FALSE(h.app.scenario.train.moe_pad_expert_input_to_capacity);
     CHECK(h.app.estimate.ok());
 }
+
+TEST_CASE("a scenario that does not fit offers single changes that fit, and Apply makes one the scenario (issue 15)") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.1");  // fine-tune
+    REQUIRE(h.app.scenario.mode == Mode::FineTune);
+    h.app.scenario.finetune.method = FineTuneMethod::Full;  // a full fine-tune of the default 8B model
+    h.app.scenario.gpu = {"24 GiB", 24.0 * kGiB};
+    h.app.scenario.gpu_count = 1;
+    h.app.scenario.parallel = Parallelism{};
+    h.app.dirty = true;
+    h.frames(3);
+    REQUIRE(h.app.estimate.ok());
+    REQUIRE_FALSE(h.app.estimate.fits());  // 16 B per parameter of model states
+    REQUIRE(h.has("lever.qlora"));
+    CHECK_FALSE(h.has("lever.recompute_full"));  // recomputation does not shrink model states
+    h.click("lever.qlora");
+    CHECK(h.app.scenario.finetune.method == FineTuneMethod::QLoRA);
+    CHECK(h.app.estimate.fits());
+    CHECK_FALSE(h.has("lever.qlora"));  // it fits: no levers
+}

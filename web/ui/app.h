@@ -151,6 +151,7 @@ struct SweepPoint {
 struct Derived {
     std::vector<SweepPoint> sweep;   // memory against batch or sequence length (NumbersOnly)
     FitAnswers answers;              // largest batch and sequence, fewest GPUs when it does not fit (core/solvers.h)
+    std::vector<Lever> levers;       // when it does not fit: single changes that fit, each with Apply (fit_levers)
     bool solved = false;
 };
 

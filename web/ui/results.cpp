@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include <imgui_internal.h>
 
@@ -42,6 +43,28 @@ void solver_lines(AppState& app) {
     if (!line.empty()) {
         ImGui::TextWrapped("%s", line.c_str());
         mark(app, "solver");
+    }
+}
+
+// When it does not fit: each single change that fits (core fit_levers), its peak, and Apply.
+void lever_lines(AppState& app) {
+    const std::vector<Lever>& levers = app.derived.levers;
+    if (levers.empty()) return;
+    ImGui::TextUnformatted(tr(app.ui.lang, S::FitsWith));
+    std::optional<size_t> chosen;
+    for (size_t i = 0; i < levers.size(); ++i) {
+        ImGui::PushID(static_cast<int>(i));
+        if (ImGui::SmallButton(tr(app.ui.lang, S::Apply))) chosen = i;
+        mark(app, "lever." + levers[i].id);
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s: %s / %s", levers[i].label.c_str(), fmt_bytes(app, levers[i].total_bytes).c_str(),
+                           fmt_bytes(app, levers[i].capacity_bytes).c_str());
+        ImGui::PopID();
+    }
+    if (chosen) {
+        app.scenario = levers[*chosen].scenario;
+        app.ui.number_text.clear();  // the fields show the applied scenario's numbers
+        app.dirty = true;
     }
 }
 
@@ -109,6 +132,7 @@ void summary_panel(AppState& app) {
         mark(app, "kv");
     }
     solver_lines(app);
+    lever_lines(app);
 }
 
 void breakdown_panel(AppState& app) {

@@ -145,6 +145,8 @@ enum class Lang { En, Zh };
     X(MaxContext, "max context", "最长上下文")                                                            \
     X(NeedsGpus, "needs %lld GPUs", "需要 %lld 张 GPU")                                                    \
     X(NothingFits, "nothing fits", "都放不下")                                                            \
+    X(FitsWith, "Fits with one change:", "改一处即可放下：")                                                \
+    X(Apply, "Apply", "应用")                                                                             \
     X(Warnings, "Notes", "说明")                                                                          \
     X(Errors, "Fix these inputs", "请修正这些输入")                                                       \
     X(CopyLink, "Copy link", "复制链接")                                                                  \
