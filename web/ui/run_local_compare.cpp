@@ -119,6 +119,9 @@ void local_compare_grid_panel(AppState& app) {
         ImGui::EndTable();
     }
     mark(app, "local.compare.grid");
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", tr(L, S::CompareNote));
+    ImGui::PopTextWrapPos();
 }
 
 // Compare models x formats x machines (local.compare): opened by a button; computed when asked; a

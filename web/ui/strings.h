@@ -231,7 +231,9 @@ enum class Lang { En, Zh };
     X(CompareCurrent, "This model", "当前模型")                                                           \
     X(CompareMachines, "Machines", "机器")                                                                \
     X(CompareAddMachine, "Add this machine", "添加这台机器")                                              \
-    X(CompareModelWeights, "Model, weights", "模型，权重")
+    X(CompareModelWeights, "Model, weights", "模型，权重")                                                \
+    X(CompareNote, "Each cell: -ngl (layers on the GPUs / layers + output), the largest context at it, decode tok/s (± the held-back error, median-worst; docs/speed.md)", \
+      "每格：-ngl（GPU 上的层数 / 层数 + 输出层）、该设置下能放下的最长上下文、解码速度 tok/s（± 留出集误差，中位数-最差；docs/speed.md）")
 
 enum class S {
 #define VL_UI_STRING_ID(id, en, zh) id,
