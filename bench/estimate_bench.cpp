@@ -22,7 +22,10 @@
 
 #include "alloc_count.h"
 #include "cli.h"
+#include "model/presets.h"
+#include "planner/compare.h"
 #include "planner/planner.h"
+#include "planner/rank.h"
 #include "planner/serving.h"
 #include "workloads.h"
 
@@ -195,6 +198,41 @@ void BM_PlanServing(benchmark::State& state) {
     run_planner(state, [&] { return plan_serving(in); }, "tp", &ServingPlan::tp, "largest_max_model_len", &ServingPlan::largest_max_model_len);
 }
 
+// Which model fits best (`plan --rank` with no --model): the current presets x every GGUF type on one
+// RTX 4090 + 64 GiB, each a plan and a speed. Not budgeted (a request in the page, not per change).
+void BM_RankPresets(benchmark::State& state) {
+    RankInput in;
+    const GpuPreset* g = find_gpu("rtx-4090");
+    in.machine.gpus = {{g->name, g->memory_bytes, -1}};
+    in.gpu_presets = {g};
+    in.machine.ram_bytes = 64 * kGiB;
+    Ranking last;
+    for (auto _ : state) {
+        last = rank_models(in);
+        if (!last.ok()) state.SkipWithError(last.error.c_str());
+        benchmark::DoNotOptimize(last.rows.data());
+    }
+    state.counters["rows"] = static_cast<double>(last.rows.size());
+    state.counters["ranked"] = static_cast<double>(last.ranked);
+}
+// The compare grid (`plan --compare`): 4 models x 3 GGUF types x 3 machines (a PC, two unlike GPUs, a Mac).
+void BM_CompareGrid(benchmark::State& state) {
+    CompareInput in;
+    for (const char* id : {"qwen3-8b", "llama-3.1-8b", "qwen3-30b-a3b", "llama-3.1-70b"})
+        if (const ModelPreset* p = find_model(id)) in.models.push_back({id, p->spec});
+    in.weights = {WeightFormat::GGUF_Q4_K_M, WeightFormat::GGUF_Q6_K, WeightFormat::GGUF_Q8_0};
+    in.machines = {LocalMachine{{"rtx-4090"}, 64 * kGiB, ""}, LocalMachine{{"rtx-4090", "rtx-3060-12gb"}, 32 * kGiB, ""},
+                   LocalMachine{{}, 96 * kGiB, "m2-max"}};
+    in.context = 8192;
+    CompareGrid last;
+    for (auto _ : state) {
+        last = compare_grid(in);
+        if (!last.ok()) state.SkipWithError(last.error.c_str());
+        benchmark::DoNotOptimize(last.cells.data());
+    }
+    state.counters["cells"] = static_cast<double>(last.cells.size());
+}
+
 // name -> budget in ns (the median of the repetitions must stay under it)
 const std::map<std::string, double> kBudgetNs = {
     {"Estimate/train_llama8b", 1e3}, {"Estimate/train_deepseek_v3_pp8", 1e3}, {"Estimate/qlora_llama8b", 1e3},
@@ -240,6 +278,8 @@ BENCHMARK(BM_Solve<Knob::WeightFormat>)->Name("Solve/weight_format")->Unit(bench
 BENCHMARK(BM_PlanLlamaCpp70B)->Name("Plan/llamacpp_llama3_70b_24g_12g_64g")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PlanLlamaCppMoE)->Name("Plan/llamacpp_qwen3_30b_a3b_n_cpu_moe")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PlanServing)->Name("Plan/serving_vllm_llama31_70b_8x4090")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RankPresets)->Name("Plan/rank_presets_4090_64g")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_CompareGrid)->Name("Plan/compare_4x3x3")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Import70B)->Name("Import/local_llama3_70b_30_shards")->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

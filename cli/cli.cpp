@@ -33,6 +33,7 @@
 #include "param_count.h"
 #include "planner/launch.h"
 #include "planner/local.h"
+#include "planner/compare.h"
 #include "planner/planner.h"
 #include "planner/rank.h"
 #include "planner/speed.h"
@@ -283,6 +284,9 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--top", "N", "--rank: models shown (default 10)"},
     {"--since", "YYYY-MM", "--rank without --model: presets first published in this month or later (default: the 12 months up to the newest preset); all: every preset"},
     {"--all", nullptr, "--rank: every model x type, ranked or not, with why"},
+    {"--compare", nullptr, "a grid of every --model x every --weights (GGUF types) x every --machine: fits, largest context, decode tok/s"},
+    {"--machine", "SPEC", "--compare: a machine, GPU[+GPU...],ram=SIZE (e.g. rtx-4090+rtx-3060-12gb,ram=64GB) or mac=CHIP,mem=SIZE "
+                          "(e.g. mac=m2-max,mem=96GB); repeat for each; --gpu/--ram/--apple give one more, first"},
 };
 
 const PlanFlag* find_plan_flag(const std::string& name) {
@@ -739,6 +743,10 @@ std::string usage() {
         "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--no-kv-offload] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple]\n"
         "        [--split-mode layer|row|none] [--main-gpu N] [--mmproj FILE] [--no-mmproj-offload] [--format json]\n"
         "                                                         run it locally: layers per GPU, memory per device, launch line\n"
+        "  vramlens plan --compare --model ID [--model ID ...] --weights TYPE [--weights TYPE ...] --machine SPEC [--machine SPEC ...]\n"
+        "        [--ctx N] [--kv-type T] [--flash-attn] [--format json]\n"
+        "                                                         models x GGUF types x machines side by side (SPEC: rtx-4090+rtx-3060-12gb,ram=64GB\n"
+        "                                                         or mac=m2-max,mem=96GB)\n"
         "  vramlens plan --engine vllm|sglang --model ID --gpu ID [--gpu ID ...] [--weights bf16|fp8|awq-4bit] [--max-model-len N]\n"
         "        [--gpu-memory-utilization U] [--kv-cache-dtype auto|fp8] [--max-num-seqs N] [--tp N] [--pp N] [--format json]\n"
         "                                                         serve it with vLLM or SGLang: tp/pp, KV blocks, sequences, launch line\n"
@@ -1381,6 +1389,27 @@ std::optional<WeightFormat> plan_weights(const std::string& text, std::string& w
     return std::nullopt;
 }
 
+// The --model and --weights of --rank and --compare: each model read as estimate reads --model, each type checked.
+int plan_candidates(const std::vector<std::string>& model_args, const std::vector<std::string>& weight_args,
+                    std::vector<RankCandidate>& models, std::vector<WeightFormat>& weights, std::string& err) {
+    for (const std::string& w : weight_args) {
+        std::string why;
+        std::optional<WeightFormat> wf = plan_weights(w, why);
+        if (!wf) {
+            err += "vramlens: " + why + "\n";
+            return kBadInput;
+        }
+        weights.push_back(*wf);
+    }
+    for (const std::string& m : model_args) {
+        int status = kOk;
+        std::optional<Scenario> s = plan_model(m, err, status);
+        if (!s) return status;
+        models.push_back({m, s->model});
+    }
+    return kOk;
+}
+
 // `plan --rank`'s own flags (< 0 / empty: not given).
 struct RankFlags {
     bool on = false, all = false;
@@ -1439,18 +1468,7 @@ int cmd_rank(const Options& o, const RankFlags& f, const PlanInput& machine, con
             }
         if (!found) return bad("--max-loss: \"" + escape_control_chars(f.max_loss) + "\" is not a loss class; use near-lossless, small, noticeable or large");
     }
-    for (const std::string& w : f.weights) {
-        std::string why;
-        std::optional<WeightFormat> wf = plan_weights(w, why);
-        if (!wf) return bad(why);
-        in.weights.push_back(*wf);
-    }
-    for (const std::string& m : f.models) {
-        int status = kOk;
-        std::optional<Scenario> s = plan_model(m, err, status);
-        if (!s) return status;
-        in.models.push_back({m, s->model});
-    }
+    if (int status = plan_candidates(f.models, f.weights, in.models, in.weights, err); status != kOk) return status;
     const Ranking r = rank_models(in);
     if (!r.ok()) return bad(r.error);
     const std::vector<RankRow> rows = f.all ? r.rows : best_per_model(r);
@@ -1491,6 +1509,122 @@ int cmd_rank(const Options& o, const RankFlags& f, const PlanInput& machine, con
     return kOk;
 }
 
+// --machine SPEC: "GPU[+GPU...],ram=SIZE" (a PC) or "mac=CHIP,mem=SIZE" (a Mac), read into a LocalMachine; the
+// preset ids are checked (with the closest ids) by compare_grid. An error names the part that is wrong.
+std::optional<std::string> parse_machine_spec(const std::string& spec, LocalMachine& m) {
+    const std::string form = "give GPU[+GPU...],ram=SIZE (e.g. rtx-4090+rtx-3060-12gb,ram=64GB) or mac=CHIP,mem=SIZE (e.g. mac=m2-max,mem=96GB)";
+    std::vector<std::string> parts;
+    for (size_t at = 0;;) {
+        const size_t comma = spec.find(',', at);
+        parts.push_back(lower(spec.substr(at, comma == std::string::npos ? std::string::npos : comma - at)));
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    const bool mac = parts[0].rfind("mac=", 0) == 0;
+    if (mac) m.apple_chip = parts[0].substr(4);
+    else
+        for (size_t at = 0;;) {
+            const size_t plus = parts[0].find('+', at);
+            m.gpus.push_back(parts[0].substr(at, plus == std::string::npos ? std::string::npos : plus - at));
+            if (plus == std::string::npos) break;
+            at = plus + 1;
+        }
+    bool have_memory = false;
+    for (size_t i = 1; i < parts.size(); ++i) {
+        const std::string& part = parts[i];
+        const std::string key = part.substr(0, part.find('='));
+        if (part.find('=') == std::string::npos || (key != (mac ? "mem" : "ram"))) {
+            const std::string want = mac ? "mem=SIZE (the unified memory)" : "ram=SIZE (the system RAM)";
+            return "\"" + escape_control_chars(part) + "\" is not a part of a " + (mac ? "Mac" : "PC") + "; give " + want + "; " + form;
+        }
+        std::optional<double> r = parse_ram_size(part.substr(key.size() + 1));
+        if (!r) return "\"" + escape_control_chars(part) + "\": not a size; give e.g. " + key + "=64GB (GiB, as --ram)";
+        m.ram_bytes = *r;
+        have_memory = true;
+    }
+    if (!have_memory) return std::string("no ") + (mac ? "mem=SIZE" : "ram=SIZE") + "; " + form;
+    return std::nullopt;
+}
+
+Json compare_cell_json(const CompareCell& c) {
+    Json j = rank_row_json(c.row);
+    j["model_index"] = c.model;
+    j["weights_index"] = c.weights;
+    j["machine_index"] = c.machine;
+    j["fits"] = c.fits();
+    return j;
+}
+
+// `plan --compare`: every --model x --weights x machine (core/planner/compare.h).
+int cmd_compare(const Options& o, const RankFlags& f, const std::vector<LocalMachine>& machines, const std::vector<std::string>& typed,
+                const PlanInput& settings, bool ollama, const SpeedInput& speed, std::string& out, std::string& err) {
+    auto bad = [&](const std::string& msg) {
+        err += "vramlens: " + msg + "\n";
+        return kBadInput;
+    };
+    CompareInput in;
+    in.engine = ollama ? LocalEngine::Ollama : LocalEngine::LlamaCpp;
+    in.context = settings.context;
+    in.kv = settings.kv;
+    in.flash_attention = settings.flash_attention;
+    in.speed = speed;
+    in.machines = machines;
+    if (f.models.empty()) return bad("--model: give the models to compare, e.g. --model qwen3-8b --model llama-3.1-8b");
+    if (machines.empty()) return bad("--machine: give the machines to compare, e.g. --machine rtx-4090,ram=64GB --machine mac=m2-max,mem=96GB");
+    if (int status = plan_candidates(f.models, f.weights.empty() ? std::vector<std::string>{"q4_k_m"} : f.weights, in.models, in.weights, err);
+        status != kOk)
+        return status;
+    const CompareGrid g = compare_grid(in);
+    if (!g.ok()) {
+        // "machines[1].gpus[0]: ..." said as the machine typed: machine 2 ("rtx-409,ram=64GB"): gpus[0]: ...
+        const std::string& e = g.error;
+        if (e.rfind("machines[", 0) == 0) {
+            const size_t k = std::stoul(e.substr(9));
+            return bad("machine " + std::to_string(k + 1) + " (" + typed[k] + "): " + e.substr(e.find("].") + 2));
+        }
+        return bad("--" + e);
+    }
+    if (o.format == ExportFormat::Json) {
+        Json j{{"engine", ollama ? "ollama" : "llama.cpp"}, {"context", in.context}, {"kv_type", llamacpp_cache_type(in.kv)},
+               {"flash_attention", in.flash_attention}, {"models", Json::array()}, {"weights", Json::array()}, {"machines", Json::array()},
+               {"cells", Json::array()}};
+        for (const RankCandidate& m : in.models) j["models"].push_back(m.id);
+        for (WeightFormat w : in.weights) j["weights"].push_back(weight_format(w).key);
+        for (size_t k = 0; k < machines.size(); ++k)
+            j["machines"].push_back({{"name", g.machine_names[k]}, {"gpus", machines[k].gpus}, {"ram_bytes", machines[k].ram_bytes},
+                                     {"apple_chip", machines[k].apple_chip}});
+        for (const CompareCell& c : g.cells) j["cells"].push_back(compare_cell_json(c));
+        out += j.dump(1) + "\n";
+        return kOk;
+    }
+    out += "Compare at context " + std::to_string(in.context) + " (KV " + llamacpp_cache_type(in.kv) + ", flash attention " +
+           (in.flash_attention ? "on" : "off") + ", " + (ollama ? "Ollama" : "llama.cpp") + "):\n";
+    for (size_t k = 0; k < machines.size(); ++k) out += "  [" + std::to_string(k + 1) + "] " + g.machine_names[k] + "\n";
+    std::vector<std::vector<std::string>> table{{"model, weights"}};
+    for (size_t k = 0; k < machines.size(); ++k) table[0].push_back("[" + std::to_string(k + 1) + "]");
+    for (size_t m = 0; m < in.models.size(); ++m)
+        for (size_t w = 0; w < in.weights.size(); ++w) {
+            const RankRow& first = g.at(m, w, 0).row;
+            table.push_back({first.name + ", " + weight_format(first.weights).name});
+            for (size_t k = 0; k < machines.size(); ++k) table.back().push_back(compare_cell_text(g.at(m, w, k)));
+        }
+    auto columns = [](const std::string& t) {  // UTF-8: one column per code point (the cells' "·", "≤", "±")
+        return static_cast<size_t>(std::count_if(t.begin(), t.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    };
+    std::vector<size_t> width(table[0].size(), 0);
+    for (const auto& row : table)
+        for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], columns(row[c]));
+    for (const auto& row : table) {
+        std::string line;
+        for (size_t c = 0; c < row.size(); ++c)
+            line += row[c] + (c + 1 < row.size() ? std::string(width[c] - columns(row[c]) + 3, ' ') : "");
+        out += line + "\n";
+    }
+    out += "Each cell: -ngl as llama.cpp places the model (layers on the GPUs / layers + output), the largest context at it, and the decode "
+           "speed with the calibration's held-back error (docs/speed.md); `vramlens plan` with the same flags shows a cell's devices and launch line.\n";
+    return kOk;
+}
+
 int cmd_plan(const Options& o, std::string& out, std::string& err) {
     for (auto it = o.plan.rbegin(); it != o.plan.rend(); ++it)
         if (it->first == "--engine") {
@@ -1500,6 +1634,8 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         }
     PlanInput in;
     RankFlags rank;
+    bool compare = false;
+    std::vector<std::string> machine_specs;
     std::string engine = "llama.cpp", model_arg, weights_arg = "q4_k_m";
     bool weights_given = false;
     std::vector<std::string> gpu_ids;
@@ -1528,6 +1664,8 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             weights_given = true;
             rank.weights.push_back(value);
         } else if (flag == "--rank") rank.on = value == "true";
+        else if (flag == "--compare") compare = value == "true";
+        else if (flag == "--machine") machine_specs.push_back(value);
         else if (flag == "--all") rank.all = value == "true";
         else if (flag == "--max-loss") rank.max_loss = lower(value);
         else if (flag == "--since") rank.since = lower(value);
@@ -1617,6 +1755,34 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     const bool ollama = engine == "ollama";
     if (!rank.on && (rank.all || rank.min_speed >= 0 || !rank.max_loss.empty() || !rank.since.empty() || rank.top > 0))
         return bad("--min-speed, --max-loss, --since, --top and --all go with --rank");
+    if (!machine_specs.empty() && !compare) return bad("--machine goes with --compare (one machine: --gpu ID --ram SIZE, or --apple)");
+    if (compare) {
+        if (rank.on) return bad("--compare and --rank are two views: give one");
+        if (in.ngl >= 0 || in.n_cpu_moe > 0 || !in.tensor_split.empty() || in.split_mode != SplitMode::Layer || in.main_gpu != 0 ||
+            in.ubatch != PlanInput{}.ubatch || in.wired_limit_mb != 0 || in.mmproj_bytes > 0 || !in.kv_offload)
+            return bad("--ngl, --n-cpu-moe, --tensor-split, --split-mode, --main-gpu, --ubatch, --wired-limit-mb, --mmproj and --no-kv-offload "
+                       "do not go with --compare: each cell is llama.cpp's default placement (`vramlens plan` plans one with them)");
+        std::vector<LocalMachine> machines;
+        std::vector<std::string> typed;  // each machine as given, for messages
+        if (!gpu_ids.empty() || in.apple_unified) {  // --gpu/--ram/--apple: the first machine
+            if (!have_ram) return bad("--ram: give the system RAM of the --gpu machine, e.g. --ram 64GB");
+            if (in.apple_unified && !chip) return bad("--apple-chip: --compare needs the Mac's chip (" + apple_chip_ids() + ")");
+            LocalMachine m;
+            for (const std::string& id : gpu_ids) m.gpus.push_back(lower(id));
+            m.ram_bytes = in.ram_bytes;
+            if (chip) m.apple_chip = chip->id;
+            machines.push_back(m);
+            typed.push_back(in.apple_unified ? "--apple" : "--gpu");
+        }
+        for (size_t k = 0; k < machine_specs.size(); ++k) {
+            LocalMachine m;
+            if (std::optional<std::string> why = parse_machine_spec(machine_specs[k], m))
+                return bad("machine " + std::to_string(machines.size() + 1) + " (--machine \"" + escape_control_chars(machine_specs[k]) + "\"): " + *why);
+            machines.push_back(m);
+            typed.push_back("--machine \"" + escape_control_chars(machine_specs[k]) + "\"");
+        }
+        return cmd_compare(o, rank, machines, typed, in, ollama, speed_in, out, err);
+    }
     if (model_arg.empty() && !rank.on) return bad("--model: give the model, e.g. --model llama-3-8b (`vramlens models` lists the presets)");
     if (!have_ram) return bad("--ram: give the system RAM, e.g. --ram 64GB");
     if (gpu_ids.empty() && !in.apple_unified)

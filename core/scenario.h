@@ -205,6 +205,23 @@ struct Overheads {
 // ---- run locally (Mode::Local): the engine and the machine a plan is made for -----------------
 enum class LocalEngine { LlamaCpp, Ollama, VLLM, SGLang };
 
+// One machine of the compare grid (local.compare.machines): the Run locally machine fields.
+struct LocalMachine {
+    std::vector<std::string> gpus;  // GPU preset ids, in device order; empty on a Mac
+    double ram_bytes = 68719476736.0;  // system RAM (64 GiB); a Mac's unified memory
+    std::string apple_chip;         // "": a PC; else an apple_chips() id
+    bool operator==(const LocalMachine&) const = default;
+};
+
+// The page's compare grid (local.compare; core/planner/compare.h): models x GGUF types x machines at
+// local's context, KV type, flash attention and engine. Empty lists: no grid.
+struct LocalCompare {
+    std::vector<std::string> models;      // model preset ids; "current": the scenario's own model
+    std::vector<WeightFormat> weights;    // GGUF types
+    std::vector<LocalMachine> machines;
+    bool operator==(const LocalCompare&) const = default;
+};
+
 struct LocalOptions {
     LocalEngine engine = LocalEngine::LlamaCpp;
     WeightFormat weights = WeightFormat::GGUF_Q4_K_M;  // a GGUF type (llama.cpp, Ollama); bf16 fp16 fp8 gptq awq (vLLM, SGLang)
@@ -218,6 +235,7 @@ struct LocalOptions {
     double gpu_memory_utilization = 0.9;  // vLLM --gpu-memory-utilization (SGLang --mem-fraction-static)
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (SGLang --max-running-requests)
     bool rank = false;              // the page shows which model fits best on this machine (core/planner/rank.h)
+    LocalCompare compare;           // the page's compare grid (core/planner/compare.h)
 };
 
 struct Scenario {

@@ -17,6 +17,7 @@
 #include "json_input.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
+#include "planner/compare.h"
 #include "planner/speed.h"
 #include "units.h"
 
@@ -115,6 +116,19 @@ template <class V> void fields(V& v, LocalOptions*) {
     v("gpu_memory_utilization", &LocalOptions::gpu_memory_utilization);
     v("max_num_seqs", &LocalOptions::max_num_seqs);
     v("rank", &LocalOptions::rank);
+    v("compare", &LocalOptions::compare);
+}
+
+template <class V> void fields(V& v, LocalCompare*) {
+    v.model_ids("models", &LocalCompare::models);
+    v("weights", &LocalCompare::weights);
+    v("machines", &LocalCompare::machines);
+}
+
+template <class V> void fields(V& v, LocalMachine*) {
+    v("gpus", &LocalMachine::gpus);
+    v("ram_bytes", &LocalMachine::ram_bytes);
+    v("apple_chip", &LocalMachine::apple_chip);
 }
 
 template <class V> void fields(V& v, Parallelism*) {
@@ -234,9 +248,10 @@ template <class V> void fields(V& v, Scenario*) {
     v("overheads", &Scenario::overheads);
 }
 
+template <class F> struct IsVector : std::false_type {};
+template <class E> struct IsVector<std::vector<E>> : std::true_type {};
 template <class F>
-constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string> && !std::is_same_v<F, std::vector<uint64_t>> &&
-                           !std::is_same_v<F, std::vector<std::string>>;
+constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string> && !IsVector<F>::value;
 
 // ---- reading ----------------------------------------------------------------------------------
 std::string describe(const Json& j) {
@@ -336,6 +351,40 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
     errs.push_back({path, "must be one of " + enum_choices<E>() + "; got " + describe(j)});
 }
 
+// local.compare.weights: GGUF types with a published quantization loss (compare_grid's rule), at most kMaxCompareWeights.
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<WeightFormat>& out) {
+    if (!j.is_array() || j.size() > kMaxCompareWeights) {
+        errs.push_back({path, "must be an array of at most " + std::to_string(kMaxCompareWeights) + " GGUF types, e.g. [\"q4_k_m\", \"q8_0\"]; got " + describe(j)});
+        return;
+    }
+    out.assign(j.size(), WeightFormat::GGUF_Q4_K_M);
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string p = path + "[" + std::to_string(i) + "]";
+        std::optional<WeightFormat> w = j[i].is_string() ? parse_enum<WeightFormat>(j[i].get_ref<const std::string&>()) : std::nullopt;
+        if (w && gguf_type_kld(*w) >= 0) out[i] = *w;
+        else errs.push_back({p, "must be a GGUF type: q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16 or bf16; got " + describe(j[i])});
+    }
+}
+
+template <class T>
+void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out);
+
+// local.compare.machines: at most kMaxCompareMachines objects, each read field by field.
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<LocalMachine>& out) {
+    if (!j.is_array() || j.size() > kMaxCompareMachines) {
+        errs.push_back({path, "must be an array of at most " + std::to_string(kMaxCompareMachines) +
+                                  " machines, e.g. [{\"gpus\": [\"rtx-4090\"], \"ram_bytes\": 68719476736}]; got " + describe(j)});
+        return;
+    }
+    out.assign(j.size(), LocalMachine{});
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string p = path + "[" + std::to_string(i) + "]";
+        read_object(j[i], p, errs, out[i]);
+        if (!out[i].apple_chip.empty() && !find_apple_chip(out[i].apple_chip))
+            errs.push_back({p + ".apple_chip", "must be \"\" (a PC) or an Apple chip id such as m2-max or m4-pro; got " + describe(Json(out[i].apple_chip))});
+    }
+}
+
 template <class T>
 void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out);
 
@@ -385,6 +434,26 @@ struct Reader {
             }
         }
         if (good) out.*member = bits;
+    }
+
+    // local.compare.models: model preset ids, or "current" (the scenario's own model).
+    void model_ids(const char* key, std::vector<std::string> T::*member) {
+        const Json* j = find(key);
+        if (!j) return;
+        const std::string p = join(path, key);
+        if (!j->is_array() || j->size() > kMaxCompareModels) {
+            errs.push_back({p, "must be an array of at most " + std::to_string(kMaxCompareModels) + " model preset ids or \"current\"; got " + describe(*j)});
+            return;
+        }
+        std::vector<std::string> ids(j->size());
+        for (size_t i = 0; i < j->size(); ++i) {
+            const Json& e = (*j)[i];
+            if (e.is_string() && (e.get_ref<const std::string&>() == "current" || find_model(e.get_ref<const std::string&>())))
+                ids[i] = e.get_ref<const std::string&>();
+            else
+                errs.push_back({p + "[" + std::to_string(i) + "]", "must be a model preset id (`vramlens models`) or \"current\"; got " + describe(e)});
+        }
+        out.*member = ids;
     }
 
     void finish() {
@@ -528,9 +597,21 @@ template <class T>
 Json write_object(const T& v, const T& defaults, JsonStyle style);
 
 template <class F>
-Json to_json_value(const F& x) {
+Json to_json_value(const F& x, JsonStyle) {
     if constexpr (std::is_enum_v<F>) return enum_name(x);
     else return x;
+}
+
+Json to_json_value(const std::vector<WeightFormat>& x, JsonStyle) {
+    Json a = Json::array();
+    for (WeightFormat w : x) a.push_back(enum_name(w));
+    return a;
+}
+
+Json to_json_value(const std::vector<LocalMachine>& x, JsonStyle style) {
+    Json a = Json::array();
+    for (const LocalMachine& m : x) a.push_back(write_object(m, LocalMachine{}, style));
+    return a;
 }
 
 Json lora_targets_json(unsigned bits) {
@@ -554,12 +635,15 @@ struct Writer {
             Json sub = write_object(v.*member, d.*member, style);
             if (style == JsonStyle::Pretty || !sub.empty()) out[key] = std::move(sub);
         } else if (style == JsonStyle::Pretty || !(v.*member == d.*member)) {
-            out[key] = to_json_value(v.*member);
+            out[key] = to_json_value(v.*member, style);
         }
     }
 
     void lora_targets(const char* key, unsigned T::*member) {
         if (style == JsonStyle::Pretty || v.*member != d.*member) out[key] = lora_targets_json(v.*member);
+    }
+    void model_ids(const char* key, std::vector<std::string> T::*member) {
+        if (style == JsonStyle::Pretty || v.*member != d.*member) out[key] = v.*member;
     }
 };
 
@@ -618,6 +702,7 @@ struct Comparer {
         else equal = equal && a.*member == b.*member;
     }
     void lora_targets(const char*, unsigned T::*member) { equal = equal && a.*member == b.*member; }
+    void model_ids(const char*, std::vector<std::string> T::*member) { equal = equal && a.*member == b.*member; }
 };
 
 template <class T>

@@ -11,7 +11,8 @@
 # token never to the CDN, the link offline) and firstview.mjs (the
 # default scenario's answer as HTML before the wasm, as the CLI computes it; content-hashed files;
 # offline on the second visit, through the service worker; needs the native CLI) and local.mjs (Run
-# locally: GPUs added, the plan equal to `vramlens plan`'s, the launch line copied; needs the native CLI). ui.mjs's
+# locally: GPUs added, the plan equal to `vramlens plan`'s, the launch line copied; needs the native CLI) and compare.mjs
+# (Run locally's compare grid built by clicks, equal to `vramlens plan --compare`'s, opened from its link; needs the native CLI). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
 # Needs scripts/deps.sh (playwright-core, chromium), the web build and the native CLI (VRAMLENS_CLI,
@@ -34,6 +35,8 @@ for t in keyboard scroll history a11y layout fields hub; do
   node "$root/tests/browser/$t.mjs" --site "$site" --chromium "$chromium" || status=1
 done
 node "$root/tests/browser/local.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
+  --chromium "$chromium" || status=1
+node "$root/tests/browser/compare.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1
 node "$root/tests/browser/firstview.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1

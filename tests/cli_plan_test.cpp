@@ -8,11 +8,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
 
 #include "checkpoint_files.h"
+#include "cli_plan_run.h"
 #include "cli.h"
 #include "flag_list.h"
 #include "planner/speed.h"
@@ -22,16 +24,8 @@
 
 namespace {
 
-struct Out {
-    int status;
-    std::string out, err;
-};
-Out plan(std::vector<std::string> args) {
-    args.insert(args.begin(), "plan");
-    Out r;
-    r.status = vl::cli::run(args, r.out, r.err);
-    return r;
-}
+using Out = vl::test::PlanOut;
+Out plan(std::vector<std::string> args) { return vl::test::run_plan(std::move(args)); }
 
 std::set<std::string> llama_server_flags() { return vl::test::documented_flags("llama_server_flags.txt"); }
 

@@ -131,6 +131,9 @@ Scenario every_field_changed() {
     lo.wired_limit_mb = 100000;
     lo.gpu_memory_utilization = 0.8;
     lo.max_num_seqs = 32;
+    lo.compare.models = {"current", "qwen3-8b"};
+    lo.compare.weights = {WeightFormat::GGUF_Q8_0, WeightFormat::GGUF_Q4_K_M};
+    lo.compare.machines = {LocalMachine{{"rtx-4090", "rtx-3060-12gb"}, 32.0 * 1024 * 1024 * 1024, ""}, LocalMachine{{}, 96.0 * 1024 * 1024 * 1024, "m2-max"}};
     Parallelism& p = s.parallel;
     p.dp = 4;
     p.tp = 8;
@@ -270,6 +273,9 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.local.wired_limit_mb == b.local.wired_limit_mb);
     CHECK(a.local.gpu_memory_utilization == b.local.gpu_memory_utilization);
     CHECK(a.local.max_num_seqs == b.local.max_num_seqs);
+    CHECK(a.local.compare.models == b.local.compare.models);
+    CHECK(a.local.compare.weights == b.local.compare.weights);
+    CHECK(a.local.compare.machines == b.local.compare.machines);
     CHECK(a.parallel.dp == b.parallel.dp);
     CHECK(a.parallel.tp == b.parallel.tp);
     CHECK(a.parallel.pp == b.parallel.pp);
@@ -645,7 +651,9 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 6);
-    CHECK(field_count<LocalOptions>() == 12);
+    CHECK(field_count<LocalOptions>() == 13);
+    CHECK(field_count<LocalCompare>() == 3);
+    CHECK(field_count<LocalMachine>() == 3);
     CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
 }
 
@@ -682,4 +690,30 @@ TEST_CASE("scenario JSON: the activation formulas' old names \"seed-003\" and \"
     const std::string msg = error_for(scenario_from_json(R"({"version": 1, "model": {"params": 7e9}, "train": {"activation_formula": "seed-002"}})"),
                                       "train.activation_formula");
     CHECK_THAT(msg, Catch::Contains("\"per-layer-bytes\"") && Catch::Contains("\"per-layer-elements\"") && !Catch::Contains("seed-003"));
+}
+
+TEST_CASE("scenario JSON: local.compare - each bad field named by its path, and a file without it still reads") {
+    Result<Scenario> r = scenario_from_json(R"({"version": 1, "local": {"compare": {
+        "models": ["current", "qwen3-8", 7],
+        "weights": ["q4_k_m", "gptq-4bit", "q9"],
+        "machines": [{"gpus": ["rtx-4090"], "ram_bytes": 68719476736},
+                     {"gpus": ["rtx-4090", "rtx-409"], "ram_bytes": "64GB", "vram": 1},
+                     {"apple_chip": "m9"}, 5]}}})");
+    CHECK(error_for(r, "local.compare.models[1]") == R"(must be a model preset id (`vramlens models`) or "current"; got "qwen3-8")");
+    CHECK(error_for(r, "local.compare.models[2]") == R"(must be a model preset id (`vramlens models`) or "current"; got 7)");
+    CHECK_THAT(error_for(r, "local.compare.weights[1]"), Catch::StartsWith("must be a GGUF type: q8_0") && Catch::EndsWith(R"(got "gptq-4bit")"));
+    CHECK_THAT(error_for(r, "local.compare.weights[2]"), Catch::EndsWith(R"(got "q9")"));
+    CHECK(error_for(r, "local.compare.machines[1].gpus[1]") == R"(must be a GPU preset id (`vramlens gpus` lists them); got "rtx-409")");
+    CHECK(error_for(r, "local.compare.machines[1].ram_bytes") == R"(must be a number; got "64GB")");
+    CHECK(error_for(r, "local.compare.machines[1].vram") == "unknown field");
+    CHECK_THAT(error_for(r, "local.compare.machines[2].apple_chip"), Catch::EndsWith(R"(got "m9")"));
+    CHECK(error_for(r, "local.compare.machines[3]") == "must be an object; got 5");
+    CHECK(error_for(scenario_from_json(R"({"version": 1, "local": {"compare": {"machines": [{}, {}, {}, {}, {}, {}, {}, {}, {}]}}})"),
+                    "local.compare.machines").rfind("must be an array of at most 8 machines", 0) == 0);
+
+    // A file written before local.compare existed reads with no grid; a compact file leaves an empty grid out.
+    Result<Scenario> old = scenario_from_json(R"({"version": 1, "mode": "local", "local": {"gpus": ["rtx-4090"], "rank": true}})");
+    REQUIRE(old.ok());
+    CHECK(old->local.compare == LocalCompare{});
+    CHECK(scenario_to_json(*old, JsonStyle::Compact).find("compare") == std::string::npos);
 }

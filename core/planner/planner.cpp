@@ -223,10 +223,32 @@ double llamacpp_embedding_weight_bytes(const PlanInput& in) {
     return embedding_weight_bytes(n, w, in.model, llamacpp_options(in), par);
 }
 
-Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
+namespace {
+
+// What no -ngl or context changes, computed once per plan (plan_llamacpp places a model up to a
+// hundred times): each repeating layer's weight bytes, the routed experts' share that --n-cpu-moe
+// keeps on the CPU, and the output layer's and the token embedding's bytes.
+struct FixedBytes {
+    ParamCounts pc;
+    std::vector<double> layer, experts;
+    double output = 0, embedding = 0;
+};
+
+FixedBytes fixed_bytes(const PlanInput& in) {
+    FixedBytes f;
+    f.pc = count_params(in.model);
+    for (int64_t il = 0; il < in.model.layers; ++il) {
+        f.layer.push_back(layer_weight_bytes(in, f.pc, il));
+        f.experts.push_back(il < in.n_cpu_moe ? llamacpp_layer_expert_bytes(in, il) : 0);
+    }
+    f.output = llamacpp_output_weight_bytes(in);
+    f.embedding = llamacpp_embedding_weight_bytes(in);
+    return f;
+}
+
+// place_llamacpp of a valid input with its fixed bytes.
+Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t context) {
     Plan p;
-    p.error = validate_plan(in);
-    if (!p.ok()) return p;
     const ModelSpec& m = in.model;
     const int64_t L = m.layers;
     p.n_layer = L;
@@ -272,12 +294,12 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
     p.cpu.name = "CPU (system RAM)";
     p.cpu.layer_begin = p.cpu.layer_end = -1;
 
-    const ParamCounts pc = count_params(m);
+    const ParamCounts& pc = fb.pc;
     auto at = [&](int d) -> DevicePlan& { return d < 0 ? p.cpu : p.gpus[static_cast<size_t>(d)]; };
     for (int64_t il = 0; il < L; ++il) {
         DevicePlan& d = at(device_of(il));
-        const double layer = layer_weight_bytes(in, pc, il);
-        const double experts_on_cpu = (il < in.n_cpu_moe && device_of(il) >= 0) ? llamacpp_layer_expert_bytes(in, il) : 0;
+        const double layer = fb.layer[static_cast<size_t>(il)];
+        const double experts_on_cpu = device_of(il) >= 0 ? fb.experts[static_cast<size_t>(il)] : 0;  // --n-cpu-moe
         d.weights += layer - experts_on_cpu;
         p.cpu.weights += experts_on_cpu;
         // The window layers of an architecture llama.cpp runs with a sliding window hold n_swa + n_ubatch cells [llama-cpp-swa].
@@ -291,8 +313,8 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
     for (DevicePlan& d : p.gpus) if (d.layer_begin < 0) d.layer_begin = d.layer_end = 0;
     DevicePlan& out = at(device_of(L));
     out.output = true;
-    out.weights += llamacpp_output_weight_bytes(in);
-    p.cpu.weights += llamacpp_embedding_weight_bytes(in);
+    out.weights += fb.output;
+    p.cpu.weights += fb.embedding;
 
     // --split-mode row: each 2-D matrix of an offloaded layer, and output.weight, leaves its layer's GPU
     // for the split buffer, every GPU taking its rows (planner.h).
@@ -354,25 +376,34 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
     return p;
 }
 
+}  // namespace
+
+Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
+    Plan p;
+    p.error = validate_plan(in);
+    if (!p.ok()) return p;
+    return place(in, fixed_bytes(in), ngl, context);
+}
+
 namespace {
 
-int64_t largest_context(const PlanInput& in, int64_t ngl) {
+int64_t largest_context(const PlanInput& in, const FixedBytes& fb, int64_t ngl) {
     const int64_t step = 256;
     const int64_t cap = std::max({in.model.max_position, in.context, step});
-    if (!place_llamacpp(in, ngl, step).fits) return 0;
+    if (!place(in, fb, ngl, step).fits) return 0;
     int64_t lo = 1, hi = cap / step;  // in steps; lo fits
-    if (place_llamacpp(in, ngl, hi * step).fits) return hi * step;
+    if (place(in, fb, ngl, hi * step).fits) return hi * step;
     while (hi - lo > 1) {
         const int64_t mid = lo + (hi - lo) / 2;
-        if (place_llamacpp(in, ngl, mid * step).fits) lo = mid;
+        if (place(in, fb, ngl, mid * step).fits) lo = mid;
         else hi = mid;
     }
     return lo * step;
 }
 
-std::string no_fit_advice(const PlanInput& in, const Plan& best) {
+std::string no_fit_advice(const PlanInput& in, const FixedBytes& fb, const Plan& best) {
     std::string out = "does not fit at -c " + std::to_string(in.context) + " even with every layer placed:";
-    const int64_t ctx = largest_context(in, best.ngl);
+    const int64_t ctx = largest_context(in, fb, best.ngl);
     if (ctx > 0) out += " a context of " + std::to_string(ctx) + " (--ctx " + std::to_string(ctx) + ") fits at -ngl " + std::to_string(best.ngl) + ";";
     static constexpr WeightFormat kSmaller[] = {WeightFormat::GGUF_Q8_0, WeightFormat::GGUF_Q6_K, WeightFormat::GGUF_Q5_K_M,
                                                 WeightFormat::GGUF_Q4_K_M, WeightFormat::GGUF_Q3_K_M, WeightFormat::GGUF_Q2_K};
@@ -410,29 +441,32 @@ std::string no_fit_advice(const PlanInput& in, const Plan& best) {
 }  // namespace
 
 Plan plan_llamacpp(const PlanInput& in) {
-    Plan p = place_llamacpp(in, in.ngl < 0 ? in.model.layers + 1 : in.ngl, in.context);
+    Plan p;
+    p.error = validate_plan(in);
     if (!p.ok()) return p;
+    const FixedBytes fb = fixed_bytes(in);
+    p = place(in, fb, in.ngl < 0 ? in.model.layers + 1 : in.ngl, in.context);
     const bool has_gpu = !p.gpus.empty();
     if (in.ngl < 0 && has_gpu) {
         // More layers on a GPU never lower a GPU's bytes, so the largest -ngl that fits is found
         // from the top down (at most n_layer + 2 placements).
         for (int64_t ngl = in.model.layers + 1; ngl >= 0; --ngl) {
-            p = place_llamacpp(in, ngl, in.context);
+            p = place(in, fb, ngl, in.context);
             if (p.fits) break;
         }
         if (!p.fits) {
             // The CPU is what overflows when few layers are offloaded: report the fullest offload.
-            p = place_llamacpp(in, in.model.layers + 1, in.context);
+            p = place(in, fb, in.model.layers + 1, in.context);
             for (int64_t ngl = in.model.layers + 1; ngl >= 0; --ngl) {
-                const Plan q = place_llamacpp(in, ngl, in.context);
+                const Plan q = place(in, fb, ngl, in.context);
                 bool gpus_fit = true;
                 for (const DevicePlan& d : q.gpus) gpus_fit = gpus_fit && d.fits();
                 if (gpus_fit) { p = q; break; }
             }
         }
     }
-    p.max_context = largest_context(in, p.ngl);
-    if (!p.fits) p.advice = no_fit_advice(in, p);
+    p.max_context = largest_context(in, fb, p.ngl);
+    if (!p.fits) p.advice = no_fit_advice(in, fb, p);
     return p;
 }
 

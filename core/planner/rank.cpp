@@ -82,7 +82,9 @@ double gpu_total(const Plan& p) {
     return t;
 }
 
-RankRow rank_one(const RankInput& in, const RankCandidate& c, WeightFormat w) {
+}  // namespace
+
+RankRow plan_candidate(const RankInput& in, const RankCandidate& c, WeightFormat w) {
     RankRow r;
     r.id = c.id;
     r.name = c.model.name.empty() ? c.id : c.model.name;
@@ -131,8 +133,6 @@ RankRow rank_one(const RankInput& in, const RankCandidate& c, WeightFormat w) {
     return r;
 }
 
-}  // namespace
-
 Ranking rank_models(const RankInput& in) {
     Ranking out;
     if (in.machine.gpus.empty() && !in.machine.apple_unified)
@@ -151,7 +151,7 @@ Ranking rank_models(const RankInput& in) {
     const std::vector<RankCandidate> models = in.models.empty() ? presets_since(in.since.empty() ? current_generation_since() : in.since) : in.models;
     const std::vector<WeightFormat> types = in.weights.empty() ? every_gguf_type() : in.weights;
     for (const RankCandidate& c : models)
-        for (WeightFormat w : types) out.rows.push_back(rank_one(in, c, w));
+        for (WeightFormat w : types) out.rows.push_back(plan_candidate(in, c, w));
 
     // Ranked rows by the proxy's order (rank.h); the others after them, by verdict, then size.
     auto key = [](const RankRow& r) {
@@ -163,16 +163,17 @@ Ranking rank_models(const RankInput& in) {
 }
 
 std::string rank_row_text(const RankRow& r) {
-    auto approx = [](double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); };
     std::string t = r.name + ", " + weight_format(r.weights).name + ": " + params_label(r.params) + " parameters";
     if (r.active_params != r.params) t += " (" + params_label(r.active_params) + " active)";
     t += fmt::format(", loss {} (KLD {:.4f})", quant_loss_name(r.loss), r.kld);
     if (r.verdict == RankVerdict::Unsupported) return t + "; " + r.why;
     t += "; -ngl " + std::to_string(r.ngl) + " of " + std::to_string(r.n_layer + 1) + ", context up to " + std::to_string(r.max_context);
-    if (r.decode_tokens_per_s > 0) t += ", decode ~" + approx(r.decode_tokens_per_s) + " tok/s";
+    if (r.decode_tokens_per_s > 0) t += ", decode ~" + tokens_per_s_text(r.decode_tokens_per_s) + " tok/s";
     if (r.verdict != RankVerdict::Ranked) t += std::string("; ") + rank_verdict_name(r.verdict) + ": " + r.why;
     return t;
 }
+
+std::string tokens_per_s_text(double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); }
 
 std::string current_generation_since() {
     std::string newest;

@@ -81,6 +81,11 @@ struct Ranking {
 
 Ranking rank_models(const RankInput& in);
 
+// One candidate x type on in.machine: plan_llamacpp (the largest -ngl, then the largest context),
+// plan_speed_on, then the verdict by in's rules. rank_models' rows and the compare grid's cells
+// (compare.h) are this; `vramlens plan` runs the same two planners for one model and type.
+RankRow plan_candidate(const RankInput& in, const RankCandidate& c, WeightFormat w);
+
 // The default candidates are the current generation: presets first published in the 12 months up to
 // the newest preset's month (parameter counts compare poorly across generations: a 2023 40B model
 // is no better than a 2025 14B one). Returns that first month, "YYYY-MM".
@@ -89,6 +94,9 @@ std::string current_generation_since();
 // One row as text: "Qwen3-8B, GGUF Q4_K_M: 8.2B parameters, loss small (KLD 0.0313); -ngl 37 of 37, context up
 // to 35328, decode ~48.5 tok/s[; too slow: why]" (the CLI's line and the page's mirror).
 std::string rank_row_text(const RankRow& r);
+
+// A decode speed as the rows show it: "48.5", "148" (3 significant digits, whole above 100).
+std::string tokens_per_s_text(double tok_s);
 
 // The best row of each model (its first in `r.rows`), in rank order: one line per model.
 std::vector<RankRow> best_per_model(const Ranking& r);

@@ -14,6 +14,7 @@
 #include "inference/weight_formats.h"
 #include "share_link.h"
 #include "ui/app.h"
+#include "ui/run_local.h"
 #include "ui_harness.h"
 
 using namespace vl;
@@ -236,4 +237,64 @@ TEST_CASE("run locally: which model fits best - the rows are `vramlens plan --ra
     const nlohmann::json reopened = nlohmann::json::parse(hook_json(opened.app))["local"];
     CHECK(reopened["rank_stale"] == false);
     CHECK(!reopened["rank"].empty());
+}
+
+TEST_CASE("run locally: the compare grid built by clicks - its cells are `vramlens plan --compare`'s, stale after a change, carried by the link") {
+    Harness h(1280, 4000);  // tall enough that the grid below the plan and the ranking is on screen
+    h.frames(3);
+    h.click("mode.3");
+    REQUIRE(h.app.scenario.mode == Mode::Local);
+    const std::string current = h.app.ui.preset_id;  // the page's model, a preset
+    REQUIRE(!current.empty());
+    h.click("local.compare");  // opens with this model, its type (Q4_K_M) and this machine (one RTX 4090, 64 GiB)
+    h.frames(2);
+    h.click("local.compare.model.add");
+    h.click("local.compare.model.add.llama-2-13b");
+    h.click("local.compare.weights.q8_0");
+    h.click("local.gpus.add");             // the machine panel: a second RTX 4090 ...
+    h.click("local.compare.machine.add");  // ... added as the grid's second machine
+    h.frames(2);
+    const LocalCompare& c = h.app.scenario.local.compare;
+    CHECK(c.models == std::vector<std::string>{"current", "llama-2-13b"});
+    CHECK(c.weights == std::vector<WeightFormat>{WeightFormat::GGUF_Q8_0, WeightFormat::GGUF_Q4_K_M});
+    REQUIRE(c.machines.size() == 2);
+    CHECK(c.machines[1].gpus == std::vector<std::string>{"rtx-4090", "rtx-4090"});
+    CHECK(nlohmann::json::parse(hook_json(h.app))["local"]["compare"]["stale"] == true);  // changed since it was computed
+    h.click("local.compare.run");
+    h.frames(2);
+    const nlohmann::json page = nlohmann::json::parse(hook_json(h.app))["local"]["compare"];
+    CHECK(page["stale"] == false);
+
+    // The CLI's grid for the same inputs (the page's context 4096, f16 KV, no flash attention), machine by machine.
+    const nlohmann::json cli = cli_plan({"--compare", "--model", current, "--model", "llama-2-13b", "--weights", "q8_0", "--weights", "q4_k_m",
+                                         "--machine", "rtx-4090,ram=64GB", "--machine", "rtx-4090+rtx-4090,ram=64GB", "--ctx", "4096"});
+    REQUIRE(page["cells"].size() == 2 * 2 * 2);
+    REQUIRE(cli["cells"].size() == page["cells"].size());
+    for (size_t i = 0; i < cli["cells"].size(); ++i) {
+        const auto& p = page["cells"][i];
+        const auto& q = cli["cells"][i];
+        INFO("cell " << i << ": " << p.dump());
+        CHECK(p["weights"] == q["weights"]);
+        CHECK(p["machine"] == q["machine_index"]);
+        CHECK(p["fits"] == q["fits"]);
+        CHECK(p["ngl"] == q["ngl"]);
+        CHECK(p["max_context"] == q["max_context"]);
+        CHECK(p["decode_tokens_per_s"] == q.value("decode_tokens_per_s", 0.0));
+    }
+    // The HTML mirror has a line per cell.
+    size_t mirrored = 0;
+    const nlohmann::json mirror = local_results_text(h.app);
+    for (const auto& n : mirror["notes"])
+        mirrored += n.get<std::string>().rfind("Compare models, formats and machines: ", 0) == 0;
+    CHECK(mirrored == 8);
+
+    // A link opens the same grid (computed on open), not stale.
+    Harness opened(1280, 4000);
+    opened.frames(1);
+    REQUIRE(open_hash(opened.app, "#" + encode_share_link(h.app.scenario)));
+    opened.frames(2);
+    const nlohmann::json reopened = nlohmann::json::parse(hook_json(opened.app))["local"]["compare"];
+    CHECK(reopened["stale"] == false);
+    CHECK(reopened["cells"] == page["cells"]);
+    CHECK(reopened["machines"] == page["machines"]);
 }

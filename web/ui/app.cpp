@@ -16,6 +16,7 @@
 #include "scenario_json.h"
 #include "share_link.h"
 #include "ui/run_local.h"
+#include "ui/run_local_compare.h"
 
 namespace vl::ui {
 
@@ -159,6 +160,7 @@ void refresh(AppState& app) {
     app.estimate = estimate(app.scenario, Detail::Full);
     app.local = app.scenario.mode == Mode::Local ? plan_local(app.scenario) : LocalPlan{};
     if (app.scenario.mode == Mode::Local && app.scenario.local.rank && app.local_rank_for.empty()) rank_local_models(app);  // a link that shows it
+    if (app.scenario.mode == Mode::Local && app.scenario.local.compare != LocalCompare{} && app.local_compare_for.empty()) compute_compare(app);
     solve_all(app);
     app.dirty = false;
     // The URL fragment follows the scenario (queue_fragment, at the end of the frame).

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "estimate.h"
+#include "planner/compare.h"
 #include "planner/local.h"
 #include "scenario.h"
 #include "solvers.h"
@@ -164,6 +165,8 @@ struct AppState {
     LocalPlan local;              // Mode::Local: plan_local(scenario), refreshed by refresh() (the estimate is then an error)
     Ranking local_rank;           // local.rank: rank_local(scenario), computed on request (about a second in the page), not per change
     std::string local_rank_for;   // rank_machine_key() of the machine it was computed for; another: shown as stale
+    CompareGrid local_compare;    // local.compare: compare_local(scenario), computed on request, not per change
+    std::string local_compare_for;  // compare_key() of the inputs it was computed for; another: shown as stale
     std::vector<InEvent> inbox;
     std::vector<OutEvent> outbox;
 };

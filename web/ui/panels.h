@@ -36,5 +36,11 @@ void local_machine_panel(AppState& app);  // a PC's GPUs (added, changed, remove
 void local_verdict_panel(AppState& app);  // fits or not, the advice, -ngl / tp, the largest context (summary_panel's place)
 void local_plan_panel(AppState& app);     // per-device table, speed, launch lines to copy (breakdown_panel's place)
 void local_rank_panel(AppState& app);     // which model fits best on this machine (in local_plan_panel)
+// run_local_compare.cpp: the compare grid (in local_plan_panel, after the ranking)
+void local_compare_panel(AppState& app);            // opened by a button: the three lists, Compare again, the grid
+void local_compare_models_panel(AppState& app);     // models compared (presets, this model), each removable
+void local_compare_weights_panel(AppState& app);    // GGUF types compared, a checkbox each
+void local_compare_machines_panel(AppState& app);   // machines compared; Add this machine
+void local_compare_grid_panel(AppState& app);       // a row per model x type, a column per machine
 
 }  // namespace vl::ui

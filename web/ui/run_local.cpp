@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "inference/weight_formats.h"
+#include "ui/run_local_compare.h"
 #include "units.h"
 
 namespace vl::ui {
@@ -136,6 +137,7 @@ nlohmann::json local_results_text(const AppState& app) {
         size_t n = 0;
         for (const RankRow& r : shown_rank_rows(app)) j["notes"].push_back(std::string(tr(L, S::RankTitle)) + " " + std::to_string(++n) + ". " + rank_row_text(r));
     }
+    compare_notes(app, j["notes"]);
     for (const std::string& n : p.notes) j["notes"].push_back(n);
     return j;
 }
@@ -163,6 +165,7 @@ nlohmann::json local_hook(const AppState& app) {
         for (const RankRow& r : shown_rank_rows(app))
             j["rank"].push_back({{"id", r.id}, {"weights", weight_format(r.weights).key}, {"decode_tokens_per_s", r.decode_tokens_per_s}});
     j["rank_stale"] = app.scenario.local.rank && app.local_rank_for != rank_machine_key(app.scenario);
+    j["compare"] = compare_hook(app);
     return j;
 }
 

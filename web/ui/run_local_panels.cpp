@@ -203,6 +203,7 @@ void local_plan_panel(AppState& app) {
     }
     for (const std::string& n : p.notes) ImGui::TextDisabled("%s", n.c_str());
     local_rank_panel(app);
+    local_compare_panel(app);
 }
 
 // Which model fits best on this machine (local.rank): computed when asked (a second or so), each

@@ -227,7 +227,19 @@ enum class Lang { En, Zh };
     X(RankNone, "No model runs at this context and speed", "在此上下文和速度下没有可运行的模型")          \
     X(RankOrder, "Order: more parameters, then less quantization loss (llama.cpp's KL divergence), then speed; a proxy, not a benchmark",          \
       "排序：参数更多者优先，其次量化损失更小（llama.cpp 的 KL 散度），再次速度更快；这是近似指标，不是基准测试") \
-    X(Use, "Use", "使用")
+    X(Use, "Use", "使用")                                                                                 \
+    X(CompareTitle, "Compare models, formats and machines", "比较模型、格式和机器")                       \
+    X(CompareOpen, "Compare", "比较")                                                                     \
+    X(CompareAgain, "Compare again", "重新比较")                                                          \
+    X(CompareStale, "The inputs changed since this grid was computed", "输入已更改，此表格已过时")        \
+    X(CompareModels, "Models", "模型")                                                                    \
+    X(CompareAddModel, "Add a model", "添加模型")                                                         \
+    X(CompareCurrent, "This model", "当前模型")                                                           \
+    X(CompareMachines, "Machines", "机器")                                                                \
+    X(CompareAddMachine, "Add this machine", "添加这台机器")                                              \
+    X(CompareModelWeights, "Model, weights", "模型，权重")                                                \
+    X(CompareNote, "Each cell: -ngl (layers on the GPUs / layers + output), the largest context at it, decode tok/s (± the held-back error, median-worst; docs/speed.md)", \
+      "每格：-ngl（GPU 上的层数 / 层数 + 输出层）、该设置下能放下的最长上下文、解码速度 tok/s（± 留出集误差，中位数-最差；docs/speed.md）")
 
 enum class S {
 #define VL_UI_STRING_ID(id, en, zh) id,
