@@ -33,8 +33,19 @@ struct StagePick {
     int64_t stage = 0, begin = 0, end = 0;
     StageWeightParams params;  // its weights, grouped by how they are stored
     WeightBytes w;
-    double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage
+    double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage (KV cache, and a Mamba layer's state)
 };
+
+// How each engine stores a Mamba layer's recurrent state (kv_cache.h SsmStateLayout).
+// transformers: MambaCache / Mamba2Cache / Jamba's HybridMambaAttentionDynamicCache allocate
+// conv_states with the whole conv_kernel window and ssm_states, both in the model's dtype (self.dtype:
+// 16-bit, fp32 for FP32 weights) [transformers-code]. llama.cpp: llama_memory_recurrent's r and s
+// tensors, (d_conv - 1) columns, GGML_TYPE_F32 both (llama_model::create_memory) [llama-cpp-code].
+SsmStateLayout ssm_state_layout(const InferenceOptions& o) {
+    if (o.engine == Engine::LlamaCpp) return {false, 4, 4};
+    const double model_dtype = o.weights == WeightFormat::FP32 ? 4 : 2;
+    return {true, model_dtype, model_dtype};
+}
 
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
     StagePick p;
@@ -56,8 +67,10 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
     double best_total = -1;
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         StagePick p = stage_at(s, pc, st);
-        if (m.architecture_known())
+        if (m.architecture_known()) {
             p.kv_seq_bytes = kv_sequence_bytes(m, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, block, cap_window);
+            if (m.ssm.active()) p.kv_seq_bytes += ssm_sequence_bytes(m, p.begin, p.end, ssm_state_layout(o));
+        }
         const double gpu_weights = p.w.total() - (embedding_on_host ? p.w.embedding : 0.0);
         const double total = gpu_weights + static_cast<double>(o.batch) * p.kv_seq_bytes;
         if (total > best_total) { best_total = total; best = p; }
@@ -102,6 +115,18 @@ void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const 
         return q("b", static_cast<double>(o.batch)) *
                kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, cap_window, window_floor, floor_name);
     });
+}
+
+// The recurrent state of the Mamba layers on stage p: one per sequence, the same at any context length.
+void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source) {
+    const ModelSpec& m = s.model;
+    if (!m.ssm.active() || p.end - p.begin <= layer_pattern(m).attention_count(p.begin, p.end)) return;
+    const SsmStateLayout l = ssm_state_layout(s.infer);
+    add(e, d, comp("ssm_state", "Recurrent state (Mamba conv + SSM)", Category::KVCache, kServing, source), [&](auto& q) {
+        return q("b", static_cast<double>(s.infer.batch)) * ssm_sequence_bytes(q, m, p.begin, p.end, l);
+    });
+    e.warnings.push_back(std::string("the Mamba layers' working memory in the forward (the selective scan's intermediates) is not modelled yet; ") +
+                         "only their recurrent state is counted");
 }
 
 // Tokens a transformers DynamicSlidingWindowLayer holds after a prefill forward: the storage of
@@ -149,7 +174,9 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
         [&](auto& q) {
             return mlp_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
         });
-    if (!o.flash_attention)
+    // A pure state-space model (Mamba) has no attention layer, so no scores and no 4-D mask.
+    const bool attention = m.heads > 0;
+    if (!o.flash_attention && attention)
         add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations, kPrefill,
                        "eager_attention_forward: masked scores, fp32 softmax and its 16-bit cast per head, plus the 4-D mask [transformers-code]"),
             [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, kv_tokens, tp); });
@@ -200,6 +227,9 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                ? "DynamicCache(config) (transformers >= 4.56): sliding layers keep the window, and the prefill's whole K/V until the first decode step (DynamicSlidingWindowLayer) [transformers-code]"
                : "DynamicCache() without config (transformers < 4.56, dynamic_full): every layer keeps every token, sliding window or not [transformers-code]",
            o.sliding_window_cache, floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
+    add_ssm_state(s, d, e, p,
+                  "transformers MambaCache / Mamba2Cache / HybridMambaAttentionDynamicCache: conv_states [b, channels, d_conv] and "
+                  "ssm_states [b, d_inner, d_state] per Mamba layer in the model's dtype [transformers-code]; Mamba [gu2023-mamba]");
     // A prompt shorter than the context: the prefill's cache holds the prompt only (the cache grows
     // token by token in decode), so the prefill's peak adds its activations to a smaller cache.
     if (prompt < o.context)
@@ -330,6 +360,9 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
            : m.sliding_window > 0 ? "llama.cpp llama_kv_cache: n_ctx cells on every layer (this architecture runs without its sliding window in llama.cpp, or --swa-full) [llama-cpp-code] [llama-cpp-swa]"
                                   : "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size [llama-cpp-code]",
            swa, swa ? llamacpp_swa_cells(m.sliding_window, n_ub) : 0, kServing, "swa_cells");
+    add_ssm_state(s, d, e, p,
+                  "llama.cpp llama_memory_recurrent: per sequence (-np) and recurrent layer, r = (d_conv - 1) * channels and "
+                  "s = d_state * d_inner elements, F32 [llama-cpp-code]; Mamba [gu2023-mamba]");
     const bool cuda = o.llamacpp_backend == LlamaCppBackend::CUDA;
     add(e, d, comp("engine.compute_buffer", cuda ? "llama.cpp compute buffer (CUDA)" : "llama.cpp compute buffer (CANN)", Category::Buffers, kServing,
                    cuda ? "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (f32 KQ, softmax in place, the KQ mask), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log]"
@@ -485,6 +518,9 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     }
     if (o.engine == Engine::Transformers && is_gguf(o.weights))
         errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)});
+    if (s.model.ssm.active() && o.engine == Engine::VLLM)
+        errs.push_back({"infer.engine", std::string("vLLM keeps a state-space model's Mamba state in pages of its KV pool (hybrid cache); "
+                                                    "that pool is not modelled for ") + s.model.model_type + " yet: use engine transformers or llama.cpp"});
     if (o.engine == Engine::VLLM && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4))
         errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)});
 }

@@ -31,4 +31,9 @@ double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t beg
     return kv_bytes_per_token(n, m, t, tp, begin, end);
 }
 
+double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l) {
+    Numbers n;
+    return ssm_sequence_bytes(n, m, begin, end, l);
+}
+
 }  // namespace vl

@@ -3,9 +3,9 @@
 
 namespace vl {
 
-LayerTensors layer_tensors(const ModelSpec& m, bool moe_layer) {
+LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind) {
     LayerTensors l;
-    for_each_layer_tensor(m, moe_layer, [&](const Tensor& t) { l.add(t); });
+    for_each_layer_tensor(m, kind, [&](const Tensor& t) { l.add(t); });
     return l;
 }
 

@@ -70,6 +70,9 @@ std::string validate_plan(const PlanInput& in) {
     if (in.model.encoder)
         return "model: " + in.model.model_type + " is an encoder (embeddings, reranking): the planner places generation models; size it with "
                "`vramlens estimate --mode infer` (transformers)";
+    if (in.model.ssm.active())  // the placement sums per-layer KV; llama.cpp's recurrent state per layer is not in it yet
+        return "model: " + in.model.model_type + " is a state-space model (Mamba layers): the planner does not place its recurrent state yet; size it with "
+               "`vramlens estimate --mode infer --engine llama.cpp`";
     if (!is_gguf(in.weights) && in.weights != WeightFormat::FP16 && in.weights != WeightFormat::BF16 && in.weights != WeightFormat::FP32)
         return std::string("weights: llama.cpp runs GGUF files; ") + weight_format_name(in.weights) +
                " is not one; pick q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16 or bf16";
@@ -302,7 +305,7 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
         };
         for (int64_t il = 0; il < L; ++il) {
             if (device_of(il) < 0) continue;
-            for (const Tensor& t : layer_tensors(m, pc.per_layer.pattern().moe(il)))
+            for (const Tensor& t : layer_tensors(m, pc.per_layer.pattern().kind(il)))
                 if (t.matrix() && t.count == 1) split_matrix(device_of(il), t, gguf_matrix_type(m, in.weights, t, il));
         }
         if (device_of(L) >= 0)

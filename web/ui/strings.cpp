@@ -64,6 +64,7 @@ constexpr IdLabel kComponentZh[] = {
     {"logits.grad", "logits 梯度"},
     {"logits.loss", "损失计算"},
     {"kv_cache", "KV 缓存"},
+    {"ssm_state", "循环状态（Mamba 卷积 + SSM）"},
     {"buffers", "缓冲区"},
     {"buffers.comm_bucket", "通信桶"},
     {"buffers.dequant", "反量化缓冲"},

@@ -1,0 +1,220 @@
+// State-space and hybrid models (issue 18 item 1): Mamba, Mamba2 and Jamba imported from their real
+// config.json files (tests/data/configs/SOURCES.md). Parameter counts are the published ones; memory
+// is derived by hand from the engines' cache shapes (core/inference/kv_cache.h cites them).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "estimate.h"
+#include "model/hf_config.h"
+#include "param_count.h"
+#include "planner/planner.h"
+#include "planner/serving.h"
+#include "repo_files.h"
+#include "scenario_json.h"
+
+using namespace vl;
+
+namespace {
+std::string text_of(const std::string& name) {
+    const std::string text = vl::test::read_text(std::string(VRAMLENS_TEST_DATA) + "/configs/" + name);
+    REQUIRE_FALSE(text.empty());
+    return text;
+}
+
+ModelSpec config(const std::string& name) {
+    Result<ModelSpec> r = import_hf_config(text_of(name));
+    for (const auto& e : r.errors) INFO(to_string(e));
+    REQUIRE(r.ok());
+    return *r.value;
+}
+
+Scenario infer(const std::string& file, Engine engine, int64_t batch, int64_t context) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config(file);
+    s.infer.engine = engine;
+    s.infer.weights = engine == Engine::LlamaCpp ? WeightFormat::FP16 : WeightFormat::BF16;
+    s.infer.kv_dtype = KvDtype::BF16;
+    if (engine == Engine::LlamaCpp) s.infer.kv_dtype = KvDtype::FP16;
+    s.infer.batch = batch;
+    s.infer.context = s.infer.prompt = context;
+    return s;
+}
+
+const Component* find(const Estimate& e, const std::string& id) {
+    for (const Component& c : e.components)
+        if (c.id == id) return &c;
+    return nullptr;
+}
+
+double bytes_of(const Estimate& e, const std::string& id) {
+    const Component* c = find(e, id);
+    return c ? c->bytes : -1;
+}
+
+bool has_error(const Estimate& e, const std::string& field, const std::string& words) {
+    for (const FieldError& f : e.errors)
+        if (f.field == field && f.message.find(words) != std::string::npos) return true;
+    return false;
+}
+}  // namespace
+
+TEST_CASE("state-space models: exact parameter counts of real Mamba and Mamba2 checkpoints") {
+    // state-spaces/mamba-130m-hf: 129,135,360 (its 242 tensors summed). By hand: 24 layers of in_proj
+    // 768*3072, conv1d 1536*4 + 1536, x_proj (48 + 32)*1536, dt_proj 1536*48 + 1536, A_log 1536*16,
+    // D 1536, out_proj 768*1536 and one norm 768 = 3,771,648; embedding 50280*768 (tied); norm_f 768.
+    CHECK(24 * 3771648 + 50280 * 768 + 768 == 129135360);
+    const ParamCounts small = count_params(config("mamba-130m-hf.json"));
+    CHECK(small.total == 129135360);
+    CHECK(small.per_layer[0].ssm == 3771648 - 768);
+    CHECK(small.per_layer[0].attention == 0);
+    CHECK(small.per_layer[0].mlp == 0);
+    // state-spaces/mamba-2.8b-hf: 2,768,345,600.
+    CHECK(count_params(config("mamba-2.8b-hf.json")).total == 2768345600);
+    // mistralai/Mamba-Codestral-7B-v0.1: "7,285,403,648 parameters" [codestral-mamba]. By hand: 64 layers
+    // of in_proj (2*8192 + 2*8*128 + 128)*4096, conv1d over 8192 + 2048 channels * 4 + bias, dt_bias,
+    // A_log and D of 128 heads, the gated norm 8192, out_proj 4096*8192 and the block norm 4096 =
+    // 109,640,064; untied embedding and lm_head 32768*4096 each; norm_f 4096.
+    CHECK(64 * 109640064LL + 2 * 32768LL * 4096 + 4096 == 7285403648LL);
+    const ModelSpec codestral = config("mamba-codestral-7b-v0.1.json");
+    CHECK(codestral.ssm.kind == SsmKind::Mamba2);
+    CHECK(count_params(codestral).total == 7285403648LL);
+}
+
+TEST_CASE("state-space models: Jamba's layers alternate attention, Mamba, dense and MoE as its config says") {
+    const ModelSpec m = config("ai21-jamba-1.5-mini.json");
+    const ParamCounts p = count_params(m);
+    // ai21labs/AI21-Jamba-1.5-Mini: Hub "51.6B" parameters; the Jamba paper's 52B total, 12B active
+    // [jamba-paper]. By hand from JambaModel's modules: attention layers 41,943,040 (q, o 4096^2, k, v
+    // 1024*4096), Mamba layers 105,308,448, dense MLP 3*4096*14336, MoE 16 of them + router 16*4096, two
+    // norms per layer; attention on layers 4, 12, 20, 28 (i % 8 == 4), experts on odd layers; untied
+    // 65536*4096 embedding and head; final norm 4096. Total 51,570,323,328; active (2 of 16 experts)
+    // 12,110,311,296.
+    CHECK(p.total == 51570323328LL);
+    CHECK(p.active_per_token == 12110311296LL);
+    CHECK(std::llround(static_cast<double>(p.total) / 1e8) == 516);
+    CHECK(std::llround(static_cast<double>(p.active_per_token) / 1e9) == 12);
+    for (int64_t i = 0; i < m.layers; ++i) {
+        INFO("layer " << i);
+        CHECK(layer_is_ssm(m, i) == (i % 8 != 4));
+        CHECK(layer_is_moe(m, i) == (i % 2 == 1));
+    }
+    CHECK(p.per_layer[4].attention == 41943040);
+    CHECK(p.per_layer[4].ssm == 0);
+    CHECK(p.per_layer[0].ssm == 105308448);
+    CHECK(p.per_layer[0].attention == 0);
+}
+
+TEST_CASE("state-space models: the recurrent state per sequence is constant in the context, KV only on attention layers") {
+    // Jamba under transformers: KV on the 4 attention layers, 2 * 8 kv heads * 128 * 2 bytes per token
+    // = 4096 B per layer; 4096 tokens -> 4 * 4096 * 4096 = 67,108,864 B. The state of each of the 28
+    // Mamba layers: conv_states [8192, 4] + ssm_states [8192, 16] in bf16 = (32768 + 131072) * 2 =
+    // 327,680 B -> 9,175,040 B per sequence.
+    const Estimate e = estimate(infer("ai21-jamba-1.5-mini.json", Engine::Transformers, 1, 4096), Detail::Full);
+    REQUIRE(e.errors.empty());
+    CHECK(bytes_of(e, "kv_cache") == 67108864.0);
+    CHECK(bytes_of(e, "ssm_state") == 9175040.0);
+    const Component* c = find(e, "ssm_state");
+    REQUIRE(c != nullptr);
+    CHECK(std::string(c->formula()).find("d_state") != std::string::npos);
+    const Estimate longer = estimate(infer("ai21-jamba-1.5-mini.json", Engine::Transformers, 1, 65536), Detail::NumbersOnly);
+    CHECK(bytes_of(longer, "ssm_state") == 9175040.0);
+    CHECK(bytes_of(longer, "kv_cache") == 16.0 * 67108864.0);
+
+    // llama.cpp keeps d_conv - 1 = 3 columns and F32 [llama-cpp-code]: (3 * 8192 + 8192 * 16) * 4 =
+    // 622,592 B per Mamba layer, 17,432,576 B per sequence; two sequences (-np 2) twice that.
+    const Estimate l = estimate(infer("ai21-jamba-1.5-mini.json", Engine::LlamaCpp, 2, 4096), Detail::NumbersOnly);
+    REQUIRE(l.errors.empty());
+    CHECK(bytes_of(l, "ssm_state") == 2 * 17432576.0);
+
+    // A pure Mamba model caches no K/V at all: mamba-130m-hf under llama.cpp keeps (3 * 1536 + 1536 * 16)
+    // * 4 = 116,736 B per layer, 2,801,664 B per sequence.
+    const Estimate pure = estimate(infer("mamba-130m-hf.json", Engine::LlamaCpp, 1, 8192), Detail::NumbersOnly);
+    REQUIRE(pure.errors.empty());
+    CHECK(bytes_of(pure, "kv_cache") == 0.0);
+    CHECK(bytes_of(pure, "ssm_state") == 2801664.0);
+
+    // Mamba2 (Mamba2Cache): conv_states over x, B and C, (8192 + 2 * 8 * 128) * 4, and ssm_states 128
+    // heads * 64 * 128, in bf16: (40960 + 1048576) * 2 = 2,179,072 B per layer, 64 layers.
+    const Estimate m2 = estimate(infer("mamba-codestral-7b-v0.1.json", Engine::Transformers, 1, 4096), Detail::NumbersOnly);
+    REQUIRE(m2.errors.empty());
+    CHECK(bytes_of(m2, "ssm_state") == 64 * 2179072.0);
+}
+
+TEST_CASE("state-space models: what is not modelled yet is refused by name") {
+    Scenario s = infer("ai21-jamba-1.5-mini.json", Engine::VLLM, 1, 4096);
+    CHECK(has_error(estimate(s, Detail::NumbersOnly), "infer.engine", "hybrid cache"));
+    s = infer("mamba-130m-hf.json", Engine::Transformers, 1, 4096);
+    s.parallel.tp = 2;
+    CHECK(has_error(estimate(s, Detail::NumbersOnly), "parallel.tp", "state-space"));
+    Scenario t;
+    t.model = config("mamba-130m-hf.json");
+    t.mode = Mode::Train;
+    CHECK(has_error(estimate(t, Detail::NumbersOnly), "mode", "state-space"));
+
+    PlanInput in;
+    in.model = config("mamba-130m-hf.json");
+    in.gpus.push_back(PlanGpu{});
+    in.gpus.back().memory_bytes = 24e9;
+    in.ram_bytes = 64e9;
+    CHECK(plan_llamacpp(in).error.find("state-space") != std::string::npos);
+    ServingPlanInput sv;
+    sv.model = config("ai21-jamba-1.5-mini.json");
+    sv.gpus.push_back(PlanGpu{});
+    sv.gpus.back().memory_bytes = 80e9;
+    CHECK(plan_serving(sv).error.find("state-space") != std::string::npos);
+}
+
+TEST_CASE("state-space models: config errors name the field") {
+    // Mamba2Mixer is expand * hidden_size wide; num_heads * head_dim must say the same.
+    std::string bad = text_of("mamba-codestral-7b-v0.1.json");
+    bad.replace(bad.find("\"head_dim\": 64"), 14, "\"head_dim\": 32");
+    Result<ModelSpec> r = import_hf_config(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "head_dim");
+    // Experts on layers other than i % period == period - 1 are refused rather than misplaced.
+    std::string jamba = text_of("ai21-jamba-1.5-mini.json");
+    jamba.replace(jamba.find("\"expert_layer_offset\": 1"), 24, "\"expert_layer_offset\": 0");
+    r = import_hf_config(jamba);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "expert_layer_offset");
+    std::string rank = text_of("mamba-130m-hf.json");
+    rank.replace(rank.find("\"time_step_rank\": 48"), 20, "\"time_step_rank\": \"x\"");
+    r = import_hf_config(rank);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "time_step_rank");
+}
+
+TEST_CASE("state-space models: the scenario format carries model.ssm and checks it field by field") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("ai21-jamba-1.5-mini.json");
+    s.model.ssm.kind = SsmKind::Mamba2;
+    s.model.ssm.heads = 128;
+    s.model.ssm.groups = 8;
+    s.model.ssm.conv_bias = false;
+    s.model.ssm.proj_bias = true;
+    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
+        REQUIRE(back.ok());
+        CHECK(back.value->model.ssm == s.model.ssm);
+    }
+    std::string json = scenario_to_json(s, JsonStyle::Compact);
+    const std::string kind = "\"kind\":\"mamba2\"";
+    REQUIRE(json.find(kind) != std::string::npos);
+    std::string bad_kind = json;
+    bad_kind.replace(bad_kind.find(kind), kind.size(), "\"kind\":\"mamba3\"");
+    Result<Scenario> r = scenario_from_json(bad_kind);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "model.ssm.kind");
+    // A well-formed link with an impossible state size is refused by validate, naming the field.
+    s.model.ssm.state = 0;
+    Result<Scenario> zero = scenario_from_json(scenario_to_json(s, JsonStyle::Compact));
+    REQUIRE(zero.ok());
+    const Estimate e = estimate(*zero.value, Detail::NumbersOnly);
+    bool named = false;
+    for (const FieldError& f : e.errors) named = named || f.field.find("ssm.state") != std::string::npos;
+    CHECK(named);
+}
