@@ -129,18 +129,24 @@ TEST_CASE("state-space models: the recurrent state per sequence is constant in t
     REQUIRE(l.errors.empty());
     CHECK(bytes_of(l, "ssm_state") == 2 * 17432576.0);
 
-    // A pure Mamba model caches no K/V at all: mamba-130m-hf under llama.cpp keeps (3 * 1536 + 1536 * 16)
-    // * 4 = 116,736 B per layer, 2,801,664 B per sequence.
+    // A pure Mamba model caches no K/V at all (no KV component): mamba-130m-hf under llama.cpp keeps
+    // (3 * 1536 + 1536 * 16) * 4 = 116,736 B per layer, 2,801,664 B per sequence.
     const Estimate pure = estimate(infer("mamba-130m-hf.json", Engine::LlamaCpp, 1, 8192), Detail::NumbersOnly);
     REQUIRE(pure.errors.empty());
-    CHECK(bytes_of(pure, "kv_cache") == 0.0);
+    CHECK(find(pure, "kv_cache") == nullptr);
     CHECK(bytes_of(pure, "ssm_state") == 2801664.0);
 
     // Mamba2 (Mamba2Cache): conv_states over x, B and C, (8192 + 2 * 8 * 128) * 4, and ssm_states 128
     // heads * 64 * 128, in bf16: (40960 + 1048576) * 2 = 2,179,072 B per layer, 64 layers.
-    const Estimate m2 = estimate(infer("mamba-codestral-7b-v0.1.json", Engine::Transformers, 1, 4096), Detail::NumbersOnly);
+    Scenario codestral = infer("mamba-codestral-7b-v0.1.json", Engine::Transformers, 1, 4096);
+    codestral.infer.prompt = 1024;  // a prompt shorter than the context: still no prefill cache, no growth copy
+    const Estimate m2 = estimate(codestral, Detail::NumbersOnly);
     REQUIRE(m2.errors.empty());
     CHECK(bytes_of(m2, "ssm_state") == 64 * 2179072.0);
+    CHECK(find(m2, "kv_cache") == nullptr);
+    CHECK(find(m2, "prefill.kv_cache") == nullptr);
+    CHECK(find(m2, "buffers.kv_growth") == nullptr);
+    CHECK(find(m2, "act.attention_scores") == nullptr);
 }
 
 TEST_CASE("state-space models: what is not modelled yet is refused by name") {

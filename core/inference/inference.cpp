@@ -105,11 +105,16 @@ constexpr const char* kMlaDecompressedSource =
     "MLA with infer.mla_cache = decompressed: each head's K (nope + rope dims) and V in the cache, as the remote-code "
     "modeling_deepseek.py passes them to past_key_value.update [deepseek-v2-remote-code]";
 
+// Whether the stage has attention layers, so a KV cache: none on a pure state-space model (Mamba), nor
+// on a stage of a hybrid that holds only Mamba layers.
+bool has_kv_layers(const ModelSpec& m, const StagePick& p) { return layer_pattern(m).attention_count(p.begin, p.end) > 0; }
+
 // Every token of every sequence; when cap_window, sliding-window layers hold only the window (at
 // least window_floor tokens).
 void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source, bool cap_window, int64_t window_floor = 0,
             unsigned phases = kServing, const char* floor_name = "s_prefill") {
     const InferenceOptions& o = s.infer;
+    if (!has_kv_layers(s.model, p)) return;
     if (s.model.attention == AttentionKind::MLA && s.model.mla.decompressed_cache) source = kMlaDecompressedSource;
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, phases, source), [&](auto& q) {
         return q("b", static_cast<double>(o.batch)) *
@@ -120,7 +125,7 @@ void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const 
 // The recurrent state of the Mamba layers on stage p: one per sequence, the same at any context length.
 void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source) {
     const ModelSpec& m = s.model;
-    if (!m.ssm.active() || p.end - p.begin <= layer_pattern(m).attention_count(p.begin, p.end)) return;
+    if (!m.ssm.active() || p.end - p.begin == layer_pattern(m).attention_count(p.begin, p.end)) return;
     const SsmStateLayout l = ssm_state_layout(s.infer);
     add(e, d, comp("ssm_state", "Recurrent state (Mamba conv + SSM)", Category::KVCache, kServing, source), [&](auto& q) {
         return q("b", static_cast<double>(s.infer.batch)) * ssm_sequence_bytes(q, m, p.begin, p.end, l);
@@ -232,7 +237,8 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                   "ssm_states [b, d_inner, d_state] per Mamba layer in the model's dtype [transformers-code]; Mamba [gu2023-mamba]");
     // A prompt shorter than the context: the prefill's cache holds the prompt only (the cache grows
     // token by token in decode), so the prefill's peak adds its activations to a smaller cache.
-    if (prompt < o.context)
+    const bool kv_layers = has_kv_layers(m, p);
+    if (prompt < o.context && kv_layers)
         add(e, d, comp("prefill.kv_cache", "KV cache at prefill (prompt only)", Category::KVCache, kPrefill,
                        "DynamicCache holds the prompt's tokens when the prefill forward peaks [transformers-code]"),
             [&](auto& q) {
@@ -240,7 +246,8 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                        kv_sequence_bytes(q, m, o.kv_dtype, tp, p.begin, p.end, prompt, 1, o.sliding_window_cache, floor);
             });
     const int64_t grown = longest_layer_tokens(s, p, floor);
-    add(e, d, comp("buffers.kv_growth", "KV cache growth copy (decode)", Category::Buffers, phase_bit(Phase::Step),
+    if (kv_layers)
+        add(e, d, comp("buffers.kv_growth", "KV cache growth copy (decode)", Category::Buffers, phase_bit(Phase::Step),
                    "DynamicLayer.update: torch.cat builds a layer's new keys while the old ones are alive [transformers-code]"),
         [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
     const int64_t q_tokens = prefill_tokens(o);
