@@ -249,7 +249,7 @@ const Breaker kBreakers[] = {
     {"vocab_size", known, [](Scenario& s, Rng& r) { s.model.vocab = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"num_attention_heads", attention, [](Scenario& s, Rng& r) { s.model.heads = bad_count(r); }},
     {"num_key_value_heads", attention, [](Scenario& s, Rng& r) { s.model.kv_heads = bad_count(r); }},
-    {"intermediate_size", [](const Scenario& s) { return known(s) && s.model.moe.num_experts == 0; },
+    {"intermediate_size", [](const Scenario& s) { return attention(s) && s.model.moe.num_experts == 0; },  // a pure Mamba model has no MLP (0)
      [](Scenario& s, Rng& r) { s.model.ffn = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"model.params", [](const Scenario& s) { return !known(s); }, [](Scenario& s, Rng& r) { s.model.params_only = r.chance(0.5) ? -5 : std::max<int64_t>(huge_count(r), int64_t{1} << 44); }},
     {"train.micro_batch", training, [](Scenario& s, Rng& r) { s.train.micro_batch = r.chance(0.5) ? bad_count(r) : huge_count(r); }},

@@ -156,9 +156,16 @@ TEST_CASE("state-space models: what is not modelled yet is refused by name") {
     s.parallel.tp = 2;
     CHECK(has_error(estimate(s, Detail::NumbersOnly), "parallel.tp", "state-space"));
     Scenario t;
-    t.model = config("mamba-130m-hf.json");
+    t.model = config("ai21-jamba-1.5-mini.json");  // Jamba's unfused mixer is not walked
     t.mode = Mode::Train;
     CHECK(has_error(estimate(t, Detail::NumbersOnly), "mode", "state-space"));
+    t.model = config("mamba-130m-hf.json");
+    t.mode = Mode::FineTune;
+    t.finetune.method = FineTuneMethod::LoRA;
+    CHECK(has_error(estimate(t, Detail::NumbersOnly), "finetune.method", "state-space"));
+    t.finetune.method = FineTuneMethod::Full;
+    t.train.activation_formula = ActivationFormula::Korthikanti;
+    CHECK(has_error(estimate(t, Detail::NumbersOnly), "train.activation_formula", "state-space"));
 
     PlanInput in;
     in.model = config("mamba-130m-hf.json");
@@ -223,4 +230,42 @@ TEST_CASE("state-space models: the scenario format carries model.ssm and checks 
     bool named = false;
     for (const FieldError& f : e.errors) named = named || f.field.find("ssm.state") != std::string::npos;
     CHECK(named);
+}
+
+TEST_CASE("state-space models: training keeps what the fused Mamba kernels save for backward") {
+    // mamba-130m-hf, bf16 mixed precision, one sequence of 2048 tokens (T = 2048), no recomputation.
+    // Per layer, by hand from mamba-ssm's MambaInnerFn (checkpoint_lvl 1) [mamba-ssm-code]: in_proj
+    // input 2 * 2048 * 768 = 3,145,728; xz 2 * 2048 * 3072 = 12,582,912; x_dbl 2 * 2048 * (48 + 32) =
+    // 327,680; B and C 2 * 2 * 2048 * 16 = 131,072; fp32 scan chunk states 4 * 1536 * 1 * 32 = 196,608;
+    // the scan output 2 * 2048 * 1536 = 6,291,456: 22,675,456 B, 24 layers.
+    Scenario t;
+    t.mode = Mode::Train;
+    t.model = config("mamba-130m-hf.json");
+    t.train.precision = Precision::MixedBF16;
+    t.train.micro_batch = 1;
+    t.train.seq_len = 2048;
+    t.train.recompute = Recompute::None;
+    t.train.dropout = 0;
+    const Estimate e = estimate(t, Detail::Full);
+    for (const auto& f : e.errors) INFO(to_string(f));
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "act.mamba") == 24 * 22675456.0);
+    CHECK(find(e, "act.attention") == nullptr);  // no attention layer, no MLP
+    CHECK(find(e, "act.mlp") == nullptr);
+    CHECK(bytes_of(e, "act.norms") == 24 * 2.0 * 2048 * 768);  // MambaBlock's one RMSNorm input per layer
+    CHECK(std::string(find(e, "act.mamba")->formula()).find("scan_states") != std::string::npos);
+    // Recomputation keeps the layer inputs instead (2 * 2048 * 768 per layer).
+    t.train.recompute = Recompute::Full;
+    const Estimate full = estimate(t, Detail::NumbersOnly);
+    CHECK(find(full, "act.mamba") == nullptr);
+    CHECK(bytes_of(full, "act.checkpoints") == 24 * 2.0 * 2048 * 768);
+
+    // Mamba-Codestral-7B (Mamba2, MambaSplitConv1dScanCombinedFn): in_proj input 2 * 2048 * 4096 =
+    // 16,777,216; zxbcdt 2 * 2048 * (16384 + 2048 + 128) = 76,021,760; out_x 2 * 2048 * 8192 =
+    // 33,554,432; rstd 4 * 2048 * 8 = 65,536: 126,418,944 B per layer, 64 layers.
+    t.model = config("mamba-codestral-7b-v0.1.json");
+    t.train.recompute = Recompute::None;
+    const Estimate m2 = estimate(t, Detail::NumbersOnly);
+    REQUIRE(m2.ok());
+    CHECK(bytes_of(m2, "act.mamba") == 64 * 126418944.0);
 }

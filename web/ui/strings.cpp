@@ -51,6 +51,7 @@ constexpr IdLabel kComponentZh[] = {
     {"act.attention_scores", "激活值：注意力分数"},
     {"act.scores", "激活值：注意力分数"},
     {"act.mlp", "激活值：MLP"},
+    {"act.mamba", "激活值：Mamba 混合器"},
     {"act.norms", "激活值：归一化"},
     {"act.embedding", "激活值：词嵌入"},
     {"act.final", "激活值：最后一层"},
