@@ -167,12 +167,6 @@ TEST_CASE("state-space models: what is not modelled yet is refused by name") {
     t.train.activation_formula = ActivationFormula::Korthikanti;
     CHECK(has_error(estimate(t, Detail::NumbersOnly), "train.activation_formula", "state-space"));
 
-    PlanInput in;
-    in.model = config("mamba-130m-hf.json");
-    in.gpus.push_back(PlanGpu{});
-    in.gpus.back().memory_bytes = 24e9;
-    in.ram_bytes = 64e9;
-    CHECK(plan_llamacpp(in).error.find("state-space") != std::string::npos);
     ServingPlanInput sv;
     sv.model = config("ai21-jamba-1.5-mini.json");
     sv.gpus.push_back(PlanGpu{});
@@ -268,4 +262,29 @@ TEST_CASE("state-space models: training keeps what the fused Mamba kernels save 
     const Estimate m2 = estimate(t, Detail::NumbersOnly);
     REQUIRE(m2.ok());
     CHECK(bytes_of(m2, "act.mamba") == 64 * 126418944.0);
+}
+
+TEST_CASE("state-space models: the llama.cpp planner puts each Mamba layer's state beside its layer") {
+    // mamba-130m-hf, every layer on one GPU: one sequence's state, (3 * 1536 + 1536 * 16) * 4 B per
+    // layer, 24 layers = 2,801,664 B, and no KV cache.
+    PlanInput in;
+    in.model = config("mamba-130m-hf.json");
+    in.gpus.push_back(PlanGpu{});
+    in.gpus.back().memory_bytes = 24e9;
+    in.ram_bytes = 64e9;
+    in.context = 4096;
+    const Plan p = plan_llamacpp(in);
+    REQUIRE(p.ok());
+    REQUIRE(p.gpus.size() == 1);
+    CHECK(p.gpus[0].layer_end - p.gpus[0].layer_begin == 24);
+    CHECK(p.gpus[0].kv == 2801664.0);
+    // Jamba 1.5 Mini on an 80 GB GPU: f16 KV of its 4 attention layers, 2 * 8 * 128 * 2 B * 4096 tokens
+    // = 16,777,216 B each, plus 28 Mamba states of (3 * 8192 + 8192 * 16) * 4 = 622,592 B.
+    in.model = config("ai21-jamba-1.5-mini.json");
+    in.gpus.back().memory_bytes = 80e9;
+    in.ram_bytes = 128e9;
+    const Plan j = plan_llamacpp(in);
+    REQUIRE(j.ok());
+    REQUIRE(j.gpus[0].layer_end - j.gpus[0].layer_begin == 32);
+    CHECK(j.gpus[0].kv == 4 * 16777216.0 + 28 * 622592.0);
 }

@@ -36,17 +36,6 @@ struct StagePick {
     double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage (KV cache, and a Mamba layer's state)
 };
 
-// How each engine stores a Mamba layer's recurrent state (kv_cache.h SsmStateLayout).
-// transformers: MambaCache / Mamba2Cache / Jamba's HybridMambaAttentionDynamicCache allocate
-// conv_states with the whole conv_kernel window and ssm_states, both in the model's dtype (self.dtype:
-// 16-bit, fp32 for FP32 weights) [transformers-code]. llama.cpp: llama_memory_recurrent's r and s
-// tensors, (d_conv - 1) columns, GGML_TYPE_F32 both (llama_model::create_memory) [llama-cpp-code].
-SsmStateLayout ssm_state_layout(const InferenceOptions& o) {
-    if (o.engine == Engine::LlamaCpp) return {false, 4, 4};
-    const double model_dtype = o.weights == WeightFormat::FP32 ? 4 : 2;
-    return {true, model_dtype, model_dtype};
-}
-
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
     StagePick p;
     p.stage = stage;

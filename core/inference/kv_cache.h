@@ -141,6 +141,13 @@ struct SsmStateLayout {
     double ssm_bytes;    // bytes of one SSM-state element
 };
 
+// How an engine stores it. transformers: MambaCache / Mamba2Cache / Jamba's
+// HybridMambaAttentionDynamicCache allocate conv_states with the whole conv_kernel window and
+// ssm_states, both in the model's dtype (self.dtype: 16-bit, fp32 for FP32 weights) [transformers-code].
+// llama.cpp: llama_memory_recurrent's r and s tensors, (d_conv - 1) columns, GGML_TYPE_F32 both
+// (llama_model::create_memory), on the layer's device unless --no-kv-offload [llama-cpp-code].
+SsmStateLayout ssm_state_layout(const InferenceOptions& o);
+
 // Conv-state elements of one layer and sequence: (d_conv or d_conv - 1) x channels, the channels
 // being d_inner (Mamba1) or d_inner + 2 * groups * d_state (Mamba2 convolves x, B and C)
 // (transformers MambaCache / Mamba2Cache conv_states [transformers-code]; llama.cpp

@@ -70,9 +70,6 @@ std::string validate_plan(const PlanInput& in) {
     if (in.model.encoder)
         return "model: " + in.model.model_type + " is an encoder (embeddings, reranking): the planner places generation models; size it with "
                "`vramlens estimate --mode infer` (transformers)";
-    if (in.model.ssm.active())  // the placement sums per-layer KV; llama.cpp's recurrent state per layer is not in it yet
-        return "model: " + in.model.model_type + " is a state-space model (Mamba layers): the planner does not place its recurrent state yet; size it with "
-               "`vramlens estimate --mode infer --engine llama.cpp`";
     if (!is_gguf(in.weights) && in.weights != WeightFormat::FP16 && in.weights != WeightFormat::BF16 && in.weights != WeightFormat::FP32)
         return std::string("weights: llama.cpp runs GGUF files; ") + weight_format_name(in.weights) +
                " is not one; pick q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16 or bf16";
@@ -279,6 +276,8 @@ Plan place_llamacpp(const PlanInput& in, int64_t ngl, int64_t context) {
         const bool swa = llamacpp_uses_swa(m);
         (in.kv_offload ? d : p.cpu).kv +=
             kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, swa, swa ? llamacpp_swa_cells(m.sliding_window, std::min(in.ubatch, context)) : 0);
+        // A Mamba layer's recurrent state (one sequence) is its cache, on the same device as a KV cache would be.
+        if (m.ssm.active()) (in.kv_offload ? d : p.cpu).kv += ssm_sequence_bytes(m, il, il + 1, ssm_state_layout(llamacpp_options(in)));
         if (d.layer_begin < 0) d.layer_begin = il;
         d.layer_end = il + 1;
     }
