@@ -81,6 +81,13 @@ TEST_CASE("state-space models: exact parameter counts of real Mamba and Mamba2 c
     const ModelSpec codestral = config("mamba-codestral-7b-v0.1.json");
     CHECK(codestral.ssm.kind == SsmKind::Mamba2);
     CHECK(count_params(codestral).total == 7285403648LL);
+    // tiiuae/falcon-mamba-7b: Hub "7.27B". By hand: 64 layers of in_proj 16384*4096, conv1d 8192*4 + 8192,
+    // x_proj 288*8192, dt_proj 8192*256 + 8192, A_log 8192*16, D 8192, out_proj 4096*8192 and the norm
+    // 4096 = 105,312,256; untied 65024*4096 embedding and head; norm_f 4096: 7,272,665,088.
+    const ModelSpec falcon = config("falcon-mamba-7b.json");
+    CHECK(falcon.family == "Falcon Mamba");
+    CHECK(count_params(falcon).total == 7272665088LL);
+    CHECK(std::llround(static_cast<double>(count_params(falcon).total) / 1e7) == 727);
 }
 
 TEST_CASE("state-space models: Jamba's layers alternate attention, Mamba, dense and MoE as its config says") {
@@ -159,6 +166,8 @@ TEST_CASE("state-space models: what is not modelled yet is refused by name") {
     t.model = config("ai21-jamba-1.5-mini.json");  // Jamba's unfused mixer is not walked
     t.mode = Mode::Train;
     CHECK(has_error(estimate(t, Detail::NumbersOnly), "mode", "state-space"));
+    t.model = config("falcon-mamba-7b.json");  // B, C and dt normalized inside its fused kernel
+    CHECK(has_error(estimate(t, Detail::NumbersOnly), "mode", "Falcon Mamba"));
     t.model = config("mamba-130m-hf.json");
     t.mode = Mode::FineTune;
     t.finetune.method = FineTuneMethod::LoRA;

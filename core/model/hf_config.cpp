@@ -75,6 +75,8 @@ constexpr Family kFamilies[] = {
     // State-space models (issue 18): MambaConfig, Mamba2Config (no attention, no MLP: heads and
     // intermediate_size are the mixer's, read by mamba()/mamba2()), JambaConfig (Mamba + attention + MoE)
     {"mamba",           "MambaForCausalLM",               Arch::Mamba,      "Mamba",       50280,   768,     0, 32,   0,   0,   0,      0,  true},
+    // FalconMambaConfig / FalconMambaMixer: Mamba's modules; its RMS normalization of B, C and dt has no weights
+    {"falcon_mamba",    "FalconMambaForCausalLM",         Arch::Mamba,      "Falcon Mamba",50280,   768,     0, 32,   0,   0,   0,      0,  true},
     {"mamba2",          "Mamba2ForCausalLM",              Arch::Mamba2,     "Mamba2",      32768,  4096,     0, 64,   0,   0,   0,      0,  false},
     {"jamba",           "JambaForCausalLM",               Arch::Jamba,      "Jamba",       65536,  4096, 14336, 32,  32,   8,   0, 262144,  false},
 };

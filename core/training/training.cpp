@@ -119,6 +119,8 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         const std::string what = std::string(" for a state-space model (") + m.model_type + ": Mamba layers) is not modelled yet";
         if (m.ssm.bcdt_norms)
             errs.push_back({"mode", "training" + what + " when its mixer runs unfused (Jamba's dt/B/C norms); use mode infer"});
+        else if (m.model_type == "falcon_mamba")  // its fused kernel also normalizes B, C and dt: other saved tensors
+            errs.push_back({"mode", "training" + what + " for Falcon Mamba's kernel (B, C and dt normalized inside it); use mode infer"});
         else if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
             errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"});
         else if (o.activation_formula != ActivationFormula::TensorWalk)
