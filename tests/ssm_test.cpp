@@ -142,6 +142,9 @@ TEST_CASE("state-space models: the recurrent state per sequence is constant in t
     REQUIRE(pure.errors.empty());
     CHECK(find(pure, "kv_cache") == nullptr);
     CHECK(bytes_of(pure, "ssm_state") == 2801664.0);
+    // Its capacity counts sequences by their state: the memory left over holds that many states.
+    CHECK(pure.kv.sequences == static_cast<int64_t>(std::floor(pure.kv.pool_bytes / 2801664.0)));
+    CHECK(pure.kv.sequences > 0);
 
     // Mamba2 (Mamba2Cache): conv_states over x, B and C, (8192 + 2 * 8 * 128) * 4, and ssm_states 128
     // heads * 64 * 128, in bf16: (40960 + 1048576) * 2 = 2,179,072 B per layer, 64 layers.

@@ -36,6 +36,11 @@ struct StagePick {
     double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage (KV cache, and a Mamba layer's state)
 };
 
+// The recurrent state of one sequence on stage p (0 for a transformer).
+double ssm_state_per_sequence(const Scenario& s, const StagePick& p) {
+    return s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer)) : 0;
+}
+
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
     StagePick p;
     p.stage = stage;
@@ -58,7 +63,7 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
         StagePick p = stage_at(s, pc, st);
         if (m.architecture_known()) {
             p.kv_seq_bytes = kv_sequence_bytes(m, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, block, cap_window);
-            if (m.ssm.active()) p.kv_seq_bytes += ssm_sequence_bytes(m, p.begin, p.end, ssm_state_layout(o));
+            p.kv_seq_bytes += ssm_state_per_sequence(s, p);
         }
         const double gpu_weights = p.w.total() - (embedding_on_host ? p.w.embedding : 0.0);
         const double total = gpu_weights + static_cast<double>(o.batch) * p.kv_seq_bytes;
@@ -143,15 +148,21 @@ int64_t longest_layer_tokens(const Scenario& s, const StagePick& p, int64_t wind
 }
 
 // KV capacity of an engine that allocates on demand: what the memory left by everything else holds.
-void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak) {
+// A state-space model's sequences also hold their Mamba layers' recurrent state (state_bytes each), so
+// a sequence of infer.context tokens takes context * bytes_per_token + state_bytes.
+void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak, double state_bytes = 0) {
     e.kv.bytes_per_token = bytes_per_token;
     e.kv.block_size = 1;
     const double free_bytes = std::max(0.0, e.gpu_capacity_bytes - others_at_peak);
     e.kv.pool_bytes = free_bytes;
     e.kv.tokens = bytes_per_token > 0 ? static_cast<int64_t>(std::floor(free_bytes / bytes_per_token)) : 0;
     e.kv.blocks = e.kv.tokens;
-    e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
+    if (state_bytes > 0)
+        e.kv.sequences = static_cast<int64_t>(std::floor(free_bytes / (static_cast<double>(s.infer.context) * bytes_per_token + state_bytes)));
+    else
+        e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
 }
+
 
 // GPU bytes of everything but the KV cache, in the phase where they peak.
 double sum_non_kv(const Estimate& e) {
@@ -252,7 +263,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                        "transformers generate: each decode step's last-position logits + fp32 copy [transformers-code]"),
             [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
     add_fragmentation(s, d, e);  // transformers runs on PyTorch's caching allocator, as training does
-    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e));
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), ssm_state_per_sequence(s, p));
 }
 
 // The stage shown is the one whose GPU peaks highest: prefill and decode hold different caches
@@ -364,7 +375,7 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
                    cuda ? "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (f32 KQ, softmax in place, the KQ mask), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log]"
                         : "ggml graph for one ubatch on CANN: f32 KQ + softmax and output logits [llama-cpp-cann-log]"),
         [&](auto& q) { return llamacpp_compute_bytes(q, m, n_ctx, n_ub, o.flash_attention, o.llamacpp_backend); });
-    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e));
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e), ssm_state_per_sequence(s, p));
 }
 
 // vLLM sizes one KV pool for all workers: the fewest blocks any pipeline stage's GPU can hold
