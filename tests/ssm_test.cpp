@@ -126,6 +126,7 @@ TEST_CASE("state-space models: the recurrent state per sequence is constant in t
     const Component* c = find(e, "ssm_state");
     REQUIRE(c != nullptr);
     CHECK(std::string(c->formula()).find("d_state") != std::string::npos);
+    CHECK(std::string(find(e, "weights.norms")->label).find("Mamba") != std::string::npos);  // conv1d, A_log, D kept with the norms
     const Estimate longer = estimate(infer("ai21-jamba-1.5-mini.json", Engine::Transformers, 1, 65536), Detail::NumbersOnly);
     CHECK(bytes_of(longer, "ssm_state") == 9175040.0);
     CHECK(bytes_of(longer, "kv_cache") == 16.0 * 67108864.0);

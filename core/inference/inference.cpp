@@ -72,6 +72,11 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
     return best;
 }
 
+// The 1-D tensors kept unquantized: a Mamba layer's conv1d, A_log, D and dt bias are among them.
+const char* norms_label(const ModelSpec& m) {
+    return m.ssm.active() ? "Weights: norms and Mamba conv1d, A, D, dt bias" : "Weights: norms";
+}
+
 void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
@@ -90,7 +95,7 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
                             : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead) [transformers-code] [vllm-code]"),
             [&](auto& q) { return lm_head_weight_bytes(q, w, m, o, s.parallel); });
     if (p.w.other > 0)
-        add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, kLoadOn,
+        add(e, d, comp("weights.norms", norms_label(m), Category::Weights, kLoadOn,
                        "norms stay unquantized, replicated on every TP rank; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf) [llama-cpp-code]"),
             [&](auto& q) { return norm_weight_bytes(q, w, o); });
 }
@@ -341,7 +346,7 @@ void llamacpp_weights(const Scenario& s, Detail d, Estimate& e, const StagePick&
                        "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0) [llama-cpp-code]"),
             [&](auto& q) { return lm_head_weight_bytes(q, w, m, o, s.parallel); });
     if (p.w.other > 0)
-        add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, kLoadOn,
+        add(e, d, comp("weights.norms", norms_label(m), Category::Weights, kLoadOn,
                        "norms stay unquantized; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf) [llama-cpp-code]"),
             [&](auto& q) { return norm_weight_bytes(q, w, o); });
 }
