@@ -41,6 +41,7 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
         L.dt_rank = static_cast<double>(m.ssm.dt_rank);
         L.ssm_heads = static_cast<double>(m.ssm.heads);
         L.ssm_groups = static_cast<double>(m.ssm.groups);
+        L.ssm_unfused = m.ssm.bcdt_norms;
     }
     if (moe_layer) {
         L.experts = m.moe.num_experts;
@@ -290,11 +291,25 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
         r += q.let("rstd", 4.0 * T * groups);
         return r;
     }
+    const N R = q("dt_rank", L.dt_rank);
     r += q.let("xz", 2 * a * T * d_in);
-    r += q.let("x_dbl", a * T * (q("dt_rank", L.dt_rank) + 2 * n));
+    if (L.ssm_unfused) {
+        // Jamba (JambaMambaMixer.cuda_kernels_forward): causal_conv1d_fn saves its input, a view of xz
+        // (above); x_proj saves the conv output; the dt, B and C RMSNorms their inputs (each norm's
+        // input, as the layer norms count it); dt_proj its normed input; selective_scan_fn (SelectiveScanFn)
+        // saves delta as a contiguous copy, then like MambaInnerFn B and C, the chunk states and its output
+        // before the gate; out_proj saves its gated input [transformers-code] [mamba-ssm-code].
+        r += q.let("conv_out", a * T * d_in);
+        r += q.let("dt_B_C_norm_in", a * T * (R + 2 * n));
+        r += q.let("dt_proj_in", a * T * R);
+        r += q.let("delta", a * T * d_in);
+    } else {
+        r += q.let("x_dbl", a * T * (R + 2 * n));
+    }
     r += q.let("B_C", 2 * a * T * n);
     r += q.let("scan_states", 4.0 * q("b", x.b) * d_in * ceil_of(q("s", x.s) / q("scan_chunk", 2048.0)) * (2 * n));
     r += q.let("scan_out", a * T * d_in);
+    if (L.ssm_unfused) r += q.let("out_proj_in", saved_in_bytes(q, x) * T * d_in);
     return r;
 }
 
@@ -644,7 +659,8 @@ static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& 
     if (st.ls > 0)
         add(c.e, c.d, comp("act.mamba", "activations: Mamba mixer (in_proj input and the fused scan's saved tensors)", Category::Activations, kFwdBwd,
                            "mamba-ssm MambaInnerFn (checkpoint_lvl 1: conv1d_out and delta recomputed) / MambaSplitConv1dScanCombinedFn "
-                           "save_for_backward, as transformers' cuda_kernels_forward calls them in training [mamba-ssm-code] [transformers-code]"),
+                           "save_for_backward, as transformers' cuda_kernels_forward calls them in training; Jamba: causal_conv1d_fn, the dt/B/C "
+                           "norms, selective_scan_fn (SelectiveScanFn) and the projections one by one [mamba-ssm-code] [transformers-code]"),
             [&](auto& q) {
                 const auto A = q.let("A_mamba", g.mamba(q));
                 return q("in_flight", fl) * (q("L_ssm", st.ls) * A);

@@ -22,6 +22,7 @@ struct LayerDims {
     // The Mamba mixer of a state-space model's Mamba layers (SsmSpec); kind None: no Mamba layer.
     SsmKind ssm = SsmKind::None;
     double d_inner = 0, d_state = 0, dt_rank = 0, ssm_heads = 0, ssm_groups = 0;
+    bool ssm_unfused = false;  // Jamba: dt/B/C norms between separate conv, projections and scan
 };
 LayerDims layer_dims(const ModelSpec& m, bool moe_layer);
 LayerDims gpt_dims(double h, double heads);  // Korthikanti's GPT layer: ffn 4h, GeLU, MHA, LayerNorm

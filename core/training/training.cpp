@@ -112,14 +112,12 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         if (!(v >= lo && v <= hi)) errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)});
     };
     // A state-space model's Mamba layers are walked as transformers trains them with the fused kernels
-    // (activations.cpp layer_mamba); what that walk does not cover is refused rather than sized as a
-    // transformer: Jamba's unfused mixer (dt/B/C norms around separate conv, scan and projections),
-    // LoRA adapters, context parallelism, the closed-form formulas and other tools' accounting.
+    // (activations.cpp layer_mamba, Jamba's unfused mixer too); what that walk does not cover is refused
+    // rather than sized as a transformer: Falcon Mamba's own kernel, LoRA adapters, context parallelism,
+    // the closed-form formulas and other tools' accounting.
     if (m.ssm.active()) {
         const std::string what = std::string(" for a state-space model (") + m.model_type + ": Mamba layers) is not modelled yet";
-        if (m.ssm.bcdt_norms)
-            errs.push_back({"mode", "training" + what + " when its mixer runs unfused (Jamba's dt/B/C norms); use mode infer"});
-        else if (m.model_type == "falcon_mamba")  // its fused kernel also normalizes B, C and dt: other saved tensors
+        if (m.model_type == "falcon_mamba")  // its fused kernel also normalizes B, C and dt: other saved tensors
             errs.push_back({"mode", "training" + what + " for Falcon Mamba's kernel (B, C and dt normalized inside it); use mode infer"});
         else if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
             errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"});
