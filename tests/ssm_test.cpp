@@ -13,6 +13,7 @@
 #include "planner/serving.h"
 #include "repo_files.h"
 #include "scenario_json.h"
+#include "verify_script.h"
 
 using namespace vl;
 
@@ -198,6 +199,11 @@ TEST_CASE("state-space models: what is not modelled yet is refused by name") {
     t.train.activation_formula = ActivationFormula::Korthikanti;
     CHECK(has_error(estimate(t, Detail::NumbersOnly), "train.activation_formula", "state-space"));
 
+    // The verify script builds GPT-2/Llama-family transformers only.
+    Scenario v = infer("mamba-130m-hf.json", Engine::Transformers, 1, 1024);
+    const Result<std::string> script = vl::cli::verify_script(v, estimate(v, Detail::NumbersOnly));
+    REQUIRE_FALSE(script.ok());
+    CHECK(script.errors.front().field == "model.ssm");
     ServingPlanInput sv;
     sv.model = config("ai21-jamba-1.5-mini.json");
     sv.gpus.push_back(PlanGpu{});
