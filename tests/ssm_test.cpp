@@ -182,9 +182,7 @@ TEST_CASE("state-space models: the recurrent state per sequence is constant in t
 }
 
 TEST_CASE("state-space models: what is not modelled yet is refused by name") {
-    Scenario s = infer("ai21-jamba-1.5-mini.json", Engine::VLLM, 1, 4096);
-    CHECK(has_error(estimate(s, Detail::NumbersOnly), "infer.engine", "hybrid cache"));
-    s = infer("mamba-130m-hf.json", Engine::Transformers, 1, 4096);
+    Scenario s = infer("mamba-130m-hf.json", Engine::Transformers, 1, 4096);
     s.parallel.tp = 2;
     CHECK(has_error(estimate(s, Detail::NumbersOnly), "parallel.tp", "state-space"));
     Scenario t;
@@ -331,4 +329,33 @@ TEST_CASE("state-space models: Jamba trains its Mamba layers through separate ke
     REQUIRE(attn != nullptr);
     CHECK(std::string(attn->formula()).find("L_attn") != std::string::npos);
     CHECK(std::string(attn->substituted()).find("4 *") != std::string::npos);
+}
+
+TEST_CASE("state-space models: vLLM keeps max_num_seqs Mamba states before it sizes the KV pool") {
+    // vLLM v0.6's MambaCacheManager [vllm-code]: d_conv - 1 conv columns and the SSM state in bf16 for
+    // Jamba's 28 Mamba layers: (3 * 8192 + 8192 * 16) * 2 = 311,296 B per layer, 8,716,288 B per sequence;
+    // 256 sequences with CUDA graphs (256 is already a captured batch size).
+    Scenario s = infer("ai21-jamba-1.5-mini.json", Engine::VLLM, 1, 4096);
+    s.gpu.memory_bytes = 141e9;  // the weights (bf16, ~103 GB) fit
+    s.infer.max_num_seqs = 256;
+    s.infer.cuda_graphs = true;
+    const Estimate e = estimate(s, Detail::Full);
+    REQUIRE(e.errors.empty());
+    CHECK(bytes_of(e, "ssm_state") == 256 * 8716288.0);
+    // The pool is what the state leaves: every component sums to gpu_memory_utilization x memory
+    // (the KV pool rounds down to whole blocks, less than one block of 16 tokens x 16,384 B).
+    CHECK(e.total_bytes <= s.infer.gpu_memory_utilization * s.gpu.memory_bytes);
+    CHECK(e.total_bytes > s.infer.gpu_memory_utilization * s.gpu.memory_bytes - 16 * 16384.0);
+    // 5 sequences: 8 with CUDA graphs (a multiple of 8 above 4), 5 eager.
+    s.infer.max_num_seqs = 5;
+    CHECK(bytes_of(estimate(s, Detail::NumbersOnly), "ssm_state") == 8 * 8716288.0);
+    s.infer.cuda_graphs = false;
+    CHECK(bytes_of(estimate(s, Detail::NumbersOnly), "ssm_state") == 5 * 8716288.0);
+    // A pure Mamba model has no KV pool: its sequences are the Mamba cache's slots.
+    Scenario pure = infer("mamba-130m-hf.json", Engine::VLLM, 1, 4096);
+    pure.infer.max_num_seqs = 64;
+    const Estimate p = estimate(pure, Detail::NumbersOnly);
+    REQUIRE(p.errors.empty());
+    CHECK(find(p, "kv_cache") == nullptr);
+    CHECK(p.kv.sequences == 64);
 }

@@ -121,6 +121,11 @@ void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const 
     });
 }
 
+void warn_mamba_working_memory(Estimate& e) {
+    e.warnings.push_back(std::string("the Mamba layers' working memory in the forward (the selective scan's intermediates) is not modelled yet; ") +
+                         "only their recurrent state is counted");
+}
+
 // The recurrent state of the Mamba layers on stage p: one per sequence, the same at any context length.
 void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source) {
     const ModelSpec& m = s.model;
@@ -129,8 +134,7 @@ void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p,
     add(e, d, comp("ssm_state", "Recurrent state (Mamba conv + SSM)", Category::KVCache, kServing, source), [&](auto& q) {
         return q("b", static_cast<double>(s.infer.batch)) * ssm_sequence_bytes(q, m, p.begin, p.end, l);
     });
-    e.warnings.push_back(std::string("the Mamba layers' working memory in the forward (the selective scan's intermediates) is not modelled yet; ") +
-                         "only their recurrent state is counted");
+    warn_mamba_working_memory(e);
 }
 
 // Tokens a transformers DynamicSlidingWindowLayer holds after a prefill forward: the storage of
@@ -386,6 +390,18 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
 // vLLM sizes one KV pool for all workers: the fewest blocks any pipeline stage's GPU can hold
 // (vLLM v0.6 DistributedGPUExecutor.initialize_cache: num_gpu_blocks = min over workers). The stage
 // shown is that one; it does not depend on the batch (every stage needs the same number of blocks).
+// vLLM v0.6's Mamba cache on stage p: the recurrent state of vllm_mamba_cache_sequences() sequences,
+// allocated by the profile run's forward and kept, so the KV pool is sized after it [vllm-code].
+template <class Q>
+auto vllm_mamba_cache_bytes(Q& q, const Scenario& s, const StagePick& p) {
+    return q("mamba_seqs", static_cast<double>(vllm_mamba_cache_sequences(s.infer))) *
+           ssm_sequence_bytes(q, s.model, p.begin, p.end, ssm_state_layout(s.infer));
+}
+double vllm_mamba_cache_bytes(const Scenario& s, const StagePick& p) {
+    Numbers n;
+    return s.model.ssm.active() ? vllm_mamba_cache_bytes(n, s, p) : 0;
+}
+
 StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double capacity, double fixed_bytes) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
@@ -394,7 +410,7 @@ StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double c
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         const StagePick p = stage_at(s, pc, st);
         const double block_bytes = kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end) * static_cast<double>(o.block_size);
-        const double available = capacity - p.w.total() - fixed_bytes;
+        const double available = capacity - p.w.total() - fixed_bytes - vllm_mamba_cache_bytes(s, p);
         const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
         // Fewest blocks; among stages that hold none, the one with the most weights.
         if (best_blocks < 0 || blocks < best_blocks || (blocks == best_blocks && p.w.total() > best.w.total())) {
@@ -439,9 +455,15 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                    "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path) [vllm-code]"),
         profile_peak);
 
+    const double mamba_cache = vllm_mamba_cache_bytes(s, p);
+    if (mamba_cache > 0)
+        add(e, d, comp("ssm_state", "Mamba cache (recurrent states of max_num_seqs sequences)", Category::KVCache, kServing,
+                       "vLLM v0.6 MambaCacheManager: conv (d_conv - 1 columns) and temporal states for max_num_seqs sequences, padded to a "
+                       "CUDA-graph batch size, in the model's dtype, allocated by the profile run [vllm-code]; Mamba [gu2023-mamba]"),
+            [&](auto& q) { return vllm_mamba_cache_bytes(q, s, p); });
     const double per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double block_bytes = per_token * static_cast<double>(block);
-    const double available = e.gpu_capacity_bytes - p.w.total() - non_torch - act;  // vLLM available_kv_cache_memory
+    const double available = e.gpu_capacity_bytes - p.w.total() - non_torch - act - mamba_cache;  // vLLM available_kv_cache_memory
     const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
     const int64_t blocks_per_seq = (o.context + block - 1) / block;
     e.kv.bytes_per_token = per_token;
@@ -449,8 +471,11 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.blocks = blocks;
     e.kv.tokens = blocks * block;
     e.kv.sequences = blocks_per_seq > 0 ? blocks / blocks_per_seq : 0;
+    if (m.ssm.active() && per_token <= 0) e.kv.sequences = vllm_mamba_cache_sequences(o);  // no KV: the Mamba cache's slots
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
-    // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity.
+    // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity. No
+    // attention layer (a pure Mamba model): no KV pool.
+    if (per_token > 0) {
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing,
                    m.attention == AttentionKind::MLA && m.mla.decompressed_cache ? kMlaDecompressedSource :
                    "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]"),
@@ -465,6 +490,8 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         e.warnings.push_back("vLLM KV pool holds " + std::to_string(e.kv.tokens) + " tokens (" + std::to_string(blocks) + " blocks); " +
                                     std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
                                     std::to_string(o.batch * blocks_per_seq) + " blocks");
+    }
+    if (mamba_cache > 0) warn_mamba_working_memory(e);
     if (o.cuda_graphs)
         e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
 }
@@ -530,9 +557,6 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     }
     if (o.engine == Engine::Transformers && is_gguf(o.weights))
         errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)});
-    if (s.model.ssm.active() && o.engine == Engine::VLLM)
-        errs.push_back({"infer.engine", std::string("vLLM keeps a state-space model's Mamba state in pages of its KV pool (hybrid cache); "
-                                                    "that pool is not modelled for ") + s.model.model_type + " yet: use engine transformers or llama.cpp"});
     if (o.engine == Engine::VLLM && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4))
         errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)});
 }

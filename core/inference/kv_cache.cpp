@@ -34,7 +34,7 @@ double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t beg
 SsmStateLayout ssm_state_layout(const InferenceOptions& o) {
     if (o.engine == Engine::LlamaCpp) return {false, 4, 4};
     const double model_dtype = o.weights == WeightFormat::FP32 ? 4 : 2;
-    return {true, model_dtype, model_dtype};
+    return {o.engine == Engine::Transformers, model_dtype, model_dtype};
 }
 
 double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l) {

@@ -146,6 +146,8 @@ struct SsmStateLayout {
 // ssm_states, both in the model's dtype (self.dtype: 16-bit, fp32 for FP32 weights) [transformers-code].
 // llama.cpp: llama_memory_recurrent's r and s tensors, (d_conv - 1) columns, GGML_TYPE_F32 both
 // (llama_model::create_memory), on the layer's device unless --no-kv-offload [llama-cpp-code].
+// vLLM v0.6: MambaCacheManager's conv state of d_conv - 1 columns and temporal state, in the
+// lm_head's dtype (the model's) [vllm-code].
 SsmStateLayout ssm_state_layout(const InferenceOptions& o);
 
 // Conv-state elements of one layer and sequence: (d_conv or d_conv - 1) x channels, the channels
