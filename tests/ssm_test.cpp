@@ -8,6 +8,7 @@
 
 #include "estimate.h"
 #include "model/hf_config.h"
+#include "model/layer_tensors.h"
 #include "param_count.h"
 #include "planner/planner.h"
 #include "planner/serving.h"
@@ -358,4 +359,31 @@ TEST_CASE("state-space models: vLLM keeps max_num_seqs Mamba states before it si
     REQUIRE(p.errors.empty());
     CHECK(find(p, "kv_cache") == nullptr);
     CHECK(p.kv.sequences == 64);
+}
+
+TEST_CASE("state-space models: vLLM splits a Mamba1 mixer and its state over tensor-parallel ranks") {
+    // Jamba's Mamba layer split as vLLM's MambaMixer splits it [vllm-code]: everything but the dt/B/C
+    // norms (256 + 16 + 16 = 288) is halved at tp 2: (105,308,448 - 288) / 2 + 288 = 52,654,368.
+    const ModelSpec m = config("ai21-jamba-1.5-mini.json");
+    double mixer = 0;
+    for (const Tensor& t : layer_tensors(m, LayerKind{false, true}))
+        if (t.kind == TensorKind::Ssm) mixer += tensor_shard(t, 2, 1, 1);
+    CHECK(mixer == 52654368.0);
+    // Each rank keeps half of every state: 256 * 8,716,288 / 2 B.
+    Scenario s = infer("ai21-jamba-1.5-mini.json", Engine::VLLM, 1, 4096);
+    s.gpu.memory_bytes = 80e9;
+    s.parallel.tp = 2;
+    s.gpu_count = 2;
+    s.infer.max_num_seqs = 256;
+    const Estimate e = estimate(s, Detail::Full);
+    for (const auto& f : e.errors) INFO(to_string(f));
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "ssm_state") == 256 * 8716288.0 / 2);
+    // Not modelled, refused by field: transformers' tensor parallelism of Mamba, Mamba2's head sharding.
+    s.infer.engine = Engine::Transformers;
+    CHECK(has_error(estimate(s, Detail::NumbersOnly), "parallel.tp", "Mamba1"));
+    Scenario m2 = infer("mamba-codestral-7b-v0.1.json", Engine::VLLM, 1, 4096);
+    m2.parallel.tp = 2;
+    m2.gpu_count = 2;
+    CHECK(has_error(estimate(m2, Detail::NumbersOnly), "parallel.tp", "Mamba1"));
 }

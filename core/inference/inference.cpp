@@ -38,7 +38,7 @@ struct StagePick {
 
 // The recurrent state of one sequence on stage p (0 for a transformer).
 double ssm_state_per_sequence(const Scenario& s, const StagePick& p) {
-    return s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer)) : 0;
+    return s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer), s.parallel.tp) : 0;
 }
 
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
@@ -132,7 +132,7 @@ void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p,
     if (!m.ssm.active() || p.end - p.begin == layer_pattern(m).attention_count(p.begin, p.end)) return;
     const SsmStateLayout l = ssm_state_layout(s.infer);
     add(e, d, comp("ssm_state", "Recurrent state (Mamba conv + SSM)", Category::KVCache, kServing, source), [&](auto& q) {
-        return q("b", static_cast<double>(s.infer.batch)) * ssm_sequence_bytes(q, m, p.begin, p.end, l);
+        return q("b", static_cast<double>(s.infer.batch)) * ssm_sequence_bytes(q, m, p.begin, p.end, l, s.parallel.tp);
     });
     warn_mamba_working_memory(e);
 }
@@ -395,7 +395,7 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
 template <class Q>
 auto vllm_mamba_cache_bytes(Q& q, const Scenario& s, const StagePick& p) {
     return q("mamba_seqs", static_cast<double>(vllm_mamba_cache_sequences(s.infer))) *
-           ssm_sequence_bytes(q, s.model, p.begin, p.end, ssm_state_layout(s.infer));
+           ssm_sequence_bytes(q, s.model, p.begin, p.end, ssm_state_layout(s.infer), s.parallel.tp);
 }
 double vllm_mamba_cache_bytes(const Scenario& s, const StagePick& p) {
     Numbers n;

@@ -37,9 +37,9 @@ SsmStateLayout ssm_state_layout(const InferenceOptions& o) {
     return {o.engine == Engine::Transformers, model_dtype, model_dtype};
 }
 
-double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l) {
+double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l, int64_t tp) {
     Numbers n;
-    return ssm_sequence_bytes(n, m, begin, end, l);
+    return ssm_sequence_bytes(n, m, begin, end, l, tp);
 }
 
 }  // namespace vl

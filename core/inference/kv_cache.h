@@ -150,17 +150,25 @@ struct SsmStateLayout {
 // lm_head's dtype (the model's) [vllm-code].
 SsmStateLayout ssm_state_layout(const InferenceOptions& o);
 
+// d_inner on one tensor-parallel rank (the text shows "/ tp" only when tp > 1).
+template <class Q>
+auto ssm_inner_per_rank(Q& q, const ModelSpec& m, int64_t tp) {
+    const auto d_in = q("d_inner", static_cast<double>(m.ssm.inner));
+    return tp > 1 ? d_in / q("tp", static_cast<double>(tp)) : d_in;
+}
+
 // Conv-state elements of one layer and sequence: (d_conv or d_conv - 1) x channels, the channels
 // being d_inner (Mamba1) or d_inner + 2 * groups * d_state (Mamba2 convolves x, B and C)
 // (transformers MambaCache / Mamba2Cache conv_states [transformers-code]; llama.cpp
 // llama_hparams::n_embd_r [llama-cpp-code]).
+// With tensor parallelism (vLLM, Mamba1 only) each rank keeps d_inner / tp channels [vllm-code].
 template <class Q>
-auto ssm_conv_elements(Q& q, const ModelSpec& m, bool whole_window) {
+auto ssm_conv_elements(Q& q, const ModelSpec& m, bool whole_window, int64_t tp = 1) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     const SsmSpec& x = m.ssm;
     const N k = q("d_conv", static_cast<double>(x.conv_kernel));
     const N cols = whole_window ? k : k - N(1);
-    N channels = q("d_inner", static_cast<double>(x.inner));
+    N channels = ssm_inner_per_rank(q, m, tp);
     if (x.kind == SsmKind::Mamba2)
         channels = channels + N(2) * q("groups", static_cast<double>(x.groups)) * q("d_state", static_cast<double>(x.state));
     return cols * channels;
@@ -170,17 +178,17 @@ auto ssm_conv_elements(Q& q, const ModelSpec& m, bool whole_window) {
 // d_state]; Mamba2 [heads, head_dim, d_state] with heads * head_dim = d_inner) (transformers
 // [transformers-code]; llama.cpp llama_hparams::n_embd_s = d_state * d_inner [llama-cpp-code]).
 template <class Q>
-auto ssm_state_elements(Q& q, const ModelSpec& m) {
-    return q("d_inner", static_cast<double>(m.ssm.inner)) * q("d_state", static_cast<double>(m.ssm.state));
+auto ssm_state_elements(Q& q, const ModelSpec& m, int64_t tp = 1) {
+    return ssm_inner_per_rank(q, m, tp) * q("d_state", static_cast<double>(m.ssm.state));
 }
 
-// Bytes of the recurrent state of one sequence over the Mamba layers among [begin, end).
+// Bytes of the recurrent state of one sequence over the Mamba layers among [begin, end), on one rank.
 template <class Q>
-auto ssm_sequence_bytes(Q& q, const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l) {
+auto ssm_sequence_bytes(Q& q, const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l, int64_t tp = 1) {
     const int64_t layers = end - begin - layer_pattern(m).attention_count(begin, end);
-    return q("L_ssm", static_cast<double>(layers)) *
-           (ssm_conv_elements(q, m, l.whole_window) * q("conv_bytes", l.conv_bytes) + ssm_state_elements(q, m) * q("ssm_bytes", l.ssm_bytes));
+    return q("L_ssm", static_cast<double>(layers)) * (ssm_conv_elements(q, m, l.whole_window, tp) * q("conv_bytes", l.conv_bytes) +
+                                                      ssm_state_elements(q, m, tp) * q("ssm_bytes", l.ssm_bytes));
 }
-double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l);
+double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l, int64_t tp = 1);
 
 }  // namespace vl

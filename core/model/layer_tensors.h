@@ -41,7 +41,7 @@ enum class TensorSplit : uint8_t {
 };
 
 // The config dimension a column- or row-parallel matrix is split along (tp must divide it).
-enum class SplitDim : uint8_t { None, Heads, KvHeads, Ffn, ExpertFfn, SharedFfn };  // 6 values (model_validate.cpp)
+enum class SplitDim : uint8_t { None, Heads, KvHeads, Ffn, ExpertFfn, SharedFfn, SsmInner };  // 7 values (model_validate.cpp)
 
 // Its Hugging Face config field, for messages ("num_attention_heads").
 const char* split_dim_field(SplitDim dim, const ModelSpec& m);
@@ -170,9 +170,11 @@ VL_TENSOR_INLINE void mla_attention(F& f, const ModelSpec& m) {
 // dt (dt_rank), B and C (d_state). Mamba2: in_proj [2*d_in + 2*groups*d_state + heads, d] (z, x, B, C,
 // dt), conv1d over x, B and C [d_in + 2*groups*d_state, 1, d_conv] + bias, dt_bias, A_log and D per
 // head, the gated RMSNorm [d_in], out_proj [d, d_in]. in_proj and out_proj have biases with use_bias.
-// conv1d, A_log and the vectors are not Linear layers (role Vector: no quantization, no LoRA). Tensor
-// parallelism of these layers is not modelled (validate_tensor_parallel refuses tp > 1), so every
-// tensor is Replicated here.
+// conv1d, A_log and the vectors are not Linear layers (role Vector: no quantization, no LoRA).
+// Tensor parallelism, Mamba1 as vLLM's MambaMixer splits it [vllm-code]: in_proj (MergedColumnParallel),
+// conv1d and dt_proj column-parallel along d_inner, A and D by d_inner rows, x_proj and out_proj
+// row-parallel, the dt/B/C norms replicated. Mamba2's head and group sharding is not modelled
+// (validate_tensor_parallel refuses tp > 1 for it), so its tensors are Replicated here.
 template <class F>
 VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
     const SsmSpec& x = m.ssm;
@@ -180,32 +182,34 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
     const bool v2 = x.kind == SsmKind::Mamba2;
     const int64_t conv_dim = v2 ? in + 2 * x.groups * n : in;
     const int64_t in_rows = v2 ? 2 * in + 2 * x.groups * n + x.heads : 2 * in;
-    auto matrix = [&](const char* name, int64_t rows, int64_t cols) {
-        return mat(name, rows, cols, K::Ssm, S::Replicated, R::OtherMatrix, 0, kWhole);
+    const SplitBy inner = v2 ? kWhole : SplitBy{SplitDim::SsmInner, in};
+    const S column = v2 ? S::Replicated : S::Column, row = v2 ? S::Replicated : S::Row;
+    auto matrix = [&](const char* name, int64_t rows, int64_t cols, S split) {
+        return mat(name, rows, cols, K::Ssm, split, R::OtherMatrix, 0, split == S::Replicated ? kWhole : inner);
     };
-    auto other = [&](const char* name, int64_t rows, int64_t cols) {
-        return mat(name, rows, cols, K::Ssm, S::Replicated, R::Vector, 0, kWhole);
+    auto other = [&](const char* name, int64_t rows, int64_t cols, S split) {
+        return mat(name, rows, cols, K::Ssm, split, R::Vector, 0, split == S::Replicated ? kWhole : inner);
     };
-    with_bias(f, matrix("in_proj", in_rows, d), x.proj_bias, "in_proj.bias");
-    f(other("conv1d.weight", conv_dim, x.conv_kernel));
-    if (x.conv_bias) f(other("conv1d.bias", conv_dim, 1));
+    with_bias(f, matrix("in_proj", in_rows, d, column), x.proj_bias, "in_proj.bias");
+    f(other("conv1d.weight", conv_dim, x.conv_kernel, column));
+    if (x.conv_bias) f(other("conv1d.bias", conv_dim, 1, column));
     if (v2) {
-        f(other("dt_bias", x.heads, 1));
-        f(other("A_log", x.heads, 1));
-        f(other("D", x.heads, 1));
-        f(other("norm", in, 1));
+        f(other("dt_bias", x.heads, 1, S::Replicated));
+        f(other("A_log", x.heads, 1, S::Replicated));
+        f(other("D", x.heads, 1, S::Replicated));
+        f(other("norm", in, 1, S::Replicated));
     } else {
-        f(matrix("x_proj", x.dt_rank + 2 * n, in));
-        with_bias(f, matrix("dt_proj", in, x.dt_rank), true, "dt_proj.bias");
-        f(other("A_log", in, n));
-        f(other("D", in, 1));
+        f(matrix("x_proj", x.dt_rank + 2 * n, in, row));
+        with_bias(f, matrix("dt_proj", in, x.dt_rank, column), true, "dt_proj.bias");
+        f(other("A_log", in, n, column));
+        f(other("D", in, 1, column));
         if (x.bcdt_norms) {
-            f(other("dt_layernorm", x.dt_rank, 1));
-            f(other("b_layernorm", n, 1));
-            f(other("c_layernorm", n, 1));
+            f(other("dt_layernorm", x.dt_rank, 1, S::Replicated));
+            f(other("b_layernorm", n, 1, S::Replicated));
+            f(other("c_layernorm", n, 1, S::Replicated));
         }
     }
-    with_bias(f, matrix("out_proj", d, in), x.proj_bias, "out_proj.bias");
+    with_bias(f, matrix("out_proj", d, in, row), x.proj_bias, "out_proj.bias");
 }
 
 struct MlpNames {

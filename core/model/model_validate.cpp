@@ -208,9 +208,12 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
     const ModelSpec& m = s.model;
     const int64_t tp = s.parallel.tp;
     if (!m.architecture_known() || tp <= 1 || !dims_in_int32(m)) return;  // validate_model reports absurd sizes
-    if (m.ssm.active()) {  // how vLLM and Megatron split the Mamba mixer is not modelled (layer_tensors.h mamba_mixer)
-        errs.push_back({"parallel.tp", "tensor parallelism of a state-space model's Mamba layers is not modelled by vramlens; use tp 1 "
-                                       "(pipeline parallelism splits its layers); got " + std::to_string(tp)});
+    // The Mamba mixer is split as vLLM splits Mamba1 (layer_tensors.h mamba_mixer); Mamba2's head and
+    // group sharding, transformers' (no tensor-parallel plan for Mamba) and training's split
+    // activations are not modelled.
+    if (m.ssm.active() && (m.ssm.kind == SsmKind::Mamba2 || s.mode != Mode::Infer || s.infer.engine != Engine::VLLM)) {
+        errs.push_back({"parallel.tp", std::string("tensor parallelism of a state-space model's Mamba layers is modelled for vLLM inference of ") +
+                                       "Mamba1 mixers (Mamba, Jamba) only; use tp 1 (pipeline parallelism splits its layers); got " + std::to_string(tp)});
         return;
     }
     const int64_t etp = expert_tp(s.parallel, s.mode == Mode::Infer ? ExpertSplit::EpOrTp : ExpertSplit::EpTimesTp);
@@ -220,9 +223,9 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
         SplitDim dim;
         int64_t units, by;
     };
-    Dim dims[6];
+    Dim dims[7];
     size_t n = 0;
-    bool seen[6] = {};
+    bool seen[7] = {};
     auto collect = [&](const Tensor& t) {
         const size_t k = static_cast<size_t>(t.split_dim);
         if (t.split_dim == SplitDim::None || seen[k] || !t.matrix()) return;  // replicated, vocab-padded, a bias, or met
