@@ -5,8 +5,12 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "estimate.h"
+#include "checkpoint_files.h"
+#include "model/gguf.h"
 #include "model/hf_config.h"
 #include "model/layer_tensors.h"
 #include "param_count.h"
@@ -386,4 +390,44 @@ TEST_CASE("state-space models: vLLM splits a Mamba1 mixer and its state over ten
     m2.parallel.tp = 2;
     m2.gpu_count = 2;
     CHECK(has_error(estimate(m2, Detail::NumbersOnly), "parallel.tp", "Mamba1"));
+}
+
+// A GGUF header of `arch` with these whole-number keys (each under the arch's prefix), read back as
+// the config.json gguf_hf_config makes of it.
+using GgufKeys = std::vector<std::pair<const char*, uint32_t>>;
+Result<std::string> gguf_config(const std::string& arch, const GgufKeys& keys) {
+    vl::test::GgufWriter w;
+    w.string("general.architecture", arch);
+    for (const auto& [key, value] : keys) w.u32(arch + "." + key, value);
+    Result<GgufHeader> h = read_gguf_header(w.header());
+    REQUIRE(h.ok());
+    return gguf_hf_config(*h);
+}
+
+TEST_CASE("state-space models: a Mamba GGUF file's metadata is its model") {
+    // llama.cpp's keys for state-spaces/mamba-130m-hf converted (LLM_KV_SSM_*): the count is the
+    // checkpoint's 129,135,360 again (tied: no output.weight tensor).
+    Result<std::string> c = gguf_config("mamba", {{"embedding_length", 768}, {"block_count", 24}, {"ssm.inner_size", 1536}, {"ssm.state_size", 16},
+                                                  {"ssm.conv_kernel", 4}, {"ssm.time_step_rank", 48}, {"vocab_size", 50280}});
+    for (const auto& e : c.errors) INFO(to_string(e));
+    REQUIRE(c.ok());
+    Result<ModelSpec> m = import_hf_config(*c.value);
+    for (const auto& e : m.errors) INFO(to_string(e));
+    REQUIRE(m.ok());
+    CHECK(m.value->ssm.kind == SsmKind::Mamba1);
+    CHECK(count_params(*m.value).total == 129135360);
+    // Mamba2 (Mamba-Codestral's sizes): without its group count the key is named; with it, Codestral's
+    // count less lm_head (no output.weight tensor here: tied).
+    GgufKeys codestral = {
+        {"embedding_length", 4096}, {"block_count", 64}, {"ssm.inner_size", 8192}, {"ssm.state_size", 128},
+        {"ssm.conv_kernel", 4},     {"ssm.time_step_rank", 128}, {"vocab_size", 32768}};
+    Result<std::string> c2 = gguf_config("mamba2", codestral);
+    REQUIRE_FALSE(c2.ok());
+    CHECK(c2.errors.front().field == "mamba2.ssm.group_count");
+    codestral.push_back({"ssm.group_count", 8});
+    Result<std::string> c3 = gguf_config("mamba2", codestral);
+    REQUIRE(c3.ok());
+    Result<ModelSpec> m3 = import_hf_config(*c3.value);
+    REQUIRE(m3.ok());
+    CHECK(count_params(*m3.value).total == 7285403648LL - 32768LL * 4096);
 }
