@@ -227,6 +227,14 @@ TEST_CASE("state-space models: config errors name the field") {
     r = import_hf_config(jamba);
     REQUIRE_FALSE(r.ok());
     CHECK(r.errors.front().field == "expert_layer_offset");
+    // A layer list that contradicts the attention period is refused at the list.
+    std::string listed = text_of("ai21-jamba-1.5-mini.json");
+    listed.replace(listed.find("\"attn_layer_offset\": 4"), 22,
+                   "\"attn_layer_offset\": 4, \"layers_block_type\": [\"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\"]");
+    r = import_hf_config(listed);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "layers_block_type");
+    CHECK(r.errors.front().message.find("[4] must be \"attention\"") == 0);
     std::string rank = text_of("mamba-130m-hf.json");
     rank.replace(rank.find("\"time_step_rank\": 48"), 20, "\"time_step_rank\": \"x\"");
     r = import_hf_config(rank);

@@ -597,6 +597,19 @@ void jamba(Importer& im, ModelSpec& m) {
     x.conv_bias = im.r.boolean("mamba_conv_bias", true);
     x.proj_bias = im.r.boolean("mamba_proj_bias", false);
     x.bcdt_norms = true;
+    // A config that lists its layers (layers_block_type) must say what the period and offset say:
+    // vramlens places attention by the rule, not by the list.
+    if (const json* types = im.r.find("layers_block_type"); types && types->is_array()) {
+        for (size_t i = 0; i < types->size(); ++i) {
+            const json& t = (*types)[i];
+            const bool attention = x.attn_period > 0 && static_cast<int64_t>(i) % x.attn_period == x.attn_offset;
+            if (!t.is_string() || t.get<std::string>() != (attention ? "attention" : "mamba")) {
+                im.r.fail("layers_block_type", "[" + std::to_string(i) + "] must be \"" + (attention ? "attention" : "mamba") +
+                                                   "\" as attn_layer_period and attn_layer_offset place it; got " + short_dump(t));
+                break;
+            }
+        }
+    }
     // Experts: one MLP of intermediate_size each; num_experts 1 is a dense MLP on every layer.
     MoESpec& e = m.moe;
     e.num_experts = im.small("num_experts", 16);
