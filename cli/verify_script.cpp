@@ -51,6 +51,10 @@ Json hf_config(const Scenario& s, Refusals& no) {
         no("model.model_type", "the script builds a causal LM (AutoModelForCausalLM); encoders (" + m.model_type + ") are not measured by it yet");
         return c;
     }
+    if (m.ssm.active()) {
+        no("model.ssm", "the script builds GPT-2/Llama-family transformers; state-space models (" + m.model_type + ": Mamba layers) are not measured by it yet");
+        return c;
+    }
     // What neither a GPT-2 nor a Llama-family config can express (transformers would build another model).
     if (m.norms_per_layer != 2) no("model.norms_per_layer", "the generated GPT-2/Llama-family models have 2 norms per layer; got " + std::to_string(m.norms_per_layer));
     if (!m.final_norm) no("model.final_norm", "the generated models always have a final norm");

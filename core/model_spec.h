@@ -42,6 +42,30 @@ struct MLASpec {
     bool decompressed_cache = false;
 };
 
+// The state-space mixer of a pure or hybrid state-space model (issue 18): the Mamba block that replaces
+// attention on the layers that have no attention. kind None: every layer is attention (a transformer).
+// Mamba1: MambaMixer [gu2023-mamba] (transformers modeling_mamba, Jamba's JambaMambaMixer); Mamba2:
+// Mamba2Mixer, the SSD block [dao2024-mamba2] (modeling_mamba2) [transformers-code].
+enum class SsmKind { None, Mamba1, Mamba2 };
+struct SsmSpec {
+    SsmKind kind = SsmKind::None;
+    // Which layers keep attention: 0, none (Mamba); n, layer i when i % n == attn_offset (Jamba
+    // attn_layer_period / attn_layer_offset). Every other layer is a Mamba layer.
+    int64_t attn_period = 0;
+    int64_t attn_offset = 0;
+    int64_t inner = 0;        // d_inner: Mamba intermediate_size, Jamba mamba_expand * hidden_size, Mamba2 num_heads * head_dim
+    int64_t state = 0;        // d_state (state_size, mamba_d_state)
+    int64_t conv_kernel = 0;  // d_conv (conv_kernel, mamba_d_conv)
+    int64_t dt_rank = 0;      // Mamba1: time_step_rank (mamba_dt_rank)
+    int64_t heads = 0;        // Mamba2: num_heads (head_dim = inner / heads)
+    int64_t groups = 0;       // Mamba2: n_groups (B and C shared by the heads of a group)
+    bool conv_bias = true;    // use_conv_bias (mamba_conv_bias)
+    bool proj_bias = false;   // use_bias (mamba_proj_bias): biases of in_proj and out_proj
+    bool bcdt_norms = false;  // Jamba: RMSNorms on dt (dt_rank), B and C (d_state) inside the mixer
+    bool active() const { return kind != SsmKind::None; }
+    bool operator==(const SsmSpec&) const = default;
+};
+
 // Where an imported model came from, so that a share link names it (issue 17): a Hugging Face repo
 // id "org/name" and the revision (commit) that was read. Both empty for a preset or a typed model.
 // Not part of the architecture: the spec itself is always written out, so a link opened offline works.
@@ -111,6 +135,7 @@ struct ModelSpec {
     AttentionKind attention = AttentionKind::Standard;
     MLASpec mla;
     MoESpec moe;
+    SsmSpec ssm;                    // state-space layers (Mamba, Jamba); kind None for a transformer
 
     // A model known only by its parameter count (HF's calculator style): architecture
     // fields above are 0 and features that need them (activations, KV cache) are disabled.

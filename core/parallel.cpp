@@ -55,6 +55,8 @@ BucketIndex bucket(const Tensor& t) {
         case TensorKind::Attention:
             if (!mat) return kAttnExtra;
             return t.role == TensorRole::V ? kAttnV : t.role == TensorRole::O ? kAttnOutput : kAttnRest;
+        case TensorKind::Ssm:  // the Mamba projections as matrices; conv1d, A_log, D, dt_bias, norms kept like norms (llama.cpp keeps them F32)
+            return mat ? kAttnRest : kNorms;
         case TensorKind::Expert:
             if (!mat) return kExpertsExtra;
             return t.role == TensorRole::Down ? kExpertsDown : kExpertsRest;
@@ -73,7 +75,7 @@ LayerShard layer_shard(const ModelSpec& m, const LayerParams& l, const Paralleli
     const double ep = static_cast<double>(std::max<int64_t>(1, par.ep));
     const double etp = static_cast<double>(expert_tp(par, split));
     LayerShard s;
-    for_each_layer_tensor(m, l.moe, [&](const Tensor& t) { s.*kBuckets[bucket(t)] += tensor_shard(t, tp, ep, etp); });
+    for_each_layer_tensor(m, l.kind, [&](const Tensor& t) { s.*kBuckets[bucket(t)] += tensor_shard(t, tp, ep, etp); });
     return s;
 }
 
@@ -115,22 +117,16 @@ RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parall
         w.linear = w.layers;
         return w;
     }
-    // Layers are of two kinds (dense / MoE): split each kind once (layer_shard), sum over the stage.
+    // Layers are of a few kinds (dense / MoE, attention / Mamba): split each kind once (layer_shard),
+    // sum over the stage.
     const int64_t end = std::min<int64_t>(st.layer_end, static_cast<int64_t>(pc.per_layer.size()));
     const int64_t begin = std::min(st.layer_begin, end);
-    const int64_t n_moe = pc.per_layer.pattern().moe_count(begin, end), n_dense = end - begin - n_moe;
-    if (n_dense > 0) {
-        const LayerShard dense = layer_shard(m, pc.per_layer.dense(), par, ExpertSplit::EpTimesTp);
-        w.layers += static_cast<double>(n_dense) * dense.total();
-        w.linear += static_cast<double>(n_dense) * dense.linear();
-        w.largest_layer = dense.total();
-    }
-    if (n_moe > 0) {
-        const LayerShard moe = layer_shard(m, pc.per_layer.moe(), par, ExpertSplit::EpTimesTp);
-        w.layers += static_cast<double>(n_moe) * moe.total();
-        w.linear += static_cast<double>(n_moe) * moe.linear();
-        w.largest_layer = std::max(w.largest_layer, moe.total());
-    }
+    pc.per_layer.pattern().for_each_kind(begin, end, [&](LayerKind k, int64_t n) {
+        const LayerShard s = layer_shard(m, pc.per_layer.of(k), par, ExpertSplit::EpTimesTp);
+        w.layers += static_cast<double>(n) * s.total();
+        w.linear += static_cast<double>(n) * s.linear();
+        w.largest_layer = std::max(w.largest_layer, s.total());
+    });
     const EdgeShard e = edge_shard(m, pc, par, st);
     if (st.first) {
         w.embedding = e.word_embedding + e.embedding_other;

@@ -57,7 +57,7 @@ struct LayerShard {
     }
     double total() const { return linear() + attn_extra + mlp_extra + experts_extra + norms; }
 };
-// The layer of l's kind (dense or MoE: l.moe).
+// The layer of l's kind (dense or MoE, attention or Mamba: l.kind).
 LayerShard layer_shard(const ModelSpec& m, const LayerParams& l, const Parallelism& par, ExpertSplit split);
 
 // The embedding and head on one GPU of a stage (Megatron): the word embedding is vocab-parallel

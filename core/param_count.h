@@ -1,20 +1,30 @@
 // Exact parameter counts of a ModelSpec: sums over its tensor inventory (model/layer_tensors.h).
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "model_spec.h"
 
 namespace vl {
 
+// What a layer is made of: attention or a state-space (Mamba) mixer, a dense MLP or routed experts.
+struct LayerKind {
+    bool moe = false;  // the MLP is routed experts
+    bool ssm = false;  // the mixer is a Mamba block instead of attention
+    size_t index() const { return (moe ? 1u : 0u) + (ssm ? 2u : 0u); }  // 0..3, LayerTable's slot
+};
+
 struct LayerParams {
     int64_t attention = 0;   // q, k, v, o (+ biases, qk-norms, MLA projections and norms)
+    int64_t ssm = 0;         // the Mamba mixer (in_proj, conv1d, x_proj/dt_proj or dt_bias, A_log, D, norm, out_proj)
     int64_t mlp = 0;         // dense MLP, or all routed + shared experts + router in an MoE layer
     int64_t norms = 0;       // layer norms of this layer
     int64_t active_mlp = 0;  // MLP params one token touches (top_k experts + shared + router)
-    bool moe = false;
+    LayerKind kind;
     bool sliding = false;    // uses the sliding window
-    int64_t total() const { return attention + mlp + norms; }
-    int64_t active() const { return attention + active_mlp + norms; }
+    int64_t total() const { return attention + ssm + mlp + norms; }
+    int64_t active() const { return attention + ssm + active_mlp + norms; }
 };
 
 // Which layers route to experts and which use the sliding window: ModelSpec's layer patterns, kept
@@ -25,20 +35,43 @@ struct LayerPattern {
     int64_t moe_layer_freq = 1;
     int64_t sliding_window = 0;
     int64_t sliding_window_pattern = 0;
+    bool ssm_model = false;             // a model with Mamba layers (ModelSpec::ssm)
+    int64_t attn_period = 0;            // SsmSpec::attn_period / attn_offset
+    int64_t attn_offset = 0;
     bool moe(int64_t layer) const;      // layer (0-based) uses routed experts
     bool sliding(int64_t layer) const;  // layer (0-based) uses the sliding window
+    bool ssm(int64_t layer) const;      // layer (0-based) has a Mamba mixer instead of attention
+    LayerKind kind(int64_t layer) const { return {moe(layer), ssm(layer)}; }
     int64_t moe_count(int64_t begin, int64_t end) const;  // MoE layers among [begin, end)
+    int64_t attention_count(int64_t begin, int64_t end) const;  // attention layers among [begin, end)
+    // The layers among [begin, end) of each kind: f(LayerKind, count) for every kind with count > 0,
+    // dense before MoE, attention before Mamba.
+    template <class F>
+    void for_each_kind(int64_t begin, int64_t end, F&& f) const {
+        if (end <= begin) return;
+        if (!ssm_model) {
+            const int64_t n_moe = moe_count(begin, end);
+            if (end - begin - n_moe > 0) f(LayerKind{false, false}, end - begin - n_moe);
+            if (n_moe > 0) f(LayerKind{true, false}, n_moe);
+            return;
+        }
+        int64_t n[4] = {};
+        for (int64_t i = begin; i < end; ++i) ++n[kind(i).index()];
+        for (size_t k = 0; k < 4; ++k)
+            if (n[k] > 0) f(LayerKind{(k & 1u) != 0, (k & 2u) != 0}, n[k]);
+    }
 };
 LayerPattern layer_pattern(const ModelSpec& m);
 
-// The per-layer counts. Layers differ only in being dense or MoE (and sliding or global), so the table
-// keeps one LayerParams per kind and answers layer i from the pattern: no per-layer storage, so
-// counting parameters allocates nothing (estimate() counts them on every call).
+// The per-layer counts. Layers differ only in their kind (dense or MoE, attention or Mamba) and in
+// being sliding or global, so the table keeps one LayerParams per kind and answers layer i from the
+// pattern: no per-layer storage, so counting parameters allocates nothing (estimate() counts them on
+// every call).
 class LayerTable {
 public:
     LayerTable() = default;
-    LayerTable(int64_t layers, const LayerPattern& pattern, const LayerParams& dense, const LayerParams& moe)
-        : layers_(static_cast<size_t>(layers)), pattern_(pattern), dense_(dense), moe_(moe) {}
+    LayerTable(int64_t layers, const LayerPattern& pattern, const std::array<LayerParams, 4>& kinds)
+        : layers_(static_cast<size_t>(layers)), pattern_(pattern), kinds_(kinds) {}
     size_t size() const { return layers_; }
     bool empty() const { return layers_ == 0; }
     LayerParams operator[](size_t layer) const {  // by value: the layer's kind with its sliding flag
@@ -47,15 +80,16 @@ public:
         return l;
     }
     // The layer's counts without its sliding flag (sliding = false): for callers that need only sizes.
-    const LayerParams& kind(size_t layer) const { return pattern_.moe(static_cast<int64_t>(layer)) ? moe_ : dense_; }
-    const LayerParams& dense() const { return dense_; }
-    const LayerParams& moe() const { return moe_; }
+    const LayerParams& kind(size_t layer) const { return of(pattern_.kind(static_cast<int64_t>(layer))); }
+    const LayerParams& of(LayerKind k) const { return kinds_[k.index()]; }
+    const LayerParams& dense() const { return of({false, false}); }  // a dense attention layer
+    const LayerParams& moe() const { return of({true, false}); }     // an MoE attention layer
     const LayerPattern& pattern() const { return pattern_; }
 
 private:
     size_t layers_ = 0;
     LayerPattern pattern_;
-    LayerParams dense_, moe_;
+    std::array<LayerParams, 4> kinds_{};
 };
 
 struct ParamCounts {
@@ -77,5 +111,6 @@ ParamCounts count_params(const ModelSpec& m);
 
 bool layer_is_moe(const ModelSpec& m, int64_t layer);           // layer (0-based) uses routed experts
 bool layer_is_sliding(const ModelSpec& m, int64_t layer);       // layer (0-based) uses the sliding window
+bool layer_is_ssm(const ModelSpec& m, int64_t layer);           // layer (0-based) has a Mamba mixer instead of attention
 
 }  // namespace vl

@@ -182,6 +182,21 @@ template <class V> void fields(V& v, MoESpec*) {
     v("router_bias", &MoESpec::router_bias);
 }
 
+template <class V> void fields(V& v, SsmSpec*) {
+    v("kind", &SsmSpec::kind);
+    v("attn_period", &SsmSpec::attn_period);
+    v("attn_offset", &SsmSpec::attn_offset);
+    v("inner", &SsmSpec::inner);
+    v("state", &SsmSpec::state);
+    v("conv_kernel", &SsmSpec::conv_kernel);
+    v("dt_rank", &SsmSpec::dt_rank);
+    v("heads", &SsmSpec::heads);
+    v("groups", &SsmSpec::groups);
+    v("conv_bias", &SsmSpec::conv_bias);
+    v("proj_bias", &SsmSpec::proj_bias);
+    v("bcdt_norms", &SsmSpec::bcdt_norms);
+}
+
 template <class V> void fields(V& v, ModelOrigin*) {
     v("hub", &ModelOrigin::hub);
     v("revision", &ModelOrigin::revision);
@@ -233,6 +248,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("attention", &ModelSpec::attention);
     v("mla", &ModelSpec::mla);
     v("moe", &ModelSpec::moe);
+    v("ssm", &ModelSpec::ssm);
     v("source", &ModelSpec::source);
     v("gguf_bytes", &ModelSpec::gguf_bytes);
 }

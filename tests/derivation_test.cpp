@@ -521,6 +521,16 @@ TEST_CASE("inference: vLLM, llama.cpp and the other formats and engines", "[deri
 TEST_CASE("every model preset: training, LoRA and vLLM derivations follow the convention", "[derivation]") {
     for (const ModelPreset& p : model_presets()) {
         if (!p.spec.architecture_known()) continue;
+        if (p.spec.ssm.active()) {  // LoRA and some mixers' training are refused by name (ssm_test.cpp)
+            Scenario v = infer_scenario(p.spec);
+            v.infer.engine = Engine::Transformers;
+            check_derivations(estimate(v, Detail::Full), p.id + " transformers");
+            v.infer.engine = Engine::VLLM;
+            check_derivations(estimate(v, Detail::Full), p.id + " vllm");
+            const Scenario t = vl::testing::train_scenario(p.spec);
+            if (validate(t).empty()) check_derivations(estimate(t, Detail::Full), p.id + " train");
+            continue;
+        }
         Scenario t = vl::testing::train_scenario(p.spec);
         t.train.seq_len = std::min<int64_t>(2048, p.spec.max_position > 0 ? p.spec.max_position : 2048);
         check_derivations(estimate(t, Detail::Full), p.id + " train");

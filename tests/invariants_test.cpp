@@ -214,6 +214,8 @@ struct Breaker {
 
 bool any(const Scenario&) { return true; }
 bool known(const Scenario& s) { return s.model.architecture_known(); }
+// A model with attention heads: a pure state-space model (Mamba) has none, so 0 heads is valid there.
+bool attention(const Scenario& s) { return known(s) && s.model.heads > 0; }
 bool training(const Scenario& s) { return s.mode != Mode::Infer; }
 bool inference(const Scenario& s) { return s.mode == Mode::Infer; }
 bool lora(const Scenario& s) { return s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full; }
@@ -241,13 +243,13 @@ const Breaker kBreakers[] = {
     {"parallel.gpus_per_node", any, [](Scenario& s, Rng& r) { s.parallel.gpus_per_node = bad_count(r); }},
     {"parallel.shard_group", any, [](Scenario& s, Rng&) { s.parallel.shard_group = -1; }},
     {"parallel.pp", known, [](Scenario& s, Rng&) { s.parallel.pp = s.model.layers + 1; s.gpu_count = s.parallel.dp * s.parallel.tp * s.parallel.pp * s.parallel.cp; }},
-    {"parallel.tp", known, [](Scenario& s, Rng&) { s.parallel.tp = s.model.heads * 3 + 1 > 1024 ? 1023 : s.model.heads * 3 + 1; s.gpu_count = s.parallel.dp * s.parallel.tp * s.parallel.pp * s.parallel.cp; }},
+    {"parallel.tp", attention, [](Scenario& s, Rng&) { s.parallel.tp = s.model.heads * 3 + 1 > 1024 ? 1023 : s.model.heads * 3 + 1; s.gpu_count = s.parallel.dp * s.parallel.tp * s.parallel.pp * s.parallel.cp; }},
     {"hidden_size", known, [](Scenario& s, Rng& r) { s.model.hidden = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"num_hidden_layers", known, [](Scenario& s, Rng& r) { s.model.layers = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"vocab_size", known, [](Scenario& s, Rng& r) { s.model.vocab = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
-    {"num_attention_heads", known, [](Scenario& s, Rng& r) { s.model.heads = bad_count(r); }},
-    {"num_key_value_heads", known, [](Scenario& s, Rng& r) { s.model.kv_heads = bad_count(r); }},
-    {"intermediate_size", [](const Scenario& s) { return known(s) && s.model.moe.num_experts == 0; },
+    {"num_attention_heads", attention, [](Scenario& s, Rng& r) { s.model.heads = bad_count(r); }},
+    {"num_key_value_heads", attention, [](Scenario& s, Rng& r) { s.model.kv_heads = bad_count(r); }},
+    {"intermediate_size", [](const Scenario& s) { return attention(s) && s.model.moe.num_experts == 0; },  // a pure Mamba model has no MLP (0)
      [](Scenario& s, Rng& r) { s.model.ffn = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"model.params", [](const Scenario& s) { return !known(s); }, [](Scenario& s, Rng& r) { s.model.params_only = r.chance(0.5) ? -5 : std::max<int64_t>(huge_count(r), int64_t{1} << 44); }},
     {"train.micro_batch", training, [](Scenario& s, Rng& r) { s.train.micro_batch = r.chance(0.5) ? bad_count(r) : huge_count(r); }},

@@ -61,7 +61,7 @@ int64_t inventory_total(const ModelSpec& m, bool active = false) {
     int64_t total = 0;
     for (const Tensor& t : model_tensors(m)) total += t.params();
     for (int64_t i = 0; i < m.layers; ++i)
-        for (const Tensor& t : layer_tensors(m, layer_is_moe(m, i)))
+        for (const Tensor& t : layer_tensors(m, LayerKind{layer_is_moe(m, i), false}))
             total += active && t.routed() ? m.moe.top_k * t.elements() : t.params();
     return total;
 }
@@ -69,7 +69,7 @@ int64_t inventory_total(const ModelSpec& m, bool active = false) {
 // Name -> the tensor, for one layer kind.
 std::map<std::string, Tensor> by_name(const ModelSpec& m, bool moe_layer) {
     std::map<std::string, Tensor> out;
-    for (const Tensor& t : layer_tensors(m, moe_layer)) out[t.name] = t;
+    for (const Tensor& t : layer_tensors(m, LayerKind{moe_layer, false})) out[t.name] = t;
     return out;
 }
 
@@ -163,7 +163,7 @@ TEST_CASE("the lists hold the worst case: every option on") {
     m.norms_per_layer = 4;
     m.moe.router_bias = true;
     m.moe.shared_experts = 2;
-    const LayerTensors moe = layer_tensors(m, true);
+    const LayerTensors moe = layer_tensors(m, LayerKind{true, false});
     // attention 4 + 4 biases + q_norm, k_norm with biases = 12; experts 3 + 3 biases, router + bias,
     // shared 3 + 3 biases, shared gate = 15; 4 LayerNorms with biases = 8.
     CHECK(moe.size() == 35);
@@ -173,7 +173,7 @@ TEST_CASE("the lists hold the worst case: every option on") {
     CHECK(model_tensors(m).size() < ModelTensors::capacity());
     ModelSpec mla = deepseek_v3();
     mla.norm = NormKind::LayerNorm; mla.attn_out_bias = true;
-    CHECK(layer_tensors(mla, false).size() == 10 + 3 + 4);  // q_a, q_a norm + bias, q_b, kv_a, kv_a norm + bias, kv_b, o, o bias; MLP; norms
+    CHECK(layer_tensors(mla, LayerKind{}).size() == 10 + 3 + 4);  // q_a, q_a norm + bias, q_b, kv_a, kv_a norm + bias, kv_b, o, o bias; MLP; norms
 }
 
 TEST_CASE("each matrix's shard under tp 2 and 4, by its split") {
@@ -183,7 +183,7 @@ TEST_CASE("each matrix's shard under tp 2 and 4, by its split") {
         {"q_proj", 4194304},   {"k_proj", 1048576},  {"v_proj", 1048576},       {"o_proj", 4194304},
         {"gate_proj", 14680064}, {"up_proj", 14680064}, {"down_proj", 14680064},
         {"input_layernorm", 4096}, {"post_attention_layernorm", 4096}};
-    for (const Tensor& t : layer_tensors(llama3_8b(), false)) CHECK(tensor_shard(t, 4, 1, 1) == llama_tp4.at(t.name));
+    for (const Tensor& t : layer_tensors(llama3_8b(), LayerKind{})) CHECK(tensor_shard(t, 4, 1, 1) == llama_tp4.at(t.name));
     const LayerShard s = layer_shard(llama3_8b(), count_params(llama3_8b()).per_layer.dense(), layout(4), ExpertSplit::EpTimesTp);
     CHECK(s.attn_v == 1048576.0);
     CHECK(s.attn_output == 4194304.0);
@@ -208,7 +208,7 @@ TEST_CASE("each matrix's shard under tp 2 and 4, by its split") {
         {"q_a_proj", 11010048},  {"q_a_layernorm", 1536}, {"q_b_proj", 9437184}, {"kv_a_proj_with_mqa", 4128768},
         {"kv_a_layernorm", 512}, {"kv_b_proj", 4194304},  {"o_proj", 29360128}};
     const ModelSpec ds = deepseek_v3();
-    for (const Tensor& t : layer_tensors(ds, true))
+    for (const Tensor& t : layer_tensors(ds, LayerKind{true, false}))
         if (t.kind == TensorKind::Attention) CHECK(tensor_shard(t, 4, 8, 4) == mla_tp4.at(t.name));
     // MoE layer, training at tp 4, ep 8: 256 experts [2048, 7168] / (8 * 4); router [256, 7168] and its
     // bias whole; the shared expert [2048, 7168] / 4 like a dense MLP.

@@ -29,7 +29,7 @@ Parallelism layout(int64_t tp, int64_t ep) {
 TEST_CASE("layer_shard: attention / tp, routed experts / (ep * expert tp), router and norms replicated") {
     const ModelSpec m = mixtral();
     const ParamCounts pc = count_params(m);
-    REQUIRE(pc.per_layer.moe().moe);
+    REQUIRE(pc.per_layer.moe().kind.moe);
     const LayerShard s = layer_shard(m, pc.per_layer.moe(), layout(2, 4), ExpertSplit::EpTimesTp);
     // v: 4096 x (8 x 128) = 4,194,304 / tp 2; o: 4096 x 4096 = 16,777,216 / 2; q + k: 16,777,216 + 4,194,304 / 2
     CHECK(s.attn_v == 2097152.0);

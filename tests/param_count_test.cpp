@@ -168,7 +168,7 @@ TEST_CASE("Mixtral-8x7B: total and active parameters") {
     const vl::ParamCounts p = vl::count_params(m);
     CHECK(p.total == 46702792704);             // models.json mixtral-8x7b params
     CHECK(p.active_per_token == 12879925248);  // models.json mixtral-8x7b active_params
-    CHECK(p.per_layer[0].moe);
+    CHECK(p.per_layer[0].kind.moe);
     // router 8 * 4096 + 8 experts * 3 * 4096 * 14336
     CHECK(p.per_layer[0].mlp == 8 * 4096 + 8 * 176160768LL);
 }
@@ -194,8 +194,8 @@ TEST_CASE("DeepSeek-V3: MLA, 3 dense layers, 256 routed + 1 shared experts, MTP 
     //  the HF checkpoint's 685B adds the 14B MTP module (models.json params_total), which is not counted.
     CHECK(p.total == 671026419200);
     CHECK(p.per_layer[0].attention == 187107328);
-    CHECK_FALSE(p.per_layer[2].moe);
-    CHECK(p.per_layer[3].moe);
+    CHECK_FALSE(p.per_layer[2].kind.moe);
+    CHECK(p.per_layer[3].kind.moe);
     // active: top-8 + shared; 37.55B, "37B" in the report
     CHECK(p.active_per_token == 37552297472);
 }

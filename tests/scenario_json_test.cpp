@@ -57,6 +57,7 @@ Scenario every_field_changed() {
     m.moe.first_dense_layers = 3;
     m.moe.moe_layer_freq = 2;
     m.moe.router_bias = true;
+    m.ssm = {SsmKind::Mamba2, 8, 4, 8192, 128, 4, 256, 128, 8, false, true, true};  // every SsmSpec field off its default
     m.source = {"acme/test-moe", "0123456789abcdef0123456789abcdef01234567"};
     for (int64_t i = 0; i < m.layers; ++i) m.gguf_bytes.layers.push_back(400'000'000 + static_cast<uint64_t>(i));  // one per layer
     m.gguf_bytes.token_embd = 1'234'567;
@@ -208,6 +209,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.moe.first_dense_layers == y.moe.first_dense_layers);
     CHECK(x.moe.moe_layer_freq == y.moe.moe_layer_freq);
     CHECK(x.moe.router_bias == y.moe.router_bias);
+    CHECK(x.ssm == y.ssm);
     CHECK(x.params_only == y.params_only);
     CHECK(a.mode == b.mode);
     CHECK(a.train.precision == b.train.precision);
@@ -640,7 +642,8 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 38);
+    CHECK(field_count<ModelSpec>() == 39);
+    CHECK(field_count<SsmSpec>() == 12);
     CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format

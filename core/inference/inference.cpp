@@ -33,8 +33,13 @@ struct StagePick {
     int64_t stage = 0, begin = 0, end = 0;
     StageWeightParams params;  // its weights, grouped by how they are stored
     WeightBytes w;
-    double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage
+    double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage (KV cache, and a Mamba layer's state)
 };
+
+// The recurrent state of one sequence on stage p (0 for a transformer).
+double ssm_state_per_sequence(const Scenario& s, const StagePick& p) {
+    return s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer), s.parallel.tp) : 0;
+}
 
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
     StagePick p;
@@ -56,13 +61,20 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
     double best_total = -1;
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         StagePick p = stage_at(s, pc, st);
-        if (m.architecture_known())
+        if (m.architecture_known()) {
             p.kv_seq_bytes = kv_sequence_bytes(m, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, block, cap_window);
+            p.kv_seq_bytes += ssm_state_per_sequence(s, p);
+        }
         const double gpu_weights = p.w.total() - (embedding_on_host ? p.w.embedding : 0.0);
         const double total = gpu_weights + static_cast<double>(o.batch) * p.kv_seq_bytes;
         if (total > best_total) { best_total = total; best = p; }
     }
     return best;
+}
+
+// The 1-D tensors kept unquantized: a Mamba layer's conv1d, A_log, D and dt bias are among them.
+const char* norms_label(const ModelSpec& m) {
+    return m.ssm.active() ? "Weights: norms and Mamba conv1d, A, D, dt bias" : "Weights: norms";
 }
 
 void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
@@ -83,7 +95,7 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
                             : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead) [transformers-code] [vllm-code]"),
             [&](auto& q) { return lm_head_weight_bytes(q, w, m, o, s.parallel); });
     if (p.w.other > 0)
-        add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, kLoadOn,
+        add(e, d, comp("weights.norms", norms_label(m), Category::Weights, kLoadOn,
                        "norms stay unquantized, replicated on every TP rank; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf) [llama-cpp-code]"),
             [&](auto& q) { return norm_weight_bytes(q, w, o); });
 }
@@ -92,16 +104,37 @@ constexpr const char* kMlaDecompressedSource =
     "MLA with infer.mla_cache = decompressed: each head's K (nope + rope dims) and V in the cache, as the remote-code "
     "modeling_deepseek.py passes them to past_key_value.update [deepseek-v2-remote-code]";
 
+// Whether the stage has attention layers, so a KV cache: none on a pure state-space model (Mamba), nor
+// on a stage of a hybrid that holds only Mamba layers.
+bool has_kv_layers(const ModelSpec& m, const StagePick& p) { return layer_pattern(m).attention_count(p.begin, p.end) > 0; }
+
 // Every token of every sequence; when cap_window, sliding-window layers hold only the window (at
 // least window_floor tokens).
 void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source, bool cap_window, int64_t window_floor = 0,
             unsigned phases = kServing, const char* floor_name = "s_prefill") {
     const InferenceOptions& o = s.infer;
+    if (!has_kv_layers(s.model, p)) return;
     if (s.model.attention == AttentionKind::MLA && s.model.mla.decompressed_cache) source = kMlaDecompressedSource;
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, phases, source), [&](auto& q) {
         return q("b", static_cast<double>(o.batch)) *
                kv_sequence_bytes(q, s.model, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, 1, cap_window, window_floor, floor_name);
     });
+}
+
+void warn_mamba_working_memory(Estimate& e) {
+    e.warnings.push_back(std::string("the Mamba layers' working memory in the forward (the selective scan's intermediates) is not modelled yet; ") +
+                         "only their recurrent state is counted");
+}
+
+// The recurrent state of the Mamba layers on stage p: one per sequence, the same at any context length.
+void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source) {
+    const ModelSpec& m = s.model;
+    if (!m.ssm.active() || p.end - p.begin == layer_pattern(m).attention_count(p.begin, p.end)) return;
+    const SsmStateLayout l = ssm_state_layout(s.infer);
+    add(e, d, comp("ssm_state", "Recurrent state (Mamba conv + SSM)", Category::KVCache, kServing, source), [&](auto& q) {
+        return q("b", static_cast<double>(s.infer.batch)) * ssm_sequence_bytes(q, m, p.begin, p.end, l, s.parallel.tp);
+    });
+    warn_mamba_working_memory(e);
 }
 
 // Tokens a transformers DynamicSlidingWindowLayer holds after a prefill forward: the storage of
@@ -124,15 +157,21 @@ int64_t longest_layer_tokens(const Scenario& s, const StagePick& p, int64_t wind
 }
 
 // KV capacity of an engine that allocates on demand: what the memory left by everything else holds.
-void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak) {
+// A state-space model's sequences also hold their Mamba layers' recurrent state (state_bytes each), so
+// a sequence of infer.context tokens takes context * bytes_per_token + state_bytes.
+void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak, double state_bytes = 0) {
     e.kv.bytes_per_token = bytes_per_token;
     e.kv.block_size = 1;
     const double free_bytes = std::max(0.0, e.gpu_capacity_bytes - others_at_peak);
     e.kv.pool_bytes = free_bytes;
     e.kv.tokens = bytes_per_token > 0 ? static_cast<int64_t>(std::floor(free_bytes / bytes_per_token)) : 0;
     e.kv.blocks = e.kv.tokens;
-    e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
+    if (state_bytes > 0)
+        e.kv.sequences = static_cast<int64_t>(std::floor(free_bytes / (static_cast<double>(s.infer.context) * bytes_per_token + state_bytes)));
+    else
+        e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
 }
+
 
 // GPU bytes of everything but the KV cache, in the phase where they peak.
 double sum_non_kv(const Estimate& e) {
@@ -149,7 +188,9 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
         [&](auto& q) {
             return mlp_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
         });
-    if (!o.flash_attention)
+    // A pure state-space model (Mamba) has no attention layer, so no scores and no 4-D mask.
+    const bool attention = m.heads > 0;
+    if (!o.flash_attention && attention)
         add(e, d, comp("act.attention_scores", "Attention scores (eager)", Category::Activations, kPrefill,
                        "eager_attention_forward: masked scores, fp32 softmax and its 16-bit cast per head, plus the 4-D mask [transformers-code]"),
             [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, kv_tokens, tp); });
@@ -200,9 +241,13 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                ? "DynamicCache(config) (transformers >= 4.56): sliding layers keep the window, and the prefill's whole K/V until the first decode step (DynamicSlidingWindowLayer) [transformers-code]"
                : "DynamicCache() without config (transformers < 4.56, dynamic_full): every layer keeps every token, sliding window or not [transformers-code]",
            o.sliding_window_cache, floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
+    add_ssm_state(s, d, e, p,
+                  "transformers MambaCache / Mamba2Cache / HybridMambaAttentionDynamicCache: conv_states [b, channels, d_conv] and "
+                  "ssm_states [b, d_inner, d_state] per Mamba layer in the model's dtype [transformers-code]; Mamba [gu2023-mamba]");
     // A prompt shorter than the context: the prefill's cache holds the prompt only (the cache grows
     // token by token in decode), so the prefill's peak adds its activations to a smaller cache.
-    if (prompt < o.context)
+    const bool kv_layers = has_kv_layers(m, p);
+    if (prompt < o.context && kv_layers)
         add(e, d, comp("prefill.kv_cache", "KV cache at prefill (prompt only)", Category::KVCache, kPrefill,
                        "DynamicCache holds the prompt's tokens when the prefill forward peaks [transformers-code]"),
             [&](auto& q) {
@@ -210,7 +255,8 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                        kv_sequence_bytes(q, m, o.kv_dtype, tp, p.begin, p.end, prompt, 1, o.sliding_window_cache, floor);
             });
     const int64_t grown = longest_layer_tokens(s, p, floor);
-    add(e, d, comp("buffers.kv_growth", "KV cache growth copy (decode)", Category::Buffers, phase_bit(Phase::Step),
+    if (kv_layers)
+        add(e, d, comp("buffers.kv_growth", "KV cache growth copy (decode)", Category::Buffers, phase_bit(Phase::Step),
                    "DynamicLayer.update: torch.cat builds a layer's new keys while the old ones are alive [transformers-code]"),
         [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
     const int64_t q_tokens = prefill_tokens(o);
@@ -226,7 +272,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                        "transformers generate: each decode step's last-position logits + fp32 copy [transformers-code]"),
             [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
     add_fragmentation(s, d, e);  // transformers runs on PyTorch's caching allocator, as training does
-    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e));
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), ssm_state_per_sequence(s, p));
 }
 
 // The stage shown is the one whose GPU peaks highest: prefill and decode hold different caches
@@ -304,7 +350,7 @@ void llamacpp_weights(const Scenario& s, Detail d, Estimate& e, const StagePick&
                        "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0) [llama-cpp-code]"),
             [&](auto& q) { return lm_head_weight_bytes(q, w, m, o, s.parallel); });
     if (p.w.other > 0)
-        add(e, d, comp("weights.norms", "Weights: norms", Category::Weights, kLoadOn,
+        add(e, d, comp("weights.norms", norms_label(m), Category::Weights, kLoadOn,
                        "norms stay unquantized; llama.cpp keeps 1-D tensors in f32 (convert_hf_to_gguf) [llama-cpp-code]"),
             [&](auto& q) { return norm_weight_bytes(q, w, o); });
 }
@@ -330,17 +376,32 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
            : m.sliding_window > 0 ? "llama.cpp llama_kv_cache: n_ctx cells on every layer (this architecture runs without its sliding window in llama.cpp, or --swa-full) [llama-cpp-code] [llama-cpp-swa]"
                                   : "llama.cpp llama_kv_cache: n_ctx cells * n_layer * (n_embd_k_gqa + n_embd_v_gqa) * type size [llama-cpp-code]",
            swa, swa ? llamacpp_swa_cells(m.sliding_window, n_ub) : 0, kServing, "swa_cells");
+    add_ssm_state(s, d, e, p,
+                  "llama.cpp llama_memory_recurrent: per sequence (-np) and recurrent layer, r = (d_conv - 1) * channels and "
+                  "s = d_state * d_inner elements, F32 [llama-cpp-code]; Mamba [gu2023-mamba]");
     const bool cuda = o.llamacpp_backend == LlamaCppBackend::CUDA;
     add(e, d, comp("engine.compute_buffer", cuda ? "llama.cpp compute buffer (CUDA)" : "llama.cpp compute buffer (CANN)", Category::Buffers, kServing,
                    cuda ? "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (f32 KQ, softmax in place, the KQ mask), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log]"
                         : "ggml graph for one ubatch on CANN: f32 KQ + softmax and output logits [llama-cpp-cann-log]"),
         [&](auto& q) { return llamacpp_compute_bytes(q, m, n_ctx, n_ub, o.flash_attention, o.llamacpp_backend); });
-    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e));
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e), ssm_state_per_sequence(s, p));
 }
 
 // vLLM sizes one KV pool for all workers: the fewest blocks any pipeline stage's GPU can hold
 // (vLLM v0.6 DistributedGPUExecutor.initialize_cache: num_gpu_blocks = min over workers). The stage
 // shown is that one; it does not depend on the batch (every stage needs the same number of blocks).
+// vLLM v0.6's Mamba cache on stage p: the recurrent state of vllm_mamba_cache_sequences() sequences,
+// allocated by the profile run's forward and kept, so the KV pool is sized after it [vllm-code].
+template <class Q>
+auto vllm_mamba_cache_bytes(Q& q, const Scenario& s, const StagePick& p) {
+    return q("mamba_seqs", static_cast<double>(vllm_mamba_cache_sequences(s.infer))) *
+           ssm_sequence_bytes(q, s.model, p.begin, p.end, ssm_state_layout(s.infer), s.parallel.tp);
+}
+double vllm_mamba_cache_bytes(const Scenario& s, const StagePick& p) {
+    Numbers n;
+    return s.model.ssm.active() ? vllm_mamba_cache_bytes(n, s, p) : 0;
+}
+
 StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double capacity, double fixed_bytes) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
@@ -349,7 +410,7 @@ StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double c
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         const StagePick p = stage_at(s, pc, st);
         const double block_bytes = kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end) * static_cast<double>(o.block_size);
-        const double available = capacity - p.w.total() - fixed_bytes;
+        const double available = capacity - p.w.total() - fixed_bytes - vllm_mamba_cache_bytes(s, p);
         const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
         // Fewest blocks; among stages that hold none, the one with the most weights.
         if (best_blocks < 0 || blocks < best_blocks || (blocks == best_blocks && p.w.total() > best.w.total())) {
@@ -394,9 +455,15 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                    "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path) [vllm-code]"),
         profile_peak);
 
+    const double mamba_cache = vllm_mamba_cache_bytes(s, p);
+    if (mamba_cache > 0)
+        add(e, d, comp("ssm_state", "Mamba cache (recurrent states of max_num_seqs sequences)", Category::KVCache, kServing,
+                       "vLLM v0.6 MambaCacheManager: conv (d_conv - 1 columns) and temporal states for max_num_seqs sequences, padded to a "
+                       "CUDA-graph batch size, in the model's dtype, allocated by the profile run [vllm-code]; Mamba [gu2023-mamba]"),
+            [&](auto& q) { return vllm_mamba_cache_bytes(q, s, p); });
     const double per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double block_bytes = per_token * static_cast<double>(block);
-    const double available = e.gpu_capacity_bytes - p.w.total() - non_torch - act;  // vLLM available_kv_cache_memory
+    const double available = e.gpu_capacity_bytes - p.w.total() - non_torch - act - mamba_cache;  // vLLM available_kv_cache_memory
     const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
     const int64_t blocks_per_seq = (o.context + block - 1) / block;
     e.kv.bytes_per_token = per_token;
@@ -404,8 +471,11 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.blocks = blocks;
     e.kv.tokens = blocks * block;
     e.kv.sequences = blocks_per_seq > 0 ? blocks / blocks_per_seq : 0;
+    if (m.ssm.active() && per_token <= 0) e.kv.sequences = vllm_mamba_cache_sequences(o);  // no KV: the Mamba cache's slots
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
-    // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity.
+    // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity. No
+    // attention layer (a pure Mamba model): no KV pool.
+    if (per_token > 0) {
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing,
                    m.attention == AttentionKind::MLA && m.mla.decompressed_cache ? kMlaDecompressedSource :
                    "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]"),
@@ -420,6 +490,8 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         e.warnings.push_back("vLLM KV pool holds " + std::to_string(e.kv.tokens) + " tokens (" + std::to_string(blocks) + " blocks); " +
                                     std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
                                     std::to_string(o.batch * blocks_per_seq) + " blocks");
+    }
+    if (mamba_cache > 0) warn_mamba_working_memory(e);
     if (o.cuda_graphs)
         e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
 }

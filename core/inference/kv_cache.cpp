@@ -31,4 +31,15 @@ double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t beg
     return kv_bytes_per_token(n, m, t, tp, begin, end);
 }
 
+SsmStateLayout ssm_state_layout(const InferenceOptions& o) {
+    if (o.engine == Engine::LlamaCpp) return {false, 4, 4};
+    const double model_dtype = o.weights == WeightFormat::FP32 ? 4 : 2;
+    return {o.engine == Engine::Transformers, model_dtype, model_dtype};
+}
+
+double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l, int64_t tp) {
+    Numbers n;
+    return ssm_sequence_bytes(n, m, begin, end, l, tp);
+}
+
 }  // namespace vl

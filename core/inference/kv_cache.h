@@ -11,6 +11,7 @@
 #include "formula.h"
 #include "inference/weight_formats.h"
 #include "model_spec.h"
+#include "param_count.h"
 #include "parallel.h"
 #include "scenario.h"
 
@@ -82,14 +83,17 @@ auto kv_element_bytes(Q& q, KvDtype t) {
 // holds the whole prompt's storage until the first decode step [transformers-code]); each layer's
 // length is rounded up to whole blocks of block_size tokens (1 = no paging; paged: whole blocks,
 // [vllm-paper §4.1]).
+// Only attention layers cache K and V: a state-space model's Mamba layers keep a recurrent state
+// instead (ssm_sequence_bytes), so L counts the attention layers among [begin, end).
 template <class Q>
 auto kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end, int64_t tokens,
                        int64_t block_size, bool cap_window, int64_t window_floor = 0, const char* floor_name = "s_prefill") {
     using N = std::decay_t<decltype(q("", 0.0))>;
+    const LayerPattern pattern = layer_pattern(m);
     int64_t window_layers = 0;
     if (cap_window && m.sliding_window > 0)
-        for (int64_t i = begin; i < end; ++i) window_layers += layer_is_sliding(m, i) ? 1 : 0;
-    const int64_t full_layers = end - begin - window_layers;
+        for (int64_t i = begin; i < end; ++i) window_layers += pattern.sliding(i) && !pattern.ssm(i) ? 1 : 0;
+    const int64_t full_layers = pattern.attention_count(begin, end) - window_layers;
     auto whole_blocks = [&](const N& held) {
         if (block_size <= 1) return held;
         const N B = q("B", static_cast<double>(block_size));
@@ -119,11 +123,72 @@ double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begi
 bool llamacpp_uses_swa(const ModelSpec& m);
 inline int64_t llamacpp_swa_cells(int64_t n_swa, int64_t n_ubatch) { return (n_swa + n_ubatch + 255) / 256 * 256; }
 
-// Bytes per token with every layer holding every token (vLLM's pool unit, the "KV per token" of [vllm-paper §3]).
+// Bytes per token with every attention layer holding every token (vLLM's pool unit, the "KV per token" of [vllm-paper §3]).
 template <class Q>
 auto kv_bytes_per_token(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end) {
-    return q("L", static_cast<double>(end - begin)) * kv_elements(q, m, tp) * kv_element_bytes(q, t);
+    return q("L", static_cast<double>(layer_pattern(m).attention_count(begin, end))) * kv_elements(q, m, tp) * kv_element_bytes(q, t);
 }
 double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end);
+
+// ---- the recurrent state of state-space (Mamba) layers -----------------------------------------
+// What a Mamba layer keeps between tokens of one sequence, whatever its length [gu2023-mamba §3.4]:
+// the convolution state (the last inputs of each conv1d channel) and the SSM state h.
+// How an engine stores it: the whole d_conv window or d_conv - 1 columns (the first is shifted out
+// before it is read), and the element sizes.
+struct SsmStateLayout {
+    bool whole_window;   // conv state of d_conv columns (transformers) instead of d_conv - 1 (llama.cpp)
+    double conv_bytes;   // bytes of one conv-state element
+    double ssm_bytes;    // bytes of one SSM-state element
+};
+
+// How an engine stores it. transformers: MambaCache / Mamba2Cache / Jamba's
+// HybridMambaAttentionDynamicCache allocate conv_states with the whole conv_kernel window and
+// ssm_states, both in the model's dtype (self.dtype: 16-bit, fp32 for FP32 weights) [transformers-code].
+// llama.cpp: llama_memory_recurrent's r and s tensors, (d_conv - 1) columns, GGML_TYPE_F32 both
+// (llama_model::create_memory), on the layer's device unless --no-kv-offload [llama-cpp-code].
+// vLLM v0.6: MambaCacheManager's conv state of d_conv - 1 columns and temporal state, in the
+// lm_head's dtype (the model's) [vllm-code].
+SsmStateLayout ssm_state_layout(const InferenceOptions& o);
+
+// d_inner on one tensor-parallel rank (the text shows "/ tp" only when tp > 1).
+template <class Q>
+auto ssm_inner_per_rank(Q& q, const ModelSpec& m, int64_t tp) {
+    const auto d_in = q("d_inner", static_cast<double>(m.ssm.inner));
+    return tp > 1 ? d_in / q("tp", static_cast<double>(tp)) : d_in;
+}
+
+// Conv-state elements of one layer and sequence: (d_conv or d_conv - 1) x channels, the channels
+// being d_inner (Mamba1) or d_inner + 2 * groups * d_state (Mamba2 convolves x, B and C)
+// (transformers MambaCache / Mamba2Cache conv_states [transformers-code]; llama.cpp
+// llama_hparams::n_embd_r [llama-cpp-code]).
+// With tensor parallelism (vLLM, Mamba1 only) each rank keeps d_inner / tp channels [vllm-code].
+template <class Q>
+auto ssm_conv_elements(Q& q, const ModelSpec& m, bool whole_window, int64_t tp = 1) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const SsmSpec& x = m.ssm;
+    const N k = q("d_conv", static_cast<double>(x.conv_kernel));
+    const N cols = whole_window ? k : k - N(1);
+    N channels = ssm_inner_per_rank(q, m, tp);
+    if (x.kind == SsmKind::Mamba2)
+        channels = channels + N(2) * q("groups", static_cast<double>(x.groups)) * q("d_state", static_cast<double>(x.state));
+    return cols * channels;
+}
+
+// SSM-state elements of one layer and sequence: d_inner x d_state (Mamba1 ssm_states [d_inner,
+// d_state]; Mamba2 [heads, head_dim, d_state] with heads * head_dim = d_inner) (transformers
+// [transformers-code]; llama.cpp llama_hparams::n_embd_s = d_state * d_inner [llama-cpp-code]).
+template <class Q>
+auto ssm_state_elements(Q& q, const ModelSpec& m, int64_t tp = 1) {
+    return ssm_inner_per_rank(q, m, tp) * q("d_state", static_cast<double>(m.ssm.state));
+}
+
+// Bytes of the recurrent state of one sequence over the Mamba layers among [begin, end), on one rank.
+template <class Q>
+auto ssm_sequence_bytes(Q& q, const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l, int64_t tp = 1) {
+    const int64_t layers = end - begin - layer_pattern(m).attention_count(begin, end);
+    return q("L_ssm", static_cast<double>(layers)) * (ssm_conv_elements(q, m, l.whole_window, tp) * q("conv_bytes", l.conv_bytes) +
+                                                      ssm_state_elements(q, m, tp) * q("ssm_bytes", l.ssm_bytes));
+}
+double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l, int64_t tp = 1);
 
 }  // namespace vl

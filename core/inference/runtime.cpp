@@ -12,6 +12,13 @@ double vllm_non_torch_bytes(const InferenceOptions& o, int64_t tp) {
     return vllm_non_torch_bytes(n, o, tp);
 }
 
+int64_t vllm_mamba_cache_sequences(const InferenceOptions& o) {
+    const int64_t n = o.max_num_seqs;
+    if (!o.cuda_graphs || n <= 2) return n;
+    if (n <= 4) return 4;
+    return (n + 7) / 8 * 8;
+}
+
 int64_t vllm_batched_tokens(const InferenceOptions& o) {
     if (o.max_batched_tokens > 0) return o.max_batched_tokens;
     if (o.prefill_chunk > 0) return o.prefill_chunk;

@@ -36,6 +36,11 @@ double vllm_non_torch_bytes(const InferenceOptions& o, int64_t tp);
 // the chunk; otherwise max(max_model_len, 2048) (vLLM v0.6 SchedulerConfig default).
 int64_t vllm_batched_tokens(const InferenceOptions& o);
 
+// Sequences vLLM v0.6's MambaCacheManager holds states for (Mamba, Jamba): max_num_seqs, and with
+// CUDA graphs padded to a captured batch size (_get_graph_batch_size: up to 2 as is, 4, then a
+// multiple of 8) [vllm-code].
+int64_t vllm_mamba_cache_sequences(const InferenceOptions& o);
+
 // Tokens per sequence prefilled in one forward (the prompt, or the chunk when chunked).
 int64_t prefill_tokens(const InferenceOptions& o);
 

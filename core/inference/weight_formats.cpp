@@ -4,6 +4,7 @@
 #include "inference/weight_formats.h"
 
 #include <algorithm>
+#include <array>
 
 #include "model/layer_tensors.h"
 
@@ -90,12 +91,12 @@ static double linear_params(const LayerShard& s) {
 // LLM.int8 stores one absmax scale per row (bitsandbytes Int8Params.SCB, shape [out_features]
 // [bitsandbytes-code]). o_proj's rows read heads * head_dim inputs, a routed expert's down_proj
 // expert_ffn, MLA's q_b/kv_b their ranks: the inventory's shapes say it, not d or ffn.
-static double linear_rows(const ModelSpec& m, bool moe_layer, const Parallelism& par) {
+static double linear_rows(const ModelSpec& m, LayerKind kind, const Parallelism& par) {
     const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
     const double ep = static_cast<double>(std::max<int64_t>(1, par.ep));
     const double etp = static_cast<double>(expert_tp(par, ExpertSplit::EpOrTp));
     double rows = 0;
-    for_each_layer_tensor(m, moe_layer, [&](const Tensor& t) {
+    for_each_layer_tensor(m, kind, [&](const Tensor& t) {
         if (!t.matrix()) return;
         const double in = static_cast<double>(t.cols) / (t.split == TensorSplit::Row ? (t.routed() ? etp : tp) : 1.0);
         rows += tensor_shard(t, tp, ep, etp) / in;
@@ -114,27 +115,28 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
     const int64_t L = static_cast<int64_t>(pc.per_layer.size());
     const StageInfo st = pipeline_stage(L, par.pp, stage);
     // Parameters per GPU by tensor class, split by the shared parallel rules (parallel.h layer_shard).
-    const int64_t n_moe = pc.per_layer.pattern().moe_count(st.layer_begin, st.layer_end);
-    const int64_t n_dense = st.layers() - n_moe;
-    const LayerShard dense = layer_shard(m, pc.per_layer.dense(), par, ExpertSplit::EpOrTp);
-    const LayerShard moe = n_moe > 0 ? layer_shard(m, pc.per_layer.moe(), par, ExpertSplit::EpOrTp) : LayerShard{};
-    const double nd = static_cast<double>(n_dense), nm = static_cast<double>(n_moe);
-    const LayerParams& ld = pc.per_layer.dense();
-    const LayerParams& lm = pc.per_layer.moe();
-    w.linear = nd * linear_params(dense) + nm * linear_params(moe);
-    w.linear_unsharded = nd * static_cast<double>(ld.attention + ld.mlp) + (n_moe > 0 ? nm * static_cast<double>(lm.attention + lm.mlp) : 0.0);
+    // Each kind of layer (dense / MoE, attention / Mamba) is split once, then summed over its layers.
+    const LayerPattern& pattern = pc.per_layer.pattern();
+    std::array<LayerShard, 4> shards{};
+    const bool by_rows = weight_format(o.weights).layout.block == Block::InFeatures;
+    pattern.for_each_kind(st.layer_begin, st.layer_end, [&](LayerKind k, int64_t count) {
+        const LayerShard s = shards[k.index()] = layer_shard(m, pc.per_layer.of(k), par, ExpertSplit::EpOrTp);
+        const LayerParams& l = pc.per_layer.of(k);
+        const double n = static_cast<double>(count);
+        w.linear += n * linear_params(s);
+        w.linear_unsharded += n * static_cast<double>(l.attention + l.ssm + l.mlp);
+        w.routed += n * (s.experts_down + s.experts_rest);
+        if (by_rows) w.linear_rows += n * linear_rows(m, k, par);
+        w.norms += n * s.norms;
+    });
     w.split_by_tp = par.ep == 1 && (par.tp == 1 || m.moe.num_experts == 0);
-    w.routed = nm * (moe.experts_down + moe.experts_rest);
-    if (weight_format(o.weights).layout.block == Block::InFeatures)
-        w.linear_rows = nd * linear_rows(m, false, par) + (n_moe > 0 ? nm * linear_rows(m, true, par) : 0.0);
-    w.norms = nd * dense.norms + nm * moe.norms;
     if (is_gguf(o.weights)) {
         // The tensors the mixes single out (attn_v, attn_output, ffn_down), layer by layer.
         const WeightFormat f = o.weights;
         const int64_t n_gqa = m.kv_heads > 0 ? m.heads / m.kv_heads : 1;
         const size_t base = static_cast<size_t>(gguf_base(f)), out = static_cast<size_t>(gguf_attn_output(f));
         for (int64_t i = st.layer_begin; i < st.layer_end; ++i) {
-            const LayerShard& s = pc.per_layer.pattern().moe(i) ? moe : dense;
+            const LayerShard& s = shards[pattern.kind(i).index()];
             w.gguf[static_cast<size_t>(gguf_attn_v(f, i, L, n_gqa))] += s.attn_v;
             w.gguf[out] += s.attn_output;
             w.gguf[base] += rest_params(s) - s.router;

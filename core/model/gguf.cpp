@@ -269,6 +269,7 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
         {"llama", "llama", "num_local_experts"}, {"qwen2", "qwen2", nullptr},      {"qwen2moe", "qwen2_moe", "num_experts"},
         {"qwen3", "qwen3", nullptr},             {"qwen3moe", "qwen3_moe", "num_experts"}, {"gemma", "gemma", nullptr},
         {"gemma2", "gemma2", nullptr},           {"gemma3", "gemma3_text", nullptr}, {"phi3", "phi3", nullptr},
+        {"mamba", "mamba", nullptr},             {"mamba2", "mamba2", nullptr},
     };
     const std::string arch = h.architecture();
     const ArchRow* row = nullptr;
@@ -299,11 +300,31 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
     };
     put("hidden_size", "embedding_length", true);
     put("num_hidden_layers", "block_count", true);
-    put("num_attention_heads", "attention.head_count", true);
-    put("num_key_value_heads", "attention.head_count_kv", false);
-    put("intermediate_size", "feed_forward_length", false);
+    if (arch == "mamba" || arch == "mamba2") {
+        // llama.cpp's Mamba keys (LLM_KV_SSM_*): no attention; d_inner, d_state, d_conv, and the dt rank
+        // (Mamba) or the head count in its place with the group count (Mamba2) [llama-cpp-code].
+        put("state_size", "ssm.state_size", true);
+        put("conv_kernel", "ssm.conv_kernel", true);
+        put(arch == "mamba" ? "time_step_rank" : "num_heads", "ssm.time_step_rank", true);
+        const std::optional<uint64_t> inner = h.arch_value("ssm.inner_size"), hidden = h.arch_value("embedding_length");
+        if (!inner) errs.push_back({arch + ".ssm.inner_size", "is missing (or not a whole number): the Mamba mixer's width is not known"});
+        if (arch == "mamba") {
+            if (inner) c["intermediate_size"] = *inner;
+        } else {
+            put("n_groups", "ssm.group_count", true);
+            const std::optional<uint64_t> heads = h.arch_value("ssm.time_step_rank");
+            if (inner && hidden && *hidden > 0 && *inner % *hidden == 0) c["expand"] = *inner / *hidden;  // Mamba2Config's d_inner
+            else if (inner && hidden) errs.push_back({arch + ".ssm.inner_size", "must be a multiple of embedding_length (Mamba2's expand); got " +
+                                                                                     std::to_string(*inner) + " and " + std::to_string(*hidden)});
+            if (inner && heads && *heads > 0) c["head_dim"] = *inner / *heads;
+        }
+    } else {
+        put("num_attention_heads", "attention.head_count", true);
+        put("num_key_value_heads", "attention.head_count_kv", false);
+        put("intermediate_size", "feed_forward_length", false);
+        put("head_dim", "attention.key_length", false);
+    }
     put("max_position_embeddings", "context_length", false);
-    put("head_dim", "attention.key_length", false);
     if (std::optional<uint64_t> v = h.arch_value("vocab_size")) c["vocab_size"] = *v;
     else if (const GgufKv* t = h.find("tokenizer.ggml.tokens"); t && t->type == GgufValueType::Array) c["vocab_size"] = t->count;
     else errs.push_back({"tokenizer.ggml.tokens", "is missing, and so is " + arch + ".vocab_size: the vocabulary's size is not known"});

@@ -26,7 +26,7 @@ using json = nlohmann::json;
 
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
-    Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert,
+    Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -72,6 +72,13 @@ constexpr Family kFamilies[] = {
     {"bert",            "BertModel",                      Arch::Bert,       "BERT",        30522,   768,  3072, 12,  12,   0,   0,    512,  false},
     {"roberta",         "RobertaModel",                   Arch::Bert,       "RoBERTa",     50265,   768,  3072, 12,  12,   0,   0,    512,  false},
     {"xlm-roberta",     "XLMRobertaModel",                Arch::Bert,       "XLM-RoBERTa", 30522,   768,  3072, 12,  12,   0,   0,    512,  false},
+    // State-space models (issue 18): MambaConfig, Mamba2Config (no attention, no MLP: heads and
+    // intermediate_size are the mixer's, read by mamba()/mamba2()), JambaConfig (Mamba + attention + MoE)
+    {"mamba",           "MambaForCausalLM",               Arch::Mamba,      "Mamba",       50280,   768,     0, 32,   0,   0,   0,      0,  true},
+    // FalconMambaConfig / FalconMambaMixer: Mamba's modules; its RMS normalization of B, C and dt has no weights
+    {"falcon_mamba",    "FalconMambaForCausalLM",         Arch::Mamba,      "Falcon Mamba",50280,   768,     0, 32,   0,   0,   0,      0,  true},
+    {"mamba2",          "Mamba2ForCausalLM",              Arch::Mamba2,     "Mamba2",      32768,  4096,     0, 64,   0,   0,   0,      0,  false},
+    {"jamba",           "JambaForCausalLM",               Arch::Jamba,      "Jamba",       65536,  4096, 14336, 32,  32,   8,   0, 262144,  false},
 };
 // clang-format on
 
@@ -511,6 +518,114 @@ void qwen_v1(Importer& im, ModelSpec& m) {
     const bool no_bias = im.r.boolean("no_bias", true);
     m.attn_out_bias = m.mlp_bias = !no_bias;
 }
+// Mamba's dt projection rank: time_step_rank / mamba_dt_rank, "auto" (the configuration classes'
+// default) being ceil(hidden_size / 16) (MambaConfig, JambaConfig [transformers-code]).
+int64_t dt_rank(Importer& im, const ModelSpec& m, Keys keys) {
+    for (const char* k : keys)
+        if (const json* v = im.r.find("ssm.dt_rank", Keys(&k, 1)); v && v->is_string()) {
+            if (v->get<std::string>() == "auto") return (m.hidden + 15) / 16;
+            im.r.fail("ssm.dt_rank", "must be an integer or \"auto\"; got " + short_dump(*v));
+            return 0;
+        }
+    if (auto v = im.r.integer("ssm.dt_rank", keys)) return *v;
+    return (m.hidden + 15) / 16;
+}
+// A pure state-space model: every layer is a Mamba block (MambaBlock / Mamba2Block: one RMSNorm and
+// the mixer, no attention and no MLP), embeddings, norm_f and lm_head [transformers-code].
+void pure_ssm(ModelSpec& m) {
+    m.heads = m.kv_heads = m.head_dim = m.ffn = 0;
+    m.position = PositionKind::None;
+    m.ssm.attn_period = m.ssm.attn_offset = 0;
+}
+constexpr const char* kConvKernel[] = {"conv_kernel", "d_conv"};
+constexpr const char* kStateSize[] = {"state_size", "d_state"};
+// MambaConfig / MambaMixer: d_inner = intermediate_size (expand * hidden_size), state_size 16,
+// conv_kernel 4, time_step_rank "auto", use_conv_bias true, use_bias false.
+void mamba(Importer& im, ModelSpec& m) {
+    pure_ssm(m);
+    SsmSpec& x = m.ssm;
+    x.kind = SsmKind::Mamba1;
+    const int64_t expand = im.opt("expand", 2);
+    const char* inner_keys[] = {"intermediate_size", "d_inner"};
+    x.inner = im.opt("ssm.inner", inner_keys, expand * m.hidden);
+    x.state = im.opt("ssm.state", kStateSize, 16);
+    x.conv_kernel = im.opt("ssm.conv_kernel", kConvKernel, 4);
+    const char* dt_keys[] = {"time_step_rank"};
+    x.dt_rank = dt_rank(im, m, dt_keys);
+    x.conv_bias = im.r.boolean("use_conv_bias", true);
+    x.proj_bias = im.r.boolean("use_bias", false);
+}
+// Mamba2Config / Mamba2Mixer: d_inner = expand * hidden_size, split into num_heads heads of head_dim
+// (the two must agree), n_groups groups of B and C, state_size 128, conv_kernel 4.
+void mamba2(Importer& im, ModelSpec& m) {
+    pure_ssm(m);
+    SsmSpec& x = m.ssm;
+    x.kind = SsmKind::Mamba2;
+    x.inner = im.opt("expand", 2) * m.hidden;
+    const char* heads_keys[] = {"num_heads"};
+    x.heads = im.opt("ssm.heads", heads_keys, 128);
+    const char* groups_keys[] = {"n_groups"};
+    x.groups = im.opt("ssm.groups", groups_keys, 8);
+    x.state = im.opt("ssm.state", kStateSize, 128);
+    x.conv_kernel = im.opt("ssm.conv_kernel", kConvKernel, 4);
+    x.conv_bias = im.r.boolean("use_conv_bias", true);
+    x.proj_bias = im.r.boolean("use_bias", false);
+    const int64_t head_dim = im.opt("head_dim", 64);
+    if (x.heads > 0 && head_dim * x.heads != x.inner)
+        im.r.fail("head_dim", "num_heads * head_dim must equal expand * hidden_size (" + std::to_string(x.inner) + ", Mamba2Mixer's width); got " +
+                                  std::to_string(x.heads) + " * " + std::to_string(head_dim));
+}
+// JambaConfig / JambaModel: attention on layers i % attn_layer_period == attn_layer_offset, Mamba
+// (JambaMambaMixer, with dt/B/C RMSNorms) elsewhere; routed experts (JambaSparseMoeBlock: num_experts
+// MLPs of intermediate_size, a bias-free router) on layers i % expert_layer_period ==
+// expert_layer_offset, a dense MLP elsewhere; input_layernorm and pre_ff_layernorm; no positions.
+void jamba(Importer& im, ModelSpec& m) {
+    m.position = PositionKind::None;
+    SsmSpec& x = m.ssm;
+    x.kind = SsmKind::Mamba1;
+    const char* period_keys[] = {"attn_layer_period"};
+    const char* offset_keys[] = {"attn_layer_offset"};
+    x.attn_period = im.opt("ssm.attn_period", period_keys, 8);
+    x.attn_offset = im.opt("ssm.attn_offset", offset_keys, 4);
+    x.inner = im.opt("mamba_expand", 2) * m.hidden;
+    const char* state_keys[] = {"mamba_d_state"};
+    x.state = im.opt("ssm.state", state_keys, 16);
+    const char* conv_keys[] = {"mamba_d_conv"};
+    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
+    const char* dt_keys[] = {"mamba_dt_rank"};
+    x.dt_rank = dt_rank(im, m, dt_keys);
+    x.conv_bias = im.r.boolean("mamba_conv_bias", true);
+    x.proj_bias = im.r.boolean("mamba_proj_bias", false);
+    x.bcdt_norms = true;
+    // A config that lists its layers (layers_block_type) must say what the period and offset say:
+    // vramlens places attention by the rule, not by the list.
+    if (const json* types = im.r.find("layers_block_type"); types && types->is_array()) {
+        for (size_t i = 0; i < types->size(); ++i) {
+            const json& t = (*types)[i];
+            const bool attention = x.attn_period > 0 && static_cast<int64_t>(i) % x.attn_period == x.attn_offset;
+            if (!t.is_string() || t.get<std::string>() != (attention ? "attention" : "mamba")) {
+                im.r.fail("layers_block_type", "[" + std::to_string(i) + "] must be \"" + (attention ? "attention" : "mamba") +
+                                                   "\" as attn_layer_period and attn_layer_offset place it; got " + short_dump(t));
+                break;
+            }
+        }
+    }
+    // Experts: one MLP of intermediate_size each; num_experts 1 is a dense MLP on every layer.
+    MoESpec& e = m.moe;
+    e.num_experts = im.small("num_experts", 16);
+    e.top_k = im.small("num_experts_per_tok", 2);
+    if (e.num_experts <= 1) {
+        e = MoESpec{};
+        return;
+    }
+    e.expert_ffn = m.ffn;
+    const int period = im.small("expert_layer_period", 2), offset = im.small("expert_layer_offset", 1);
+    if (period < 1 || offset != period - 1)
+        im.r.fail("expert_layer_offset", "vramlens counts experts on layers i % expert_layer_period == expert_layer_period - 1 (" +
+                                             std::to_string(period - 1) + "); got expert_layer_period " + std::to_string(period) +
+                                             ", expert_layer_offset " + std::to_string(offset));
+    e.moe_layer_freq = period;
+}
 void deepseek_v2(Importer& im, ModelSpec& m) { deepseek(im, m, false); }
 void deepseek_v3(Importer& im, ModelSpec& m) { deepseek(im, m, true); }
 
@@ -531,7 +646,8 @@ struct Layout {
     void (*special)(Importer&, ModelSpec&);
 };
 constexpr NormKind kRms = NormKind::RMSNorm, kLn = NormKind::LayerNorm;
-constexpr PositionKind kRope = PositionKind::Rotary, kLearned = PositionKind::Learned, kAlibi = PositionKind::Alibi;
+constexpr PositionKind kRope = PositionKind::Rotary, kLearned = PositionKind::Learned, kAlibi = PositionKind::Alibi,
+                       kNoPos = PositionKind::None;
 // clang-format off
 constexpr Layout kLayouts[] = {
     //                 norm  gated  position  off  qkv_b  out_b  mlp_b  qk_n   emb_n  norms window flag   pattern special
@@ -555,6 +671,9 @@ constexpr Layout kLayouts[] = {
     {Arch::DeepseekV3, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v3},
     {Arch::QwenV1,     kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    0,     false, 0, qwen_v1},  // ln_1, ln_2
     {Arch::Bert,       kLn,  false, kLearned, 0,   true,  true,  true,  false, true,  2,    0,     false, 0, bert_encoder},  // post-norm: 2 LayerNorms
+    {Arch::Mamba,      kRms, true,  kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, mamba},   // MambaBlock.norm
+    {Arch::Mamba2,     kRms, true,  kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, mamba2},
+    {Arch::Jamba,      kRms, true,  kNoPos,    0,   false, false, false, false, false, 2,    0,     false, 0, jamba},   // input + pre_ff layernorms
 };
 // clang-format on
 
@@ -572,8 +691,12 @@ static_assert(every_family_has_a_layout(), "add a kLayouts row for the new famil
 
 // ---- the import, step by step ------------------------------------------------------------------------
 
+bool pure_ssm_family(const Family& f) { return f.arch == Arch::Mamba || f.arch == Arch::Mamba2; }
+
 void read_sizes(Importer& im, ModelSpec& m) {
     for (const SizeKey& k : kSizeKeys) {
+        // A pure state-space model has no attention heads, and its intermediate_size is the mixer's (mamba()).
+        if (pure_ssm_family(im.fam) && (k.member == &ModelSpec::heads || k.member == &ModelSpec::ffn)) continue;
         const Keys keys(k.keys.data(), static_cast<size_t>(std::find(k.keys.begin(), k.keys.end(), nullptr) - k.keys.begin()));
         const int64_t def = im.fam.*k.family_default;
         if (auto v = im.r.integer(k.field, keys)) {
@@ -767,8 +890,10 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     // Multimodal wrappers may keep tie_word_embeddings at the top level, beside text_config.
     const bool tie_outside = !prefix.empty() && !r.has("tie_word_embeddings");
     m.tied_embeddings = (tie_outside ? top_reader : r).boolean("tie_word_embeddings", fam->tied);
-    read_kv_heads(im, m);
-    read_head_dim(im, m);
+    if (!pure_ssm_family(*fam)) {
+        read_kv_heads(im, m);
+        read_head_dim(im, m);
+    }
     apply_layout(layout, m);
     read_flags(im, m);
     read_activation(im, m);

@@ -3,9 +3,9 @@
 
 namespace vl {
 
-LayerTensors layer_tensors(const ModelSpec& m, bool moe_layer) {
+LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind) {
     LayerTensors l;
-    for_each_layer_tensor(m, moe_layer, [&](const Tensor& t) { l.add(t); });
+    for_each_layer_tensor(m, kind, [&](const Tensor& t) { l.add(t); });
     return l;
 }
 
@@ -15,6 +15,7 @@ const char* split_dim_field(SplitDim dim, const ModelSpec& m) {
         case SplitDim::KvHeads: return "num_key_value_heads";
         case SplitDim::Ffn: return "intermediate_size";
         case SplitDim::ExpertFfn: return "moe_intermediate_size";
+        case SplitDim::SsmInner: return "d_inner (the Mamba mixer's intermediate_size, mamba_expand * hidden_size)";
         case SplitDim::SharedFfn:
             return m.moe.shared_expert_ffn > 0 ? "shared_expert_intermediate_size" : "n_shared_experts * moe_intermediate_size";
         case SplitDim::None: break;

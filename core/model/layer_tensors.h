@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "model_spec.h"
+#include "param_count.h"
 #include "scenario.h"
 
 namespace vl {
@@ -18,6 +19,7 @@ namespace vl {
 // The module a tensor belongs to (its place in the Hugging Face module tree).
 enum class TensorKind : uint8_t {
     Attention,     // self_attn.*: projections, their biases, q_norm/k_norm, MLA's q_a/kv_a norms
+    Ssm,           // the Mamba mixer of a state-space layer (mixer.* / mamba.*)
     Mlp,           // the dense MLP
     Expert,        // one routed expert (count = num_experts)
     SharedExpert,  // the always-on shared expert block (DeepSeek shared_experts, Qwen2-MoE shared_expert)
@@ -39,7 +41,7 @@ enum class TensorSplit : uint8_t {
 };
 
 // The config dimension a column- or row-parallel matrix is split along (tp must divide it).
-enum class SplitDim : uint8_t { None, Heads, KvHeads, Ffn, ExpertFfn, SharedFfn };  // 6 values (model_validate.cpp)
+enum class SplitDim : uint8_t { None, Heads, KvHeads, Ffn, ExpertFfn, SharedFfn, SsmInner };  // 7 values (model_validate.cpp)
 
 // Its Hugging Face config field, for messages ("num_attention_heads").
 const char* split_dim_field(SplitDim dim, const ModelSpec& m);
@@ -161,6 +163,55 @@ VL_TENSOR_INLINE void mla_attention(F& f, const ModelSpec& m) {
     with_bias(f, mat("o_proj", d, a * x.v_head_dim, K::Attention, S::Row, R::O, kLoraO, heads), m.attn_out_bias, "o_proj.bias");
 }
 
+// The Mamba mixer, by the module list of transformers' MambaMixer / JambaMambaMixer / Mamba2Mixer
+// [transformers-code] ([gu2023-mamba] §3.4, [dao2024-mamba2] §7). Mamba1: in_proj [2*d_in, d] (x and the
+// gate z), conv1d [d_in, 1, d_conv] + bias, x_proj [dt_rank + 2*d_state, d_in] (dt, B, C), dt_proj
+// [d_in, dt_rank] + bias, A_log [d_in, d_state], D [d_in], out_proj [d, d_in]; Jamba adds RMSNorms on
+// dt (dt_rank), B and C (d_state). Mamba2: in_proj [2*d_in + 2*groups*d_state + heads, d] (z, x, B, C,
+// dt), conv1d over x, B and C [d_in + 2*groups*d_state, 1, d_conv] + bias, dt_bias, A_log and D per
+// head, the gated RMSNorm [d_in], out_proj [d, d_in]. in_proj and out_proj have biases with use_bias.
+// conv1d, A_log and the vectors are not Linear layers (role Vector: no quantization, no LoRA).
+// Tensor parallelism, Mamba1 as vLLM's MambaMixer splits it [vllm-code]: in_proj (MergedColumnParallel),
+// conv1d and dt_proj column-parallel along d_inner, A and D by d_inner rows, x_proj and out_proj
+// row-parallel, the dt/B/C norms replicated. Mamba2's head and group sharding is not modelled
+// (validate_tensor_parallel refuses tp > 1 for it), so its tensors are Replicated here.
+template <class F>
+VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
+    const SsmSpec& x = m.ssm;
+    const int64_t d = m.hidden, in = x.inner, n = x.state;
+    const bool v2 = x.kind == SsmKind::Mamba2;
+    const int64_t conv_dim = v2 ? in + 2 * x.groups * n : in;
+    const int64_t in_rows = v2 ? 2 * in + 2 * x.groups * n + x.heads : 2 * in;
+    const SplitBy inner = v2 ? kWhole : SplitBy{SplitDim::SsmInner, in};
+    const S column = v2 ? S::Replicated : S::Column, row = v2 ? S::Replicated : S::Row;
+    auto matrix = [&](const char* name, int64_t rows, int64_t cols, S split) {
+        return mat(name, rows, cols, K::Ssm, split, R::OtherMatrix, 0, split == S::Replicated ? kWhole : inner);
+    };
+    auto other = [&](const char* name, int64_t rows, int64_t cols, S split) {
+        return mat(name, rows, cols, K::Ssm, split, R::Vector, 0, split == S::Replicated ? kWhole : inner);
+    };
+    with_bias(f, matrix("in_proj", in_rows, d, column), x.proj_bias, "in_proj.bias");
+    f(other("conv1d.weight", conv_dim, x.conv_kernel, column));
+    if (x.conv_bias) f(other("conv1d.bias", conv_dim, 1, column));
+    if (v2) {
+        f(other("dt_bias", x.heads, 1, S::Replicated));
+        f(other("A_log", x.heads, 1, S::Replicated));
+        f(other("D", x.heads, 1, S::Replicated));
+        f(other("norm", in, 1, S::Replicated));
+    } else {
+        f(matrix("x_proj", x.dt_rank + 2 * n, in, row));
+        with_bias(f, matrix("dt_proj", in, x.dt_rank, column), true, "dt_proj.bias");
+        f(other("A_log", in, n, column));
+        f(other("D", in, 1, column));
+        if (x.bcdt_norms) {
+            f(other("dt_layernorm", x.dt_rank, 1, S::Replicated));
+            f(other("b_layernorm", n, 1, S::Replicated));
+            f(other("c_layernorm", n, 1, S::Replicated));
+        }
+    }
+    with_bias(f, matrix("out_proj", d, in, row), x.proj_bias, "out_proj.bias");
+}
+
 struct MlpNames {
     const char *gate, *up, *down, *gate_bias, *up_bias, *down_bias;
 };
@@ -204,15 +255,18 @@ inline constexpr const char* kNormBiasNames[4] = {"input_layernorm.bias", "post_
 
 }  // namespace tensors
 
-// Calls f(const Tensor&) for each tensor of one layer: a dense layer, or (moe_layer, on a model with
-// experts) one whose MLP is routed experts + router + shared experts. Nothing for a params-only model.
+// Calls f(const Tensor&) for each tensor of one layer of the given kind: attention (standard or MLA)
+// or, on a state-space model, the Mamba mixer (kind.ssm); a dense MLP (none when ffn is 0, as in
+// Mamba) or (kind.moe, on a model with experts) routed experts + router + shared experts; the layer
+// norms. Nothing for a params-only model.
 template <class F>
-VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, bool moe_layer, F&& f) {
+VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, F&& f) {
     using namespace tensors;
     if (!m.architecture_known()) return;
-    if (m.attention == AttentionKind::MLA) mla_attention(f, m);
+    if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
+    else if (m.attention == AttentionKind::MLA) mla_attention(f, m);
     else standard_attention(f, m);
-    if (moe_layer && m.moe.num_experts > 0) moe_mlp(f, m);
+    if (kind.moe && m.moe.num_experts > 0) moe_mlp(f, m);
     else if (m.ffn > 0) mlp(f, m, m.ffn, K::Mlp, 1, {SplitDim::Ffn, m.ffn}, kDense);
     const int norms = m.norms_per_layer < 0 ? 0 : m.norms_per_layer > 4 ? 4 : m.norms_per_layer;
     for (int i = 0; i < norms; ++i) norm(f, m, kNormNames[i], kNormBiasNames[i], m.hidden, K::Norm);
@@ -274,12 +328,12 @@ private:
 };
 
 // Worst cases (every option on; tests/layer_tensors_test.cpp builds them): a layer has at most 12
-// attention + 15 MoE MLP + 8 norm tensors, the model 10 outside the layers. add() past the capacity
+// attention (or 14 Mamba) + 15 MoE MLP + 8 norm tensors, the model 10 outside the layers. add() past the capacity
 // would drop a tensor, so the capacities stay above those counts.
 using LayerTensors = TensorList<40>;
 using ModelTensors = TensorList<12>;
 
-LayerTensors layer_tensors(const ModelSpec& m, bool moe_layer);
+LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind);
 ModelTensors model_tensors(const ModelSpec& m);
 
 // The part of a tensor (all `count` copies) one rank holds: / tp when Column, Row or Vocab split,

@@ -49,13 +49,14 @@ struct Checker {
 // before count_params sums it in int64. Called once every size is within the bounds above, where one
 // tensor has at most 1e18 elements (an MoE block: 1e5 experts * 1e7 * 1e6), within int64.
 double params_in_double(const ModelSpec& m) {
-    double outside = 0, dense = 0, moe = 0;
-    auto adder = [](double& sum) { return [&sum](const Tensor& t) { sum += static_cast<double>(t.params()); }; };
-    for_each_model_tensor(m, adder(outside));
-    for_each_layer_tensor(m, false, adder(dense));
-    const double n_moe = static_cast<double>(layer_pattern(m).moe_count(0, m.layers));
-    if (n_moe > 0) for_each_layer_tensor(m, true, adder(moe));
-    return outside + (static_cast<double>(m.layers) - n_moe) * dense + n_moe * moe;
+    double total = 0;
+    for_each_model_tensor(m, [&](const Tensor& t) { total += static_cast<double>(t.params()); });
+    layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
+        double layer = 0;
+        for_each_layer_tensor(m, k, [&](const Tensor& t) { layer += static_cast<double>(t.params()); });
+        total += static_cast<double>(n) * layer;
+    });
+    return total;
 }
 
 // The inventory multiplies at most two dimensions (heads * head_dim) when it builds a shape: with each
@@ -64,7 +65,8 @@ bool dims_in_int32(const ModelSpec& m) {
     const MLASpec& x = m.mla;
     for (const int64_t v : {m.vocab, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, m.embed_dim, m.max_position, m.position_offset,
                             int64_t{m.moe.num_experts}, m.moe.expert_ffn, int64_t{m.moe.shared_experts}, m.moe.shared_expert_ffn,
-                            x.q_lora_rank, x.kv_lora_rank, x.qk_rope_head_dim, x.qk_nope_head_dim, x.v_head_dim})
+                            x.q_lora_rank, x.kv_lora_rank, x.qk_rope_head_dim, x.qk_nope_head_dim, x.v_head_dim, m.ssm.inner,
+                            m.ssm.state, m.ssm.conv_kernel, m.ssm.dt_rank, m.ssm.heads, m.ssm.groups})
         if (v < 0 || v > INT32_MAX) return false;
     return true;
 }
@@ -79,6 +81,27 @@ bool hub_name_text(const std::string& s, size_t max, bool slash) {
         if (!ok) return false;
     }
     return true;
+}
+
+// The Mamba mixer's sizes (SsmSpec), named as in the scenario (model.ssm.*): Mamba1 needs d_inner,
+// d_state, d_conv and dt_rank; Mamba2 heads that split d_inner evenly and groups that split the heads.
+void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
+    const SsmSpec& x = m.ssm;
+    c.range("ssm.inner", x.inner, 1, kMaxFfn);
+    c.range("ssm.state", x.state, 1, 65536);
+    c.range("ssm.conv_kernel", x.conv_kernel, 1, 1024);
+    if (c.range("ssm.attn_period", x.attn_period, 0, layers_ok ? m.layers : kMaxLayers) && x.attn_period > 0)
+        c.range("ssm.attn_offset", x.attn_offset, 0, x.attn_period - 1);
+    else if (x.attn_offset != 0)
+        c.fail("ssm.attn_offset", "must be 0 when ssm.attn_period is 0 (no attention layer); got " + std::to_string(x.attn_offset));
+    if (x.kind == SsmKind::Mamba1) {
+        c.range("ssm.dt_rank", x.dt_rank, 1, kMaxHidden);
+    } else {
+        if (c.range("ssm.heads", x.heads, 1, kMaxHeads) && x.inner > 0 && x.inner % x.heads != 0)
+            c.fail("ssm.heads", "must divide ssm.inner (" + std::to_string(x.inner) + ": heads of equal head_dim); got " + std::to_string(x.heads));
+        if (c.range("ssm.groups", x.groups, 1, kMaxHeads) && x.heads > 0 && x.heads % x.groups != 0)
+            c.fail("ssm.groups", "must divide ssm.heads (" + std::to_string(x.heads) + "); got " + std::to_string(x.groups));
+    }
 }
 
 void validate_source(const ModelOrigin& src, Checker& c) {
@@ -114,12 +137,20 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     c.range("vocab_size", m.vocab, 1, kMaxVocab);
     c.range("hidden_size", m.hidden, 1, kMaxHidden);
     const bool layers_ok = c.range("num_hidden_layers", m.layers, 1, kMaxLayers);
-    const bool heads_ok = c.range("num_attention_heads", m.heads, 1, kMaxHeads);
-    const bool kv_ok = c.range("num_key_value_heads", m.kv_heads, 1, kMaxHeads);
-    if (heads_ok && kv_ok && m.heads % m.kv_heads != 0)
+    // A pure state-space model (Mamba) has no attention layer, so no heads.
+    const SsmSpec& x = m.ssm;
+    const bool no_attention = x.active() && x.attn_period == 0;
+    const int64_t min_heads = no_attention ? 0 : 1;
+    const bool heads_ok = c.range("num_attention_heads", m.heads, min_heads, kMaxHeads);
+    const bool kv_ok = c.range("num_key_value_heads", m.kv_heads, min_heads, kMaxHeads);
+    if (heads_ok && kv_ok && m.kv_heads > 0 && m.heads % m.kv_heads != 0)
         c.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(m.heads) + "); got " +
                                           std::to_string(m.kv_heads));
-    if (m.attention == AttentionKind::Standard) c.range("head_dim", m.head_dim, 1, kMaxHidden);
+    if (heads_ok && kv_ok && (m.heads == 0) != (m.kv_heads == 0))
+        c.fail("num_key_value_heads", "must be 0 exactly when num_attention_heads is 0 (a model without attention); got " +
+                                          std::to_string(m.kv_heads));
+    if (m.attention == AttentionKind::Standard) c.range("head_dim", m.head_dim, min_heads, kMaxHidden);
+    if (x.active()) validate_ssm(m, c, layers_ok);
     if (m.embed_dim != 0) c.range("word_embed_proj_dim", m.embed_dim, 1, kMaxHidden);
 
     // A dense MLP exists unless every layer is MoE; with an invalid MoE layer pattern (its own error
@@ -127,7 +158,7 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     const bool all_moe = m.moe.num_experts > 0 && m.moe.first_dense_layers == 0 && m.moe.moe_layer_freq == 1;
     const bool pattern_invalid = m.moe.num_experts > 0 && (m.moe.first_dense_layers < 0 || m.moe.first_dense_layers > m.layers ||
                                                            m.moe.moe_layer_freq < 1 || m.moe.moe_layer_freq > kMaxLayers);
-    c.range("intermediate_size", m.ffn, all_moe || pattern_invalid ? 0 : 1, kMaxFfn);
+    c.range("intermediate_size", m.ffn, all_moe || pattern_invalid || no_attention ? 0 : 1, kMaxFfn);
     c.range("norms_per_layer", m.norms_per_layer, 0, 4);
     if (m.position == PositionKind::Learned) c.range("max_position_embeddings", m.max_position, 1, kMaxPositions);
     else c.range("max_position_embeddings", m.max_position, 0, kMaxPositions);
@@ -177,6 +208,14 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
     const ModelSpec& m = s.model;
     const int64_t tp = s.parallel.tp;
     if (!m.architecture_known() || tp <= 1 || !dims_in_int32(m)) return;  // validate_model reports absurd sizes
+    // The Mamba mixer is split as vLLM splits Mamba1 (layer_tensors.h mamba_mixer); Mamba2's head and
+    // group sharding, transformers' (no tensor-parallel plan for Mamba) and training's split
+    // activations are not modelled.
+    if (m.ssm.active() && (m.ssm.kind == SsmKind::Mamba2 || s.mode != Mode::Infer || s.infer.engine != Engine::VLLM)) {
+        errs.push_back({"parallel.tp", std::string("tensor parallelism of a state-space model's Mamba layers is modelled for vLLM inference of ") +
+                                       "Mamba1 mixers (Mamba, Jamba) only; use tp 1 (pipeline parallelism splits its layers); got " + std::to_string(tp)});
+        return;
+    }
     const int64_t etp = expert_tp(s.parallel, s.mode == Mode::Infer ? ExpertSplit::EpOrTp : ExpertSplit::EpTimesTp);
     // The split dimensions, each once, in the order the inventory meets them, with the ranks that
     // split it (no heap until an error).
@@ -184,9 +223,9 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
         SplitDim dim;
         int64_t units, by;
     };
-    Dim dims[6];
+    Dim dims[7];
     size_t n = 0;
-    bool seen[6] = {};
+    bool seen[7] = {};
     auto collect = [&](const Tensor& t) {
         const size_t k = static_cast<size_t>(t.split_dim);
         if (t.split_dim == SplitDim::None || seen[k] || !t.matrix()) return;  // replicated, vocab-padded, a bias, or met
@@ -195,9 +234,8 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
         seen[k] = true;
         dims[n++] = {t.split_dim, t.split_units, by};
     };
-    const int64_t n_moe = layer_pattern(m).moe_count(0, m.layers);
-    if (m.layers > n_moe) for_each_layer_tensor(m, false, collect);
-    if (n_moe > 0) for_each_layer_tensor(m, true, collect);
+    const LayerPattern pattern = layer_pattern(m);
+    pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t) { for_each_layer_tensor(m, k, collect); });
     for (size_t i = 0; i < n; ++i) {
         const Dim& d = dims[i];
         const bool kv = d.dim == SplitDim::KvHeads;
@@ -207,8 +245,7 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
             if (t.matrix() && t.split_dim == d.dim && tensors.find(t.name) == std::string::npos)
                 tensors += (tensors.empty() ? "" : ", ") + std::string(t.name);
         };
-        if (m.layers > n_moe) for_each_layer_tensor(m, false, name);
-        if (n_moe > 0) for_each_layer_tensor(m, true, name);
+        pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t) { for_each_layer_tensor(m, k, name); });
         const std::string rule = kv ? (s.mode == Mode::Infer ? " or be a multiple of it" : " for training") : "";
         errs.push_back({"parallel.tp", "must divide " + std::string(split_dim_field(d.dim, m)) + " (" + std::to_string(d.units) + ")" +
                                            rule + "; got " + std::to_string(tp) + " (" + tensors + " split along it)"});

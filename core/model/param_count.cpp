@@ -3,13 +3,31 @@
 #include "param_count.h"
 
 #include <algorithm>
+#include <array>
 
 #include "model/layer_tensors.h"
 
 namespace vl {
 
 LayerPattern layer_pattern(const ModelSpec& m) {
-    return {m.moe.num_experts, m.moe.first_dense_layers, m.moe.moe_layer_freq, m.sliding_window, m.sliding_window_pattern};
+    return {m.moe.num_experts, m.moe.first_dense_layers, m.moe.moe_layer_freq, m.sliding_window, m.sliding_window_pattern,
+            m.ssm.active(), m.ssm.attn_period, m.ssm.attn_offset};
+}
+
+// Mamba layers: every layer of a state-space model but those that keep attention, i % attn_period ==
+// attn_offset (Jamba: JambaModel builds JambaAttentionDecoderLayer there, JambaMambaDecoderLayer
+// elsewhere [transformers-code]).
+bool LayerPattern::ssm(int64_t layer) const {
+    if (!ssm_model) return false;
+    return !(attn_period > 0 && layer % attn_period == attn_offset);
+}
+
+int64_t LayerPattern::attention_count(int64_t begin, int64_t end) const {
+    if (end <= begin) return 0;
+    if (!ssm_model) return end - begin;
+    int64_t n = 0;
+    for (int64_t i = begin; i < end; ++i) n += ssm(i) ? 0 : 1;
+    return n;
 }
 
 // MoE layers: after first_dense_layers, every moe_layer_freq-th layer (Qwen2-MoE decoder_sparse_step:
@@ -39,16 +57,19 @@ int64_t LayerPattern::moe_count(int64_t begin, int64_t end) const {
 
 bool layer_is_moe(const ModelSpec& m, int64_t layer) { return layer_pattern(m).moe(layer); }
 bool layer_is_sliding(const ModelSpec& m, int64_t layer) { return layer_pattern(m).sliding(layer); }
+bool layer_is_ssm(const ModelSpec& m, int64_t layer) { return layer_pattern(m).ssm(layer); }
 
-// One layer's counts from its tensors: the attention module, the MLP (dense, or routed + shared
-// experts + router) and the layer norms. A token uses top_k of the routed experts and all the rest.
-static LayerParams layer_params(const ModelSpec& m, bool moe_layer) {
+// One layer's counts from its tensors: the attention module or the Mamba mixer, the MLP (dense, or
+// routed + shared experts + router) and the layer norms. A token uses top_k of the routed experts and
+// all the rest.
+static LayerParams layer_params(const ModelSpec& m, LayerKind kind) {
     LayerParams l;
-    l.moe = moe_layer;
-    for_each_layer_tensor(m, moe_layer, [&](const Tensor& t) {
+    l.kind = kind;
+    for_each_layer_tensor(m, kind, [&](const Tensor& t) {
         const int64_t p = t.params();
         switch (t.kind) {
             case TensorKind::Attention: l.attention += p; break;
+            case TensorKind::Ssm: l.ssm += p; break;
             case TensorKind::Norm: l.norms += p; break;
             default:
                 l.mlp += p;
@@ -81,16 +102,19 @@ ParamCounts count_params(const ModelSpec& m) {
         }
     });
 
-    // Every layer is one of two kinds, dense or MoE (each counted once: the numeric path runs per
-    // estimate); the table answers per layer.
-    const LayerParams dense = layer_params(m, false);
-    const LayerParams moe = m.moe.num_experts > 0 ? layer_params(m, true) : LayerParams{};
+    // Every layer is one of four kinds, dense or MoE, attention or Mamba (each present kind counted
+    // once: the numeric path runs per estimate); the table answers per layer.
     const LayerPattern pattern = layer_pattern(m);
-    p.per_layer = LayerTable(m.layers, pattern, dense, moe);
-    const int64_t n_moe = pattern.moe_count(0, m.layers), n_dense = m.layers - n_moe;
-    const int64_t layers_total = n_dense * dense.total() + n_moe * moe.total();
-    const int64_t layers_active = n_dense * dense.active() + n_moe * moe.active();
-    const int64_t largest = std::max(n_dense > 0 ? dense.total() : 0, n_moe > 0 ? moe.total() : 0);
+    std::array<LayerParams, 4> kinds{};
+    int64_t layers_total = 0, layers_active = 0, largest = 0;
+    pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
+        const LayerParams l = layer_params(m, k);
+        kinds[k.index()] = l;
+        layers_total += n * l.total();
+        layers_active += n * l.active();
+        largest = std::max(largest, l.total());
+    });
+    p.per_layer = LayerTable(m.layers, pattern, kinds);
 
     const int64_t outside_layers = p.embedding + p.lm_head + p.embedding_norm + p.final_norm;
     p.total = outside_layers + layers_total;

@@ -306,6 +306,8 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
         const bool swa = llamacpp_uses_swa(m);
         (in.kv_offload ? d : p.cpu).kv +=
             kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, swa, swa ? llamacpp_swa_cells(m.sliding_window, std::min(in.ubatch, context)) : 0);
+        // A Mamba layer's recurrent state (one sequence) is its cache, on the same device as a KV cache would be.
+        if (m.ssm.active()) (in.kv_offload ? d : p.cpu).kv += ssm_sequence_bytes(m, il, il + 1, ssm_state_layout(llamacpp_options(in)));
         if (d.layer_begin < 0) d.layer_begin = il;
         d.layer_end = il + 1;
     }
@@ -332,7 +334,7 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
         };
         for (int64_t il = 0; il < L; ++il) {
             if (device_of(il) < 0) continue;
-            for (const Tensor& t : layer_tensors(m, pc.per_layer.pattern().moe(il)))
+            for (const Tensor& t : layer_tensors(m, pc.per_layer.pattern().kind(il)))
                 if (t.matrix() && t.count == 1) split_matrix(device_of(il), t, gguf_matrix_type(m, in.weights, t, il));
         }
         if (device_of(L) >= 0)

@@ -43,6 +43,9 @@ std::string validate_serving(const ServingPlanInput& in) {
     const std::string len = f.len + 2, util = f.util + 2, seqs = f.seqs + 2;  // field names: the flags less "--"
     if (!m.architecture_known() || m.layers < 1)
         return "model: the planner needs the model's architecture (layers, heads, KV heads); give a preset id or a config.json";
+    if (m.ssm.active())  // tp/pp choice and the pool with the Mamba cache are not planned (the estimate sizes vLLM v0.6)
+        return "model: " + m.model_type + " is a state-space model (Mamba layers): the serving planner does not place its Mamba state with " + engine +
+               " yet; size it with `vramlens estimate --mode infer --engine vllm` (vLLM v0.6's Mamba cache) or --engine llama.cpp";
     if (!served_weights(in.weights))
         return "weights: " + engine + " serves bf16, fp16, fp8, gptq-4bit, gptq-8bit or awq-4bit weights here; " + weight_format_name(in.weights) +
                " is not one of them (GGUF types: use --engine llama.cpp)";

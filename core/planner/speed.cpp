@@ -121,8 +121,10 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         experts[experts_on_cpu ? n_gpu : d] += e;
         if (experts_on_cpu && e > 0) ++moe_bounces;
         const bool attention_on_cpu = d < n_gpu && !in.kv_offload;
-        attention_layers[attention_on_cpu ? n_gpu : d] += 1;
-        if (attention_on_cpu) ++kv_bounces;
+        if (!layer_is_ssm(m, il)) {  // a Mamba layer has no attention (its state follows the KV placement, its scan is in the layer's FLOPs)
+            attention_layers[attention_on_cpu ? n_gpu : d] += 1;
+            if (attention_on_cpu) ++kv_bounces;
+        }
         // Prefill: the layer's FLOPs at its device (llama.cpp copies CPU-held expert weights to the GPU
         // for large batches, so --n-cpu-moe does not move their FLOPs).
         active_params[d] += static_cast<double>(pc.per_layer[static_cast<size_t>(il)].active());

@@ -34,6 +34,15 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
         L.nope_dim = static_cast<double>(m.mla.qk_nope_head_dim);
         L.v_dim = static_cast<double>(m.mla.v_head_dim);
     }
+    if (m.ssm.active()) {
+        L.ssm = m.ssm.kind;
+        L.d_inner = static_cast<double>(m.ssm.inner);
+        L.d_state = static_cast<double>(m.ssm.state);
+        L.dt_rank = static_cast<double>(m.ssm.dt_rank);
+        L.ssm_heads = static_cast<double>(m.ssm.heads);
+        L.ssm_groups = static_cast<double>(m.ssm.groups);
+        L.ssm_unfused = m.ssm.bcdt_norms;
+    }
     if (moe_layer) {
         L.experts = m.moe.num_experts;
         L.top_k = m.moe.top_k;
@@ -260,7 +269,56 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
     return r;
 }
 
+// The Mamba mixer of a Mamba layer as transformers trains it with the fused kernels (mamba-ssm and
+// causal-conv1d installed: MambaMixer / Mamba2Mixer cuda_kernels_forward) [transformers-code]. in_proj
+// saves its input. Mamba1 runs mamba_inner_fn (MambaInnerFn, checkpoint_lvl 1: conv1d_out and delta
+// are recomputed in backward), which saves xz [T, 2 d_inner], x_dbl [T, dt_rank + 2 d_state], B and C
+// as contiguous [T, d_state] copies, the selective scan's fp32 chunk states [b, d_inner, ceil(s / 2048),
+// 2 d_state] and the scan output [T, d_inner]; its out_proj runs inside and saves nothing more (out_z is
+// recomputed). Mamba2 runs mamba_split_conv1d_scan_combined, which saves zxbcdt [T, 2 d_inner + 2 groups
+// d_state + heads], the SSD output out_x [T, d_inner] and the gated RMSNorm's fp32 rstd [T, groups]
+// [mamba-ssm-code] [gu2023-mamba] [dao2024-mamba2]. Weights (conv1d, A, D, dt_bias) are parameters.
+template <class Q>
+Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
+    using N = Expr<Q>;
+    const N a = q("a_bytes", x.act_bytes), T = tokens(q, x);
+    const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
+    N r = q.let("in_proj_in", saved_in_bytes(q, x) * T * q("h", L.h));
+    if (L.ssm == SsmKind::Mamba2) {
+        const N groups = q("groups", L.ssm_groups);
+        r += q.let("zxbcdt", a * T * (2 * d_in + 2 * groups * n + q("ssm_heads", L.ssm_heads)));
+        r += q.let("ssd_out", a * T * d_in);
+        r += q.let("rstd", 4.0 * T * groups);
+        return r;
+    }
+    const N R = q("dt_rank", L.dt_rank);
+    r += q.let("xz", 2 * a * T * d_in);
+    if (L.ssm_unfused) {
+        // Jamba (JambaMambaMixer.cuda_kernels_forward): causal_conv1d_fn saves its input, a view of xz
+        // (above); x_proj saves the conv output; the dt, B and C RMSNorms their inputs (each norm's
+        // input, as the layer norms count it); dt_proj its normed input; selective_scan_fn (SelectiveScanFn)
+        // saves delta as a contiguous copy, then like MambaInnerFn B and C, the chunk states and its output
+        // before the gate; out_proj saves its gated input [transformers-code] [mamba-ssm-code].
+        r += q.let("conv_out", a * T * d_in);
+        r += q.let("dt_B_C_norm_in", a * T * (R + 2 * n));
+        r += q.let("dt_proj_in", a * T * R);
+        r += q.let("delta", a * T * d_in);
+    } else {
+        r += q.let("x_dbl", a * T * (R + 2 * n));
+    }
+    r += q.let("B_C", 2 * a * T * n);
+    r += q.let("scan_states", 4.0 * q("b", x.b) * d_in * ceil_of(q("s", x.s) / q("scan_chunk", 2048.0)) * (2 * n));
+    r += q.let("scan_out", a * T * d_in);
+    if (L.ssm_unfused) r += q.let("out_proj_in", saved_in_bytes(q, x) * T * d_in);
+    return r;
+}
+
 }  // namespace
+
+double mamba_layer_activation_bytes(const LayerDims& L, const ActShape& x) {
+    Numbers q;
+    return layer_mamba(q, L, x);
+}
 
 LayerActivations layer_activations(const LayerDims& L, const ActShape& x) {
     Numbers q;
@@ -477,6 +535,11 @@ struct StageLayers {
     double fl;                     // micro-batches in flight
     Recompute rc;
     double k;                      // every-k recomputation
+    // A state-space model: its attention layers and Mamba layers among the stage's (la = L, ls = 0 for
+    // a transformer), and whether its layers have an MLP (a pure Mamba model has none).
+    bool ssm_model;
+    double la, ls;
+    bool has_mlp;
 };
 
 static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
@@ -485,8 +548,10 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
     const ActivationFormula f = s.mode == Mode::FineTune ? ActivationFormula::TensorWalk : s.train.activation_formula;
     const bool korthikanti = f == ActivationFormula::Korthikanti;
     const bool walk = f == ActivationFormula::TensorWalk || korthikanti;
-    const int64_t n_moe = layer_pattern(m).moe_count(c.stage.layer_begin, c.stage.layer_end);
+    const LayerPattern pattern = layer_pattern(m);
+    const int64_t n_moe = pattern.moe_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_dense = c.stage.layers() - n_moe;
+    const int64_t n_attn = pattern.attention_count(c.stage.layer_begin, c.stage.layer_end);
     ActShape lx = x;
     bool has_dense = true, has_moe = false;
     if (korthikanti) {
@@ -505,16 +570,19 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
                        : walk      ? layer_dims(m, false)
                                    : LayerDims{},
                        static_cast<double>(c.stage.layers()), static_cast<double>(n_dense), static_cast<double>(n_moe),
-                       c.in_flight, s.train.recompute, static_cast<double>(std::max(1, s.train.recompute_every_k))};
+                       c.in_flight, s.train.recompute, static_cast<double>(std::max(1, s.train.recompute_every_k)),
+                       m.ssm.active(), static_cast<double>(n_attn), static_cast<double>(c.stage.layers() - n_attn),
+                       m.ffn > 0 || m.moe.num_experts > 0};
 }
 
 // The per-layer groups of one stage (each a Once), and one whole layer made of them.
-template <class Input, class Scores, class Norms, class Attention, class MlpDense, class MlpMoe, class Layer>
+template <class Input, class Scores, class Norms, class Attention, class Mamba, class MlpDense, class MlpMoe, class Layer>
 struct LayerGroups {
     const Input& input;
     const Scores& scores;
     const Norms& norms;
     const Attention& attention;
+    const Mamba& mamba;
     const MlpDense& mlp_dense;
     const MlpMoe& mlp_moe;
     const Layer& layer;  // (q, with_scores): one layer's activations
@@ -531,6 +599,10 @@ static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& 
     const double fl = st.fl, L = st.L;
     // in_flight * L_stage * A: a group that is the same in every layer of the stage
     const auto per_stage = [&](auto& q, const auto& A) { return q("in_flight", fl) * (q("L_stage", L) * A); };
+    // The attention groups of a state-space model are on its attention layers only.
+    const auto per_attention_layer = [&](auto& q, const auto& A) {
+        return st.ssm_model ? q("in_flight", fl) * (q("L_attn", st.la) * A) : per_stage(q, A);
+    };
     if (st.rc == Recompute::Full || st.rc == Recompute::EveryK) {
         const bool offload = c.s.train.offload_checkpoints;
         add(c.e, c.d, comp("act.checkpoints", offload ? "activations: checkpointed layer inputs (offloaded to host RAM)" : "activations: checkpointed layer inputs",
@@ -570,19 +642,30 @@ static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& 
             const auto A = q.let("A_norms", g.norms(q));
             return per_stage(q, A);
         });
-    add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations, kFwdBwd,
-                       "Korthikanti et al. 2022 Sec 4.1 (11sbh) [korthikanti2022 §4.1]; attention 11bsd [transformer-series5 §2.1]; GQA: K,V sized by kv heads"),
-        [&](auto& q) {
-            const auto A = q.let("A_attn", g.attention(q));
-            return per_stage(q, A);
-        });
-    if (!sel && g.scores(num) > 0)
+    if (st.la > 0)
+        add(c.e, c.d, comp("act.attention", "activations: attention (QKV input, Q, K, V, output, masks)", Category::Activations, kFwdBwd,
+                           "Korthikanti et al. 2022 Sec 4.1 (11sbh) [korthikanti2022 §4.1]; attention 11bsd [transformer-series5 §2.1]; GQA: K,V sized by kv heads"),
+            [&](auto& q) {
+                const auto A = q.let("A_attn", g.attention(q));
+                return per_attention_layer(q, A);
+            });
+    if (!sel && st.la > 0 && g.scores(num) > 0)
         add(c.e, c.d, comp("act.scores", "activations: attention scores (s^2: softmax, dropout)", Category::Activations, kFwdBwd,
                            "Korthikanti et al. 2022 Sec 4.1 (5as^2b) [korthikanti2022 §4.1]; dropped by FlashAttention [dao2022] or selective recomputation"),
             [&](auto& q) {
                 const auto A = q.let("A_scores", g.scores(q));
-                return per_stage(q, A);
+                return per_attention_layer(q, A);
             });
+    if (st.ls > 0)
+        add(c.e, c.d, comp("act.mamba", "activations: Mamba mixer (in_proj input and the fused scan's saved tensors)", Category::Activations, kFwdBwd,
+                           "mamba-ssm MambaInnerFn (checkpoint_lvl 1: conv1d_out and delta recomputed) / MambaSplitConv1dScanCombinedFn "
+                           "save_for_backward, as transformers' cuda_kernels_forward calls them in training; Jamba: causal_conv1d_fn, the dt/B/C "
+                           "norms, selective_scan_fn (SelectiveScanFn) and the projections one by one [mamba-ssm-code] [transformers-code]"),
+            [&](auto& q) {
+                const auto A = q.let("A_mamba", g.mamba(q));
+                return q("in_flight", fl) * (q("L_ssm", st.ls) * A);
+            });
+    if (!st.has_mlp) return;
     add(c.e, c.d, comp("act.mlp", "activations: MLP", Category::Activations, kFwdBwd,
                        "Korthikanti et al. 2022 Sec 4.1 (19sbh) [korthikanti2022 §4.1]; MLP 19bsd [transformer-series5 §2.2]; HF LlamaMLP / MixtralSparseMoeBlock [transformers-code]"),
         [&](auto& q) {
@@ -673,14 +756,24 @@ void add_activations(TrainCtx& c) {
     const Once scores([&](auto& q) { return st.walk ? layer_scores(q, dense, lx) : variant_scores(q, s, x); });
     const Once norms([&](auto& q) { return layer_norms(q, dense, lx); });
     const Once attention([&](auto& q) { return layer_attention(q, dense, lx); });
+    const Once mamba([&](auto& q) { return layer_mamba(q, dense, lx); });
     const Once mlp_dense([&](auto& q) { return layer_mlp(q, dense, lx); });
     const Once mlp_moe([&](auto& q) { return layer_mlp(q, layer_dims(m, true), lx); });
     // One layer's activations; on a stage with both kinds, the larger of the two MLP groups.
     const auto layer = [&](auto& q, bool with_scores) {
         if (!st.walk) return variant_layer(q, s, x, with_scores);
         auto r = q.let("A_norms", norms(q));
-        r += q.let("A_attn", attention(q));
-        if (with_scores) r += let_some(q, "A_scores", scores(q));
+        if (st.ls == 0) {
+            r += q.let("A_attn", attention(q));
+            if (with_scores) r += let_some(q, "A_scores", scores(q));
+        } else if (st.la == 0) {
+            r += q.let("A_mamba", mamba(q));
+        } else {  // a hybrid stage: the larger of an attention layer's and a Mamba layer's mixer
+            auto at = q.let("A_attn", attention(q));
+            if (with_scores) at += let_some(q, "A_scores", scores(q));
+            r += max_of(at, q.let("A_mamba", mamba(q)));
+        }
+        if (!st.has_mlp) return r;
         if (!st.mixed) {
             r += q.let("A_mlp", st.has_dense ? mlp_dense(q) : mlp_moe(q));
         } else {
@@ -690,7 +783,7 @@ void add_activations(TrainCtx& c) {
         }
         return r;
     };
-    const auto g = layer_groups(input, scores, norms, attention, mlp_dense, mlp_moe, layer);
+    const auto g = layer_groups(input, scores, norms, attention, mamba, mlp_dense, mlp_moe, layer);
 
     add_stored_activations(c, st, g);
     add_backward_working_sets(c, st, g);

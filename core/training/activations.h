@@ -19,6 +19,10 @@ struct LayerDims {
     bool mla = false;            // DeepSeek multi-head latent attention
     double q_rank = 0, kv_rank = 0, rope_dim = 0, nope_dim = 0, v_dim = 0;
     double experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;  // MoE layer when experts > 0
+    // The Mamba mixer of a state-space model's Mamba layers (SsmSpec); kind None: no Mamba layer.
+    SsmKind ssm = SsmKind::None;
+    double d_inner = 0, d_state = 0, dt_rank = 0, ssm_heads = 0, ssm_groups = 0;
+    bool ssm_unfused = false;  // Jamba: dt/B/C norms between separate conv, projections and scan
 };
 LayerDims layer_dims(const ModelSpec& m, bool moe_layer);
 LayerDims gpt_dims(double h, double heads);  // Korthikanti's GPT layer: ffn 4h, GeLU, MHA, LayerNorm
@@ -64,6 +68,8 @@ struct LayerActivations {
     double total() const { return norms + attention + scores + mlp; }
 };
 LayerActivations layer_activations(const LayerDims& L, const ActShape& x);
+// Bytes one Mamba layer's mixer keeps for one micro-batch (the fused kernels' saved tensors; L.ssm set).
+double mamba_layer_activation_bytes(const LayerDims& L, const ActShape& x);
 
 // Rows of one chunk of Liger-Kernel's fused linear cross-entropy [liger-kernel-code]: the tokens are
 // split so that a chunk's logits hold about tokens x hidden elements: inc_factor = ceil(vocab / hidden),

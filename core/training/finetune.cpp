@@ -22,7 +22,7 @@ struct LoraLayer {
 
 static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, bool moe_layer) {
     LoraLayer l;
-    for_each_layer_tensor(m, moe_layer, [&](const Tensor& t) {
+    for_each_layer_tensor(m, LayerKind{moe_layer, false}, [&](const Tensor& t) {
         if ((t.lora & targets) == 0) return;
         l.params += t.count * r * (t.cols + t.rows);
         l.modules += static_cast<double>(t.count);
@@ -36,9 +36,14 @@ static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, boo
 int64_t lora_params_per_layer(const ModelSpec& m, int64_t r, unsigned tg, bool moe_layer) { return lora_layer(m, r, tg, moe_layer).params; }
 
 int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets) {
-    const int64_t n_moe = layer_pattern(m).moe_count(0, m.layers);
-    int64_t total = (m.layers - n_moe) * lora_params_per_layer(m, rank, targets, false);
-    if (n_moe > 0) total += n_moe * lora_params_per_layer(m, rank, targets, true);
+    int64_t total = 0;
+    layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
+        int64_t per_layer = 0;
+        for_each_layer_tensor(m, k, [&](const Tensor& t) {
+            if ((t.lora & targets) != 0) per_layer += t.count * rank * (t.cols + t.rows);
+        });
+        total += n * per_layer;
+    });
     return total;
 }
 
@@ -75,9 +80,7 @@ static LargestLinear largest_linear(const ModelSpec& m, const Parallelism& par) 
                               t.split == TensorSplit::Replicated ? 1.0 : t.routed() ? etp : tp};
         if (x.elements() > best.elements()) best = x;
     };
-    const int64_t n_moe = layer_pattern(m).moe_count(0, m.layers);
-    if (m.layers > n_moe) for_each_layer_tensor(m, false, visit);
-    if (n_moe > 0) for_each_layer_tensor(m, true, visit);
+    layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t) { for_each_layer_tensor(m, k, visit); });
     return best;
 }
 

@@ -68,17 +68,14 @@ double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const
         const double cols = static_cast<double>(t.cols);
         return copies * (t.matrix() ? rows + cols : rows * cols);
     };
-    const auto layer = [&](bool moe) {
-        double e = 0;
-        for_each_layer_tensor(m, moe, [&](const Tensor& t) { e += entries(t); });
-        return e;
-    };
     const int64_t end = std::min<int64_t>(st.layer_end, static_cast<int64_t>(pc.per_layer.size()));
     const int64_t begin = std::min(st.layer_begin, end);
-    const int64_t n_moe = pc.per_layer.pattern().moe_count(begin, end), n_dense = end - begin - n_moe;
     double total = 0;
-    if (n_dense > 0) total += static_cast<double>(n_dense) * layer(false);
-    if (n_moe > 0) total += static_cast<double>(n_moe) * layer(true);
+    pc.per_layer.pattern().for_each_kind(begin, end, [&](LayerKind k, int64_t n) {
+        double e = 0;
+        for_each_layer_tensor(m, k, [&](const Tensor& t) { e += entries(t); });
+        total += static_cast<double>(n) * e;
+    });
     // Outside the layers: the embedding side on the first stage, the head side on the last (a tied
     // head with pp > 1 keeps its own copy of the word embedding there, as rank_weights counts it).
     for_each_model_tensor(m, [&](const Tensor& t) {

@@ -111,6 +111,23 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     auto range = [&](double v, double lo, double hi, const char* field) {
         if (!(v >= lo && v <= hi)) errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)});
     };
+    // A state-space model's Mamba layers are walked as transformers trains them with the fused kernels
+    // (activations.cpp layer_mamba, Jamba's unfused mixer too); what that walk does not cover is refused
+    // rather than sized as a transformer: Falcon Mamba's own kernel, LoRA adapters, context parallelism,
+    // the closed-form formulas and other tools' accounting.
+    if (m.ssm.active()) {
+        const std::string what = std::string(" for a state-space model (") + m.model_type + ": Mamba layers) is not modelled yet";
+        if (m.model_type == "falcon_mamba")  // its fused kernel also normalizes B, C and dt: other saved tensors
+            errs.push_back({"mode", "training" + what + " for Falcon Mamba's kernel (B, C and dt normalized inside it); use mode infer"});
+        else if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
+            errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"});
+        else if (o.activation_formula != ActivationFormula::TensorWalk)
+            errs.push_back({"train.activation_formula", "a closed-form activation formula" + what + "; use tensor-walk"});
+        else if (o.compat != Compat::None)
+            errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"});
+        else if (s.parallel.cp > 1)
+            errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"});
+    }
     range(static_cast<double>(o.micro_batch), 1, 1e6, "train.micro_batch");
     range(static_cast<double>(o.seq_len), 1, 1e8, "train.seq_len");
     range(static_cast<double>(o.grad_accum_steps), 1, 1e6, "train.grad_accum_steps");

@@ -1143,3 +1143,26 @@ TEST_CASE("a scenario that does not fit offers single changes that fit, and Appl
     CHECK(h.app.estimate.fits());
     CHECK_FALSE(h.has("lever.qlora"));  // it fits: no levers
 }
+
+TEST_CASE("a state-space model's recurrent state is its own row, with its formula (issue 18)") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.app.ui.model_filter = "jamba";
+    h.frames(2);
+    REQUIRE(h.has("preset.jamba-1.5-mini"));
+    h.click("preset.jamba-1.5-mini");
+    REQUIRE(h.app.scenario.model.ssm.active());
+    h.click("infer.engine");
+    h.click("infer.engine.transformers");
+    REQUIRE(h.app.scenario.mode == Mode::Infer);
+    REQUIRE(h.app.scenario.infer.engine == Engine::Transformers);
+    REQUIRE(h.app.estimate.errors.empty());
+    CHECK(h.has("row.ssm_state"));
+    CHECK(h.has("row.kv_cache"));  // the 4 attention layers' KV beside the 28 Mamba layers' state
+    h.click("row.ssm_state");
+    CHECK(h.has("math.ssm_state"));
+    const std::string text = drawn_text(h);
+    CHECK(text.find("Recurrent state (Mamba conv + SSM)") != std::string::npos);
+    CHECK(text.find("d_state") != std::string::npos);
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+}

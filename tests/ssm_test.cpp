@@ -1,0 +1,441 @@
+// State-space and hybrid models (issue 18 item 1): Mamba, Mamba2 and Jamba imported from their real
+// config.json files (tests/data/configs/SOURCES.md). Parameter counts are the published ones; memory
+// is derived by hand from the engines' cache shapes (core/inference/kv_cache.h cites them).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "estimate.h"
+#include "checkpoint_files.h"
+#include "model/gguf.h"
+#include "model/hf_config.h"
+#include "model/layer_tensors.h"
+#include "param_count.h"
+#include "planner/planner.h"
+#include "planner/serving.h"
+#include "repo_files.h"
+#include "scenario_json.h"
+#include "verify_script.h"
+
+using namespace vl;
+
+namespace {
+std::string text_of(const std::string& name) {
+    const std::string text = vl::test::read_text(std::string(VRAMLENS_TEST_DATA) + "/configs/" + name);
+    REQUIRE_FALSE(text.empty());
+    return text;
+}
+
+ModelSpec config(const std::string& name) {
+    Result<ModelSpec> r = import_hf_config(text_of(name));
+    for (const auto& e : r.errors) INFO(to_string(e));
+    REQUIRE(r.ok());
+    return *r.value;
+}
+
+Scenario infer(const std::string& file, Engine engine, int64_t batch, int64_t context) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config(file);
+    s.infer.engine = engine;
+    s.infer.weights = engine == Engine::LlamaCpp ? WeightFormat::FP16 : WeightFormat::BF16;
+    s.infer.kv_dtype = KvDtype::BF16;
+    if (engine == Engine::LlamaCpp) s.infer.kv_dtype = KvDtype::FP16;
+    s.infer.batch = batch;
+    s.infer.context = s.infer.prompt = context;
+    return s;
+}
+
+// bf16 mixed-precision training of one sequence of 2048 tokens, no recomputation, no dropout.
+Scenario train(const std::string& file) {
+    Scenario t;
+    t.mode = Mode::Train;
+    t.model = config(file);
+    t.train.precision = Precision::MixedBF16;
+    t.train.micro_batch = 1;
+    t.train.seq_len = 2048;
+    t.train.recompute = Recompute::None;
+    t.train.dropout = 0;
+    return t;
+}
+
+Estimate estimate_ok(const Scenario& s) {
+    Estimate e = estimate(s, Detail::Full);
+    for (const auto& f : e.errors) INFO(to_string(f));
+    REQUIRE(e.ok());
+    return e;
+}
+
+const Component* find(const Estimate& e, const std::string& id) {
+    for (const Component& c : e.components)
+        if (c.id == id) return &c;
+    return nullptr;
+}
+
+double bytes_of(const Estimate& e, const std::string& id) {
+    const Component* c = find(e, id);
+    return c ? c->bytes : -1;
+}
+
+bool has_error(const Estimate& e, const std::string& field, const std::string& words) {
+    for (const FieldError& f : e.errors)
+        if (f.field == field && f.message.find(words) != std::string::npos) return true;
+    return false;
+}
+}  // namespace
+
+TEST_CASE("state-space models: exact parameter counts of real Mamba and Mamba2 checkpoints") {
+    // state-spaces/mamba-130m-hf: 129,135,360 (its 242 tensors summed). By hand: 24 layers of in_proj
+    // 768*3072, conv1d 1536*4 + 1536, x_proj (48 + 32)*1536, dt_proj 1536*48 + 1536, A_log 1536*16,
+    // D 1536, out_proj 768*1536 and one norm 768 = 3,771,648; embedding 50280*768 (tied); norm_f 768.
+    CHECK(24 * 3771648 + 50280 * 768 + 768 == 129135360);
+    const ParamCounts small = count_params(config("mamba-130m-hf.json"));
+    CHECK(small.total == 129135360);
+    CHECK(small.per_layer[0].ssm == 3771648 - 768);
+    CHECK(small.per_layer[0].attention == 0);
+    CHECK(small.per_layer[0].mlp == 0);
+    // state-spaces/mamba-2.8b-hf: 2,768,345,600.
+    CHECK(count_params(config("mamba-2.8b-hf.json")).total == 2768345600);
+    // mistralai/Mamba-Codestral-7B-v0.1: "7,285,403,648 parameters" [codestral-mamba]. By hand: 64 layers
+    // of in_proj (2*8192 + 2*8*128 + 128)*4096, conv1d over 8192 + 2048 channels * 4 + bias, dt_bias,
+    // A_log and D of 128 heads, the gated norm 8192, out_proj 4096*8192 and the block norm 4096 =
+    // 109,640,064; untied embedding and lm_head 32768*4096 each; norm_f 4096.
+    CHECK(64 * 109640064LL + 2 * 32768LL * 4096 + 4096 == 7285403648LL);
+    const ModelSpec codestral = config("mamba-codestral-7b-v0.1.json");
+    CHECK(codestral.ssm.kind == SsmKind::Mamba2);
+    CHECK(count_params(codestral).total == 7285403648LL);
+    // tiiuae/falcon-mamba-7b: Hub "7.27B". By hand: 64 layers of in_proj 16384*4096, conv1d 8192*4 + 8192,
+    // x_proj 288*8192, dt_proj 8192*256 + 8192, A_log 8192*16, D 8192, out_proj 4096*8192 and the norm
+    // 4096 = 105,312,256; untied 65024*4096 embedding and head; norm_f 4096: 7,272,665,088.
+    const ModelSpec falcon = config("falcon-mamba-7b.json");
+    CHECK(falcon.family == "Falcon Mamba");
+    CHECK(count_params(falcon).total == 7272665088LL);
+    CHECK(std::llround(static_cast<double>(count_params(falcon).total) / 1e7) == 727);
+}
+
+TEST_CASE("state-space models: Jamba's layers alternate attention, Mamba, dense and MoE as its config says") {
+    const ModelSpec m = config("ai21-jamba-1.5-mini.json");
+    const ParamCounts p = count_params(m);
+    // ai21labs/AI21-Jamba-1.5-Mini: Hub "51.6B" parameters; the Jamba paper's 52B total, 12B active
+    // [jamba-paper]. By hand from JambaModel's modules: attention layers 41,943,040 (q, o 4096^2, k, v
+    // 1024*4096), Mamba layers 105,308,448, dense MLP 3*4096*14336, MoE 16 of them + router 16*4096, two
+    // norms per layer; attention on layers 4, 12, 20, 28 (i % 8 == 4), experts on odd layers; untied
+    // 65536*4096 embedding and head; final norm 4096. Total 51,570,323,328; active (2 of 16 experts)
+    // 12,110,311,296.
+    CHECK(p.total == 51570323328LL);
+    CHECK(p.active_per_token == 12110311296LL);
+    CHECK(std::llround(static_cast<double>(p.total) / 1e8) == 516);
+    CHECK(std::llround(static_cast<double>(p.active_per_token) / 1e9) == 12);
+    for (int64_t i = 0; i < m.layers; ++i) {
+        INFO("layer " << i);
+        CHECK(layer_is_ssm(m, i) == (i % 8 != 4));
+        CHECK(layer_is_moe(m, i) == (i % 2 == 1));
+    }
+    CHECK(p.per_layer[4].attention == 41943040);
+    CHECK(p.per_layer[4].ssm == 0);
+    CHECK(p.per_layer[0].ssm == 105308448);
+    CHECK(p.per_layer[0].attention == 0);
+}
+
+TEST_CASE("state-space models: the recurrent state per sequence is constant in the context, KV only on attention layers") {
+    // Jamba under transformers: KV on the 4 attention layers, 2 * 8 kv heads * 128 * 2 bytes per token
+    // = 4096 B per layer; 4096 tokens -> 4 * 4096 * 4096 = 67,108,864 B. The state of each of the 28
+    // Mamba layers: conv_states [8192, 4] + ssm_states [8192, 16] in bf16 = (32768 + 131072) * 2 =
+    // 327,680 B -> 9,175,040 B per sequence.
+    const Estimate e = estimate(infer("ai21-jamba-1.5-mini.json", Engine::Transformers, 1, 4096), Detail::Full);
+    REQUIRE(e.errors.empty());
+    CHECK(bytes_of(e, "kv_cache") == 67108864.0);
+    CHECK(bytes_of(e, "ssm_state") == 9175040.0);
+    const Component* c = find(e, "ssm_state");
+    REQUIRE(c != nullptr);
+    CHECK(std::string(c->formula()).find("d_state") != std::string::npos);
+    CHECK(std::string(find(e, "weights.norms")->label).find("Mamba") != std::string::npos);  // conv1d, A_log, D kept with the norms
+    const Estimate longer = estimate(infer("ai21-jamba-1.5-mini.json", Engine::Transformers, 1, 65536), Detail::NumbersOnly);
+    CHECK(bytes_of(longer, "ssm_state") == 9175040.0);
+    CHECK(bytes_of(longer, "kv_cache") == 16.0 * 67108864.0);
+
+    // llama.cpp keeps d_conv - 1 = 3 columns and F32 [llama-cpp-code]: (3 * 8192 + 8192 * 16) * 4 =
+    // 622,592 B per Mamba layer, 17,432,576 B per sequence; two sequences (-np 2) twice that.
+    const Estimate l = estimate(infer("ai21-jamba-1.5-mini.json", Engine::LlamaCpp, 2, 4096), Detail::NumbersOnly);
+    REQUIRE(l.errors.empty());
+    CHECK(bytes_of(l, "ssm_state") == 2 * 17432576.0);
+
+    // A pure Mamba model caches no K/V at all (no KV component): mamba-130m-hf under llama.cpp keeps
+    // (3 * 1536 + 1536 * 16) * 4 = 116,736 B per layer, 2,801,664 B per sequence.
+    const Estimate pure = estimate(infer("mamba-130m-hf.json", Engine::LlamaCpp, 1, 8192), Detail::NumbersOnly);
+    REQUIRE(pure.errors.empty());
+    CHECK(find(pure, "kv_cache") == nullptr);
+    CHECK(bytes_of(pure, "ssm_state") == 2801664.0);
+    // Its capacity counts sequences by their state: the memory left over holds that many states.
+    CHECK(pure.kv.sequences == static_cast<int64_t>(std::floor(pure.kv.pool_bytes / 2801664.0)));
+    CHECK(pure.kv.sequences > 0);
+
+    // Mamba2 (Mamba2Cache): conv_states over x, B and C, (8192 + 2 * 8 * 128) * 4, and ssm_states 128
+    // heads * 64 * 128, in bf16: (40960 + 1048576) * 2 = 2,179,072 B per layer, 64 layers.
+    Scenario codestral = infer("mamba-codestral-7b-v0.1.json", Engine::Transformers, 1, 4096);
+    codestral.infer.prompt = 1024;  // a prompt shorter than the context: still no prefill cache, no growth copy
+    const Estimate m2 = estimate(codestral, Detail::NumbersOnly);
+    REQUIRE(m2.errors.empty());
+    CHECK(bytes_of(m2, "ssm_state") == 64 * 2179072.0);
+    CHECK(find(m2, "kv_cache") == nullptr);
+    CHECK(find(m2, "prefill.kv_cache") == nullptr);
+    CHECK(find(m2, "buffers.kv_growth") == nullptr);
+    CHECK(find(m2, "act.attention_scores") == nullptr);
+}
+
+TEST_CASE("state-space models: what is not modelled yet is refused by name") {
+    Scenario s = infer("mamba-130m-hf.json", Engine::Transformers, 1, 4096);
+    s.parallel.tp = 2;
+    CHECK(has_error(estimate(s, Detail::NumbersOnly), "parallel.tp", "state-space"));
+    Scenario t;
+    t.mode = Mode::Train;
+    t.model = config("falcon-mamba-7b.json");  // B, C and dt normalized inside its fused kernel
+    CHECK(has_error(estimate(t, Detail::NumbersOnly), "mode", "Falcon Mamba"));
+    t.model = config("mamba-130m-hf.json");
+    t.mode = Mode::FineTune;
+    t.finetune.method = FineTuneMethod::LoRA;
+    CHECK(has_error(estimate(t, Detail::NumbersOnly), "finetune.method", "state-space"));
+    t.finetune.method = FineTuneMethod::Full;
+    t.train.activation_formula = ActivationFormula::Korthikanti;
+    CHECK(has_error(estimate(t, Detail::NumbersOnly), "train.activation_formula", "state-space"));
+
+    // The verify script builds GPT-2/Llama-family transformers only.
+    Scenario v = infer("mamba-130m-hf.json", Engine::Transformers, 1, 1024);
+    const Result<std::string> script = vl::cli::verify_script(v, estimate(v, Detail::NumbersOnly));
+    REQUIRE_FALSE(script.ok());
+    CHECK(script.errors.front().field == "model.ssm");
+    ServingPlanInput sv;
+    sv.model = config("ai21-jamba-1.5-mini.json");
+    sv.gpus.push_back(PlanGpu{});
+    sv.gpus.back().memory_bytes = 80e9;
+    CHECK(plan_serving(sv).error.find("state-space") != std::string::npos);
+}
+
+TEST_CASE("state-space models: config errors name the field") {
+    // Mamba2Mixer is expand * hidden_size wide; num_heads * head_dim must say the same.
+    std::string bad = text_of("mamba-codestral-7b-v0.1.json");
+    bad.replace(bad.find("\"head_dim\": 64"), 14, "\"head_dim\": 32");
+    Result<ModelSpec> r = import_hf_config(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "head_dim");
+    // Experts on layers other than i % period == period - 1 are refused rather than misplaced.
+    std::string jamba = text_of("ai21-jamba-1.5-mini.json");
+    jamba.replace(jamba.find("\"expert_layer_offset\": 1"), 24, "\"expert_layer_offset\": 0");
+    r = import_hf_config(jamba);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "expert_layer_offset");
+    // A layer list that contradicts the attention period is refused at the list.
+    std::string listed = text_of("ai21-jamba-1.5-mini.json");
+    listed.replace(listed.find("\"attn_layer_offset\": 4"), 22,
+                   "\"attn_layer_offset\": 4, \"layers_block_type\": [\"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\"]");
+    r = import_hf_config(listed);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "layers_block_type");
+    CHECK(r.errors.front().message.find("[4] must be \"attention\"") == 0);
+    std::string rank = text_of("mamba-130m-hf.json");
+    rank.replace(rank.find("\"time_step_rank\": 48"), 20, "\"time_step_rank\": \"x\"");
+    r = import_hf_config(rank);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "time_step_rank");
+}
+
+TEST_CASE("state-space models: the scenario format carries model.ssm and checks it field by field") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("ai21-jamba-1.5-mini.json");
+    s.model.ssm.kind = SsmKind::Mamba2;
+    s.model.ssm.heads = 128;
+    s.model.ssm.groups = 8;
+    s.model.ssm.conv_bias = false;
+    s.model.ssm.proj_bias = true;
+    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
+        REQUIRE(back.ok());
+        CHECK(back.value->model.ssm == s.model.ssm);
+    }
+    std::string json = scenario_to_json(s, JsonStyle::Compact);
+    const std::string kind = "\"kind\":\"mamba2\"";
+    REQUIRE(json.find(kind) != std::string::npos);
+    std::string bad_kind = json;
+    bad_kind.replace(bad_kind.find(kind), kind.size(), "\"kind\":\"mamba3\"");
+    Result<Scenario> r = scenario_from_json(bad_kind);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "model.ssm.kind");
+    // A well-formed link with an impossible state size is refused by validate, naming the field.
+    s.model.ssm.state = 0;
+    Result<Scenario> zero = scenario_from_json(scenario_to_json(s, JsonStyle::Compact));
+    REQUIRE(zero.ok());
+    const Estimate e = estimate(*zero.value, Detail::NumbersOnly);
+    bool named = false;
+    for (const FieldError& f : e.errors) named = named || f.field.find("ssm.state") != std::string::npos;
+    CHECK(named);
+}
+
+TEST_CASE("state-space models: training keeps what the fused Mamba kernels save for backward") {
+    // mamba-130m-hf, bf16 mixed precision, one sequence of 2048 tokens (T = 2048), no recomputation.
+    // Per layer, by hand from mamba-ssm's MambaInnerFn (checkpoint_lvl 1) [mamba-ssm-code]: in_proj
+    // input 2 * 2048 * 768 = 3,145,728; xz 2 * 2048 * 3072 = 12,582,912; x_dbl 2 * 2048 * (48 + 32) =
+    // 327,680; B and C 2 * 2 * 2048 * 16 = 131,072; fp32 scan chunk states 4 * 1536 * 1 * 32 = 196,608;
+    // the scan output 2 * 2048 * 1536 = 6,291,456: 22,675,456 B, 24 layers.
+    Scenario t = train("mamba-130m-hf.json");
+    const Estimate e = estimate_ok(t);
+    CHECK(bytes_of(e, "act.mamba") == 24 * 22675456.0);
+    CHECK(find(e, "act.attention") == nullptr);  // no attention layer, no MLP
+    CHECK(find(e, "act.mlp") == nullptr);
+    CHECK(bytes_of(e, "act.norms") == 24 * 2.0 * 2048 * 768);  // MambaBlock's one RMSNorm input per layer
+    CHECK(std::string(find(e, "act.mamba")->formula()).find("scan_states") != std::string::npos);
+    // Recomputation keeps the layer inputs instead (2 * 2048 * 768 per layer).
+    t.train.recompute = Recompute::Full;
+    const Estimate full = estimate(t, Detail::NumbersOnly);
+    CHECK(find(full, "act.mamba") == nullptr);
+    CHECK(bytes_of(full, "act.checkpoints") == 24 * 2.0 * 2048 * 768);
+
+    // Mamba-Codestral-7B (Mamba2, MambaSplitConv1dScanCombinedFn): in_proj input 2 * 2048 * 4096 =
+    // 16,777,216; zxbcdt 2 * 2048 * (16384 + 2048 + 128) = 76,021,760; out_x 2 * 2048 * 8192 =
+    // 33,554,432; rstd 4 * 2048 * 8 = 65,536: 126,418,944 B per layer, 64 layers.
+    t.model = config("mamba-codestral-7b-v0.1.json");
+    t.train.recompute = Recompute::None;
+    const Estimate m2 = estimate(t, Detail::NumbersOnly);
+    REQUIRE(m2.ok());
+    CHECK(bytes_of(m2, "act.mamba") == 64 * 126418944.0);
+}
+
+TEST_CASE("state-space models: the llama.cpp planner puts each Mamba layer's state beside its layer") {
+    // mamba-130m-hf, every layer on one GPU: one sequence's state, (3 * 1536 + 1536 * 16) * 4 B per
+    // layer, 24 layers = 2,801,664 B, and no KV cache.
+    PlanInput in;
+    in.model = config("mamba-130m-hf.json");
+    in.gpus.push_back(PlanGpu{});
+    in.gpus.back().memory_bytes = 24e9;
+    in.ram_bytes = 64e9;
+    in.context = 4096;
+    const Plan p = plan_llamacpp(in);
+    REQUIRE(p.ok());
+    REQUIRE(p.gpus.size() == 1);
+    CHECK(p.gpus[0].layer_end - p.gpus[0].layer_begin == 24);
+    CHECK(p.gpus[0].kv == 2801664.0);
+    // Jamba 1.5 Mini on an 80 GB GPU: f16 KV of its 4 attention layers, 2 * 8 * 128 * 2 B * 4096 tokens
+    // = 16,777,216 B each, plus 28 Mamba states of (3 * 8192 + 8192 * 16) * 4 = 622,592 B.
+    in.model = config("ai21-jamba-1.5-mini.json");
+    in.gpus.back().memory_bytes = 80e9;
+    in.ram_bytes = 128e9;
+    const Plan j = plan_llamacpp(in);
+    REQUIRE(j.ok());
+    REQUIRE(j.gpus[0].layer_end - j.gpus[0].layer_begin == 32);
+    CHECK(j.gpus[0].kv == 4 * 16777216.0 + 28 * 622592.0);
+}
+
+TEST_CASE("state-space models: Jamba trains its Mamba layers through separate kernels, attention only on its attention layers") {
+    // AI21-Jamba-1.5-Mini, bf16 mixed, T = 2048. A Mamba layer (JambaMambaMixer, one kernel at a time)
+    // by hand: in_proj input 2 * 2048 * 4096 = 16,777,216; xz 2 * 2048 * 16384 = 67,108,864; conv output,
+    // delta, scan output and out_proj input 2 * 2048 * 8192 = 33,554,432 each; dt/B/C norm inputs
+    // 2 * 2048 * (256 + 32) = 1,179,648; dt_proj input 2 * 2048 * 256 = 1,048,576; B and C
+    // 2 * 2 * 2048 * 16 = 131,072; fp32 chunk states 4 * 8192 * 1 * 32 = 1,048,576: 221,511,680 B, on 28
+    // of the 32 layers.
+    Scenario t = train("ai21-jamba-1.5-mini.json");
+    const Estimate e = estimate_ok(t);
+    CHECK(bytes_of(e, "act.mamba") == 28 * 221511680.0);
+    const Component* attn = find(e, "act.attention");
+    REQUIRE(attn != nullptr);
+    CHECK(std::string(attn->formula()).find("L_attn") != std::string::npos);
+    CHECK(std::string(attn->substituted()).find("4 *") != std::string::npos);
+}
+
+TEST_CASE("state-space models: vLLM keeps max_num_seqs Mamba states before it sizes the KV pool") {
+    // vLLM v0.6's MambaCacheManager [vllm-code]: d_conv - 1 conv columns and the SSM state in bf16 for
+    // Jamba's 28 Mamba layers: (3 * 8192 + 8192 * 16) * 2 = 311,296 B per layer, 8,716,288 B per sequence;
+    // 256 sequences with CUDA graphs (256 is already a captured batch size).
+    Scenario s = infer("ai21-jamba-1.5-mini.json", Engine::VLLM, 1, 4096);
+    s.gpu.memory_bytes = 141e9;  // the weights (bf16, ~103 GB) fit
+    s.infer.max_num_seqs = 256;
+    s.infer.cuda_graphs = true;
+    const Estimate e = estimate(s, Detail::Full);
+    REQUIRE(e.errors.empty());
+    CHECK(bytes_of(e, "ssm_state") == 256 * 8716288.0);
+    // The pool is what the state leaves: every component sums to gpu_memory_utilization x memory
+    // (the KV pool rounds down to whole blocks, less than one block of 16 tokens x 16,384 B).
+    CHECK(e.total_bytes <= s.infer.gpu_memory_utilization * s.gpu.memory_bytes);
+    CHECK(e.total_bytes > s.infer.gpu_memory_utilization * s.gpu.memory_bytes - 16 * 16384.0);
+    // 5 sequences: 8 with CUDA graphs (a multiple of 8 above 4), 5 eager.
+    s.infer.max_num_seqs = 5;
+    CHECK(bytes_of(estimate(s, Detail::NumbersOnly), "ssm_state") == 8 * 8716288.0);
+    s.infer.cuda_graphs = false;
+    CHECK(bytes_of(estimate(s, Detail::NumbersOnly), "ssm_state") == 5 * 8716288.0);
+    // A pure Mamba model has no KV pool: its sequences are the Mamba cache's slots.
+    Scenario pure = infer("mamba-130m-hf.json", Engine::VLLM, 1, 4096);
+    pure.infer.max_num_seqs = 64;
+    const Estimate p = estimate(pure, Detail::NumbersOnly);
+    REQUIRE(p.errors.empty());
+    CHECK(find(p, "kv_cache") == nullptr);
+    CHECK(p.kv.sequences == 64);
+}
+
+TEST_CASE("state-space models: vLLM splits a Mamba1 mixer and its state over tensor-parallel ranks") {
+    // Jamba's Mamba layer split as vLLM's MambaMixer splits it [vllm-code]: everything but the dt/B/C
+    // norms (256 + 16 + 16 = 288) is halved at tp 2: (105,308,448 - 288) / 2 + 288 = 52,654,368.
+    const ModelSpec m = config("ai21-jamba-1.5-mini.json");
+    double mixer = 0;
+    for (const Tensor& t : layer_tensors(m, LayerKind{false, true}))
+        if (t.kind == TensorKind::Ssm) mixer += tensor_shard(t, 2, 1, 1);
+    CHECK(mixer == 52654368.0);
+    // Each rank keeps half of every state: 256 * 8,716,288 / 2 B.
+    Scenario s = infer("ai21-jamba-1.5-mini.json", Engine::VLLM, 1, 4096);
+    s.gpu.memory_bytes = 80e9;
+    s.parallel.tp = 2;
+    s.gpu_count = 2;
+    s.infer.max_num_seqs = 256;
+    const Estimate e = estimate(s, Detail::Full);
+    for (const auto& f : e.errors) INFO(to_string(f));
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "ssm_state") == 256 * 8716288.0 / 2);
+    // Not modelled, refused by field: transformers' tensor parallelism of Mamba, Mamba2's head sharding.
+    s.infer.engine = Engine::Transformers;
+    CHECK(has_error(estimate(s, Detail::NumbersOnly), "parallel.tp", "Mamba1"));
+    Scenario m2 = infer("mamba-codestral-7b-v0.1.json", Engine::VLLM, 1, 4096);
+    m2.parallel.tp = 2;
+    m2.gpu_count = 2;
+    CHECK(has_error(estimate(m2, Detail::NumbersOnly), "parallel.tp", "Mamba1"));
+}
+
+// A GGUF header of `arch` with these whole-number keys (each under the arch's prefix), read back as
+// the config.json gguf_hf_config makes of it.
+using GgufKeys = std::vector<std::pair<const char*, uint32_t>>;
+Result<std::string> gguf_config(const std::string& arch, const GgufKeys& keys) {
+    vl::test::GgufWriter w;
+    w.string("general.architecture", arch);
+    for (const auto& [key, value] : keys) w.u32(arch + "." + key, value);
+    Result<GgufHeader> h = read_gguf_header(w.header());
+    REQUIRE(h.ok());
+    return gguf_hf_config(*h);
+}
+
+TEST_CASE("state-space models: a Mamba GGUF file's metadata is its model") {
+    // llama.cpp's keys for state-spaces/mamba-130m-hf converted (LLM_KV_SSM_*): the count is the
+    // checkpoint's 129,135,360 again (tied: no output.weight tensor).
+    Result<std::string> c = gguf_config("mamba", {{"embedding_length", 768}, {"block_count", 24}, {"ssm.inner_size", 1536}, {"ssm.state_size", 16},
+                                                  {"ssm.conv_kernel", 4}, {"ssm.time_step_rank", 48}, {"vocab_size", 50280}});
+    for (const auto& e : c.errors) INFO(to_string(e));
+    REQUIRE(c.ok());
+    Result<ModelSpec> m = import_hf_config(*c.value);
+    for (const auto& e : m.errors) INFO(to_string(e));
+    REQUIRE(m.ok());
+    CHECK(m.value->ssm.kind == SsmKind::Mamba1);
+    CHECK(count_params(*m.value).total == 129135360);
+    // Mamba2 (Mamba-Codestral's sizes): without its group count the key is named; with it, Codestral's
+    // count less lm_head (no output.weight tensor here: tied).
+    GgufKeys codestral = {
+        {"embedding_length", 4096}, {"block_count", 64}, {"ssm.inner_size", 8192}, {"ssm.state_size", 128},
+        {"ssm.conv_kernel", 4},     {"ssm.time_step_rank", 128}, {"vocab_size", 32768}};
+    Result<std::string> c2 = gguf_config("mamba2", codestral);
+    REQUIRE_FALSE(c2.ok());
+    CHECK(c2.errors.front().field == "mamba2.ssm.group_count");
+    codestral.push_back({"ssm.group_count", 8});
+    Result<std::string> c3 = gguf_config("mamba2", codestral);
+    REQUIRE(c3.ok());
+    Result<ModelSpec> m3 = import_hf_config(*c3.value);
+    REQUIRE(m3.ok());
+    CHECK(count_params(*m3.value).total == 7285403648LL - 32768LL * 4096);
+}
