@@ -102,6 +102,13 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("mla_cache", &InferenceOptions::mla_cache);
 }
 
+template <class V> void fields(V& v, LocalCustomGpu*) {
+    v("name", &LocalCustomGpu::name);
+    v("memory_gib", &LocalCustomGpu::memory_gib);
+    v("bandwidth_gbs", &LocalCustomGpu::bandwidth_gbs);
+    v("fp16_tflops", &LocalCustomGpu::fp16_tflops);
+}
+
 template <class V> void fields(V& v, LocalOptions*) {
     v("engine", &LocalOptions::engine);
     v("weights", &LocalOptions::weights);
@@ -115,6 +122,18 @@ template <class V> void fields(V& v, LocalOptions*) {
     v("gpu_memory_utilization", &LocalOptions::gpu_memory_utilization);
     v("max_num_seqs", &LocalOptions::max_num_seqs);
     v("rank", &LocalOptions::rank);
+    v("custom_gpus", &LocalOptions::custom_gpus);
+    v("ngl", &LocalOptions::ngl);
+    v("n_cpu_moe", &LocalOptions::n_cpu_moe);
+    v("tensor_split", &LocalOptions::tensor_split);
+    v("split_mode", &LocalOptions::split_mode);
+    v("main_gpu", &LocalOptions::main_gpu);
+    v("ubatch", &LocalOptions::ubatch);
+    v("kv_offload", &LocalOptions::kv_offload);
+    v("mmproj_bytes", &LocalOptions::mmproj_bytes);
+    v("mmproj_offload", &LocalOptions::mmproj_offload);
+    v("tp", &LocalOptions::tp);
+    v("pp", &LocalOptions::pp);
 }
 
 template <class V> void fields(V& v, Parallelism*) {
@@ -233,9 +252,10 @@ template <class V> void fields(V& v, Scenario*) {
     v("overheads", &Scenario::overheads);
 }
 
+template <class F> struct IsVector : std::false_type {};
+template <class T> struct IsVector<std::vector<T>> : std::true_type {};
 template <class F>
-constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string> && !std::is_same_v<F, std::vector<uint64_t>> &&
-                           !std::is_same_v<F, std::vector<std::string>>;
+constexpr bool kIsStruct = std::is_class_v<F> && !std::is_same_v<F, std::string> && !IsVector<F>::value;
 
 // ---- reading ----------------------------------------------------------------------------------
 std::string describe(const Json& j) {
@@ -337,6 +357,27 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
 
 template <class T>
 void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out);
+
+// local.tensor_split: one number per GPU; local.custom_gpus: one object per GPU (their values are
+// checked by plan_local, which names each field).
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<double>& out) {
+    if (!j.is_array() || j.size() > kMaxLocalGpus) {
+        errs.push_back({path, "must be an array of at most 64 numbers, one per GPU, e.g. [3, 1]; got " + describe(j)});
+        return;
+    }
+    out.assign(j.size(), 0);
+    for (size_t i = 0; i < j.size(); ++i) read_value(j[i], path + "[" + std::to_string(i) + "]", errs, out[i]);
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<LocalCustomGpu>& out) {
+    if (!j.is_array() || j.size() > kMaxLocalGpus) {
+        errs.push_back({path, "must be an array of at most 64 GPUs, e.g. [{\"name\": \"My GPU\", \"memory_gib\": 16, \"bandwidth_gbs\": 448}]; got " +
+                                  describe(j)});
+        return;
+    }
+    out.assign(j.size(), LocalCustomGpu{});
+    for (size_t i = 0; i < j.size(); ++i) read_object(j[i], path + "[" + std::to_string(i) + "]", errs, out[i]);
+}
 
 // Walks fields(); remembers which keys it knows so that finish() can name the unknown ones.
 template <class T>
@@ -530,6 +571,12 @@ template <class F>
 Json to_json_value(const F& x) {
     if constexpr (std::is_enum_v<F>) return enum_name(x);
     else return x;
+}
+
+Json to_json_value(const std::vector<LocalCustomGpu>& gpus) {
+    Json a = Json::array();
+    for (const LocalCustomGpu& g : gpus) a.push_back(write_object(g, LocalCustomGpu{}, JsonStyle::Pretty));  // every field of each
+    return a;
 }
 
 Json lora_targets_json(unsigned bits) {

@@ -130,6 +130,19 @@ Scenario every_field_changed() {
     lo.wired_limit_mb = 100000;
     lo.gpu_memory_utilization = 0.8;
     lo.max_num_seqs = 32;
+    lo.rank = true;
+    lo.custom_gpus = {{"My GPU", 20, 760, 100}};
+    lo.ngl = 12;
+    lo.n_cpu_moe = 3;
+    lo.tensor_split = {2, 1, 1};
+    lo.split_mode = SplitMode::Row;
+    lo.main_gpu = 1;
+    lo.ubatch = 128;
+    lo.kv_offload = false;
+    lo.mmproj_bytes = 1e9;
+    lo.mmproj_offload = false;
+    lo.tp = 2;
+    lo.pp = 1;
     Parallelism& p = s.parallel;
     p.dp = 4;
     p.tp = 8;
@@ -268,6 +281,19 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.local.wired_limit_mb == b.local.wired_limit_mb);
     CHECK(a.local.gpu_memory_utilization == b.local.gpu_memory_utilization);
     CHECK(a.local.max_num_seqs == b.local.max_num_seqs);
+    CHECK(a.local.rank == b.local.rank);
+    CHECK(a.local.custom_gpus == b.local.custom_gpus);
+    CHECK(a.local.ngl == b.local.ngl);
+    CHECK(a.local.n_cpu_moe == b.local.n_cpu_moe);
+    CHECK(a.local.tensor_split == b.local.tensor_split);
+    CHECK(a.local.split_mode == b.local.split_mode);
+    CHECK(a.local.main_gpu == b.local.main_gpu);
+    CHECK(a.local.ubatch == b.local.ubatch);
+    CHECK(a.local.kv_offload == b.local.kv_offload);
+    CHECK(a.local.mmproj_bytes == b.local.mmproj_bytes);
+    CHECK(a.local.mmproj_offload == b.local.mmproj_offload);
+    CHECK(a.local.tp == b.local.tp);
+    CHECK(a.local.pp == b.local.pp);
     CHECK(a.parallel.dp == b.parallel.dp);
     CHECK(a.parallel.tp == b.parallel.tp);
     CHECK(a.parallel.pp == b.parallel.pp);
@@ -643,7 +669,8 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 6);
-    CHECK(field_count<LocalOptions>() == 12);
+    CHECK(field_count<LocalOptions>() == 24);
+    CHECK(field_count<LocalCustomGpu>() == 4);
     CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
 }
 
