@@ -36,5 +36,8 @@ void local_machine_panel(AppState& app);  // a PC's GPUs (added, changed, remove
 void local_verdict_panel(AppState& app);  // fits or not, the advice, -ngl / tp, the largest context (summary_panel's place)
 void local_plan_panel(AppState& app);     // per-device table, speed, launch lines to copy (breakdown_panel's place)
 void local_rank_panel(AppState& app);     // which model fits best on this machine (in local_plan_panel)
+// run_local_advanced.cpp
+void local_advanced_panel(AppState& app);     // "Advanced placement": -ngl, --n-cpu-moe, --tensor-split, ...; vLLM tp / pp
+void local_custom_gpus_panel(AppState& app);  // GPUs not in the presets (name, memory, bandwidth), in local_machine_panel
 
 }  // namespace vl::ui
