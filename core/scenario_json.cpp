@@ -316,13 +316,35 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
     out = j.is_number_unsigned() ? j.get<uint64_t>() : static_cast<uint64_t>(x);
 }
 
-void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<uint64_t>& out) {
-    if (!j.is_array() || j.size() > kMaxGgufLayers) {
-        errs.push_back({path, "must be an array of at most 100000 byte counts, one per layer; got " + describe(j)});
+template <class T>
+void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out);
+
+// local.custom_gpus[i]: an object of its fields (plan_local checks their values, naming each).
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, LocalCustomGpu& out) { read_object(j, path, errs, out); }
+
+// An array of at most `most` values, each read as its type at path[i]; `form` says what the array must be.
+template <class T>
+void read_array(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<T>& out, size_t most, const char* form) {
+    if (!j.is_array() || j.size() > most) {
+        errs.push_back({path, std::string(form) + "; got " + describe(j)});
         return;
     }
-    out.assign(j.size(), 0);
+    out.assign(j.size(), T{});
     for (size_t i = 0; i < j.size(); ++i) read_value(j[i], path + "[" + std::to_string(i) + "]", errs, out[i]);
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<uint64_t>& out) {
+    read_array(j, path, errs, out, kMaxGgufLayers, "must be an array of at most 100000 byte counts, one per layer");
+}
+
+// local.tensor_split: one number per GPU; local.custom_gpus: one object per GPU.
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<double>& out) {
+    read_array(j, path, errs, out, kMaxLocalGpus, "must be an array of at most 64 numbers, one per GPU, e.g. [3, 1]");
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<LocalCustomGpu>& out) {
+    read_array(j, path, errs, out, kMaxLocalGpus,
+               "must be an array of at most 64 GPUs, e.g. [{\"name\": \"My GPU\", \"memory_gib\": 16, \"bandwidth_gbs\": 448}]");
 }
 
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::string& out) {
@@ -355,31 +377,6 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
     errs.push_back({path, "must be one of " + enum_choices<E>() + "; got " + describe(j)});
 }
 
-template <class T>
-void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out);
-
-// local.tensor_split: one number per GPU; local.custom_gpus: one object per GPU (their values are
-// checked by plan_local, which names each field).
-void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<double>& out) {
-    if (!j.is_array() || j.size() > kMaxLocalGpus) {
-        errs.push_back({path, "must be an array of at most 64 numbers, one per GPU, e.g. [3, 1]; got " + describe(j)});
-        return;
-    }
-    out.assign(j.size(), 0);
-    for (size_t i = 0; i < j.size(); ++i) read_value(j[i], path + "[" + std::to_string(i) + "]", errs, out[i]);
-}
-
-void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<LocalCustomGpu>& out) {
-    if (!j.is_array() || j.size() > kMaxLocalGpus) {
-        errs.push_back({path, "must be an array of at most 64 GPUs, e.g. [{\"name\": \"My GPU\", \"memory_gib\": 16, \"bandwidth_gbs\": 448}]; got " +
-                                  describe(j)});
-        return;
-    }
-    out.assign(j.size(), LocalCustomGpu{});
-    for (size_t i = 0; i < j.size(); ++i) read_object(j[i], path + "[" + std::to_string(i) + "]", errs, out[i]);
-}
-
-// Walks fields(); remembers which keys it knows so that finish() can name the unknown ones.
 template <class T>
 struct Reader {
     const Json& obj;

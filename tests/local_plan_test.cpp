@@ -16,11 +16,14 @@
 #include "model/checkpoint_import.h"
 #include "model/gguf.h"
 #include "model/presets.h"
+#include "plan_cli.h"
 #include "planner/local.h"
 #include "scenario_json.h"
 #include "share_link.h"
 
 using namespace vl;
+using vl::test::cli_plan;
+using vl::test::cli_text_line;
 
 namespace {
 
@@ -30,6 +33,15 @@ Scenario local_scenario() {
     s.mode = Mode::Local;
     s.local.gpus = {"rtx-4090", "rtx-3060-12gb"};
     s.local.context = 8192;
+    return s;
+}
+
+// local_scenario() for vLLM: bf16 weights, the auto (bf16) KV cache.
+Scenario vllm_scenario() {
+    Scenario s = local_scenario();
+    s.local.engine = LocalEngine::VLLM;
+    s.local.weights = WeightFormat::BF16;
+    s.local.kv = KvDtype::BF16;
     return s;
 }
 
@@ -112,10 +124,7 @@ TEST_CASE("local: bad machine inputs are named with how to fix them") {
     s = local_scenario();
     s.local.kv = KvDtype::INT8;  // q8_0 without flash attention
     CHECK(has_error(plan_local(s).errors, "local.kv", "flash attention"));
-    s = local_scenario();
-    s.local.engine = LocalEngine::VLLM;
-    s.local.weights = WeightFormat::BF16;
-    s.local.kv = KvDtype::BF16;
+    s = vllm_scenario();
     CHECK(has_error(plan_local(s).errors, "local.gpus", "equal GPUs"));  // a 4090 and a 3060
     s.local.gpus = {"rtx-4090"};
     s.local.context = 131073;  // Llama 3.1's max_position_embeddings is 131072
@@ -193,30 +202,6 @@ TEST_CASE("local: a GGUF file imported in Run locally is planned from its own te
 // ---- manual placement (the page's "Advanced placement") and GPUs not in the presets -------------
 
 namespace {
-
-nlohmann::json cli_json(std::vector<std::string> args) {
-    args.insert(args.begin(), "plan");
-    args.insert(args.end(), {"--format", "json"});
-    std::string out, err;
-    const int status = cli::run(args, out, err);
-    INFO(err);
-    REQUIRE(status == 0);
-    return nlohmann::json::parse(out);
-}
-
-std::string cli_line(std::vector<std::string> args, const std::string& prefix) {
-    args.insert(args.begin(), "plan");
-    std::string out, err;
-    cli::run(args, out, err);
-    for (size_t at = 0; at < out.size();) {
-        const size_t nl = out.find('\n', at);
-        const std::string line = out.substr(at, nl - at);
-        if (line.rfind(prefix, 0) == 0) return line;
-        if (nl == std::string::npos) break;
-        at = nl + 1;
-    }
-    return {};
-}
 
 // The page's plan against `vramlens plan --format json` device by device, and the launch line.
 void check_same_as_cli(const LocalPlan& p, const nlohmann::json& cli) {
@@ -359,10 +344,7 @@ TEST_CASE("local: a bad placement value or custom GPU is named by plan_local wit
     s.local.kv = KvDtype::BF16;  // OLLAMA_KV_CACHE_TYPE has no bf16
     CHECK(has_error(plan_local(s).errors, "local.kv", "Ollama"));
 
-    s = local_scenario();
-    s.local.engine = LocalEngine::VLLM;
-    s.local.weights = WeightFormat::BF16;
-    s.local.kv = KvDtype::BF16;
+    s = vllm_scenario();
     s.local.gpus = {"a100-80gb", "a100-80gb"};
     s.local.tp = 3;  // does not divide 2 GPUs
     CHECK(has_error(plan_local(s).errors, "local.tp", "does not divide"));
@@ -387,7 +369,7 @@ TEST_CASE("local: -ngl 30 and --tensor-split 3,1 place the layers as llama.cpp d
     CHECK(p.devices[0].layers == "layers 3-17");
     CHECK(p.devices[1].layers == "layers 18-31 + output");
     CHECK(p.devices[2].layers == "layers 0-2");
-    check_same_as_cli(p, cli_json({"--model", "llama-3.1-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--gpu", "rtx-4090", "--ram", "64GB",
+    check_same_as_cli(p, cli_plan({"--model", "llama-3.1-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--gpu", "rtx-4090", "--ram", "64GB",
                                    "--ngl", "30"}));
     CHECK(p.launch[0].text.find(" -ngl 30 ") != std::string::npos);
 
@@ -399,7 +381,7 @@ TEST_CASE("local: -ngl 30 and --tensor-split 3,1 place the layers as llama.cpp d
     // il / 33 < 0.75, i.e. il <= 24.
     CHECK(p.devices[0].layers == "layers 0-24");
     CHECK(p.devices[1].layers == "layers 25-31 + output");
-    check_same_as_cli(p, cli_json({"--model", "llama-3.1-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--gpu", "rtx-4090", "--ram", "64GB",
+    check_same_as_cli(p, cli_plan({"--model", "llama-3.1-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--gpu", "rtx-4090", "--ram", "64GB",
                                    "--tensor-split", "3,1"}));
     CHECK(p.launch[0].text.find(" --split-mode layer --tensor-split 0.75,0.25 ") != std::string::npos);  // 3/4, 1/4: the CLI writes the split normalised
 
@@ -408,7 +390,7 @@ TEST_CASE("local: -ngl 30 and --tensor-split 3,1 place the layers as llama.cpp d
     s.local.main_gpu = 1;
     s.local.ubatch = 256;
     p = plan_local(s);
-    check_same_as_cli(p, cli_json({"--model", "llama-3.1-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--gpu", "rtx-4090", "--ram", "64GB",
+    check_same_as_cli(p, cli_plan({"--model", "llama-3.1-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--gpu", "rtx-4090", "--ram", "64GB",
                                    "--split-mode", "none", "--main-gpu", "1", "--ubatch", "256"}));
     CHECK(p.devices[0].layers == "no layers");  // every layer on GPU 1
     CHECK(p.launch[0].text.find(" -ub 256 --split-mode none --main-gpu 1 ") != std::string::npos);
@@ -426,14 +408,14 @@ TEST_CASE("local: --n-cpu-moe keeps an MoE model's experts in RAM, -nkvo its KV,
     REQUIRE(automatic.ok());
     CHECK(p.devices.back().layers.find("experts of layers 0-19") != std::string::npos);
     CHECK(p.devices.back().weights > automatic.devices.back().weights);  // the experts moved to RAM
-    check_same_as_cli(p, cli_json({"--model", "qwen3-30b-a3b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB", "--n-cpu-moe", "20"}));
+    check_same_as_cli(p, cli_plan({"--model", "qwen3-30b-a3b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB", "--n-cpu-moe", "20"}));
     CHECK(p.launch[0].text.find(" --n-cpu-moe 20 ") != std::string::npos);
 
     s.local.kv_offload = false;
     s.local.mmproj_bytes = 812.0 * 1024 * 1024;
     s.local.mmproj_offload = false;
     p = plan_local(s);
-    check_same_as_cli(p, cli_json({"--model", "qwen3-30b-a3b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB", "--n-cpu-moe", "20",
+    check_same_as_cli(p, cli_plan({"--model", "qwen3-30b-a3b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB", "--n-cpu-moe", "20",
                                    "--no-kv-offload", "--mmproj-bytes", "812MB", "--no-mmproj-offload"}));
     CHECK(p.devices[0].kv == 0);  // -nkvo: every layer's KV in RAM
     CHECK(p.launch[0].text.find(" -nkvo --mmproj mmproj.gguf --no-mmproj-offload") != std::string::npos);
@@ -444,7 +426,7 @@ TEST_CASE("local: --n-cpu-moe keeps an MoE model's experts in RAM, -nkvo its KV,
     s.local.mmproj_offload = true;
     p = plan_local(s);
     REQUIRE(p.ok());
-    const std::string cli = cli_line({"--engine", "ollama", "--model", "qwen3-30b-a3b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB",
+    const std::string cli = cli_text_line({"--engine", "ollama", "--model", "qwen3-30b-a3b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB",
                                       "--n-cpu-moe", "20", "--no-kv-offload"},
                                      "Ollama cannot set: ");
     REQUIRE_FALSE(cli.empty());
@@ -452,17 +434,14 @@ TEST_CASE("local: --n-cpu-moe keeps an MoE model's experts in RAM, -nkvo its KV,
 }
 
 TEST_CASE("local: vLLM's --tensor-parallel-size and --pipeline-parallel-size given are `vramlens plan --tp --pp`'s") {
-    Scenario s = local_scenario();
-    s.local.engine = LocalEngine::VLLM;
-    s.local.weights = WeightFormat::BF16;
-    s.local.kv = KvDtype::BF16;
+    Scenario s = vllm_scenario();
     s.local.context = 4096;
     s.local.gpus = {"a100-80gb", "a100-80gb"};
     s.local.tp = 1;
     s.local.pp = 2;
     const LocalPlan p = plan_local(s);
     REQUIRE(p.ok());
-    const nlohmann::json cli = cli_json({"--engine", "vllm", "--model", "llama-3.1-8b", "--weights", "bf16", "--max-model-len", "4096",
+    const nlohmann::json cli = cli_plan({"--engine", "vllm", "--model", "llama-3.1-8b", "--weights", "bf16", "--max-model-len", "4096",
                                          "--gpu", "a100-80gb", "--gpu", "a100-80gb", "--tp", "1", "--pp", "2"});
     CHECK(p.serving_plan.tp == 1);
     CHECK(p.serving_plan.pp == 2);
@@ -495,7 +474,7 @@ TEST_CASE("local: a custom GPU with an RTX 4090's figures is planned as the RTX 
     CHECK(b.launch[0].text == a.launch[0].text);
     CHECK(b.speed == a.speed);
     CHECK_FALSE(b.speed.empty());
-    check_same_as_cli(b, cli_json({"--model", "llama-3.1-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB"}));
+    check_same_as_cli(b, cli_plan({"--model", "llama-3.1-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB"}));
 
     // A custom GPU's memory is 2^30 bytes a GiB: 16 GiB less the CUDA context the planner reserves on the preset
     // of the same memory is the same capacity (the name decides the context's row, here an unknown architecture).

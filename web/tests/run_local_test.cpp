@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "inference/weight_formats.h"
+#include "plan_cli.h"
 #include "share_link.h"
 #include "ui/app.h"
 #include "ui_harness.h"
@@ -20,33 +21,8 @@ using namespace vl;
 using namespace vl::ui;
 using vl::ui::harness::Harness;
 
-namespace {
-
-nlohmann::json cli_plan(std::vector<std::string> args) {
-    args.insert(args.begin(), "plan");
-    args.insert(args.end(), {"--format", "json"});
-    std::string out, err;
-    const int status = cli::run(args, out, err);
-    INFO(err);
-    REQUIRE(status == 0);
-    return nlohmann::json::parse(out);
-}
-
-std::string cli_text_line(std::vector<std::string> args, const std::string& prefix) {
-    args.insert(args.begin(), "plan");
-    std::string out, err;
-    cli::run(args, out, err);
-    for (size_t at = 0; at < out.size();) {
-        const size_t nl = out.find('\n', at);
-        const std::string line = out.substr(at, nl - at);
-        if (line.rfind(prefix, 0) == 0) return line;
-        if (nl == std::string::npos) break;
-        at = nl + 1;
-    }
-    return {};
-}
-
-}  // namespace
+using vl::test::cli_plan;
+using vl::test::cli_text_line;
 
 TEST_CASE("run locally, llama.cpp: a second GPU and a longer context clicked in - the plan is `vramlens plan`'s") {
     Harness h;
