@@ -342,6 +342,16 @@ TEST_CASE("run locally: a GPU not in the presets - added, its memory typed, a ba
     CHECK(h.has("error.local.custom_gpus[0].name"));
     type_into(h, "local.custom_gpus[0].name", "My 16G card");
 
+    // A Mac has no GPUs of its own to add: the custom GPU waits, and comes back with the PC.
+    const LocalCustomGpu card = h.app.scenario.local.custom_gpus.at(0);
+    h.click("local.machine.1");
+    CHECK(h.app.scenario.local.custom_gpus.empty());
+    CHECK(h.app.local.ok());
+    h.click("local.machine.0");
+    REQUIRE(h.app.scenario.local.custom_gpus.size() == 1);
+    CHECK(h.app.scenario.local.custom_gpus[0] == card);
+    CHECK(h.app.scenario.local.gpus.empty());  // not the default RTX 4090 beside it
+
     Harness other;
     other.app.ui.env.hash = "#" + encode_share_link(h.app.scenario);
     other.frames(3);

@@ -40,11 +40,14 @@ void set_local_machine(AppState& app, bool mac) {
     if (mac == !lo.apple_chip.empty()) return;
     if (mac) {
         app.ui.local_pc_gpus = lo.gpus;
+        app.ui.local_pc_custom_gpus = lo.custom_gpus;
         lo.gpus.clear();
+        lo.custom_gpus.clear();
         lo.apple_chip = apple_chips().front().id;
     } else {
         lo.apple_chip.clear();
-        lo.gpus = app.ui.local_pc_gpus.empty() ? LocalOptions{}.gpus : app.ui.local_pc_gpus;
+        lo.custom_gpus = app.ui.local_pc_custom_gpus;
+        lo.gpus = app.ui.local_pc_gpus.empty() && lo.custom_gpus.empty() ? LocalOptions{}.gpus : app.ui.local_pc_gpus;
     }
     app.dirty = true;
 }

@@ -17,7 +17,7 @@ namespace vl::ui {
 void set_local_engine(AppState& app, LocalEngine e);
 // Another weight format is another file: an imported GGUF's tensor bytes no longer describe it.
 void set_local_weights(AppState& app, WeightFormat w);
-// A Mac (the first chip vramlens knows, no GPUs) or a PC (its GPUs back, or one RTX 4090).
+// A Mac (the first chip vramlens knows, no GPUs) or a PC (its GPUs back, presets and custom, or one RTX 4090).
 void set_local_machine(AppState& app, bool mac);
 void add_local_gpu(AppState& app, const std::string& id);
 void set_local_gpu(AppState& app, size_t i, const std::string& id);
