@@ -1737,17 +1737,9 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
                                                                    : flag == "--main-gpu"  ? in.main_gpu
                                                                    : flag == "--image-max-tokens" ? in.image_max_tokens : in.wired_limit_mb) = n;
         } else if (flag == "--tensor-split") {
-            in.tensor_split.clear();
-            size_t start = 0;
-            while (start <= value.size()) {
-                const size_t comma = value.find(',', start);
-                const std::string part = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-                Result<double> x = parse_decimal_number(part, "tensor-split");
-                if (!x.ok()) return bad("--tensor-split: \"" + escape_control_chars(value) + "\" is not a list of numbers like 3,1");
-                in.tensor_split.push_back(*x.value);
-                if (comma == std::string::npos) break;
-                start = comma + 1;
-            }
+            Result<std::vector<double>> x = parse_number_list(value, "tensor-split");
+            if (!x.ok() || x.value->empty()) return bad("--tensor-split: \"" + escape_control_chars(value) + "\" is not a list of numbers like 3,1");
+            in.tensor_split = *x.value;
         }
     }
     if (engine != "llama.cpp" && engine != "llamacpp" && engine != "ollama")

@@ -23,6 +23,8 @@ VL_ENUM_TABLE(Mode, {Mode::Train, "train"}, {Mode::FineTune, "finetune"}, {Mode:
 VL_ENUM_TABLE(LocalEngine, {LocalEngine::LlamaCpp, "llama.cpp"}, {LocalEngine::Ollama, "ollama"}, {LocalEngine::VLLM, "vllm"},
               {LocalEngine::SGLang, "sglang"})
 
+VL_ENUM_TABLE(SplitMode, {SplitMode::Layer, "layer"}, {SplitMode::Row, "row"}, {SplitMode::None, "none"})
+
 VL_ENUM_TABLE(Precision,
               {Precision::FP32, "fp32"},
               {Precision::MixedFP16, "fp16-mixed"},

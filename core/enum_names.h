@@ -22,6 +22,7 @@ struct EnumName {
 // The table for an enum, selected by a value of that enum (the value itself is ignored).
 std::span<const EnumName<Mode>> enum_names(Mode);
 std::span<const EnumName<LocalEngine>> enum_names(LocalEngine);
+std::span<const EnumName<SplitMode>> enum_names(SplitMode);
 std::span<const EnumName<Precision>> enum_names(Precision);
 std::span<const EnumName<Optimizer>> enum_names(Optimizer);
 std::span<const EnumName<Recompute>> enum_names(Recompute);

@@ -95,4 +95,20 @@ Result<double> parse_decimal_number(std::string_view text, std::string_view fiel
     return Result<double>::success(p.value);
 }
 
+Result<std::vector<double>> parse_number_list(std::string_view text, std::string_view field) {
+    std::vector<double> out;
+    if (trim(text).empty()) return Result<std::vector<double>>::success(out);
+    for (size_t start = 0;;) {
+        const size_t comma = text.find(',', start);
+        Result<double> x = parse_decimal_number(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start), field);
+        if (!x.ok())
+            return Result<std::vector<double>>::failure(
+                {{std::string(field), quoted(trim(text)) + " is not a list of numbers: give them separated by commas, e.g. 3,1"}});
+        out.push_back(*x.value);
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return Result<std::vector<double>>::success(out);
+}
+
 }  // namespace vl

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "diagnostics.h"
 
@@ -18,5 +19,7 @@ inline constexpr int64_t kMaxWholeNumber = int64_t{1} << 53;
 
 Result<int64_t> parse_whole_number(std::string_view text, std::string_view field);
 Result<double> parse_decimal_number(std::string_view text, std::string_view field);
+// Decimals separated by commas ("3,1", "0.6, 0.4"), as llama.cpp's --tensor-split takes them; "" is the empty list.
+Result<std::vector<double>> parse_number_list(std::string_view text, std::string_view field);
 
 }  // namespace vl

@@ -139,6 +139,8 @@ enum class LlamaCppBackend { CUDA, CANN };
 // K and V that the older remote-code DeepSeek modelling files (trust_remote_code) put in the cache.
 enum class MlaCache { Latent, Decompressed };
 
+inline constexpr int64_t kLlamaCppUbatch = 512;  // llama.cpp's default n_ubatch (-ub) [llama-cpp-server-flags]
+
 struct InferenceOptions {
     WeightFormat weights = WeightFormat::BF16;
     int64_t group_size = 128;       // GPTQ/AWQ: weights sharing one scale and zero
@@ -161,7 +163,7 @@ struct InferenceOptions {
     int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)
     int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens; 0 = engine default
-    int64_t ubatch = 512;           // llama.cpp n_ubatch (physical batch of the compute graph)
+    int64_t ubatch = kLlamaCppUbatch;  // llama.cpp n_ubatch (physical batch of the compute graph)
     bool fp32_compute = false;      // bitsandbytes 4-bit compute dtype float32 (transformers' old default)
     double engine_overhead_bytes = -1;  // vLLM non-torch memory per GPU; < 0 = engine profile default
     LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
@@ -222,6 +224,18 @@ struct LocalCompare {
     bool operator==(const LocalCompare&) const = default;
 };
 
+// llama.cpp --split-mode (core/planner/planner.h says what each does).
+enum class SplitMode { Layer, Row, None };
+
+// A GPU that is not a preset (local.custom_gpus): what the planner and the speed model need of it.
+struct LocalCustomGpu {
+    std::string name;            // shown; its CUDA context is the architecture's that the name says (core/cuda_context.h gpu_arch)
+    double memory_gib = 0;       // total memory as the driver reports it, GiB (nvidia-smi memory.total MiB / 1024)
+    double bandwidth_gbs = 0;    // peak memory bandwidth, GB/s (1e9 bytes/s, the vendor's sheet): the decode speed
+    double fp16_tflops = 0;      // dense FP16 tensor TFLOP/s; 0: not known (no prefill speed)
+    bool operator==(const LocalCustomGpu&) const = default;
+};
+
 struct LocalOptions {
     LocalEngine engine = LocalEngine::LlamaCpp;
     WeightFormat weights = WeightFormat::GGUF_Q4_K_M;  // a GGUF type (llama.cpp, Ollama); bf16 fp16 fp8 gptq awq (vLLM, SGLang)
@@ -236,6 +250,18 @@ struct LocalOptions {
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (SGLang --max-running-requests)
     bool rank = false;              // the page shows which model fits best on this machine (core/planner/rank.h)
     LocalCompare compare;           // the page's compare grid (core/planner/compare.h)
+    std::vector<LocalCustomGpu> custom_gpus;  // GPUs not in the presets, after `gpus` in device order
+    // Manual placement (the page's "Advanced placement", `vramlens plan`'s flags); each default is the automatic choice.
+    int64_t ngl = -1;               // llama.cpp -ngl, Ollama num_gpu; -1: the most that fit
+    int64_t n_cpu_moe = 0;          // --n-cpu-moe N: the routed experts of layers [0, N) on the CPU (MoE models)
+    std::vector<double> tensor_split;  // --tensor-split, one proportion per GPU in device order; empty: by usable memory
+    SplitMode split_mode = SplitMode::Layer;  // --split-mode
+    int64_t main_gpu = 0;           // --main-gpu: the one GPU of split_mode none
+    int64_t ubatch = kLlamaCppUbatch;  // -ub
+    bool kv_offload = true;         // false: -nkvo, every layer's KV cache in system RAM
+    double mmproj_bytes = 0;        // --mmproj: a vision projector's bytes (0: none)
+    bool mmproj_offload = true;     // false: --no-mmproj-offload
+    int64_t tp = 0, pp = 0;         // vLLM --tensor-parallel-size / --pipeline-parallel-size (SGLang --tp); 0: chosen
 };
 
 struct Scenario {

@@ -103,6 +103,13 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("mla_cache", &InferenceOptions::mla_cache);
 }
 
+template <class V> void fields(V& v, LocalCustomGpu*) {
+    v("name", &LocalCustomGpu::name);
+    v("memory_gib", &LocalCustomGpu::memory_gib);
+    v("bandwidth_gbs", &LocalCustomGpu::bandwidth_gbs);
+    v("fp16_tflops", &LocalCustomGpu::fp16_tflops);
+}
+
 template <class V> void fields(V& v, LocalOptions*) {
     v("engine", &LocalOptions::engine);
     v("weights", &LocalOptions::weights);
@@ -117,6 +124,18 @@ template <class V> void fields(V& v, LocalOptions*) {
     v("max_num_seqs", &LocalOptions::max_num_seqs);
     v("rank", &LocalOptions::rank);
     v("compare", &LocalOptions::compare);
+    v("custom_gpus", &LocalOptions::custom_gpus);
+    v("ngl", &LocalOptions::ngl);
+    v("n_cpu_moe", &LocalOptions::n_cpu_moe);
+    v("tensor_split", &LocalOptions::tensor_split);
+    v("split_mode", &LocalOptions::split_mode);
+    v("main_gpu", &LocalOptions::main_gpu);
+    v("ubatch", &LocalOptions::ubatch);
+    v("kv_offload", &LocalOptions::kv_offload);
+    v("mmproj_bytes", &LocalOptions::mmproj_bytes);
+    v("mmproj_offload", &LocalOptions::mmproj_offload);
+    v("tp", &LocalOptions::tp);
+    v("pp", &LocalOptions::pp);
 }
 
 template <class V> void fields(V& v, LocalCompare*) {
@@ -328,13 +347,35 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
     out = j.is_number_unsigned() ? j.get<uint64_t>() : static_cast<uint64_t>(x);
 }
 
-void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<uint64_t>& out) {
-    if (!j.is_array() || j.size() > kMaxGgufLayers) {
-        errs.push_back({path, "must be an array of at most 100000 byte counts, one per layer; got " + describe(j)});
+template <class T>
+void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out);
+
+// local.custom_gpus[i]: an object of its fields (plan_local checks their values, naming each).
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, LocalCustomGpu& out) { read_object(j, path, errs, out); }
+
+// An array of at most `most` values, each read as its type at path[i]; `form` says what the array must be.
+template <class T>
+void read_array(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<T>& out, size_t most, const char* form) {
+    if (!j.is_array() || j.size() > most) {
+        errs.push_back({path, std::string(form) + "; got " + describe(j)});
         return;
     }
-    out.assign(j.size(), 0);
+    out.assign(j.size(), T{});
     for (size_t i = 0; i < j.size(); ++i) read_value(j[i], path + "[" + std::to_string(i) + "]", errs, out[i]);
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<uint64_t>& out) {
+    read_array(j, path, errs, out, kMaxGgufLayers, "must be an array of at most 100000 byte counts, one per layer");
+}
+
+// local.tensor_split: one number per GPU; local.custom_gpus: one object per GPU.
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<double>& out) {
+    read_array(j, path, errs, out, kMaxLocalGpus, "must be an array of at most 64 numbers, one per GPU, e.g. [3, 1]");
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<LocalCustomGpu>& out) {
+    read_array(j, path, errs, out, kMaxLocalGpus,
+               "must be an array of at most 64 GPUs, e.g. [{\"name\": \"My GPU\", \"memory_gib\": 16, \"bandwidth_gbs\": 448}]");
 }
 
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::string& out) {
@@ -401,10 +442,6 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
     }
 }
 
-template <class T>
-void read_object(const Json& j, const std::string& path, std::vector<FieldError>& errs, T& out);
-
-// Walks fields(); remembers which keys it knows so that finish() can name the unknown ones.
 template <class T>
 struct Reader {
     const Json& obj;
@@ -627,6 +664,12 @@ Json to_json_value(const std::vector<WeightFormat>& x, JsonStyle) {
 Json to_json_value(const std::vector<LocalMachine>& x, JsonStyle style) {
     Json a = Json::array();
     for (const LocalMachine& m : x) a.push_back(write_object(m, LocalMachine{}, style));
+    return a;
+}
+
+Json to_json_value(const std::vector<LocalCustomGpu>& gpus, JsonStyle) {
+    Json a = Json::array();
+    for (const LocalCustomGpu& g : gpus) a.push_back(write_object(g, LocalCustomGpu{}, JsonStyle::Pretty));  // every field of each
     return a;
 }
 

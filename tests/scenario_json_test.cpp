@@ -135,6 +135,19 @@ Scenario every_field_changed() {
     lo.compare.models = {"current", "qwen3-8b"};
     lo.compare.weights = {WeightFormat::GGUF_Q8_0, WeightFormat::GGUF_Q4_K_M};
     lo.compare.machines = {LocalMachine{{"rtx-4090", "rtx-3060-12gb"}, 32.0 * 1024 * 1024 * 1024, ""}, LocalMachine{{}, 96.0 * 1024 * 1024 * 1024, "m2-max"}};
+    lo.rank = true;
+    lo.custom_gpus = {{"My GPU", 20, 760, 100}};
+    lo.ngl = 12;
+    lo.n_cpu_moe = 3;
+    lo.tensor_split = {2, 1, 1};
+    lo.split_mode = SplitMode::Row;
+    lo.main_gpu = 1;
+    lo.ubatch = 128;
+    lo.kv_offload = false;
+    lo.mmproj_bytes = 1e9;
+    lo.mmproj_offload = false;
+    lo.tp = 2;
+    lo.pp = 1;
     Parallelism& p = s.parallel;
     p.dp = 4;
     p.tp = 8;
@@ -278,6 +291,19 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.local.compare.models == b.local.compare.models);
     CHECK(a.local.compare.weights == b.local.compare.weights);
     CHECK(a.local.compare.machines == b.local.compare.machines);
+    CHECK(a.local.rank == b.local.rank);
+    CHECK(a.local.custom_gpus == b.local.custom_gpus);
+    CHECK(a.local.ngl == b.local.ngl);
+    CHECK(a.local.n_cpu_moe == b.local.n_cpu_moe);
+    CHECK(a.local.tensor_split == b.local.tensor_split);
+    CHECK(a.local.split_mode == b.local.split_mode);
+    CHECK(a.local.main_gpu == b.local.main_gpu);
+    CHECK(a.local.ubatch == b.local.ubatch);
+    CHECK(a.local.kv_offload == b.local.kv_offload);
+    CHECK(a.local.mmproj_bytes == b.local.mmproj_bytes);
+    CHECK(a.local.mmproj_offload == b.local.mmproj_offload);
+    CHECK(a.local.tp == b.local.tp);
+    CHECK(a.local.pp == b.local.pp);
     CHECK(a.parallel.dp == b.parallel.dp);
     CHECK(a.parallel.tp == b.parallel.tp);
     CHECK(a.parallel.pp == b.parallel.pp);
@@ -654,9 +680,10 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
     CHECK(field_count<Overheads>() == 6);
-    CHECK(field_count<LocalOptions>() == 13);
     CHECK(field_count<LocalCompare>() == 3);
     CHECK(field_count<LocalMachine>() == 3);
+    CHECK(field_count<LocalOptions>() == 25);
+    CHECK(field_count<LocalCustomGpu>() == 4);
     CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
 }
 

@@ -55,12 +55,18 @@ std::string engine_label(LocalEngine e) {
 }
 
 // A planner error ("ctx: ...") under the scenario field it is about; the planners name their CLI flags.
-FieldError planner_error(const std::string& e) {
-    static const std::pair<const char*, const char*> kFields[] = {
+// The serving planner's tp/pp errors are local.tp / local.pp's when those were given, else the GPUs'.
+FieldError planner_error(const std::string& e, bool parallel_given = false) {
+    const char* tp = parallel_given ? "local.tp" : "local.gpus";
+    const char* pp = parallel_given ? "local.pp" : "local.gpus";
+    const std::pair<const char*, const char*> kFields[] = {
         {"model", "model"}, {"weights", "local.weights"}, {"kv-type", "local.kv"}, {"kv-cache-dtype", "local.kv"},
         {"ctx", "local.context"}, {"max-model-len", "local.context"}, {"context-length", "local.context"}, {"ram", "local.ram_bytes"},
         {"gpu-memory-utilization", "local.gpu_memory_utilization"}, {"mem-fraction-static", "local.gpu_memory_utilization"},
-        {"max-num-seqs", "local.max_num_seqs"}, {"max-running-requests", "local.max_num_seqs"}, {"gpu", "local.gpus"}};
+        {"max-num-seqs", "local.max_num_seqs"}, {"max-running-requests", "local.max_num_seqs"}, {"gpu", "local.gpus"},
+        {"n-cpu-moe", "local.n_cpu_moe"}, {"tensor-split", "local.tensor_split"}, {"split-mode", "local.split_mode"},
+        {"main-gpu", "local.main_gpu"}, {"ubatch", "local.ubatch"}, {"mmproj-bytes", "local.mmproj_bytes"},
+        {"no-mmproj-offload", "local.mmproj_offload"}, {"tp/pp", tp}, {"tp", tp}, {"pp", pp}};
     const size_t colon = e.find(':');
     const std::string key = e.substr(0, colon);
     for (const auto& [flag, field] : kFields)
@@ -68,7 +74,30 @@ FieldError planner_error(const std::string& e) {
     return {"local", e};
 }
 
+// Bounds that keep a typed custom GPU real: the largest GPUs have under 300 GB and 10 TB/s.
+constexpr double kMaxCustomGpuGib = 4096;
+constexpr double kMaxCustomGpuGbs = 100'000;
+constexpr double kMaxCustomGpuTflops = 100'000;
+
 }  // namespace
+
+GpuPreset custom_gpu_preset(const LocalCustomGpu& g) {
+    GpuPreset p;
+    p.id = g.name;
+    p.name = g.name;
+    p.memory_bytes = g.memory_gib * kGiB;
+    p.memory_bandwidth = g.bandwidth_gbs * kGB;
+    p.fp16_tensor_flops = g.fp16_tflops * 1e12;  // TFLOP/s
+    return p;
+}
+
+std::vector<GpuPreset> local_gpu_specs(const LocalOptions& lo) {
+    std::vector<GpuPreset> out;
+    for (const std::string& id : lo.gpus)
+        if (const GpuPreset* g = find_gpu(id)) out.push_back(*g);
+    for (const LocalCustomGpu& g : lo.custom_gpus) out.push_back(custom_gpu_preset(g));
+    return out;
+}
 
 std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPlanInput& sin) {
     const LocalOptions& lo = s.local;
@@ -81,18 +110,29 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
         errs.push_back({"local.engine", engine + " runs on NVIDIA or AMD GPUs, not on a Mac: choose llama.cpp or Ollama, or a PC with GPUs"});
     if (mac && !find_apple_chip(lo.apple_chip))
         errs.push_back({"local.apple_chip", "\"" + lo.apple_chip + "\" is not an Apple chip vramlens knows (e.g. m2-max, m4-pro)"});
-    if (mac && !lo.gpus.empty())
+    if (mac && (!lo.gpus.empty() || !lo.custom_gpus.empty()))
         errs.push_back({"local.gpus", "a Mac has one GPU sharing its RAM: remove the GPUs, or choose a PC"});
-    if (!mac && lo.gpus.empty())
+    if (!mac && lo.gpus.empty() && lo.custom_gpus.empty())
         errs.push_back({"local.gpus", "add at least one GPU (or choose an Apple Silicon Mac)"});
-    std::vector<PlanGpu> gpus;
-    for (size_t i = 0; i < lo.gpus.size(); ++i) {
-        if (const GpuPreset* g = find_gpu(lo.gpus[i])) gpus.push_back({g->name, g->memory_bytes, -1});
-        else errs.push_back({"local.gpus[" + std::to_string(i) + "]", "\"" + lo.gpus[i] + "\" is not a GPU preset; pick one from the list"});
+    for (size_t i = 0; i < lo.gpus.size(); ++i)
+        if (!find_gpu(lo.gpus[i]))
+            errs.push_back({"local.gpus[" + std::to_string(i) + "]", "\"" + lo.gpus[i] + "\" is not a GPU preset; pick one from the list"});
+    for (size_t i = 0; i < lo.custom_gpus.size(); ++i) {
+        const LocalCustomGpu& g = lo.custom_gpus[i];
+        const std::string f = "local.custom_gpus[" + std::to_string(i) + "].";
+        if (g.name.find_first_not_of(' ') == std::string::npos) errs.push_back({f + "name", "give the GPU a name, e.g. \"RTX 5070 Ti\""});
+        if (!(g.memory_gib > 0 && g.memory_gib <= kMaxCustomGpuGib))
+            errs.push_back({f + "memory_gib", "must be the GPU's memory in GiB, above 0 and at most 4096 (e.g. 16 for a 16 GB card)"});
+        if (!(g.bandwidth_gbs > 0 && g.bandwidth_gbs <= kMaxCustomGpuGbs))
+            errs.push_back({f + "bandwidth_gbs", "must be the memory bandwidth in GB/s from the GPU's sheet, above 0 and at most 100000 (e.g. 896)"});
+        if (!(g.fp16_tflops >= 0 && g.fp16_tflops <= kMaxCustomGpuTflops))
+            errs.push_back({f + "fp16_tflops", "must be the dense FP16 tensor TFLOP/s, 0 (not known: no prefill speed) to 100000"});
     }
+    std::vector<PlanGpu> gpus;
+    for (const GpuPreset& g : local_gpu_specs(lo)) gpus.push_back({g.name, g.memory_bytes, -1});
     if (serving)
         for (const PlanGpu& g : gpus)
-            if (g.name != gpus.front().name) {
+            if (g.name != gpus.front().name || g.memory_bytes != gpus.front().memory_bytes) {
                 errs.push_back({"local.gpus", engine + " needs equal GPUs (tensor parallelism splits every layer evenly); got " +
                                                   gpus.front().name + " and " + g.name + ": give one kind, or choose llama.cpp, which splits layers unevenly"});
                 break;
@@ -117,6 +157,14 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
     if (serving && !(lo.gpu_memory_utilization > 0 && lo.gpu_memory_utilization <= 1))
         errs.push_back({"local.gpu_memory_utilization", "must be a fraction in (0, 1], e.g. 0.9"});
     if (serving && lo.max_num_seqs < 1) errs.push_back({"local.max_num_seqs", "must be at least 1"});
+    if (serving && lo.tp < 0) errs.push_back({"local.tp", "must be 0 (chosen by the heads rules) or a tensor-parallel size >= 1"});
+    if (serving && lo.pp < 0) errs.push_back({"local.pp", "must be 0 (chosen: GPUs / tp) or a pipeline-parallel size >= 1"});
+    const int64_t layers_and_output = s.model.layers + 1;
+    if (!serving && (lo.ngl < -1 || (s.model.layers > 0 && lo.ngl > layers_and_output)))
+        errs.push_back({"local.ngl", "must be -1 (the most that fit) or 0 to " + std::to_string(layers_and_output) + " (the model's " +
+                                         std::to_string(s.model.layers) + " layers + output)"});
+    if (!serving && !(lo.mmproj_bytes >= 0 && lo.mmproj_bytes <= 1e13))
+        errs.push_back({"local.mmproj_bytes", "must be the projector's size in bytes, 0 (none) or more"});
 
     in.model = sin.model = s.model;
     in.weights = sin.weights = lo.weights;
@@ -127,6 +175,17 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
     in.apple_unified = mac;
     in.wired_limit_mb = lo.wired_limit_mb;
     in.gpus = sin.gpus = gpus;
+    in.ngl = lo.ngl;
+    in.n_cpu_moe = lo.n_cpu_moe;
+    in.tensor_split = lo.tensor_split;
+    in.split_mode = lo.split_mode;
+    in.main_gpu = lo.main_gpu;
+    in.ubatch = lo.ubatch;
+    in.kv_offload = lo.kv_offload;
+    in.mmproj_bytes = lo.mmproj_bytes;
+    in.mmproj_offload = lo.mmproj_offload;
+    sin.tp = lo.tp;
+    sin.pp = lo.pp;
     sin.engine = lo.engine == LocalEngine::SGLang ? ServingEngine::SGLang : ServingEngine::VLLM;
     sin.max_model_len = lo.context;
     sin.gpu_memory_utilization = lo.gpu_memory_utilization;
@@ -177,13 +236,19 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
     for (const DevicePlan& d : p.gpus) out.devices.push_back({d.name, device_layers_text(in, p, d), d.weights, d.kv, d.compute, d.total(), d.capacity});
     out.devices.push_back({p.cpu.name, device_layers_text(in, p, p.cpu), p.cpu.weights, p.cpu.kv, p.cpu.compute, p.cpu.total(), p.cpu.capacity});
     if (p.fits) {
+        const std::vector<GpuPreset> specs = local_gpu_specs(s.local);
         std::vector<const GpuPreset*> presets;
-        for (const std::string& id : s.local.gpus) presets.push_back(find_gpu(id));
+        for (const GpuPreset& g : specs) presets.push_back(&g);
         const AppleChip* chip = in.apple_unified ? find_apple_chip(s.local.apple_chip) : nullptr;
         out.speed = speed_text(plan_speed_on(in, p, presets, chip), p.context);
     }
     if (s.local.engine == LocalEngine::Ollama) {
         const OllamaSettings o = ollama_settings(in, p);
+        if (!o.ok()) {  // as `vramlens plan --engine ollama` refuses it
+            out.errors.push_back(planner_error(o.error));
+            return;
+        }
+        if (!o.unsupported.empty()) out.notes.push_back("Ollama cannot set: " + o.unsupported);
         out.launch.push_back({"Modelfile", "PARAMETER num_gpu " + std::to_string(o.num_gpu) + "\nPARAMETER num_ctx " + std::to_string(o.num_ctx)});
         out.launch.push_back({"ollama serve", o.env + " ollama serve"});
     } else {
@@ -197,7 +262,7 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
 void plan_serve(const Scenario& s, const ServingPlanInput& in, LocalPlan& out) {
     const ServingPlan& p = out.serving_plan = plan_serving(in);
     if (!p.ok()) {
-        out.errors.push_back(planner_error(p.error));
+        out.errors.push_back(planner_error(p.error, in.tp > 0 || in.pp > 0));
         return;
     }
     out.fits = p.fits;
@@ -234,7 +299,13 @@ Ranking rank_local(const Scenario& s) {
             out.error = e.field + ": " + e.message;
             return out;
         }
-    for (const std::string& id : s.local.gpus) r.gpu_presets.push_back(find_gpu(id));
+    // The model's own overrides do not carry over to other models: each candidate gets the most layers that fit.
+    r.machine.ngl = -1;
+    r.machine.n_cpu_moe = 0;
+    r.machine.mmproj_bytes = 0;
+    r.machine.mmproj_offload = true;
+    const std::vector<GpuPreset> specs = local_gpu_specs(s.local);
+    for (const GpuPreset& g : specs) r.gpu_presets.push_back(&g);
     r.chip = r.machine.apple_unified ? find_apple_chip(s.local.apple_chip) : nullptr;
     return rank_models(r);
 }

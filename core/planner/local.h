@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "diagnostics.h"
+#include "model/presets.h"
 #include "planner/planner.h"
 #include "planner/rank.h"
 #include "planner/serving.h"
@@ -65,6 +66,11 @@ LocalPlan plan_local(const Scenario& s);
 // presets x every GGUF type with its GPUs, RAM or Mac, KV type, flash attention and context. Errors
 // name the local.* field (a vLLM/SGLang engine: local.engine); the model and weights chosen do not count.
 Ranking rank_local(const Scenario& s);
+
+// The machine's GPUs in device order: local.gpus' presets, then local.custom_gpus, each as a preset
+// (memory_gib GiB, bandwidth_gbs GB/s, fp16_tflops TFLOP/s) for the planner and the speed model.
+GpuPreset custom_gpu_preset(const LocalCustomGpu& g);
+std::vector<GpuPreset> local_gpu_specs(const LocalOptions& lo);
 
 // The planner inputs plan_local uses (exposed for tests): errors name the local.* field.
 std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPlanInput& sin);

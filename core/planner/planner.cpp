@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "cuda_context.h"
+#include "enum_names.h"
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
 #include "inference/weight_formats.h"
@@ -16,13 +17,7 @@
 
 namespace vl {
 
-const char* split_mode_name(SplitMode m) {
-    switch (m) {
-        case SplitMode::Row: return "row";
-        case SplitMode::None: return "none";
-        default: return "layer";
-    }
-}
+const char* split_mode_name(SplitMode m) { return enum_name(m); }
 
 double apple_gpu_wired_limit_bytes(double ram_bytes, int64_t wired_limit_mb) {
     if (wired_limit_mb > 0) return static_cast<double>(wired_limit_mb) * 1024 * 1024;

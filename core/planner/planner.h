@@ -27,7 +27,7 @@ namespace vl {
 // rows, 64 on GPUs before Volta; the last GPU up to n), each slice padded by ggml_row_size(512 - ne0 % 512)
 // when ne0 is not a multiple of 512; a matrix stays whole on its layer's GPU when that GPU would get
 // no rows of it (ggml-cuda.cu get_row_split, supports_op, read at f6d77a1). none: one GPU, --main-gpu.
-enum class SplitMode { Layer, Row, None };
+// (SplitMode itself is in scenario.h: local.split_mode.)
 const char* split_mode_name(SplitMode m);  // "layer", "row", "none"
 
 struct PlanGpu {
@@ -47,7 +47,7 @@ struct PlanInput {
     WeightFormat weights = WeightFormat::GGUF_Q4_K_M;
     KvDtype kv = KvDtype::FP16;     // llama.cpp -ctk/-ctv: fp16 (f16), int8 (q8_0), int4 (q4_0)
     int64_t context = 4096;         // -c
-    int64_t ubatch = 512;           // -ub
+    int64_t ubatch = kLlamaCppUbatch;  // -ub
     bool flash_attention = false;   // -fa
     std::vector<PlanGpu> gpus;
     std::vector<double> tensor_split;  // --tensor-split; empty: by each GPU's usable memory

@@ -7,12 +7,17 @@
 //   3. Copy puts the launch line on the system clipboard
 //   4. Back and Forward step through the Run locally scenarios; a shared link opens the same plan
 //   5. on a phone (390x844, touch): Run locally, a second GPU, the plan and Copy by taps
+//   6. Advanced placement: opened by the mouse, --n-cpu-moe typed on Qwen3-30B-A3B; the launch line and
+//      the per-device table change as `vramlens plan --n-cpu-moe` says; Back and Forward; a link with a
+//      GPU not in the presets opens with it
 //
 // Usage: node local.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
 import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite,
          settle, typeInto } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 const args = parseArgs();
 const siteDir = resolve(args.site ?? 'build/web/site');
@@ -127,6 +132,67 @@ try {
     check(JSON.stringify(o.launch) === JSON.stringify(ollama.launch) && (await state(other)).ui.mode === 'local', 'the link opens the same plan');
     await other.context().close();
     await page.context().close();
+  });
+
+  console.log('advanced placement 1280x900');
+  await section('advanced placement', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const inputs = await item(page, 'section.model');
+    const reach = async (key) => scrollTo(page, key, { x: inputs.x + 8, y: 450 }, 0, false);
+    await click(page, 'mode.3');
+    await click(page, 'model.search');
+    await page.keyboard.type('qwen3 30b', { delay: 20 });
+    await settle(page);
+    await click(page, 'preset.qwen3-30b-a3b');
+    await page.waitForTimeout(QUIET_MS);
+    const before = await state(page);
+    const rowsBefore = (await mirror(page)).rows;
+    check(before.local?.ok && !before.local.launch[0]?.text.includes('--n-cpu-moe'), `Qwen3-30B-A3B planned: ${before.local?.launch[0]?.text}`);
+
+    await reach('section.placement');
+    await click(page, 'section.placement');
+    await reach('local.n_cpu_moe');
+    await typeInto(page, 'local.n_cpu_moe', '20');
+    const plan = await local(page);
+    const cli = cliPlan(['--model', 'qwen3-30b-a3b', '--ctx', '4096', '--gpu', 'rtx-4090', '--ram', '64GB', '--n-cpu-moe', '20']);
+    check((await scenario(page)).local?.n_cpu_moe === 20, 'the field sets local.n_cpu_moe');
+    check(cli.launch.includes(' --n-cpu-moe 20 ') && plan.launch[0]?.text === cli.launch, `the launch line is the CLI's: ${plan.launch[0]?.text}`);
+    check(plan.devices.length === cli.devices.length &&
+          plan.devices.every((d, i) => d.weights === cli.devices[i].weights_bytes && d.total === cli.devices[i].total_bytes),
+          'each device is the CLI\'s with --n-cpu-moe 20');
+    const rowsAfter = (await mirror(page)).rows;
+    const host = rowsAfter[rowsAfter.length - 1];
+    check(host[1].includes('experts of layers 0-19') && host.join('|') !== rowsBefore[rowsBefore.length - 1].join('|') &&
+          rowsAfter[0].join('|') !== rowsBefore[0].join('|'), `the per-device table changed: ${host.join(' | ')}`);
+
+    await page.waitForTimeout(QUIET_MS);
+    await page.goBack();
+    await page.waitForFunction((l) => window.vramlens.state().link === l, before.link, { timeout: 10_000 }).catch(() => {});
+    await settle(page);
+    const back = await local(page);
+    check((await scenario(page)).local?.n_cpu_moe === undefined && back.launch[0]?.text === before.local.launch[0].text,
+          'Back: the automatic placement again');
+    await page.goForward();
+    await page.waitForFunction((l) => window.vramlens.state().link !== l, before.link, { timeout: 10_000 }).catch(() => {});
+    await settle(page);
+    check((await scenario(page)).local?.n_cpu_moe === 20 && (await local(page)).launch[0]?.text === cli.launch, 'Forward: --n-cpu-moe 20 again');
+    await page.context().close();
+
+    // A link with a GPU not in the presets (made by `vramlens link` from a scenario file) opens with it.
+    const dir = mkdtempSync(join(tmpdir(), 'vramlens-local-'));
+    const file = join(dir, 'custom.json');
+    writeFileSync(file, JSON.stringify({ version: 1, model: 'llama-3.1-8b', mode: 'local',
+      local: { gpus: [], custom_gpus: [{ name: 'My 16G card', memory_gib: 16, bandwidth_gbs: 500, fp16_tflops: 0 }] } }));
+    const link = execFileSync(cliPath, ['link', file], { encoding: 'utf8' }).trim();
+    rmSync(dir, { recursive: true });
+    const other = await open({ viewport: { width: 1280, height: 900 } }, `${server.url}#${link}`);
+    const o = await local(other);
+    check(o.ok && o.devices[0]?.name === 'My 16G card' && o.devices[0].capacity < 16 * 2 ** 30 && o.devices[0].capacity > 15 * 2 ** 30,
+          `the custom GPU's link opens with it: ${o.devices[0]?.name}, ${o.devices[0]?.capacity}`);
+    const otherInputs = await item(other, 'section.model');
+    await scrollTo(other, 'local.custom_gpus[0].memory_gib', { x: otherInputs.x + 8, y: 450 }, 0, false);
+    check((await item(other, 'local.custom_gpus[0].memory_gib')) !== null, 'its fields are in the device list');
+    await other.context().close();
   });
 
   console.log('phone 390x844 (touch)');

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "inference/weight_formats.h"
+#include "plan_cli.h"
 #include "share_link.h"
 #include "ui/app.h"
 #include "ui/run_local.h"
@@ -21,33 +22,8 @@ using namespace vl;
 using namespace vl::ui;
 using vl::ui::harness::Harness;
 
-namespace {
-
-nlohmann::json cli_plan(std::vector<std::string> args) {
-    args.insert(args.begin(), "plan");
-    args.insert(args.end(), {"--format", "json"});
-    std::string out, err;
-    const int status = cli::run(args, out, err);
-    INFO(err);
-    REQUIRE(status == 0);
-    return nlohmann::json::parse(out);
-}
-
-std::string cli_text_line(std::vector<std::string> args, const std::string& prefix) {
-    args.insert(args.begin(), "plan");
-    std::string out, err;
-    cli::run(args, out, err);
-    for (size_t at = 0; at < out.size();) {
-        const size_t nl = out.find('\n', at);
-        const std::string line = out.substr(at, nl - at);
-        if (line.rfind(prefix, 0) == 0) return line;
-        if (nl == std::string::npos) break;
-        at = nl + 1;
-    }
-    return {};
-}
-
-}  // namespace
+using vl::test::cli_plan;
+using vl::test::cli_text_line;
 
 TEST_CASE("run locally, llama.cpp: a second GPU and a longer context clicked in - the plan is `vramlens plan`'s") {
     Harness h;
@@ -297,4 +273,150 @@ TEST_CASE("run locally: the compare grid built by clicks - its cells are `vramle
     CHECK(reopened["stale"] == false);
     CHECK(reopened["cells"] == page["cells"]);
     CHECK(reopened["machines"] == page["machines"]);
+}
+
+namespace {
+
+// Text typed into a field through the page's text box (the path a phone's keyboard takes: take_typed).
+void type_into(Harness& h, const std::string& key, const std::string& text) {
+    INFO("field " << key);
+    REQUIRE(h.has(key));
+    h.app.ui.text_buffers[key] = text;
+    h.frames(3);
+}
+
+std::string launch_text(const Harness& h) { return h.app.local.launch.empty() ? std::string() : h.app.local.launch.front().text; }
+
+}  // namespace
+
+TEST_CASE("run locally: Advanced placement - --n-cpu-moe on an MoE model, -ngl, --tensor-split 3,1, each in the launch line as the CLI prints it") {
+    Harness h(1280, 3000);
+    h.frames(3);
+    h.click("mode.3");
+    REQUIRE(select_model_preset(h.app, "qwen3-30b-a3b"));  // 48 layers, 128 routed experts
+    h.app.scenario.local.context = 8192;
+    h.app.dirty = true;
+    h.frames(3);
+    REQUIRE(h.has("section.placement"));
+    CHECK_FALSE(h.has("local.n_cpu_moe"));  // collapsed
+    h.click("section.placement");
+    REQUIRE(h.has("local.n_cpu_moe"));
+    CHECK_FALSE(h.has("local.tensor_split"));  // one GPU: no split to give
+    CHECK_FALSE(h.has("local.tp"));            // a vLLM option
+    const std::vector<double> host_before = {h.app.local.devices.back().weights};
+
+    type_into(h, "local.n_cpu_moe", "20");
+    REQUIRE(h.app.scenario.local.n_cpu_moe == 20);
+    REQUIRE(h.app.local.ok());
+    std::vector<std::string> flags = {"--model", "qwen3-30b-a3b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB", "--n-cpu-moe", "20"};
+    CHECK(launch_text(h).find(" --n-cpu-moe 20 ") != std::string::npos);
+    CHECK(launch_text(h) == cli_plan(flags)["launch"]);
+    CHECK(h.app.local.devices.back().weights > host_before[0]);  // experts of layers 0-19 in RAM
+    CHECK(h.app.local.devices.back().layers.find("experts of layers 0-19") != std::string::npos);
+
+    type_into(h, "local.ngl", "30");
+    REQUIRE(h.app.scenario.local.ngl == 30);
+    flags.insert(flags.end(), {"--ngl", "30"});
+    CHECK(launch_text(h).find(" -ngl 30 ") != std::string::npos);
+    CHECK(launch_text(h) == cli_plan(flags)["launch"]);
+
+    // A second GPU: the tensor split and the split mode appear.
+    h.click("local.gpus.add");
+    REQUIRE(h.has("local.tensor_split"));
+    REQUIRE(h.has("local.split_mode.1"));
+    type_into(h, "local.tensor_split", "3,1");
+    REQUIRE(h.app.scenario.local.tensor_split == std::vector<double>{3, 1});
+    flags.insert(flags.end(), {"--gpu", "rtx-4090", "--tensor-split", "3,1"});
+    CHECK(launch_text(h).find(" --tensor-split 0.75,0.25 ") != std::string::npos);  // 3,1 normalised, as `vramlens plan` writes it
+    CHECK(launch_text(h) == cli_plan(flags)["launch"]);
+    const nlohmann::json cli = cli_plan(flags);
+    REQUIRE(h.app.local.devices.size() == cli["devices"].size());
+    for (size_t i = 0; i < h.app.local.devices.size(); ++i) CHECK(h.app.local.devices[i].total == cli["devices"][i]["total_bytes"].get<double>());
+
+    // Text that is no list stays in the field with why, and the split is unchanged.
+    type_into(h, "local.tensor_split", "3;1");
+    CHECK(h.app.scenario.local.tensor_split == std::vector<double>{3, 1});
+    CHECK(drawn_text(h).find("is not a list of numbers") != std::string::npos);
+
+    // -nkvo with Ollama: the note `vramlens plan --engine ollama` prints.
+    h.click("local.kv_offload");
+    REQUIRE_FALSE(h.app.scenario.local.kv_offload);
+    CHECK(launch_text(h).find(" -nkvo") != std::string::npos);
+    h.click("local.engine.1");
+    REQUIRE(h.app.local.ok());
+    const nlohmann::json notes = nlohmann::json::parse(hook_json(h.app))["local"]["notes"];
+    bool said = false;
+    for (const auto& n : notes) said = said || n.get<std::string>().rfind("Ollama cannot set: -nkvo", 0) == 0;
+    CHECK(said);
+
+    // A dense model: no --n-cpu-moe field.
+    h.app.scenario.local.n_cpu_moe = 0;
+    REQUIRE(select_model_preset(h.app, "llama-3.1-8b"));
+    h.frames(3);
+    CHECK_FALSE(h.has("local.n_cpu_moe"));
+}
+
+TEST_CASE("run locally: Advanced placement with vLLM - tp and pp given are in vllm serve's line as the CLI prints it") {
+    Harness h(1280, 3000);
+    h.frames(3);
+    h.click("mode.3");
+    h.click("local.engine.2");
+    h.click("local.gpus.0");
+    h.click("local.gpus.0.a100-80gb");
+    h.click("local.gpus.add");
+    h.click("section.placement");
+    REQUIRE(h.has("local.tp"));
+    CHECK_FALSE(h.has("local.ngl"));  // llama.cpp's
+    type_into(h, "local.tp", "1");
+    type_into(h, "local.pp", "2");
+    REQUIRE(h.app.local.ok());
+    const nlohmann::json cli = cli_plan({"--engine", "vllm", "--model", "llama-3.1-8b", "--weights", "bf16", "--max-model-len", "4096",
+                                         "--gpu", "a100-80gb", "--gpu", "a100-80gb", "--tp", "1", "--pp", "2"});
+    CHECK(launch_text(h) == cli["launch"]);
+    CHECK(launch_text(h).find("--tensor-parallel-size 1 --pipeline-parallel-size 2") != std::string::npos);
+    type_into(h, "local.tp", "3");  // 2 GPUs
+    h.frames(2);
+    CHECK_FALSE(h.app.local.ok());
+    CHECK(h.has("error.local.tp"));
+}
+
+TEST_CASE("run locally: a GPU not in the presets - added, its memory typed, a bad one named at its field, carried by the link") {
+    Harness h(1280, 3000);
+    h.frames(3);
+    h.click("mode.3");
+    h.click("local.gpus.0.remove");
+    h.click("local.custom_gpus.add");
+    REQUIRE(h.app.scenario.local.custom_gpus.size() == 1);
+    type_into(h, "local.custom_gpus[0].name", "My 16G card");
+    type_into(h, "local.custom_gpus[0].memory_gib", "16");
+    type_into(h, "local.custom_gpus[0].bandwidth_gbs", "500");
+    REQUIRE(h.app.scenario.local.custom_gpus[0].name == "My 16G card");
+    REQUIRE(h.app.scenario.local.custom_gpus[0].memory_gib == 16);
+    REQUIRE(h.app.scenario.local.custom_gpus[0].bandwidth_gbs == 500);
+    REQUIRE(h.app.local.ok());
+    CHECK(h.app.local.devices.at(0).name == "My 16G card");
+    CHECK(h.app.local.devices.at(0).capacity < 16 * kGiB);  // less the CUDA context
+    CHECK(h.app.local.devices.at(0).capacity > 15 * kGiB);
+
+    type_into(h, "local.custom_gpus[0].name", "");
+    h.frames(2);
+    CHECK(h.has("error.local.custom_gpus[0].name"));
+    type_into(h, "local.custom_gpus[0].name", "My 16G card");
+
+    // A Mac has no GPUs of its own to add: the custom GPU waits, and comes back with the PC.
+    const LocalCustomGpu card = h.app.scenario.local.custom_gpus.at(0);
+    h.click("local.machine.1");
+    CHECK(h.app.scenario.local.custom_gpus.empty());
+    CHECK(h.app.local.ok());
+    h.click("local.machine.0");
+    REQUIRE(h.app.scenario.local.custom_gpus.size() == 1);
+    CHECK(h.app.scenario.local.custom_gpus[0] == card);
+    CHECK(h.app.scenario.local.gpus.empty());  // not the default RTX 4090 beside it
+
+    Harness other;
+    other.app.ui.env.hash = "#" + encode_share_link(h.app.scenario);
+    other.frames(3);
+    REQUIRE(other.app.scenario.local.custom_gpus.size() == 1);
+    CHECK(other.app.scenario.local.custom_gpus[0] == h.app.scenario.local.custom_gpus[0]);
+    CHECK(other.app.local.devices.at(0).capacity == h.app.local.devices.at(0).capacity);
 }

@@ -137,6 +137,7 @@ struct UiState {
     FontLoad zh_font = FontLoad::NotNeeded;  // the Chinese font: fetched when 中文 is first shown (web/main.cpp)
     std::string zh_font_error;               // why its fetch failed (FontLoad::Failed)
     std::vector<std::string> local_pc_gpus;  // Run locally: the PC's GPUs while a Mac is chosen (back when the PC is)
+    std::vector<LocalCustomGpu> local_pc_custom_gpus;  // and its GPUs not in the presets
 };
 
 // The most text a text field takes (a config.json is a few KB; the largest real ones ~100 KB). Longer

@@ -118,10 +118,12 @@ void inputs_column(AppState& app) {
         {S::Gpu, "section.gpu", gpu_panel, ImGuiTreeNodeFlags_DefaultOpen},
         {S::Parallelism, "section.parallel", parallel_panel, ImGuiTreeNodeFlags_DefaultOpen},
         {S::Advanced, "section.advanced", advanced_panel, 0},
+        {S::AdvancedPlacement, "section.placement", local_advanced_panel, 0},  // Run locally only
     };
     for (const Section& sec : sections) {
         // Run locally: the planner chooses the layout, and the estimator's advanced settings do not apply.
         if (app.scenario.mode == Mode::Local && (sec.panel == parallel_panel || sec.panel == advanced_panel)) continue;
+        if (app.scenario.mode != Mode::Local && sec.panel == local_advanced_panel) continue;
         const bool open = ImGui::CollapsingHeader(tr(L, sec.title), sec.flags);
         mark(app, sec.key);  // the header
         if (open) sec.panel(app);

@@ -22,6 +22,7 @@
 #include "model/gguf.h"
 #include "ui/hub.h"
 #include "ui/keyboard.h"
+#include "ui/run_local.h"
 #include "ui/scrolling.h"
 
 namespace {
@@ -84,12 +85,13 @@ ImGuiInputTextState* active_field() {
 // GPU. A new link that changes one of them, or comes from an import (a pasted or dropped file), is
 // a new entry, so Back returns to the scenario before it; any other change (a batch size, a
 // precision) replaces the link of the current entry. In Run locally the machine is the device list
-// (GPUs, or the Mac's chip) and the engine that runs on it.
+// (GPUs, or the Mac's chip), the engine that runs on it and the manual placement ("Advanced placement").
 std::string history_key(const vl::Scenario& s) {
     std::string machine = s.gpu.name + "\n" + std::to_string(s.gpu.memory_bytes);
     if (s.mode == vl::Mode::Local) {
         machine = std::string(vl::enum_name(s.local.engine)) + "\n" + s.local.apple_chip;
         for (const std::string& g : s.local.gpus) machine += "\n" + g;
+        machine += "\n" + vl::ui::local_machine_key(s.local, true);
     }
     return std::string(vl::enum_name(s.mode)) + "\n" + machine + "\n" + vl::model_to_json(s.model, vl::JsonStyle::Compact);
 }

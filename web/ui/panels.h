@@ -42,5 +42,8 @@ void local_compare_models_panel(AppState& app);     // models compared (presets,
 void local_compare_weights_panel(AppState& app);    // GGUF types compared, a checkbox each
 void local_compare_machines_panel(AppState& app);   // machines compared; Add this machine
 void local_compare_grid_panel(AppState& app);       // a row per model x type, a column per machine
+// run_local_advanced.cpp
+void local_advanced_panel(AppState& app);     // "Advanced placement": -ngl, --n-cpu-moe, --tensor-split, ...; vLLM tp / pp
+void local_custom_gpus_panel(AppState& app);  // GPUs not in the presets (name, memory, bandwidth), in local_machine_panel
 
 }  // namespace vl::ui

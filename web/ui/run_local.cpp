@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "enum_names.h"
 #include "inference/weight_formats.h"
 #include "ui/run_local_compare.h"
 #include "units.h"
@@ -39,18 +40,51 @@ void set_local_machine(AppState& app, bool mac) {
     if (mac == !lo.apple_chip.empty()) return;
     if (mac) {
         app.ui.local_pc_gpus = lo.gpus;
+        app.ui.local_pc_custom_gpus = lo.custom_gpus;
         lo.gpus.clear();
+        lo.custom_gpus.clear();
         lo.apple_chip = apple_chips().front().id;
     } else {
         lo.apple_chip.clear();
-        lo.gpus = app.ui.local_pc_gpus.empty() ? LocalOptions{}.gpus : app.ui.local_pc_gpus;
+        lo.custom_gpus = app.ui.local_pc_custom_gpus;
+        lo.gpus = app.ui.local_pc_gpus.empty() && lo.custom_gpus.empty() ? LocalOptions{}.gpus : app.ui.local_pc_gpus;
     }
     app.dirty = true;
 }
 
+size_t local_gpu_count(const LocalOptions& lo) { return lo.apple_chip.empty() ? lo.gpus.size() + lo.custom_gpus.size() : 1; }
+
+namespace {
+
+void gpus_changed(AppState& app) {
+    LocalOptions& lo = app.scenario.local;
+    const size_t n = local_gpu_count(lo);
+    if (!lo.tensor_split.empty() && lo.tensor_split.size() != n) lo.tensor_split.clear();
+    if (lo.main_gpu >= static_cast<int64_t>(n)) lo.main_gpu = 0;
+    app.dirty = true;
+}
+
+}  // namespace
+
 void add_local_gpu(AppState& app, const std::string& id) {
     app.scenario.local.gpus.push_back(id);
-    app.dirty = true;
+    gpus_changed(app);
+}
+
+void add_custom_gpu(AppState& app) {
+    // A start to edit: the figures of the last preset GPU (or the default one).
+    const LocalOptions& lo = app.scenario.local;
+    const GpuPreset* base = find_gpu(lo.gpus.empty() ? LocalOptions{}.gpus.front() : lo.gpus.back());
+    if (!base) base = find_gpu(LocalOptions{}.gpus.front());
+    app.scenario.local.custom_gpus.push_back({"Custom GPU", base->memory_bytes / kGiB, base->memory_bandwidth / kGB, base->fp16_tensor_flops / 1e12});
+    gpus_changed(app);
+}
+
+void remove_custom_gpu(AppState& app, size_t i) {
+    std::vector<LocalCustomGpu>& g = app.scenario.local.custom_gpus;
+    if (i >= g.size()) return;
+    g.erase(g.begin() + static_cast<std::ptrdiff_t>(i));
+    gpus_changed(app);
 }
 
 void set_local_gpu(AppState& app, size_t i, const std::string& id) {
@@ -63,7 +97,34 @@ void remove_local_gpu(AppState& app, size_t i) {
     std::vector<std::string>& g = app.scenario.local.gpus;
     if (i >= g.size()) return;
     g.erase(g.begin() + static_cast<std::ptrdiff_t>(i));
-    app.dirty = true;
+    gpus_changed(app);
+}
+
+std::string local_machine_key(const LocalOptions& lo, bool model_overrides) {
+    std::string k;
+    auto add = [&k](const std::string& part) {  // appended piece by piece (GCC 12 misreads "/" + std::string as -Wrestrict)
+        k += part;
+        k += '/';
+    };
+    for (const LocalCustomGpu& g : lo.custom_gpus) {
+        add(g.name);
+        add(std::to_string(g.memory_gib));
+        add(std::to_string(g.bandwidth_gbs));
+        add(std::to_string(g.fp16_tflops));
+    }
+    add(enum_name(lo.split_mode));
+    add(std::to_string(lo.main_gpu));
+    add(std::to_string(lo.ubatch));
+    add(lo.kv_offload ? "" : "nkvo");
+    for (double x : lo.tensor_split) add(std::to_string(x));
+    if (!model_overrides) return k;
+    add(std::to_string(lo.ngl));
+    add(std::to_string(lo.n_cpu_moe));
+    add(std::to_string(lo.mmproj_bytes));
+    add(lo.mmproj_offload ? "" : "no-mmproj-offload");
+    add(std::to_string(lo.tp));
+    add(std::to_string(lo.pp));
+    return k;
 }
 
 std::string rank_machine_key(const Scenario& s) {
@@ -72,7 +133,7 @@ std::string rank_machine_key(const Scenario& s) {
                     std::to_string(lo.ram_bytes) + "|" + lo.apple_chip + "|" + std::to_string(lo.wired_limit_mb) + "|" +
                     std::to_string(static_cast<int>(lo.engine));
     for (const std::string& g : lo.gpus) k += "|" + g;
-    return k;
+    return k + "|" + local_machine_key(lo, false);
 }
 
 void rank_local_models(AppState& app) {
@@ -160,6 +221,7 @@ nlohmann::json local_hook(const AppState& app) {
                                 {"total", d.total}, {"capacity", d.capacity}});
     j["launch"] = nlohmann::json::array();
     for (const LaunchLine& l : p.launch) j["launch"].push_back({{"what", l.what}, {"text", l.text}});
+    j["notes"] = p.notes;
     j["rank"] = nlohmann::json::array();
     if (app.scenario.local.rank)
         for (const RankRow& r : shown_rank_rows(app))

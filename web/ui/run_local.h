@@ -17,16 +17,24 @@ namespace vl::ui {
 void set_local_engine(AppState& app, LocalEngine e);
 // Another weight format is another file: an imported GGUF's tensor bytes no longer describe it.
 void set_local_weights(AppState& app, WeightFormat w);
-// A Mac (the first chip vramlens knows, no GPUs) or a PC (its GPUs back, or one RTX 4090).
+// A Mac (the first chip vramlens knows, no GPUs) or a PC (its GPUs back, presets and custom, or one RTX 4090).
 void set_local_machine(AppState& app, bool mac);
 void add_local_gpu(AppState& app, const std::string& id);
 void set_local_gpu(AppState& app, size_t i, const std::string& id);
 void remove_local_gpu(AppState& app, size_t i);
+// A GPU not in the presets (local.custom_gpus; after the presets in device order), removed by its index there.
+// A GPU added or removed drops a tensor split that no longer has one number per GPU, and a --main-gpu past the last.
+void add_custom_gpu(AppState& app);
+void remove_custom_gpu(AppState& app, size_t i);
+size_t local_gpu_count(const LocalOptions& lo);  // a Mac's one GPU, or the presets and the custom GPUs
 
 // Which model fits best (local.rank): what the ranking depends on (GPUs, RAM or Mac, KV type, flash
 // attention, context) as text, so a change shows the table as stale; rank_local_models() shows and
 // computes it for the current machine; use_ranked() makes a row's preset the model and its type local.weights.
 std::string rank_machine_key(const Scenario& s);
+// The GPUs not in the presets and the manual placement as text (the ranking's key; with the model's own
+// overrides, -ngl, --n-cpu-moe, the projector, tp and pp, the page's history key: each is a Back step).
+std::string local_machine_key(const LocalOptions& lo, bool model_overrides);
 void rank_local_models(AppState& app);
 void use_ranked(AppState& app, const RankRow& r);
 // The rows shown: each model's best type, ranked ones first, at most `top`.
@@ -42,7 +50,7 @@ std::string local_verdict(const AppState& app);
 // plan's summary, speed, launch lines, notes)}.
 nlohmann::json local_results_text(const AppState& app);
 // hook_json's "local": {ok, fits, errors[{field,message}], context, largest_context, summary, advice,
-// speed, devices[{name, layers, weights, kv, compute, total, capacity}], launch[{what, text}]}.
+// speed, devices[{name, layers, weights, kv, compute, total, capacity}], launch[{what, text}], notes}.
 nlohmann::json local_hook(const AppState& app);
 
 }  // namespace vl::ui

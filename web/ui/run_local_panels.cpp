@@ -118,6 +118,7 @@ void local_machine_panel(AppState& app) {
         }
         if (ImGui::Button(tr(L, S::AddGpu))) add_local_gpu(app, lo.gpus.empty() ? LocalOptions{}.gpus.front() : lo.gpus.back());
         mark(app, "local.gpus.add");
+        local_custom_gpus_panel(app);
         field_error(app, "local.gpus");
     }
     double gib = lo.ram_bytes / kGiB;

@@ -221,6 +221,23 @@ enum class Lang { En, Zh };
     X(LargestContext, "Largest context that fits", "能放下的最长上下文")                                  \
     X(Speed, "Speed", "速度")                                                                             \
     X(Launch, "Launch", "启动命令")                                                                       \
+    X(AdvancedPlacement, "Advanced placement", "高级放置")                                                \
+    X(NglField, "Layers on the GPUs, -ngl (-1 = the most that fit)", "放在 GPU 上的层数 -ngl（-1 = 尽量多）")    \
+    X(NCpuMoe, "MoE experts kept on the CPU, --n-cpu-moe (layers)", "留在 CPU 的 MoE 专家层数 --n-cpu-moe")    \
+    X(TensorSplitField, "Tensor split, one number per GPU (empty = by memory)", "张量切分，每个 GPU 一个数（空 = 按显存）") \
+    X(SplitModeField, "Split mode", "切分模式")                                                           \
+    X(MainGpu, "Main GPU (split mode none)", "主 GPU（切分模式 none）")                                   \
+    X(UbatchField, "Micro-batch, -ub", "微批 -ub")                                                        \
+    X(KvInRam, "KV cache in system RAM (-nkvo)", "KV 缓存放在系统内存 (-nkvo)")                           \
+    X(MmprojMib, "Vision projector, MiB (0 = none)", "视觉投影器 MiB（0 = 无）")                          \
+    X(MmprojInRam, "Projector in system RAM (--no-mmproj-offload)", "投影器放在系统内存 (--no-mmproj-offload)") \
+    X(TpField, "Tensor-parallel size (0 = chosen)", "张量并行数（0 = 自动）")                             \
+    X(PpField, "Pipeline-parallel size (0 = chosen)", "流水线并行数（0 = 自动）")                         \
+    X(AddCustomGpu, "Add a GPU not listed", "添加未列出的 GPU")                                           \
+    X(CustomGpuTitle, "GPU not listed", "未列出的 GPU")                                                   \
+    X(MemoryGib, "Memory (GiB)", "显存 (GiB)")                                                            \
+    X(BandwidthGbs, "Memory bandwidth (GB/s)", "显存带宽 (GB/s)")                                          \
+    X(Fp16Tflops, "FP16 TFLOP/s (0 = not known)", "FP16 TFLOP/s（0 = 未知）")                              \
     X(RankTitle, "Which model fits best on this machine", "这台机器最适合哪个模型")                       \
     X(RankButton, "Rank the models", "为模型排名")                                                        \
     X(RankAgain, "The machine changed: rank again", "机器已更改：重新排名")                               \
