@@ -198,6 +198,25 @@ void BM_PlanServing(benchmark::State& state) {
     run_planner(state, [&] { return plan_serving(in); }, "tp", &ServingPlan::tp, "largest_max_model_len", &ServingPlan::largest_max_model_len);
 }
 
+// The levers the page computes on each change of a scenario that does not fit (fit_levers): a full
+// fine-tune of Llama-3-8B on one 24 GB GPU, each candidate change an estimate, two fewest-GPU searches.
+void BM_Levers(benchmark::State& state) {
+    Scenario s = bench::train_llama8b();
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::Full;
+    s.parallel = Parallelism{};
+    s.gpu_count = 1;
+    s.gpu.memory_bytes = 24e9;
+    const Estimate e = estimate(s, Detail::NumbersOnly);
+    size_t n = 0;
+    for (auto _ : state) {
+        const std::vector<Lever> ls = fit_levers(s, e);
+        n = ls.size();
+        benchmark::DoNotOptimize(n);
+    }
+    state.counters["levers"] = static_cast<double>(n);
+}
+
 // Which model fits best (`plan --rank` with no --model): the current presets x every GGUF type on one
 // RTX 4090 + 64 GiB, each a plan and a speed. Not budgeted (a request in the page, not per change).
 void BM_RankPresets(benchmark::State& state) {
@@ -280,6 +299,7 @@ BENCHMARK(BM_PlanLlamaCppMoE)->Name("Plan/llamacpp_qwen3_30b_a3b_n_cpu_moe")->Un
 BENCHMARK(BM_PlanServing)->Name("Plan/serving_vllm_llama31_70b_8x4090")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RankPresets)->Name("Plan/rank_presets_4090_64g")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_CompareGrid)->Name("Plan/compare_4x3x3")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_Levers)->Name("Solve/levers_full_finetune_8b_24g")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Import70B)->Name("Import/local_llama3_70b_30_shards")->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
