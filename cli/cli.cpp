@@ -1804,7 +1804,9 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     if (!p.ok()) return bad(p.error);
     const Speed speed = plan_speed_on(in, p, gpu_presets_used, chip, speed_in);
 
-    const std::string launch = llama_server_line(in, p, from_gguf ? model_arg : plan_model_file(in, model_arg));  // a GGUF: the file itself
+    const std::string model_file = from_gguf ? model_arg : plan_model_file(in, model_arg);  // a GGUF: the file itself
+    const std::string launch = llama_server_line(in, p, model_file);
+    const MoeAlternative moe = ollama ? MoeAlternative{} : moe_alternative(in, p, gpu_presets_used, chip, speed_in);  // Ollama cannot set it
     const OllamaSettings ollama_set = ollama_settings(in, p);
     if (ollama && !ollama_set.ok()) return bad("--" + ollama_set.error);
     const std::string& ollama_env = ollama_set.env;
@@ -1823,6 +1825,9 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         j["tensor_split"] = p.split;
         j["kv_offload"] = in.kv_offload;
         j["split_mode"] = split_mode_name(in.split_mode);
+        if (moe.exists())
+            j["moe_alternative"] = Json{{"ngl", moe.plan.ngl}, {"n_cpu_moe", moe.input.n_cpu_moe}, {"text", moe.text},
+                                        {"launch", llama_server_line(moe.input, moe.plan, model_file)}};
         j["mmproj_bytes"] = in.mmproj_bytes;
         j["mmproj_offload"] = in.mmproj_offload;
         j["main_gpu"] = in.main_gpu;
@@ -1871,6 +1876,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             if (!ollama_set.unsupported.empty()) out += "Ollama cannot set: " + ollama_set.unsupported + "\n";
         } else {
             out += "launch: " + launch + "\n";
+            if (moe.exists()) out += moe.text + "\n" + "launch (--n-cpu-moe): " + llama_server_line(moe.input, moe.plan, model_file) + "\n";
         }
     }
     if (!p.fits) {

@@ -470,3 +470,29 @@ TEST_CASE("cli plan --mmproj: the image encoder's compute buffers from the proje
     CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj-bytes", "1GB", "--image-max-tokens", "1024"},
                        "image-max-tokens: needs the projector's encoder"));
 }
+
+TEST_CASE("cli plan: an MoE model split by -ngl also prints the --n-cpu-moe plan and its launch line, with documented flags") {
+    // Qwen3-30B-A3B Q4_K_M (about 17 GiB of weights) cannot sit whole on a 12 GB card: -ngl keeps some layers in RAM,
+    // and keeping only the routed experts of the first layers there is the other plan llama.cpp offers.
+    const Out r = plan({"--model", "qwen3-30b-a3b", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--ctx", "8192", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    REQUIRE(j["ngl"].get<int64_t>() < 49);  // 48 layers + output
+    REQUIRE(j.contains("moe_alternative"));
+    CHECK(j["moe_alternative"]["ngl"] == 49);
+    const int64_t n = j["moe_alternative"]["n_cpu_moe"].get<int64_t>();
+    CHECK(n >= 1);
+    CHECK(n <= 48);
+    const std::string launch = j["moe_alternative"]["launch"];
+    CHECK(launch.find(" --n-cpu-moe " + std::to_string(n) + " ") != std::string::npos);
+    const std::set<std::string> known = llama_server_flags();
+    for (const std::string& f : vl::test::command_flags(launch.substr(std::string("llama-server ").size()))) {
+        INFO(f);
+        CHECK(known.count(f) == 1);
+    }
+    // Ollama has no setting for it: no alternative there.
+    const Out o = plan({"--engine", "ollama", "--model", "qwen3-30b-a3b", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--ctx", "8192", "--format", "json"});
+    REQUIRE(o.status == 0);
+    CHECK_FALSE(nlohmann::json::parse(o.out).contains("moe_alternative"));
+}

@@ -285,6 +285,43 @@ TEST_CASE("planner: --n-cpu-moe with an imported GGUF keeps the file's own exper
     CHECK(p.cpu.weights == 700);
 }
 
+TEST_CASE("planner: an MoE model the automatic -ngl splits also gets the --n-cpu-moe plan, the fewest layers' experts in RAM") {
+    // The two-layer file above with the automatic -ngl and no --n-cpu-moe. Every layer on the GPU needs
+    // full = 3210 B of weights + KV + compute; a GPU of full - 300 B does not hold it. blk.0's experts in RAM free
+    // 600 B (fits); blk.0 whole in RAM frees 1000 B, so the automatic plan is -ngl 2, and the alternative is
+    // --n-cpu-moe 1 with -ngl 3 (the experts of blk.0 alone: the smallest N).
+    PlanInput in;
+    in.model = test::llama("moe", 32, 256, 2, 4, 2, 512, 4096);
+    in.model.moe.num_experts = 4;
+    in.model.moe.top_k = 2;
+    in.model.moe.expert_ffn = 128;
+    in.model.gguf_bytes = {{1000, 2000}, 100, 200, 10, {600, 1500}};
+    in.weights = WeightFormat::GGUF_Q4_K_M;
+    in.context = 256;
+    in.ram_bytes = 64 * kGiB;
+    in.gpus = {{"A", 24 * kGiB, 0}};
+    const double full = place_llamacpp(in, 3, 256).gpus[0].total();
+    REQUIRE(place_llamacpp(in, 3, 256).gpus[0].weights == 3210);
+    in.gpus = {{"A", full - 300, 0}};
+    const Plan p = plan_llamacpp(in);
+    REQUIRE(p.ok());
+    CHECK(p.fits);
+    CHECK(p.ngl == 2);
+    CHECK(p.moe_cpu_layers == 1);
+    const MoeAlternative alt = moe_alternative(in, p, {}, nullptr);
+    REQUIRE(alt.exists());
+    CHECK(alt.plan.ngl == 3);
+    CHECK(alt.plan.gpus[0].weights == 2610);  // (1000 - 600) + 2000 + 200 + 10
+    CHECK(llama_server_line(alt.input, alt.plan, "moe.gguf").find("-ngl 3 ") != std::string::npos);
+    CHECK(llama_server_line(alt.input, alt.plan, "moe.gguf").find(" --n-cpu-moe 1 ") != std::string::npos);
+    // Given -ngl or --n-cpu-moe, or a plan with every layer on the GPU, there is no alternative to offer.
+    in.gpus = {{"A", 24 * kGiB, 0}};
+    CHECK(plan_llamacpp(in).moe_cpu_layers == 0);
+    in.gpus = {{"A", full - 300, 0}};
+    in.ngl = 2;
+    CHECK(plan_llamacpp(in).moe_cpu_layers == 0);
+}
+
 // ---- vLLM serving plan (core/planner/serving.h) -----------------------------------------------
 
 namespace {

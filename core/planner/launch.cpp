@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "model/presets.h"
+#include "planner/rank.h"
 #include "inference/weight_formats.h"
 #include "units.h"
 
@@ -48,6 +49,24 @@ std::string llama_server_line(const PlanInput& in, const Plan& p, const std::str
     if (in.mmproj_bytes > 0 && !in.mmproj_offload) line += " --no-mmproj-offload";
     if (in.image_max_tokens > 0) line += " --image-max-tokens " + std::to_string(in.image_max_tokens);
     return line;
+}
+
+MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip,
+                               SpeedInput si) {
+    MoeAlternative alt;
+    if (p.moe_cpu_layers <= 0) return alt;
+    alt.input = in;
+    alt.input.ngl = in.model.layers + 1;
+    alt.input.n_cpu_moe = p.moe_cpu_layers;
+    alt.plan = plan_llamacpp(alt.input);
+    if (!alt.plan.ok() || !alt.plan.fits) return alt;
+    alt.text = "MoE: -ngl " + std::to_string(alt.plan.ngl) + " --n-cpu-moe " + std::to_string(p.moe_cpu_layers) + " also fits (the routed experts of layers 0-" +
+               std::to_string(p.moe_cpu_layers - 1) + " in RAM, attention, KV cache and the other layers' experts on the GPUs)";
+    const Speed here = plan_speed_on(in, p, gpus, chip, si), there = plan_speed_on(alt.input, alt.plan, gpus, chip, si);
+    if (here.ok() && there.ok() && here.decode_tokens_per_s > 0 && there.decode_tokens_per_s > 0)
+        alt.text += ": decode ~" + tokens_per_s_text(there.decode_tokens_per_s) + " tok/s, against ~" + tokens_per_s_text(here.decode_tokens_per_s) +
+                    " tok/s at -ngl " + std::to_string(p.ngl);
+    return alt;
 }
 
 std::string image_encoder_text(const PlanInput& in, const std::string& unknown_why) {

@@ -28,6 +28,19 @@ std::string plan_model_file(const PlanInput& in, const std::string& unnamed = "m
 // -fa on|off [-ctk T -ctv T] [-nkvo] [--mmproj FILE [--no-mmproj-offload]] [--image-max-tokens N]` for plan `p` of `in`.
 std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file);
 
+// An MoE model that the automatic -ngl split by layers (Plan::moe_cpu_layers > 0): the --n-cpu-moe plan beside it,
+// every layer on the GPUs and the routed experts of the first N layers in RAM, with one line that gives both decode
+// speeds when the machine's bandwidths are known: "MoE: -ngl 49 --n-cpu-moe 12 also fits (...): decode ~31.2 tok/s,
+// against ~12.4 tok/s at -ngl 30". text "" when there is none (llama.cpp only: Ollama has no such setting).
+struct MoeAlternative {
+    PlanInput input;   // `in` with -ngl n_layer + 1 and --n-cpu-moe N
+    Plan plan;
+    std::string text;
+    bool exists() const { return !text.empty(); }
+};
+MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip,
+                               SpeedInput si = {});
+
 // One line on the vision projector's image encoder: the image it is planned for (side, patches) and its
 // compute buffers on the projector's device and in RAM; or, its shape unknown, why (`unknown_why`).
 std::string image_encoder_text(const PlanInput& in, const std::string& unknown_why);

@@ -241,6 +241,11 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
         for (const GpuPreset& g : specs) presets.push_back(&g);
         const AppleChip* chip = in.apple_unified ? find_apple_chip(s.local.apple_chip) : nullptr;
         out.speed = speed_text(plan_speed_on(in, p, presets, chip), p.context);
+        if (s.local.engine == LocalEngine::LlamaCpp)  // Ollama has no setting for it
+            if (const MoeAlternative alt = moe_alternative(in, p, presets, chip); alt.exists()) {
+                out.moe_alternative = alt;
+                out.notes.push_back(alt.text);
+            }
     }
     if (s.local.engine == LocalEngine::Ollama) {
         const OllamaSettings o = ollama_settings(in, p);
@@ -253,6 +258,8 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
         out.launch.push_back({"ollama serve", o.env + " ollama serve"});
     } else {
         out.launch.push_back({"llama-server", llama_server_line(in, p, plan_model_file(in))});
+        if (out.moe_alternative.exists())
+            out.launch.push_back({"llama-server (--n-cpu-moe)", llama_server_line(out.moe_alternative.input, out.moe_alternative.plan, plan_model_file(in))});
     }
     if (in.model.max_position > 0 && in.context > in.model.max_position)
         out.notes.push_back("local.context " + std::to_string(in.context) + " exceeds the model's max_position_embeddings (" +

@@ -10,6 +10,7 @@
 
 #include "diagnostics.h"
 #include "model/presets.h"
+#include "planner/launch.h"
 #include "planner/planner.h"
 #include "planner/rank.h"
 #include "planner/serving.h"
@@ -47,6 +48,7 @@ struct LocalPlan {
     std::string summary;             // "-ngl 33 of 33 (32 layers + output)" / "tp 2, pp 1 (...)"
     std::vector<LocalDevice> devices;
     std::string speed;               // the speed line with its error band (llama.cpp plans that fit), else ""
+    MoeAlternative moe_alternative;  // llama.cpp, an MoE model split by -ngl: the --n-cpu-moe plan and its line (launch.h)
     std::vector<LaunchLine> launch;
     bool ok() const { return errors.empty(); }
 };

@@ -464,6 +464,29 @@ Plan plan_llamacpp(const PlanInput& in) {
     }
     p.max_context = largest_context(in, fb, p.ngl);
     if (!p.fits) p.advice = no_fit_advice(in, fb, p);
+    // An MoE model split by layers: the other way llama.cpp offers, every layer on the GPUs and the routed
+    // experts of the first N layers in RAM (--n-cpu-moe) [llama-cpp-server-flags]. More layers' experts in RAM
+    // never raise a GPU's bytes, so the smallest N that fits is found by bisection.
+    const int64_t all = in.model.layers + 1;
+    if (in.ngl < 0 && in.n_cpu_moe == 0 && in.model.moe.num_experts > 0 && has_gpu && p.fits && p.ngl < all) {
+        PlanInput moe = in;
+        moe.n_cpu_moe = in.model.layers;
+        const FixedBytes every_layer = fixed_bytes(moe);  // each layer's expert bytes; a probe keeps the first n
+        auto fits_with = [&](int64_t n) {
+            moe.n_cpu_moe = n;
+            FixedBytes f = every_layer;
+            std::fill(f.experts.begin() + n, f.experts.end(), 0.0);
+            return place(moe, f, all, in.context).fits;
+        };
+        if (fits_with(in.model.layers)) {
+            int64_t bad = 0, good = in.model.layers;
+            while (good - bad > 1) {
+                const int64_t mid = bad + (good - bad) / 2;
+                (fits_with(mid) ? good : bad) = mid;
+            }
+            p.moe_cpu_layers = good;
+        }
+    }
     return p;
 }
 

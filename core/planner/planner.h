@@ -103,6 +103,8 @@ struct Plan {
     int64_t max_context = 0;        // largest context (multiple of 256, up to the larger of n_ctx_train and the
                                     // requested one) that fits at this -ngl; 0: none
     std::string advice;             // when nothing fits: the smallest change that would
+    int64_t moe_cpu_layers = 0;     // an MoE model that the automatic -ngl split (layers in RAM): the smallest --n-cpu-moe
+                                    // with which every layer fits on the GPUs instead (0: none, or not applicable)
     bool ok() const { return error.empty(); }
 };
 
