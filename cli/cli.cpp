@@ -1843,7 +1843,8 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         j["devices"].push_back(dev(p.cpu));
         if (p.fits) j["speed"] = speed_json(speed);
         if (ollama) {
-            j["ollama"] = Json{{"num_gpu", p.ngl}, {"num_ctx", p.context}, {"env", ollama_env}};
+            j["ollama"] = Json{{"env", ollama_env}};
+            for (const auto& [name, value] : ollama_set.parameters) j["ollama"][name] = value;
             if (!ollama_set.unsupported.empty()) j["ollama"]["unsupported"] = ollama_set.unsupported;
         }
         else j["launch"] = launch;
@@ -1871,7 +1872,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         if (!p.advice.empty()) out += p.advice + "\n";
         if (p.fits) out += speed_text(speed, p.context) + "\n";
         if (ollama) {
-            out += "Ollama: PARAMETER num_gpu " + std::to_string(p.ngl) + ", PARAMETER num_ctx " + std::to_string(p.context) +
+            out += "Ollama: " + ollama_parameter_lines(ollama_set, ", ") +
                    " (Modelfile or /set parameter); server env: " + ollama_env + "\n";
             if (!ollama_set.unsupported.empty()) out += "Ollama cannot set: " + ollama_set.unsupported + "\n";
         } else {

@@ -106,7 +106,7 @@ TEST_CASE("cli plan --engine ollama prints num_gpu, num_ctx and the server's env
 
 TEST_CASE("cli plan --engine ollama: every setting printed is one Ollama documents and a bf16 KV cache is refused") {
     const std::set<std::string> documented = vl::test::documented_flags("ollama_settings.txt");
-    REQUIRE(documented.size() == 7);
+    REQUIRE(documented.size() == 9);
     for (const char* kv : {"f16", "q8_0", "q4_0"})
         for (bool fa : {false, true}) {
             if (std::string(kv) != "f16" && !fa) continue;  // a quantized V cache needs flash attention
@@ -125,6 +125,18 @@ TEST_CASE("cli plan --engine ollama: every setting printed is one Ollama documen
             for (std::string setting; env >> setting; ++n) CHECK(documented.count(setting) == 1);
             CHECK(n == (std::string(kv) == "f16" ? 1 : 2));
         }
+    // -ub 256 is Ollama's num_batch (it passes -b 256 -ub 256); --split-mode none --main-gpu 1 its main_gpu; neither
+    // --n-cpu-moe nor --tensor-split has an Ollama setting.
+    const Out ub = plan({"--engine", "ollama", "--model", "qwen3-30b-a3b", "--gpu", "rtx-4090", "--gpu", "rtx-4090", "--ram", "64GB",
+                         "--ubatch", "256", "--split-mode", "none", "--main-gpu", "1", "--n-cpu-moe", "4"});
+    INFO(ub.err);
+    REQUIRE(ub.status == 0);
+    const std::string ub_line = line_starting(ub.out, "Ollama: ");
+    for (const char* param : {"PARAMETER num_batch 256", "PARAMETER main_gpu 1"}) {
+        CHECK(ub_line.find(param) != std::string::npos);
+        CHECK(documented.count(std::string(param).substr(0, std::string(param).rfind(' '))) == 1);
+    }
+    CHECK(line_starting(ub.out, "Ollama cannot set: ").find("--n-cpu-moe") != std::string::npos);
     const Out bf16 = plan({"--engine", "ollama", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--kv-type", "bf16"});
     CHECK(bf16.status == 1);
     CHECK(bf16.err.find("--kv-type: Ollama's OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not bf16") != std::string::npos);

@@ -580,6 +580,9 @@ TEST_CASE("planner: --no-kv-offload keeps every layer's KV in RAM and the attent
         CHECK(ollama_settings(in, p).unsupported.find("-nkvo") != std::string::npos);
         in.kv_offload = true;
         CHECK(llama_server_line(in, p, "tiny.gguf").find("-nkvo") == std::string::npos);
+        // Left: the explicit --tensor-split 1,1, which Ollama cannot set either (it splits by its own estimate).
+        CHECK(ollama_settings(in, p).unsupported == "--tensor-split (Ollama splits by its own estimate of each GPU's free memory)");
+        in.tensor_split.clear();
         CHECK(ollama_settings(in, p).unsupported.empty());
     }
 }

@@ -95,15 +95,29 @@ OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
     }
     o.num_gpu = p.ngl;
     o.num_ctx = p.context;
+    o.parameters = {{"num_gpu", p.ngl}, {"num_ctx", p.context}};
+    if (in.ubatch != kLlamaCppUbatch) o.parameters.push_back({"num_batch", in.ubatch});  // Ollama's default num_batch is llama.cpp's 512
+    if (in.split_mode == SplitMode::None && p.gpus.size() > 1) o.parameters.push_back({"main_gpu", in.main_gpu});
     o.env = std::string("OLLAMA_FLASH_ATTENTION=") + (in.flash_attention ? "1" : "0");
     if (in.kv != KvDtype::FP16) o.env += std::string(" OLLAMA_KV_CACHE_TYPE=") + llamacpp_cache_type(in.kv);
     auto unsupported = [&](const std::string& what) { o.unsupported += (o.unsupported.empty() ? "" : "; ") + what; };
     if (!in.kv_offload) unsupported("-nkvo (Ollama has no setting that keeps the KV cache in RAM)");
     if (in.mmproj_bytes > 0 && !in.mmproj_offload) unsupported("--no-mmproj-offload (no Ollama setting keeps the projector in RAM)");
     if (in.image_max_tokens > 0) unsupported("--image-max-tokens (Ollama has no setting for the largest image)");
-    if (in.split_mode != SplitMode::Layer && p.gpus.size() > 1)
-        unsupported(std::string("--split-mode ") + split_mode_name(in.split_mode) + " (Ollama splits by layers; ollama/ollama#5527 is unmerged)");
+    if (in.split_mode == SplitMode::Row && p.gpus.size() > 1)
+        unsupported("--split-mode row (Ollama splits by layers, or one GPU with main_gpu; ollama/ollama#5527 is unmerged)");
+    if (in.n_cpu_moe > 0) unsupported("--n-cpu-moe (no Ollama setting keeps the routed experts in RAM)");
+    if (!in.tensor_split.empty() && p.gpus.size() > 1) unsupported("--tensor-split (Ollama splits by its own estimate of each GPU's free memory)");
+    if (in.mmproj_bytes > 0 && in.mmproj_offload && p.ngl < p.n_layer + 1)
+        unsupported("the projector on the GPU: with layers in RAM Ollama keeps it in RAM itself (llm/llama_server.go "
+                    "shouldDisableMMProjOffload), so its GPU holds less than this plan");
     return o;
+}
+
+std::string ollama_parameter_lines(const OllamaSettings& o, const std::string& sep) {
+    std::string text;
+    for (const auto& [name, value] : o.parameters) text += (text.empty() ? "" : sep) + "PARAMETER " + name + " " + std::to_string(value);
+    return text;
 }
 
 Speed plan_speed_on(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip, SpeedInput si) {

@@ -52,6 +52,10 @@ struct OllamaSettings {
     std::string error;  // a setting Ollama does not offer (a bf16 KV cache): names the field and the choices
     int64_t num_gpu = 0;
     int64_t num_ctx = 0;
+    // Every runner option the plan sets, as `PARAMETER name value` takes them: num_gpu, num_ctx, and where the
+    // plan needs them num_batch (Ollama passes it as both -b and -ub) and main_gpu (Ollama runs --split-mode none
+    // --main-gpu N for it) (api/types.go Runner, llm/llama_server.go appendBatchArgs / appendMainGPUArgs) [ollama-docs]
+    std::vector<std::pair<std::string, int64_t>> parameters;
     std::string env;  // "OLLAMA_FLASH_ATTENTION=0|1[ OLLAMA_KV_CACHE_TYPE=q8_0]"
     std::string unsupported;  // the plan's llama.cpp settings Ollama cannot express ("" when none), e.g. -nkvo:
                               // no Ollama setting keeps the KV cache in RAM (ollama/ollama#9751 is unmerged) [ollama-nkvo-pr];
@@ -59,6 +63,8 @@ struct OllamaSettings {
     bool ok() const { return error.empty(); }
 };
 OllamaSettings ollama_settings(const PlanInput& in, const Plan& p);
+// The parameters as lines ("PARAMETER num_gpu 30"), joined by `sep`.
+std::string ollama_parameter_lines(const OllamaSettings& o, const std::string& sep);
 
 // The plan's speed with each GPU preset's bandwidth and FLOP/s (in the plan's GPU order), or an Apple
 // chip's unified bandwidth (in.apple_unified; an error naming the chips when `chip` is null).

@@ -254,7 +254,7 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
             return;
         }
         if (!o.unsupported.empty()) out.notes.push_back("Ollama cannot set: " + o.unsupported);
-        out.launch.push_back({"Modelfile", "PARAMETER num_gpu " + std::to_string(o.num_gpu) + "\nPARAMETER num_ctx " + std::to_string(o.num_ctx)});
+        out.launch.push_back({"Modelfile", ollama_parameter_lines(o, "\n")});
         out.launch.push_back({"ollama serve", o.env + " ollama serve"});
     } else {
         out.launch.push_back({"llama-server", llama_server_line(in, p, plan_model_file(in))});
