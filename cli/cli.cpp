@@ -1426,6 +1426,7 @@ Json rank_row_json(const RankRow& r) {
     if (!r.why.empty()) j["why"] = r.why;
     if (r.verdict != RankVerdict::Unsupported) {
         j["ngl"] = r.ngl;
+        if (r.n_cpu_moe > 0) j["n_cpu_moe"] = r.n_cpu_moe;
         j["n_layer"] = r.n_layer;
         j["max_context"] = r.max_context;
         j["gpu_bytes"] = r.gpu_bytes;

@@ -133,7 +133,8 @@ std::string compare_cell_text(const CompareCell& c) {
     const RankRow& r = c.row;
     if (r.verdict == RankVerdict::Unsupported) return std::string(rank_verdict_name(r.verdict));
     if (!c.fits()) return rank_verdict_name(r.verdict);
-    std::string t = fmt::format("fits · -ngl {}/{} · ctx ≤ {}", r.ngl, r.n_layer + 1, r.max_context);
+    std::string t = fmt::format("fits · -ngl {}/{}{} · ctx ≤ {}", r.ngl, r.n_layer + 1,
+                                r.n_cpu_moe > 0 ? fmt::format(" --n-cpu-moe {}", r.n_cpu_moe) : std::string(), r.max_context);
     if (r.decode_tokens_per_s > 0) {
         // the held-back error band: "±8-17 %" (median-worst), "±15 %" when the two are equal
         const std::string median = fmt::format("{:.0f}", 100 * r.decode_band.holdout_median_error);

@@ -62,9 +62,10 @@ MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const std::ve
     if (!alt.plan.ok() || !alt.plan.fits) return alt;
     alt.text = "MoE: -ngl " + std::to_string(alt.plan.ngl) + " --n-cpu-moe " + std::to_string(p.moe_cpu_layers) + " also fits (the routed experts of layers 0-" +
                std::to_string(p.moe_cpu_layers - 1) + " in RAM, attention, KV cache and the other layers' experts on the GPUs)";
-    const Speed here = plan_speed_on(in, p, gpus, chip, si), there = plan_speed_on(alt.input, alt.plan, gpus, chip, si);
-    if (here.ok() && there.ok() && here.decode_tokens_per_s > 0 && there.decode_tokens_per_s > 0)
-        alt.text += ": decode ~" + tokens_per_s_text(there.decode_tokens_per_s) + " tok/s, against ~" + tokens_per_s_text(here.decode_tokens_per_s) +
+    const Speed here = plan_speed_on(in, p, gpus, chip, si);
+    alt.speed = plan_speed_on(alt.input, alt.plan, gpus, chip, si);
+    if (here.ok() && alt.speed.ok() && here.decode_tokens_per_s > 0 && alt.speed.decode_tokens_per_s > 0)
+        alt.text += ": decode ~" + tokens_per_s_text(alt.speed.decode_tokens_per_s) + " tok/s, against ~" + tokens_per_s_text(here.decode_tokens_per_s) +
                     " tok/s at -ngl " + std::to_string(p.ngl);
     return alt;
 }

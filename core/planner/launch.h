@@ -35,6 +35,7 @@ std::string llama_server_line(const PlanInput& in, const Plan& p, const std::str
 struct MoeAlternative {
     PlanInput input;   // `in` with -ngl n_layer + 1 and --n-cpu-moe N
     Plan plan;
+    Speed speed;       // its speed (plan_speed_on); an error when the machine's bandwidths are not known
     std::string text;
     bool exists() const { return !text.empty(); }
 };

@@ -120,6 +120,17 @@ RankRow plan_candidate(const RankInput& in, const RankCandidate& c, WeightFormat
         r.decode_tokens_per_s = sp.decode_tokens_per_s;
         r.decode_band = sp.decode_band;
     }
+    // An MoE model split by layers: the --n-cpu-moe plan when it decodes faster (the row is what a user would run).
+    if (const MoeAlternative alt = moe_alternative(pin, p, in.gpu_presets, in.chip, in.speed);
+        alt.exists() && alt.speed.ok() && alt.speed.decode_tokens_per_s > r.decode_tokens_per_s) {
+        r.ngl = alt.plan.ngl;
+        r.n_cpu_moe = alt.input.n_cpu_moe;
+        r.max_context = alt.plan.max_context;
+        r.gpu_bytes = gpu_total(alt.plan);
+        r.cpu_bytes = alt.plan.cpu.total();
+        r.decode_tokens_per_s = alt.speed.decode_tokens_per_s;
+        r.decode_band = alt.speed.decode_band;
+    }
     if (in.machine.context > c.model.max_position) {
         r.verdict = RankVerdict::ContextTooLong;
         r.why = "the model was trained for " + std::to_string(c.model.max_position) + " tokens (max_position_embeddings)";
@@ -167,7 +178,8 @@ std::string rank_row_text(const RankRow& r) {
     if (r.active_params != r.params) t += " (" + params_label(r.active_params) + " active)";
     t += fmt::format(", loss {} (KLD {:.4f})", quant_loss_name(r.loss), r.kld);
     if (r.verdict == RankVerdict::Unsupported) return t + "; " + r.why;
-    t += "; -ngl " + std::to_string(r.ngl) + " of " + std::to_string(r.n_layer + 1) + ", context up to " + std::to_string(r.max_context);
+    t += "; -ngl " + std::to_string(r.ngl) + " of " + std::to_string(r.n_layer + 1) +
+         (r.n_cpu_moe > 0 ? " --n-cpu-moe " + std::to_string(r.n_cpu_moe) : "") + ", context up to " + std::to_string(r.max_context);
     if (r.decode_tokens_per_s > 0) t += ", decode ~" + tokens_per_s_text(r.decode_tokens_per_s) + " tok/s";
     if (r.verdict != RankVerdict::Ranked) t += std::string("; ") + rank_verdict_name(r.verdict) + ": " + r.why;
     return t;

@@ -67,6 +67,8 @@ struct RankRow {
     RankVerdict verdict = RankVerdict::Ranked;
     std::string why;                         // not Ranked: why, in words
     int64_t ngl = 0, n_layer = 0, max_context = 0;
+    int64_t n_cpu_moe = 0;                   // an MoE model: --n-cpu-moe of the plan ranked, when it decodes faster than
+                                             // the automatic -ngl split (launch.h moe_alternative); 0: the -ngl plan
     double gpu_bytes = 0, cpu_bytes = 0;     // the plan's totals on the GPUs and in RAM
     double decode_tokens_per_s = 0;          // 0 when not planned or no speed figure
     Regime decode_band;

@@ -113,7 +113,7 @@ nlohmann::json compare_hook(const AppState& app) {
     j["cells"] = nlohmann::json::array();
     for (const CompareCell& c : g.cells)
         j["cells"].push_back({{"model", c.row.id}, {"weights", weight_format(c.row.weights).key}, {"machine", c.machine}, {"fits", c.fits()},
-                              {"ngl", c.row.ngl}, {"n_layer", c.row.n_layer}, {"max_context", c.row.max_context},
+                              {"ngl", c.row.ngl}, {"n_cpu_moe", c.row.n_cpu_moe}, {"n_layer", c.row.n_layer}, {"max_context", c.row.max_context},
                               {"decode_tokens_per_s", c.row.decode_tokens_per_s}, {"text", compare_cell_text(c)}});
     return j;
 }
