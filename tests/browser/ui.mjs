@@ -219,7 +219,8 @@ try {
     const p2 = await state(phone);
     check(p2.ui.filter === 'mistral', `the typed text reached the app (${p2.ui.filter})`);
     const shown = Object.keys(p2.items).filter((k) => k.startsWith('preset.'));
-    check(shown.length > 0 && shown.every((k) => k.includes('mistral') || k.includes('mixtral') || k.includes('ministral')),
+    // Mistral AI's models: Mistral, Mixtral, Ministral, and Mamba-Codestral (family Mistral).
+    check(shown.length > 0 && shown.every((k) => ['mistral', 'mixtral', 'ministral', 'codestral'].some((w) => k.includes(w))),
           `the phone's preset list is filtered (${shown.join(', ')})`);
   }
   await phone.screenshot({ path: join(docsDir, 'screenshot-phone-setup.png') });
