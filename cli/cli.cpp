@@ -1807,7 +1807,8 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
 
     const std::string model_file = from_gguf ? model_arg : plan_model_file(in, model_arg);  // a GGUF: the file itself
     const std::string launch = llama_server_line(in, p, model_file);
-    const MoeAlternative moe = ollama ? MoeAlternative{} : moe_alternative(in, p, gpu_presets_used, chip, speed_in);  // Ollama cannot set it
+    const MoeAlternative moe = ollama ? MoeAlternative{} : moe_alternative(in, p, speed, gpu_presets_used, chip, speed_in);  // Ollama cannot set it
+
     const OllamaSettings ollama_set = ollama_settings(in, p);
     if (ollama && !ollama_set.ok()) return bad("--" + ollama_set.error);
     const std::string& ollama_env = ollama_set.env;

@@ -4,25 +4,23 @@
 
 #include "inference/weight_formats.h"
 #include "solvers.h"
-#include "scenario_json.h"
 
 namespace vl {
 
 namespace {
 
 struct LeverList {
-    const Scenario& base;
     std::vector<Lever> out;
-    // Keeps the change when it is one (differs from the base), validates and fits.
+    // Keeps the change when it validates and fits (the base does not fit, so a change that fits is one).
     void offer(const char* id, std::string label, Scenario v) {
-        if (scenario_to_json(v, JsonStyle::Compact) == scenario_to_json(base, JsonStyle::Compact) || !validate(v).empty()) return;
+        if (!validate(v).empty()) return;
         const Estimate e = estimate(v, Detail::NumbersOnly);
         if (!e.ok() || !e.fits()) return;
         out.push_back({id, std::move(label), std::move(v), e.total_bytes, e.gpu_capacity_bytes});
     }
 };
 
-void training_levers(LeverList& l, const Scenario& s) {
+void training_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
     Scenario v = s;
     v.train.recompute = Recompute::Full;
     l.offer("recompute_full", "full recomputation", v);
@@ -31,7 +29,7 @@ void training_levers(LeverList& l, const Scenario& s) {
     l.offer("flash_attention", "FlashAttention", v);
     // A smaller micro-batch with more accumulation: the same tokens per optimizer step.
     if (s.train.micro_batch > 1) {
-        const SolveResult mb = solve(s, Knob::MicroBatch);
+        const SolveResult& mb = a.max_batch;  // Knob::MicroBatch
         if (mb.found && mb.value < s.train.micro_batch && s.train.micro_batch % mb.value == 0) {
             v = s;
             v.train.micro_batch = mb.value;
@@ -65,35 +63,31 @@ void training_levers(LeverList& l, const Scenario& s) {
     }
 }
 
-void inference_levers(LeverList& l, const Scenario& s) {
+void inference_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
     const SolveResult f = solve(s, Knob::WeightFormat);
     if (f.found) l.offer("weights", std::string("weights ") + weight_format_name(static_cast<WeightFormat>(f.value)), f.scenario);
     Scenario v = s;
     v.infer.kv_dtype = KvDtype::INT8;
     l.offer("kv_int8", "8-bit KV cache", v);
-    if (s.infer.batch > 1)
-        if (const SolveResult b = solve(s, Knob::Batch); b.found)
-            l.offer("batch", fmt::format("{} concurrent sequences", b.value), b.scenario);
+    if (s.infer.batch > 1 && a.max_batch.found)  // Knob::Batch
+        l.offer("batch", fmt::format("{} concurrent sequences", a.max_batch.value), a.max_batch.scenario);
     if (const SolveResult c = solve(s, Knob::Context); c.found && c.value < s.infer.context)
         l.offer("context", fmt::format("context {}", c.value), c.scenario);
 }
 
 }  // namespace
 
-std::vector<Lever> fit_levers(const Scenario& s, const Estimate& e) {
-    LeverList l{s, {}};
-    if (!e.ok() || e.fits()) return {};
-    if (s.mode == Mode::Infer) inference_levers(l, s);
-    else if (s.mode != Mode::Local) training_levers(l, s);
-    if (s.mode == Mode::Local) return {};
-    SolveOptions go;
-    go.max_gpus = 512;
-    go.keep_zero = true;
-    const SolveResult kept = solve(s, Knob::GpuCount, go);
+std::vector<Lever> fit_levers(const Scenario& s, const Estimate& e, const FitAnswers& a) {
+    LeverList l;
+    if (!e.ok() || e.fits() || s.mode == Mode::Local || !a.solved) return {};
+    if (s.mode == Mode::Infer) inference_levers(l, s, a);
+    else training_levers(l, s, a);
+    const SolveResult& kept = a.min_gpus;  // keeping the ZeRO stage, up to 512 GPUs
     if (kept.found)
         l.offer("gpus", fmt::format("{} GPUs ({})", kept.value, gpu_layout_text(kept.scenario.parallel)), kept.scenario);
     if (s.mode != Mode::Infer) {
-        go.keep_zero = false;
+        SolveOptions go;
+        go.max_gpus = 512;
         const SolveResult any = solve(s, Knob::GpuCount, go);
         if (any.found && (!kept.found || any.value < kept.value))
             l.offer("gpus_any_zero", fmt::format("ZeRO-{} + {} GPUs ({})", any.scenario.parallel.zero, any.value, gpu_layout_text(any.scenario.parallel)),

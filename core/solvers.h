@@ -93,6 +93,7 @@ struct Lever {
     double total_bytes = 0;     // its peak per GPU
     double capacity_bytes = 0;  // its GPU
 };
-std::vector<Lever> fit_levers(const Scenario& s, const Estimate& e);
+// `a` is fit_answers(s, e): its largest batch and fewest GPUs are levers too.
+std::vector<Lever> fit_levers(const Scenario& s, const Estimate& e, const FitAnswers& a);
 
 }  // namespace vl

@@ -39,7 +39,7 @@ TEST_CASE("levers: a full fine-tune of an 8B model on one 24 GiB GPU fits as QLo
     const Estimate e = estimate(s);
     REQUIRE(e.ok());
     REQUIRE_FALSE(e.fits());  // 16 B per parameter of model states alone: 128.5 GB
-    const std::vector<Lever> ls = fit_levers(s, e);
+    const std::vector<Lever> ls = fit_levers(s, e, fit_answers(s, e));
     every_lever_fits(ls);
     // QLoRA: 4-bit base weights (~4.5 GB) and a small adapter: fits.
     CHECK(lever(ls, "qlora"));
@@ -59,7 +59,8 @@ TEST_CASE("levers: a full fine-tune of an 8B model on one 24 GiB GPU fits as QLo
     if (const Lever* any = lever(ls, "gpus_any_zero")) CHECK(any->scenario.gpu_count < kept->scenario.gpu_count);
     // A scenario that fits has no levers.
     Scenario q = ls.front().scenario;
-    CHECK(fit_levers(q, estimate(q)).empty());
+    const Estimate eq = estimate(q);
+    CHECK(fit_levers(q, eq, fit_answers(q, eq)).empty());
 }
 
 TEST_CASE("levers: an 8B model in bf16 on a 12 GiB GPU needs smaller weights or two GPUs, not a smaller KV cache") {
@@ -75,7 +76,7 @@ TEST_CASE("levers: an 8B model in bf16 on a 12 GiB GPU needs smaller weights or 
     const Estimate e = estimate(s);
     REQUIRE(e.ok());
     REQUIRE_FALSE(e.fits());  // bf16 weights: 2 x 8,030,261,248 = 16.06 GB = 14.96 GiB > 12 GiB
-    const std::vector<Lever> ls = fit_levers(s, e);
+    const std::vector<Lever> ls = fit_levers(s, e, fit_answers(s, e));
     every_lever_fits(ls);
     CHECK(lever(ls, "weights"));
     // The weights alone exceed the GPU: no KV cache type, context or batch helps.

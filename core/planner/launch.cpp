@@ -51,8 +51,8 @@ std::string llama_server_line(const PlanInput& in, const Plan& p, const std::str
     return line;
 }
 
-MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip,
-                               SpeedInput si) {
+MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const Speed& here, const std::vector<const GpuPreset*>& gpus,
+                               const AppleChip* chip, SpeedInput si) {
     MoeAlternative alt;
     if (p.moe_cpu_layers <= 0) return alt;
     alt.input = in;
@@ -62,7 +62,6 @@ MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const std::ve
     if (!alt.plan.ok() || !alt.plan.fits) return alt;
     alt.text = "MoE: -ngl " + std::to_string(alt.plan.ngl) + " --n-cpu-moe " + std::to_string(p.moe_cpu_layers) + " also fits (the routed experts of layers 0-" +
                std::to_string(p.moe_cpu_layers - 1) + " in RAM, attention, KV cache and the other layers' experts on the GPUs)";
-    const Speed here = plan_speed_on(in, p, gpus, chip, si);
     alt.speed = plan_speed_on(alt.input, alt.plan, gpus, chip, si);
     if (here.ok() && alt.speed.ok() && here.decode_tokens_per_s > 0 && alt.speed.decode_tokens_per_s > 0)
         alt.text += ": decode ~" + tokens_per_s_text(alt.speed.decode_tokens_per_s) + " tok/s, against ~" + tokens_per_s_text(here.decode_tokens_per_s) +
@@ -94,8 +93,6 @@ OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
         o.error = "kv-type: Ollama's OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not bf16 [ollama-docs]; use f16 (the same bytes)";
         return o;
     }
-    o.num_gpu = p.ngl;
-    o.num_ctx = p.context;
     o.parameters = {{"num_gpu", p.ngl}, {"num_ctx", p.context}};
     if (in.ubatch != kLlamaCppUbatch) o.parameters.push_back({"num_batch", in.ubatch});  // Ollama's default num_batch is llama.cpp's 512
     if (in.split_mode == SplitMode::None && p.gpus.size() > 1) o.parameters.push_back({"main_gpu", in.main_gpu});

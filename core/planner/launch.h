@@ -39,8 +39,9 @@ struct MoeAlternative {
     std::string text;
     bool exists() const { return !text.empty(); }
 };
-MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const std::vector<const GpuPreset*>& gpus, const AppleChip* chip,
-                               SpeedInput si = {});
+// `speed` is plan `p`'s own (plan_speed_on with the same machine), for the comparison.
+MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const Speed& speed, const std::vector<const GpuPreset*>& gpus,
+                               const AppleChip* chip, SpeedInput si = {});
 
 // One line on the vision projector's image encoder: the image it is planned for (side, patches) and its
 // compute buffers on the projector's device and in RAM; or, its shape unknown, why (`unknown_why`).
@@ -51,8 +52,6 @@ std::string image_encoder_text(const PlanInput& in, const std::string& unknown_w
 // of f16, q8_0, q4_0 [ollama-docs].
 struct OllamaSettings {
     std::string error;  // a setting Ollama does not offer (a bf16 KV cache): names the field and the choices
-    int64_t num_gpu = 0;
-    int64_t num_ctx = 0;
     // Every runner option the plan sets, as `PARAMETER name value` takes them: num_gpu, num_ctx, and where the
     // plan needs them num_batch (Ollama passes it as both -b and -ub) and main_gpu (Ollama runs --split-mode none
     // --main-gpu N for it) (api/types.go Runner, llm/llama_server.go appendBatchArgs / appendMainGPUArgs) [ollama-docs]

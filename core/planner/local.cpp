@@ -240,9 +240,10 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
         std::vector<const GpuPreset*> presets;
         for (const GpuPreset& g : specs) presets.push_back(&g);
         const AppleChip* chip = in.apple_unified ? find_apple_chip(s.local.apple_chip) : nullptr;
-        out.speed = speed_text(plan_speed_on(in, p, presets, chip), p.context);
+        const Speed speed = plan_speed_on(in, p, presets, chip);
+        out.speed = speed_text(speed, p.context);
         if (s.local.engine == LocalEngine::LlamaCpp)  // Ollama has no setting for it
-            if (const MoeAlternative alt = moe_alternative(in, p, presets, chip); alt.exists()) {
+            if (const MoeAlternative alt = moe_alternative(in, p, speed, presets, chip); alt.exists()) {
                 out.moe_alternative = alt;
                 out.notes.push_back(alt.text);
             }

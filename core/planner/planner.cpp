@@ -291,18 +291,19 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
 
     const ParamCounts& pc = fb.pc;
     auto at = [&](int d) -> DevicePlan& { return d < 0 ? p.cpu : p.gpus[static_cast<size_t>(d)]; };
+    // The window layers of an architecture llama.cpp runs with a sliding window hold n_swa + n_ubatch cells [llama-cpp-swa].
+    const bool swa = llamacpp_uses_swa(m);
+    const int64_t swa_cells = swa ? llamacpp_swa_cells(m.sliding_window, std::min(in.ubatch, context)) : 0;
+    const SsmStateLayout ssm_layout = ssm_state_layout(llamacpp_options(in));
     for (int64_t il = 0; il < L; ++il) {
         DevicePlan& d = at(device_of(il));
         const double layer = fb.layer[static_cast<size_t>(il)];
         const double experts_on_cpu = device_of(il) >= 0 ? fb.experts[static_cast<size_t>(il)] : 0;  // --n-cpu-moe
         d.weights += layer - experts_on_cpu;
         p.cpu.weights += experts_on_cpu;
-        // The window layers of an architecture llama.cpp runs with a sliding window hold n_swa + n_ubatch cells [llama-cpp-swa].
-        const bool swa = llamacpp_uses_swa(m);
-        (in.kv_offload ? d : p.cpu).kv +=
-            kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, swa, swa ? llamacpp_swa_cells(m.sliding_window, std::min(in.ubatch, context)) : 0);
+        (in.kv_offload ? d : p.cpu).kv += kv_sequence_bytes(m, in.kv, 1, il, il + 1, context, 1, swa, swa_cells);
         // A Mamba layer's recurrent state (one sequence) is its cache, on the same device as a KV cache would be.
-        if (m.ssm.active()) (in.kv_offload ? d : p.cpu).kv += ssm_sequence_bytes(m, il, il + 1, ssm_state_layout(llamacpp_options(in)));
+        if (m.ssm.active()) (in.kv_offload ? d : p.cpu).kv += ssm_sequence_bytes(m, il, il + 1, ssm_layout);
         if (d.layer_begin < 0) d.layer_begin = il;
         d.layer_end = il + 1;
     }

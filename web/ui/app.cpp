@@ -66,7 +66,7 @@ void solve_all(AppState& app) {
         d.sweep.push_back({x, e.ok() && std::isfinite(e.total_bytes) ? e.total_bytes : -1.0});
     }
     d.answers = fit_answers(s, app.estimate);
-    d.levers = fit_levers(s, app.estimate);
+    d.levers = fit_levers(s, app.estimate, d.answers);
     d.solved = true;
 }
 
