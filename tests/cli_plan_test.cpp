@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "checkpoint_files.h"
-#include "cli_plan_run.h"
+#include "plan_cli.h"
 #include "cli.h"
 #include "flag_list.h"
 #include "planner/speed.h"
@@ -29,11 +29,7 @@ Out plan(std::vector<std::string> args) { return vl::test::run_plan(std::move(ar
 
 std::set<std::string> llama_server_flags() { return vl::test::documented_flags("llama_server_flags.txt"); }
 
-// Whether `vramlens plan ARGS` refuses the input (exit 1) with `message` in its error.
-bool refused_with(const std::vector<std::string>& args, const std::string& message) {
-    const Out r = plan(args);
-    return r.status == 1 && r.err.find(message) != std::string::npos;
-}
+bool refused_with(const std::vector<std::string>& args, const std::string& message) { return vl::test::plan_refused_with(args, message); }
 
 // `bytes` written to a file of this process's own in the temp folder (removed by the test).
 std::filesystem::path write_temp_file(const std::string& name, const std::string& bytes) {
@@ -43,12 +39,7 @@ std::filesystem::path write_temp_file(const std::string& name, const std::string
     return file;
 }
 
-std::string line_starting(const std::string& text, const std::string& prefix) {
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind(prefix, 0) == 0) return line;
-    return {};
-}
+using vl::test::line_starting;
 
 }  // namespace
 

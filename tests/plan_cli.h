@@ -1,5 +1,6 @@
-// `vramlens plan` run in-process for the tests that compare a Run locally plan with the CLI's
-// (tests/local_plan_test.cpp, web/tests/run_local_test.cpp): its JSON, or one line of its text.
+// `vramlens plan` run in-process (cli::run) for the plan tests (tests/cli_plan_test.cpp, planner_compare_test.cpp)
+// and those that compare a Run locally plan with the CLI's (local_plan_test.cpp, web/tests/run_local_test.cpp):
+// its exit status and output, its JSON, one line of its text, or whether it refuses an input.
 #pragma once
 #include <catch2/catch.hpp>
 
@@ -11,30 +12,49 @@
 
 namespace vl::test {
 
-// `vramlens plan ARGS --format json`, which must succeed (exit 0).
-inline nlohmann::json cli_plan(std::vector<std::string> args) {
-    args.insert(args.begin(), "plan");
-    args.insert(args.end(), {"--format", "json"});
+struct PlanOut {
+    int status;
     std::string out, err;
-    const int status = cli::run(args, out, err);
-    INFO(err);
-    REQUIRE(status == 0);
-    return nlohmann::json::parse(out);
+};
+
+inline PlanOut run_plan(std::vector<std::string> args) {
+    args.insert(args.begin(), "plan");
+    PlanOut r;
+    r.status = cli::run(args, r.out, r.err);
+    return r;
 }
 
-// The first line of `vramlens plan ARGS` (text) that starts with `prefix`; "" when none does.
-inline std::string cli_text_line(std::vector<std::string> args, const std::string& prefix) {
-    args.insert(args.begin(), "plan");
-    std::string out, err;
-    cli::run(args, out, err);
-    for (size_t at = 0; at < out.size();) {
-        const size_t nl = out.find('\n', at);
-        const std::string line = out.substr(at, nl - at);
+// `vramlens plan ARGS --format json`, which must succeed (exit 0).
+inline nlohmann::json cli_plan(std::vector<std::string> args) {
+    args.insert(args.end(), {"--format", "json"});
+    const PlanOut r = run_plan(std::move(args));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+}
+
+// Whether `vramlens plan ARGS` refuses the input (exit 1) with `message` in its error.
+inline bool plan_refused_with(const std::vector<std::string>& args, const std::string& message) {
+    const PlanOut r = run_plan(args);
+    INFO(r.err);
+    return r.status == 1 && r.err.find(message) != std::string::npos;
+}
+
+// The first line of `text` that starts with `prefix`; "" when none does.
+inline std::string line_starting(const std::string& text, const std::string& prefix) {
+    for (size_t at = 0; at < text.size();) {
+        const size_t nl = text.find('\n', at);
+        const std::string line = text.substr(at, nl - at);
         if (line.rfind(prefix, 0) == 0) return line;
         if (nl == std::string::npos) break;
         at = nl + 1;
     }
     return {};
+}
+
+// The first line of `vramlens plan ARGS` (text) that starts with `prefix`; "" when none does.
+inline std::string cli_text_line(std::vector<std::string> args, const std::string& prefix) {
+    return line_starting(run_plan(std::move(args)).out, prefix);
 }
 
 }  // namespace vl::test

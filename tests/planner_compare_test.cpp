@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli_plan_run.h"
+#include "plan_cli.h"
 #include "planner/compare.h"
 
 namespace {
@@ -25,11 +25,7 @@ nlohmann::json plan_json(std::vector<std::string> args) {
     return nlohmann::json::parse(r.out);
 }
 
-bool refused_with(const std::vector<std::string>& args, const std::string& message) {
-    const Out r = plan(args);
-    INFO(r.err);
-    return r.status == 1 && r.err.find(message) != std::string::npos;
-}
+bool refused_with(const std::vector<std::string>& args, const std::string& message) { return vl::test::plan_refused_with(args, message); }
 
 }  // namespace
 

@@ -261,9 +261,10 @@ TEST_CASE("planner: a model imported from a GGUF file places the file's bytes, b
     CHECK(llamacpp_layer_weight_bytes(q8, 0) == 376064);
 }
 
-TEST_CASE("planner: --n-cpu-moe with an imported GGUF keeps the file's own expert tensors on the CPU") {
-    // Two MoE layers whose file gives blk.0 1000 B (600 of them ffn_{gate,up,down}_exps) and blk.1
-    // 2000 B (1500 experts); token_embd 100, output 200, output_norm 10.
+namespace {
+// Two MoE layers whose file gives blk.0 1000 B (600 of them ffn_{gate,up,down}_exps) and blk.1
+// 2000 B (1500 experts); token_embd 100, output 200, output_norm 10; one 24 GiB GPU, 64 GiB of RAM.
+PlanInput two_moe_layers_file() {
     PlanInput in;
     in.model = test::llama("moe", 32, 256, 2, 4, 2, 512, 4096);
     in.model.moe.num_experts = 4;
@@ -274,6 +275,12 @@ TEST_CASE("planner: --n-cpu-moe with an imported GGUF keeps the file's own exper
     in.context = 256;
     in.ram_bytes = 64 * kGiB;
     in.gpus = {{"A", 24 * kGiB, 0}};
+    return in;
+}
+}  // namespace
+
+TEST_CASE("planner: --n-cpu-moe with an imported GGUF keeps the file's own expert tensors on the CPU") {
+    PlanInput in = two_moe_layers_file();
     in.n_cpu_moe = 1;
     CHECK(llamacpp_layer_expert_bytes(in, 0) == 600);
     CHECK(llamacpp_layer_expert_bytes(in, 1) == 1500);
@@ -290,16 +297,7 @@ TEST_CASE("planner: an MoE model the automatic -ngl splits also gets the --n-cpu
     // full = 3210 B of weights + KV + compute; a GPU of full - 300 B does not hold it. blk.0's experts in RAM free
     // 600 B (fits); blk.0 whole in RAM frees 1000 B, so the automatic plan is -ngl 2, and the alternative is
     // --n-cpu-moe 1 with -ngl 3 (the experts of blk.0 alone: the smallest N).
-    PlanInput in;
-    in.model = test::llama("moe", 32, 256, 2, 4, 2, 512, 4096);
-    in.model.moe.num_experts = 4;
-    in.model.moe.top_k = 2;
-    in.model.moe.expert_ffn = 128;
-    in.model.gguf_bytes = {{1000, 2000}, 100, 200, 10, {600, 1500}};
-    in.weights = WeightFormat::GGUF_Q4_K_M;
-    in.context = 256;
-    in.ram_bytes = 64 * kGiB;
-    in.gpus = {{"A", 24 * kGiB, 0}};
+    PlanInput in = two_moe_layers_file();
     const double full = place_llamacpp(in, 3, 256).gpus[0].total();
     REQUIRE(place_llamacpp(in, 3, 256).gpus[0].weights == 3210);
     in.gpus = {{"A", full - 300, 0}};
@@ -308,7 +306,7 @@ TEST_CASE("planner: an MoE model the automatic -ngl splits also gets the --n-cpu
     CHECK(p.fits);
     CHECK(p.ngl == 2);
     CHECK(p.moe_cpu_layers == 1);
-    const MoeAlternative alt = moe_alternative(in, p, {}, nullptr);
+    const MoeAlternative alt = moe_alternative(in, p, Speed{}, {}, nullptr);
     REQUIRE(alt.exists());
     CHECK(alt.plan.ngl == 3);
     CHECK(alt.plan.gpus[0].weights == 2610);  // (1000 - 600) + 2000 + 200 + 10
