@@ -1441,7 +1441,7 @@ Json rank_row_json(const RankRow& r) {
 
 // `plan --rank`: every candidate model x type on the machine `machine` describes (core/planner/rank.h).
 int cmd_rank(const Options& o, const RankFlags& f, const PlanInput& machine, const std::vector<const GpuPreset*>& gpus,
-             const AppleChip* chip, const SpeedInput& speed, std::string& out, std::string& err) {
+             const AppleChip* chip, const SpeedInput& speed, bool ollama, std::string& out, std::string& err) {
     auto bad = [&](const std::string& msg) {
         err += "vramlens: " + msg + "\n";
         return kBadInput;
@@ -1451,6 +1451,7 @@ int cmd_rank(const Options& o, const RankFlags& f, const PlanInput& machine, con
     in.gpu_presets = gpus;
     in.chip = chip;
     in.speed = speed;
+    in.cpu_moe = !ollama;  // Ollama has no --n-cpu-moe
     if (in.machine.apple_unified && !chip)
         return bad("--apple-chip: --rank needs the chip for its memory bandwidth (" + apple_chip_ids() + ")");
     if (f.min_speed >= 0) in.min_tokens_per_s = f.min_speed;
@@ -1787,7 +1788,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     if (std::optional<std::string> why = plan_gpus(gpu_ids, in.gpus)) return bad(*why);
     for (const std::string& id : gpu_ids) gpu_presets_used.push_back(find_gpu(lower(id)));  // valid: plan_gpus checked them
     if (chip && !in.apple_unified) return bad("--apple-chip: goes with --apple (an Apple Silicon Mac)");
-    if (rank.on) return cmd_rank(o, rank, in, gpu_presets_used, chip, speed_in, out, err);
+    if (rank.on) return cmd_rank(o, rank, in, gpu_presets_used, chip, speed_in, ollama, out, err);
     int status = kOk;
     std::optional<Scenario> s = plan_model(model_arg, err, status);
     if (!s) return status;

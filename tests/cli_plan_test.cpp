@@ -499,3 +499,26 @@ TEST_CASE("cli plan: an MoE model split by -ngl also prints the --n-cpu-moe plan
     REQUIRE(o.status == 0);
     CHECK_FALSE(nlohmann::json::parse(o.out).contains("moe_alternative"));
 }
+
+TEST_CASE("cli plan --rank: an MoE row is the --n-cpu-moe plan with llama.cpp when faster, never with Ollama") {
+    // Qwen3-30B-A3B Q4_K_M on a 12 GB card: the layer split leaves layers in RAM (the test above), and keeping only
+    // experts in RAM decodes faster; Ollama has no such setting, so its row stays the -ngl split.
+    const std::vector<std::string> base = {"--rank", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--gpu", "rtx-3060-12gb",
+                                           "--ram", "64GB", "--ctx", "8192", "--format", "json"};
+    const Out l = plan(base);
+    INFO(l.err);
+    REQUIRE(l.status == 0);
+    const nlohmann::json lr = nlohmann::json::parse(l.out)["rows"];
+    REQUIRE(lr.size() == 1);
+    CHECK(lr[0]["n_cpu_moe"].get<int64_t>() > 0);
+    CHECK(lr[0]["ngl"] == 49);
+    std::vector<std::string> args = base;
+    args.insert(args.begin(), {"--engine", "ollama"});
+    const Out o = plan(args);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    const nlohmann::json orows = nlohmann::json::parse(o.out)["rows"];
+    REQUIRE(orows.size() == 1);
+    CHECK_FALSE(orows[0].contains("n_cpu_moe"));
+    CHECK(orows[0]["ngl"].get<int64_t>() < 49);
+}

@@ -93,6 +93,7 @@ CompareGrid compare_grid(const CompareInput& in) {
         r.speed = in.speed;
         r.min_tokens_per_s = 0;           // the grid shows the speed; it does not judge it
         r.max_loss = QuantLoss::Large;    // nor the quantization loss
+        r.cpu_moe = in.engine == LocalEngine::LlamaCpp;
         out.machine_names.push_back(machine_name(in.machines[k]));
     }
     out.n_weights = in.weights.size();

@@ -312,6 +312,7 @@ Ranking rank_local(const Scenario& s) {
     r.machine.n_cpu_moe = 0;
     r.machine.mmproj_bytes = 0;
     r.machine.mmproj_offload = true;
+    r.cpu_moe = s.local.engine == LocalEngine::LlamaCpp;
     const std::vector<GpuPreset> specs = local_gpu_specs(s.local);
     for (const GpuPreset& g : specs) r.gpu_presets.push_back(&g);
     r.chip = r.machine.apple_unified ? find_apple_chip(s.local.apple_chip) : nullptr;

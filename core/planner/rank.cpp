@@ -121,7 +121,7 @@ RankRow plan_candidate(const RankInput& in, const RankCandidate& c, WeightFormat
         r.decode_band = sp.decode_band;
     }
     // An MoE model split by layers: the --n-cpu-moe plan when it decodes faster (the row is what a user would run).
-    if (const MoeAlternative alt = moe_alternative(pin, p, sp, in.gpu_presets, in.chip, in.speed);
+    if (const MoeAlternative alt = in.cpu_moe ? moe_alternative(pin, p, sp, in.gpu_presets, in.chip, in.speed) : MoeAlternative{};
         alt.exists() && alt.speed.ok() && alt.speed.decode_tokens_per_s > r.decode_tokens_per_s) {
         r.ngl = alt.plan.ngl;
         r.n_cpu_moe = alt.input.n_cpu_moe;

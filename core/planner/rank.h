@@ -52,6 +52,7 @@ struct RankInput {
     std::vector<WeightFormat> weights;       // empty: every GGUF type vramlens knows
     double min_tokens_per_s = 10;            // decode at least this fast (a user setting, not a measurement)
     QuantLoss max_loss = QuantLoss::Noticeable;
+    bool cpu_moe = true;                     // llama.cpp: an MoE row may be the --n-cpu-moe plan; false for Ollama (no such setting)
 };
 
 enum class RankVerdict { Ranked, TooSlow, TooLossy, ContextTooLong, DoesNotFit, Unsupported };
