@@ -66,9 +66,17 @@ void training_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
 void inference_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
     const SolveResult f = solve(s, Knob::WeightFormat);
     if (f.found) l.offer("weights", std::string("weights ") + weight_format_name(static_cast<WeightFormat>(f.value)), f.scenario);
+    // An 8-bit KV cache in the form the engine takes: vLLM caches fp8 (not int8); llama.cpp quantizes the V cache
+    // only with flash attention, so its lever turns that on too.
     Scenario v = s;
-    v.infer.kv_dtype = KvDtype::INT8;
-    l.offer("kv_int8", "8-bit KV cache", v);
+    if (s.infer.engine == Engine::VLLM) {
+        v.infer.kv_dtype = KvDtype::FP8;
+        l.offer("kv_fp8", "fp8 KV cache", v);
+    } else {
+        v.infer.kv_dtype = KvDtype::INT8;
+        v.infer.flash_attention = v.infer.flash_attention || s.infer.engine == Engine::LlamaCpp;
+        l.offer("kv_int8", v.infer.flash_attention != s.infer.flash_attention ? "8-bit KV cache with flash attention" : "8-bit KV cache", v);
+    }
     if (s.infer.batch > 1 && a.max_batch.found)  // Knob::Batch
         l.offer("batch", fmt::format("{} concurrent sequences", a.max_batch.value), a.max_batch.scenario);
     if (const SolveResult c = solve(s, Knob::Context); c.found && c.value < s.infer.context)

@@ -87,7 +87,7 @@ std::string gpu_layout_text(const Parallelism& p);  // "TP 2, PP 1, ZeRO 1"
 // changes whose scenario validates and fits are returned, in that order.
 struct Lever {
     std::string id;      // "recompute_full", "flash_attention", "micro_batch", "zero3", "zero_offload", "adam8bit",
-                         // "lora", "qlora", "weights", "kv_int8", "batch", "context", "gpus", "gpus_any_zero"
+                         // "lora", "qlora", "weights", "kv_int8", "kv_fp8", "batch", "context", "gpus", "gpus_any_zero"
     std::string label;   // "full recomputation", "micro-batch 2 x 4 accumulation steps", "ZeRO-3 + 16 GPUs (TP 1, PP 1)", ...
     Scenario scenario;   // the scenario with the change applied
     double total_bytes = 0;     // its peak per GPU

@@ -89,3 +89,50 @@ TEST_CASE("levers: an 8B model in bf16 on a 12 GiB GPU needs smaller weights or 
     CHECK(g->scenario.gpu_count == 2);
     CHECK(g->scenario.parallel.tp * g->scenario.parallel.pp == 2);
 }
+
+TEST_CASE("levers: vLLM is offered an fp8 KV cache, the type it takes, never int8") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = test::llama3_8b();  // KV per token: 2 x 32 layers x 8 heads x 128 x 2 B = 128 KiB in bf16
+    s.infer.engine = Engine::VLLM;
+    s.infer.weights = WeightFormat::BF16;  // 16.06 GB = 14.96 GiB
+    s.infer.kv_dtype = KvDtype::BF16;
+    s.infer.context = 8192;
+    s.infer.batch = 16;  // 131,072 tokens: 16 GiB of bf16 KV, 8 GiB in fp8
+    s.gpu = {"32 GiB", 32.0 * 1024 * 1024 * 1024};
+    s.gpu_count = 1;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // 14.96 + 16 GiB > 0.9 x 32 GiB = 28.8 GiB before anything else: cannot fit.
+    REQUIRE_FALSE(e.fits());
+    const std::vector<Lever> ls = fit_levers(s, e, fit_answers(s, e));
+    every_lever_fits(ls);
+    CHECK_FALSE(lever(ls, "kv_int8"));
+    // fp8 halves the KV: 14.96 + 8 GiB leaves 5.8 GiB of the 28.8 GiB for activations and the engine.
+    const Lever* fp8 = lever(ls, "kv_fp8");
+    REQUIRE(fp8);
+    CHECK(fp8->scenario.infer.kv_dtype == KvDtype::FP8);
+}
+
+TEST_CASE("levers: llama.cpp's 8-bit KV lever turns on flash attention, which llama.cpp needs to quantize the V cache") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = test::llama3_8b();
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::GGUF_Q8_0;  // 8.5 bits per weight: 7.95 GiB
+    s.infer.kv_dtype = KvDtype::FP16;
+    s.infer.flash_attention = false;
+    s.infer.context = 8192;
+    s.infer.batch = 8;  // 65,536 cells: 8 GiB of f16 KV, 4.25 GiB in q8_0 (8.5 bits)
+    s.gpu = {"16 GiB", 16.0 * 1024 * 1024 * 1024};
+    s.gpu_count = 1;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    REQUIRE_FALSE(e.fits());  // 7.95 + 8 GiB of weights and KV alone leave 0.05 GiB for the compute buffer
+    const std::vector<Lever> ls = fit_levers(s, e, fit_answers(s, e));
+    every_lever_fits(ls);
+    const Lever* q8 = lever(ls, "kv_int8");
+    REQUIRE(q8);
+    CHECK(q8->scenario.infer.kv_dtype == KvDtype::INT8);
+    CHECK(q8->scenario.infer.flash_attention);
+}
