@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,11 @@ std::optional<nlohmann::json> parse_json_input(std::string_view text, std::strin
                                                std::vector<FieldError>& errs);
 std::optional<nlohmann::ordered_json> parse_ordered_json_input(std::string_view text, std::string_view what,
                                                                std::vector<FieldError>& errs);
+
+// A syntax error of text in words, with where and how to fix it: "is not valid JSON: line 3, column 1:
+// a comma before } : JSON allows no comma after the last entry; remove it (at: })". parser_message is
+// nlohmann's parse_error text for that text.
+std::string json_syntax_message(std::string_view text, std::string_view parser_message);
 
 // "1250 KB"-style size for messages about input length. With `apart_from` (the limit it is compared
 // with), a size that would read the same as the limit is written in exact bytes ("4,194,306 bytes").

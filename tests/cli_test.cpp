@@ -121,7 +121,7 @@ TEST_CASE("cli: bad scenario files exit 1 naming the file and the field") {
     r = vramlens("estimate '" + broken + "'");
     CHECK(r.status == 1);
     // Line 2 is ` "train": {"micro_batch": 4,}}`: the stray `}` is its 29th character.
-    CHECK_THAT(r.err, Catch::Contains("is not a valid scenario:\n  json: is not valid JSON: parse error at line 2, column 29"));
+    CHECK_THAT(r.err, Catch::Contains("is not a valid scenario:\n  json: is not valid JSON: line 2, column 29: a comma before } : JSON allows no comma after the last entry"));
     const std::string old = write_temp("newer.json", R"({"version": 2, "model": "x"})");
     r = vramlens("estimate '" + old + "'");
     CHECK(r.status == 1);

@@ -65,10 +65,42 @@ TEST_CASE("json input: size is checked before parsing") {
     CHECK(vl::describe_input_size(5'000'000, 4'194'304) == "5000 KB");
 }
 
-TEST_CASE("json input: syntax errors say line and column") {
+TEST_CASE("json input: syntax errors say line and column, what is wrong in words and how to fix it") {
+    // A comma after the last entry (line 3 is the lone `}`).
     CHECK(error_of("{\n  \"a\": 1,\n}") ==
-          "input: is not valid JSON: parse error at line 3, column 1: syntax error while parsing object key - "
-          "unexpected '}'; expected string literal");
+          "input: is not valid JSON: line 3, column 1: a comma before } : JSON allows no comma after the last entry; remove it (at: })");
+    CHECK_THAT(error_of("[1, 2,]"), Catch::Contains("a comma before ] : JSON allows no comma after the last entry"));
+    // A comma missing between two entries: the parser stops at the next key, on line 2.
+    CHECK(error_of("{\"a\": 1\n \"b\": 2}") ==
+          "input: is not valid JSON: line 2, column 4: a comma is missing before this entry: entries are separated by commas (at: \"b\")");
+    CHECK_THAT(error_of("[1 2]"), Catch::Contains("a comma is missing before this entry"));
+    // Quotes.
+    CHECK_THAT(error_of("{'a': 1}"), Catch::Contains("line 1, column 2: single quotes: JSON writes keys and text in double quotes"));
+    CHECK_THAT(error_of("{a: 1}"), Catch::Contains("a key without quotes"));
+    CHECK_THAT(error_of("{\"a\" 1}"), Catch::Contains("a colon is missing between the key and its value"));
+    // Python's literals, as print(dict) or json.dump(allow_nan=True) write them.
+    CHECK(error_of("{\"tie_word_embeddings\": True}") ==
+          "input: is not valid JSON: line 1, column 25: True is Python: JSON writes true, false and null in lower case "
+          "(at: {\"tie_word_embeddings\": T)");
+    CHECK_THAT(error_of("{\"a\": None}"), Catch::Contains("None is Python"));
+    CHECK_THAT(error_of("{\"rope_scaling\": NaN}"), Catch::Contains("NaN is not a JSON number"));
+    CHECK_THAT(error_of("{\"a\": -Infinity}"), Catch::Contains("-Infinity is not a JSON number"));
+    CHECK_THAT(error_of("{\"a\": yes}"), Catch::Contains("\"yes\" is not JSON: text is written in double quotes"));
+    // A key named like a Python literal is not one.
+    CHECK_THAT(error_of("{\"a\": 1\n \"None\": 2}"), Catch::Contains("a comma is missing"));
+    // Comments, a line break inside quotes, a backslash, a number cut short.
+    CHECK_THAT(error_of("// my config\n{}"), Catch::Contains("line 1, column 1: JSON has no comments"));
+    CHECK_THAT(error_of("{\"a\": 1 /* x */}"), Catch::Contains("JSON has no comments"));
+    CHECK_THAT(error_of("{\"a\": \"x\ny\"}"), Catch::Contains("a line break or tab inside quotes"));
+    CHECK_THAT(error_of(R"({"path": "C:\models"})"), Catch::Contains("write \\\\ for a backslash"));
+    CHECK_THAT(error_of("{\"a\": 1.}"), Catch::Contains("a number is cut short"));
+    // Brackets: cut short, closed by the wrong one, or more after the end.
+    CHECK_THAT(error_of("{\"a\": [1, 2"), Catch::Contains("the text ends before the JSON is complete"));
+    CHECK_THAT(error_of("{\"a\": [1, 2}"), Catch::Contains("a list opened with [ is closed with }"));
+    CHECK_THAT(error_of("{\"a\": 1}}"), Catch::Contains("line 1, column 9: there is more text after the JSON ends"));
+    // Where on a long line: the 40 characters up to the stop (column 63, after "x"; 23 characters cut).
+    const std::string long_line = "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 4096 \"x\": 1}";
+    CHECK_THAT(error_of(long_line), Catch::EndsWith("(at: ...maForCausalLM\"], \"hidden_size\": 4096 \"x\")"));
 }
 
 TEST_CASE("json input: scenario files and config.json go through the same reader") {
