@@ -36,6 +36,8 @@ std::string syntax_problem(std::string_view diagnosis, std::string_view word) {
         return "a line break or tab inside quotes: close the quote before the line ends (or write \\n)";
     if (contains(diagnosis, "forbidden character after backslash"))
         return "a backslash inside quotes starts an escape: write \\\\ for a backslash";
+    if (contains(diagnosis, "number overflow"))  // nlohmann: "number overflow parsing '1e400'"
+        return "a number too large to hold (above 1.8e308): " + std::string(diagnosis.substr(diagnosis.find("parsing") + 8));
     if (contains(diagnosis, "invalid number")) return "a number is cut short (such as 1. or -): write its digits";
     if (contains(diagnosis, "parsing object key -") && contains(diagnosis, "unexpected '}'"))
         return "a comma before } : JSON allows no comma after the last entry; remove it";
@@ -64,8 +66,9 @@ std::string json_syntax_message(std::string_view text, std::string_view parser_m
     size_t line = 0, column = 0;
     const size_t at = parser_message.find("at line ");
     if (at != std::string_view::npos) std::sscanf(std::string(parser_message.substr(at)).c_str(), "at line %zu, column %zu", &line, &column);
-    const size_t colon = parser_message.find(": ", at == std::string_view::npos ? 0 : at);
-    const std::string_view diagnosis = colon == std::string_view::npos ? parser_message : parser_message.substr(colon + 2);
+    std::string_view diagnosis = parser_message.substr(parser_message.find("] ") == std::string_view::npos ? 0 : parser_message.find("] ") + 2);
+    if (const size_t colon = parser_message.find(": ", at); at != std::string_view::npos && colon != std::string_view::npos)
+        diagnosis = parser_message.substr(colon + 2);
     // The line it stopped on, and the word there (the parser reports the column after the character
     // it stopped at; a word is letters, digits and - / . or a single quote).
     std::string_view row = text;
@@ -79,6 +82,7 @@ std::string json_syntax_message(std::string_view text, std::string_view parser_m
     while (b > 0 && word_char(row[b - 1])) --b;
     size_t e = b;
     while (e < row.size() && word_char(row[e])) ++e;
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return "is empty: there is no JSON to read";
     std::string out = "is not valid JSON: ";
     if (line > 0) out += "line " + std::to_string(line) + ", column " + std::to_string(column) + ": ";
     out += syntax_problem(diagnosis, row.substr(b, e - b));

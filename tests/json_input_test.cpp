@@ -96,6 +96,7 @@ TEST_CASE("json input: syntax errors say line and column, what is wrong in words
     CHECK_THAT(error_of("{\"a\": 1.}"), Catch::Contains("a number is cut short"));
     // Brackets: cut short, closed by the wrong one, or more after the end.
     CHECK_THAT(error_of("{\"a\": [1, 2"), Catch::Contains("the text ends before the JSON is complete"));
+    CHECK(error_of(" \n ") == "input: is empty: there is no JSON to read");
     CHECK_THAT(error_of("{\"a\": [1, 2}"), Catch::Contains("a list opened with [ is closed with }"));
     CHECK_THAT(error_of("{\"a\": 1}}"), Catch::Contains("line 1, column 9: there is more text after the JSON ends"));
     // Where on a long line: the 40 characters up to the stop (column 63, after "x"; 23 characters cut).

@@ -418,9 +418,9 @@ TEST_CASE("scenario JSON: a hand-written file reads as written, left-out fields 
 
 TEST_CASE("scenario JSON: syntax errors, a wrong root and the version are reported first") {
     CHECK_THAT(error_for(scenario_from_json("{\"version\": 1,"), "json"), Catch::Contains("line 1, column 15"));
-    CHECK_THAT(error_for(scenario_from_json(""), "json"), Catch::Contains("unexpected end of input"));
-    CHECK_THAT(error_for(scenario_from_json(R"({"version": NaN})"), "json"), Catch::Contains("syntax error"));
-    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "train": {"dropout": 1e400}})"), "json"), Catch::Contains("number overflow"));
+    CHECK(error_for(scenario_from_json(""), "json") == "is empty: there is no JSON to read");
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": NaN})"), "json"), Catch::Contains("line 1, column 13: NaN is not a JSON number"));
+    CHECK_THAT(error_for(scenario_from_json(R"({"version": 1, "train": {"dropout": 1e400}})"), "json"), Catch::Contains("a number too large to hold (above 1.8e308): '1e400'"));
     CHECK_THAT(error_for(scenario_from_json("[1, 2]"), "json"), Catch::Contains("must be an object"));
     CHECK_THAT(error_for(scenario_from_json(std::string(100, '[') + std::string(100, ']')), "json"),
                Catch::Contains("nested deeper than 32"));
