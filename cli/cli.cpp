@@ -169,6 +169,7 @@ struct Options {
     SizeUnit unit = SizeUnit::GiB;
     bool formulas = false;
     bool fail_if_no_fit = false;
+    bool fits = false;  // estimate --fits: what fits (largest batch and sequence, fewest GPUs)
     std::optional<std::string> decode;  // link --decode LINK
     std::vector<std::pair<std::string, std::string>> plan;  // plan's flags, in the order given
 };
@@ -178,7 +179,7 @@ enum Takes : unsigned {
     kTakesScenario = 1u << 0,
     kTakesFormat = 1u << 1,
     kTakesUnit = 1u << 2,
-    kTakesEstimate = 1u << 3,  // --formulas, --fail-if-no-fit
+    kTakesEstimate = 1u << 3,  // --formulas, --fail-if-no-fit, --fits
     kTakesDecode = 1u << 4,
     kTakesPlan = 1u << 5,
 };
@@ -350,10 +351,10 @@ public:
                 if (value == "gib" || value == "GiB") o.unit = SizeUnit::GiB;
                 else if (value == "gb" || value == "GB") o.unit = SizeUnit::GB;
                 else return UsageError{"--unit must be \"gib\" (2^30 bytes) or \"gb\" (10^9 bytes); got \"" + value + "\""};
-            } else if (name == "--formulas" || name == "--fail-if-no-fit") {
+            } else if (name == "--formulas" || name == "--fail-if-no-fit" || name == "--fits") {
                 std::optional<bool> on = switch_value(value);
                 if (!on) return UsageError{bad_switch(name, value)};
-                (name == "--formulas" ? o.formulas : o.fail_if_no_fit) = *on;
+                (name == "--formulas" ? o.formulas : name == "--fits" ? o.fits : o.fail_if_no_fit) = *on;
             } else if (name == "--decode") {
                 o.decode = value;
             }
@@ -393,6 +394,7 @@ private:
         if (c.takes & kTakesEstimate) {
             output(sub->add_flag("--formulas"), "each component's formula, with your numbers, and its source");
             output(sub->add_flag("--fail-if-no-fit"), "exit with status 3 when the scenario does not fit");
+            output(sub->add_flag("--fits"), "also what fits: the largest batch and sequence, the fewest GPUs");
         }
         if (c.takes & kTakesPlan) {
             for (const PlanFlag& f : kPlanFlags) {
@@ -729,7 +731,7 @@ std::string usage() {
         "vramlens " VRAMLENS_VERSION " - how much GPU memory will this LLM need?\n"
         "\n"
         "usage:\n"
-        "  vramlens estimate [SCENARIO.json] [scenario flags] [--format F] [--unit gib|gb] [--formulas] [--fail-if-no-fit]\n"
+        "  vramlens estimate [SCENARIO.json] [scenario flags] [--format F] [--unit gib|gb] [--formulas] [--fail-if-no-fit] [--fits]\n"
         "  vramlens solve WHAT [SCENARIO.json] [scenario flags] [--format F]\n"
         "        WHAT: micro-batch | seq | batch | context | gpus | weights\n"
         "  vramlens scenario [SCENARIO.json] [scenario flags]     print the scenario as JSON (a file to edit)\n"
@@ -801,6 +803,15 @@ int cmd_estimate(const Options& o, std::string& out, std::string& err) {
     ExportOptions eo;
     eo.unit = o.unit;
     eo.formulas = o.formulas;
+    // As the page: what fits on request; when it does not fit, always each single change that does.
+    FitAnswers answers;
+    std::vector<Lever> levers;
+    if (o.fits || !e.fits()) answers = fit_answers(*s, e);
+    if (o.fits) eo.answers = &answers;
+    if (!e.fits()) {
+        levers = fit_levers(*s, e, answers);
+        eo.levers = &levers;
+    }
     out += export_estimate(*s, e, o.format, eo);
     if (!o.fail_if_no_fit || e.fits()) return kOk;
     // stdout may be JSON or CSV for a script; the reason for status 3 goes to stderr for people.

@@ -102,6 +102,16 @@ std::string answers_text(const Scenario& s, const Estimate& e, const ExportOptio
     return text;
 }
 
+// "Fits with one change: QLoRA (peak 17.60 of 24.00 GiB); 2 GPUs (TP 2, PP 1, ZeRO 0) (peak ...)"; "" without levers.
+std::string levers_text(const ExportOptions& o) {
+    if (!o.levers || o.levers->empty()) return {};
+    std::string text;
+    for (const Lever& l : *o.levers)
+        text += (text.empty() ? "Fits with one change: " : "; ") + l.label + " (peak " + amount(l.total_bytes, o.unit) + " of " +
+                amount(l.capacity_bytes, o.unit) + " " + unit_name(o.unit) + ")";
+    return text;
+}
+
 std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     std::string out = heading(s) + "\n";
     if (!e.ok()) return out + errors_text(e);
@@ -137,6 +147,7 @@ std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) 
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + "\n";
     if (has_kv(s, e)) out += kv_capacity_text(s, e, o.unit) + "\n";
     if (const std::string fits = answers_text(s, e, o); !fits.empty()) out += fits + "\n";
+    if (const std::string levers = levers_text(o); !levers.empty()) out += levers + "\n";
     for (const std::string& w : e.warnings) out += "warning: " + escape_control_chars(w) + "\n";
     return out;
 }
@@ -174,6 +185,7 @@ std::string markdown(const Scenario& s, const Estimate& e, const ExportOptions& 
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + ".\n";
     if (has_kv(s, e)) out += md_cell(kv_capacity_text(s, e, o.unit)) + ".\n";
     if (const std::string fits = answers_text(s, e, o); !fits.empty()) out += md_cell(fits) + ".\n";
+    if (const std::string levers = levers_text(o); !levers.empty()) out += md_cell(levers) + ".\n";
     for (const std::string& w : e.warnings) out += "\n> warning: " + md_cell(w);
     if (!e.warnings.empty()) out += "\n";
     return out;
@@ -224,6 +236,8 @@ std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     if (o.answers)  // counts too; -1: none fits
         for (const FitAnswerRow& r : fit_answer_rows(s, e, *o.answers))
             out += "answer." + r.id + "," + csv_field(r.label + ": " + r.text) + ",count,,false," + std::to_string(r.value) + ",,,,\n";
+    if (o.levers)  // the peak with the change
+        for (const Lever& l : *o.levers) row("lever." + l.id, l.label, "", "", false, l.total_bytes, "", "", "");
     return out;
 }
 
@@ -267,6 +281,13 @@ std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
         for (const FitAnswerRow& r : fit_answer_rows(s, e, *o.answers))
             answers.push_back({{"id", r.id}, {"label", r.label}, {"value", r.value}, {"text", r.text}});
         j["answers"] = answers;
+    }
+    if (o.levers) {
+        Json levers = Json::array();
+        for (const Lever& l : *o.levers)
+            levers.push_back({{"id", l.id}, {"label", l.label}, {"total_bytes", l.total_bytes}, {"capacity_bytes", l.capacity_bytes},
+                              {"scenario", Json::parse(scenario_to_json(l.scenario, JsonStyle::Pretty), nullptr, false)}});
+        j["levers"] = levers;
     }
     j["warnings"] = e.warnings;
     Json errs = Json::array();

@@ -22,6 +22,8 @@ struct ExportOptions {
                                     // (Markdown, CSV and JSON always carry them)
     const FitAnswers* answers = nullptr;  // what fits (largest batch and sequence, fewest GPUs), as the page shows
                                           // them: every format carries them (fit_answer_rows); none when null
+    const std::vector<Lever>* levers = nullptr;  // when it does not fit: each single change that fits (fit_levers),
+                                                 // as the page lists them; every format carries them
 };
 
 // The scenario gives the heading (model, mode, GPUs), the phase names (inference: prefill and

@@ -279,6 +279,34 @@ TEST_CASE("cli: --fail-if-no-fit exits 3 when the scenario does not fit") {
     CHECK(vramlens("estimate --params 1e9 --mode infer --fail-if-no-fit").status == 0);
 }
 
+TEST_CASE("cli: a scenario that does not fit lists each single change that fits, in every format, and --fits adds what fits") {
+    // A full fine-tune of Llama-3.1-8B on one 24 GB card: 16 B per parameter of model states alone is
+    // 128.5 GB. QLoRA (4-bit base weights, ~4.5 GB) fits; recomputation changes no model state.
+    const std::string flags = "estimate --model llama-3.1-8b --mode finetune --method full --gpu rtx-4090";
+    const Run t = vramlens(flags);
+    REQUIRE(t.status == 0);
+    CHECK_THAT(t.out, Catch::Contains("\nFits with one change: ") && Catch::Contains("QLoRA (peak ") &&
+                          !Catch::Contains("full recomputation (peak"));
+    CHECK_THAT(t.out, !Catch::Contains("What fits: "));
+    nlohmann::json j = nlohmann::json::parse(vramlens(flags + " --format json").out);
+    REQUIRE(j["levers"].is_array());
+    bool qlora = false;
+    for (const auto& l : j["levers"]) {
+        CHECK(l["total_bytes"].get<double>() <= l["capacity_bytes"].get<double>());
+        if (l["id"] == "qlora") {
+            qlora = true;
+            CHECK(l["scenario"]["finetune"]["method"] == "qlora");  // the scenario to run instead, as a file
+        }
+    }
+    CHECK(qlora);
+    CHECK_THAT(vramlens(flags + " --format csv").out, Catch::Contains("\nlever.qlora,QLoRA,,,false,"));
+    CHECK_THAT(vramlens(flags + " --format markdown").out, Catch::Contains("Fits with one change: "));
+    // A scenario that fits has no levers; --fits prints what fits: Llama-3.1-8B in bf16 on a 24 GB card.
+    const Run fits = vramlens("estimate --model llama-3.1-8b --mode infer --gpu rtx-4090 --fits");
+    CHECK_THAT(fits.out, !Catch::Contains("Fits with one change") && Catch::Contains("\nWhat fits: max batch "));
+    CHECK(!nlohmann::json::parse(vramlens("estimate --model llama-3.1-8b --mode infer --gpu rtx-4090 --format json").out).contains("levers"));
+}
+
 TEST_CASE("cli: models and gpus list the presets") {
     Run m = vramlens("models --format csv");
     REQUIRE(m.status == 0);

@@ -1138,6 +1138,11 @@ TEST_CASE("a scenario that does not fit offers single changes that fit, and Appl
     REQUIRE_FALSE(h.app.estimate.fits());  // 16 B per parameter of model states
     REQUIRE(h.has("lever.qlora"));
     CHECK_FALSE(h.has("lever.recompute_full"));  // recomputation does not shrink model states
+    // The exports carry the changes the page lists, with the peak each one gives.
+    h.app.outbox.clear();
+    h.click("export.copy.csv");
+    REQUIRE_FALSE(h.app.outbox.empty());
+    CHECK(h.app.outbox.back().a.find("\nlever.qlora,QLoRA,,,false,") != std::string::npos);
     h.click("lever.qlora");
     CHECK(h.app.scenario.finetune.method == FineTuneMethod::QLoRA);
     CHECK(h.app.estimate.fits());

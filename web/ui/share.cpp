@@ -37,7 +37,10 @@ void share_panel(AppState& app) {
                         {ExportFormat::Csv, "csv", "vramlens.csv", "text/csv"}};
     ExportOptions opt;
     opt.unit = app.ui.unit;
-    if (app.derived.solved) opt.answers = &app.derived.answers;  // the "what fits" line the page shows
+    if (app.derived.solved) {  // the "what fits" line and the single changes that fit, as the page shows them
+        opt.answers = &app.derived.answers;
+        opt.levers = &app.derived.levers;
+    }
     float name_w = 0;  // the buttons line up after the longest format name
     for (const Fmt& f : fmts) name_w = std::max(name_w, ImGui::CalcTextSize(f.key).x);
     for (const Fmt& f : fmts) {
