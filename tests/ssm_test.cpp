@@ -186,6 +186,27 @@ TEST_CASE("state-space models: the recurrent state per sequence is constant in t
     CHECK(find(m2, "act.attention_scores") == nullptr);
 }
 
+TEST_CASE("state-space models: a prefill's activation peak is at the Mamba mixer, the larger of mixer and MLP in Jamba") {
+    // mamba-2.8b-hf (hidden 2560, d_inner 5120), transformers, one prompt of 8192 tokens in bf16. Live at
+    // the scan: in_proj's output 2 x 5120, the conv output 5120, delta 5120, the scan's output and its
+    // gated copy 2 x 5120 (6 x 5120 = 30,720), plus input, normed input and output 3 x 2560 = 7,680:
+    // 8192 x 38,400 x 2 B = 629,145,600 B (the MLP rule, with no MLP, counted only 3 x 2560).
+    const Estimate m1 = estimate_ok(infer("mamba-2.8b-hf.json", Engine::Transformers, 1, 8192));
+    CHECK(bytes_of(m1, "act.prefill_mlp") == 629145600.0);
+    CHECK(std::string(find(m1, "act.prefill_mlp")->label) == "Prefill activations (Mamba mixer)");
+    CHECK(std::string(find(m1, "act.prefill_mlp")->formula()).find("d_inner") != std::string::npos);
+    // Mamba-Codestral-7B (Mamba2: hidden 4096, d_inner 8192, 8 groups of d_state 128, 128 heads): in_proj's
+    // output 2 x 8192 + 2 x 1024 + 128 = 18,560, the conv over x, B and C 8192 + 2048 = 10,240, the SSD
+    // output 8192, 3 x 4096 = 12,288: 49,280 per token, 8192 x 49,280 x 2 B = 807,403,520 B.
+    const Estimate m2 = estimate_ok(infer("mamba-codestral-7b-v0.1.json", Engine::Transformers, 1, 8192));
+    CHECK(bytes_of(m2, "act.prefill_mlp") == 807403520.0);
+    // Jamba 1.5 Mini: the MoE MLP's top-2 experts of 14,336 (3 x 28,672 + 3 x 4096 = 98,304 per token)
+    // outweigh its Mamba mixer (6 x 8192 + 3 x 4096 = 61,440): 4096 tokens x 98,304 x 2 B = 805,306,368 B.
+    const Estimate j = estimate_ok(infer("ai21-jamba-1.5-mini.json", Engine::Transformers, 1, 4096));
+    CHECK(bytes_of(j, "act.prefill_mlp") == 805306368.0);
+    CHECK(std::string(find(j, "act.prefill_mlp")->label) == "Prefill activations (MLP or Mamba mixer, the larger)");
+}
+
 TEST_CASE("state-space models: what is not modelled yet is refused by name") {
     Scenario s = infer("mamba-130m-hf.json", Engine::Transformers, 1, 4096);
     s.parallel.tp = 2;

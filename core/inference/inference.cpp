@@ -122,8 +122,8 @@ void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const 
 }
 
 void warn_mamba_working_memory(Estimate& e) {
-    e.warnings.push_back(std::string("the Mamba layers' working memory in the forward (the selective scan's intermediates) is not modelled yet; ") +
-                         "only their recurrent state is counted");
+    e.warnings.push_back("the Mamba scans' own working memory in the forward (their fp32 chunk states) is not modelled yet; "
+                         "the mixer's input, output and gate tensors and the recurrent state are counted");
 }
 
 // The recurrent state of the Mamba layers on stage p: one per sequence, the same at any context length.
@@ -184,9 +184,15 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     const int64_t tp = s.parallel.tp;
-    add(e, d, comp("act.prefill_mlp", mlp_label, Category::Activations, kPrefill, "live tensors at one layer's MLP (no activations kept for backward)"),
+    // A state-space model: the Mamba mixer's live tensors, or the larger of them and the MLP's (Jamba).
+    const char* label = !m.ssm.active() ? mlp_label
+                        : has_mlp(m)    ? "Prefill activations (MLP or Mamba mixer, the larger)"
+                                        : "Prefill activations (Mamba mixer)";
+    add(e, d, comp("act.prefill_mlp", label, Category::Activations, kPrefill,
+                   m.ssm.active() ? "live tensors at one layer's MLP or Mamba mixer (no activations kept for backward) [transformers-code]"
+                                  : "live tensors at one layer's MLP (no activations kept for backward)"),
         [&](auto& q) {
-            return mlp_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
+            return layer_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
         });
     // A pure state-space model (Mamba) has no attention layer, so no scores and no 4-D mask.
     const bool attention = m.heads > 0;
@@ -430,11 +436,11 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.warnings.push_back("vLLM: capacity is gpu_memory_utilization x GPU memory; the KV pool fills the rest of it");
     const int64_t T = vllm_batched_tokens(o);
     const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp); };
-    // The profile run's activation peak: max_num_batched_tokens through the MLP, or the sampler of
-    // max_num_seqs sequences plus the hidden states of those tokens.
+    // The profile run's activation peak: max_num_batched_tokens through the MLP (or a Mamba mixer), or
+    // the sampler of max_num_seqs sequences plus the hidden states of those tokens.
     const auto profile_peak = [&](auto& q) {
         const auto tokens = q("T", static_cast<double>(T));
-        return max_of(mlp_live_bytes(q, m, tokens, tp, kActBytes),
+        return max_of(layer_live_bytes(q, m, tokens, tp, kActBytes),
                       vllm_sampler_bytes(q, m, o.max_num_seqs) + tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes));
     };
     Numbers n;

@@ -68,6 +68,40 @@ N mlp_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double a
 }
 double mlp_live_bytes(const ModelSpec& m, int64_t tokens, int64_t tp, double act_bytes);
 
+// Live tensors at one Mamba mixer during a forward over `tokens` tokens without grad (generate's
+// prefill with the fused kernels: MambaMixer / Mamba2Mixer cuda_kernels_forward) [transformers-code]:
+// in_proj's output stays referenced to the end (x, the gate z and in Mamba2 B, C and dt are views of
+// it): Mamba1 2 d_in, Mamba2 2 d_in + 2 groups d_state + heads; the causal conv's output (over x: d_in;
+// Mamba2 over xBC: d_in + 2 groups d_state); Mamba1's delta (dt_proj.weight @ dt, d_in) and
+// selective_scan's output with its z-gated copy (2 d_in) [mamba-ssm-code]; Mamba2's SSD output y (d_in);
+// and as at the MLP the block's input, normed input and output (3h). Mamba1 splits d_in over tp
+// (vLLM's MambaMixer); Mamba2 is not split (validate refuses tp > 1). The scans' own working memory
+// (fp32 chunk states) is not counted (a warning says so).
+template <class Q, class N>
+N mamba_mixer_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double act_bytes) {
+    const SsmSpec& x = m.ssm;
+    const N h3 = N(3) * q("h", static_cast<double>(m.hidden));
+    if (x.kind == SsmKind::Mamba2) {
+        const N d_in = q("d_inner", static_cast<double>(x.inner));
+        const N gn = q("groups", static_cast<double>(x.groups)) * q("d_state", static_cast<double>(x.state));
+        const N in_proj = N(2) * d_in + N(2) * gn + q("ssm_heads", static_cast<double>(x.heads));
+        return tokens * (in_proj + (d_in + N(2) * gn) + d_in + h3) * q("act_bytes", act_bytes);
+    }
+    const N d_in = q("d_inner", static_cast<double>(x.inner)) / q("tp", static_cast<double>(tp));
+    return tokens * (N(2) * d_in + d_in + d_in + N(2) * d_in + h3) * q("act_bytes", act_bytes);
+}
+
+inline bool has_mlp(const ModelSpec& m) { return m.ffn > 0 || m.moe.num_experts > 0; }
+
+// The larger of one layer's live tensors at its MLP and, for a state-space model, at its Mamba mixer
+// (the two sublayers run one after the other; a pure Mamba model has no MLP).
+template <class Q, class N>
+N layer_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double act_bytes) {
+    if (!m.ssm.active()) return mlp_live_bytes(q, m, tokens, tp, act_bytes);
+    if (!has_mlp(m)) return mamba_mixer_live_bytes(q, m, tokens, tp, act_bytes);
+    return max_of(mlp_live_bytes(q, m, tokens, tp, act_bytes), mamba_mixer_live_bytes(q, m, tokens, tp, act_bytes));
+}
+
 // Eager attention (transformers eager_attention_forward, attn_implementation="eager") materialises
 // the scores of every head: at the softmax the masked 16-bit scores (2 B), their fp32 softmax
 // (softmax(..., dtype=float32), 4 B) and its cast back to the compute dtype (.to(query.dtype), 2 B)
