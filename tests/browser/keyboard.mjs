@@ -8,6 +8,7 @@
 //   2. browser shortcuts keep their default, outside a field and in one: zoom (Ctrl+= / Ctrl+- /
 //      Ctrl+0, Ctrl+wheel), find (Ctrl+F), the address bar (Ctrl+L), reload (F5), Back (Alt+Left),
 //      Ctrl+C outside a field; the keys a field uses (Ctrl+A, Backspace, arrows) stay the app's.
+//   3. type-ahead in the open GPU list, as in a native <select>.
 // Whether a default was prevented is read by a listener on window that only observes
 // (harness.mjs observeDefaults); headless Chromium has no zoom or find bar to look at.
 //
@@ -116,6 +117,25 @@ try {
     await click(page, 'model.import');
     const m = (await scenario(page)).model;
     check(m.hidden === 768 && m.layers === 12 && before !== 768, `config.json box: the pasted config imports (hidden ${m.hidden}, layers ${m.layers})`);
+    await page.context().close();
+  });
+
+  await section('desktop GPU type-ahead', async () => {
+    // As in a native <select>: with the GPU list open, typed letters and digits go to the first GPU whose
+    // name holds them (any case, spaces and punctuation ignored); Enter picks it; a pause starts over.
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await click(page, 'gpu');
+    await page.keyboard.type('4090', { delay: 60 });
+    await press(page, 'Enter');
+    const g = (await scenario(page)).gpu;  // a preset's id
+    check(g === 'rtx-4090', `typing 4090 in the open GPU list and Enter picks the RTX 4090 (${JSON.stringify(g)})`);
+    await click(page, 'gpu');
+    await page.keyboard.type('h1', { delay: 60 });
+    await page.waitForTimeout(1300);  // a pause: what comes next is a new search, not "h1a100"
+    await page.keyboard.type('A100', { delay: 60 });
+    await press(page, 'Enter');
+    const a = (await scenario(page)).gpu;
+    check(/^a100/.test(a), `after a pause the typing starts over: A100 is found (${JSON.stringify(a)})`);
     await page.context().close();
   });
 

@@ -339,8 +339,10 @@ TEST_CASE("language, theme and unit toggles") {
     h.frames(2);
     h.click("toggle.lang");
     CHECK(h.app.ui.lang == Lang::Zh);
+    CHECK(ImGui::GetStyle().Colors[ImGuiCol_PopupBg].w == 1.0f);  // lists open opaque over the inputs (issue 15)
     h.click("toggle.theme");
     CHECK(h.app.ui.theme == Theme::Light);
+    CHECK(ImGui::GetStyle().Colors[ImGuiCol_PopupBg].w == 1.0f);
     h.click("toggle.unit");
     CHECK(h.app.ui.unit == SizeUnit::GB);
     char want[64];
@@ -1170,4 +1172,16 @@ TEST_CASE("a state-space model's recurrent state is its own row, with its formul
     CHECK(text.find("Recurrent state (Mamba conv + SSM)") != std::string::npos);
     CHECK(text.find("d_state") != std::string::npos);
     CHECK(h.app.estimate.total_bytes == h.core_total());
+}
+
+TEST_CASE("the sweep chart's byte axis has gridlines at round amounts, at most five (issue 15)") {
+    // 1, 2 or 5 x 10^k of the unit: an H100's 85.5 GiB axis steps by 20 GiB (4.3 steps; 10 would be 8.6),
+    // an RTX 4090's 24 GiB by 5 GiB, 140 GiB by 50 GiB; in GB the same rule on GB.
+    CHECK(axis_step_bytes(85.5 * kGiB, SizeUnit::GiB) == 20 * kGiB);
+    CHECK(axis_step_bytes(24 * kGiB, SizeUnit::GiB) == 5 * kGiB);
+    CHECK(axis_step_bytes(140 * kGiB, SizeUnit::GiB) == 50 * kGiB);
+    CHECK(axis_step_bytes(0.9 * kGiB, SizeUnit::GiB) == Approx(0.2 * kGiB));
+    CHECK(axis_step_bytes(80e9, SizeUnit::GB) == 20e9);
+    CHECK(axis_step_bytes(0, SizeUnit::GiB) == 0);
+    CHECK(axis_step_bytes(std::nan(""), SizeUnit::GiB) == 0);
 }

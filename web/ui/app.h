@@ -87,6 +87,8 @@ struct UiState {
     std::string preset_id = "llama-3.1-8b";  // the model preset shown in the picker ("" = none)
     std::string gpu_preset_id = "h100-80gb"; // "" = custom GPU
     std::string model_filter;                // type-to-filter text of the picker
+    std::string typeahead;                   // letters typed in an open list (widgets.h TypeAhead)
+    double typeahead_at = -10;               // when the last one was typed (ImGui time, seconds)
     std::string family_filter;               // "" = all families
     std::string config_text;                 // pasted / dropped config.json
     std::vector<FieldError> config_errors;   // from import_hf_config

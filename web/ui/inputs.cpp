@@ -360,6 +360,7 @@ void gpu_panel(AppState& app) {
     ImGui::SetNextItemWidth(-1);
     const std::string preview = s.gpu.name + "  ·  " + amount_with_unit(s.gpu.memory_bytes, SizeUnit::GiB, 1);
     if (ImGui::BeginCombo("##gpu", preview.c_str())) {
+        TypeAhead typed = typeahead_begin(app);
         for (const GpuPreset& g : gpu_presets()) {
             char label[160];
             std::snprintf(label, sizeof label, "%s  ·  %s", g.name.c_str(), g.marketed.c_str());
@@ -368,6 +369,7 @@ void gpu_panel(AppState& app) {
                 app.ui.gpu_preset_id = g.id;
                 app.dirty = true;
             }
+            typeahead_item(typed, label);
             mark(app, "gpu." + g.id);
         }
         if (ImGui::Selectable(tr(L, S::CustomGpu), app.ui.gpu_preset_id.empty())) {

@@ -28,6 +28,8 @@ void apply_style(const AppState& app) {
     st.ItemSpacing = app.ui.env.touch ? ImVec2(8, 8) : ImVec2(8, 5);
     st.ScrollbarSize = app.ui.env.touch ? 6 : 12;
     st.TouchExtraPadding = app.ui.env.touch ? ImVec2(2, 2) : ImVec2(0, 0);
+    // Lists that open over the page (combos) are opaque: the inputs under them do not show through.
+    st.Colors[ImGuiCol_PopupBg].w = 1.0f;
     if (app.ui.theme == Theme::Light) {
         st.Colors[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.98f, 1);
         st.Colors[ImGuiCol_ChildBg] = ImVec4(1, 1, 1, 1);

@@ -366,8 +366,19 @@ void sweep_panel(AppState& app) {
     const double lx0 = std::log2(static_cast<double>(d.sweep.front().x)), lx1 = std::log2(static_cast<double>(d.sweep.back().x));
     auto X = [&](double x) { return p0.x + 6 + static_cast<float>((std::log2(x) - lx0) / (lx1 - lx0)) * (w - 12); };
     auto Y = [&](double b) { return p1.y - static_cast<float>(std::min(b, top) / top) * (h - 6); };
-    // GPU limit.
+    // The byte axis: gridlines at round amounts, labelled above the line at the left edge, where the
+    // curve (growing with the axis) is low; none where the GPU limit's own label or the top row's markers are.
     const float cy = Y(e.gpu_capacity_bytes);
+    const double step = axis_step_bytes(top, app.ui.unit);
+    const int decimals = step >= (app.ui.unit == SizeUnit::GB ? kGB : kGiB) ? 0 : 1;  // "20 GiB", "0.2 GiB"
+    for (int i = 1; step > 0 && i * step <= top; ++i) {
+        const float gy = Y(i * step);
+        const std::string tick = amount_with_unit(i * step, app.ui.unit, decimals);
+        dl->AddLine(ImVec2(p0.x, gy), ImVec2(p1.x, gy), ImGui::GetColorU32(ImGuiCol_Border), 1);
+        if (std::fabs(gy - cy) >= lh && gy - lh >= p0.y + lh)  // the top row is the markers' (current value, answer)
+            dl->AddText(ImVec2(p0.x + 6, gy - lh), col_text_dim(app), tick.c_str());
+    }
+    // GPU limit.
     dl->AddLine(ImVec2(p0.x, cy), ImVec2(p1.x, cy), col_bad(app), 1.5f);
     const std::string limit_text = std::string(tr(L, S::GpuLimit)) + " " + fmt_bytes(app, e.gpu_capacity_bytes);
     dl->AddText(ImVec2(p0.x + 6, cy - lh), col_bad(app), limit_text.c_str());

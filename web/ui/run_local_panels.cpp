@@ -98,8 +98,11 @@ void local_machine_panel(AppState& app) {
             ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - remove_w - ImGui::GetStyle().ItemSpacing.x);
             std::string id = lo.gpus[i];
             if (ImGui::BeginCombo("##gpu", gpu_label(lo.gpus[i]).c_str(), ImGuiComboFlags_HeightLargest)) {  // every preset in view
+                TypeAhead typed = typeahead_begin(app);
                 for (const std::string& g : ids) {
-                    if (ImGui::Selectable(gpu_label(g).c_str(), g == lo.gpus[i])) id = g;
+                    const std::string label = gpu_label(g);
+                    if (ImGui::Selectable(label.c_str(), g == lo.gpus[i])) id = g;
+                    typeahead_item(typed, label.c_str());
                     mark(app, key + "." + g);
                 }
                 ImGui::EndCombo();

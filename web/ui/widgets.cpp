@@ -3,6 +3,7 @@
 
 #include <imgui_internal.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -290,6 +291,40 @@ bool segmented(AppState& app, const char* key, const char* const* labels, int co
     return changed;
 }
 
+namespace {
+std::string letters_and_digits(const char* text) {
+    std::string out;
+    for (const char* c = text; *c; ++c)
+        if (std::isalnum(static_cast<unsigned char>(*c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+    return out;
+}
+}  // namespace
+
+TypeAhead typeahead_begin(AppState& app) {
+    TypeAhead t;
+    if (ImGui::IsWindowAppearing()) app.ui.typeahead.clear();
+    for (ImWchar c : ImGui::GetIO().InputQueueCharacters) {
+        if (c >= 128 || !std::isalnum(static_cast<int>(c))) continue;
+        if (ImGui::GetTime() - app.ui.typeahead_at > 1.0) app.ui.typeahead.clear();
+        app.ui.typeahead += static_cast<char>(std::tolower(static_cast<int>(c)));
+        app.ui.typeahead_at = ImGui::GetTime();
+        t.changed = true;
+    }
+    t.typed = app.ui.typeahead;
+    return t;
+}
+
+void typeahead_item(TypeAhead& t, const char* label) {
+    if (t.found || t.typed.empty() || letters_and_digits(label).find(t.typed) == std::string::npos) return;
+    t.found = true;
+    if (!t.changed) return;
+    ImGui::SetScrollHereY(0.5f);
+    ImGui::SetFocusID(ImGui::GetItemID(), ImGui::GetCurrentWindow());  // the keyboard highlight: Enter picks it
+    ImGuiContext& g = *GImGui;
+    g.NavDisableHighlight = false;
+    g.NavDisableMouseHover = true;
+}
+
 bool int_choice(AppState& app, const char* label, const char* key, int64_t& v, const std::vector<int64_t>& choices) {
     field_label(label);
     bool changed = false;
@@ -345,6 +380,14 @@ ImU32 category_color(Category c, float alpha) {
 }
 
 std::string fmt_bytes(const AppState& app, double bytes) { return bytes_label(bytes, app.ui.unit); }
+
+double axis_step_bytes(double top, SizeUnit u) {
+    if (!(top > 0) || !std::isfinite(top)) return 0;
+    const double unit = u == SizeUnit::GB ? kGB : kGiB, span = top / unit;
+    for (double decade = std::pow(10.0, std::floor(std::log10(span / 5)));; decade *= 10)
+        for (double m : {1.0, 2.0, 5.0})
+            if (span / (m * decade) <= 5) return m * decade * unit;
+}
 
 std::string fit_text(const std::string& text, float width) {
     if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;

@@ -100,6 +100,18 @@ bool enum_combo(AppState& app, const char* label, const char* key, E& v) {
 // A combo over integer choices (e.g. the tensor-parallel sizes the model allows).
 bool int_choice(AppState& app, const char* label, const char* key, int64_t& v, const std::vector<int64_t>& choices);
 
+// Type-ahead in an open list, as in a native <select>: what is typed while it is open (a pause of a
+// second starts over) takes the keyboard highlight to the first item whose label contains it, ignoring
+// case, spaces and punctuation ("4090", "h100sxm"), scrolled into view; Enter then picks it.
+// typeahead_begin() right after BeginCombo returned true, typeahead_item() after each item.
+struct TypeAhead {
+    std::string typed;     // lowercase letters and digits
+    bool changed = false;  // typed in this frame
+    bool found = false;    // an earlier item matched
+};
+TypeAhead typeahead_begin(AppState& app);
+void typeahead_item(TypeAhead& t, const char* label);
+
 // Checkbox that marks the scenario dirty.
 bool check(AppState& app, const char* label, const char* key, bool& v);
 
@@ -118,6 +130,9 @@ ImU32 category_color(Category c, float alpha = 1.0f);
 
 // bytes_label (units.h) in the chosen unit: "15.95 GiB", "140.5 GiB"; "—" when not finite.
 std::string fmt_bytes(const AppState& app, double bytes);
+// The gridline spacing of a byte axis from 0 to `top`: 1, 2 or 5 x 10^k of the chosen unit, the smallest
+// that needs at most 5 steps (an 85.5 GiB axis: 20 GiB). 0 when top is not a positive number.
+double axis_step_bytes(double top, SizeUnit u);
 // `text` cut at a character boundary to fit `width` pixels, ending in "…" when cut.
 std::string fit_text(const std::string& text, float width);
 // grouped_whole (units.h): "1,234,567,890"; "—" when not finite.
