@@ -3,15 +3,15 @@
 # down to the glyphs the UI draws so the page stays small. Run it when the UI needs new characters;
 # commit the result. The build itself never needs fonttools or the font packages.
 #
-#   scripts/subset-fonts.sh                 Latin/Greek/punctuation/math subset of DejaVu Sans
+#   scripts/subset-fonts.sh                 Latin/Greek/punctuation/math subset of DejaVu Sans, and the
+#                                           two glyphs of the language button (中文, WenQuanYi Micro Hei)
 #   scripts/subset-fonts.sh CJK_TEXT_FILE   also a CJK subset (WenQuanYi Micro Hei) holding exactly
 #                                           the characters in CJK_TEXT_FILE (e.g. the UI's zh strings)
 set -euo pipefail
 VL_TAG=fonts
 . "$(dirname "$0")/lib.sh"
 
-need=(python3-fonttools fonts-dejavu-core)
-[ $# -ge 1 ] && need+=(fonts-wqy-microhei)
+need=(python3-fonttools fonts-dejavu-core fonts-wqy-microhei)
 missing=()
 for p in "${need[@]}"; do dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -26,6 +26,11 @@ LATIN='U+0020-007E,U+00A0-00FF,U+0100-017F,U+0391-03C9,U+2000-206F,U+2070-209F,U
 vl_log "DejaVu Sans -> assets/fonts/DejaVuSans-subset.ttf"
 /usr/bin/python3 -m fontTools.subset /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf --unicodes="$LATIN" \
   --layout-features='' --no-hinting --desubroutinize --output-file="$out/DejaVuSans-subset.ttf"
+# The language button says "中文" on the English page, which does not fetch the Chinese font: its two
+# glyphs are embedded (web/tests/font_ranges_test.cpp checks every English UI string has its glyphs).
+vl_log "WenQuanYi Micro Hei (中文 of the language button) -> assets/fonts/WenQuanYiMicroHei-lang-button.ttf"
+/usr/bin/python3 -m fontTools.subset /usr/share/fonts/truetype/wqy/wqy-microhei.ttc --font-number=0 --text="中文" \
+  --layout-features='' --no-hinting --drop-tables+=FFTM --output-file="$out/WenQuanYiMicroHei-lang-button.ttf"
 if [ $# -ge 1 ]; then
   vl_log "WenQuanYi Micro Hei (characters of $1) -> assets/fonts/WenQuanYiMicroHei-subset.ttf"
   /usr/bin/python3 -m fontTools.subset /usr/share/fonts/truetype/wqy/wqy-microhei.ttc --font-number=0 \

@@ -2,7 +2,9 @@
 // list in web/ui/font_ranges.h is the one scripts/subset-fonts.sh cut the font with, and every
 // non-ASCII character in the UI's and the core's sources and in the model presets is in it.
 #include <catch2/catch.hpp>
+#include <imgui.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,6 +13,7 @@
 
 #include "repo_files.h"
 #include "ui/font_ranges.h"
+#include "ui/strings.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -82,4 +85,39 @@ TEST_CASE("font: every character the UI, the core and the presets write is in th
             }
         }
     CHECK(files > 50);
+}
+
+// The page in English draws with the embedded fonts only (the Chinese font is fetched when 中文 is
+// chosen): every character of every English UI string, the language button's "中文" included, must
+// have a glyph in them, loaded as web/main.cpp loads them (the first font with the Latin ranges, every
+// further one merged in for the CJK ranges).
+TEST_CASE("font: every English UI string, the language button's 中文 too, has a glyph in the embedded fonts") {
+    ImGuiContext* ctx = ImGui::CreateContext();
+    ImFontAtlas& atlas = *ImGui::GetIO().Fonts;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(kRoot / "assets/fonts"))
+        if (e.path().extension() == ".ttf") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    REQUIRE(files.size() >= 2);  // the Latin font and the language button's CJK glyphs
+    std::vector<std::string> bytes;
+    for (const fs::path& f : files) bytes.push_back(read_text(f));
+    ImFont* font = nullptr;
+    for (size_t i = 0; i < files.size(); ++i) {
+        ImFontConfig cfg;
+        cfg.FontDataOwnedByAtlas = false;
+        cfg.MergeMode = i > 0;
+        font = atlas.AddFontFromMemoryTTF(bytes[i].data(), static_cast<int>(bytes[i].size()), 16.0f, &cfg,
+                                          i == 0 ? vl::ui::kLatinRanges : atlas.GetGlyphRangesChineseFull());
+    }
+    REQUIRE(atlas.Build());
+    for (int i = 0; i < static_cast<int>(vl::ui::S::Count_); ++i) {
+        const std::string text = vl::ui::tr(vl::ui::Lang::En, static_cast<vl::ui::S>(i));
+        for (unsigned cp : code_points(text)) {
+            if (cp == '\n' || cp == '\t' || cp == '%') continue;
+            INFO("\"" << text << "\": U+" << std::hex << cp);
+            CHECK(font->FindGlyphNoFallback(static_cast<ImWchar>(cp)) != nullptr);
+        }
+    }
+    CHECK(std::string(vl::ui::tr(vl::ui::Lang::En, vl::ui::S::Language)) == "中文");
+    ImGui::DestroyContext(ctx);
 }
