@@ -1185,3 +1185,20 @@ TEST_CASE("the sweep chart's byte axis has gridlines at round amounts, at most f
     CHECK(axis_step_bytes(0, SizeUnit::GiB) == 0);
     CHECK(axis_step_bytes(std::nan(""), SizeUnit::GiB) == 0);
 }
+
+TEST_CASE("on a laptop screen the GPU picker is in view, right after the model (issue 15)") {
+    Harness h(1280, 800);
+    h.frames(3);
+    REQUIRE(h.has("gpu"));
+    REQUIRE(h.has("section.mode"));
+    const std::vector<float> gpu = h.app.ui.items.at("gpu"), mode = h.app.ui.items.at("section.mode");
+    CHECK(gpu[1] + gpu[3] <= 800);  // its bottom edge inside the 800 px window
+    CHECK(gpu[1] < mode[1]);        // above the mode's settings
+    // The phone's Setup tab keeps model, mode, GPU.
+    Harness p(390, 844, true);
+    p.frames(3);
+    if (p.has("tab.1")) p.click("tab.1");
+    REQUIRE(p.has("section.mode"));
+    REQUIRE(p.has("section.gpu"));
+    CHECK(p.app.ui.items.at("section.mode")[1] < p.app.ui.items.at("section.gpu")[1]);
+}

@@ -111,13 +111,18 @@ void status(AppState& app) {
     mark(app, "status");
 }
 
-void inputs_column(AppState& app) {
+// gpu_first: the desktop's column puts the GPU right after the model, so that its picker is in view
+// beside the verdict on a laptop screen (issue 15), above the mode's longer settings; the phone's
+// Setup tab and an editable embed keep model, mode, GPU (their verdict is on another tab or above).
+void inputs_column(AppState& app, bool gpu_first) {
     const Lang L = app.ui.lang;
     struct Section { S title; const char* key; void (*panel)(AppState&); ImGuiTreeNodeFlags flags; };
+    const Section gpu = {S::Gpu, "section.gpu", gpu_panel, ImGuiTreeNodeFlags_DefaultOpen};
+    const Section mode = {S::Mode, "section.mode", workload_panel, ImGuiTreeNodeFlags_DefaultOpen};
     const Section sections[] = {
         {S::Model, "section.model", model_panel, ImGuiTreeNodeFlags_DefaultOpen},
-        {S::Mode, "section.mode", workload_panel, ImGuiTreeNodeFlags_DefaultOpen},
-        {S::Gpu, "section.gpu", gpu_panel, ImGuiTreeNodeFlags_DefaultOpen},
+        gpu_first ? gpu : mode,
+        gpu_first ? mode : gpu,
         {S::Parallelism, "section.parallel", parallel_panel, ImGuiTreeNodeFlags_DefaultOpen},
         {S::Advanced, "section.advanced", advanced_panel, 0},
         {S::AdvancedPlacement, "section.placement", local_advanced_panel, 0},  // Run locally only
@@ -203,7 +208,7 @@ void draw(AppState& app) {
     const Lang L = app.ui.lang;
     if (embed) {
         results_column(app, !app.ui.env.embed_editable);
-        if (app.ui.env.embed_editable && ImGui::CollapsingHeader(tr(L, S::Setup))) inputs_column(app);
+        if (app.ui.env.embed_editable && ImGui::CollapsingHeader(tr(L, S::Setup))) inputs_column(app, false);
         if (ImGui::Button(tr(L, S::OpenFull))) app.outbox.push_back({"open", app.ui.env.base_url + "#" + app.ui.last_fragment, "", "", 0, 0, 0, 0});
         mark(app, "embed.open");
         // The parent page sizes the iframe to the content (shell: postMessage).
@@ -215,7 +220,7 @@ void draw(AppState& app) {
     } else if (size.x >= 860) {
         const float left = std::clamp(size.x * 0.34f, 340.0f, 460.0f);
         ImGui::BeginChild("##inputs", ImVec2(left, 0), true, ImGuiWindowFlags_NavFlattened);  // one Tab order (keyboard.h)
-        inputs_column(app);
+        inputs_column(app, true);
         ImGui::EndChild();
         ImGui::SameLine();
         ImGui::BeginChild("##results", ImVec2(0, 0), true, ImGuiWindowFlags_NavFlattened);
@@ -241,7 +246,7 @@ void draw(AppState& app) {
                 table_panel(app);
                 notes_panel(app);
                 break;
-            case PhoneTab::Setup: inputs_column(app); break;
+            case PhoneTab::Setup: inputs_column(app, false); break;
             case PhoneTab::Share: share_panel(app); break;
         }
         ImGui::EndChild();
