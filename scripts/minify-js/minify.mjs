@@ -1,8 +1,9 @@
-// Minifies the Emscripten JavaScript glue of the web build in place (web/CMakeLists.txt, after the
-// link; issue 16). Emscripten's own minifier, Closure (`--closure 1`), does not run in the offline
-// Debian Emscripten 3.1.6, which ships no closure-compiler; terser (pinned in package-lock.json,
-// installed by scripts/deps.sh) compresses the glue and renames its names but one: `Module`, the
-// global the page shares with the glue (shell/index.html sets window.Module before the glue loads).
+// Minifies a script of the web build in place (web/CMakeLists.txt: the Emscripten JavaScript glue
+// after the link, and the site's copy of shell/bridge.js; issue 16). Emscripten's own minifier,
+// Closure (`--closure 1`), does not run in the offline Debian Emscripten 3.1.6, which ships no
+// closure-compiler; terser (pinned in package-lock.json, installed by scripts/deps.sh) compresses
+// the code and renames its names but one: `Module`, the global the page, bridge.js and the glue
+// share (shell/index.html sets window.Module before the glue loads).
 // Everything else the page and the tests reach (Module._vl_* exports, ccall, UTF8ToString, HEAPU8)
 // is a string-keyed property of Module, which terser never renames.
 //   node scripts/minify-js/minify.mjs FILE.js
