@@ -141,6 +141,17 @@ else
   vl_log "npm: tests/browser/node_modules up to date"
 fi
 
+# ---- 5b. terser for the web build (npm, local to scripts/minify-js; web/CMakeLists.txt) -------
+lock="$VL_ROOT/scripts/minify-js/package-lock.json"
+want="$(sha256sum "$lock" | cut -d' ' -f1)"
+if [ "$(cat "$VL_DEPS/stamps/npm-minify" 2>/dev/null)" != "$want" ] || [ ! -d "$VL_ROOT/scripts/minify-js/node_modules/terser" ]; then
+  vl_log "npm: npm ci in scripts/minify-js (terser, minifies the web build's JavaScript glue)"
+  (cd "$VL_ROOT/scripts/minify-js" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" > "$VL_DEPS/stamps/npm-minify"
+else
+  vl_log "npm: scripts/minify-js/node_modules up to date"
+fi
+
 # ---- 6. environment for the build scripts ----------------------------------------------------
 chromium=${VRAMLENS_CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
 cat > "$VL_DEPS/env.sh" <<ENV

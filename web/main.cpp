@@ -276,6 +276,8 @@ EMSCRIPTEN_KEEPALIVE void vl_zh_font_failed(const char* why) {
 }
 
 int main() {
+    // Video (with its events) and timers: all the SDL2 of the Debian web build is compiled with
+    // (scripts/build-sdl2-wasm.sh: no audio, joystick, sensor, haptic or renderer subsystems).
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
         js_fail(SDL_GetError());
         return 1;
