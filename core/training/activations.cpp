@@ -284,6 +284,20 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
     const N a = q("a_bytes", x.act_bytes), T = tokens(q, x);
     const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
     N r = q.let("in_proj_in", saved_in_bytes(q, x) * T * q("h", L.h));
+    if (L.ssm == SsmKind::GatedDeltaNet) {
+        // Gated DeltaNet (Qwen3NextGatedDeltaNet with fla's kernels) [transformers-code]: a lower bound, the
+        // tensors that must be kept for the weight and input gradients: causal_conv1d_fn's input and the
+        // chunked delta rule's q, k, v (each [T, 2 key_dim + value_dim], key_dim = groups * d_state), the
+        // gated norm's input and gate z and out_proj's input (each [T, value_dim]). The kernel's own
+        // intermediates (g, beta, the WY factors, the chunk states of chunk_gated_delta_rule) are not
+        // counted (training.cpp warns) [yang2024-gated-deltanet].
+        const N qkv = d_in + 2 * q("groups", L.ssm_groups) * n;
+        r += q.let("conv_in", a * T * qkv);
+        r += q.let("qkv", a * T * qkv);
+        r += q.let("norm_in_z", 2 * a * T * d_in);
+        r += q.let("out_proj_in", saved_in_bytes(q, x) * T * d_in);
+        return r;
+    }
     if (L.ssm == SsmKind::Mamba2) {
         const N groups = q("groups", L.ssm_groups);
         r += q.let("zxbcdt", a * T * (2 * d_in + 2 * groups * n + q("ssm_heads", L.ssm_heads)));
