@@ -588,6 +588,11 @@ TEST_CASE("gated deltanet: training walks a lower bound of the mixer's saved ten
     const Estimate e = estimate_ok(train("qwen3-next-80b-a3b-instruct.json"));
     CHECK(bytes_of(e, "act.mamba") == 36 * 125829120.0);
     CHECK(warned(e.warnings, "lower bound"));
+    // The gated attention keeps sigmoid(gate) and the ungated output beside o_proj's input: 2 * 2 * 2048 *
+    // (16 * 256) = 33,554,432 B more on each of the 12 attention layers than the same attention ungated.
+    Scenario ungated = train("qwen3-next-80b-a3b-instruct.json");
+    ungated.model.attn_output_gate = false;
+    CHECK(bytes_of(e, "act.attention") - bytes_of(estimate_ok(ungated), "act.attention") == 12 * 33554432.0);
 }
 
 TEST_CASE("gated deltanet: config errors name the field") {

@@ -20,6 +20,7 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
     L.heads = static_cast<double>(m.heads);
     L.kv_heads = static_cast<double>(m.kv_heads);
     L.head_dim = static_cast<double>(m.head_dim);
+    L.output_gate = m.attn_output_gate;
     L.ffn = static_cast<double>(m.ffn);
     L.gated = m.gated_mlp;
     L.gelu_new = m.activation == MlpActivation::GeluNew && !m.gated_mlp;
@@ -191,6 +192,10 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
     r += q.let("Q_K", a * T * (q_dim + k_dim));                                  // Q, K for QK^T (4sbh)
     if (L.qk_norm) r += q.let("qk_norm_in", a * T * (q_dim + k_dim));           // q_norm / k_norm inputs
     r += q.let("V", a * T * v_dim);                                              // V (2sbh)
+    // Gated attention (Qwen3NextAttention: attn_output * sigmoid(gate) before o_proj) [transformers-code]:
+    // the sigmoid's output and the ungated attention output, both saved by the product; o_proj's input
+    // is the product (out_in below).
+    if (L.output_gate) r += q.let("output_gate", 2 * a * T * o_dim);
     // attention output = out-proj input (2sbh); FlashAttention saves it (O) in any case
     if (x.adapter_in_bytes > 0) {  // the attention output (FlashAttention's O) and o_proj's adapter cast are two tensors
         if (x.flash) r += q.let("out_in", lin * T * o_dim);
