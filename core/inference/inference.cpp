@@ -501,6 +501,10 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                                     std::to_string(o.batch * blocks_per_seq) + " blocks");
     }
     if (mamba_cache > 0) warn_mamba_working_memory(e, m.ssm);
+    if (mamba_cache > 0 && m.ssm.kind == SsmKind::GatedDeltaNet)
+        e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
+                             "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
+                             "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
     if (o.cuda_graphs)
         e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
 }
