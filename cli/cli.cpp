@@ -977,7 +977,7 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
     if (files.config_text) {
         const ModelSpec& m = *c.model;
         const ParamCounts& p = *c.params;
-        const std::vector<std::vector<std::string>> counts = {
+        std::vector<std::vector<std::string>> counts = {
             {"total", group_thousands(p.total)},
             {"embedding", group_thousands(p.embedding)},
             {"lm_head", group_thousands(p.lm_head)},
@@ -985,6 +985,7 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
             {"active_per_token", group_thousands(p.active_per_token)},
             {"largest_layer", group_thousands(p.largest_layer)},
         };
+        if (p.mtp > 0) counts.push_back({"mtp (not in total)", group_thousands(p.mtp)});
         j["model"] = Json::parse(model_to_json(m, JsonStyle::Pretty), nullptr, false);
         j["params"] = {{"total", p.total},
                        {"embedding", p.embedding},
@@ -992,6 +993,7 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
                        {"non_embedding", p.non_embedding},
                        {"active_per_token", p.active_per_token},
                        {"largest_layer", p.largest_layer}};
+        if (p.mtp > 0) j["params"]["mtp"] = p.mtp;
         text += escape_control_chars(m.name) + " (" + escape_control_chars(m.model_type) + ")\n\nparameters:\n";
         std::string table = format_rows({"count", "parameters"}, counts, ExportFormat::Table);
         text += table.substr(table.find('\n') + 1);  // rows only

@@ -112,7 +112,8 @@ VL_ENUM_TABLE(PositionKind,
               {PositionKind::None, "none"})
 
 VL_ENUM_TABLE(AttentionKind, {AttentionKind::Standard, "standard"}, {AttentionKind::MLA, "mla"})
-VL_ENUM_TABLE(SsmKind, {SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"})
+VL_ENUM_TABLE(SsmKind, {SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"},
+              {SsmKind::GatedDeltaNet, "gated_deltanet"})
 
 VL_ENUM_TABLE(Category,
               {Category::Weights, "weights"},

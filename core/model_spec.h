@@ -45,8 +45,13 @@ struct MLASpec {
 // The state-space mixer of a pure or hybrid state-space model (issue 18): the Mamba block that replaces
 // attention on the layers that have no attention. kind None: every layer is attention (a transformer).
 // Mamba1: MambaMixer [gu2023-mamba] (transformers modeling_mamba, Jamba's JambaMambaMixer); Mamba2:
-// Mamba2Mixer, the SSD block [dao2024-mamba2] (modeling_mamba2) [transformers-code].
-enum class SsmKind { None, Mamba1, Mamba2 };
+// Mamba2Mixer, the SSD block [dao2024-mamba2] (modeling_mamba2) [transformers-code]. GatedDeltaNet: the
+// linear-attention mixer of Qwen3-Next and Qwen3.5 (Qwen3NextGatedDeltaNet) [yang2024-gated-deltanet]
+// [transformers-code]; its sizes fill the same fields: heads = linear_num_value_heads, groups =
+// linear_num_key_heads, state = linear_key_head_dim, inner = linear_num_value_heads * linear_value_head_dim,
+// so the conv channels (2 * key_dim + value_dim = inner + 2 * groups * state) and the recurrent state
+// (value heads x key_dim x value_dim = inner * state) are Mamba2's expressions.
+enum class SsmKind { None, Mamba1, Mamba2, GatedDeltaNet };
 struct SsmSpec {
     SsmKind kind = SsmKind::None;
     // Which layers keep attention: 0, none (Mamba); n, layer i when i % n == attn_offset (Jamba
@@ -62,6 +67,7 @@ struct SsmSpec {
     bool conv_bias = true;    // use_conv_bias (mamba_conv_bias)
     bool proj_bias = false;   // use_bias (mamba_proj_bias): biases of in_proj and out_proj
     bool bcdt_norms = false;  // Jamba: RMSNorms on dt (dt_rank), B and C (d_state) inside the mixer
+    bool fp32_state = false;  // the config asks for an fp32 recurrent state (Qwen3.5 mamba_ssm_dtype "float32")
     bool active() const { return kind != SsmKind::None; }
     bool operator==(const SsmSpec&) const = default;
 };
@@ -115,6 +121,7 @@ struct ModelSpec {
     NormKind norm = NormKind::RMSNorm;
     int norms_per_layer = 2;        // 1 (parallel attn+mlp sharing one), 2 (pre-norm), 4 (Gemma2/3 sandwich)
     bool qk_norm = false;           // per-head RMSNorm on q and k (Qwen3, Gemma3)
+    bool attn_output_gate = false;  // Qwen3-Next / Qwen3.5 gated attention: q_proj also yields a sigmoid gate (2x rows)
     bool final_norm = true;
     bool tied_embeddings = false;
     PositionKind position = PositionKind::Rotary;
@@ -136,6 +143,9 @@ struct ModelSpec {
     MLASpec mla;
     MoESpec moe;
     SsmSpec ssm;                    // state-space layers (Mamba, Jamba); kind None for a transformer
+    // Multi-token-prediction layers the checkpoint also holds (Qwen3-Next / Qwen3.5 mtp_num_hidden_layers):
+    // not part of the model's counts (engines load them only for speculative decoding); ParamCounts::mtp.
+    int64_t mtp_layers = 0;
 
     // A model known only by its parameter count (HF's calculator style): architecture
     // fields above are 0 and features that need them (activations, KV cache) are disabled.

@@ -102,6 +102,7 @@ struct ParamCounts {
     int64_t non_embedding = 0;    // total - embedding - lm_head
     int64_t active_per_token = 0; // MoE: parameters one token uses (dense: == total)
     int64_t largest_layer = 0;    // largest transformer layer (or embedding if larger), params
+    int64_t mtp = 0;              // multi-token-prediction layers the checkpoint also holds (not in total)
     LayerTable per_layer;         // one entry per layer; empty when params_only
 };
 

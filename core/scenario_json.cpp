@@ -214,6 +214,7 @@ template <class V> void fields(V& v, SsmSpec*) {
     v("conv_bias", &SsmSpec::conv_bias);
     v("proj_bias", &SsmSpec::proj_bias);
     v("bcdt_norms", &SsmSpec::bcdt_norms);
+    v("fp32_state", &SsmSpec::fp32_state);
 }
 
 template <class V> void fields(V& v, ModelOrigin*) {
@@ -250,6 +251,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("norm", &ModelSpec::norm);
     v("norms_per_layer", &ModelSpec::norms_per_layer);
     v("qk_norm", &ModelSpec::qk_norm);
+    v("attn_output_gate", &ModelSpec::attn_output_gate);
     v("final_norm", &ModelSpec::final_norm);
     v("tied_embeddings", &ModelSpec::tied_embeddings);
     v("position", &ModelSpec::position);
@@ -268,6 +270,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("mla", &ModelSpec::mla);
     v("moe", &ModelSpec::moe);
     v("ssm", &ModelSpec::ssm);
+    v("mtp_layers", &ModelSpec::mtp_layers);
     v("source", &ModelSpec::source);
     v("gguf_bytes", &ModelSpec::gguf_bytes);
 }

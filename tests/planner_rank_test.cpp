@@ -116,8 +116,9 @@ TEST_CASE("rank: a context over the model's trained length is not ranked") {
 }
 
 TEST_CASE("rank: the default candidates are the presets of the 12 months up to the newest one") {
-    // The newest presets are Qwen3 (2025-04): Llama 3 (2024-04) is in, Llama 2 (2023-07) and Mixtral-8x7B (2023-12) are out.
-    CHECK(current_generation_since() == "2024-04");
+    // The newest preset is Qwen3.6-35B-A3B (2026-04): Qwen3 (2025-04) is in, Llama 3 (2024-04), Llama 2 (2023-07) and
+    // Mixtral-8x7B (2023-12) are out.
+    CHECK(current_generation_since() == "2025-04");
     RankInput in = rtx4090_64gb();
     in.models.clear();
     in.weights = {WeightFormat::GGUF_Q4_K_M};
@@ -129,7 +130,8 @@ TEST_CASE("rank: the default candidates are the presets of the 12 months up to t
         return false;
     };
     CHECK(has("qwen3-8b"));
-    CHECK(has("llama-3-8b"));
+    CHECK(has("qwen3.6-35b-a3b"));
+    CHECK_FALSE(has("llama-3-8b"));
     CHECK_FALSE(has("llama-2-7b"));
     CHECK_FALSE(has("mixtral-8x7b"));
     in.since = "0000-00";  // every preset

@@ -668,8 +668,8 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 39);
-    CHECK(field_count<SsmSpec>() == 12);
+    CHECK(field_count<ModelSpec>() == 41);
+    CHECK(field_count<SsmSpec>() == 13);
     CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format

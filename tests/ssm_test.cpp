@@ -1,6 +1,8 @@
-// State-space and hybrid models (issue 18 item 1): Mamba, Mamba2 and Jamba imported from their real
-// config.json files (tests/data/configs/SOURCES.md). Parameter counts are the published ones; memory
-// is derived by hand from the engines' cache shapes (core/inference/kv_cache.h cites them).
+// State-space and hybrid models (issue 18 item 1): Mamba, Mamba2 and Jamba, and the Gated DeltaNet
+// hybrids Qwen3-Next, Qwen3.5 and Qwen3.6, imported from their real config.json files
+// (tests/data/configs/SOURCES.md). Parameter counts are the published ones or hand sums written out from
+// the transformers modules [transformers-code]; memory is derived by hand from the engines' cache shapes
+// (core/inference/kv_cache.h cites them).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -13,7 +15,9 @@
 #include "model/gguf.h"
 #include "model/hf_config.h"
 #include "model/layer_tensors.h"
+#include "model/presets.h"
 #include "param_count.h"
+#include "plan_cli.h"
 #include "planner/planner.h"
 #include "planner/serving.h"
 #include "repo_files.h"
@@ -78,6 +82,12 @@ const Component* find(const Estimate& e, const std::string& id) {
 double bytes_of(const Estimate& e, const std::string& id) {
     const Component* c = find(e, id);
     return c ? c->bytes : -1;
+}
+
+bool warned(const std::vector<std::string>& warnings, const std::string& words) {
+    for (const std::string& w : warnings)
+        if (w.find(words) != std::string::npos) return true;
+    return false;
 }
 
 bool has_error(const Estimate& e, const std::string& field, const std::string& words) {
@@ -347,6 +357,13 @@ TEST_CASE("state-space models: the llama.cpp planner puts each Mamba layer's sta
     REQUIRE(j.ok());
     REQUIRE(j.gpus[0].layer_end - j.gpus[0].layer_begin == 32);
     CHECK(j.gpus[0].kv == 4 * 16777216.0 + 28 * 622592.0);
+    // Qwen3-Next (Q4_K_M weights) on the same GPU: f16 KV of its 12 full-attention layers, 2 * 2 * 256 *
+    // 2 B * 4096 = 8,388,608 B each, and 36 delta-net states of (3 * 8192 + 32 * 128 * 128) * 4 = 2,195,456 B.
+    in.model = config("qwen3-next-80b-a3b-instruct.json");
+    const Plan q = plan_llamacpp(in);
+    REQUIRE(q.ok());
+    REQUIRE(q.gpus[0].layer_end - q.gpus[0].layer_begin == 48);
+    CHECK(q.gpus[0].kv == 12 * 8388608.0 + 36 * 2195456.0);
 }
 
 TEST_CASE("state-space models: Jamba trains its Mamba layers through separate kernels, attention only on its attention layers") {
@@ -459,4 +476,212 @@ TEST_CASE("state-space models: a Mamba GGUF file's metadata is its model") {
     Result<ModelSpec> m3 = import_hf_config(*c3.value);
     REQUIRE(m3.ok());
     CHECK(count_params(*m3.value).total == 7285403648LL - 32768LL * 4096);
+}
+
+TEST_CASE("gated deltanet: Qwen3-Next-80B-A3B counts as its safetensors headers do") {
+    const ModelSpec m = config("qwen3-next-80b-a3b-instruct.json");
+    CHECK(m.ssm.kind == SsmKind::GatedDeltaNet);
+    CHECK(m.attn_output_gate);
+    CHECK(m.moe.shared_expert_gate);
+    // By hand (hidden 2048; key_dim 16 * 128 = 2048, value_dim 32 * 128 = 4096):
+    // linear-attention mixer: in_proj_qkvz (2 * 2048 + 2 * 4096) * 2048 = 25,165,824, in_proj_ba 64 * 2048
+    // = 131,072, conv1d 8192 * 4 = 32,768, dt_bias 32, A_log 32, norm 128, out_proj 2048 * 4096 =
+    // 8,388,608: 33,718,464. Gated attention: q_proj 2 * 16 * 256 * 2048 = 16,777,216, k and v 512 * 2048
+    // each, o 2048 * 4096, q_norm and k_norm 256 each: 27,263,488. MoE: 512 experts of 3 * 512 * 2048,
+    // router 512 * 2048, shared expert 3 * 512 * 2048, shared_expert_gate 2048: 1,614,809,088. Two norms
+    // 2 * 2048. One layer of each kind: 36 linear, 12 attention (every 4th). Untied 151936 * 2048
+    // embedding and lm_head; final norm 2048.
+    CHECK(33718464LL + 1614809088LL + 4096 == 1648531648LL);  // the torchinfo of one linear-attention layer
+    CHECK(36 * 33718464LL + 12 * 27263488LL + 48 * (1614809088LL + 4096) + 2 * 151936LL * 2048 + 2048 == 79674391296LL);
+    const ParamCounts p = count_params(m);
+    CHECK(p.total == 79674391296LL);           // safetensors headers (SOURCES.md qwen3-next-80b-a3b-instruct)
+    CHECK(p.active_per_token == 3874929408LL);  // the same, less the 502 experts a token does not use
+    CHECK(p.per_layer[0].ssm == 33718464);
+    CHECK(p.per_layer[0].attention == 0);
+    CHECK(p.per_layer[3].attention == 27263488);
+    CHECK(p.per_layer[3].ssm == 0);
+    CHECK(p.per_layer[0].total() == 1648531648LL);
+    for (int64_t i = 0; i < m.layers; ++i) {
+        INFO("layer " << i);
+        CHECK(layer_is_ssm(m, i) == ((i + 1) % 4 != 0));
+    }
+    CHECK(p.mtp == 0);  // this config names no MTP layer
+}
+
+TEST_CASE("gated deltanet: Qwen3.5-9B reads text_config, leaves the vision tower out and counts its MTP layer apart") {
+    Result<ModelSpec> r = import_hf_config(text_of("qwen3.5-9b.json"));
+    REQUIRE(r.ok());
+    const ModelSpec& m = *r.value;
+    CHECK(m.family == "Qwen3.5");
+    CHECK(m.ssm.fp32_state);  // mamba_ssm_dtype "float32"
+    CHECK(m.mtp_layers == 1);
+    CHECK(warned(r.warnings, "vision tower"));
+    CHECK(warned(r.warnings, "text_config.mtp_num_hidden_layers"));
+    // By hand (hidden 4096, the same mixer heads as Qwen3-Next): linear mixer in_proj 12288 * 4096 +
+    // 64 * 4096, conv1d 8192 * 4, 32 + 32 + 128, out_proj 4096 * 4096 = 67,403,968; gated attention q
+    // 8192 * 4096, k and v 1024 * 4096, o 4096 * 4096, norms 512 = 58,720,768; dense MLP 3 * 12288 * 4096
+    // = 150,994,944; two norms 8192; 24 linear and 8 attention layers; untied 248320 * 4096 twice; norm.
+    const int64_t text = 24 * 67403968LL + 8 * 58720768LL + 32 * (150994944LL + 8192) + 2 * 248320LL * 4096 + 4096;
+    CHECK(text == 8953803264LL);
+    const ParamCounts p = count_params(m);
+    CHECK(p.total == text);
+    // MTP: fc 4096 * 8192, two pre-fc norms, one attention layer with its MLP and norms, a final norm.
+    const int64_t mtp = 4096LL * 8192 + 2 * 4096 + (58720768LL + 150994944LL + 8192) + 4096;
+    CHECK(p.mtp == mtp);
+    // vramlens import shows it beside the counts, not in them.
+    std::string out, err;
+    REQUIRE(cli::run({"import", std::string(VRAMLENS_TEST_DATA) + "/configs/qwen3.5-9b.json", "--format", "json"}, out, err) == 0);
+    const nlohmann::json j = nlohmann::json::parse(out);
+    CHECK(j["params"]["mtp"] == mtp);
+    CHECK(j["params"]["total"] == text);
+    // The checkpoint's total_size, 19,306,216,416 B of bf16, holds 9,653,108,208 parameters: the
+    // language model and the MTP layer leave 456,014,320 for the vision tower, within the 0.40-0.50B
+    // the public analysis bounds it by (SOURCES.md qwen3.5-9b).
+    const int64_t vision = 19306216416LL / 2 - text - mtp;
+    CHECK(vision > 400000000LL);
+    CHECK(vision < 500000000LL);
+}
+
+TEST_CASE("gated deltanet: Qwen3.6-35B-A3B, 35B in total and 3B activated") {
+    const ModelSpec m = config("qwen3.6-35b-a3b.json");
+    CHECK(m.family == "Qwen3.5-MoE");
+    // By hand: the Qwen3-Next mixer and attention at hidden 2048 (33,718,464 and 27,263,488), MoE of 256
+    // experts 3 * 512 * 2048, router 256 * 2048, the shared expert and its gate: 808,978,432; two norms;
+    // 30 linear and 10 attention layers; untied 248320 * 2048 twice; final norm. Active: 8 of the experts.
+    const int64_t outside = 2 * 248320LL * 2048 + 2048;
+    const int64_t total = 30 * 33718464LL + 10 * 27263488LL + 40 * (808978432LL + 4096) + outside;
+    const int64_t active = 30 * 33718464LL + 10 * 27263488LL + 40 * (8 * 3145728LL + 524288 + 3145728 + 2048 + 4096) + outside;
+    const ParamCounts p = count_params(m);
+    CHECK(p.total == total);
+    CHECK(p.active_per_token == active);
+    CHECK(std::llround(static_cast<double>(p.total) / 1e9) == 35);  // the card: 35B in total
+    CHECK(std::llround(static_cast<double>(p.active_per_token) / 1e9) == 3);  // 3B activated
+}
+
+TEST_CASE("gated deltanet: the recurrent state per engine, KV only on the full-attention layers") {
+    // Qwen3-Next, 4096 tokens. KV on its 12 attention layers: 2 * 2 kv heads * 256 * 2 B = 2048 B per
+    // token and layer -> 12 * 2048 * 4096 = 100,663,296 B.
+    // transformers (Qwen3NextDynamicCache): conv_states [2 * 2048 + 4096 = 8192, 4] bf16 = 65,536 B and
+    // recurrent_states [32, 128, 128] fp32 = 2,097,152 B per linear layer, 36 layers: 77,856,768 B.
+    const Estimate t = estimate(infer("qwen3-next-80b-a3b-instruct.json", Engine::Transformers, 1, 4096), Detail::Full);
+    for (const auto& f : t.errors) INFO(to_string(f));
+    REQUIRE(t.errors.empty());
+    CHECK(bytes_of(t, "kv_cache") == 100663296.0);
+    CHECK(bytes_of(t, "ssm_state") == 36 * (65536.0 + 2097152.0));
+    const Component* c = find(t, "ssm_state");
+    REQUIRE(c != nullptr);
+    CHECK(std::string(c->label).find("Gated DeltaNet") != std::string::npos);
+    CHECK(std::string(c->formula()).find("d_state") != std::string::npos);
+    CHECK(std::string(c->source).find("Qwen3NextDynamicCache") != std::string::npos);
+    // Constant in the context: 16x the tokens, 16x the KV, the same state.
+    const Estimate longer = estimate(infer("qwen3-next-80b-a3b-instruct.json", Engine::Transformers, 1, 65536), Detail::NumbersOnly);
+    CHECK(bytes_of(longer, "ssm_state") == 36 * (65536.0 + 2097152.0));
+    CHECK(bytes_of(longer, "kv_cache") == 16 * 100663296.0);
+    // llama.cpp (llama_memory_recurrent, F32): (4 - 1) * 8192 * 4 + 32 * 128 * 128 * 4 = 2,195,456 B per layer.
+    const Estimate l = estimate(infer("qwen3-next-80b-a3b-instruct.json", Engine::LlamaCpp, 1, 4096), Detail::NumbersOnly);
+    REQUIRE(l.errors.empty());
+    CHECK(bytes_of(l, "ssm_state") == 36 * 2195456.0);
+    // vLLM: conv (d_conv - 1) columns and the temporal state in the model's dtype (bf16) for Qwen3-Next,
+    // (3 * 8192 + 524288) * 2 = 1,097,728 B per layer; Qwen3.5 asks for an fp32 temporal state:
+    // 3 * 8192 * 2 + 524288 * 4 = 2,146,304 B per layer (the same shapes as a public cache profiler's
+    // Qwen3.5 test: conv (2 * 16 * 128 + 32 * 128) * 3 * 2, temporal 32 * 128 * 128 * 4).
+    Scenario v = infer("qwen3-next-80b-a3b-instruct.json", Engine::VLLM, 1, 4096);
+    v.gpu.memory_bytes = 200e9;  // the bf16 weights (~159 GB) fit
+    v.infer.max_num_seqs = 8;
+    v.infer.cuda_graphs = false;
+    const Estimate ve = estimate(v, Detail::NumbersOnly);
+    REQUIRE(ve.errors.empty());
+    CHECK(bytes_of(ve, "ssm_state") == 8 * 36 * 1097728.0);
+    Scenario v35 = infer("qwen3.5-9b.json", Engine::VLLM, 1, 4096);
+    v35.infer.max_num_seqs = 8;
+    v35.infer.cuda_graphs = false;
+    const Estimate v35e = estimate(v35, Detail::NumbersOnly);
+    REQUIRE(v35e.errors.empty());
+    CHECK(bytes_of(v35e, "ssm_state") == 8 * 24 * 2146304.0);
+    CHECK(warned(ve.warnings, "Gated DeltaNet"));
+    CHECK(warned(ve.warnings, "hybrid KV-cache manager"));  // the v0.6 split is said to be v0.6's
+}
+
+TEST_CASE("gated deltanet: training walks a lower bound of the mixer's saved tensors and says so") {
+    // Qwen3-Next, bf16 mixed precision, one sequence of 2048 tokens (T = 2048), no recomputation. Per
+    // linear-attention layer: in_proj input 2 * 2048 * 2048 = 8,388,608; the conv input and the delta
+    // rule's q, k, v 2 * 2048 * 8192 = 33,554,432 each; the gated norm's input and gate z 2 * 2 * 2048 *
+    // 4096 = 33,554,432; out_proj input 2 * 2048 * 4096 = 16,777,216: 125,829,120 B, 36 layers.
+    const Estimate e = estimate_ok(train("qwen3-next-80b-a3b-instruct.json"));
+    CHECK(bytes_of(e, "act.mamba") == 36 * 125829120.0);
+    CHECK(warned(e.warnings, "lower bound"));
+    // The gated attention keeps sigmoid(gate) and the ungated output beside o_proj's input: 2 * 2 * 2048 *
+    // (16 * 256) = 33,554,432 B more on each of the 12 attention layers than the same attention ungated.
+    Scenario ungated = train("qwen3-next-80b-a3b-instruct.json");
+    ungated.model.attn_output_gate = false;
+    CHECK(bytes_of(e, "act.attention") - bytes_of(estimate_ok(ungated), "act.attention") == 12 * 33554432.0);
+}
+
+TEST_CASE("gated deltanet: config errors name the field") {
+    // A layer list that contradicts full_attention_interval is refused at the list.
+    std::string bad = text_of("qwen3.5-9b.json");
+    const std::string first = "\"linear_attention\"";
+    bad.replace(bad.find(first), first.size(), "\"full_attention\"");
+    Result<ModelSpec> r = import_hf_config(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "text_config.layer_types");
+    CHECK(r.errors.front().message.find("[0] must be \"linear_attention\"") == 0);
+    // Key heads must divide the value heads.
+    std::string heads = text_of("qwen3-next-80b-a3b-instruct.json");
+    heads.replace(heads.find("\"linear_num_key_heads\": 16"), 26, "\"linear_num_key_heads\": 12");
+    r = import_hf_config(heads);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "linear_num_key_heads");
+    // Tensor parallelism of the delta-net mixer is not modelled: refused by name.
+    Scenario s = infer("qwen3-next-80b-a3b-instruct.json", Engine::VLLM, 1, 4096);
+    s.parallel.tp = 2;
+    CHECK(has_error(estimate(s, Detail::NumbersOnly), "parallel.tp", "Gated DeltaNet"));
+}
+
+TEST_CASE("gated deltanet: the scenario format carries the new model fields") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("qwen3.5-9b.json");
+    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
+        REQUIRE(back.ok());
+        CHECK(back.value->model.ssm == s.model.ssm);
+        CHECK(back.value->model.attn_output_gate);
+        CHECK(back.value->model.mtp_layers == 1);
+    }
+    CHECK(scenario_to_json(s, JsonStyle::Compact).find("\"kind\":\"gated_deltanet\"") != std::string::npos);
+}
+
+TEST_CASE("gated deltanet: vramlens plan runs the Qwen3-Next, Qwen3.5 and Qwen3.6 presets") {
+    for (const char* id : {"qwen3-next-80b-a3b", "qwen3.5-9b", "qwen3.6-35b-a3b"}) {
+        INFO(id);
+        REQUIRE(find_model(id) != nullptr);
+        const vl::test::PlanOut r = vl::test::run_plan({"--model", id, "--gpu", "h100-80gb", "--ram", "128GB"});
+        INFO(r.err);
+        CHECK(r.status == 0);
+        CHECK(r.out.find("layers") != std::string::npos);
+    }
+}
+
+TEST_CASE("gated deltanet: a qwen3next GGUF file's metadata is its model") {
+    // The keys convert_hf_to_gguf writes for Qwen3-Next-80B-A3B [llama-cpp-code]; no output.weight
+    // tensor here, so tied: the published 79,674,391,296 less lm_head's 151936 * 2048.
+    GgufKeys keys = {
+        {"embedding_length", 2048}, {"block_count", 48}, {"attention.head_count", 16}, {"attention.head_count_kv", 2},
+        {"attention.key_length", 256}, {"feed_forward_length", 5120}, {"expert_count", 512}, {"expert_used_count", 10},
+        {"expert_feed_forward_length", 512}, {"expert_shared_feed_forward_length", 512}, {"ssm.conv_kernel", 4},
+        {"ssm.state_size", 128}, {"ssm.group_count", 16}, {"ssm.time_step_rank", 32}, {"full_attention_interval", 4},
+        {"vocab_size", 151936}};
+    Result<std::string> missing = gguf_config("qwen3next", keys);
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.errors.front().field == "qwen3next.ssm.inner_size");
+    keys.push_back({"ssm.inner_size", 4096});
+    Result<std::string> c = gguf_config("qwen3next", keys);
+    for (const auto& e : c.errors) INFO(to_string(e));
+    REQUIRE(c.ok());
+    Result<ModelSpec> m = import_hf_config(*c.value);
+    for (const auto& e : m.errors) INFO(to_string(e));
+    REQUIRE(m.ok());
+    CHECK(m.value->ssm.kind == SsmKind::GatedDeltaNet);
+    CHECK(count_params(*m.value).total == 79674391296LL - 151936LL * 2048);
 }

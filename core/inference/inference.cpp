@@ -38,7 +38,7 @@ struct StagePick {
 
 // The recurrent state of one sequence on stage p (0 for a transformer).
 double ssm_state_per_sequence(const Scenario& s, const StagePick& p) {
-    return s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer), s.parallel.tp) : 0;
+    return s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer, s.model.ssm), s.parallel.tp) : 0;
 }
 
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
@@ -121,20 +121,25 @@ void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const 
     });
 }
 
-void warn_mamba_working_memory(Estimate& e) {
-    e.warnings.push_back("the Mamba scans' own working memory in the forward (their fp32 chunk states) is not modelled yet; "
-                         "the mixer's input, output and gate tensors and the recurrent state are counted");
+void warn_mamba_working_memory(Estimate& e, const SsmSpec& x) {
+    e.warnings.push_back(x.kind == SsmKind::GatedDeltaNet
+                             ? std::string("the Gated DeltaNet layers' working memory in the forward (the chunked delta rule's intermediates) is not "
+                                           "modelled yet; only their recurrent state is counted")
+                             : std::string("the Mamba scans' own working memory in the forward (their fp32 chunk states) is not modelled yet; "
+                                           "the mixer's input, output and gate tensors and the recurrent state are counted"));
 }
 
 // The recurrent state of the Mamba layers on stage p: one per sequence, the same at any context length.
 void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source) {
     const ModelSpec& m = s.model;
     if (!m.ssm.active() || p.end - p.begin == layer_pattern(m).attention_count(p.begin, p.end)) return;
-    const SsmStateLayout l = ssm_state_layout(s.infer);
-    add(e, d, comp("ssm_state", "Recurrent state (Mamba conv + SSM)", Category::KVCache, kServing, source), [&](auto& q) {
+    const SsmStateLayout l = ssm_state_layout(s.infer, s.model.ssm);
+    const char* label = m.ssm.kind == SsmKind::GatedDeltaNet ? "Recurrent state (Gated DeltaNet conv + delta-rule state)"
+                                                              : "Recurrent state (Mamba conv + SSM)";
+    add(e, d, comp("ssm_state", label, Category::KVCache, kServing, source), [&](auto& q) {
         return q("b", static_cast<double>(s.infer.batch)) * ssm_sequence_bytes(q, m, p.begin, p.end, l, s.parallel.tp);
     });
-    warn_mamba_working_memory(e);
+    warn_mamba_working_memory(e, m.ssm);
 }
 
 // Tokens a transformers DynamicSlidingWindowLayer holds after a prefill forward: the storage of
@@ -185,11 +190,11 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
     const InferenceOptions& o = s.infer;
     const int64_t tp = s.parallel.tp;
     // A state-space model: the Mamba mixer's live tensors, or the larger of them and the MLP's (Jamba).
-    const char* label = !m.ssm.active() ? mlp_label
+    const char* label = !has_mamba_mixer(m) ? mlp_label
                         : has_mlp(m)    ? "Prefill activations (MLP or Mamba mixer, the larger)"
                                         : "Prefill activations (Mamba mixer)";
     add(e, d, comp("act.prefill_mlp", label, Category::Activations, kPrefill,
-                   m.ssm.active() ? "live tensors at one layer's MLP or Mamba mixer (no activations kept for backward) [transformers-code]"
+                   has_mamba_mixer(m) ? "live tensors at one layer's MLP or Mamba mixer (no activations kept for backward) [transformers-code]"
                                   : "live tensors at one layer's MLP (no activations kept for backward)"),
         [&](auto& q) {
             return layer_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
@@ -248,8 +253,12 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                : "DynamicCache() without config (transformers < 4.56, dynamic_full): every layer keeps every token, sliding window or not [transformers-code]",
            o.sliding_window_cache, floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
     add_ssm_state(s, d, e, p,
-                  "transformers MambaCache / Mamba2Cache / HybridMambaAttentionDynamicCache: conv_states [b, channels, d_conv] and "
-                  "ssm_states [b, d_inner, d_state] per Mamba layer in the model's dtype [transformers-code]; Mamba [gu2023-mamba]");
+                  m.ssm.kind == SsmKind::GatedDeltaNet
+                      ? "transformers Qwen3NextDynamicCache: conv_states [b, 2 key_dim + value_dim, d_conv] in the model's dtype and "
+                        "recurrent_states [b, value heads, head_k_dim, head_v_dim] in fp32 per linear-attention layer [transformers-code]; "
+                        "Gated DeltaNet [yang2024-gated-deltanet]"
+                      : "transformers MambaCache / Mamba2Cache / HybridMambaAttentionDynamicCache: conv_states [b, channels, d_conv] and "
+                        "ssm_states [b, d_inner, d_state] per Mamba layer in the model's dtype [transformers-code]; Mamba [gu2023-mamba]");
     // A prompt shorter than the context: the prefill's cache holds the prompt only (the cache grows
     // token by token in decode), so the prefill's peak adds its activations to a smaller cache.
     const bool kv_layers = has_kv_layers(m, p);
@@ -401,7 +410,7 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
 template <class Q>
 auto vllm_mamba_cache_bytes(Q& q, const Scenario& s, const StagePick& p) {
     return q("mamba_seqs", static_cast<double>(vllm_mamba_cache_sequences(s.infer))) *
-           ssm_sequence_bytes(q, s.model, p.begin, p.end, ssm_state_layout(s.infer), s.parallel.tp);
+           ssm_sequence_bytes(q, s.model, p.begin, p.end, ssm_state_layout(s.infer, s.model.ssm), s.parallel.tp);
 }
 double vllm_mamba_cache_bytes(const Scenario& s, const StagePick& p) {
     Numbers n;
@@ -497,7 +506,11 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                                     std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
                                     std::to_string(o.batch * blocks_per_seq) + " blocks");
     }
-    if (mamba_cache > 0) warn_mamba_working_memory(e);
+    if (mamba_cache > 0) warn_mamba_working_memory(e, m.ssm);
+    if (mamba_cache > 0 && m.ssm.kind == SsmKind::GatedDeltaNet)
+        e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
+                             "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
+                             "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
     if (o.cuda_graphs)
         e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
 }

@@ -31,10 +31,13 @@ double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t beg
     return kv_bytes_per_token(n, m, t, tp, begin, end);
 }
 
-SsmStateLayout ssm_state_layout(const InferenceOptions& o) {
+SsmStateLayout ssm_state_layout(const InferenceOptions& o, const SsmSpec& x) {
     if (o.engine == Engine::LlamaCpp) return {false, 4, 4};
     const double model_dtype = o.weights == WeightFormat::FP32 ? 4 : 2;
-    return {o.engine == Engine::Transformers, model_dtype, model_dtype};
+    const bool transformers = o.engine == Engine::Transformers;
+    // The delta-rule state: fp32 as transformers' kernels return it; vLLM's in mamba_ssm_dtype.
+    const bool fp32_state = x.kind == SsmKind::GatedDeltaNet && (transformers || x.fp32_state);
+    return {transformers, model_dtype, fp32_state ? 4 : model_dtype};
 }
 
 double ssm_sequence_bytes(const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l, int64_t tp) {

@@ -148,7 +148,11 @@ struct SsmStateLayout {
 // (llama_model::create_memory), on the layer's device unless --no-kv-offload [llama-cpp-code].
 // vLLM v0.6: MambaCacheManager's conv state of d_conv - 1 columns and temporal state, in the
 // lm_head's dtype (the model's) [vllm-code].
-SsmStateLayout ssm_state_layout(const InferenceOptions& o);
+// Gated DeltaNet (Qwen3-Next, Qwen3.5): transformers' Qwen3NextDynamicCache keeps the recurrent state
+// in fp32 (the delta-rule kernels return it so) and the conv state in the model's dtype
+// [transformers-code]; vLLM keeps the recurrent state in the config's mamba_ssm_dtype (Qwen3.5:
+// float32), else the model's dtype [vllm-code]; llama.cpp F32 both [llama-cpp-code].
+SsmStateLayout ssm_state_layout(const InferenceOptions& o, const SsmSpec& x);
 
 // d_inner on one tensor-parallel rank (the text shows "/ tp" only when tp > 1).
 template <class Q>
@@ -158,7 +162,8 @@ auto ssm_inner_per_rank(Q& q, const ModelSpec& m, int64_t tp) {
 }
 
 // Conv-state elements of one layer and sequence: (d_conv or d_conv - 1) x channels, the channels
-// being d_inner (Mamba1) or d_inner + 2 * groups * d_state (Mamba2 convolves x, B and C)
+// being d_inner (Mamba1) or d_inner + 2 * groups * d_state (Mamba2 convolves x, B and C; Gated DeltaNet
+// v, q and k: value_dim + 2 * key_dim)
 // (transformers MambaCache / Mamba2Cache conv_states [transformers-code]; llama.cpp
 // llama_hparams::n_embd_r [llama-cpp-code]).
 // With tensor parallelism (vLLM, Mamba1 only) each rank keeps d_inner / tp channels [vllm-code].
@@ -169,13 +174,14 @@ auto ssm_conv_elements(Q& q, const ModelSpec& m, bool whole_window, int64_t tp =
     const N k = q("d_conv", static_cast<double>(x.conv_kernel));
     const N cols = whole_window ? k : k - N(1);
     N channels = ssm_inner_per_rank(q, m, tp);
-    if (x.kind == SsmKind::Mamba2)
+    if (x.kind == SsmKind::Mamba2 || x.kind == SsmKind::GatedDeltaNet)
         channels = channels + N(2) * q("groups", static_cast<double>(x.groups)) * q("d_state", static_cast<double>(x.state));
     return cols * channels;
 }
 
 // SSM-state elements of one layer and sequence: d_inner x d_state (Mamba1 ssm_states [d_inner,
-// d_state]; Mamba2 [heads, head_dim, d_state] with heads * head_dim = d_inner) (transformers
+// d_state]; Mamba2 [heads, head_dim, d_state] with heads * head_dim = d_inner; Gated DeltaNet
+// [value heads, head_k_dim, head_v_dim] = value_dim x head_k_dim [yang2024-gated-deltanet]) (transformers
 // [transformers-code]; llama.cpp llama_hparams::n_embd_s = d_state * d_inner [llama-cpp-code]).
 template <class Q>
 auto ssm_state_elements(Q& q, const ModelSpec& m, int64_t tp = 1) {

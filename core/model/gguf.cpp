@@ -269,7 +269,7 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
         {"llama", "llama", "num_local_experts"}, {"qwen2", "qwen2", nullptr},      {"qwen2moe", "qwen2_moe", "num_experts"},
         {"qwen3", "qwen3", nullptr},             {"qwen3moe", "qwen3_moe", "num_experts"}, {"gemma", "gemma", nullptr},
         {"gemma2", "gemma2", nullptr},           {"gemma3", "gemma3_text", nullptr}, {"phi3", "phi3", nullptr},
-        {"mamba", "mamba", nullptr},             {"mamba2", "mamba2", nullptr},
+        {"mamba", "mamba", nullptr},             {"mamba2", "mamba2", nullptr},     {"qwen3next", "qwen3_next", "num_experts"},
     };
     const std::string arch = h.architecture();
     const ArchRow* row = nullptr;
@@ -323,6 +323,18 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
         put("num_key_value_heads", "attention.head_count_kv", false);
         put("intermediate_size", "feed_forward_length", false);
         put("head_dim", "attention.key_length", false);
+    }
+    if (arch == "qwen3next") {
+        // convert_hf_to_gguf's Qwen3NextModel: the delta-net sizes under the ssm.* keys, d_inner being
+        // linear_num_value_heads * linear_value_head_dim [llama-cpp-code].
+        put("linear_conv_kernel_dim", "ssm.conv_kernel", true);
+        put("linear_key_head_dim", "ssm.state_size", true);
+        put("linear_num_key_heads", "ssm.group_count", true);
+        put("linear_num_value_heads", "ssm.time_step_rank", true);
+        put("full_attention_interval", "full_attention_interval", false);
+        const std::optional<uint64_t> inner = h.arch_value("ssm.inner_size"), heads = h.arch_value("ssm.time_step_rank");
+        if (inner && heads && *heads > 0 && *inner % *heads == 0) c["linear_value_head_dim"] = *inner / *heads;
+        else errs.push_back({arch + ".ssm.inner_size", "is missing or not a multiple of ssm.time_step_rank (the value heads): the delta-net's value width is not known"});
     }
     put("max_position_embeddings", "context_length", false);
     if (std::optional<uint64_t> v = h.arch_value("vocab_size")) c["vocab_size"] = *v;

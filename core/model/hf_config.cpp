@@ -27,6 +27,7 @@ using json = nlohmann::json;
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
+    Qwen3Next, Qwen35,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -79,6 +80,13 @@ constexpr Family kFamilies[] = {
     {"falcon_mamba",    "FalconMambaForCausalLM",         Arch::Mamba,      "Falcon Mamba",50280,   768,     0, 32,   0,   0,   0,      0,  true},
     {"mamba2",          "Mamba2ForCausalLM",              Arch::Mamba2,     "Mamba2",      32768,  4096,     0, 64,   0,   0,   0,      0,  false},
     {"jamba",           "JambaForCausalLM",               Arch::Jamba,      "Jamba",       65536,  4096, 14336, 32,  32,   8,   0, 262144,  false},
+    // Gated DeltaNet hybrids (issue 18): Qwen3NextConfig's defaults; Qwen3.5 / Qwen3.6 (the language model in
+    // text_config of the *ForConditionalGeneration configs) with the Qwen3.5-9B and Qwen3.5-35B-A3B sizes as defaults
+    {"qwen3_next",      "Qwen3NextForCausalLM",           Arch::Qwen3Next,  "Qwen3-Next", 151936,  2048,  5632, 48,  16,   2, 256,  32768,  false},
+    {"qwen3_5_moe_text","Qwen3_5MoeForCausalLM",          Arch::Qwen3Next,  "Qwen3.5-MoE",248320,  2048,     0, 40,  16,   2, 256, 262144,  false},
+    {"qwen3_5_moe",     "Qwen3_5MoeForConditionalGeneration", Arch::Qwen3Next, "Qwen3.5-MoE",248320, 2048,  0, 40,  16,   2, 256, 262144,  false},
+    {"qwen3_5_text",    "Qwen3_5ForCausalLM",             Arch::Qwen35,     "Qwen3.5",    248320,  4096, 12288, 32,  16,   4, 256, 262144,  false},
+    {"qwen3_5",         "Qwen3_5ForConditionalGeneration",Arch::Qwen35,     "Qwen3.5",    248320,  4096, 12288, 32,  16,   4, 256, 262144,  false},
 };
 // clang-format on
 
@@ -342,6 +350,10 @@ constexpr FlagKey kFlagKeys[] = {
     {Arch::Qwen3,    "mlp_bias",              false, {kMlp}},
     {Arch::Qwen3Moe, "attention_bias",        false, {kQkv, kOut}},
     {Arch::Qwen3Moe, "mlp_bias",              false, {kMlp}},
+    {Arch::Qwen3Next,"attention_bias",        false, {kQkv, kOut}},
+    {Arch::Qwen3Next,"attn_output_gate",      true,  {&ModelSpec::attn_output_gate}},
+    {Arch::Qwen35,   "attention_bias",        false, {kQkv, kOut}},
+    {Arch::Qwen35,   "attn_output_gate",      true,  {&ModelSpec::attn_output_gate}},
     {Arch::Gemma2,   "attention_bias",        false, {kQkv, kOut}},
     {Arch::Gemma3,   "attention_bias",        false, {kQkv, kOut}},
     {Arch::GptNeox,  "attention_bias",        true,  {kQkv, kOut}},
@@ -381,6 +393,12 @@ constexpr CountKey kCountKeys[] = {
     {Arch::Qwen3Moe,   Count::TopK,             "num_experts_per_tok",             8,    false, false},
     {Arch::Qwen3Moe,   Count::ExpertFfn,        "moe_intermediate_size",           768,  false, false},
     {Arch::Qwen3Moe,   Count::MoeLayerFreq,     "decoder_sparse_step",             1,    false, false},
+    // Qwen3NextSparseMoeBlock: experts + shared_expert + shared_expert_gate, on every layer (qwen3_next())
+    {Arch::Qwen3Next,  Count::Experts,          "num_experts",                     512,  false, false},
+    {Arch::Qwen3Next,  Count::TopK,             "num_experts_per_tok",             10,   false, false},
+    {Arch::Qwen3Next,  Count::ExpertFfn,        "moe_intermediate_size",           512,  false, false},
+    {Arch::Qwen3Next,  Count::MoeLayerFreq,     "decoder_sparse_step",             1,    false, false},
+    {Arch::Qwen3Next,  Count::SharedExpertFfn,  "shared_expert_intermediate_size", 512,  false, false},
     // DeepseekV2MoE / DeepseekV3MoE: n_routed_experts + one shared MLP of n_shared * moe_ffn + gate;
     // DeepseekV2Config's n_routed_experts defaults to None (dense). MLA ranks: the same defaults in both.
     {Arch::DeepseekV2, Count::Experts,          "n_routed_experts",                0,    true,  false},
@@ -626,6 +644,52 @@ void jamba(Importer& im, ModelSpec& m) {
                                              ", expert_layer_offset " + std::to_string(offset));
     e.moe_layer_freq = period;
 }
+// Qwen3NextConfig / Qwen3_5TextConfig: Gated DeltaNet (linear_attention) layers and gated full attention
+// on every full_attention_interval-th layer, (i + 1) % interval == 0 (layer_types, when given, must say
+// the same); linear_* sizes of the mixer; an fp32 recurrent state when mamba_ssm_dtype is "float32";
+// mtp_num_hidden_layers multi-token-prediction layers kept apart [transformers-code] [qwen3-next].
+void gated_deltanet(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.kind = SsmKind::GatedDeltaNet;
+    const char* interval_keys[] = {"full_attention_interval"};
+    x.attn_period = im.opt("ssm.attn_period", interval_keys, 4);
+    x.attn_offset = x.attn_period > 0 ? x.attn_period - 1 : 0;
+    const char* v_heads[] = {"linear_num_value_heads"};
+    const char* k_heads[] = {"linear_num_key_heads"};
+    const char* k_dim[] = {"linear_key_head_dim"};
+    const char* conv[] = {"linear_conv_kernel_dim"};
+    x.heads = im.opt("ssm.heads", v_heads, 32);
+    x.groups = im.opt("ssm.groups", k_heads, 16);
+    x.state = im.opt("ssm.state", k_dim, 128);
+    x.inner = x.heads * im.opt("linear_value_head_dim", 128);
+    im.derived["ssm.inner"] = {"ssm.heads", "linear_value_head_dim"};
+    x.conv_kernel = im.opt("ssm.conv_kernel", conv, 4);
+    x.conv_bias = false;
+    if (auto dtype = im.r.string("mamba_ssm_dtype")) x.fp32_state = *dtype == "float32";
+    if (const json* types = im.r.find("layer_types"); types && types->is_array()) {
+        if (static_cast<int64_t>(types->size()) != m.layers)
+            im.r.fail("layer_types", "must list num_hidden_layers (" + std::to_string(m.layers) + ") layers; got " + std::to_string(types->size()));
+        for (size_t i = 0; i < types->size() && static_cast<int64_t>(i) < m.layers; ++i) {
+            const json& t = (*types)[i];
+            const bool attention = x.attn_period > 0 && static_cast<int64_t>(i) % x.attn_period == x.attn_offset;
+            if (!t.is_string() || t.get<std::string>() != (attention ? "full_attention" : "linear_attention")) {
+                im.r.fail("layer_types", "[" + std::to_string(i) + "] must be \"" + (attention ? "full_attention" : "linear_attention") +
+                                             "\" as full_attention_interval " + std::to_string(x.attn_period) +
+                                             " places it (vramlens places attention by the interval); got " + short_dump(t));
+                break;
+            }
+        }
+    }
+    m.mtp_layers = im.opt("mtp_num_hidden_layers", 0);
+    if (m.mtp_layers > 0)
+        im.warns.push_back(im.r.prefix() + "mtp_num_hidden_layers: the checkpoint also holds " + std::to_string(m.mtp_layers) +
+                           " multi-token-prediction layer(s), counted apart (engines load them only for speculative decoding)");
+}
+void qwen3_next(Importer& im, ModelSpec& m) {
+    gated_deltanet(im, m);
+    mlp_only_layers(im);
+    m.moe.shared_expert_gate = m.moe.num_experts > 0;
+}
 void deepseek_v2(Importer& im, ModelSpec& m) { deepseek(im, m, false); }
 void deepseek_v3(Importer& im, ModelSpec& m) { deepseek(im, m, true); }
 
@@ -674,6 +738,8 @@ constexpr Layout kLayouts[] = {
     {Arch::Mamba,      kRms, true,  kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, mamba},   // MambaBlock.norm
     {Arch::Mamba2,     kRms, true,  kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, mamba2},
     {Arch::Jamba,      kRms, true,  kNoPos,    0,   false, false, false, false, false, 2,    0,     false, 0, jamba},   // input + pre_ff layernorms
+    {Arch::Qwen3Next,  kRms, true,  kRope,    0,   false, false, false, true,  false, 2,    0,     false, 0, qwen3_next},
+    {Arch::Qwen35,     kRms, true,  kRope,    0,   false, false, false, true,  false, 2,    0,     false, 0, gated_deltanet},
 };
 // clang-format on
 

@@ -129,7 +129,10 @@ template <class F>
 VL_TENSOR_INLINE void standard_attention(F& f, const ModelSpec& m) {
     const int64_t d = m.hidden, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
     const SplitBy heads{SplitDim::Heads, m.heads}, kv_heads{SplitDim::KvHeads, m.kv_heads};
-    with_bias(f, mat("q_proj", q, d, K::Attention, S::Column, R::Q, kLoraQ, heads), m.qkv_bias, "q_proj.bias");
+    // Gated attention (Qwen3NextAttention, attn_output_gate): q_proj yields each head's query and its
+    // output gate, 2 * a * h_d rows [transformers-code] [qwen3-next].
+    const int64_t q_rows = m.attn_output_gate ? 2 * q : q;
+    with_bias(f, mat("q_proj", q_rows, d, K::Attention, S::Column, R::Q, kLoraQ, heads), m.qkv_bias, "q_proj.bias");
     with_bias(f, mat("k_proj", kv, d, K::Attention, S::Column, R::K, kLoraK, kv_heads), m.qkv_bias, "k_proj.bias");
     with_bias(f, mat("v_proj", kv, d, K::Attention, S::Column, R::V, kLoraV, kv_heads), m.qkv_bias, "v_proj.bias");
     with_bias(f, mat("o_proj", d, q, K::Attention, S::Row, R::O, kLoraO, heads), m.attn_out_bias, "o_proj.bias");
@@ -212,6 +215,32 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
     with_bias(f, matrix("out_proj", d, in, row), x.proj_bias, "out_proj.bias");
 }
 
+// The Gated DeltaNet mixer of a linear-attention layer (Qwen3NextGatedDeltaNet [transformers-code];
+// [yang2024-gated-deltanet]), with key_dim = groups * state (linear_num_key_heads * linear_key_head_dim)
+// and value_dim = inner (linear_num_value_heads * linear_value_head_dim): in_proj_qkvz [2 * key_dim +
+// 2 * value_dim, d] (q, k, v and the gate z), in_proj_ba [2 * heads, d] (beta and the decay a per value
+// head), conv1d over q, k and v [2 * key_dim + value_dim, 1, d_conv] without bias, dt_bias and A_log
+// per value head, the gated RMSNorm over one head's value_dim / heads, out_proj [d, value_dim].
+// Qwen3.5 splits the input projections (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a): the same
+// elements. Its head sharding (vLLM) is not modelled: Replicated, and tp > 1 is refused as for Mamba2.
+template <class F>
+VL_TENSOR_INLINE void gated_deltanet_mixer(F& f, const ModelSpec& m) {
+    const SsmSpec& x = m.ssm;
+    const int64_t d = m.hidden, key_dim = x.groups * x.state, value_dim = x.inner;
+    auto matrix = [&](const char* name, int64_t rows, int64_t cols) {
+        return mat(name, rows, cols, K::Ssm, S::Replicated, R::OtherMatrix, 0, kWhole);
+    };
+    auto other = [&](const char* name, int64_t rows, int64_t cols) { return mat(name, rows, cols, K::Ssm, S::Replicated, R::Vector, 0, kWhole); };
+    f(matrix("in_proj_qkvz", 2 * key_dim + 2 * value_dim, d));
+    f(matrix("in_proj_ba", 2 * x.heads, d));
+    f(other("conv1d.weight", 2 * key_dim + value_dim, x.conv_kernel));
+    if (x.conv_bias) f(other("conv1d.bias", 2 * key_dim + value_dim, 1));
+    f(other("dt_bias", x.heads, 1));
+    f(other("A_log", x.heads, 1));
+    f(other("norm", x.heads > 0 ? value_dim / x.heads : 0, 1));
+    f(matrix("out_proj", d, value_dim));
+}
+
 struct MlpNames {
     const char *gate, *up, *down, *gate_bias, *up_bias, *down_bias;
 };
@@ -263,7 +292,8 @@ template <class F>
 VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, F&& f) {
     using namespace tensors;
     if (!m.architecture_known()) return;
-    if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
+    if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) gated_deltanet_mixer(f, m);
+    else if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
     else if (m.attention == AttentionKind::MLA) mla_attention(f, m);
     else standard_attention(f, m);
     if (kind.moe && m.moe.num_experts > 0) moe_mlp(f, m);
@@ -304,6 +334,23 @@ VL_TENSOR_INLINE void for_each_model_tensor(const ModelSpec& m, F&& f) {
     const Tensor head = mat("lm_head", m.vocab, e_dim, K::Head, S::Vocab, R::OtherMatrix, 0, kWhole);
     if (!m.tied_embeddings) f(head);
     if (m.lm_head_bias) f(bias_of(head, "lm_head.bias"));
+}
+
+// Calls f(const Tensor&) for each tensor of the multi-token-prediction module a Qwen3-Next / Qwen3.5
+// checkpoint holds beside the model (mtp.*; vLLM Qwen3NextMultiTokenPredictor [vllm-code]): fc [d, 2d]
+// over the concatenated embedding and hidden state, pre_fc_norm_embedding and pre_fc_norm_hidden [d],
+// mtp_layers full-attention decoder layers (MoE when the model has experts), the final norm [d]; the
+// embedding and lm_head are the model's. Nothing when mtp_layers is 0.
+template <class F>
+VL_TENSOR_INLINE void for_each_mtp_tensor(const ModelSpec& m, F&& f) {
+    using namespace tensors;
+    if (!m.architecture_known() || m.mtp_layers <= 0) return;
+    const int64_t d = m.hidden;
+    f(mat("mtp.fc", d, 2 * d, K::Head, S::Replicated, R::OtherMatrix, 0, kWhole));
+    f(vec("mtp.pre_fc_norm_embedding", d, K::Norm));
+    f(vec("mtp.pre_fc_norm_hidden", d, K::Norm));
+    for (int64_t i = 0; i < m.mtp_layers; ++i) for_each_layer_tensor(m, LayerKind{m.moe.num_experts > 0, false}, f);
+    f(vec("mtp.norm", d, K::Norm));
 }
 
 // ---- the inventory as a list ------------------------------------------------------------------

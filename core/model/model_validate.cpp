@@ -96,6 +96,14 @@ void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
         c.fail("ssm.attn_offset", "must be 0 when ssm.attn_period is 0 (no attention layer); got " + std::to_string(x.attn_offset));
     if (x.kind == SsmKind::Mamba1) {
         c.range("ssm.dt_rank", x.dt_rank, 1, kMaxHidden);
+    } else if (x.kind == SsmKind::GatedDeltaNet) {
+        // Gated DeltaNet: value heads (ssm.heads) of equal width, key heads (ssm.groups) shared by them.
+        if (c.range("ssm.heads", x.heads, 1, kMaxHeads) && x.inner > 0 && x.inner % x.heads != 0)
+            c.fail("ssm.heads", "linear_num_value_heads must divide ssm.inner (linear_num_value_heads * linear_value_head_dim = " +
+                                    std::to_string(x.inner) + "); got " + std::to_string(x.heads));
+        if (c.range("ssm.groups", x.groups, 1, kMaxHeads) && x.heads > 0 && x.heads % x.groups != 0)
+            c.fail("ssm.groups", "linear_num_key_heads must divide linear_num_value_heads (" + std::to_string(x.heads) + "); got " +
+                                     std::to_string(x.groups));
     } else {
         if (c.range("ssm.heads", x.heads, 1, kMaxHeads) && x.inner > 0 && x.inner % x.heads != 0)
             c.fail("ssm.heads", "must divide ssm.inner (" + std::to_string(x.inner) + ": heads of equal head_dim); got " + std::to_string(x.heads));
@@ -211,9 +219,9 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
     // The Mamba mixer is split as vLLM splits Mamba1 (layer_tensors.h mamba_mixer); Mamba2's head and
     // group sharding, transformers' (no tensor-parallel plan for Mamba) and training's split
     // activations are not modelled.
-    if (m.ssm.active() && (m.ssm.kind == SsmKind::Mamba2 || s.mode != Mode::Infer || s.infer.engine != Engine::VLLM)) {
+    if (m.ssm.active() && (m.ssm.kind != SsmKind::Mamba1 || s.mode != Mode::Infer || s.infer.engine != Engine::VLLM)) {
         errs.push_back({"parallel.tp", std::string("tensor parallelism of a state-space model's Mamba layers is modelled for vLLM inference of ") +
-                                       "Mamba1 mixers (Mamba, Jamba) only; use tp 1 (pipeline parallelism splits its layers); got " + std::to_string(tp)});
+                                       "Mamba1 mixers (Mamba, Jamba) only (not Mamba2 or Gated DeltaNet); use tp 1 (pipeline parallelism splits its layers); got " + std::to_string(tp)});
         return;
     }
     const int64_t etp = expert_tp(s.parallel, s.mode == Mode::Infer ? ExpertSplit::EpOrTp : ExpertSplit::EpTimesTp);

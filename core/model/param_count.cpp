@@ -122,6 +122,7 @@ ParamCounts count_params(const ModelSpec& m) {
     p.non_embedding = p.total - p.embedding - p.lm_head;
     p.active_per_token = outside_layers + layers_active;
     p.largest_layer = std::max({largest, token_embedding, p.lm_head});
+    for_each_mtp_tensor(m, [&](const Tensor& t) { p.mtp += t.params(); });
     return p;
 }
 

@@ -294,7 +294,7 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
     // The window layers of an architecture llama.cpp runs with a sliding window hold n_swa + n_ubatch cells [llama-cpp-swa].
     const bool swa = llamacpp_uses_swa(m);
     const int64_t swa_cells = swa ? llamacpp_swa_cells(m.sliding_window, std::min(in.ubatch, context)) : 0;
-    const SsmStateLayout ssm_layout = ssm_state_layout(llamacpp_options(in));
+    const SsmStateLayout ssm_layout = ssm_state_layout(llamacpp_options(in), m.ssm);
     for (int64_t il = 0; il < L; ++il) {
         DevicePlan& d = at(device_of(il));
         const double layer = fb.layer[static_cast<size_t>(il)];

@@ -20,6 +20,7 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
     L.heads = static_cast<double>(m.heads);
     L.kv_heads = static_cast<double>(m.kv_heads);
     L.head_dim = static_cast<double>(m.head_dim);
+    L.output_gate = m.attn_output_gate;
     L.ffn = static_cast<double>(m.ffn);
     L.gated = m.gated_mlp;
     L.gelu_new = m.activation == MlpActivation::GeluNew && !m.gated_mlp;
@@ -191,6 +192,10 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
     r += q.let("Q_K", a * T * (q_dim + k_dim));                                  // Q, K for QK^T (4sbh)
     if (L.qk_norm) r += q.let("qk_norm_in", a * T * (q_dim + k_dim));           // q_norm / k_norm inputs
     r += q.let("V", a * T * v_dim);                                              // V (2sbh)
+    // Gated attention (Qwen3NextAttention: attn_output * sigmoid(gate) before o_proj) [transformers-code]:
+    // the sigmoid's output and the ungated attention output, both saved by the product; o_proj's input
+    // is the product (out_in below).
+    if (L.output_gate) r += q.let("output_gate", 2 * a * T * o_dim);
     // attention output = out-proj input (2sbh); FlashAttention saves it (O) in any case
     if (x.adapter_in_bytes > 0) {  // the attention output (FlashAttention's O) and o_proj's adapter cast are two tensors
         if (x.flash) r += q.let("out_in", lin * T * o_dim);
@@ -284,6 +289,20 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
     const N a = q("a_bytes", x.act_bytes), T = tokens(q, x);
     const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
     N r = q.let("in_proj_in", saved_in_bytes(q, x) * T * q("h", L.h));
+    if (L.ssm == SsmKind::GatedDeltaNet) {
+        // Gated DeltaNet (Qwen3NextGatedDeltaNet with fla's kernels) [transformers-code]: a lower bound, the
+        // tensors that must be kept for the weight and input gradients: causal_conv1d_fn's input and the
+        // chunked delta rule's q, k, v (each [T, 2 key_dim + value_dim], key_dim = groups * d_state), the
+        // gated norm's input and gate z and out_proj's input (each [T, value_dim]). The kernel's own
+        // intermediates (g, beta, the WY factors, the chunk states of chunk_gated_delta_rule) are not
+        // counted (training.cpp warns) [yang2024-gated-deltanet].
+        const N qkv = d_in + 2 * q("groups", L.ssm_groups) * n;
+        r += q.let("conv_in", a * T * qkv);
+        r += q.let("qkv", a * T * qkv);
+        r += q.let("norm_in_z", 2 * a * T * d_in);
+        r += q.let("out_proj_in", saved_in_bytes(q, x) * T * d_in);
+        return r;
+    }
     if (L.ssm == SsmKind::Mamba2) {
         const N groups = q("groups", L.ssm_groups);
         r += q.let("zxbcdt", a * T * (2 * d_in + 2 * groups * n + q("ssm_heads", L.ssm_heads)));

@@ -15,6 +15,7 @@ struct LayerDims {
     bool gelu_new = false;       // transformers' NewGELUActivation: three more saved tensors of the MLP width
     double norms = 2;            // norms per layer, each saves its input
     bool qk_norm = false;
+    bool output_gate = false;    // gated attention (Qwen3-Next attn_output_gate): o = O * sigmoid(gate)
     bool parallel_attn_mlp = false;
     bool mla = false;            // DeepSeek multi-head latent attention
     double q_rank = 0, kv_rank = 0, rope_dim = 0, nope_dim = 0, v_dim = 0;

@@ -58,6 +58,9 @@ static void add_warnings(const Scenario& s, Estimate& e) {
         if (s.parallel.tp > 1 || s.parallel.pp > 1)
             e.warnings.push_back("params-only model: weights are split evenly over tp * pp (embedding placement unknown)");
     }
+    if (m.ssm.kind == SsmKind::GatedDeltaNet)
+        e.warnings.push_back("Gated DeltaNet layers: activations are a lower bound (the chunked delta rule's own intermediates, fla's "
+                             "chunk_gated_delta_rule g, beta, WY factors and chunk states, are not counted)");
     if (m.moe.num_experts > 0 && m.architecture_known() && !(s.train.moe_expert_capacity_factor > 0))
         e.warnings.push_back(s.parallel.ep > 1
                                  ? "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens); dropless routing over "
