@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model_spec.h"
+#include "planner/vision_encoder.h"
 
 namespace vl {
 
@@ -261,6 +262,10 @@ struct LocalOptions {
     bool kv_offload = true;         // false: -nkvo, every layer's KV cache in system RAM
     double mmproj_bytes = 0;        // --mmproj: a vision projector's bytes (0: none)
     bool mmproj_offload = true;     // false: --no-mmproj-offload
+    VisionEncoder mmproj_encoder;   // the projector's image encoder, from its .gguf header (the page's mmproj picker); unset: its
+                                    // compute buffer is not planned
+    std::string mmproj_file;        // the projector file's name for the launch line ("": mmproj.gguf)
+    int64_t image_max_tokens = 0;   // --image-max-tokens (dynamic-resolution encoders); 0: the image llama.cpp reserves at load
     int64_t tp = 0, pp = 0;         // vLLM --tensor-parallel-size / --pipeline-parallel-size (SGLang --tp); 0: chosen
 };
 

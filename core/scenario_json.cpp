@@ -134,8 +134,22 @@ template <class V> void fields(V& v, LocalOptions*) {
     v("kv_offload", &LocalOptions::kv_offload);
     v("mmproj_bytes", &LocalOptions::mmproj_bytes);
     v("mmproj_offload", &LocalOptions::mmproj_offload);
+    v("mmproj_encoder", &LocalOptions::mmproj_encoder);
+    v("mmproj_file", &LocalOptions::mmproj_file);
+    v("image_max_tokens", &LocalOptions::image_max_tokens);
     v("tp", &LocalOptions::tp);
     v("pp", &LocalOptions::pp);
+}
+
+template <class V> void fields(V& v, VisionEncoder*) {
+    v("projector", &VisionEncoder::projector);
+    v("n_embd", &VisionEncoder::n_embd);
+    v("n_ff", &VisionEncoder::n_ff);
+    v("n_head", &VisionEncoder::n_head);
+    v("n_layer", &VisionEncoder::n_layer);
+    v("image_size", &VisionEncoder::image_size);
+    v("patch_size", &VisionEncoder::patch_size);
+    v("n_merge", &VisionEncoder::n_merge);
 }
 
 template <class V> void fields(V& v, LocalCompare*) {

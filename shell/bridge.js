@@ -4,7 +4,8 @@
 //                 copy: clipboard; download: a file; height: embed mode tells the parent page; open: new tab;
 //                 results: the results as text for the HTML mirror (#vl-results), when they change
 //   page -> app:  vramlens.send(kind, key, text) -> vl_event: paste, drop (config.json / links),
-//                 hash (the user edited the URL), text (the phone text box), text_done.
+//                 hash (the user edited the URL), text (the phone text box), text_done; mmproj (a projector
+//                 .gguf's header, from the file picker the app's "mmproj" request opens).
 //                 The text goes through the wasm heap (ccall's "string" copies onto the small wasm
 //                 stack, which a pasted file overflows); text over vramlens.maxInputBytes (the core's
 //                 kMaxJsonInputBytes, set by the app at start) is not copied: the app gets
@@ -57,6 +58,16 @@
   // Hub redirects a large file to its CDN (another origin). Each safetensors header is one single
   // Range request (no preflight needed for it); a GGUF header is read in growing ranges.
   var kFirstRange = 65536, kGgufFirst = 1 << 20, kGgufMax = 256 << 20;
+  function heap(bytes) {
+    var p = Module._malloc(Math.max(1, bytes.length));
+    Module.HEAPU8.set(bytes, p);
+    return p;
+  }
+  // How many bytes a GGUF header needs (vl_gguf_needs): 0 when these hold it.
+  function ggufNeeds(bytes, size) {
+    var p = heap(bytes);
+    try { return Module.ccall("vl_gguf_needs", "number", ["number", "number", "number"], [p, bytes.length, size]); } finally { Module._free(p); }
+  }
   function HubFailure(status, code, retry, file, detail) {
     this.status = status; this.code = code || ""; this.retry = retry || ""; this.file = file || ""; this.detail = detail || "";
   }
@@ -83,11 +94,6 @@
         });
       });
     }
-    function heap(bytes) {
-      var p = Module._malloc(Math.max(1, bytes.length));
-      Module.HEAPU8.set(bytes, p);
-      return p;
-    }
     function giveHead(name, bytes) {
       var p = heap(bytes);
       try { Module.ccall("vl_hub_head", null, ["string", "number", "number"], [name, p, bytes.length]); } finally { Module._free(p); }
@@ -103,8 +109,7 @@
     }
     function ggufHead(repo, rev, f, n) {
       return head(repo, rev, f, n).then(function (h) {
-        var p = heap(h.bytes), more;
-        try { more = Module.ccall("vl_gguf_needs", "number", ["number", "number", "number"], [p, h.bytes.length, h.size]); } finally { Module._free(p); }
+        var more = ggufNeeds(h.bytes, h.size);
         if (more > 0 && h.bytes.length < h.size && n < kGgufMax) return ggufHead(repo, rev, f, Math.min(more, h.size, kGgufMax));
         return h;
       });
@@ -172,6 +177,36 @@
     });
   }
 
+  // ---- a vision projector's .gguf from disk (web/ui/run_local_advanced.cpp): the picker opens only on the app's "mmproj"
+  // request, i.e. the user's click; only the header is read (growing slices, as for the Hub), then handed to the app as
+  // vl_event "mmproj" with the file's name ----
+  var mmprojInput = null;
+  function mmprojHead(f, n) {
+    f.slice(0, n).arrayBuffer().then(function (buf) {
+      var bytes = new Uint8Array(buf), more = ggufNeeds(bytes, f.size);
+      if (more > 0 && n < f.size && n < kGgufMax) return mmprojHead(f, Math.min(more, f.size, kGgufMax));
+      var p = heap(bytes);
+      try { Module.ccall("vl_event", null, ["string", "string", "number", "number"], ["mmproj", f.name, p, bytes.length]); } finally { Module._free(p); }
+      v.wake();
+    });
+  }
+  function pickMmproj() {
+    if (!mmprojInput) {
+      mmprojInput = document.createElement("input");
+      mmprojInput.type = "file";
+      mmprojInput.accept = ".gguf";
+      mmprojInput.id = "vl-mmproj";
+      mmprojInput.hidden = true;
+      document.body.appendChild(mmprojInput);
+      mmprojInput.addEventListener("change", function () {
+        var f = mmprojInput.files && mmprojInput.files[0];
+        mmprojInput.value = "";
+        if (f && v.ready) mmprojHead(f, Math.min(kGgufFirst, Math.max(1, f.size)));
+      });
+    }
+    mmprojInput.click();
+  }
+
   v.send = send;
   v.lastCopied = null;
   v.lastDownload = null;
@@ -234,6 +269,7 @@
       if (window.parent !== window) window.parent.postMessage({ vramlens_height: Math.ceil(h) }, "*");
     } else if (kind === "open") window.open(a, "_blank", "noopener");
     else if (kind === "hub") hubImport(JSON.parse(a), b);
+    else if (kind === "mmproj") pickMmproj();
     else if (kind === "results") showResults(JSON.parse(a));
     else if (kind === "prefs") {  // the user chose them: the next visit starts so
       try { localStorage.setItem("vramlens.lang", a); localStorage.setItem("vramlens.theme", b); } catch (e) {}

@@ -5,8 +5,12 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace vl::test {
 
@@ -86,6 +90,34 @@ struct GgufWriter {
         return f;
     }
 };
+
+// A Qwen-VL-style vision projector (an mmproj .gguf): encoder n_embd 64, n_ff 256, 4 heads, 1 block, image_size 768,
+// patch 16, merge 2, and one F16 tensor [64, 64] = 8192 B. Load-time image 46 * 2 * 16 = 1472 px, 92 * 92 = 8464 patches;
+// flash attention off: 8464 * 4 * (256 + 3 * 64) = 15167488 B at the MLP + scores 4 * 8464^2 * 4 = 1146228736 B +
+// attention output 8464 * 4 * 64 = 2166784 B = 1163563008 B of encoder compute beside the projector; in RAM the image
+// 3 * 1472^2 * 4 = 26001408 B + 8464 * 16 = 135424 B of positions = 26136832 B.
+inline constexpr double kQwenProjectorBytes = 8192, kQwenEncoderDevice = 1163563008, kQwenEncoderHost = 26136832;
+inline GgufWriter qwen_projector_gguf() {
+    GgufWriter w;
+    w.string("general.architecture", "clip");
+    w.string("clip.vision.projector_type", "qwen3vl_merger");
+    w.u32("clip.vision.embedding_length", 64);
+    w.u32("clip.vision.feed_forward_length", 256);
+    w.u32("clip.vision.attention.head_count", 4);
+    w.u32("clip.vision.block_count", 1);
+    w.u32("clip.vision.image_size", 768);
+    w.u32("clip.vision.patch_size", 16);
+    w.u32("clip.vision.spatial_merge_size", 2);
+    w.tensor("v.blk.0.attn_q.weight", {64, 64}, 1, 8192);
+    return w;
+}
+
+// `bytes` written to a file of this process's own in the temp folder (the test removes it).
+inline std::filesystem::path write_temp_file(const std::string& name, const std::string& bytes) {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / ("vramlens_test_" + std::to_string(::getpid()) + "_" + name);
+    std::ofstream(file, std::ios::binary) << bytes;
+    return file;
+}
 
 // A two-block llama GGUF (Q4_K_M, general.file_type 15) whose blocks differ: hidden 256, 4 heads
 // of 64, 2 KV heads, FFN 512, vocabulary 32, untied. Bytes by the GGML blocks of ggml-common.h

@@ -31,13 +31,7 @@ std::set<std::string> llama_server_flags() { return vl::test::documented_flags("
 
 bool refused_with(const std::vector<std::string>& args, const std::string& message) { return vl::test::plan_refused_with(args, message); }
 
-// `bytes` written to a file of this process's own in the temp folder (removed by the test).
-std::filesystem::path write_temp_file(const std::string& name, const std::string& bytes) {
-    const std::filesystem::path file =
-        std::filesystem::temp_directory_path() / ("vramlens_cli_plan_test_" + std::to_string(::getpid()) + "_" + name);
-    std::ofstream(file, std::ios::binary) << bytes;
-    return file;
-}
+using vl::test::write_temp_file;
 
 using vl::test::line_starting;
 
@@ -372,6 +366,12 @@ TEST_CASE("cli plan --split-mode row: JSON split buffers, the mode in text and J
     CHECK(j["launch"].get<std::string>().find("--split-mode row --tensor-split 0.5,0.5") != std::string::npos);
     const Out text = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--split-mode", "row"});
     CHECK(line_starting(text.out, "tensor split: ").find("--split-mode row") != std::string::npos);
+    // A decode speed with the row-split band (docs/speed.md), no prefill speed, and why.
+    const vl::Regime row = vl::speed_calibration().decode_row;
+    const std::string speed = line_starting(text.out, "decode ~");
+    CHECK(speed.find(fmt::format("(holdout error median {:.0f} %, worst {:.0f} %)", row.holdout_median_error * 100, row.holdout_worst_error * 100)) !=
+          std::string::npos);
+    CHECK(speed.find("--split-mode row: no prefill estimate") != std::string::npos);
     CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--split-mode", "rows"}, "--split-mode: \"rows\""));
     CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--main-gpu", "1"},
                        "main-gpu: llama.cpp reads --main-gpu only with --split-mode none"));
@@ -430,22 +430,8 @@ TEST_CASE("cli plan --mmproj: the projector GGUF's tensor bytes on the first GPU
 }
 
 TEST_CASE("cli plan --mmproj: the image encoder's compute buffers from the projector's clip.vision keys, --image-max-tokens") {
-    // A Qwen-VL-style projector header (no tensors needed for the shape): n_embd 64, n_ff 256, 4 heads, patch 16, merge 2.
-    // Load-time image: 46 * 2 * 16 = 1472 px, 92 * 92 = 8464 patches. Flash attention off: 8464 * 4 * (256 + 3 * 64)
-    // = 15167488 B at the MLP, scores 4 * 8464^2 * 4 = 1146228736 B, attention output 8464 * 4 * 64 = 2166784 B:
-    // 1163563008 B on the first GPU; in RAM the image 3 * 1472^2 * 4 = 26001408 B + 8464 * 16 = 135424 B = 26136832 B.
-    vl::test::GgufWriter w;
-    w.string("general.architecture", "clip");
-    w.string("clip.vision.projector_type", "qwen3vl_merger");
-    w.u32("clip.vision.embedding_length", 64);
-    w.u32("clip.vision.feed_forward_length", 256);
-    w.u32("clip.vision.attention.head_count", 4);
-    w.u32("clip.vision.block_count", 1);
-    w.u32("clip.vision.image_size", 768);
-    w.u32("clip.vision.patch_size", 16);
-    w.u32("clip.vision.spatial_merge_size", 2);
-    w.tensor("v.blk.0.attn_q.weight", {64, 64}, 1, 8192);
-    const std::filesystem::path file = write_temp_file("mmproj-qwen.gguf", w.file());
+    // tests/checkpoint_files.h's Qwen-VL-style projector: 1163563008 B of encoder compute on the first GPU, 26136832 B in RAM.
+    const std::filesystem::path file = write_temp_file("mmproj-qwen.gguf", vl::test::qwen_projector_gguf().file());
     const std::vector<std::string> base = {"--model", "llama-3-8b", "--ctx", "512", "--gpu", "rtx-4090", "--ram", "32GB", "--mmproj", file.string()};
     std::vector<std::string> args = base;
     args.insert(args.end(), {"--format", "json"});
@@ -453,8 +439,8 @@ TEST_CASE("cli plan --mmproj: the image encoder's compute buffers from the proje
     INFO(r.err);
     REQUIRE(r.status == 0);
     const nlohmann::json j = nlohmann::json::parse(r.out);
-    CHECK(j["devices"][0]["mmproj_compute_bytes"].get<double>() == 1163563008);
-    CHECK(j["devices"][1]["mmproj_compute_bytes"].get<double>() == 26136832);
+    CHECK(j["devices"][0]["mmproj_compute_bytes"].get<double>() == vl::test::kQwenEncoderDevice);
+    CHECK(j["devices"][1]["mmproj_compute_bytes"].get<double>() == vl::test::kQwenEncoderHost);
     const Out text = plan(base);
     REQUIRE(text.status == 0);
     CHECK(text.out.find("image encoder (qwen3vl_merger): a 1472 x 1472 px image, 8464 patches") != std::string::npos);

@@ -146,6 +146,9 @@ Scenario every_field_changed() {
     lo.kv_offload = false;
     lo.mmproj_bytes = 1e9;
     lo.mmproj_offload = false;
+    lo.mmproj_encoder = {"qwen3vl_merger", 1152, 4304, 16, 27, 768, 16, 2};
+    lo.mmproj_file = "mmproj-F16.gguf";
+    lo.image_max_tokens = 1024;
     lo.tp = 2;
     lo.pp = 1;
     Parallelism& p = s.parallel;
@@ -302,6 +305,9 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.local.kv_offload == b.local.kv_offload);
     CHECK(a.local.mmproj_bytes == b.local.mmproj_bytes);
     CHECK(a.local.mmproj_offload == b.local.mmproj_offload);
+    CHECK(a.local.mmproj_encoder == b.local.mmproj_encoder);
+    CHECK(a.local.mmproj_file == b.local.mmproj_file);
+    CHECK(a.local.image_max_tokens == b.local.image_max_tokens);
     CHECK(a.local.tp == b.local.tp);
     CHECK(a.local.pp == b.local.pp);
     CHECK(a.parallel.dp == b.parallel.dp);
@@ -682,7 +688,8 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Overheads>() == 6);
     CHECK(field_count<LocalCompare>() == 3);
     CHECK(field_count<LocalMachine>() == 3);
-    CHECK(field_count<LocalOptions>() == 25);
+    CHECK(field_count<LocalOptions>() == 28);
+    CHECK(field_count<VisionEncoder>() == 8);
     CHECK(field_count<LocalCustomGpu>() == 4);
     CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
 }

@@ -63,29 +63,46 @@ RowSetup setup(const json& r, const SpeedCalibration& cal) {
     } else {
         const GpuPreset* g = find_gpu(hw);
         if (!g) throw ReportError(id + ": unknown GPU preset " + hw);
-        out.in.gpus.push_back({g->name, g->memory_bytes, -1});
+        // gpu_count GPUs of the preset (default 1), split by split_mode (default layer) at the default tensor split.
+        const int64_t count = r.value("gpu_count", int64_t{1});
+        if (count < 1) throw ReportError(id + ": gpu_count must be at least 1");
+        const std::optional<SplitMode> mode = parse_enum<SplitMode>(r.value("split_mode", std::string("layer")));
+        if (!mode) throw ReportError(id + ": unknown split_mode");
+        out.in.split_mode = *mode;
+        for (int64_t i = 0; i < count; ++i) {
+            out.in.gpus.push_back({g->name, g->memory_bytes, -1});
+            out.s.gpu_bandwidth.push_back(g->memory_bandwidth);
+            out.s.gpu_flops.push_back(g->fp16_tensor_flops);
+        }
         out.in.ram_bytes = 64.0 * 1024 * 1024 * 1024;
-        out.s.gpu_bandwidth = {g->memory_bandwidth};
-        out.s.gpu_flops = {g->fp16_tensor_flops};
     }
     return out;
 }
 
-double speed_of(const json& r, const SpeedCalibration& cal) {
+struct RowSpeed {
+    double tokens_per_s = 0;
+    int64_t row_syncs = 0;  // the plan's split-matrix round trips per token (--split-mode row)
+};
+
+RowSpeed speed_of(const json& r, const SpeedCalibration& cal) {
     RowSetup rs = setup(r, cal);
     const Plan p = place_llamacpp(rs.in, rs.in.ngl, rs.in.context);
     const Speed sp = plan_speed(rs.in, p, rs.s);
     if (!sp.ok()) throw ReportError(r.at("id").get<std::string>() + ": " + sp.error);
-    return is_prefill(r.at("test").get<std::string>()) ? sp.prefill_tokens_per_s : sp.decode_tokens_per_s;
+    return {is_prefill(r.at("test").get<std::string>()) ? sp.prefill_tokens_per_s : sp.decode_tokens_per_s, p.row_syncs};
 }
 
 std::string regime_of(const json& r) {
     if (is_prefill(r.at("test").get<std::string>())) return "prefill";
+    if (r.value("split_mode", std::string("layer")) == "row" && r.value("gpu_count", int64_t{1}) > 1) return "decode row split";
     return r.at("device").get<std::string>() == "apple" ? "decode CPU/Apple" : "decode GPU";
 }
 
 Regime* regime_slot(SpeedCalibration& c, const std::string& name) {
-    return name == "prefill" ? &c.prefill : name == "decode GPU" ? &c.decode_gpu : &c.decode_cpu_apple;
+    return name == "prefill"          ? &c.prefill
+           : name == "decode GPU"       ? &c.decode_gpu
+           : name == "decode row split" ? &c.decode_row
+                                        : &c.decode_cpu_apple;
 }
 
 }  // namespace
@@ -94,34 +111,51 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     const json doc = json::parse(benchmarks_json);
     const json& rows = doc.at("rows");
     SpeedReport rep;
-    SpeedCalibration unit;  // efficiency 1 everywhere: the roofline
+    SpeedCalibration unit;  // efficiency 1 everywhere and no row-split round trip time: the roofline
     unit.decode_gpu = unit.decode_cpu_apple = unit.prefill = Regime{1, 0, 0};
-    std::vector<std::string> regimes = {"decode GPU", "decode CPU/Apple", "prefill"};
+    const std::vector<std::string> efficiency_regimes = {"decode GPU", "decode CPU/Apple", "prefill"};
+    std::vector<std::string> regimes = efficiency_regimes;
+    regimes.push_back("decode row split");
     for (const json& r : rows) {
         SpeedRow row;
         row.id = r.at("id").get<std::string>();
         row.split = measured_split(row.id);
         row.regime = regime_of(r);
         row.source = r.at("source").get<std::string>();
-        row.hardware = r.at("hardware").get<std::string>();
+        const int64_t count = r.value("gpu_count", int64_t{1});
+        const std::string mode = r.value("split_mode", std::string("layer"));
+        row.hardware = (count > 1 ? std::to_string(count) + "x " : "") + r.at("hardware").get<std::string>() + (mode != "layer" ? " -sm " + mode : "");
         row.model = r.at("model").get<std::string>();
         row.weights = r.at("weights").get<std::string>();
         row.test = r.at("test").get<std::string>();
         row.measured = r.at("tokens_per_s").get<double>();
-        row.roofline = speed_of(r, unit);
+        row.roofline = speed_of(r, unit).tokens_per_s;
         rep.rows.push_back(row);
     }
     // One efficiency per regime: the median of measured / roofline over its calibrate rows.
-    for (const std::string& name : regimes) {
+    for (const std::string& name : efficiency_regimes) {
         std::vector<double> ratios;
         for (const SpeedRow& row : rep.rows)
             if (row.regime == name && row.split == "calibrate") ratios.push_back(row.measured / row.roofline);
         if (ratios.empty()) throw ReportError("no calibrate rows for " + name);
         regime_slot(rep.calibration, name)->efficiency = round_sig3(median(ratios));
     }
+    // The row-split round trip: over the calibrate row-split rows, the median of the time the plan leaves unexplained at
+    // the calibrated efficiencies (1 / measured - 1 / predicted without it) per round trip.
+    {
+        std::vector<double> per_sync;
+        for (size_t i = 0; i < rep.rows.size(); ++i) {
+            if (rep.rows[i].regime != "decode row split" || rep.rows[i].split != "calibrate") continue;
+            const RowSpeed without = speed_of(rows[i], rep.calibration);
+            if (without.row_syncs == 0) throw ReportError(rep.rows[i].id + ": a row-split row whose plan splits no matrix");
+            per_sync.push_back((1 / rep.rows[i].measured - 1 / without.tokens_per_s) / static_cast<double>(without.row_syncs));
+        }
+        if (per_sync.empty()) throw ReportError("no calibrate rows for decode row split");
+        rep.calibration.row_sync_seconds = round_sig3(median(per_sync));
+    }
     for (size_t i = 0; i < rep.rows.size(); ++i) {
         SpeedRow& row = rep.rows[i];
-        row.predicted = speed_of(rows[i], rep.calibration);
+        row.predicted = speed_of(rows[i], rep.calibration).tokens_per_s;
         row.error = (row.predicted - row.measured) / row.measured;
     }
     for (const std::string& name : regimes) {
@@ -146,20 +180,27 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     d += "cache at the plan's context, at its memory bandwidth (a GPU preset's `memory_bandwidth`; system RAM at\n";
     d += "`--ram-bandwidth` GB/s, default 89.6 = dual-channel DDR5-5600; a Mac at its chip's, `--apple-chip`). Layers\n";
     d += "split over devices run in turn, so their times add, plus one hidden-state vector over PCIe 4.0 x16 per device\n";
-    d += "boundary (two per layer whose experts `--n-cpu-moe` keeps on the CPU). Prefill: 2 FLOPs per active parameter\n";
+    d += "boundary (two per layer whose experts `--n-cpu-moe` keeps on the CPU). With `--split-mode row` every GPU multiplies its\n";
+    d += "rows of each split matrix at the same time, so those take the slowest GPU's time, not the sum, and each split matrix\n";
+    d += "costs one round trip per other GPU with rows of it (the input vector out and its rows of the result back over the\n";
+    d += "link, plus a fixed time per round trip: the one number the row-split rows calibrate, the median over the calibrate\n";
+    d += "rows of the time the plan leaves unexplained per round trip). Prefill: 2 FLOPs per active parameter\n";
     d += "per token plus 4 * layers * ctx * d_attn, at each device's dense FP16 tensor FLOP/s (`fp16_tensor_flops`; the\n";
     d += "CPU at `--cpu-flops` TFLOP/s, default 1.024); Apple publishes no GPU FP16 figure, so a Mac plan has no prefill\n";
-    d += "estimate. The efficiencies are committed in core/planner/speed.cpp (`speed_calibration()`);\n";
+    d += "estimate, nor does a row-split plan. The efficiencies and the round trip are committed in core/planner/speed.cpp\n";
+    d += "(`speed_calibration()`);\n";
     d += "tests/planner_speed_test.cpp fails when they differ from this table's.\n\n";
-    d += "| regime | efficiency | calibrate rows | holdout rows | holdout median \\|error\\| | holdout worst \\|error\\| |\n";
+    d += "| regime | efficiency (row split: round trip) | calibrate rows | holdout rows | holdout median \\|error\\| | holdout worst \\|error\\| |\n";
     d += "|---|---:|---:|---:|---:|---:|\n";
     for (const std::string& name : regimes) {
         size_t nc = 0, nh = 0;
         for (const SpeedRow& row : rep.rows)
             if (row.regime == name) (row.split == "calibrate" ? nc : nh) += 1;
         const Regime& g = *regime_slot(rep.calibration, name);
-        d += fmt::format("| {} | {:.3g} | {} | {} | {:.0f} % | {:.0f} % |\n", name, g.efficiency, nc, nh,
-                         g.holdout_median_error * 100, g.holdout_worst_error * 100);
+        const std::string value = name == "decode row split" ? fmt::format("{:.3g} µs per round trip", rep.calibration.row_sync_seconds * 1e6)
+                                                             : fmt::format("{:.3g}", g.efficiency);
+        d += fmt::format("| {} | {} | {} | {} | {:.0f} % | {:.0f} % |\n", name, value, nc, nh, g.holdout_median_error * 100,
+                         g.holdout_worst_error * 100);
     }
     d += "\n## Rows\n\n";
     d += "| id | split | regime | hardware | model | weights | test | measured t/s | roofline t/s | predicted t/s | error | source |\n";

@@ -66,12 +66,33 @@ FieldError planner_error(const std::string& e, bool parallel_given = false) {
         {"max-num-seqs", "local.max_num_seqs"}, {"max-running-requests", "local.max_num_seqs"}, {"gpu", "local.gpus"},
         {"n-cpu-moe", "local.n_cpu_moe"}, {"tensor-split", "local.tensor_split"}, {"split-mode", "local.split_mode"},
         {"main-gpu", "local.main_gpu"}, {"ubatch", "local.ubatch"}, {"mmproj-bytes", "local.mmproj_bytes"},
-        {"no-mmproj-offload", "local.mmproj_offload"}, {"tp/pp", tp}, {"tp", tp}, {"pp", pp}};
+        {"no-mmproj-offload", "local.mmproj_offload"}, {"image-max-tokens", "local.image_max_tokens"}, {"tp/pp", tp}, {"tp", tp}, {"pp", pp}};
     const size_t colon = e.find(':');
     const std::string key = e.substr(0, colon);
     for (const auto& [flag, field] : kFields)
         if (key == flag && colon != std::string::npos) return {field, e.substr(colon + 2 <= e.size() ? colon + 2 : colon + 1)};
     return {"local", e};
+}
+
+// local.mmproj_encoder, as the page reads it from a projector's .gguf header (vision_encoder_from_gguf): every size of a
+// real encoder, and a projector's bytes beside it. Bounds keep the compute buffer's arithmetic real: images to 65536 px.
+void check_mmproj_encoder(const LocalOptions& lo, std::vector<FieldError>& errs) {
+    const VisionEncoder& e = lo.mmproj_encoder;
+    const std::string again = "; pick the projector's .gguf again";
+    auto within = [&](const char* field, int64_t v, int64_t lo_bound, int64_t hi) {
+        if (v < lo_bound || v > hi)
+            errs.push_back({std::string("local.mmproj_encoder.") + field,
+                            "must be from " + std::to_string(lo_bound) + " to " + std::to_string(hi) + "; got " + std::to_string(v) + again});
+    };
+    within("n_embd", e.n_embd, 1, 1 << 20);
+    within("n_ff", e.n_ff, 1, 1 << 22);
+    within("n_head", e.n_head, 1, 4096);
+    within("n_layer", e.n_layer, 0, 4096);
+    within("image_size", e.image_size, 1, 65536);
+    within("patch_size", e.patch_size, 1, 65536);
+    within("n_merge", e.n_merge, 1, 64);
+    if (!(lo.mmproj_bytes > 0))
+        errs.push_back({"local.mmproj_encoder", "describes a projector, but local.mmproj_bytes is 0 (no projector)" + again});
 }
 
 // Bounds that keep a typed custom GPU real: the largest GPUs have under 300 GB and 10 TB/s.
@@ -165,6 +186,7 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
                                          std::to_string(s.model.layers) + " layers + output)"});
     if (!serving && !(lo.mmproj_bytes >= 0 && lo.mmproj_bytes <= 1e13))
         errs.push_back({"local.mmproj_bytes", "must be the projector's size in bytes, 0 (none) or more"});
+    if (!serving && lo.mmproj_encoder != VisionEncoder{}) check_mmproj_encoder(lo, errs);
 
     in.model = sin.model = s.model;
     in.weights = sin.weights = lo.weights;
@@ -184,6 +206,9 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
     in.kv_offload = lo.kv_offload;
     in.mmproj_bytes = lo.mmproj_bytes;
     in.mmproj_offload = lo.mmproj_offload;
+    in.mmproj_encoder = lo.mmproj_encoder;
+    in.mmproj_file = lo.mmproj_file;
+    in.image_max_tokens = lo.image_max_tokens;
     sin.tp = lo.tp;
     sin.pp = lo.pp;
     sin.engine = lo.engine == LocalEngine::SGLang ? ServingEngine::SGLang : ServingEngine::VLLM;
@@ -233,8 +258,12 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
     out.advice = p.advice;
     out.summary = "-ngl " + std::to_string(p.ngl) + " of " + std::to_string(p.n_layer + 1) + " (" + std::to_string(p.n_layer) +
                   " layers + output)" + (p.gpus.size() > 1 ? ", tensor split " + tensor_split_text(p.split) : "");
-    for (const DevicePlan& d : p.gpus) out.devices.push_back({d.name, device_layers_text(in, p, d), d.weights, d.kv, d.compute, d.total(), d.capacity});
-    out.devices.push_back({p.cpu.name, device_layers_text(in, p, p.cpu), p.cpu.weights, p.cpu.kv, p.cpu.compute, p.cpu.total(), p.cpu.capacity});
+    auto device = [&](const DevicePlan& d) {
+        out.devices.push_back({d.name, device_layers_text(in, p, d), d.weights, d.kv, d.compute, d.mmproj + d.mmproj_compute, d.total(), d.capacity});
+    };
+    for (const DevicePlan& d : p.gpus) device(d);
+    device(p.cpu);
+    if (in.mmproj_bytes > 0) out.notes.push_back(image_encoder_text(in, "the projector's size alone gives no encoder shape; pick its .gguf"));
     if (p.fits) {
         const std::vector<GpuPreset> specs = local_gpu_specs(s.local);
         std::vector<const GpuPreset*> presets;
@@ -283,7 +312,7 @@ void plan_serve(const Scenario& s, const ServingPlanInput& in, LocalPlan& out) {
     const std::string share = p.tp > 1 ? "1/" + std::to_string(p.tp) + " of " : "";
     for (size_t i = 0; i < in.gpus.size(); ++i)
         out.devices.push_back({"GPU " + std::to_string(i) + ": " + in.gpus[i].name, share + (p.pp > 1 ? "one stage's layers" : "every layer"),
-                               p.weights, p.kv_pool, p.non_torch + p.activation, p.weights + p.kv_pool + p.non_torch + p.activation, p.capacity});
+                               p.weights, p.kv_pool, p.non_torch + p.activation, 0, p.weights + p.kv_pool + p.non_torch + p.activation, p.capacity});
     const ModelPreset* preset = nullptr;
     if (std::optional<std::string> id = model_preset_id(s.model)) preset = find_model(*id);
     const std::string model_id = preset && !preset->hf_id.empty() ? preset->hf_id

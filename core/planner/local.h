@@ -25,6 +25,7 @@ struct LocalDevice {
     std::string name;
     std::string layers;             // "layers 0-15 + output", "1/2 of every layer"
     double weights = 0, kv = 0, compute = 0;
+    double vision = 0;              // the vision projector's weights and its image encoder's compute buffer here (--mmproj)
     double total = 0;               // the planner's total for the device (DevicePlan::total(): with a vision projector)
     double capacity = 0;
     bool fits() const { return total <= capacity; }

@@ -171,12 +171,20 @@ int64_t rows_from(int64_t n, const RowSplit& r, size_t id) {
     const auto row = static_cast<int64_t>(static_cast<float>(n) * r.low[id]);
     return row - row % r.rounding;
 }
+// MATRIX_ROW_PADDING (ggml-cuda common.cuh [llama-cpp-code]): split matrix rows and the q8_1 input are padded to 512 elements.
+constexpr int64_t kRowPadding = 512;
 // One GPU's slice of a split matrix: its rows, plus the padding of the last row to 512 elements
 // (ggml_backend_cuda_split_buffer_type_get_alloc_size, MATRIX_ROW_PADDING).
 double split_slice_bytes(GgmlType t, int64_t ne0, int64_t rows) {
-    constexpr int64_t kRowPadding = 512;
     if (rows == 0) return 0;
     return static_cast<double>(rows) * ggml_row_bytes(t, ne0) + (ne0 % kRowPadding != 0 ? ggml_row_bytes(t, kRowPadding - ne0 % kRowPadding) : 0);
+}
+
+// The input vector one GPU sends another for a split matrix of ne0 columns at batch 1: quantized to q8_1 over the row padded
+// to 512 (quantize_row_q8_1_cuda for mul_mat_vec_q) for a quantized matrix, f32 otherwise (ggml_cuda_mul_mat, ggml_cuda_op_mul_mat).
+double split_matmul_input_bytes(GgmlType t, int64_t ne0) {
+    if (ggml_type(t).block_weights <= 1) return static_cast<double>(ne0) * 4;
+    return ggml_row_bytes(GgmlType::Q8_1, (ne0 + kRowPadding - 1) / kRowPadding * kRowPadding);
 }
 
 }  // namespace
@@ -323,9 +331,15 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
             if (rows_from(t.rows, rs, o + 1) == rows_from(t.rows, rs, o)) return;  // no rows for its GPU: stays whole there
             p.gpus[o].weights -= static_cast<double>(t.rows) * ggml_row_bytes(type, t.cols);
             for (size_t i = 0; i < n_gpu; ++i) {
-                const double slice = split_slice_bytes(type, t.cols, rows_from(t.rows, rs, i + 1) - rows_from(t.rows, rs, i));
+                const int64_t rows = rows_from(t.rows, rs, i + 1) - rows_from(t.rows, rs, i);
+                const double slice = split_slice_bytes(type, t.cols, rows);
                 p.gpus[i].weights += slice;
+                p.gpus[i].split_rows += slice;
                 p.gpus[o].split_buffer += slice;
+                if (i != o && rows > 0) {
+                    p.row_syncs += 1;
+                    p.row_link_bytes += split_matmul_input_bytes(type, t.cols) + static_cast<double>(rows) * 4;
+                }
             }
         };
         for (int64_t il = 0; il < L; ++il) {

@@ -83,6 +83,8 @@ struct DevicePlan {
     double weights = 0, kv = 0, compute = 0;  // weights: all this device holds (--split-mode row: its rows of every split matrix)
     double split_buffer = 0;        // --split-mode row: llama.cpp's "CUDA<i>_Split model buffer size", the split matrices of the
                                     // layers this GPU holds, every GPU's rows and padding together (not all on this GPU)
+    double split_rows = 0;          // --split-mode row: this GPU's rows of every split matrix (part of weights), which it
+                                    // multiplies while the other GPUs multiply theirs
     double mmproj = 0;              // the vision projector's weights (--mmproj) on this device
     double mmproj_compute = 0;      // its encoder's compute buffer here (clip_compute_bytes: device part where the
                                     // projector is, the host part in RAM)
@@ -103,6 +105,11 @@ struct Plan {
     int64_t max_context = 0;        // largest context (multiple of 256, up to the larger of n_ctx_train and the
                                     // requested one) that fits at this -ngl; 0: none
     std::string advice;             // when nothing fits: the smallest change that would
+    // --split-mode row, per generated token: each split matrix is multiplied on every GPU with rows of it at once; the GPU
+    // running its layer sends each other such GPU the input vector (q8_1 for a quantized matrix, else f32), gathers its rows
+    // of the result (f32) and waits for it (ggml-cuda.cu ggml_cuda_op_mul_mat, read at f6d77a1 [llama-cpp-code]).
+    int64_t row_syncs = 0;          // those round trips: one per split matrix and GPU with rows of it other than its layer's
+    double row_link_bytes = 0;      // the activations they carry
     int64_t moe_cpu_layers = 0;     // an MoE model that the automatic -ngl split (layers in RAM): the smallest --n-cpu-moe
                                     // with which every layer fits on the GPUs instead (0: none, or not applicable)
     bool ok() const { return error.empty(); }

@@ -54,6 +54,8 @@ SpeedCalibration speed_calibration() {
     c.decode_gpu = {0.711, 0.08, 0.17};
     c.decode_cpu_apple = {0.448, 0.15, 0.15};
     c.prefill = {0.429, 0.34, 0.99};
+    c.row_sync_seconds = 46.1e-6;
+    c.decode_row = {1, 0.35, 0.35};
     return c;
 }
 
@@ -73,9 +75,6 @@ double hop_seconds(int64_t hidden, double link_bandwidth) { return static_cast<d
 namespace {
 
 std::string check_speed_input(const PlanInput& in, const Plan& p, const SpeedInput& s) {
-    if (in.split_mode == SplitMode::Row && p.gpus.size() > 1)
-        return "split-mode: the speed model runs the GPUs one after another (layer split); with --split-mode row every GPU works on "
-               "each matrix at once and waits for the others, which no benchmark here calibrates, so there is no speed estimate";
     if (s.gpu_bandwidth.size() != p.gpus.size())
         return "gpu: give one memory bandwidth per GPU (" + std::to_string(p.gpus.size()) + "), got " + std::to_string(s.gpu_bandwidth.size());
     for (size_t i = 0; i < p.gpus.size(); ++i)
@@ -137,7 +136,7 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
 
     const int64_t d_attn = m.heads * m.head_dim;
     const int64_t ctx = p.context;
-    double decode = 0, prefill = 0, slowest = -1;
+    double decode = 0, split = 0, prefill = 0, slowest = -1;
     bool prefill_known = true, slowest_gpu = false;
     for (size_t d = 0; d <= n_gpu; ++d) {
         const bool cpu = d == n_gpu;
@@ -149,8 +148,9 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         ds.bytes_per_token = active_weight_bytes(weights, experts[d], m.moe.top_k, m.moe.num_experts) + dp.kv;
         const bool system_memory = cpu || in.apple_unified;
         const double bw = cpu ? s.ram_bandwidth : s.gpu_bandwidth[d];
-        ds.decode_seconds = roofline_seconds(ds.bytes_per_token, bw,
-                                             system_memory ? cal.decode_cpu_apple.efficiency : cal.decode_gpu.efficiency);
+        const double efficiency = system_memory ? cal.decode_cpu_apple.efficiency : cal.decode_gpu.efficiency;
+        ds.decode_seconds = roofline_seconds(ds.bytes_per_token, bw, efficiency);
+        ds.split_seconds = roofline_seconds(dp.split_rows, bw, efficiency);  // split rows hold no routed experts (3-D)
         const bool has_work = layers[d] > 0 || attention_layers[d] > 0 || d == out_dev;
         ds.flops_per_token =
             has_work ? prefill_flops_per_token(active_params[d], static_cast<int64_t>(attention_layers[d]), ctx, d_attn) : 0;
@@ -161,7 +161,8 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         } else if (ds.flops_per_token > 0) {
             ds.prefill_seconds = ds.flops_per_token / (cal.prefill.efficiency * flops);
         }
-        decode += ds.decode_seconds;
+        decode += ds.decode_seconds - ds.split_seconds;
+        split = std::max(split, ds.split_seconds);
         prefill += ds.prefill_seconds;
         if (ds.decode_seconds > slowest) {
             slowest = ds.decode_seconds;
@@ -178,8 +179,15 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         out.hop_seconds = hop_seconds(m.hidden, s.link_bandwidth);
     }
     decode += static_cast<double>(out.hops) * out.hop_seconds;
+    // --split-mode row: the split matrices take the slowest GPU's time, plus their round trips.
+    out.row_sync_seconds = static_cast<double>(p.row_syncs) * cal.row_sync_seconds + p.row_link_bytes / s.link_bandwidth;
+    decode += split + out.row_sync_seconds;
     out.decode_tokens_per_s = 1 / decode;
-    out.decode_band = slowest_gpu ? cal.decode_gpu : cal.decode_cpu_apple;
+    out.decode_band = p.row_syncs > 0 ? cal.decode_row : slowest_gpu ? cal.decode_gpu : cal.decode_cpu_apple;
+    if (p.row_syncs > 0 && prefill_known) {
+        prefill_known = false;
+        out.prefill_note = "--split-mode row: no prefill estimate (no published row-split prefill speed calibrates one)";
+    }
     if (prefill_known) {
         out.prefill_tokens_per_s = 1 / prefill;
         out.time_to_first_token_s = static_cast<double>(ctx) * prefill + decode;

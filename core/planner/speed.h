@@ -12,8 +12,14 @@
 // Prefill: 2 FLOPs per active parameter per token plus 2 * ctx * d_attn per layer for QK^T [kaplan2020 §2.1]
 // and as many for the product with V, over the attended tokens (the prompt: llama.cpp without flash
 // attention multiplies against every cell and masks), at each device's dense FP16 tensor throughput;
-// the attention FLOPs count on the device that runs the attention (-nkvo: the CPU). --split-mode row over
-// several GPUs (each matrix on every GPU at once) is not modelled: an error says so.
+// the attention FLOPs count on the device that runs the attention (-nkvo: the CPU).
+// --split-mode row (ggml-cuda.cu ggml_cuda_op_mul_mat, read at f6d77a1 [llama-cpp-code]): every GPU holds rows of each
+// split matrix and multiplies them at the same time as the others, so a token's split matrices take as long as the
+// slowest GPU's rows (the same GPU for every matrix: all are split in the same proportions), not the sum; the rest of a
+// layer (norms, KV, attention) runs on its layer's GPU in turn as above. Each split matrix costs one round trip per other
+// GPU with rows of it: the input vector out, its rows of the result back (Plan.row_link_bytes over the link) and a
+// fixed time for the launches, copies and event waits, calibrated on published row-split speeds (row_sync_seconds).
+// Prefill with row split is not estimated (no published row-split prefill here): prefill_note says so.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -51,6 +57,11 @@ struct SpeedCalibration {
     Regime decode_gpu;        // a discrete GPU's decode
     Regime decode_cpu_apple;  // the CPU's and an Apple GPU's decode (system / unified memory)
     Regime prefill;           // prefill on any device
+    // --split-mode row over several GPUs: seconds per round trip of a split matrix (Plan.row_syncs), the median over
+    // the calibrate rows of (1 / measured - the plan's time without it) / round trips; the GPUs stream at decode_gpu's
+    // efficiency. decode_row holds its holdout band (its efficiency is not used).
+    double row_sync_seconds = 0;
+    Regime decode_row;
 };
 // The committed calibration (tests/speed_report.cpp recomputes it from the benchmark table and a test
 // asserts the two agree).
@@ -69,6 +80,8 @@ struct DeviceSpeed {
     std::string name;
     double bytes_per_token = 0;    // weights the token uses + KV at the plan's context
     double decode_seconds = 0;     // bytes_per_token / (efficiency * bandwidth)
+    double split_seconds = 0;      // the part of decode_seconds spent on its rows of the split matrices (--split-mode row),
+                                   // at the same time as the other GPUs' rows
     double flops_per_token = 0;    // prefill FLOPs per prompt token on this device
     double prefill_seconds = 0;    // per prompt token; 0 when the device has no FLOP/s figure
 };
@@ -78,6 +91,7 @@ struct Speed {
     std::vector<DeviceSpeed> devices;  // GPUs in order, then the CPU
     int64_t hops = 0;               // device boundaries a token crosses
     double hop_seconds = 0;         // per boundary
+    double row_sync_seconds = 0;    // --split-mode row: the split matrices' round trips per token (fixed time + activations)
     double decode_tokens_per_s = 0;
     double prefill_tokens_per_s = 0;  // 0: a device with layers has no FLOP/s figure (prefill_note says which)
     double time_to_first_token_s = 0; // the plan's context as the prompt, then one decoded token

@@ -25,6 +25,7 @@ struct VisionEncoder {
     int64_t patch_size = 0;   // clip.vision.patch_size
     int64_t n_merge = 1;      // clip.vision.spatial_merge_size (Qwen-VL: 2 x 2 patches per image token); 1: none
     bool known() const { return n_embd > 0 && n_ff > 0 && n_head > 0 && patch_size > 0 && image_size > 0; }
+    bool operator==(const VisionEncoder&) const = default;
 };
 
 // The encoder's shape from a projector GGUF's header; `error` names the missing key (a file without

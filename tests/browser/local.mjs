@@ -10,10 +10,14 @@
 //   6. Advanced placement: opened by the mouse, --n-cpu-moe typed on Qwen3-30B-A3B; the launch line and
 //      the per-device table change as `vramlens plan --n-cpu-moe` says; Back and Forward; a link with a
 //      GPU not in the presets opens with it
+//   7. the vision projector: its .gguf (generated here) chosen in the real file picker the button opens;
+//      the per-device table's Vision column, the image encoder and the launch line are `vramlens plan
+//      --mmproj FILE`'s; the link opens the same plan
 //
 // Usage: node local.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
 import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite,
          settle, typeInto } from './harness.mjs';
+import { ggufFile } from '../hub/fixtures.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -192,6 +196,64 @@ try {
     const otherInputs = await item(other, 'section.model');
     await scrollTo(other, 'local.custom_gpus[0].memory_gib', { x: otherInputs.x + 8, y: 450 }, 0, false);
     check((await item(other, 'local.custom_gpus[0].memory_gib')) !== null, 'its fields are in the device list');
+    await other.context().close();
+  });
+
+  console.log('vision projector 1280x900');
+  await section('vision projector', async () => {
+    // A Qwen-VL-style projector (web/tests/run_local_test.cpp's): one F16 [64, 64] tensor (8192 B), encoder n_embd 64,
+    // n_ff 256, 4 heads, patch 16, merge 2: the load-time image is 1472 px, 8464 patches; its compute buffer without
+    // flash attention 1163563008 B on the first GPU and 26136832 B of image inputs in RAM.
+    const f = ggufFile({
+      metadata: [
+        ['general.architecture', 'string', 'clip'], ['clip.vision.projector_type', 'string', 'qwen3vl_merger'],
+        ['clip.vision.embedding_length', 'u32', 64], ['clip.vision.feed_forward_length', 'u32', 256],
+        ['clip.vision.attention.head_count', 'u32', 4], ['clip.vision.block_count', 'u32', 1],
+        ['clip.vision.image_size', 'u32', 768], ['clip.vision.patch_size', 'u32', 16], ['clip.vision.spatial_merge_size', 'u32', 2],
+      ],
+      tensors: [{ name: 'v.blk.0.attn_q.weight', dims: [64, 64], type: 'F16' }],
+    });
+    const bytes = Buffer.concat([f.head, Buffer.alloc(f.size - f.head.length)]);
+    const dir = mkdtempSync(join(tmpdir(), 'vramlens-mmproj-'));
+    const file = join(dir, 'mmproj-qwen.gguf');
+    writeFileSync(file, bytes);
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const inputs = await item(page, 'section.model');
+    const reach = async (key) => scrollTo(page, key, { x: inputs.x + 8, y: 450 }, 0, false);
+    await click(page, 'mode.3');
+    await reach('section.placement');
+    await click(page, 'section.placement');
+    await reach('local.mmproj_pick');
+    const chooser = page.waitForEvent('filechooser', { timeout: 10_000 });
+    await click(page, 'local.mmproj_pick');
+    await (await chooser).setFiles({ name: 'mmproj-qwen.gguf', mimeType: 'application/octet-stream', buffer: bytes });
+    await page.waitForFunction(() => JSON.parse(window.vramlens.state().scenario).local?.mmproj_bytes === 8192, null, { timeout: 10_000 })
+      .catch(() => {});
+    await settle(page);
+    const sc = (await scenario(page)).local ?? {};
+    check(sc.mmproj_bytes === 8192 && sc.mmproj_encoder?.projector === 'qwen3vl_merger' && sc.mmproj_file === 'mmproj-qwen.gguf',
+          `the picked file's header sets the projector: ${JSON.stringify({ b: sc.mmproj_bytes, e: sc.mmproj_encoder, f: sc.mmproj_file })}`);
+    const plan = await local(page);
+    const cli = cliPlan(['--model', 'llama-3.1-8b', '--ctx', '4096', '--gpu', 'rtx-4090', '--ram', '64GB', '--mmproj', file]);
+    check(plan.ok && plan.devices[0]?.vision === 8192 + 1163563008 && plan.devices[1]?.vision === 26136832,
+          `the projector and its encoder's buffers by hand: ${plan.devices.map((d) => d.vision).join(', ')}`);
+    check(plan.devices.length === cli.devices.length &&
+          plan.devices.every((d, i) => d.vision === cli.devices[i].mmproj_bytes + cli.devices[i].mmproj_compute_bytes &&
+                                       d.total === cli.devices[i].total_bytes), 'each device is the CLI\'s with --mmproj');
+    check(plan.launch[0]?.text === cli.launch.replace(file, 'mmproj-qwen.gguf'), `the launch line is the CLI's: ${plan.launch[0]?.text}`);
+    const encoder = execFileSync(cliPath, ['plan', '--model', 'llama-3.1-8b', '--ctx', '4096', '--gpu', 'rtx-4090', '--ram', '64GB',
+      '--mmproj', file], { encoding: 'utf8' }).split('\n').find((l) => l.startsWith('image encoder ('));
+    const m = await mirror(page);
+    check(encoder && m.notes.includes(encoder), `the HTML mirror has the CLI's image encoder line: ${encoder}`);
+    const head = await page.evaluate(() => [...document.querySelectorAll('#vl-table thead th')].map((th) => th.textContent));
+    check(head.includes('Vision') && m.rows[0].length === head.length, `the per-device table has a Vision column: ${head.join(', ')}`);
+    rmSync(dir, { recursive: true });
+    const link = (await state(page)).link;
+    await page.context().close();
+    const other = await open({ viewport: { width: 1280, height: 900 } }, `${server.url}#${link}`);
+    const o = await local(other);
+    check(o.ok && o.devices[0]?.vision === plan.devices[0].vision && o.launch[0]?.text === plan.launch[0].text,
+          'the link opens the same plan (the encoder travels, not the file)');
     await other.context().close();
   });
 

@@ -67,7 +67,7 @@ export function safetensorsFile(tensors) {
 // (string key, u32 type, value), the tensor infos (name, u32 n_dims, u64 dims, u32 ggml type, u64
 // offset), zero padding to the alignment (32), then the data, each tensor padded to 32.
 const GGUF_TYPE = { u16: 2, i32: 5, u32: 4, string: 8, array: 9 };
-export const GGML = { F32: { id: 0, block: 1, bytes: 4 }, Q4_K: { id: 12, block: 256, bytes: 144 }, Q6_K: { id: 14, block: 256, bytes: 210 } };
+export const GGML = { F32: { id: 0, block: 1, bytes: 4 }, F16: { id: 1, block: 1, bytes: 2 }, Q4_K: { id: 12, block: 256, bytes: 144 }, Q6_K: { id: 14, block: 256, bytes: 210 } };
 export function ggufFile({ metadata, tensors }) {
   const parts = [];
   const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };

@@ -6,10 +6,12 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "checkpoint_files.h"
 #include "cli.h"
 #include "inference/weight_formats.h"
 #include "plan_cli.h"
@@ -419,4 +421,96 @@ TEST_CASE("run locally: a GPU not in the presets - added, its memory typed, a ba
     REQUIRE(other.app.scenario.local.custom_gpus.size() == 1);
     CHECK(other.app.scenario.local.custom_gpus[0] == h.app.scenario.local.custom_gpus[0]);
     CHECK(other.app.local.devices.at(0).capacity == h.app.local.devices.at(0).capacity);
+}
+
+namespace {
+
+// The launch line with the CLI's path to the projector written as the page writes it: the file's name.
+std::string with_file_name(std::string line, const std::filesystem::path& file) {
+    const size_t at = line.find(file.string());
+    if (at != std::string::npos) line.replace(at, file.string().size(), file.filename().string());
+    return line;
+}
+
+}  // namespace
+
+TEST_CASE("run locally: the projector's .gguf picked - its bytes and image encoder planned as `vramlens plan --mmproj`, carried by the link") {
+    Harness h(1280, 3000);
+    h.frames(3);
+    h.click("mode.3");
+    h.click("section.placement");
+    REQUIRE(h.has("local.mmproj_pick"));
+    CHECK_FALSE(h.has("local.image_max_tokens"));  // no encoder yet
+    h.app.outbox.clear();
+    h.click("local.mmproj_pick");
+    bool asked = false;  // the page opens its file picker on this request (shell/bridge.js)
+    for (const OutEvent& o : h.app.outbox) asked = asked || o.kind == "mmproj";
+    CHECK(asked);
+
+    // The page reads the header of the file picked and hands it over (vl_event "mmproj", the file's name).
+    const std::string bytes = vl::test::qwen_projector_gguf().file();  // tests/checkpoint_files.h: sizes by hand there
+    const std::filesystem::path file = vl::test::write_temp_file("mmproj-qwen.gguf", bytes);
+    h.app.inbox.push_back({"mmproj", file.filename().string(), bytes});
+    h.frames(3);
+    const LocalOptions& lo = h.app.scenario.local;
+    CHECK(lo.mmproj_bytes == vl::test::kQwenProjectorBytes);
+    CHECK(lo.mmproj_encoder.projector == "qwen3vl_merger");
+    CHECK(lo.mmproj_encoder.n_merge == 2);
+    CHECK(lo.mmproj_file == file.filename().string());
+    REQUIRE(h.app.local.ok());
+    REQUIRE(h.app.local.devices.size() == 2);
+    CHECK(h.app.local.devices[0].vision == vl::test::kQwenProjectorBytes + vl::test::kQwenEncoderDevice);
+    CHECK(h.app.local.devices[1].vision == vl::test::kQwenEncoderHost);
+
+    const std::vector<std::string> flags = {"--model", "llama-3.1-8b", "--ctx", "4096", "--gpu", "rtx-4090", "--ram", "64GB", "--mmproj", file.string()};
+    const nlohmann::json cli = cli_plan(flags);
+    const nlohmann::json page = nlohmann::json::parse(hook_json(h.app))["local"];
+    REQUIRE(page["devices"].size() == cli["devices"].size());
+    for (size_t i = 0; i < cli["devices"].size(); ++i) {
+        INFO("device " << i);
+        CHECK(page["devices"][i]["vision"].get<double>() ==
+              cli["devices"][i]["mmproj_bytes"].get<double>() + cli["devices"][i]["mmproj_compute_bytes"].get<double>());
+        CHECK(page["devices"][i]["total"] == cli["devices"][i]["total_bytes"]);
+    }
+    CHECK(page["launch"][0]["text"] == with_file_name(cli["launch"], file));
+    CHECK(page["launch"][0]["text"].get<std::string>().find(" --mmproj " + file.filename().string()) != std::string::npos);
+    const std::string encoder_line = cli_text_line(flags, "image encoder (");
+    REQUIRE_FALSE(encoder_line.empty());
+    CHECK(std::find(h.app.local.notes.begin(), h.app.local.notes.end(), encoder_line) != h.app.local.notes.end());
+    const nlohmann::json mirror = local_results_text(h.app);
+    CHECK(mirror["headers"][5] == "Vision");
+    CHECK(mirror["rows"][0].size() == 8);
+
+    // A Qwen-VL encoder takes --image-max-tokens: typed, it is the CLI's plan and line.
+    REQUIRE(h.has("local.image_max_tokens"));
+    type_into(h, "local.image_max_tokens", "4096");
+    REQUIRE(h.app.scenario.local.image_max_tokens == 4096);
+    std::vector<std::string> big = flags;
+    big.insert(big.end(), {"--image-max-tokens", "4096"});
+    const nlohmann::json cli_big = cli_plan(big);
+    CHECK(h.app.local.devices[0].total == cli_big["devices"][0]["total_bytes"].get<double>());
+    CHECK(launch_text(h) == with_file_name(cli_big["launch"], file));
+    CHECK(launch_text(h).find(" --image-max-tokens 4096") != std::string::npos);
+
+    // The link carries the encoder, not the file: another page plans the same.
+    Harness other;
+    other.app.ui.env.hash = "#" + encode_share_link(h.app.scenario);
+    other.frames(3);
+    CHECK(other.app.scenario.local.mmproj_encoder == h.app.scenario.local.mmproj_encoder);
+    REQUIRE(other.app.local.ok());
+    CHECK(other.app.local.devices.at(0).vision == h.app.local.devices.at(0).vision);
+    CHECK(other.app.local.launch.at(0).text == launch_text(h));
+
+    // A bad value is named at its field; a file that is no GGUF leaves the projector as it was and says why.
+    h.app.scenario.local.mmproj_encoder.n_ff = 0;
+    h.app.dirty = true;
+    h.frames(2);
+    REQUIRE_FALSE(h.app.local.ok());
+    CHECK(h.app.local.errors.front().field == "local.mmproj_encoder.n_ff");
+    h.app.scenario.local.mmproj_encoder.n_ff = 256;
+    h.app.inbox.push_back({"mmproj", "notes.txt", "not a GGUF file"});
+    h.frames(2);
+    CHECK(h.app.scenario.local.mmproj_bytes == vl::test::kQwenProjectorBytes);
+    CHECK(h.app.ui.mmproj_message.rfind("notes.txt: ", 0) == 0);
+    std::filesystem::remove(file);
 }

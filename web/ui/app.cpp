@@ -328,6 +328,8 @@ void handle_inbox(AppState& app) {
             app.ui.text_buffers[ev.key] = ev.text;
         } else if (ev.kind == "text_done") {
             if (app.ui.editing_key == ev.key) app.ui.editing_key.clear();
+        } else if (ev.kind == "mmproj") {  // a projector .gguf's header, read by the page from the file picked (shell/bridge.js)
+            import_mmproj(app, ev.key, ev.text, 0);
         }
     }
 }

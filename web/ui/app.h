@@ -34,14 +34,17 @@ enum class PhoneTab { Results, Setup, Share };
 // Page -> app.
 struct InEvent {
     std::string kind;     // "paste" (text), "drop" (file text), "hash" (fragment), "text" (overlay edit), "text_done",
-                          // "refused" (the page did not pass on an input over kMaxJsonInputBytes)
-    std::string key;      // "text"/"text_done": the field being edited; "refused": what it was ("paste", "drop", "hash", "text")
+                          // "refused" (the page did not pass on an input over kMaxJsonInputBytes), "mmproj" (a projector
+                          // .gguf's header bytes, the file picked after the app's "mmproj" request)
+    std::string key;      // "text"/"text_done": the field being edited; "refused": what it was ("paste", "drop", "hash", "text");
+                          // "mmproj": the file's name
     std::string text;     // "refused": its size in bytes (decimal)
 };
 
 // App -> page.
 struct OutEvent {
-    std::string kind;     // "fragment", "copy", "download", "edit" (open the text box), "height", "title"
+    std::string kind;     // "fragment", "copy", "download", "edit" (open the text box), "height", "title", "mmproj" (open the
+                          // file picker for a vision projector's .gguf)
     std::string a, b, c;  // kind-specific: download (name, mime, text); edit (key, value, "text"|"number"|"multiline")
     float x = 0, y = 0, w = 0, h = 0;  // edit: where the field is, in CSS pixels
 };
@@ -100,6 +103,7 @@ struct UiState {
     std::string hub_message;                 // Fetching: what is read; Failed: why, with the offline alternative
     std::vector<std::string> hub_facts;      // the imported checkpoint: parameters per dtype, true size, quantization, adapter
     std::vector<std::string> hub_warnings;
+    std::string mmproj_message;              // the projector .gguf picked: what was read from it, or why nothing was
     std::optional<ModelSpec> hub_spec;       // the model as imported (or opened) with its model.source (refresh)
     std::string notice;                      // what went wrong (a damaged link, text that could not be read): shown until dismissed
     S status = S::Count_;                    // what a paste/drop/import did (S::ImportedConfig, ...; Count_: nothing), in the

@@ -5,6 +5,7 @@
 
 #include "enum_names.h"
 #include "inference/weight_formats.h"
+#include "model/gguf.h"
 #include "ui/run_local_compare.h"
 #include "units.h"
 
@@ -155,10 +156,46 @@ std::vector<RankRow> shown_rank_rows(const AppState& app, size_t top) {
     return rows;
 }
 
+bool import_mmproj(AppState& app, const std::string& name, std::string_view head, double file_size) {
+    const Result<GgufHeader> h = read_gguf_header(head, file_size > 0 ? std::optional<uint64_t>(static_cast<uint64_t>(file_size)) : std::nullopt);
+    if (!h.ok()) {
+        app.ui.mmproj_message = name + ": " + to_string(h.errors.front());
+        return false;
+    }
+    // As `vramlens plan --mmproj FILE` (cli/cli.cpp): the tensors' bytes, and the encoder's shape when the clip.vision keys give it.
+    LocalOptions& lo = app.scenario.local;
+    lo.mmproj_bytes = 0;
+    for (const GgufTensor& t : h.value->tensors) lo.mmproj_bytes += static_cast<double>(t.bytes);
+    const VisionEncoderRead enc = vision_encoder_from_gguf(*h.value);
+    lo.mmproj_encoder = enc.error.empty() ? enc.encoder : VisionEncoder{};
+    if (!dynamic_resolution(lo.mmproj_encoder)) lo.image_max_tokens = 0;
+    lo.mmproj_file = name.size() <= 255 ? name : std::string();
+    app.ui.mmproj_message = name + ": " + bytes_label(lo.mmproj_bytes, app.ui.unit) + ", " +
+                            (enc.error.empty() ? "image encoder " + (enc.encoder.projector.empty() ? std::string("clip") : enc.encoder.projector) : enc.error);
+    app.dirty = true;
+    return true;
+}
+
+bool local_has_vision(const LocalPlan& p) {
+    for (const LocalDevice& d : p.devices)
+        if (d.vision > 0) return true;
+    return false;
+}
+
+std::vector<std::string> local_device_headers(const AppState& app) {
+    const Lang L = app.ui.lang;
+    std::vector<std::string> h = {tr(L, S::Device), tr(L, S::LayersCol), tr(L, S::WeightsCol), tr(L, S::KvCol), tr(L, S::ComputeCol)};
+    if (local_has_vision(app.local)) h.push_back(tr(L, S::VisionCol));
+    h.insert(h.end(), {tr(L, S::Total), tr(L, S::Capacity)});
+    return h;
+}
+
 std::vector<std::string> local_device_cells(const AppState& app, const LocalDevice& d) {
     const SizeUnit u = app.ui.unit;
-    return {d.name, d.layers, bytes_label(d.weights, u), bytes_label(d.kv, u), bytes_label(d.compute, u), bytes_label(d.total, u),
-            bytes_label(d.capacity, u)};
+    std::vector<std::string> c = {d.name, d.layers, bytes_label(d.weights, u), bytes_label(d.kv, u), bytes_label(d.compute, u)};
+    if (local_has_vision(app.local)) c.push_back(bytes_label(d.vision, u));
+    c.insert(c.end(), {bytes_label(d.total, u), bytes_label(d.capacity, u)});
+    return c;
 }
 
 std::string local_verdict(const AppState& app) {
@@ -178,8 +215,7 @@ nlohmann::json local_results_text(const AppState& app) {
     j["title"] = std::string(tr(L, S::RunLocally)) + " · " + tr(L, S::Results);
     j["verdict"] = local_verdict(app);
     j["total"] = p.ok() ? std::string(tr(L, S::LargestContext)) + ": " + std::to_string(p.largest_context) : std::string("—");
-    j["headers"] = {tr(L, S::Device), tr(L, S::LayersCol), tr(L, S::WeightsCol), tr(L, S::KvCol), tr(L, S::ComputeCol), tr(L, S::Total),
-                    tr(L, S::Capacity)};
+    j["headers"] = local_device_headers(app);
     j["rows"] = nlohmann::json::array();
     for (const LocalDevice& d : p.devices) j["rows"].push_back(local_device_cells(app, d));
     j["total_row"] = nlohmann::json::array();
@@ -218,7 +254,7 @@ nlohmann::json local_hook(const AppState& app) {
     j["devices"] = nlohmann::json::array();
     for (const LocalDevice& d : p.devices)
         j["devices"].push_back({{"name", d.name}, {"layers", d.layers}, {"weights", d.weights}, {"kv", d.kv}, {"compute", d.compute},
-                                {"total", d.total}, {"capacity", d.capacity}});
+                                {"vision", d.vision}, {"total", d.total}, {"capacity", d.capacity}});
     j["launch"] = nlohmann::json::array();
     for (const LaunchLine& l : p.launch) j["launch"].push_back({{"what", l.what}, {"text", l.text}});
     j["notes"] = p.notes;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "ui/app.h"
 
@@ -27,6 +28,10 @@ void remove_local_gpu(AppState& app, size_t i);
 void add_custom_gpu(AppState& app);
 void remove_custom_gpu(AppState& app, size_t i);
 size_t local_gpu_count(const LocalOptions& lo);  // a Mac's one GPU, or the presets and the custom GPUs
+// A vision projector's .gguf picked on the page (shell/bridge.js reads its header only, `file_size` the file's): its tensor
+// bytes and image encoder into local.mmproj_bytes / mmproj_encoder / mmproj_file, as `vramlens plan --mmproj FILE` reads
+// them; ui.mmproj_message says what was read, or why nothing was. False when the header does not read.
+bool import_mmproj(AppState& app, const std::string& name, std::string_view head, double file_size);
 
 // Which model fits best (local.rank): what the ranking depends on (GPUs, RAM or Mac, KV type, flash
 // attention, context) as text, so a change shows the table as stale; rank_local_models() shows and
@@ -40,7 +45,10 @@ void use_ranked(AppState& app, const RankRow& r);
 // The rows shown: each model's best type, ranked ones first, at most `top`.
 std::vector<RankRow> shown_rank_rows(const AppState& app, size_t top = 10);
 
-// The row of the per-device table as shown: name, layers, weights, KV, compute, total, capacity.
+// The row of the per-device table as shown: name, layers, weights, KV, compute, (vision, when the plan has a projector), total,
+// capacity; local_device_headers() names those columns.
+bool local_has_vision(const LocalPlan& p);
+std::vector<std::string> local_device_headers(const AppState& app);
 std::vector<std::string> local_device_cells(const AppState& app, const LocalDevice& d);
 // The verdict line: "Fits · -ngl 33 of 33 (...)" or "Does not fit · <advice>"; the errors when the input is bad.
 std::string local_verdict(const AppState& app);

@@ -75,12 +75,23 @@ void local_advanced_panel(AppState& app) {
     bool nkvo = !lo.kv_offload;
     if (check(app, tr(L, S::KvInRam), "local.kv_offload", nkvo)) lo.kv_offload = !nkvo;
     double mib = lo.mmproj_bytes / kMiB;
-    if (float_field(app, tr(L, S::MmprojMib), "local.mmproj_bytes", mib, 0, 1 << 20, 64, "%.0f")) lo.mmproj_bytes = mib * kMiB;
+    if (float_field(app, tr(L, S::MmprojMib), "local.mmproj_bytes", mib, 0, 1 << 20, 64, "%.0f")) {
+        lo.mmproj_bytes = mib * kMiB;
+        if (lo.mmproj_bytes == 0) lo.mmproj_encoder = {}, lo.mmproj_file.clear(), lo.image_max_tokens = 0;  // no projector, no encoder
+    }
+    // The projector's .gguf from disk: the page reads its header only (shell/bridge.js), import_mmproj takes its sizes.
+    if (ImGui::Button(tr(L, S::MmprojPick))) app.outbox.push_back({"mmproj", "", "", ""});
+    mark(app, "local.mmproj_pick");
+    if (!app.ui.mmproj_message.empty()) ImGui::TextWrapped("%s", app.ui.mmproj_message.c_str());
+    field_error(app, "local.mmproj_encoder");
+    if (dynamic_resolution(lo.mmproj_encoder) || lo.image_max_tokens != 0)
+        int_field(app, tr(L, S::ImageMaxTokens), "local.image_max_tokens", lo.image_max_tokens, 0, int64_t{1} << 24, false);
     if (lo.mmproj_bytes > 0 || !lo.mmproj_offload) {
         bool in_ram = !lo.mmproj_offload;
         if (check(app, tr(L, S::MmprojInRam), "local.mmproj_offload", in_ram)) lo.mmproj_offload = !in_ram;
     }
 }
+
 
 void local_custom_gpus_panel(AppState& app) {
     const Lang L = app.ui.lang;

@@ -158,8 +158,9 @@ void local_plan_panel(AppState& app) {
     const Lang L = app.ui.lang;
     const LocalPlan& p = app.local;
     if (!p.ok()) return;
-    const char* headers[] = {tr(L, S::Device), tr(L, S::LayersCol), tr(L, S::WeightsCol), tr(L, S::KvCol), tr(L, S::ComputeCol),
-                             tr(L, S::Total), tr(L, S::Capacity)};
+    const std::vector<std::string> headers = local_device_headers(app);
+    const int columns = static_cast<int>(headers.size());
+    const size_t total_col = headers.size() - 2;
     if (ImGui::GetContentRegionAvail().x < 640) {
         // Narrow (a phone): one wrapped line per device, each number named.
         for (const LocalDevice& d : p.devices) {
@@ -170,15 +171,16 @@ void local_plan_panel(AppState& app) {
             ImGui::TextWrapped("%s", line.c_str());
             ImGui::PopStyleColor();
         }
-    } else if (ImGui::BeginTable("##devices", 7, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-        for (int i = 0; i < 7; ++i) ImGui::TableSetupColumn(headers[i], i < 2 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed);
+    } else if (ImGui::BeginTable("##devices", columns, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+        for (int i = 0; i < columns; ++i)
+            ImGui::TableSetupColumn(headers[static_cast<size_t>(i)].c_str(), i < 2 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed);
         ImGui::TableHeadersRow();
         for (const LocalDevice& d : p.devices) {
             ImGui::TableNextRow();
             const std::vector<std::string> cells = local_device_cells(app, d);
             for (size_t c = 0; c < cells.size(); ++c) {
                 ImGui::TableNextColumn();
-                if (c == 5 && !d.fits()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col_bad(app)), "%s", cells[c].c_str());
+                if (c == total_col && !d.fits()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col_bad(app)), "%s", cells[c].c_str());
                 else ImGui::TextUnformatted(cells[c].c_str());
             }
         }

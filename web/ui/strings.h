@@ -231,6 +231,9 @@ enum class Lang { En, Zh };
     X(KvInRam, "KV cache in system RAM (-nkvo)", "KV 缓存放在系统内存 (-nkvo)")                           \
     X(MmprojMib, "Vision projector, MiB (0 = none)", "视觉投影器 MiB（0 = 无）")                          \
     X(MmprojInRam, "Projector in system RAM (--no-mmproj-offload)", "投影器放在系统内存 (--no-mmproj-offload)") \
+    X(MmprojPick, "Read the projector's mmproj .gguf...", "读取投影器的 mmproj .gguf...")                      \
+    X(ImageMaxTokens, "Largest image, tokens (--image-max-tokens; 0 = the load-time image)", "视觉输入最大 token 数 (--image-max-tokens；0 = 加载时的大小)") \
+    X(VisionCol, "Vision", "视觉")                                                                        \
     X(TpField, "Tensor-parallel size (0 = chosen)", "张量并行数（0 = 自动）")                             \
     X(PpField, "Pipeline-parallel size (0 = chosen)", "流水线并行数（0 = 自动）")                         \
     X(AddCustomGpu, "Add a GPU not listed", "添加未列出的 GPU")                                           \
