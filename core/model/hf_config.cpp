@@ -81,12 +81,14 @@ constexpr Family kFamilies[] = {
     {"mamba2",          "Mamba2ForCausalLM",              Arch::Mamba2,     "Mamba2",      32768,  4096,     0, 64,   0,   0,   0,      0,  false},
     {"jamba",           "JambaForCausalLM",               Arch::Jamba,      "Jamba",       65536,  4096, 14336, 32,  32,   8,   0, 262144,  false},
     // Gated DeltaNet hybrids (issue 18): Qwen3NextConfig's defaults; Qwen3.5 / Qwen3.6 (the language model in
-    // text_config of the *ForConditionalGeneration configs) with the Qwen3.5-9B and Qwen3.5-35B-A3B sizes as defaults
+    // text_config of the *ForConditionalGeneration configs): Qwen3_5TextConfig's and Qwen3_5MoeTextConfig's defaults
+    // (transformers configuration_qwen3_5.py / configuration_qwen3_5_moe.py: the Qwen3.5-9B and 35B-A3B sizes,
+    // max_position_embeddings 32768) [transformers-code]
     {"qwen3_next",      "Qwen3NextForCausalLM",           Arch::Qwen3Next,  "Qwen3-Next", 151936,  2048,  5632, 48,  16,   2, 256,  32768,  false},
-    {"qwen3_5_moe_text","Qwen3_5MoeForCausalLM",          Arch::Qwen3Next,  "Qwen3.5-MoE",248320,  2048,     0, 40,  16,   2, 256, 262144,  false},
-    {"qwen3_5_moe",     "Qwen3_5MoeForConditionalGeneration", Arch::Qwen3Next, "Qwen3.5-MoE",248320, 2048,  0, 40,  16,   2, 256, 262144,  false},
-    {"qwen3_5_text",    "Qwen3_5ForCausalLM",             Arch::Qwen35,     "Qwen3.5",    248320,  4096, 12288, 32,  16,   4, 256, 262144,  false},
-    {"qwen3_5",         "Qwen3_5ForConditionalGeneration",Arch::Qwen35,     "Qwen3.5",    248320,  4096, 12288, 32,  16,   4, 256, 262144,  false},
+    {"qwen3_5_moe_text","Qwen3_5MoeForCausalLM",          Arch::Qwen3Next,  "Qwen3.5-MoE",248320,  2048,     0, 40,  16,   2, 256,  32768,  false},
+    {"qwen3_5_moe",     "Qwen3_5MoeForConditionalGeneration", Arch::Qwen3Next, "Qwen3.5-MoE",248320, 2048,  0, 40,  16,   2, 256,  32768,  false},
+    {"qwen3_5_text",    "Qwen3_5ForCausalLM",             Arch::Qwen35,     "Qwen3.5",    248320,  4096, 12288, 32,  16,   4, 256,  32768,  false},
+    {"qwen3_5",         "Qwen3_5ForConditionalGeneration",Arch::Qwen35,     "Qwen3.5",    248320,  4096, 12288, 32,  16,   4, 256,  32768,  false},
 };
 // clang-format on
 
