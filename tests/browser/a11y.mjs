@@ -155,6 +155,9 @@ try {
     await page.keyboard.type('3', { delay: 40 });
     await press(page, 'Enter');
     check((await scenario(page)).train.micro_batch === 3, `a micro-batch typed after Tab reached the field (${(await scenario(page)).train.micro_batch})`);
+    // As in a web form, Enter lets go of the text but keeps the focus on the field; Tab then goes on.
+    check(await page.evaluate(() => window.Module._vl_text_active()) === 0 && (await state(page)).ui.focus === 'train.micro_batch',
+          `Enter released the field's text and kept the focus on it (${(await state(page)).ui.focus})`);
     await mirrorMatches(page, 'after typing micro-batch 3');
     // Back to the field (Shift+Tab, Tab) to edit it again: a micro-batch that does not fit.
     await press(page, 'Shift+Tab');

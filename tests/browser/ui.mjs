@@ -11,8 +11,8 @@
 //   8. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
 //
 // Usage: node ui.mjs --site build/web/site [--docs docs] [--chromium /usr/bin/chromium]
-import { appState as state, click, dropFile, finish, launchChromium, messages, openApp, parseArgs, paste, serveSite,
-         settle, waitForMessage } from './harness.mjs';
+import { appState as state, click, dropFile, finish, launchChromium, messages, openApp, parseArgs, paste, scrollTo,
+         serveSite, settle, waitForMessage } from './harness.mjs';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +109,8 @@ try {
   // page names the field and shows no number.
   check(!s4.ok && s4.errors.some((e) => e.field === 'train.seq_len') && s4.shown_total === '—',
         `the 2048-token sequence is reported at its field (${s4.errors.map((e) => e.field).join(', ')})`);
+  // The sequence field is below the GPU section on a 800 px desktop window: the inputs scroll to it first.
+  await scrollTo(page2, 'train.seq_len.minus', { x: 16, y: 600 }, 0, false);  // the column's margin: no list or text box there
   await click(page2, 'train.seq_len.minus');
   const s5 = await state(page2);
   check(s5.ok && s5.total_bytes === s5.core_total_bytes && s5.shown_total === fmt(s5.core_total_bytes, s5.shown_unit),
