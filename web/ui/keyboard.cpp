@@ -12,8 +12,10 @@ void keyboard_before_frame() {
     if (!GImGui) return;
     ImGuiContext& g = *GImGui;
     ImGuiIO& io = g.IO;
-    auto down = [&](ImGuiKey k) { return io.KeyMap[k] >= 0 && io.KeysDown[io.KeyMap[k]]; };
-    if (g.ActiveId == 0 && g.NavId != 0 && (down(ImGuiKey_Enter) || down(ImGuiKey_KeyPadEnter)))
+    // Pressed in this frame: down now and up in the last one (KeysDownDuration still holds the last frame's, -1 when up).
+    // Not while held: a field that Enter just released would be taken again by a frame drawn before the key comes up.
+    auto pressed = [&](ImGuiKey k) { const int i = io.KeyMap[k]; return i >= 0 && io.KeysDown[i] && io.KeysDownDuration[i] < 0; };
+    if (g.ActiveId == 0 && g.NavId != 0 && (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)))
         io.NavInputs[ImGuiNavInput_Activate] = 1.0f;
 }
 
