@@ -153,6 +153,7 @@ struct ModelSpec {
     ModelOrigin source;
     GgufTensorBytes gguf_bytes;     // an imported GGUF file's tensor bytes; empty otherwise
     bool architecture_known() const { return params_only == 0; }
+    bool has_mlp() const { return ffn > 0 || moe.num_experts > 0; }  // a dense or MoE MLP (a pure Mamba model has none)
 };
 
 }  // namespace vl

@@ -191,7 +191,7 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
     const int64_t tp = s.parallel.tp;
     // A state-space model: the Mamba mixer's live tensors, or the larger of them and the MLP's (Jamba).
     const char* label = !has_mamba_mixer(m) ? mlp_label
-                        : has_mlp(m)    ? "Prefill activations (MLP or Mamba mixer, the larger)"
+                        : m.has_mlp()   ? "Prefill activations (MLP or Mamba mixer, the larger)"
                                         : "Prefill activations (Mamba mixer)";
     add(e, d, comp("act.prefill_mlp", label, Category::Activations, kPrefill,
                    has_mamba_mixer(m) ? "live tensors at one layer's MLP or Mamba mixer (no activations kept for backward) [transformers-code]"

@@ -91,8 +91,6 @@ N mamba_mixer_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, 
     return tokens * (N(2) * d_in + d_in + d_in + N(2) * d_in + h3) * q("act_bytes", act_bytes);
 }
 
-inline bool has_mlp(const ModelSpec& m) { return m.ffn > 0 || m.moe.num_experts > 0; }
-
 // The larger of one layer's live tensors at its MLP and, for a Mamba model, at its Mamba mixer (the two
 // sublayers run one after the other; a pure Mamba model has no MLP). A Gated DeltaNet mixer's forward
 // tensors are not modelled yet (warn_mamba_working_memory says so): its layers count the MLP's.
@@ -100,7 +98,7 @@ inline bool has_mamba_mixer(const ModelSpec& m) { return m.ssm.kind == SsmKind::
 template <class Q, class N>
 N layer_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double act_bytes) {
     if (!has_mamba_mixer(m)) return mlp_live_bytes(q, m, tokens, tp, act_bytes);
-    if (!has_mlp(m)) return mamba_mixer_live_bytes(q, m, tokens, tp, act_bytes);
+    if (!m.has_mlp()) return mamba_mixer_live_bytes(q, m, tokens, tp, act_bytes);
     return max_of(mlp_live_bytes(q, m, tokens, tp, act_bytes), mamba_mixer_live_bytes(q, m, tokens, tp, act_bytes));
 }
 

@@ -591,7 +591,7 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
                        static_cast<double>(c.stage.layers()), static_cast<double>(n_dense), static_cast<double>(n_moe),
                        c.in_flight, s.train.recompute, static_cast<double>(std::max(1, s.train.recompute_every_k)),
                        m.ssm.active(), static_cast<double>(n_attn), static_cast<double>(c.stage.layers() - n_attn),
-                       m.ffn > 0 || m.moe.num_experts > 0};
+                       m.has_mlp()};
 }
 
 // The per-layer groups of one stage (each a Once), and one whole layer made of them.
