@@ -12,7 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fmt/format.h>
+#include "text_format.h"
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -1197,7 +1197,7 @@ int cmd_solve(const Options& o, std::string& out, std::string& err) {
     }
     out += std::string(k->question) + ": " + value + (r.at_search_bound ? " (or more: the search stopped at its bound)" : "") + "\n";
     if (k->knob == Knob::GpuCount)
-        out += fmt::format("layout: dp {}, tp {}, pp {}, cp {}, zero {}\n", r.scenario.parallel.dp, r.scenario.parallel.tp,
+        out += vl::format("layout: dp {}, tp {}, pp {}, cp {}, zero {}\n", r.scenario.parallel.dp, r.scenario.parallel.tp,
                            r.scenario.parallel.pp, r.scenario.parallel.cp, r.scenario.parallel.zero);
     out += "peak " + amount_with_unit(r.estimate.total_bytes, o.unit) + " of " + amount_with_unit(r.estimate.gpu_capacity_bytes, o.unit);
     out += r.limiting_id.empty() ? "\n" : "; limited by " + r.limiting_id + "\n";
@@ -1367,7 +1367,7 @@ int cmd_plan_serving(const Options& o, std::string& out, std::string& err, Servi
         out += in.model.name + ", " + weight_format(in.weights).name + ", " + serving_engine_name(engine) + " on " + std::to_string(in.gpus.size()) + " x " +
                in.gpus.front().name + "\n";
         out += "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + " (" + p.parallel_reason + ")\n";
-        out += "per GPU: " + gib(p.capacity) + " for weights and KV (" + util_name + " " + fmt::format("{}", in.gpu_memory_utilization) + "): weights " +
+        out += "per GPU: " + gib(p.capacity) + " for weights and KV (" + util_name + " " + vl::format("{}", in.gpu_memory_utilization) + "): weights " +
                gib(p.weights) + ", KV pool " + gib(p.kv_pool) + (sglang ? "; CUDA context " : "; non-torch ") + gib(p.non_torch) +
                (sglang ? ", left for activations and CUDA graphs " : ", activation peak ") + gib(p.activation) + "\n";
         out += "KV: " + std::to_string(p.blocks) + (p.block_size == 1 ? " tokens" : " blocks of " + std::to_string(p.block_size) + " tokens") +
@@ -1503,12 +1503,12 @@ int cmd_rank(const Options& o, const RankFlags& f, const PlanInput& machine, con
     for (const PlanGpu& g : machine.gpus) machine_text += g.name + " + ";
     if (machine.apple_unified) machine_text += std::string(chip->name) + ", ";
     machine_text += amount_with_unit(machine.ram_bytes, SizeUnit::GiB) + (machine.apple_unified ? " unified memory" : " RAM");
-    out += "Which model fits best on " + machine_text + " at context " + std::to_string(machine.context) + fmt::format(" (decode at least {:g} tok/s, loss at most {}):\n", in.min_tokens_per_s, quant_loss_name(in.max_loss));
+    out += "Which model fits best on " + machine_text + " at context " + std::to_string(machine.context) + vl::format(" (decode at least {:g} tok/s, loss at most {}):\n", in.min_tokens_per_s, quant_loss_name(in.max_loss));
     size_t shown = 0;
     for (const RankRow& row : rows) {
         if (!f.all && (row.verdict != RankVerdict::Ranked || shown >= top)) continue;
         ++shown;
-        out += fmt::format("{:>3}. ", shown) + rank_row_text(row) + "\n";
+        out += vl::format("{:>3}. ", shown) + rank_row_text(row) + "\n";
     }
     if (ranked_models == 0 && !f.all) out += "  none: no candidate runs at this context and speed (--all says why for each)\n";
     if (!f.all) {

@@ -2,7 +2,7 @@
 #include "export.h"
 
 #include <algorithm>
-#include <fmt/format.h>
+#include "text_format.h"
 #include <nlohmann/json.hpp>
 
 #include "scenario_json.h"
@@ -29,9 +29,9 @@ std::string escape_control_chars(std::string_view text) {
         const auto c = static_cast<unsigned char>(text[i]);
         const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0u;
         if (c < 0x20 || c == 0x7f) {
-            out += fmt::format("\\x{:02x}", c);
+            out += vl::format("\\x{:02x}", c);
         } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // U+0080..U+009F in UTF-8
-            out += fmt::format("\\u{:04x}", next);
+            out += vl::format("\\u{:04x}", next);
             ++i;
         } else {
             out += text[i];
@@ -59,7 +59,7 @@ std::string phase_list(Mode mode, unsigned mask, const char* sep) {
 
 std::string heading(const Scenario& s) {
     std::string model = s.model.name.empty() ? std::string("(unnamed model)") : escape_control_chars(s.model.name);
-    return fmt::format("{}, {}, {} x {}, per GPU", model, enum_name(s.mode), s.gpu_count, escape_control_chars(s.gpu.name));
+    return vl::format("{}, {}, {} x {}, per GPU", model, enum_name(s.mode), s.gpu_count, escape_control_chars(s.gpu.name));
 }
 
 std::string verdict(const Estimate& e, SizeUnit u) {

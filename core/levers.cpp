@@ -1,6 +1,6 @@
 // fit_levers (solvers.h): the single changes that make a scenario fit its GPUs, each checked by a full estimate.
 #include <algorithm>
-#include <fmt/format.h>
+#include "text_format.h"
 
 #include "inference/weight_formats.h"
 #include "solvers.h"
@@ -34,7 +34,7 @@ void training_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
             v = s;
             v.train.micro_batch = mb.value;
             v.train.grad_accum_steps = s.train.grad_accum_steps * (s.train.micro_batch / mb.value);
-            l.offer("micro_batch", fmt::format("micro-batch {} x {} accumulation steps", mb.value, v.train.grad_accum_steps), v);
+            l.offer("micro_batch", vl::format("micro-batch {} x {} accumulation steps", mb.value, v.train.grad_accum_steps), v);
         }
     }
     if (s.parallel.dp > 1) {  // ZeRO shards over data-parallel ranks
@@ -78,9 +78,9 @@ void inference_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
         l.offer("kv_int8", v.infer.flash_attention != s.infer.flash_attention ? "8-bit KV cache with flash attention" : "8-bit KV cache", v);
     }
     if (s.infer.batch > 1 && a.max_batch.found)  // Knob::Batch
-        l.offer("batch", fmt::format("{} concurrent sequences", a.max_batch.value), a.max_batch.scenario);
+        l.offer("batch", vl::format("{} concurrent sequences", a.max_batch.value), a.max_batch.scenario);
     if (const SolveResult c = solve(s, Knob::Context); c.found && c.value < s.infer.context)
-        l.offer("context", fmt::format("context {}", c.value), c.scenario);
+        l.offer("context", vl::format("context {}", c.value), c.scenario);
 }
 
 }  // namespace
@@ -92,13 +92,13 @@ std::vector<Lever> fit_levers(const Scenario& s, const Estimate& e, const FitAns
     else training_levers(l, s, a);
     const SolveResult& kept = a.min_gpus;  // keeping the ZeRO stage, up to 512 GPUs
     if (kept.found)
-        l.offer("gpus", fmt::format("{} GPUs ({})", kept.value, gpu_layout_text(kept.scenario.parallel)), kept.scenario);
+        l.offer("gpus", vl::format("{} GPUs ({})", kept.value, gpu_layout_text(kept.scenario.parallel)), kept.scenario);
     if (s.mode != Mode::Infer) {
         SolveOptions go;
         go.max_gpus = 512;
         const SolveResult any = solve(s, Knob::GpuCount, go);
         if (any.found && (!kept.found || any.value < kept.value))
-            l.offer("gpus_any_zero", fmt::format("ZeRO-{} + {} GPUs ({})", any.scenario.parallel.zero, any.value, gpu_layout_text(any.scenario.parallel)),
+            l.offer("gpus_any_zero", vl::format("ZeRO-{} + {} GPUs ({})", any.scenario.parallel.zero, any.value, gpu_layout_text(any.scenario.parallel)),
                     any.scenario);
     }
     return std::move(l.out);

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <string_view>
 
-#include <fmt/format.h>
+#include "text_format.h"
 
 #include "inference/weight_formats.h"
 #include "units.h"
@@ -110,9 +110,9 @@ static std::string knob_value_text(Knob k, int64_t v) {
 
 std::string describe_overflow(Knob k, int64_t v, const Estimate& e) {
     const std::string value = knob_value_text(k, v);
-    if (!e.ok()) return fmt::format("{} = {} is invalid: {}", knob_name(k), value, to_string(e.errors.front()));
+    if (!e.ok()) return vl::format("{} = {} is invalid: {}", knob_name(k), value, to_string(e.errors.front()));
     const Component* c = largest(e);
-    return fmt::format("at {} = {} it needs {} of {}; largest component {} ({})", knob_name(k), value,
+    return vl::format("at {} = {} it needs {} of {}; largest component {} ({})", knob_name(k), value,
                        amount_with_unit(e.total_bytes, SizeUnit::GiB), amount_with_unit(e.gpu_capacity_bytes, SizeUnit::GiB),
                        c ? c->id : "-", amount_with_unit(c ? at_peak(e, *c) : 0.0, SizeUnit::GiB));
 }
@@ -134,7 +134,7 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     const int64_t lo = std::max<int64_t>(1, opt.lo);
     const int64_t i_lo = (lo + step - 1) / step, i_hi = hi / step;
     if (i_hi < i_lo) {
-        r.errors.push_back({knob_name(k), fmt::format("no multiple of {} in [{}, {}]", step, lo, hi)});
+        r.errors.push_back({knob_name(k), vl::format("no multiple of {} in [{}, {}]", step, lo, hi)});
         r.why = "the search range holds no valid value: " + to_string(r.errors.front());
         return r;
     }
@@ -169,14 +169,14 @@ SolveResult solve_monotone(const Scenario& s, Knob k, const SolveOptions& opt) {
     r.estimate = good_p.e;
     if (bad == 0) {
         r.at_search_bound = true;
-        r.why = fmt::format("fits up to the search bound {} = {}", knob_name(k), i_hi * step);
+        r.why = vl::format("fits up to the search bound {} = {}", knob_name(k), i_hi * step);
         return r;
     }
     if (bad == good + 1) {
         const Component* c = bad_p.e.ok() ? grew_most(good_p.e, bad_p.e) : nullptr;
         r.limiting_id = c ? c->id : "";
-        r.why = fmt::format("{} = {} fits; {}", knob_name(k), good * step, describe_overflow(k, bad * step, bad_p.e));
-        if (c) r.why += fmt::format("; {} grows the most", c->id);
+        r.why = vl::format("{} = {} fits; {}", knob_name(k), good * step, describe_overflow(k, bad * step, bad_p.e));
+        if (c) r.why += vl::format("; {} grows the most", c->id);
     }
     return r;
 }
@@ -395,16 +395,16 @@ SolveResult solve_gpus(const Scenario& s, const SolveOptions& opt) {
         r.scenario = s;
         set_layout(r.scenario, s, best);
         r.estimate = std::move(best_e);
-        r.why = fmt::format("{} GPUs: tp {}, pp {}, dp {}, ZeRO {}", best.gpus(), best.tp, best.pp, best.dp, best.zero);
+        r.why = vl::format("{} GPUs: tp {}, pp {}, dp {}, ZeRO {}", best.gpus(), best.tp, best.pp, best.dp, best.zero);
         if (closest) r.why += "; with fewer GPUs the closest layout " + name_closest();
         return r;
     }
     if (closest) {
         r.scenario = near.s;
         r.estimate = near.e;
-        r.why = fmt::format("no layout of up to {} GPUs fits; closest: ", opt.max_gpus) + name_closest();
+        r.why = vl::format("no layout of up to {} GPUs fits; closest: ", opt.max_gpus) + name_closest();
     } else {
-        r.why = fmt::format("no valid parallel layout of up to {} GPUs", opt.max_gpus);
+        r.why = vl::format("no valid parallel layout of up to {} GPUs", opt.max_gpus);
     }
     return r;
 }
@@ -437,7 +437,7 @@ SolveResult solve_format(const Scenario& s) {
         r.estimate = smallest_fail.e;
         const Component* c = largest(smallest_fail.e);
         r.limiting_id = c ? c->id : "";
-        r.why = fmt::format("no format fits; even {}: ", weight_format_name(smallest_fail.s.infer.weights)) +
+        r.why = vl::format("no format fits; even {}: ", weight_format_name(smallest_fail.s.infer.weights)) +
                 describe_overflow(Knob::WeightFormat, static_cast<int64_t>(smallest_fail.s.infer.weights), smallest_fail.e);
         return r;
     }
@@ -445,7 +445,7 @@ SolveResult solve_format(const Scenario& s) {
     r.value = static_cast<int64_t>(best.s.infer.weights);
     r.scenario = best.s;
     r.estimate = best.e;
-    r.why = fmt::format("{} fits", weight_format_name(best.s.infer.weights));
+    r.why = vl::format("{} fits", weight_format_name(best.s.infer.weights));
     // The next less-compressed format that fails names the limit.
     for (const WeightFormatInfo& f : kWeightFormats) {
         Probe p = probe(s, Knob::WeightFormat, static_cast<int64_t>(f.format), r.evaluations);
@@ -456,7 +456,7 @@ SolveResult solve_format(const Scenario& s) {
     if (have_larger) {
         const Component* c = grew_most(best.e, next_larger.e);
         r.limiting_id = c ? c->id : "";
-        r.why += fmt::format("; {} does not: needs {} of {}", weight_format_name(next_larger.s.infer.weights),
+        r.why += vl::format("; {} does not: needs {} of {}", weight_format_name(next_larger.s.infer.weights),
                              amount_with_unit(next_larger.e.total_bytes, SizeUnit::GiB),
                              amount_with_unit(next_larger.e.gpu_capacity_bytes, SizeUnit::GiB));
     }
@@ -475,7 +475,7 @@ SolveResult solve(const Scenario& s, Knob k, const SolveOptions& opt) {
     const bool infer_knob = k == Knob::Batch || k == Knob::Context || k == Knob::WeightFormat;
     const bool train_knob = k == Knob::MicroBatch || k == Knob::SeqLen;
     if ((infer_knob && s.mode != Mode::Infer) || (train_knob && s.mode == Mode::Infer)) {
-        r.errors.push_back({"mode", fmt::format("{} does not apply in this mode", knob_name(k))});
+        r.errors.push_back({"mode", vl::format("{} does not apply in this mode", knob_name(k))});
         r.why = "the knob does not apply to this mode";
         return r;
     }
@@ -506,7 +506,7 @@ FitAnswers fit_answers(const Scenario& s, const Estimate& e) {
     return a;
 }
 
-std::string gpu_layout_text(const Parallelism& p) { return fmt::format("TP {}, PP {}, ZeRO {}", p.tp, p.pp, p.zero); }
+std::string gpu_layout_text(const Parallelism& p) { return vl::format("TP {}, PP {}, ZeRO {}", p.tp, p.pp, p.zero); }
 
 std::vector<FitAnswerRow> fit_answer_rows(const Scenario& s, const Estimate& e, const FitAnswers& a) {
     std::vector<FitAnswerRow> rows;

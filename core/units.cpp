@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string_view>
 
-#include <fmt/format.h>
+#include "text_format.h"
 
 namespace vl {
 
@@ -28,13 +28,13 @@ std::string with_commas(std::string_view printed) {
 
 }  // namespace
 
-std::string group_thousands(int64_t n) { return with_commas(fmt::format_int(n).str()); }
+std::string group_thousands(int64_t n) { return with_commas(std::to_string(n)); }
 
 std::string grouped_whole(double v) { return std::isfinite(v) ? with_commas(whole_text(v)) : whole_text(v); }
 
-std::string whole_text(double v) { return fmt::format("{:.0f}", v); }
+std::string whole_text(double v) { return vl::format("{:.0f}", v); }
 
-std::string fixed_text(double v, int decimals) { return fmt::format("{:.{}f}", v, std::clamp(decimals, 0, 17)); }
+std::string fixed_text(double v, int decimals) { return vl::format("{:.{}f}", v, std::clamp(decimals, 0, 17)); }
 
 std::string number_text(double x) {
     if (std::isnan(x)) return "nan";
@@ -44,11 +44,11 @@ std::string number_text(double x) {
     std::string body;
     if (a == std::floor(a)) {
         // Exact, every digit: below 2^63 as the integer it is (the fast path), else printed in full.
-        body = a < 0x1p63 ? fmt::format_int(static_cast<int64_t>(a)).str() : fmt::format("{:.0f}", a);
+        body = a < 0x1p63 ? std::to_string(static_cast<int64_t>(a)) : vl::format("{:.0f}", a);
     } else {
         // |x| >= 1: 4 decimals; |x| < 1: 6 significant digits (e.g. 0.0001234 needs 9 decimals)
         const int decimals = a < 1 ? std::min(340, 5 - static_cast<int>(std::floor(std::log10(a)))) : 4;
-        body = fmt::format("{:.{}f}", a, decimals);
+        body = vl::format("{:.{}f}", a, decimals);
         while (body.back() == '0') body.pop_back();
         if (body.back() == '.') body.pop_back();
         if (body == "0") return "0";  // rounded away entirely (cannot happen with 6 significant digits)
@@ -75,14 +75,14 @@ std::string size_text(double bytes) {
 }
 
 std::string count_label(int64_t v) {
-    if (v >= 1024 && v % 1024 == 0) return fmt::format("{}k", v / 1024);
-    if (v >= 10000) return fmt::format("{:.1f}k", static_cast<double>(v) / 1000.0);
-    return fmt::format("{}", v);
+    if (v >= 1024 && v % 1024 == 0) return vl::format("{}k", v / 1024);
+    if (v >= 10000) return vl::format("{:.1f}k", static_cast<double>(v) / 1000.0);
+    return vl::format("{}", v);
 }
 
 std::string params_label(int64_t n) {
-    if (n >= 1'000'000'000) return fmt::format("{:.1f}B", static_cast<double>(n) / 1e9);
-    return fmt::format("{:.0f}M", static_cast<double>(n) / 1e6);
+    if (n >= 1'000'000'000) return vl::format("{:.1f}B", static_cast<double>(n) / 1e9);
+    return vl::format("{:.0f}M", static_cast<double>(n) / 1e6);
 }
 
 }  // namespace vl

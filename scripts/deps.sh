@@ -16,7 +16,7 @@ VL_TAG=deps
 
 IMGUI_UPSTREAM_TAG=v1.86      # same release as Debian's imgui 1.86: one ImGui API for both paths
 APT_BASE=(cmake ninja-build g++ python3 xz-utils ca-certificates
-          nlohmann-json3-dev libcli11-dev libfmt-dev catch2 libbenchmark-dev libsdl2-dev chromium fonts-dejavu-core
+          nlohmann-json3-dev libcli11-dev catch2 libbenchmark-dev libsdl2-dev chromium fonts-dejavu-core
           python3-fonttools fonts-wqy-microhei
           clang-14 libclang-rt-14-dev
           libcurl4-openssl-dev)   # sanitizer suite + libFuzzer targets (scripts/fuzz.sh)   # fonttools + WenQuanYi: the zh UI font subset at build time   # libcurl: the CLI reads checkpoint headers from the Hugging Face Hub
@@ -53,7 +53,7 @@ if command -v apt-get >/dev/null; then
 else
   [ "$toolchain" = emsdk ] || vl_die "no apt-get: the debian toolchain path needs Debian 12; use your own emsdk (docs/building.md)"
   for c in cmake ninja node npm; do command -v $c >/dev/null || vl_die "no apt-get here: please install '$c'"; done
-  vl_warn "no apt-get: using cmake/ninja/node from PATH; native tests need Catch2 v2, nlohmann_json, CLI11, {fmt} 9, Google Benchmark"
+  vl_warn "no apt-get: using cmake/ninja/node from PATH; native tests need Catch2 v2, nlohmann_json, CLI11, Google Benchmark"
 fi
 
 # ---- 3. Dear ImGui and SDL2 sources ----------------------------------------------------------

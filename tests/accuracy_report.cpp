@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fmt/format.h>
+#include "text_format.h"
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -95,9 +95,9 @@ std::string md(const std::string& s) {
 
 // Enough digits to show the published precision and ours next to it.
 std::string number(double v) {
-    if (v != 0 && std::fabs(v) < 10) return fmt::format("{:.4g}", v);
-    if (std::fabs(v - std::round(v)) < 1e-9 || std::fabs(v) >= 1e5) return fmt::format("{:.0f}", v);
-    return fmt::format("{:.2f}", v);
+    if (v != 0 && std::fabs(v) < 10) return vl::format("{:.4g}", v);
+    if (std::fabs(v - std::round(v)) < 1e-9 || std::fabs(v) >= 1e5) return vl::format("{:.0f}", v);
+    return vl::format("{:.2f}", v);
 }
 
 std::string errors_text(const std::vector<FieldError>& errs) {
@@ -163,13 +163,13 @@ std::string components_text(const std::vector<std::pair<std::string, double>>& c
     double rest_bytes = 0;
     for (const auto& [id, bytes] : comps) {
         if (bytes / total >= 0.01) {
-            t += (t.empty() ? "" : ", ") + id + fmt::format(" {:.1f}%", 100 * bytes / total);
+            t += (t.empty() ? "" : ", ") + id + vl::format(" {:.1f}%", 100 * bytes / total);
         } else {
             ++rest;
             rest_bytes += bytes;
         }
     }
-    if (rest > 0) t += fmt::format("{}{} more {:.1f}%", t.empty() ? "" : ", ", rest, 100 * rest_bytes / total);
+    if (rest > 0) t += vl::format("{}{} more {:.1f}%", t.empty() ? "" : ", ", rest, 100 * rest_bytes / total);
     return t;
 }
 
@@ -202,7 +202,7 @@ void summarize(MeasuredGroup& g, const std::vector<MeasuredRow>& rows) {
     g.median_abs_error = median(abs_errors);
 }
 
-std::string percent(double e) { return fmt::format("{:+.1f}%", 100 * e); }
+std::string percent(double e) { return vl::format("{:+.1f}%", 100 * e); }
 
 std::string group_summary(const MeasuredGroup& g, const std::vector<MeasuredRow>& rows) {
     std::string low;
@@ -210,9 +210,9 @@ std::string group_summary(const MeasuredGroup& g, const std::vector<MeasuredRow>
     std::string oom;
     for (size_t i : g.oom)
         oom += (oom.empty() ? "" : ", ") + md(rows[i].id) + (rows[i].predicted_fit ? " **predicted to fit**" : " predicted not to fit");
-    return fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% ({}) | {}{} | {}{} |\n", g.name, g.cases, g.with_error, 100 * g.median_abs_error,
+    return vl::format("| {} | {} | {} | {:.1f}% | {:.1f}% ({}) | {}{} | {}{} |\n", g.name, g.cases, g.with_error, 100 * g.median_abs_error,
                        100 * g.worst_abs_error, md(g.worst_case), g.low.size(), low.empty() ? "" : ": " + low,
-                       fmt::format("{} of {}", g.oom_predicted, g.oom.size()), oom.empty() ? "" : ": " + oom);
+                       vl::format("{} of {}", g.oom_predicted, g.oom.size()), oom.empty() ? "" : ": " + oom);
 }
 
 // ---- SHA-256 (FIPS 180-4 §6.2) ------------------------------------------------------------------
@@ -255,7 +255,7 @@ std::string sha256_hex(const std::string& data) {
         h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
     }
     std::string hex;
-    for (uint32_t x : h) hex += fmt::format("{:08x}", x);
+    for (uint32_t x : h) hex += vl::format("{:08x}", x);
     return hex;
 }
 
@@ -347,7 +347,7 @@ MeasuredReport render_measured_report(const std::string& measured_json) {
         "*Low* means the estimate would let a run OOM: a memory figure more than 5 % below the published one where the\n"
         "run fitted, or (`solve:seq`) a longest sequence more than 5 % above the published one. An out-of-memory run\n"
         "(`OOM on` the GPU's memory) has no error: the estimate must say it does not fit.\n\n" +
-        fmt::format("{} cases, {} expressible, {} not expressible yet.\n\n", rep.cases, rep.rows.size(), rep.not_expressible) +
+        vl::format("{} cases, {} expressible, {} not expressible yet.\n\n", rep.cases, rep.rows.size(), rep.not_expressible) +
         "| group | expressible cases | fitted runs (with an error) | median \\|error\\| | worst \\|error\\| | fitted runs more than 5 % low | OOM runs predicted not to fit |\n"
         "|:--|--:|--:|--:|--:|:--|:--|\n" +
         group_summary(rep.calibrate, rep.rows) + group_summary(rep.holdout, rep.rows) + "\n" + table +
@@ -410,7 +410,7 @@ AccuracyReport render_accuracy_report(const std::string& cases_json, const std::
         }
         std::string line = "| ";
         for (const std::string& cell : {md(c["case"]), md(c["quantity"]), src, row.kind, number(row.published) + " " + row.unit,
-                                        number(row.ours) + " " + row.unit, fmt::format("{:+.2f}%", 100 * row.error), md(c["note"])}) {
+                                        number(row.ours) + " " + row.unit, vl::format("{:+.2f}%", 100 * row.error), md(c["note"])}) {
             line += cell;
             line += " | ";
         }
@@ -439,7 +439,7 @@ AccuracyReport render_accuracy_report(const std::string& cases_json, const std::
         "case's setting (written as a scenario in tests/data/accuracy/cases.json), and the error (ours - published) /\n"
         "published. *tool-output* and *formula* rows are asserted to the published rounding; *measured* rows are\n"
         "real measurements, and their error is what it is.\n\n" +
-        fmt::format("Measured cases: {}; median |error| {:.1f}%, worst |error| {:.1f}% ({}).\n\n", n, 100 * rep.median_abs_error,
+        vl::format("Measured cases: {}; median |error| {:.1f}%, worst |error| {:.1f}% ({}).\n\n", n, 100 * rep.median_abs_error,
                     100 * rep.worst_abs_error, rep.worst_case) +
         table +
         "\n## Effects not modelled\n\n"

@@ -19,7 +19,7 @@
 #include "flag_list.h"
 #include "planner/speed.h"
 
-#include <fmt/format.h>
+#include "text_format.h"
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -186,7 +186,7 @@ TEST_CASE("cli plan: the speed line and its JSON, the band from the committed ca
     const std::string line = line_starting(r.out, "decode ~");
     REQUIRE_FALSE(line.empty());
     const vl::SpeedCalibration cal = vl::speed_calibration();
-    CHECK_THAT(line, Catch::Contains(fmt::format("holdout error median {:.0f} %", cal.decode_gpu.holdout_median_error * 100)));
+    CHECK_THAT(line, Catch::Contains(vl::format("holdout error median {:.0f} %", cal.decode_gpu.holdout_median_error * 100)));
     CHECK_THAT(line, Catch::Contains("time to first token") && Catch::EndsWith("at ctx 8192 (docs/speed.md)"));
 
     const Out j = plan({"--model", "llama-3-8b", "--ctx", "8192", "--gpu", "rtx-4090", "--ram", "64GB", "--format", "json"});
@@ -369,7 +369,7 @@ TEST_CASE("cli plan --split-mode row: JSON split buffers, the mode in text and J
     // A decode speed with the row-split band (docs/speed.md), no prefill speed, and why.
     const vl::Regime row = vl::speed_calibration().decode_row;
     const std::string speed = line_starting(text.out, "decode ~");
-    CHECK(speed.find(fmt::format("(holdout error median {:.0f} %, worst {:.0f} %)", row.holdout_median_error * 100, row.holdout_worst_error * 100)) !=
+    CHECK(speed.find(vl::format("(holdout error median {:.0f} %, worst {:.0f} %)", row.holdout_median_error * 100, row.holdout_worst_error * 100)) !=
           std::string::npos);
     CHECK(speed.find("--split-mode row: no prefill estimate") != std::string::npos);
     CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--split-mode", "rows"}, "--split-mode: \"rows\""));

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
+#include "text_format.h"
 #include <nlohmann/json.hpp>
 
 #include "accuracy_report.h"
@@ -197,16 +197,16 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
         for (const SpeedRow& row : rep.rows)
             if (row.regime == name) (row.split == "calibrate" ? nc : nh) += 1;
         const Regime& g = *regime_slot(rep.calibration, name);
-        const std::string value = name == "decode row split" ? fmt::format("{:.3g} µs per round trip", rep.calibration.row_sync_seconds * 1e6)
-                                                             : fmt::format("{:.3g}", g.efficiency);
-        d += fmt::format("| {} | {} | {} | {} | {:.0f} % | {:.0f} % |\n", name, value, nc, nh, g.holdout_median_error * 100,
+        const std::string value = name == "decode row split" ? vl::format("{:.3g} µs per round trip", rep.calibration.row_sync_seconds * 1e6)
+                                                             : vl::format("{:.3g}", g.efficiency);
+        d += vl::format("| {} | {} | {} | {} | {:.0f} % | {:.0f} % |\n", name, value, nc, nh, g.holdout_median_error * 100,
                          g.holdout_worst_error * 100);
     }
     d += "\n## Rows\n\n";
     d += "| id | split | regime | hardware | model | weights | test | measured t/s | roofline t/s | predicted t/s | error | source |\n";
     d += "|---|---|---|---|---|---|---|---:|---:|---:|---:|---|\n";
     for (const SpeedRow& row : rep.rows)
-        d += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:+.0f} % | <{}> |\n", row.id,
+        d += vl::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:+.0f} % | <{}> |\n", row.id,
                          row.split, row.regime, row.hardware, row.model, row.weights, row.test, row.measured, row.roofline,
                          row.predicted, row.error * 100, row.source);
     rep.document = d;

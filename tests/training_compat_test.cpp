@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <fmt/format.h>
+#include "text_format.h"
 #include <string>
 
 #include "formula.h"
@@ -147,7 +147,7 @@ TEST_CASE("DeepSpeed ZeRO-3 estimator, bigscience/T0_3B on 1 and 2 GPUs (cases 1
 
 namespace {
 // DeepSpeed prints f"{cpu_mem/2**30:7.2f}GB | {gpu_mem/2**30:6.2f}GB": compare at the printed rounding.
-std::string printed_gib(double bytes) { return fmt::format("{:.2f}", to_gib(bytes)); }
+std::string printed_gib(double bytes) { return vl::format("{:.2f}", to_gib(bytes)); }
 
 struct EstimatorRow { bool offload_optimizer, offload_params, zero_init; const char* per_cpu; const char* per_gpu; };
 

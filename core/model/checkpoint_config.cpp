@@ -4,7 +4,7 @@
 // [peft-code].
 #include "model/checkpoint_config.h"
 
-#include <fmt/format.h>
+#include "text_format.h"
 
 #include "enum_names.h"
 #include "json_input.h"
@@ -27,7 +27,7 @@ std::optional<int64_t> int_field(const Json& obj, const char* key, int64_t lo, i
     if (!obj.contains(key) || obj[key].is_null()) return fallback;
     const std::optional<int64_t> v = whole(obj[key]);
     if (!v || *v < lo || *v > hi) {
-        errs.push_back({at + key, fmt::format("must be a whole number from {} to {}; got {}", lo, hi, obj[key].dump())});
+        errs.push_back({at + key, vl::format("must be a whole number from {} to {}; got {}", lo, hi, obj[key].dump())});
         return std::nullopt;
     }
     return v;
@@ -52,7 +52,7 @@ void string_list(const Json& obj, const char* key, std::vector<std::string>& out
 }
 
 std::string group_text(int64_t g) {
-    return g > 0 ? fmt::format(", group size {}", g) : g < 0 ? std::string(", one scale per output channel") : std::string();
+    return g > 0 ? vl::format(", group size {}", g) : g < 0 ? std::string(", one scale per output channel") : std::string();
 }
 
 bool ends_with(std::string_view s, std::string_view tail) { return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail; }
@@ -100,7 +100,7 @@ Result<std::optional<QuantConfig>> read_quantization_config(std::string_view con
         c.bits = static_cast<int>(*bits);
         c.group_size = *group == 0 ? -1 : *group;
         const char* name = c.method == "awq" ? "AWQ" : "GPTQ";
-        c.description = fmt::format("{} {}-bit{}", name, c.bits, group_text(c.group_size));
+        c.description = vl::format("{} {}-bit{}", name, c.bits, group_text(c.group_size));
         if (c.bits == 4) c.format = c.method == "awq" ? WeightFormat::AWQ4 : WeightFormat::GPTQ4;
         else if (c.method == "gptq" && c.bits == 8) c.format = WeightFormat::GPTQ8;
         else if (c.method == "gptq" && c.bits == 3) c.format = WeightFormat::GPTQ3;
@@ -116,7 +116,7 @@ Result<std::optional<QuantConfig>> read_quantization_config(std::string_view con
             c.bits = 4;
             c.group_size = 64;
             c.format = type == "nf4" ? WeightFormat::NF4 : WeightFormat::FP4;
-            c.description = fmt::format("bitsandbytes 4-bit {}{}", type, flag(q, "bnb_4bit_use_double_quant") ? ", double quantization" : "");
+            c.description = vl::format("bitsandbytes 4-bit {}{}", type, flag(q, "bnb_4bit_use_double_quant") ? ", double quantization" : "");
         } else {
             c.bits = 8;
             c.group_size = -1;
@@ -152,7 +152,7 @@ Result<std::optional<QuantConfig>> read_quantization_config(std::string_view con
         c.bits = static_cast<int>(*bits);
         c.group_size = *group == 0 ? -1 : *group;
         const std::string type = weights->contains("type") && (*weights)["type"].is_string() ? (*weights)["type"].get<std::string>() : "int";
-        c.description = fmt::format("compressed-tensors {} {}-bit{}", type, c.bits, group_text(c.group_size));
+        c.description = vl::format("compressed-tensors {} {}-bit{}", type, c.bits, group_text(c.group_size));
         if (type == "float" && c.bits == 8) c.format = WeightFormat::FP8;
         else if (type == "int" && c.bits == 4 && c.group_size > 0) c.format = WeightFormat::GPTQ4;  // int4 + a scale per group
         else if (type == "int" && c.bits == 8 && c.group_size < 0) c.format = WeightFormat::INT8;    // int8 + a scale per row

@@ -3,7 +3,7 @@
 
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <fmt/format.h>
+#include "text_format.h"
 #include <set>
 
 #include "units.h"
@@ -14,7 +14,7 @@ namespace {
 
 std::string grouped(uint64_t v) {
     if (v <= INT64_MAX) return group_thousands(static_cast<int64_t>(v));
-    return group_thousands(static_cast<int64_t>(v / 1000)) + fmt::format(",{:03}", v % 1000);
+    return group_thousands(static_cast<int64_t>(v / 1000)) + vl::format(",{:03}", v % 1000);
 }
 
 // Bytes of one element of a scalar type (0: string or array, which have their own lengths).
@@ -48,10 +48,10 @@ struct Reader {
     bool need(uint64_t n, const std::string& what) {
         if (n <= left()) return true;
         if (file_size && (n > *file_size || at > *file_size - n))
-            return fail("gguf", fmt::format("{} needs {} bytes from byte {}, past the end of the file ({} bytes): the length is wrong or the "
+            return fail("gguf", vl::format("{} needs {} bytes from byte {}, past the end of the file ({} bytes): the length is wrong or the "
                                             "file is truncated", what, n == UINT64_MAX ? std::string("more than 2^64") : grouped(n), grouped(at), grouped(*file_size)));
         truncated = true;
-        return fail("gguf", fmt::format("the header ends early: {} needs {} more bytes, {} are left (the file is truncated, or only "
+        return fail("gguf", vl::format("the header ends early: {} needs {} more bytes, {} are left (the file is truncated, or only "
                                         "its first {} bytes were read)", what, grouped(n), grouped(left()), grouped(bytes.size())));
     }
     template <class T>
@@ -74,7 +74,7 @@ struct Reader {
     bool str(std::string& s, size_t max, const std::string& what, const std::string& field) {
         uint64_t n = 0;
         if (!le(n, what + " length")) return false;
-        if (n > max) return fail(field, fmt::format("{} is {} bytes long; at most {} are allowed", what, grouped(n), grouped(max)));
+        if (n > max) return fail(field, vl::format("{} is {} bytes long; at most {} are allowed", what, grouped(n), grouped(max)));
         if (!need(n, what)) return false;
         s.assign(bytes.substr(static_cast<size_t>(at), static_cast<size_t>(n)));
         at += n;
@@ -106,7 +106,7 @@ bool read_scalar(Reader& r, GgufValueType t, GgufKv& kv, const std::string& fiel
         case GgufValueType::Bool: {
             uint8_t v;
             if (!r.le(v, what)) return false;
-            if (v > 1) return r.fail(field, fmt::format("is a bool stored as {}; a GGUF bool is 0 or 1", v));
+            if (v > 1) return r.fail(field, vl::format("is a bool stored as {}; a GGUF bool is 0 or 1", v));
             whole(v);
             return true;
         }
@@ -117,25 +117,25 @@ bool read_scalar(Reader& r, GgufValueType t, GgufKv& kv, const std::string& fiel
 }
 
 bool read_kv(Reader& r, GgufKv& kv, uint64_t index) {
-    if (!r.str(kv.key, kMaxGgufKeyBytes, fmt::format("metadata key {}", index), fmt::format("metadata[{}]", index))) return false;
+    if (!r.str(kv.key, kMaxGgufKeyBytes, vl::format("metadata key {}", index), vl::format("metadata[{}]", index))) return false;
     // Errors name the key; an empty key by its place.
-    const std::string field = kv.key.empty() ? fmt::format("metadata[{}]", index) : kv.key;
+    const std::string field = kv.key.empty() ? vl::format("metadata[{}]", index) : kv.key;
     uint32_t type = 0;
     if (!r.le(type, "the type of " + kv.key)) return false;
-    if (!valid_type(type)) return r.fail(field, fmt::format("has value type {}; GGUF value types are 0 to 12", type));
+    if (!valid_type(type)) return r.fail(field, vl::format("has value type {}; GGUF value types are 0 to 12", type));
     kv.type = static_cast<GgufValueType>(type);
     if (kv.type != GgufValueType::Array) return read_scalar(r, kv.type, kv, field);
     uint32_t et = 0;
     if (!r.le(et, "the element type of " + kv.key) || !r.le(kv.count, "the length of " + kv.key)) return false;
     if (!valid_type(et) || et == static_cast<uint32_t>(GgufValueType::Array))
         return r.fail(field, et == static_cast<uint32_t>(GgufValueType::Array) ? std::string("is an array of arrays, which GGUF does not allow")
-                                                                               : fmt::format("is an array of value type {}; GGUF value types are 0 to 12", et));
+                                                                               : vl::format("is an array of value type {}; GGUF value types are 0 to 12", et));
     kv.element_type = static_cast<GgufValueType>(et);
     const bool integer = kv.element_type != GgufValueType::F32 && kv.element_type != GgufValueType::F64 && kv.element_type != GgufValueType::String;
     if (integer && kv.count <= kMaxGgufKeptArray) {
         for (uint64_t i = 0; i < kv.count; ++i) {
             GgufKv element;
-            element.key = fmt::format("{}[{}]", kv.key, i);
+            element.key = vl::format("{}[{}]", kv.key, i);
             if (!read_scalar(r, kv.element_type, element, field)) return false;
             // A negative value is read into `number` only; layer counts are small, so it is exact there.
             if (element.unsigned_value) kv.integers.push_back(*element.unsigned_value > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(*element.unsigned_value));
@@ -150,23 +150,23 @@ bool read_kv(Reader& r, GgufKv& kv, uint64_t index) {
     if (kv.count > r.left() / 8) return r.need(kv.count > UINT64_MAX / 8 ? UINT64_MAX : kv.count * 8, "the strings of " + kv.key);
     for (uint64_t i = 0; i < kv.count; ++i) {  // strings: each at least its 8-byte length
         uint64_t n = 0;
-        if (!r.le(n, fmt::format("{}[{}] length", kv.key, i)) || !r.skip(n, fmt::format("{}[{}]", kv.key, i))) return false;
+        if (!r.le(n, vl::format("{}[{}] length", kv.key, i)) || !r.skip(n, vl::format("{}[{}]", kv.key, i))) return false;
     }
     return true;
 }
 
 bool read_tensor_info(Reader& r, GgufTensor& t, uint64_t index, const std::set<std::string>& names) {
-    if (!r.str(t.name, r.bytes.size(), fmt::format("tensor name {}", index), fmt::format("tensors[{}].name", index))) return false;
+    if (!r.str(t.name, r.bytes.size(), vl::format("tensor name {}", index), vl::format("tensors[{}].name", index))) return false;
     if (t.name.size() >= kGgmlMaxName)
-        return r.fail(fmt::format("tensors[{}].name", index), fmt::format("is {} bytes; a GGML tensor name is shorter than {}", t.name.size(), kGgmlMaxName));
-    if (names.count(t.name)) return r.fail(fmt::format("tensors[{}].name", index), "\"" + t.name + "\" is named twice: tensor names are unique");
+        return r.fail(vl::format("tensors[{}].name", index), vl::format("is {} bytes; a GGML tensor name is shorter than {}", t.name.size(), kGgmlMaxName));
+    if (names.count(t.name)) return r.fail(vl::format("tensors[{}].name", index), "\"" + t.name + "\" is named twice: tensor names are unique");
     uint32_t n_dims = 0;
     if (!r.le(n_dims, "the dimension count of " + t.name)) return false;
-    if (n_dims > kGgmlMaxDims) return r.fail(t.name + ".n_dims", fmt::format("is {}; a GGML tensor has at most {} dimensions", n_dims, kGgmlMaxDims));
+    if (n_dims > kGgmlMaxDims) return r.fail(t.name + ".n_dims", vl::format("is {}; a GGML tensor has at most {} dimensions", n_dims, kGgmlMaxDims));
     t.elements = 1;
     for (uint32_t j = 0; j < n_dims; ++j) {
         uint64_t d = 0;
-        if (!r.le(d, fmt::format("{} dimension {}", t.name, j))) return false;
+        if (!r.le(d, vl::format("{} dimension {}", t.name, j))) return false;
         if (d > static_cast<uint64_t>(INT64_MAX) || (d != 0 && t.elements > static_cast<uint64_t>(INT64_MAX) / d))
             return r.fail(t.name + ".dims", "overflow: the tensor would hold more than 2^63 elements");
         t.dims.push_back(d);
@@ -175,11 +175,11 @@ bool read_tensor_info(Reader& r, GgufTensor& t, uint64_t index, const std::set<s
     uint32_t type = 0;
     if (!r.le(type, "the type of " + t.name)) return false;
     const GgmlTypeInfo* info = ggml_type_by_id(type);
-    if (!info) return r.fail(t.name + ".type", fmt::format("is GGML type {}, which is not a GGML type this reader knows (or one llama.cpp removed)", type));
+    if (!info) return r.fail(t.name + ".type", vl::format("is GGML type {}, which is not a GGML type this reader knows (or one llama.cpp removed)", type));
     t.type = info->type;
     const uint64_t row = t.dims.empty() ? 1 : t.dims[0];
     if (row % info->block_weights != 0)
-        return r.fail(t.name + ".dims", fmt::format("rows of {} elements are not a whole number of {} blocks of {}", row, info->name, info->block_weights));
+        return r.fail(t.name + ".dims", vl::format("rows of {} elements are not a whole number of {} blocks of {}", row, info->name, info->block_weights));
     const uint64_t blocks = t.elements / info->block_weights;
     if (blocks > UINT64_MAX / info->block_bytes) return r.fail(t.name + ".dims", "overflow: the tensor's bytes do not fit in 64 bits");
     t.bytes = blocks * info->block_bytes;
@@ -376,14 +376,14 @@ Result<GgufHeader> read_gguf_header(std::string_view bytes, std::optional<uint64
     uint64_t n_tensors = 0, n_kv = 0;
     if (!r.le(h.version, "the version")) return failed();
     if (h.version != 2 && h.version != 3) {
-        r.fail("version", fmt::format("is {}; GGUF versions 2 and 3 are read{}", h.version,
+        r.fail("version", vl::format("is {}; GGUF versions 2 and 3 are read{}", h.version,
                                       h.version == 1 ? " (version 1 is no longer supported by llama.cpp: convert the model again)" : ""));
         return failed();
     }
     if (!r.le(n_tensors, "the tensor count") || !r.le(n_kv, "the metadata count")) return failed();
     // Each metadata pair takes at least 8 (key length) + 4 (type) + 1 bytes, each tensor info 8 + 4 + 4 + 8.
     if (n_kv > r.left() / 13) {
-        r.need(n_kv > UINT64_MAX / 13 ? UINT64_MAX : n_kv * 13, fmt::format("{} metadata pairs", grouped(n_kv)));
+        r.need(n_kv > UINT64_MAX / 13 ? UINT64_MAX : n_kv * 13, vl::format("{} metadata pairs", grouped(n_kv)));
         return failed();
     }
     std::set<std::string> keys;
@@ -392,7 +392,7 @@ Result<GgufHeader> read_gguf_header(std::string_view bytes, std::optional<uint64
         GgufKv kv;
         if (!read_kv(r, kv, i)) return failed();
         if (!keys.insert(kv.key).second) {
-            r.fail(kv.key.empty() ? fmt::format("metadata[{}]", i) : kv.key, "is written twice: metadata keys are unique");
+            r.fail(kv.key.empty() ? vl::format("metadata[{}]", i) : kv.key, "is written twice: metadata keys are unique");
             return failed();
         }
         h.metadata.push_back(std::move(kv));
@@ -400,13 +400,13 @@ Result<GgufHeader> read_gguf_header(std::string_view bytes, std::optional<uint64
     if (const GgufKv* a = h.find("general.alignment")) {
         if (a->type != GgufValueType::U32 || !a->unsigned_value || *a->unsigned_value == 0 || (*a->unsigned_value & (*a->unsigned_value - 1)) != 0) {
             r.fail("general.alignment", a->type != GgufValueType::U32 ? std::string("must be a uint32; got ") + gguf_value_type_name(a->type)
-                                                                      : fmt::format("is {}; it must be a power of 2", a->unsigned_value.value_or(0)));
+                                                                      : vl::format("is {}; it must be a power of 2", a->unsigned_value.value_or(0)));
             return failed();
         }
         h.alignment = *a->unsigned_value;
     }
     if (n_tensors > r.left() / 24) {
-        r.need(n_tensors > UINT64_MAX / 24 ? UINT64_MAX : n_tensors * 24, fmt::format("{} tensor infos", grouped(n_tensors)));
+        r.need(n_tensors > UINT64_MAX / 24 ? UINT64_MAX : n_tensors * 24, vl::format("{} tensor infos", grouped(n_tensors)));
         return failed();
     }
     std::set<std::string> names;
@@ -423,7 +423,7 @@ Result<GgufHeader> read_gguf_header(std::string_view bytes, std::optional<uint64
     uint64_t expect = 0;
     for (const GgufTensor& t : h.tensors) {
         if (t.offset != expect) {
-            r.fail(t.name + ".offset", fmt::format("is {}; expected {}: tensors follow each other in order, each padded to {} bytes", grouped(t.offset),
+            r.fail(t.name + ".offset", vl::format("is {}; expected {}: tensors follow each other in order, each padded to {} bytes", grouped(t.offset),
                                                    grouped(expect), h.alignment));
             return failed();
         }
@@ -437,12 +437,12 @@ Result<GgufHeader> read_gguf_header(std::string_view bytes, std::optional<uint64
     std::vector<std::string> warnings;
     if (file_size) {
         if (h.data_offset > *file_size || h.data_bytes > *file_size - h.data_offset) {
-            r.fail("gguf", fmt::format("the tensors end at byte {} but the file has {} bytes: the file is truncated",
+            r.fail("gguf", vl::format("the tensors end at byte {} but the file has {} bytes: the file is truncated",
                                        h.data_bytes > UINT64_MAX - h.data_offset ? std::string("past 2^64") : grouped(h.data_offset + h.data_bytes), grouped(*file_size)));
             return failed();
         }
         if (h.file_bytes() < *file_size)
-            warnings.push_back(fmt::format("the file has {} bytes after its last tensor", grouped(*file_size - h.file_bytes())));
+            warnings.push_back(vl::format("the file has {} bytes after its last tensor", grouped(*file_size - h.file_bytes())));
     }
     return R::success(std::move(h), std::move(warnings));
 }

@@ -2,7 +2,7 @@
 #include "model/safetensors.h"
 
 #include <algorithm>
-#include <fmt/format.h>
+#include "text_format.h"
 #include <map>
 
 #include "units.h"
@@ -23,7 +23,7 @@ std::string quote_text(std::string_view s) {
 // A byte or element count for a message (units.h groups it).
 std::string grouped(uint64_t v) {
     if (v <= INT64_MAX) return group_thousands(static_cast<int64_t>(v));
-    return group_thousands(static_cast<int64_t>(v / 1000)) + fmt::format(",{:03}", v % 1000);
+    return group_thousands(static_cast<int64_t>(v / 1000)) + vl::format(",{:03}", v % 1000);
 }
 
 // a * b, or nullopt when it does not fit in 64 bits.
@@ -65,7 +65,7 @@ void read_tensor(const std::string& name, const Json& t, std::vector<Safetensors
     r.dtype = dt->name;
     const Json& shape = t["shape"];
     if (!shape.is_array() || shape.size() > kMaxTensorDims) {
-        errs.push_back({f + "shape", shape.is_array() ? fmt::format("has {} dimensions; at most {} are read", shape.size(), kMaxTensorDims)
+        errs.push_back({f + "shape", shape.is_array() ? vl::format("has {} dimensions; at most {} are read", shape.size(), kMaxTensorDims)
                                                       : std::string("must be an array of sizes, e.g. [4096, 4096]")});
         return;
     }
@@ -73,7 +73,7 @@ void read_tensor(const std::string& name, const Json& t, std::vector<Safetensors
     for (size_t i = 0; i < shape.size(); ++i) {
         const std::optional<uint64_t> d = unsigned_of(shape[i]);
         if (!d) {
-            errs.push_back({fmt::format("{}shape[{}]", f, i), "must be a whole number >= 0; got " + shape[i].dump()});
+            errs.push_back({vl::format("{}shape[{}]", f, i), "must be a whole number >= 0; got " + shape[i].dump()});
             return;
         }
         const std::optional<uint64_t> n = times(elements, *d);
@@ -93,12 +93,12 @@ void read_tensor(const std::string& name, const Json& t, std::vector<Safetensors
         return;
     }
     if (elements > UINT64_MAX / dt->bits || elements * dt->bits % 8 != 0) {
-        errs.push_back({f + "shape", fmt::format("{} elements of {} are not a whole number of bytes", elements, dt->name)});
+        errs.push_back({f + "shape", vl::format("{} elements of {} are not a whole number of bytes", elements, dt->name)});
         return;
     }
     const uint64_t bits = elements * dt->bits;
     if (*end - *begin != bits / 8) {
-        errs.push_back({f + "data_offsets", fmt::format("span {} bytes; shape {} of {} takes {} bytes", *end - *begin, shape.dump(),
+        errs.push_back({f + "data_offsets", vl::format("span {} bytes; shape {} of {} takes {} bytes", *end - *begin, shape.dump(),
                                                         dt->name, bits / 8)});
         return;
     }
@@ -117,14 +117,14 @@ const SafetensorsDtype* find_safetensors_dtype(std::string_view name) {
 
 Result<uint64_t> safetensors_header_length(std::string_view first_bytes, std::optional<uint64_t> file_size) {
     if (first_bytes.size() < 8)
-        return Result<uint64_t>::failure({{"header_length", fmt::format("the file is {} bytes; a safetensors file starts with an 8-byte header "
+        return Result<uint64_t>::failure({{"header_length", vl::format("the file is {} bytes; a safetensors file starts with an 8-byte header "
                                                                         "length (is it truncated?)", first_bytes.size())}});
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(first_bytes[static_cast<size_t>(i)]);
     if (n < 2)
-        return Result<uint64_t>::failure({{"header_length", fmt::format("is {}; the JSON header is at least \"{{}}\" (is this a safetensors file?)", n)}});
+        return Result<uint64_t>::failure({{"header_length", vl::format("is {}; the JSON header is at least \"{{}}\" (is this a safetensors file?)", n)}});
     if (file_size && n > *file_size - std::min<uint64_t>(*file_size, 8))
-        return Result<uint64_t>::failure({{"header_length", fmt::format("is {} bytes, past the end of the file ({} bytes): the file is "
+        return Result<uint64_t>::failure({{"header_length", vl::format("is {} bytes, past the end of the file ({} bytes): the file is "
                                                                         "truncated or not a safetensors file", grouped(static_cast<uint64_t>(n)),
                                                                         grouped(static_cast<uint64_t>(*file_size)))}});
     if (n > kMaxSafetensorsHeaderBytes)
@@ -140,7 +140,7 @@ Result<SafetensorsHeader> read_safetensors_header(std::string_view bytes, std::o
     if (!len) return R::failure(len.errors);
     const uint64_t n = *len;
     if (bytes.size() - 8 < n)
-        return R::failure({{"header", fmt::format("is truncated: the header length says {} bytes, {} follow it", n, bytes.size() - 8)}});
+        return R::failure({{"header", vl::format("is truncated: the header length says {} bytes, {} follow it", n, bytes.size() - 8)}});
     std::vector<FieldError> errs;
     std::optional<Json> doc = parse_json_input(bytes.substr(8, static_cast<size_t>(n)), "header", errs);
     if (!doc) return R::failure(std::move(errs));
@@ -169,7 +169,7 @@ Result<SafetensorsHeader> read_safetensors_header(std::string_view bytes, std::o
     uint64_t at = 0;
     for (const SafetensorsTensor& t : h.tensors) {
         if (t.begin < at && t.end > t.begin) {
-            errs.push_back({t.name + ".data_offsets", fmt::format("[{}, {}] overlaps the tensor before it, which ends at {}", t.begin, t.end, at)});
+            errs.push_back({t.name + ".data_offsets", vl::format("[{}, {}] overlaps the tensor before it, which ends at {}", t.begin, t.end, at)});
             return R::failure(std::move(errs));
         }
         at = std::max(at, t.end);
@@ -178,11 +178,11 @@ Result<SafetensorsHeader> read_safetensors_header(std::string_view bytes, std::o
     if (file_size) {
         const uint64_t holds = *file_size - 8 - n;  // safetensors_header_length checked n <= file_size - 8
         if (h.data_bytes > holds)
-            return R::failure({{"data_offsets", fmt::format("the tensors' bytes end at {} but the file holds {} bytes of data after its "
+            return R::failure({{"data_offsets", vl::format("the tensors' bytes end at {} but the file holds {} bytes of data after its "
                                                             "header: the file is truncated", grouped(static_cast<uint64_t>(h.data_bytes)),
                                                             grouped(static_cast<uint64_t>(holds)))}});
         if (h.data_bytes < holds)
-            warnings.push_back(fmt::format("the file has {} bytes after its last tensor", grouped(static_cast<uint64_t>(holds - h.data_bytes))));
+            warnings.push_back(vl::format("the file has {} bytes after its last tensor", grouped(static_cast<uint64_t>(holds - h.data_bytes))));
     }
     return R::success(std::move(h), std::move(warnings));
 }

@@ -3,7 +3,7 @@
 #include "planner/compare.h"
 
 #include <cmath>
-#include <fmt/format.h>
+#include "text_format.h"
 
 #include "inference/weight_formats.h"
 #include "model/hf_config.h"
@@ -72,11 +72,11 @@ CompareGrid compare_grid(const CompareInput& in) {
     };
     if (is_serving(in.engine)) return fail("engine: the compare grid plans llama.cpp placements; choose llama.cpp or Ollama");
     if (in.models.empty() || in.models.size() > kMaxCompareModels)
-        return fail(fmt::format("models: give 1 to {} models to compare; got {}", kMaxCompareModels, in.models.size()));
+        return fail(vl::format("models: give 1 to {} models to compare; got {}", kMaxCompareModels, in.models.size()));
     if (in.weights.empty() || in.weights.size() > kMaxCompareWeights)
-        return fail(fmt::format("weights: give 1 to {} GGUF types to compare; got {}", kMaxCompareWeights, in.weights.size()));
+        return fail(vl::format("weights: give 1 to {} GGUF types to compare; got {}", kMaxCompareWeights, in.weights.size()));
     if (in.machines.empty() || in.machines.size() > kMaxCompareMachines)
-        return fail(fmt::format("machines: give 1 to {} machines to compare; got {}", kMaxCompareMachines, in.machines.size()));
+        return fail(vl::format("machines: give 1 to {} machines to compare; got {}", kMaxCompareMachines, in.machines.size()));
     for (size_t i = 0; i < in.weights.size(); ++i)
         if (gguf_type_kld(in.weights[i]) < 0)
             return fail("weights[" + std::to_string(i) + "]: " + weight_format(in.weights[i]).key +
@@ -134,12 +134,12 @@ std::string compare_cell_text(const CompareCell& c) {
     const RankRow& r = c.row;
     if (r.verdict == RankVerdict::Unsupported) return std::string(rank_verdict_name(r.verdict));
     if (!c.fits()) return rank_verdict_name(r.verdict);
-    std::string t = fmt::format("fits · -ngl {}/{}{} · ctx ≤ {}", r.ngl, r.n_layer + 1,
-                                r.n_cpu_moe > 0 ? fmt::format(" --n-cpu-moe {}", r.n_cpu_moe) : std::string(), r.max_context);
+    std::string t = vl::format("fits · -ngl {}/{}{} · ctx ≤ {}", r.ngl, r.n_layer + 1,
+                                r.n_cpu_moe > 0 ? vl::format(" --n-cpu-moe {}", r.n_cpu_moe) : std::string(), r.max_context);
     if (r.decode_tokens_per_s > 0) {
         // the held-back error band: "±8-17 %" (median-worst), "±15 %" when the two are equal
-        const std::string median = fmt::format("{:.0f}", 100 * r.decode_band.holdout_median_error);
-        const std::string worst = fmt::format("{:.0f}", 100 * r.decode_band.holdout_worst_error);
+        const std::string median = vl::format("{:.0f}", 100 * r.decode_band.holdout_median_error);
+        const std::string worst = vl::format("{:.0f}", 100 * r.decode_band.holdout_worst_error);
         t += " · ~" + tokens_per_s_text(r.decode_tokens_per_s) + " tok/s (±" + (median == worst ? median : median + "-" + worst) + " %)";
     }
     if (r.verdict == RankVerdict::ContextTooLong) t += " · over the trained context";

@@ -1,7 +1,7 @@
 // Launch lines and the speed inputs of a local llama.cpp plan (launch.h).
 #include "planner/launch.h"
 
-#include <fmt/format.h>
+#include "text_format.h"
 
 #include "model/presets.h"
 #include "planner/rank.h"
@@ -23,7 +23,7 @@ std::string tensor_split_text(const std::vector<double>& split) {
     std::string s;
     for (double x : split) {
         if (!s.empty()) s += ',';
-        s += fmt::format("{:.3g}", x);
+        s += vl::format("{:.3g}", x);
     }
     return s;
 }

@@ -11,7 +11,7 @@
 #include "planner/launch.h"
 #include "units.h"
 
-#include <fmt/format.h>
+#include "text_format.h"
 
 namespace vl {
 
@@ -176,7 +176,7 @@ Ranking rank_models(const RankInput& in) {
 std::string rank_row_text(const RankRow& r) {
     std::string t = r.name + ", " + weight_format(r.weights).name + ": " + params_label(r.params) + " parameters";
     if (r.active_params != r.params) t += " (" + params_label(r.active_params) + " active)";
-    t += fmt::format(", loss {} (KLD {:.4f})", quant_loss_name(r.loss), r.kld);
+    t += vl::format(", loss {} (KLD {:.4f})", quant_loss_name(r.loss), r.kld);
     if (r.verdict == RankVerdict::Unsupported) return t + "; " + r.why;
     t += "; -ngl " + std::to_string(r.ngl) + " of " + std::to_string(r.n_layer + 1) +
          (r.n_cpu_moe > 0 ? " --n-cpu-moe " + std::to_string(r.n_cpu_moe) : "") + ", context up to " + std::to_string(r.max_context);
@@ -185,7 +185,7 @@ std::string rank_row_text(const RankRow& r) {
     return t;
 }
 
-std::string tokens_per_s_text(double x) { return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x); }
+std::string tokens_per_s_text(double x) { return x >= 100 ? vl::format("{:.0f}", x) : vl::format("{:.3g}", x); }
 
 std::string current_generation_since() {
     std::string newest;

@@ -3,7 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <fmt/format.h>
+#include "text_format.h"
 
 #include "inference/weight_formats.h"
 #include "model/presets.h"
@@ -102,10 +102,10 @@ void local_compare_grid_panel(AppState& app) {
     };
     const int columns = static_cast<int>(g.n_machines) + 1;
     if (ImGui::GetContentRegionAvail().x < 640) {
-        for (const CompareCell& c : g.cells) colored(c, fmt::format("{} · [{}] {}", compare_row_label(c), c.machine + 1, compare_cell_text(c)));
+        for (const CompareCell& c : g.cells) colored(c, vl::format("{} · [{}] {}", compare_row_label(c), c.machine + 1, compare_cell_text(c)));
     } else if (ImGui::BeginTable("##compare", columns, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableSetupColumn(tr(L, S::CompareModelWeights));
-        for (size_t k = 0; k < g.n_machines; ++k) ImGui::TableSetupColumn(fmt::format("[{}] {}", k + 1, g.machine_names[k]).c_str());
+        for (size_t k = 0; k < g.n_machines; ++k) ImGui::TableSetupColumn(vl::format("[{}] {}", k + 1, g.machine_names[k]).c_str());
         ImGui::TableHeadersRow();
         for (size_t i = 0; i < g.cells.size(); i += g.n_machines) {
             ImGui::TableNextRow();
