@@ -3,9 +3,14 @@
 file(GLOB VRAMLENS_PRESET_FILES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/assets/presets/*.json)
 string(REPLACE ";" "|" _embed_list "${VRAMLENS_PRESET_FILES}")
 set(_embed_out ${CMAKE_BINARY_DIR}/generated/embedded_assets.cpp)
+# The page's copy leaves the presets' citations out (cmake/embed_files.cmake, STRIP_CITATIONS).
+set(_embed_strip OFF)
+if(EMSCRIPTEN)
+  set(_embed_strip ON)
+endif()
 add_custom_command(
   OUTPUT ${_embed_out}
-  COMMAND ${CMAKE_COMMAND} -DOUT=${_embed_out} "-DFILES=${_embed_list}" -P ${CMAKE_SOURCE_DIR}/cmake/embed_files.cmake
+  COMMAND ${CMAKE_COMMAND} -DOUT=${_embed_out} "-DFILES=${_embed_list}" -DSTRIP_CITATIONS=${_embed_strip} -P ${CMAKE_SOURCE_DIR}/cmake/embed_files.cmake
   DEPENDS ${VRAMLENS_PRESET_FILES} ${CMAKE_SOURCE_DIR}/cmake/embed_files.cmake
   COMMENT "Embedding presets into the core"
   VERBATIM)
