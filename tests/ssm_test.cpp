@@ -685,3 +685,167 @@ TEST_CASE("gated deltanet: a qwen3next GGUF file's metadata is its model") {
     CHECK(m.value->ssm.kind == SsmKind::GatedDeltaNet);
     CHECK(count_params(*m.value).total == 79674391296LL - 151936LL * 2048);
 }
+
+// ---- Nemotron-H: one block per layer, named by hybrid_override_pattern -----------------------------
+
+TEST_CASE("nemotron-h: NVIDIA-Nemotron-Nano-9B-v2 counts as its safetensors do, one block per layer") {
+    const ModelSpec m = config("nvidia-nemotron-nano-9b-v2.json");
+    CHECK(m.family == "Nemotron-H");
+    CHECK(m.ssm.kind == SsmKind::Mamba2);
+    CHECK_FALSE(m.gated_mlp);  // NemotronHMLP: up_proj, relu2, down_proj
+    CHECK(m.norms_per_layer == 1);
+    // By hand from NemotronHMamba2Mixer, NemotronHAttention, NemotronHMLP [transformers-code] (hidden 4480):
+    // Mamba2 block: d_inner 128 heads * 80 = 10,240; in_proj (2 * 10240 + 2 * 8 * 128 + 128) * 4480 =
+    // 101,498,880; conv1d (10240 + 2048) * 4 = 49,152 + bias 12,288; dt_bias, A_log, D 3 * 128; norm
+    // 10,240; out_proj 4480 * 10240 = 45,875,200: 147,446,144. Attention block: q 40 * 128 * 4480 and o the
+    // same, 22,937,600 each; k and v 8 * 128 * 4480 = 4,587,520 each: 55,050,240. MLP block: up and down
+    // 15680 * 4480 each: 140,492,800. One RMSNorm of 4480 per block. The pattern holds 27 'M', 4 '*' and
+    // 25 '-'. Untied 131072 * 4480 embedding and lm_head, norm_f 4480.
+    const int64_t mamba = 101498880LL + 49152 + 12288 + 3 * 128 + 10240 + 45875200LL;
+    const int64_t attention = 2 * 22937600LL + 2 * 4587520LL;
+    const int64_t mlp = 2 * 15680LL * 4480;
+    CHECK(mamba == 147446144LL);
+    const int64_t total = 27 * mamba + 4 * attention + 25 * mlp + 56 * 4480LL + 2 * 131072LL * 4480 + 4480;
+    CHECK(total == 8888227328LL);  // the Hub's safetensors count (SOURCES.md nvidia-nemotron-nano-9b-v2)
+    const ParamCounts p = count_params(m);
+    CHECK(p.total == 8888227328LL);
+    CHECK(p.active_per_token == p.total);
+    // Layer 0 is 'M', layer 1 '-', layer 14 the first '*': each holds its block and its norm only.
+    CHECK(p.per_layer[0].ssm == mamba);
+    CHECK(p.per_layer[0].mlp == 0);
+    CHECK(p.per_layer[0].attention == 0);
+    CHECK(p.per_layer[1].mlp == mlp);
+    CHECK(p.per_layer[1].ssm + p.per_layer[1].attention == 0);
+    CHECK(p.per_layer[14].attention == attention);
+    CHECK(p.per_layer[14].mlp + p.per_layer[14].ssm == 0);
+    CHECK(p.per_layer[14].norms == 4480);
+    const std::string pattern = "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-";
+    const LayerPattern lp = layer_pattern(m);
+    for (int64_t i = 0; i < m.layers; ++i) {
+        INFO("layer " << i);
+        CHECK(layer_is_ssm(m, i) == (pattern[static_cast<size_t>(i)] == 'M'));
+        CHECK(lp.attention(i) == (pattern[static_cast<size_t>(i)] == '*'));
+    }
+    CHECK(lp.attention_count(0, 56) == 4);
+    CHECK(lp.ssm_count(0, 56) == 27);
+    CHECK(lp.mlp_count(0, 56) == 25);
+}
+
+TEST_CASE("nemotron-h: Nemotron-H-8B-Base-8K, attention_head_dim and a hand sum") {
+    const ModelSpec m = config("nemotron-h-8b-base-8k.json");
+    CHECK(m.head_dim == 128);  // attention_head_dim
+    CHECK(m.position == PositionKind::None);  // NemotronHAttention applies no rotary embedding
+    // Hidden 4096: Mamba2 block (d_inner 128 * 64 = 8192) in_proj (16384 + 2048 + 128) * 4096 = 76,021,760,
+    // conv1d 10240 * 4 + 10240, 384, norm 8192, out_proj 4096 * 8192: 109,635,968. Attention 4096^2 twice
+    // and 1024 * 4096 twice: 41,943,040. MLP 2 * 21504 * 4096 = 176,160,768. 24 'M', 4 '*', 24 '-';
+    // 52 norms; untied 131072 * 4096 twice; norm_f.
+    const int64_t mamba = 76021760LL + 40960 + 10240 + 384 + 8192 + 33554432LL;
+    CHECK(mamba == 109635968LL);
+    const int64_t total = 24 * mamba + 4 * 41943040LL + 24 * 176160768LL + 52 * 4096LL + 2 * 131072LL * 4096 + 4096;
+    CHECK(total == 8100852736LL);
+    CHECK(count_params(m).total == total);
+    CHECK(std::llround(static_cast<double>(total) / 1e9) == 8);  // the card's 8B
+}
+
+TEST_CASE("nemotron-h: KV on the 4 attention layers only, the Mamba2 state on the 27 Mamba layers") {
+    // Nano-9B-v2, transformers, 4096 tokens: KV 2 * 8 kv heads * 128 * 2 B = 4096 B per token and
+    // attention layer: 4 * 4096 * 4096 = 67,108,864 B. The state per Mamba layer: conv over x, B and C
+    // (10240 + 2 * 8 * 128) * 4 = 49,152 and ssm 128 heads * 80 * 128 = 1,310,720, bf16: 2,719,744 B.
+    const Estimate t = estimate_ok(infer("nvidia-nemotron-nano-9b-v2.json", Engine::Transformers, 1, 4096));
+    CHECK(bytes_of(t, "kv_cache") == 67108864.0);
+    CHECK(bytes_of(t, "ssm_state") == 27 * 2719744.0);
+    // llama.cpp: d_conv - 1 = 3 columns, F32: (3 * 12288 + 1310720) * 4 = 5,390,336 B per Mamba layer.
+    const Estimate l = estimate_ok(infer("nvidia-nemotron-nano-9b-v2.json", Engine::LlamaCpp, 1, 4096));
+    CHECK(bytes_of(l, "ssm_state") == 27 * 5390336.0);
+    CHECK(bytes_of(l, "kv_cache") == 67108864.0);  // f16, the same 2 bytes
+}
+
+TEST_CASE("nemotron-h: training counts each block's activations on its own layers") {
+    // Nemotron-H-8B, bf16, one sequence of 2048 tokens, no recomputation (T = 2048, hidden 4096).
+    // Mamba2 block (MambaSplitConv1dScanCombinedFn): in_proj input 2 * 2048 * 4096 = 16,777,216, zxbcdt
+    // 2 * 2048 * 18560 = 76,021,760, out_x 2 * 2048 * 8192 = 33,554,432, rstd 4 * 2048 * 8 = 65,536:
+    // 126,418,944 B on 24 layers. MLP block: up_proj's input 2 * 2048 * 4096 = 16,777,216, relu2's saved
+    // input and down_proj's input 2 * 2048 * 21504 = 88,080,384 each: 192,937,984 B on 24 layers. One
+    // norm input 2 * 2048 * 4096 on each of the 52 layers.
+    const Estimate e = estimate_ok(train("nemotron-h-8b-base-8k.json"));
+    CHECK(bytes_of(e, "act.mamba") == 24 * 126418944.0);
+    CHECK(bytes_of(e, "act.mlp") == 24 * 192937984.0);
+    CHECK(bytes_of(e, "act.norms") == 52 * 2.0 * 2048 * 4096);
+    const Component* a = find(e, "act.attention");
+    REQUIRE(a != nullptr);
+    CHECK(std::string(a->formula()).find("L_attn") != std::string::npos);
+    CHECK(std::string(find(e, "act.mlp")->formula()).find("L_mlp") != std::string::npos);
+}
+
+TEST_CASE("nemotron-h: config and scenario errors name the field") {
+    std::string text = text_of("nvidia-nemotron-nano-9b-v2.json");
+    const std::string pattern = "\"M-M-M-MM-";
+    std::string short_list = text;
+    short_list.replace(short_list.find(pattern), pattern.size(), "\"M-M-MM-");  // 54 blocks for 56 layers
+    Result<ModelSpec> r = import_hf_config(short_list);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "hybrid_override_pattern");
+    CHECK(r.errors.front().message.find("56") != std::string::npos);
+    std::string odd = text;
+    odd.replace(odd.find(pattern), pattern.size(), "\"M-M-X-MM-");
+    r = import_hf_config(odd);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "hybrid_override_pattern");
+    CHECK(r.errors.front().message.find("'X'") != std::string::npos);
+    // The scenario carries the list; a list of the wrong length or with an unknown character is refused.
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("nvidia-nemotron-nano-9b-v2.json");
+    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
+        REQUIRE(back.ok());
+        CHECK(back.value->model.ssm == s.model.ssm);
+        CHECK(back.value->model.ssm.layer_list.size() == 56);
+    }
+    for (const char* bad : {"m-m", "m-x-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-"}) {
+        INFO(bad);
+        Scenario b = s;
+        b.model.ssm.layer_list = bad;
+        CHECK(has_error(estimate(b, Detail::NumbersOnly), "model.ssm.layer_list", "one character per layer"));
+    }
+}
+
+TEST_CASE("nemotron-h: MoE blocks ('E') are routed experts alone, with the shared expert and router bias") {
+    // A three-block config in the shape of Nemotron 3 Nano's (the sizes its public tests use): hidden 2688,
+    // pattern "ME*", 128 experts of 1856, top 6, one shared expert of 3712.
+    const std::string text = R"({"model_type": "nemotron_h", "hidden_size": 2688, "num_hidden_layers": 3,
+        "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 131072,
+        "hybrid_override_pattern": "ME*", "mamba_num_heads": 64, "mamba_head_dim": 64, "ssm_state_size": 128,
+        "n_groups": 8, "conv_kernel": 4, "n_routed_experts": 128, "num_experts_per_tok": 6,
+        "moe_intermediate_size": 1856, "moe_shared_expert_intermediate_size": 3712, "intermediate_size": 1856})";
+    Result<ModelSpec> r = import_hf_config(text);
+    for (const auto& e : r.errors) INFO(to_string(e));
+    REQUIRE(r.ok());
+    const ParamCounts p = count_params(*r.value);
+    // The E block (NemotronHMoE): 128 experts of up and down 1856 * 2688, the router 128 * 2688 and its
+    // e_score_correction_bias 128, the shared NemotronHMLP up and down 3712 * 2688: 1,297,465,472.
+    const int64_t experts = 128 * 2 * 1856LL * 2688, router = 128 * 2688LL + 128, shared = 2 * 3712LL * 2688;
+    CHECK(p.per_layer[1].mlp == experts + router + shared);
+    CHECK(p.per_layer[1].mlp == 1297465472LL);
+    CHECK(p.per_layer[1].ssm + p.per_layer[1].attention == 0);
+    CHECK(p.per_layer[1].active_mlp == 6 * 2 * 1856LL * 2688 + router + shared);
+    CHECK(p.per_layer[0].mlp == 0);  // the Mamba block has no MLP of its own
+    CHECK(p.per_layer[2].mlp == 0);
+    // Mixing dense ('-') and MoE ('E') blocks is refused by name.
+    std::string mixed = text;
+    mixed.replace(mixed.find("\"ME*\""), 5, "\"ME-\"");
+    r = import_hf_config(mixed);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "hybrid_override_pattern");
+}
+
+TEST_CASE("nemotron-h: vramlens plan runs the Nemotron-H presets") {
+    for (const char* id : {"nemotron-nano-9b-v2", "nemotron-h-8b"}) {
+        INFO(id);
+        REQUIRE(find_model(id) != nullptr);
+        const vl::test::PlanOut r = vl::test::run_plan({"--model", id, "--gpu", "h100-80gb", "--ram", "128GB"});
+        INFO(r.err);
+        CHECK(r.status == 0);
+        CHECK(r.out.find("layers") != std::string::npos);
+    }
+}
