@@ -849,3 +849,81 @@ TEST_CASE("nemotron-h: vramlens plan runs the Nemotron-H presets") {
         CHECK(r.out.find("layers") != std::string::npos);
     }
 }
+
+// ---- Granite-4.0-H: a Mamba2 or attention mixer, then the shared MLP and the experts, on every layer ----
+
+TEST_CASE("granite-4.0-h: Granite-4.0-H-Tiny and -1B counted by hand from GraniteMoeHybrid's modules") {
+    const ModelSpec tiny = config("granite-4.0-h-tiny.json");
+    CHECK(tiny.family == "Granite-4.0-H");
+    CHECK(tiny.position == PositionKind::None);  // position_embedding_type absent: no rotary embedding
+    // Hidden 1536. Mamba2 mixer (d_inner 2 * 1536 = 3072, 48 heads, 1 group of d_state 128): in_proj
+    // (2 * 3072 + 2 * 128 + 48) * 1536 = 9,904,128; conv1d (3072 + 256) * 4 + bias 3328; dt_bias, A_log,
+    // D 3 * 48; norm 3072; out_proj 1536 * 3072: 14,642,576. Attention (12 heads of 128, 4 kv heads):
+    // q and o 1536 * 1536 each, k and v 512 * 1536 each: 6,291,456. MoE: 64 experts input_linear
+    // [2 * 512, 1536] + output_linear [1536, 512] = 3 * 512 * 1536 each, router 64 * 1536, shared MLP
+    // 3 * 1024 * 1536: 155,811,840; a token uses 6 experts. Two norms per layer; 36 Mamba and 4 attention
+    // layers (5, 15, 25, 35); tied 100352 * 1536 embedding; final norm.
+    const int64_t mamba = 9904128LL + 3328 * 4 + 3328 + 3 * 48 + 3072 + 1536LL * 3072;
+    CHECK(mamba == 14642576LL);
+    const int64_t attention = 2 * 1536LL * 1536 + 2 * 512LL * 1536;
+    const int64_t moe = 64 * 3 * 512LL * 1536 + 64 * 1536LL + 3 * 1024LL * 1536;
+    const int64_t moe_active = 6 * 3 * 512LL * 1536 + 64 * 1536LL + 3 * 1024LL * 1536;
+    const int64_t outside = 100352LL * 1536 + 1536;
+    const ParamCounts p = count_params(tiny);
+    CHECK(p.total == 36 * mamba + 4 * attention + 40 * (moe + 2 * 1536) + outside);
+    CHECK(p.total == 6939037248LL);
+    CHECK(p.active_per_token == 36 * mamba + 4 * attention + 40 * (moe_active + 2 * 1536) + outside);
+    CHECK(std::llround(static_cast<double>(p.total) / 1e9) == 7);             // the card: 7B parameters
+    CHECK(std::llround(static_cast<double>(p.active_per_token) / 1e9) == 1);  // 1B active
+    CHECK(p.per_layer[5].attention == attention);
+    CHECK(p.per_layer[5].mlp == moe);
+    CHECK(p.per_layer[0].ssm == mamba);
+    CHECK(p.per_layer[0].mlp == moe);
+    for (int64_t i = 0; i < tiny.layers; ++i) {
+        INFO("layer " << i);
+        CHECK(layer_is_ssm(tiny, i) == (i % 10 != 5));
+    }
+    // Granite-4.0-H-1B: no experts, the shared MLP of 4096 alone (3 * 4096 * 1536 = 18,874,368).
+    const ParamCounts d = count_params(config("granite-4.0-h-1b.json"));
+    CHECK(d.total == 36 * mamba + 4 * attention + 40 * (3 * 4096LL * 1536 + 2 * 1536) + outside);
+    CHECK(d.total == 1461538368LL);
+    CHECK(d.active_per_token == d.total);
+}
+
+TEST_CASE("granite-4.0-h: the Small's published sizes give the Hub's count") {
+    // Granite-4.0-H-Small's config (a public worked example quotes its size fields; the Mamba heads,
+    // head width and groups are GraniteMoeHybridConfig's defaults 128, auto = 64, 1): hidden 4096, 40
+    // layers of which 36 Mamba and 4 attention, 32 heads and 8 kv heads, 72 experts of 768 (top 10), a
+    // shared MLP of 1536, tied 100352 vocabulary. Where the 4 attention layers sit does not change the
+    // count, so the Tiny's list stands in for the Small's.
+    nlohmann::json c = nlohmann::json::parse(text_of("granite-4.0-h-tiny.json"));
+    c["hidden_size"] = 4096;
+    c["num_attention_heads"] = 32;
+    c["num_key_value_heads"] = 8;
+    c["num_local_experts"] = 72;
+    c["num_experts_per_tok"] = 10;
+    c["intermediate_size"] = 768;
+    c["shared_intermediate_size"] = 1536;
+    c.erase("mamba_n_heads");
+    c.erase("mamba_d_head");
+    c.erase("mamba_n_groups");
+    Result<ModelSpec> r = import_hf_config(c.dump());
+    for (const auto& e : r.errors) INFO(to_string(e));
+    REQUIRE(r.ok());
+    CHECK(count_params(*r.value).total == 32207337984LL);  // the Hub's safetensors count (kvfit's registry)
+}
+
+TEST_CASE("granite-4.0-h: KV on its 4 attention layers, the state on the 36 Mamba layers, and errors named") {
+    // Tiny under transformers, 4096 tokens: KV 2 * 4 kv heads * 128 * 2 B = 2048 B per token and attention
+    // layer, 4 * 2048 * 4096 = 33,554,432 B. State per Mamba layer: conv (3072 + 256) * 4 = 13,312 and ssm
+    // 48 * 64 * 128 = 393,216, bf16: 813,056 B.
+    const Estimate t = estimate_ok(infer("granite-4.0-h-tiny.json", Engine::Transformers, 1, 4096));
+    CHECK(bytes_of(t, "kv_cache") == 33554432.0);
+    CHECK(bytes_of(t, "ssm_state") == 36 * 813056.0);
+    std::string bad = text_of("granite-4.0-h-tiny.json");
+    bad.replace(bad.find("\"attention\""), 11, "\"mlp\"");
+    Result<ModelSpec> r = import_hf_config(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "layer_types");
+    CHECK(r.errors.front().message.find("[5]") != std::string::npos);
+}
