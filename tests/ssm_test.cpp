@@ -927,3 +927,60 @@ TEST_CASE("granite-4.0-h: KV on its 4 attention layers, the state on the 36 Mamb
     CHECK(r.errors.front().field == "layer_types");
     CHECK(r.errors.front().message.find("[5]") != std::string::npos);
 }
+
+TEST_CASE("nemotron-h and granite-4.0-h: their GGUF files' per-layer arrays name each layer") {
+    // The keys convert_hf_to_gguf writes for NVIDIA-Nemotron-Nano-9B-v2 [llama-cpp-code]: head_count_kv
+    // 8 on the 4 attention blocks, feed_forward_length 15680 on the 25 MLP blocks, both 0 on a Mamba2
+    // block. The model is the 8,888,227,328 of its safetensors again (an output.weight tensor: untied).
+    const std::string pattern = "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-";
+    std::vector<int32_t> kv, ff;
+    for (char c : pattern) {
+        kv.push_back(c == '*' ? 8 : 0);
+        ff.push_back(c == '-' ? 15680 : 0);
+    }
+    vl::test::GgufWriter w;
+    w.string("general.architecture", "nemotron_h");
+    for (const auto& [key, value] : GgufKeys{{"embedding_length", 4480}, {"block_count", 56}, {"attention.head_count", 40},
+                                             {"attention.key_length", 128}, {"ssm.conv_kernel", 4}, {"ssm.state_size", 128},
+                                             {"ssm.group_count", 8}, {"ssm.time_step_rank", 128}, {"ssm.inner_size", 10240},
+                                             {"vocab_size", 131072}})
+        w.u32(std::string("nemotron_h.") + key, value);
+    w.i32s("nemotron_h.attention.head_count_kv", kv);
+    w.i32s("nemotron_h.feed_forward_length", ff);
+    w.tensor("output.weight", {4480, 131072}, 1, 4480ULL * 131072 * 2);
+    Result<GgufHeader> h = read_gguf_header(w.header());
+    REQUIRE(h.ok());
+    Result<std::string> c = gguf_hf_config(*h);
+    for (const auto& e : c.errors) INFO(to_string(e));
+    REQUIRE(c.ok());
+    Result<ModelSpec> m = import_hf_config(*c.value);
+    for (const auto& e : m.errors) INFO(to_string(e));
+    REQUIRE(m.ok());
+    CHECK(count_params(*m.value).total == 8888227328LL);
+    CHECK(layer_pattern(*m.value).attention_count(0, 56) == 4);
+
+    // Granite-4.0-H-Tiny converted: head_count_kv 4 on layers 5, 15, 25, 35; 64 experts of 512 (top 6), a
+    // shared MLP of 1024; tied (no output.weight): the 6,939,037,248 of its config.
+    std::vector<int32_t> gkv;
+    for (int i = 0; i < 40; ++i) gkv.push_back(i % 10 == 5 ? 4 : 0);
+    vl::test::GgufWriter g;
+    g.string("general.architecture", "granitehybrid");
+    for (const auto& [key, value] : GgufKeys{{"embedding_length", 1536}, {"block_count", 40}, {"attention.head_count", 12},
+                                             {"feed_forward_length", 512}, {"expert_count", 64}, {"expert_used_count", 6},
+                                             {"expert_shared_feed_forward_length", 1024}, {"ssm.conv_kernel", 4},
+                                             {"ssm.state_size", 128}, {"ssm.group_count", 1}, {"ssm.time_step_rank", 48},
+                                             {"ssm.inner_size", 3072}, {"vocab_size", 100352}})
+        g.u32(std::string("granitehybrid.") + key, value);
+    g.i32s("granitehybrid.attention.head_count_kv", gkv);
+    Result<GgufHeader> gh = read_gguf_header(g.header());
+    REQUIRE(gh.ok());
+    Result<std::string> gc = gguf_hf_config(*gh);
+    for (const auto& e : gc.errors) INFO(to_string(e));
+    REQUIRE(gc.ok());
+    Result<ModelSpec> gm = import_hf_config(*gc.value);
+    for (const auto& e : gm.errors) INFO(to_string(e));
+    REQUIRE(gm.ok());
+    CHECK(count_params(*gm.value).total == 6939037248LL);
+    CHECK(layer_is_ssm(*gm.value, 4));
+    CHECK_FALSE(layer_is_ssm(*gm.value, 5));
+}
