@@ -90,6 +90,20 @@ bool warned(const std::vector<std::string>& warnings, const std::string& words) 
     return false;
 }
 
+// The model of an inference scenario written out and read back, pretty and compact.
+std::vector<ModelSpec> round_trips(const ModelSpec& m) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = m;
+    std::vector<ModelSpec> out;
+    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
+        REQUIRE(back.ok());
+        out.push_back(back.value->model);
+    }
+    return out;
+}
+
 bool has_error(const Estimate& e, const std::string& field, const std::string& words) {
     for (const FieldError& f : e.errors)
         if (f.field == field && f.message.find(words) != std::string::npos) return true;
@@ -642,18 +656,17 @@ TEST_CASE("gated deltanet: the scenario format carries the new model fields") {
     Scenario s;
     s.mode = Mode::Infer;
     s.model = config("qwen3.5-9b.json");
-    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
-        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
-        REQUIRE(back.ok());
-        CHECK(back.value->model.ssm == s.model.ssm);
-        CHECK(back.value->model.attn_output_gate);
-        CHECK(back.value->model.mtp_layers == 1);
+    for (const ModelSpec& back : round_trips(s.model)) {
+        CHECK(back.ssm == s.model.ssm);
+        CHECK(back.attn_output_gate);
+        CHECK(back.mtp_layers == 1);
     }
     CHECK(scenario_to_json(s, JsonStyle::Compact).find("\"kind\":\"gated_deltanet\"") != std::string::npos);
 }
 
-TEST_CASE("gated deltanet: vramlens plan runs the Qwen3-Next, Qwen3.5 and Qwen3.6 presets") {
-    for (const char* id : {"qwen3-next-80b-a3b", "qwen3.5-9b", "qwen3.6-35b-a3b"}) {
+TEST_CASE("hybrids: vramlens plan runs the Qwen3-Next, Qwen3.5, Qwen3.6, Nemotron-H and Granite-4.0-H presets") {
+    for (const char* id : {"qwen3-next-80b-a3b", "qwen3.5-9b", "qwen3.6-35b-a3b", "nemotron-nano-9b-v2", "nemotron-h-8b", "granite-4.0-h-tiny",
+                           "granite-4.0-h-1b"}) {
         INFO(id);
         REQUIRE(find_model(id) != nullptr);
         const vl::test::PlanOut r = vl::test::run_plan({"--model", id, "--gpu", "h100-80gb", "--ram", "128GB"});
@@ -796,11 +809,9 @@ TEST_CASE("nemotron-h: config and scenario errors name the field") {
     Scenario s;
     s.mode = Mode::Infer;
     s.model = config("nvidia-nemotron-nano-9b-v2.json");
-    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
-        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
-        REQUIRE(back.ok());
-        CHECK(back.value->model.ssm == s.model.ssm);
-        CHECK(back.value->model.ssm.layer_list.size() == 56);
+    for (const ModelSpec& back : round_trips(s.model)) {
+        CHECK(back.ssm == s.model.ssm);
+        CHECK(back.ssm.layer_list.size() == 56);
     }
     for (const char* bad : {"m-m", "m-x-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-"}) {
         INFO(bad);
@@ -837,17 +848,6 @@ TEST_CASE("nemotron-h: MoE blocks ('E') are routed experts alone, with the share
     r = import_hf_config(mixed);
     REQUIRE_FALSE(r.ok());
     CHECK(r.errors.front().field == "hybrid_override_pattern");
-}
-
-TEST_CASE("nemotron-h: vramlens plan runs the Nemotron-H presets") {
-    for (const char* id : {"nemotron-nano-9b-v2", "nemotron-h-8b"}) {
-        INFO(id);
-        REQUIRE(find_model(id) != nullptr);
-        const vl::test::PlanOut r = vl::test::run_plan({"--model", id, "--gpu", "h100-80gb", "--ram", "128GB"});
-        INFO(r.err);
-        CHECK(r.status == 0);
-        CHECK(r.out.find("layers") != std::string::npos);
-    }
 }
 
 // ---- Granite-4.0-H: a Mamba2 or attention mixer, then the shared MLP and the experts, on every layer ----
@@ -929,6 +929,25 @@ TEST_CASE("granite-4.0-h: KV on its 4 attention layers, the state on the 36 Mamb
 }
 
 TEST_CASE("nemotron-h and granite-4.0-h: their GGUF files' per-layer arrays name each layer") {
+    // A GGUF header of `arch`: whole-number keys, the per-layer head_count_kv (and feed_forward_length)
+    // arrays, an output.weight tensor when untied; read back through gguf_hf_config and the config import.
+    const auto model_of = [](const std::string& arch, const GgufKeys& keys, const std::vector<std::pair<const char*, std::vector<int32_t>>>& arrays,
+                             uint64_t output_bytes) {
+        vl::test::GgufWriter w;
+        w.string("general.architecture", arch);
+        for (const auto& [key, value] : keys) w.u32(arch + "." + key, value);
+        for (const auto& [key, values] : arrays) w.i32s(arch + "." + key, values);
+        if (output_bytes > 0) w.tensor("output.weight", {1, 1}, 1, output_bytes);
+        Result<GgufHeader> h = read_gguf_header(w.header());
+        REQUIRE(h.ok());
+        Result<std::string> c = gguf_hf_config(*h);
+        for (const auto& e : c.errors) INFO(to_string(e));
+        REQUIRE(c.ok());
+        Result<ModelSpec> m = import_hf_config(*c.value);
+        for (const auto& e : m.errors) INFO(to_string(e));
+        REQUIRE(m.ok());
+        return *m.value;
+    };
     // The keys convert_hf_to_gguf writes for NVIDIA-Nemotron-Nano-9B-v2 [llama-cpp-code]: head_count_kv
     // 8 on the 4 attention blocks, feed_forward_length 15680 on the 25 MLP blocks, both 0 on a Mamba2
     // block. The model is the 8,888,227,328 of its safetensors again (an output.weight tensor: untied).
@@ -938,49 +957,24 @@ TEST_CASE("nemotron-h and granite-4.0-h: their GGUF files' per-layer arrays name
         kv.push_back(c == '*' ? 8 : 0);
         ff.push_back(c == '-' ? 15680 : 0);
     }
-    vl::test::GgufWriter w;
-    w.string("general.architecture", "nemotron_h");
-    for (const auto& [key, value] : GgufKeys{{"embedding_length", 4480}, {"block_count", 56}, {"attention.head_count", 40},
-                                             {"attention.key_length", 128}, {"ssm.conv_kernel", 4}, {"ssm.state_size", 128},
-                                             {"ssm.group_count", 8}, {"ssm.time_step_rank", 128}, {"ssm.inner_size", 10240},
-                                             {"vocab_size", 131072}})
-        w.u32(std::string("nemotron_h.") + key, value);
-    w.i32s("nemotron_h.attention.head_count_kv", kv);
-    w.i32s("nemotron_h.feed_forward_length", ff);
-    w.tensor("output.weight", {4480, 131072}, 1, 4480ULL * 131072 * 2);
-    Result<GgufHeader> h = read_gguf_header(w.header());
-    REQUIRE(h.ok());
-    Result<std::string> c = gguf_hf_config(*h);
-    for (const auto& e : c.errors) INFO(to_string(e));
-    REQUIRE(c.ok());
-    Result<ModelSpec> m = import_hf_config(*c.value);
-    for (const auto& e : m.errors) INFO(to_string(e));
-    REQUIRE(m.ok());
-    CHECK(count_params(*m.value).total == 8888227328LL);
-    CHECK(layer_pattern(*m.value).attention_count(0, 56) == 4);
-
+    const ModelSpec nano = model_of("nemotron_h",
+                                    {{"embedding_length", 4480}, {"block_count", 56}, {"attention.head_count", 40}, {"attention.key_length", 128},
+                                     {"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 8}, {"ssm.time_step_rank", 128},
+                                     {"ssm.inner_size", 10240}, {"vocab_size", 131072}},
+                                    {{"attention.head_count_kv", kv}, {"feed_forward_length", ff}}, 4480ULL * 131072 * 2);
+    CHECK(count_params(nano).total == 8888227328LL);
+    CHECK(layer_pattern(nano).attention_count(0, 56) == 4);
     // Granite-4.0-H-Tiny converted: head_count_kv 4 on layers 5, 15, 25, 35; 64 experts of 512 (top 6), a
     // shared MLP of 1024; tied (no output.weight): the 6,939,037,248 of its config.
     std::vector<int32_t> gkv;
     for (int i = 0; i < 40; ++i) gkv.push_back(i % 10 == 5 ? 4 : 0);
-    vl::test::GgufWriter g;
-    g.string("general.architecture", "granitehybrid");
-    for (const auto& [key, value] : GgufKeys{{"embedding_length", 1536}, {"block_count", 40}, {"attention.head_count", 12},
-                                             {"feed_forward_length", 512}, {"expert_count", 64}, {"expert_used_count", 6},
-                                             {"expert_shared_feed_forward_length", 1024}, {"ssm.conv_kernel", 4},
-                                             {"ssm.state_size", 128}, {"ssm.group_count", 1}, {"ssm.time_step_rank", 48},
-                                             {"ssm.inner_size", 3072}, {"vocab_size", 100352}})
-        g.u32(std::string("granitehybrid.") + key, value);
-    g.i32s("granitehybrid.attention.head_count_kv", gkv);
-    Result<GgufHeader> gh = read_gguf_header(g.header());
-    REQUIRE(gh.ok());
-    Result<std::string> gc = gguf_hf_config(*gh);
-    for (const auto& e : gc.errors) INFO(to_string(e));
-    REQUIRE(gc.ok());
-    Result<ModelSpec> gm = import_hf_config(*gc.value);
-    for (const auto& e : gm.errors) INFO(to_string(e));
-    REQUIRE(gm.ok());
-    CHECK(count_params(*gm.value).total == 6939037248LL);
-    CHECK(layer_is_ssm(*gm.value, 4));
-    CHECK_FALSE(layer_is_ssm(*gm.value, 5));
+    const ModelSpec tiny = model_of("granitehybrid",
+                                    {{"embedding_length", 1536}, {"block_count", 40}, {"attention.head_count", 12}, {"feed_forward_length", 512},
+                                     {"expert_count", 64}, {"expert_used_count", 6}, {"expert_shared_feed_forward_length", 1024},
+                                     {"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 1}, {"ssm.time_step_rank", 48},
+                                     {"ssm.inner_size", 3072}, {"vocab_size", 100352}},
+                                    {{"attention.head_count_kv", gkv}}, 0);
+    CHECK(count_params(tiny).total == 6939037248LL);
+    CHECK(layer_is_ssm(tiny, 4));
+    CHECK_FALSE(layer_is_ssm(tiny, 5));
 }
