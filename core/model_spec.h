@@ -52,6 +52,10 @@ struct MLASpec {
 // so the conv channels (2 * key_dim + value_dim = inner + 2 * groups * state) and the recurrent state
 // (value heads x key_dim x value_dim = inner * state) are Mamba2's expressions.
 enum class SsmKind { None, Mamba1, Mamba2, GatedDeltaNet };
+// SsmSpec::layer_list's characters: what one layer holds. A Jamba / Granite-4.0-H layer is a mixer then
+// an MLP; a Nemotron-H block is one of them alone (NemotronHBlock: one norm and one mixer) [transformers-code].
+inline constexpr char kLayerMambaMlp = 'M', kLayerAttentionMlp = 'A', kLayerMamba = 'm', kLayerAttention = 'a', kLayerMlp = '-';
+inline constexpr int64_t kMaxListedLayers = 256;  // LayerPattern keeps a listed pattern in a fixed array
 struct SsmSpec {
     SsmKind kind = SsmKind::None;
     // Which layers keep attention: 0, none (Mamba); n, layer i when i % n == attn_offset (Jamba
@@ -68,6 +72,10 @@ struct SsmSpec {
     bool proj_bias = false;   // use_bias (mamba_proj_bias): biases of in_proj and out_proj
     bool bcdt_norms = false;  // Jamba: RMSNorms on dt (dt_rank), B and C (d_state) inside the mixer
     bool fp32_state = false;  // the config asks for an fp32 recurrent state (Qwen3.5 mamba_ssm_dtype "float32")
+    // The layers one by one, when the config lists them (Nemotron-H hybrid_override_pattern): one character
+    // per layer (kLayerMambaMlp ...), overriding attn_period/attn_offset; empty: the periodic rule above.
+    // Whether an MLP is routed experts still follows MoESpec (first_dense_layers, moe_layer_freq).
+    std::string layer_list;
     bool active() const { return kind != SsmKind::None; }
     bool operator==(const SsmSpec&) const = default;
 };

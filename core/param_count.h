@@ -8,12 +8,18 @@
 
 namespace vl {
 
-// What a layer is made of: attention or a state-space (Mamba) mixer, a dense MLP or routed experts.
+// What a layer is made of: attention or a state-space (Mamba) mixer, a dense MLP or routed experts; on a
+// model that lists its layers (SsmSpec::layer_list, Nemotron-H), a mixer alone or an MLP alone.
 struct LayerKind {
-    bool moe = false;  // the MLP is routed experts
-    bool ssm = false;  // the mixer is a Mamba block instead of attention
-    size_t index() const { return (moe ? 1u : 0u) + (ssm ? 2u : 0u); }  // 0..3, LayerTable's slot
+    bool moe = false;       // the MLP is routed experts
+    bool ssm = false;       // the mixer is a Mamba block instead of attention
+    bool no_mixer = false;  // an MLP-only layer (Nemotron-H '-' / 'E')
+    bool no_mlp = false;    // a mixer-only layer (Nemotron-H 'M' / '*')
+    // 0..8, LayerTable's slot: mixer (attention, Mamba, none) x MLP (dense, MoE, none)
+    size_t index() const { return (no_mixer ? 6u : ssm ? 3u : 0u) + (no_mlp ? 2u : moe ? 1u : 0u); }
+    static LayerKind of_index(size_t k) { return {k % 3 == 1, k / 3 == 1, k / 3 == 2, k % 3 == 2}; }
 };
+inline constexpr size_t kLayerKinds = 9;
 
 struct LayerParams {
     int64_t attention = 0;   // q, k, v, o (+ biases, qk-norms, MLA projections and norms)
@@ -38,14 +44,21 @@ struct LayerPattern {
     bool ssm_model = false;             // a model with Mamba layers (ModelSpec::ssm)
     int64_t attn_period = 0;            // SsmSpec::attn_period / attn_offset
     int64_t attn_offset = 0;
+    // SsmSpec::layer_list, one code per layer (kMixer* + kNoMlp); listed == 0: the periodic rule.
+    static constexpr uint8_t kMixerAttention = 0, kMixerSsm = 1, kMixerNone = 2, kNoMlp = 4;
+    int64_t listed = 0;
+    std::array<uint8_t, kMaxListedLayers> codes{};
     bool moe(int64_t layer) const;      // layer (0-based) uses routed experts
     bool sliding(int64_t layer) const;  // layer (0-based) uses the sliding window
     bool ssm(int64_t layer) const;      // layer (0-based) has a Mamba mixer instead of attention
-    LayerKind kind(int64_t layer) const { return {moe(layer), ssm(layer)}; }
+    bool attention(int64_t layer) const;  // layer (0-based) has attention (and so a KV cache)
+    LayerKind kind(int64_t layer) const;
     int64_t moe_count(int64_t begin, int64_t end) const;  // MoE layers among [begin, end)
     int64_t attention_count(int64_t begin, int64_t end) const;  // attention layers among [begin, end)
+    int64_t ssm_count(int64_t begin, int64_t end) const;        // Mamba layers among [begin, end)
+    int64_t mlp_count(int64_t begin, int64_t end) const;        // layers with an MLP slot among [begin, end)
     // The layers among [begin, end) of each kind: f(LayerKind, count) for every kind with count > 0,
-    // dense before MoE, attention before Mamba.
+    // in LayerKind::index order (dense before MoE, attention before Mamba).
     template <class F>
     void for_each_kind(int64_t begin, int64_t end, F&& f) const {
         if (end <= begin) return;
@@ -55,22 +68,22 @@ struct LayerPattern {
             if (n_moe > 0) f(LayerKind{true, false}, n_moe);
             return;
         }
-        int64_t n[4] = {};
+        int64_t n[kLayerKinds] = {};
         for (int64_t i = begin; i < end; ++i) ++n[kind(i).index()];
-        for (size_t k = 0; k < 4; ++k)
-            if (n[k] > 0) f(LayerKind{(k & 1u) != 0, (k & 2u) != 0}, n[k]);
+        for (size_t k = 0; k < kLayerKinds; ++k)
+            if (n[k] > 0) f(LayerKind::of_index(k), n[k]);
     }
 };
 LayerPattern layer_pattern(const ModelSpec& m);
 
-// The per-layer counts. Layers differ only in their kind (dense or MoE, attention or Mamba) and in
+// The per-layer counts. Layers differ only in their kind (dense or MoE, attention or Mamba, or one alone) and in
 // being sliding or global, so the table keeps one LayerParams per kind and answers layer i from the
 // pattern: no per-layer storage, so counting parameters allocates nothing (estimate() counts them on
 // every call).
 class LayerTable {
 public:
     LayerTable() = default;
-    LayerTable(int64_t layers, const LayerPattern& pattern, const std::array<LayerParams, 4>& kinds)
+    LayerTable(int64_t layers, const LayerPattern& pattern, const std::array<LayerParams, kLayerKinds>& kinds)
         : layers_(static_cast<size_t>(layers)), pattern_(pattern), kinds_(kinds) {}
     size_t size() const { return layers_; }
     bool empty() const { return layers_ == 0; }
@@ -89,7 +102,7 @@ public:
 private:
     size_t layers_ = 0;
     LayerPattern pattern_;
-    std::array<LayerParams, 4> kinds_{};
+    std::array<LayerParams, kLayerKinds> kinds_{};
 };
 
 struct ParamCounts {
@@ -113,5 +126,6 @@ ParamCounts count_params(const ModelSpec& m);
 bool layer_is_moe(const ModelSpec& m, int64_t layer);           // layer (0-based) uses routed experts
 bool layer_is_sliding(const ModelSpec& m, int64_t layer);       // layer (0-based) uses the sliding window
 bool layer_is_ssm(const ModelSpec& m, int64_t layer);           // layer (0-based) has a Mamba mixer instead of attention
+bool layer_list_char_known(char c);                              // c is one of SsmSpec::layer_list's characters
 
 }  // namespace vl

@@ -229,6 +229,7 @@ template <class V> void fields(V& v, SsmSpec*) {
     v("proj_bias", &SsmSpec::proj_bias);
     v("bcdt_norms", &SsmSpec::bcdt_norms);
     v("fp32_state", &SsmSpec::fp32_state);
+    v("layer_list", &SsmSpec::layer_list);
 }
 
 template <class V> void fields(V& v, ModelOrigin*) {

@@ -90,6 +90,20 @@ bool warned(const std::vector<std::string>& warnings, const std::string& words) 
     return false;
 }
 
+// The model of an inference scenario written out and read back, pretty and compact.
+std::vector<ModelSpec> round_trips(const ModelSpec& m) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = m;
+    std::vector<ModelSpec> out;
+    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
+        REQUIRE(back.ok());
+        out.push_back(back.value->model);
+    }
+    return out;
+}
+
 bool has_error(const Estimate& e, const std::string& field, const std::string& words) {
     for (const FieldError& f : e.errors)
         if (f.field == field && f.message.find(words) != std::string::npos) return true;
@@ -642,18 +656,17 @@ TEST_CASE("gated deltanet: the scenario format carries the new model fields") {
     Scenario s;
     s.mode = Mode::Infer;
     s.model = config("qwen3.5-9b.json");
-    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
-        Result<Scenario> back = scenario_from_json(scenario_to_json(s, style));
-        REQUIRE(back.ok());
-        CHECK(back.value->model.ssm == s.model.ssm);
-        CHECK(back.value->model.attn_output_gate);
-        CHECK(back.value->model.mtp_layers == 1);
+    for (const ModelSpec& back : round_trips(s.model)) {
+        CHECK(back.ssm == s.model.ssm);
+        CHECK(back.attn_output_gate);
+        CHECK(back.mtp_layers == 1);
     }
     CHECK(scenario_to_json(s, JsonStyle::Compact).find("\"kind\":\"gated_deltanet\"") != std::string::npos);
 }
 
-TEST_CASE("gated deltanet: vramlens plan runs the Qwen3-Next, Qwen3.5 and Qwen3.6 presets") {
-    for (const char* id : {"qwen3-next-80b-a3b", "qwen3.5-9b", "qwen3.6-35b-a3b"}) {
+TEST_CASE("hybrids: vramlens plan runs the Qwen3-Next, Qwen3.5, Qwen3.6, Nemotron-H and Granite-4.0-H presets") {
+    for (const char* id : {"qwen3-next-80b-a3b", "qwen3.5-9b", "qwen3.6-35b-a3b", "nemotron-nano-9b-v2", "nemotron-h-8b", "granite-4.0-h-tiny",
+                           "granite-4.0-h-1b"}) {
         INFO(id);
         REQUIRE(find_model(id) != nullptr);
         const vl::test::PlanOut r = vl::test::run_plan({"--model", id, "--gpu", "h100-80gb", "--ram", "128GB"});
@@ -684,4 +697,284 @@ TEST_CASE("gated deltanet: a qwen3next GGUF file's metadata is its model") {
     REQUIRE(m.ok());
     CHECK(m.value->ssm.kind == SsmKind::GatedDeltaNet);
     CHECK(count_params(*m.value).total == 79674391296LL - 151936LL * 2048);
+}
+
+// ---- Nemotron-H: one block per layer, named by hybrid_override_pattern -----------------------------
+
+TEST_CASE("nemotron-h: NVIDIA-Nemotron-Nano-9B-v2 counts as its safetensors do, one block per layer") {
+    const ModelSpec m = config("nvidia-nemotron-nano-9b-v2.json");
+    CHECK(m.family == "Nemotron-H");
+    CHECK(m.ssm.kind == SsmKind::Mamba2);
+    CHECK_FALSE(m.gated_mlp);  // NemotronHMLP: up_proj, relu2, down_proj
+    CHECK(m.norms_per_layer == 1);
+    // By hand from NemotronHMamba2Mixer, NemotronHAttention, NemotronHMLP [transformers-code] (hidden 4480):
+    // Mamba2 block: d_inner 128 heads * 80 = 10,240; in_proj (2 * 10240 + 2 * 8 * 128 + 128) * 4480 =
+    // 101,498,880; conv1d (10240 + 2048) * 4 = 49,152 + bias 12,288; dt_bias, A_log, D 3 * 128; norm
+    // 10,240; out_proj 4480 * 10240 = 45,875,200: 147,446,144. Attention block: q 40 * 128 * 4480 and o the
+    // same, 22,937,600 each; k and v 8 * 128 * 4480 = 4,587,520 each: 55,050,240. MLP block: up and down
+    // 15680 * 4480 each: 140,492,800. One RMSNorm of 4480 per block. The pattern holds 27 'M', 4 '*' and
+    // 25 '-'. Untied 131072 * 4480 embedding and lm_head, norm_f 4480.
+    const int64_t mamba = 101498880LL + 49152 + 12288 + 3 * 128 + 10240 + 45875200LL;
+    const int64_t attention = 2 * 22937600LL + 2 * 4587520LL;
+    const int64_t mlp = 2 * 15680LL * 4480;
+    CHECK(mamba == 147446144LL);
+    const int64_t total = 27 * mamba + 4 * attention + 25 * mlp + 56 * 4480LL + 2 * 131072LL * 4480 + 4480;
+    CHECK(total == 8888227328LL);  // the Hub's safetensors count (SOURCES.md nvidia-nemotron-nano-9b-v2)
+    const ParamCounts p = count_params(m);
+    CHECK(p.total == 8888227328LL);
+    CHECK(p.active_per_token == p.total);
+    // Layer 0 is 'M', layer 1 '-', layer 14 the first '*': each holds its block and its norm only.
+    CHECK(p.per_layer[0].ssm == mamba);
+    CHECK(p.per_layer[0].mlp == 0);
+    CHECK(p.per_layer[0].attention == 0);
+    CHECK(p.per_layer[1].mlp == mlp);
+    CHECK(p.per_layer[1].ssm + p.per_layer[1].attention == 0);
+    CHECK(p.per_layer[14].attention == attention);
+    CHECK(p.per_layer[14].mlp + p.per_layer[14].ssm == 0);
+    CHECK(p.per_layer[14].norms == 4480);
+    const std::string pattern = "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-";
+    const LayerPattern lp = layer_pattern(m);
+    for (int64_t i = 0; i < m.layers; ++i) {
+        INFO("layer " << i);
+        CHECK(layer_is_ssm(m, i) == (pattern[static_cast<size_t>(i)] == 'M'));
+        CHECK(lp.attention(i) == (pattern[static_cast<size_t>(i)] == '*'));
+    }
+    CHECK(lp.attention_count(0, 56) == 4);
+    CHECK(lp.ssm_count(0, 56) == 27);
+    CHECK(lp.mlp_count(0, 56) == 25);
+}
+
+TEST_CASE("nemotron-h: Nemotron-H-8B-Base-8K, attention_head_dim and a hand sum") {
+    const ModelSpec m = config("nemotron-h-8b-base-8k.json");
+    CHECK(m.head_dim == 128);  // attention_head_dim
+    CHECK(m.position == PositionKind::None);  // NemotronHAttention applies no rotary embedding
+    // Hidden 4096: Mamba2 block (d_inner 128 * 64 = 8192) in_proj (16384 + 2048 + 128) * 4096 = 76,021,760,
+    // conv1d 10240 * 4 + 10240, 384, norm 8192, out_proj 4096 * 8192: 109,635,968. Attention 4096^2 twice
+    // and 1024 * 4096 twice: 41,943,040. MLP 2 * 21504 * 4096 = 176,160,768. 24 'M', 4 '*', 24 '-';
+    // 52 norms; untied 131072 * 4096 twice; norm_f.
+    const int64_t mamba = 76021760LL + 40960 + 10240 + 384 + 8192 + 33554432LL;
+    CHECK(mamba == 109635968LL);
+    const int64_t total = 24 * mamba + 4 * 41943040LL + 24 * 176160768LL + 52 * 4096LL + 2 * 131072LL * 4096 + 4096;
+    CHECK(total == 8100852736LL);
+    CHECK(count_params(m).total == total);
+    CHECK(std::llround(static_cast<double>(total) / 1e9) == 8);  // the card's 8B
+}
+
+TEST_CASE("nemotron-h: KV on the 4 attention layers only, the Mamba2 state on the 27 Mamba layers") {
+    // Nano-9B-v2, transformers, 4096 tokens: KV 2 * 8 kv heads * 128 * 2 B = 4096 B per token and
+    // attention layer: 4 * 4096 * 4096 = 67,108,864 B. The state per Mamba layer: conv over x, B and C
+    // (10240 + 2 * 8 * 128) * 4 = 49,152 and ssm 128 heads * 80 * 128 = 1,310,720, bf16: 2,719,744 B.
+    const Estimate t = estimate_ok(infer("nvidia-nemotron-nano-9b-v2.json", Engine::Transformers, 1, 4096));
+    CHECK(bytes_of(t, "kv_cache") == 67108864.0);
+    CHECK(bytes_of(t, "ssm_state") == 27 * 2719744.0);
+    // llama.cpp: d_conv - 1 = 3 columns, F32: (3 * 12288 + 1310720) * 4 = 5,390,336 B per Mamba layer.
+    const Estimate l = estimate_ok(infer("nvidia-nemotron-nano-9b-v2.json", Engine::LlamaCpp, 1, 4096));
+    CHECK(bytes_of(l, "ssm_state") == 27 * 5390336.0);
+    CHECK(bytes_of(l, "kv_cache") == 67108864.0);  // f16, the same 2 bytes
+}
+
+TEST_CASE("nemotron-h: training counts each block's activations on its own layers") {
+    // Nemotron-H-8B, bf16, one sequence of 2048 tokens, no recomputation (T = 2048, hidden 4096).
+    // Mamba2 block (MambaSplitConv1dScanCombinedFn): in_proj input 2 * 2048 * 4096 = 16,777,216, zxbcdt
+    // 2 * 2048 * 18560 = 76,021,760, out_x 2 * 2048 * 8192 = 33,554,432, rstd 4 * 2048 * 8 = 65,536:
+    // 126,418,944 B on 24 layers. MLP block: up_proj's input 2 * 2048 * 4096 = 16,777,216, relu2's saved
+    // input and down_proj's input 2 * 2048 * 21504 = 88,080,384 each: 192,937,984 B on 24 layers. One
+    // norm input 2 * 2048 * 4096 on each of the 52 layers.
+    const Estimate e = estimate_ok(train("nemotron-h-8b-base-8k.json"));
+    CHECK(bytes_of(e, "act.mamba") == 24 * 126418944.0);
+    CHECK(bytes_of(e, "act.mlp") == 24 * 192937984.0);
+    CHECK(bytes_of(e, "act.norms") == 52 * 2.0 * 2048 * 4096);
+    const Component* a = find(e, "act.attention");
+    REQUIRE(a != nullptr);
+    CHECK(std::string(a->formula()).find("L_attn") != std::string::npos);
+    CHECK(std::string(find(e, "act.mlp")->formula()).find("L_mlp") != std::string::npos);
+}
+
+TEST_CASE("nemotron-h: config and scenario errors name the field") {
+    std::string text = text_of("nvidia-nemotron-nano-9b-v2.json");
+    const std::string pattern = "\"M-M-M-MM-";
+    std::string short_list = text;
+    short_list.replace(short_list.find(pattern), pattern.size(), "\"M-M-MM-");  // 54 blocks for 56 layers
+    Result<ModelSpec> r = import_hf_config(short_list);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "hybrid_override_pattern");
+    CHECK(r.errors.front().message.find("56") != std::string::npos);
+    std::string odd = text;
+    odd.replace(odd.find(pattern), pattern.size(), "\"M-M-X-MM-");
+    r = import_hf_config(odd);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "hybrid_override_pattern");
+    CHECK(r.errors.front().message.find("'X'") != std::string::npos);
+    // The scenario carries the list; a list of the wrong length or with an unknown character is refused.
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("nvidia-nemotron-nano-9b-v2.json");
+    for (const ModelSpec& back : round_trips(s.model)) {
+        CHECK(back.ssm == s.model.ssm);
+        CHECK(back.ssm.layer_list.size() == 56);
+    }
+    for (const char* bad : {"m-m", "m-x-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-m-"}) {
+        INFO(bad);
+        Scenario b = s;
+        b.model.ssm.layer_list = bad;
+        CHECK(has_error(estimate(b, Detail::NumbersOnly), "model.ssm.layer_list", "one character per layer"));
+    }
+}
+
+TEST_CASE("nemotron-h: MoE blocks ('E') are routed experts alone, with the shared expert and router bias") {
+    // A three-block config in the shape of Nemotron 3 Nano's (the sizes its public tests use): hidden 2688,
+    // pattern "ME*", 128 experts of 1856, top 6, one shared expert of 3712.
+    const std::string text = R"({"model_type": "nemotron_h", "hidden_size": 2688, "num_hidden_layers": 3,
+        "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 131072,
+        "hybrid_override_pattern": "ME*", "mamba_num_heads": 64, "mamba_head_dim": 64, "ssm_state_size": 128,
+        "n_groups": 8, "conv_kernel": 4, "n_routed_experts": 128, "num_experts_per_tok": 6,
+        "moe_intermediate_size": 1856, "moe_shared_expert_intermediate_size": 3712, "intermediate_size": 1856})";
+    Result<ModelSpec> r = import_hf_config(text);
+    for (const auto& e : r.errors) INFO(to_string(e));
+    REQUIRE(r.ok());
+    const ParamCounts p = count_params(*r.value);
+    // The E block (NemotronHMoE): 128 experts of up and down 1856 * 2688, the router 128 * 2688 and its
+    // e_score_correction_bias 128, the shared NemotronHMLP up and down 3712 * 2688: 1,297,465,472.
+    const int64_t experts = 128 * 2 * 1856LL * 2688, router = 128 * 2688LL + 128, shared = 2 * 3712LL * 2688;
+    CHECK(p.per_layer[1].mlp == experts + router + shared);
+    CHECK(p.per_layer[1].mlp == 1297465472LL);
+    CHECK(p.per_layer[1].ssm + p.per_layer[1].attention == 0);
+    CHECK(p.per_layer[1].active_mlp == 6 * 2 * 1856LL * 2688 + router + shared);
+    CHECK(p.per_layer[0].mlp == 0);  // the Mamba block has no MLP of its own
+    CHECK(p.per_layer[2].mlp == 0);
+    // Mixing dense ('-') and MoE ('E') blocks is refused by name.
+    std::string mixed = text;
+    mixed.replace(mixed.find("\"ME*\""), 5, "\"ME-\"");
+    r = import_hf_config(mixed);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "hybrid_override_pattern");
+}
+
+// ---- Granite-4.0-H: a Mamba2 or attention mixer, then the shared MLP and the experts, on every layer ----
+
+TEST_CASE("granite-4.0-h: Granite-4.0-H-Tiny and -1B counted by hand from GraniteMoeHybrid's modules") {
+    const ModelSpec tiny = config("granite-4.0-h-tiny.json");
+    CHECK(tiny.family == "Granite-4.0-H");
+    CHECK(tiny.position == PositionKind::None);  // position_embedding_type absent: no rotary embedding
+    // Hidden 1536. Mamba2 mixer (d_inner 2 * 1536 = 3072, 48 heads, 1 group of d_state 128): in_proj
+    // (2 * 3072 + 2 * 128 + 48) * 1536 = 9,904,128; conv1d (3072 + 256) * 4 + bias 3328; dt_bias, A_log,
+    // D 3 * 48; norm 3072; out_proj 1536 * 3072: 14,642,576. Attention (12 heads of 128, 4 kv heads):
+    // q and o 1536 * 1536 each, k and v 512 * 1536 each: 6,291,456. MoE: 64 experts input_linear
+    // [2 * 512, 1536] + output_linear [1536, 512] = 3 * 512 * 1536 each, router 64 * 1536, shared MLP
+    // 3 * 1024 * 1536: 155,811,840; a token uses 6 experts. Two norms per layer; 36 Mamba and 4 attention
+    // layers (5, 15, 25, 35); tied 100352 * 1536 embedding; final norm.
+    const int64_t mamba = 9904128LL + 3328 * 4 + 3328 + 3 * 48 + 3072 + 1536LL * 3072;
+    CHECK(mamba == 14642576LL);
+    const int64_t attention = 2 * 1536LL * 1536 + 2 * 512LL * 1536;
+    const int64_t moe = 64 * 3 * 512LL * 1536 + 64 * 1536LL + 3 * 1024LL * 1536;
+    const int64_t moe_active = 6 * 3 * 512LL * 1536 + 64 * 1536LL + 3 * 1024LL * 1536;
+    const int64_t outside = 100352LL * 1536 + 1536;
+    const ParamCounts p = count_params(tiny);
+    CHECK(p.total == 36 * mamba + 4 * attention + 40 * (moe + 2 * 1536) + outside);
+    CHECK(p.total == 6939037248LL);
+    CHECK(p.active_per_token == 36 * mamba + 4 * attention + 40 * (moe_active + 2 * 1536) + outside);
+    CHECK(std::llround(static_cast<double>(p.total) / 1e9) == 7);             // the card: 7B parameters
+    CHECK(std::llround(static_cast<double>(p.active_per_token) / 1e9) == 1);  // 1B active
+    CHECK(p.per_layer[5].attention == attention);
+    CHECK(p.per_layer[5].mlp == moe);
+    CHECK(p.per_layer[0].ssm == mamba);
+    CHECK(p.per_layer[0].mlp == moe);
+    for (int64_t i = 0; i < tiny.layers; ++i) {
+        INFO("layer " << i);
+        CHECK(layer_is_ssm(tiny, i) == (i % 10 != 5));
+    }
+    // Granite-4.0-H-1B: no experts, the shared MLP of 4096 alone (3 * 4096 * 1536 = 18,874,368).
+    const ParamCounts d = count_params(config("granite-4.0-h-1b.json"));
+    CHECK(d.total == 36 * mamba + 4 * attention + 40 * (3 * 4096LL * 1536 + 2 * 1536) + outside);
+    CHECK(d.total == 1461538368LL);
+    CHECK(d.active_per_token == d.total);
+}
+
+TEST_CASE("granite-4.0-h: the Small's published sizes give the Hub's count") {
+    // Granite-4.0-H-Small's config (a public worked example quotes its size fields; the Mamba heads,
+    // head width and groups are GraniteMoeHybridConfig's defaults 128, auto = 64, 1): hidden 4096, 40
+    // layers of which 36 Mamba and 4 attention, 32 heads and 8 kv heads, 72 experts of 768 (top 10), a
+    // shared MLP of 1536, tied 100352 vocabulary. Where the 4 attention layers sit does not change the
+    // count, so the Tiny's list stands in for the Small's.
+    nlohmann::json c = nlohmann::json::parse(text_of("granite-4.0-h-tiny.json"));
+    c["hidden_size"] = 4096;
+    c["num_attention_heads"] = 32;
+    c["num_key_value_heads"] = 8;
+    c["num_local_experts"] = 72;
+    c["num_experts_per_tok"] = 10;
+    c["intermediate_size"] = 768;
+    c["shared_intermediate_size"] = 1536;
+    c.erase("mamba_n_heads");
+    c.erase("mamba_d_head");
+    c.erase("mamba_n_groups");
+    Result<ModelSpec> r = import_hf_config(c.dump());
+    for (const auto& e : r.errors) INFO(to_string(e));
+    REQUIRE(r.ok());
+    CHECK(count_params(*r.value).total == 32207337984LL);  // the Hub's safetensors count (kvfit's registry)
+}
+
+TEST_CASE("granite-4.0-h: KV on its 4 attention layers, the state on the 36 Mamba layers, and errors named") {
+    // Tiny under transformers, 4096 tokens: KV 2 * 4 kv heads * 128 * 2 B = 2048 B per token and attention
+    // layer, 4 * 2048 * 4096 = 33,554,432 B. State per Mamba layer: conv (3072 + 256) * 4 = 13,312 and ssm
+    // 48 * 64 * 128 = 393,216, bf16: 813,056 B.
+    const Estimate t = estimate_ok(infer("granite-4.0-h-tiny.json", Engine::Transformers, 1, 4096));
+    CHECK(bytes_of(t, "kv_cache") == 33554432.0);
+    CHECK(bytes_of(t, "ssm_state") == 36 * 813056.0);
+    std::string bad = text_of("granite-4.0-h-tiny.json");
+    bad.replace(bad.find("\"attention\""), 11, "\"mlp\"");
+    Result<ModelSpec> r = import_hf_config(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "layer_types");
+    CHECK(r.errors.front().message.find("[5]") != std::string::npos);
+}
+
+TEST_CASE("nemotron-h and granite-4.0-h: their GGUF files' per-layer arrays name each layer") {
+    // A GGUF header of `arch`: whole-number keys, the per-layer head_count_kv (and feed_forward_length)
+    // arrays, an output.weight tensor when untied; read back through gguf_hf_config and the config import.
+    const auto model_of = [](const std::string& arch, const GgufKeys& keys, const std::vector<std::pair<const char*, std::vector<int32_t>>>& arrays,
+                             uint64_t output_bytes) {
+        vl::test::GgufWriter w;
+        w.string("general.architecture", arch);
+        for (const auto& [key, value] : keys) w.u32(arch + "." + key, value);
+        for (const auto& [key, values] : arrays) w.i32s(arch + "." + key, values);
+        if (output_bytes > 0) w.tensor("output.weight", {1, 1}, 1, output_bytes);
+        Result<GgufHeader> h = read_gguf_header(w.header());
+        REQUIRE(h.ok());
+        Result<std::string> c = gguf_hf_config(*h);
+        for (const auto& e : c.errors) INFO(to_string(e));
+        REQUIRE(c.ok());
+        Result<ModelSpec> m = import_hf_config(*c.value);
+        for (const auto& e : m.errors) INFO(to_string(e));
+        REQUIRE(m.ok());
+        return *m.value;
+    };
+    // The keys convert_hf_to_gguf writes for NVIDIA-Nemotron-Nano-9B-v2 [llama-cpp-code]: head_count_kv
+    // 8 on the 4 attention blocks, feed_forward_length 15680 on the 25 MLP blocks, both 0 on a Mamba2
+    // block. The model is the 8,888,227,328 of its safetensors again (an output.weight tensor: untied).
+    const std::string pattern = "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-";
+    std::vector<int32_t> kv, ff;
+    for (char c : pattern) {
+        kv.push_back(c == '*' ? 8 : 0);
+        ff.push_back(c == '-' ? 15680 : 0);
+    }
+    const ModelSpec nano = model_of("nemotron_h",
+                                    {{"embedding_length", 4480}, {"block_count", 56}, {"attention.head_count", 40}, {"attention.key_length", 128},
+                                     {"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 8}, {"ssm.time_step_rank", 128},
+                                     {"ssm.inner_size", 10240}, {"vocab_size", 131072}},
+                                    {{"attention.head_count_kv", kv}, {"feed_forward_length", ff}}, 4480ULL * 131072 * 2);
+    CHECK(count_params(nano).total == 8888227328LL);
+    CHECK(layer_pattern(nano).attention_count(0, 56) == 4);
+    // Granite-4.0-H-Tiny converted: head_count_kv 4 on layers 5, 15, 25, 35; 64 experts of 512 (top 6), a
+    // shared MLP of 1024; tied (no output.weight): the 6,939,037,248 of its config.
+    std::vector<int32_t> gkv;
+    for (int i = 0; i < 40; ++i) gkv.push_back(i % 10 == 5 ? 4 : 0);
+    const ModelSpec tiny = model_of("granitehybrid",
+                                    {{"embedding_length", 1536}, {"block_count", 40}, {"attention.head_count", 12}, {"feed_forward_length", 512},
+                                     {"expert_count", 64}, {"expert_used_count", 6}, {"expert_shared_feed_forward_length", 1024},
+                                     {"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 1}, {"ssm.time_step_rank", 48},
+                                     {"ssm.inner_size", 3072}, {"vocab_size", 100352}},
+                                    {{"attention.head_count_kv", gkv}}, 0);
+    CHECK(count_params(tiny).total == 6939037248LL);
+    CHECK(layer_is_ssm(tiny, 4));
+    CHECK_FALSE(layer_is_ssm(tiny, 5));
 }

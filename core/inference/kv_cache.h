@@ -92,7 +92,7 @@ auto kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t 
     const LayerPattern pattern = layer_pattern(m);
     int64_t window_layers = 0;
     if (cap_window && m.sliding_window > 0)
-        for (int64_t i = begin; i < end; ++i) window_layers += pattern.sliding(i) && !pattern.ssm(i) ? 1 : 0;
+        for (int64_t i = begin; i < end; ++i) window_layers += pattern.sliding(i) && pattern.attention(i) ? 1 : 0;
     const int64_t full_layers = pattern.attention_count(begin, end) - window_layers;
     auto whole_blocks = [&](const N& held) {
         if (block_size <= 1) return held;
@@ -191,7 +191,7 @@ auto ssm_state_elements(Q& q, const ModelSpec& m, int64_t tp = 1) {
 // Bytes of the recurrent state of one sequence over the Mamba layers among [begin, end), on one rank.
 template <class Q>
 auto ssm_sequence_bytes(Q& q, const ModelSpec& m, int64_t begin, int64_t end, const SsmStateLayout& l, int64_t tp = 1) {
-    const int64_t layers = end - begin - layer_pattern(m).attention_count(begin, end);
+    const int64_t layers = layer_pattern(m).ssm_count(begin, end);
     return q("L_ssm", static_cast<double>(layers)) * (ssm_conv_elements(q, m, l.whole_window, tp) * q("conv_bytes", l.conv_bytes) +
                                                       ssm_state_elements(q, m, tp) * q("ssm_bytes", l.ssm_bytes));
 }

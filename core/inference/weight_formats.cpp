@@ -117,7 +117,7 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
     // Parameters per GPU by tensor class, split by the shared parallel rules (parallel.h layer_shard).
     // Each kind of layer (dense / MoE, attention / Mamba) is split once, then summed over its layers.
     const LayerPattern& pattern = pc.per_layer.pattern();
-    std::array<LayerShard, 4> shards{};
+    std::array<LayerShard, kLayerKinds> shards{};
     const bool by_rows = weight_format(o.weights).layout.block == Block::InFeatures;
     pattern.for_each_kind(st.layer_begin, st.layer_end, [&](LayerKind k, int64_t count) {
         const LayerShard s = shards[k.index()] = layer_shard(m, pc.per_layer.of(k), par, ExpertSplit::EpOrTp);

@@ -1,6 +1,7 @@
 // GGUF headers (gguf.h): the layout of docs/gguf.md and the checks of gguf.cpp [gguf-spec].
 #include "model/gguf.h"
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include "text_format.h"
@@ -262,6 +263,81 @@ GgufTensorBytes gguf_bytes_by_layer(const GgufHeader& h) {
     return out;
 }
 
+// The hybrids whose GGUF names each layer by its per-layer arrays (llama.cpp's nemotron_h,
+// nemotron_h_moe and granitehybrid; convert_hf_to_gguf writes attention.head_count_kv per layer, 0 on a
+// Mamba layer, and for Nemotron-H feed_forward_length per layer, 0 on a mixer block) [llama-cpp-code]:
+// the config's layer list (hybrid_override_pattern / layer_types), its Mamba2 sizes under the model's
+// own names, and the experts.
+static void hybrid_layers(const GgufHeader& h, const std::string& arch, nlohmann::ordered_json& c, std::vector<FieldError>& errs) {
+    const bool granite = arch == "granitehybrid";
+    const std::optional<uint64_t> layers = h.arch_value("block_count");
+    if (!layers || *layers == 0 || *layers > kMaxGgufKeptArray) return;  // block_count's own error
+    // One value per layer: the array's element, or the scalar for every layer.
+    auto per_layer = [&](const char* key, size_t i) -> std::optional<int64_t> {
+        const GgufKv* kv = h.find(arch + "." + key);
+        if (kv && kv->type == GgufValueType::Array && kv->integers.size() == *layers) return kv->integers[i];
+        if (std::optional<uint64_t> v = h.arch_value(key)) return static_cast<int64_t>(*v);
+        return std::nullopt;
+    };
+    if (!per_layer("attention.head_count_kv", 0)) {
+        errs.push_back({arch + ".attention.head_count_kv", "is missing or not one value per block: which layers have attention is not known"});
+        return;
+    }
+    const bool experts = h.arch_value("expert_count").value_or(0) > 0;
+    std::string pattern;
+    nlohmann::ordered_json types = nlohmann::ordered_json::array();
+    int64_t kv_heads = 0, ffn = 0;
+    for (size_t i = 0; i < *layers; ++i) {
+        const int64_t kv = per_layer("attention.head_count_kv", i).value_or(0);
+        const int64_t f = granite ? 0 : per_layer("feed_forward_length", i).value_or(0);
+        kv_heads = std::max(kv_heads, kv);
+        ffn = std::max(ffn, f);
+        types.push_back(kv > 0 ? "attention" : "mamba");
+        pattern += kv > 0 ? '*' : f > 0 ? (experts ? 'E' : '-') : 'M';
+    }
+    c["num_key_value_heads"] = kv_heads;
+    const std::optional<uint64_t> inner = h.arch_value("ssm.inner_size"), heads = h.arch_value("ssm.time_step_rank"),
+                                  hidden = h.arch_value("embedding_length");
+    if (!inner || !heads || *heads == 0 || *inner % *heads != 0) {
+        errs.push_back({arch + ".ssm.inner_size", "is missing or not a multiple of ssm.time_step_rank (the Mamba2 heads): the mixer's head width is not known"});
+        return;
+    }
+    const auto ssm = [&](const char* key, const char* gguf_key) {
+        if (std::optional<uint64_t> v = h.arch_value(gguf_key)) c[key] = *v;
+        else errs.push_back({arch + "." + gguf_key, "is missing (or not a whole number): the Mamba2 mixer's size is not known"});
+    };
+    if (granite) {
+        c["layer_types"] = types;
+        ssm("mamba_d_conv", "ssm.conv_kernel");
+        ssm("mamba_d_state", "ssm.state_size");
+        ssm("mamba_n_groups", "ssm.group_count");
+        c["mamba_n_heads"] = *heads;
+        if (hidden && *hidden > 0 && *inner % *hidden == 0) c["mamba_expand"] = *inner / *hidden;
+        else errs.push_back({arch + ".ssm.inner_size", "must be a multiple of embedding_length (Granite's mamba_expand)"});
+        c["num_local_experts"] = h.arch_value("expert_count").value_or(0);
+        // The shared MLP's width: expert_shared_feed_forward_length beside experts, the dense FFN's otherwise.
+        const std::optional<int64_t> ff = per_layer("feed_forward_length", 0);  // the experts' width, or the dense MLP's
+        if (ff) c["intermediate_size"] = *ff;
+        const std::optional<uint64_t> shared = h.arch_value("expert_shared_feed_forward_length");
+        if (experts && shared) c["shared_intermediate_size"] = *shared;
+        else if (!experts && ff) c["shared_intermediate_size"] = *ff;
+    } else {
+        c["hybrid_override_pattern"] = pattern;
+        ssm("conv_kernel", "ssm.conv_kernel");
+        ssm("ssm_state_size", "ssm.state_size");
+        ssm("n_groups", "ssm.group_count");
+        c["mamba_num_heads"] = *heads;
+        c["mamba_head_dim"] = *inner / *heads;
+        if (ffn > 0) c[experts ? "moe_intermediate_size" : "intermediate_size"] = ffn;
+        if (experts) {
+            c["n_routed_experts"] = *h.arch_value("expert_count");
+            if (std::optional<uint64_t> v = h.arch_value("expert_shared_feed_forward_length")) c["moe_shared_expert_intermediate_size"] = *v;
+        }
+    }
+    if (experts)
+        if (std::optional<uint64_t> v = h.arch_value("expert_used_count")) c["num_experts_per_tok"] = *v;
+}
+
 Result<std::string> gguf_hf_config(const GgufHeader& h) {
     using R = Result<std::string>;
     struct ArchRow { const char* arch; const char* model_type; const char* experts_key; };
@@ -270,6 +346,7 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
         {"qwen3", "qwen3", nullptr},             {"qwen3moe", "qwen3_moe", "num_experts"}, {"gemma", "gemma", nullptr},
         {"gemma2", "gemma2", nullptr},           {"gemma3", "gemma3_text", nullptr}, {"phi3", "phi3", nullptr},
         {"mamba", "mamba", nullptr},             {"mamba2", "mamba2", nullptr},     {"qwen3next", "qwen3_next", "num_experts"},
+        {"nemotron_h", "nemotron_h", nullptr},   {"nemotron_h_moe", "nemotron_h", nullptr}, {"granitehybrid", "granitemoehybrid", nullptr},
     };
     const std::string arch = h.architecture();
     const ArchRow* row = nullptr;
@@ -318,6 +395,10 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
                                                                                      std::to_string(*inner) + " and " + std::to_string(*hidden)});
             if (inner && heads && *heads > 0) c["head_dim"] = *inner / *heads;
         }
+    } else if (arch == "nemotron_h" || arch == "nemotron_h_moe" || arch == "granitehybrid") {
+        put("num_attention_heads", "attention.head_count", true);
+        put("head_dim", "attention.key_length", false);
+        hybrid_layers(h, arch, c, errs);
     } else {
         put("num_attention_heads", "attention.head_count", true);
         put("num_key_value_heads", "attention.head_count_kv", false);

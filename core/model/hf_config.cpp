@@ -27,7 +27,7 @@ using json = nlohmann::json;
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
-    Qwen3Next, Qwen35,
+    Qwen3Next, Qwen35, NemotronH, GraniteHybrid,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -89,6 +89,10 @@ constexpr Family kFamilies[] = {
     {"qwen3_5_moe",     "Qwen3_5MoeForConditionalGeneration", Arch::Qwen3Next, "Qwen3.5-MoE",248320, 2048,  0, 40,  16,   2, 256,  32768,  false},
     {"qwen3_5_text",    "Qwen3_5ForCausalLM",             Arch::Qwen35,     "Qwen3.5",    248320,  4096, 12288, 32,  16,   4, 256,  32768,  false},
     {"qwen3_5",         "Qwen3_5ForConditionalGeneration",Arch::Qwen35,     "Qwen3.5",    248320,  4096, 12288, 32,  16,   4, 256,  32768,  false},
+    // Nemotron-H / Nemotron Nano 2 / Nemotron 3 Nano (issue 18): NemotronHConfig's defaults (Nemotron-H-8B) [transformers-code]
+    {"nemotron_h",      "NemotronHForCausalLM",           Arch::NemotronH,  "Nemotron-H", 131072,  4096, 21504, 52,  32,   8, 128,   4096,  false},
+    // Granite 4.0 H (issue 18): GraniteMoeHybridConfig's defaults [transformers-code]
+    {"granitemoehybrid","GraniteMoeHybridForCausalLM",    Arch::GraniteHybrid,"Granite-4.0-H",32000, 4096, 11008, 32,  32,   0,   0,   2048,  false},
 };
 // clang-format on
 
@@ -363,6 +367,9 @@ constexpr FlagKey kFlagKeys[] = {
     {Arch::Falcon,   "bias",                  false, {kQkv, kOut, kMlp}},  // all of FalconDecoderLayer's linears
     {Arch::Falcon,   "parallel_attn",         true,  {&ModelSpec::parallel_attn_mlp}},
     {Arch::Opt,      "enable_bias",           true,  {kQkv, kOut, kMlp}},
+    {Arch::NemotronH,"attention_bias",        false, {kQkv, kOut}},
+    {Arch::NemotronH,"mlp_bias",              false, {kMlp}},        // NemotronHMLP up_proj, down_proj
+    {Arch::GraniteHybrid,"attention_bias",    false, {kQkv, kOut}},
 };
 // clang-format on
 
@@ -692,6 +699,150 @@ void qwen3_next(Importer& im, ModelSpec& m) {
     mlp_only_layers(im);
     m.moe.shared_expert_gate = m.moe.num_experts > 0;
 }
+// NemotronHConfig / NemotronHModel: one block per layer, named by hybrid_override_pattern (or the
+// layers_block_type list): 'M' a Mamba2 mixer (NemotronHMamba2Mixer: Mamba2Mixer's tensors, d_inner =
+// mamba_num_heads * mamba_head_dim), '*' attention alone (no positions, bias-free q/k/v/o), '-' the
+// non-gated squared-ReLU MLP alone (up_proj, down_proj), 'E' an MoE alone (NemotronHMoE: non-gated routed
+// experts of moe_intermediate_size, the router with its e_score_correction_bias, one shared NemotronHMLP of
+// moe_shared_expert_intermediate_size); each block one RMSNorm [transformers-code] [nemotron-h].
+void nemotron_h(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.kind = SsmKind::Mamba2;
+    const char* heads_keys[] = {"mamba_num_heads"};
+    x.heads = im.opt("ssm.heads", heads_keys, 128);
+    x.inner = x.heads * im.opt("mamba_head_dim", 64);
+    im.derived["ssm.inner"] = {"ssm.heads", "mamba_head_dim"};
+    const char* groups_keys[] = {"n_groups", "mamba_n_groups"};  // NemotronHConfig reads both spellings
+    x.groups = im.opt("ssm.groups", groups_keys, 8);
+    const char* state_keys[] = {"ssm_state_size"};
+    x.state = im.opt("ssm.state", state_keys, 128);
+    const char* conv_keys[] = {"conv_kernel", "mamba_d_conv"};
+    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
+    x.conv_bias = im.r.boolean(im.r.has("mamba_conv_bias") ? "mamba_conv_bias" : "use_conv_bias", true);
+    x.proj_bias = im.r.boolean("use_bias", false);  // NemotronHMamba2Mixer's in_proj and out_proj
+    if (!im.r.has("head_dim"))
+        if (auto hd = im.r.integer("attention_head_dim")) {  // the Nemotron-H-8B/47B/56B configs' spelling
+            m.head_dim = *hd;
+            im.r.alias("head_dim", "attention_head_dim");
+        }
+    // The blocks: the pattern string, or the list of block names (newer configs).
+    std::string list;
+    const char* key = "hybrid_override_pattern";
+    if (auto p = im.r.string(key)) {
+        for (size_t i = 0; i < p->size(); ++i) {
+            const char c = (*p)[i];
+            if (c == 'M') list += kLayerMamba;
+            else if (c == '*') list += kLayerAttention;
+            else if (c == '-' || c == 'E') list += c == 'E' ? 'E' : kLayerMlp;
+            else {
+                im.r.fail(key, "[" + std::to_string(i) + "] is '" + std::string(1, c) + "'; Nemotron-H's blocks are 'M' (Mamba2), '*' (attention), '-' (MLP), 'E' (MoE)");
+                return;
+            }
+        }
+    } else if (const json* types = im.r.find(key = im.r.has("layer_types") ? "layer_types" : "layers_block_type"); types && types->is_array()) {
+        for (size_t i = 0; i < types->size(); ++i) {
+            const std::string t = (*types)[i].is_string() ? (*types)[i].get<std::string>() : "";
+            if (t == "mamba" || t == "linear_attention") list += kLayerMamba;
+            else if (t == "attention" || t == "full_attention") list += kLayerAttention;
+            else if (t == "mlp") list += kLayerMlp;
+            else if (t == "moe") list += 'E';
+            else {
+                im.r.fail(key, "[" + std::to_string(i) + "] must be \"mamba\" (\"linear_attention\"), \"attention\" (\"full_attention\"), \"mlp\" or \"moe\"; got " + short_dump((*types)[i]));
+                return;
+            }
+        }
+    } else {
+        im.r.fail(key, "is missing: Nemotron-H names each layer's block there (e.g. \"M-M*-\")");
+        return;
+    }
+    if (static_cast<int64_t>(list.size()) != m.layers) {
+        im.r.fail(key, "must name num_hidden_layers (" + std::to_string(m.layers) + ") blocks; got " + std::to_string(list.size()));
+        return;
+    }
+    const bool moe = list.find('E') != std::string::npos;
+    if (moe && list.find(kLayerMlp) != std::string::npos) {
+        im.r.fail(key, "mixes dense MLP ('-') and MoE ('E') blocks, which vramlens does not model in one model yet");
+        return;
+    }
+    for (char& c : list)
+        if (c == 'E') c = kLayerMlp;  // an MLP block; the model's experts make it MoE
+    x.layer_list = list;
+    if (!moe) return;
+    if (const json* latent = im.r.find("moe_latent_size"); latent && !latent->is_null()) {
+        im.r.fail("moe_latent_size", "is set: the latent MoE projections (Nemotron 3 Super) are not modelled yet");
+        return;
+    }
+    MoESpec& e = m.moe;
+    e.num_experts = im.small("n_routed_experts", 8);
+    e.top_k = im.small("num_experts_per_tok", 2);
+    e.expert_ffn = im.opt("moe_intermediate_size", 7688);
+    e.shared_experts = im.small("n_shared_experts", 1);
+    e.shared_expert_ffn = im.opt("moe_shared_expert_intermediate_size", 7688);
+    e.router_bias = true;  // NemotronHTopkRouter's e_score_correction_bias buffer, saved with the weights
+    m.ffn = 0;             // no dense MLP block: intermediate_size is unused
+    if (auto mtp = im.r.integer("num_nextn_predict_layers"); mtp && *mtp > 0)
+        im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: the checkpoint's multi-token-prediction layers are not counted");
+}
+// GraniteMoeHybridConfig / GraniteMoeHybridModel: every layer a mixer, Mamba2 (GraniteMoeHybridMambaLayer:
+// Mamba2Mixer's tensors, d_inner = mamba_expand * hidden_size in mamba_n_heads heads) or attention as
+// layer_types names it (all Mamba when it is absent), then the MLP: the shared GraniteMoeHybridMLP
+// (input_linear [2 * shared_intermediate_size, d], output_linear back: a gated MLP) and, with
+// num_local_experts > 0, the routed experts beside it (GraniteMoeHybridMoE: gated experts of
+// intermediate_size, a bias-free router); input_layernorm and post_attention_layernorm; no positions
+// unless position_embedding_type is "rope". The mup multipliers change no count [transformers-code].
+void granite_hybrid(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.kind = SsmKind::Mamba2;
+    x.inner = im.opt("mamba_expand", 2) * m.hidden;
+    im.derived["ssm.inner"] = {"mamba_expand", "hidden_size"};
+    const char* heads_keys[] = {"mamba_n_heads"};
+    x.heads = im.opt("ssm.heads", heads_keys, 128);
+    const char* groups_keys[] = {"mamba_n_groups"};
+    x.groups = im.opt("ssm.groups", groups_keys, 1);
+    const char* state_keys[] = {"mamba_d_state"};
+    x.state = im.opt("ssm.state", state_keys, 256);
+    const char* conv_keys[] = {"mamba_d_conv"};
+    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
+    x.conv_bias = im.r.boolean("mamba_conv_bias", true);
+    x.proj_bias = im.r.boolean("mamba_proj_bias", false);
+    if (const json* d_head = im.r.find("mamba_d_head"); d_head && !(d_head->is_string() && d_head->get<std::string>() == "auto")) {
+        const int64_t hd = im.opt("mamba_d_head", 0);
+        if (x.heads > 0 && hd * x.heads != x.inner)
+            im.r.fail("mamba_d_head", "mamba_n_heads * mamba_d_head must equal mamba_expand * hidden_size (" + std::to_string(x.inner) +
+                                          "); got " + std::to_string(x.heads) + " * " + std::to_string(hd));
+    }
+    if (auto pos = im.r.string("position_embedding_type"); pos && *pos == "rope") m.position = PositionKind::Rotary;
+    std::string list(static_cast<size_t>(std::max<int64_t>(m.layers, 0)), kLayerMambaMlp);  // layers_block_type's default
+    const char* key = im.r.has("layer_types") ? "layer_types" : "layers_block_type";
+    if (const json* types = im.r.find(key); types && types->is_array()) {
+        if (static_cast<int64_t>(types->size()) != m.layers) {
+            im.r.fail(key, "must list num_hidden_layers (" + std::to_string(m.layers) + ") layers; got " + std::to_string(types->size()));
+            return;
+        }
+        for (size_t i = 0; i < types->size(); ++i) {
+            const std::string t = (*types)[i].is_string() ? (*types)[i].get<std::string>() : "";
+            if (t == "attention") list[i] = kLayerAttentionMlp;
+            else if (t != "mamba") {
+                im.r.fail(key, "[" + std::to_string(i) + "] must be \"mamba\" or \"attention\"; got " + short_dump((*types)[i]));
+                return;
+            }
+        }
+    }
+    x.layer_list = list;
+    const int64_t shared = im.opt("shared_intermediate_size", 1024);
+    MoESpec& e = m.moe;
+    e.num_experts = im.small("num_local_experts", 8);
+    if (e.num_experts <= 0) {  // the shared MLP alone: a dense gated MLP
+        e = MoESpec{};
+        m.ffn = shared;
+        im.r.alias("intermediate_size", "shared_intermediate_size");
+        return;
+    }
+    e.top_k = im.small("num_experts_per_tok", 2);
+    e.expert_ffn = m.ffn;
+    e.shared_expert_ffn = shared;
+    m.ffn = 0;
+}
 void deepseek_v2(Importer& im, ModelSpec& m) { deepseek(im, m, false); }
 void deepseek_v3(Importer& im, ModelSpec& m) { deepseek(im, m, true); }
 
@@ -742,6 +893,8 @@ constexpr Layout kLayouts[] = {
     {Arch::Jamba,      kRms, true,  kNoPos,    0,   false, false, false, false, false, 2,    0,     false, 0, jamba},   // input + pre_ff layernorms
     {Arch::Qwen3Next,  kRms, true,  kRope,    0,   false, false, false, true,  false, 2,    0,     false, 0, qwen3_next},
     {Arch::Qwen35,     kRms, true,  kRope,    0,   false, false, false, true,  false, 2,    0,     false, 0, gated_deltanet},
+    {Arch::NemotronH,  kRms, false, kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, nemotron_h},  // NemotronHBlock.norm
+    {Arch::GraniteHybrid,kRms, true, kNoPos,    0,   false, false, false, false, false, 2,    0,     false, 0, granite_hybrid},
 };
 // clang-format on
 

@@ -287,16 +287,21 @@ inline constexpr const char* kNormBiasNames[4] = {"input_layernorm.bias", "post_
 // Calls f(const Tensor&) for each tensor of one layer of the given kind: attention (standard or MLA)
 // or, on a state-space model, the Mamba mixer (kind.ssm); a dense MLP (none when ffn is 0, as in
 // Mamba) or (kind.moe, on a model with experts) routed experts + router + shared experts; the layer
-// norms. Nothing for a params-only model.
+// norms. A listed layer may hold its mixer alone (kind.no_mlp) or its MLP alone (kind.no_mixer).
+// Nothing for a params-only model.
 template <class F>
 VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, F&& f) {
     using namespace tensors;
     if (!m.architecture_known()) return;
-    if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) gated_deltanet_mixer(f, m);
+    if (kind.no_mixer) {
+        // an MLP alone (Nemotron-H '-' / 'E')
+    } else if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) gated_deltanet_mixer(f, m);
     else if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
     else if (m.attention == AttentionKind::MLA) mla_attention(f, m);
     else standard_attention(f, m);
-    if (kind.moe && m.moe.num_experts > 0) moe_mlp(f, m);
+    if (kind.no_mlp) {
+        // a mixer alone (Nemotron-H 'M' / '*')
+    } else if (kind.moe && m.moe.num_experts > 0) moe_mlp(f, m);
     else if (m.ffn > 0) mlp(f, m, m.ffn, K::Mlp, 1, {SplitDim::Ffn, m.ffn}, kDense);
     const int norms = m.norms_per_layer < 0 ? 0 : m.norms_per_layer > 4 ? 4 : m.norms_per_layer;
     for (int i = 0; i < norms; ++i) norm(f, m, kNormNames[i], kNormBiasNames[i], m.hidden, K::Norm);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "model/layer_tensors.h"
 #include "param_count.h"
@@ -83,6 +84,42 @@ bool hub_name_text(const std::string& s, size_t max, bool slash) {
     return true;
 }
 
+// SsmSpec::layer_list: one known character per layer, instead of the attention period.
+void validate_layer_list(const ModelSpec& m, Checker& c, bool layers_ok) {
+    const std::string& list = m.ssm.layer_list;
+    if (list.empty()) return;
+    // appended piecewise: GCC 12 -O3 warns falsely (-Wrestrict) on a chain of + with single characters
+    std::string kinds = "one character per layer: ";
+    const std::pair<char, const char*> meaning[] = {{kLayerMambaMlp, "Mamba + MLP"}, {kLayerAttentionMlp, "attention + MLP"},
+                                                    {kLayerMamba, "Mamba alone"},    {kLayerAttention, "attention alone"},
+                                                    {kLayerMlp, "MLP alone"}};
+    for (const auto& [ch, what] : meaning) {
+        if (ch != kLayerMambaMlp) kinds += ", ";
+        kinds += '\'';
+        kinds += ch;
+        kinds += "' ";
+        kinds += what;
+    }
+    const int64_t n = static_cast<int64_t>(list.size());
+    if (n > kMaxListedLayers)
+        c.fail("ssm.layer_list", "lists " + std::to_string(n) + " layers; at most " + std::to_string(kMaxListedLayers) + " can be listed");
+    else if (layers_ok && n != m.layers)
+        c.fail("ssm.layer_list", "must list num_hidden_layers (" + std::to_string(m.layers) + ") layers, " + kinds + "; got " + std::to_string(n));
+    for (size_t i = 0; i < list.size(); ++i)
+        if (!layer_list_char_known(list[i])) {
+            std::string msg = "[";
+            msg += std::to_string(i);
+            msg += "] is '";
+            msg += list[i];
+            msg += "'; use ";
+            msg += kinds;
+            c.fail("ssm.layer_list", msg);
+            break;
+        }
+    if (m.ssm.attn_period != 0)
+        c.fail("ssm.attn_period", "must be 0 when ssm.layer_list names every layer; got " + std::to_string(m.ssm.attn_period));
+}
+
 // The Mamba mixer's sizes (SsmSpec), named as in the scenario (model.ssm.*): Mamba1 needs d_inner,
 // d_state, d_conv and dt_rank; Mamba2 heads that split d_inner evenly and groups that split the heads.
 void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
@@ -94,6 +131,7 @@ void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
         c.range("ssm.attn_offset", x.attn_offset, 0, x.attn_period - 1);
     else if (x.attn_offset != 0)
         c.fail("ssm.attn_offset", "must be 0 when ssm.attn_period is 0 (no attention layer); got " + std::to_string(x.attn_offset));
+    validate_layer_list(m, c, layers_ok);
     if (x.kind == SsmKind::Mamba1) {
         c.range("ssm.dt_rank", x.dt_rank, 1, kMaxHidden);
     } else if (x.kind == SsmKind::GatedDeltaNet) {
@@ -147,7 +185,8 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     const bool layers_ok = c.range("num_hidden_layers", m.layers, 1, kMaxLayers);
     // A pure state-space model (Mamba) has no attention layer, so no heads.
     const SsmSpec& x = m.ssm;
-    const bool no_attention = x.active() && x.attn_period == 0;
+    const bool listed_attention = x.layer_list.find_first_of(std::string{kLayerAttentionMlp, kLayerAttention}) != std::string::npos;
+    const bool no_attention = x.active() && x.attn_period == 0 && !listed_attention;
     const int64_t min_heads = no_attention ? 0 : 1;
     const bool heads_ok = c.range("num_attention_heads", m.heads, min_heads, kMaxHeads);
     const bool kv_ok = c.range("num_key_value_heads", m.kv_heads, min_heads, kMaxHeads);

@@ -9,24 +9,76 @@
 
 namespace vl {
 
+// SsmSpec::layer_list's character -> LayerPattern's code; 0xff for a character that names no layer kind
+// (validate_model refuses it).
+static uint8_t layer_code(char c) {
+    using P = LayerPattern;
+    switch (c) {
+        case kLayerAttentionMlp: return P::kMixerAttention;
+        case kLayerMambaMlp: return P::kMixerSsm;
+        case kLayerAttention: return P::kMixerAttention | P::kNoMlp;
+        case kLayerMamba: return P::kMixerSsm | P::kNoMlp;
+        case kLayerMlp: return P::kMixerNone;
+        default: return 0xff;
+    }
+}
+
+bool layer_list_char_known(char c) { return layer_code(c) != 0xff; }
+
 LayerPattern layer_pattern(const ModelSpec& m) {
-    return {m.moe.num_experts, m.moe.first_dense_layers, m.moe.moe_layer_freq, m.sliding_window, m.sliding_window_pattern,
-            m.ssm.active(), m.ssm.attn_period, m.ssm.attn_offset};
+    LayerPattern p{m.moe.num_experts, m.moe.first_dense_layers, m.moe.moe_layer_freq, m.sliding_window, m.sliding_window_pattern,
+                   m.ssm.active(), m.ssm.attn_period, m.ssm.attn_offset};
+    const std::string& list = m.ssm.layer_list;
+    if (p.ssm_model && !list.empty() && static_cast<int64_t>(list.size()) <= kMaxListedLayers) {
+        p.listed = static_cast<int64_t>(list.size());
+        for (size_t i = 0; i < list.size(); ++i) {
+            const uint8_t c = layer_code(list[i]);
+            p.codes[i] = c == 0xff ? LayerPattern::kMixerAttention : c;
+        }
+    }
+    return p;
 }
 
 // Mamba layers: every layer of a state-space model but those that keep attention, i % attn_period ==
 // attn_offset (Jamba: JambaModel builds JambaAttentionDecoderLayer there, JambaMambaDecoderLayer
-// elsewhere [transformers-code]).
+// elsewhere [transformers-code]); on a listed model, the layers the list names Mamba (Nemotron-H's
+// hybrid_override_pattern 'M' [transformers-code]). Layers past the list's end are attention layers.
 bool LayerPattern::ssm(int64_t layer) const {
     if (!ssm_model) return false;
+    if (listed > 0) return layer < listed && (codes[static_cast<size_t>(layer)] & 3u) == kMixerSsm;
     return !(attn_period > 0 && layer % attn_period == attn_offset);
+}
+
+bool LayerPattern::attention(int64_t layer) const {
+    if (!ssm_model) return true;
+    if (listed > 0) return layer >= listed || (codes[static_cast<size_t>(layer)] & 3u) == kMixerAttention;
+    return !ssm(layer);
+}
+
+LayerKind LayerPattern::kind(int64_t layer) const {
+    const uint8_t c = listed > 0 && layer < listed ? codes[static_cast<size_t>(layer)] : 0;
+    return {moe(layer), ssm(layer), (c & 3u) == kMixerNone, (c & kNoMlp) != 0};
 }
 
 int64_t LayerPattern::attention_count(int64_t begin, int64_t end) const {
     if (end <= begin) return 0;
     if (!ssm_model) return end - begin;
     int64_t n = 0;
-    for (int64_t i = begin; i < end; ++i) n += ssm(i) ? 0 : 1;
+    for (int64_t i = begin; i < end; ++i) n += attention(i) ? 1 : 0;
+    return n;
+}
+
+int64_t LayerPattern::ssm_count(int64_t begin, int64_t end) const {
+    int64_t n = 0;
+    for (int64_t i = begin; i < end && ssm_model; ++i) n += ssm(i) ? 1 : 0;
+    return n;
+}
+
+int64_t LayerPattern::mlp_count(int64_t begin, int64_t end) const {
+    if (end <= begin) return 0;
+    if (listed == 0) return end - begin;
+    int64_t n = 0;
+    for (int64_t i = begin; i < end; ++i) n += kind(i).no_mlp ? 0 : 1;
     return n;
 }
 
@@ -34,6 +86,7 @@ int64_t LayerPattern::attention_count(int64_t begin, int64_t end) const {
 // (i+1) % step == 0; DeepSeek first_k_dense_replace with moe_layer_freq 1).
 bool LayerPattern::moe(int64_t layer) const {
     if (num_experts <= 0 || layer < first_dense_layers) return false;
+    if (listed > 0 && layer < listed && (codes[static_cast<size_t>(layer)] & kNoMlp) != 0) return false;  // a mixer alone
     const int64_t freq = std::max<int64_t>(1, moe_layer_freq);
     return (layer + 1) % freq == 0;
 }
@@ -49,6 +102,11 @@ bool LayerPattern::sliding(int64_t layer) const {
 // Layer numbers i+1 in (max(begin, first_dense_layers), end] divisible by moe_layer_freq.
 int64_t LayerPattern::moe_count(int64_t begin, int64_t end) const {
     if (num_experts <= 0) return 0;
+    if (listed > 0) {
+        int64_t n = 0;
+        for (int64_t i = begin; i < end; ++i) n += moe(i) ? 1 : 0;
+        return n;
+    }
     begin = std::max(begin, first_dense_layers);
     if (end <= begin) return 0;
     const int64_t freq = std::max<int64_t>(1, moe_layer_freq);
@@ -102,10 +160,10 @@ ParamCounts count_params(const ModelSpec& m) {
         }
     });
 
-    // Every layer is one of four kinds, dense or MoE, attention or Mamba (each present kind counted
-    // once: the numeric path runs per estimate); the table answers per layer.
+    // Every layer is one of the LayerKinds, dense or MoE, attention or Mamba, or a mixer or an MLP alone
+    // (each present kind counted once: the numeric path runs per estimate); the table answers per layer.
     const LayerPattern pattern = layer_pattern(m);
-    std::array<LayerParams, 4> kinds{};
+    std::array<LayerParams, kLayerKinds> kinds{};
     int64_t layers_total = 0, layers_active = 0, largest = 0;
     pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
         const LayerParams l = layer_params(m, k);

@@ -559,6 +559,10 @@ struct StageLayers {
     bool ssm_model;
     double la, ls;
     bool has_mlp;
+    // The layers with an MLP (all of them but on a listed model), and whether a layer may hold its
+    // mixer or its MLP alone (SsmSpec::layer_list: Nemotron-H's blocks).
+    double lm;
+    bool split_blocks;
 };
 
 static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
@@ -569,8 +573,10 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
     const bool walk = f == ActivationFormula::TensorWalk || korthikanti;
     const LayerPattern pattern = layer_pattern(m);
     const int64_t n_moe = pattern.moe_count(c.stage.layer_begin, c.stage.layer_end);
-    const int64_t n_dense = c.stage.layers() - n_moe;
+    const int64_t n_mlp = pattern.mlp_count(c.stage.layer_begin, c.stage.layer_end);
+    const int64_t n_dense = n_mlp - n_moe;
     const int64_t n_attn = pattern.attention_count(c.stage.layer_begin, c.stage.layer_end);
+    const int64_t n_ssm = pattern.ssm_count(c.stage.layer_begin, c.stage.layer_end);
     ActShape lx = x;
     bool has_dense = true, has_moe = false;
     if (korthikanti) {
@@ -590,8 +596,8 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
                                    : LayerDims{},
                        static_cast<double>(c.stage.layers()), static_cast<double>(n_dense), static_cast<double>(n_moe),
                        c.in_flight, s.train.recompute, static_cast<double>(std::max(1, s.train.recompute_every_k)),
-                       m.ssm.active(), static_cast<double>(n_attn), static_cast<double>(c.stage.layers() - n_attn),
-                       m.has_mlp()};
+                       m.ssm.active(), static_cast<double>(n_attn), static_cast<double>(n_ssm),
+                       m.has_mlp() && n_mlp > 0, static_cast<double>(n_mlp), pattern.listed > 0};
 }
 
 // The per-layer groups of one stage (each a Once), and one whole layer made of them.
@@ -690,6 +696,7 @@ static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& 
         [&](auto& q) {
             if (!st.mixed) {
                 const auto A = q.let("A_mlp", st.has_dense ? g.mlp_dense(q) : g.mlp_moe(q));
+                if (st.lm != L) return q("in_flight", fl) * (q("L_mlp", st.lm) * A);  // the layers with an MLP
                 return per_stage(q, A);
             }
             // in_flight * (L_dense * A_mlp_dense + L_moe * A_mlp_moe)
@@ -782,6 +789,15 @@ void add_activations(TrainCtx& c) {
     const auto layer = [&](auto& q, bool with_scores) {
         if (!st.walk) return variant_layer(q, s, x, with_scores);
         auto r = q.let("A_norms", norms(q));
+        if (st.split_blocks) {  // a layer holds its mixer or its MLP: the largest of them
+            auto at = q.let("A_attn", attention(q));
+            if (with_scores) at += let_some(q, "A_scores", scores(q));
+            auto mix = st.ls == 0 ? at : st.la == 0 ? q.let("A_mamba", mamba(q)) : max_of(at, q.let("A_mamba", mamba(q)));
+            if (!st.has_mlp) return r + mix;
+            const auto mlp = st.mixed ? max_of(q.let("A_mlp_dense", mlp_dense(q)), q.let("A_mlp_moe", mlp_moe(q)))
+                                      : q.let("A_mlp", st.has_dense ? mlp_dense(q) : mlp_moe(q));
+            return r + max_of(mix, mlp);
+        }
         if (st.ls == 0) {
             r += q.let("A_attn", attention(q));
             if (with_scores) r += let_some(q, "A_scores", scores(q));
