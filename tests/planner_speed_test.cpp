@@ -11,6 +11,7 @@
 #include "accuracy_report.h"
 #include "inference_models.h"
 #include "model/presets.h"
+#include "param_count.h"
 #include "planner/planner.h"
 #include "planner/speed.h"
 #include "speed_report.h"
@@ -285,4 +286,29 @@ TEST_CASE("speed: an F16 matrix split by rows sends its input in f32") {
     REQUIRE(p.ok());
     CHECK(p.row_syncs == 29);
     CHECK(p.row_link_bytes == 4 * (8192 + 4608) + 1024 + 2048);
+}
+
+TEST_CASE("speed: prefill's attention FLOPs come from the attention layers alone, not a hybrid's Mamba or MLP-only layers") {
+    // NVIDIA-Nemotron-Nano-9B-v2: 56 layers, hybrid_override_pattern with 4 '*' (attention), 27 'M' (Mamba2)
+    // and 25 '-' (MLP alone); 40 heads of 128. On one GPU the layers' FLOPs are 2 per active parameter (the
+    // output matrix included) plus 4 * ctx * 40 * 128 per attention layer: 4 of them, not the 29 non-Mamba layers.
+    const ModelPreset* nano = find_model("nemotron-nano-9b-v2");
+    REQUIRE(nano != nullptr);
+    PlanInput in;
+    in.model = nano->spec;
+    in.weights = WeightFormat::GGUF_Q8_0;
+    in.context = 4096;
+    in.ram_bytes = 64 * kGiB;
+    in.gpus = {{"g", 80 * kGiB, 0}};
+    const Plan p = place_llamacpp(in, 57, 4096);
+    REQUIRE(p.fits);
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12};
+    s.gpu_flops = {1e12};
+    const Speed sp = plan_speed(in, p, s);
+    REQUIRE(sp.ok());
+    const ParamCounts pc = count_params(in.model);
+    double active = static_cast<double>(in.model.vocab) * static_cast<double>(in.model.hidden);  // the output matrix
+    for (int64_t il = 0; il < in.model.layers; ++il) active += static_cast<double>(pc.per_layer[static_cast<size_t>(il)].active());
+    CHECK(sp.devices[0].flops_per_token - 2 * active == 4.0 * 4 * 4096 * 40 * 128);
 }

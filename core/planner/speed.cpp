@@ -100,6 +100,7 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
     if (!out.ok()) return out;
     const ModelSpec& m = in.model;
     const ParamCounts pc = count_params(m);
+    const LayerPattern pattern = layer_pattern(m);
     const int64_t L = p.n_layer;
     const SpeedCalibration& cal = s.calibration;
     const size_t n_gpu = p.gpus.size();
@@ -120,7 +121,9 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         experts[experts_on_cpu ? n_gpu : d] += e;
         if (experts_on_cpu && e > 0) ++moe_bounces;
         const bool attention_on_cpu = d < n_gpu && !in.kv_offload;
-        if (!layer_is_ssm(m, il)) {  // a Mamba layer has no attention (its state follows the KV placement, its scan is in the layer's FLOPs)
+        // Only attention layers read a KV cache: a Mamba or DeltaNet layer's state follows the KV placement and its scan is in
+        // the layer's FLOPs; an MLP-only layer (Nemotron-H '-') has neither.
+        if (pattern.attention(il)) {
             attention_layers[attention_on_cpu ? n_gpu : d] += 1;
             if (attention_on_cpu) ++kv_bounces;
         }
