@@ -54,7 +54,7 @@ double params_in_double(const ModelSpec& m) {
     for_each_model_tensor(m, [&](const Tensor& t) { total += static_cast<double>(t.params()); });
     layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
         double layer = 0;
-        for_each_layer_tensor(m, k, [&](const Tensor& t) { layer += static_cast<double>(t.params()); });
+        for (const Tensor& t : layer_tensors(m, k)) layer += static_cast<double>(t.params());
         total += static_cast<double>(n) * layer;
     });
     return total;
@@ -282,7 +282,9 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
         dims[n++] = {t.split_dim, t.split_units, by};
     };
     const LayerPattern pattern = layer_pattern(m);
-    pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t) { for_each_layer_tensor(m, k, collect); });
+    pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t) {
+        for (const Tensor& t : layer_tensors(m, k)) collect(t);
+    });
     for (size_t i = 0; i < n; ++i) {
         const Dim& d = dims[i];
         const bool kv = d.dim == SplitDim::KvHeads;
@@ -292,7 +294,9 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
             if (t.matrix() && t.split_dim == d.dim && tensors.find(t.name) == std::string::npos)
                 tensors += (tensors.empty() ? "" : ", ") + std::string(t.name);
         };
-        pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t) { for_each_layer_tensor(m, k, name); });
+        pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t) {
+            for (const Tensor& t : layer_tensors(m, k)) name(t);
+        });
         const std::string rule = kv ? (s.mode == Mode::Infer ? " or be a multiple of it" : " for training") : "";
         errs.push_back({"parallel.tp", "must divide " + std::string(split_dim_field(d.dim, m)) + " (" + std::to_string(d.units) + ")" +
                                            rule + "; got " + std::to_string(tp) + " (" + tensors + " split along it)"});

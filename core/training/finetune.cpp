@@ -22,14 +22,14 @@ struct LoraLayer {
 
 static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, bool moe_layer) {
     LoraLayer l;
-    for_each_layer_tensor(m, LayerKind{moe_layer, false}, [&](const Tensor& t) {
-        if ((t.lora & targets) == 0) return;
+    for (const Tensor& t : layer_tensors(m, LayerKind{moe_layer, false})) {
+        if ((t.lora & targets) == 0) continue;
         l.params += t.count * r * (t.cols + t.rows);
         l.modules += static_cast<double>(t.count);
         const double active = t.routed() ? static_cast<double>(m.moe.top_k) : static_cast<double>(t.count);
         l.active_modules += active;
         l.active_in += active * static_cast<double>(t.cols);
-    });
+    }
     return l;
 }
 
@@ -39,9 +39,8 @@ int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets
     int64_t total = 0;
     layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
         int64_t per_layer = 0;
-        for_each_layer_tensor(m, k, [&](const Tensor& t) {
+        for (const Tensor& t : layer_tensors(m, k))
             if ((t.lora & targets) != 0) per_layer += t.count * rank * (t.cols + t.rows);
-        });
         total += n * per_layer;
     });
     return total;
@@ -80,7 +79,9 @@ static LargestLinear largest_linear(const ModelSpec& m, const Parallelism& par) 
                               t.split == TensorSplit::Replicated ? 1.0 : t.routed() ? etp : tp};
         if (x.elements() > best.elements()) best = x;
     };
-    layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t) { for_each_layer_tensor(m, k, visit); });
+    layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t) {
+        for (const Tensor& t : layer_tensors(m, k)) visit(t);
+    });
     return best;
 }
 
