@@ -119,7 +119,8 @@ std::string validate_main(const PlanInput& in) {
 }
 
 // The draft model's parameters: the main model's, with its own model, GGUF type, KV type and -ngld (planner.h PlanDraft); no
-// tensor override (--n-cpu-moe) and no projector carry over. `split`: the main plan's tensor split, which it shares.
+// tensor override (--n-cpu-moe) and no projector carry over. `split`: the main plan's tensor split, which it shares. -devd
+// (other devices for the draft) is not planned: the draft takes the main model's GPUs, llama-server's default.
 PlanInput draft_input(const PlanInput& in, const std::vector<double>& split = {}) {
     PlanInput d = in;
     if (in.draft.model) d.model = *in.draft.model;
