@@ -62,7 +62,7 @@ bool has_error(const LocalPlan& p, const std::string& field) {
 
 TEST_CASE("planner draft: Qwen2.5-0.5B's draft KV cache matches llama-server's slot log, f16 whatever -ctk says") {
     // [lcpp-spec-rocm-log]: llama-server -c 512 -cd 512 -m qwen2.5-72b -md qwen2.5-0.5b -ngld 999 -ngl 999 -fa -ctk q8_0 -ctv q8_0;
-    // the slot's draft context: "kv_size = 512, type_k = 'f16', type_v = 'f16', n_layer = 24", "ROCm0 KV buffer size = 6.00 MiB".
+    // the slot's draft context: "kv_size = 512, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 24", "ROCm0 KV buffer size = 6.00 MiB".
     // Hand: 24 layers * 512 cells * (K + V) 2 * 2 KV heads * 64 * 2 B = 6291456 B = 6.00 MiB.
     PlanInput in;
     in.model = find_model("qwen2.5-72b")->spec;
