@@ -285,6 +285,13 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--top", "N", "--rank: models shown (default 10)"},
     {"--since", "YYYY-MM", "--rank without --model: presets first published in this month or later (default: the 12 months up to the newest preset); all: every preset"},
     {"--all", nullptr, "--rank: every model x type, ranked or not, with why"},
+    {"--draft-model", "ID", "speculative decoding: a draft model (preset id or .gguf, as --model) loaded beside the model on the same GPUs "
+                            "and tensor split (llama-server -md)"},
+    {"--draft-weights", "TYPE", "the draft model's GGUF type (default q8_0; a .gguf: its own type)"},
+    {"--draft-ngl", "N", "the draft model's layers on the GPUs, -ngld (default: all of them and its output)"},
+    {"--draft-ctx", "N", "the draft model's context, -cd (default: the main context)"},
+    {"--draft-kv-type", "TYPE", "the draft model's KV cache type, -ctkd/-ctvd: f16 (default) | bf16 | q8_0 | q4_0"},
+    {"--draft-max", "N", "tokens drafted per step, --draft-max (default 16)"},
     {"--compare", nullptr, "a grid of every --model x every --weights (GGUF types) x every --machine: fits, largest context, decode tok/s"},
     {"--machine", "SPEC", "--compare: a machine, GPU[+GPU...],ram=SIZE (e.g. rtx-4090+rtx-3060-12gb,ram=64GB) or mac=CHIP,mem=SIZE "
                           "(e.g. mac=m2-max,mem=96GB); repeat for each; --gpu/--ram/--apple give one more, first"},
@@ -1652,6 +1659,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
     bool compare = false;
     std::vector<std::string> machine_specs;
     std::string engine = "llama.cpp", model_arg, weights_arg = "q4_k_m";
+    std::string draft_arg, draft_weights_arg;  // --draft-model, --draft-weights
     bool weights_given = false;
     std::vector<std::string> gpu_ids;
     std::vector<const GpuPreset*> gpu_presets_used;
@@ -1729,13 +1737,23 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             if (!r) return bad("--ram: \"" + escape_control_chars(value) + "\" is not a size; give e.g. 64GB or 48GiB");
             in.ram_bytes = *r;
             have_ram = true;
-        } else if (flag == "--kv-type") {
+        } else if (flag == "--kv-type" || flag == "--draft-kv-type") {
+            KvDtype& kv = flag == "--kv-type" ? in.kv : in.draft.kv;
             const std::string v = lower(value);
-            if (v == "f16" || v == "fp16") in.kv = KvDtype::FP16;
-            else if (v == "bf16") in.kv = KvDtype::BF16;
-            else if (v == "q8_0") in.kv = KvDtype::INT8;
-            else if (v == "q4_0") in.kv = KvDtype::INT4;
-            else return bad("--kv-type: \"" + escape_control_chars(value) + "\" is not a llama.cpp cache type; use f16, bf16, q8_0 or q4_0");
+            if (v == "f16" || v == "fp16") kv = KvDtype::FP16;
+            else if (v == "bf16") kv = KvDtype::BF16;
+            else if (v == "q8_0") kv = KvDtype::INT8;
+            else if (v == "q4_0") kv = KvDtype::INT4;
+            else return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a llama.cpp cache type; use f16, bf16, q8_0 or q4_0");
+        } else if (flag == "--draft-model") {
+            draft_arg = value;
+        } else if (flag == "--draft-weights") {
+            draft_weights_arg = value;
+        } else if (flag == "--draft-ngl" || flag == "--draft-ctx" || flag == "--draft-max") {
+            int64_t n = 0;
+            if (!whole(flag, value, n) || n < (flag == "--draft-ngl" ? 0 : 1))
+                return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a whole number >= " + (flag == "--draft-ngl" ? "0" : "1"));
+            (flag == "--draft-ngl" ? in.draft.ngl : flag == "--draft-ctx" ? in.draft.context : in.draft.draft_max) = n;
         } else if (flag == "--split-mode") {
             const std::string v = lower(value);
             if (v == "layer") in.split_mode = SplitMode::Layer;
@@ -1815,6 +1833,25 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
                "): its tensor bytes are not used; that format's rules size the weights\n";
     }
 
+    const bool draft_flags = !draft_weights_arg.empty() || in.draft.ngl >= 0 || in.draft.context > 0 || in.draft.kv != KvDtype::FP16 ||
+                             in.draft.draft_max != PlanDraft{}.draft_max;
+    if (draft_arg.empty() && draft_flags) return bad("--draft-weights, --draft-ngl, --draft-ctx, --draft-kv-type and --draft-max go with --draft-model");
+    if (!draft_arg.empty()) {  // speculative decoding's draft model, read as --model is
+        std::optional<Scenario> d = plan_model(draft_arg, err, status);
+        if (!d) return status;
+        in.draft.model = d->model;
+        const bool draft_gguf = draft_arg.size() > 5 && draft_arg.compare(draft_arg.size() - 5, 5, ".gguf") == 0;
+        if (!draft_weights_arg.empty()) {
+            std::optional<WeightFormat> dw = plan_weights(draft_weights_arg, why);
+            if (!dw) return bad("--draft-weights: \"" + escape_control_chars(draft_weights_arg) + "\" is not a GGUF type vramlens knows; " +
+                                why.substr(why.find("use one of")));
+            in.draft.weights = *dw;
+        } else if (draft_gguf && d->infer.engine == Engine::LlamaCpp) {
+            in.draft.weights = d->infer.weights;
+        }
+        if (draft_gguf) in.draft.file = draft_arg;
+    }
+
     const Plan p = plan_llamacpp(in);
     if (!p.ok()) return bad(p.error);
     const Speed speed = plan_speed_on(in, p, gpu_presets_used, chip, speed_in);
@@ -1852,8 +1889,13 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
                         {"layers", Json::array({d.layer_begin, d.layer_end})}, {"output", d.output},
                         {"weights_bytes", d.weights}, {"split_buffer_bytes", d.split_buffer}, {"kv_bytes", d.kv}, {"compute_bytes", d.compute},
                         {"mmproj_bytes", d.mmproj}, {"mmproj_compute_bytes", d.mmproj_compute},
+                        {"draft_weights_bytes", d.draft_weights}, {"draft_kv_bytes", d.draft_kv}, {"draft_compute_bytes", d.draft_compute},
                         {"total_bytes", d.total()}, {"fits", d.fits()}};
         };
+        if (in.draft.active())
+            j["draft"] = Json{{"model", in.draft.model->name}, {"weights", weight_format(in.draft.weights).key}, {"n_layer", p.draft_n_layer},
+                              {"ngl", p.draft_ngl}, {"context", p.draft_context}, {"kv_type", llamacpp_cache_type(in.draft.kv)},
+                              {"draft_max", in.draft.draft_max}};
         j["devices"] = Json::array();
         for (const DevicePlan& d : p.gpus) j["devices"].push_back(dev(d));
         j["devices"].push_back(dev(p.cpu));
@@ -1884,6 +1926,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
             out += "tensor split: " + tensor_split_text(p.split) + ", --split-mode " + split_mode_name(in.split_mode) +
                    (in.split_mode == SplitMode::Row ? " (weights: each GPU's own tensors and its rows of every split matrix)" : "") + "\n";
         if (in.mmproj_bytes > 0) out += image_encoder_text(in, mmproj_note) + "\n";
+        if (in.draft.active()) out += draft_text(in, p) + "\n";
         out += "largest context at -ngl " + std::to_string(p.ngl) + ": " + std::to_string(p.max_context) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";
         if (p.fits) out += speed_text(speed, p.context) + "\n";

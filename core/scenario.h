@@ -237,6 +237,18 @@ struct LocalCustomGpu {
     bool operator==(const LocalCustomGpu&) const = default;
 };
 
+// A draft model for speculative decoding (llama-server -md, Run locally with llama.cpp): llama-server loads it with its own
+// -ngld, -cd and -ctkd/-ctvd, on the main model's devices and tensor split (tools/server load_model) [llama-cpp-speculative].
+struct LocalDraft {
+    std::string model;              // a model preset id; "": no draft model
+    WeightFormat weights = WeightFormat::GGUF_Q8_0;  // its GGUF type
+    KvDtype kv = KvDtype::FP16;     // -ctkd/-ctvd (llama.cpp's default f16, whatever -ctk says)
+    int64_t ngl = -1;               // -ngld; -1: every layer and the output
+    int64_t context = 0;            // -cd; 0: the main context (llama-server's default)
+    int64_t draft_max = 16;         // --draft-max: tokens drafted per step (llama.cpp's default 16)
+    bool operator==(const LocalDraft&) const = default;
+};
+
 struct LocalOptions {
     LocalEngine engine = LocalEngine::LlamaCpp;
     WeightFormat weights = WeightFormat::GGUF_Q4_K_M;  // a GGUF type (llama.cpp, Ollama); bf16 fp16 fp8 gptq awq (vLLM, SGLang)
@@ -266,6 +278,7 @@ struct LocalOptions {
                                     // compute buffer is not planned
     std::string mmproj_file;        // the projector file's name for the launch line ("": mmproj.gguf)
     int64_t image_max_tokens = 0;   // --image-max-tokens (dynamic-resolution encoders); 0: the image llama.cpp reserves at load
+    LocalDraft draft;               // llama.cpp speculative decoding's draft model (draft.model "": none)
     int64_t tp = 0, pp = 0;         // vLLM --tensor-parallel-size / --pipeline-parallel-size (SGLang --tp); 0: chosen
 };
 

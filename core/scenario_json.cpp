@@ -137,8 +137,18 @@ template <class V> void fields(V& v, LocalOptions*) {
     v("mmproj_encoder", &LocalOptions::mmproj_encoder);
     v("mmproj_file", &LocalOptions::mmproj_file);
     v("image_max_tokens", &LocalOptions::image_max_tokens);
+    v("draft", &LocalOptions::draft);
     v("tp", &LocalOptions::tp);
     v("pp", &LocalOptions::pp);
+}
+
+template <class V> void fields(V& v, LocalDraft*) {
+    v("model", &LocalDraft::model);
+    v("weights", &LocalDraft::weights);
+    v("kv", &LocalDraft::kv);
+    v("ngl", &LocalDraft::ngl);
+    v("context", &LocalDraft::context);
+    v("draft_max", &LocalDraft::draft_max);
 }
 
 template <class V> void fields(V& v, VisionEncoder*) {

@@ -688,7 +688,8 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Overheads>() == 6);
     CHECK(field_count<LocalCompare>() == 3);
     CHECK(field_count<LocalMachine>() == 3);
-    CHECK(field_count<LocalOptions>() == 28);
+    CHECK(field_count<LocalOptions>() == 29);
+    CHECK(field_count<LocalDraft>() == 6);
     CHECK(field_count<VisionEncoder>() == 8);
     CHECK(field_count<LocalCustomGpu>() == 4);
     CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads

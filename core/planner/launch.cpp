@@ -48,6 +48,16 @@ std::string llama_server_line(const PlanInput& in, const Plan& p, const std::str
     if (in.mmproj_bytes > 0) line += " --mmproj " + (in.mmproj_file.empty() ? std::string("mmproj.gguf") : in.mmproj_file);
     if (in.mmproj_bytes > 0 && !in.mmproj_offload) line += " --no-mmproj-offload";
     if (in.image_max_tokens > 0) line += " --image-max-tokens " + std::to_string(in.image_max_tokens);
+    if (in.draft.active()) {  // speculative decoding's draft model, its layers and context as planned [llama-cpp-speculative]
+        PlanInput draft = in;
+        draft.model = *in.draft.model;
+        draft.weights = in.draft.weights;
+        line += " -md " + (in.draft.file.empty() ? plan_model_file(draft, "draft") : in.draft.file) + " -ngld " + std::to_string(p.draft_ngl);
+        if (in.draft.context > 0) line += " -cd " + std::to_string(in.draft.context);
+        line += " --draft-max " + std::to_string(in.draft.draft_max);
+        if (in.draft.kv != KvDtype::FP16)
+            line += std::string(" -ctkd ") + llamacpp_cache_type(in.draft.kv) + " -ctvd " + llamacpp_cache_type(in.draft.kv);
+    }
     return line;
 }
 
@@ -87,8 +97,28 @@ std::string image_encoder_text(const PlanInput& in, const std::string& unknown_w
     return text;
 }
 
+std::string draft_text(const PlanInput& in, const Plan& p) {
+    double weights = p.cpu.draft_weights, kv = p.cpu.draft_kv, compute = p.cpu.draft_compute;
+    for (const DevicePlan& d : p.gpus) {
+        weights += d.draft_weights;
+        kv += d.draft_kv;
+        compute += d.draft_compute;
+    }
+    return "draft model " + in.draft.model->name + " (" + weight_format(in.draft.weights).key + "): -ngld " + std::to_string(p.draft_ngl) + " of " +
+           std::to_string(p.draft_n_layer + 1) + ", weights " + amount_with_unit(weights, SizeUnit::GiB) + ", KV cache " +
+           amount_with_unit(kv, SizeUnit::GiB) + " (" + llamacpp_cache_type(in.draft.kv) + ", -cd " + std::to_string(p.draft_context) +
+           "), compute " + amount_with_unit(compute, SizeUnit::GiB) + "; one draft context per slot (-np), planned for one. Recent "
+           "llama-server builds draft only with --spec-type draft-simple (ggml-org/llama.cpp#25345)";
+}
+
 OllamaSettings ollama_settings(const PlanInput& in, const Plan& p) {
     OllamaSettings o;
+    if (in.draft.active()) {
+        o.error = "draft-model: Ollama has no setting for a separate draft model: it passes a draft to llama-server only as an MTP or "
+                  "DFlash head packaged with the model (Modelfile DRAFT, llm/llama_server.go appendDraftArgs) [ollama-draft], with no "
+                  "setting for its layers or context; choose llama.cpp (llama-server -md)";
+        return o;
+    }
     if (in.kv == KvDtype::BF16) {
         o.error = "kv-type: Ollama's OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not bf16 [ollama-docs]; use f16 (the same bytes)";
         return o;

@@ -25,7 +25,8 @@ std::string plan_model_file(const PlanInput& in, const std::string& unnamed = "m
 
 // `llama-server -m FILE -ngl N -c CTX -ub UB [--split-mode layer|row --tensor-split a,b | --split-mode none
 // --main-gpu G] [--n-cpu-moe K]
-// -fa on|off [-ctk T -ctv T] [-nkvo] [--mmproj FILE [--no-mmproj-offload]] [--image-max-tokens N]` for plan `p` of `in`.
+// -fa on|off [-ctk T -ctv T] [-nkvo] [--mmproj FILE [--no-mmproj-offload]] [--image-max-tokens N]
+// [-md DRAFT -ngld N [-cd N] --draft-max K [-ctkd T -ctvd T]]` for plan `p` of `in`.
 std::string llama_server_line(const PlanInput& in, const Plan& p, const std::string& model_file);
 
 // An MoE model that the automatic -ngl split by layers (Plan::moe_cpu_layers > 0): the --n-cpu-moe plan beside it,
@@ -46,6 +47,9 @@ MoeAlternative moe_alternative(const PlanInput& in, const Plan& p, const Speed& 
 // One line on the vision projector's image encoder: the image it is planned for (side, patches) and its
 // compute buffers on the projector's device and in RAM; or, its shape unknown, why (`unknown_why`).
 std::string image_encoder_text(const PlanInput& in, const std::string& unknown_why);
+
+// One line on the draft model (-md): its -ngld, and its weights, KV cache and compute buffer over every device.
+std::string draft_text(const PlanInput& in, const Plan& p);
 
 // Ollama runs llama.cpp with num_gpu (= -ngl) and num_ctx (= -c) from the Modelfile or /set
 // parameter; flash attention and the KV type are server-wide environment variables, the KV type one

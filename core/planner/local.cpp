@@ -66,7 +66,9 @@ FieldError planner_error(const std::string& e, bool parallel_given = false) {
         {"max-num-seqs", "local.max_num_seqs"}, {"max-running-requests", "local.max_num_seqs"}, {"gpu", "local.gpus"},
         {"n-cpu-moe", "local.n_cpu_moe"}, {"tensor-split", "local.tensor_split"}, {"split-mode", "local.split_mode"},
         {"main-gpu", "local.main_gpu"}, {"ubatch", "local.ubatch"}, {"mmproj-bytes", "local.mmproj_bytes"},
-        {"no-mmproj-offload", "local.mmproj_offload"}, {"image-max-tokens", "local.image_max_tokens"}, {"tp/pp", tp}, {"tp", tp}, {"pp", pp}};
+        {"no-mmproj-offload", "local.mmproj_offload"}, {"image-max-tokens", "local.image_max_tokens"}, {"tp/pp", tp}, {"tp", tp}, {"pp", pp},
+        {"draft-model", "local.draft.model"}, {"draft-weights", "local.draft.weights"}, {"draft-kv-type", "local.draft.kv"},
+        {"draft-ngl", "local.draft.ngl"}, {"draft-ctx", "local.draft.context"}, {"draft-max", "local.draft.draft_max"}};
     const size_t colon = e.find(':');
     const std::string key = e.substr(0, colon);
     for (const auto& [flag, field] : kFields)
@@ -209,6 +211,22 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
     in.mmproj_encoder = lo.mmproj_encoder;
     in.mmproj_file = lo.mmproj_file;
     in.image_max_tokens = lo.image_max_tokens;
+    if (!lo.draft.model.empty()) {  // speculative decoding's draft model (llama-server -md); the planner checks the rest
+        const ModelPreset* draft = find_model(lo.draft.model);
+        if (serving)
+            errs.push_back({"local.draft.model", "a draft model is planned for llama.cpp (llama-server -md); " + engine +
+                                                     "'s speculative decoding is not planned here: leave local.draft.model empty or choose llama.cpp"});
+        else if (!draft)
+            errs.push_back({"local.draft.model", "\"" + lo.draft.model + "\" is not a model preset; give a preset id (e.g. qwen2.5-0.5b) or leave it empty"});
+        else {
+            in.draft.model = draft->spec;
+            in.draft.weights = lo.draft.weights;
+            in.draft.kv = lo.draft.kv;
+            in.draft.ngl = lo.draft.ngl;
+            in.draft.context = lo.draft.context;
+            in.draft.draft_max = lo.draft.draft_max;
+        }
+    }
     sin.tp = lo.tp;
     sin.pp = lo.pp;
     sin.engine = lo.engine == LocalEngine::SGLang ? ServingEngine::SGLang : ServingEngine::VLLM;
@@ -224,6 +242,7 @@ std::string device_layers_text(const PlanInput& in, const Plan& p, const DeviceP
     if (d.output) layers += " + output";
     if (&d == &p.cpu && in.n_cpu_moe > 0) layers += ", experts of layers 0-" + std::to_string(std::min(in.n_cpu_moe, p.n_layer) - 1);
     if (&d == &p.cpu && !in.kv_offload) layers += ", KV of every layer and the attention (-nkvo)";
+    if (d.draft() > 0) layers += ", draft model " + amount_with_unit(d.draft(), SizeUnit::GiB);
     if (d.split_buffer > 0) layers += ", split buffer " + amount_with_unit(d.split_buffer, SizeUnit::GiB) + " (rows on every GPU)";
     return layers;
 }
@@ -259,7 +278,8 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
     out.summary = "-ngl " + std::to_string(p.ngl) + " of " + std::to_string(p.n_layer + 1) + " (" + std::to_string(p.n_layer) +
                   " layers + output)" + (p.gpus.size() > 1 ? ", tensor split " + tensor_split_text(p.split) : "");
     auto device = [&](const DevicePlan& d) {
-        out.devices.push_back({d.name, device_layers_text(in, p, d), d.weights, d.kv, d.compute, d.mmproj + d.mmproj_compute, d.total(), d.capacity});
+        out.devices.push_back({d.name, device_layers_text(in, p, d), d.weights, d.kv, d.compute, d.mmproj + d.mmproj_compute, d.total(), d.capacity,
+                               d.draft()});
     };
     for (const DevicePlan& d : p.gpus) device(d);
     device(p.cpu);
@@ -291,6 +311,7 @@ void plan_llama(const Scenario& s, const PlanInput& in, LocalPlan& out) {
         if (out.moe_alternative.exists())
             out.launch.push_back({"llama-server (--n-cpu-moe)", llama_server_line(out.moe_alternative.input, out.moe_alternative.plan, plan_model_file(in))});
     }
+    if (in.draft.active()) out.notes.push_back(draft_text(in, p));
     if (in.model.max_position > 0 && in.context > in.model.max_position)
         out.notes.push_back("local.context " + std::to_string(in.context) + " exceeds the model's max_position_embeddings (" +
                             std::to_string(in.model.max_position) + "): llama.cpp runs it, but the model was not trained for it");
@@ -340,6 +361,7 @@ Ranking rank_local(const Scenario& s) {
     r.machine.ngl = -1;
     r.machine.n_cpu_moe = 0;
     r.machine.mmproj_bytes = 0;
+    r.machine.draft = PlanDraft{};  // a draft model shares its model's vocabulary: not the other candidates'
     r.machine.mmproj_offload = true;
     r.cpu_moe = s.local.engine == LocalEngine::LlamaCpp;
     const std::vector<GpuPreset> specs = local_gpu_specs(s.local);

@@ -28,6 +28,7 @@ struct LocalDevice {
     double vision = 0;              // the vision projector's weights and its image encoder's compute buffer here (--mmproj)
     double total = 0;               // the planner's total for the device (DevicePlan::total(): with a vision projector)
     double capacity = 0;
+    double draft = 0;               // the draft model's weights, KV cache and compute buffer here (llama-server -md; in total)
     bool fits() const { return total <= capacity; }
 };
 

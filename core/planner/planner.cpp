@@ -59,7 +59,7 @@ double layer_weight_bytes(const PlanInput& in, const ParamCounts& pc, int64_t il
     return weight_bytes(w, in.model, llamacpp_options(in), par).total();
 }
 
-std::string validate_plan(const PlanInput& in) {
+std::string validate_main(const PlanInput& in) {
     if (!in.model.architecture_known() || in.model.layers < 1)
         return "model: the planner needs the model's architecture (layers, hidden size, heads); give a preset id or a config.json";
     if (in.model.encoder)
@@ -116,6 +116,43 @@ std::string validate_plan(const PlanInput& in) {
         if (!(sum > 0)) return "tensor-split: at least one proportion must be above 0";
     }
     return {};
+}
+
+// The draft model's parameters: the main model's, with its own model, GGUF type, KV type and -ngld (planner.h PlanDraft); no
+// tensor override (--n-cpu-moe) and no projector carry over. `split`: the main plan's tensor split, which it shares. -devd
+// (other devices for the draft) is not planned: the draft takes the main model's GPUs, llama-server's default.
+PlanInput draft_input(const PlanInput& in, const std::vector<double>& split = {}) {
+    PlanInput d = in;
+    if (in.draft.model) d.model = *in.draft.model;
+    d.weights = in.draft.weights;
+    d.kv = in.draft.kv;
+    d.ngl = in.draft.ngl;
+    d.n_cpu_moe = 0;
+    d.mmproj_bytes = 0;
+    d.mmproj_encoder = VisionEncoder{};
+    d.mmproj_offload = true;
+    d.image_max_tokens = 0;
+    d.draft = PlanDraft{};
+    if (!split.empty() && in.split_mode != SplitMode::None) d.tensor_split = split;
+    return d;
+}
+
+int64_t draft_context(const PlanInput& in, int64_t context) { return in.draft.context > 0 ? in.draft.context : context; }
+
+std::string validate_plan(const PlanInput& in) {
+    std::string e = validate_main(in);
+    if (!e.empty() || !in.draft.active()) return e;
+    if (in.mmproj_bytes > 0)
+        return "draft-model: llama-server refuses a draft model beside a vision projector (\"speculative decode is not supported by "
+               "multimodal\", tools/server load_model) [llama-cpp-speculative]; leave out --mmproj or the draft model";
+    if (in.draft.ngl > in.draft.model->layers + 1)
+        return "draft-ngl: the draft model has " + std::to_string(in.draft.model->layers) + " layers + output; give 0 to " +
+               std::to_string(in.draft.model->layers + 1) + ", or leave it out for all";
+    if (in.draft.context < 0) return "draft-ctx: give the draft context in tokens (>= 1), or leave it out for the main context";
+    if (in.draft.draft_max < 1) return "draft-max: the tokens drafted per step must be at least 1 (llama.cpp's default is 16)";
+    // The draft's own model, GGUF type and KV type by the main model's rules, its fields named draft-*.
+    e = validate_main(draft_input(in));
+    return e.empty() ? e : "draft-" + e;
 }
 
 struct GpuSlot {
@@ -235,10 +272,12 @@ struct FixedBytes {
     ParamCounts pc;
     std::vector<double> layer, experts;
     double output = 0, embedding = 0;
+    std::vector<FixedBytes> draft;  // the draft model's (-md), when there is one
 };
 
 FixedBytes fixed_bytes(const PlanInput& in) {
     FixedBytes f;
+    if (in.draft.active()) f.draft.push_back(fixed_bytes(draft_input(in)));
     f.pc = count_params(in.model);
     for (int64_t il = 0; il < in.model.layers; ++il) {
         f.layer.push_back(layer_weight_bytes(in, f.pc, il));
@@ -380,6 +419,23 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
         p.cpu.mmproj_compute += clip.host;
     }
 
+    // The draft model (-md): placed like the main model with its own -ngld and context, on the same tensor split; each
+    // device adds the draft's weights, KV cache and compute buffer (its own context: planner.h PlanDraft).
+    if (!fb.draft.empty()) {
+        const PlanInput dinput = draft_input(in, p.split);
+        p.draft_n_layer = dinput.model.layers;
+        p.draft_context = draft_context(in, context);
+        const Plan dp = place(dinput, fb.draft.front(), in.draft.ngl < 0 ? dinput.model.layers + 1 : in.draft.ngl, p.draft_context);
+        p.draft_ngl = dp.ngl;
+        auto take = [](DevicePlan& to, const DevicePlan& from) {
+            to.draft_weights = from.weights;
+            to.draft_kv = from.kv;
+            to.draft_compute = from.compute;
+        };
+        for (size_t i = 0; i < n_gpu; ++i) take(p.gpus[i], dp.gpus[i]);
+        take(p.cpu, dp.cpu);
+    }
+
     double gpu_used = 0;
     for (const DevicePlan& d : p.gpus) gpu_used += d.total();
     p.cpu.capacity = in.apple_unified ? std::max(0.0, in.ram_bytes - gpu_used) : in.ram_bytes;
@@ -443,6 +499,12 @@ std::string no_fit_advice(const PlanInput& in, const FixedBytes& fb, const Plan&
         if (plan_llamacpp(moved).fits)
             out += std::string(" the KV cache in RAM (--no-kv-offload") + (moved.mmproj_offload ? "" : " --no-mmproj-offload") + ") fits at -ngl " +
                    std::to_string(best.ngl) + ";";
+    }
+    if (in.draft.active()) {
+        PlanInput no_draft = in;
+        no_draft.draft = PlanDraft{};
+        no_draft.ngl = -1;
+        if (const Plan q = plan_llamacpp(no_draft); q.fits) out += " without the draft model (-md) it fits at -ngl " + std::to_string(q.ngl) + ";";
     }
     const double short_ram = best.cpu.total() - best.cpu.capacity;
     if (short_ram > 0) out += " or " + size_text(short_ram) + " more system RAM at -ngl " + std::to_string(best.ngl) + ";";

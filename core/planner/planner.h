@@ -10,6 +10,7 @@
 // --tensor-split (default: each GPU's free memory). A layer's KV cache lives on its layer's device.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,22 @@ struct PlanGpu {
 // it to N MiB (0: the default) [apple-wired-limit].
 double apple_gpu_wired_limit_bytes(double ram_bytes, int64_t wired_limit_mb = 0);
 
+// llama-server -md (tools/server/server-context.cpp load_model and init [llama-cpp-speculative]):
+// the draft model is loaded with the main model's parameters except its devices (-devd), -ngld, its context (-cd, or the
+// main context per sequence) and -ctkd/-ctvd; so it takes the same tensor split, split mode, -ub and flash attention. Each
+// slot then creates its own draft context (its KV cache of the draft context and its compute buffer); the context made at
+// load is freed first. The planner plans one slot.
+struct PlanDraft {
+    std::optional<ModelSpec> model; // none: no draft model
+    WeightFormat weights = WeightFormat::GGUF_Q8_0;
+    KvDtype kv = KvDtype::FP16;     // -ctkd/-ctvd
+    int64_t ngl = -1;               // -ngld; < 0: every layer and the output
+    int64_t context = 0;            // -cd; 0: the main context
+    int64_t draft_max = 16;         // --draft-max (the launch line)
+    std::string file;               // its file for the launch line ("": named after the model)
+    bool active() const { return model.has_value(); }
+};
+
 struct PlanInput {
     ModelSpec model;
     WeightFormat weights = WeightFormat::GGUF_Q4_K_M;
@@ -68,6 +85,7 @@ struct PlanInput {
                                     // then its compute buffers are not planned
     int64_t image_max_tokens = 0;   // --image-max-tokens: plan the encoder for images this large (dynamic-resolution
                                     // encoders); 0: the image clip.cpp reserves at load (vision_encoder.h)
+    PlanDraft draft;                // speculative decoding's draft model (-md); inactive: none
     bool kv_offload = true;         // false: -nkvo (--no-kv-offload): every layer's KV cache in host memory and the
                                     // attention over it on the CPU (src/llama-kv-cache.cpp: the CPU buffer type when
                                     // !offload; src/llama-graph.cpp build_attn_mha pins KQ..KQV to the CPU backend;
@@ -88,7 +106,10 @@ struct DevicePlan {
     double mmproj = 0;              // the vision projector's weights (--mmproj) on this device
     double mmproj_compute = 0;      // its encoder's compute buffer here (clip_compute_bytes: device part where the
                                     // projector is, the host part in RAM)
-    double total() const { return weights + kv + compute + mmproj + mmproj_compute; }
+    double draft_weights = 0, draft_kv = 0, draft_compute = 0;  // the draft model's (-md) share here: its layers' weights, their
+                                    // KV cache at the draft context, its compute buffer (its own llama_context)
+    double draft() const { return draft_weights + draft_kv + draft_compute; }
+    double total() const { return weights + kv + compute + mmproj + mmproj_compute + draft(); }
     bool fits() const { return total() <= capacity; }
 };
 
@@ -112,6 +133,9 @@ struct Plan {
     double row_link_bytes = 0;      // the activations they carry
     int64_t moe_cpu_layers = 0;     // an MoE model that the automatic -ngl split (layers in RAM): the smallest --n-cpu-moe
                                     // with which every layer fits on the GPUs instead (0: none, or not applicable)
+    int64_t draft_ngl = 0;          // the draft model's -ngld used (0 with no draft model)
+    int64_t draft_n_layer = 0;
+    int64_t draft_context = 0;      // its context (-cd, or the main context)
     bool ok() const { return error.empty(); }
 };
 
