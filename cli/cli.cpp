@@ -1239,13 +1239,12 @@ std::optional<double> parse_ram_size(std::string text) {
 
 Json speed_json(const Speed& sp) {
     if (!sp.ok()) return Json{{"error", sp.error}};
-    const SpeedCalibration cal = speed_calibration();
     Json j{{"decode_tokens_per_s", sp.decode_tokens_per_s},
            {"decode_holdout_error", {{"median", sp.decode_band.holdout_median_error}, {"worst", sp.decode_band.holdout_worst_error}}},
            {"hops", sp.hops}, {"hop_seconds", sp.hop_seconds}, {"devices", Json::array()}};
     if (sp.prefill_tokens_per_s > 0) {
         j["prefill_tokens_per_s"] = sp.prefill_tokens_per_s;
-        j["prefill_holdout_error"] = {{"median", cal.prefill.holdout_median_error}, {"worst", cal.prefill.holdout_worst_error}};
+        j["prefill_holdout_error"] = {{"median", sp.prefill_band.holdout_median_error}, {"worst", sp.prefill_band.holdout_worst_error}};
         j["time_to_first_token_s"] = sp.time_to_first_token_s;
     } else {
         j["prefill_note"] = sp.prefill_note;

@@ -330,11 +330,13 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
             const auto o = static_cast<size_t>(owner);
             if (rows_from(t.rows, rs, o + 1) == rows_from(t.rows, rs, o)) return;  // no rows for its GPU: stays whole there
             p.gpus[o].weights -= static_cast<double>(t.rows) * ggml_row_bytes(type, t.cols);
+            p.gpus[o].split_owned_params += static_cast<double>(t.rows) * static_cast<double>(t.cols);
             for (size_t i = 0; i < n_gpu; ++i) {
                 const int64_t rows = rows_from(t.rows, rs, i + 1) - rows_from(t.rows, rs, i);
                 const double slice = split_slice_bytes(type, t.cols, rows);
                 p.gpus[i].weights += slice;
                 p.gpus[i].split_rows += slice;
+                p.gpus[i].split_params += static_cast<double>(rows) * static_cast<double>(t.cols);
                 p.gpus[o].split_buffer += slice;
                 if (i != o && rows > 0) {
                     p.row_syncs += 1;
