@@ -47,6 +47,9 @@ TEST_CASE("speed: roofline, MoE share, prefill FLOPs and a hop, by hand") {
     CHECK(prefill_flops_per_token(7e9, 32, 512, 4096) == 14268435456.0);  // 2 * 7e9 + 4 * 32 * 512 * 4096
     CHECK(hop_seconds(4096, 32e9) == 4096.0 * 4 / 32e9);
     CHECK(kDefaultRamBandwidth == 89.6e9);                         // 2 * 8 B * 5600e6
+    // Row split: 450 round trips of 40 us shared by a 128-token chunk, + 6.4 MB per token at 32 GB/s: 1.40625e-4 + 2e-4 s.
+    CHECK_THAT(row_round_trip_seconds(450, 4e-5, 128, 6.4e6, 32e9), WithinRel(3.40625e-4, 1e-12));
+    CHECK_THAT(row_round_trip_seconds(450, 4e-5, 1, 6.4e6, 32e9), WithinRel(0.018 + 2e-4, 1e-12));  // decode: one token a trip
 }
 
 TEST_CASE("speed: one GPU, the tiny model at ctx 1024, decode and prefill by hand") {
