@@ -245,7 +245,7 @@ struct PlanFlag {
 constexpr PlanFlag kPlanFlags[] = {
     {"--engine", "ENGINE", "llama.cpp (default) | ollama | vllm | sglang"},
     {"--model", "ID", "model preset id, config.json, checkpoint folder or Hugging Face org/name (as for estimate)"},
-    {"--weights", "TYPE", "GGUF type: q8_0 | q6_k | q5_k_m | q4_k_m (default) | q4_0 | q3_k_m | q2_k | fp16 | bf16; "
+    {"--weights", "TYPE", "GGUF type: q8_0 | q6_k | q5_k_m | q5_k_s | q5_1 | q5_0 | q4_k_m (default) | q4_k_s | q4_1 | q4_0 | q3_k_m | q2_k | fp16 | bf16; "
                           "vLLM: bf16 (default) | fp16 | fp8 | gptq-4bit | gptq-8bit | awq-4bit"},
     {"--ctx", "N", "context tokens, -c (default 4096); vLLM: --max-model-len"},
     {"--gpu", "ID", "a GPU preset id (`vramlens gpus`); repeat for each GPU, in device order"},
