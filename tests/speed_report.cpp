@@ -202,6 +202,15 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     d += "holdout rows whatever their id gives. The efficiencies and the round trip are committed in core/planner/speed.cpp\n";
     d += "(`speed_calibration()`);\n";
     d += "tests/planner_speed_test.cpp fails when they differ from this table's.\n\n";
+    d += "Known limit: GPUs without FP16 tensor cores. The plan takes a GPU's dense FP16 tensor FLOP/s for prefill and, for\n";
+    d += "a GPU without FP16 tensor cores (the Tesla P40), its FP32 figure. llama.cpp's CUDA backend runs a quantized GGUF\n";
+    d += "matrix product there as MMQ on int8 dp4a instead: llama.cpp #4766's single P40 runs Llama 2 7B Q4_0 pp512 at 912 t/s,\n";
+    d += "about 2.4 times what the P40's 12 FP32 TFLOPS give at the prefill efficiency, while its 47 INT8 TOPS at that efficiency\n";
+    d += "give about 1.6 times the measured speed. Neither figure is right at the one efficiency calibrated on tensor-core GPUs,\n";
+    d += "so the plan keeps the FP32 figure and its prefill for a P40 on its own or split by layers is likely well under the real\n";
+    d += "speed (the table's layer-split pp512 rows are left out: they would calibrate the prefill efficiency on it). Its\n";
+    d += "row-split pp512 rows below are held out with that caveat: the FP32 figure overstates their compute time, so their\n";
+    d += "small errors likely hide transfers and round trips the model understates.\n\n";
     d += "| regime | efficiency (row split: round trip) | calibrate rows | holdout rows | holdout median \\|error\\| | holdout worst \\|error\\| |\n";
     d += "|---|---:|---:|---:|---:|---:|\n";
     for (const std::string& name : regimes) {
