@@ -245,7 +245,7 @@ struct PlanFlag {
 constexpr PlanFlag kPlanFlags[] = {
     {"--engine", "ENGINE", "llama.cpp (default) | ollama | vllm | sglang"},
     {"--model", "ID", "model preset id, config.json, checkpoint folder or Hugging Face org/name (as for estimate)"},
-    {"--weights", "TYPE", "GGUF type: q8_0 | q6_k | q5_k_m | q4_k_m (default) | q4_0 | q3_k_m | q2_k | fp16 | bf16; "
+    {"--weights", "TYPE", "GGUF type: q8_0 | q6_k | q5_k_m | q5_k_s | q5_1 | q5_0 | q4_k_m (default) | q4_k_s | q4_1 | q4_0 | q3_k_m | q2_k | fp16 | bf16; "
                           "vLLM: bf16 (default) | fp16 | fp8 | gptq-4bit | gptq-8bit | awq-4bit"},
     {"--ctx", "N", "context tokens, -c (default 4096); vLLM: --max-model-len"},
     {"--gpu", "ID", "a GPU preset id (`vramlens gpus`); repeat for each GPU, in device order"},
@@ -1246,13 +1246,12 @@ std::optional<double> parse_ram_size(std::string text) {
 
 Json speed_json(const Speed& sp) {
     if (!sp.ok()) return Json{{"error", sp.error}};
-    const SpeedCalibration cal = speed_calibration();
     Json j{{"decode_tokens_per_s", sp.decode_tokens_per_s},
            {"decode_holdout_error", {{"median", sp.decode_band.holdout_median_error}, {"worst", sp.decode_band.holdout_worst_error}}},
            {"hops", sp.hops}, {"hop_seconds", sp.hop_seconds}, {"devices", Json::array()}};
     if (sp.prefill_tokens_per_s > 0) {
         j["prefill_tokens_per_s"] = sp.prefill_tokens_per_s;
-        j["prefill_holdout_error"] = {{"median", cal.prefill.holdout_median_error}, {"worst", cal.prefill.holdout_worst_error}};
+        j["prefill_holdout_error"] = {{"median", sp.prefill_band.holdout_median_error}, {"worst", sp.prefill_band.holdout_worst_error}};
         j["time_to_first_token_s"] = sp.time_to_first_token_s;
     } else {
         j["prefill_note"] = sp.prefill_note;

@@ -10,6 +10,7 @@ enum class WeightFormat {
     AWQ4,                        // AWQ: 4 bits with group size
     NF4, FP4,                    // bitsandbytes 4-bit, double_quant optional
     GGUF_Q8_0, GGUF_Q6_K, GGUF_Q5_K_M, GGUF_Q4_K_M, GGUF_Q4_0, GGUF_Q3_K_M, GGUF_Q2_K,
+    GGUF_Q4_1, GGUF_Q5_0, GGUF_Q5_1, GGUF_Q4_K_S, GGUF_Q5_K_S,  // legacy 32-weight blocks; the K-quant _S mixes
     MXFP4,                       // OCP microscaling fp4 on the routed experts only (gpt-oss checkpoints)
 };
 

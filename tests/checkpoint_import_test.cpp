@@ -592,9 +592,12 @@ TEST_CASE("import_checkpoint: a LoRA adapter sets fine-tuning with its rank and 
 }
 
 TEST_CASE("import_checkpoint: a GGUF's general.file_type is its llama.cpp weight format", "[checkpoint]") {
-    // llama.h: LLAMA_FTYPE_MOSTLY_Q4_K_M = 15, LLAMA_FTYPE_MOSTLY_Q8_0 = 7; 14 (Q4_K_S) has no vramlens format.
+    // llama.h: LLAMA_FTYPE_MOSTLY_Q4_K_M = 15, Q8_0 = 7, Q4_1 = 3, Q5_0 = 8, Q5_1 = 9, Q4_K_S = 14, Q5_K_S = 16;
+    // 11 (Q3_K_S) has no vramlens format.
     for (const auto& [ftype, want] : {std::pair<uint32_t, std::optional<WeightFormat>>{15, WeightFormat::GGUF_Q4_K_M},
-                                      {7, WeightFormat::GGUF_Q8_0}, {14, std::nullopt}}) {
+                                      {7, WeightFormat::GGUF_Q8_0}, {3, WeightFormat::GGUF_Q4_1}, {8, WeightFormat::GGUF_Q5_0},
+                                      {9, WeightFormat::GGUF_Q5_1}, {14, WeightFormat::GGUF_Q4_K_S}, {16, WeightFormat::GGUF_Q5_K_S},
+                                      {11, std::nullopt}}) {
         INFO("general.file_type " << ftype);
         GgufWriter w = tiny_gguf();
         w.u32("llama.feed_forward_length", 512);

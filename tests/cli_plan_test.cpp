@@ -366,12 +366,14 @@ TEST_CASE("cli plan --split-mode row: JSON split buffers, the mode in text and J
     CHECK(j["launch"].get<std::string>().find("--split-mode row --tensor-split 0.5,0.5") != std::string::npos);
     const Out text = plan({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--split-mode", "row"});
     CHECK(line_starting(text.out, "tensor split: ").find("--split-mode row") != std::string::npos);
-    // A decode speed with the row-split band (docs/speed.md), no prefill speed, and why.
+    // A decode speed with the row-split band (docs/speed.md), and a prefill speed with the row-split prefill band.
     const vl::Regime row = vl::speed_calibration().decode_row;
+    const vl::Regime row_prefill = vl::speed_calibration().prefill_row;
     const std::string speed = line_starting(text.out, "decode ~");
     CHECK(speed.find(vl::format("(holdout error median {:.0f} %, worst {:.0f} %)", row.holdout_median_error * 100, row.holdout_worst_error * 100)) !=
           std::string::npos);
-    CHECK(speed.find("--split-mode row: no prefill estimate") != std::string::npos);
+    CHECK(speed.find(vl::format("tok/s (holdout error median {:.0f} %, worst {:.0f} %), time to first token", row_prefill.holdout_median_error * 100,
+                                 row_prefill.holdout_worst_error * 100)) != std::string::npos);
     CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--ram", "64GB", "--split-mode", "rows"}, "--split-mode: \"rows\""));
     CHECK(refused_with({"--model", "llama-3-8b", "--gpu", "rtx-4090", "--gpu", "rtx-3060-12gb", "--ram", "64GB", "--main-gpu", "1"},
                        "main-gpu: llama.cpp reads --main-gpu only with --split-mode none"));

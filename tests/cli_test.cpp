@@ -71,7 +71,7 @@ TEST_CASE("cli: --version and --help") {
     CHECK_THAT(h.out, Catch::Contains("--micro-batch X"));
     // Every weight format, as docs/scenario-format.md names them (the list is the format table's).
     CHECK_THAT(h.out, Catch::Contains("  --weights X           fp32 | fp16 | bf16 | fp8 | int8 | gptq-4bit | gptq-8bit | gptq-3bit | gptq-2bit | awq-4bit | nf4 | fp4 | "
-                                      "q8_0 | q6_k | q5_k_m | q4_k_m | q4_0 | q3_k_m | q2_k | mxfp4\n"));
+                                      "q8_0 | q6_k | q5_k_m | q4_k_m | q4_0 | q3_k_m | q2_k | q4_1 | q5_0 | q5_1 | q4_k_s | q5_k_s | mxfp4\n"));
     CHECK_THAT(vramlens("estimate --help").out, Catch::Contains("q8_0 | q6_k | q5_k_m | q4_k_m | q4_0 | q3_k_m | q2_k"));
     Run none = vramlens("");
     CHECK(none.status == 2);

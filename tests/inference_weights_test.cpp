@@ -89,6 +89,13 @@ TEST_CASE("the weight format table: bits per weight of every row from its cited 
         {WeightFormat::GGUF_Q4_0, 18 * 8 / 32.0, 18 * 8 / 32.0},    // 4.5
         {WeightFormat::GGUF_Q3_K_M, 110 * 8 / 256.0, 110 * 8 / 256.0},  // Q3_K 3.4375
         {WeightFormat::GGUF_Q2_K, 84 * 8 / 256.0, 84 * 8 / 256.0},  // Q2_K 2.625
+        // legacy 32-weight blocks (ggml-common.h): block_q4_1 = fp16 d + fp16 m + 16 B of nibbles = 20 B; block_q5_0 =
+        // fp16 d + qh[4] + qs[16] = 22 B; block_q5_1 = fp16 d + fp16 m + qh[4] + qs[16] = 24 B
+        {WeightFormat::GGUF_Q4_1, 20 * 8 / 32.0, 20 * 8 / 32.0},    // 5.0
+        {WeightFormat::GGUF_Q5_0, 22 * 8 / 32.0, 22 * 8 / 32.0},    // 5.5
+        {WeightFormat::GGUF_Q5_1, 24 * 8 / 32.0, 24 * 8 / 32.0},    // 6.0
+        {WeightFormat::GGUF_Q4_K_S, 144 * 8 / 256.0, 144 * 8 / 256.0},  // Q4_K 4.5
+        {WeightFormat::GGUF_Q5_K_S, 176 * 8 / 256.0, 176 * 8 / 256.0},  // Q5_K 5.5
         {WeightFormat::MXFP4, 4 + 8.0 / 32, 4 + 8.0 / 32},          // fp4 e2m1 + an e8m0 scale per 32 [ocp-mx-spec]: 4.25
     };
     CHECK(std::size(hand) == std::size(kWeightFormats));
@@ -109,7 +116,8 @@ TEST_CASE("the weight format table: bits per weight of every row from its cited 
     struct GgmlBlock { GgmlType t; double weights, bytes; };
     const GgmlBlock blocks[] = {{GgmlType::Q8_0, 32, 34}, {GgmlType::Q6_K, 256, 210}, {GgmlType::Q5_K, 256, 176},
                             {GgmlType::Q4_K, 256, 144}, {GgmlType::Q3_K, 256, 110}, {GgmlType::Q2_K, 256, 84},
-                            {GgmlType::Q4_0, 32, 18}};
+                            {GgmlType::Q4_0, 32, 18}, {GgmlType::Q4_1, 32, 20}, {GgmlType::Q5_0, 32, 22},
+                            {GgmlType::Q5_1, 32, 24}};
     for (const GgmlBlock& b : blocks) {
         INFO(ggml_type(b.t).name);
         const QuantLayout& l = ggml_type(b.t).layout;
@@ -199,18 +207,34 @@ TEST_CASE("GPTQ 8, 3 and 2 bits: b-bit packed weights, an fp16 scale and a b-bit
 
 TEST_CASE("GGUF mixes reproduce llama.cpp's quantize table for Llama-3-8B") {
     // tools/quantize/quantize.cpp QUANT_OPTIONS: "Q2_K 2.96G, Q3_K_M 3.74G, Q4_0 4.34G, Q4_K_M 4.58G,
-    // Q5_K_M 5.33G, Q6_K 6.14G, Q8_0 7.96G @ Llama-3-8B" (G = GiB, rounded to 0.01; the file also
-    // holds the tokenizer and metadata, a few MiB). Tolerance 0.02 GiB.
+    // Q5_K_M 5.33G, Q6_K 6.14G, Q8_0 7.96G, Q4_1 4.78G, Q5_0 5.21G, Q5_1 5.65G, Q4_K_S 4.37G, Q5_K_S 5.21G
+    // @ Llama-3-8B" (G = GiB, rounded to 0.01; the file also holds the tokenizer and metadata, a few MiB).
+    // Tolerance 0.02 GiB.
     const ModelSpec m = test::llama3_8b();
     struct Row { WeightFormat f; double gib; };
     const Row rows[] = {{WeightFormat::GGUF_Q2_K, 2.96},   {WeightFormat::GGUF_Q3_K_M, 3.74},
                         {WeightFormat::GGUF_Q4_0, 4.34},   {WeightFormat::GGUF_Q4_K_M, 4.58},
                         {WeightFormat::GGUF_Q5_K_M, 5.33}, {WeightFormat::GGUF_Q6_K, 6.14},
-                        {WeightFormat::GGUF_Q8_0, 7.96}};
+                        {WeightFormat::GGUF_Q8_0, 7.96},   {WeightFormat::GGUF_Q4_1, 4.78},
+                        {WeightFormat::GGUF_Q5_0, 5.21},   {WeightFormat::GGUF_Q5_1, 5.65},
+                        {WeightFormat::GGUF_Q4_K_S, 4.37}, {WeightFormat::GGUF_Q5_K_S, 5.21}};
     for (const Row& r : rows) {
         INFO(weight_format_name(r.f));
         CHECK_THAT(to_gib(weight_bytes(estimate(infer(m, r.f, Engine::LlamaCpp)))), WithinAbs(r.gib, 0.02));
     }
+}
+
+TEST_CASE("GGUF Q4_K_S: the first four attn_v and the first eighth of ffn_down are Q5_K, by hand for Llama-3-8B") {
+    // llama_tensor_get_type (src/llama-quant.cpp) [llama-cpp-code]: Q4_K_S takes Q5_K for attn_v while
+    // i_attention_wv < 4 and for ffn_down while i_layer < n_layer / 8 (32 / 8 = 4): 4 layers each. Llama-3-8B:
+    // attn_v 4096 x 1024, ffn_down 14336 x 4096; Q5_K 5.5 bits vs Q4_K 4.5: 1 bit more on 4 * (4,194,304 +
+    // 58,720,256) = 251,658,240 weights = 31,457,280 B. The rest: linear 6,979,321,856 and token_embd
+    // 525,336,576 at 4.5 bits, output 525,336,576 at Q6_K 6.5625, norms 266,240 at 4 B.
+    const double base = (6979321856.0 + 525336576.0) * 4.5 / 8 + 525336576.0 * 6.5625 / 8 + 266240.0 * 4;
+    CHECK(weight_bytes(estimate(infer(test::llama3_8b(), WeightFormat::GGUF_Q4_K_S, Engine::LlamaCpp))) == base + 31457280.0);
+    // Q5_K_S has no rule: every layer matrix Q5_K (5.5 bits), the output Q6_K
+    CHECK(weight_bytes(estimate(infer(test::llama3_8b(), WeightFormat::GGUF_Q5_K_S, Engine::LlamaCpp))) ==
+          (6979321856.0 + 525336576.0) * 5.5 / 8 + 525336576.0 * 6.5625 / 8 + 266240.0 * 4);
 }
 
 TEST_CASE("case 26: llama.cpp F16 model buffer 15317.02 MiB, 14.96 GiB") {

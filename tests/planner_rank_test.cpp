@@ -53,6 +53,15 @@ TEST_CASE("rank: quantization loss classes follow llama.cpp's KL divergence scor
     CHECK(quant_loss_class(gguf_type_kld(WeightFormat::GGUF_Q2_K)) == QuantLoss::Large);
     CHECK(gguf_type_kld(WeightFormat::GGUF_Q4_K_M) > gguf_type_kld(WeightFormat::GGUF_Q5_K_M));
     CHECK(gguf_type_kld(WeightFormat::NF4) < 0);  // not a GGUF type: no published figure
+    // Without --weights a ranking takes the seven types above, not Q4_1, Q5_0, Q5_1, Q4_K_S or Q5_K_S (no figure):
+    // one model, seven rows.
+    RankInput in = rtx4090_64gb();
+    in.models.resize(1);
+    in.weights.clear();
+    const Ranking r = rank_models(in);
+    REQUIRE(r.ok());
+    CHECK(r.rows.size() == 7);
+    for (const RankRow& x : r.rows) CHECK(x.kld >= 0);
 }
 
 TEST_CASE("rank: on one RTX 4090 + 64 GiB, 8B before 4B, 70B too slow, Q2_K too lossy") {
@@ -150,6 +159,8 @@ TEST_CASE("rank: bad input names the field") {
     in = rtx4090_64gb();
     in.weights = {WeightFormat::NF4};
     CHECK(rank_models(in).error.rfind("weights:", 0) == 0);
+    in.weights = {WeightFormat::GGUF_Q4_K_S};  // a GGUF type the KLD scoreboard vramlens cites has no figure for
+    CHECK(rank_models(in).error.rfind("weights: q4_k_s is not a GGUF type with a published quantization loss", 0) == 0);
     in = rtx4090_64gb();
     in.min_tokens_per_s = -1;
     CHECK(rank_models(in).error.rfind("min-speed:", 0) == 0);

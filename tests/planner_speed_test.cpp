@@ -48,6 +48,9 @@ TEST_CASE("speed: roofline, MoE share, prefill FLOPs and a hop, by hand") {
     CHECK(prefill_flops_per_token(7e9, 32, 512, 4096) == 14268435456.0);  // 2 * 7e9 + 4 * 32 * 512 * 4096
     CHECK(hop_seconds(4096, 32e9) == 4096.0 * 4 / 32e9);
     CHECK(kDefaultRamBandwidth == 89.6e9);                         // 2 * 8 B * 5600e6
+    // Row split: 450 round trips of 40 us shared by a 128-token chunk, + 6.4 MB per token at 32 GB/s: 1.40625e-4 + 2e-4 s.
+    CHECK_THAT(row_round_trip_seconds(450, 4e-5, 128, 6.4e6, 32e9), WithinRel(3.40625e-4, 1e-12));
+    CHECK_THAT(row_round_trip_seconds(450, 4e-5, 1, 6.4e6, 32e9), WithinRel(0.018 + 2e-4, 1e-12));  // decode: one token a trip
 }
 
 TEST_CASE("speed: one GPU, the tiny model at ctx 1024, decode and prefill by hand") {
@@ -145,6 +148,8 @@ TEST_CASE("speed: every GPU preset but the A10G has a bandwidth and FP16 through
         CHECK_FALSE(g.speed_source.empty());
     }
     CHECK(find_gpu("rtx-4090")->memory_bandwidth == 1008e9);  // Ada whitepaper: 1008 GB/s
+    CHECK(find_gpu("tesla-p40")->memory_bandwidth == 346e9);  // P40 datasheet: 346 GB/s
+    CHECK(find_gpu("tesla-p40")->fp16_tensor_flops == 12e12); // no FP16 tensor cores: the datasheet's 12 TFLOPS FP32
     CHECK(find_apple_chip("m2-ultra")->memory_bandwidth == 800e9);
     CHECK(find_apple_chip("m5") == nullptr);
 }
@@ -179,6 +184,13 @@ TEST_CASE("speed: the committed calibration is the benchmark table's, and the ho
     // The row-split round trip: the calibrate rows' median unexplained time per round trip, to 3 significant digits.
     CHECK_THAT(committed.row_sync_seconds, WithinRel(rep.calibration.row_sync_seconds, 1e-9));
     CHECK(committed.row_sync_seconds > 0);
+    // Row-split prefill calibrates nothing (prefill's efficiency, the decode round trip per chunk): its band is every row's.
+    std::vector<double> row_prefill;
+    for (const report::SpeedRow& r : rep.rows)
+        if (r.regime == "prefill row split") row_prefill.push_back(std::fabs(r.predicted - r.measured) / r.measured);
+    REQUIRE_FALSE(row_prefill.empty());
+    CHECK(std::fabs(committed.prefill_row.holdout_median_error - median(row_prefill)) <= 0.005 + 1e-12);
+    CHECK(std::fabs(committed.prefill_row.holdout_worst_error - *std::max_element(row_prefill.begin(), row_prefill.end())) <= 0.005 + 1e-12);
 }
 
 TEST_CASE("speed: -ngl 0 runs every layer from system RAM, with no hop") {
@@ -252,6 +264,7 @@ TEST_CASE("speed: --split-mode row streams the split rows on both GPUs at once a
     s.gpu_flops = {1e12, 1e12};
     s.calibration.row_sync_seconds = 1e-5;
     s.calibration.decode_row.holdout_median_error = 0.4;  // tells the row-split band apart
+    s.calibration.prefill_row.holdout_median_error = 0.6;  // and the row-split prefill band
     const Speed sp = plan_speed(in, p, s);
     REQUIRE(sp.ok());
     // The split rows once (both GPUs at once): 1538704 / 0.5e12; in turn GPU 0's (3 * 2048 + 3 * 1048576 = 3151872 B) and
@@ -261,8 +274,22 @@ TEST_CASE("speed: --split-mode row streams the split rows on both GPUs at once a
     CHECK_THAT(sp.row_sync_seconds, WithinRel(29 * 1e-5 + 37184 / 1.024e9, 1e-12));
     CHECK_THAT(1 / sp.decode_tokens_per_s, WithinRel(1538704 / 0.5e12 + 3151872 / 0.5e12 + 1051648 / 0.5e12 + 2e-6 + 29e-5 + 37184 / 1.024e9, 1e-12));
     CHECK(sp.decode_band.holdout_median_error == 0.4);
-    CHECK(sp.prefill_tokens_per_s == 0);
-    CHECK(sp.prefill_note.find("--split-mode row") != std::string::npos);
+    // Prefill. Each GPU's rows: per layer q, k, v, o 128 x 256, gate, up 256 x 256, down 128 x 512 = 327680 elements, 4 layers
+    // + output 512 x 256 = 1441792. Owned (the whole split matrices of its layers): GPU 0 3 * 655360 = 1966080, GPU 1 655360 +
+    // 1024 * 256 = 917504, leaving each layer its norms, 512 params. GPU 0: 2 * 3 * 512 + 4 * 3 layers * 1024 * 256 = 3148800
+    // FLOPs in turn and 2 * 1441792 = 2883584 on its rows; GPU 1: 2 * 512 + 4 * 1024 * 256 = 1049600 and the same 2883584.
+    CHECK(p.gpus[0].split_params == 1441792);
+    CHECK(p.gpus[1].split_params == 1441792);
+    CHECK(p.gpus[0].split_owned_params == 1966080);
+    CHECK(p.gpus[1].split_owned_params == 917504);
+    CHECK(sp.devices[0].flops_per_token == 3148800 + 2883584);
+    CHECK(sp.devices[1].flops_per_token == 1049600 + 2883584);
+    CHECK_THAT(sp.devices[1].split_prefill_seconds, WithinRel(2883584 / 0.5e12, 1e-12));
+    // The round trips per chunk of 128 tokens (the ubatch 512 and the 1024-token prompt are longer): 29 * 1e-5 / 128, and
+    // the same 37184 B per token as a decode token.
+    CHECK_THAT(sp.prefill_row_sync_seconds, WithinRel(29e-5 / 128 + 37184 / 1.024e9, 1e-12));
+    CHECK_THAT(1 / sp.prefill_tokens_per_s, WithinRel((3148800 + 1049600) / 0.5e12 + 2883584 / 0.5e12 + 29e-5 / 128 + 37184 / 1.024e9, 1e-12));
+    CHECK(sp.prefill_band.holdout_median_error == 0.6);
     // The same GPUs with --split-mode layer: every byte in turn, no round trip, the GPU band.
     in.split_mode = SplitMode::Layer;
     const Plan layer = place_llamacpp(in, 5, 1024);
@@ -271,7 +298,11 @@ TEST_CASE("speed: --split-mode row streams the split rows on both GPUs at once a
     REQUIRE(ls.ok());
     CHECK(ls.row_sync_seconds == 0);
     CHECK(ls.decode_band.holdout_median_error == 0);
-    CHECK(ls.prefill_tokens_per_s > 0);
+    // Layer split prefill: every layer's FLOPs on its GPU in turn, no round trip: GPU 0 2 * 3 * 655872 + 3145728 = 7080960,
+    // GPU 1 2 * (655872 + 262144) + 1048576 = 2884608.
+    CHECK(ls.prefill_row_sync_seconds == 0);
+    CHECK(ls.prefill_band.holdout_median_error == 0);  // the prefill band (half_efficiency's)
+    CHECK_THAT(1 / ls.prefill_tokens_per_s, WithinRel((7080960.0 + 2884608.0) / 0.5e12, 1e-12));
 }
 
 TEST_CASE("speed: an F16 matrix split by rows sends its input in f32") {

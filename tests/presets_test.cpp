@@ -102,4 +102,6 @@ TEST_CASE("GPU presets: driver-reported memory with a source") {
     CHECK(vl::find_gpu("rtx-3060-12gb")->memory_bytes == 12288.0 * 1024 * 1024);
     CHECK(vl::find_gpu("rtx-4060-ti-16gb")->memory_bytes == 16380.0 * 1024 * 1024);
     CHECK(vl::find_gpu("rtx-4070-ti")->memory_bytes == 12282.0 * 1024 * 1024);
+    // Tesla P40 with ECC on (the default): 22919 MiB in public nvidia-smi logs.
+    CHECK(vl::find_gpu("tesla-p40")->memory_bytes == 22919.0 * 1024 * 1024);
 }

@@ -150,7 +150,7 @@ inline Scenario random_scenario(Rng& r) {
     o.engine = r.enum_upto(Engine::LlamaCpp);
     if (o.engine == Engine::LlamaCpp)
         o.weights = r.chance(0.8) ? static_cast<WeightFormat>(r.range(static_cast<int64_t>(WeightFormat::GGUF_Q8_0),
-                                                                    static_cast<int64_t>(WeightFormat::GGUF_Q2_K)))
+                                                                    static_cast<int64_t>(WeightFormat::GGUF_Q5_K_S)))
                                   : r.enum_upto(WeightFormat::BF16);
     else
         o.weights = r.enum_upto(WeightFormat::FP4);

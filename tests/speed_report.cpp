@@ -93,17 +93,23 @@ RowSpeed speed_of(const json& r, const SpeedCalibration& cal) {
 }
 
 std::string regime_of(const json& r) {
-    if (is_prefill(r.at("test").get<std::string>())) return "prefill";
-    if (r.value("split_mode", std::string("layer")) == "row" && r.value("gpu_count", int64_t{1}) > 1) return "decode row split";
+    const bool row_split = r.value("split_mode", std::string("layer")) == "row" && r.value("gpu_count", int64_t{1}) > 1;
+    if (is_prefill(r.at("test").get<std::string>())) return row_split ? "prefill row split" : "prefill";
+    if (row_split) return "decode row split";
     return r.at("device").get<std::string>() == "apple" ? "decode CPU/Apple" : "decode GPU";
 }
 
 Regime* regime_slot(SpeedCalibration& c, const std::string& name) {
-    return name == "prefill"          ? &c.prefill
-           : name == "decode GPU"       ? &c.decode_gpu
-           : name == "decode row split" ? &c.decode_row
-                                        : &c.decode_cpu_apple;
+    return name == "prefill"           ? &c.prefill
+           : name == "decode GPU"        ? &c.decode_gpu
+           : name == "decode row split"  ? &c.decode_row
+           : name == "prefill row split" ? &c.prefill_row
+                                         : &c.decode_cpu_apple;
 }
+
+// A regime that calibrates nothing (row-split prefill: the prefill efficiency and the round trip are the other regimes')
+// holds out every row, whatever the id rule says.
+bool calibrates(const std::string& regime) { return regime != "prefill row split"; }
 
 }  // namespace
 
@@ -116,6 +122,7 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     const std::vector<std::string> efficiency_regimes = {"decode GPU", "decode CPU/Apple", "prefill"};
     std::vector<std::string> regimes = efficiency_regimes;
     regimes.push_back("decode row split");
+    regimes.push_back("prefill row split");
     for (const json& r : rows) {
         SpeedRow row;
         row.id = r.at("id").get<std::string>();
@@ -161,7 +168,7 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     for (const std::string& name : regimes) {
         std::vector<double> errs;
         for (const SpeedRow& row : rep.rows)
-            if (row.regime == name && row.split == "holdout") errs.push_back(std::fabs(row.error));
+            if (row.regime == name && (row.split == "holdout" || !calibrates(name))) errs.push_back(std::fabs(row.error));
         Regime* g = regime_slot(rep.calibration, name);
         g->holdout_median_error = round2(median(errs));
         g->holdout_worst_error = errs.empty() ? 0 : round2(*std::max_element(errs.begin(), errs.end()));
@@ -187,18 +194,33 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     d += "rows of the time the plan leaves unexplained per round trip). Prefill: 2 FLOPs per active parameter\n";
     d += "per token plus 4 * layers * ctx * d_attn, at each device's dense FP16 tensor FLOP/s (`fp16_tensor_flops`; the\n";
     d += "CPU at `--cpu-flops` TFLOP/s, default 1.024); Apple publishes no GPU FP16 figure, so a Mac plan has no prefill\n";
-    d += "estimate, nor does a row-split plan. The efficiencies and the round trip are committed in core/planner/speed.cpp\n";
+    d += "estimate. Prefill with `--split-mode row` (ggml-cuda's ggml_cuda_op_mul_mat with split buffers): the split matrices\n";
+    d += "multiply the prompt in chunks of 128 tokens, every GPU its rows at once (the slowest GPU's rows set the time, at the\n";
+    d += "prefill efficiency), each token's inputs out to the other GPUs and their rows of the result back (the bytes of a decode\n";
+    d += "token) and each chunk the round trips of a decode token (the row split's round trip above); the rest of each layer\n";
+    d += "(attention) on its layer's GPU in turn. No constant is calibrated on the row-split prefill rows, so all of them are\n";
+    d += "holdout rows whatever their id gives. The efficiencies and the round trip are committed in core/planner/speed.cpp\n";
     d += "(`speed_calibration()`);\n";
     d += "tests/planner_speed_test.cpp fails when they differ from this table's.\n\n";
+    d += "Known limit: GPUs without FP16 tensor cores. The plan takes a GPU's dense FP16 tensor FLOP/s for prefill and, for\n";
+    d += "a GPU without FP16 tensor cores (the Tesla P40), its FP32 figure. llama.cpp's CUDA backend runs a quantized GGUF\n";
+    d += "matrix product there as MMQ on int8 dp4a instead: llama.cpp #4766's single P40 runs Llama 2 7B Q4_0 pp512 at 912 t/s,\n";
+    d += "about 2.4 times what the P40's 12 FP32 TFLOPS give at the prefill efficiency, while its 47 INT8 TOPS at that efficiency\n";
+    d += "give about 1.6 times the measured speed. Neither figure is right at the one efficiency calibrated on tensor-core GPUs,\n";
+    d += "so the plan keeps the FP32 figure and its prefill for a P40 on its own or split by layers is likely well under the real\n";
+    d += "speed (the table's layer-split pp512 rows are left out: they would calibrate the prefill efficiency on it). Its\n";
+    d += "row-split pp512 rows below are held out with that caveat: the FP32 figure overstates their compute time, so their\n";
+    d += "small errors likely hide transfers and round trips the model understates.\n\n";
     d += "| regime | efficiency (row split: round trip) | calibrate rows | holdout rows | holdout median \\|error\\| | holdout worst \\|error\\| |\n";
     d += "|---|---:|---:|---:|---:|---:|\n";
     for (const std::string& name : regimes) {
         size_t nc = 0, nh = 0;
         for (const SpeedRow& row : rep.rows)
-            if (row.regime == name) (row.split == "calibrate" ? nc : nh) += 1;
+            if (row.regime == name) (row.split == "calibrate" && calibrates(name) ? nc : nh) += 1;
         const Regime& g = *regime_slot(rep.calibration, name);
-        const std::string value = name == "decode row split" ? vl::format("{:.3g} µs per round trip", rep.calibration.row_sync_seconds * 1e6)
-                                                             : vl::format("{:.3g}", g.efficiency);
+        const std::string value = name == "decode row split"    ? vl::format("{:.3g} µs per round trip", rep.calibration.row_sync_seconds * 1e6)
+                                  : name == "prefill row split" ? std::string("none (prefill's, and a round trip per 128-token chunk)")
+                                                                : vl::format("{:.3g}", g.efficiency);
         d += vl::format("| {} | {} | {} | {} | {:.0f} % | {:.0f} % |\n", name, value, nc, nh, g.holdout_median_error * 100,
                          g.holdout_worst_error * 100);
     }
@@ -207,7 +229,7 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     d += "|---|---|---|---|---|---|---|---:|---:|---:|---:|---|\n";
     for (const SpeedRow& row : rep.rows)
         d += vl::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:+.0f} % | <{}> |\n", row.id,
-                         row.split, row.regime, row.hardware, row.model, row.weights, row.test, row.measured, row.roofline,
+                         calibrates(row.regime) ? row.split : "holdout", row.regime, row.hardware, row.model, row.weights, row.test, row.measured, row.roofline,
                          row.predicted, row.error * 100, row.source);
     rep.document = d;
     return rep;

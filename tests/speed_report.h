@@ -25,7 +25,7 @@ struct SpeedReport {
     std::string document;          // docs/speed.md
 };
 
-// The regime names: "decode GPU", "decode CPU/Apple", "prefill".
+// The regime names: "decode GPU", "decode CPU/Apple", "prefill", "decode row split", "prefill row split".
 SpeedReport render_speed_report(const std::string& benchmarks_json);
 
 }  // namespace vl::report

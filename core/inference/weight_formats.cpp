@@ -31,7 +31,8 @@ static GgmlType gguf_attn_v(WeightFormat f, int64_t i, int64_t n, int64_t n_gqa)
         case WeightFormat::GGUF_Q3_K_M: return i < 2 ? GgmlType::Q5_K : GgmlType::Q4_K;
         case WeightFormat::GGUF_Q4_K_M: case WeightFormat::GGUF_Q5_K_M:
             return use_more_bits(i, n) ? GgmlType::Q6_K : gguf_base(f);
-        default: return gguf_base(f);
+        case WeightFormat::GGUF_Q4_K_S: return i < 4 ? GgmlType::Q5_K : GgmlType::Q4_K;  // the first four attn_v
+        default: return gguf_base(f);  // Q5_K_S and the legacy types: no rule
     }
 }
 static GgmlType gguf_ffn_down(WeightFormat f, int64_t i, int64_t n) {
@@ -40,7 +41,8 @@ static GgmlType gguf_ffn_down(WeightFormat f, int64_t i, int64_t n) {
         case WeightFormat::GGUF_Q3_K_M: return i < n / 16 ? GgmlType::Q5_K : GgmlType::Q4_K;
         case WeightFormat::GGUF_Q4_K_M: case WeightFormat::GGUF_Q5_K_M:
             return use_more_bits(i, n) ? GgmlType::Q6_K : gguf_base(f);
-        default: return gguf_base(f);
+        case WeightFormat::GGUF_Q4_K_S: return i < n / 8 ? GgmlType::Q5_K : GgmlType::Q4_K;  // the first eighth
+        default: return gguf_base(f);  // Q4_0/Q5_0's Q4_1/Q5_1 bump needs an importance matrix: not modelled
     }
 }
 static GgmlType gguf_attn_output(WeightFormat f) {

@@ -194,6 +194,16 @@ inline constexpr WeightFormatInfo kWeightFormats[] = {
      "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
     {WeightFormat::GGUF_Q2_K, "q2_k", "GGUF Q2_K", FormatFamily::Gguf, ggml_type(GgmlType::Q2_K).layout, GgmlType::Q2_K, 32,
      "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q4_1, "q4_1", "GGUF Q4_1", FormatFamily::Gguf, ggml_type(GgmlType::Q4_1).layout, GgmlType::Q4_1, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q5_0, "q5_0", "GGUF Q5_0", FormatFamily::Gguf, ggml_type(GgmlType::Q5_0).layout, GgmlType::Q5_0, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q5_1, "q5_1", "GGUF Q5_1", FormatFamily::Gguf, ggml_type(GgmlType::Q5_1).layout, GgmlType::Q5_1, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q4_K_S, "q4_k_s", "GGUF Q4_K_S", FormatFamily::Gguf, ggml_type(GgmlType::Q4_K).layout, GgmlType::Q4_K, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
+    {WeightFormat::GGUF_Q5_K_S, "q5_k_s", "GGUF Q5_K_S", FormatFamily::Gguf, ggml_type(GgmlType::Q5_K).layout, GgmlType::Q5_K, 32,
+     "norms at 32 bits (F32)", false, "llama.cpp ggml block layouts (ggml-common.h) and llama_tensor_get_type mix (src/llama-quant.cpp) [llama-cpp-code]"},
     // MXFP4: blocks of 32 fp4 (e2m1) weights sharing one e8m0 scale, 4 + 8/32 = 4.25 bits [ocp-mx-spec]; gpt-oss
     // quantizes only the routed experts (modules_to_not_convert: attention, router, embedding, lm_head) [gpt-oss-config]
     {WeightFormat::MXFP4, "mxfp4", "MXFP4 (routed experts)", FormatFamily::GroupWise, ggml_type(GgmlType::MXFP4).layout, GgmlType::F16, 16,

@@ -126,9 +126,10 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
         // llama.cpp's enum llama_ftype (llama.h) [llama-cpp-code]: the mixes vramlens has a format for.
         static constexpr std::pair<uint64_t, WeightFormat> kFtypes[] = {
             {0, WeightFormat::FP32},         {1, WeightFormat::FP16},         {2, WeightFormat::GGUF_Q4_0},
-            {7, WeightFormat::GGUF_Q8_0},    {10, WeightFormat::GGUF_Q2_K},   {12, WeightFormat::GGUF_Q3_K_M},
-            {15, WeightFormat::GGUF_Q4_K_M}, {17, WeightFormat::GGUF_Q5_K_M}, {18, WeightFormat::GGUF_Q6_K},
-            {32, WeightFormat::BF16},
+            {3, WeightFormat::GGUF_Q4_1},    {7, WeightFormat::GGUF_Q8_0},    {8, WeightFormat::GGUF_Q5_0},
+            {9, WeightFormat::GGUF_Q5_1},    {10, WeightFormat::GGUF_Q2_K},   {12, WeightFormat::GGUF_Q3_K_M},
+            {14, WeightFormat::GGUF_Q4_K_S}, {15, WeightFormat::GGUF_Q4_K_M}, {16, WeightFormat::GGUF_Q5_K_S},
+            {17, WeightFormat::GGUF_Q5_K_M}, {18, WeightFormat::GGUF_Q6_K},   {32, WeightFormat::BF16},
         };
         for (const auto& [ftype, format] : kFtypes)
             if (*c.gguf->file_type == ftype) {

@@ -249,14 +249,13 @@ std::string device_layers_text(const PlanInput& in, const Plan& p, const DeviceP
 
 std::string speed_text(const Speed& sp, int64_t ctx) {
     if (!sp.ok()) return "speed: " + sp.error;
-    const SpeedCalibration cal = speed_calibration();
     auto band = [](const Regime& r) {
         return vl::format("holdout error median {:.0f} %, worst {:.0f} %", r.holdout_median_error * 100, r.holdout_worst_error * 100);
     };
     auto approx = [](double x) { return x >= 100 ? vl::format("{:.0f}", x) : vl::format("{:.3g}", x); };  // 3 digits, no exponent
     std::string line = "decode ~" + approx(sp.decode_tokens_per_s) + " tok/s (" + band(sp.decode_band) + ")";
     if (sp.prefill_tokens_per_s > 0)
-        line += ", prefill ~" + approx(sp.prefill_tokens_per_s) + " tok/s (" + band(cal.prefill) + "), time to first token " +
+        line += ", prefill ~" + approx(sp.prefill_tokens_per_s) + " tok/s (" + band(sp.prefill_band) + "), time to first token " +
                 approx(sp.time_to_first_token_s) + " s";
     else
         line += ", " + sp.prefill_note;

@@ -67,7 +67,7 @@ std::string validate_main(const PlanInput& in) {
                "`vramlens estimate --mode infer` (transformers)";
     if (!is_gguf(in.weights) && in.weights != WeightFormat::FP16 && in.weights != WeightFormat::BF16 && in.weights != WeightFormat::FP32)
         return std::string("weights: llama.cpp runs GGUF files; ") + weight_format_name(in.weights) +
-               " is not one; pick q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k, fp16 or bf16";
+               " is not one; pick a GGUF type (q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, q3_k_m, q2_k), fp16 or bf16";
     if (in.kv != KvDtype::FP16 && in.kv != KvDtype::BF16 && in.kv != KvDtype::INT8 && in.kv != KvDtype::INT4)
         return "kv-type: llama.cpp caches f16, bf16, q8_0 or q4_0 (-ctk/-ctv); fp8 is not one of them";
     if ((in.kv == KvDtype::INT8 || in.kv == KvDtype::INT4) && !in.flash_attention)
@@ -369,11 +369,13 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
             const auto o = static_cast<size_t>(owner);
             if (rows_from(t.rows, rs, o + 1) == rows_from(t.rows, rs, o)) return;  // no rows for its GPU: stays whole there
             p.gpus[o].weights -= static_cast<double>(t.rows) * ggml_row_bytes(type, t.cols);
+            p.gpus[o].split_owned_params += static_cast<double>(t.rows) * static_cast<double>(t.cols);
             for (size_t i = 0; i < n_gpu; ++i) {
                 const int64_t rows = rows_from(t.rows, rs, i + 1) - rows_from(t.rows, rs, i);
                 const double slice = split_slice_bytes(type, t.cols, rows);
                 p.gpus[i].weights += slice;
                 p.gpus[i].split_rows += slice;
+                p.gpus[i].split_params += static_cast<double>(rows) * static_cast<double>(t.cols);
                 p.gpus[o].split_buffer += slice;
                 if (i != o && rows > 0) {
                     p.row_syncs += 1;

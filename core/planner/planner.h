@@ -103,6 +103,9 @@ struct DevicePlan {
                                     // layers this GPU holds, every GPU's rows and padding together (not all on this GPU)
     double split_rows = 0;          // --split-mode row: this GPU's rows of every split matrix (part of weights), which it
                                     // multiplies while the other GPUs multiply theirs
+    double split_params = 0;        // --split-mode row: the elements of those rows (prefill: 2 FLOPs each per prompt token)
+    double split_owned_params = 0;  // --split-mode row: the elements of the split matrices of the layers (and output) this GPU
+                                    // runs, every GPU's rows: the part of its layers' prefill FLOPs that the GPUs share
     double mmproj = 0;              // the vision projector's weights (--mmproj) on this device
     double mmproj_compute = 0;      // its encoder's compute buffer here (clip_compute_bytes: device part where the
                                     // projector is, the host part in RAM)

@@ -72,7 +72,7 @@ std::vector<RankCandidate> presets_since(const std::string& since) {
 std::vector<WeightFormat> every_gguf_type() {
     std::vector<WeightFormat> w;
     for (const WeightFormatInfo& f : kWeightFormats)
-        if (f.family == FormatFamily::Gguf) w.push_back(f.format);
+        if (f.family == FormatFamily::Gguf && gguf_type_kld(f.format) >= 0) w.push_back(f.format);  // those with a published loss
     return w;
 }
 

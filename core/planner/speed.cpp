@@ -51,11 +51,12 @@ SpeedCalibration speed_calibration() {
     // and the holdout rows' median and worst |error| (docs/speed.md renders both from the table;
     // tests/planner_speed_test.cpp checks these numbers against it).
     SpeedCalibration c;
-    c.decode_gpu = {0.711, 0.08, 0.17};
+    c.decode_gpu = {0.691, 0.12, 0.19};
     c.decode_cpu_apple = {0.448, 0.15, 0.15};
     c.prefill = {0.429, 0.34, 0.99};
-    c.row_sync_seconds = 46.1e-6;
-    c.decode_row = {1, 0.35, 0.35};
+    c.row_sync_seconds = 28.6e-6;
+    c.decode_row = {1, 0.04, 0.05};
+    c.prefill_row = {1, 0.14, 0.15};  // every row held out: nothing is calibrated on them
     return c;
 }
 
@@ -71,6 +72,10 @@ double prefill_flops_per_token(double active_params, int64_t layers, int64_t ctx
 }
 
 double hop_seconds(int64_t hidden, double link_bandwidth) { return static_cast<double>(hidden) * 4 / link_bandwidth; }
+
+double row_round_trip_seconds(int64_t row_syncs, double sync_seconds, int64_t tokens_per_trip, double link_bytes, double link_bandwidth) {
+    return static_cast<double>(row_syncs) * sync_seconds / static_cast<double>(tokens_per_trip) + link_bytes / link_bandwidth;
+}
 
 namespace {
 
@@ -139,7 +144,7 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
 
     const int64_t d_attn = m.heads * m.head_dim;
     const int64_t ctx = p.context;
-    double decode = 0, split = 0, prefill = 0, slowest = -1;
+    double decode = 0, split = 0, prefill = 0, split_prefill = 0, slowest = -1;
     bool prefill_known = true, slowest_gpu = false;
     for (size_t d = 0; d <= n_gpu; ++d) {
         const bool cpu = d == n_gpu;
@@ -154,19 +159,26 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         const double efficiency = system_memory ? cal.decode_cpu_apple.efficiency : cal.decode_gpu.efficiency;
         ds.decode_seconds = roofline_seconds(ds.bytes_per_token, bw, efficiency);
         ds.split_seconds = roofline_seconds(dp.split_rows, bw, efficiency);  // split rows hold no routed experts (3-D)
-        const bool has_work = layers[d] > 0 || attention_layers[d] > 0 || d == out_dev;
+        const bool has_work = layers[d] > 0 || attention_layers[d] > 0 || d == out_dev || dp.split_params > 0;
+        // --split-mode row: the split matrices of its layers leave its FLOPs (split_owned_params), its rows of every split
+        // matrix join them (split_params); both 0 otherwise.
+        const double split_flops = 2 * dp.split_params;
         ds.flops_per_token =
-            has_work ? prefill_flops_per_token(active_params[d], static_cast<int64_t>(attention_layers[d]), ctx, d_attn) : 0;
+            has_work ? prefill_flops_per_token(active_params[d] - dp.split_owned_params, static_cast<int64_t>(attention_layers[d]), ctx, d_attn) +
+                           split_flops
+                     : 0;
         const double flops = cpu ? s.cpu_flops : (d < s.gpu_flops.size() ? s.gpu_flops[d] : 0);
         if (ds.flops_per_token > 0 && !(flops > 0)) {
             prefill_known = false;
             out.prefill_note = dp.name + " has no published FP16 throughput: no prefill estimate";
         } else if (ds.flops_per_token > 0) {
             ds.prefill_seconds = ds.flops_per_token / (cal.prefill.efficiency * flops);
+            ds.split_prefill_seconds = split_flops / (cal.prefill.efficiency * flops);
         }
         decode += ds.decode_seconds - ds.split_seconds;
         split = std::max(split, ds.split_seconds);
-        prefill += ds.prefill_seconds;
+        prefill += ds.prefill_seconds - ds.split_prefill_seconds;
+        split_prefill = std::max(split_prefill, ds.split_prefill_seconds);
         if (ds.decode_seconds > slowest) {
             slowest = ds.decode_seconds;
             slowest_gpu = !system_memory;
@@ -182,15 +194,16 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
         out.hop_seconds = hop_seconds(m.hidden, s.link_bandwidth);
     }
     decode += static_cast<double>(out.hops) * out.hop_seconds;
-    // --split-mode row: the split matrices take the slowest GPU's time, plus their round trips.
-    out.row_sync_seconds = static_cast<double>(p.row_syncs) * cal.row_sync_seconds + p.row_link_bytes / s.link_bandwidth;
+    // --split-mode row: the split matrices take the slowest GPU's time, plus their round trips: one per token in decode, one per
+    // chunk of prompt tokens in prefill (the chunk, the ubatch or the prompt, whichever is shortest).
+    out.row_sync_seconds = row_round_trip_seconds(p.row_syncs, cal.row_sync_seconds, 1, p.row_link_bytes, s.link_bandwidth);
     decode += split + out.row_sync_seconds;
     out.decode_tokens_per_s = 1 / decode;
     out.decode_band = p.row_syncs > 0 ? cal.decode_row : slowest_gpu ? cal.decode_gpu : cal.decode_cpu_apple;
-    if (p.row_syncs > 0 && prefill_known) {
-        prefill_known = false;
-        out.prefill_note = "--split-mode row: no prefill estimate (no published row-split prefill speed calibrates one)";
-    }
+    const int64_t chunk = std::max<int64_t>(1, std::min({kRowSplitChunkTokens, in.ubatch, ctx}));
+    out.prefill_row_sync_seconds = row_round_trip_seconds(p.row_syncs, cal.row_sync_seconds, chunk, p.row_link_bytes, s.link_bandwidth);
+    prefill += split_prefill + out.prefill_row_sync_seconds;
+    out.prefill_band = p.row_syncs > 0 ? cal.prefill_row : cal.prefill;
     if (prefill_known) {
         out.prefill_tokens_per_s = 1 / prefill;
         out.time_to_first_token_s = static_cast<double>(ctx) * prefill + decode;

@@ -19,7 +19,13 @@
 // layer (norms, KV, attention) runs on its layer's GPU in turn as above. Each split matrix costs one round trip per other
 // GPU with rows of it: the input vector out, its rows of the result back (Plan.row_link_bytes over the link) and a
 // fixed time for the launches, copies and event waits, calibrated on published row-split speeds (row_sync_seconds).
-// Prefill with row split is not estimated (no published row-split prefill here): prefill_note says so.
+// Prefill with row split (the same ggml_cuda_op_mul_mat [llama-cpp-code]): a batch's split matrices are multiplied in
+// chunks of MUL_MAT_SRC1_COL_STRIDE = 128 prompt tokens; in each chunk every GPU multiplies its rows at the same time as the
+// others (2 FLOPs per element of its rows per token: the slowest GPU sets the time), the chunk's inputs go out to the other
+// GPUs and their rows of the result come back (per token the bytes of a decode token, Plan.row_link_bytes: q8_1 or f32 in,
+// f32 out) and it pays the round trips of a decode token (Plan.row_syncs at row_sync_seconds). The rest of each layer's
+// FLOPs (attention, routed experts) run on its layer's GPU in turn. No constant is calibrated on row-split prefill rows:
+// the prefill efficiency and row_sync_seconds are the other regimes', so every row-split prefill row checks the model.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -62,6 +68,7 @@ struct SpeedCalibration {
     // efficiency. decode_row holds its holdout band (its efficiency is not used).
     double row_sync_seconds = 0;
     Regime decode_row;
+    Regime prefill_row;  // --split-mode row prefill: its band over every row (none calibrates; its efficiency is not used)
 };
 // The committed calibration (tests/speed_report.cpp recomputes it from the benchmark table and a test
 // asserts the two agree).
@@ -82,8 +89,11 @@ struct DeviceSpeed {
     double decode_seconds = 0;     // bytes_per_token / (efficiency * bandwidth)
     double split_seconds = 0;      // the part of decode_seconds spent on its rows of the split matrices (--split-mode row),
                                    // at the same time as the other GPUs' rows
-    double flops_per_token = 0;    // prefill FLOPs per prompt token on this device
+    double flops_per_token = 0;    // prefill FLOPs per prompt token on this device (--split-mode row: its rows of the split
+                                   // matrices, not the whole matrices of its layers)
     double prefill_seconds = 0;    // per prompt token; 0 when the device has no FLOP/s figure
+    double split_prefill_seconds = 0;  // the part of prefill_seconds spent on its rows of the split matrices (--split-mode
+                                       // row), at the same time as the other GPUs' rows
 };
 
 struct Speed {
@@ -92,11 +102,14 @@ struct Speed {
     int64_t hops = 0;               // device boundaries a token crosses
     double hop_seconds = 0;         // per boundary
     double row_sync_seconds = 0;    // --split-mode row: the split matrices' round trips per token (fixed time + activations)
+    double prefill_row_sync_seconds = 0;  // --split-mode row, per prompt token: a chunk's round trips over its tokens, and
+                                          // the activations
     double decode_tokens_per_s = 0;
     double prefill_tokens_per_s = 0;  // 0: a device with layers has no FLOP/s figure (prefill_note says which)
     double time_to_first_token_s = 0; // the plan's context as the prompt, then one decoded token
     std::string prefill_note;
     Regime decode_band;             // the regime of the device that takes longest per token
+    Regime prefill_band;            // prefill's regime (--split-mode row: its own)
     bool ok() const { return error.empty(); }
 };
 
@@ -108,6 +121,11 @@ double active_weight_bytes(double weight_bytes, double routed_expert_bytes, int 
 double prefill_flops_per_token(double active_params, int64_t layers, int64_t ctx, int64_t d_attn);
 // One hidden-state vector (fp32) over the link.
 double hop_seconds(int64_t hidden, double link_bandwidth);
+// MUL_MAT_SRC1_COL_STRIDE (ggml-cuda [llama-cpp-code]): a split matrix multiplies a batch in chunks of this many tokens.
+inline constexpr int64_t kRowSplitChunkTokens = 128;
+// --split-mode row, per token: `row_syncs` round trips of `sync_seconds` shared by the `tokens_per_trip` tokens each carries
+// (decode 1; prefill a chunk), and `link_bytes` of activations over the link.
+double row_round_trip_seconds(int64_t row_syncs, double sync_seconds, int64_t tokens_per_trip, double link_bytes, double link_bandwidth);
 
 // The speed of plan `p` (made by place_llamacpp / plan_llamacpp from `in`).
 Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s);

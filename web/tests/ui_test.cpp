@@ -1065,11 +1065,22 @@ TEST_CASE("another weight format is another file: an imported GGUF's bytes stay 
     h.frames(3);
     CHECK(h.app.scenario.model.gguf_bytes.layers.size() == 32);  // drawing the combo changes nothing
     h.click("infer.weights");
-    h.click("infer.weights.q5_k_m");  // next to the selected Q4_K_M, which the opened list scrolls into view
-    REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q5_K_M);
+    h.click("infer.weights.q4_0");  // next below the selected Q4_K_M, which the opened list puts at its top
+    REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q4_0);
     CHECK(h.app.scenario.model.gguf_bytes.layers.size() == 32);
-    CHECK_FALSE(gguf_bytes_describe(h.app.scenario.model, h.app.scenario.infer.weights));  // Q5_K_M: its format's rules
+    CHECK_FALSE(gguf_bytes_describe(h.app.scenario.model, h.app.scenario.infer.weights));  // Q4_0: its format's rules
     h.click("infer.weights");
+    {  // Q4_K_M is above the list's top now: one notch of the mouse wheel over the list scrolls it into view
+        const std::vector<float> r = h.app.ui.items.at("infer.weights.q4_0");
+        ImGui::SetCurrentContext(h.ctx);
+        ImGuiIO& io = ImGui::GetIO();
+        io.MousePos = ImVec2(r[0] + r[2] / 2, r[1] + r[3] / 2);
+        h.frame();
+        io.MouseWheel = 1;
+        h.frame();
+        io.MouseWheel = 0;
+        h.frames(2);
+    }
     h.click("infer.weights.q4_k_m");
     REQUIRE(h.app.scenario.infer.weights == WeightFormat::GGUF_Q4_K_M);
     CHECK(gguf_bytes_describe(h.app.scenario.model, h.app.scenario.infer.weights));  // the file's type again: its bytes
