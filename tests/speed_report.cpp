@@ -203,7 +203,7 @@ SpeedReport render_speed_report(const std::string& benchmarks_json) {
     d += "1470, as the higher clock would explain.\n";
     d += "The same discussion's tg128 rows are not in the table: added to the decode CPU/Apple regime they move its\n";
     d += "efficiency from 0.448 to 0.758 and its holdout worst error from 15 % to 112 %. llama-bench's decode on a Mac runs far\n";
-    d += "nearer the roofline than the Ollama eval rates above on the small chips and far below it on the Ultras (M2 Ultra\n";
+    d += "nearer the roofline than the Ollama eval rates in the rows below on the small chips and far below it on the Ultras (M2 Ultra\n";
     d += "Q4_0: 94 t/s against a roofline of 210), which one efficiency over bandwidth cannot describe: a fixed time per token\n";
     d += "(about 5 ms from the M2 Ultra's F16 and Q4_0 rows) might, but that is a new term, left for a later change.\n";
     d += "Prefill with `--split-mode row` (ggml-cuda's ggml_cuda_op_mul_mat with split buffers): the split matrices\n";
