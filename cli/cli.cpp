@@ -275,7 +275,7 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--main-gpu", "N", "the GPU of --split-mode none, by its --gpu position from 0 (default 0)"},
     {"--apple", nullptr, "an Apple Silicon Mac: the GPU shares --ram (give no --gpu)"},
     {"--wired-limit-mb", "N", "Apple: iogpu.wired_limit_mb (default 0: macOS's default limit)"},
-    {"--apple-chip", "ID", "Apple: the chip, for its memory bandwidth (m1 ... m4-max-40c)"},
+    {"--apple-chip", "ID", "Apple: the chip, for its memory bandwidth and GPU FLOP/s (m1 ... m4-max-40c; -Nc: N GPU cores)"},
     {"--ram-bandwidth", "GB/s", "system RAM bandwidth for the speed estimate (default 89.6: dual-channel DDR5-5600)"},
     {"--cpu-flops", "TFLOP/s", "CPU FP32 throughput for the prefill estimate (default 1.024: 8 cores, AVX2 FMA, 4 GHz)"},
     {"--rank", nullptr, "which model fits best on this machine: every --model (default: every preset) x every --weights "

@@ -204,7 +204,15 @@ TEST_CASE("cli plan: the speed line and its JSON, the band from the committed ca
     CHECK_THAT(line_starting(mac.out, "speed: "), Catch::StartsWith("speed: apple-chip: name the chip"));
     const Out m2 = plan({"--model", "llama-3-8b", "--apple", "--apple-chip", "m2-max", "--ram", "32GB"});
     REQUIRE(m2.status == 0);
-    CHECK_THAT(line_starting(m2.out, "decode ~"), Catch::Contains("Apple GPU (unified memory) has no published FP16 throughput"));
+    // A Mac plan has a prefill estimate: the chip's GPU FLOP/s at the Apple prefill efficiency, with its band.
+    CHECK_THAT(line_starting(m2.out, "decode ~"), Catch::Contains("prefill ~") && Catch::Contains("(holdout error median 3 %, worst 18 %), time to first"));
+    const Out m2j = plan({"--model", "llama-3-8b", "--apple", "--apple-chip", "m2-max", "--ram", "32GB", "--format", "json"});
+    REQUIRE(m2j.status == 0);
+    const nlohmann::json m2doc = nlohmann::json::parse(m2j.out);
+    const nlohmann::json& gpu = m2doc.at("speed").at("devices").at(0);
+    // M2 Max (38-core GPU): 38 * 128 ALUs * 2 * 1.398e9 = 13.599744e12 FLOP/s, at the committed Apple prefill efficiency.
+    CHECK_THAT(gpu.at("prefill_seconds").get<double>(),
+               Catch::Matchers::WithinRel(gpu.at("flops_per_token").get<double>() / (vl::speed_calibration().prefill_apple.efficiency * 13.599744e12), 1e-12));
     const Out bad = plan({"--model", "llama-3-8b", "--apple", "--apple-chip", "m9", "--ram", "32GB"});
     CHECK(bad.status != 0);
     CHECK_THAT(bad.err, Catch::Contains("--apple-chip: \"m9\" is not an Apple chip"));

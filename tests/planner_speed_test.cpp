@@ -77,6 +77,41 @@ TEST_CASE("speed: one GPU, the tiny model at ctx 1024, decode and prefill by han
     CHECK_THAT(sp.time_to_first_token_s, WithinRel(1024 * 1.9931136e-5 + 1.5534656e-5, 1e-12));
 }
 
+TEST_CASE("speed: an Apple GPU's FLOP/s are cores x 128 ALUs x 2 x clock, and a Mac's prefill takes the Apple efficiency") {
+    // M2 Max (38-core GPU) at 1398 MHz: 38 * 128 * 2 * 1.398e9 = 13.599744e12 FLOP/s; the 30-core one 30/38 of it.
+    const AppleChip* m2max = find_apple_chip("m2-max");
+    REQUIRE(m2max);
+    CHECK(m2max->gpu_cores == 38);
+    CHECK_THAT(apple_gpu_flops(*m2max), WithinRel(13.599744e12, 1e-12));
+    CHECK(find_apple_chip("m2-max-30c")->gpu_cores == 30);
+    CHECK(find_apple_chip("m2-max-30c")->memory_bandwidth == 400e9);  // the same chip, fewer GPU cores
+    for (const AppleChip& c : apple_chips()) {
+        INFO(c.id);
+        CHECK(c.gpu_cores > 0);
+        CHECK(c.gpu_clock_hz > 0);
+    }
+    // M1 (8-core GPU) at 1278 MHz: 8 * 256 * 1.278e9 = 2.617344e12, Apple's "2.6 teraflops".
+    CHECK_THAT(apple_gpu_flops(*find_apple_chip("m1")), WithinRel(2.617344e12, 1e-12));
+    // The tiny model on a 16 GB Mac, every layer on the GPU: 9965568 FLOPs per token (the one-GPU case above) at the
+    // Apple efficiency 0.25 of 1e12 FLOP/s = 3.9862272e-5 s; the discrete-GPU prefill efficiency (0.5) is not used.
+    PlanInput in = tiny(1024);
+    in.apple_unified = true;
+    in.ram_bytes = 16 * kGiB;
+    const Plan p = plan_llamacpp(in);
+    REQUIRE(p.ok());
+    SpeedInput s = half_efficiency();
+    s.calibration.prefill_apple = Regime{0.25, 0.07, 0.2};
+    s.gpu_bandwidth = {1e11};
+    s.gpu_flops = {1e12};
+    s.ram_bandwidth = 1e11;
+    const Speed sp = plan_speed(in, p, s);
+    REQUIRE(sp.ok());
+    CHECK(sp.devices[0].flops_per_token == 9965568);
+    CHECK_THAT(1 / sp.prefill_tokens_per_s, WithinRel(3.9862272e-5, 1e-12));
+    CHECK(sp.prefill_band.holdout_median_error == 0.07);  // the Apple prefill band
+    CHECK(sp.prefill_band.holdout_worst_error == 0.2);
+}
+
 TEST_CASE("speed: layers split over two GPUs add their times and a hop each") {
     PlanInput in = tiny(1024);
     in.gpus = {{"fast", 24 * kGiB, 0}, {"slow", 24 * kGiB, 0}};
@@ -164,7 +199,8 @@ TEST_CASE("speed: the committed calibration is the benchmark table's, and the ho
         return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
     };
     for (const auto& [name, regime] : {std::pair{"decode GPU", committed.decode_gpu}, std::pair{"decode CPU/Apple", committed.decode_cpu_apple},
-                                       std::pair{"prefill", committed.prefill}, std::pair{"decode row split", committed.decode_row}}) {
+                                       std::pair{"prefill", committed.prefill}, std::pair{"prefill Apple", committed.prefill_apple},
+                                       std::pair{"decode row split", committed.decode_row}}) {
         INFO(name);
         std::vector<double> ratios, holdout;
         for (const report::SpeedRow& r : rep.rows) {

@@ -156,7 +156,7 @@ Speed plan_speed_on(const PlanInput& in, const Plan& p, const std::vector<const 
     }
     if (chip) {
         si.gpu_bandwidth = {chip->memory_bandwidth};
-        si.gpu_flops = {0};
+        si.gpu_flops = {apple_gpu_flops(*chip)};
         si.ram_bandwidth = chip->memory_bandwidth;
     }
     for (const GpuPreset* g : gpus) {

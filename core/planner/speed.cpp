@@ -11,28 +11,45 @@ namespace vl {
 
 const std::vector<AppleChip>& apple_chips() {
     // Unified memory bandwidth per chip, Apple's technical specifications pages [apple-chip-specs];
-    // a chip sold with two bandwidths (M3 Max, M4 Max) is listed once per GPU configuration.
+    // a chip sold with two bandwidths (M3 Max, M4 Max) is listed once per GPU configuration, and so is a chip sold with
+    // two GPU core counts (the plain id: the full GPU). GPU cores from the same pages; peak GPU clocks [apple-gpu-clocks].
+    constexpr double m1 = 1.278e9, m1_pro = 1.296e9, m2 = 1.398e9, m3 = 1.398e9, m4 = 1.470e9, m4_max = 1.678e9;
     static const std::vector<AppleChip> chips = {
-        {"m1", "Apple M1", 68.25e9},
-        {"m1-pro", "Apple M1 Pro", 200e9},
-        {"m1-max", "Apple M1 Max", 400e9},
-        {"m1-ultra", "Apple M1 Ultra", 800e9},
-        {"m2", "Apple M2", 100e9},
-        {"m2-pro", "Apple M2 Pro", 200e9},
-        {"m2-max", "Apple M2 Max", 400e9},
-        {"m2-ultra", "Apple M2 Ultra", 800e9},
-        {"m3", "Apple M3", 100e9},
-        {"m3-pro", "Apple M3 Pro", 150e9},
-        {"m3-max-30c", "Apple M3 Max (30-core GPU)", 300e9},
-        {"m3-max-40c", "Apple M3 Max (40-core GPU)", 400e9},
-        {"m3-ultra", "Apple M3 Ultra", 819e9},
-        {"m4", "Apple M4", 120e9},
-        {"m4-pro", "Apple M4 Pro", 273e9},
-        {"m4-max-32c", "Apple M4 Max (32-core GPU)", 410e9},
-        {"m4-max-40c", "Apple M4 Max (40-core GPU)", 546e9},
+        {"m1", "Apple M1", 68.25e9, 8, m1},
+        {"m1-7c", "Apple M1 (7-core GPU)", 68.25e9, 7, m1},
+        {"m1-pro", "Apple M1 Pro", 200e9, 16, m1_pro},
+        {"m1-pro-14c", "Apple M1 Pro (14-core GPU)", 200e9, 14, m1_pro},
+        {"m1-max", "Apple M1 Max", 400e9, 32, m1_pro},
+        {"m1-max-24c", "Apple M1 Max (24-core GPU)", 400e9, 24, m1_pro},
+        {"m1-ultra", "Apple M1 Ultra", 800e9, 64, m1_pro},
+        {"m1-ultra-48c", "Apple M1 Ultra (48-core GPU)", 800e9, 48, m1_pro},
+        {"m2", "Apple M2", 100e9, 10, m2},
+        {"m2-8c", "Apple M2 (8-core GPU)", 100e9, 8, m2},
+        {"m2-pro", "Apple M2 Pro", 200e9, 19, m2},
+        {"m2-pro-16c", "Apple M2 Pro (16-core GPU)", 200e9, 16, m2},
+        {"m2-max", "Apple M2 Max", 400e9, 38, m2},
+        {"m2-max-30c", "Apple M2 Max (30-core GPU)", 400e9, 30, m2},
+        {"m2-ultra", "Apple M2 Ultra", 800e9, 76, m2},
+        {"m2-ultra-60c", "Apple M2 Ultra (60-core GPU)", 800e9, 60, m2},
+        {"m3", "Apple M3", 100e9, 10, m3},
+        {"m3-8c", "Apple M3 (8-core GPU)", 100e9, 8, m3},
+        {"m3-pro", "Apple M3 Pro", 150e9, 18, m3},
+        {"m3-pro-14c", "Apple M3 Pro (14-core GPU)", 150e9, 14, m3},
+        {"m3-max-30c", "Apple M3 Max (30-core GPU)", 300e9, 30, m3},
+        {"m3-max-40c", "Apple M3 Max (40-core GPU)", 400e9, 40, m3},
+        {"m3-ultra", "Apple M3 Ultra", 819e9, 80, m3},
+        {"m3-ultra-60c", "Apple M3 Ultra (60-core GPU)", 819e9, 60, m3},
+        {"m4", "Apple M4", 120e9, 10, m4},
+        {"m4-8c", "Apple M4 (8-core GPU)", 120e9, 8, m4},
+        {"m4-pro", "Apple M4 Pro", 273e9, 20, m4},
+        {"m4-pro-16c", "Apple M4 Pro (16-core GPU)", 273e9, 16, m4},
+        {"m4-max-32c", "Apple M4 Max (32-core GPU)", 410e9, 32, m4_max},
+        {"m4-max-40c", "Apple M4 Max (40-core GPU)", 546e9, 40, m4_max},
     };
     return chips;
 }
+
+double apple_gpu_flops(const AppleChip& c) { return static_cast<double>(c.gpu_cores) * kAppleGpuAlusPerCore * 2 * c.gpu_clock_hz; }
 
 std::string apple_chip_ids() {
     std::string ids;
@@ -54,6 +71,7 @@ SpeedCalibration speed_calibration() {
     c.decode_gpu = {0.691, 0.12, 0.19};
     c.decode_cpu_apple = {0.448, 0.15, 0.15};
     c.prefill = {0.429, 0.34, 0.99};
+    c.prefill_apple = {0.702, 0.03, 0.18};
     c.row_sync_seconds = 28.6e-6;
     c.decode_row = {1, 0.04, 0.05};
     c.prefill_row = {1, 0.14, 0.15};  // every row held out: nothing is calibrated on them
@@ -172,8 +190,10 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
             prefill_known = false;
             out.prefill_note = dp.name + " has no published FP16 throughput: no prefill estimate";
         } else if (ds.flops_per_token > 0) {
-            ds.prefill_seconds = ds.flops_per_token / (cal.prefill.efficiency * flops);
-            ds.split_prefill_seconds = split_flops / (cal.prefill.efficiency * flops);
+            // An Apple GPU (Metal) has its own prefill efficiency; a discrete GPU and the CPU share one.
+            const double eff = in.apple_unified && !cpu ? cal.prefill_apple.efficiency : cal.prefill.efficiency;
+            ds.prefill_seconds = ds.flops_per_token / (eff * flops);
+            ds.split_prefill_seconds = split_flops / (eff * flops);
         }
         decode += ds.decode_seconds - ds.split_seconds;
         split = std::max(split, ds.split_seconds);
@@ -203,7 +223,7 @@ Speed plan_speed(const PlanInput& in, const Plan& p, const SpeedInput& s) {
     const int64_t chunk = std::max<int64_t>(1, std::min({kRowSplitChunkTokens, in.ubatch, ctx}));
     out.prefill_row_sync_seconds = row_round_trip_seconds(p.row_syncs, cal.row_sync_seconds, chunk, p.row_link_bytes, s.link_bandwidth);
     prefill += split_prefill + out.prefill_row_sync_seconds;
-    out.prefill_band = p.row_syncs > 0 ? cal.prefill_row : cal.prefill;
+    out.prefill_band = p.row_syncs > 0 ? cal.prefill_row : in.apple_unified ? cal.prefill_apple : cal.prefill;
     if (prefill_known) {
         out.prefill_tokens_per_s = 1 / prefill;
         out.time_to_first_token_s = static_cast<double>(ctx) * prefill + decode;

@@ -11,7 +11,8 @@
 // from system RAM, and each offloaded layer's attention crosses to the CPU and back (two boundaries).
 // Prefill: 2 FLOPs per active parameter per token plus 2 * ctx * d_attn per layer for QK^T [kaplan2020 §2.1]
 // and as many for the product with V, over the attended tokens (the prompt: llama.cpp without flash
-// attention multiplies against every cell and masks), at each device's dense FP16 tensor throughput;
+// attention multiplies against every cell and masks), at each device's dense FP16 tensor throughput (an Apple GPU: its
+// FP32 = FP16 peak, apple_gpu_flops, at its own efficiency prefill_apple);
 // the attention FLOPs count on the device that runs the attention (-nkvo: the CPU).
 // --split-mode row (ggml-cuda.cu ggml_cuda_op_mul_mat, read at f6d77a1 [llama-cpp-code]): every GPU holds rows of each
 // split matrix and multiplies them at the same time as the others, so a token's split matrices take as long as the
@@ -43,12 +44,19 @@ inline constexpr double kDefaultCpuFlops = 8.0 * 2 * 8 * 2 * 4e9;
 // PCIe 4.0 x16: 16 GT/s * 16 lanes * 128/130 encoding / 8 bits = 31.5e9 B/s [pcie-4-spec].
 inline constexpr double kPcie4x16Bandwidth = 16e9 * 16 * 128.0 / 130.0 / 8;
 
-// An Apple M-series chip's unified memory bandwidth, from Apple's spec pages [apple-chip-specs].
+// An Apple M-series chip's unified memory bandwidth, from Apple's spec pages [apple-chip-specs], and its GPU: cores and
+// clock. A chip sold with several GPU core counts is listed once per count: the plain id is the full GPU, "-Nc" a smaller one.
 struct AppleChip {
     const char* id;           // "m2-max"
-    const char* name;         // "Apple M2 Max"
+    const char* name;         // "Apple M2 Max (38-core GPU)"
     double memory_bandwidth;  // bytes/s
+    int gpu_cores = 0;
+    double gpu_clock_hz = 0;  // the GPU's peak clock [apple-gpu-clocks]
 };
+// FP32 ALUs per Apple GPU core (Apple7 onward; FP16 runs at the same rate, so this is also its FP16 figure) [apple-gpu-alus].
+inline constexpr int kAppleGpuAlusPerCore = 128;
+// The GPU's peak FP32 (= FP16) FLOP/s: cores * 128 ALUs * 2 FLOPs per FMA * clock [apple-gpu-alus].
+double apple_gpu_flops(const AppleChip& c);
 const std::vector<AppleChip>& apple_chips();
 const AppleChip* find_apple_chip(const std::string& id);
 std::string apple_chip_ids();  // "m1, m1-pro, ..." for messages
@@ -62,7 +70,8 @@ struct Regime {
 struct SpeedCalibration {
     Regime decode_gpu;        // a discrete GPU's decode
     Regime decode_cpu_apple;  // the CPU's and an Apple GPU's decode (system / unified memory)
-    Regime prefill;           // prefill on any device
+    Regime prefill;           // prefill on a discrete GPU or the CPU
+    Regime prefill_apple;     // prefill on an Apple GPU (Metal), at apple_gpu_flops; calibrated on [llama-cpp-apple-bench]
     // --split-mode row over several GPUs: seconds per round trip of a split matrix (Plan.row_syncs), the median over
     // the calibrate rows of (1 / measured - the plan's time without it) / round trips; the GPUs stream at decode_gpu's
     // efficiency. decode_row holds its holdout band (its efficiency is not used).
@@ -76,7 +85,7 @@ SpeedCalibration speed_calibration();
 
 struct SpeedInput {
     std::vector<double> gpu_bandwidth;  // bytes/s per GPU of the plan, in order (Apple: the chip's)
-    std::vector<double> gpu_flops;      // dense FP16 FLOP/s per GPU; 0: not published (no prefill)
+    std::vector<double> gpu_flops;      // dense FP16 FLOP/s per GPU (Apple: apple_gpu_flops); 0: not published (no prefill)
     double ram_bandwidth = kDefaultRamBandwidth;  // system RAM (Apple: the chip's unified bandwidth)
     double cpu_flops = kDefaultCpuFlops;
     double link_bandwidth = kPcie4x16Bandwidth;   // between devices (not used on Apple: one memory)
@@ -109,7 +118,7 @@ struct Speed {
     double time_to_first_token_s = 0; // the plan's context as the prompt, then one decoded token
     std::string prefill_note;
     Regime decode_band;             // the regime of the device that takes longest per token
-    Regime prefill_band;            // prefill's regime (--split-mode row: its own)
+    Regime prefill_band;            // prefill's regime (--split-mode row, Apple: their own)
     bool ok() const { return error.empty(); }
 };
 
