@@ -9,6 +9,7 @@
 
 #include "flag_list.h"
 #include "inference_models.h"
+#include "planner_fixtures.h"
 #include "model/presets.h"
 #include "plan_cli.h"
 #include "planner/launch.h"
@@ -29,11 +30,7 @@ constexpr double kGiB = 1024.0 * kMiB;
 constexpr double kLayer = 698368, kOutput = 279552, kEmbd = 278528, kKvToken = 1024, kCompute1024 = 12582912;
 
 PlanInput tiny_with_draft(int64_t ctx) {
-    PlanInput in;
-    in.model = test::llama("tiny", 1024, 256, 4, 4, 4, 512, 65536);
-    in.weights = WeightFormat::GGUF_Q8_0;
-    in.context = ctx;
-    in.ram_bytes = 64 * kGiB;
+    PlanInput in = test::tiny_plan_input(ctx);
     in.draft.model = test::llama("tiny-draft", 1024, 256, 4, 4, 4, 512, 65536);  // the same shape: every byte above is known
     in.draft.weights = WeightFormat::GGUF_Q8_0;
     return in;

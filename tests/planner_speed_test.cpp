@@ -10,6 +10,7 @@
 
 #include "accuracy_report.h"
 #include "inference_models.h"
+#include "planner_fixtures.h"
 #include "model/presets.h"
 #include "param_count.h"
 #include "planner/planner.h"
@@ -39,6 +40,13 @@ SpeedInput half_efficiency() {
     s.link_bandwidth = 1.024e9;  // a hop: 256 * 4 B / 1.024e9 B/s = 1e-6 s
     return s;
 }
+// One GPU of 1e12 B/s and 1e12 FLOP/s at half efficiency.
+Speed one_gpu_speed(const PlanInput& in, const Plan& p) {
+    SpeedInput s = half_efficiency();
+    s.gpu_bandwidth = {1e12};
+    s.gpu_flops = {1e12};
+    return plan_speed(in, p, s);
+}
 }  // namespace
 
 TEST_CASE("speed: roofline, MoE share, prefill FLOPs and a hop, by hand") {
@@ -58,10 +66,7 @@ TEST_CASE("speed: one GPU, the tiny model at ctx 1024, decode and prefill by han
     in.gpus = {{"g", 24 * kGiB, 0}};
     const Plan p = place_llamacpp(in, 5, 1024);
     REQUIRE(p.fits);
-    SpeedInput s = half_efficiency();
-    s.gpu_bandwidth = {1e12};
-    s.gpu_flops = {1e12};
-    const Speed sp = plan_speed(in, p, s);
+    const Speed sp = one_gpu_speed(in, p);
     REQUIRE(sp.ok());
     // GPU: 4 * 698368 + 279552 + KV 4 * 1024 * 1024 = 7267328 B per token; CPU: token_embd only, not streamed.
     CHECK(sp.devices[0].bytes_per_token == 7267328);
@@ -369,10 +374,7 @@ TEST_CASE("speed: prefill's attention FLOPs come from the attention layers alone
     in.gpus = {{"g", 80 * kGiB, 0}};
     const Plan p = place_llamacpp(in, 57, 4096);
     REQUIRE(p.fits);
-    SpeedInput s = half_efficiency();
-    s.gpu_bandwidth = {1e12};
-    s.gpu_flops = {1e12};
-    const Speed sp = plan_speed(in, p, s);
+    const Speed sp = one_gpu_speed(in, p);
     REQUIRE(sp.ok());
     const ParamCounts pc = count_params(in.model);
     double active = static_cast<double>(in.model.vocab) * static_cast<double>(in.model.hidden);  // the output matrix

@@ -9,6 +9,7 @@
 
 #include "flag_list.h"
 #include "inference_models.h"
+#include "planner_fixtures.h"
 #include "model/presets.h"
 #include "planner/launch.h"
 #include "planner/planner.h"
@@ -28,15 +29,7 @@ constexpr double kGiB = 1024.0 * kMiB;
 // and layer.
 constexpr double kLayer = 698368, kOutput = 279552, kEmbd = 278528, kKvToken = 1024;
 
-PlanInput tiny(int64_t ctx) {
-    PlanInput in;
-    in.model = test::llama("tiny", 1024, 256, 4, 4, 4, 512, 65536);
-    in.weights = WeightFormat::GGUF_Q8_0;
-    in.kv = KvDtype::FP16;
-    in.context = ctx;
-    in.ram_bytes = 64 * kGiB;
-    return in;
-}
+PlanInput tiny(int64_t ctx) { return test::tiny_plan_input(ctx); }
 // CUDA compute buffer of the tiny model at n_ctx 1024, n_ub 512, no flash attention: the attention
 // peak, KQ 1024 * 512 * 4 heads * 4 B + mask 1024 * 512 * 4 B + 4 * 256 * 512 * 4 B = 12582912 B
 // (above the MLP's (2 * 512 + 2 * 256) * 512 * 4 and the output's (1024 + 512 + 256) * 512 * 4).

@@ -7,6 +7,7 @@
 #include "checkpoint_files.h"
 #include "flag_list.h"
 #include "inference_models.h"
+#include "planner_fixtures.h"
 #include "model/gguf.h"
 #include "planner/launch.h"
 #include "planner/planner.h"
@@ -24,11 +25,7 @@ VisionEncoder tiny_clip() { return {"mlp", 64, 256, 4, 1, 224, 14, 1}; }
 
 // A tiny Q8_0 text model (4 layers, d 256) on one 24 GiB GPU with 64 GiB of RAM, for the projector to join.
 PlanInput tiny_on_4090() {
-    PlanInput in;
-    in.model = test::llama("tiny", 1024, 256, 4, 4, 4, 512, 65536);
-    in.weights = WeightFormat::GGUF_Q8_0;
-    in.context = 1024;
-    in.ram_bytes = 64 * kGiB;
+    PlanInput in = test::tiny_plan_input(1024);
     in.gpus = {{"RTX 4090", 24 * kGiB, 0}};
     return in;
 }
