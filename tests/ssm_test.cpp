@@ -1124,3 +1124,34 @@ TEST_CASE("falcon-h1: config and scenario errors name the field") {
     headless.model.heads = headless.model.kv_heads = 0;
     CHECK(has_error(estimate(headless, Detail::NumbersOnly), "model.num_attention_heads", "must be > 0"));
 }
+
+TEST_CASE("falcon-h1: a falcon-h1 GGUF file's metadata and tensors are its model") {
+    // The keys convert_hf_to_gguf writes for Falcon-H1-0.5B [llama-cpp-code], an output.weight tensor (untied):
+    // the 521,411,104 of the checkpoint. A blk.0.ssm_norm.weight tensor is the gated norm (mamba_rms_norm):
+    // 36 * 1536 more; blk.0.ssm_out.bias out_proj's bias (projectors_bias): 36 * 1024 more.
+    const auto model_of = [](const std::vector<std::pair<const char*, uint64_t>>& tensors) {
+        vl::test::GgufWriter w;
+        w.string("general.architecture", "falcon-h1");
+        const std::vector<std::pair<const char*, uint32_t>> keys = {
+            {"embedding_length", 1024}, {"block_count", 36}, {"attention.head_count", 8}, {"attention.head_count_kv", 2},
+            {"attention.key_length", 64}, {"feed_forward_length", 2048}, {"ssm.inner_size", 1536}, {"ssm.state_size", 128},
+            {"ssm.conv_kernel", 4}, {"ssm.time_step_rank", 24}, {"ssm.group_count", 1}, {"vocab_size", 32784}};
+        for (const auto& [key, value] : keys) w.u32(std::string("falcon-h1.") + key, value);
+        w.tensor("output.weight", {1024, 32784}, 1, 1024ULL * 32784 * 2);  // F16
+        for (const auto& [name, width] : tensors) w.tensor(name, {width}, 0, width * 4);  // F32 vectors
+        Result<GgufHeader> h = read_gguf_header(w.header());
+        REQUIRE(h.ok());
+        Result<std::string> c = gguf_hf_config(*h);
+        for (const auto& e : c.errors) INFO(to_string(e));
+        REQUIRE(c.ok());
+        Result<ModelSpec> m = import_hf_config(*c.value);
+        for (const auto& e : m.errors) INFO(to_string(e));
+        REQUIRE(m.ok());
+        return *m.value;
+    };
+    const ModelSpec plain = model_of({});
+    CHECK(plain.family == "Falcon-H1");
+    CHECK(count_params(plain).total == 521411104LL);
+    CHECK(count_params(model_of({{"blk.0.ssm_norm.weight", 1536}})).total == 521411104LL + 36 * 1536LL);
+    CHECK(count_params(model_of({{"blk.0.ssm_out.bias", 1024}})).total == 521411104LL + 36 * 1024LL);
+}
