@@ -297,13 +297,17 @@ VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, 
     if (!m.architecture_known()) return;
     if (kind.no_mixer) {
         // an MLP alone (Nemotron-H '-' / 'E')
-    } else if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) gated_deltanet_mixer(f, m);
-    else if (kind.ssm && m.ssm.active()) {
-        if (m.ssm.parallel_attention) standard_attention(f, m);  // Falcon-H1: attention beside the mixer
-        mamba_mixer(f, m);
+    } else if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) {
+        gated_deltanet_mixer(f, m);
+    } else {
+        // Attention: a transformer's layer, a hybrid's attention layer, or beside the mixer (Falcon-H1).
+        // One call site, so that the inlined attention shapes are not repeated in every visitor.
+        if (!kind.ssm || m.ssm.parallel_attention) {
+            if (m.attention == AttentionKind::MLA) mla_attention(f, m);
+            else standard_attention(f, m);
+        }
+        if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
     }
-    else if (m.attention == AttentionKind::MLA) mla_attention(f, m);
-    else standard_attention(f, m);
     if (kind.no_mlp) {
         // a mixer alone (Nemotron-H 'M' / '*')
     } else if (kind.moe && m.moe.num_experts > 0) moe_mlp(f, m);
