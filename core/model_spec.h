@@ -69,7 +69,13 @@ struct SsmSpec {
     int64_t heads = 0;        // Mamba2: num_heads (head_dim = inner / heads)
     int64_t groups = 0;       // Mamba2: n_groups (B and C shared by the heads of a group)
     bool conv_bias = true;    // use_conv_bias (mamba_conv_bias)
-    bool proj_bias = false;   // use_bias (mamba_proj_bias): biases of in_proj and out_proj
+    bool proj_bias = false;   // use_bias (mamba_proj_bias): in_proj's bias
+    bool out_proj_bias = false;  // out_proj's bias: use_bias / mamba_proj_bias again, Falcon-H1's projectors_bias
+    bool gated_norm = true;   // Mamba2: the gated RMSNorm before out_proj (Falcon-H1: only with mamba_rms_norm)
+    // Falcon-H1: every layer runs attention beside the mixer on the same normed input and adds the two
+    // outputs (FalconH1DecoderLayer [transformers-code] [falcon-h1]); then the MLP. Every layer is then a
+    // Mamba layer and an attention layer at once (KV and the state on every layer).
+    bool parallel_attention = false;
     bool bcdt_norms = false;  // Jamba: RMSNorms on dt (dt_rank), B and C (d_state) inside the mixer
     bool fp32_state = false;  // the config asks for an fp32 recurrent state (Qwen3.5 mamba_ssm_dtype "float32")
     // The layers one by one, when the config lists them (Nemotron-H hybrid_override_pattern): one character

@@ -44,6 +44,7 @@ struct LayerPattern {
     bool ssm_model = false;             // a model with Mamba layers (ModelSpec::ssm)
     int64_t attn_period = 0;            // SsmSpec::attn_period / attn_offset
     int64_t attn_offset = 0;
+    bool parallel_attention = false;    // SsmSpec::parallel_attention: attention beside every Mamba mixer
     // SsmSpec::layer_list, one code per layer (kMixer* + kNoMlp); listed == 0: the periodic rule.
     static constexpr uint8_t kMixerAttention = 0, kMixerSsm = 1, kMixerNone = 2, kNoMlp = 4;
     int64_t listed = 0;
@@ -51,7 +52,7 @@ struct LayerPattern {
     bool moe(int64_t layer) const;      // layer (0-based) uses routed experts
     bool sliding(int64_t layer) const;  // layer (0-based) uses the sliding window
     bool ssm(int64_t layer) const;      // layer (0-based) has a Mamba mixer instead of attention
-    bool attention(int64_t layer) const;  // layer (0-based) has attention (and so a KV cache)
+    bool attention(int64_t layer) const;  // layer (0-based) has attention (and so a KV cache), beside its mixer or alone
     LayerKind kind(int64_t layer) const;
     int64_t moe_count(int64_t begin, int64_t end) const;  // MoE layers among [begin, end)
     int64_t attention_count(int64_t begin, int64_t end) const;  // attention layers among [begin, end)

@@ -237,6 +237,9 @@ template <class V> void fields(V& v, SsmSpec*) {
     v("groups", &SsmSpec::groups);
     v("conv_bias", &SsmSpec::conv_bias);
     v("proj_bias", &SsmSpec::proj_bias);
+    v("out_proj_bias", &SsmSpec::out_proj_bias);
+    v("gated_norm", &SsmSpec::gated_norm);
+    v("parallel_attention", &SsmSpec::parallel_attention);
     v("bcdt_norms", &SsmSpec::bcdt_norms);
     v("fp32_state", &SsmSpec::fp32_state);
     v("layer_list", &SsmSpec::layer_list);

@@ -171,6 +171,14 @@ TEST_CASE("the lists hold the worst case: every option on") {
     m.embedding_norm = true; m.embed_dim = 1024; m.position = PositionKind::Learned; m.lm_head_bias = true;
     CHECK(model_tensors(m).size() == 10);  // tokens, positions, norm + bias, project in/out, final norm + bias, head + bias
     CHECK(model_tensors(m).size() < ModelTensors::capacity());
+    // Attention beside a Mamba1 mixer with every option (SsmSpec::parallel_attention, only Falcon-H1's Mamba2
+    // in practice): the 12 attention tensors, in_proj, conv1d, x_proj, dt_proj with their biases, A_log, D,
+    // the dt/B/C norms, out_proj and its bias = 14, the 15 MoE and 8 norm tensors.
+    m.ssm.kind = SsmKind::Mamba1;
+    m.ssm.parallel_attention = m.ssm.proj_bias = m.ssm.out_proj_bias = m.ssm.conv_bias = m.ssm.bcdt_norms = true;
+    const LayerTensors both = layer_tensors(m, LayerKind{true, true});
+    CHECK(both.size() == 12 + 14 + 15 + 8);
+    CHECK(both.size() < LayerTensors::capacity());
     ModelSpec mla = deepseek_v3();
     mla.norm = NormKind::LayerNorm; mla.attn_out_bias = true;
     CHECK(layer_tensors(mla, LayerKind{}).size() == 10 + 3 + 4);  // q_a, q_a norm + bias, q_b, kv_a, kv_a norm + bias, kv_b, o, o bias; MLP; norms

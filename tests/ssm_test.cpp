@@ -664,9 +664,9 @@ TEST_CASE("gated deltanet: the scenario format carries the new model fields") {
     CHECK(scenario_to_json(s, JsonStyle::Compact).find("\"kind\":\"gated_deltanet\"") != std::string::npos);
 }
 
-TEST_CASE("hybrids: vramlens plan runs the Qwen3-Next, Qwen3.5, Qwen3.6, Nemotron-H and Granite-4.0-H presets") {
+TEST_CASE("hybrids: vramlens plan runs the Qwen3-Next, Qwen3.5, Qwen3.6, Nemotron-H, Granite-4.0-H and Falcon-H1 presets") {
     for (const char* id : {"qwen3-next-80b-a3b", "qwen3.5-9b", "qwen3.6-35b-a3b", "nemotron-nano-9b-v2", "nemotron-h-8b", "granite-4.0-h-tiny",
-                           "granite-4.0-h-1b"}) {
+                           "granite-4.0-h-1b", "falcon-h1-0.5b", "falcon-h1-1.5b", "falcon-h1-7b"}) {
         INFO(id);
         REQUIRE(find_model(id) != nullptr);
         const vl::test::PlanOut r = vl::test::run_plan({"--model", id, "--gpu", "h100-80gb", "--ram", "128GB"});
@@ -977,4 +977,181 @@ TEST_CASE("nemotron-h and granite-4.0-h: their GGUF files' per-layer arrays name
     CHECK(count_params(tiny).total == 6939037248LL);
     CHECK(layer_is_ssm(tiny, 4));
     CHECK_FALSE(layer_is_ssm(tiny, 5));
+}
+
+// ---- Falcon-H1: attention and a Mamba2 mixer side by side on every layer, then an MLP --------------------
+
+TEST_CASE("falcon-h1: 0.5B, 1.5B and 7B counted by hand from FalconH1DecoderLayer's modules") {
+    // Every layer: LlamaAttention (q, k, v, o without biases), FalconH1Mixer (Mamba2Mixer's tensors, d_inner =
+    // mamba_d_ssm), the gated LlamaMLP, input_layernorm and pre_ff_layernorm; untied embedding and lm_head,
+    // final_layernorm [transformers-code].
+    // 0.5B (hidden 1024): attention q and o 8 * 64 * 1024 = 524,288 each, k and v 2 * 64 * 1024 = 131,072
+    // each: 1,310,720. Mixer (d_inner 1536, 24 heads, 1 group of d_state 128): in_proj (2 * 1536 + 2 * 128 +
+    // 24) * 1024 = 3,432,448; conv1d (1536 + 256) * 4 + bias 1792 = 8,960; dt_bias, A_log, D 3 * 24; no
+    // gated norm (mamba_rms_norm false); out_proj 1024 * 1536 = 1,572,864: 5,014,344. MLP 3 * 2048 * 1024 =
+    // 6,291,456. Norms 2 * 1024. 36 layers; 32784 * 1024 twice; final norm 1024.
+    const ModelSpec half = config("falcon-h1-0.5b.json");
+    CHECK(half.family == "Falcon-H1");
+    CHECK(half.ssm.kind == SsmKind::Mamba2);
+    CHECK(half.ssm.parallel_attention);
+    CHECK_FALSE(half.ssm.gated_norm);
+    CHECK(half.position == PositionKind::Rotary);
+    const int64_t attention = 2 * 524288LL + 2 * 131072LL;
+    const int64_t mamba = 3432448LL + 8960 + 3 * 24 + 1572864LL;
+    CHECK(mamba == 5014344LL);
+    const int64_t total = 36 * (attention + mamba + 6291456LL + 2 * 1024) + 2 * 32784LL * 1024 + 1024;
+    CHECK(total == 521411104LL);  // the published count (SOURCES.md falcon-h1-0.5b)
+    const ParamCounts p = count_params(half);
+    CHECK(p.total == 521411104LL);
+    CHECK(p.active_per_token == p.total);
+    for (size_t i : {size_t{0}, size_t{35}}) {
+        INFO("layer " << i);
+        CHECK(p.per_layer[i].attention == attention);
+        CHECK(p.per_layer[i].ssm == mamba);
+        CHECK(p.per_layer[i].mlp == 6291456LL);
+        CHECK(p.per_layer[i].norms == 2048);
+    }
+    const LayerPattern lp = layer_pattern(half);
+    CHECK(lp.attention_count(0, 36) == 36);
+    CHECK(lp.ssm_count(0, 36) == 36);
+    CHECK(lp.mlp_count(0, 36) == 36);
+
+    // 1.5B (hidden 2048, head_dim 128): attention q and o 1024 * 2048 each, k and v 256 * 2048 each:
+    // 5,242,880. Mixer (d_inner 3072 in 48 heads of 64, d_state 256): in_proj (6144 + 512 + 48) * 2048 =
+    // 13,729,792; conv1d 3584 * 4 + 3584; 3 * 48; the gated norm 3072 (mamba_rms_norm true); out_proj 2048 *
+    // 3072 = 6,291,456: 20,042,384. MLP 3 * 4608 * 2048 = 28,311,552. 24 layers; 65537 * 2048 twice.
+    const int64_t mamba15 = 13729792LL + 3584 * 5 + 3 * 48 + 3072 + 6291456LL;
+    CHECK(mamba15 == 20042384LL);
+    const int64_t total15 = 24 * (5242880LL + mamba15 + 28311552LL + 2 * 2048) + 2 * 65537LL * 2048 + 2048;
+    CHECK(total15 == 1554863488LL);  // the published count (SOURCES.md falcon-h1-1.5b)
+    CHECK(count_params(config("falcon-h1-1.5b.json")).total == total15);
+
+    // 7B (hidden 3072): attention q and o 1536 * 3072 each, k and v 256 * 3072 each: 11,010,048. Mixer
+    // (d_inner 3072 in 24 heads of 128, d_state 256): in_proj (6144 + 512 + 24) * 3072 = 20,520,960; conv1d
+    // 3584 * 5; 3 * 24; norm 3072; out_proj 3072 * 3072 = 9,437,184: 29,979,208. MLP 3 * 12288 * 3072 =
+    // 113,246,208. 44 layers; 130048 * 3072 twice.
+    const int64_t mamba7 = 20520960LL + 3584 * 5 + 3 * 24 + 3072 + 9437184LL;
+    CHECK(mamba7 == 29979208LL);
+    const int64_t total7 = 44 * (11010048LL + mamba7 + 113246208LL + 2 * 3072) + 2 * 130048LL * 3072 + 3072;
+    CHECK(total7 == 7585648736LL);  // the published count (SOURCES.md falcon-h1-7b)
+    CHECK(count_params(config("falcon-h1-7b.json")).total == total7);
+}
+
+TEST_CASE("falcon-h1: the mixer's own biases and its width follow their config keys") {
+    // in_proj's bias is mamba_proj_bias (3352 rows on 0.5B), out_proj's projectors_bias (1024); without
+    // mamba_d_ssm the width is mamba_expand * hidden_size (2 * 1024 = 2048, here in 32 heads of 64: in_proj
+    // grows by 2 * 512 + 8 rows, conv1d by 512 channels, dt_bias, A_log and D by 8 heads, out_proj by 512
+    // columns); the gated norm adds d_inner (1536).
+    const std::string text = text_of("falcon-h1-0.5b.json");
+    const int64_t base = count_params(config("falcon-h1-0.5b.json")).total;
+    const auto total_with = [&](const std::string& key, const std::string& value) {
+        nlohmann::json c = nlohmann::json::parse(text);
+        if (value.empty()) c.erase(key);
+        else c[key] = nlohmann::json::parse(value);
+        Result<ModelSpec> r = import_hf_config(c.dump());
+        for (const auto& e : r.errors) INFO(to_string(e));
+        REQUIRE(r.ok());
+        return count_params(*r.value).total;
+    };
+    CHECK(total_with("mamba_proj_bias", "true") - base == 36 * 3352LL);
+    CHECK(total_with("projectors_bias", "true") - base == 36 * 1024LL);
+    CHECK(total_with("mamba_rms_norm", "true") - base == 36 * 1536LL);
+    nlohmann::json wide = nlohmann::json::parse(text);
+    wide.erase("mamba_d_ssm");
+    wide["mamba_d_head"] = "auto";
+    wide["mamba_n_heads"] = 32;
+    Result<ModelSpec> r = import_hf_config(wide.dump());
+    for (const auto& e : r.errors) INFO(to_string(e));
+    REQUIRE(r.ok());
+    CHECK(r.value->ssm.inner == 2048);
+    CHECK(count_params(*r.value).total - base == 36 * ((2 * 512 + 8) * 1024LL + 512 * 5 + 3 * 8 + 1024LL * 512));
+}
+
+TEST_CASE("falcon-h1: KV and the Mamba2 state on every layer") {
+    // 0.5B under transformers, 4096 tokens: KV 2 * 2 kv heads * 64 * 2 B = 512 B per token and layer, on all
+    // 36 layers: 36 * 512 * 4096 = 75,497,472 B. State per layer: conv over x, B and C (1536 + 2 * 128) * 4
+    // = 7,168 and ssm 24 heads * 64 * 128 = 196,608, bf16: 407,552 B, on all 36 layers.
+    const Estimate t = estimate_ok(infer("falcon-h1-0.5b.json", Engine::Transformers, 1, 4096));
+    CHECK(bytes_of(t, "kv_cache") == 75497472.0);
+    CHECK(bytes_of(t, "ssm_state") == 36 * 407552.0);
+    // llama.cpp: d_conv - 1 = 3 columns, F32: (3 * 1792 + 196608) * 4 = 807,936 B per layer; KV f16.
+    const Estimate l = estimate_ok(infer("falcon-h1-0.5b.json", Engine::LlamaCpp, 1, 4096));
+    CHECK(bytes_of(l, "ssm_state") == 36 * 807936.0);
+    CHECK(bytes_of(l, "kv_cache") == 75497472.0);
+}
+
+TEST_CASE("falcon-h1: training keeps attention's and the Mamba2 kernel's activations on every layer") {
+    // 0.5B, bf16, one sequence of 2048 tokens (T = 2048, hidden 1024). The mixer (MambaSplitConv1dScanCombinedFn
+    // without rmsnorm_weight: rstd is None): in_proj's input 2 * 2048 * 1024 = 4,194,304, zxbcdt 2 * 2048 *
+    // 3352 = 13,729,792, out_x 2 * 2048 * 1536 = 6,291,456: 24,215,552 B on each of the 36 layers.
+    const Estimate e = estimate_ok(train("falcon-h1-0.5b.json"));
+    CHECK(bytes_of(e, "act.mamba") == 36 * 24215552.0);
+    // 1.5B keeps the gated norm's fp32 rstd, 4 * 2048 * 1 group: 2 * 2048 * 2048 + 2 * 2048 * 6704 + 2 * 2048 *
+    // 3072 + 8192 = 48,439,296 B on each of the 24 layers.
+    CHECK(bytes_of(estimate_ok(train("falcon-h1-1.5b.json")), "act.mamba") == 24 * 48439296.0);
+    // The attention beside the mixer keeps what a transformer layer's attention keeps: the same model
+    // without its mixers stores the same attention activations, on the same 36 layers.
+    Scenario plain = train("falcon-h1-0.5b.json");
+    plain.model.ssm = SsmSpec{};
+    const Estimate t = estimate_ok(plain);
+    CHECK(bytes_of(e, "act.attention") == bytes_of(t, "act.attention"));
+    CHECK(bytes_of(e, "act.attention") > 0);
+    CHECK(std::string(find(e, "act.attention")->formula()).find("L_attn") != std::string::npos);
+}
+
+TEST_CASE("falcon-h1: config and scenario errors name the field") {
+    std::string text = text_of("falcon-h1-0.5b.json");
+    std::string bad = text;
+    bad.replace(bad.find("\"mamba_d_head\": 64"), 18, "\"mamba_d_head\": 48");
+    Result<ModelSpec> r = import_hf_config(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errors.front().field == "mamba_d_head");
+    CHECK(r.errors.front().message.find("mamba_d_ssm (1536") != std::string::npos);
+    // The scenario carries the new flags; attention beside the mixer with attention-only layers too is refused.
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("falcon-h1-0.5b.json");
+    for (const ModelSpec& back : round_trips(s.model)) {
+        CHECK(back.ssm == s.model.ssm);
+        CHECK(back.ssm.parallel_attention);
+        CHECK_FALSE(back.ssm.gated_norm);
+    }
+    Scenario periodic = s;
+    periodic.model.ssm.attn_period = 4;
+    CHECK(has_error(estimate(periodic, Detail::NumbersOnly), "model.ssm.parallel_attention", "attn_period must be 0"));
+    // Without heads the attention beside the mixer has no shape: refused by name.
+    Scenario headless = s;
+    headless.model.heads = headless.model.kv_heads = 0;
+    CHECK(has_error(estimate(headless, Detail::NumbersOnly), "model.num_attention_heads", "must be > 0"));
+}
+
+TEST_CASE("falcon-h1: a falcon-h1 GGUF file's metadata and tensors are its model") {
+    // The keys convert_hf_to_gguf writes for Falcon-H1-0.5B [llama-cpp-code], an output.weight tensor (untied):
+    // the 521,411,104 of the checkpoint. A blk.0.ssm_norm.weight tensor is the gated norm (mamba_rms_norm):
+    // 36 * 1536 more; blk.0.ssm_out.bias out_proj's bias (projectors_bias): 36 * 1024 more.
+    const auto model_of = [](const std::vector<std::pair<const char*, uint64_t>>& tensors) {
+        vl::test::GgufWriter w;
+        w.string("general.architecture", "falcon-h1");
+        const std::vector<std::pair<const char*, uint32_t>> keys = {
+            {"embedding_length", 1024}, {"block_count", 36}, {"attention.head_count", 8}, {"attention.head_count_kv", 2},
+            {"attention.key_length", 64}, {"feed_forward_length", 2048}, {"ssm.inner_size", 1536}, {"ssm.state_size", 128},
+            {"ssm.conv_kernel", 4}, {"ssm.time_step_rank", 24}, {"ssm.group_count", 1}, {"vocab_size", 32784}};
+        for (const auto& [key, value] : keys) w.u32(std::string("falcon-h1.") + key, value);
+        w.tensor("output.weight", {1024, 32784}, 1, 1024ULL * 32784 * 2);  // F16
+        for (const auto& [name, width] : tensors) w.tensor(name, {width}, 0, width * 4);  // F32 vectors
+        Result<GgufHeader> h = read_gguf_header(w.header());
+        REQUIRE(h.ok());
+        Result<std::string> c = gguf_hf_config(*h);
+        for (const auto& e : c.errors) INFO(to_string(e));
+        REQUIRE(c.ok());
+        Result<ModelSpec> m = import_hf_config(*c.value);
+        for (const auto& e : m.errors) INFO(to_string(e));
+        REQUIRE(m.ok());
+        return *m.value;
+    };
+    const ModelSpec plain = model_of({});
+    CHECK(plain.family == "Falcon-H1");
+    CHECK(count_params(plain).total == 521411104LL);
+    CHECK(count_params(model_of({{"blk.0.ssm_norm.weight", 1536}})).total == 521411104LL + 36 * 1536LL);
+    CHECK(count_params(model_of({{"blk.0.ssm_out.bias", 1024}})).total == 521411104LL + 36 * 1024LL);
 }

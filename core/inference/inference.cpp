@@ -132,7 +132,7 @@ void warn_mamba_working_memory(Estimate& e, const SsmSpec& x) {
 // The recurrent state of the Mamba layers on stage p: one per sequence, the same at any context length.
 void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const char* source) {
     const ModelSpec& m = s.model;
-    if (!m.ssm.active() || p.end - p.begin == layer_pattern(m).attention_count(p.begin, p.end)) return;
+    if (!m.ssm.active() || layer_pattern(m).ssm_count(p.begin, p.end) == 0) return;
     const SsmStateLayout l = ssm_state_layout(s.infer, s.model.ssm);
     const char* label = m.ssm.kind == SsmKind::GatedDeltaNet ? "Recurrent state (Gated DeltaNet conv + delta-rule state)"
                                                               : "Recurrent state (Mamba conv + SSM)";

@@ -347,6 +347,7 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
         {"gemma2", "gemma2", nullptr},           {"gemma3", "gemma3_text", nullptr}, {"phi3", "phi3", nullptr},
         {"mamba", "mamba", nullptr},             {"mamba2", "mamba2", nullptr},     {"qwen3next", "qwen3_next", "num_experts"},
         {"nemotron_h", "nemotron_h", nullptr},   {"nemotron_h_moe", "nemotron_h", nullptr}, {"granitehybrid", "granitemoehybrid", nullptr},
+        {"falcon-h1", "falcon_h1", nullptr},
     };
     const std::string arch = h.architecture();
     const ArchRow* row = nullptr;
@@ -404,6 +405,25 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
         put("num_key_value_heads", "attention.head_count_kv", false);
         put("intermediate_size", "feed_forward_length", false);
         put("head_dim", "attention.key_length", false);
+    }
+    if (arch == "falcon-h1") {
+        // convert_hf_to_gguf's FalconH1Model: Mamba2's ssm.* keys, ssm.inner_size being mamba_d_ssm and
+        // ssm.time_step_rank mamba_n_heads; whether the mixer has its gated norm (mamba_rms_norm) or the
+        // in_proj / out_proj biases shows in the tensors it wrote (blk.N.ssm_norm, ssm_in.bias, ssm_out.bias)
+        // [llama-cpp-code].
+        put("mamba_d_ssm", "ssm.inner_size", true);
+        put("mamba_d_state", "ssm.state_size", true);
+        put("mamba_d_conv", "ssm.conv_kernel", true);
+        put("mamba_n_heads", "ssm.time_step_rank", true);
+        put("mamba_n_groups", "ssm.group_count", true);
+        const auto has_tensor = [&](const char* name) {
+            for (const GgufTensor& t : h.tensors)
+                if (t.name == name) return true;
+            return false;
+        };
+        c["mamba_rms_norm"] = has_tensor("blk.0.ssm_norm.weight");
+        c["mamba_proj_bias"] = has_tensor("blk.0.ssm_in.bias");
+        c["projectors_bias"] = has_tensor("blk.0.ssm_out.bias");
     }
     if (arch == "qwen3next") {
         // convert_hf_to_gguf's Qwen3NextModel: the delta-net sizes under the ssm.* keys, d_inner being

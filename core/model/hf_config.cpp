@@ -27,7 +27,7 @@ using json = nlohmann::json;
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
-    Qwen3Next, Qwen35, NemotronH, GraniteHybrid,
+    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -93,6 +93,8 @@ constexpr Family kFamilies[] = {
     {"nemotron_h",      "NemotronHForCausalLM",           Arch::NemotronH,  "Nemotron-H", 131072,  4096, 21504, 52,  32,   8, 128,   4096,  false},
     // Granite 4.0 H (issue 18): GraniteMoeHybridConfig's defaults [transformers-code]
     {"granitemoehybrid","GraniteMoeHybridForCausalLM",    Arch::GraniteHybrid,"Granite-4.0-H",32000, 4096, 11008, 32,  32,   0,   0,   2048,  false},
+    // Falcon-H1 (issue 18): FalconH1Config's defaults [transformers-code]
+    {"falcon_h1",       "FalconH1ForCausalLM",            Arch::FalconH1,   "Falcon-H1",  128000,  4096, 14336, 32,  32,   8,   0,   8192,  false},
 };
 // clang-format on
 
@@ -360,6 +362,8 @@ constexpr FlagKey kFlagKeys[] = {
     {Arch::Qwen3Next,"attn_output_gate",      true,  {&ModelSpec::attn_output_gate}},
     {Arch::Qwen35,   "attention_bias",        false, {kQkv, kOut}},
     {Arch::Qwen35,   "attn_output_gate",      true,  {&ModelSpec::attn_output_gate}},
+    {Arch::FalconH1, "attention_bias",        false, {kQkv, kOut}},  // FalconH1Attention is LlamaAttention
+    {Arch::FalconH1, "mlp_bias",              false, {kMlp}},        // FalconH1MLP is LlamaMLP
     {Arch::Gemma2,   "attention_bias",        false, {kQkv, kOut}},
     {Arch::Gemma3,   "attention_bias",        false, {kQkv, kOut}},
     {Arch::GptNeox,  "attention_bias",        true,  {kQkv, kOut}},
@@ -580,7 +584,7 @@ void mamba(Importer& im, ModelSpec& m) {
     const char* dt_keys[] = {"time_step_rank"};
     x.dt_rank = dt_rank(im, m, dt_keys);
     x.conv_bias = im.r.boolean("use_conv_bias", true);
-    x.proj_bias = im.r.boolean("use_bias", false);
+    x.proj_bias = x.out_proj_bias = im.r.boolean("use_bias", false);
 }
 // Mamba2Config / Mamba2Mixer: d_inner = expand * hidden_size, split into num_heads heads of head_dim
 // (the two must agree), n_groups groups of B and C, state_size 128, conv_kernel 4.
@@ -596,7 +600,7 @@ void mamba2(Importer& im, ModelSpec& m) {
     x.state = im.opt("ssm.state", kStateSize, 128);
     x.conv_kernel = im.opt("ssm.conv_kernel", kConvKernel, 4);
     x.conv_bias = im.r.boolean("use_conv_bias", true);
-    x.proj_bias = im.r.boolean("use_bias", false);
+    x.proj_bias = x.out_proj_bias = im.r.boolean("use_bias", false);
     const int64_t head_dim = im.opt("head_dim", 64);
     if (x.heads > 0 && head_dim * x.heads != x.inner)
         im.r.fail("head_dim", "num_heads * head_dim must equal expand * hidden_size (" + std::to_string(x.inner) + ", Mamba2Mixer's width); got " +
@@ -622,7 +626,7 @@ void jamba(Importer& im, ModelSpec& m) {
     const char* dt_keys[] = {"mamba_dt_rank"};
     x.dt_rank = dt_rank(im, m, dt_keys);
     x.conv_bias = im.r.boolean("mamba_conv_bias", true);
-    x.proj_bias = im.r.boolean("mamba_proj_bias", false);
+    x.proj_bias = x.out_proj_bias = im.r.boolean("mamba_proj_bias", false);
     x.bcdt_norms = true;
     // A config that lists its layers (layers_block_type) must say what the period and offset say:
     // vramlens places attention by the rule, not by the list.
@@ -719,7 +723,7 @@ void nemotron_h(Importer& im, ModelSpec& m) {
     const char* conv_keys[] = {"conv_kernel", "mamba_d_conv"};
     x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
     x.conv_bias = im.r.boolean(im.r.has("mamba_conv_bias") ? "mamba_conv_bias" : "use_conv_bias", true);
-    x.proj_bias = im.r.boolean("use_bias", false);  // NemotronHMamba2Mixer's in_proj and out_proj
+    x.proj_bias = x.out_proj_bias = im.r.boolean("use_bias", false);  // NemotronHMamba2Mixer's in_proj and out_proj
     if (!im.r.has("head_dim"))
         if (auto hd = im.r.integer("attention_head_dim")) {  // the Nemotron-H-8B/47B/56B configs' spelling
             m.head_dim = *hd;
@@ -783,18 +787,12 @@ void nemotron_h(Importer& im, ModelSpec& m) {
     if (auto mtp = im.r.integer("num_nextn_predict_layers"); mtp && *mtp > 0)
         im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: the checkpoint's multi-token-prediction layers are not counted");
 }
-// GraniteMoeHybridConfig / GraniteMoeHybridModel: every layer a mixer, Mamba2 (GraniteMoeHybridMambaLayer:
-// Mamba2Mixer's tensors, d_inner = mamba_expand * hidden_size in mamba_n_heads heads) or attention as
-// layer_types names it (all Mamba when it is absent), then the MLP: the shared GraniteMoeHybridMLP
-// (input_linear [2 * shared_intermediate_size, d], output_linear back: a gated MLP) and, with
-// num_local_experts > 0, the routed experts beside it (GraniteMoeHybridMoE: gated experts of
-// intermediate_size, a bias-free router); input_layernorm and post_attention_layernorm; no positions
-// unless position_embedding_type is "rope". The mup multipliers change no count [transformers-code].
-void granite_hybrid(Importer& im, ModelSpec& m) {
-    SsmSpec& x = m.ssm;
+// The Mamba2 mixer keys GraniteMoeHybridConfig and FalconH1Config share, with their common defaults:
+// mamba_n_heads 128, mamba_n_groups 1, mamba_d_state 256, mamba_d_conv 4, mamba_conv_bias, and mamba_proj_bias
+// (in_proj's and out_proj's bias). x.inner is read before; a mamba_d_head other than "auto" (inner / heads)
+// must agree with it, `width` naming where the width comes from [transformers-code].
+void mamba2_prefixed_keys(Importer& im, SsmSpec& x, const std::string& width) {
     x.kind = SsmKind::Mamba2;
-    x.inner = im.opt("mamba_expand", 2) * m.hidden;
-    im.derived["ssm.inner"] = {"mamba_expand", "hidden_size"};
     const char* heads_keys[] = {"mamba_n_heads"};
     x.heads = im.opt("ssm.heads", heads_keys, 128);
     const char* groups_keys[] = {"mamba_n_groups"};
@@ -804,13 +802,26 @@ void granite_hybrid(Importer& im, ModelSpec& m) {
     const char* conv_keys[] = {"mamba_d_conv"};
     x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
     x.conv_bias = im.r.boolean("mamba_conv_bias", true);
-    x.proj_bias = im.r.boolean("mamba_proj_bias", false);
+    x.proj_bias = x.out_proj_bias = im.r.boolean("mamba_proj_bias", false);
     if (const json* d_head = im.r.find("mamba_d_head"); d_head && !(d_head->is_string() && d_head->get<std::string>() == "auto")) {
         const int64_t hd = im.opt("mamba_d_head", 0);
         if (x.heads > 0 && hd * x.heads != x.inner)
-            im.r.fail("mamba_d_head", "mamba_n_heads * mamba_d_head must equal mamba_expand * hidden_size (" + std::to_string(x.inner) +
-                                          "); got " + std::to_string(x.heads) + " * " + std::to_string(hd));
+            im.r.fail("mamba_d_head", "mamba_n_heads * mamba_d_head must equal " + width + " (" + std::to_string(x.inner) + "); got " +
+                                          std::to_string(x.heads) + " * " + std::to_string(hd));
     }
+}
+// GraniteMoeHybridConfig / GraniteMoeHybridModel: every layer a mixer, Mamba2 (GraniteMoeHybridMambaLayer:
+// Mamba2Mixer's tensors, d_inner = mamba_expand * hidden_size in mamba_n_heads heads) or attention as
+// layer_types names it (all Mamba when it is absent), then the MLP: the shared GraniteMoeHybridMLP
+// (input_linear [2 * shared_intermediate_size, d], output_linear back: a gated MLP) and, with
+// num_local_experts > 0, the routed experts beside it (GraniteMoeHybridMoE: gated experts of
+// intermediate_size, a bias-free router); input_layernorm and post_attention_layernorm; no positions
+// unless position_embedding_type is "rope". The mup multipliers change no count [transformers-code].
+void granite_hybrid(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.inner = im.opt("mamba_expand", 2) * m.hidden;
+    im.derived["ssm.inner"] = {"mamba_expand", "hidden_size"};
+    mamba2_prefixed_keys(im, x, "mamba_expand * hidden_size");
     if (auto pos = im.r.string("position_embedding_type"); pos && *pos == "rope") m.position = PositionKind::Rotary;
     std::string list(static_cast<size_t>(std::max<int64_t>(m.layers, 0)), kLayerMambaMlp);  // layers_block_type's default
     const char* key = im.r.has("layer_types") ? "layer_types" : "layers_block_type";
@@ -842,6 +853,29 @@ void granite_hybrid(Importer& im, ModelSpec& m) {
     e.expert_ffn = m.ffn;
     e.shared_expert_ffn = shared;
     m.ffn = 0;
+}
+// FalconH1Config / FalconH1DecoderLayer: every layer runs attention (FalconH1Attention, LlamaAttention's
+// q/k/v/o with rotary positions) and the Mamba2 mixer (FalconH1Mixer: Mamba2Mixer's tensors) side by side
+// on input_layernorm's output and adds the two, then the gated FalconH1MLP after pre_ff_layernorm. The
+// mixer is mamba_d_ssm wide (mamba_expand * hidden_size when null) in mamba_n_heads heads of mamba_d_head;
+// in_proj's bias is mamba_proj_bias, out_proj's projectors_bias; the gated RMSNorm exists only with
+// mamba_rms_norm. The mup multipliers (ssm_multipliers, key_multiplier, ...) and the mup_vector buffer
+// change no count [transformers-code] [falcon-h1].
+void falcon_h1(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.parallel_attention = true;
+    const char* inner_keys[] = {"mamba_d_ssm"};
+    std::string width = "mamba_d_ssm";
+    if (auto inner = im.r.integer("ssm.inner", inner_keys)) {
+        x.inner = *inner;
+    } else {
+        x.inner = im.opt("mamba_expand", 2) * m.hidden;
+        im.derived["ssm.inner"] = {"mamba_expand", "hidden_size"};
+        width = "mamba_expand * hidden_size";
+    }
+    mamba2_prefixed_keys(im, x, width);
+    x.out_proj_bias = im.r.boolean("projectors_bias", false);
+    x.gated_norm = im.r.boolean("mamba_rms_norm", false);
 }
 void deepseek_v2(Importer& im, ModelSpec& m) { deepseek(im, m, false); }
 void deepseek_v3(Importer& im, ModelSpec& m) { deepseek(im, m, true); }
@@ -895,6 +929,7 @@ constexpr Layout kLayouts[] = {
     {Arch::Qwen35,     kRms, true,  kRope,    0,   false, false, false, true,  false, 2,    0,     false, 0, gated_deltanet},
     {Arch::NemotronH,  kRms, false, kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, nemotron_h},  // NemotronHBlock.norm
     {Arch::GraniteHybrid,kRms, true, kNoPos,    0,   false, false, false, false, false, 2,    0,     false, 0, granite_hybrid},
+    {Arch::FalconH1,   kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, falcon_h1},  // input + pre_ff layernorms
 };
 // clang-format on
 

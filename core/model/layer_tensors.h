@@ -172,7 +172,8 @@ VL_TENSOR_INLINE void mla_attention(F& f, const ModelSpec& m) {
 // [d_in, dt_rank] + bias, A_log [d_in, d_state], D [d_in], out_proj [d, d_in]; Jamba adds RMSNorms on
 // dt (dt_rank), B and C (d_state). Mamba2: in_proj [2*d_in + 2*groups*d_state + heads, d] (z, x, B, C,
 // dt), conv1d over x, B and C [d_in + 2*groups*d_state, 1, d_conv] + bias, dt_bias, A_log and D per
-// head, the gated RMSNorm [d_in], out_proj [d, d_in]. in_proj and out_proj have biases with use_bias.
+// head, the gated RMSNorm [d_in] (Falcon-H1: only with mamba_rms_norm), out_proj [d, d_in]. in_proj has a
+// bias with use_bias (proj_bias), out_proj with out_proj_bias (use_bias; Falcon-H1's projectors_bias).
 // conv1d, A_log and the vectors are not Linear layers (role Vector: no quantization, no LoRA).
 // Tensor parallelism, Mamba1 as vLLM's MambaMixer splits it [vllm-code]: in_proj (MergedColumnParallel),
 // conv1d and dt_proj column-parallel along d_inner, A and D by d_inner rows, x_proj and out_proj
@@ -200,7 +201,7 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
         f(other("dt_bias", x.heads, 1, S::Replicated));
         f(other("A_log", x.heads, 1, S::Replicated));
         f(other("D", x.heads, 1, S::Replicated));
-        f(other("norm", in, 1, S::Replicated));
+        if (x.gated_norm) f(other("norm", in, 1, S::Replicated));
     } else {
         f(matrix("x_proj", x.dt_rank + 2 * n, in, row));
         with_bias(f, matrix("dt_proj", in, x.dt_rank, column), true, "dt_proj.bias");
@@ -212,7 +213,7 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
             f(other("c_layernorm", n, 1, S::Replicated));
         }
     }
-    with_bias(f, matrix("out_proj", d, in, row), x.proj_bias, "out_proj.bias");
+    with_bias(f, matrix("out_proj", d, in, row), x.out_proj_bias, "out_proj.bias");
 }
 
 // The Gated DeltaNet mixer of a linear-attention layer (Qwen3NextGatedDeltaNet [transformers-code];
@@ -285,7 +286,8 @@ inline constexpr const char* kNormBiasNames[4] = {"input_layernorm.bias", "post_
 }  // namespace tensors
 
 // Calls f(const Tensor&) for each tensor of one layer of the given kind: attention (standard or MLA)
-// or, on a state-space model, the Mamba mixer (kind.ssm); a dense MLP (none when ffn is 0, as in
+// or, on a state-space model, the Mamba mixer (kind.ssm; with SsmSpec::parallel_attention attention
+// beside it); a dense MLP (none when ffn is 0, as in
 // Mamba) or (kind.moe, on a model with experts) routed experts + router + shared experts; the layer
 // norms. A listed layer may hold its mixer alone (kind.no_mlp) or its MLP alone (kind.no_mixer).
 // Nothing for a params-only model.
@@ -295,10 +297,17 @@ VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, 
     if (!m.architecture_known()) return;
     if (kind.no_mixer) {
         // an MLP alone (Nemotron-H '-' / 'E')
-    } else if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) gated_deltanet_mixer(f, m);
-    else if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
-    else if (m.attention == AttentionKind::MLA) mla_attention(f, m);
-    else standard_attention(f, m);
+    } else if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) {
+        gated_deltanet_mixer(f, m);
+    } else {
+        // Attention: a transformer's layer, a hybrid's attention layer, or beside the mixer (Falcon-H1).
+        // One call site, so that the inlined attention shapes are not repeated in every visitor.
+        if (!kind.ssm || m.ssm.parallel_attention) {
+            if (m.attention == AttentionKind::MLA) mla_attention(f, m);
+            else standard_attention(f, m);
+        }
+        if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
+    }
     if (kind.no_mlp) {
         // a mixer alone (Nemotron-H 'M' / '*')
     } else if (kind.moe && m.moe.num_experts > 0) moe_mlp(f, m);
@@ -380,9 +389,9 @@ private:
 };
 
 // Worst cases (every option on; tests/layer_tensors_test.cpp builds them): a layer has at most 12
-// attention (or 14 Mamba) + 15 MoE MLP + 8 norm tensors, the model 10 outside the layers. add() past the capacity
-// would drop a tensor, so the capacities stay above those counts.
-using LayerTensors = TensorList<40>;
+// attention and 14 Mamba (both with SsmSpec::parallel_attention) + 15 MoE MLP + 8 norm tensors, the model 10
+// outside the layers. add() past the capacity would drop a tensor, so the capacities stay above those counts.
+using LayerTensors = TensorList<52>;
 using ModelTensors = TensorList<12>;
 
 LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind);

@@ -132,6 +132,11 @@ void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
     else if (x.attn_offset != 0)
         c.fail("ssm.attn_offset", "must be 0 when ssm.attn_period is 0 (no attention layer); got " + std::to_string(x.attn_offset));
     validate_layer_list(m, c, layers_ok);
+    // Attention beside the mixer (Falcon-H1) is on every layer: no attention-only layers, a Mamba mixer.
+    if (x.parallel_attention && (x.attn_period != 0 || !x.layer_list.empty()))
+        c.fail("ssm.parallel_attention", "puts attention beside the mixer on every layer, so ssm.attn_period must be 0 and ssm.layer_list empty");
+    else if (x.parallel_attention && x.kind == SsmKind::GatedDeltaNet)
+        c.fail("ssm.parallel_attention", "is for a Mamba mixer (Falcon-H1's Mamba2); a Gated DeltaNet layer has no attention beside it");
     if (x.kind == SsmKind::Mamba1) {
         c.range("ssm.dt_rank", x.dt_rank, 1, kMaxHidden);
     } else if (x.kind == SsmKind::GatedDeltaNet) {
@@ -186,7 +191,7 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     // A pure state-space model (Mamba) has no attention layer, so no heads.
     const SsmSpec& x = m.ssm;
     const bool listed_attention = x.layer_list.find_first_of(std::string{kLayerAttentionMlp, kLayerAttention}) != std::string::npos;
-    const bool no_attention = x.active() && x.attn_period == 0 && !listed_attention;
+    const bool no_attention = x.active() && x.attn_period == 0 && !listed_attention && !x.parallel_attention;
     const int64_t min_heads = no_attention ? 0 : 1;
     const bool heads_ok = c.range("num_attention_heads", m.heads, min_heads, kMaxHeads);
     const bool kv_ok = c.range("num_key_value_heads", m.kv_heads, min_heads, kMaxHeads);

@@ -27,7 +27,7 @@ bool layer_list_char_known(char c) { return layer_code(c) != 0xff; }
 
 LayerPattern layer_pattern(const ModelSpec& m) {
     LayerPattern p{m.moe.num_experts, m.moe.first_dense_layers, m.moe.moe_layer_freq, m.sliding_window, m.sliding_window_pattern,
-                   m.ssm.active(), m.ssm.attn_period, m.ssm.attn_offset};
+                   m.ssm.active(), m.ssm.attn_period, m.ssm.attn_offset, m.ssm.active() && m.ssm.parallel_attention};
     const std::string& list = m.ssm.layer_list;
     if (p.ssm_model && !list.empty() && static_cast<int64_t>(list.size()) <= kMaxListedLayers) {
         p.listed = static_cast<int64_t>(list.size());
@@ -49,8 +49,11 @@ bool LayerPattern::ssm(int64_t layer) const {
     return !(attn_period > 0 && layer % attn_period == attn_offset);
 }
 
+// Attention layers: a transformer's, a hybrid's non-Mamba layers, and with parallel_attention every
+// Mamba layer too (Falcon-H1's FalconH1DecoderLayer holds self_attn beside mamba [transformers-code]).
 bool LayerPattern::attention(int64_t layer) const {
     if (!ssm_model) return true;
+    if (parallel_attention && ssm(layer)) return true;
     if (listed > 0) return layer >= listed || (codes[static_cast<size_t>(layer)] & 3u) == kMixerAttention;
     return !ssm(layer);
 }

@@ -43,6 +43,7 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
         L.ssm_heads = static_cast<double>(m.ssm.heads);
         L.ssm_groups = static_cast<double>(m.ssm.groups);
         L.ssm_unfused = m.ssm.bcdt_norms;
+        L.ssm_gated_norm = m.ssm.gated_norm;
     }
     if (moe_layer) {
         L.experts = m.moe.num_experts;
@@ -281,7 +282,7 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
 // as contiguous [T, d_state] copies, the selective scan's fp32 chunk states [b, d_inner, ceil(s / 2048),
 // 2 d_state] and the scan output [T, d_inner]; its out_proj runs inside and saves nothing more (out_z is
 // recomputed). Mamba2 runs mamba_split_conv1d_scan_combined, which saves zxbcdt [T, 2 d_inner + 2 groups
-// d_state + heads], the SSD output out_x [T, d_inner] and the gated RMSNorm's fp32 rstd [T, groups]
+// d_state + heads], the SSD output out_x [T, d_inner] and the gated RMSNorm's fp32 rstd [T, groups] (none without the norm)
 // [mamba-ssm-code] [gu2023-mamba] [dao2024-mamba2]. Weights (conv1d, A, D, dt_bias) are parameters.
 template <class Q>
 Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
@@ -307,7 +308,7 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
         const N groups = q("groups", L.ssm_groups);
         r += q.let("zxbcdt", a * T * (2 * d_in + 2 * groups * n + q("ssm_heads", L.ssm_heads)));
         r += q.let("ssd_out", a * T * d_in);
-        r += q.let("rstd", 4.0 * T * groups);
+        if (L.ssm_gated_norm) r += q.let("rstd", 4.0 * T * groups);  // without the norm (Falcon-H1 mamba_rms_norm false) rstd is None
         return r;
     }
     const N R = q("dt_rank", L.dt_rank);

@@ -24,6 +24,7 @@ struct LayerDims {
     SsmKind ssm = SsmKind::None;
     double d_inner = 0, d_state = 0, dt_rank = 0, ssm_heads = 0, ssm_groups = 0;
     bool ssm_unfused = false;  // Jamba: dt/B/C norms between separate conv, projections and scan
+    bool ssm_gated_norm = true;  // Mamba2: the gated RMSNorm runs in the kernel (SsmSpec::gated_norm)
 };
 LayerDims layer_dims(const ModelSpec& m, bool moe_layer);
 LayerDims gpt_dims(double h, double heads);  // Korthikanti's GPT layer: ffn 4h, GeLU, MHA, LayerNorm
