@@ -761,6 +761,9 @@ Json model_json(const ModelSpec& m, JsonStyle style) {
         return out;
     }
     Json out = write_object(m, ModelSpec{}, style);
+    // proj_bias is written with out_proj_bias beside it: a file that has the one without the other is from before
+    // out_proj_bias, where proj_bias held for both (scenario_from_json).
+    if (auto sj = out.find("ssm"); sj != out.end() && sj->contains("proj_bias")) (*sj)["out_proj_bias"] = m.ssm.out_proj_bias;
     // The source is written only for an imported model (a preset's or a typed model's has none).
     if (m.source.hub.empty() && m.source.revision.empty()) out.erase("source");
     else out["source"] = write_object(m.source, ModelOrigin{}, JsonStyle::Pretty);
@@ -850,6 +853,10 @@ Result<Scenario> scenario_from_json(std::string_view text) {
     if (auto mj = j.find("model"); mj != j.end() && mj->is_object())
         if (auto g = mj->find("gguf_bytes"); g != mj->end() && g->is_object() && !g->contains("type"))
             s.model.gguf_bytes.type = s.mode == Mode::Local ? s.local.weights : s.infer.weights;
+    // Files and links written before out_proj_bias had one proj_bias for in_proj and out_proj alike: it holds for both.
+    if (auto mj = j.find("model"); mj != j.end() && mj->is_object())
+        if (auto sj = mj->find("ssm"); sj != mj->end() && sj->is_object() && sj->contains("proj_bias") && !sj->contains("out_proj_bias"))
+            s.model.ssm.out_proj_bias = s.model.ssm.proj_bias;
     if (!s.local.apple_chip.empty() && !find_apple_chip(s.local.apple_chip))
         errs.push_back({"local.apple_chip", "must be \"\" (a PC) or an Apple chip id such as m2-max or m4-pro; got " +
                                                 describe(Json(s.local.apple_chip))});

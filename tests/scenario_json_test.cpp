@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "estimate.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
@@ -754,4 +756,28 @@ TEST_CASE("scenario JSON: local.compare - each bad field named by its path, and 
     REQUIRE(old.ok());
     CHECK(old->local.compare == LocalCompare{});
     CHECK(scenario_to_json(*old, JsonStyle::Compact).find("compare") == std::string::npos);
+}
+
+TEST_CASE("scenario JSON: a Mamba mixer's proj_bias written before out_proj_bias holds for out_proj too, and both are written") {
+    // Before Falcon-H1 one ssm.proj_bias meant in_proj's and out_proj's biases alike (mamba use_bias).
+    const ModelPreset* mamba = find_model("mamba-2.8b");
+    REQUIRE(mamba != nullptr);
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = mamba->spec;
+    s.model.name = "my mamba";  // not a preset: the model is written out
+    s.model.ssm.proj_bias = true;
+    s.model.ssm.out_proj_bias = false;  // Falcon-H1 style: in_proj's bias without out_proj's
+    for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {
+        const std::string written = scenario_to_json(s, style);
+        Result<Scenario> back = scenario_from_json(written);
+        REQUIRE(back.ok());
+        CHECK(back->model.ssm.proj_bias);
+        CHECK_FALSE(back->model.ssm.out_proj_bias);
+        nlohmann::json old = nlohmann::json::parse(written);
+        old["model"]["ssm"].erase("out_proj_bias");  // as a file from before the field
+        Result<Scenario> old_back = scenario_from_json(old.dump());
+        REQUIRE(old_back.ok());
+        CHECK(old_back->model.ssm.out_proj_bias);
+    }
 }
