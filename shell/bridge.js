@@ -356,8 +356,14 @@
     }
     if (!appUsesKey(e)) keepDefault(e);
   }
-  // Leaving forgets that a control was chosen (keyboard.h).
+  // Leaving forgets that a control was chosen (keyboard.h). Coming back by Tab focuses the first
+  // control, by Shift+Tab the last: the key down as the canvas gets the focus says which.
   canvas.addEventListener("blur", function () { if (v.ready) { Module._vl_keyboard_left(); v.wake(); } });
+  window.addEventListener("keydown", function (e) {
+    if (e.key !== "Tab" || e.target === canvas || !v.ready) return;
+    var dir = e.shiftKey ? -1 : 1;  // the browser moves the focus after this: then see where it went
+    setTimeout(function () { if (document.activeElement === canvas) { Module._vl_keyboard_entered(dir); v.wake(); } }, 0);
+  }, true);
   window.addEventListener("keydown", filterKey, true);
   window.addEventListener("keyup", filterKey, true);
 

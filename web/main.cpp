@@ -202,6 +202,10 @@ void load_fonts(float scale) {
 void frame() {
     Runtime& rt = *g_rt;
     SDL_Event event;
+    if (rt.app.ui.release_keys) {  // the canvas lost the keyboard (keyboard.h): the keys held are up
+        rt.app.ui.release_keys = false;
+        SDL_ResetKeyboard();
+    }
     while (SDL_PollEvent(&event)) {
         track_touch(event);
         ImGui_ImplSDL2_ProcessEvent(&event);

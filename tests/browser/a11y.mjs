@@ -2,7 +2,8 @@
 // The real page in headless Chromium, real keys and mouse (Playwright), on a desktop and a phone viewport:
 //   1. Tab from the page's start reaches the "Results as text" button (shown while it has focus);
 //      Enter shows the results as text, which the mouse selects and Ctrl+C copies; Escape closes it.
-//   2. in the canvas, Tab and Shift+Tab move through every kind of control (buttons, section headers,
+//   2. Tab from the page into the canvas lands on its first control, Shift+Tab from after it on its last,
+//      every time; in the canvas, Tab and Shift+Tab move through every kind of control (buttons, section headers,
 //      text fields), one at a time, in order, with a focus ring drawn around the focused one; Enter
 //      presses a focused button; a value typed in a field reached by Tab changes the scenario.
 //   3. the HTML mirror of the results (#vl-results) says what the app state says, after each change:
@@ -124,11 +125,12 @@ try {
     const page = await open({ viewport: { width: 1280, height: 900 } });
     await press(page, 'Tab');  // "Results as text"
     await press(page, 'Tab');  // the canvas
-    check(await active(page) === 'canvas', `the second Tab gives the app the keyboard (${await active(page)})`);
-    // Tab: the first control, then the next ones in the order drawn (the top bar, the model section).
+    check(await active(page) === 'canvas' && (await state(page)).ui.focus === 'toggle.lang',
+          `the second Tab gives the app the keyboard, on its first control (${await active(page)}, ${(await state(page)).ui.focus})`);
+    // Tab: the next controls in the order drawn (the top bar, the model section).
     const seen = await tabTo(page, 'model.search', 30);
-    check(seen[0] === 'toggle.lang' && seen[1] === 'toggle.theme' && seen[2] === 'toggle.unit',
-          `Tab goes through the top bar's buttons in order (${seen.slice(0, 3).join(', ')})`);
+    check(seen[0] === 'toggle.theme' && seen[1] === 'toggle.unit',
+          `Tab goes through the top bar's buttons in order (toggle.lang, ${seen.slice(0, 2).join(', ')})`);
     check(seen.includes('section.model') && seen.indexOf('section.model') < seen.indexOf('model.search'),
           `... then the Model section's header and its controls (${seen.join(', ')})`);
     check(seen.every((k, i) => k && (i === 0 || k !== seen[i - 1])), 'each Tab moves the focus to another control');
@@ -186,12 +188,44 @@ try {
     check(new Set(named).size === named.length, `... without going round to the first control again (${seen.slice(-3).join(', ')})`);
     check(['toggle.unit', 'infer.batch', 'gpu', 'share.copy_link'].every((k) => named.includes(k)),
           `... having gone through the top bar, the inputs and the share panel (${named.length} named controls)`);
-    // Shift+Tab from after the app gives it the keyboard; Shift+Tab again leaves for the button
-    // before it (the canvas is the stop before the first control).
-    await press(page, 'Shift+Tab');
-    check(await active(page) === 'canvas', `Shift+Tab from after the app gives it the keyboard (${await active(page)})`);
-    await press(page, 'Shift+Tab');
-    check(await active(page) === 'vl-show-text', `... and Shift+Tab again leaves for "Results as text" before the canvas (${await active(page)})`);
+    // Shift+Tab from after the app gives it the keyboard on its last control, each time; Tab there
+    // leaves again, Shift+Tab goes back one control.
+    const last = seen[seen.length - 1];
+    for (let round = 1; round <= 3; round++) {
+      await press(page, 'Shift+Tab');
+      const f = (await state(page)).ui.focus;
+      check(await active(page) === 'canvas' && f === last,
+            `round ${round}: Shift+Tab from after the app lands on its last control, ${last} (${await active(page)}, ${f})`);
+      if (round === 2) {
+        await press(page, 'Shift+Tab');
+        check((await state(page)).ui.focus === seen[seen.length - 2], `... and Shift+Tab goes back to ${seen[seen.length - 2]}`);
+        await press(page, 'Tab');
+      }
+      await press(page, 'Tab');
+      check(await active(page) !== 'canvas', `round ${round}: ... and Tab on it leaves the app again (${await active(page)})`);
+    }
+    await page.context().close();
+  });
+
+  await section('desktop: Tab from before the app lands on its first control, each time', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await press(page, 'Tab');  // "Results as text"
+    for (let round = 1; round <= 3; round++) {
+      await press(page, 'Tab');
+      const f = (await state(page)).ui.focus;
+      check(await active(page) === 'canvas' && f === 'toggle.lang',
+            `round ${round}: Tab from "Results as text" lands on the app's first control (${await active(page)}, ${f})`);
+      // Into the app and back out by Shift+Tab, a different number of steps each round.
+      for (let i = 0; i < round; i++) await press(page, 'Tab');
+      for (let i = 0; i < round; i++) await press(page, 'Shift+Tab');
+      check((await state(page)).ui.focus === 'toggle.lang', `round ${round}: Shift+Tab comes back to the first control`);
+      await press(page, 'Shift+Tab');
+      check(await active(page) === 'vl-show-text', `round ${round}: ... and Shift+Tab on it leaves for "Results as text" (${await active(page)})`);
+    }
+    // A click on the app (no Tab) is no entry by Tab.
+    await click(page, 'toggle.unit');
+    check(await active(page) === 'canvas' && (await state(page)).ui.focus !== 'toggle.lang',
+          `a click gives the app the keyboard without moving the focus to the first control (focus '${(await state(page)).ui.focus}')`);
     await page.context().close();
   });
 

@@ -3,6 +3,8 @@
 //   every LoRA target checkbox (q_proj ... down_proj) lies inside the inputs column, and a click (a
 //   tap) on it switches that target on and off in the scenario. The row used to run past the
 //   column's edge, so down_proj could not be reached.
+// And a dropdown's rows: on a phone each is a finger tall (44 CSS px), so a tap 44 px below the first
+// row's middle picks the second item; on a desktop they stay a text line.
 //
 // Usage: node layout.mjs --site build/web/site [--chromium /usr/bin/chromium]
 import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite, settle }
@@ -50,7 +52,51 @@ async function loraTargets(page, name, touch) {
   }
 }
 
+// The engine dropdown lists core/enum_names.cpp's Engine table in its order; the page opens in inference
+// with transformers. Row pitch: on a phone 44 CSS px (Apple's smallest hit target, web/ui/widgets.h
+// kFingerRowPx); on a desktop a text line, the 16 px font (web/main.cpp kFontPixels) and the 5 px gap
+// between items (web/ui/layout.cpp apply_style ItemSpacing.y) = 21 px.
+const ENGINES = ['transformers', 'vllm', 'llama.cpp'];
+async function dropdownRows(page, name, touch, rowPx) {
+  const column = await item(page, 'section.model');
+  const tabs = touch ? await item(page, 'tab') : null;
+  const top = tabs ? tabs.y + tabs.h : 0;
+  const at = { x: column.x + 8, y: (top + page.viewportSize().height) / 2 };
+  await scrollTo(page, 'infer.engine', at, top, touch);
+  for (const k of [1, 2, 0]) {
+    await click(page, 'infer.engine', { touch });
+    const first = await item(page, `infer.engine.${ENGINES[0]}`);
+    const second = await item(page, `infer.engine.${ENGINES[1]}`);
+    check(Math.abs(first.h - rowPx) < 0.5 && Math.abs(second.y - first.y - rowPx) < 0.5,
+          `${name}: the engine list's rows are ${rowPx} px apart and as tall (${first.h}, ${second.y - first.y})`);
+    const y = first.cy + k * rowPx;
+    if (touch) await page.touchscreen.tap(first.cx, y);
+    else {
+      await page.mouse.move(first.cx, y);
+      await page.mouse.down();
+      await page.waitForTimeout(50);
+      await page.mouse.up();
+    }
+    await settle(page);
+    // The scenario JSON leaves out a default: no engine is transformers (core/scenario.h).
+    const engine = JSON.parse((await state(page)).scenario).infer?.engine ?? 'transformers';
+    check(engine === ENGINES[k], `${name}: a ${touch ? 'tap' : 'click'} ${k * rowPx} px below the first row's middle picks ${ENGINES[k]} (${engine})`);
+  }
+}
+
 try {
+  console.log('dropdown rows');
+  await section('dropdown rows: desktop 1280 (mouse)', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await dropdownRows(page, 'desktop', false, 21);
+    await page.context().close();
+  });
+  await section('dropdown rows: phone 390x844 (touch)', async () => {
+    const page = await open({ viewport: { width: 390, height: 844 }, dpr: 3, mobile: true });
+    await click(page, 'tab.1', { touch: true });  // Setup
+    await dropdownRows(page, 'phone', true, 44);
+    await page.context().close();
+  });
   for (const width of [1280, 1920]) {
     console.log(`desktop ${width}x900`);
     await section(`desktop ${width}`, async () => {

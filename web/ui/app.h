@@ -55,6 +55,9 @@ struct OutEvent {
 enum class FontLoad { NotNeeded, Loading, Ready, Failed };
 inline constexpr const char* kZhFontFile = "zh-font.ttf";
 
+// The name of the window that holds the whole page (layout.cpp draw(); keyboard.cpp).
+inline constexpr const char* kRootWindow = "vramlens";
+
 // What the page knows at start (query string, media queries).
 struct PageEnv {
     bool embed = false;        // ?embed or #embed...: compact results-first layout
@@ -137,6 +140,8 @@ struct UiState {
     std::vector<unsigned> tab_skip;          // this frame's items Tab passes over (ImGuiIDs of charts' hover areas)
     int tab_dir = 0;                         // the direction of the Tab move under way (+1, -1), 0 when none
     bool focus_chosen = false;               // a click or a key has put the focus somewhere (else Tab starts at the first control)
+    bool release_keys = false;               // the canvas lost the keyboard: keys held then are up for the app (web/main.cpp)
+    int enter_dir = 0;                       // the keyboard came into the app by Tab (+1) or Shift+Tab (-1): focus that end next frame
     int tab_edge = 0;                        // +1: Tab leaves the app (the focus is on the last control), -1: Shift+Tab does, 0: neither
     unsigned tab_probe_from = 0;             // this frame scores a forward Tab from this ImGuiID, never applied (tab_edge)
     std::string results_text;                // the results_text_json() the page's HTML mirror shows

@@ -39,10 +39,10 @@ void preset_picker(AppState& app) {
         if (std::find(families.begin(), families.end(), p.family) == families.end()) families.push_back(p.family);
     ImGui::SetNextItemWidth(-1);
     const char* fam_preview = app.ui.family_filter.empty() ? tr(app.ui.lang, S::AllFamilies) : app.ui.family_filter.c_str();
-    if (ImGui::BeginCombo("##family", fam_preview)) {
-        if (ImGui::Selectable(tr(app.ui.lang, S::AllFamilies), app.ui.family_filter.empty())) app.ui.family_filter.clear();
+    if (begin_dropdown(app, "##family", fam_preview)) {
+        if (dropdown_item(app, tr(app.ui.lang, S::AllFamilies), app.ui.family_filter.empty())) app.ui.family_filter.clear();
         for (const std::string& f : families)
-            if (ImGui::Selectable(f.c_str(), f == app.ui.family_filter)) app.ui.family_filter = f;
+            if (dropdown_item(app, f.c_str(), f == app.ui.family_filter)) app.ui.family_filter = f;
         ImGui::EndCombo();
     }
     mark(app, "model.family");
@@ -359,12 +359,12 @@ void gpu_panel(AppState& app) {
     field_label(tr(L, S::Gpu));
     ImGui::SetNextItemWidth(-1);
     const std::string preview = s.gpu.name + "  ·  " + amount_with_unit(s.gpu.memory_bytes, SizeUnit::GiB, 1);
-    if (ImGui::BeginCombo("##gpu", preview.c_str())) {
+    if (begin_dropdown(app, "##gpu", preview.c_str())) {
         TypeAhead typed = typeahead_begin(app);
         for (const GpuPreset& g : gpu_presets()) {
             char label[160];
             std::snprintf(label, sizeof label, "%s  ·  %s", g.name.c_str(), g.marketed.c_str());
-            if (ImGui::Selectable(label, g.id == app.ui.gpu_preset_id)) {
+            if (dropdown_item(app, label, g.id == app.ui.gpu_preset_id)) {
                 s.gpu = g.gpu();
                 app.ui.gpu_preset_id = g.id;
                 app.dirty = true;
@@ -372,7 +372,7 @@ void gpu_panel(AppState& app) {
             typeahead_item(typed, label);
             mark(app, "gpu." + g.id);
         }
-        if (ImGui::Selectable(tr(L, S::CustomGpu), app.ui.gpu_preset_id.empty())) {
+        if (dropdown_item(app, tr(L, S::CustomGpu), app.ui.gpu_preset_id.empty())) {
             app.ui.gpu_preset_id.clear();
             s.gpu.name = "Custom GPU";
             app.dirty = true;

@@ -44,11 +44,36 @@ void start_tab_probe(AppState& app) {
     app.ui.tab_probe_from = g.NavId;
 }
 
+// The keyboard came in from the page (keyboard_entered): a Tab request over the whole window from no
+// item, which ImGui scores to the first item (NavTabbingDir 0) or, going back, to the last one it sees
+// (NavTabbingDir -1 never meets the focused item, so each item replaces the last).
+bool enter_from_page(AppState& app) {
+    ImGuiContext& g = *GImGui;
+    const int dir = app.ui.enter_dir;
+    app.ui.enter_dir = 0;
+    ImGuiWindow* root = ImGui::FindWindowByName(kRootWindow);
+    if (dir == 0 || !root) return false;
+    ImGui::FocusWindow(root);
+    g.NavWindow = root;
+    g.NavLayer = ImGuiNavLayer_Main;
+    g.NavId = 0;
+    submit_tabbing(dir < 0 ? ImGuiDir_Up : ImGuiDir_Down, ImGuiNavMoveFlags_FocusApi,
+                   ImGuiScrollFlags_KeepVisibleEdgeX | ImGuiScrollFlags_KeepVisibleEdgeY);
+    g.NavTabbingDir = dir < 0 ? -1 : 0;
+    app.ui.tab_dir = dir;
+    app.ui.focus_chosen = true;
+    return true;
+}
+
 }  // namespace
 
 void keyboard_begin_frame(AppState& app) {
     ImGuiContext& g = *GImGui;
     app.ui.focus_key.clear();
+    if (enter_from_page(app)) {
+        app.ui.tab_skip.clear();
+        return;
+    }
     // Until a click or a keyboard move, the focus ImGui gives a new window's first item is no one's:
     // the first Tab goes to the first control.
     if (g.IO.MouseClicked[0] || g.NavJustMovedToId != 0) app.ui.focus_chosen = true;
@@ -107,8 +132,16 @@ void keyboard_end_frame(AppState& app) {
 }
 
 void keyboard_lost_focus(AppState& app) {
+    // The keys still down (Shift of the Shift+Tab that left) come up on the page, which the app never
+    // sees: without this, the next Tab after coming back would count as Shift+Tab.
+    app.ui.release_keys = true;
     app.ui.focus_chosen = false;
     app.ui.tab_edge = -1;
+}
+
+void keyboard_entered(AppState& app, int dir) {
+    app.ui.enter_dir = dir < 0 ? -1 : +1;
+    app.ui.tab_edge = 0;  // a key pressed before the next frame stays in the app
 }
 
 void not_a_tab_stop(AppState& app) {

@@ -5,7 +5,8 @@
 // Enter presses a focused control as Space does; a scrolling list is one stop that Enter or Space
 // enters (arrows inside, Escape leaves), and Tab goes on after it. Tab on the last control and
 // Shift+Tab on the first (or before any) leave the app for the page, as from a form's last field
-// (no keyboard trap, WCAG 2.1.2): each frame with a focused control asks ImGui's own Tab scoring
+// (no keyboard trap, WCAG 2.1.2), and Tab coming back from the page lands on the first control, Shift+Tab
+// on the last (keyboard_entered): each frame with a focused control asks ImGui's own Tab scoring
 // whether a control comes after it, and the page lets the browser move focus when none does.
 #pragma once
 #include "ui/app.h"
@@ -18,9 +19,12 @@ void keyboard_before_frame();
 void keyboard_begin_frame(AppState& app);
 // At the end of draw(), before ImGui::Render: ui.tab_edge for the page (vl_tab_leaves).
 void keyboard_end_frame(AppState& app);
-// The canvas lost the keyboard: no control counts as chosen, so coming back, Shift+Tab leaves again
-// (the canvas is the stop before the first control).
+// The canvas lost the keyboard: no control counts as chosen, so coming back other than by Tab (the
+// results-as-text box closed), the canvas is the stop before the first control: Shift+Tab leaves again.
 void keyboard_lost_focus(AppState& app);
+// Tab (dir +1) or Shift+Tab (dir -1) gave the canvas the keyboard (the page saw the key move the focus
+// into it): the next frame focuses the first control, or the last, as a browser does with a form's fields.
+void keyboard_entered(AppState& app, int dir);
 // After an item that is no control (a chart's hover area): Tab passes over it.
 void not_a_tab_stop(AppState& app);
 // In mark(): the widget just drawn under `key` has the keyboard (ui.focus_key, for the test hook).

@@ -199,7 +199,7 @@ void draw(AppState& app) {
     const ImGuiWindowFlags root = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                   ImGuiWindowFlags_NoBringToFrontOnFocus;
     const bool embed = app.ui.env.embed;
-    ImGui::Begin("vramlens", nullptr, embed ? root | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : root);
+    ImGui::Begin(kRootWindow, nullptr, embed ? root | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : root);
     begin_touch_drag(app);
     top_bar(app);
     zh_font_notice(app);
@@ -217,7 +217,7 @@ void draw(AppState& app) {
             app.ui.content_height = h;
             app.outbox.push_back({"height", "", "", "", 0, 0, 0, h});
         }
-    } else if (size.x >= 860) {
+    } else if (size.x >= kTwoColumnsMinWidth) {
         const float left = std::clamp(size.x * 0.34f, 340.0f, 460.0f);
         ImGui::BeginChild("##inputs", ImVec2(left, 0), true, ImGuiWindowFlags_NavFlattened);  // one Tab order (keyboard.h)
         inputs_column(app, true);

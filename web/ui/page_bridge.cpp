@@ -187,6 +187,10 @@ EMSCRIPTEN_KEEPALIVE int vl_tab_leaves(int dir) {
 EMSCRIPTEN_KEEPALIVE void vl_keyboard_left() {
     if (g_app) vl::ui::keyboard_lost_focus(*g_app);
 }
+// Tab (dir +1) or Shift+Tab (dir -1) gave the canvas the keyboard (keyboard.h).
+EMSCRIPTEN_KEEPALIVE void vl_keyboard_entered(int dir) {
+    if (g_app) vl::ui::keyboard_entered(*g_app, dir);
+}
 // 1 when a touch starting at (x, y) is over something the app scrolls.
 EMSCRIPTEN_KEEPALIVE int vl_drag_scrolls(float x, float y) { return GImGui && vl::ui::drag_scrolls_at(ImVec2(x, y)) ? 1 : 0; }
 }

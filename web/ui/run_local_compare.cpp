@@ -34,11 +34,11 @@ void local_compare_models_panel(AppState& app) {
         }
     }
     ImGui::SetNextItemWidth(-1);
-    if (ImGui::BeginCombo("##compare_add_model", tr(L, S::CompareAddModel), ImGuiComboFlags_HeightLargest)) {
-        if (ImGui::Selectable(compare_model_label(app, "current").c_str())) add_compare_model(app, "current");
+    if (begin_dropdown(app, "##compare_add_model", tr(L, S::CompareAddModel), ImGuiComboFlags_HeightLargest)) {
+        if (dropdown_item(app, compare_model_label(app, "current").c_str(), false)) add_compare_model(app, "current");
         mark(app, "local.compare.model.add.current");
         for (const ModelPreset& p : model_presets()) {
-            if (ImGui::Selectable(p.name.c_str())) add_compare_model(app, p.id);
+            if (dropdown_item(app, p.name.c_str(), false)) add_compare_model(app, p.id);
             mark(app, "local.compare.model.add." + p.id);
         }
         ImGui::EndCombo();

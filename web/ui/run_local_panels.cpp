@@ -19,9 +19,9 @@ bool choice_combo(AppState& app, const char* label, const std::string& key, cons
     if (label) field_label(label);
     bool changed = false;
     ImGui::SetNextItemWidth(-1);
-    if (ImGui::BeginCombo(("##" + key).c_str(), name(current).c_str())) {
+    if (begin_dropdown(app, ("##" + key).c_str(), name(current).c_str())) {
         for (const T& v : values) {
-            if (ImGui::Selectable(name(v).c_str(), v == current)) {
+            if (dropdown_item(app, name(v).c_str(), v == current)) {
                 chosen = v;
                 changed = v != current;
             }
@@ -97,11 +97,11 @@ void local_machine_panel(AppState& app) {
             const float remove_w = ImGui::CalcTextSize(tr(L, S::Remove)).x + ImGui::GetStyle().FramePadding.x * 2;
             ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - remove_w - ImGui::GetStyle().ItemSpacing.x);
             std::string id = lo.gpus[i];
-            if (ImGui::BeginCombo("##gpu", gpu_label(lo.gpus[i]).c_str(), ImGuiComboFlags_HeightLargest)) {  // every preset in view
+            if (begin_dropdown(app, "##gpu", gpu_label(lo.gpus[i]).c_str(), ImGuiComboFlags_HeightLargest)) {  // every preset in view
                 TypeAhead typed = typeahead_begin(app);
                 for (const std::string& g : ids) {
                     const std::string label = gpu_label(g);
-                    if (ImGui::Selectable(label.c_str(), g == lo.gpus[i])) id = g;
+                    if (dropdown_item(app, label.c_str(), g == lo.gpus[i])) id = g;
                     typeahead_item(typed, label.c_str());
                     mark(app, key + "." + g);
                 }

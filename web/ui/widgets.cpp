@@ -4,6 +4,7 @@
 #include <imgui_internal.h>
 
 #include <cctype>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -325,15 +326,41 @@ void typeahead_item(TypeAhead& t, const char* label) {
     g.NavDisableMouseHover = true;
 }
 
+bool finger_rows(const AppState& app) {
+    return app.ui.env.touch || ImGui::GetIO().DisplaySize.x < kTwoColumnsMinWidth;
+}
+
+bool begin_dropdown(const AppState& app, const char* id, const char* preview, ImGuiComboFlags flags) {
+    if (finger_rows(app) && !(flags & ImGuiComboFlags_HeightLargest)) {
+        // ImGui's regular list height (8 items, imgui_widgets.cpp BeginComboPopup) in finger rows.
+        constexpr int kRows = 8;
+        const ImGuiStyle& st = ImGui::GetStyle();
+        ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0),
+                                            ImVec2(FLT_MAX, kRows * kFingerRowPx - st.ItemSpacing.y + st.WindowPadding.y * 2));
+    }
+    return ImGui::BeginCombo(id, preview, flags);
+}
+
+bool dropdown_item(const AppState& app, const char* label, bool selected, ImGuiSelectableFlags flags) {
+    if (!finger_rows(app)) return ImGui::Selectable(label, selected, flags);
+    // A Selectable's box takes in the gap to the next item (ItemSpacing.y): the row is kFingerRowPx with it.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    ImGui::PushStyleVar(ImGuiStyleVar_SelectableTextAlign, ImVec2(st.SelectableTextAlign.x, 0.5f));
+    const bool pressed =
+        ImGui::Selectable(label, selected, flags, ImVec2(0, std::max(ImGui::GetTextLineHeight(), kFingerRowPx - st.ItemSpacing.y)));
+    ImGui::PopStyleVar();
+    return pressed;
+}
+
 bool int_choice(AppState& app, const char* label, const char* key, int64_t& v, const std::vector<int64_t>& choices) {
     field_label(label);
     bool changed = false;
     ImGui::SetNextItemWidth(-1);
     const std::string preview = std::to_string(v);
-    if (ImGui::BeginCombo((std::string("##") + key).c_str(), preview.c_str())) {
+    if (begin_dropdown(app, (std::string("##") + key).c_str(), preview.c_str())) {
         for (int64_t c : choices) {
             const bool sel = c == v;
-            if (ImGui::Selectable(std::to_string(c).c_str(), sel)) {
+            if (dropdown_item(app, std::to_string(c).c_str(), sel)) {
                 v = c;
                 changed = true;
             }

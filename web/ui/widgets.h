@@ -50,6 +50,20 @@ bool password_field(AppState& app, const char* label, const char* key, std::stri
 // Buttons in a row, one selected, the field's error under them. Returns true when the selection changed.
 bool segmented(AppState& app, const char* key, const char* const* labels, int count, int& selected);
 
+// Dropdowns (every combo of the page goes through these two). In the phone layout (a window narrower
+// than kTwoColumnsMinWidth) and on a touch screen each item is a finger tall, kFingerRowPx with the gap
+// to the next one; elsewhere an item is a text line, as ImGui draws it.
+// The narrowest window that gets two columns (inputs beside results); narrower is the phone layout.
+inline constexpr float kTwoColumnsMinWidth = 860;
+// The smallest height of a row picked with a finger, CSS px [apple-hig-hit-targets] (Material: 48 dp [material-touch-targets]).
+inline constexpr float kFingerRowPx = 44;
+// Whether dropdown items are finger tall: the phone layout or a coarse pointer.
+bool finger_rows(const AppState& app);
+// ImGui::BeginCombo, its list kFingerRowPx rows tall when finger_rows (8 rows unless HeightLargest).
+bool begin_dropdown(const AppState& app, const char* id, const char* preview, ImGuiComboFlags flags = 0);
+// ImGui::Selectable for an item of an open dropdown, the whole row tappable.
+bool dropdown_item(const AppState& app, const char* label, bool selected, ImGuiSelectableFlags flags = 0);
+
 // What a combo shows for an enum value: the readable names of strings.h where there are some,
 // else the scenario JSON's name ("bf16-mixed").
 template <class E>
@@ -66,7 +80,7 @@ bool enum_combo(AppState& app, const char* label, const char* key, E& v) {
     bool changed = false;
     ImGui::SetNextItemWidth(-1);
     const float wrap = ImGui::GetContentRegionAvail().x;
-    if (ImGui::BeginCombo((std::string("##") + key).c_str(), enum_label(app.ui.lang, v))) {
+    if (begin_dropdown(app, (std::string("##") + key).c_str(), enum_label(app.ui.lang, v))) {
         const E current = v;
         E chosen = current;
         for (const auto& n : enum_names(E{})) {
@@ -74,7 +88,7 @@ bool enum_combo(AppState& app, const char* label, const char* key, E& v) {
             v = n.value;  // tried in place, put back below
             const std::string why = sel ? std::string() : rule_error(app.scenario, key);
             v = current;
-            if (ImGui::Selectable(enum_label(app.ui.lang, n.value), sel, why.empty() ? 0 : ImGuiSelectableFlags_Disabled)) {
+            if (dropdown_item(app, enum_label(app.ui.lang, n.value), sel, why.empty() ? 0 : ImGuiSelectableFlags_Disabled)) {
                 chosen = n.value;
                 changed = true;
             }
