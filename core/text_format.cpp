@@ -122,14 +122,12 @@ std::string shortest_text(double v) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
     if (v == 0) return std::signbit(v) ? "-0" : "0";
-    // The fewest significant digits that read back as v (%.{p}e, p = 0..16), then {fmt}'s layout.
+    // The fewest significant digits that read back as v (%.{p}e, p = 0..16: 17 digits always do), then {fmt}'s layout.
     char buf[40];
-    int p = 0;
-    for (; p < 17; ++p) {
+    for (int p = 0; p <= 16; ++p) {
         std::snprintf(buf, sizeof buf, "%.*e", p, v);
-        if (std::strtod(buf, nullptr) == v) break;
+        if (p == 16 || std::strtod(buf, nullptr) == v) break;
     }
-    std::snprintf(buf, sizeof buf, "%.*e", p, v);
     const std::string_view text(buf);
     const std::size_t e = text.find('e');
     const bool negative = text[0] == '-';
