@@ -848,15 +848,15 @@ Result<Scenario> scenario_from_json(std::string_view text) {
     if (const Json* n = r.find("gpu_count")) read_value(*n, "gpu_count", errs, s.gpu_count);
     else if (auto n2 = ranks(s.parallel)) s.gpu_count = *n2;
     r.finish();
-    // Files and links written before the bytes recorded their type held them only while the format in use
-    // was the file's: that format is their type.
-    if (auto mj = j.find("model"); mj != j.end() && mj->is_object())
+    if (auto mj = j.find("model"); mj != j.end() && mj->is_object()) {
+        // Files and links written before the bytes recorded their type held them only while the format in use
+        // was the file's: that format is their type.
         if (auto g = mj->find("gguf_bytes"); g != mj->end() && g->is_object() && !g->contains("type"))
             s.model.gguf_bytes.type = s.mode == Mode::Local ? s.local.weights : s.infer.weights;
-    // Files and links written before out_proj_bias had one proj_bias for in_proj and out_proj alike: it holds for both.
-    if (auto mj = j.find("model"); mj != j.end() && mj->is_object())
+        // Files and links written before out_proj_bias had one proj_bias for in_proj and out_proj alike: it holds for both.
         if (auto sj = mj->find("ssm"); sj != mj->end() && sj->is_object() && sj->contains("proj_bias") && !sj->contains("out_proj_bias"))
             s.model.ssm.out_proj_bias = s.model.ssm.proj_bias;
+    }
     if (!s.local.apple_chip.empty() && !find_apple_chip(s.local.apple_chip))
         errs.push_back({"local.apple_chip", "must be \"\" (a PC) or an Apple chip id such as m2-max or m4-pro; got " +
                                                 describe(Json(s.local.apple_chip))});
