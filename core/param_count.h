@@ -126,7 +126,6 @@ ParamCounts count_params(const ModelSpec& m);
 
 bool layer_is_moe(const ModelSpec& m, int64_t layer);           // layer (0-based) uses routed experts
 bool layer_is_sliding(const ModelSpec& m, int64_t layer);       // layer (0-based) uses the sliding window
-bool layer_is_ssm(const ModelSpec& m, int64_t layer);           // layer (0-based) has a Mamba mixer instead of attention
 bool layer_list_char_known(char c);                              // c is one of SsmSpec::layer_list's characters
 
 }  // namespace vl

@@ -155,7 +155,7 @@ TEST_CASE("state-space models: Jamba's layers alternate attention, Mamba, dense 
     CHECK(std::llround(static_cast<double>(p.active_per_token) / 1e9) == 12);
     for (int64_t i = 0; i < m.layers; ++i) {
         INFO("layer " << i);
-        CHECK(layer_is_ssm(m, i) == (i % 8 != 4));
+        CHECK(layer_pattern(m).ssm(i) == (i % 8 != 4));
         CHECK(layer_is_moe(m, i) == (i % 2 == 1));
     }
     CHECK(p.per_layer[4].attention == 41943040);
@@ -517,7 +517,7 @@ TEST_CASE("gated deltanet: Qwen3-Next-80B-A3B counts as its safetensors headers 
     CHECK(p.per_layer[0].total() == 1648531648LL);
     for (int64_t i = 0; i < m.layers; ++i) {
         INFO("layer " << i);
-        CHECK(layer_is_ssm(m, i) == ((i + 1) % 4 != 0));
+        CHECK(layer_pattern(m).ssm(i) == ((i + 1) % 4 != 0));
     }
     CHECK(p.mtp == 0);  // this config names no MTP layer
 }
@@ -736,7 +736,7 @@ TEST_CASE("nemotron-h: NVIDIA-Nemotron-Nano-9B-v2 counts as its safetensors do, 
     const LayerPattern lp = layer_pattern(m);
     for (int64_t i = 0; i < m.layers; ++i) {
         INFO("layer " << i);
-        CHECK(layer_is_ssm(m, i) == (pattern[static_cast<size_t>(i)] == 'M'));
+        CHECK(layer_pattern(m).ssm(i) == (pattern[static_cast<size_t>(i)] == 'M'));
         CHECK(lp.attention(i) == (pattern[static_cast<size_t>(i)] == '*'));
     }
     CHECK(lp.attention_count(0, 56) == 4);
@@ -881,7 +881,7 @@ TEST_CASE("granite-4.0-h: Granite-4.0-H-Tiny and -1B counted by hand from Granit
     CHECK(p.per_layer[0].mlp == moe);
     for (int64_t i = 0; i < tiny.layers; ++i) {
         INFO("layer " << i);
-        CHECK(layer_is_ssm(tiny, i) == (i % 10 != 5));
+        CHECK(layer_pattern(tiny).ssm(i) == (i % 10 != 5));
     }
     // Granite-4.0-H-1B: no experts, the shared MLP of 4096 alone (3 * 4096 * 1536 = 18,874,368).
     const ParamCounts d = count_params(config("granite-4.0-h-1b.json"));
@@ -975,8 +975,8 @@ TEST_CASE("nemotron-h and granite-4.0-h: their GGUF files' per-layer arrays name
                                      {"ssm.inner_size", 3072}, {"vocab_size", 100352}},
                                     {{"attention.head_count_kv", gkv}}, 0);
     CHECK(count_params(tiny).total == 6939037248LL);
-    CHECK(layer_is_ssm(tiny, 4));
-    CHECK_FALSE(layer_is_ssm(tiny, 5));
+    CHECK(layer_pattern(tiny).ssm(4));
+    CHECK_FALSE(layer_pattern(tiny).ssm(5));
 }
 
 // ---- Falcon-H1: attention and a Mamba2 mixer side by side on every layer, then an MLP --------------------

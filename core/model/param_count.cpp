@@ -118,7 +118,6 @@ int64_t LayerPattern::moe_count(int64_t begin, int64_t end) const {
 
 bool layer_is_moe(const ModelSpec& m, int64_t layer) { return layer_pattern(m).moe(layer); }
 bool layer_is_sliding(const ModelSpec& m, int64_t layer) { return layer_pattern(m).sliding(layer); }
-bool layer_is_ssm(const ModelSpec& m, int64_t layer) { return layer_pattern(m).ssm(layer); }
 
 // One layer's counts from its tensors: the attention module or the Mamba mixer, the MLP (dense, or
 // routed + shared experts + router) and the layer norms. A token uses top_k of the routed experts and
