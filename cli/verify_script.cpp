@@ -335,7 +335,7 @@ def machine_problem(visible, name, total, free):
     return "this scenario needs %s; %s: %s" % (needs(), have, why)
 
 
-def report(outcome, where, device, allocated, reserved, used, used_before, notes):
+def report(outcome, where, device, allocated, reserved, used, used_before, notes, allocator=None):
     """Prints the measurement beside the estimate; returns the exit status."""
     print("device: %s" % device)
     if outcome != "measured":
@@ -351,7 +351,7 @@ def report(outcome, where, device, allocated, reserved, used, used_before, notes
         print("note: " + n)
     print(json.dumps({"outcome": outcome, "where": where,
                       "measured": {"allocated": allocated, "reserved": reserved, "gpu_used": used, "gpu_used_before": used_before},
-                      "notes": notes, "estimate": ESTIMATE, "scenario": SCENARIO}))
+                      "allocator": allocator or {}, "notes": notes, "estimate": ESTIMATE, "scenario": SCENARIO}))
     return 0 if outcome == "measured" else EXIT_DID_NOT_FIT
 
 
@@ -474,10 +474,19 @@ def run(force):
         if not is_oom(torch, e):
             raise
         outcome = "did not fit"
+        oom_message = str(e).splitlines()[0][:400]  # names the request that failed ("Tried to allocate ...")
     allocated = torch.cuda.max_memory_allocated()
     reserved = torch.cuda.max_memory_reserved()
     free_after, total = torch.cuda.mem_get_info()
-    return report(outcome, where[0], device, allocated, reserved, total - free_after, total - free, notes)
+    # The caching allocator's own counters: retries after a failed cudaMalloc (cache flushed), the peak
+    # of freed-but-split block bytes it could not hand out (fragmentation), and the memory a process can use.
+    stats = torch.cuda.memory_stats()
+    allocator = {k: stats.get(k, 0) for k in ("num_alloc_retries", "num_ooms", "inactive_split_bytes.all.peak",
+                                              "active_bytes.all.peak", "segment.all.peak", "reserved_bytes.all.peak")}
+    allocator["process_total_bytes"] = total
+    if outcome != "measured":
+        allocator["oom_message"] = oom_message
+    return report(outcome, where[0], device, allocated, reserved, total - free_after, total - free, notes, allocator)
 
 
 if __name__ == "__main__":

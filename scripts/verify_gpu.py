@@ -3,9 +3,9 @@
 
 Three steps, each run on purpose (never by the tests):
 
-  scripts/verify_gpu.py gen    [--plan P] [--cli build/native/cli/vramlens] OUTDIR
-      here: one verify script per case of the plan (tests/data/accuracy/gpu-runs/plan.json),
-      every case on --gpu h100-80gb, and OUTDIR/manifest.json.
+  scripts/verify_gpu.py gen    [--plan P] [--cli build/native/cli/vramlens] [--cases ID,ID...] OUTDIR
+      here: one verify script per case of the plan (tests/data/accuracy/gpu-runs/plan.json), or per
+      case named by --cases in that order, every case on --gpu h100-80gb, and OUTDIR/manifest.json.
   python3 verify_gpu.py run    [--budget SECONDS] [--timeout SECONDS] DIR OUT
       on the GPU machine (needs only python3 with torch, transformers, peft): runs each script
       alone (one process per case, so each starts with a fresh CUDA context), in plan order, until
@@ -32,9 +32,16 @@ MIB = 1024 ** 2
 
 def gen(args):
     plan = json.load(open(args.plan))
+    cases = plan["cases"]
+    if args.cases:  # a subset, in the order given (the runner runs them in manifest order until its budget is spent)
+        by_id = {c["case"]: c for c in cases}
+        unknown = [i for i in args.cases.split(",") if i not in by_id]
+        if unknown:
+            sys.exit("--cases: not in %s: %s" % (args.plan, ", ".join(unknown)))
+        cases = [by_id[i] for i in args.cases.split(",")]
     os.makedirs(args.outdir, exist_ok=True)
     manifest = []
-    for c in plan["cases"]:
+    for c in cases:
         cmd = [args.cli, "verify-script", "--gpu", GPU_PRESET] + c["args"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
@@ -116,6 +123,8 @@ def split_of(case):  # the measured set's rule (docs/measured-set.md)
 def ingest(args):
     env = json.load(open(os.path.join(args.results, "env.json")))
     rows = [json.loads(line) for line in open(os.path.join(args.results, "results.jsonl")) if line.strip()]
+    last = {r["case"]: i for i, r in enumerate(rows)}  # a case run twice (a rerun with more counters): its last run
+    rows = [r for i, r in enumerate(rows) if last[r["case"]] == i]
     plan = {c["case"]: c for c in json.load(open(args.plan))["cases"]}
     gpu = env["gpu"]
     folder = os.path.join(args.runs_dir, args.name)
@@ -129,7 +138,13 @@ def ingest(args):
     software = "PyTorch %s (CUDA %s), Transformers %s, PEFT %s, driver/GPU: %s" % (
         env.get("torch"), env.get("cuda_runtime"), env.get("transformers"), env.get("peft"), env.get("nvidia_smi"))
     doc = json.load(open(args.measured))
-    doc["cases"] = [c for c in doc["cases"] if c["case"] not in plan]  # a re-ingest replaces the plan's cases
+    ran = {r["case"] for r in rows if r.get("report")}  # a case this run did not measure keeps any other run's reading
+    # A re-ingest replaces this run's cases where they stand (no other run's), so ingesting every run again
+    # gives the same file whatever the order.
+    at = next((i for i, c in enumerate(doc["cases"]) if c["case"] in ran), len(doc["cases"]))
+    kept = [c for c in doc["cases"] if c["case"] not in ran]
+    at -= sum(1 for c in doc["cases"][:at] if c["case"] in ran)
+    new_cases = []
     added = 0
     for r in rows:
         rep = r.get("report")
@@ -162,15 +177,16 @@ def ingest(args):
                 c = dict(base)
                 c.update({"quantity": quantity, "measured_with": how, "quote": "%s = %d bytes" % (quantity, value),
                           "published": round(value / MIB, 1), "unit": "MiB", "outcome": "fit", "measure": measure})
-                doc["cases"].append(c)
+                new_cases.append(c)
                 added += 1
         else:
             c = dict(base)
             c.update({"quantity": "oom", "measured_with": "CUDA out of memory while %s (allocator peak %d bytes)" % (rep["where"], m["allocated"]),
                       "quote": "did not fit", "published": round(env["gpu_total_bytes"] / MIB, 1), "unit": "MiB",
                       "bound": "above", "outcome": "oom", "measure": "total"})
-            doc["cases"].append(c)
+            new_cases.append(c)
             added += 1
+    doc["cases"] = kept[:at] + new_cases + kept[at:]
     with open(args.measured, "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
@@ -183,6 +199,7 @@ def main():
     g = sub.add_parser("gen")
     g.add_argument("--plan", default=PLAN)
     g.add_argument("--cli", default=os.path.join(ROOT, "build/native/cli/vramlens"))
+    g.add_argument("--cases", help="comma-separated case ids: only these, in this order (default: the whole plan)")
     g.add_argument("outdir")
     r = sub.add_parser("run")
     r.add_argument("--budget", type=float, default=420)

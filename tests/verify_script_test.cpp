@@ -154,6 +154,9 @@ class _Cuda:
     def max_memory_reserved(self):
         return 4 * GIB
 
+    def memory_stats(self):
+        return {"num_alloc_retries": 2, "num_ooms": 0, "inactive_split_bytes.all.peak": GIB // 2, "segment.all.peak": 7}
+
 
 cuda = _Cuda()
 
@@ -437,6 +440,8 @@ TEST_CASE("verify script: a scenario too large for the local GPU stops before bu
     CHECK_THAT(forced.out, Catch::Contains("BUILT llama"));
     CHECK_THAT(forced.out, Catch::Contains("outcome: did not fit (CUDA out of memory while generating)\n"));
     CHECK_THAT(forced.out, Catch::Contains(R"({"outcome": "did not fit", "where": "generating", "measured": {"allocated": 3221225472, "reserved": 4294967296, )"));
+    // The allocator's counters come with the report, and an OOM names the request that failed.
+    CHECK_THAT(forced.out, Catch::Contains(R"("oom_message": "CUDA out of memory. Tried to allocate 20.00 MiB")"));
     CHECK(forced.err.find("Traceback") == std::string::npos);
 }
 
@@ -458,6 +463,9 @@ TEST_CASE("verify script: a measured run reports the GPU's used memory from cuda
     CHECK_THAT(r.out, Catch::Contains("GPU memory used, GiB (cudaMemGetInfo, whole GPU)          10.00"));
     CHECK_THAT(r.out, Catch::Contains("used before the run (CUDA context, other processes): 1.00 GiB\n"));
     CHECK_THAT(r.out, Catch::Contains(R"({"outcome": "measured", "where": "generating", )"));
+    // memory_stats()' counters, a missing one as 0, and the memory the process can use (80 GiB).
+    CHECK_THAT(r.out, Catch::Contains(R"("allocator": {"num_alloc_retries": 2, "num_ooms": 0, "inactive_split_bytes.all.peak": 536870912, "active_bytes.all.peak": 0, "segment.all.peak": 7, "reserved_bytes.all.peak": 0, "process_total_bytes": 85899345920})"));
+    CHECK(r.out.find("oom_message") == std::string::npos);
     CHECK(r.out.find("note:") == std::string::npos);  // 124,439,808 parameters, as vramlens counts GPT-2
 
     // transformers 5 takes dtype= (torch_dtype= is deprecated there).
