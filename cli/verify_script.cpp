@@ -431,6 +431,9 @@ def step(torch, transformers, where, notes):
 
 
 def run(force):
+    if SCENARIO.get("overheads", {}).get("expandable_segments"):
+        # overheads.expandable_segments: PyTorch reads the setting when it first allocates on the GPU.
+        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
     try:
         import torch
         import transformers
@@ -548,6 +551,7 @@ Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
         "# types: the same 16 bytes per parameter as mixed precision with AdamW, split differently.\n"
         "# LoRA loads the frozen base in the regime's weight dtype and wraps it with PEFT (needs peft).\n"
         "import json\n"
+        "import os\n"
         "import sys\n"
         "\n"
         "SCENARIO = " + py_json(Json::parse(scenario_to_json(s, JsonStyle::Compact), nullptr, false)) + "\n"

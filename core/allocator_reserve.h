@@ -2,12 +2,33 @@
 // estimate that runs on PyTorch's allocator (training, transformers inference). vLLM sizes its pool
 // from gpu_memory_utilization and llama.cpp plans its buffers with ggml-alloc: neither uses it.
 #pragma once
+#include <initializer_list>
+
 #include "estimate.h"
 #include "scenario.h"
 
 namespace vl {
 
-// overheads.fragmentation x the allocated bytes at the peak phase, as a component of that phase.
-void add_fragmentation(const Scenario& s, Detail d, Estimate& e);
+// One tensor that a step allocates and frees again (an MLP intermediate, the logits, eager scores):
+// rows x width elements of elem_bytes on this GPU.
+struct TransientTensor {
+    const char* name = "T";  // its symbol in the derivation: T_logits, T_mlp, T_softmax
+    double rows = 0;        // e.g. batch x tokens
+    double width = 0;       // e.g. vocabulary / tp
+    double elem_bytes = 0;
+    double bytes() const { return rows * width * elem_bytes; }
+};
+
+// The largest of the candidates (the first of equals; an empty list gives a zero-sized tensor).
+TransientTensor largest_of(std::initializer_list<TransientTensor> candidates);
+
+// The reserve at the peak phase, as a component of that phase: the larger of
+//   overheads.fragmentation x the allocated bytes at the peak (a floor), and
+//   kSplitHoles x the largest transient tensor (holes left in split segments; none with
+//   overheads.expandable_segments).
+void add_fragmentation(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest);
+
+// The split-segment holes, in units of the largest transient tensor (allocator_reserve.cpp).
+extern const double kSplitHoles;
 
 }  // namespace vl

@@ -198,11 +198,12 @@ struct Gpu {
 // Overheads: separate, named, user-changeable; defaults documented where used.
 struct Overheads {
     double cuda_context_bytes = -1; // CUDA context + framework kernels; < 0: by GPU architecture (core/cuda_context.h)
-    double fragmentation = 0.05;    // allocator reserve as a fraction of allocated bytes
+    double fragmentation = 0.05;    // allocator reserve as a fraction of allocated bytes (the floor; core/allocator_reserve.h)
     bool temp_buffers = true;       // largest layer's gradient, all-reduce buckets, gathered params
     double bucket_bytes = 25e6 * 4; // DDP/ZeRO all-reduce bucket (25M elements fp32 by default)
     bool backward_working_set = true; // gradients of one layer's saved tensors while backward runs it
     bool cuda_lazy_loading = true;  // CUDA >= 11.7 loads kernels lazily (PyTorch >= 1.13's default); false: CUDA < 11.7
+    bool expandable_segments = false; // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: no split-block holes
 };
 
 // ---- run locally (Mode::Local): the engine and the machine a plan is made for -----------------

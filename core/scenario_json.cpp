@@ -203,6 +203,7 @@ template <class V> void fields(V& v, Overheads*) {
     v("bucket_bytes", &Overheads::bucket_bytes);
     v("backward_working_set", &Overheads::backward_working_set);
     v("cuda_lazy_loading", &Overheads::cuda_lazy_loading);
+    v("expandable_segments", &Overheads::expandable_segments);
 }
 
 template <class V> void fields(V& v, MLASpec*) {

@@ -152,6 +152,9 @@ def ingest(args):
             continue
         case = r["case"]
         scenario = rep["scenario"]
+        if "expandable_segments:True" in plan.get(case, {}).get("env", {}).get("PYTORCH_CUDA_ALLOC_CONF", ""):
+            # run with the allocator setting in the environment (before the scenario field existed)
+            scenario = dict(scenario, overheads=dict(scenario.get("overheads", {}), expandable_segments=True))
         mode = scenario.get("mode", "train")
         base = {
             "case": case, "kind": "measured", "split": split_of(case), "expressible": True,

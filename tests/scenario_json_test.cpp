@@ -170,7 +170,7 @@ Scenario every_field_changed() {
     p.zero_init = false;
     s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
     s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
-    s.overheads = {1.0e9, 0.1, false, 5e7, false, false};
+    s.overheads = {1.0e9, 0.1, false, 5e7, false, false, true};
     return s;
 }
 
@@ -331,6 +331,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.gpu_count == b.gpu_count);
     CHECK(a.overheads.cuda_context_bytes == b.overheads.cuda_context_bytes);
     CHECK(a.overheads.cuda_lazy_loading == b.overheads.cuda_lazy_loading);
+    CHECK(a.overheads.expandable_segments == b.overheads.expandable_segments);
     CHECK(a.overheads.fragmentation == b.overheads.fragmentation);
     CHECK(a.overheads.temp_buffers == b.overheads.temp_buffers);
     CHECK(a.overheads.bucket_bytes == b.overheads.bucket_bytes);
@@ -687,7 +688,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<InferenceOptions>() == 22);
     CHECK(field_count<Parallelism>() == 14);
     CHECK(field_count<Gpu>() == 2);
-    CHECK(field_count<Overheads>() == 6);
+    CHECK(field_count<Overheads>() == 7);
     CHECK(field_count<LocalCompare>() == 3);
     CHECK(field_count<LocalMachine>() == 3);
     CHECK(field_count<LocalOptions>() == 29);

@@ -119,6 +119,10 @@ private:
     // after it, a peak of 3 GiB allocated and 4 GiB reserved. FAKE_OOM=1 makes generate run out of memory.
     static constexpr const char* kFakeTorch = R"PY(
 import contextlib
+import os
+import sys
+if os.environ.get("FAKE_SHOW_ALLOC_CONF"):
+    print("ALLOC_CONF at import: " + os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "(unset)"), file=sys.stderr)
 GIB = 1024 ** 3
 bfloat16, float16, float32 = "bf16", "fp16", "fp32"
 
@@ -467,6 +471,14 @@ TEST_CASE("verify script: a measured run reports the GPU's used memory from cuda
     CHECK_THAT(r.out, Catch::Contains(R"("allocator": {"num_alloc_retries": 2, "num_ooms": 0, "inactive_split_bytes.all.peak": 536870912, "active_bytes.all.peak": 0, "segment.all.peak": 7, "reserved_bytes.all.peak": 0, "process_total_bytes": 85899345920})"));
     CHECK(r.out.find("oom_message") == std::string::npos);
     CHECK(r.out.find("note:") == std::string::npos);  // 124,439,808 parameters, as vramlens counts GPT-2
+
+    CHECK_THAT(box.run("", "FAKE_PARAMS=124439808 FAKE_SHOW_ALLOC_CONF=1").err, Catch::Contains("ALLOC_CONF at import: (unset)\n"));
+
+    // overheads.expandable_segments: the allocator setting is in place before torch is imported.
+    vl::Scenario ex = s;
+    ex.overheads.expandable_segments = true;
+    const Sandbox exbox(script_of(ex), /*fakes=*/true);
+    CHECK_THAT(exbox.run("", "FAKE_PARAMS=124439808 FAKE_SHOW_ALLOC_CONF=1").err, Catch::Contains("ALLOC_CONF at import: expandable_segments:True\n"));
 
     // transformers 5 takes dtype= (torch_dtype= is deprecated there).
     const Py v5 = box.run("", "FAKE_PARAMS=124439808 FAKE_TF_VERSION=5.17.0");

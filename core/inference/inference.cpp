@@ -207,6 +207,24 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
             [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, kv_tokens, tp); });
 }
 
+// The largest tensor a transformers forward allocates and frees, for the allocator's split holes
+// (allocator_reserve.h) [transformers-code]: one MLP intermediate of the forward's tokens (a gate or up
+// projection's output; a routed expert's over every token, as the per-expert loop runs it), with eager
+// attention one layer's fp32 softmax, and the kept positions' fp32 logits when more than the last.
+TransientTensor hf_largest_transient(const Scenario& s, int64_t q_tokens, int64_t kv_tokens, int64_t logit_positions) {
+    const ModelSpec& m = s.model;
+    const double b = static_cast<double>(s.infer.batch), tp = static_cast<double>(s.parallel.tp);
+    const double rows = b * static_cast<double>(q_tokens);
+    const double ffn = static_cast<double>(std::max(m.ffn, m.moe.expert_ffn));
+    return largest_of({
+        {"T_mlp", rows, ffn / tp, kActBytes},
+        {"T_softmax", s.infer.flash_attention ? 0 : rows * static_cast<double>(m.heads) / tp,
+         static_cast<double>(kv_tokens), 4},
+        {"T_logits", logit_positions > 1 ? b * static_cast<double>(logit_positions) : 0,
+         static_cast<double>(m.vocab), 4},
+    });
+}
+
 // An encoder's forward (BertModel, as embedding and reranker servers run it): batch sequences of
 // infer.context tokens through the layers under no_grad, no cache and no logits; what it returns is
 // last_hidden_state [b, s, h] (and the pooled first token) [transformers-code].
@@ -220,7 +238,7 @@ void encoder_forward(const Scenario& s, Detail d, Estimate& e) {
             return q("b", static_cast<double>(o.batch)) * q("s", static_cast<double>(o.context)) * q("h", static_cast<double>(m.hidden)) *
                    q("act_bytes", kActBytes);
         });
-    add_fragmentation(s, d, e);
+    add_fragmentation(s, d, e, hf_largest_transient(s, o.context, o.context, 0));
 }
 
 // The components of transformers generate on the GPU of pipeline stage p.
@@ -286,7 +304,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         add(e, d, comp("logits.decode", "Logits (decode step)", Category::Logits, phase_bit(Phase::Step),
                        "transformers generate: each decode step's last-position logits + fp32 copy [transformers-code]"),
             [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
-    add_fragmentation(s, d, e);  // transformers runs on PyTorch's caching allocator, as training does
+    add_fragmentation(s, d, e, hf_largest_transient(s, q_tokens, prompt, positions));  // PyTorch's caching allocator, as training
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), ssm_state_per_sequence(s, p));
 }
 

@@ -74,6 +74,27 @@ static void add_warnings(const Scenario& s, Estimate& e) {
         e.warnings.push_back("the coefficient formula C*L*b*s*h ignores train.recompute: choose C for your recomputation ([makinaruto2025]: 10-15 none, 2-4 checkpointing, ~1.5 FlashAttention)");
 }
 
+// The largest tensor one training step allocates and frees, for the allocator's split holes
+// (allocator_reserve.h): the loss's logits where this rank computes a materialised loss (b x s x V / t in
+// the loss dtype, the last of several of that shape [pytorch-docs] [transformers-code]), one MLP
+// intermediate (a gate or up projection's output, or a routed expert's over every token), or with eager
+// attention one layer's softmax over s x s scores.
+static TransientTensor training_largest_transient(const Scenario& s, const Estimate& e) {
+    const ModelSpec& m = s.model;
+    if (!m.architecture_known()) return {};
+    const ActShape x = activation_shape(s, training_dtypes(s.train));
+    const double rows = x.b * x.s / x.cp;
+    const bool loss = std::any_of(e.components.begin(), e.components.end(),
+                                  [](const Component& c) { return std::string_view(c.id) == "logits.loss"; });
+    const double ffn = static_cast<double>(std::max(m.ffn, m.moe.expert_ffn));
+    return largest_of({
+        {"T_logits", loss ? rows : 0, static_cast<double>(m.vocab) / x.tp, s.train.fp32_logits ? 4.0 : x.act_bytes},
+        {"T_mlp", rows, ffn / x.tp, x.act_bytes},
+        {"T_softmax", x.flash ? 0 : rows * static_cast<double>(m.heads) / x.tp, x.s / x.cp,
+         x.softmax_fp32 ? 4.0 : x.act_bytes},
+    });
+}
+
 void estimate_training(const Scenario& s, Detail d, Estimate& e) {
     add_warnings(s, e);
     if (s.train.compat != Compat::None) {
@@ -86,19 +107,21 @@ void estimate_training(const Scenario& s, Detail d, Estimate& e) {
         return;
     }
     emit_rank(s, e.params, d, e, 0);
+    add_fragmentation(s, d, e, training_largest_transient(s, e));
     if (s.parallel.pp > 1 && s.model.architecture_known()) {
-        // The last stage's components follow the first's in the same vector; the less loaded stage's go.
-        const size_t first_end = e.components.size();
-        emit_rank(s, e.params, d, e, s.parallel.pp - 1);
-        const auto last_begin = e.components.begin() + static_cast<std::ptrdiff_t>(first_end);
-        if (peak_of(e, first_end, e.components.size()) > peak_of(e, 0, first_end)) {
-            e.components.erase(e.components.begin(), last_begin);
+        // The last stage, reserve included (its largest transient tensor is the logits): the more loaded
+        // stage is shown.
+        Estimate last = e;
+        last.components.clear();
+        last.warnings.clear();
+        emit_rank(s, e.params, d, last, s.parallel.pp - 1);
+        add_fragmentation(s, d, last, training_largest_transient(s, last));
+        e.warnings.insert(e.warnings.end(), last.warnings.begin(), last.warnings.end());
+        if (peak_of(last, 0, last.components.size()) > peak_of(e, 0, e.components.size())) {
+            e.components = std::move(last.components);
             e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it");
-        } else {
-            e.components.erase(last_begin, e.components.end());
         }
     }
-    add_fragmentation(s, d, e);
 }
 
 // ---- validation ------------------------------------------------------------------------------

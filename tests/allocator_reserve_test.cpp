@@ -1,0 +1,91 @@
+// The caching allocator's reserve (core/allocator_reserve.h): the larger of overheads.fragmentation x
+// the allocated peak and 1.75 x the largest tensor a step allocates and frees (holes left in split
+// segments [pytorch-cuda-alloc]); the floor alone with expandable segments. Values derived by hand from
+// the models' config.json (tests/inference_models.h) and checked against the H100 runs of 2026-11-26
+// (tests/data/accuracy/gpu-runs/2026-11-26-h100), where the failed request of each out-of-memory run
+// names the tensor ("Tried to allocate 6.12 GiB" for the 8B prefill at batch 14 x 16384 tokens).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "estimate.h"
+#include "inference_models.h"
+#include "model/presets.h"
+
+using namespace vl;
+
+static double reserve_of(const Estimate& e) {
+    for (const Component& c : e.components)
+        if (std::strcmp(c.id, "overhead.fragmentation") == 0) return c.bytes;
+    return 0;
+}
+
+static Scenario llama31_8b_prefill(int64_t batch) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = test::llama3_8b();
+    s.infer.batch = batch;
+    s.infer.context = 16448;
+    s.infer.prompt = 16384;
+    return s;
+}
+
+TEST_CASE("allocator reserve: a prefill's holes are 1.75 MLP intermediates, the tensor its OOM failed to allocate") {
+    // Llama-3.1-8B, batch 14 x 16384 prompt tokens: one gate (or up) output is 14 * 16384 * 14336 * 2 B
+    // = 6,576,668,672 B = 6.125 GiB ("Tried to allocate 6.12 GiB" on the H100).
+    const Estimate e = estimate(llama31_8b_prefill(14));
+    REQUIRE(e.ok());
+    CHECK(reserve_of(e) == Approx(1.75 * 6576668672.0));
+    const Component* c = nullptr;
+    for (const Component& x : e.components)
+        if (std::strcmp(x.id, "overhead.fragmentation") == 0) c = &x;
+    REQUIRE(c != nullptr);
+    CHECK(c->formula() == "max(fragmentation * allocated_at_peak, k_split * T_mlp), T_mlp = rows * width * elem_bytes");
+    CHECK(c->phases == phase_bit(Phase::Forward));  // the prefill
+
+    // Expandable segments map pages instead of splitting segments: the 5 % floor alone.
+    Scenario ex = llama31_8b_prefill(14);
+    ex.overheads.expandable_segments = true;
+    const Estimate f = estimate(ex);
+    const double allocated = f.total_bytes - reserve_of(f) - 536870912.0;  // less the 512 MiB CUDA context
+    CHECK(reserve_of(f) == Approx(0.05 * allocated));
+
+    // Neither term: no reserve.
+    ex.overheads.fragmentation = 0;
+    CHECK(reserve_of(estimate(ex)) == 0);
+}
+
+TEST_CASE("allocator reserve: a small run keeps the 5 percent floor") {
+    // Batch 1 x 4096 tokens: T_mlp = 4096 * 14336 * 2 B = 112 MiB, 1.75 x that is far below 5 % of ~16 GiB.
+    Scenario s = llama31_8b_prefill(1);
+    s.infer.context = 4352;
+    s.infer.prompt = 4096;
+    const Estimate e = estimate(s);
+    const double allocated = e.total_bytes - reserve_of(e) - 536870912.0;
+    CHECK(reserve_of(e) == Approx(0.05 * allocated));
+    CHECK(1.75 * 4096.0 * 14336 * 2 < 0.05 * allocated);
+}
+
+TEST_CASE("allocator reserve: training's largest transient is the loss's fp32 logits") {
+    // Qwen2.5-1.5B (vocab 151936), micro-batch 1 x 10752 tokens under autocast: the fp32 logits are
+    // 10752 * 151936 * 4 B = 6,534,463,488 B ("Tried to allocate 6.09 GiB" on the H100).
+    const ModelPreset* p = find_model("qwen2.5-1.5b");
+    REQUIRE(p != nullptr);
+    Scenario s;
+    s.mode = Mode::Train;
+    s.model = p->spec;
+    s.train.precision = Precision::AutocastBF16;
+    s.train.micro_batch = 1;
+    s.train.seq_len = 10752;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(reserve_of(e) == Approx(1.75 * 6534463488.0));
+
+    // A fused loss (Liger) never holds the whole logits: the largest is an MLP intermediate, 10752 * 8960 * 2 B
+    // = 192,675,840 B, whose 1.75 x is below the 5 % floor of the ~50 GiB allocated.
+    s.train.loss = LossImpl::Fused;
+    const Estimate fused = estimate(s);
+    const double allocated = fused.total_bytes - reserve_of(fused) - 536870912.0;
+    CHECK(1.75 * 10752.0 * 8960 * 2 < 0.05 * allocated);
+    CHECK(reserve_of(fused) == Approx(0.05 * allocated));
+}
