@@ -174,6 +174,30 @@ TEST_CASE("GPT-2 gelu_new saves 0.5*x, tanh and 1 + tanh beside its input, a fus
     CHECK(ac - layer_activations(layer_dims(gpt2, false), x).mlp == Approx(10 * Tf));
 }
 
+TEST_CASE("autocast with full recomputation: the layers' weight casts leave with forward's autocast cache, backward holds the head's and one layer's") {
+    // Checkpointed layers save nothing in forward [pytorch-checkpoint-code], so their casts are held only by
+    // autocast's cache, cleared when the forward's autocast exits [pytorch-autocast-code]. Backward keeps
+    // the output layer's cast (saved by its matmul) and the recomputed layer's own casts. Llama-2-7B:
+    // 2 * (131,072,000 + 6,476,005,376 / 32) = 2 * (131,072,000 + 202,375,168) = 666,894,336 B.
+    Scenario s = train_scenario(llama2_7b());
+    s.overheads = no_overheads();
+    s.train.precision = Precision::AutocastBF16;
+    s.train.recompute = Recompute::Full;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    const Component* fwd = find(e, "weights.autocast_copies");
+    REQUIRE(fwd != nullptr);
+    CHECK(fwd->bytes == Approx(2 * (kLinear + kHead)));
+    CHECK(fwd->phases == phase_bit(Phase::Forward));
+    const Component* bwd = find(e, "weights.autocast_copies_backward");
+    REQUIRE(bwd != nullptr);
+    CHECK(bwd->bytes == Approx(666894336.0));
+    CHECK(bwd->phases == phase_bit(Phase::Backward));
+    // Without recomputation every cast is saved by its matmul until backward: no second component.
+    s.train.recompute = Recompute::None;
+    CHECK(find(estimate(s), "weights.autocast_copies_backward") == nullptr);
+}
+
 TEST_CASE("autocast: the fp32 residual stream, fp32 norm outputs and one bf16 cast of the normed input per projection") {
     // HF LlamaDecoderLayer under autocast over fp32 weights: the embedding's fp32 output makes the
     // residual stream fp32; LlamaRMSNorm saves its fp32 input and the weight multiply its normalized fp32
