@@ -384,8 +384,11 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     x.linear_in_bytes = dt.linear_in;
     if (dt.residual > 0) {  // autocast over fp32 weights [pytorch-autocast-code]: separate q, k, v (and gate, up) projections each cast the fp32 normed input
         x.residual_bytes = dt.residual;
-        x.norm_out_bytes = 4;
-        x.qkv_in_copies = 3;
+        // HF RMSNorm computes in fp32 and its weight multiply saves the normalized fp32 input when the
+        // weight is trained; LayerNorm (F.layer_norm) saves only its input, mean and rstd [pytorch-docs].
+        const bool norms_trained = !(s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full);
+        x.norm_out_bytes = s.model.norm == NormKind::RMSNorm && norms_trained ? 4 : 0;
+        x.qkv_in_copies = s.model.fused_qkv ? 1 : 3;  // one cast for a fused qkv Linear (c_attn, query_key_value)
         x.fc1_in_copies = s.model.gated_mlp ? 2 : 1;
     }
     if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full) {
