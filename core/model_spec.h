@@ -129,6 +129,7 @@ struct ModelSpec {
     int64_t ffn = 14336;            // intermediate_size of a dense MLP
     bool gated_mlp = true;          // SwiGLU/GeGLU: 3 matrices; plain: 2
     MlpActivation activation = MlpActivation::Fused;  // hidden_act / activation_function
+    bool fused_qkv = false;         // q, k and v computed by one Linear (GPT-2 c_attn, GPT-NeoX/Falcon/BLOOM query_key_value, Phi-3 qkv_proj)
     bool qkv_bias = false;
     bool attn_out_bias = false;
     bool mlp_bias = false;

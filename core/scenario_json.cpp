@@ -274,6 +274,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("ffn", &ModelSpec::ffn);
     v("gated_mlp", &ModelSpec::gated_mlp);
     v("activation", &ModelSpec::activation);
+    v("fused_qkv", &ModelSpec::fused_qkv);
     v("qkv_bias", &ModelSpec::qkv_bias);
     v("attn_out_bias", &ModelSpec::attn_out_bias);
     v("mlp_bias", &ModelSpec::mlp_bias);

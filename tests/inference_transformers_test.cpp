@@ -163,3 +163,26 @@ TEST_CASE("a prompt shorter than the context: the prefill peaks over the prompt'
     CHECK(find(whole, "prefill.kv_cache") == nullptr);
     CHECK(find(whole, "kv_cache")->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Step)));
 }
+
+TEST_CASE("prefill: the embedding output and the rotary cos and sin stay live beside the layer at its MLP (hand-derived)") {
+    // LlamaModel.forward keeps inputs_embeds while its loop rebinds hidden_states, and rotary_emb's cos
+    // and sin ([b, q, head_dim] each, bf16; generate passes position ids of shape [b, q]) serve every
+    // layer [transformers-code]. Llama-3-8B dims, 12 sequences of a 16,384-token prompt:
+    // 12 * 16,384 * (4,096 + 2 * 128) * 2 = 196,608 * 8,704 = 1,711,276,032 B (8.5 KiB a token).
+    Scenario s = generate(test::llama3_8b(), 16448, 16384);
+    s.infer.batch = 12;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    const Component* c = find(e, "act.prefill_inputs");
+    REQUIRE(c != nullptr);
+    CHECK(c->bytes == 1711276032.0);
+    CHECK(c->phases == phase_bit(Phase::Forward));  // the prefill: decode's one token a sequence is not counted
+    // The MLP's own live tensors beside them are unchanged: 196,608 * (3 * 14,336 + 3 * 4,096) * 2.
+    CHECK(bytes(e, "act.prefill_mlp") == 196608.0 * (3 * 14336 + 3 * 4096) * 2);
+    // MLA rotates qk_rope_head_dim of each head (DeepSeek-V3: 64): 4,096 * (7,168 + 2 * 64) * 2.
+    CHECK(bytes(estimate(generate(test::deepseek_v3(), 4160, 4096)), "act.prefill_inputs") == 4096.0 * (7168 + 2 * 64) * 2);
+    // Learned positions (OPT-13B): no rotary tables, the embedding output alone: 2 * 1,024 * 5,120 * 2.
+    Scenario opt = generate(test::opt_13b(), 2048, 1024);
+    opt.infer.batch = 2;
+    CHECK(bytes(estimate(opt), "act.prefill_inputs") == 2.0 * 1024 * 5120 * 2);
+}

@@ -677,7 +677,7 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 41);
+    CHECK(field_count<ModelSpec>() == 42);
     CHECK(field_count<SsmSpec>() == 17);
     CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<GgufTensorBytes>() == 6);

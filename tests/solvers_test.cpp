@@ -99,7 +99,7 @@ TEST_CASE("an invalid scenario or a knob of the other mode is refused with the f
 }
 
 TEST_CASE("fewest GPUs equals exhaustive enumeration of tp x pp layouts") {
-    Scenario s = infer_scenario(Engine::Transformers, 8);
+    Scenario s = infer_scenario(Engine::Transformers, 10);
     s.infer.batch = 16;
     s.infer.context = 8192;  // 16 * 8192 * 128 KiB = 16 GiB of KV on one GPU
     const SolveResult r = solve(s, Knob::GpuCount, SolveOptions{1, 0, 16});
@@ -277,7 +277,7 @@ TEST_CASE("largest micro-batch for training equals brute force and names an acti
 }
 
 TEST_CASE("longest training sequence equals brute force over every length") {
-    for (const Scenario& s : {zero3_full(40), lora(24)}) {
+    for (const Scenario& s : {zero3_full(40), lora(28)}) {
         const SolveResult r = solve(s, Knob::SeqLen);
         REQUIRE(r.found);
         REQUIRE_FALSE(r.at_search_bound);

@@ -22,6 +22,16 @@ namespace {
 constexpr double kP = 6738415616.0;
 constexpr double kLinear = 6476005376.0;
 constexpr double kHead = 131072000.0;
+
+// LoRA (default rank and targets) on Llama-2-7B in precision regime p, without overheads.
+Scenario lora_llama2_7b(Precision p) {
+    Scenario s = train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.overheads = no_overheads();
+    s.finetune.method = FineTuneMethod::LoRA;
+    s.train.precision = p;
+    return s;
+}
 }  // namespace
 
 TEST_CASE("autocast (Trainer bf16 over an fp32 model): fp32 weights, grads and Adam, and a bf16 copy of every matmul weight") {
@@ -174,6 +184,30 @@ TEST_CASE("GPT-2 gelu_new saves 0.5*x, tanh and 1 + tanh beside its input, a fus
     CHECK(ac - layer_activations(layer_dims(gpt2, false), x).mlp == Approx(10 * Tf));
 }
 
+TEST_CASE("autocast with full recomputation: the layers' weight casts leave with forward's autocast cache, backward holds the head's and one layer's") {
+    // Checkpointed layers save nothing in forward [pytorch-checkpoint-code], so their casts are held only by
+    // autocast's cache, cleared when the forward's autocast exits [pytorch-autocast-code]. Backward keeps
+    // the output layer's cast (saved by its matmul) and the recomputed layer's own casts. Llama-2-7B:
+    // 2 * (131,072,000 + 6,476,005,376 / 32) = 2 * (131,072,000 + 202,375,168) = 666,894,336 B.
+    Scenario s = train_scenario(llama2_7b());
+    s.overheads = no_overheads();
+    s.train.precision = Precision::AutocastBF16;
+    s.train.recompute = Recompute::Full;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    const Component* fwd = find(e, "weights.autocast_copies");
+    REQUIRE(fwd != nullptr);
+    CHECK(fwd->bytes == Approx(2 * (kLinear + kHead)));
+    CHECK(fwd->phases == phase_bit(Phase::Forward));
+    const Component* bwd = find(e, "weights.autocast_copies_backward");
+    REQUIRE(bwd != nullptr);
+    CHECK(bwd->bytes == Approx(666894336.0));
+    CHECK(bwd->phases == phase_bit(Phase::Backward));
+    // Without recomputation every cast is saved by its matmul until backward: no second component.
+    s.train.recompute = Recompute::None;
+    CHECK(find(estimate(s), "weights.autocast_copies_backward") == nullptr);
+}
+
 TEST_CASE("autocast: the fp32 residual stream, fp32 norm outputs and one bf16 cast of the normed input per projection") {
     // HF LlamaDecoderLayer under autocast over fp32 weights: the embedding's fp32 output makes the
     // residual stream fp32; LlamaRMSNorm saves its fp32 input and the weight multiply its normalized fp32
@@ -199,13 +233,57 @@ TEST_CASE("autocast: the fp32 residual stream, fp32 norm outputs and one bf16 ca
     CHECK(bytes_of(estimate(s), "act.checkpoints") == Approx(32 * 4 * Th));
 }
 
+TEST_CASE("autocast: LayerNorm and frozen norms save no normalized output, a fused qkv Linear casts its input once") {
+    // Under autocast layer_norm runs in fp32 and saves its input, mean and rstd, not its output
+    // [pytorch-autocast-code] [pytorch-docs]; HF RMSNorm's weight multiply saves the normalized fp32
+    // input only for the weight's gradient, so a frozen norm (LoRA) saves none [transformers-code].
+    // GPT-NeoX's query_key_value is one Linear: one bf16 cast of its input, not one per projection.
+    Scenario llama = train_scenario(llama2_7b());
+    llama.train.precision = Precision::AutocastBF16;
+    const Dtypes dt = training_dtypes(llama.train);
+    const ActShape xl = activation_shape(llama, dt);
+    CHECK(xl.norm_out_bytes == 4);   // trained RMSNorm
+    CHECK(xl.qkv_in_copies == 3);    // q_proj, k_proj, v_proj
+    CHECK(xl.fc1_in_copies == 2);    // gate_proj, up_proj
+
+    Scenario neox = llama;
+    neox.model = find_model("pythia-410m")->spec;
+    REQUIRE(neox.model.fused_qkv);
+    REQUIRE(neox.model.norm == NormKind::LayerNorm);
+    const ActShape xn = activation_shape(neox, dt);
+    CHECK(xn.norm_out_bytes == 0);
+    CHECK(xn.qkv_in_copies == 1);
+    CHECK(xn.fc1_in_copies == 1);    // dense_h_to_4h
+    // Pythia-410m (h = 1024), b = 1, s = 2048, T * h = 2,097,152: 2 norms x 4 B (the fp32 residual) and
+    // the fused projection's one 2-byte cast.
+    const double Th = 2048.0 * 1024;
+    const LayerActivations a = layer_activations(layer_dims(neox.model, false), [&] {
+        ActShape x = xn;
+        x.b = 1; x.s = 2048;
+        return x;
+    }());
+    CHECK(a.norms == Approx(2 * 4 * Th));
+    ActShape three = xn;
+    three.b = 1; three.s = 2048; three.qkv_in_copies = 3;
+    CHECK(layer_activations(layer_dims(neox.model, false), three).attention - a.attention == Approx(2 * 2 * Th));
+
+    Scenario lora = llama;
+    lora.mode = Mode::FineTune;
+    lora.finetune.method = FineTuneMethod::LoRA;
+    CHECK(activation_shape(lora, dt).norm_out_bytes == 0);  // frozen RMSNorm weights
+}
+
+TEST_CASE("config import: fused_qkv for the architectures whose q, k and v are one Linear") {
+    // GPT-2 c_attn, GPT-NeoX query_key_value (modeling_gpt2.py, modeling_gpt_neox.py [transformers-code]);
+    // Llama and Qwen2 have q_proj, k_proj, v_proj.
+    CHECK(find_model("gpt2")->spec.fused_qkv);
+    CHECK(find_model("pythia-410m")->spec.fused_qkv);
+    CHECK_FALSE(find_model("llama-3.1-8b")->spec.fused_qkv);
+    CHECK_FALSE(find_model("qwen2.5-1.5b")->spec.fused_qkv);
+}
+
 TEST_CASE("autocast over an fp32 base with LoRA: the frozen fp32 weights are cast on use and the casts saved") {
-    Scenario s = train_scenario(llama2_7b());
-    s.mode = Mode::FineTune;
-    s.overheads = no_overheads();
-    s.train.precision = Precision::AutocastBF16;
-    s.finetune.method = FineTuneMethod::LoRA;
-    const Estimate e = estimate(s);
+    const Estimate e = estimate(lora_llama2_7b(Precision::AutocastBF16));
     REQUIRE(e.ok());
     CHECK(bytes_of(e, "weights.frozen") == Approx(4 * kP));
     CHECK(bytes_of(e, "weights.autocast_copies") == Approx(2 * (kLinear + kHead)));
@@ -349,4 +427,59 @@ TEST_CASE("MoE capacity factor: experts take ceil(T * top_k / E * factor) tokens
     const Estimate bad = estimate(s);
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.errors[0].field == "train.moe_pad_expert_input_to_capacity");
+}
+
+TEST_CASE("a 16-bit residual in transformers: each RMSNorm saves the fp32 upcast of its input, not the 16-bit input") {
+    // LlamaRMSNorm: hidden_states.to(torch.float32), then pow(2) and the rsqrt multiply save that fp32 copy
+    // [transformers-code]; under autocast layer_norm computes in fp32 on a cast input it saves
+    // [pytorch-autocast-code]. LoRA on a bf16 base (bf16-mixed), Llama-2-7B, b = 1, s = 1024, T * h =
+    // 4,194,304: 32 layers x 2 norms x 4 B x T * h = 1,073,741,824 B; the final norm's 4 * T * h = 16,777,216 B.
+    Scenario s = lora_llama2_7b(Precision::MixedBF16);
+    s.train.micro_batch = 1;
+    s.train.seq_len = 1024;
+    CHECK(activation_shape(s, training_dtypes(s.train)).norm_in_bytes == 4);
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "act.norms") == Approx(1073741824.0));
+    CHECK(bytes_of(e, "act.final") == Approx(16777216.0));  // the head is frozen: no saved head input
+
+    s.train.precision = Precision::PureBF16;  // no autocast: RMSNorm still upcasts by itself
+    CHECK(activation_shape(s, training_dtypes(s.train)).norm_in_bytes == 4);
+    Scenario ln = s;  // a LayerNorm model in pure bf16 runs layer_norm in bf16 and saves the bf16 input
+    ln.model = find_model("gpt2")->spec;
+    CHECK(activation_shape(ln, training_dtypes(ln.train)).norm_in_bytes == 0);
+    ln.train.precision = Precision::MixedBF16;  // under autocast it is cast to fp32
+    CHECK(activation_shape(ln, training_dtypes(ln.train)).norm_in_bytes == 4);
+
+    // Megatron/DeepSpeed's bf16-mixed full training (fused norms) keeps the 16-bit input: unchanged.
+    Scenario full = train_scenario(llama2_7b());
+    full.train.precision = Precision::MixedBF16;
+    CHECK(activation_shape(full, training_dtypes(full.train)).norm_in_bytes == 0);
+    // Autocast over fp32 weights: the residual is fp32 already (residual_bytes), no second copy.
+    full.train.precision = Precision::AutocastBF16;
+    CHECK(activation_shape(full, training_dtypes(full.train)).norm_in_bytes == 0);
+}
+
+TEST_CASE("a fused qkv Linear with rotary positions: the saved v keeps the whole fused output alive") {
+    // GPTNeoXAttention: qkv = query_key_value(x).view(...).transpose(1, 2); q, k, v = qkv.chunk(3, dim=-1);
+    // apply_rotary_pos_emb returns new q and k, and attention saves v, a view of qkv [transformers-code].
+    // Pythia-410m (h = 1024, 16 heads), fp32 training, b = 1, s = 2048: the fused output's q and k parts,
+    // 4 B x 2,048 x (1,024 + 1,024) = 16,777,216 B per layer beyond q, k and v themselves.
+    Scenario s = train_scenario(find_model("pythia-410m")->spec);
+    s.train.precision = Precision::FP32;
+    s.train.micro_batch = 1;
+    s.train.seq_len = 2048;
+    const Dtypes dt = training_dtypes(s.train);
+    const ActShape x = activation_shape(s, dt);
+    CHECK(x.qkv_view_keeps_fused);
+    ActShape apart = x;
+    apart.qkv_view_keeps_fused = false;
+    const LayerDims L = layer_dims(s.model, false);
+    CHECK(layer_activations(L, x).attention - layer_activations(L, apart).attention == Approx(16777216.0));
+    // GPT-2's c_attn has no rotary: q, k and v are all views of one output, counted once as q, k and v.
+    s.model = find_model("gpt2")->spec;
+    CHECK_FALSE(activation_shape(s, dt).qkv_view_keeps_fused);
+    // Separate q_proj, k_proj, v_proj (Llama): nothing is shared.
+    s.model = llama2_7b();
+    CHECK_FALSE(activation_shape(s, dt).qkv_view_keeps_fused);
 }

@@ -199,6 +199,14 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
         [&](auto& q) {
             return layer_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes);
         });
+    const bool rotary = m.position == PositionKind::Rotary && m.heads > 0;
+    add(e, d, comp("act.prefill_inputs", rotary ? "Embedding output and rotary cos/sin (held through the layers)" : "Embedding output (held through the layers)",
+                   Category::Activations, kPrefill,
+                   "the model's forward keeps inputs_embeds while its layer loop rebinds hidden_states, and rotary_emb's cos/sin "
+                   "[b, q, rotary dims] serve every layer [transformers-code]"),
+        [&](auto& q) {
+            return hf_forward_inputs_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), kActBytes);
+        });
     // A pure state-space model (Mamba) has no attention layer, so no scores and no 4-D mask.
     const bool attention = m.heads > 0;
     if (!o.flash_attention && attention)

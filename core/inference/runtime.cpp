@@ -40,6 +40,11 @@ double mlp_live_bytes(const ModelSpec& m, int64_t tokens, int64_t tp, double act
     return mlp_live_bytes(n, m, static_cast<double>(tokens), tp, act_bytes);
 }
 
+double hf_forward_inputs_bytes(const ModelSpec& m, int64_t tokens, double act_bytes) {
+    Numbers n;
+    return hf_forward_inputs_bytes(n, m, static_cast<double>(tokens), act_bytes);
+}
+
 double eager_scores_bytes(const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp) {
     Numbers n;
     return eager_scores_bytes(n, m, batch, q_tokens, kv_tokens, tp);

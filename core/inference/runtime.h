@@ -68,6 +68,23 @@ N mlp_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double a
 }
 double mlp_live_bytes(const ModelSpec& m, int64_t tokens, int64_t tp, double act_bytes);
 
+// Tensors a transformers forward keeps beside each layer's own for the whole layer loop, over `tokens`
+// tokens [transformers-code]: the model's forward holds the embedding output in its local inputs_embeds
+// (the loop rebinds hidden_states only), so h more per token from the second layer on; a rotary model
+// also holds the rotary_emb output, cos and sin of [b, q, rotary dims] in the compute dtype, computed once
+// for every layer (generate passes position ids of shape [b, q]; MLA rotates qk_rope_head_dim of each
+// head; a partial rotary (GPT-NeoX rotary_pct) rotates fewer, counted whole here).
+template <class Q, class N>
+N hf_forward_inputs_bytes(Q& q, const ModelSpec& m, const N& tokens, double act_bytes) {
+    N per_token = q("h", static_cast<double>(m.hidden));
+    if (m.position == PositionKind::Rotary && m.heads > 0) {
+        const double rot = m.attention == AttentionKind::MLA ? static_cast<double>(m.mla.qk_rope_head_dim) : static_cast<double>(m.head_dim);
+        per_token += N(2) * q(m.attention == AttentionKind::MLA ? "rope_dim" : "head_dim", rot);
+    }
+    return tokens * per_token * q("act_bytes", act_bytes);
+}
+double hf_forward_inputs_bytes(const ModelSpec& m, int64_t tokens, double act_bytes);
+
 // Live tensors at one Mamba mixer during a forward over `tokens` tokens without grad (generate's
 // prefill with the fused kernels: MambaMixer / Mamba2Mixer cuda_kernels_forward) [transformers-code]:
 // in_proj's output stays referenced to the end (x, the gate z and in Mamba2 B, C and dt are views of

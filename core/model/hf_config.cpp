@@ -895,13 +895,14 @@ struct Layout {
     bool window_flag;         // the window applies only with "use_sliding_window": true
     int window_pattern;       // every n-th layer is global (Gemma 2); Gemma 3 reads it (kCountKeys)
     void (*special)(Importer&, ModelSpec&);
+    bool fused_qkv = false;   // q, k and v in one Linear (c_attn, query_key_value, qkv_proj)
 };
 constexpr NormKind kRms = NormKind::RMSNorm, kLn = NormKind::LayerNorm;
 constexpr PositionKind kRope = PositionKind::Rotary, kLearned = PositionKind::Learned, kAlibi = PositionKind::Alibi,
                        kNoPos = PositionKind::None;
 // clang-format off
 constexpr Layout kLayouts[] = {
-    //                 norm  gated  position  off  qkv_b  out_b  mlp_b  qk_n   emb_n  norms window flag   pattern special
+    //                 norm  gated  position  off  qkv_b  out_b  mlp_b  qk_n   emb_n  norms window flag   pattern special (fused_qkv)
     {Arch::Llama,      kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, nullptr},
     {Arch::Mistral,    kRms, true,  kRope,    0,   false, false, false, false, false, 2,    4096,  false, 0, nullptr},
     {Arch::Mixtral,    kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, mixtral_experts},
@@ -912,15 +913,15 @@ constexpr Layout kLayouts[] = {
     {Arch::Gemma,      kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, nullptr},
     {Arch::Gemma2,     kRms, true,  kRope,    0,   false, false, false, false, false, 4,    4096,  false, 2, nullptr},  // pre/post attn + ffn norms
     {Arch::Gemma3,     kRms, true,  kRope,    0,   false, false, false, true,  false, 4,    4096,  false, 0, nullptr},
-    {Arch::Phi3,       kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, nullptr},
-    {Arch::Gpt2,       kLn,  false, kLearned, 0,   true,  true,  true,  false, false, 2,    0,     false, 0, nullptr},  // + wpe
-    {Arch::GptNeox,    kLn,  false, kRope,    0,   false, false, true,  false, false, 2,    0,     false, 0, nullptr},
-    {Arch::Falcon,     kLn,  false, kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, falcon},
+    {Arch::Phi3,       kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, nullptr, true},
+    {Arch::Gpt2,       kLn,  false, kLearned, 0,   true,  true,  true,  false, false, 2,    0,     false, 0, nullptr, true},  // + wpe
+    {Arch::GptNeox,    kLn,  false, kRope,    0,   false, false, true,  false, false, 2,    0,     false, 0, nullptr, true},
+    {Arch::Falcon,     kLn,  false, kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, falcon, true},
     {Arch::Opt,        kLn,  false, kLearned, 2,   false, false, false, false, false, 2,    0,     false, 0, opt},
-    {Arch::Bloom,      kLn,  false, kAlibi,   0,   true,  true,  true,  false, true,  2,    0,     false, 0, nullptr},
+    {Arch::Bloom,      kLn,  false, kAlibi,   0,   true,  true,  true,  false, true,  2,    0,     false, 0, nullptr, true},
     {Arch::DeepseekV2, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v2},
     {Arch::DeepseekV3, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v3},
-    {Arch::QwenV1,     kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    0,     false, 0, qwen_v1},  // ln_1, ln_2
+    {Arch::QwenV1,     kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    0,     false, 0, qwen_v1, true},  // ln_1, ln_2
     {Arch::Bert,       kLn,  false, kLearned, 0,   true,  true,  true,  false, true,  2,    0,     false, 0, bert_encoder},  // post-norm: 2 LayerNorms
     {Arch::Mamba,      kRms, true,  kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, mamba},   // MambaBlock.norm
     {Arch::Mamba2,     kRms, true,  kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, mamba2},
@@ -1020,6 +1021,7 @@ void apply_layout(const Layout& l, ModelSpec& m) {
     m.embedding_norm = l.embedding_norm;
     m.norms_per_layer = l.norms_per_layer;
     m.sliding_window_pattern = l.window_pattern;
+    m.fused_qkv = l.fused_qkv;
 }
 
 void read_flags(Importer& im, ModelSpec& m) {

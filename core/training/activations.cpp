@@ -150,14 +150,21 @@ Expr<Q> layer_input(Q& q, const LayerDims& L, const ActShape& x) {
     return sp_split(q, x, residual_bytes(q, x) * T * q("h", L.h));
 }
 
+// Bytes of the input a norm saves: the residual's, or the fp32 copy a norm computing in fp32 makes of a
+// 16-bit residual (norm_in_bytes).
+template <class Q>
+Expr<Q> norm_in_bytes(Q& q, const ActShape& x) {
+    return x.norm_in_bytes > 0 ? q("norm_in_bytes", x.norm_in_bytes) : residual_bytes(q, x);
+}
+
 // Each norm saves its input (2sbh each); under autocast also its normalized fp32 output, which the
 // weight multiply saves (HF LlamaRMSNorm computes in fp32) [transformers-code].
 template <class Q>
 Expr<Q> layer_norms(Q& q, const LayerDims& L, const ActShape& x) {
     const Expr<Q> T = tokens(q, x);
     if (x.norm_out_bytes > 0)
-        return sp_split(q, x, q("norms", L.norms) * (residual_bytes(q, x) + q("norm_out_bytes", x.norm_out_bytes)) * T * q("h", L.h));
-    return sp_split(q, x, q("norms", L.norms) * residual_bytes(q, x) * T * q("h", L.h));
+        return sp_split(q, x, q("norms", L.norms) * (norm_in_bytes(q, x) + q("norm_out_bytes", x.norm_out_bytes)) * T * q("h", L.h));
+    return sp_split(q, x, q("norms", L.norms) * norm_in_bytes(q, x) * T * q("h", L.h));
 }
 
 // QKV input, Q, K, V, attention output, dropout mask, softmax statistics (MLA: the compressed latents too).
@@ -193,6 +200,10 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
     r += q.let("Q_K", a * T * (q_dim + k_dim));                                  // Q, K for QK^T (4sbh)
     if (L.qk_norm) r += q.let("qk_norm_in", a * T * (q_dim + k_dim));           // q_norm / k_norm inputs
     r += q.let("V", a * T * v_dim);                                              // V (2sbh)
+    // GPTNeoXAttention: qkv = query_key_value(x).view(...).transpose(1, 2); q, k, v = qkv.chunk(3, dim=-1);
+    // apply_rotary_pos_emb makes new q and k, so attention saves v, a view that keeps the fused output's
+    // q and k parts alive beside the rotated copies [transformers-code].
+    if (x.qkv_view_keeps_fused) r += q.let("qkv_fused_rest", a * T * (q_dim + k_dim));
     // Gated attention (Qwen3NextAttention: attn_output * sigmoid(gate) before o_proj) [transformers-code]:
     // the sigmoid's output and the ungated attention output, both saved by the product; o_proj's input
     // is the product (out_in below).
@@ -376,6 +387,8 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     x.sp = s.parallel.sp;
     x.flash = o.flash_attention;
     x.softmax_fp32 = plain_pytorch_training(s);
+    x.qkv_view_keeps_fused = plain_pytorch_training(s) && s.model.fused_qkv && s.model.position == PositionKind::Rotary &&
+                             s.model.attention != AttentionKind::MLA;
     x.dropout = o.dropout;
     x.expert_capacity = o.moe_expert_capacity_factor;
     x.pad_to_capacity = o.moe_pad_expert_input_to_capacity;
@@ -384,11 +397,23 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     x.linear_in_bytes = dt.linear_in;
     if (dt.residual > 0) {  // autocast over fp32 weights [pytorch-autocast-code]: separate q, k, v (and gate, up) projections each cast the fp32 normed input
         x.residual_bytes = dt.residual;
-        x.norm_out_bytes = 4;
-        x.qkv_in_copies = 3;
+        // HF RMSNorm computes in fp32 and its weight multiply saves the normalized fp32 input when the
+        // weight is trained; LayerNorm (F.layer_norm) saves only its input, mean and rstd [pytorch-docs].
+        const bool norms_trained = !(s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full);
+        x.norm_out_bytes = s.model.norm == NormKind::RMSNorm && norms_trained ? 4 : 0;
+        x.qkv_in_copies = s.model.fused_qkv ? 1 : 3;  // one cast for a fused qkv Linear (c_attn, query_key_value)
         x.fc1_in_copies = s.model.gated_mlp ? 2 : 1;
     }
-    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full) {
+    // A 16-bit residual stream in plain PyTorch (transformers): HF RMSNorm upcasts its input
+    // (hidden_states.to(torch.float32)) and pow and the rsqrt multiply save that fp32 copy, not the 16-bit
+    // input [transformers-code]; layer_norm runs in fp32 under autocast and saves its fp32-cast input
+    // [pytorch-autocast-code]. Autocast over 16-bit weights: LoRA's bf16/fp16-mixed (Trainer bf16/fp16).
+    const bool adapters = s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full;
+    const bool autocast_16bit_base = adapters && (o.precision == Precision::MixedBF16 || o.precision == Precision::MixedFP16);
+    if (dt.residual <= 0 && dt.act < 4 && plain_pytorch_training(s) &&
+        (s.model.norm == NormKind::RMSNorm || autocast_16bit_base))
+        x.norm_in_bytes = 4;
+    if (adapters) {
         // frozen linear layers need no saved input; LoRA targets do (their lora_A weight-gradient reads it)
         const unsigned tg = s.finetune.lora_targets;
         const bool gated = s.model.gated_mlp;
@@ -584,6 +609,7 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
         // every layer is the paper's GPT layer as Table 2 assumes it [korthikanti2022]: no FlashAttention, dropout masks kept
         lx.flash = false;
         lx.softmax_fp32 = false;
+        lx.qkv_view_keeps_fused = false;
         lx.dropout = lx.attn_dropout = 0.1;
     } else if (walk) {
         has_dense = n_dense > 0;
@@ -760,7 +786,9 @@ static void add_stage_ends(TrainCtx& c, const ActShape& x, double fl) {
             [&](auto& q) {
                 const auto T = tokens(q, x);
                 const auto one = sp_split(q, x, q("a_bytes", x.act_bytes) * T * q("h", static_cast<double>(m.hidden)));
-                auto fin = q.let("final_norm_in", x.residual_bytes > 0 ? sp_split(q, x, residual_bytes(q, x) * T * q("h", static_cast<double>(m.hidden))) : one);
+                auto fin = q.let("final_norm_in", x.residual_bytes > 0 || x.norm_in_bytes > 0
+                                                      ? sp_split(q, x, norm_in_bytes(q, x) * T * q("h", static_cast<double>(m.hidden)))
+                                                      : one);
                 if (head_trained) fin += q.let("head_in", one);
                 return q("in_flight", fl) * fin;
             });

@@ -47,7 +47,13 @@ struct ActShape {
     // projection that reads it (q, k, v; gate, up). 0: as act_bytes, no extra tensors.
     double residual_bytes = 0;
     double norm_out_bytes = 0;
+    // A 16-bit residual stream in plain PyTorch: the bytes of the copy each norm saves as its input when
+    // it computes in fp32 (HF RMSNorm's .to(float32); layer_norm under autocast). 0: the residual's bytes.
+    double norm_in_bytes = 0;
     double qkv_in_copies = 1, fc1_in_copies = 1;
+    // transformers with a fused qkv Linear and rotary positions (GPT-NeoX, Phi-3, Falcon, Qwen v1): q and k
+    // are new rotated tensors while the saved v is a view of the fused output, which it keeps whole.
+    bool qkv_view_keeps_fused = false;
     // A linear layer saves its input only when its weight gets a gradient (full training, or a LoRA target).
     bool save_qkv_in = true, save_o_in = true, save_fc1_in = true, save_fc2_in = true;
     // PEFT: an adapted module whose adapter computes in another dtype than its input (autocast, or fp32

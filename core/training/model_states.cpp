@@ -98,12 +98,24 @@ double autocast_head_params(const TrainCtx& c) {
 // requires grad is cached until autocast exits, and every cast weight is saved by its matmul for the
 // input gradient, so all of them are live from forward until their layer's backward
 // [pytorch-autocast-code]. The embedding lookup is not autocast (its fp32 output starts the fp32
-// residual stream).
-void add_autocast_copies(TrainCtx& c, double matmul_params, double n_w) {
+// residual stream). With full recomputation the checkpointed layers save nothing in forward: their
+// casts live in autocast's cache only until the forward's autocast exits, and backward holds the
+// output layer's cast (its matmul is outside the checkpoints) and the casts of the layer being
+// recomputed (one stage layer's share) [pytorch-checkpoint-code].
+void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w) {
     const double b = c.dt.autocast_copy;
-    add(c.e, c.d, comp("weights.autocast_copies", "16-bit copies of the matmul weights (autocast)", Category::Weights, kFwdBwd,
+    const bool full_recompute = c.s.train.recompute == Recompute::Full;
+    add(c.e, c.d, comp("weights.autocast_copies", "16-bit copies of the matmul weights (autocast)", Category::Weights,
+                       full_recompute ? phase_bit(Phase::Forward) : kFwdBwd,
                        "PyTorch autocast cached_cast: lower-precision casts of fp32 leaf weights, saved for backward [pytorch-autocast-code]"),
-        [&](auto& q) { return q("P_matmul", matmul_params) * q("copy_bytes", b) / q("N_w", n_w); });
+        [&](auto& q) { return (q("P_matmul", layer_params) + q("P_head", head_params)) * q("copy_bytes", b) / q("N_w", n_w); });
+    if (!full_recompute) return;
+    const double layers = static_cast<double>(std::max<int64_t>(1, c.stage.layers()));
+    add(c.e, c.d, comp("weights.autocast_copies_backward", "16-bit copies in backward: the output layer's and the recomputed layer's",
+                       Category::Weights, phase_bit(Phase::Backward),
+                       "checkpointed layers save no casts; the head's is saved by its matmul, the recomputed layer casts its own "
+                       "[pytorch-autocast-code] [pytorch-checkpoint-code]"),
+        [&](auto& q) { return (q("P_head", head_params) + q("P_matmul", layer_params) / q("L_stage", layers)) * q("copy_bytes", b) / q("N_w", n_w); });
 }
 
 // Plain PyTorch training (torch.optim on .grad tensors: the fp32, autocast and pure-bf16 regimes, and
@@ -170,7 +182,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     if (opt.size != StateSize::None)
         add(c.e, c.d, comp(lora ? "lora.optimizer" : "optimizer.states", opt.label, Category::Optimizer, kAfterLoad, opt.source, opt_host),
             [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
-    if (dt.autocast_copy > 0 && !lora) add_autocast_copies(c, c.w.linear + autocast_head_params(c), n_w);
+    if (dt.autocast_copy > 0 && !lora) add_autocast_copies(c, c.w.linear, autocast_head_params(c), n_w);
     if (dt.fp8_cache > 0 && !lora)
         add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, kFwdBwd,
                            "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise) [transformer-engine-code]"),

@@ -54,8 +54,8 @@ struct TrainableSet {
     bool saved_modules = false; // PEFT modules_to_save copies (finetune.cpp), beside the adapters
 };
 void add_model_states(TrainCtx& c, const TrainableSet& t);
-// Autocast over fp32 weights: the 16-bit copies of matmul_params weights (over N_w ZeRO-3 ranks).
-void add_autocast_copies(TrainCtx& c, double matmul_params, double n_w);
+// Autocast over fp32 weights: the 16-bit copies of the layers' and the head's matmul weights (over N_w ZeRO-3 ranks).
+void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w);
 double autocast_head_params(const TrainCtx& c);
 double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
 
