@@ -523,6 +523,23 @@ TEST_CASE("advanced: fp32 gradient regimes, activation formula and dropout reach
     CHECK_FALSE(h.has("train.activation_formula"));  // fine-tunes always walk the tensors
 }
 
+TEST_CASE("advanced: expandable segments, for PyTorch runs only, drop the allocator's split holes") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.0");  // training runs on PyTorch's caching allocator
+    h.click("section.advanced");
+    const double before = h.app.estimate.total_bytes;
+    h.click("overheads.expandable_segments");
+    CHECK(h.app.scenario.overheads.expandable_segments);
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+    CHECK(h.app.estimate.total_bytes <= before);
+    // vLLM sizes its own pool: no PyTorch allocator setting to offer.
+    h.click("mode.2");
+    h.app.scenario.infer.engine = Engine::VLLM;
+    h.frames(2);
+    CHECK_FALSE(h.has("overheads.expandable_segments"));
+}
+
 TEST_CASE("pipeline schedule and virtual stages: only what the core's rules accept") {
     Harness h(1280, 4000);
     h.frames(2);

@@ -495,6 +495,10 @@ void advanced_panel(AppState& app) {
     if (float_field(app, tr(L, S::CudaContext), "overheads.cuda_context_bytes", ctx, 0, 64, 0.25, "%.2f"))
         o.cuda_context_bytes = ctx * kGiB;
     float_field(app, tr(L, S::Fragmentation), "overheads.fragmentation", o.fragmentation, 0, 1, 0.01, "%.2f");
+    // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator reserve without split-segment holes
+    // (core/allocator_reserve.h); PyTorch runs only (training, transformers inference).
+    if (s.mode != Mode::Infer || s.infer.engine == Engine::Transformers)
+        check(app, tr(L, S::ExpandableSegments), "overheads.expandable_segments", o.expandable_segments);
     check(app, tr(L, S::TempBuffers), "overheads.temp_buffers", o.temp_buffers);
     double mb = o.bucket_bytes / 1e6;
     if (float_field(app, tr(L, S::BucketMB), "overheads.bucket_bytes", mb, 0, 1e5, 25, "%.0f")) o.bucket_bytes = mb * 1e6;

@@ -82,6 +82,7 @@ enum class Lang { En, Zh };
     X(Advanced, "Advanced", "高级")                                                                       \
     X(CudaContext, "CUDA context (GiB)", "CUDA 上下文 (GiB)")                                             \
     X(Fragmentation, "Fragmentation reserve", "碎片预留比例")                                              \
+    X(ExpandableSegments, "PyTorch expandable_segments", "显存分配器 expandable_segments")              \
     X(TempBuffers, "Temporary buffers", "临时缓冲区")                                                     \
     X(BucketMB, "All-reduce bucket (MB)", "All-reduce 桶 (MB)")                                           \
     X(BackwardWorking, "Backward working set", "反向传播工作集")                                           \
