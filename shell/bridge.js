@@ -188,6 +188,10 @@
       var p = heap(bytes);
       try { Module.ccall("vl_event", null, ["string", "string", "number", "number"], ["mmproj", f.name, p, bytes.length]); } finally { Module._free(p); }
       v.wake();
+    }).catch(function (e) {  // the file moved, was deleted or is unreadable since it was picked: the app says so
+      var why = new TextEncoder().encode(String((e && (e.message || e.name)) || e)), p = heap(why);
+      try { Module.ccall("vl_event", null, ["string", "string", "number", "number"], ["mmproj_error", f.name, p, why.length]); } finally { Module._free(p); }
+      v.wake();
     });
   }
   function pickMmproj() {

@@ -330,6 +330,8 @@ void handle_inbox(AppState& app) {
             if (app.ui.editing_key == ev.key) app.ui.editing_key.clear();
         } else if (ev.kind == "mmproj") {  // a projector .gguf's header, read by the page from the file picked (shell/bridge.js)
             import_mmproj(app, ev.key, ev.text, 0);
+        } else if (ev.kind == "mmproj_error") {  // the browser could not read the file picked (its reason in text)
+            app.ui.mmproj_message = ev.key + ": could not read the file (" + ev.text + "); the projector is unchanged";
         }
     }
 }

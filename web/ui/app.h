@@ -35,7 +35,8 @@ enum class PhoneTab { Results, Setup, Share };
 struct InEvent {
     std::string kind;     // "paste" (text), "drop" (file text), "hash" (fragment), "text" (overlay edit), "text_done",
                           // "refused" (the page did not pass on an input over kMaxJsonInputBytes), "mmproj" (a projector
-                          // .gguf's header bytes, the file picked after the app's "mmproj" request)
+                          // .gguf's header bytes, the file picked after the app's "mmproj" request), "mmproj_error" (it
+                          // could not be read: the browser's reason in text)
     std::string key;      // "text"/"text_done": the field being edited; "refused": what it was ("paste", "drop", "hash", "text");
                           // "mmproj": the file's name
     std::string text;     // "refused": its size in bytes (decimal)
