@@ -79,6 +79,8 @@ TEST_CASE("GPU capacity: presets hold the published readings at their precision"
     CHECK(gib_2dp(preset("rtx-4090").cuda_total_bytes) == 23.64);
     CHECK(gib_2dp(preset("rtx-5090").cuda_total_bytes) == 31.36);
     CHECK(gib_2dp(preset("h200").cuda_total_bytes) == 139.81);
+    CHECK(gib_2dp(preset("rtx-3060-12gb").cuda_total_bytes) == 11.75);
+    CHECK(gib_2dp(preset("rtx-4070-ti").cuda_total_bytes) == 11.70);
     // ROCm: torch's totalGlobalMem is rocm-smi's VRAM total, no reserve.
     CHECK(preset("mi300x").cuda_total_bytes == 205822885888.0);
 }
@@ -87,7 +89,7 @@ TEST_CASE("GPU capacity: presets without a reading take nvidia-smi's total less 
     CHECK(preset("h100-pcie-80gb").cuda_total_bytes == (81559 - 480) * kMiB);
     CHECK(preset("b200").cuda_total_bytes == (183359 - 480) * kMiB);
     CHECK(preset("l4").cuda_total_bytes == (23034 - 480) * kMiB);
-    CHECK(preset("rtx-3060-12gb").cuda_total_bytes == (12288 - 480) * kMiB);
+    CHECK(preset("rtx-4060-ti-16gb").cuda_total_bytes == (16380 - 480) * kMiB);
     CHECK(preset("a10g").cuda_total_bytes == preset("a10").cuda_total_bytes);    // the same board
     CHECK(preset("h200-nvl").cuda_total_bytes == preset("h200").cuda_total_bytes);  // the same memory
 }
