@@ -124,7 +124,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--offload-optimizer", "parallel.offload_optimizer", FlagKind::Switch, "optimizer states on the host (ZeRO-Offload)"},
     {"--offload-params", "parallel.offload_params", FlagKind::Switch, "parameters on the host (ZeRO-Infinity, zero 3)"},
     {"--gpu", "gpu", FlagKind::Value, "GPU preset id (see `vramlens gpus`)"},
-    {"--gpu-memory-gib", "gpu.memory_bytes", FlagKind::GpuMemGiB, "usable memory of a custom GPU, GiB"},
+    {"--gpu-memory-gib", "gpu.memory_bytes", FlagKind::GpuMemGiB, "usable memory of a custom GPU, GiB: what CUDA reports (torch.cuda.mem_get_info()[1]), below nvidia-smi's total"},
     {"--gpus", "gpu_count", FlagKind::Value, "total GPUs (default dp * tp * pp * cp)"},
     {"--set", "", FlagKind::Set, "PATH=VALUE: any scenario field, e.g. overheads.fragmentation=0.1"},
 };
@@ -894,8 +894,9 @@ int cmd_models(const Options& o, std::string& out) {
 int cmd_gpus(const Options& o, std::string& out) {
     std::vector<std::vector<std::string>> rows;
     for (const GpuPreset& g : gpu_presets())
-        rows.push_back({g.id, g.name, amount(g.memory_bytes, SizeUnit::GiB), amount(g.memory_bytes, SizeUnit::GB), whole_text(g.memory_bytes), g.source});
-    out += format_rows({"id", "name", "GiB", "GB", "bytes", "source"}, rows, o.format);
+        rows.push_back({g.id, g.name, amount(g.memory_bytes, SizeUnit::GiB), amount(g.memory_bytes, SizeUnit::GB), whole_text(g.memory_bytes), g.source,
+                        amount(g.cuda_total_bytes, SizeUnit::GiB), whole_text(g.cuda_total_bytes), g.cuda_total_source});
+    out += format_rows({"id", "name", "GiB", "GB", "bytes", "source", "usable GiB", "usable bytes", "usable source"}, rows, o.format);
     return kOk;
 }
 
@@ -1273,7 +1274,7 @@ std::optional<std::string> plan_gpus(const std::vector<std::string>& ids, std::v
             return "--gpu: \"" + escape_control_chars(id) + "\" is not a GPU preset" +
                    (close.empty() ? "" : " (closest: " + close + ")") + "; `vramlens gpus` lists them";
         }
-        gpus.push_back({g->name, g->memory_bytes, -1});
+        gpus.push_back({g->name, g->cuda_total_bytes, -1});
     }
     return std::nullopt;
 }

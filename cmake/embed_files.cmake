@@ -12,12 +12,12 @@ foreach(_f IN LISTS FILES)
   # changes): 9 KB less in every binary, 0.3 KB less gzip.
   string(REGEX REPLACE "\n *" "" _text "${_text}")
   if(STRIP_CITATIONS)
-    # The page's copy (issue 16): the presets' citations ("source", "note", "speed_source" strings:
+    # The page's copy (issue 16): the presets' citations ("source", "note", "speed_source", "cuda_total_source" strings:
     # where a config, a count or a GPU figure comes from) are read by the tests and the docs, never
     # shown by the page; 2.9 KB gzip of the wasm. No preset file has these keys inside a config.
     set(_string "\"(([^\"\\\\]|\\\\.)*)\"")
-    string(REGEX REPLACE "\"(source|note|speed_source)\": ${_string}," "" _text "${_text}")
-    string(REGEX REPLACE ",\"(source|note|speed_source)\": ${_string}" "" _text "${_text}")
+    string(REGEX REPLACE "\"(source|note|speed_source|cuda_total_source)\": ${_string}," "" _text "${_text}")
+    string(REGEX REPLACE ",\"(source|note|speed_source|cuda_total_source)\": ${_string}" "" _text "${_text}")
   endif()
   string(LENGTH "${_text}" _len)
   set(_chunks "")

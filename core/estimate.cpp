@@ -48,7 +48,9 @@ static void warn_beyond_positions(const Scenario& s, Estimate& e) {
 
 Estimate estimate(const Scenario& s, Detail detail) {
     Estimate e;
-    e.gpu_capacity_bytes = s.gpu.memory_bytes;
+    e.gpu_reported_bytes = s.gpu.memory_bytes;
+    e.gpu_usable_bytes = s.gpu.usable_bytes();
+    e.gpu_capacity_bytes = e.gpu_usable_bytes;  // fits and headroom compare against what CUDA can allocate [cuda-mem-get-info]
     e.errors = validate(s);
     if (!e.errors.empty()) return e;
     e.params = count_params(s.model);

@@ -81,7 +81,9 @@ struct Estimate {
     Phase peak_phase = Phase::Load;
     double total_bytes = 0;     // = phase_bytes[peak_phase] = sum of GPU components live at peak
     double host_bytes = 0;      // offloaded bytes per GPU's host share
-    double gpu_capacity_bytes = 0;
+    double gpu_capacity_bytes = 0;  // what fits() compares against: gpu_usable_bytes (vLLM: times gpu_memory_utilization)
+    double gpu_usable_bytes = 0;    // the GPU's CUDA-visible total (Gpu::usable_bytes)
+    double gpu_reported_bytes = 0;  // nvidia-smi memory.total (Gpu::memory_bytes); above usable by the driver's reserve
     ParamCounts params;
     std::vector<std::string> warnings;
     std::vector<FieldError> errors;  // non-empty: no numbers were produced

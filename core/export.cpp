@@ -62,6 +62,17 @@ std::string heading(const Scenario& s) {
     return vl::format("{}, {}, {} x {}, per GPU", model, enum_name(s.mode), s.gpu_count, escape_control_chars(s.gpu.name));
 }
 
+// What the capacity is: the CUDA-visible total, and the driver's reserve below nvidia-smi's total when there is one.
+std::string capacity_text(const Estimate& e, SizeUnit u) {
+    std::string t = "GPU memory " + amount_with_unit(e.gpu_usable_bytes, u) + " usable (what CUDA reports";
+    if (e.gpu_reported_bytes > e.gpu_usable_bytes)
+        t += "; nvidia-smi " + amount_with_unit(e.gpu_reported_bytes, u) + ", " + amount_with_unit(e.gpu_reported_bytes - e.gpu_usable_bytes, u) +
+             " reserved by the driver";
+    t += ")";
+    if (e.gpu_capacity_bytes != e.gpu_usable_bytes) t += ", capacity " + amount_with_unit(e.gpu_capacity_bytes, u);
+    return t;
+}
+
 std::string verdict(const Estimate& e, SizeUnit u) {
     if (e.fits()) return "fits, " + amount_with_unit(e.headroom_bytes(), u) + " headroom";
     return "does not fit, " + amount_with_unit(-e.headroom_bytes(), u) + " over";
@@ -138,6 +149,7 @@ std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) 
     out += pad("Peak (" + std::string(phase_label(s.mode, e.peak_phase)) + ")", label_w + 2 + cat_w) + "  " +
            pad_left(amount(e.total_bytes, o.unit), num_w) + "  of " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " +
            verdict(e, o.unit) + "\n";
+    out += capacity_text(e, o.unit) + "\n";
     out += "Phases:";
     for (Phase p : kPhases) {
         if (s.mode == Mode::Infer && p == Phase::Backward) continue;
@@ -182,6 +194,7 @@ std::string markdown(const Scenario& s, const Estimate& e, const ExportOptions& 
                md_cell(c.source) + " |\n";
     out += "| **Peak (" + std::string(phase_label(s.mode, e.peak_phase)) + ")** | | | **" + amount(e.total_bytes, o.unit) + "** | | | |\n\n";
     out += "GPU memory " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " + verdict(e, o.unit) + ".\n";
+    out += capacity_text(e, o.unit) + ".\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + ".\n";
     if (has_kv(s, e)) out += md_cell(kv_capacity_text(s, e, o.unit)) + ".\n";
     if (const std::string fits = answers_text(s, e, o); !fits.empty()) out += md_cell(fits) + ".\n";
@@ -219,6 +232,7 @@ std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     }
     row("total.peak", std::string("Peak (") + phase_label(s.mode, e.peak_phase) + ")", "", phase_label(s.mode, e.peak_phase), false, e.total_bytes, "", "", "");
     row("gpu.capacity", "GPU memory", "", "", false, e.gpu_capacity_bytes, "", "", "");
+    row("gpu.usable", "GPU memory CUDA reports", "", "", false, e.gpu_usable_bytes, "", "", "");
     row("gpu.headroom", "Headroom", "", "", false, e.headroom_bytes(), "", "", "");
     if (e.host_bytes > 0) row("host.total", "Host memory (offloaded)", "", "", true, e.host_bytes, "", "", "");
     if (has_kv(s, e)) {
@@ -251,6 +265,8 @@ std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
         j["peak_phase"] = phase_label(s.mode, e.peak_phase);
         j["total_bytes"] = e.total_bytes;
         j["capacity_bytes"] = e.gpu_capacity_bytes;
+        j["usable_bytes"] = e.gpu_usable_bytes;
+        j["nvidia_smi_bytes"] = e.gpu_reported_bytes;
         j["headroom_bytes"] = e.headroom_bytes();
         j["host_bytes"] = e.host_bytes;
         Json phases = Json::object();

@@ -192,7 +192,16 @@ struct Parallelism {
 
 struct Gpu {
     std::string name = "H100 80GB";
-    double memory_bytes = 85520809984.0;   // usable bytes as the driver reports (80 GiB card: 79.65 GiB)
+    // A preset: nvidia-smi's memory.total (H100 80GB: 81559 MiB, 79.65 GiB). A GPU given by name and
+    // memory (cuda_total_bytes 0): what CUDA reports, torch.cuda.mem_get_info()[1]. Default: the
+    // H100 80GB HBM3 measured by this project, 85017493504 B = 79.18 GiB with driver 580.159.04
+    // (tests/data/accuracy/gpu-runs/2026-11-26-h100) [cuda-mem-get-info].
+    double memory_bytes = 85017493504.0;
+    // What a CUDA process can use: cudaMemGetInfo's total (nvidia-smi -q: FB Total - Reserved), from
+    // the preset; 0: memory_bytes is that figure.
+    double cuda_total_bytes = 0;
+    // The capacity every fit compares against: the CUDA-visible total [cuda-mem-get-info].
+    double usable_bytes() const { return cuda_total_bytes > 0 ? cuda_total_bytes : memory_bytes; }
 };
 
 // Overheads: separate, named, user-changeable; defaults documented where used.

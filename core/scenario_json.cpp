@@ -669,6 +669,11 @@ void read_gpu(const Json& j, std::vector<FieldError>& errs, Gpu& out) {
         return;
     }
     read_object(j, "gpu", errs, out);
+    // The CUDA-visible total is not a field: a GPU object with a preset's name and memory is that
+    // preset; any other is a custom GPU, whose memory_bytes is the figure CUDA reports.
+    out.cuda_total_bytes = 0;
+    for (const GpuPreset& p : gpu_presets())
+        if (p.name == out.name && p.memory_bytes == out.memory_bytes) out.cuda_total_bytes = p.cuda_total_bytes;
 }
 
 // gpu_count when left out: one GPU per rank of every parallel dimension (ep folds into dp).
@@ -817,7 +822,7 @@ std::optional<std::string> preset_model_id(const ModelSpec& m) {
 
 std::optional<std::string> preset_gpu_id(const Gpu& g) {
     for (const GpuPreset& p : gpu_presets())
-        if (p.name == g.name && p.memory_bytes == g.memory_bytes) return p.id;
+        if (p.name == g.name && p.memory_bytes == g.memory_bytes && p.cuda_total_bytes == g.usable_bytes()) return p.id;
     return std::nullopt;
 }
 
@@ -875,7 +880,8 @@ std::string scenario_to_json(const Scenario& s, JsonStyle style) {
     Writer<Scenario> w{s, defaults, style, j};
     fields(w, static_cast<Scenario*>(nullptr));
     if (auto id = preset_gpu_id(s.gpu)) j["gpu"] = *id;
-    else if (style == JsonStyle::Pretty || !(s.gpu.name == defaults.gpu.name && s.gpu.memory_bytes == defaults.gpu.memory_bytes))
+    else if (style == JsonStyle::Pretty || !(s.gpu.name == defaults.gpu.name && s.gpu.memory_bytes == defaults.gpu.memory_bytes &&
+                                                 s.gpu.usable_bytes() == defaults.gpu.usable_bytes()))
         j["gpu"] = write_object(s.gpu, Gpu{}, JsonStyle::Pretty);
     if (style == JsonStyle::Pretty || ranks(s.parallel) != std::optional<int64_t>(s.gpu_count)) j["gpu_count"] = s.gpu_count;
     return dump(j, style);

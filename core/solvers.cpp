@@ -234,7 +234,7 @@ LayoutSpace layout_space(const Scenario& s, const SolveOptions& opt) {
         sp.zero_ok[static_cast<size_t>(z)] = validate(v).empty() && (!opt.keep_zero || z == s.parallel.zero);
     }
     sp.max_gpus = opt.max_gpus;
-    sp.gpu_bytes = s.gpu.memory_bytes;
+    sp.gpu_bytes = s.gpu.usable_bytes();
     return sp;
 }
 

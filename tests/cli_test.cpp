@@ -269,12 +269,12 @@ TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
 }
 
 TEST_CASE("cli: --fail-if-no-fit exits 3 when the scenario does not fit") {
-    // 16 B/param * 7e9 = 112e9 B > 85,520,809,984 B (H100 80GB): does not fit.
+    // 16 B/param * 7e9 = 112e9 B > 85,017,493,504 B (the default H100 80GB's CUDA total, 85.02 GB): does not fit.
     const Run over = vramlens("estimate --params 7e9 --fail-if-no-fit --format json --unit gb");
     CHECK(over.status == 3);
     // stdout stays JSON for scripts; the reason goes to stderr (the fuzzer requires a message with every failure).
     CHECK(nlohmann::json::accept(over.out));
-    CHECK_THAT(over.err, Catch::StartsWith("vramlens: does not fit: the peak is ") && Catch::Contains(" of 85.52 GB per GPU, "));
+    CHECK_THAT(over.err, Catch::StartsWith("vramlens: does not fit: the peak is ") && Catch::Contains(" of 85.02 GB per GPU, "));
     // Inference of 1e9 bf16 parameters: 2e9 B of weights, far below: fits.
     CHECK(vramlens("estimate --params 1e9 --mode infer --fail-if-no-fit").status == 0);
 }
@@ -322,6 +322,8 @@ TEST_CASE("cli: models and gpus list the presets") {
             found = true;
             CHECK(row["bytes"] == "85520809984");  // nvidia-smi 81559 MiB * 2^20
             CHECK(row["GiB"] == "79.65");
+            CHECK(row["usable bytes"] == "85017493504");  // torch's total measured on a lent H100: (81559 - 480) MiB
+            CHECK(row["usable GiB"] == "79.18");
         }
     CHECK(found);
     CHECK(vramlens("models extra").status == 2);
@@ -349,8 +351,8 @@ TEST_CASE("cli: solve for the fewest GPUs, 70e9 parameters under ZeRO-3") {
     REQUIRE(r.status == 0);
     nlohmann::json j = nlohmann::json::parse(r.out);
     // ZeRO-3 shards all 16 B/param over the GPUs: at 13 GPUs the model states alone are
-    // 16 * 70e9 / 13 = 86.15e9 B > 85.52e9 B (H100 80GB); at 14, 80e9 B = 74.51 GiB, and with the
-    // 0.5 GiB context and the 5% allocator reserve about 78.8 GiB < 79.65 GiB.
+    // 16 * 70e9 / 13 = 86.15e9 B > 85.02e9 B (the default H100 80GB's CUDA total, 79.18 GiB); at 14, 80e9 B =
+    // 74.51 GiB, and with the 0.5 GiB context and the 5% allocator reserve about 78.8 GiB < 79.18 GiB.
     CHECK(j["found"] == true);
     CHECK(j["value"] == 14);
     CHECK(j["scenario"]["gpu_count"] == 14);

@@ -55,6 +55,8 @@ Estimate hand_built() {
     e.total_bytes = 25 * GiB;
     e.host_bytes = 4 * GiB;
     e.gpu_capacity_bytes = 80 * GiB;
+    e.gpu_usable_bytes = 80 * GiB;    // a GPU given by its CUDA total: no driver reserve to show
+    e.gpu_reported_bytes = 80 * GiB;
     e.params.total = 8030261248;
     e.warnings = {"dropout masks assumed absent"};
     return e;
@@ -75,6 +77,7 @@ TEST_CASE("export: CSV of a hand-built estimate") {
         "total.step,Total in step,,step,false,16106127360,15.00,,,\n"
         "total.peak,Peak (forward),,forward,false,26843545600,25.00,,,\n"
         "gpu.capacity,GPU memory,,,false,85899345920,80.00,,,\n"
+        "gpu.usable,GPU memory CUDA reports,,,false,85899345920,80.00,,,\n"
         "gpu.headroom,Headroom,,,false,59055800320,55.00,,,\n"
         "host.total,Host memory (offloaded),,,true,4294967296,4.00,,,\n";
     CHECK(export_estimate(heading_scenario(), hand_built(), ExportFormat::Csv) == expected);
@@ -102,6 +105,7 @@ TEST_CASE("export: Markdown table of a hand-built estimate") {
         "| **Peak (forward)** | | | **25.00** | | | |\n"
         "\n"
         "GPU memory 80.00 GiB: fits, 55.00 GiB headroom.\n"
+        "GPU memory 80.00 GiB usable (what CUDA reports).\n"
         "Host memory (offloaded): 4.00 GiB.\n"
         "\n"
         "> warning: dropout masks assumed absent\n";
@@ -120,6 +124,7 @@ TEST_CASE("export: plain-text table, with and without formulas") {
         "Optimizer states  optimizer      4.00  host (not on the GPU)\n" +
         rule + "\n" +
         "Peak (forward)                  25.00  of 80.00 GiB: fits, 55.00 GiB headroom\n"
+        "GPU memory 80.00 GiB usable (what CUDA reports)\n"
         "Phases: load 15.00, forward 25.00, backward 25.00, step 15.00 GiB\n"
         "Host memory (offloaded): 4.00 GiB\n"
         "warning: dropout masks assumed absent\n";

@@ -460,8 +460,9 @@ TEST_CASE("local: a custom GPU with an RTX 4090's figures is planned as the RTX 
     preset.local.gpus = {"rtx-4090"};
     Scenario custom = preset;
     custom.local.gpus.clear();
-    // nvidia-smi's 24564 MiB = 23.98828125 GiB; 1008 GB/s; 330.3 TFLOP/s dense FP16 (the preset's sheet figures)
-    custom.local.custom_gpus = {{rtx->name, 23.98828125, 1008, 330.3}};
+    // A custom GPU's memory is what CUDA reports: the preset's 24207 MiB (PyTorch's "total capacity of 23.64 GiB"
+    // [cuda-total-readings]) = 23.6396484375 GiB; 1008 GB/s; 330.3 TFLOP/s dense FP16 (the preset's sheet figures)
+    custom.local.custom_gpus = {{rtx->name, 23.6396484375, 1008, 330.3}};
     const LocalPlan a = plan_local(preset), b = plan_local(custom);
     REQUIRE(a.ok());
     REQUIRE(b.ok());

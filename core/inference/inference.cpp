@@ -467,8 +467,10 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const InferenceOptions& o = s.infer;
     const int64_t tp = s.parallel.tp;
     const int64_t block = o.block_size;
-    e.gpu_capacity_bytes = o.gpu_memory_utilization * s.gpu.memory_bytes;
-    e.warnings.push_back("vLLM: capacity is gpu_memory_utilization x GPU memory; the KV pool fills the rest of it");
+    // vLLM's requested memory: gpu_memory_utilization x torch.cuda.mem_get_info()'s total, the CUDA-visible total
+    // (v1/worker/gpu_worker.py determine_available_memory, read at 0012cf6 [vllm-code]).
+    e.gpu_capacity_bytes = o.gpu_memory_utilization * e.gpu_usable_bytes;
+    e.warnings.push_back("vLLM: capacity is gpu_memory_utilization x the GPU memory CUDA reports; the KV pool fills the rest of it");
     const int64_t T = vllm_batched_tokens(o);
     const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp); };
     // The profile run's activation peak: max_num_batched_tokens through the MLP (or a Mamba mixer), or

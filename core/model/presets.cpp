@@ -106,6 +106,11 @@ void load_gpus(Presets& p) {
         if (auto b = e.find("bf16"); b != e.end() && b->is_boolean()) g.bf16 = b->get<bool>();
         if (auto f = e.find("fp8"); f != e.end() && f->is_boolean()) g.fp8 = f->get<bool>();
         g.source = str(e, "source");
+        if (auto c = e.find("cuda_total_bytes"); c != e.end() && c->is_number() && c->get<double>() > 0 && c->get<double>() <= g.memory_bytes)
+            g.cuda_total_bytes = c->get<double>();
+        else
+            p.errors.push_back({where, "\"cuda_total_bytes\" must be the CUDA-visible total (cudaMemGetInfo), above 0 and at most memory_bytes"});
+        g.cuda_total_source = str(e, "cuda_total_source");
         for (auto [key, dst] : {std::pair{"memory_bandwidth", &g.memory_bandwidth}, std::pair{"fp16_tensor_flops", &g.fp16_tensor_flops}})
             if (auto v = e.find(key); v != e.end()) {
                 if (v->is_number() && v->get<double>() > 0) *dst = v->get<double>();

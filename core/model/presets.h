@@ -39,10 +39,12 @@ struct GpuPreset {
     bool bf16 = true;             // native bf16 (false: T4, V100)
     bool fp8 = false;             // native fp8 tensor cores (Hopper, Ada, Blackwell, MI300)
     std::string source;           // citation of memory_bytes
+    double cuda_total_bytes = 0;  // what a CUDA (or HIP) process sees: cudaMemGetInfo's total (Gpu::cuda_total_bytes)
+    std::string cuda_total_source;// citation of cuda_total_bytes: a published reading, or the rule used where none is
     double memory_bandwidth = 0;  // peak memory bandwidth, bytes/s (vendor sheet); 0: not published
     double fp16_tensor_flops = 0; // dense FP16 tensor FLOP/s (vendor sheet; GeForce: FP16 accumulate); 0: not published
     std::string speed_source;     // docs/sources.md key of the two above
-    Gpu gpu() const { return Gpu{name, memory_bytes}; }
+    Gpu gpu() const { return Gpu{name, memory_bytes, cuda_total_bytes}; }
 };
 
 const std::vector<ModelPreset>& model_presets();

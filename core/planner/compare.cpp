@@ -44,7 +44,7 @@ std::string compare_machine_input(const LocalMachine& m, RankInput& out) {
     for (size_t j = 0; j < m.gpus.size(); ++j) {
         const GpuPreset* g = find_gpu(m.gpus[j]);
         if (!g) return "gpus[" + std::to_string(j) + "]: " + quoted(m.gpus[j]) + " is not a GPU preset" + closest(m.gpus[j], ids) + "; `vramlens gpus` lists them";
-        out.machine.gpus.push_back({g->name, g->memory_bytes, -1});
+        out.machine.gpus.push_back({g->name, g->cuda_total_bytes, -1});
         out.gpu_presets.push_back(g);
     }
     if (!(m.ram_bytes > 0) || !std::isfinite(m.ram_bytes) || m.ram_bytes > 1e15)

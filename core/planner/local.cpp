@@ -109,6 +109,7 @@ GpuPreset custom_gpu_preset(const LocalCustomGpu& g) {
     p.id = g.name;
     p.name = g.name;
     p.memory_bytes = g.memory_gib * kGiB;
+    p.cuda_total_bytes = p.memory_bytes;  // the figure typed is what CUDA reports (torch.cuda.mem_get_info()[1])
     p.memory_bandwidth = g.bandwidth_gbs * kGB;
     p.fp16_tensor_flops = g.fp16_tflops * 1e12;  // TFLOP/s
     return p;
@@ -152,7 +153,7 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
             errs.push_back({f + "fp16_tflops", "must be the dense FP16 tensor TFLOP/s, 0 (not known: no prefill speed) to 100000"});
     }
     std::vector<PlanGpu> gpus;
-    for (const GpuPreset& g : local_gpu_specs(lo)) gpus.push_back({g.name, g.memory_bytes, -1});
+    for (const GpuPreset& g : local_gpu_specs(lo)) gpus.push_back({g.name, g.cuda_total_bytes, -1});
     if (serving)
         for (const PlanGpu& g : gpus)
             if (g.name != gpus.front().name || g.memory_bytes != gpus.front().memory_bytes) {

@@ -33,7 +33,7 @@ const char* split_mode_name(SplitMode m);  // "layer", "row", "none"
 
 struct PlanGpu {
     std::string name;
-    double memory_bytes = 0;   // total memory as the driver reports it
+    double memory_bytes = 0;   // the CUDA-visible total (GpuPreset::cuda_total_bytes): llama.cpp sizes devices by cudaMemGetInfo
     double reserve_bytes = -1; // CUDA context / driver reserve; < 0: core/cuda_context.h's row for the name
 };
 

@@ -140,6 +140,7 @@ Estimate vllm_estimate(const ServingPlanInput& in, const ServingPlan& p, int64_t
     s.infer.max_num_seqs = in.max_num_seqs;
     s.gpu.name = in.gpus.front().name;
     s.gpu.memory_bytes = in.gpus.front().memory_bytes;
+    s.gpu.cuda_total_bytes = in.gpus.front().memory_bytes;  // PlanGpu holds the CUDA-visible total
     s.parallel.tp = p.tp;
     s.parallel.pp = p.pp;
     s.gpu_count = p.tp * p.pp;

@@ -375,6 +375,7 @@ void gpu_panel(AppState& app) {
         if (dropdown_item(app, tr(L, S::CustomGpu), app.ui.gpu_preset_id.empty())) {
             app.ui.gpu_preset_id.clear();
             s.gpu.name = "Custom GPU";
+            s.gpu.cuda_total_bytes = 0;  // a custom GPU's memory is the figure CUDA reports
             app.dirty = true;
         }
         ImGui::EndCombo();

@@ -77,7 +77,7 @@ void add_custom_gpu(AppState& app) {
     const LocalOptions& lo = app.scenario.local;
     const GpuPreset* base = find_gpu(lo.gpus.empty() ? LocalOptions{}.gpus.front() : lo.gpus.back());
     if (!base) base = find_gpu(LocalOptions{}.gpus.front());
-    app.scenario.local.custom_gpus.push_back({"Custom GPU", base->memory_bytes / kGiB, base->memory_bandwidth / kGB, base->fp16_tensor_flops / 1e12});
+    app.scenario.local.custom_gpus.push_back({"Custom GPU", base->cuda_total_bytes / kGiB, base->memory_bandwidth / kGB, base->fp16_tensor_flops / 1e12});
     gpus_changed(app);
 }
 
