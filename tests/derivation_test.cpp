@@ -329,11 +329,15 @@ TEST_CASE("training: a per-layer formula lists exactly the tensors the code adds
         const Component& mlp = component(e, "act.mlp");
         CHECK(mlp.formula().rfind("in_flight * (L_dense * A_mlp_dense + L_moe * A_mlp_moe), ", 0) == 0);
         CHECK(mlp.substituted() == "1 * (1 * 2,113,536 + 1 * 83,968) = 2,197,504 B");
-        // the larger layer: norms 2 * 2 * 128 * 64 = 32,768, attention 82,432 (as for the MoE layer in
+        // backward's working set: the loss backward (log-softmax output 4 * 128 * 1,000 = 512,000 and its
+        // two fp32 gradients 1,024,000) or one layer's activation gradients, the larger layer: norms
+        // 2 * 2 * 128 * 64 = 32,768, attention 82,432 (as for the MoE layer in
         // tests/training_activations_test.cpp), the larger MLP
         const Component& bw = component(e, "act.backward_working");
-        CHECK(bw.formula().rfind("A_norms + A_attn + max(A_mlp_dense, A_mlp_moe), ", 0) == 0);
-        CHECK(bw.substituted() == "32,768 + 82,432 + max(2,113,536, 83,968) = 2,228,736 B");
+        CHECK(bw.formula().rfind("max(loss_backward, layer_backward), ", 0) == 0);
+        CHECK_THAT(std::string(bw.formula()), Catch::Contains(", loss_backward = in_flight * logit_bytes * N_logits + 2 * logit_bytes * N_logits, "));
+        CHECK_THAT(std::string(bw.formula()), Catch::Contains(", A_layer = A_norms + A_attn + max(A_mlp_dense, A_mlp_moe), layer_backward = A_layer"));
+        CHECK(bw.substituted() == "max(1,536,000, 2,228,736) = 2,228,736 B");
         check_derivations(e, "dense + MoE stage");
     }
 }

@@ -349,15 +349,18 @@ TEST_CASE("fewest GPUs for training equals exhaustive enumeration of tp x pp x Z
 
 TEST_CASE("GPU-count solver keeps sequence parallelism only where tp > 1") {
     // With sp requested, tp = 1 layouts (pure data parallel + ZeRO) used to be skipped as invalid.
-    Scenario s = train_on(llama2_7b(), 24);
+    // On 40 GiB cards the fewest GPUs are 4 with tp = 1, pp = 1 (the first key at that count); tp = 2 with
+    // sp also fits on 4, so only the layout tells the two apart.
+    Scenario s = train_on(llama2_7b(), 40);
     s.parallel.sp = true;
     s.parallel.tp = 2;
     s.gpu_count = 2;
     const SolveResult with_sp = solve(s, Knob::GpuCount, SolveOptions{1, 0, 16});
-    const SolveResult without = solve(train_on(llama2_7b(), 24), Knob::GpuCount, SolveOptions{1, 0, 16});
+    const SolveResult without = solve(train_on(llama2_7b(), 40), Knob::GpuCount, SolveOptions{1, 0, 16});
     REQUIRE(with_sp.found);
     REQUIRE(without.found);
     REQUIRE(without.scenario.parallel.tp == 1);  // the best layout is data parallel + ZeRO
+    REQUIRE(without.scenario.parallel.pp == 1);
     CHECK(with_sp.value == without.value);
     CHECK(with_sp.scenario.parallel.tp == 1);
     CHECK_FALSE(with_sp.scenario.parallel.sp);

@@ -161,11 +161,15 @@ TEST_CASE("ZeRO Sec 3.2 'about 8 GB with checkpointing' for GPT-2 1.5B: which re
     s.train.micro_batch = 32;
     s.train.activation_formula = ActivationFormula::Coefficient;
     s.train.activation_coefficient = 12;
+    // the fused loss keeps no b x s x V tensor and the layer gradients are off, so backward's working set
+    // is the recomputed segment alone
+    s.train.loss = LossImpl::Fused;
+    s.overheads.backward_working_set = false;
     auto stored_plus_segment = [&](Recompute rc, int k) {
         s.train.recompute = rc;
         s.train.recompute_every_k = k;
         const Estimate e = estimate(s);
-        return bytes_of(e, "act.checkpoints") + bytes_of(e, "act.recompute_working");
+        return bytes_of(e, "act.checkpoints") + bytes_of(e, "act.backward_working");
     };
     const double ckpt = 2.0 * 32 * 1024 * 1600, layer = 12 * ckpt;
     // one checkpoint per layer: 5.03 GB stored + one recomputed layer
@@ -214,7 +218,7 @@ TEST_CASE("GQA sizes K and V by kv heads, a gated MLP keeps its extra tensors") 
     REQUIRE(l.mlp == Approx(2 * T * 4096 + 4 * 2 * T * 14336));
 }
 
-TEST_CASE("logits (bf16) and their fp32 copy and log-softmax: b*s*V each, the gradients during backward, vocab-parallel with tp") {
+TEST_CASE("logits (bf16) and their fp32 copy and log-softmax: b*s*V each, the gradients in the loss backward, vocab-parallel with tp") {
     // transformers ForCausalLMLoss: the head's bf16 logits, logits.float(), log_softmax in fp32
     // (tests/training_mechanisms_test.cpp derives every phase)
     Scenario s = train_scenario(llama2_7b());
@@ -223,7 +227,11 @@ TEST_CASE("logits (bf16) and their fp32 copy and log-softmax: b*s*V each, the gr
     REQUIRE(bytes_of(e, "logits") == Approx(2.0 * 4096 * 32000));
     REQUIRE(bytes_of(e, "logits.fp32") == Approx(4.0 * 4096 * 32000));
     REQUIRE(bytes_of(e, "logits.loss") == Approx(4.0 * 4096 * 32000));
-    REQUIRE(find(e, "logits.grad")->phases == phase_bit(Phase::Backward));
+    REQUIRE(find(e, "logits.loss")->phases == phase_bit(Phase::Forward));
+    // the loss backward: the log-softmax output and its two fp32 gradients, 12 B per logit (1.57 GB), larger
+    // than one layer's backward here (one Llama-2-7B layer at 4096 tokens holds well under 1 GB)
+    REQUIRE(bytes_of(e, "act.backward_working") == Approx(12.0 * 4096 * 32000));
+    REQUIRE(find(e, "act.backward_working")->phases == phase_bit(Phase::Backward));
     s.parallel.tp = 4;
     s.gpu_count = 4;
     REQUIRE(bytes_of(estimate(s), "logits.fp32") == Approx(4.0 * 4096 * 32000 / 4));
@@ -234,10 +242,13 @@ TEST_CASE("recomputation: selective drops s^2, full keeps layer inputs, every-k 
     s.train.seq_len = 2048;
     s.train.flash_attention = false;
     const double in = 2.0 * 2048 * 4096;  // one layer's input, bf16
+    // backward's working set is the recomputed segment alone: no b x s x V loss tensors, no layer gradients
+    s.train.loss = LossImpl::Fused;
+    s.overheads.backward_working_set = false;
     s.train.recompute = Recompute::Selective;
     Estimate e = estimate(s);
     REQUIRE(find(e, "act.scores") == nullptr);
-    REQUIRE(bytes_of(e, "act.recompute_working") == Approx(2.0 * 32 * 2048 * 2048));  // one layer's softmax
+    REQUIRE(bytes_of(e, "act.backward_working") == Approx(2.0 * 32 * 2048 * 2048));  // one layer's softmax
     s.train.recompute = Recompute::Full;
     REQUIRE(bytes_of(estimate(s), "act.checkpoints") == Approx(32 * in));
     s.train.recompute = Recompute::EveryK;
@@ -247,7 +258,7 @@ TEST_CASE("recomputation: selective drops s^2, full keeps layer inputs, every-k 
     // the recomputed segment: 4 full layers
     s.train.recompute = Recompute::None;
     const double one_layer = layer_acts(estimate(s)) / 32;
-    REQUIRE(bytes_of(e, "act.recompute_working") == Approx(4 * one_layer));
+    REQUIRE(bytes_of(e, "act.backward_working") == Approx(4 * one_layer));
 }
 
 TEST_CASE("the backward working set is the largest layer on the reported stage, not a dense layer held by another stage") {
@@ -264,7 +275,7 @@ TEST_CASE("the backward working set is the largest layer on the reported stage, 
     s.train.seq_len = 128;
     s.parallel.pp = 2;
     s.gpu_count = 2;
-    const Estimate e = estimate(s);
+    const Estimate e = estimate(s, Detail::Full);
     REQUIRE(e.ok());
     REQUIRE(find(e, "logits") != nullptr);  // the last stage is the one shown
     // T = 128 tokens, bf16 (2 B), FlashAttention, h = 64, one head of 64:
@@ -273,8 +284,13 @@ TEST_CASE("the backward working set is the largest layer on the reported stage, 
     //   MoE MLP: fc1 input 2*128*64 + router 4*128*4 + routed copies and outputs 2 * 2*128*64
     //            + expert GeLU input 2*128*64 + expert fc2 input 2*128*64 = 83,968
     REQUIRE(bytes_of(e, "act.mlp") == 83968);
-    REQUIRE(bytes_of(e, "act.backward_working") == 32768 + 82432 + 83968);
-    // the dense layer (on the first stage) would be 32,768 + 82,432 + 2*128*64 + 2 * 2*128*4096 = 2,228,736
+    // one layer's backward: 32,768 + 82,432 + 83,968 = 199,168; the dense layer (on the first stage) would be
+    // 32,768 + 82,432 + 2*128*64 + 2 * 2*128*4096 = 2,228,736. The loss backward on this stage (one
+    // micro-batch in flight): log-softmax output 4 * 128 * 100,000 = 51,200,000 + its two gradients
+    // 102,400,000 = 153,600,000, the larger.
+    const Component* bw = find(e, "act.backward_working");
+    REQUIRE(bw != nullptr);
+    CHECK(bw->substituted() == "max(153,600,000, 199,168) = 153,600,000 B");
 }
 
 TEST_CASE("pipeline: first stage holds min(pp, m) micro-batches, context parallel divides the tokens") {

@@ -289,7 +289,7 @@ TEST_CASE("autocast over an fp32 base with LoRA: the frozen fp32 weights are cas
     CHECK(bytes_of(e, "weights.autocast_copies") == Approx(2 * (kLinear + kHead)));
 }
 
-TEST_CASE("loss hf-upcast: bf16 logits, their fp32 copy and the fp32 log-softmax in forward, two fp32 gradients in backward") {
+TEST_CASE("loss hf-upcast: bf16 logits, their fp32 copy and the fp32 log-softmax in forward, two fp32 gradients in the loss backward") {
     // transformers ForCausalLMLoss: logits.float(), then cross_entropy = log_softmax + nll_loss.
     Scenario s = train_scenario(llama2_7b());
     s.train.seq_len = 4096;
@@ -301,13 +301,14 @@ TEST_CASE("loss hf-upcast: bf16 logits, their fp32 copy and the fp32 log-softmax
     CHECK(bytes_of(e, "logits.fp32") == Approx(4 * N));
     CHECK(find(e, "logits.fp32")->phases == phase_bit(Phase::Forward));
     CHECK(bytes_of(e, "logits.loss") == Approx(4 * N));
-    CHECK(bytes_of(e, "logits.grad") == Approx(8 * N));
-    CHECK(find(e, "logits.grad")->phases == phase_bit(Phase::Backward));
+    CHECK(find(e, "logits.loss")->phases == phase_bit(Phase::Forward));
     CHECK(find(e, "logits.shift_copy") == nullptr);
-    // per logit: 2 + 4 + 4 = 10 B at the end of forward, 4 + 8 = 12 B in backward
+    // per logit: 2 + 4 + 4 = 10 B at the end of forward; the loss backward holds the log-softmax output and
+    // its two fp32 gradients, 4 + 8 = 12 B, in backward's working set (larger here than one layer's backward)
     const PhaseTotals lt = phase_totals(e.components, category_bit(Category::Logits));
     CHECK(lt.gpu[static_cast<size_t>(Phase::Forward)] == Approx(10 * N));
-    CHECK(lt.gpu[static_cast<size_t>(Phase::Backward)] == Approx(12 * N));
+    CHECK(lt.gpu[static_cast<size_t>(Phase::Backward)] == 0);
+    CHECK(bytes_of(e, "act.backward_working") == Approx(12 * N));
 
     // transformers before PR #35646: + a contiguous fp32 copy of the shifted logits, 14 B per logit in forward
     s.train.loss = LossImpl::UpcastShift;
@@ -482,4 +483,55 @@ TEST_CASE("a fused qkv Linear with rotary positions: the saved v keeps the whole
     // Separate q_proj, k_proj, v_proj (Llama): nothing is shared.
     s.model = llama2_7b();
     CHECK_FALSE(activation_shape(s, dt).qkv_view_keeps_fused);
+}
+
+TEST_CASE("backward holds the larger of the loss backward and one layer's backward, never both") {
+    // The loss backward (log-softmax output + nll_loss's and log_softmax's fp32 gradients) is freed once the
+    // gradient has passed the output layer, before the last layer's backward [pytorch-docs].
+    // Llama-2-7B, b = 1, s = 4096, bf16-mixed, FlashAttention: N = 4096 * 32,000 logits.
+    Scenario s = train_scenario(llama2_7b());
+    s.train.seq_len = 4096;
+    const double N = 4096.0 * 32000;
+    // one layer (T = 4096, h = 4096, bf16): norms 2 * 2Th = 67,108,864; attention 168,296,448
+    // (tests/derivation_test.cpp); gated MLP: fc1 input 2Th = 33,554,432 + SiLU input, SiLU and up outputs,
+    // down input 4 * 2 * T * 11,008 = 360,710,144; sum 629,669,888
+    const double A = 629669888.0;
+    REQUIRE(bytes_of(estimate(s), "act.mlp") / 32 == Approx(33554432.0 + 360710144.0));
+    // full recomputation: one layer recomputed + its gradients, 2A = 1,259,339,776 < the loss's 12N = 1,572,864,000
+    s.train.recompute = Recompute::Full;
+    CHECK(bytes_of(estimate(s), "act.backward_working") == Approx(12 * N));
+    // every 4 layers: 4 layers recomputed + one layer's gradients, 5A = 3,148,349,440 > 12N
+    s.train.recompute = Recompute::EveryK;
+    s.train.recompute_every_k = 4;
+    const Estimate k4 = estimate(s);
+    CHECK(bytes_of(k4, "act.backward_working") == Approx(5 * A));
+    // neither side is added to the other: the backward phase's activations are the 8 checkpoints
+    // (8 * 2Th), the token ids (8T), the final norm and head inputs (2 * 2Th) and 5A
+    const double Th2 = 2.0 * 4096 * 4096;
+    CHECK(phase_totals(k4.components, category_bit(Category::Activations) | category_bit(Category::Logits)).gpu[static_cast<size_t>(Phase::Backward)] ==
+          Approx(8 * Th2 + 8 * 4096.0 + 2 * Th2 + 5 * A));
+}
+
+TEST_CASE("GPT-2 training without checkpointing: the DynamicCache copies of K and V come on top of the fused c_attn output") {
+    // openai-community/gpt2: h = 768, 12 heads, 12 layers; fp32 (no autocast), b = 8, s = 1024, SDPA.
+    // Saved per layer: c_attn input, the fused c_attn output (q, k, v views, kept whole by q), the
+    // attention output (c_proj input), the fp32 log-sum-exp, and DynamicLayer.update's torch.cat copies
+    // of K and V [transformers-code].
+    Scenario s = train_scenario(find_model("gpt2")->spec);
+    s.train.precision = Precision::FP32;
+    s.train.micro_batch = 8;
+    s.train.seq_len = 1024;
+    const double Th4 = 4.0 * 8 * 1024 * 768;  // one b x s x h fp32 tensor: 25,165,824 B
+    const double lse = 4.0 * 8 * 12 * 1024;  // 393,216 B
+    const Estimate e = estimate(s, Detail::Full);
+    CHECK(bytes_of(e, "act.attention") == Approx(12 * (7 * Th4 + lse)));
+    CHECK_THAT(std::string(find(e, "act.attention")->formula()), Catch::Contains("kv_cache_copies = a_bytes * T * (kv_dim + kv_dim)"));
+    // gradient checkpointing turns use_cache off: the recomputed layer has no copies
+    s.train.recompute = Recompute::Full;
+    const Estimate ckpt = estimate(s, Detail::Full);
+    CHECK_THAT(std::string(find(ckpt, "act.backward_working")->formula()), !Catch::Contains("kv_cache_copies"));
+    // separate q, k, v projections (Llama): the cache copies replace the K and V attention would save
+    Scenario llama = train_scenario(llama2_7b());
+    llama.train.precision = Precision::FP32;
+    CHECK_THAT(std::string(find(estimate(llama, Detail::Full), "act.attention")->formula()), !Catch::Contains("kv_cache_copies"));
 }

@@ -204,6 +204,11 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
     // apply_rotary_pos_emb makes new q and k, so attention saves v, a view that keeps the fused output's
     // q and k parts alive beside the rotated copies [transformers-code].
     if (x.qkv_view_keeps_fused) r += q.let("qkv_fused_rest", a * T * (q_dim + k_dim));
+    // GPT2Model creates DynamicCache(config) when use_cache (config.use_cache, turned off only by gradient
+    // checkpointing in training); GPT2Attention passes K and V through its update, DynamicLayer.update returns
+    // torch.cat([self.keys, key_states]) over an empty tensor, a copy, and SDPA saves the copies, while q, a view
+    // of c_attn's output, keeps that output whole [transformers-code].
+    if (x.kv_cache_copies) r += q.let("kv_cache_copies", a * T * (k_dim + v_dim));
     // Gated attention (Qwen3NextAttention: attn_output * sigmoid(gate) before o_proj) [transformers-code]:
     // the sigmoid's output and the ungated attention output, both saved by the product; o_proj's input
     // is the product (out_in below).
@@ -389,6 +394,8 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     x.softmax_fp32 = plain_pytorch_training(s);
     x.qkv_view_keeps_fused = plain_pytorch_training(s) && s.model.fused_qkv && s.model.position == PositionKind::Rotary &&
                              s.model.attention != AttentionKind::MLA;
+    x.kv_cache_copies = plain_pytorch_training(s) && s.model.fused_qkv && s.model.position == PositionKind::Learned &&
+                        s.model.attention != AttentionKind::MLA && o.flash_attention && o.recompute == Recompute::None;
     x.dropout = o.dropout;
     x.expert_capacity = o.moe_expert_capacity_factor;
     x.pad_to_capacity = o.moe_pad_expert_input_to_capacity;
@@ -521,17 +528,55 @@ double fused_loss_chunk_rows(double tokens, double vocab, double hidden) {
     return std::min(p, tokens);
 }
 
+// The materialised causal-LM loss on this rank (transformers ForCausalLMLoss [transformers-code]): on the
+// last pipeline stage, with train.loss upcast or upcast-shift, not for an encoder. Its logits: b x s x V / t
+// elements in the loss dtype (fp32 with transformers' upcast).
+struct LossLogits {
+    bool present = false;
+    double logit_bytes = 0;
+    double V = 0, t = 1;
+};
+
+static LossLogits materialised_loss(const TrainCtx& c, const ActShape& x) {
+    const Scenario& s = c.s;
+    LossLogits l;
+    l.present = c.stage.last && !s.model.encoder && s.train.loss != LossImpl::Fused;
+    l.logit_bytes = s.train.fp32_logits ? 4.0 : x.act_bytes;
+    l.V = static_cast<double>(s.model.vocab);
+    l.t = static_cast<double>(s.parallel.tp);
+    return l;
+}
+
+template <class Q>
+Expr<Q> logit_elements(Q& q, const ActShape& x, const LossLogits& l) {
+    return q.let("N_logits", tokens(q, x) * q("V", l.V) / q("t", l.t));
+}
+
+// log_softmax's output, which cross_entropy saves for nll_loss's and its own backward [pytorch-docs]: one per
+// micro-batch in flight.
+template <class Q>
+Expr<Q> log_softmax_output(Q& q, const ActShape& x, const LossLogits& l, double fl) {
+    return q("in_flight", fl) * (q("logit_bytes", l.logit_bytes) * logit_elements(q, x, l));
+}
+
+// The loss backward's gradients: nll_loss's gradient and log_softmax's input gradient, each of the logits'
+// shape in the loss dtype [pytorch-docs].
+template <class Q>
+Expr<Q> loss_gradients(Q& q, const ActShape& x, const LossLogits& l) {
+    return 2 * (q("logit_bytes", l.logit_bytes) * logit_elements(q, x, l));
+}
+
 // The causal-LM loss over one micro-batch's logits on this rank (b x s x V / t elements), by train.loss.
 // Materialised (transformers ForCausalLMLoss [transformers-code]): the output layer writes the logits
 // in its compute dtype, logits.float() makes an fp32 copy, and cross_entropy = log_softmax (its fp32
 // output is saved) + nll_loss [pytorch-docs]. All three are live when the loss is computed at the end
 // of forward; the copy is freed when the loss returns, the 16-bit logits with the model outputs before
-// backward. Backward holds the saved log-softmax output, nll_loss's gradient and log_softmax's input
-// gradient, all of the logits' shape in the loss dtype. Transformers before PR #35646 also made a
+// backward. The loss backward (log-softmax output and its two gradients) is part of backward's working
+// set (add_backward_working_sets). Transformers before PR #35646 also made a
 // contiguous copy of the shifted fp32 logits [transformers-pr35646]. fp32_logits false: the loss on the
 // 16-bit logits, no copy. Fused (Liger-Kernel [liger-kernel-code]): the logits of one chunk of rows at a
 // time, and the gradient of the output layer's input, computed in forward and kept for backward.
-static void add_loss(TrainCtx& c, const ActShape& x, double fl) {
+static void add_loss(TrainCtx& c, const ActShape& x, const LossLogits& loss, double fl) {
     const Scenario& s = c.s;
     const double t = static_cast<double>(s.parallel.tp);
     const double V = static_cast<double>(s.model.vocab), H = static_cast<double>(s.model.hidden);
@@ -547,8 +592,7 @@ static void add_loss(TrainCtx& c, const ActShape& x, double fl) {
         return;
     }
     const bool upcast = s.train.fp32_logits && x.act_bytes < 4;  // .float() of fp32 logits is the same tensor
-    const double lb = s.train.fp32_logits ? 4.0 : x.act_bytes;
-    const Once elements([&](auto& q) { return q.let("N_logits", tokens(q, x) * q("V", V) / q("t", t)); });
+    const Once elements([&](auto& q) { return logit_elements(q, x, loss); });
     add(c.e, c.d, comp("logits", "logits (b x s x V) from the output layer", Category::Logits, fwd,
                        "the output layer's matmul in the compute dtype, dropped with the model outputs before backward [transformers-code]; vocab-parallel split by t [megatron-theoretical-memory]"),
         [&](auto& q) { return q("in_flight", fl) * (q("a_bytes", x.act_bytes) * elements(q)); });
@@ -559,13 +603,10 @@ static void add_loss(TrainCtx& c, const ActShape& x, double fl) {
     if (s.train.loss == LossImpl::UpcastShift)
         add(c.e, c.d, comp("logits.shift_copy", "contiguous copy of the shifted logits", Category::Logits, fwd,
                            "transformers before PR #35646: shift_logits = logits[..., :-1, :].contiguous() [transformers-pr35646]"),
-            [&](auto& q) { return q("in_flight", fl) * (q("logit_bytes", lb) * elements(q)); });
-    add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax (b x s x V)", Category::Logits, kFwdBwd,
+            [&](auto& q) { return q("in_flight", fl) * (q("logit_bytes", loss.logit_bytes) * elements(q)); });
+    add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax output (b x s x V)", Category::Logits, fwd,
                        "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss [pytorch-docs]"),
-        [&](auto& q) { return q("in_flight", fl) * (q("logit_bytes", lb) * elements(q)); });
-    add(c.e, c.d, comp("logits.grad", "gradients of the log-softmax output and input (backward)", Category::Logits, kBwd,
-                       "autograd: nll_loss's gradient and log_softmax's input gradient, each of the logits' shape [pytorch-docs]"),
-        [&](auto& q) { return 2 * (q("logit_bytes", lb) * elements(q)); });
+        [&](auto& q) { return log_softmax_output(q, x, loss, fl); });
 }
 
 // What a stage's layers are for the activation formulas: the formula, the layer kinds it holds
@@ -610,6 +651,7 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
         lx.flash = false;
         lx.softmax_fp32 = false;
         lx.qkv_view_keeps_fused = false;
+        lx.kv_cache_copies = false;
         lx.dropout = lx.attn_dropout = 0.1;
     } else if (walk) {
         has_dense = n_dense > 0;
@@ -733,41 +775,46 @@ static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& 
         });
 }
 
-// Working sets during backward (one micro-batch): the recomputed segment, and one layer's activation
-// gradients.
+// Backward's working set beyond the stored activations (one micro-batch). Backward runs the loss first:
+// the saved log-softmax output, nll_loss's gradient and log_softmax's input gradient are live together, and
+// all three are freed once the gradient has passed the output layer. Then the layers, one at a time: the
+// recomputed segment and one layer's activation gradients (the largest layer: they have its activations'
+// shapes). The two never coincide, so the peak holds the larger of them [pytorch-docs] [chen2016]
+// [korthikanti2022 §5].
 template <class G>
-static void add_backward_working_sets(TrainCtx& c, const StageLayers& st, const G& g) {
+static void add_backward_working_sets(TrainCtx& c, const StageLayers& st, const G& g, const ActShape& x, const LossLogits& loss) {
     const Once largest([&](auto& q) { return g.layer(q, true); });
-    const auto recompute_working = [&](auto& q) {
+    const bool layer_grads = c.s.overheads.backward_working_set;
+    const auto layer_backward = [&](auto& q) {
         using N = std::decay_t<decltype(q("", 0.0))>;
-        if (st.rc == Recompute::Full) {  // one layer at a time
-            const N A = q.let("A_layer", largest(q));
-            return 1 * A;
-        }
-        if (st.rc == Recompute::EveryK) {  // k layers at a time
-            const N A = q.let("A_layer", largest(q));
-            return min_of(q("k", st.k), q("L_stage", st.L)) * A;
-        }
-        if (st.rc == Recompute::Selective) {  // one layer's s^2 core
-            const N A = let_some(q, "A_scores", g.scores(q));
-            return 1 * A;
-        }
-        return N{};
+        N r{};
+        if (st.rc == Recompute::Full) r += 1 * q.let("A_layer", largest(q));               // one layer recomputed at a time
+        if (st.rc == Recompute::EveryK)                                                     // k layers at a time
+            r += min_of(q("k", st.k), q("L_stage", st.L)) * q.let("A_layer", largest(q));
+        if (st.rc == Recompute::Selective) r += 1 * let_some(q, "A_scores", g.scores(q));  // one layer's s^2 core
+        if (layer_grads) r += q.let("A_layer", largest(q));                                 // its activations' gradients
+        return r;
     };
+    const auto loss_backward = [&](auto& q) { return log_softmax_output(q, x, loss, st.fl) + loss_gradients(q, x, loss); };
     Numbers num;
-    if (recompute_working(num) > 0)
-        add(c.e, c.d, comp("act.recompute_working", "recomputed activations (backward)", Category::Activations, kBwd,
-                           "Chen et al. 2016 [chen2016]; Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]: the recomputed segment is live while its backward runs"),
-            recompute_working);
-    if (c.s.overheads.backward_working_set)  // the largest layer's activations: their gradients exist while backward runs the layer
-        add(c.e, c.d, comp("act.backward_working", "activation gradients of one layer (backward)", Category::Activations, kBwd,
-                           "derivation (core/training/DERIVATION.md)"),
-            largest);
+    const bool layers = layer_backward(num) > 0;
+    if (!layers && !loss.present) return;
+    add(c.e, c.d, comp("act.backward_working", "backward working set: the loss backward or one layer's backward, the larger", Category::Activations, kBwd,
+                       "the loss backward: log-softmax output + nll_loss's and log_softmax's gradients [pytorch-docs]; one layer's backward: "
+                       "the recomputed segment (Chen et al. 2016 [chen2016]; Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]) and its "
+                       "activation gradients (core/training/DERIVATION.md)"),
+        [&](auto& q) {
+            if (!loss.present) return layer_backward(q);
+            if (!layers) return loss_backward(q);
+            const auto l = q.let("loss_backward", loss_backward(q));
+            const auto w = q.let("layer_backward", layer_backward(q));
+            return max_of(l, w);
+        });
 }
 
 // What the first stage keeps before its layers (token ids, embedding dropout mask) and the last stage
 // after them (final norm and output-layer inputs), then the loss.
-static void add_stage_ends(TrainCtx& c, const ActShape& x, double fl) {
+static void add_stage_ends(TrainCtx& c, const ActShape& x, const LossLogits& loss, double fl) {
     const ModelSpec& m = c.s.model;
     if (c.stage.first) {
         add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, kFwdBwd,
@@ -794,7 +841,7 @@ static void add_stage_ends(TrainCtx& c, const ActShape& x, double fl) {
             });
         // An encoder (BertModel) has no LM head: a task head on its output (a classifier, a pooling
         // loss) holds a few numbers per sequence, not logits over the vocabulary.
-        if (!m.encoder) add_loss(c, x, fl);
+        if (!m.encoder) add_loss(c, x, loss, fl);
     }
 }
 
@@ -850,8 +897,9 @@ void add_activations(TrainCtx& c) {
     const auto g = layer_groups(input, scores, norms, attention, mamba, mlp_dense, mlp_moe, layer);
 
     add_stored_activations(c, st, g);
-    add_backward_working_sets(c, st, g);
-    add_stage_ends(c, x, st.fl);
+    const LossLogits loss = materialised_loss(c, x);
+    add_backward_working_sets(c, st, g, x, loss);
+    add_stage_ends(c, x, loss, st.fl);
 }
 
 }  // namespace vl

@@ -54,6 +54,10 @@ struct ActShape {
     // transformers with a fused qkv Linear and rotary positions (GPT-NeoX, Phi-3, Falcon, Qwen v1): q and k
     // are new rotated tensors while the saved v is a view of the fused output, which it keeps whole.
     bool qkv_view_keeps_fused = false;
+    // transformers training without gradient checkpointing builds a DynamicCache, whose update concatenates
+    // K and V onto an empty tensor: attention saves those new copies. With GPT-2's fused c_attn and learned
+    // positions q reaches SDPA as a view of the fused output, which it keeps whole, so the copies come on top.
+    bool kv_cache_copies = false;
     // A linear layer saves its input only when its weight gets a gradient (full training, or a LoRA target).
     bool save_qkv_in = true, save_o_in = true, save_fc1_in = true, save_fc2_in = true;
     // PEFT: an adapted module whose adapter computes in another dtype than its input (autocast, or fp32
