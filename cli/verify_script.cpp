@@ -345,7 +345,7 @@ def report(outcome, where, device, allocated, reserved, used, used_before, notes
     print("%-52s %10.2f %10.2f" % ("peak reserved, GiB", reserved / GIB, ESTIMATE["reserved_bytes"] / GIB))
     print("%-52s %10.2f %10.2f" % ("GPU memory used, GiB (cudaMemGetInfo, whole GPU)", used / GIB, ESTIMATE["total_bytes"] / GIB))
     print("used before the run (CUDA context, other processes): %.2f GiB" % (used_before / GIB))
-    print("vramlens: %s on the scenario's %s (%.2f GiB)" % ("fits" if ESTIMATE["fits"] else "does not fit",
+    print("vramlens: %s on the scenario's %s (%.2f GiB usable)" % ("fits" if ESTIMATE["fits"] else "does not fit",
                                                           ESTIMATE["gpu"], ESTIMATE["gpu_bytes"] / GIB))
     for n in notes:
         print("note: " + n)
@@ -535,7 +535,7 @@ Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
     est["params"] = e.params.total;
     est["gpus"] = s.gpu_count;
     est["gpu"] = s.gpu.name;
-    est["gpu_bytes"] = s.gpu.memory_bytes;
+    est["gpu_bytes"] = s.gpu.usable_bytes();  // what "fits" compares against: the memory CUDA reports, as the run's own total
     est["fits"] = e.fits();
     std::string out =
         "#!/usr/bin/env python3\n"

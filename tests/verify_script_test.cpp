@@ -466,6 +466,8 @@ TEST_CASE("verify script: a measured run reports the GPU's used memory from cuda
     CHECK_THAT(r.out, Catch::Contains(R"("max_new_tokens": 512, "min_new_tokens": 512, "pad_token_id": 0, "prefill_chunk_size": 128})"));
     CHECK_THAT(r.out, Catch::Contains("GPU memory used, GiB (cudaMemGetInfo, whole GPU)          10.00"));
     CHECK_THAT(r.out, Catch::Contains("used before the run (CUDA context, other processes): 1.00 GiB\n"));
+    // The fit is judged against the memory CUDA reports (the H100 80GB's 85,017,493,504 B = 79.18 GiB), as the run sees it.
+    CHECK_THAT(r.out, Catch::Contains("on the scenario's H100 80GB (79.18 GiB usable)"));
     CHECK_THAT(r.out, Catch::Contains(R"({"outcome": "measured", "where": "generating", )"));
     // memory_stats()' counters, a missing one as 0, and the memory the process can use (80 GiB).
     CHECK_THAT(r.out, Catch::Contains(R"("allocator": {"num_alloc_retries": 2, "num_ooms": 0, "inactive_split_bytes.all.peak": 536870912, "active_bytes.all.peak": 0, "segment.all.peak": 7, "reserved_bytes.all.peak": 0, "process_total_bytes": 85899345920})"));
