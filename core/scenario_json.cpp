@@ -662,6 +662,13 @@ void read_model(const Json& j, std::vector<FieldError>& errs, std::vector<std::s
     errs.push_back({"model", what + ": " + ways});
 }
 
+// The GPU preset a name and nvidia-smi memory name, if any (the reader and the writer key presets so).
+const GpuPreset* preset_with(const std::string& name, double memory_bytes) {
+    for (const GpuPreset& p : gpu_presets())
+        if (p.name == name && p.memory_bytes == memory_bytes) return &p;
+    return nullptr;
+}
+
 void read_gpu(const Json& j, std::vector<FieldError>& errs, Gpu& out) {
     if (j.is_string()) {
         if (const GpuPreset* p = find_gpu(j.get_ref<const std::string&>())) out = p->gpu();
@@ -671,9 +678,8 @@ void read_gpu(const Json& j, std::vector<FieldError>& errs, Gpu& out) {
     read_object(j, "gpu", errs, out);
     // The CUDA-visible total is not a field: a GPU object with a preset's name and memory is that
     // preset; any other is a custom GPU, whose memory_bytes is the figure CUDA reports.
-    out.cuda_total_bytes = 0;
-    for (const GpuPreset& p : gpu_presets())
-        if (p.name == out.name && p.memory_bytes == out.memory_bytes) out.cuda_total_bytes = p.cuda_total_bytes;
+    const GpuPreset* p = preset_with(out.name, out.memory_bytes);
+    out.cuda_total_bytes = p ? p->cuda_total_bytes : 0;
 }
 
 // gpu_count when left out: one GPU per rank of every parallel dimension (ep folds into dp).
@@ -821,8 +827,8 @@ std::optional<std::string> preset_model_id(const ModelSpec& m) {
 }
 
 std::optional<std::string> preset_gpu_id(const Gpu& g) {
-    for (const GpuPreset& p : gpu_presets())
-        if (p.name == g.name && p.memory_bytes == g.memory_bytes && p.cuda_total_bytes == g.usable_bytes()) return p.id;
+    const GpuPreset* p = preset_with(g.name, g.memory_bytes);
+    if (p && p->cuda_total_bytes == g.usable_bytes()) return p->id;
     return std::nullopt;
 }
 

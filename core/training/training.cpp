@@ -6,16 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "allocator_reserve.h"
 #include "training/training_internal.h"
 
 namespace vl {
-
-// Peak phase total of components [begin, end) of e.
-static double peak_of(const Estimate& e, size_t begin, size_t end) {
-    return phase_totals(std::span<const Component>(e.components).subspan(begin, end - begin)).peak_bytes();
-}
 
 static bool adapters(const Scenario& s) {
     return s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full;
@@ -109,18 +105,15 @@ void estimate_training(const Scenario& s, Detail d, Estimate& e) {
     emit_rank(s, e.params, d, e, 0);
     add_fragmentation(s, d, e, training_largest_transient(s, e));
     if (s.parallel.pp > 1 && s.model.architecture_known()) {
-        // The last stage, reserve included (its largest transient tensor is the logits): the more loaded
-        // stage is shown.
-        Estimate last = e;
-        last.components.clear();
-        last.warnings.clear();
-        emit_rank(s, e.params, d, last, s.parallel.pp - 1);
-        add_fragmentation(s, d, last, training_largest_transient(s, last));
-        e.warnings.insert(e.warnings.end(), last.warnings.begin(), last.warnings.end());
-        if (peak_of(last, 0, last.components.size()) > peak_of(e, 0, e.components.size())) {
-            e.components = std::move(last.components);
+        // The last stage, reserve included (its largest transient tensor is the logits), built in e while
+        // the first stage's components wait aside: the more loaded stage is shown.
+        std::vector<Component> first = std::exchange(e.components, {});
+        emit_rank(s, e.params, d, e, s.parallel.pp - 1);
+        add_fragmentation(s, d, e, training_largest_transient(s, e));
+        if (phase_totals(e.components).peak_bytes() > phase_totals(first).peak_bytes())
             e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it");
-        }
+        else
+            e.components = std::move(first);
     }
 }
 
