@@ -147,7 +147,7 @@ std::optional<FieldModes> modes_of_field(const std::string& path) {
         return path.compare(0, section.size(), section) == 0 && (path.size() == section.size() || path[section.size()] == '.');
     };
     if (under("train") || path == "parallel.zero" || path == "parallel.sp" || path == "parallel.offload_optimizer" ||
-        path == "parallel.offload_params")
+        path == "parallel.offload_params" || path == "parallel.fsdp_flat_params" || path == "parallel.no_sync_accumulation")
         return FieldModes{"--mode train or --mode finetune", true, true, false};
     if (under("finetune")) return FieldModes{"--mode finetune", false, true, false};
     if (under("infer")) return FieldModes{"--mode infer", false, false, true};

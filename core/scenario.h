@@ -122,6 +122,9 @@ struct FineTuneOptions {
     // states) beside the frozen original (ModulesToSaveWrapper [peft-code]).
     bool save_embedding = false;               // modules_to_save "embed_tokens" (GPT-2 / Qwen v1: "wte")
     bool save_lm_head = false;                 // modules_to_save "lm_head"
+    // QLoRA with bitsandbytes before 0.43.2: MatMul4Bit saved each 4-bit layer's input for backward
+    // although the frozen weight needs no gradient (removed by bitsandbytes PR #1270) [bnb-pr1270].
+    bool bnb_saves_inputs = false;
 };
 
 // ---- inference ------------------------------------------------------------------------------
@@ -188,6 +191,14 @@ struct Parallelism {
     int64_t gpus_per_node = 8;      // DeepSpeed estimator host memory is per node
     bool zero_init = true;          // ZeRO-3 deepspeed.zero.Init: params partitioned as they are built, so the host
                                     // never holds a full fp32 model per GPU (DeepSpeed estimator's zero_init)
+    // FSDP1 (FullyShardedDataParallel, use_orig_params=True): each wrapped unit's parameters are one flat
+    // parameter, so a unit mixing frozen and trainable parameters (LoRA inside a wrapped block) gets a
+    // gradient for all of them, as if nothing were frozen [pytorch-fsdp]. Needs zero 2 or 3.
+    bool fsdp_flat_params = false;
+    // Accumulation micro-batches run without gradient synchronisation (FSDP/DDP no_sync(), Lightning
+    // Fabric no_backward_sync, Accelerate accumulate()): FSDP keeps unsharded gradients until the
+    // micro-batch that syncs [pytorch-fsdp]. Matters with zero 2 or 3 and train.grad_accum_steps > 1.
+    bool no_sync_accumulation = false;
 };
 
 struct Gpu {

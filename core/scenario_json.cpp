@@ -76,6 +76,7 @@ template <class V> void fields(V& v, FineTuneOptions*) {
     v("quant_block2", &FineTuneOptions::quant_block2);
     v("save_embedding", &FineTuneOptions::save_embedding);
     v("save_lm_head", &FineTuneOptions::save_lm_head);
+    v("bnb_saves_inputs", &FineTuneOptions::bnb_saves_inputs);
 }
 
 template <class V> void fields(V& v, InferenceOptions*) {
@@ -189,6 +190,8 @@ template <class V> void fields(V& v, Parallelism*) {
     v("offload_params", &Parallelism::offload_params);
     v("gpus_per_node", &Parallelism::gpus_per_node);
     v("zero_init", &Parallelism::zero_init);
+    v("fsdp_flat_params", &Parallelism::fsdp_flat_params);
+    v("no_sync_accumulation", &Parallelism::no_sync_accumulation);
 }
 
 template <class V> void fields(V& v, Gpu*) {

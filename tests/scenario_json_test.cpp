@@ -101,6 +101,7 @@ Scenario every_field_changed() {
     s.finetune.quant_block2 = 512;
     s.finetune.save_embedding = true;
     s.finetune.save_lm_head = true;
+    s.finetune.bnb_saves_inputs = true;
     InferenceOptions& i = s.infer;
     i.weights = WeightFormat::GGUF_Q4_K_M;
     i.group_size = 64;
@@ -168,6 +169,8 @@ Scenario every_field_changed() {
     p.offload_params = true;
     p.gpus_per_node = 4;
     p.zero_init = false;
+    p.fsdp_flat_params = true;
+    p.no_sync_accumulation = true;
     s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
     s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
     s.overheads = {1.0e9, 0.1, false, 5e7, false, false, true};
@@ -262,6 +265,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.finetune.quant_block2 == b.finetune.quant_block2);
     CHECK(a.finetune.save_embedding == b.finetune.save_embedding);
     CHECK(a.finetune.save_lm_head == b.finetune.save_lm_head);
+    CHECK(a.finetune.bnb_saves_inputs == b.finetune.bnb_saves_inputs);
     CHECK(a.infer.weights == b.infer.weights);
     CHECK(a.infer.group_size == b.infer.group_size);
     CHECK(a.infer.double_quant == b.infer.double_quant);
@@ -326,6 +330,8 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.parallel.offload_params == b.parallel.offload_params);
     CHECK(a.parallel.gpus_per_node == b.parallel.gpus_per_node);
     CHECK(a.parallel.zero_init == b.parallel.zero_init);
+    CHECK(a.parallel.fsdp_flat_params == b.parallel.fsdp_flat_params);
+    CHECK(a.parallel.no_sync_accumulation == b.parallel.no_sync_accumulation);
     CHECK(a.gpu.name == b.gpu.name);
     CHECK(a.gpu.memory_bytes == b.gpu.memory_bytes);
     CHECK(a.gpu_count == b.gpu_count);
@@ -684,9 +690,9 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 24);
-    CHECK(field_count<FineTuneOptions>() == 11);
+    CHECK(field_count<FineTuneOptions>() == 12);
     CHECK(field_count<InferenceOptions>() == 22);
-    CHECK(field_count<Parallelism>() == 14);
+    CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format
     CHECK(field_count<Overheads>() == 7);
     CHECK(field_count<LocalCompare>() == 3);

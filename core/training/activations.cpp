@@ -108,10 +108,17 @@ struct MlpNames {
     const char* act_in;
     const char* act_out_up;
     const char* fc2_in;
+    const char* fc2_base_in;
 };
-constexpr MlpNames kDenseMlp{"act_in", "act_out_up", "fc2_in"};
-constexpr MlpNames kExpertMlp{"expert_act_in", "expert_act_out_up", "expert_fc2_in"};
-constexpr MlpNames kSharedMlp{"shared_act_in", "shared_act_out_up", "shared_fc2_in"};
+constexpr MlpNames kDenseMlp{"act_in", "act_out_up", "fc2_in", "fc2_base_in"};
+constexpr MlpNames kExpertMlp{"expert_act_in", "expert_act_out_up", "expert_fc2_in", "expert_fc2_base_in"};
+constexpr MlpNames kSharedMlp{"shared_act_in", "shared_act_out_up", "shared_fc2_in", "shared_fc2_base_in"};
+
+// A frozen 4-bit base layer that saves its input (ActShape::base_saves_in) adds a tensor unless the
+// same input is already counted: saved by a LoRA target without a cast of its own.
+inline bool base_input_extra(const ActShape& x, bool saved) {
+    return x.base_saves_in && (!saved || x.adapter_in_bytes > 0);
+}
 
 // MLP tensors for `tokens` tokens of width f on one rank (f already split by tp):
 // plain (GPT-2 MLP): GeLU input, and the fc2 input when fc2 is trained;
@@ -130,6 +137,7 @@ Expr<Q> mlp_tensors(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& 
         bytes += q.let("gelu_new_saved", (a + 2 * e) * tokens * f);
     }
     if (x.save_fc2_in) bytes += q.let(n.fc2_in, saved_in_bytes(q, x) * tokens * f);  // input of fc2 / down_proj
+    if (base_input_extra(x, x.save_fc2_in)) bytes += q.let(n.fc2_base_in, q("lin_bytes", x.linear_in_bytes) * tokens * f);
     return bytes;
 }
 
@@ -197,6 +205,7 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
         if (x.qkv_in_copies > 1) r += q.let("qkv_in", sp_split(q, x, q("qkv_casts", x.qkv_in_copies) * in * T * h));  // one cast per projection
         else r += q.let("qkv_in", sp_split(q, x, in * T * h));
     }
+    if (base_input_extra(x, x.save_qkv_in)) r += q.let("qkv_base_in", sp_split(q, x, lin * T * h));
     r += q.let("Q_K", a * T * (q_dim + k_dim));                                  // Q, K for QK^T (4sbh)
     if (L.qk_norm) r += q.let("qk_norm_in", a * T * (q_dim + k_dim));           // q_norm / k_norm inputs
     r += q.let("V", a * T * v_dim);                                              // V (2sbh)
@@ -215,9 +224,9 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
     if (L.output_gate) r += q.let("output_gate", 2 * a * T * o_dim);
     // attention output = out-proj input (2sbh); FlashAttention saves it (O) in any case
     if (x.adapter_in_bytes > 0) {  // the attention output (FlashAttention's O) and o_proj's adapter cast are two tensors
-        if (x.flash) r += q.let("out_in", lin * T * o_dim);
+        if (x.flash || x.base_saves_in) r += q.let("out_in", lin * T * o_dim);
         if (x.save_o_in) r += q.let("o_adapter_in", saved_in_bytes(q, x) * T * o_dim);
-    } else if (x.save_o_in || x.flash) {
+    } else if (x.save_o_in || x.flash || x.base_saves_in) {
         r += q.let("out_in", lin * T * o_dim);
     }
     if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));   // output dropout mask (sbh), 1 byte
@@ -276,6 +285,7 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
         if (x.fc1_in_copies > 1) r += q.let("fc1_in", sp_split(q, x, q("fc1_casts", x.fc1_in_copies) * in * T * h));  // gate and up each cast
         else r += q.let("fc1_in", sp_split(q, x, in * T * h));
     }
+    if (base_input_extra(x, x.save_fc1_in || shares_input) && !L.parallel_attn_mlp) r += q.let("fc1_base_in", sp_split(q, x, lin * T * h));
     if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));  // MLP dropout mask (sbh), 1 byte
     if (L.experts > 0) {
         // HF MixtralSparseMoeBlock: fp32 router softmax (T x E), each routed copy of a token (T*k x h),
@@ -432,6 +442,7 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         // matmul casts it again to the 16-bit type. Either way each adapted module saves its own copy of
         // the input, not the shared x (the frozen base linear saves no input) [peft-code] [pytorch-autocast-code].
         x.adapter_in_bytes = adapter_input_cast_bytes(s);
+        x.base_saves_in = s.finetune.method == FineTuneMethod::QLoRA && s.finetune.bnb_saves_inputs;
         if (x.adapter_in_bytes > 0) {
             const auto count = [&](unsigned bits) { return static_cast<double>(std::popcount(tg & bits)); };
             x.qkv_in_copies = count(kLoraQ | kLoraK | kLoraV);

@@ -63,6 +63,9 @@ struct ActShape {
     // PEFT: an adapted module whose adapter computes in another dtype than its input (autocast, or fp32
     // adapters on a 16-bit base) saves its own cast of the input, of this many bytes; 0: the shared input.
     double adapter_in_bytes = 0;
+    // QLoRA with bitsandbytes before 0.43.2: each frozen 4-bit linear layer saves its own input too
+    // (MatMul4Bit kept A whenever A needed a gradient) [bnb-pr1270].
+    bool base_saves_in = false;
     // MoE token dropping: the experts' capacity factor (0: dropless) and whether inputs are padded to it.
     double expert_capacity = 0;
     bool pad_to_capacity = false;

@@ -118,6 +118,17 @@ void add_finetune(TrainCtx& c) {
         add(c.e, c.d, comp("weights.frozen", "frozen base weights", Category::Weights, kAllPhases,
                            "Hu et al. 2021 (LoRA) Sec 4.2: the base is frozen, no gradients or optimizer states [lora2021 §4.2]"),
             [&](auto& q) { return q("P", all) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
+        // FSDP1 with use_orig_params: a wrapped block holding LoRA adapters is one flat parameter that
+        // requires grad, so the block's frozen weights get gradients too ("equivalent to not freezing
+        // those parameters"); the embedding, head and final norm wrap apart with nothing trainable [pytorch-fsdp].
+        if (s.parallel.fsdp_flat_params && s.parallel.zero >= 2) {
+            const double layers = c.w.layers, n_g = gradient_shards(c);
+            add(c.e, c.d, comp("grads.frozen_flat", "FSDP flat parameters: gradients of the frozen block weights", Category::Gradients,
+                               gradient_phases(s),
+                               "PyTorch FSDP: use_orig_params mixing frozen and trainable parameters in one unit keeps gradients "
+                               "for all of them; no_sync() keeps them unsharded [pytorch-fsdp]"),
+                [&](auto& q) { return q("P_layers", layers) * q("grad_bytes", base_bytes) / q("N_g", n_g); });
+        }
     }
 
     // Autocast over an fp32 base: each frozen matmul weight is cast on use and the cast saved for the

@@ -136,18 +136,31 @@ static bool gradients_allocated_in_backward(const Scenario& s) {
     return plain_pytorch_training(s) && s.train.grad_accum_steps == 1 && s.train.compat == Compat::None;
 }
 
+unsigned gradient_phases(const Scenario& s) {
+    if (gradients_allocated_in_backward(s)) return kStep;
+    return kBwdStep | (s.train.grad_accum_steps > 1 ? phase_bit(Phase::Forward) : 0u);
+}
+
+// ZeRO-2/3 and FSDP reduce-scatter each gradient to its shard; FSDP's no_sync() accumulation keeps the
+// unsharded gradients of every micro-batch until the one that syncs [pytorch-fsdp] [zero2020 §5.2].
+double gradient_shards(const TrainCtx& c) {
+    const Parallelism& p = c.s.parallel;
+    if (p.zero < 2) return 1;
+    return p.no_sync_accumulation && c.s.train.grad_accum_steps > 1 ? 1 : c.shard;
+}
+
 void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const TrainingOptions& o = c.s.train;
     const OptimizerInfo& opt = optimizer_info(o.optimizer);
     const Parallelism& par = c.s.parallel;
     const int z = par.zero;
     const double N = c.shard;
-    const double n_w = z >= 3 ? N : 1, n_g = z >= 2 ? N : 1, n_o = z >= 1 ? N : 1;
+    const double n_w = z >= 3 ? N : 1, n_g = gradient_shards(c), n_o = z >= 1 ? N : 1;
     const double P = t.params;
     const bool lora = c.finetune_adapters;
     const bool opt_host = par.offload_optimizer;
     const bool freed = gradients_allocated_in_backward(c.s);
-    const unsigned grad_phases = freed ? kStep : kBwdStep | (o.grad_accum_steps > 1 ? phase_bit(Phase::Forward) : 0u);
+    const unsigned grad_phases = gradient_phases(c.s);
     const char* grad_source = freed ? "a gradient per trainable parameter, allocated during backward and freed by zero_grad(set_to_none=True): "
                                       "at the step, not at the start of backward [pytorch-zero-grad] [zero2020 §5.2]"
                                     : "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]";

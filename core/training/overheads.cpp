@@ -34,7 +34,7 @@ void add_buffers(TrainCtx& c) {
         add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, kFwdBwd,
                            "DeepSpeed memory.rst: 4 * largest_layer_params (params half) [deepspeed-memory]"),
             layer_bytes);
-        if (!c.finetune_adapters)
+        if (!c.finetune_adapters || p.fsdp_flat_params)  // adapters in a flat parameter: the block's whole gradient
             add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, kBwd,
                                "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half) [deepspeed-memory]"),
                 layer_bytes);

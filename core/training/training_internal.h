@@ -54,6 +54,9 @@ struct TrainableSet {
     bool saved_modules = false; // PEFT modules_to_save copies (finetune.cpp), beside the adapters
 };
 void add_model_states(TrainCtx& c, const TrainableSet& t);
+// The phases gradients live in, and the ranks a gradient is split over (1 while FSDP's no_sync keeps them whole).
+unsigned gradient_phases(const Scenario& s);
+double gradient_shards(const TrainCtx& c);
 // Autocast over fp32 weights: the 16-bit copies of the layers' and the head's matmul weights (over N_w ZeRO-3 ranks).
 void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w);
 double autocast_head_params(const TrainCtx& c);

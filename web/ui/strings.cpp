@@ -45,6 +45,7 @@ constexpr IdLabel kComponentZh[] = {
     {"saved.weights", "modules_to_save：可训练副本"},
     {"saved.grads", "modules_to_save：梯度"},
     {"saved.optimizer", "modules_to_save：优化器状态"},
+    {"grads.frozen_flat", "FSDP 扁平参数：冻结权重的梯度"},
     {"activations", "激活值"},
     {"act.layers", "激活值：各层"},
     {"act.attention", "激活值：注意力"},

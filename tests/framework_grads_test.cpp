@@ -1,0 +1,149 @@
+// Two framework mechanisms that keep more than the textbook formula says, each a scenario switch:
+// - FSDP1 flat parameters (parallel.fsdp_flat_params): a wrapped block holding LoRA adapters is one flat
+//   parameter that requires grad, so its frozen weights get gradients too; no_sync() accumulation
+//   (parallel.no_sync_accumulation) keeps those gradients unsharded until the step [pytorch-fsdp].
+// - bitsandbytes before 0.43.2 (finetune.bnb_saves_inputs): MatMul4Bit saved each 4-bit layer's input
+//   for backward although the frozen weight needs no gradient [bnb-pr1270].
+// Values derived by hand from meta-llama/Llama-2-7b-hf's config.json (tests/training_fixtures.h):
+// hidden 4096, ffn 11008, 32 layers, vocab 32000, no biases. One layer: attention 4 * 4096^2 =
+// 67,108,864, MLP 3 * 4096 * 11008 = 135,266,304, two RMSNorm weights 8,192: 202,383,360 parameters;
+// 32 layers 6,476,267,520; with the embedding and head (2 * 32000 * 4096) and the final norm 6,738,415,616.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "estimate.h"
+#include "training_fixtures.h"
+
+using namespace vl;
+
+namespace {
+
+const Component* find(const Estimate& e, const char* id) {
+    for (const Component& c : e.components)
+        if (std::strcmp(c.id, id) == 0) return &c;
+    return nullptr;
+}
+
+double bytes_of(const Estimate& e, const char* id) {
+    const Component* c = find(e, id);
+    return c ? c->bytes : 0.0;
+}
+
+bool has_error(const Estimate& e, const char* field) {
+    for (const FieldError& x : e.errors)
+        if (x.field == field) return true;
+    return false;
+}
+
+constexpr double kLayerParams = 32 * 202383360.0;  // 6,476,267,520
+constexpr double kAllParams = 6738415616.0;
+
+// Llama-2-7B over dp ranks at ZeRO stage `zero`, micro-batch 1 x 1024 tokens.
+Scenario llama2_7b_run(Mode mode, Precision precision, int64_t dp, int zero) {
+    Scenario s;
+    s.mode = mode;
+    s.model = testing::llama2_7b();
+    s.train.precision = precision;
+    s.train.micro_batch = 1;
+    s.train.seq_len = 1024;
+    s.parallel.dp = dp;
+    s.parallel.zero = zero;
+    s.gpu_count = dp;
+    return s;
+}
+
+// Adapters of rank 8 on q and v, kept in the base's bf16 (LitGPT's and PEFT's autocast_adapter_dtype=False).
+Scenario lora_on_qv(Scenario s, FineTuneMethod method) {
+    s.finetune.method = method;
+    s.finetune.lora_rank = 8;
+    s.finetune.lora_targets = kLoraQ | kLoraV;
+    s.finetune.adapters_fp32 = false;
+    return s;
+}
+
+// LitGPT finetune/lora.py on dp GPUs: bf16-true, LoRA on q and v, FSDP full shard and checkpointing per Block.
+Scenario lora_fsdp(int64_t dp) {
+    Scenario s = lora_on_qv(llama2_7b_run(Mode::FineTune, Precision::PureBF16, dp, 3), FineTuneMethod::LoRA);
+    s.train.recompute = Recompute::Full;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("FSDP flat parameters: frozen block weights sharing a flat parameter with LoRA get gradients") {
+    Scenario s = lora_fsdp(2);
+    CHECK(find(estimate(s), "grads.frozen_flat") == nullptr);  // off: frozen weights have no gradient
+
+    s.parallel.fsdp_flat_params = true;
+    const Estimate synced = estimate(s);
+    REQUIRE(synced.ok());
+    // Every step reduce-scatters: each rank keeps its half of the blocks' bf16 gradients, 6,476,267,520 * 2 B / 2.
+    CHECK(bytes_of(synced, "grads.frozen_flat") == Approx(6476267520.0));
+    CHECK(find(synced, "grads.frozen_flat")->phases == phase_bit(Phase::Step));  // one micro-batch: made in backward, freed at zero_grad
+
+    // 128 micro-batches under no_sync(): the whole blocks' gradients, unsharded, from the first backward to the step.
+    s.train.grad_accum_steps = 128;
+    s.parallel.no_sync_accumulation = true;
+    const Estimate accum = estimate(s);
+    REQUIRE(accum.ok());
+    CHECK(bytes_of(accum, "grads.frozen_flat") == Approx(kLayerParams * 2));
+    CHECK((find(accum, "grads.frozen_flat")->phases & phase_bit(Phase::Forward)) != 0);  // alive while the next micro-batch runs forward
+
+    // Accumulating with a reduce-scatter per micro-batch (no no_sync): the shard again.
+    s.parallel.no_sync_accumulation = false;
+    CHECK(bytes_of(estimate(s), "grads.frozen_flat") == Approx(kLayerParams * 2 / 2));
+}
+
+TEST_CASE("FSDP no_sync accumulation keeps a full fine-tune's gradients unsharded") {
+    Scenario s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 4, 2);
+    s.train.grad_accum_steps = 4;
+    const Estimate sharded = estimate(s);
+    REQUIRE(sharded.ok());
+    CHECK(bytes_of(sharded, "grads") == Approx(kAllParams * 2 / 4));  // ZeRO-2: 2P / N
+
+    s.parallel.no_sync_accumulation = true;
+    const Estimate whole = estimate(s);
+    REQUIRE(whole.ok());
+    CHECK(bytes_of(whole, "grads") == Approx(kAllParams * 2));  // "the full model gradients (instead of gradient shards)"
+
+    s.train.grad_accum_steps = 1;  // nothing to accumulate: every micro-batch syncs
+    CHECK(bytes_of(estimate(s), "grads") == Approx(kAllParams * 2 / 4));
+}
+
+TEST_CASE("bitsandbytes before 0.43.2 saves each 4-bit layer's input in QLoRA") {
+    Scenario s = lora_on_qv(llama2_7b_run(Mode::FineTune, Precision::PureBF16, 1, 0), FineTuneMethod::QLoRA);
+    const Estimate now = estimate(s);
+    REQUIRE(now.ok());
+
+    s.finetune.bnb_saves_inputs = true;
+    const Estimate old = estimate(s);
+    REQUIRE(old.ok());
+    // q and v's adapters already keep the attention input, and FlashAttention keeps o_proj's; what is new
+    // per layer is the MLP input (gate and up share it), 1024 * 4096 * 2 B = 8,388,608, and down_proj's
+    // input, 1024 * 11008 * 2 B = 22,544,384: 30,932,992 B, over 32 layers 989,855,744 B.
+    CHECK(bytes_of(old, "act.attention") == Approx(bytes_of(now, "act.attention")));
+    CHECK(bytes_of(old, "act.mlp") - bytes_of(now, "act.mlp") == Approx(989855744.0));
+
+    // Adapters on o_proj only: the q, k, v layers keep the attention input themselves, 1024 * 4096 * 2 B a layer.
+    s.finetune.lora_targets = kLoraO;
+    s.finetune.bnb_saves_inputs = false;
+    const Estimate o_now = estimate(s);
+    s.finetune.bnb_saves_inputs = true;
+    const Estimate o_old = estimate(s);
+    REQUIRE(o_old.ok());
+    CHECK(bytes_of(o_old, "act.attention") - bytes_of(o_now, "act.attention") == Approx(32 * 8388608.0));
+    CHECK(bytes_of(o_old, "act.mlp") - bytes_of(o_now, "act.mlp") == Approx(989855744.0));
+}
+
+TEST_CASE("the framework switches name their field when they do not apply") {
+    Scenario s = lora_fsdp(2);
+    s.parallel.zero = 1;
+    s.parallel.fsdp_flat_params = true;
+    CHECK(has_error(estimate(s), "parallel.fsdp_flat_params"));
+
+    Scenario l = lora_fsdp(1);
+    l.parallel.zero = 0;
+    l.finetune.bnb_saves_inputs = true;  // plain LoRA: no 4-bit layers
+    CHECK(has_error(estimate(l), "finetune.bnb_saves_inputs"));
+}
