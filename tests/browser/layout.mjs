@@ -3,8 +3,8 @@
 //   every LoRA target checkbox (q_proj ... down_proj) lies inside the inputs column, and a click (a
 //   tap) on it switches that target on and off in the scenario. The row used to run past the
 //   column's edge, so down_proj could not be reached.
-// And a dropdown's rows: on a phone each is a finger tall (44 CSS px), so a tap 44 px below the first
-// row's middle picks the second item; on a desktop they stay a text line.
+// And a dropdown's rows, and the model preset list's: on a phone each is a finger tall (44 CSS px), so a
+// tap 44 px below the first row's middle picks the second item; on a desktop they stay a text line.
 //
 // Usage: node layout.mjs --site build/web/site [--chromium /usr/bin/chromium]
 import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite, settle }
@@ -84,6 +84,25 @@ async function dropdownRows(page, name, touch, rowPx) {
   }
 }
 
+// The preset list opens scrolled to the default model, Llama-3.1-8B, which the two larger Llama 3.1
+// presets follow (assets/presets/models.json order).
+const PRESETS = ['llama-3.1-8b', 'llama-3.1-70b', 'llama-3.1-405b'];
+async function presetRows(page, name, touch, rowPx) {
+  const first = await item(page, `preset.${PRESETS[0]}`);
+  const second = await item(page, `preset.${PRESETS[1]}`);
+  check(Math.abs(first.h - rowPx) < 0.5 && Math.abs(second.y - first.y - rowPx) < 0.5,
+        `${name}: the preset list's rows are ${rowPx} px apart and as tall (${first.h}, ${second.y - first.y})`);
+  for (const k of [1, 0]) {
+    const row = await item(page, `preset.${PRESETS[0]}`);  // where it is now: picking a model can move the page
+    const y = row.cy + k * rowPx;
+    if (touch) await page.touchscreen.tap(row.cx, y);
+    else await page.mouse.click(row.cx, y);
+    await settle(page);
+    const picked = (await state(page)).ui.preset;
+    check(picked === PRESETS[k], `${name}: a ${touch ? 'tap' : 'click'} ${k * rowPx} px below the first row's middle picks ${PRESETS[k]} (${picked})`);
+  }
+}
+
 try {
   console.log('dropdown rows');
   await section('dropdown rows: desktop 1280 (mouse)', async () => {
@@ -95,6 +114,17 @@ try {
     const page = await open({ viewport: { width: 390, height: 844 }, dpr: 3, mobile: true });
     await click(page, 'tab.1', { touch: true });  // Setup
     await dropdownRows(page, 'phone', true, 44);
+    await page.context().close();
+  });
+  await section('preset rows: desktop 1280 (mouse)', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await presetRows(page, 'desktop', false, 21);
+    await page.context().close();
+  });
+  await section('preset rows: phone 390x844 (touch)', async () => {
+    const page = await open({ viewport: { width: 390, height: 844 }, dpr: 3, mobile: true });
+    await click(page, 'tab.1', { touch: true });  // Setup
+    await presetRows(page, 'phone', true, 44);
     await page.context().close();
   });
   for (const width of [1280, 1920]) {

@@ -46,9 +46,9 @@ void preset_picker(AppState& app) {
         ImGui::EndCombo();
     }
     mark(app, "model.family");
-    const float rows = app.ui.env.touch ? 6.5f : 8.5f;
-    ImGui::BeginChild("##presets", ImVec2(-1, ImGui::GetTextLineHeightWithSpacing() * rows * (app.ui.env.touch ? 1.5f : 1.0f)),
-                      true);
+    // On a phone or a touch screen the rows are a finger tall (dropdown_item): five and a half of them show.
+    const float list_h = finger_rows(app) ? 5.5f * kFingerRowPx : 8.5f * ImGui::GetTextLineHeightWithSpacing();
+    ImGui::BeginChild("##presets", ImVec2(-1, list_h), true);
     int shown = 0;
     std::string last_family;
     for (const ModelPreset& p : model_presets()) {
@@ -61,8 +61,7 @@ void preset_picker(AppState& app) {
         const bool sel = app.ui.source == ModelSource::Preset && app.ui.preset_id == p.id;
         const std::string label = p.name + (p.published_params ? "  ·  " + params_label(p.published_params) : "");
         ImGui::PushID(p.id.c_str());
-        if (ImGui::Selectable(label.c_str(), sel, 0, ImVec2(0, app.ui.env.touch ? ImGui::GetFrameHeight() : 0)))
-            select_model_preset(app, p.id);
+        if (dropdown_item(app, label.c_str(), sel)) select_model_preset(app, p.id);
         ImGui::PopID();
         // Recorded even when scrolled out of view: the tests scroll through the filter instead.
         mark(app, "preset." + p.id);

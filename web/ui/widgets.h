@@ -61,7 +61,7 @@ inline constexpr float kFingerRowPx = 44;
 bool finger_rows(const AppState& app);
 // ImGui::BeginCombo, its list kFingerRowPx rows tall when finger_rows (8 rows unless HeightLargest).
 bool begin_dropdown(const AppState& app, const char* id, const char* preview, ImGuiComboFlags flags = 0);
-// ImGui::Selectable for an item of an open dropdown, the whole row tappable.
+// ImGui::Selectable for an item of an open dropdown or of a picking list (the model presets), the whole row tappable.
 bool dropdown_item(const AppState& app, const char* label, bool selected, ImGuiSelectableFlags flags = 0);
 
 // What a combo shows for an enum value: the readable names of strings.h where there are some,
