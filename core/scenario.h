@@ -184,7 +184,7 @@ struct InferenceOptions {
     double engine_overhead_bytes = -1;  // vLLM non-torch memory per GPU; < 0 = engine profile default
     LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
     MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
-    Speculative speculative;        // vLLM --speculative-config (method none: off)
+    Speculative speculative{};      // vLLM --speculative-config (method none: off)
 };
 
 // ---- hardware and parallelism ---------------------------------------------------------------

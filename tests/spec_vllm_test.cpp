@@ -76,6 +76,11 @@ TEST_CASE("speculative: an EAGLE head over Llama-3-8B has 251,662,336 parameters
     // = 33,554,432 (no bias); layer 0 without its input norm: q/k/v 4096 * 6144 = 25,165,824, o 16,777,216, MLP
     // 176,160,768, post-attention norm 4096; embedding and lm_head are the target's.
     CHECK(eagle_head_params(test::llama3_8b(), SpecMethod::Eagle, 1) == 251662336.0);
+    // The published checkpoint is "1.55GB" [vllm-issue-9565]: the head, the fc bias vLLM skips (4096) and the copy of
+    // the embedding (128256 * 4096) vLLM replaces by the target's, in bf16: 1,554,006,016 B, which prints as 1.55 GB.
+    const double checkpoint = (251662336.0 + 4096 + 128256.0 * 4096) * 2;
+    CHECK(checkpoint == 1554006016.0);
+    CHECK(std::round(checkpoint / 1e7) / 100 == 1.55);
 }
 
 TEST_CASE("speculative: EAGLE-3 on vLLM adds its weights, buffers and KV layer, and the pool loses those blocks") {

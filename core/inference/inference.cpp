@@ -504,7 +504,6 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                                                : pick_stage(s, e.params, block, false);
     add_weights(s, d, e, p);
     if (drafter) {
-        const std::string what = drafter_text(o.speculative);
         add(e, d, comp("spec.draft_weights", "Speculative: draft weights", Category::Weights, kLoadOn,
                        drafter->method == SpecMethod::Draft ? "vLLM DraftModelProposer.load_model: the draft model whole (its embedding and head too), "
                                                               "model dtype, split over draft_tensor_parallel_size [vllm-spec-decode]"
@@ -565,6 +564,12 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
             return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), seq_blocks(q)) * q("B", static_cast<double>(block)) *
                    kv_bytes_per_token(q, m, o.kv_dtype, tp, p.begin, p.end);
         });
+    const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
+    if (needed > e.kv.pool_bytes)
+        e.warnings.push_back("vLLM KV pool holds " + std::to_string(e.kv.tokens) + " tokens (" + std::to_string(blocks) + " blocks); " +
+                                    std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
+                                    std::to_string(o.batch * blocks_per_seq) + " blocks");
+    }
     if (drafter)
         add(e, d, comp("spec.draft_kv", "Speculative: drafter's KV layers (in the pool)", Category::KVCache, kServing,
                        "vLLM V1: the drafter's attention layers get KV specs in the same groups, so each block holds their pages too "
@@ -573,12 +578,6 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                 return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), seq_blocks(q)) * q("B", static_cast<double>(block)) *
                        draft_kv_bytes_per_token(q, *drafter, o.kv_dtype);
             });
-    const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
-    if (needed > e.kv.pool_bytes)
-        e.warnings.push_back("vLLM KV pool holds " + std::to_string(e.kv.tokens) + " tokens (" + std::to_string(blocks) + " blocks); " +
-                                    std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
-                                    std::to_string(o.batch * blocks_per_seq) + " blocks");
-    }
     if (mamba_cache > 0) warn_mamba_working_memory(e, m.ssm);
     if (mamba_cache > 0 && m.ssm.kind == SsmKind::GatedDeltaNet)
         e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
