@@ -256,3 +256,28 @@ TEST_CASE("speculative: vramlens estimate takes --speculative, --draft-model, --
     CHECK(cli::run(args, out, err) != 0);
     CHECK(err.find("infer.speculative.model") != std::string::npos);
 }
+
+TEST_CASE("speculative: DeepSeek-V3's MTP module is counted apart and drafts with method mtp") {
+    // By hand (param_count_test.cpp's DeepSeek-V3 derivation): eh_proj 7168 * 14336 = 102,760,448; enorm and hnorm
+    // 2 * 7168; one MoE layer: MLA 187,107,328 + 256 experts * 44,040,192 + the shared expert 44,040,192 + router
+    // 256 * 7168 + its bias 256 + two norms 2 * 7168 = 11,507,286,272; shared_head.norm 7168: 11,610,068,224. With the
+    // copies of the embedding and head the checkpoint also stores (2 * 129280 * 7168) that is 13.46B, the "14B MTP
+    // module" DeepSeek publishes beside the 671B (the rest is its FP8 block scales).
+    const ModelPreset* p = find_model("deepseek-v3");
+    REQUIRE(p);
+    CHECK(p->spec.mtp_layers == 1);
+    const ParamCounts pc = count_params(p->spec);
+    CHECK(pc.mtp == 11610068224);
+    CHECK(pc.total == 671026419200);  // unchanged: the MTP module is not in the model's count
+    Scenario s = llama3_8b_vllm();
+    s.model = p->spec;
+    s.infer.context = 4096;
+    s.infer.speculative.method = SpecMethod::Mtp;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "spec.draft_weights") == 11610068224.0 * 2);
+    // Its one MLA layer caches the latent c_KV and the RoPE key: (512 + 64) * 2 B = 1,152 B per token. 671B in bf16 leave
+    // one GPU no pool, so the component is the request's: ceil((4096 + 1 lookahead) / 16) = 257 blocks of 16 tokens.
+    CHECK(e.kv.blocks == 0);
+    CHECK(bytes_of(e, "spec.draft_kv") == 257.0 * 16 * 1152);
+}
