@@ -493,29 +493,15 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         if (drafter) peak = max_of(peak, q.let("A_draft", layer_live_bytes(q, drafter->model, tokens, drafter->tp, kActBytes)) + hidden_out);
         return peak;
     };
-    const auto draft_weights = [&](auto& q) { return draft_weight_bytes(q, *drafter); };
-    const auto draft_buffers = [&](auto& q) { return drafter_buffer_bytes(q, *drafter, T, kActBytes); };
     Numbers n;
     const double non_torch = non_torch_bytes(n);
     const double act = m.architecture_known() ? profile_peak(n) : 0;
-    const double draft_fixed = drafter ? draft_weights(n) + draft_buffers(n) : 0;
+    const double draft_fixed = drafter ? draft_weight_bytes(n, *drafter) + drafter_buffer_bytes(n, *drafter, T, kActBytes) : 0;
     // vLLM v0 gives every layer every token (no sliding-window savings in the paged pool).
     const StagePick p = m.architecture_known() ? vllm_limiting_stage(s, e.params, e.gpu_capacity_bytes, non_torch + act + draft_fixed)
                                                : pick_stage(s, e.params, block, false);
     add_weights(s, d, e, p);
-    if (drafter) {
-        add(e, d, comp("spec.draft_weights", "Speculative: draft weights", Category::Weights, kLoadOn,
-                       drafter->method == SpecMethod::Draft ? "vLLM DraftModelProposer.load_model: the draft model whole (its embedding and head too), "
-                                                              "model dtype, split over draft_tensor_parallel_size [vllm-spec-decode]"
-                       : drafter->method == SpecMethod::Mtp ? "vLLM MTP proposer: the checkpoint's MTP layers with the target's quantization; "
-                                                              "embedding and lm_head shared with the target [vllm-spec-decode]"
-                                                            : "vLLM llama_eagle.py / llama_eagle3.py: fc, one decoder layer, norms (EAGLE-3: its own "
-                                                              "draft-vocabulary lm_head); embedding (and EAGLE's lm_head) shared with the target [vllm-spec-decode] [eagle3-2025]"),
-            draft_weights);
-        add(e, d, comp("spec.drafter_buffers", "Speculative: drafter input buffers", Category::Activations, kLoadOn,
-                       "vLLM SpecDecodeBaseProposer.__init__: hidden_states and inputs_embeds [max_num_batched_tokens, h] kept for the drafter [vllm-spec-decode]"),
-            draft_buffers);
-    }
+    if (drafter) add_drafter(*drafter, T, kActBytes, d, e);
     add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, kLoadOn,
                    "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2 [vllm-pr10511]"),
         non_torch_bytes);
@@ -549,19 +535,12 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity. No
     // attention layer (a pure Mamba model): no KV pool.
-    // Blocks a sequence holds: its tokens, and with speculative decoding its lookahead slots.
-    const auto seq_blocks = [&](auto& q) {
-        const auto B = q("B", static_cast<double>(block));
-        auto held = q("s", static_cast<double>(o.context));
-        if (lookahead > 0) held = held + q("k", static_cast<double>(lookahead));
-        return q("b", static_cast<double>(o.batch)) * ceil_of(held / B);
-    };
     if (target_per_token > 0) {
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing,
                    m.attention == AttentionKind::MLA && m.mla.decompressed_cache ? kMlaDecompressedSource :
                    "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]"),
         [&](auto& q) {
-            return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), seq_blocks(q)) * q("B", static_cast<double>(block)) *
+            return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), vllm_sequence_blocks(q, o)) * q("B", static_cast<double>(block)) *
                    kv_bytes_per_token(q, m, o.kv_dtype, tp, p.begin, p.end);
         });
     const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
@@ -570,14 +549,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                                     std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
                                     std::to_string(o.batch * blocks_per_seq) + " blocks");
     }
-    if (drafter)
-        add(e, d, comp("spec.draft_kv", "Speculative: drafter's KV layers (in the pool)", Category::KVCache, kServing,
-                       "vLLM V1: the drafter's attention layers get KV specs in the same groups, so each block holds their pages too "
-                       "and the pool's bytes per token grow by them [vllm-spec-decode]"),
-            [&](auto& q) {
-                return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), seq_blocks(q)) * q("B", static_cast<double>(block)) *
-                       draft_kv_bytes_per_token(q, *drafter, o.kv_dtype);
-            });
+    if (drafter) add_drafter_kv(*drafter, o, blocks, d, e);
     if (mamba_cache > 0) warn_mamba_working_memory(e, m.ssm);
     if (mamba_cache > 0 && m.ssm.kind == SsmKind::GatedDeltaNet)
         e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "

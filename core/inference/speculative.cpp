@@ -66,6 +66,32 @@ std::optional<Drafter> speculative_drafter(const Scenario& s) {
     return d;
 }
 
+void add_drafter(const Drafter& d, int64_t batched_tokens, double act_bytes, Detail detail, Estimate& e) {
+    constexpr unsigned kLoadOn = phase_bit(Phase::Load) | phase_bit(Phase::Forward) | phase_bit(Phase::Step);
+    add(e, detail, comp("spec.draft_weights", "Speculative: draft weights", Category::Weights, kLoadOn,
+                        d.method == SpecMethod::Draft ? "vLLM DraftModelProposer.load_model: the draft model whole (its embedding and head too), "
+                                                        "model dtype, split over draft_tensor_parallel_size [vllm-spec-decode]"
+                        : d.method == SpecMethod::Mtp ? "vLLM MTP proposer: the checkpoint's MTP layers with the target's quantization; "
+                                                        "embedding and lm_head shared with the target [vllm-spec-decode]"
+                                                      : "vLLM llama_eagle.py / llama_eagle3.py: fc, one decoder layer, norms (EAGLE-3: its own "
+                                                        "draft-vocabulary lm_head); embedding (and EAGLE's lm_head) shared with the target [vllm-spec-decode] [eagle3-2025]"),
+        [&](auto& q) { return draft_weight_bytes(q, d); });
+    add(e, detail, comp("spec.drafter_buffers", "Speculative: drafter input buffers", Category::Activations, kLoadOn,
+                        "vLLM SpecDecodeBaseProposer.__init__: hidden_states and inputs_embeds [max_num_batched_tokens, h] kept for the drafter [vllm-spec-decode]"),
+        [&](auto& q) { return drafter_buffer_bytes(q, d, batched_tokens, act_bytes); });
+}
+
+void add_drafter_kv(const Drafter& d, const InferenceOptions& o, int64_t blocks, Detail detail, Estimate& e) {
+    constexpr unsigned kServing = phase_bit(Phase::Forward) | phase_bit(Phase::Step);
+    add(e, detail, comp("spec.draft_kv", "Speculative: drafter's KV layers (in the pool)", Category::KVCache, kServing,
+                        "vLLM V1: the drafter's attention layers get KV specs in the same groups, so each block holds their pages too "
+                        "and the pool's bytes per token grow by them [vllm-spec-decode]"),
+        [&](auto& q) {
+            return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), vllm_sequence_blocks(q, o)) * q("B", static_cast<double>(o.block_size)) *
+                   draft_kv_bytes_per_token(q, d, o.kv_dtype);
+        });
+}
+
 double eagle_head_params(const ModelSpec& m, SpecMethod method, int64_t tp) {
     Numbers n;
     return eagle_head_params(n, m, method, tp);

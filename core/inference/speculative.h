@@ -16,6 +16,7 @@
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
 #include "diagnostics.h"
+#include "estimate.h"
 #include "model_spec.h"
 #include "scenario.h"
 
@@ -107,9 +108,26 @@ auto rejection_logits_bytes(Q& q, const ModelSpec& m, int64_t seqs) {
            q("logit_bytes", 2.0);
 }
 
+
 // Token slots a running sequence holds in the pool: its tokens plus num_speculative_tokens lookahead
 // slots (KVCacheManager.allocate_slots num_lookahead_tokens [vllm-spec-decode]); 0 without speculation.
 int64_t speculative_lookahead(const InferenceOptions& o);
+
+// Blocks of block_size tokens vLLM's pool gives the requested sequences: each holds its tokens and its
+// lookahead slots (speculative_lookahead) [vllm-spec-decode] [vllm-paper].
+template <class Q>
+auto vllm_sequence_blocks(Q& q, const InferenceOptions& o) {
+    const auto B = q("B", static_cast<double>(o.block_size));
+    auto held = q("s", static_cast<double>(o.context));
+    if (const int64_t k = speculative_lookahead(o); k > 0) held = held + q("k", static_cast<double>(k));
+    return q("b", static_cast<double>(o.batch)) * ceil_of(held / B);
+}
+
+// The drafter's components (ids spec.*), added here, away from the estimate's hot path: its weights and
+// persistent input buffers (batched_tokens = max_num_batched_tokens), and its layers' share of a pool of
+// `blocks` blocks (at least the requested sequences' blocks, as the target's KV component).
+void add_drafter(const Drafter& d, int64_t batched_tokens, double act_bytes, Detail detail, Estimate& e);
+void add_drafter_kv(const Drafter& d, const InferenceOptions& o, int64_t blocks, Detail detail, Estimate& e);
 
 // "EAGLE-3 head", "draft model qwen2.5-0.5b", ...: what the drafter is, for labels and warnings.
 std::string drafter_text(const Speculative& sp);
