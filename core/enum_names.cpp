@@ -101,6 +101,8 @@ VL_ENUM_TABLE(Engine, {Engine::Transformers, "transformers"}, {Engine::VLLM, "vl
 VL_ENUM_TABLE(LlamaCppBackend, {LlamaCppBackend::CUDA, "cuda"}, {LlamaCppBackend::CANN, "cann"})
 
 VL_ENUM_TABLE(MlaCache, {MlaCache::Latent, "latent"}, {MlaCache::Decompressed, "decompressed"})
+VL_ENUM_TABLE(SpecMethod, {SpecMethod::None, "none"}, {SpecMethod::Draft, "draft"}, {SpecMethod::Eagle, "eagle"},
+              {SpecMethod::Eagle3, "eagle3"}, {SpecMethod::Mtp, "mtp"}, {SpecMethod::Ngram, "ngram"})
 
 VL_ENUM_TABLE(NormKind, {NormKind::RMSNorm, "rmsnorm"}, {NormKind::LayerNorm, "layernorm"})
 VL_ENUM_TABLE(MlpActivation, {MlpActivation::Fused, "fused"}, {MlpActivation::GeluNew, "gelu_new"})

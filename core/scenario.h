@@ -143,6 +143,21 @@ enum class LlamaCppBackend { CUDA, CANN };
 // K and V that the older remote-code DeepSeek modelling files (trust_remote_code) put in the cache.
 enum class MlaCache { Latent, Decompressed };
 
+// vLLM --speculative-config's method (vllm/config/speculative.py SpeculativeConfig.method [vllm-spec-decode]):
+// None: no speculative decoding; Draft: another, smaller model of the same vocabulary ("draft_model");
+// Eagle / Eagle3: an EAGLE / EAGLE-3 head of one decoder layer over the target's hidden states; Mtp: the
+// checkpoint's own multi-token-prediction layers; Ngram: prompt lookup, no weights.
+enum class SpecMethod { None, Draft, Eagle, Eagle3, Mtp, Ngram };
+
+// infer.speculative: vLLM's --speculative-config (core/inference/speculative.h says what each part costs).
+struct Speculative {
+    SpecMethod method = SpecMethod::None;
+    std::string model;                   // method draft: the draft model's preset id
+    int64_t num_speculative_tokens = 1;  // tokens drafted per step (k)
+    int64_t draft_tensor_parallel_size = 0;  // 1 or the target's tp; 0: the target's tp (vLLM's default)
+    bool operator==(const Speculative&) const = default;
+};
+
 inline constexpr int64_t kLlamaCppUbatch = 512;  // llama.cpp's default n_ubatch (-ub) [llama-cpp-server-flags]
 
 struct InferenceOptions {
@@ -172,6 +187,7 @@ struct InferenceOptions {
     double engine_overhead_bytes = -1;  // vLLM non-torch memory per GPU; < 0 = engine profile default
     LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
     MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
+    Speculative speculative{};      // vLLM --speculative-config (method none: off)
 };
 
 // ---- hardware and parallelism ---------------------------------------------------------------

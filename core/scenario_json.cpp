@@ -102,6 +102,14 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
     v("llamacpp_backend", &InferenceOptions::llamacpp_backend);
     v("mla_cache", &InferenceOptions::mla_cache);
+    v("speculative", &InferenceOptions::speculative);
+}
+
+template <class V> void fields(V& v, Speculative*) {
+    v("method", &Speculative::method);
+    v("model", &Speculative::model);
+    v("num_speculative_tokens", &Speculative::num_speculative_tokens);
+    v("draft_tensor_parallel_size", &Speculative::draft_tensor_parallel_size);
 }
 
 template <class V> void fields(V& v, LocalCustomGpu*) {

@@ -12,7 +12,8 @@
 # default scenario's answer as HTML before the wasm, as the CLI computes it; content-hashed files;
 # offline on the second visit, through the service worker; needs the native CLI) and local.mjs (Run
 # locally: GPUs added, the plan equal to `vramlens plan`'s, the launch line copied; needs the native CLI) and compare.mjs
-# (Run locally's compare grid built by clicks, equal to `vramlens plan --compare`'s, opened from its link; needs the native CLI). ui.mjs's
+# (Run locally's compare grid built by clicks, equal to `vramlens plan --compare`'s, opened from its link; needs the native CLI), speculative.mjs
+# (vLLM speculative decoding chosen in the Advanced section, equal to `vramlens estimate`'s; needs the native CLI). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
 # Needs scripts/deps.sh (playwright-core, chromium), the web build and the native CLI (VRAMLENS_CLI,
@@ -37,6 +38,8 @@ done
 node "$root/tests/browser/local.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1
 node "$root/tests/browser/compare.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
+  --chromium "$chromium" || status=1
+node "$root/tests/browser/speculative.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1
 node "$root/tests/browser/firstview.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1

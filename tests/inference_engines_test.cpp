@@ -23,22 +23,7 @@ static double bytes_of(const Estimate& e, const char* prefix) {
     return b;
 }
 
-// vLLM log (PR #10511): total_gpu_memory 79.22 GiB and usable 0.9 x total = 71.29 GiB, both printed
-// to 2 decimals; together they pin total to [79.215, 79.2167) GiB.
-static Scenario vllm_llama3_8b(int64_t tp) {
-    Scenario s;
-    s.mode = Mode::Infer;
-    s.model = test::llama3_8b();
-    s.infer.engine = Engine::VLLM;
-    s.infer.weights = WeightFormat::BF16;
-    s.infer.kv_dtype = KvDtype::BF16;
-    s.infer.context = 8192;  // max_model_len = max_position_embeddings
-    s.infer.gpu_memory_utilization = 0.9;
-    s.gpu.memory_bytes = 79.216 * kGiB;
-    s.parallel.tp = tp;
-    s.gpu_count = tp;
-    return s;
-}
+using test::vllm_llama3_8b;
 
 TEST_CASE("case 25: vLLM profile of Meta-Llama-3-8B, tp = 1") {
     const Estimate e = estimate(vllm_llama3_8b(1));

@@ -56,16 +56,31 @@ inline ModelSpec deepseek_v3() {
     return m;
 }
 
-// Reference case 26: llama.cpp serving Meta-Llama-3-8B-Instruct as GGUF F16 with n_ctx 8192
-// (llama.cpp docs/backend/CANN.md example log); flash attention on unless a test turns it off.
-inline Scenario llamacpp_case26() {
+// Meta-Llama-3-8B served at its max_position_embeddings (8192 tokens) by `engine`.
+inline Scenario llama3_8b_serving(Engine engine, WeightFormat weights, KvDtype kv) {
     Scenario s;
     s.mode = Mode::Infer;
     s.model = llama3_8b();
-    s.infer.engine = Engine::LlamaCpp;
-    s.infer.weights = WeightFormat::FP16;
-    s.infer.kv_dtype = KvDtype::FP16;
+    s.infer.engine = engine;
+    s.infer.weights = weights;
+    s.infer.kv_dtype = kv;
     s.infer.context = 8192;
+    return s;
+}
+
+// Reference case 26: llama.cpp serving Meta-Llama-3-8B-Instruct as GGUF F16 with n_ctx 8192
+// (llama.cpp docs/backend/CANN.md example log); flash attention on unless a test turns it off.
+inline Scenario llamacpp_case26() { return llama3_8b_serving(Engine::LlamaCpp, WeightFormat::FP16, KvDtype::FP16); }
+
+// Case 25 (tests/inference_engines_test.cpp): Meta-Llama-3-8B in bf16 on vLLM, max_model_len 8192. The vLLM log
+// (PR #10511): total_gpu_memory 79.22 GiB and usable 0.9 x total = 71.29 GiB, both printed to 2 decimals; together
+// they pin total to [79.215, 79.2167) GiB.
+inline Scenario vllm_llama3_8b(int64_t tp) {
+    Scenario s = llama3_8b_serving(Engine::VLLM, WeightFormat::BF16, KvDtype::BF16);
+    s.infer.gpu_memory_utilization = 0.9;
+    s.gpu.memory_bytes = 79.216 * 1073741824.0;
+    s.parallel.tp = tp;
+    s.gpu_count = tp;
     return s;
 }
 

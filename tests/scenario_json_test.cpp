@@ -123,6 +123,7 @@ Scenario every_field_changed() {
     i.engine_overhead_bytes = 1.5e9;
     i.llamacpp_backend = LlamaCppBackend::CANN;
     i.mla_cache = MlaCache::Decompressed;
+    i.speculative = {SpecMethod::Draft, "llama-3.2-1b", 4, 1};
     LocalOptions& lo = s.local;
     lo.engine = LocalEngine::SGLang;
     lo.weights = WeightFormat::AWQ4;
@@ -286,6 +287,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
     CHECK(a.infer.llamacpp_backend == b.infer.llamacpp_backend);
     CHECK(a.infer.mla_cache == b.infer.mla_cache);
+    CHECK(a.infer.speculative == b.infer.speculative);
     CHECK(a.local.engine == b.local.engine);
     CHECK(a.local.weights == b.local.weights);
     CHECK(a.local.kv == b.local.kv);
@@ -691,7 +693,8 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 24);
     CHECK(field_count<FineTuneOptions>() == 12);
-    CHECK(field_count<InferenceOptions>() == 22);
+    CHECK(field_count<InferenceOptions>() == 23);
+    CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format
     CHECK(field_count<Overheads>() == 7);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "cuda_context.h"
@@ -14,6 +15,7 @@
 #include "formula.h"
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
+#include "inference/speculative.h"
 #include "inference/weight_formats.h"
 #include "allocator_reserve.h"
 #include "parallel.h"
@@ -473,20 +475,33 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.warnings.push_back("vLLM: capacity is gpu_memory_utilization x the GPU memory CUDA reports; the KV pool fills the rest of it");
     const int64_t T = vllm_batched_tokens(o);
     const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp); };
+    // Speculative decoding (infer.speculative): the drafter's weights, persistent inputs, KV layers and
+    // forward in the profile run; ngram has no drafter, only the rejection sampler and lookahead slots.
+    const std::optional<Drafter> drafter = m.architecture_known() ? speculative_drafter(s) : std::nullopt;
+    const bool speculative = o.speculative.method != SpecMethod::None && m.architecture_known();
     // The profile run's activation peak: max_num_batched_tokens through the MLP (or a Mamba mixer), or
-    // the sampler of max_num_seqs sequences plus the hidden states of those tokens.
+    // the sampler of max_num_seqs sequences plus the hidden states of those tokens. With speculative
+    // decoding the sampler check adds the rejection sampler's dummy logits, and the drafter's own forward
+    // over the same tokens runs while the target's output hidden states are held [vllm-spec-decode].
     const auto profile_peak = [&](auto& q) {
+        using N = std::decay_t<decltype(q("", 0.0))>;
         const auto tokens = q("T", static_cast<double>(T));
-        return max_of(layer_live_bytes(q, m, tokens, tp, kActBytes),
-                      vllm_sampler_bytes(q, m, o.max_num_seqs) + tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes));
+        const auto hidden_out = tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes);
+        N sampler = vllm_sampler_bytes(q, m, o.max_num_seqs);
+        if (speculative) sampler += rejection_logits_bytes(q, m, o.max_num_seqs);
+        auto peak = max_of(layer_live_bytes(q, m, tokens, tp, kActBytes), sampler + hidden_out);
+        if (drafter) peak = max_of(peak, q.let("A_draft", layer_live_bytes(q, drafter->model, tokens, drafter->tp, kActBytes)) + hidden_out);
+        return peak;
     };
     Numbers n;
     const double non_torch = non_torch_bytes(n);
     const double act = m.architecture_known() ? profile_peak(n) : 0;
+    const double draft_fixed = drafter ? draft_weight_bytes(n, *drafter) + drafter_buffer_bytes(n, *drafter, T, kActBytes) : 0;
     // vLLM v0 gives every layer every token (no sliding-window savings in the paged pool).
-    const StagePick p = m.architecture_known() ? vllm_limiting_stage(s, e.params, e.gpu_capacity_bytes, non_torch + act)
+    const StagePick p = m.architecture_known() ? vllm_limiting_stage(s, e.params, e.gpu_capacity_bytes, non_torch + act + draft_fixed)
                                                : pick_stage(s, e.params, block, false);
     add_weights(s, d, e, p);
+    if (drafter) add_drafter(*drafter, T, kActBytes, d, e);
     add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, kLoadOn,
                    "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2 [vllm-pr10511]"),
         non_torch_bytes);
@@ -504,11 +519,13 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                        "vLLM v0.6 MambaCacheManager: conv (d_conv - 1 columns) and temporal states for max_num_seqs sequences, padded to a "
                        "CUDA-graph batch size, in the model's dtype, allocated by the profile run [vllm-code]; Mamba [gu2023-mamba]"),
             [&](auto& q) { return vllm_mamba_cache_bytes(q, s, p); });
-    const double per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
+    const double target_per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
+    const double per_token = target_per_token + (drafter ? draft_kv_bytes_per_token(*drafter, o.kv_dtype) : 0);  // one pool for both
     const double block_bytes = per_token * static_cast<double>(block);
-    const double available = e.gpu_capacity_bytes - p.w.total() - non_torch - act - mamba_cache;  // vLLM available_kv_cache_memory
+    const double available = e.gpu_capacity_bytes - p.w.total() - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
     const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
-    const int64_t blocks_per_seq = (o.context + block - 1) / block;
+    const int64_t lookahead = speculative_lookahead(o);
+    const int64_t blocks_per_seq = (o.context + lookahead + block - 1) / block;
     e.kv.bytes_per_token = per_token;
     e.kv.block_size = block;
     e.kv.blocks = blocks;
@@ -518,14 +535,12 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity. No
     // attention layer (a pure Mamba model): no KV pool.
-    if (per_token > 0) {
+    if (target_per_token > 0) {
     add(e, d, comp("kv_cache", "KV cache", Category::KVCache, kServing,
                    m.attention == AttentionKind::MLA && m.mla.decompressed_cache ? kMlaDecompressedSource :
                    "vLLM: num_gpu_blocks = floor(available_kv_cache_memory / (block_size * kv bytes per token)) [vllm-code]; Kwon et al. 2023 [vllm-paper]"),
         [&](auto& q) {
-            const auto B = q("B", static_cast<double>(block));
-            const auto seq_blocks = q("b", static_cast<double>(o.batch)) * ceil_of(q("s", static_cast<double>(o.context)) / B);
-            return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), seq_blocks) * B *
+            return max_of(q("num_gpu_blocks", static_cast<double>(blocks)), vllm_sequence_blocks(q, o)) * q("B", static_cast<double>(block)) *
                    kv_bytes_per_token(q, m, o.kv_dtype, tp, p.begin, p.end);
         });
     const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
@@ -534,6 +549,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                                     std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
                                     std::to_string(o.batch * blocks_per_seq) + " blocks");
     }
+    if (drafter) add_drafter_kv(*drafter, o, blocks, d, e);
     if (mamba_cache > 0) warn_mamba_working_memory(e, m.ssm);
     if (mamba_cache > 0 && m.ssm.kind == SsmKind::GatedDeltaNet)
         e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
@@ -541,6 +557,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                              "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
     if (o.cuda_graphs)
         e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
+    if (speculative)
+        e.warnings.push_back("vLLM speculative decoding (" + drafter_text(o.speculative) + ", " + std::to_string(o.speculative.num_speculative_tokens) +
+                             " tokens): the rejection sampler's working tensors beyond its dummy logits and the drafter's CUDA graphs are not counted");
 }
 
 }  // namespace
@@ -608,6 +627,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     }
     if (o.engine == Engine::Transformers && is_gguf(o.weights))
         errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)});
+    validate_speculative(s, errs);
     if (o.engine == Engine::VLLM && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4))
         errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)});
 }

@@ -521,6 +521,19 @@ void deepseek(Importer& im, ModelSpec& m, bool v3) {
     }
     m.attention = AttentionKind::MLA;
     m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;  // query/key head width
+    // DeepSeek-V3's MTP module (model.layers.61: enorm, hnorm, eh_proj [d, 2d], one MoE decoder layer,
+    // shared_head.norm; its embed_tokens and shared_head.head copies are the model's), counted apart as
+    // Qwen3-Next's, whose tensors have the same shapes; vLLM loads it for speculative decoding only
+    // (DeepSeekMTP, SpeculativeConfig num_nextn_predict_layers) [vllm-spec-decode].
+    if (v3) {
+        m.mtp_layers = im.opt("num_nextn_predict_layers", 0);
+        if (m.mtp_layers > 1)
+            im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: " + std::to_string(m.mtp_layers) +
+                               " MTP modules are counted as one eh_proj and its norms before that many layers; each module has its own");
+        else if (m.mtp_layers == 1)
+            im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: the checkpoint also holds a multi-token-prediction module, counted "
+                                               "apart (engines load it only for speculative decoding)");
+    }
 }
 // BertModel / RobertaModel / XLMRobertaModel (modeling_bert.py, modeling_roberta.py): embeddings
 // (word, position, token_type) + LayerNorm, post-norm layers, BertPooler; no LM head, no final norm,

@@ -354,7 +354,8 @@ VL_TENSOR_INLINE void for_each_model_tensor(const ModelSpec& m, F&& f) {
 // checkpoint holds beside the model (mtp.*; vLLM Qwen3NextMultiTokenPredictor [vllm-code]): fc [d, 2d]
 // over the concatenated embedding and hidden state, pre_fc_norm_embedding and pre_fc_norm_hidden [d],
 // mtp_layers full-attention decoder layers (MoE when the model has experts), the final norm [d]; the
-// embedding and lm_head are the model's. Nothing when mtp_layers is 0.
+// embedding and lm_head are the model's. Nothing when mtp_layers is 0. DeepSeek-V3's MTP module has the
+// same shapes under other names (eh_proj, enorm, hnorm, one layer, shared_head.norm).
 template <class F>
 VL_TENSOR_INLINE void for_each_mtp_tensor(const ModelSpec& m, F&& f) {
     using namespace tensors;

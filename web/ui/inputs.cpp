@@ -482,6 +482,13 @@ void vllm_advanced(AppState& app) {
     // vLLM's --block-size choices (vllm/config.py BlockSize: 1, 8, 16, 32, 64, 128)
     int_choice(app, tr(L, S::BlockSize), "infer.block_size", in.block_size, {1, 8, 16, 32, 64, 128});
     check(app, tr(L, S::CudaGraphs), "infer.cuda_graphs", in.cuda_graphs);
+    // --speculative-config: the drafter's weights, KV layers and buffers (core/inference/speculative.h).
+    Speculative& sp = in.speculative;
+    enum_combo(app, tr(L, S::Speculative), "infer.speculative.method", sp.method);
+    if (sp.method == SpecMethod::Draft)
+        if (text_field(app, tr(L, S::SpecDraftModel), "infer.speculative.model", sp.model, "llama-3.2-1b", false)) app.dirty = true;
+    if (sp.method != SpecMethod::None)
+        int_field(app, tr(L, S::NumSpecTokens), "infer.speculative.num_speculative_tokens", sp.num_speculative_tokens, 1, 64, false);
     section_errors(app, "infer");
 }
 

@@ -1,0 +1,106 @@
+// Browser test of vLLM speculative decoding in the inference panel (issue 18 item 4), the real page in headless
+// Chromium, mouse and keyboard only (scripts/test-browser-ui.sh):
+//   1. Inference mode, Llama-3.1-8B picked by the search, engine vLLM, the Advanced section opened by the mouse,
+//      EAGLE-3 chosen in its combo and 3 tokens typed: the scenario holds infer.speculative, the breakdown gets the
+//      drafter's components and the KV pool fewer blocks;
+//   2. the page's numbers are `vramlens estimate`'s for the page's own scenario (the native CLI);
+//   3. mtp on a model without MTP layers is listed disabled, so the method stays eagle3;
+//   4. the share link opens the same speculative config.
+//
+// Usage: node speculative.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
+import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite,
+         settle, typeInto } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const args = parseArgs();
+const siteDir = resolve(args.site ?? 'build/web/site');
+const cliPath = resolve(args.cli ?? process.env.VRAMLENS_CLI ?? 'build/native/cli/vramlens');
+const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
+const { failures, check, section } = checks();
+
+const server = await serveSite(siteDir, '/vramlens/');
+const browser = await launchChromium(executablePath);
+const open = (opts, url = server.url) => openApp(browser, url, opts, (what) => failures.push(what));
+const QUIET_MS = 1300;  // changes closer together share one history entry (shell/bridge.js historyQuietMs)
+
+const speculative = async (page) => JSON.parse((await state(page)).scenario).infer?.speculative ?? {};
+const component = (s, id) => s.components.find((c) => c.id === id)?.bytes;
+// `vramlens estimate` of the page's own scenario.
+function cliEstimate(scenarioJson) {
+  const dir = mkdtempSync(join(tmpdir(), 'vl-spec-'));
+  try {
+    const file = join(dir, 'scenario.json');
+    writeFileSync(file, scenarioJson);
+    return JSON.parse(execFileSync(cliPath, ['estimate', file, '--format', 'json'], { encoding: 'utf8' }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+try {
+  console.log('desktop 1280x900');
+  await section('speculative decoding', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const inputs = await item(page, 'section.model');
+    const reach = async (key) => scrollTo(page, key, { x: inputs.x + 8, y: 450 }, 0, false);
+
+    await click(page, 'mode.2');
+    check((await state(page)).ui.mode === 'infer', 'Inference is the third mode');
+    await click(page, 'model.search');
+    await page.keyboard.type('llama 3.1 8b', { delay: 20 });
+    await settle(page);
+    await click(page, 'preset.llama-3.1-8b');
+    await reach('infer.engine');
+    await click(page, 'infer.engine');
+    await click(page, 'infer.engine.vllm');
+    const before = await state(page);
+    check(before.ok && component(before, 'spec.draft_weights') === undefined, 'vLLM without speculation: no drafter');
+
+    await reach('section.advanced');
+    await click(page, 'section.advanced');
+    await reach('infer.speculative.method');
+    await click(page, 'infer.speculative.method');
+    await click(page, 'infer.speculative.method.eagle3');
+    await reach('infer.speculative.num_speculative_tokens');
+    await typeInto(page, 'infer.speculative.num_speculative_tokens', '3');
+    const after = await state(page);
+    const sp = await speculative(page);
+    check(sp.method === 'eagle3' && sp.num_speculative_tokens === 3, `the combo and the field set infer.speculative: ${JSON.stringify(sp)}`);
+    check(after.ok && component(after, 'spec.draft_weights') > 0 && component(after, 'spec.draft_kv') > 0 &&
+          component(after, 'spec.drafter_buffers') > 0, 'the breakdown has the drafter\'s weights, KV layers and buffers');
+    check(after.kv_blocks < before.kv_blocks, `the pool holds fewer blocks (${before.kv_blocks} -> ${after.kv_blocks})`);
+
+    const cli = cliEstimate(after.scenario);
+    check(cli.components.length === after.components.length &&
+          cli.components.every((c, i) => c.id === after.components[i].id && c.bytes === after.components[i].bytes),
+          'every component is `vramlens estimate`\'s for the same scenario');
+    check(cli.total_bytes === after.total_bytes, `the total is the CLI's (${after.total_bytes})`);
+
+    // Llama-3.1-8B has no MTP layers: the core's rule lists mtp disabled, a click leaves eagle3.
+    await reach('infer.speculative.method');
+    await click(page, 'infer.speculative.method');
+    await click(page, 'infer.speculative.method.mtp');
+    await page.keyboard.press('Escape');
+    await settle(page);
+    check((await speculative(page)).method === 'eagle3', 'mtp, refused for this model, is not taken');
+
+    await page.waitForTimeout(QUIET_MS);
+    const link = (await state(page)).link;
+    await page.context().close();
+    const linked = await open({ viewport: { width: 1280, height: 900 } }, `${server.url}#${link}`);
+    const back = await speculative(linked);
+    check(back.method === 'eagle3' && back.num_speculative_tokens === 3, `the link opens the same config: ${JSON.stringify(back)}`);
+    check((await state(linked)).total_bytes === after.total_bytes, 'and the same total');
+    await linked.context().close();
+  });
+} catch (e) {
+  failures.push(String(e && e.stack || e));
+  console.error(e);
+} finally {
+  await browser.close();
+  server.close();
+}
+finish('browser-speculative', failures, 'all checks passed');
