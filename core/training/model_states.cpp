@@ -152,6 +152,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
                                       "at the step, not at the start of backward [pytorch-zero-grad] [zero2020 §5.2]"
                                     : "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]";
     const Dtypes& dt = t.dt;
+    c.trainable += P;
     if (t.saved_modules) {  // copy.deepcopy of each module in modules_to_save, trained like the model's own [peft-code]
         add(c.e, c.d, comp("saved.weights", "modules_to_save: trainable copies", Category::Weights, kAllPhases,
                            "PEFT ModulesToSaveWrapper: a trainable copy.deepcopy of the module, the original frozen [peft-code]"),

@@ -44,6 +44,7 @@ struct TrainCtx {
     double in_flight = 1;   // micro-batches whose activations this stage holds
     double largest_layer = 0;  // params of the largest gathered unit (ZeRO-3), 0 when unknown
     bool finetune_adapters = false;  // LoRA/QLoRA: the base is frozen
+    double trainable = 0;   // trainable parameters on this rank before ZeRO sharding (add_model_states adds each set)
 };
 
 // model_states.cpp: weights, gradients, master weights, optimizer states (trainable set given).
@@ -71,6 +72,10 @@ void add_finetune(TrainCtx& c);
 // overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
 void add_buffers(TrainCtx& c);
 void add_context(TrainCtx& c);
+// DeepSpeed's "auto" sizes resolved from the model's hidden size as the transformers Trainer fills them.
+DeepSpeedZero ds_resolved(const Scenario& s);
+// Parameters of this stage whose size is at most the threshold (DeepSpeed stage 3 keeps them whole on every rank).
+double ds_persistent_params(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, double threshold);
 
 // compat.cpp: reproductions of other tools' accounting (Megatron, DeepSpeed estimator, accelerate).
 void add_megatron_compat(TrainCtx& c);
