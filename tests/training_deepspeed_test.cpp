@@ -1,8 +1,7 @@
 // DeepSpeed ZeRO buffers from the ds_config.json "zero_optimization" keys (core/training/overheads.cpp
 // add_deepspeed_buffers). Expected values are derived by hand from DeepSpeed's source [deepspeed-zero-code]
-// and the transformers Trainer's "auto" rule [transformers-deepspeed-code] for Llama-2-7b:
-//   P = 6,738,415,616; one layer 202,383,360 (attention 4 x 4096^2, MLP 3 x 4096 x 11008, two norms of
-//   4096), embedding and lm_head 131,072,000 each, so the largest gathered unit is a layer.
+// and the transformers Trainer's "auto" rule [transformers-deepspeed-code] for Llama-2-7b (its parameters:
+// training_fixtures.h); a layer (202,383,360) is larger than the embedding, so it is the largest gathered unit.
 #include <catch2/catch.hpp>
 
 #include "scenario_json.h"
@@ -14,8 +13,8 @@ using namespace vl::testing;
 using Catch::Detail::Approx;
 
 namespace {
-constexpr double kP = 6738415616.0;
-constexpr double kLayer = 202383360.0;
+constexpr double kP = kLlama2_7bParams;
+constexpr double kLayer = kLlama2_7bLayerParams;
 
 Scenario ds_run(int zero, int64_t dp) {
     Scenario s = train_scenario(llama2_7b());

@@ -29,26 +29,14 @@ DeepSpeedZero ds_resolved(const Scenario& s) {
 }
 
 // DeepSpeed parameter_offload.py mark_persistent_parameters: a parameter of ds_numel <= threshold is
-// never partitioned [deepspeed-zero-code]. Each copy of a tensor (an expert's) is one parameter; the
-// stage's layers, the embedding side on the first stage and the head side on the last.
+// never partitioned [deepspeed-zero-code]. Each copy of a tensor (an expert's) is one parameter, over the
+// tensors this stage holds.
 double ds_persistent_params(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, double threshold) {
     if (!m.architecture_known()) return 0;
     const auto small = [&](const Tensor& t) {
         return static_cast<double>(t.elements()) <= threshold ? static_cast<double>(t.elements() * t.count) : 0.0;
     };
-    const int64_t end = std::min<int64_t>(st.layer_end, static_cast<int64_t>(pc.per_layer.size()));
-    const int64_t begin = std::min(st.layer_begin, end);
-    double total = 0;
-    pc.per_layer.pattern().for_each_kind(begin, end, [&](LayerKind k, int64_t n) {
-        double e = 0;
-        for_each_layer_tensor(m, k, [&](const Tensor& t) { e += small(t); });
-        total += static_cast<double>(n) * e;
-    });
-    for_each_model_tensor(m, [&](const Tensor& t) {
-        const bool head_side = t.kind == TensorKind::Head || t.kind == TensorKind::FinalNorm;
-        if (head_side ? st.last : st.first) total += small(t);
-    });
-    return total;
+    return stage_tensor_sum(m, pc, st, small);
 }
 
 // DeepSpeed's ZeRO engine buffers, from its config keys (deepspeed/runtime/zero [deepspeed-zero-code]).

@@ -1,5 +1,7 @@
 // Shared by the training files only: the per-rank context and the functions each file provides.
 #pragma once
+#include <functional>
+
 #include "formula.h"
 #include "parallel.h"
 #include "training/activations.h"
@@ -58,6 +60,9 @@ void add_model_states(TrainCtx& c, const TrainableSet& t);
 // Autocast over fp32 weights: the 16-bit copies of the layers' and the head's matmul weights (over N_w ZeRO-3 ranks).
 void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w);
 double autocast_head_params(const TrainCtx& c);
+struct Tensor;
+// The sum of per_tensor over every tensor of this stage (its layers', the embedding side on the first, the head side on the last).
+double stage_tensor_sum(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, const std::function<double(const Tensor&)>& per_tensor);
 double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
 
 // activations.cpp: per-layer tensors on the stage, embedding inputs, logits and loss, working sets.
