@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "deepspeed_config.h"
 #include "enum_names.h"
 #include "estimate.h"
 #include "export.h"
@@ -61,6 +62,7 @@ enum class FlagKind {
     Switch,       // --flag sets path to true (--flag=false to clear)
     Params,       // --params N: model = {"params": N}
     ModelConfig,  // --model-config FILE: model = {"hf_config": <FILE>}
+    DeepSpeedConfig,  // --deepspeed-config FILE: a ds_config.json's ZeRO stage, offload and buffer keys (deepspeed_config.h)
     LoraTargets,  // --lora-targets q_proj,v_proj (or all-linear)
     GpuMemGiB,    // --gpu-memory-gib X: gpu.memory_bytes = X GiB
     Set,          // --set PATH=VALUE, any field
@@ -127,6 +129,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--zero", "parallel.zero", FlagKind::Value, "ZeRO stage 0..3 (FSDP full shard = 3)"},
     {"--offload-optimizer", "parallel.offload_optimizer", FlagKind::Switch, "optimizer states on the host (ZeRO-Offload)"},
     {"--offload-params", "parallel.offload_params", FlagKind::Switch, "parameters on the host (ZeRO-Infinity, zero 3)"},
+    {"--deepspeed-config", "deepspeed", FlagKind::DeepSpeedConfig, "a DeepSpeed ds_config.json: its zero_optimization stage, offload and bucket keys, bf16/fp16, batch"},
     {"--gpu", "gpu", FlagKind::Value, "GPU preset id (see `vramlens gpus`)"},
     {"--gpu-memory-gib", "gpu.memory_bytes", FlagKind::GpuMemGiB, "usable memory of a custom GPU, GiB: what CUDA reports (torch.cuda.mem_get_info()[1]), below nvidia-smi's total"},
     {"--gpus", "gpu_count", FlagKind::Value, "total GPUs (default dp * tp * pp * cp)"},
@@ -150,7 +153,7 @@ std::optional<FieldModes> modes_of_field(const std::string& path) {
     auto under = [&](const std::string& section) {
         return path.compare(0, section.size(), section) == 0 && (path.size() == section.size() || path[section.size()] == '.');
     };
-    if (under("train") || path == "parallel.zero" || path == "parallel.sp" || path == "parallel.offload_optimizer" ||
+    if (under("train") || under("deepspeed") || path == "parallel.zero" || path == "parallel.sp" || path == "parallel.offload_optimizer" ||
         path == "parallel.offload_params" || path == "parallel.fsdp_flat_params" || path == "parallel.no_sync_accumulation")
         return FieldModes{"--mode train or --mode finetune", true, true, false};
     if (under("finetune")) return FieldModes{"--mode finetune", false, true, false};
@@ -660,6 +663,24 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
                 }
                 value = Json{{"hf_config", std::move(*c)}};
                 break;
+            }
+            case FlagKind::DeepSpeedConfig: {
+                std::string cfg;
+                if (!read_file(e.value, cfg, err)) { status = kBadInput; return std::nullopt; }
+                Result<std::vector<ScenarioEdit>> ds = deepspeed_config_edits(cfg);
+                for (const std::string& w : ds.warnings) err += "note: --deepspeed-config " + e.value + ": " + escape_control_chars(w) + "\n";
+                if (!ds.ok()) {
+                    err += "vramlens: --deepspeed-config " + e.value + " is not a DeepSpeed config vramlens can read:\n";
+                    print_errors(ds.errors, {}, err);
+                    status = kBadInput;
+                    return std::nullopt;
+                }
+                for (const ScenarioEdit& edit : *ds) {
+                    set_path(doc, edit.path, Json::parse(edit.json, nullptr, false));
+                    flag_of[edit.path] = e.spec->flag;
+                    if (std::find(given.begin(), given.end(), edit.path) == given.end()) given.push_back(edit.path);
+                }
+                continue;  // every edit is set: nothing left for the one-path step below
             }
             case FlagKind::LoraTargets: {
                 if (e.value == "all-linear") { value = e.value; break; }

@@ -31,6 +31,7 @@ std::span<const EnumName<ActivationFormula>> enum_names(ActivationFormula);
 std::span<const EnumName<StateDtype>> enum_names(StateDtype);
 std::span<const EnumName<PipelineSchedule>> enum_names(PipelineSchedule);
 std::span<const EnumName<LossImpl>> enum_names(LossImpl);
+std::span<const EnumName<DsOverlap>> enum_names(DsOverlap);
 std::span<const EnumName<FineTuneMethod>> enum_names(FineTuneMethod);
 std::span<const EnumName<WeightFormat>> enum_names(WeightFormat);
 std::span<const EnumName<KvDtype>> enum_names(KvDtype);

@@ -242,6 +242,32 @@ struct Overheads {
     bool expandable_segments = false; // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: no split-block holes
 };
 
+// ---- DeepSpeed ZeRO: the ds_config.json "zero_optimization" keys ---------------------------------
+// DeepSpeed's own buffers beside the model states (core/training/overheads.cpp add_deepspeed_buffers),
+// each key with DeepSpeed's default (deepspeed/runtime/zero/config.py [deepspeed-zero-code]). Sizes are
+// elements, as in DeepSpeed. kDsAuto is "auto", which the transformers Trainer integration fills from the
+// model's hidden size (core/training/overheads.cpp ds_resolved) [transformers-deepspeed-code].
+inline constexpr double kDsAuto = -1;
+
+// overlap_comm: DeepSpeed's default turns it on at stage 3 only (config.py overlap_comm_valid).
+enum class DsOverlap { Default, On, Off };
+
+struct DeepSpeedZero {
+    bool enabled = false;               // the run is DeepSpeed's ZeRO engine (parallel.zero 1..3): these buffers replace
+                                        // overheads.bucket_bytes and the generic ZeRO-3 gather
+    double reduce_bucket_size = 5e8;    // ipg gradient bucket (elements); kDsAuto: hidden^2
+    double allgather_bucket_size = 5e8; // stage 1/2 parameter all-gather (elements; in place on current PyTorch)
+    DsOverlap overlap_comm = DsOverlap::Default;  // stage 1/2: a second reduce bucket
+    bool contiguous_gradients = true;   // gradients copied into the bucket and a flat partition buffer
+    double stage3_prefetch_bucket_size = 5e7;   // parameters gathered ahead (elements); kDsAuto: 0.9 hidden^2
+    double stage3_max_live_parameters = 1e9;    // bound on gathered parameters that the prefetch respects (elements)
+    double stage3_max_reuse_distance = 1e9;     // a parameter reused within this many elements is not released
+    double stage3_param_persistence_threshold = 1e5;  // parameters this small are never partitioned; kDsAuto: 10 hidden
+    double sub_group_size = 1e9;        // stage 3: the optimizer steps this many elements (fp32 gradients) at a time
+    bool pin_memory = true;             // offload_optimizer / offload_param pin_memory: page-locked host buffers
+    bool operator==(const DeepSpeedZero&) const = default;
+};
+
 // ---- run locally (Mode::Local): the engine and the machine a plan is made for -----------------
 enum class LocalEngine { LlamaCpp, Ollama, VLLM, SGLang };
 
@@ -330,6 +356,7 @@ struct Scenario {
     Gpu gpu;
     int64_t gpu_count = 1;          // total GPUs; must equal dp * tp * pp * cp (ep folds into dp)
     Overheads overheads;
+    DeepSpeedZero deepspeed;        // DeepSpeed ZeRO config keys (enabled: false = not a DeepSpeed run)
 };
 
 }  // namespace vl

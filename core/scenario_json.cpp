@@ -217,6 +217,21 @@ template <class V> void fields(V& v, Overheads*) {
     v("expandable_segments", &Overheads::expandable_segments);
 }
 
+// The ds_config.json "zero_optimization" key names; the three sizes the Trainer can fill take "auto".
+template <class V> void fields(V& v, DeepSpeedZero*) {
+    v("enabled", &DeepSpeedZero::enabled);
+    v.ds_size("reduce_bucket_size", &DeepSpeedZero::reduce_bucket_size);
+    v("allgather_bucket_size", &DeepSpeedZero::allgather_bucket_size);
+    v("overlap_comm", &DeepSpeedZero::overlap_comm);
+    v("contiguous_gradients", &DeepSpeedZero::contiguous_gradients);
+    v.ds_size("stage3_prefetch_bucket_size", &DeepSpeedZero::stage3_prefetch_bucket_size);
+    v("stage3_max_live_parameters", &DeepSpeedZero::stage3_max_live_parameters);
+    v("stage3_max_reuse_distance", &DeepSpeedZero::stage3_max_reuse_distance);
+    v.ds_size("stage3_param_persistence_threshold", &DeepSpeedZero::stage3_param_persistence_threshold);
+    v("sub_group_size", &DeepSpeedZero::sub_group_size);
+    v("pin_memory", &DeepSpeedZero::pin_memory);
+}
+
 template <class V> void fields(V& v, MLASpec*) {
     v("q_lora_rank", &MLASpec::q_lora_rank);
     v("kv_lora_rank", &MLASpec::kv_lora_rank);
@@ -325,6 +340,7 @@ template <class V> void fields(V& v, Scenario*) {
     v("local", &Scenario::local);
     v("parallel", &Scenario::parallel);
     v("overheads", &Scenario::overheads);
+    v("deepspeed", &Scenario::deepspeed);
 }
 
 template <class F> struct IsVector : std::false_type {};
@@ -531,6 +547,15 @@ struct Reader {
             }
         }
         if (good) out.*member = bits;
+    }
+
+    // A DeepSpeed size: a number of elements, or "auto" (kDsAuto: the Trainer fills it from hidden_size).
+    void ds_size(const char* key, double T::*member) {
+        const Json* j = find(key);
+        if (!j) return;
+        if (j->is_string() && j->get_ref<const std::string&>() == "auto") { out.*member = kDsAuto; return; }
+        if (!j->is_number()) { errs.push_back({join(path, key), "must be a number of elements or \"auto\"; got " + describe(*j)}); return; }
+        read_value(*j, join(path, key), errs, out.*member);
     }
 
     // local.compare.models: model preset ids, or "current" (the scenario's own model).
@@ -756,6 +781,9 @@ struct Writer {
     void lora_targets(const char* key, unsigned T::*member) {
         if (style == JsonStyle::Pretty || v.*member != d.*member) out[key] = lora_targets_json(v.*member);
     }
+    void ds_size(const char* key, double T::*member) {
+        if (style == JsonStyle::Pretty || v.*member != d.*member) out[key] = v.*member == kDsAuto ? Json("auto") : Json(v.*member);
+    }
     void model_ids(const char* key, std::vector<std::string> T::*member) {
         if (style == JsonStyle::Pretty || v.*member != d.*member) out[key] = v.*member;
     }
@@ -819,6 +847,7 @@ struct Comparer {
         else equal = equal && a.*member == b.*member;
     }
     void lora_targets(const char*, unsigned T::*member) { equal = equal && a.*member == b.*member; }
+    void ds_size(const char*, double T::*member) { equal = equal && a.*member == b.*member; }
     void model_ids(const char*, std::vector<std::string> T::*member) { equal = equal && a.*member == b.*member; }
 };
 

@@ -363,6 +363,33 @@ TEST_CASE("cli: solve for the fewest GPUs, 70e9 parameters under ZeRO-3") {
     CHECK(vramlens("solve everything --params 1e9").status == 2);
 }
 
+TEST_CASE("cli: --deepspeed-config reads a ds_config.json's ZeRO keys, later flags win, bad keys name the file and path") {
+    const std::string file = write_temp("ds.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 3,
+        "reduce_bucket_size": "auto", "overlap_comm": false, "offload_optimizer": {"device": "cpu", "pin_memory": false},
+        "zero_quantized_weights": false}})");
+    Run r = vramlens("scenario --model llama-2-7b --dp 8 --deepspeed-config '" + file + "' --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["parallel"]["zero"] == 3);
+    CHECK(j["parallel"]["offload_optimizer"] == true);
+    CHECK(j["deepspeed"]["enabled"] == true);
+    CHECK(j["deepspeed"]["reduce_bucket_size"] == "auto");
+    CHECK(j["deepspeed"]["overlap_comm"] == "off");
+    CHECK(j["deepspeed"]["pin_memory"] == false);
+    CHECK(j["train"]["precision"] == "bf16-mixed");
+    CHECK(r.err.find("zero_optimization.zero_quantized_weights: not read") != std::string::npos);
+    Run later = vramlens("scenario --model llama-2-7b --dp 8 --deepspeed-config '" + file + "' --zero 2 --format json");
+    REQUIRE(later.status == 0);
+    CHECK(nlohmann::json::parse(later.out)["parallel"]["zero"] == 2);  // the flag after the file wins
+
+    const std::string bad = write_temp("ds-bad.json", R"({"zero_optimization": {"stage": "three"}})");
+    Run b = vramlens("estimate --model llama-2-7b --deepspeed-config '" + bad + "'");
+    CHECK(b.status == 1);
+    CHECK(b.err.find("zero_optimization.stage: must be 0, 1, 2 or 3; got \"three\"") != std::string::npos);
+    std::remove(file.c_str());
+    std::remove(bad.c_str());
+}
+
 TEST_CASE("cli: --set on a preset expands it to fields first") {
     Run r = vramlens("scenario --model llama-3.1-8b --set model.layers=16 --format json");
     REQUIRE(r.status == 0);

@@ -322,6 +322,7 @@ TEST_CASE("docs: the scenario format lists exactly the names the reader accepts 
     CHECK(documented_names(doc, "### `infer`", "llamacpp_backend") == enum_name_set(vl::LlamaCppBackend{}));
     CHECK(documented_names(doc, "### `infer`", "mla_cache") == enum_name_set(vl::MlaCache{}));
     CHECK(documented_names(doc, "### `parallel`", "schedule") == enum_name_set(vl::PipelineSchedule{}));
+    CHECK(documented_names(doc, "### `deepspeed`", "overlap_comm") == enum_name_set(vl::DsOverlap{}));
     CHECK(documented_names(doc, "### `local`", "split_mode") == enum_name_set(vl::SplitMode{}));
     CHECK(documented_names(doc, "## The model", "norm") == enum_name_set(vl::NormKind{}));
     CHECK(documented_names(doc, "## The model", "position") == enum_name_set(vl::PositionKind{}));

@@ -175,6 +175,7 @@ Scenario every_field_changed() {
     s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
     s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
     s.overheads = {1.0e9, 0.1, false, 5e7, false, false, true};
+    s.deepspeed = {true, kDsAuto, 2e8, DsOverlap::Off, false, 1e7, 3e8, 4e8, kDsAuto, 5e7, false};
     return s;
 }
 
@@ -344,6 +345,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.overheads.temp_buffers == b.overheads.temp_buffers);
     CHECK(a.overheads.bucket_bytes == b.overheads.bucket_bytes);
     CHECK(a.overheads.backward_working_set == b.overheads.backward_working_set);
+    CHECK(a.deepspeed == b.deepspeed);
 }
 
 // The one error for `field`, or a failed check listing what came back.
@@ -704,7 +706,8 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<LocalDraft>() == 6);
     CHECK(field_count<VisionEncoder>() == 8);
     CHECK(field_count<LocalCustomGpu>() == 4);
-    CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
+    CHECK(field_count<DeepSpeedZero>() == 11);
+    CHECK(field_count<Scenario>() == 11);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads, deepspeed
 }
 
 TEST_CASE("scenario JSON: the activation formulas' old names \"seed-003\" and \"seed-001\" still read, the new names are written") {

@@ -30,6 +30,10 @@ inline ModelSpec llama2_7b() {
     m.position = PositionKind::Rotary; m.max_position = 4096;
     return m;
 }
+// Its parameters, by hand: 32 layers of 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 = 202,383,360, the
+// embedding and lm_head 32000 x 4096 = 131,072,000 each, the final norm 4096.
+inline constexpr double kLlama2_7bParams = 6738415616.0;
+inline constexpr double kLlama2_7bLayerParams = 202383360.0;
 
 // A model known only by its parameter count.
 inline ModelSpec params_only(int64_t p) {

@@ -1,6 +1,7 @@
 // Model states: weights, gradients, fp32 master weights and optimizer states, by precision regime
 // and optimizer, divided by ZeRO/FSDP and moved to the host by CPU offload.
 #include <algorithm>
+#include <functional>
 #include <type_traits>
 
 #include "model/layer_tensors.h"
@@ -55,6 +56,26 @@ auto optimizer_state_bytes(Q& q, const OptimizerInfo& o, const TrainingOptions& 
     return N{};
 }
 
+// The sum of per_tensor over every tensor this stage holds: its layers' tensors, then outside the layers
+// the embedding side on the first stage and the head side on the last (a tied head with pp > 1 keeps its
+// own copy of the word embedding there, as rank_weights counts it).
+double stage_tensor_sum(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, const std::function<double(const Tensor&)>& per_tensor) {
+    const int64_t end = std::min<int64_t>(st.layer_end, static_cast<int64_t>(pc.per_layer.size()));
+    const int64_t begin = std::min(st.layer_begin, end);
+    double total = 0;
+    pc.per_layer.pattern().for_each_kind(begin, end, [&](LayerKind k, int64_t n) {
+        double e = 0;
+        for_each_layer_tensor(m, k, [&](const Tensor& t) { e += per_tensor(t); });
+        total += static_cast<double>(n) * e;
+    });
+    for_each_model_tensor(m, [&](const Tensor& t) {
+        const bool head_side = t.kind == TensorKind::Head || t.kind == TensorKind::FinalNorm;
+        if (head_side ? st.last : st.first) total += per_tensor(t);
+        if (st.last && !st.first && m.tied_embeddings && t.kind == TensorKind::Embedding && t.split == TensorSplit::Vocab) total += per_tensor(t);
+    });
+    return total;
+}
+
 // Adafactor keeps, per weight matrix r x c, r + c second-moment entries; vectors keep a full copy
 // (HF transformers Adafactor, beta1 = None [transformers-code]). The matrices and vectors are the
 // tensor inventory's; routed experts are split by ep, the vocabulary by tp, other tensor-parallel
@@ -68,22 +89,7 @@ double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const
         const double cols = static_cast<double>(t.cols);
         return copies * (t.matrix() ? rows + cols : rows * cols);
     };
-    const int64_t end = std::min<int64_t>(st.layer_end, static_cast<int64_t>(pc.per_layer.size()));
-    const int64_t begin = std::min(st.layer_begin, end);
-    double total = 0;
-    pc.per_layer.pattern().for_each_kind(begin, end, [&](LayerKind k, int64_t n) {
-        double e = 0;
-        for_each_layer_tensor(m, k, [&](const Tensor& t) { e += entries(t); });
-        total += static_cast<double>(n) * e;
-    });
-    // Outside the layers: the embedding side on the first stage, the head side on the last (a tied
-    // head with pp > 1 keeps its own copy of the word embedding there, as rank_weights counts it).
-    for_each_model_tensor(m, [&](const Tensor& t) {
-        const bool head_side = t.kind == TensorKind::Head || t.kind == TensorKind::FinalNorm;
-        if (head_side ? st.last : st.first) total += entries(t);
-        if (st.last && !st.first && m.tied_embeddings && t.kind == TensorKind::Embedding && t.split == TensorSplit::Vocab) total += entries(t);
-    });
-    return total;
+    return stage_tensor_sum(m, pc, st, entries);
 }
 
 // The output layer's matmul weight on this rank: the head, or (tied, one stage) the word embedding it
@@ -165,6 +171,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
                                       "at the step, not at the start of backward [pytorch-zero-grad] [zero2020 §5.2]"
                                     : "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]";
     const Dtypes& dt = t.dt;
+    c.trainable += P;
     if (t.saved_modules) {  // copy.deepcopy of each module in modules_to_save, trained like the model's own [peft-code]
         add(c.e, c.d, comp("saved.weights", "modules_to_save: trainable copies", Category::Weights, kAllPhases,
                            "PEFT ModulesToSaveWrapper: a trainable copy.deepcopy of the module, the original frozen [peft-code]"),

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda_context.h"
+#include "model/layer_tensors.h"
 #include "training/training_internal.h"
 
 namespace vl {
@@ -16,11 +17,102 @@ void add_context(TrainCtx& c) {
         [&](auto& q) { return q("cuda_context_bytes", b); });
 }
 
+DeepSpeedZero ds_resolved(const Scenario& s) {
+    DeepSpeedZero z = s.deepspeed;
+    // transformers HfTrainerDeepSpeedConfig.trainer_config_finalize: "auto" -> hidden^2, 0.9 hidden^2, 10 hidden
+    // [transformers-deepspeed-code]; validate_training refuses "auto" where the hidden size is unknown.
+    const double h = static_cast<double>(s.model.hidden);
+    if (z.reduce_bucket_size == kDsAuto) z.reduce_bucket_size = h * h;
+    if (z.stage3_prefetch_bucket_size == kDsAuto) z.stage3_prefetch_bucket_size = 0.9 * h * h;
+    if (z.stage3_param_persistence_threshold == kDsAuto) z.stage3_param_persistence_threshold = 10 * h;
+    return z;
+}
+
+// DeepSpeed parameter_offload.py mark_persistent_parameters: a parameter of ds_numel <= threshold is
+// never partitioned [deepspeed-zero-code]. Each copy of a tensor (an expert's) is one parameter, over the
+// tensors this stage holds.
+double ds_persistent_params(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, double threshold) {
+    if (!m.architecture_known()) return 0;
+    const auto small = [&](const Tensor& t) {
+        return static_cast<double>(t.elements()) <= threshold ? static_cast<double>(t.elements() * t.count) : 0.0;
+    };
+    return stage_tensor_sum(m, pc, st, small);
+}
+
+// DeepSpeed's ZeRO engine buffers, from its config keys (deepspeed/runtime/zero [deepspeed-zero-code]).
+static void add_deepspeed_buffers(TrainCtx& c) {
+    const Scenario& s = c.s;
+    const Parallelism& p = s.parallel;
+    const DeepSpeedZero z = ds_resolved(s);
+    const bool stage3 = p.zero >= 3;
+    const double N = c.shard, wb = c.dt.weight;
+    const double partition = c.trainable / N;  // trainable elements this rank's optimizer owns
+
+    // Reduce (ipg) bucket in the trainable weights' dtype: stage 1/2 setup_buckets allocates one per backward and a
+    // second with overlap_comm; stage 3 allocates one at init. Without contiguous_gradients there is none.
+    if (z.contiguous_gradients) {
+        const bool overlap = z.overlap_comm == DsOverlap::On || (z.overlap_comm == DsOverlap::Default && stage3);
+        const double buffers = !stage3 && overlap ? 2 : 1;
+        add(c.e, c.d, comp("buffers.ds_reduce_bucket", stage3 ? "DeepSpeed reduce bucket (stage 3, allocated at init)"
+                                                               : "DeepSpeed reduce buckets (one, two with overlap_comm)",
+                           Category::Buffers, stage3 ? kAfterLoad : kBwd,
+                           "DeepSpeed reduce_bucket_size x dtype; stage 1/2 setup_buckets double buffer with overlap_comm [deepspeed-zero-code]"),
+            [&](auto& q) { return q("reduce_bucket_size", z.reduce_bucket_size) * q("grad_bytes", wb) * q("buffers", buffers); });
+    }
+
+    // fp32 gradients for the optimizer step: stage 1/2 convert the whole partition, stage 3 one sub group at a
+    // time (sub_group_size elements at most). With offload_optimizer they are pinned host buffers instead.
+    const double group = stage3 ? std::min(z.sub_group_size, partition) : partition;
+    if (!p.offload_optimizer && c.dt.grad_copy == 0 && group > 0)
+        add(c.e, c.d, comp("buffers.ds_fp32_grads", stage3 ? "DeepSpeed fp32 gradients of one optimizer sub group"
+                                                            : "DeepSpeed fp32 gradient partition for the step",
+                           Category::Gradients, kStep,
+                           "stage_1_and_2.py step: single_grad_partition .to(fp32); stage3.py _prepare_fp32_grad_for_sub_group [deepspeed-zero-code]"),
+            [&](auto& q) {
+                if (stage3) return min_of(q("sub_group_size", z.sub_group_size), q("P_train", c.trainable) / q("N", N)) * 4;
+                return q("P_train", c.trainable) / q("N", N) * 4;
+            });
+    if (p.offload_optimizer && partition > 0)
+        add(c.e, c.d, comp("host.ds_fp32_grads", z.pin_memory ? "DeepSpeed fp32 gradient partition (pinned host memory)"
+                                                               : "DeepSpeed fp32 gradient partition (host memory)",
+                           Category::Gradients, kAllPhases,
+                           "offload_optimizer: the fp32 partitions' .grad buffers on the host, page-locked with pin_memory [deepspeed-zero-code]", true),
+            [&](auto& q) { return q("P_train", c.trainable) / q("N", N) * 4; });
+    if (!stage3) return;
+
+    // Gathered 16-bit parameters: the running unit, the parameters whose next use lies within
+    // max_reuse_distance (not released: at the turn from forward to backward the last layers, each
+    // counted in the distance for its forward and its backward use, so half the distance), and the
+    // prefetch, which stops at max_live_parameters.
+    if (c.largest_layer > 0) {
+        const double total = c.w.total(), ll = c.largest_layer;
+        add(c.e, c.d, comp("buffers.ds_gathered_params", "DeepSpeed ZeRO-3 gathered parameters (running, kept for reuse, prefetched)",
+                           Category::Buffers, kFwdBwd,
+                           "partitioned_param_coordinator.py: release skips params reused within max_reuse_distance; prefetch bucket bounded by "
+                           "max_live_parameters [deepspeed-zero-code]"),
+            [&](auto& q) {
+                const auto held = q.let("held", max_of(q("largest_layer_params", ll), q("stage3_max_reuse_distance", z.stage3_max_reuse_distance) / 2));
+                const auto ahead = q.let("ahead", min_of(q("stage3_prefetch_bucket_size", z.stage3_prefetch_bucket_size),
+                                                         max_of(q("stage3_max_live_parameters", z.stage3_max_live_parameters) - held, 0)));
+                return min_of(q("P_rank", total), held + ahead) * q("weight_bytes", wb);
+            });
+    }
+    // Persistent parameters: whole on every rank, of which the weights component counted 1/N.
+    const double persist = ds_persistent_params(s.model, c.pc, c.stage, z.stage3_param_persistence_threshold);
+    if (persist > 0)
+        add(c.e, c.d, comp("weights.ds_persistent", "DeepSpeed persistent parameters (below stage3_param_persistence_threshold, not partitioned)",
+                           Category::Weights, kAllPhases,
+                           "parameter_offload.py mark_persistent_parameters: ds_numel <= threshold stays whole on every rank [deepspeed-zero-code]"),
+            [&](auto& q) { return q("P_persist", persist) * q("weight_bytes", wb) - q("P_persist", persist) * q("weight_bytes", wb) / q("N_w", N); });
+}
+
 void add_buffers(TrainCtx& c) {
     const Scenario& s = c.s;
     if (!s.overheads.temp_buffers) return;
     const Parallelism& p = s.parallel;
-    if (p.dp > 1) {
+    const bool deepspeed = s.deepspeed.enabled && p.zero >= 1;
+    if (deepspeed) add_deepspeed_buffers(c);
+    if (p.dp > 1 && !deepspeed) {
         const double b = s.overheads.bucket_bytes;
         add(c.e, c.d, comp("buffers.comm_bucket", "gradient all-reduce / reduce-scatter bucket", Category::Buffers, kBwd,
                            "PyTorch DDP bucket_cap_mb [pytorch-docs]; DeepSpeed reduce_bucket_size; ZeRO Sec 6.2 (constant-size buffers) [zero2020 §6.2]"),
@@ -31,9 +123,10 @@ void add_buffers(TrainCtx& c) {
         // (the gathered fp16 parameters and the layer's fp16 gradients before reduce-scatter).
         const double ll = c.largest_layer, wb = c.dt.weight;
         const auto layer_bytes = [&](auto& q) { return q("largest_layer_params", ll) * q("weight_bytes", wb); };
-        add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, kFwdBwd,
-                           "DeepSpeed memory.rst: 4 * largest_layer_params (params half) [deepspeed-memory]"),
-            layer_bytes);
+        if (!deepspeed)  // DeepSpeed's own gather: buffers.ds_gathered_params
+            add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, kFwdBwd,
+                               "DeepSpeed memory.rst: 4 * largest_layer_params (params half) [deepspeed-memory]"),
+                layer_bytes);
         if (!c.finetune_adapters || p.fsdp_flat_params)  // adapters in a flat parameter: the block's whole gradient
             add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, kBwd,
                                "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half) [deepspeed-memory]"),

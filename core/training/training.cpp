@@ -124,6 +124,30 @@ static std::string num(double v) {
     return buf;
 }
 
+// The deepspeed section: element counts as DeepSpeed takes them (ge=0), "auto" only where the hidden size is known.
+static void validate_deepspeed(const Scenario& s, std::vector<FieldError>& errs) {
+    const DeepSpeedZero& z = s.deepspeed;
+    const auto size = [&](double v, const char* field, bool may_be_auto) {
+        if (may_be_auto && v == kDsAuto) {
+            if (z.enabled && !s.model.architecture_known())
+                errs.push_back({field, "\"auto\" is hidden_size-based (the transformers Trainer fills it) and this params-only model has no "
+                                       "hidden size; give a number of elements (DeepSpeed's default: see docs/scenario-format.md)"});
+            return;
+        }
+        if (!(v >= 0 && v <= 1e15))
+            errs.push_back({field, std::string("must be a number of elements in [0, 1e15]") + (may_be_auto ? " or \"auto\"" : "") + "; got " + num(v)});
+    };
+    size(z.reduce_bucket_size, "deepspeed.reduce_bucket_size", true);
+    size(z.allgather_bucket_size, "deepspeed.allgather_bucket_size", false);
+    size(z.stage3_prefetch_bucket_size, "deepspeed.stage3_prefetch_bucket_size", true);
+    size(z.stage3_max_live_parameters, "deepspeed.stage3_max_live_parameters", false);
+    size(z.stage3_max_reuse_distance, "deepspeed.stage3_max_reuse_distance", false);
+    size(z.stage3_param_persistence_threshold, "deepspeed.stage3_param_persistence_threshold", true);
+    size(z.sub_group_size, "deepspeed.sub_group_size", false);
+    if (z.enabled && s.parallel.zero == 0 && !reported(errs, "parallel.zero"))
+        errs.push_back({"deepspeed.enabled", "DeepSpeed's ZeRO buffers need parallel.zero 1, 2 or 3; got 0: set parallel.zero, or turn deepspeed.enabled off"});
+}
+
 void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     const TrainingOptions& o = s.train;
     const ModelSpec& m = s.model;
@@ -179,6 +203,8 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         errs.push_back({"train.compat", "accelerate's estimator has no pure-bf16 regime: use FP32 or a mixed regime"});
     if (o.compat != Compat::None && s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
         errs.push_back({"train.compat", "compatibility modes cover full training only; got a LoRA/QLoRA fine-tune"});
+
+    validate_deepspeed(s, errs);
 
     if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full) {
         const FineTuneOptions& f = s.finetune;

@@ -1,5 +1,7 @@
 // Shared by the training files only: the per-rank context and the functions each file provides.
 #pragma once
+#include <functional>
+
 #include "formula.h"
 #include "parallel.h"
 #include "training/activations.h"
@@ -44,6 +46,7 @@ struct TrainCtx {
     double in_flight = 1;   // micro-batches whose activations this stage holds
     double largest_layer = 0;  // params of the largest gathered unit (ZeRO-3), 0 when unknown
     bool finetune_adapters = false;  // LoRA/QLoRA: the base is frozen
+    double trainable = 0;   // trainable parameters on this rank before ZeRO sharding (add_model_states adds each set)
 };
 
 // model_states.cpp: weights, gradients, master weights, optimizer states (trainable set given).
@@ -60,6 +63,9 @@ double gradient_shards(const TrainCtx& c);
 // Autocast over fp32 weights: the 16-bit copies of the layers' and the head's matmul weights (over N_w ZeRO-3 ranks).
 void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w);
 double autocast_head_params(const TrainCtx& c);
+struct Tensor;
+// The sum of per_tensor over every tensor of this stage (its layers', the embedding side on the first, the head side on the last).
+double stage_tensor_sum(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, const std::function<double(const Tensor&)>& per_tensor);
 double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
 
 // activations.cpp: per-layer tensors on the stage, embedding inputs, logits and loss, working sets.
@@ -74,6 +80,10 @@ void add_finetune(TrainCtx& c);
 // overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
 void add_buffers(TrainCtx& c);
 void add_context(TrainCtx& c);
+// DeepSpeed's "auto" sizes resolved from the model's hidden size as the transformers Trainer fills them.
+DeepSpeedZero ds_resolved(const Scenario& s);
+// Parameters of this stage whose size is at most the threshold (DeepSpeed stage 3 keeps them whole on every rank).
+double ds_persistent_params(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, double threshold);
 
 // compat.cpp: reproductions of other tools' accounting (Megatron, DeepSpeed estimator, accelerate).
 void add_megatron_compat(TrainCtx& c);
