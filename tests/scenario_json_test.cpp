@@ -695,7 +695,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<LocalDraft>() == 6);
     CHECK(field_count<VisionEncoder>() == 8);
     CHECK(field_count<LocalCustomGpu>() == 4);
-    CHECK(field_count<Scenario>() == 10);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
+    CHECK(field_count<Scenario>() == 11);  // model, mode, profile, train, finetune, infer, local, parallel, gpu, gpu_count, overheads
 }
 
 TEST_CASE("scenario JSON: the activation formulas' old names \"seed-003\" and \"seed-001\" still read, the new names are written") {

@@ -8,6 +8,7 @@
 #include <imgui_internal.h>
 
 #include "export.h"
+#include "framework_profiles.h"
 #include "ui/keyboard.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
@@ -130,6 +131,14 @@ void summary_panel(AppState& app) {
     if (const std::string kv = kv_capacity_text(app.scenario, e, app.ui.unit); !kv.empty()) {
         ImGui::TextWrapped("%s", kv.c_str());
         mark(app, "kv");
+    }
+    if (const std::string p = profile_text(app.scenario); !p.empty()) {
+        ImGui::TextWrapped("%s", p.c_str());
+        mark(app, "profile_line");
+    }
+    if (const std::string m = mechanisms_text(e, app.ui.unit); !m.empty()) {
+        ImGui::TextWrapped("%s", m.c_str());
+        mark(app, "mechanisms");
     }
     solver_lines(app);
     lever_lines(app);
