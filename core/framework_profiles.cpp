@@ -80,7 +80,7 @@ constexpr ProfileSetting kFsdp2[] = {
 
 #define VL_GENERATE_COMMON                                                                                  \
     {"infer.engine", "\"transformers\"", "[transformers-code] model.generate()"},                             \
-    {"infer.logits_to_keep", "1", "[transformers-code] generate() passes logits_to_keep=1 to the prefill"}, \
+    {"infer.logits_to_keep", "1", "[transformers-pr31292] generate() asks the prefill for the last position's logits only"}, \
     {"infer.flash_attention", "true", "[transformers-code] attn_implementation defaults to sdpa"}
 
 constexpr ProfileSetting kGenerateV5[] = {
@@ -123,7 +123,7 @@ constexpr FrameworkProfile kProfiles[] = {
     {"megatron-lm", "Megatron-LM, --bf16", "Megatron-LM core_r0.x", kTrain, kMegatron},
     {"fsdp2", "PyTorch FSDP2 fully_shard, bf16 MixedPrecisionPolicy", "PyTorch >= 2.4", kTrain | kFineTune, kFsdp2},
     {"transformers-generate-v5", "Transformers generate()", "transformers >= 5.0", kInfer, kGenerateV5},
-    {"transformers-generate-v4", "Transformers generate(), before the sliding cache", "transformers 4.45 to 4.55", kInfer, kGenerateV4},
+    {"transformers-generate-v4", "Transformers generate(), before the sliding cache", "transformers < 4.56, since generate()'s logits_to_keep (PR #31292)", kInfer, kGenerateV4},
     {"vllm", "vLLM (vllm serve defaults)", "vLLM >= 0.6", kInfer, kVllm},
     {"llama-cpp-cuda", "llama.cpp (CUDA), -fa auto", "llama.cpp b6327 and later", kInfer, kLlamaCppCuda},
 };
