@@ -132,14 +132,6 @@ void summary_panel(AppState& app) {
         ImGui::TextWrapped("%s", kv.c_str());
         mark(app, "kv");
     }
-    if (const std::string p = profile_text(app.scenario); !p.empty()) {
-        ImGui::TextWrapped("%s", p.c_str());
-        mark(app, "profile_line");
-    }
-    if (const std::string m = mechanisms_text(e, app.ui.unit); !m.empty()) {
-        ImGui::TextWrapped("%s", m.c_str());
-        mark(app, "mechanisms");
-    }
     solver_lines(app);
     lever_lines(app);
 }
@@ -204,6 +196,15 @@ void table_panel(AppState& app) {
     const Estimate& e = app.estimate;
     if (!e.ok()) return;
     const Lang L = app.ui.lang;
+    // The derivation's head: where the settings came from and which mechanism holds which bytes of the peak.
+    if (const std::string p = profile_text(app.scenario); !p.empty()) {
+        ImGui::TextWrapped("%s", p.c_str());
+        mark(app, "profile_line");
+    }
+    if (const std::string m = mechanisms_text(e, app.ui.unit); !m.empty()) {
+        ImGui::TextWrapped("%s", m.c_str());
+        mark(app, "mechanisms");
+    }
     ImGui::TextDisabled("%s", tr(L, S::ShowMath));
     const bool narrow = ImGui::GetContentRegionAvail().x < 480;
     const int cols = narrow ? 3 : 4;
