@@ -42,6 +42,7 @@
 #include "scenario_json.h"
 #include "share_link.h"
 #include "training/optimizers.h"
+#include "framework_profiles.h"
 #include "units.h"
 #include "verify_script.h"
 
@@ -98,6 +99,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--params", "model", FlagKind::Params, "a model known only by its parameter count, e.g. 7e9"},
     {"--model-config", "model", FlagKind::ModelConfig, "a Hugging Face config.json file"},
     {"--mode", "mode", FlagKind::Value, "train | finetune | infer"},
+    {"--profile", "profile", FlagKind::Value, "a framework profile (`vramlens profiles`), applied first; the other flags and the file's fields override it"},
     {"--precision", "train.precision", FlagKind::Value, "", names_bar<Precision>},
     {"--optimizer", "train.optimizer", FlagKind::Value, "", optimizer_names},
     {"--micro-batch", "train.micro_batch", FlagKind::Value, "sequences per GPU per step"},
@@ -211,6 +213,8 @@ constexpr CommandSpec kCommands[] = {
     {"models", nullptr, kTakesFormat, "List the model presets."},
     {"gpus", nullptr, kTakesFormat, "List the GPU presets."},
     {"optimizers", nullptr, kTakesFormat, "List the optimizers and the state each keeps per parameter."},
+    {"profiles", nullptr, kTakesFormat,
+     "List the framework profiles: the modes each applies to, the versions it describes, the settings it makes with their sources."},
     {"plan", nullptr, kTakesFormat | kTakesPlan,
      "Run a model locally with llama.cpp or Ollama: layers per GPU (-ngl, --tensor-split), each device's weights, KV "
      "cache and compute buffer, the largest context that fits, and the launch line. With --engine vllm: the tensor- and "
@@ -772,6 +776,7 @@ std::string usage() {
         "  vramlens models [--format F]                           model presets\n"
         "  vramlens gpus [--format F]                             GPU presets\n"
         "  vramlens optimizers [--format F]                       optimizers and the state they keep per parameter\n"
+        "  vramlens profiles [--format F]                         framework profiles (--profile ID) and what each sets\n"
         "  vramlens import SOURCE [--format F]                    a checkpoint's headers: model, tensors by dtype, true size\n"
         "  vramlens plan --model ID --gpu ID [--gpu ID ...] --ram SIZE [--weights Q4_K_M] [--ctx N] [--engine llama.cpp|ollama]\n"
         "        [--kv-type f16|q8_0|q4_0] [--flash-attn] [--no-kv-offload] [--ngl N] [--n-cpu-moe N] [--tensor-split A,B] [--apple]\n"
@@ -936,6 +941,22 @@ int cmd_optimizers(const Options& o, std::string& out) {
         rows.push_back({i.name, optimizer_state_text(i), fp32, i.master_weights ? "fp32 in mixed precision" : "none", i.source});
     }
     out += format_rows({"optimizer", "state per parameter", "bytes/param (fp32 states)", "master weights", "source"}, rows, o.format);
+    return kOk;
+}
+
+// The framework profile table: one row per setting a profile makes, the profile's id, label, modes and versions on
+// each (framework_profiles.h); "default" names the modes a front end starts with it.
+int cmd_profiles(const Options& o, std::string& out) {
+    std::vector<std::vector<std::string>> rows;
+    for (const FrameworkProfile& p : framework_profiles()) {
+        std::string modes, defaults;
+        for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
+            if (p.modes & mode_bit(m)) modes += (modes.empty() ? "" : " ") + std::string(enum_name(m));
+            if (std::string_view(default_profile(m)) == p.id) defaults += (defaults.empty() ? "" : " ") + std::string(enum_name(m));
+        }
+        for (const ProfileSetting& st : p.settings) rows.push_back({p.id, p.label, modes, p.versions, defaults, st.field, st.value, st.source});
+    }
+    out += format_rows({"profile", "label", "modes", "versions", "default for", "field", "value", "source"}, rows, o.format);
     return kOk;
 }
 
@@ -1982,6 +2003,7 @@ int run_command(const Options& o, std::string& out, std::string& err) {
     if (cmd == "models") return cmd_models(o, out);
     if (cmd == "gpus") return cmd_gpus(o, out);
     if (cmd == "optimizers") return cmd_optimizers(o, out);
+    if (cmd == "profiles") return cmd_profiles(o, out);
     if (cmd == "plan") return cmd_plan(o, out, err);
     err += "vramlens: unknown command \"" + cmd + "\" (see `vramlens --help`)\n";
     return kUsage;

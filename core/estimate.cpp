@@ -5,6 +5,7 @@
 #include <string>
 
 #include "inference/inference.h"
+#include "mechanisms.h"
 #include "training/training.h"
 
 namespace vl {
@@ -65,6 +66,7 @@ Estimate estimate(const Scenario& s, Detail detail) {
     e.peak_phase = t.peak;
     e.total_bytes = t.peak_bytes();
     e.host_bytes = t.host;
+    e.mechanisms = mechanism_summary(e);
     return e;
 }
 

@@ -75,6 +75,15 @@ struct KvCapacity {
     double pool_bytes = 0;        // bytes set aside for the KV cache
 };
 
+// The GPU bytes live at the peak that one mechanism contributes (core/mechanisms.h mechanism_summary): the
+// components are grouped by the one table of component ids there; the rows sum to Estimate::total_bytes.
+struct MechanismBytes {
+    const char* id = "";     // e.g. "model_states", "kv_cache"
+    const char* label = "";  // e.g. "model states (weights, gradients, optimizer)"
+    double bytes = 0;
+    double share = 0;        // bytes / total_bytes
+};
+
 struct Estimate {
     std::vector<Component> components;
     std::array<double, kPhaseCount> phase_bytes{};  // GPU bytes live in each phase (phase_totals)
@@ -88,6 +97,7 @@ struct Estimate {
     std::vector<std::string> warnings;
     std::vector<FieldError> errors;  // non-empty: no numbers were produced
     KvCapacity kv;              // inference only
+    std::vector<MechanismBytes> mechanisms;  // the peak by mechanism, largest first (mechanism_summary)
 
     bool ok() const { return errors.empty(); }
     bool fits() const { return ok() && total_bytes <= gpu_capacity_bytes; }

@@ -5,6 +5,7 @@
 #include "text_format.h"
 #include <nlohmann/json.hpp>
 
+#include "framework_profiles.h"
 #include "scenario_json.h"
 #include "units.h"
 
@@ -94,6 +95,16 @@ std::string kv_capacity_text(const Scenario& s, const Estimate& e, SizeUnit u) {
            group_thousands(k.sequences) + " sequences of " + group_thousands(s.infer.context) + " tokens";
 }
 
+std::string mechanisms_text(const Estimate& e, SizeUnit u) {
+    if (!e.ok() || e.mechanisms.empty()) return {};
+    std::string out = "By mechanism at the peak: ";
+    for (size_t i = 0; i < e.mechanisms.size(); ++i) {
+        const MechanismBytes& m = e.mechanisms[i];
+        out += (i ? ", " : "") + std::string(m.label) + " " + amount_with_unit(m.bytes, u) + " (" + fixed_text(m.share * 100, 1) + " %)";
+    }
+    return out;
+}
+
 namespace {
 
 std::string errors_text(const Estimate& e) {
@@ -157,6 +168,8 @@ std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) 
     }
     out += " " + unit + "\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + "\n";
+    if (const std::string m = mechanisms_text(e, o.unit); !m.empty()) out += m + "\n";
+    if (const std::string p = profile_text(s); !p.empty()) out += p + "\n";
     if (has_kv(s, e)) out += kv_capacity_text(s, e, o.unit) + "\n";
     if (const std::string fits = answers_text(s, e, o); !fits.empty()) out += fits + "\n";
     if (const std::string levers = levers_text(o); !levers.empty()) out += levers + "\n";
@@ -196,6 +209,8 @@ std::string markdown(const Scenario& s, const Estimate& e, const ExportOptions& 
     out += "GPU memory " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " + verdict(e, o.unit) + ".\n";
     out += capacity_text(e, o.unit) + ".\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + ".\n";
+    if (const std::string m = mechanisms_text(e, o.unit); !m.empty()) out += md_cell(m) + ".\n";
+    if (const std::string p = profile_text(s); !p.empty()) out += md_cell(p) + ".\n";
     if (has_kv(s, e)) out += md_cell(kv_capacity_text(s, e, o.unit)) + ".\n";
     if (const std::string fits = answers_text(s, e, o); !fits.empty()) out += md_cell(fits) + ".\n";
     if (const std::string levers = levers_text(o); !levers.empty()) out += md_cell(levers) + ".\n";
@@ -259,6 +274,13 @@ std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     Json j = Json::object();
     j["vramlens"] = VRAMLENS_VERSION;
     j["scenario"] = Json::parse(scenario_to_json(s, JsonStyle::Pretty), nullptr, false);
+    if (const FrameworkProfile* p = find_profile(s.profile)) {
+        Json sets = Json::array();
+        for (const ProfileSetting& st : p->settings)
+            sets.push_back({{"field", st.field}, {"value", Json::parse(st.value, nullptr, false)}, {"source", st.source}});
+        j["profile"] = {{"id", p->id}, {"label", p->label}, {"versions", p->versions}, {"intact", profile_intact(s)},
+                        {"text", profile_text(s)}, {"sets", sets}};
+    }
     j["ok"] = e.ok();
     j["fits"] = e.fits();
     if (e.ok()) {
@@ -288,6 +310,9 @@ std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
                              {"host", c.host}, {"bytes", c.bytes}, {"formula", std::string(c.formula())}, {"substituted", std::string(c.substituted())}, {"source", c.source}});
         }
         j["components"] = comps;
+        Json mech = Json::array();
+        for (const MechanismBytes& m : e.mechanisms) mech.push_back({{"id", m.id}, {"label", m.label}, {"bytes", m.bytes}, {"share", m.share}});
+        j["mechanisms"] = mech;
         if (has_kv(s, e))
             j["kv"] = {{"blocks", e.kv.blocks},           {"block_size", e.kv.block_size}, {"tokens", e.kv.tokens},
                        {"sequences", e.kv.sequences},     {"pool_bytes", e.kv.pool_bytes}, {"bytes_per_token", e.kv.bytes_per_token}};

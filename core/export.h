@@ -35,6 +35,10 @@ std::string export_estimate(const Scenario& s, const Estimate& e, ExportFormat f
 // T tokens ..." for engines that allocate on demand. Empty in training or without an architecture.
 std::string kv_capacity_text(const Scenario& s, const Estimate& e, SizeUnit u);
 
+// "By mechanism at the peak: model states (weights, gradients, optimizer) 13.20 GiB (62.1 %), activations ...": the
+// peak summed by mechanism (Estimate::mechanisms), largest first. Empty for an estimate with errors.
+std::string mechanisms_text(const Estimate& e, SizeUnit u);
+
 // Any small table (preset lists, parameter counts) in the same four formats: aligned text,
 // JSON (an array of objects keyed by the header), Markdown, CSV. Cells are plain strings.
 std::string format_rows(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, ExportFormat f);

@@ -348,6 +348,9 @@ struct LocalOptions {
 struct Scenario {
     ModelSpec model;
     Mode mode = Mode::Train;
+    // The framework profile the settings came from (core/framework_profiles.h; "" = none, custom settings). A label of
+    // where the settings started: the estimate reads the fields the profile set, never this id.
+    std::string profile;
     TrainingOptions train;
     FineTuneOptions finetune;
     InferenceOptions infer;

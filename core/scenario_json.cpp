@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "enum_names.h"
+#include "framework_profiles.h"
 #include "json_input.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
@@ -895,6 +896,14 @@ Result<Scenario> scenario_from_json(std::string_view text) {
 
     Scenario s;
     Reader<Scenario> r{j, std::string(), errs, s, {"version"}};
+    // A profile first (its mode read before it, to check it applies), then every explicit field over it.
+    if (const Json* p = r.find("profile")) {
+        std::string id;
+        read_value(*p, "profile", errs, id);
+        if (auto m = j.find("mode"); m != j.end()) read_value(*m, "mode", errs, s.mode);
+        if (errs.empty())
+            for (FieldError& e : apply_profile(s, id)) errs.push_back(std::move(e));
+    }
     if (const Json* m = r.find("model")) read_model(*m, errs, warnings, s.model);
     fields(r, static_cast<Scenario*>(nullptr));
     if (const Json* g = r.find("gpu")) read_gpu(*g, errs, s.gpu);
@@ -918,9 +927,16 @@ Result<Scenario> scenario_from_json(std::string_view text) {
 }
 
 std::string scenario_to_json(const Scenario& s, JsonStyle style) {
-    const Scenario defaults;
+    // Compact leaves out what reading gives anyway: Scenario's defaults with the scenario's profile applied.
+    Scenario defaults;
     Json j = Json::object();
     j["version"] = kScenarioJsonVersion;
+    if (!s.profile.empty()) j["profile"] = s.profile;
+    if (!s.profile.empty()) {
+        if (s.mode != defaults.mode) j["mode"] = enum_name(s.mode);
+        defaults.mode = s.mode;
+        apply_profile(defaults, s.profile);
+    }
     if (auto id = preset_model_id(s.model)) j["model"] = *id;
     else j["model"] = model_json(s.model, style);
     Writer<Scenario> w{s, defaults, style, j};
@@ -931,6 +947,24 @@ std::string scenario_to_json(const Scenario& s, JsonStyle style) {
         j["gpu"] = write_object(s.gpu, Gpu{}, JsonStyle::Pretty);
     if (style == JsonStyle::Pretty || ranks(s.parallel) != std::optional<int64_t>(s.gpu_count)) j["gpu_count"] = s.gpu_count;
     return dump(j, style);
+}
+
+std::vector<FieldError> set_scenario_field(Scenario& s, std::string_view path, std::string_view json_value) {
+    std::vector<FieldError> errs;
+    Json value = Json::parse(json_value, nullptr, false);
+    if (value.is_discarded()) return {{std::string(path), "is not valid JSON: " + std::string(json_value)}};
+    // {"a": {"b": value}} for "a.b", read over s as a scenario file's fields are.
+    std::string_view rest = path;
+    std::vector<std::string> keys;
+    for (size_t dot; (dot = rest.find('.')) != std::string_view::npos; rest.remove_prefix(dot + 1)) keys.emplace_back(rest.substr(0, dot));
+    keys.emplace_back(rest);
+    for (size_t i = keys.size(); i-- > 0;) {
+        Json o = Json::object();
+        o[keys[i]] = std::move(value);
+        value = std::move(o);
+    }
+    read_object(value, std::string(), errs, s);
+    return errs;
 }
 
 std::string model_to_json(const ModelSpec& m, JsonStyle style) { return dump(model_json(m, style), style); }

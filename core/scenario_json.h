@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "diagnostics.h"
 #include "scenario.h"
@@ -27,8 +28,14 @@ enum class JsonStyle {
     Compact,  // one line, fields equal to Scenario's defaults left out (share links)
 };
 
+// A "profile" (core/framework_profiles.h) is applied first, then the file's explicit fields over it; the writer
+// leaves out (Compact) what equals the defaults with that profile applied, so a link round-trips.
 Result<Scenario> scenario_from_json(std::string_view text);
 std::string scenario_to_json(const Scenario& s, JsonStyle style = JsonStyle::Pretty);
+
+// Sets one field of `s` from its path in the format ("train.precision") and a JSON value ("\"bf16-autocast\"", "64"),
+// read as a scenario file's field is (same field lists, same checks). Errors name the path. Framework profiles use it.
+std::vector<FieldError> set_scenario_field(Scenario& s, std::string_view path, std::string_view json_value);
 
 // A ModelSpec as the inline "model" object of the format: every field (Pretty) or the fields that
 // differ from ModelSpec's defaults (Compact); parameter-count-only models: name, family,

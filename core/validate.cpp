@@ -10,6 +10,7 @@
 #include <string>
 
 #include "estimate.h"
+#include "framework_profiles.h"
 #include "inference/inference.h"
 #include "model/model_validate.h"
 #include "parallel.h"
@@ -42,6 +43,7 @@ std::vector<FieldError> validate(const Scenario& s) {
         return errs;
     }
     const bool model_valid = errs.empty();
+    if (auto e = profile_error(s.profile, s.mode)) errs.push_back(*e);  // a mode changed after its profile was applied
     if (!(s.gpu.memory_bytes > 0) || s.gpu.memory_bytes > 1e15)
         errs.push_back({"gpu.memory_bytes", "must be > 0 and at most 1 PB; got " + std::to_string(s.gpu.memory_bytes)});
     const Overheads& ov = s.overheads;

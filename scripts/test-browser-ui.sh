@@ -13,7 +13,8 @@
 # offline on the second visit, through the service worker; needs the native CLI) and local.mjs (Run
 # locally: GPUs added, the plan equal to `vramlens plan`'s, the launch line copied; needs the native CLI) and compare.mjs
 # (Run locally's compare grid built by clicks, equal to `vramlens plan --compare`'s, opened from its link; needs the native CLI), speculative.mjs
-# (vLLM speculative decoding chosen in the Advanced section, equal to `vramlens estimate`'s; needs the native CLI). ui.mjs's
+# (vLLM speculative decoding chosen in the Advanced section, equal to `vramlens estimate`'s; needs the native CLI) and
+# profiles.mjs (the framework profile dropdown: picked, a field it set changed, none, another mode's). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
 # Needs scripts/deps.sh (playwright-core, chromium), the web build and the native CLI (VRAMLENS_CLI,
@@ -32,7 +33,7 @@ fi
 status=0
 node "$root/tests/browser/ui.mjs" --site "$site" --docs "$shots" --chromium "$chromium" || status=1
 node "$root/tests/browser/input.mjs" --site "$site" --chromium "$chromium" || status=1
-for t in keyboard scroll history a11y layout fields hub; do
+for t in keyboard scroll history a11y layout fields hub profiles; do
   node "$root/tests/browser/$t.mjs" --site "$site" --chromium "$chromium" || status=1
 done
 node "$root/tests/browser/local.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \

@@ -999,3 +999,37 @@ TEST_CASE("cli: optimizers lists the optimizer table, and --optimizer's help nam
     for (const char* help : {"--help", "estimate --help"})
         CHECK_THAT(vramlens(help).out, Catch::Contains("sgd | sgd-momentum | adamw | adamw-8bit | adafactor | lion | custom"));
 }
+
+TEST_CASE("cli: profiles lists each profile's settings, and --profile applies one before the other flags") {
+    Run list = vramlens("profiles --format csv");
+    REQUIRE(list.status == 0);
+    CHECK_THAT(list.out, Catch::StartsWith("profile,label,modes,versions,default for,field,value,source\n"));
+    // [qlora-code] lora_r=64; [vllm-serve-flags] --gpu-memory-utilization 0.9
+    CHECK_THAT(list.out, Catch::Contains("\npeft-qlora,PEFT + bitsandbytes QLoRA (the QLoRA reference script),finetune,artidoro/qlora qlora.py,,finetune.lora_rank,64,"));
+    CHECK_THAT(list.out, Catch::Contains("\nvllm,vLLM (vllm serve defaults),infer,vLLM >= 0.6,,infer.gpu_memory_utilization,0.9,"));
+
+    // The flag after --profile wins over the profile (QLoRA's rank 64 becomes 16).
+    Run e = vramlens("estimate --model llama-3.1-8b --mode finetune --profile peft-qlora --lora-rank 16 --format json");
+    REQUIRE(e.status == 0);
+    const nlohmann::json j = nlohmann::json::parse(e.out);
+    CHECK(j["scenario"]["profile"] == "peft-qlora");
+    CHECK(j["scenario"]["finetune"]["method"] == "qlora");
+    CHECK(j["scenario"]["finetune"]["lora_rank"] == 16);
+    CHECK(j["profile"]["id"] == "peft-qlora");
+    CHECK(j["profile"]["intact"] == false);
+    double sum = 0;
+    for (const auto& m : j["mechanisms"]) sum += m["bytes"].get<double>();
+    CHECK(sum == Approx(j["total_bytes"].get<double>()));
+
+    Run table = vramlens("estimate --model llama-3.1-8b --mode infer --profile vllm");
+    REQUIRE(table.status == 0);
+    CHECK_THAT(table.out, Catch::Contains("\nprofile: vLLM (vllm serve defaults) (vLLM >= 0.6; sets: infer.engine = vllm, "));
+    CHECK_THAT(table.out, Catch::Contains("\nBy mechanism at the peak: "));
+
+    Run bad = vramlens("estimate --profile nope");
+    CHECK(bad.status == 1);
+    CHECK_THAT(bad.err, Catch::Contains("unknown profile \"nope\": give one of transformers-trainer-v5, "));
+    Run other = vramlens("estimate --mode train --profile vllm");
+    CHECK(other.status == 1);
+    CHECK_THAT(other.err, Catch::Contains("applies to mode infer, not to mode train"));
+}

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "enum_names.h"
+#include "framework_profiles.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -306,6 +307,9 @@ std::set<std::string> enum_name_set(E) {
 TEST_CASE("docs: the scenario format lists exactly the names the reader accepts for each enum field") {
     const std::string doc = read_text(kRoot / "docs/scenario-format.md");
     CHECK(documented_names(doc, "### Top level", "mode") == enum_name_set(vl::Mode{}));
+    std::set<std::string> profiles;
+    for (const vl::FrameworkProfile& p : vl::framework_profiles()) profiles.insert(p.id);
+    CHECK(documented_names(doc, "### Top level", "profile") == profiles);
     CHECK(documented_names(doc, "### `train`", "precision") == enum_name_set(vl::Precision{}));
     CHECK(documented_names(doc, "### `train`", "optimizer") == enum_name_set(vl::Optimizer{}));
     CHECK(documented_names(doc, "### `train`", "recompute") == enum_name_set(vl::Recompute{}));

@@ -707,7 +707,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<VisionEncoder>() == 8);
     CHECK(field_count<LocalCustomGpu>() == 4);
     CHECK(field_count<DeepSpeedZero>() == 11);
-    CHECK(field_count<Scenario>() == 11);  // model, mode, train, finetune, infer, local, parallel, gpu, gpu_count, overheads, deepspeed
+    CHECK(field_count<Scenario>() == 12);  // model, mode, profile, train, finetune, infer, local, parallel, gpu, gpu_count, overheads, deepspeed
 }
 
 TEST_CASE("scenario JSON: the activation formulas' old names \"seed-003\" and \"seed-001\" still read, the new names are written") {

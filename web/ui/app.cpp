@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export.h"
+#include "framework_profiles.h"
 #include "input_kind.h"
 #include "json_input.h"
 #include "model/hf_config.h"
@@ -422,6 +423,8 @@ std::string hook_json(const AppState& app) {
     j["components"] = nlohmann::json::array();
     for (const Component& c : e.components) j["components"].push_back({{"id", c.id}, {"bytes", c.bytes}});
     j["kv_text"] = kv_capacity_text(app.scenario, e, app.ui.unit);
+    j["profile_text"] = profile_text(app.scenario);     // the lines the results panel shows (results.cpp)
+    j["mechanisms_text"] = mechanisms_text(e, app.ui.unit);
     j["kv_blocks"] = e.kv.blocks;
     const std::string sj = scenario_to_json(app.scenario, JsonStyle::Compact);
     j["scenario"] = sj;

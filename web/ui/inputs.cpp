@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cuda_context.h"
+#include "framework_profiles.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "ui/hub.h"
@@ -202,6 +203,37 @@ void model_panel(AppState& app) {
     }
 }
 
+// The framework profile (core/framework_profiles.h): picking one sets the fields it names; once one of them is changed
+// the preview says "custom (from <label>)". "custom (no profile)" keeps the fields as they are.
+void profile_picker(AppState& app) {
+    const Lang L = app.ui.lang;
+    Scenario& s = app.scenario;
+    field_label(tr(L, S::FrameworkProfile));
+    const FrameworkProfile* current = find_profile(s.profile);
+    const std::string preview = current ? (profile_intact(s) ? std::string(current->label) : profile_text(s)) : tr(L, S::CustomNoProfile);
+    ImGui::SetNextItemWidth(-1);
+    if (begin_dropdown(app, "##profile", preview.c_str())) {
+        if (dropdown_item(app, tr(L, S::CustomNoProfile), !current)) {
+            s.profile.clear();
+            app.dirty = true;
+        }
+        mark(app, "profile.none");
+        for (const FrameworkProfile& p : framework_profiles()) {
+            if (!(p.modes & mode_bit(s.mode))) continue;
+            const bool dflt = std::string_view(default_profile(s.mode)) == p.id;
+            const std::string item = std::string(p.label) + " · " + p.versions + (dflt ? std::string(" · ") + tr(L, S::DefaultMark) : "");
+            if (dropdown_item(app, item.c_str(), current == &p)) {
+                apply_profile(s, p.id);
+                app.dirty = true;
+            }
+            mark(app, std::string("profile.") + p.id);
+        }
+        ImGui::EndCombo();
+    }
+    mark(app, "profile");
+    field_error(app, "profile");
+}
+
 void workload_panel(AppState& app) {
     const Lang L = app.ui.lang;
     Scenario& s = app.scenario;
@@ -210,12 +242,14 @@ void workload_panel(AppState& app) {
     if (segmented(app, "mode", modes, 4, mode)) {
         s.mode = static_cast<Mode>(mode);
         if (s.mode == Mode::Infer) s.parallel.zero = 0;
+        if (profile_error(s.profile, s.mode)) s.profile.clear();  // the profile of another mode: its fields stay, as custom
         app.dirty = true;
     }
     if (s.mode == Mode::Local) {
         local_setup_panel(app);
         return;
     }
+    profile_picker(app);
     if (s.mode == Mode::FineTune) {
         const char* methods[] = {"Full", "LoRA", "QLoRA"};
         int m = static_cast<int>(s.finetune.method);

@@ -8,6 +8,7 @@
 #include <imgui_internal.h>
 
 #include "export.h"
+#include "framework_profiles.h"
 #include "ui/keyboard.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
@@ -195,6 +196,15 @@ void table_panel(AppState& app) {
     const Estimate& e = app.estimate;
     if (!e.ok()) return;
     const Lang L = app.ui.lang;
+    // The derivation's head: where the settings came from and which mechanism holds which bytes of the peak.
+    if (const std::string p = profile_text(app.scenario); !p.empty()) {
+        ImGui::TextWrapped("%s", p.c_str());
+        mark(app, "profile_line");
+    }
+    if (const std::string m = mechanisms_text(e, app.ui.unit); !m.empty()) {
+        ImGui::TextWrapped("%s", m.c_str());
+        mark(app, "mechanisms");
+    }
     ImGui::TextDisabled("%s", tr(L, S::ShowMath));
     const bool narrow = ImGui::GetContentRegionAvail().x < 480;
     const int cols = narrow ? 3 : 4;

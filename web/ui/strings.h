@@ -44,6 +44,9 @@ enum class Lang { En, Zh };
     X(FineTune, "Fine-tune", "微调")                                                                      \
     X(Inference, "Inference", "推理")                                                                     \
     X(Method, "Method", "方法")                                                                           \
+    X(FrameworkProfile, "Framework profile", "配置")                                                      \
+    X(CustomNoProfile, "custom (no profile)", "自定义 (无配置)")                                          \
+    X(DefaultMark, "default", "默认")                                                                       \
     X(Precision, "Precision", "精度")                                                                     \
     X(Optimizer, "Optimizer", "优化器")                                                                   \
     X(MicroBatch, "Micro-batch", "微批大小")                                                              \

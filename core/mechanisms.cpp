@@ -1,0 +1,88 @@
+// The one table from component ids to mechanisms (mechanisms.h) and the peak summed by it.
+#include "mechanisms.h"
+
+#include <algorithm>
+#include <array>
+
+namespace vl {
+
+namespace {
+
+constexpr std::array<MechanismInfo, 10> kMechanisms{{
+    {"model_states", "model states (weights, gradients, optimizer)"},
+    {"weight_copies", "autocast and fp8 weight copies"},
+    {"activations", "activations"},
+    {"logits_loss", "logits and loss"},
+    {"kv_cache", "KV cache and recurrent state"},
+    {"comm_buffers", "communication buffers"},
+    {"engine_reserve", "engine buffers and reserve"},
+    {"cuda_context", "CUDA context"},
+    {"allocator_reserve", "allocator reserve"},
+    {"other", "other"},
+}};
+
+enum Index : size_t { kStates, kCopies, kAct, kLogits, kKv, kComm, kEngine, kContext, kAllocator, kOther };
+
+struct Prefix {
+    const char* head;  // a whole dot-separated head of the component id
+    Index mechanism;
+};
+
+// First match wins: the specific heads stand before the general ones ("weights.autocast_copies" before "weights").
+// The ids are those add() is given in core/training and core/inference (docs/architecture.md lists where).
+constexpr Prefix kPrefixes[] = {
+    {"weights.autocast_copies", kCopies},
+    {"weights.autocast_copies_backward", kCopies},
+    {"weights.fp8_cache", kCopies},
+    {"weights.dequant", kEngine},
+    {"buffers.dequant", kEngine},
+    {"buffers.kv_growth", kKv},
+    {"weights", kStates},
+    {"grads", kStates},
+    {"optimizer", kStates},
+    {"lora", kStates},
+    {"saved", kStates},
+    {"megatron.weights_and_optimizer", kStates},
+    {"megatron.activations", kAct},
+    {"deepspeed", kStates},
+    {"accelerate", kStates},
+    {"act", kAct},
+    {"logits", kLogits},
+    {"kv_cache", kKv},
+    {"prefill.kv_cache", kKv},
+    {"ssm_state", kKv},
+    {"buffers", kComm},
+    {"engine", kEngine},
+    {"cuda_context", kContext},
+    {"overhead.cuda_context", kContext},
+    {"overhead.fragmentation", kAllocator},
+};
+
+bool has_head(std::string_view id, std::string_view head) {
+    return id.substr(0, head.size()) == head && (id.size() == head.size() || id[head.size()] == '.');
+}
+
+}  // namespace
+
+std::span<const MechanismInfo> mechanisms() { return kMechanisms; }
+
+const MechanismInfo& mechanism_of(std::string_view component_id) {
+    for (const Prefix& p : kPrefixes)
+        if (has_head(component_id, p.head)) return kMechanisms[p.mechanism];
+    return kMechanisms[kOther];
+}
+
+std::vector<MechanismBytes> mechanism_summary(const Estimate& e) {
+    std::array<double, kMechanisms.size()> bytes{};
+    const unsigned peak = phase_bit(e.peak_phase);
+    for (const Component& c : e.components)
+        if (!c.host && (c.phases & peak)) bytes[static_cast<size_t>(&mechanism_of(c.id) - kMechanisms.data())] += c.bytes;
+    std::vector<MechanismBytes> out;
+    for (size_t i = 0; i < kMechanisms.size(); ++i)
+        if (bytes[i] != 0)
+            out.push_back({kMechanisms[i].id, kMechanisms[i].label, bytes[i], e.total_bytes > 0 ? bytes[i] / e.total_bytes : 0});
+    std::stable_sort(out.begin(), out.end(), [](const MechanismBytes& a, const MechanismBytes& b) { return a.bytes > b.bytes; });
+    return out;
+}
+
+}  // namespace vl
