@@ -8,9 +8,12 @@ namespace vl {
 
 namespace {
 
-constexpr std::array<MechanismInfo, 10> kMechanisms{{
+constexpr std::array<MechanismInfo, 13> kMechanisms{{
     {"model_states", "model states (weights, gradients, optimizer)"},
     {"weight_copies", "autocast and fp8 weight copies"},
+    {"fsdp_flat_grads", "FSDP flat parameters: gradients of frozen weights"},
+    {"deepspeed_buffers", "DeepSpeed ZeRO buffers"},
+    {"speculative", "speculative decoding drafter"},
     {"activations", "activations"},
     {"logits_loss", "logits and loss"},
     {"kv_cache", "KV cache and recurrent state"},
@@ -21,7 +24,7 @@ constexpr std::array<MechanismInfo, 10> kMechanisms{{
     {"other", "other"},
 }};
 
-enum Index : size_t { kStates, kCopies, kAct, kLogits, kKv, kComm, kEngine, kContext, kAllocator, kOther };
+enum Index : size_t { kStates, kCopies, kFsdpFlat, kDeepSpeed, kSpec, kAct, kLogits, kKv, kComm, kEngine, kContext, kAllocator, kOther };
 
 struct Prefix {
     const char* head;  // a whole dot-separated head of the component id
@@ -34,6 +37,12 @@ constexpr Prefix kPrefixes[] = {
     {"weights.autocast_copies", kCopies},
     {"weights.autocast_copies_backward", kCopies},
     {"weights.fp8_cache", kCopies},
+    {"grads.frozen_flat", kFsdpFlat},
+    {"buffers.ds_reduce_bucket", kDeepSpeed},
+    {"buffers.ds_fp32_grads", kDeepSpeed},
+    {"buffers.ds_gathered_params", kDeepSpeed},
+    {"weights.ds_persistent", kDeepSpeed},
+    {"spec", kSpec},
     {"weights.dequant", kEngine},
     {"buffers.dequant", kEngine},
     {"buffers.kv_growth", kKv},

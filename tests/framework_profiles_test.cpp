@@ -292,6 +292,11 @@ TEST_CASE("mechanisms: component ids map to their mechanism by the one prefix ta
     CHECK(std::string(mechanism_of("engine.non_torch").id) == "engine_reserve");
     CHECK(std::string(mechanism_of("cuda_context").id) == "cuda_context");
     CHECK(std::string(mechanism_of("overhead.fragmentation").id) == "allocator_reserve");
+    CHECK(std::string(mechanism_of("grads.frozen_flat").id) == "fsdp_flat_grads");
+    CHECK(std::string(mechanism_of("grads").id) == "model_states");
+    CHECK(std::string(mechanism_of("buffers.ds_gathered_params").id) == "deepspeed_buffers");
+    CHECK(std::string(mechanism_of("weights.ds_persistent").id) == "deepspeed_buffers");
+    CHECK(std::string(mechanism_of("spec.draft_kv").id) == "speculative");
     CHECK(std::string(mechanism_of("weightsx").id) == "other");  // a whole head, not any prefix
 }
 
