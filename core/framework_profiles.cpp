@@ -53,6 +53,7 @@ constexpr ProfileSetting kQlora[] = {
     {"finetune.lora_targets", "\"all-linear\"", "[qlora-code] find_all_linear_names: every Linear4bit but lm_head"},
     {"finetune.lora_dropout", "0", "[qlora-code] lora_dropout=0.0"},
     {"train.recompute", "\"full\"", "[qlora-code] gradient_checkpointing=True"},
+    {"finetune.bnb_saves_inputs", "true", "[qlora-code] requirements.txt bitsandbytes==0.39.0: MatMul4Bit keeps each layer's input [bnb-pr1270]"},
 };
 
 // DeepSpeed's bf16 section, the same under every ZeRO stage.

@@ -107,6 +107,7 @@ TEST_CASE("framework profiles: each profile sets the fields its source says") {
         CHECK(s.finetune.lora_targets == kLoraAllLinear);
         CHECK(s.finetune.lora_dropout == 0.0);
         CHECK(s.train.recompute == Recompute::Full);
+        CHECK(s.finetune.bnb_saves_inputs);  // its requirements.txt pins bitsandbytes 0.39.0, before PR #1270
     }
     for (int stage = 1; stage <= 3; ++stage) {  // [deepspeed-bf16-config] [deepspeed-memory]
         const std::string id = "deepspeed-zero" + std::to_string(stage);
