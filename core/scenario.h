@@ -93,6 +93,9 @@ struct TrainingOptions {
     double attention_dropout = -1;          // < 0: same as dropout; attention-probability dropout keeps s^2 masks
     int64_t params_only_largest_layer = 0;  // params-only models: largest layer's params (ZeRO-3 gather; DeepSpeed's
                                             // largest_layer_params); 0 = unknown (no gather buffer, with a warning)
+    // The training loop keeps the model's logits referenced through backward (`logits = model(x)` in the loop's
+    // scope, as LitGPT's finetune scripts do [litgpt-code]); transformers' Trainer drops the outputs before backward.
+    bool loop_holds_logits = false;
 };
 
 // ---- fine-tuning ----------------------------------------------------------------------------

@@ -63,6 +63,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("extra_fp32_weight_copy", &TrainingOptions::extra_fp32_weight_copy);
     v("attention_dropout", &TrainingOptions::attention_dropout);
     v("params_only_largest_layer", &TrainingOptions::params_only_largest_layer);
+    v("loop_holds_logits", &TrainingOptions::loop_holds_logits);
 }
 
 template <class V> void fields(V& v, FineTuneOptions*) {

@@ -90,6 +90,7 @@ Scenario every_field_changed() {
     t.extra_fp32_weight_copy = true;
     t.attention_dropout = 0.05;
     t.params_only_largest_layer = 123456;
+    t.loop_holds_logits = true;
     s.finetune.method = FineTuneMethod::QLoRA;
     s.finetune.lora_rank = 64;
     s.finetune.lora_targets = kLoraQ | kLoraO | kLoraDown;
@@ -256,6 +257,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.extra_fp32_weight_copy == b.train.extra_fp32_weight_copy);
     CHECK(a.train.attention_dropout == b.train.attention_dropout);
     CHECK(a.train.params_only_largest_layer == b.train.params_only_largest_layer);
+    CHECK(a.train.loop_holds_logits == b.train.loop_holds_logits);
     CHECK(a.finetune.method == b.finetune.method);
     CHECK(a.finetune.lora_rank == b.finetune.lora_rank);
     CHECK(a.finetune.lora_targets == b.finetune.lora_targets);
@@ -693,7 +695,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 24);
+    CHECK(field_count<TrainingOptions>() == 25);
     CHECK(field_count<FineTuneOptions>() == 12);
     CHECK(field_count<InferenceOptions>() == 23);
     CHECK(field_count<Speculative>() == 4);

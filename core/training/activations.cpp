@@ -604,8 +604,13 @@ static void add_loss(TrainCtx& c, const ActShape& x, const LossLogits& loss, dou
     }
     const bool upcast = s.train.fp32_logits && x.act_bytes < 4;  // .float() of fp32 logits is the same tensor
     const Once elements([&](auto& q) { return logit_elements(q, x, loss); });
-    add(c.e, c.d, comp("logits", "logits (b x s x V) from the output layer", Category::Logits, fwd,
-                       "the output layer's matmul in the compute dtype, dropped with the model outputs before backward [transformers-code]; vocab-parallel split by t [megatron-theoretical-memory]"),
+    // A loop that keeps `logits` in scope holds them through backward [litgpt-code].
+    const bool held = s.train.loop_holds_logits;
+    add(c.e, c.d, comp("logits", "logits (b x s x V) from the output layer", Category::Logits, held ? kFwdBwd : fwd,
+                       held ? "the output layer's matmul in the compute dtype, kept through backward by the training loop's reference [litgpt-code]; "
+                              "vocab-parallel split by t [megatron-theoretical-memory]"
+                            : "the output layer's matmul in the compute dtype, dropped with the model outputs before backward [transformers-code]; "
+                              "vocab-parallel split by t [megatron-theoretical-memory]"),
         [&](auto& q) { return q("in_flight", fl) * (q("a_bytes", x.act_bytes) * elements(q)); });
     if (upcast)
         add(c.e, c.d, comp("logits.fp32", "fp32 copy of the logits for the loss", Category::Logits, fwd,

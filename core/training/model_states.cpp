@@ -65,14 +65,14 @@ double stage_tensor_sum(const ModelSpec& m, const ParamCounts& pc, const StageIn
     double total = 0;
     pc.per_layer.pattern().for_each_kind(begin, end, [&](LayerKind k, int64_t n) {
         double e = 0;
-        for_each_layer_tensor(m, k, [&](const Tensor& t) { e += per_tensor(t); });
+        for (const Tensor& t : layer_tensors(m, k)) e += per_tensor(t);  // a cold walk: the listed tensors, not the inlined visitor
         total += static_cast<double>(n) * e;
     });
-    for_each_model_tensor(m, [&](const Tensor& t) {
+    for (const Tensor& t : model_tensors(m)) {
         const bool head_side = t.kind == TensorKind::Head || t.kind == TensorKind::FinalNorm;
         if (head_side ? st.last : st.first) total += per_tensor(t);
         if (st.last && !st.first && m.tied_embeddings && t.kind == TensorKind::Embedding && t.split == TensorSplit::Vocab) total += per_tensor(t);
-    });
+    }
     return total;
 }
 

@@ -4,6 +4,8 @@
 //   (parallel.no_sync_accumulation) keeps those gradients unsharded until the step [pytorch-fsdp].
 // - bitsandbytes before 0.43.2 (finetune.bnb_saves_inputs): MatMul4Bit saved each 4-bit layer's input
 //   for backward although the frozen weight needs no gradient [bnb-pr1270].
+// - A training loop that keeps `logits` in scope (train.loop_holds_logits, LitGPT's finetune scripts
+//   [litgpt-code]) holds them through backward.
 // Values derived by hand from meta-llama/Llama-2-7b-hf's config.json (tests/training_fixtures.h):
 // hidden 4096, ffn 11008, 32 layers, vocab 32000, no biases. One layer: attention 4 * 4096^2 =
 // 67,108,864, MLP 3 * 4096 * 11008 = 135,266,304, two RMSNorm weights 8,192: 202,383,360 parameters;
@@ -146,4 +148,24 @@ TEST_CASE("the framework switches name their field when they do not apply") {
     l.parallel.zero = 0;
     l.finetune.bnb_saves_inputs = true;  // plain LoRA: no 4-bit layers
     CHECK(has_error(estimate(l), "finetune.bnb_saves_inputs"));
+}
+
+TEST_CASE("a training loop that keeps the logits holds them through backward") {
+    Scenario s = lora_on_qv(llama2_7b_run(Mode::FineTune, Precision::PureBF16, 1, 0), FineTuneMethod::LoRA);
+    s.train.fp32_logits = false;  // LitGPT: the loss on the bf16 logits
+    // What the backward phase holds, less the allocator's reserve (a share of it).
+    const auto backward_bytes = [](const Estimate& e) {
+        double b = 0;
+        for (const Component& c : e.components)
+            if ((c.phases & phase_bit(Phase::Backward)) && !c.host && std::strcmp(c.id, "overhead.fragmentation") != 0) b += c.bytes;
+        return b;
+    };
+    const Estimate dropped = estimate(s);
+    s.train.loop_holds_logits = true;
+    const Estimate held = estimate(s);
+    REQUIRE(held.ok());
+    // b x s x V x 2 B = 1 * 1024 * 32000 * 2 = 65,536,000 B, now live in backward too.
+    CHECK(bytes_of(held, "logits") == Approx(65536000.0));
+    CHECK((find(dropped, "logits")->phases & phase_bit(Phase::Backward)) == 0);
+    CHECK(backward_bytes(held) - backward_bytes(dropped) == Approx(65536000.0));
 }
