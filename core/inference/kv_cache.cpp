@@ -31,9 +31,11 @@ double kv_bytes_per_token(const ModelSpec& m, KvDtype t, int64_t tp, int64_t beg
     return kv_bytes_per_token(n, m, t, tp, begin, end);
 }
 
+double model_dtype_bytes(const InferenceOptions& o) { return o.weights == WeightFormat::FP32 ? 4.0 : 2.0; }
+
 SsmStateLayout ssm_state_layout(const InferenceOptions& o, const SsmSpec& x) {
     if (o.engine == Engine::LlamaCpp) return {false, 4, 4};
-    const double model_dtype = o.weights == WeightFormat::FP32 ? 4 : 2;
+    const double model_dtype = model_dtype_bytes(o);
     const bool transformers = o.engine == Engine::Transformers;
     // The delta-rule state: fp32 as transformers' kernels return it; vLLM's in mamba_ssm_dtype.
     const bool fp32_state = x.kind == SsmKind::GatedDeltaNet && (transformers || x.fp32_state);

@@ -154,6 +154,10 @@ struct SsmStateLayout {
 // float32), else the model's dtype [vllm-code]; llama.cpp F32 both [llama-cpp-code].
 SsmStateLayout ssm_state_layout(const InferenceOptions& o, const SsmSpec& x);
 
+// Bytes of the model's own (unquantized) dtype: 4 for fp32 weights, else 2 (bf16/fp16, and the compute
+// dtype of quantized weights): what engines keep states and unquantized extra weights in.
+double model_dtype_bytes(const InferenceOptions& o);
+
 // d_inner on one tensor-parallel rank (the text shows "/ tp" only when tp > 1).
 template <class Q>
 auto ssm_inner_per_rank(Q& q, const ModelSpec& m, int64_t tp) {

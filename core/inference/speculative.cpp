@@ -10,10 +10,6 @@ namespace vl {
 
 namespace {
 
-// The drafter's weights are kept in the model dtype (vLLM builds the draft's ModelConfig with the
-// target's dtype and no quantization unless speculative_config.quantization says so) [vllm-spec-decode].
-double model_dtype_bytes(const InferenceOptions& o) { return o.weights == WeightFormat::FP32 ? 4.0 : 2.0; }
-
 // A copy of target m with `layers` full-attention decoder layers: an EAGLE head's layer (dense, the
 // target's shape) or the MTP layers (full attention, the target's MLP or experts).
 ModelSpec attention_layers_of(const ModelSpec& m, int64_t layers, bool dense) {
@@ -41,6 +37,8 @@ std::optional<Drafter> speculative_drafter(const Scenario& s) {
     Drafter d;
     d.method = sp.method;
     d.tp = draft_tp(s);
+    // The drafter's weights are kept in the model dtype (vLLM builds the draft's ModelConfig with the
+    // target's dtype and no quantization unless speculative_config.quantization says so) [vllm-spec-decode].
     d.param_bytes = model_dtype_bytes(s.infer);
     switch (sp.method) {
         case SpecMethod::Draft: {

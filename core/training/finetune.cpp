@@ -121,7 +121,8 @@ void add_finetune(TrainCtx& c) {
         // FSDP1 with use_orig_params: a wrapped block holding LoRA adapters is one flat parameter that
         // requires grad, so the block's frozen weights get gradients too ("equivalent to not freezing
         // those parameters"); the embedding, head and final norm wrap apart with nothing trainable [pytorch-fsdp].
-        if (s.parallel.fsdp_flat_params && s.parallel.zero >= 2) {
+        // (validate_training refuses fsdp_flat_params below zero 2.)
+        if (s.parallel.fsdp_flat_params) {
             const double layers = c.w.layers, n_g = gradient_shards(c);
             add(c.e, c.d, comp("grads.frozen_flat", "FSDP flat parameters: gradients of the frozen block weights", Category::Gradients,
                                gradient_phases(s),

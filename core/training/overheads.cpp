@@ -17,7 +17,7 @@ void add_context(TrainCtx& c) {
         [&](auto& q) { return q("cuda_context_bytes", b); });
 }
 
-DeepSpeedZero ds_resolved(const Scenario& s) {
+static DeepSpeedZero ds_resolved(const Scenario& s) {
     DeepSpeedZero z = s.deepspeed;
     // transformers HfTrainerDeepSpeedConfig.trainer_config_finalize: "auto" -> hidden^2, 0.9 hidden^2, 10 hidden
     // [transformers-deepspeed-code]; validate_training refuses "auto" where the hidden size is unknown.
@@ -31,7 +31,7 @@ DeepSpeedZero ds_resolved(const Scenario& s) {
 // DeepSpeed parameter_offload.py mark_persistent_parameters: a parameter of ds_numel <= threshold is
 // never partitioned [deepspeed-zero-code]. Each copy of a tensor (an expert's) is one parameter, over the
 // tensors this stage holds.
-double ds_persistent_params(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, double threshold) {
+static double ds_persistent_params(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, double threshold) {
     if (!m.architecture_known()) return 0;
     const auto small = [&](const Tensor& t) {
         return static_cast<double>(t.elements()) <= threshold ? static_cast<double>(t.elements() * t.count) : 0.0;
@@ -103,7 +103,7 @@ static void add_deepspeed_buffers(TrainCtx& c) {
         add(c.e, c.d, comp("weights.ds_persistent", "DeepSpeed persistent parameters (below stage3_param_persistence_threshold, not partitioned)",
                            Category::Weights, kAllPhases,
                            "parameter_offload.py mark_persistent_parameters: ds_numel <= threshold stays whole on every rank [deepspeed-zero-code]"),
-            [&](auto& q) { return q("P_persist", persist) * q("weight_bytes", wb) - q("P_persist", persist) * q("weight_bytes", wb) / q("N_w", N); });
+            [&](auto& q) { return q("P_persist", persist) * q("weight_bytes", wb) * (1 - 1 / q("N_w", N)); });
 }
 
 void add_buffers(TrainCtx& c) {

@@ -80,10 +80,6 @@ void add_finetune(TrainCtx& c);
 // overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
 void add_buffers(TrainCtx& c);
 void add_context(TrainCtx& c);
-// DeepSpeed's "auto" sizes resolved from the model's hidden size as the transformers Trainer fills them.
-DeepSpeedZero ds_resolved(const Scenario& s);
-// Parameters of this stage whose size is at most the threshold (DeepSpeed stage 3 keeps them whole on every rank).
-double ds_persistent_params(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, double threshold);
 
 // compat.cpp: reproductions of other tools' accounting (Megatron, DeepSpeed estimator, accelerate).
 void add_megatron_compat(TrainCtx& c);
