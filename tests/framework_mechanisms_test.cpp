@@ -169,3 +169,27 @@ TEST_CASE("a training loop that keeps the logits holds them through backward") {
     CHECK((find(dropped, "logits")->phases & phase_bit(Phase::Backward)) == 0);
     CHECK(backward_bytes(held) - backward_bytes(dropped) == Approx(65536000.0));
 }
+
+TEST_CASE("ZeRO-3 parameter offload moves a LoRA or QLoRA run's frozen base to the host") {
+    // DeepSpeed partitions every parameter, frozen ones too, and FSDP's CPUOffload keeps each shard on the CPU.
+    Scenario s = lora_on_qv(llama2_7b_run(Mode::FineTune, Precision::PureBF16, 2, 3), FineTuneMethod::LoRA);
+    const Estimate gpu = estimate(s);
+    REQUIRE(gpu.ok());
+    CHECK_FALSE(find(gpu, "weights.frozen")->host);
+    CHECK(bytes_of(gpu, "weights.frozen") == Approx(kAllParams * 2 / 2));  // each rank's half of the bf16 base
+
+    s.parallel.offload_params = true;
+    const Estimate off = estimate(s);
+    REQUIRE(off.ok());
+    CHECK(find(off, "weights.frozen")->host);
+    CHECK(bytes_of(off, "weights.frozen") == Approx(kAllParams * 2 / 2));  // the same shard, in host memory
+    // The GPU keeps the running layer gathered: 202,383,360 params * 2 B.
+    CHECK(bytes_of(off, "buffers.zero3_gather") == Approx(202383360.0 * 2));
+    CHECK(off.host_bytes - gpu.host_bytes == Approx(kAllParams));  // 6,738,415,616 * 2 B / 2 ranks
+
+    // QLoRA: the NF4 blocks, their constants and the 16-bit rest go to the host alike.
+    s.finetune.method = FineTuneMethod::QLoRA;
+    const Estimate q = estimate(s);
+    REQUIRE(q.ok());
+    for (const char* id : {"weights.nf4", "weights.quant_constants", "weights.frozen"}) CHECK(find(q, id)->host);
+}

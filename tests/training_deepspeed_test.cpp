@@ -115,7 +115,11 @@ TEST_CASE("DeepSpeed off: the generic bucket and ZeRO-3 gather stay as they were
     CHECK(find(e, "buffers.ds_gathered_params") == nullptr);
 }
 
-TEST_CASE("DeepSpeed with LoRA, ZeRO-3 and offload_param keeps the frozen base on the GPU") {
+// DeepSpeed partitions every parameter, frozen ones included (parameter_offload.py _convert_to_zero_parameters
+// [deepspeed-zero-code]), so offload_param moves a LoRA run's frozen base to the host. PEFT's README log of
+// T0_3B (2.85B parameters, fp32: 11.4 GB) under LoRA + ZeRO-3 + offload_param shows 1916 MiB on the GPU before
+// training: the 5e8-element fp32 reduce bucket (1907 MiB), not the base [peft-code].
+TEST_CASE("DeepSpeed with LoRA, ZeRO-3 and offload_param moves the frozen base to the host") {
     Scenario s = ds_run(3, 1);
     s.mode = Mode::FineTune;
     s.finetune.method = FineTuneMethod::LoRA;
@@ -125,7 +129,7 @@ TEST_CASE("DeepSpeed with LoRA, ZeRO-3 and offload_param keeps the frozen base o
     REQUIRE(e.ok());
     const Component* frozen = find(e, "weights.frozen");
     REQUIRE(frozen);
-    CHECK_FALSE(frozen->host);
+    CHECK(frozen->host);
     CHECK(frozen->bytes == Approx(kP * 2));
 }
 

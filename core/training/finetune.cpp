@@ -93,20 +93,26 @@ void add_finetune(TrainCtx& c) {
     const double n_w = s.parallel.zero >= 3 ? c.shard : 1;
     const double base_bytes = c.dt.weight;  // frozen base in the regime's weight dtype (bf16/fp16, fp32 in FP32)
     const double tp = static_cast<double>(s.parallel.tp);
+    // ZeRO-3 / FSDP parameter offload moves every partitioned parameter to the host, the frozen ones too:
+    // DeepSpeed partitions all of module.parameters() [deepspeed-zero-code], FSDP's CPUOffload(offload_params)
+    // keeps each flat parameter's shard on the CPU [pytorch-fsdp]; the running unit is gathered to the GPU
+    // (buffers.zero3_gather / buffers.ds_gathered_params).
+    const bool base_host = s.parallel.offload_params;
 
     // ---- frozen base ----
     const double all = c.w.total();
     if (qlora) {
         const double ql = c.w.linear;
         add(c.e, c.d, comp("weights.nf4", "frozen base: NF4 4-bit linear weights", Category::Weights, kAllPhases,
-                           "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]"),
+                           "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]", base_host),
             [&](auto& q) { return q("P_linear", ql) * (weight_format(WeightFormat::NF4).layout.data_bits / 8) / q("N_w", n_w); });
         add(c.e, c.d, comp("weights.quant_constants", ft.double_quant ? "NF4 block constants (double-quantized)" : "NF4 block constants (fp32 absmax)",
                            Category::Weights, kAllPhases,
-                           "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]"),
+                           "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]", base_host),
             [&](auto& q) { return q("P_linear", ql) * nf4_constant_bits(q, ft.quant_block, ft.quant_block2, ft.double_quant) / 8 / q("N_w", n_w); });
         add(c.e, c.d, comp("weights.frozen", "frozen base: 16-bit non-quantized weights (embeddings, head, norms)", Category::Weights, kAllPhases,
-                           "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]"),
+                           "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]",
+                           base_host),
             [&](auto& q) { return (q("P", all) - q("P_linear", ql)) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
         if (s.overheads.temp_buffers && m.architecture_known()) {
             const LargestLinear w = largest_linear(m, s.parallel);
@@ -116,7 +122,7 @@ void add_finetune(TrainCtx& c) {
         }
     } else {
         add(c.e, c.d, comp("weights.frozen", "frozen base weights", Category::Weights, kAllPhases,
-                           "Hu et al. 2021 (LoRA) Sec 4.2: the base is frozen, no gradients or optimizer states [lora2021 §4.2]"),
+                           "Hu et al. 2021 (LoRA) Sec 4.2: the base is frozen, no gradients or optimizer states [lora2021 §4.2]", base_host),
             [&](auto& q) { return q("P", all) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
         // FSDP1 with use_orig_params: a wrapped block holding LoRA adapters is one flat parameter that
         // requires grad, so the block's frozen weights get gradients too ("equivalent to not freezing
