@@ -11,23 +11,33 @@ namespace vl {
 namespace {
 
 constexpr CudaContextRow kRows[] = {
-    {GpuArch::Pascal, false, 721 * kMiB,
+    {GpuArch::Hopper, true, ContextUse::PyTorchTraining, 767 * kMiB,
+     "CUDA context table, Hopper, lazy module loading, after PyTorch training steps: H100 80GB HBM3, CUDA 13.0, PyTorch "
+     "2.11, nvidia-smi used - torch reserved after the run: 751-767 MiB over 20 training and LoRA runs (527 MiB right after "
+     "context creation), the largest taken [vramlens-h100-runs]",
+     "vramlens-h100-runs"},
+    {GpuArch::Hopper, true, ContextUse::PyTorchInference, 745 * kMiB,
+     "CUDA context table, Hopper, lazy module loading, after Transformers generate: H100 80GB HBM3, CUDA 13.0, PyTorch 2.11, "
+     "nvidia-smi used - torch reserved after the run: 687-745 MiB over 17 inference runs (527 MiB right after context "
+     "creation), the largest taken [vramlens-h100-runs]",
+     "vramlens-h100-runs"},
+    {GpuArch::Pascal, false, ContextUse::Any, 721 * kMiB,
      "CUDA context table, Pascal, eager module loading: GeForce GTX 1080, PyTorch 1.8.2+cu101, 721 MiB after "
      "torch.Tensor(1).cuda() [pytorch-issue-55277]",
      "pytorch-issue-55277"},
-    {GpuArch::Volta, false, 1343 * kMiB,
+    {GpuArch::Volta, false, ContextUse::Any, 1343 * kMiB,
      "CUDA context table, Volta, eager module loading: Tesla V100-SXM2, CUDA 11.2, 1343 MiB after "
      "torch.ones((1, 1)).to('cuda') [hf-perf-train-gpu-one]",
      "hf-perf-train-gpu-one"},
-    {GpuArch::Ampere, false, 1687 * kMiB,
+    {GpuArch::Ampere, false, ContextUse::Any, 1687 * kMiB,
      "CUDA context table, Ampere, eager module loading: GeForce RTX 3090, PyTorch 1.8.2+cu111, 1687 MiB after "
      "torch.Tensor(1).cuda() [pytorch-issue-55277]",
      "pytorch-issue-55277"},
-    {GpuArch::Unknown, false, 1687 * kMiB,
+    {GpuArch::Unknown, false, ContextUse::Any, 1687 * kMiB,
      "CUDA context table, eager module loading, no row for this architecture: the largest eager-loading measurement "
      "(RTX 3090, CUDA 11.1, 1687 MiB) [pytorch-issue-55277]",
      "pytorch-issue-55277"},
-    {GpuArch::Unknown, true, 512 * kMiB,
+    {GpuArch::Unknown, true, ContextUse::Any, 512 * kMiB,
      "CUDA context table, lazy module loading (CUDA >= 11.7): 273.75 MiB after a small tensor op with CUDA 11.7 "
      "[pytorch-pr86509], 426 MiB for the context alone with CUDA 13.0 on an RTX 6000 Ada [unsloth-zoo-pr1053]; "
      "512 MiB leaves room for the kernels a run loads",
@@ -100,23 +110,31 @@ const char* gpu_arch_name(GpuArch a) {
     return "unknown architecture";
 }
 
-const CudaContextRow& cuda_context_row(GpuArch arch, bool lazy_loading) {
-    for (const CudaContextRow& r : kRows)
-        if (r.arch == arch && r.lazy_loading == lazy_loading) return r;
-    for (const CudaContextRow& r : kRows)
-        if (r.arch == GpuArch::Unknown && r.lazy_loading == lazy_loading) return r;
-    return kRows[0];  // unreachable: both Unknown rows exist
+const CudaContextRow& cuda_context_row(GpuArch arch, bool lazy_loading, ContextUse use) {
+    const auto match = [&](GpuArch a) -> const CudaContextRow* {
+        for (const CudaContextRow& r : kRows)
+            if (r.arch == a && r.lazy_loading == lazy_loading && (r.use == use || r.use == ContextUse::Any)) return &r;
+        return nullptr;
+    };
+    if (const CudaContextRow* r = match(arch)) return *r;
+    if (const CudaContextRow* r = match(GpuArch::Unknown)) return *r;
+    return kRows[0];  // unreachable: both Unknown rows serve every use
+}
+
+ContextUse context_use(const Scenario& s) {
+    if (s.mode == Mode::Train || s.mode == Mode::FineTune) return ContextUse::PyTorchTraining;
+    return s.mode == Mode::Infer && s.infer.engine == Engine::Transformers ? ContextUse::PyTorchInference : ContextUse::Any;
 }
 
 double cuda_context_bytes(const Scenario& s) {
     if (s.overheads.cuda_context_bytes >= 0) return s.overheads.cuda_context_bytes;
-    return cuda_context_row(gpu_arch(s.gpu.name), s.overheads.cuda_lazy_loading).bytes;
+    return cuda_context_row(gpu_arch(s.gpu.name), s.overheads.cuda_lazy_loading, context_use(s)).bytes;
 }
 
 const char* cuda_context_source(const Scenario& s) {
     if (s.overheads.cuda_context_bytes >= 0)
         return "overheads.cuda_context_bytes as given (CUDA context + kernels; not in torch.cuda.max_memory_allocated [pytorch-docs])";
-    return cuda_context_row(gpu_arch(s.gpu.name), s.overheads.cuda_lazy_loading).what;
+    return cuda_context_row(gpu_arch(s.gpu.name), s.overheads.cuda_lazy_loading, context_use(s)).what;
 }
 
 }  // namespace vl

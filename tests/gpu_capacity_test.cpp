@@ -97,13 +97,14 @@ TEST_CASE("GPU capacity: presets without a reading take nvidia-smi's total less 
 TEST_CASE("GPU capacity: fits and headroom compare against the CUDA total, not nvidia-smi's") {
     const double total = estimate(llama8b_on(preset("h100-80gb").gpu())).total_bytes;
     REQUIRE(total > 0);
-    // A GPU whose nvidia-smi figure holds the estimate with 1 GiB to spare but whose CUDA total is one byte short.
-    const Estimate over = estimate(llama8b_on(Gpu{"test GPU", total + kGiB, total - 1}));
+    // A GPU whose nvidia-smi figure holds the estimate with 1 GiB to spare but whose CUDA total is one byte short
+    // (named as a Hopper so that its CUDA context is the H100's).
+    const Estimate over = estimate(llama8b_on(Gpu{"test H100", total + kGiB, total - 1}));
     REQUIRE(over.ok());
     CHECK(over.gpu_capacity_bytes == total - 1);
     CHECK(over.headroom_bytes() == -1);
     CHECK_FALSE(over.fits());
-    const Estimate exact = estimate(llama8b_on(Gpu{"test GPU", total + kGiB, total}));
+    const Estimate exact = estimate(llama8b_on(Gpu{"test H100", total + kGiB, total}));
     CHECK(exact.headroom_bytes() == 0);
     CHECK(exact.fits());
     // A custom GPU (no CUDA total given): the memory typed is the CUDA total.

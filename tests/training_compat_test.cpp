@@ -56,13 +56,13 @@ TEST_CASE("our default model for GPT-2 XL: the same bytes/param, exact parameter
 }
 
 TEST_CASE("measured GPT-2 XL in Megatron on an H100, 33321 MiB (case 22): our error is stated") {
-    Scenario s = megatron_gpt2_xl();  // default overheads: 0.5 GiB context, 5% fragmentation, buffers
+    Scenario s = megatron_gpt2_xl();  // default overheads: the H100 training context (767 MiB), 5% fragmentation, buffers
     const Estimate e = estimate(s);
     const double ours = e.total_bytes / kMiB;
     const double measured = 33321;  // nvidia-smi, includes CUDA context, cuBLAS workspace, allocator cache
     const double error = (ours - measured) / measured;
-    // Ours: 31953.9 MiB. Recorded in tests/data/training/measured_errors.md: -4.1% (under-estimate).
-    REQUIRE(error == Approx(-0.041).margin(0.005));
+    // Ours: 32153.0 MiB. Recorded in tests/data/training/measured_errors.md: -3.5% (under-estimate).
+    REQUIRE(error == Approx(-0.035).margin(0.005));
     REQUIRE(std::abs(error) < 0.10);
 }
 
