@@ -24,6 +24,7 @@
 #include "estimate.h"
 #include "export.h"
 #include "formula.h"
+#include "inference/vllm_budget.h"
 #include "json_input.h"
 #include "checkpoint_source.h"
 #include "model/checkpoint_config.h"
@@ -118,6 +119,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--batch", "infer.batch", FlagKind::Value, "concurrent sequences"},
     {"--context", "infer.context", FlagKind::Value, "tokens per sequence (prompt + generated)"},
     {"--engine", "infer.engine", FlagKind::Value, "transformers | vllm | llama.cpp"},
+    {"--vllm-version", "infer.vllm_version", FlagKind::Value, "vLLM: its release (vllm --version, e.g. 0.6.5): which memory its budget holds (default 0.21)"},
     {"--speculative", "infer.speculative.method", FlagKind::Value, "", names_bar<SpecMethod>},
     {"--draft-model", "infer.speculative.model", FlagKind::Value, "--speculative draft: the draft model's preset id (same vocabulary)"},
     {"--num-speculative-tokens", "infer.speculative.num_speculative_tokens", FlagKind::Value, "vLLM: tokens drafted per step (default 1)"},
@@ -268,6 +270,7 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--mem-fraction-static", "U", "SGLang: the fraction of free memory for weights and KV (default 0.9)"},
     {"--kv-cache-dtype", "TYPE", "vLLM/SGLang: auto (default, the model's dtype) | fp8; --kv-type is the same flag"},
     {"--max-num-seqs", "N", "vLLM: --max-num-seqs (default 256)"},
+    {"--vllm-version", "V", "vLLM: its release (vllm --version, e.g. 0.6.5): which memory gpu_memory_utilization holds (default 0.21)"},
     {"--max-running-requests", "N", "SGLang's name of --max-num-seqs"},
     {"--tp", "N", "vLLM/SGLang: the tensor-parallel size (default: the largest vLLM accepts; SGLang: every GPU)"},
     {"--pp", "N", "vLLM: --pipeline-parallel-size (default: GPUs / tp)"},
@@ -650,7 +653,8 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
                     if (handled && !m) { status = kBadInput; return std::nullopt; }
                     if (m) { value = std::move(*m); break; }
                 }
-                value = flag_value(e.value);
+                // A release number is text ("0.10" is not 0.1).
+                value = path == "infer.vllm_version" ? Json(e.value) : flag_value(e.value);
                 break;
             case FlagKind::Switch: value = flag_value(e.value); break;
             case FlagKind::Params: value = Json{{"params", flag_value(e.value)}}; break;
@@ -1368,6 +1372,12 @@ int cmd_plan_serving(const Options& o, std::string& out, std::string& err, Servi
             if (!u.ok() || !(*u.value > 0 && *u.value <= 1))
                 return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a fraction in (0, 1], e.g. 0.9");
             in.gpu_memory_utilization = *u.value;
+        } else if (flag == "--vllm-version") {
+            const std::optional<VllmRelease> r = sglang ? std::nullopt : parse_vllm_version(value);
+            if (sglang) return bad("--vllm-version is a vLLM flag (--engine vllm)");
+            if (!r || !vllm_budget(*r))
+                return bad("--vllm-version: \"" + escape_control_chars(value) + "\" is not a vLLM release vramlens models (0.2.5 or later, e.g. 0.6.5 or 0.11.2)");
+            in.vllm_version = value;
         } else if (flag == "--ctx" || flag == "--max-model-len" || flag == "--context-length" || flag == "--max-num-seqs" ||
                    flag == "--max-running-requests" || flag == "--tp" || flag == "--pp") {
             Result<int64_t> n = parse_whole_number(value, flag);
@@ -1747,7 +1757,7 @@ int cmd_plan(const Options& o, std::string& out, std::string& err) {
         }
         else if (flag == "--gpu") gpu_ids.push_back(value);
         else if (flag == "--max-model-len" || flag == "--gpu-memory-utilization" || flag == "--kv-cache-dtype" || flag == "--max-num-seqs" ||
-                 flag == "--tp" || flag == "--pp" || flag == "--context-length" || flag == "--mem-fraction-static" || flag == "--max-running-requests")
+                 flag == "--vllm-version" || flag == "--tp" || flag == "--pp" || flag == "--context-length" || flag == "--mem-fraction-static" || flag == "--max-running-requests")
             return bad(flag + " is a vLLM/SGLang flag (--engine vllm|sglang); llama.cpp takes --ctx, --kv-type and --ngl");
         else if (flag == "--flash-attn") in.flash_attention = value == "true";
         else if (flag == "--no-kv-offload") in.kv_offload = value != "true";

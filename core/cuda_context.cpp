@@ -21,6 +21,10 @@ constexpr CudaContextRow kRows[] = {
      "nvidia-smi used - torch reserved after the run: 687-745 MiB over 17 inference runs (527 MiB right after context "
      "creation), the largest taken [vramlens-h100-runs]",
      "vramlens-h100-runs"},
+    {GpuArch::Blackwell, true, ContextUse::Any, 0.70 * kGiB,
+     "CUDA context table, Blackwell, lazy module loading: a B200 with vLLM (~0.10), 177.66 of 178.36 GiB free at its start-up "
+     "snapshot, before the model: 0.70 GiB [vllm-pr21489]",
+     "vllm-pr21489"},
     {GpuArch::Pascal, false, ContextUse::Any, 721 * kMiB,
      "CUDA context table, Pascal, eager module loading: GeForce GTX 1080, PyTorch 1.8.2+cu101, 721 MiB after "
      "torch.Tensor(1).cuda() [pytorch-issue-55277]",
@@ -123,7 +127,8 @@ const CudaContextRow& cuda_context_row(GpuArch arch, bool lazy_loading, ContextU
 
 ContextUse context_use(const Scenario& s) {
     if (s.mode == Mode::Train || s.mode == Mode::FineTune) return ContextUse::PyTorchTraining;
-    return s.mode == Mode::Infer && s.infer.engine == Engine::Transformers ? ContextUse::PyTorchInference : ContextUse::Any;
+    const bool pytorch = s.infer.engine == Engine::Transformers || s.infer.engine == Engine::VLLM;  // vLLM runs on PyTorch
+    return s.mode == Mode::Infer && pytorch ? ContextUse::PyTorchInference : ContextUse::Any;
 }
 
 double cuda_context_bytes(const Scenario& s) {

@@ -45,7 +45,7 @@ const char* gpu_arch_name(GpuArch a);
 const CudaContextRow& cuda_context_row(GpuArch arch, bool lazy_loading, ContextUse use = ContextUse::Any);
 
 // The workload a scenario's process runs: PyTorch training (train, fine-tune), PyTorch inference
-// (Transformers generate); Any for llama.cpp (not PyTorch) and the rest.
+// (Transformers generate, vLLM); Any for llama.cpp (not PyTorch) and the rest.
 ContextUse context_use(const Scenario& s);
 
 // The bytes the estimate uses: overheads.cuda_context_bytes when it is >= 0, else the table's row

@@ -61,6 +61,7 @@ constexpr Prefix kPrefixes[] = {
     {"prefill.kv_cache", kKv},
     {"ssm_state", kKv},
     {"buffers", kComm},
+    {"engine.nccl", kComm},
     {"engine", kEngine},
     {"cuda_context", kContext},
     {"overhead.cuda_context", kContext},

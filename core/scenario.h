@@ -187,7 +187,10 @@ struct InferenceOptions {
     int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens; 0 = engine default
     int64_t ubatch = kLlamaCppUbatch;  // llama.cpp n_ubatch (physical batch of the compute graph)
     bool fp32_compute = false;      // bitsandbytes 4-bit compute dtype float32 (transformers' old default)
-    double engine_overhead_bytes = -1;  // vLLM non-torch memory per GPU; < 0 = engine profile default
+    double engine_overhead_bytes = -1;  // vLLM non-torch memory inside its budget, per GPU; < 0 = the release's rule
+    // The vLLM release ("0.6.5", "0.11.2", ...): which memory its gpu_memory_utilization budget holds and
+    // which lies beside it (core/inference/vllm_budget.h). Default: the rule of 0.21 and later.
+    std::string vllm_version = "0.21";
     LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
     MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
     Speculative speculative{};      // vLLM --speculative-config (method none: off)

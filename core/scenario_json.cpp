@@ -102,6 +102,7 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("ubatch", &InferenceOptions::ubatch);
     v("fp32_compute", &InferenceOptions::fp32_compute);
     v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
+    v("vllm_version", &InferenceOptions::vllm_version);
     v("llamacpp_backend", &InferenceOptions::llamacpp_backend);
     v("mla_cache", &InferenceOptions::mla_cache);
     v("speculative", &InferenceOptions::speculative);

@@ -1033,3 +1033,22 @@ TEST_CASE("cli: profiles lists each profile's settings, and --profile applies on
     CHECK(other.status == 1);
     CHECK_THAT(other.err, Catch::Contains("applies to mode infer, not to mode train"));
 }
+
+TEST_CASE("cli: --vllm-version picks the release's budget rule, a release number stays text") {
+    // 0.11 puts the CUDA context beside the budget; "0.10" must not read as the number 0.1.
+    Run r = vramlens("estimate --model llama-3.1-8b --mode infer --engine vllm --gpu h100-80gb --vllm-version 0.11");
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("CUDA context (beside vLLM's budget)"));
+    r = vramlens("scenario --model llama-3.1-8b --mode infer --engine vllm --vllm-version 0.10");
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("\"vllm_version\": \"0.10\""));
+    r = vramlens("estimate --model llama-3.1-8b --mode infer --engine vllm --vllm-version 0.6.4");
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("Non-torch memory in vLLM's budget (CUDA context, NCCL)"));
+    r = vramlens("estimate --model llama-3.1-8b --mode infer --engine vllm --vllm-version latest");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("infer.vllm_version (from --vllm-version): must be a vLLM release such as \"0.6.5\""));
+    r = vramlens("plan --engine sglang --model llama-3.1-8b --gpu h100-80gb --vllm-version 0.11");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("--vllm-version is a vLLM flag"));
+}

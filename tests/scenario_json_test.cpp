@@ -122,6 +122,7 @@ Scenario every_field_changed() {
     i.ubatch = 256;
     i.fp32_compute = true;
     i.engine_overhead_bytes = 1.5e9;
+    i.vllm_version = "0.6.5";
     i.llamacpp_backend = LlamaCppBackend::CANN;
     i.mla_cache = MlaCache::Decompressed;
     i.speculative = {SpecMethod::Draft, "llama-3.2-1b", 4, 1};
@@ -288,6 +289,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.ubatch == b.infer.ubatch);
     CHECK(a.infer.fp32_compute == b.infer.fp32_compute);
     CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
+    CHECK(a.infer.vllm_version == b.infer.vllm_version);
     CHECK(a.infer.llamacpp_backend == b.infer.llamacpp_backend);
     CHECK(a.infer.mla_cache == b.infer.mla_cache);
     CHECK(a.infer.speculative == b.infer.speculative);
@@ -697,7 +699,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 25);
     CHECK(field_count<FineTuneOptions>() == 12);
-    CHECK(field_count<InferenceOptions>() == 23);
+    CHECK(field_count<InferenceOptions>() == 24);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format

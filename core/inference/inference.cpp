@@ -16,6 +16,7 @@
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
 #include "inference/speculative.h"
+#include "inference/vllm_budget.h"
 #include "inference/weight_formats.h"
 #include "allocator_reserve.h"
 #include "parallel.h"
@@ -470,11 +471,19 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const int64_t tp = s.parallel.tp;
     const int64_t block = o.block_size;
     // vLLM's requested memory: gpu_memory_utilization x torch.cuda.mem_get_info()'s total, the CUDA-visible total
-    // (v1/worker/gpu_worker.py determine_available_memory, read at 0012cf6 [vllm-code]).
-    e.gpu_capacity_bytes = o.gpu_memory_utilization * e.gpu_usable_bytes;
-    e.warnings.push_back("vLLM: capacity is gpu_memory_utilization x the GPU memory CUDA reports; the KV pool fills the rest of it");
-    const int64_t T = vllm_batched_tokens(o);
-    const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp); };
+    // (v1/worker/gpu_worker.py determine_available_memory, read at 0012cf6 [vllm-code]). What the release's budget
+    // leaves outside (the CUDA context, later the NCCL buffers) must fit beside it (vllm_budget.h).
+    const VllmBudget budget = vllm_budget(*parse_vllm_version(o.vllm_version)).value();  // validated
+    const double requested = o.gpu_memory_utilization * e.gpu_usable_bytes;
+    const double context = cuda_context_bytes(s);
+    Numbers n;
+    const double comm_outside = vllm_comm_outside(budget, tp) ? vllm_comm_bytes(n, tp) : 0;
+    const double outside = (vllm_context_outside(budget) ? context : 0) + comm_outside;
+    e.gpu_capacity_bytes = std::min(requested + outside, e.gpu_usable_bytes);
+    e.warnings.push_back(std::string("vLLM: the KV pool fills gpu_memory_utilization x the GPU memory CUDA reports, less what the budget holds; ") +
+                         vllm_budget_text(budget));
+    const int64_t T = vllm_batched_tokens(o, e.gpu_usable_bytes, s.gpu.name);
+    const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp, budget, context); };
     // Speculative decoding (infer.speculative): the drafter's weights, persistent inputs, KV layers and
     // forward in the profile run; ngram has no drafter, only the rejection sampler and lookahead slots.
     const std::optional<Drafter> drafter = m.architecture_known() ? speculative_drafter(s) : std::nullopt;
@@ -493,18 +502,28 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         if (drafter) peak = max_of(peak, q.let("A_draft", layer_live_bytes(q, drafter->model, tokens, drafter->tp, kActBytes)) + hidden_out);
         return peak;
     };
-    Numbers n;
     const double non_torch = non_torch_bytes(n);
     const double act = m.architecture_known() ? profile_peak(n) : 0;
     const double draft_fixed = drafter ? draft_weight_bytes(n, *drafter) + drafter_buffer_bytes(n, *drafter, T, kActBytes) : 0;
     // vLLM v0 gives every layer every token (no sliding-window savings in the paged pool).
-    const StagePick p = m.architecture_known() ? vllm_limiting_stage(s, e.params, e.gpu_capacity_bytes, non_torch + act + draft_fixed)
+    const StagePick p = m.architecture_known() ? vllm_limiting_stage(s, e.params, requested, non_torch + act + draft_fixed)
                                                : pick_stage(s, e.params, block, false);
     add_weights(s, d, e, p);
     if (drafter) add_drafter(*drafter, T, kActBytes, d, e);
-    add(e, d, comp("engine.non_torch", "Non-torch memory (CUDA context, NCCL)", Category::Overhead, kLoadOn,
-                   "vLLM v0.6 memory profiling on H100 (PR #10511): non_torch_memory 1.79 GiB tp1, 3.58 GiB tp2 [vllm-pr10511]"),
+    add(e, d, comp("engine.non_torch", budget == VllmBudget::WholeDevice ? "Non-torch memory in vLLM's budget (CUDA context, NCCL)"
+                                                                           : "Non-torch memory in vLLM's budget",
+                   Category::Overhead, kLoadOn,
+                   "non_torch_memory logged by vLLM 0.6.5-0.10: 0.07-0.16 GiB at tp 1 [vllm-pr12126], NCCL buffers per peer from a tp 8 "
+                   "log [vllm-issue-13074]; what the budget holds by release [vllm-budget]"),
         non_torch_bytes);
+    if (vllm_context_outside(budget))
+        add(e, d, comp("cuda_context", "CUDA context (beside vLLM's budget)", Category::Overhead, kLoadOn, cuda_context_source(s)),
+            [&](auto& q) { return q("cuda_context_bytes", context); });
+    if (comm_outside > 0)
+        add(e, d, comp("engine.nccl", "NCCL and custom all-reduce buffers (beside vLLM's budget)", Category::Overhead, kLoadOn,
+                       "vLLM 0.11+: the start-up snapshot follows init_worker_distributed_environment [vllm-budget]; bytes per peer from "
+                       "a tp 8 log [vllm-issue-13074]"),
+            [&](auto& q) { return vllm_comm_bytes(q, tp); });
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
@@ -522,7 +541,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const double target_per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double per_token = target_per_token + (drafter ? draft_kv_bytes_per_token(*drafter, o.kv_dtype) : 0);  // one pool for both
     const double block_bytes = per_token * static_cast<double>(block);
-    const double available = e.gpu_capacity_bytes - p.w.total() - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
+    const double available = requested - p.w.total() - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
     const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
     const int64_t lookahead = speculative_lookahead(o);
     const int64_t blocks_per_seq = (o.context + lookahead + block - 1) / block;
@@ -556,7 +575,10 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                              "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
                              "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
     if (o.cuda_graphs)
-        e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
+        e.warnings.push_back(budget == VllmBudget::InstanceGraphs
+                                 ? "vLLM >= 0.21: its estimate of the CUDA graphs' memory is taken from the KV pool, which is smaller than shown "
+                                   "by that (not modelled; enforce_eager avoids it)"
+                                 : "vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
     if (speculative)
         e.warnings.push_back("vLLM speculative decoding (" + drafter_text(o.speculative) + ", " + std::to_string(o.speculative.num_speculative_tokens) +
                              " tokens): the rejection sampler's working tensors beyond its dummy logits and the drafter's CUDA graphs are not counted");
@@ -628,6 +650,15 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     if (o.engine == Engine::Transformers && is_gguf(o.weights))
         errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)});
     validate_speculative(s, errs);
+    if (o.engine == Engine::VLLM) {
+        const std::optional<VllmRelease> r = parse_vllm_version(o.vllm_version);
+        if (!r)
+            errs.push_back({"infer.vllm_version", "must be a vLLM release such as \"0.6.5\" or \"0.11.2\" (vllm --version); got \"" +
+                                                      o.vllm_version.substr(0, 40) + "\""});
+        else if (!vllm_budget(*r))
+            errs.push_back({"infer.vllm_version", "releases before 0.2.5 sized the KV cache from PyTorch's allocated peak alone and are not "
+                                                  "modelled: use 0.2.5 or later; got \"" + o.vllm_version.substr(0, 40) + "\""});
+    }
     if (o.engine == Engine::VLLM && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4))
         errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)});
 }

@@ -3,14 +3,10 @@
 
 #include <algorithm>
 
+#include "inference/vllm_budget.h"
 #include "model/layer_tensors.h"
 
 namespace vl {
-
-double vllm_non_torch_bytes(const InferenceOptions& o, int64_t tp) {
-    Numbers n;
-    return vllm_non_torch_bytes(n, o, tp);
-}
 
 int64_t vllm_mamba_cache_sequences(const InferenceOptions& o) {
     const int64_t n = o.max_num_seqs;
@@ -19,9 +15,14 @@ int64_t vllm_mamba_cache_sequences(const InferenceOptions& o) {
     return (n + 7) / 8 * 8;
 }
 
-int64_t vllm_batched_tokens(const InferenceOptions& o) {
+int64_t vllm_batched_tokens(const InferenceOptions& o, double gpu_bytes, std::string_view gpu_name) {
     if (o.max_batched_tokens > 0) return o.max_batched_tokens;
     if (o.prefill_chunk > 0) return o.prefill_chunk;
+    const std::optional<VllmRelease> r = parse_vllm_version(o.vllm_version);
+    if (r && (r->major > 0 || r->minor >= 8)) {
+        const bool a100 = gpu_name.find("A100") != std::string_view::npos || gpu_name.find("a100") != std::string_view::npos;
+        return gpu_bytes >= 70.0 * 1024 * 1024 * 1024 && !a100 ? 8192 : 2048;
+    }
     return std::max<int64_t>(o.context, 2048);
 }
 

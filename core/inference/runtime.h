@@ -6,6 +6,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <type_traits>
 
 #include "formula.h"
@@ -17,24 +18,13 @@
 namespace vl {
 
 // ---- engine profiles (defaults cited where they are defined) --------------------------------
-// vLLM non-torch memory per GPU (CUDA context, cuBLAS/cuDNN handles, CUDA runtime): 1.79 GiB at
-// tp = 1, 3.58 GiB at tp = 2 on H100 80GB (vLLM v0.6.x profiling log [vllm-pr10511]); the difference is
-// NCCL and custom all-reduce buffers, present only when tp > 1.
-inline constexpr double kVllmNonTorchBytes = 1.79 * 1024 * 1024 * 1024;
-inline constexpr double kVllmCommBuffersBytes = 1.79 * 1024 * 1024 * 1024;
-template <class Q>
-auto vllm_non_torch_bytes(Q& q, const InferenceOptions& o, int64_t tp) {
-    using N = std::decay_t<decltype(q("", 0.0))>;
-    if (o.engine_overhead_bytes >= 0) return q("engine_overhead_bytes", o.engine_overhead_bytes);
-    N b = q("non_torch", kVllmNonTorchBytes);
-    if (tp > 1) b += q("comm_buffers", kVllmCommBuffersBytes);
-    return b;
-}
-double vllm_non_torch_bytes(const InferenceOptions& o, int64_t tp);
+// vLLM's non-torch memory and its budget by release: core/inference/vllm_budget.h.
 
 // Tokens vLLM pushes through one profiling forward (max_num_batched_tokens): chunked prefill uses
-// the chunk; otherwise max(max_model_len, 2048) (vLLM v0.6 SchedulerConfig default).
-int64_t vllm_batched_tokens(const InferenceOptions& o);
+// the chunk; before 0.8 otherwise max(max_model_len, 2048) (vLLM v0.6 SchedulerConfig default).
+// From 0.8 (the V1 engine) chunked prefill is always on and the default (vllm serve) is 8192 tokens on a GPU
+// of 70 GiB or more that is not an A100, else 2048 (engine/arg_utils.py get_batch_defaults [vllm-budget]).
+int64_t vllm_batched_tokens(const InferenceOptions& o, double gpu_bytes, std::string_view gpu_name);
 
 // Sequences vLLM v0.6's MambaCacheManager holds states for (Mamba, Jamba): max_num_seqs, and with
 // CUDA graphs padded to a captured batch size (_get_graph_batch_size: up to 2 as is, 4, then a

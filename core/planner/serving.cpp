@@ -11,6 +11,7 @@
 #include "estimate.h"
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
+#include "inference/vllm_budget.h"
 #include "inference/weight_formats.h"
 
 namespace vl {
@@ -138,6 +139,8 @@ Estimate vllm_estimate(const ServingPlanInput& in, const ServingPlan& p, int64_t
     s.infer.batch = 1;
     s.infer.gpu_memory_utilization = in.gpu_memory_utilization;
     s.infer.max_num_seqs = in.max_num_seqs;
+    s.infer.vllm_version = in.vllm_version;
+    s.infer.engine_overhead_bytes = in.engine_overhead_bytes;
     s.gpu.name = in.gpus.front().name;
     s.gpu.memory_bytes = in.gpus.front().memory_bytes;
     s.gpu.cuda_total_bytes = in.gpus.front().memory_bytes;  // PlanGpu holds the CUDA-visible total
@@ -149,14 +152,17 @@ Estimate vllm_estimate(const ServingPlanInput& in, const ServingPlan& p, int64_t
 
 // SGLang's pool (serving.h): free_before_load = GPU memory - the CUDA context (core/cuda_context.h,
 // the GPU's row) - at tp > 1 the NCCL and custom all-reduce buffers, which SGLang sets up in
-// init_torch_distributed before it takes the snapshot (the 1.79 GiB vLLM measures for them
-// [vllm-pr10511]; SGLang runs the same custom all-reduce);
+// init_torch_distributed before it takes the snapshot: 1.79 GiB, the difference between the tp 2 and tp 1
+// non-torch memory of PR #10511's draft log [vllm-pr10511], which reproduces SGLang's 367404 tokens on four
+// H100s to 1 % [vllm-issue-21348] (vLLM's own logs give less per GPU: vllm_budget.h);
 // max_total_num_tokens = floor((free_before_load * mem_fraction_static - weights) / cell_size) [sglang-code].
+constexpr double kSglangCommBuffersBytes = 1.79 * 1024 * 1024 * 1024;
+
 void sglang_pool(const ServingPlanInput& in, ServingPlan& p) {
     const PlanGpu& g = in.gpus.front();
     const double mfs = in.gpu_memory_utilization;
     p.non_torch = (g.reserve_bytes >= 0 ? g.reserve_bytes : cuda_context_row(gpu_arch(g.name), true).bytes) +
-                  (p.tp > 1 ? kVllmCommBuffersBytes : 0.0);
+                  (p.tp > 1 ? kSglangCommBuffersBytes : 0.0);
     const double free_before = std::max(0.0, g.memory_bytes - p.non_torch);
     p.capacity = free_before * mfs;
     p.activation = free_before * (1 - mfs);
@@ -182,7 +188,7 @@ ServingPlan place(const ServingPlanInput& in, const ServingPlan& chosen, int64_t
     if (in.engine == ServingEngine::SGLang) {
         sglang_pool(in, p);
     } else {
-        p.capacity = e.gpu_capacity_bytes;
+        p.capacity = in.gpu_memory_utilization * in.gpus.front().memory_bytes;  // the budget; the context lies beside it
         p.non_torch = component_bytes(e, "engine.non_torch");
         p.activation = component_bytes(e, "act.profile_peak");
         p.kv_pool = e.kv.pool_bytes;
@@ -196,7 +202,11 @@ ServingPlan place(const ServingPlanInput& in, const ServingPlan& chosen, int64_t
     // vLLM refuses to start when one sequence of max_model_len does not fit in the pool [vllm-code];
     // SGLang starts but cuts every request to the pool (max_req_len) [sglang-code].
     // SGLang also needs max_req_input_len = min(len, tokens) - 1 - 5 > 0 to start.
-    p.fits = p.tokens >= len && (in.engine != ServingEngine::SGLang || std::min(len, p.tokens) > 6);
+    // vLLM also refuses when the free memory at start-up (the GPU less the CUDA context and, from 0.11, the NCCL
+    // buffers beside its budget) is below gpu_memory_utilization x the GPU [vllm-budget].
+    const bool starts = in.engine == ServingEngine::SGLang ||
+                        p.capacity + component_bytes(e, "cuda_context") + component_bytes(e, "engine.nccl") <= in.gpus.front().memory_bytes;
+    p.fits = starts && p.tokens >= len && (in.engine != ServingEngine::SGLang || std::min(len, p.tokens) > 6);
     return p;
 }
 
@@ -245,10 +255,19 @@ std::string no_fit_advice(const ServingPlanInput& in, const ServingPlan& p) {
                           ? "SGLang would cut every request to " + num(std::max<int64_t>(p.tokens - 1, 0)) + " tokens: " + f.len + " " +
                                 num(p.max_model_len) + " needs a pool of " + num(p.max_model_len) + " tokens, it holds " + num(p.tokens) +
                                 (p.tokens < 7 ? " (too few to start: \"Memory pool size is too small\")" : "") + ". What would fit:"
-                          : "vLLM would not start: one sequence of " + std::string(f.len) + " " + num(p.max_model_len) + " needs " +
-                                num(p.max_model_len) + " tokens of KV pool, the pool holds " + num(p.tokens) + ". What would fit:";
+                          : p.tokens >= p.max_model_len
+                                ? "vLLM would not start: " + std::string(f.util) + " " + fmt_util(in.gpu_memory_utilization) +
+                                      " leaves too little beside its budget for the CUDA context (\"Free memory on device ... is less than "
+                                      "desired GPU memory utilization\"). What would fit:"
+                                : "vLLM would not start: one sequence of " + std::string(f.len) + " " + num(p.max_model_len) + " needs " +
+                                      num(p.max_model_len) + " tokens of KV pool, the pool holds " + num(p.tokens) + ". What would fit:";
     const size_t base = out.size();
     if (p.largest_max_model_len > 0) ((((out += ' ') += f.len) += ' ') += num(p.largest_max_model_len)) += " (the longest that fits);";
+    if (in.engine != ServingEngine::SGLang && p.tokens >= p.max_model_len && in.gpu_memory_utilization > 0.9) {
+        ServingPlanInput u = in;
+        u.gpu_memory_utilization = 0.9;
+        if (const ServingPlan q = plan(u); q.ok() && q.fits) ((out += ' ') += f.util) += " 0.9;";
+    }
     if (in.gpu_memory_utilization < 0.95) {
         ServingPlanInput u = in;
         u.gpu_memory_utilization = 0.95;

@@ -48,6 +48,8 @@ struct ServingPlanInput {
     int64_t max_model_len = 0;                  // --max-model-len (SGLang --context-length); 0: max_position_embeddings
     double gpu_memory_utilization = 0.9;        // --gpu-memory-utilization (SGLang --mem-fraction-static)
     int64_t max_num_seqs = 256;                 // --max-num-seqs (SGLang --max-running-requests)
+    std::string vllm_version = "0.21";          // vLLM: the release whose memory budget applies (infer.vllm_version)
+    double engine_overhead_bytes = -1;          // vLLM: non-torch memory in the budget when known (infer.engine_overhead_bytes)
     int64_t tp = 0, pp = 0;                     // 0: chosen (the largest tp vLLM accepts, pp = GPUs / tp)
 };
 

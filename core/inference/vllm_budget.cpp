@@ -1,0 +1,76 @@
+// vLLM's memory budget by release (vllm_budget.h).
+#include "inference/vllm_budget.h"
+
+namespace vl {
+
+namespace {
+
+// Reads a run of digits at `i`; -1 when there is none or it is absurdly long.
+int read_number(std::string_view t, size_t& i) {
+    const size_t start = i;
+    int n = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i - start < 6) n = n * 10 + (t[i++] - '0');
+    return i == start || (i < t.size() && t[i] >= '0' && t[i] <= '9') ? -1 : n;
+}
+
+bool at_least(const VllmRelease& r, int major, int minor, int patch = 0) {
+    if (r.major != major) return r.major > major;
+    if (r.minor != minor) return r.minor > minor;
+    return r.patch >= patch;
+}
+
+}  // namespace
+
+std::optional<VllmRelease> parse_vllm_version(std::string_view t) {
+    size_t i = 0;
+    if (i < t.size() && (t[i] == 'v' || t[i] == 'V')) ++i;
+    VllmRelease r;
+    r.major = read_number(t, i);
+    if (r.major < 0 || i >= t.size() || t[i] != '.') return std::nullopt;
+    ++i;
+    r.minor = read_number(t, i);
+    if (r.minor < 0) return std::nullopt;
+    if (i < t.size() && t[i] == '.' && i + 1 < t.size() && t[i + 1] >= '0' && t[i + 1] <= '9') {
+        ++i;
+        r.patch = read_number(t, i);
+        if (r.patch < 0) return std::nullopt;
+    }
+    return r;
+}
+
+// The releases each rule shipped in [vllm-budget]: #2031 (0.2.5: total - free), #2863 (0.3.1: per-instance
+// snapshot), #9352 (0.6.4: total - free - torch again), #10511 (0.6.5: memory_profiling from a baseline),
+// V1 from 0.8.0 on the whole-device rule until #18974 / #19312 (0.9.1), #25359 (0.11: snapshot after the
+// distributed set-up), #38284 (0.21: CUDA-graph memory profiled by default).
+std::optional<VllmBudget> vllm_budget(const VllmRelease& r) {
+    if (!at_least(r, 0, 2, 5)) return std::nullopt;
+    if (at_least(r, 0, 21)) return VllmBudget::InstanceGraphs;
+    if (at_least(r, 0, 11)) return VllmBudget::InstanceAfterNccl;
+    if (at_least(r, 0, 9, 1)) return VllmBudget::Instance;
+    if (at_least(r, 0, 8)) return VllmBudget::WholeDevice;
+    if (at_least(r, 0, 6, 5)) return VllmBudget::Instance;
+    if (at_least(r, 0, 6, 4)) return VllmBudget::WholeDevice;
+    if (at_least(r, 0, 3, 1)) return VllmBudget::Instance;
+    return VllmBudget::WholeDevice;
+}
+
+const char* vllm_budget_text(VllmBudget b) {
+    switch (b) {
+        case VllmBudget::WholeDevice:
+            return "vLLM 0.2.5-0.3.0, 0.6.4 and V1 0.8.0-0.9.0: the budget holds everything on the GPU but the KV cache, "
+                   "the CUDA context and NCCL buffers included [vllm-budget]";
+        case VllmBudget::Instance:
+            return "vLLM 0.3.1-0.6.3, 0.6.5-0.7.x and 0.9.1-0.10.x: the budget holds what this instance adds after its start-up "
+                   "snapshot (weights, profile peak, non-torch increase with the NCCL buffers); the CUDA context lies outside "
+                   "[vllm-budget]";
+        case VllmBudget::InstanceAfterNccl:
+            return "vLLM 0.11-0.20: the start-up snapshot follows the NCCL set-up, so the CUDA context and the NCCL buffers lie "
+                   "outside the budget [vllm-budget]";
+        case VllmBudget::InstanceGraphs:
+            return "vLLM 0.21 and later: as 0.11-0.20, and vLLM's estimate of the CUDA graphs' memory is subtracted from the "
+                   "budget too (not modelled: the KV pool shown is larger by it) [vllm-budget]";
+    }
+    return "";
+}
+
+}  // namespace vl

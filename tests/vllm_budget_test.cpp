@@ -1,0 +1,176 @@
+// vLLM's memory budget by release (core/inference/vllm_budget.h): which memory gpu_memory_utilization x
+// the CUDA total holds and which lies beside it, from vLLM's determine_available_memory at each release
+// [vllm-budget]. Byte values by hand: 0.16 GiB = 171,798,691.84 B (the non-torch increase vLLM 0.7 logged on
+// an H100 [vllm-pr12126]); one NCCL peer (2.53 - 0.16) / 7 GiB = 363,538,303.27 B (a tp 8 log [vllm-issue-13074]);
+// an H100's CUDA context after PyTorch inference, 745 MiB = 781,189,120 B [vramlens-h100-runs].
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "estimate.h"
+#include "inference/runtime.h"
+#include "inference/vllm_budget.h"
+#include "inference_models.h"
+
+using namespace vl;
+
+namespace {
+
+constexpr double kIncrease = 171798691.84;
+constexpr double kPeer = 363538303.2685714;
+constexpr double kH100Context = 781189120.0;
+constexpr double kH100Total = 85017493504.0;  // cudaMemGetInfo's total on the H100 80GB HBM3 measured here
+
+const Component* find(const Estimate& e, const char* id) {
+    for (const Component& c : e.components)
+        if (std::strcmp(c.id, id) == 0) return &c;
+    return nullptr;
+}
+double bytes_of(const Estimate& e, const char* id) {
+    const Component* c = find(e, id);
+    return c ? c->bytes : 0.0;
+}
+double weights_of(const Estimate& e) {
+    double b = 0;
+    for (const Component& c : e.components)
+        if (std::strncmp(c.id, "weights", 7) == 0) b += c.bytes;
+    return b;
+}
+bool has_error(const Estimate& e, const char* field, const char* words) {
+    for (const FieldError& x : e.errors)
+        if (x.field == field && x.message.find(words) != std::string::npos) return true;
+    return false;
+}
+
+// Meta-Llama-3-8B in bf16 on H100s, max_model_len 8192, at a vLLM release.
+Scenario llama3_8b_on_h100(const char* version, int64_t tp = 1) {
+    Scenario s = test::llama3_8b_serving(Engine::VLLM, WeightFormat::BF16, KvDtype::BF16);
+    s.gpu.name = "NVIDIA H100 80GB HBM3";
+    s.gpu.memory_bytes = kH100Total;
+    s.gpu.cuda_total_bytes = 0;
+    s.infer.gpu_memory_utilization = 0.9;
+    s.infer.vllm_version = version;
+    s.parallel.tp = tp;
+    s.gpu_count = tp;
+    return s;
+}
+
+std::optional<VllmBudget> rule(const char* version) {
+    const std::optional<VllmRelease> r = parse_vllm_version(version);
+    REQUIRE(r.has_value());
+    return vllm_budget(*r);
+}
+
+}  // namespace
+
+TEST_CASE("vLLM releases read as vllm --version prints them") {
+    const std::optional<VllmRelease> a = parse_vllm_version("0.6.5");
+    REQUIRE(a);
+    CHECK((a->major == 0 && a->minor == 6 && a->patch == 5));
+    const std::optional<VllmRelease> b = parse_vllm_version("v0.10.1.post1");
+    REQUIRE(b);
+    CHECK((b->minor == 10 && b->patch == 1));
+    const std::optional<VllmRelease> c = parse_vllm_version("0.21.0rc1");
+    REQUIRE(c);
+    CHECK((c->minor == 21 && c->patch == 0));
+    const std::optional<VllmRelease> d = parse_vllm_version("0.11");
+    REQUIRE(d);
+    CHECK((d->minor == 11 && d->patch == 0));
+    for (const char* bad : {"latest", "", "1", ".5", "0.", "v", "0.1234567"}) CHECK_FALSE(parse_vllm_version(bad).has_value());
+}
+
+TEST_CASE("vLLM's budget rule by release") {
+    CHECK_FALSE(rule("0.2.4").has_value());  // torch's allocated peak alone: not modelled
+    CHECK(rule("0.2.5") == VllmBudget::WholeDevice);          // #2031: util x total - (total - free)
+    CHECK(rule("0.3.0") == VllmBudget::WholeDevice);
+    CHECK(rule("0.3.1") == VllmBudget::Instance);             // #2863: per-instance snapshot
+    CHECK(rule("0.6.3") == VllmBudget::Instance);
+    CHECK(rule("0.6.4.post1") == VllmBudget::WholeDevice);    // #9352
+    CHECK(rule("0.6.5") == VllmBudget::Instance);             // #10511
+    CHECK(rule("0.7.3") == VllmBudget::Instance);
+    CHECK(rule("0.8.0") == VllmBudget::WholeDevice);          // V1 by default
+    CHECK(rule("0.9.0") == VllmBudget::WholeDevice);
+    CHECK(rule("0.9.1") == VllmBudget::Instance);             // #18974, #19312
+    CHECK(rule("0.10.2") == VllmBudget::Instance);
+    CHECK(rule("0.11.0") == VllmBudget::InstanceAfterNccl);   // #25359
+    CHECK(rule("0.20.1") == VllmBudget::InstanceAfterNccl);
+    CHECK(rule("0.21.0") == VllmBudget::InstanceGraphs);      // #38284
+    CHECK(rule("1.0") == VllmBudget::InstanceGraphs);
+}
+
+TEST_CASE("vLLM 0.11: the CUDA context lies beside the budget, the non-torch increase inside") {
+    const Estimate e = estimate(llama3_8b_on_h100("0.11"));
+    REQUIRE(e.ok());
+    const double requested = 0.9 * kH100Total;  // 76,515,744,153.6 B
+    CHECK(bytes_of(e, "engine.non_torch") == Approx(kIncrease));
+    CHECK(bytes_of(e, "cuda_context") == Approx(kH100Context));
+    CHECK(find(e, "engine.nccl") == nullptr);  // tp 1
+    CHECK(e.gpu_capacity_bytes == Approx(requested + kH100Context));
+    // The KV pool is what the budget leaves, in whole blocks of 16 tokens x 131,072 B.
+    const double left = requested - weights_of(e) - kIncrease - bytes_of(e, "act.profile_peak");
+    CHECK(weights_of(e) == Approx(8030261248.0 * 2));  // Meta-Llama-3-8B in bf16
+    CHECK(e.kv.pool_bytes == Approx(std::floor(left / (16 * 131072.0)) * 16 * 131072.0));
+    CHECK(e.fits());
+}
+
+TEST_CASE("vLLM 0.6.4 and V1 before 0.9.1: the whole device in the budget") {
+    for (const char* v : {"0.6.4", "0.8.5"}) {
+        const Estimate e = estimate(llama3_8b_on_h100(v));
+        REQUIRE(e.ok());
+        CHECK(bytes_of(e, "engine.non_torch") == Approx(kIncrease + kH100Context));
+        CHECK(find(e, "cuda_context") == nullptr);
+        CHECK(e.gpu_capacity_bytes == Approx(0.9 * kH100Total));
+    }
+}
+
+TEST_CASE("vLLM's NCCL buffers: inside the budget before 0.11, beside it from 0.11") {
+    const Estimate before = estimate(llama3_8b_on_h100("0.9.1", 2));
+    REQUIRE(before.ok());
+    CHECK(bytes_of(before, "engine.non_torch") == Approx(kIncrease + kPeer));  // 0.4986 GiB; tp 2 logs show 0.25-0.39
+    CHECK(find(before, "engine.nccl") == nullptr);
+    const Estimate after = estimate(llama3_8b_on_h100("0.11", 2));
+    REQUIRE(after.ok());
+    CHECK(bytes_of(after, "engine.non_torch") == Approx(kIncrease));
+    CHECK(bytes_of(after, "engine.nccl") == Approx(kPeer));
+    CHECK(after.gpu_capacity_bytes == Approx(0.9 * kH100Total + kH100Context + kPeer));
+    // tp 8, 0.7: 0.16 + 7 peers = 2.53 GiB, the log the per-peer bytes come from.
+    Scenario tp8 = llama3_8b_on_h100("0.7.3", 8);
+    tp8.model = test::llama3_70b();
+    CHECK(bytes_of(estimate(tp8), "engine.non_torch") == Approx(2.53 * 1073741824.0));
+}
+
+TEST_CASE("vLLM refuses to start when its budget and the CUDA context exceed the GPU") {
+    Scenario s = llama3_8b_on_h100("0.11");
+    s.infer.gpu_memory_utilization = 0.995;  // 0.005 x 79.18 GiB = 0.40 GiB beside the budget, the context needs 0.73
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(e.gpu_capacity_bytes == kH100Total);
+    CHECK_FALSE(e.fits());
+    // Under 0.6.4's rule the context is inside the budget: the same utilization starts.
+    s.infer.vllm_version = "0.6.4";
+    CHECK(estimate(s).fits());
+}
+
+TEST_CASE("vLLM's default batched tokens by release and GPU") {
+    InferenceOptions o;
+    o.context = 4096;
+    o.vllm_version = "0.7.3";  // V0 without chunked prefill: max(max_model_len, 2048)
+    CHECK(vllm_batched_tokens(o, kH100Total, "NVIDIA H100 80GB HBM3") == 4096);
+    o.vllm_version = "0.11";  // V1: chunked prefill, vllm serve's defaults by GPU
+    CHECK(vllm_batched_tokens(o, kH100Total, "NVIDIA H100 80GB HBM3") == 8192);
+    CHECK(vllm_batched_tokens(o, 85100068864.0, "NVIDIA A100 80GB (SXM4)") == 2048);  // A100s keep the small default
+    CHECK(vllm_batched_tokens(o, 47814017024.0, "NVIDIA L40S 48GB") == 2048);
+    o.max_batched_tokens = 1024;  // given
+    CHECK(vllm_batched_tokens(o, kH100Total, "NVIDIA H100 80GB HBM3") == 1024);
+}
+
+TEST_CASE("infer.vllm_version: a bad or too old release names the field") {
+    Scenario s = llama3_8b_on_h100("latest");
+    CHECK(has_error(estimate(s), "infer.vllm_version", "must be a vLLM release such as \"0.6.5\""));
+    s.infer.vllm_version = "0.2.4";
+    CHECK(has_error(estimate(s), "infer.vllm_version", "releases before 0.2.5"));
+    s.infer.engine = Engine::Transformers;  // only vLLM reads it
+    CHECK(estimate(s).ok());
+}
