@@ -88,6 +88,8 @@ TEST_CASE("CUDA context table: eager module loading by architecture, lazy loadin
     Scenario lcpp = infer_on("NVIDIA H100 80GB HBM3 (SXM5)", true);
     lcpp.infer.engine = Engine::LlamaCpp;
     CHECK(cuda_context_bytes(lcpp) == 512 * kMiB);
+    // A B200 under vLLM: 177.66 of 178.36 GiB free at its start-up snapshot, 0.70 GiB [vllm-pr21489].
+    CHECK(cuda_context_bytes(infer_on("NVIDIA B200 180GB", true)) == Approx(0.70 * kGiB));
     // Eager loading on an H100: no row, the largest eager measurement.
     CHECK(cuda_context_bytes(infer_on("NVIDIA H100 80GB HBM3 (SXM5)", false)) == 1687 * kMiB);
     // A number given replaces the table.
