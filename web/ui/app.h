@@ -21,6 +21,7 @@
 #include "planner/local.h"
 #include "scenario.h"
 #include "solvers.h"
+#include "ui/messages.h"
 #include "ui/strings.h"
 #include "units.h"
 
@@ -148,6 +149,7 @@ struct UiState {
     std::string results_text;                // the results_text_json() the page's HTML mirror shows
     FontLoad zh_font = FontLoad::NotNeeded;  // the Chinese font: fetched when 中文 is first shown (web/main.cpp)
     std::string zh_font_error;               // why its fetch failed (FontLoad::Failed)
+    MessageCatalogue zh_messages;            // the core's messages in Chinese: fetched with the font (ui/messages.h)
     std::vector<std::string> local_pc_gpus;  // Run locally: the PC's GPUs while a Mac is chosen (back when the PC is)
     std::vector<LocalCustomGpu> local_pc_custom_gpus;  // and its GPUs not in the presets
 };
@@ -238,6 +240,11 @@ std::string hook_json(const AppState& app);
 // amount, share]], total_row[], errors_title,
 // errors[], notes_title, notes[]}. page_end_frame sends it when it changes.
 std::string results_text_json(const AppState& app);
+
+// A message of the core (an error's message, a warning, a note) as the page shows it: in Chinese when
+// the UI is and the catalogue (ui.zh_messages) has it, else the core's English. An error keeps its field.
+std::string say(const AppState& app, std::string_view english);
+std::string say(const AppState& app, const FieldError& e);
 
 // The status line as shown: "This is a config.json: imported the model: gpt2" ("" when none).
 std::string status_text(const AppState& app);

@@ -1,0 +1,146 @@
+// The core's messages on the 中文 page (web/ui/messages.h, web/ui/zh_messages.txt): the catalogue
+// translates every message the core produces over the model presets in every mode, the framework
+// profiles, the random scenarios of the property tests and the validators' error cases (each number
+// field of a scenario set to values the rules refuse). A message the core gains without a
+// translation fails "every message of the core has a Chinese translation" with the message itself.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "export.h"
+#include "framework_profiles.h"
+#include "model/presets.h"
+#include "random_scenarios.h"
+#include "scenario_json.h"
+#include "ui/app.h"
+#include "ui/messages.h"
+
+namespace {
+
+using namespace vl;
+using vl::ui::MessageCatalogue;
+
+std::string catalogue_text() {
+    std::ifstream f(VRAMLENS_SOURCE_DIR "/web/ui/zh_messages.txt", std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+bool has_cjk(const std::string& s) {
+    for (size_t i = 0; i + 2 < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0xE3 && c <= 0xE9) return true;  // U+3000..U+9FFF: CJK punctuation and ideographs
+    }
+    return false;
+}
+
+// What the page shows of one scenario's estimate (results.cpp, app.cpp results_text_json).
+void collect(const Scenario& s, std::set<std::string>& out) {
+    const Estimate e = estimate(s, Detail::NumbersOnly);
+    for (const FieldError& err : e.errors) out.insert(err.message);
+    for (const std::string& w : e.warnings) out.insert(w);
+    for (const std::string& n : {kv_capacity_text(s, e, SizeUnit::GiB), profile_text(s), mechanisms_text(e, SizeUnit::GiB)})
+        if (!n.empty()) out.insert(n);
+}
+
+// Every number in a scenario's JSON set to values its rules refuse, one at a time (the validators' error cases).
+void collect_refused(const Scenario& base, std::set<std::string>& out) {
+    const nlohmann::json j = nlohmann::json::parse(scenario_to_json(base));
+    const nlohmann::json flat = j.flatten();
+    for (const auto& [path, v] : flat.items()) {
+        if (!v.is_number() || path.rfind("/local", 0) == 0) continue;
+        std::string dotted = path.substr(1);
+        for (char& c : dotted)
+            if (c == '/') c = '.';
+        for (const char* bad : {"0", "-1", "3", "0.5", "1e15"}) {
+            Scenario s = base;
+            const std::vector<FieldError> errs = set_scenario_field(s, dotted, bad);
+            for (const FieldError& err : errs) out.insert(err.message);
+            if (errs.empty()) collect(s, out);
+        }
+    }
+}
+
+std::set<std::string> core_messages() {
+    std::set<std::string> out;
+    Scenario base = ui::default_scenario();
+    // Every model preset in every mode and engine, and every framework profile of the mode.
+    for (const ModelPreset& p : model_presets()) {
+        Scenario s = base;
+        s.model = p.spec;
+        for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
+            s.mode = m;
+            for (FineTuneMethod f : {FineTuneMethod::LoRA, FineTuneMethod::QLoRA}) {
+                s.finetune.method = f;
+                for (Engine en : {Engine::Transformers, Engine::VLLM, Engine::LlamaCpp}) {
+                    s.infer.engine = en;
+                    collect(s, out);
+                }
+            }
+        }
+    }
+    for (const FrameworkProfile& p : framework_profiles())
+        for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
+            Scenario s = base;
+            s.mode = m;
+            if (apply_profile(s, p.id).empty()) collect(s, out);
+        }
+    // The property tests' random scenarios, valid or not.
+    test::Rng r(15);
+    for (int i = 0; i < 3000; ++i) collect(test::random_scenario(r), out);
+    // The validators' error cases, from the default scenario in each mode.
+    for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
+        Scenario s = base;
+        s.mode = m;
+        collect_refused(s, out);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the message catalogue reads whole, and a match takes the variable parts into the Chinese") {
+    const MessageCatalogue c = ui::parse_message_catalogue(catalogue_text());
+    CHECK(c.problems.empty());
+    for (const std::string& p : c.problems) UNSCOPED_INFO(p);
+    CHECK(c.entries.size() > 50);
+
+    // Hand-written entries: the parts go in by order ({}) or by place ({2}); the longest English wins.
+    const MessageCatalogue t = ui::parse_message_catalogue(
+        "# test\n"
+        "must be at least {}; got {}\n必须至少为 {}；现为 {}\n\n"
+        "{} of {} tokens\n{2} 个 token 中的 {1}\n"
+        "must be at least 1; got {}\n必须至少为 1；现为 {}（至少要有一个）\n"
+        "= model states\n模型状态\n"
+        "By mechanism at the peak: {}\n峰值按机制：{}\n");
+    CHECK(t.problems.empty());
+    CHECK(ui::translate_message(t, "must be at least 8; got 0") == "必须至少为 8；现为 0");
+    CHECK(ui::translate_message(t, "must be at least 1; got -3") == "必须至少为 1；现为 -3（至少要有一个）");
+    CHECK(ui::translate_message(t, "12 of 4,096 tokens") == "4,096 个 token 中的 12");
+    CHECK(ui::translate_message(t, "By mechanism at the peak: model states 12 GiB") == "峰值按机制：模型状态 12 GiB");
+    CHECK_FALSE(ui::translate_message(t, "must be at least 8"));
+    CHECK(ui::shown_message(t, false, "must be at least 8; got 0") == "must be at least 8; got 0");
+    CHECK(ui::shown_message(t, true, "no such message") == "no such message");
+
+    const MessageCatalogue bad = ui::parse_message_catalogue("English only\n\n{}\n只有部分\nx {}\n{} {}\n");
+    CHECK(bad.problems.size() == 3);
+}
+
+TEST_CASE("every message of the core has a Chinese translation") {
+    const MessageCatalogue c = ui::parse_message_catalogue(catalogue_text());
+    const std::set<std::string> messages = core_messages();
+    CHECK(messages.size() > 100);
+    size_t missing = 0;
+    for (const std::string& m : messages) {
+        const std::optional<std::string> zh = ui::translate_message(c, m);
+        if (zh && has_cjk(*zh)) continue;
+        ++missing;
+        UNSCOPED_INFO("no Chinese for: " << m);
+    }
+    CHECK(missing == 0);
+}
