@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -40,9 +41,13 @@ bool has_cjk(const std::string& s) {
     return false;
 }
 
+// Each component id the estimates had, with one of them (its English label).
+std::map<std::string, Component> g_components;
+
 // What the page shows of one scenario's estimate (results.cpp, app.cpp results_text_json).
 void collect(const Scenario& s, std::set<std::string>& out) {
     const Estimate e = estimate(s, Detail::NumbersOnly);
+    for (const Component& c : e.components) g_components.emplace(c.id, c);
     for (const FieldError& err : e.errors) out.insert(err.message);
     for (const std::string& w : e.warnings) out.insert(w);
     for (const std::string& n : {kv_capacity_text(s, e, SizeUnit::GiB), profile_text(s), mechanisms_text(e, SizeUnit::GiB)})
@@ -203,4 +208,22 @@ TEST_CASE("the results mirror's notes have the peak by mechanism and the profile
     CHECK(notes[0] == cli[0]);
     CHECK(notes[1] == cli[1]);
     CHECK(cli[1].find(profile->label) != std::string::npos);
+}
+
+TEST_CASE("every component of the core has a Chinese label") {
+    if (g_components.empty()) core_messages();
+    CHECK(g_components.size() > 40);
+    size_t missing = 0;
+    for (const auto& [id, c] : g_components) {
+        if (ui::component_label(ui::Lang::Zh, c) != c.label) continue;  // the core's English: no Chinese label
+        ++missing;
+        std::cout << "no Chinese label for component: " << id << " (" << c.label << ")\n";
+    }
+    CHECK(missing == 0);
+    // The ones the issue named.
+    for (const char* id : {"act.prefill_inputs", "logits.fp32", "cuda_context"}) {
+        INFO(id);
+        REQUIRE(g_components.count(id) == 1);
+        CHECK(std::string(ui::component_label(ui::Lang::Zh, g_components.at(id))) != g_components.at(id).label);
+    }
 }
