@@ -238,7 +238,8 @@ std::string hook_json(const AppState& app);
 // screen readers, and as a text view people can select and copy from), in the UI's language, every
 // number as the canvas prints it: {lang, ok, fits, title, verdict, total, headers[], rows[[name, bytes,
 // amount, share]], total_row[], errors_title,
-// errors[], notes_title, notes[]}. page_end_frame sends it when it changes.
+// errors[], notes_title, notes[]: the peak by mechanism, the framework profile, the KV capacity and the warnings,
+// in the CLI's order}; the core's messages through say(). page_end_frame sends it when it changes.
 std::string results_text_json(const AppState& app);
 
 // A message of the core (an error's message, a warning, a note) as the page shows it: in Chinese when
