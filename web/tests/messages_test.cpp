@@ -180,6 +180,12 @@ TEST_CASE("on the 中文 page the core's errors and notes are in Chinese, fields
     CHECK(first.rfind("峰值时按机制：", 0) == 0);
     CHECK(first.find("CUDA 上下文") != std::string::npos);
     CHECK(first.find("CUDA context") == std::string::npos);
+    // The components by id: the default (inference) scenario's KV cache row.
+    const nlohmann::json rows = nlohmann::json::parse(ui::results_text_json(app))["rows"];
+    bool kv_row = false;
+    for (const auto& row : rows) kv_row = kv_row || row[0] == "KV 缓存";
+    INFO(rows.dump());
+    CHECK(kv_row);
 }
 
 TEST_CASE("the results mirror's notes have the peak by mechanism and the profile line as the CLI prints them") {
@@ -212,10 +218,11 @@ TEST_CASE("the results mirror's notes have the peak by mechanism and the profile
 
 TEST_CASE("every component of the core has a Chinese label") {
     if (g_components.empty()) core_messages();
+    const MessageCatalogue cat = ui::parse_message_catalogue(catalogue_text());
     CHECK(g_components.size() > 40);
     size_t missing = 0;
     for (const auto& [id, c] : g_components) {
-        if (ui::component_label(ui::Lang::Zh, c) != c.label) continue;  // the core's English: no Chinese label
+        if (ui::component_label_zh(cat, id)) continue;
         ++missing;
         std::cout << "no Chinese label for component: " << id << " (" << c.label << ")\n";
     }
@@ -224,6 +231,6 @@ TEST_CASE("every component of the core has a Chinese label") {
     for (const char* id : {"act.prefill_inputs", "logits.fp32", "cuda_context"}) {
         INFO(id);
         REQUIRE(g_components.count(id) == 1);
-        CHECK(std::string(ui::component_label(ui::Lang::Zh, g_components.at(id))) != g_components.at(id).label);
+        CHECK(ui::component_label_zh(cat, id) != nullptr);
     }
 }

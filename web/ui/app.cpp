@@ -351,6 +351,10 @@ std::string say(const AppState& app, std::string_view english) {
     return shown_message(app.ui.zh_messages, app.ui.lang == Lang::Zh, english);
 }
 std::string say(const AppState& app, const FieldError& e) { return e.field + ": " + say(app, e.message); }
+const char* component_label(const AppState& app, const Component& c) {
+    const char* zh = app.ui.lang == Lang::Zh ? component_label_zh(app.ui.zh_messages, c.id) : nullptr;
+    return zh ? zh : c.label;
+}
 
 std::string status_text(const AppState& app) {
     if (app.ui.status == S::Count_) return std::string();
@@ -402,7 +406,7 @@ std::string results_text_json(const AppState& app) {
     auto whole = [](double v) { return std::isfinite(v) ? grouped_whole(v) : std::string("—"); };
     for (const Component& c : e.components) {
         if (!std::isfinite(c.bytes) || c.bytes < 0) continue;
-        std::string label = component_label(L, c);
+        std::string label = component_label(app, c);
         if (c.host) label += std::string(" (") + tr(L, S::Host) + ")";
         const bool at_peak = (c.phases & peak) && !c.host;
         char share[32] = "—";

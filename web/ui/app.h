@@ -246,6 +246,9 @@ std::string results_text_json(const AppState& app);
 // the UI is and the catalogue (ui.zh_messages) has it, else the core's English. An error keeps its field.
 std::string say(const AppState& app, std::string_view english);
 std::string say(const AppState& app, const FieldError& e);
+// A component's label as the page shows it: its Chinese by id (the catalogue) when the UI is in Chinese,
+// else the core's English label.
+const char* component_label(const AppState& app, const Component& c);
 
 // The status line as shown: "This is a config.json: imported the model: gpt2" ("" when none).
 std::string status_text(const AppState& app);

@@ -105,8 +105,8 @@ MessageCatalogue parse_message_catalogue(std::string_view text) {
             continue;
         }
         have_en = false;
-        if (en.rfind("= ", 0) == 0) {
-            c.phrases.push_back({en.substr(2), std::string(line)});
+        if (en.rfind("= ", 0) == 0 || en[0] == '@') {
+            (en[0] == '@' ? c.labels : c.phrases).push_back({en.substr(en[0] == '@' ? 1 : 2), std::string(line)});
             continue;
         }
         MessageTemplate t;
@@ -137,6 +137,16 @@ std::string shown_message(const MessageCatalogue& c, bool zh, std::string_view e
     if (zh)
         if (std::optional<std::string> t = translate(c, english, 0)) return *t;
     return std::string(english);
+}
+
+}  // namespace vl::ui
+
+namespace vl::ui {
+
+const char* component_label_zh(const MessageCatalogue& c, std::string_view id) {
+    for (const MessagePhrase& l : c.labels)
+        if (l.en == id) return l.zh.c_str();
+    return nullptr;
 }
 
 }  // namespace vl::ui

@@ -30,11 +30,13 @@ struct MessagePhrase {
 struct MessageCatalogue {
     std::vector<MessageTemplate> entries;
     std::vector<MessagePhrase> phrases;  // longest English first
+    std::vector<MessagePhrase> labels;   // a component id (en) and its Chinese label
     std::vector<std::string> problems;  // lines the reader could not take (the catalogue's test requires none)
 };
 
 // The file's text: pairs of lines, English then Chinese; blank lines and lines starting with '#' are skipped.
-// An English line starting with "= " is a phrase (MessagePhrase), not a template.
+// An English line starting with "= " is a phrase (MessagePhrase), one starting with "@" a component id
+// (its Chinese label follows), not a template.
 MessageCatalogue parse_message_catalogue(std::string_view text);
 
 // The Chinese of an English message, when an entry matches it whole; parts that are themselves
@@ -43,5 +45,8 @@ std::optional<std::string> translate_message(const MessageCatalogue& c, std::str
 
 // What the page shows: the Chinese when `zh` and the catalogue has it, else the English as given.
 std::string shown_message(const MessageCatalogue& c, bool zh, std::string_view english);
+
+// A component's Chinese label by its id; nullptr when the catalogue has none.
+const char* component_label_zh(const MessageCatalogue& c, std::string_view id);
 
 }  // namespace vl::ui

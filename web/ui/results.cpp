@@ -229,7 +229,7 @@ void table_panel(AppState& app) {
         ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(cp.x, cp.y + th * 0.15f), ImVec2(cp.x + 4, cp.y + th * 0.85f),
                                                   category_color(c.category, at_peak ? 1.0f : 0.35f));
         ImGui::Indent(8);
-        std::string label = component_label(L, c);
+        std::string label = component_label(app, c);
         if (c.host) label += std::string(" (") + tr(L, S::Host) + ")";
         const std::string shown = fit_text(label, ImGui::GetContentRegionAvail().x - ImGui::GetTreeNodeToLabelSpacing());
         const bool cut = shown != label;

@@ -1,8 +1,7 @@
-// String tables (strings.h). The component table maps the core's stable component ids to Chinese;
-// ids not listed keep the core's English label, so a new component is never shown blank.
+// String tables (strings.h). The components' Chinese labels are in the catalogue of the core's
+// messages (zh_messages.txt, ui/messages.h), fetched with the Chinese font.
 #include "ui/strings.h"
 
-#include <cstring>
 
 namespace vl::ui {
 
@@ -15,110 +14,12 @@ const char* const kZh[] = {VL_UI_STRINGS(VL_UI_STRING_ZH)};
 #undef VL_UI_STRING_EN
 #undef VL_UI_STRING_ZH
 
-struct IdLabel {
-    const char* id;
-    const char* zh;
-};
-// Component ids of core/training and core/inference.
-constexpr IdLabel kComponentZh[] = {
-    {"weights", "权重"},
-    {"weights.linear", "权重：各层矩阵"},
-    {"weights.embedding", "权重：词嵌入"},
-    {"weights.lm_head", "权重：输出层"},
-    {"weights.norms", "权重：归一化层"},
-    {"weights.frozen", "冻结的基座权重"},
-    {"weights.nf4", "NF4 量化权重"},
-    {"weights.quant_constants", "量化常数"},
-    {"weights.dequant", "反量化缓冲"},
-    {"weights.fp8_cache", "FP8 权重副本"},
-    {"grads", "梯度"},
-    {"grads.fp32_copy", "梯度 fp32 副本"},
-    {"optimizer", "优化器状态"},
-    {"optimizer.states", "优化器状态"},
-    {"optimizer.adam_states", "Adam 动量与方差"},
-    {"optimizer.master", "fp32 主权重"},
-    {"lora.weights", "LoRA 适配器权重"},
-    {"lora.grads", "LoRA 梯度"},
-    {"lora.grads_fp32_copy", "LoRA 梯度 fp32 副本"},
-    {"lora.master", "LoRA fp32 主权重"},
-    {"lora.optimizer", "LoRA 优化器状态"},
-    {"saved.weights", "modules_to_save：可训练副本"},
-    {"saved.grads", "modules_to_save：梯度"},
-    {"saved.optimizer", "modules_to_save：优化器状态"},
-    {"grads.frozen_flat", "FSDP 扁平参数：冻结权重的梯度"},
-    {"activations", "激活值"},
-    {"act.layers", "激活值：各层"},
-    {"act.attention", "激活值：注意力"},
-    {"act.attention_scores", "激活值：注意力分数"},
-    {"act.scores", "激活值：注意力分数"},
-    {"act.mlp", "激活值：MLP"},
-    {"act.mamba", "激活值：Mamba 混合器"},
-    {"act.norms", "激活值：归一化"},
-    {"act.embedding", "激活值：词嵌入"},
-    {"act.final", "激活值：最后一层"},
-    {"act.checkpoints", "激活检查点"},
-    {"act.backward_working", "反向传播工作区"},
-    {"act.lora", "激活值：LoRA"},
-    {"act.prefill_mlp", "预填充 MLP 激活"},
-    {"act.profile_peak", "预分析峰值激活"},
-    {"logits", "logits"},
-    {"logits.loss", "损失计算"},
-    {"kv_cache", "KV 缓存"},
-    {"ssm_state", "循环状态（Mamba 卷积 + SSM）"},
-    {"buffers", "缓冲区"},
-    {"buffers.comm_bucket", "通信桶"},
-    {"buffers.dequant", "反量化缓冲"},
-    {"buffers.zero3_gather", "ZeRO-3 参数收集缓冲"},
-    {"buffers.zero3_layer_grads", "ZeRO-3 层梯度缓冲"},
-    {"engine.compute_buffer", "引擎计算缓冲"},
-    {"engine.non_torch", "引擎非 PyTorch 显存"},
-    {"spec.draft_weights", "投机解码：草稿模型权重"},
-    {"spec.draft_kv", "投机解码：草稿层 KV（同一缓存池）"},
-    {"spec.drafter_buffers", "投机解码：草稿模型输入缓冲"},
-    {"cuda_graphs", "CUDA Graphs"},
-    {"overhead.cuda_context", "CUDA 上下文"},
-    {"cuda_context", "CUDA 上下文"},
-    {"overhead.fragmentation", "显存碎片预留"},
-    {"act.prefill_inputs", "词嵌入输出（贯穿各层保留）"},
-    {"act.hidden_out", "输出隐藏状态"},
-    {"act.checkpoint_restored", "激活值：反向时取回的检查点"},
-    {"logits.fp32", "损失用的 logits fp32 副本"},
-    {"logits.shift_copy", "移位 logits 的连续副本"},
-    {"logits.fused_chunk", "一块行的 logits（融合线性交叉熵）"},
-    {"logits.fused_grad_input", "输出层输入的梯度（在前向中计算）"},
-    {"logits.decode", "logits（解码步）"},
-    {"prefill.kv_cache", "预填充时的 KV 缓存（仅提示词）"},
-    {"buffers.kv_growth", "KV 缓存增长副本（解码）"},
-    {"weights.autocast_copies", "矩阵权重的 16 位副本（autocast）"},
-    {"weights.autocast_copies_backward", "反向中的 16 位副本：输出层与重计算层"},
-    {"weights.ds_persistent", "DeepSpeed 常驻参数（不分片）"},
-    {"buffers.ds_reduce_bucket", "DeepSpeed reduce 桶"},
-    {"buffers.ds_fp32_grads", "DeepSpeed fp32 梯度"},
-    {"host.ds_fp32_grads", "DeepSpeed fp32 梯度分片（主机内存）"},
-    {"buffers.ds_gathered_params", "DeepSpeed ZeRO-3 收集的参数（运行中、复用、预取）"},
-    {"accelerate.model", "accelerate：模型（fp32 大小）"},
-    {"accelerate.gradients", "accelerate：梯度计算"},
-    {"accelerate.optimizer", "accelerate：反向传播（优化器状态）"},
-    {"accelerate.step", "accelerate：优化器步"},
-    {"deepspeed.gpu_model_states", "DeepSpeed 估算器：每卡模型状态"},
-    {"deepspeed.cpu_model_states", "DeepSpeed 估算器：主机内存（每卡在节点中的份额）"},
-    {"megatron.weights_and_optimizer", "Megatron：权重和优化器（负载最重的分片）"},
-    {"megatron.activations", "Megatron：激活值（第一个流水线阶段）"},
-};
-
 }  // namespace
 
 const char* tr(Lang lang, S id) {
     const auto i = static_cast<std::size_t>(id);
     if (i >= static_cast<std::size_t>(S::Count_)) return "";
     return lang == Lang::Zh ? kZh[i] : kEn[i];
-}
-
-const char* component_label(Lang lang, const Component& c) {
-    if (lang == Lang::Zh)
-        for (const IdLabel& l : kComponentZh)
-            if (std::strcmp(l.id, c.id) == 0) return l.zh;
-    return c.label;
 }
 
 const char* category_label(Lang lang, Category c) {

@@ -1,6 +1,7 @@
 // UI strings: English and Simplified Chinese, keyed by id. One table (VL_UI_STRINGS) so a missing
 // translation is a compile error, and the build extracts exactly these characters for the CJK font
-// subset (web/CMakeLists.txt reads this file). Component labels are translated by component id.
+// subset (web/CMakeLists.txt reads this file). Component labels are translated by component id in the
+// catalogue of the core's messages (ui/messages.h), which is fetched with the font.
 #pragma once
 #include <string_view>
 
@@ -278,8 +279,6 @@ enum class S {
 // The text of a string id in a language.
 const char* tr(Lang lang, S id);
 
-// A component's label: the Chinese translation of its id when one exists, else the core's English label.
-const char* component_label(Lang lang, const Component& c);
 const char* category_label(Lang lang, Category c);
 // Readable names for the core enums whose JSON names say little to a reader ("none", "1f1b").
 // Other enums show their JSON names (enum_names.h): "bf16-mixed", "q4_k_m".
