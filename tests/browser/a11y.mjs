@@ -42,7 +42,7 @@ const active = (page) => page.evaluate(() => document.activeElement && document.
 const text = (page, sel) => page.evaluate((s) => document.querySelector(s).textContent, sel);
 
 // The HTML mirror against the app state: the same total, verdict, one row per component.
-async function mirrorMatches(page, when) {
+async function mirrorMatches(page, when, wantProfile = false) {
   const st = await state(page);
   const m = await page.evaluate(() => ({
     total: document.getElementById('vl-total').textContent,
@@ -63,10 +63,12 @@ async function mirrorMatches(page, when) {
   check(m.foot.includes(st.shown_total.split(' ')[0]), `${when}: the table's total row has the total (${m.foot.join(' | ')})`);
   // The lines the canvas draws above the table (results.cpp), first among the notes as the CLI prints them.
   if (st.ok) {
-    check(st.mechanisms_text.startsWith('By mechanism at the peak: ') && m.notes[0] === st.mechanisms_text &&
-          Object.keys(st.items).includes('mechanisms'),
+    const keys = Object.keys(st.items);  // the canvas draws the line with the components' table (not on the phone's Setup tab)
+    const drawn = (key) => !keys.some((k) => k.startsWith('row.')) || keys.includes(key);
+    check(st.mechanisms_text.startsWith('By mechanism at the peak: ') && m.notes[0] === st.mechanisms_text && drawn('mechanisms'),
           `${when}: the canvas and the mirror say the peak by mechanism (${m.notes[0]})`);
-    check(!st.profile_text || (m.notes[1] === st.profile_text && Object.keys(st.items).includes('profile_line')),
+    check((wantProfile ? st.profile_text.startsWith('profile: ') : !st.profile_text) &&
+          (!st.profile_text || (m.notes[1] === st.profile_text && drawn('profile_line'))),
           `${when}: ... and the framework profile line (${st.profile_text || 'none'})`);
   }
   return st;
@@ -130,6 +132,10 @@ try {
     check(!(await page.locator('#vl-results').isVisible()) || (await page.locator('#vl-results').boundingBox()).width <= 1,
           'Escape hides the results as text');
     check(await active(page) === 'canvas', `... and gives the keyboard back to the app (${await active(page)})`);
+    // A framework profile: its line, as the canvas draws it, follows the peak by mechanism in the mirror.
+    await click(page, 'profile');
+    await click(page, 'profile.vllm');
+    await mirrorMatches(page, 'with the vLLM profile', true);
     await page.context().close();
   });
 
