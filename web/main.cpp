@@ -55,7 +55,8 @@ struct Runtime {
     bool ready = false;
     long frames = 0;
     float font_scale = 0;   // devicePixelRatio the font atlas was built for (0: build it next frame)
-    std::vector<unsigned char> zh_font;  // the Chinese font's bytes once fetched (vl_zh_font_loaded)
+    std::vector<unsigned char> zh_font;  // the Chinese font's bytes once fetched (vl_zh_file_loaded)
+    int zh_pending = 0;     // files of the Chinese UI asked for and not yet here (the font, the catalogue)
     std::string hook;       // keeps vl_hook_json()'s string alive
     Touch touch;
 };
@@ -234,6 +235,7 @@ void frame() {
     if (rt.app.ui.lang == vl::ui::Lang::Zh && rt.app.ui.zh_font == vl::ui::FontLoad::NotNeeded) {
         rt.app.ui.zh_font = vl::ui::FontLoad::Loading;
         rt.app.ui.zh_font_error.clear();
+        rt.zh_pending = 2;
         js_fetch_zh_file(vl::ui::kZhFontFile, 0);
         js_fetch_zh_file(vl::ui::kZhMessagesFile, 1);
         wake();  // show "Loading the Chinese font"
@@ -273,12 +275,13 @@ EMSCRIPTEN_KEEPALIVE void vl_zh_file_loaded(int kind, const unsigned char* data,
     if (kind == 1) {
         g_rt->app.ui.zh_messages = vl::ui::parse_message_catalogue(
             std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(size)));
-        g_rt->app.dirty = true;  // the results mirror's text is made again in Chinese
+        vl::ui::set_zh_strings(g_rt->app.ui.zh_messages.ui_strings);
     } else {
         g_rt->zh_font.assign(data, data + size);
         g_rt->font_scale = -1;  // rebuild the atlas with it
-        if (g_rt->app.ui.zh_font != vl::ui::FontLoad::Failed) g_rt->app.ui.zh_font = vl::ui::FontLoad::Ready;
     }
+    // Chinese is shown once both are here (until then the notice says the font is loading).
+    if (--g_rt->zh_pending <= 0 && g_rt->app.ui.zh_font != vl::ui::FontLoad::Failed) g_rt->app.ui.zh_font = vl::ui::FontLoad::Ready;
     wake();
 }
 EMSCRIPTEN_KEEPALIVE void vl_zh_file_failed(int, const char* why) {

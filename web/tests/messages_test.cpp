@@ -133,6 +133,15 @@ TEST_CASE("the message catalogue reads whole, and a match takes the variable par
     CHECK(ui::shown_message(t, false, "must be at least 8; got 0") == "must be at least 8; got 0");
     CHECK(ui::shown_message(t, true, "no such message") == "no such message");
 
+    // The UI's own strings by index ("$<index>", appended by cmake/zh_ui_strings.py): tr() takes them.
+    const MessageCatalogue ui_part = ui::parse_message_catalogue("$2\n设置（目录）\n");
+    REQUIRE(ui_part.ui_strings.size() == 3);
+    ui::set_zh_strings(ui_part.ui_strings);
+    CHECK(std::string(ui::tr(ui::Lang::Zh, static_cast<ui::S>(2))) == "设置（目录）");
+    CHECK(std::string(ui::tr(ui::Lang::En, static_cast<ui::S>(2))) == "Setup");
+    ui::set_zh_strings({});
+    CHECK(std::string(ui::tr(ui::Lang::Zh, static_cast<ui::S>(2))) == "设置");  // native builds keep the table's column
+
     const MessageCatalogue bad = ui::parse_message_catalogue("English only\n\n{}\n只有部分\nx {}\n{} {}\n");
     CHECK(bad.problems.size() == 3);
 }

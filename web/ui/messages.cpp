@@ -2,6 +2,7 @@
 #include "ui/messages.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace vl::ui {
 
@@ -105,6 +106,14 @@ MessageCatalogue parse_message_catalogue(std::string_view text) {
             continue;
         }
         have_en = false;
+        if (en[0] == '$') {
+            const size_t i = static_cast<size_t>(std::strtoul(en.c_str() + 1, nullptr, 10));
+            if (i < 4096) {
+                if (c.ui_strings.size() <= i) c.ui_strings.resize(i + 1);
+                c.ui_strings[i] = line;
+            }
+            continue;
+        }
         if (en.rfind("= ", 0) == 0 || en[0] == '@') {
             (en[0] == '@' ? c.labels : c.phrases).push_back({en.substr(en[0] == '@' ? 1 : 2), std::string(line)});
             continue;

@@ -31,12 +31,14 @@ struct MessageCatalogue {
     std::vector<MessageTemplate> entries;
     std::vector<MessagePhrase> phrases;  // longest English first
     std::vector<MessagePhrase> labels;   // a component id (en) and its Chinese label
+    std::vector<std::string> ui_strings; // the UI's own strings by S index ("$<index>" lines, built from ui/strings.h)
     std::vector<std::string> problems;  // lines the reader could not take (the catalogue's test requires none)
 };
 
 // The file's text: pairs of lines, English then Chinese; blank lines and lines starting with '#' are skipped.
 // An English line starting with "= " is a phrase (MessagePhrase), one starting with "@" a component id
-// (its Chinese label follows), not a template.
+// (its Chinese label follows), one starting with "$" the index of a UI string (cmake/zh_ui_strings.py
+// appends them to the site's copy), not a template.
 MessageCatalogue parse_message_catalogue(std::string_view text);
 
 // The Chinese of an English message, when an entry matches it whole; parts that are themselves

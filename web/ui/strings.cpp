@@ -8,19 +8,36 @@ namespace vl::ui {
 namespace {
 
 #define VL_UI_STRING_EN(id, en, zh) en,
+#ifdef __EMSCRIPTEN__
+#define VL_UI_STRING_ZH(id, en, zh) nullptr,  // the page's Chinese comes with the font (set_zh_strings)
+#else
 #define VL_UI_STRING_ZH(id, en, zh) zh,
+#endif
 const char* const kEn[] = {VL_UI_STRINGS(VL_UI_STRING_EN)};
 const char* const kZh[] = {VL_UI_STRINGS(VL_UI_STRING_ZH)};
 #undef VL_UI_STRING_EN
 #undef VL_UI_STRING_ZH
+
+// The Chinese column read from the catalogue: the UI's one piece of state outside AppState, as tr()
+// is called with a language only.
+std::vector<std::string>& zh_strings() {
+    static std::vector<std::string> zh;
+    return zh;
+}
 
 }  // namespace
 
 const char* tr(Lang lang, S id) {
     const auto i = static_cast<std::size_t>(id);
     if (i >= static_cast<std::size_t>(S::Count_)) return "";
-    return lang == Lang::Zh ? kZh[i] : kEn[i];
+    if (lang == Lang::Zh) {
+        if (i < zh_strings().size() && !zh_strings()[i].empty()) return zh_strings()[i].c_str();
+        if (kZh[i]) return kZh[i];
+    }
+    return kEn[i];
 }
+
+void set_zh_strings(std::vector<std::string> zh) { zh_strings() = std::move(zh); }
 
 const char* category_label(Lang lang, Category c) {
     const bool zh = lang == Lang::Zh;
