@@ -1,10 +1,12 @@
 // The core's messages on the 中文 page (web/ui/messages.h, web/ui/zh_messages.txt): the catalogue
 // translates every message the core produces over the model presets in every mode, the framework
-// profiles, the random scenarios of the property tests and the validators' error cases (each number
+// profiles, the random scenarios of the property tests, the tests' config.json files as imported and
+// the validators' error cases (each number
 // field of a scenario set to values the rules refuse). A message the core gains without a
 // translation fails "every message of the core has a Chinese translation" with the message itself.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <iostream>
@@ -15,6 +17,7 @@
 
 #include "export.h"
 #include "framework_profiles.h"
+#include "model/hf_config.h"
 #include "model/presets.h"
 #include "random_scenarios.h"
 #include "scenario_json.h"
@@ -99,6 +102,16 @@ std::set<std::string> core_messages() {
     // The property tests' random scenarios, valid or not.
     test::Rng r(15);
     for (int i = 0; i < 3000; ++i) collect(test::random_scenario(r), out);
+    // The config.json files of the tests, imported as the config box does (its warnings are shown there).
+    for (const auto& f : std::filesystem::directory_iterator(VRAMLENS_TEST_DATA "/configs")) {
+        if (f.path().extension() != ".json") continue;
+        std::ifstream in(f.path(), std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        const Result<ModelSpec> r = import_hf_config(text.str());
+        for (const FieldError& err : r.errors) out.insert(err.message);
+        for (const std::string& w : r.warnings) out.insert(w);
+    }
     // The validators' error cases, from the default scenario in each mode.
     for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
         Scenario s = base;
