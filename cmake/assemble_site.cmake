@@ -1,6 +1,6 @@
 # Assembles the static site (cmake -P; web/CMakeLists.txt runs it after each link):
 #   STAGE  what the link wrote (vramlens.js, vramlens.wasm, and any other vramlens.* file it loads),
-#          and *.ttf fonts the page fetches only when needed (named by hash too, not precached)
+#          and *.ttf fonts and zh-*.txt the page fetches only when needed (named by hash too, not precached)
 #   INDEX  shell/index.html with the answer before the wasm filled in (web/prerender)
 #   SHELL  shell/ (bridge.js, sw.js)
 #   SITE   the site folder, rewritten: index.html, sw.js, and every other file under a content-hashed
@@ -22,7 +22,7 @@ endif()
 file(MAKE_DIRECTORY ${SITE})
 
 file(GLOB _files ${STAGE}/vramlens.*)
-file(GLOB _on_demand ${STAGE}/*.ttf)  # fetched when needed (the Chinese font): hashed, not kept at install
+file(GLOB _on_demand ${STAGE}/*.ttf ${STAGE}/zh-*.txt)  # fetched when needed (the Chinese font and messages): hashed, not kept at install
 list(APPEND _files ${SHELL}/bridge.js ${_on_demand})
 list(SORT _files)
 file(READ ${INDEX} _html)

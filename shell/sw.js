@@ -29,7 +29,7 @@ self.addEventListener("fetch", function (e) {
     }));
   } else if (FILES.indexOf(path.slice(scope.length)) > 0) {
     e.respondWith(caches.match(path).then(function (hit) { return hit || fetch(r); }));
-  } else if (/\.[0-9a-f]{10}\.ttf$/.test(path)) {  // a font fetched when needed: kept once fetched
+  } else if (/\.[0-9a-f]{10}\.(ttf|txt)$/.test(path)) {  // the Chinese font or messages, fetched when needed: kept once fetched
     e.respondWith(caches.match(path).then(function (hit) {
       return hit || fetch(r).then(function (res) {
         var copy = res.clone();

@@ -55,7 +55,8 @@ struct Runtime {
     bool ready = false;
     long frames = 0;
     float font_scale = 0;   // devicePixelRatio the font atlas was built for (0: build it next frame)
-    std::vector<unsigned char> zh_font;  // the Chinese font's bytes once fetched (vl_zh_font_loaded)
+    std::vector<unsigned char> zh_font;  // the Chinese font's bytes once fetched (vl_zh_file_loaded)
+    int zh_pending = 0;     // files of the Chinese UI asked for and not yet here (the font, the catalogue)
     std::string hook;       // keeps vl_hook_json()'s string alive
     Touch touch;
 };
@@ -69,15 +70,16 @@ EM_JS(void, js_fail, (const char* what), {
 EM_JS(void, js_frame, (int frames), {
     if (window.vramlens) window.vramlens.frames = frames;
 });
-// Fetches the Chinese font (a site file, relative to the page, under its hashed name) and hands its bytes to
-// vl_zh_font_loaded, or why it failed to vl_zh_font_failed.
-EM_JS(void, js_fetch_zh_font, (const char* file), {
+// Fetches a file the Chinese UI needs (a site file, relative to the page, under its hashed name): the font
+// (kind 0) or the catalogue of the core's messages (kind 1, ui/messages.h), and hands its bytes to
+// vl_zh_file_loaded, or why it failed to vl_zh_file_failed.
+EM_JS(void, js_fetch_zh_file, (const char* file, int kind), {
     var name = UTF8ToString(file);
     var url = Module["locateFile"] ? Module["locateFile"](name, "") : name;  // its content-hashed name
     var failed = function(why) {
         var n = lengthBytesUTF8(why) + 1, p = _malloc(n);
         stringToUTF8(why, p, n);
-        _vl_zh_font_failed(p);
+        _vl_zh_file_failed(kind, p);
         _free(p);
     };
     fetch(url).then(function(r) {
@@ -86,9 +88,9 @@ EM_JS(void, js_fetch_zh_font, (const char* file), {
     }).then(function(buf) {
         var bytes = new Uint8Array(buf), p = _malloc(bytes.length);
         HEAPU8.set(bytes, p);
-        _vl_zh_font_loaded(p, bytes.length);
+        _vl_zh_file_loaded(kind, p, bytes.length);
         _free(p);
-    }).catch(function(e) { failed(String(e && e.message || e)); });
+    }).catch(function(e) { failed(name + ": " + String(e && e.message || e)); });
 });
 EM_JS(void, js_ready, (const char* version), {
     if (window.vramlens && window.vramlens._ready) window.vramlens._ready(UTF8ToString(version));
@@ -232,7 +234,10 @@ void frame() {
     ImGui::Render();
     if (rt.app.ui.lang == vl::ui::Lang::Zh && rt.app.ui.zh_font == vl::ui::FontLoad::NotNeeded) {
         rt.app.ui.zh_font = vl::ui::FontLoad::Loading;
-        js_fetch_zh_font(vl::ui::kZhFontFile);
+        rt.app.ui.zh_font_error.clear();
+        rt.zh_pending = 2;
+        js_fetch_zh_file(vl::ui::kZhFontFile, 0);
+        js_fetch_zh_file(vl::ui::kZhMessagesFile, 1);
         wake();  // show "Loading the Chinese font"
     }
 
@@ -264,15 +269,22 @@ EMSCRIPTEN_KEEPALIVE void vl_wake() { wake(); }
 // The touch that is ending was the browser's (it scrolled the page, or cancelled the touch): it is no
 // tap. Called as the touch ends, before SDL queues that end, which then consumes it.
 EMSCRIPTEN_KEEPALIVE void vl_touch_cancel() { g_rt->touch.cancelled = true; }
-// js_fetch_zh_font's answers: the font's bytes (copied; the atlas is rebuilt next frame), or why not.
-EMSCRIPTEN_KEEPALIVE void vl_zh_font_loaded(const unsigned char* data, int size) {
-    g_rt->zh_font.assign(data, data + size);
-    g_rt->font_scale = -1;  // rebuild the atlas with it
-    g_rt->app.ui.zh_font = vl::ui::FontLoad::Ready;
-    g_rt->app.ui.zh_font_error.clear();
+// js_fetch_zh_file's answers. The font's bytes are copied (the atlas is rebuilt next frame); the catalogue is
+// read into the app. A failure of either shows the font notice (layout.cpp), whose Retry fetches both again.
+EMSCRIPTEN_KEEPALIVE void vl_zh_file_loaded(int kind, const unsigned char* data, int size) {
+    if (kind == 1) {
+        g_rt->app.ui.zh_messages = vl::ui::parse_message_catalogue(
+            std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(size)));
+        vl::ui::set_zh_strings(g_rt->app.ui.zh_messages.ui_strings);
+    } else {
+        g_rt->zh_font.assign(data, data + size);
+        g_rt->font_scale = -1;  // rebuild the atlas with it
+    }
+    // Chinese is shown once both are here (until then the notice says the font is loading).
+    if (--g_rt->zh_pending <= 0 && g_rt->app.ui.zh_font != vl::ui::FontLoad::Failed) g_rt->app.ui.zh_font = vl::ui::FontLoad::Ready;
     wake();
 }
-EMSCRIPTEN_KEEPALIVE void vl_zh_font_failed(const char* why) {
+EMSCRIPTEN_KEEPALIVE void vl_zh_file_failed(int, const char* why) {
     g_rt->app.ui.zh_font = vl::ui::FontLoad::Failed;
     g_rt->app.ui.zh_font_error = why;
     wake();

@@ -2,12 +2,15 @@
 // The real page in headless Chromium, real keys and mouse (Playwright), on a desktop and a phone viewport:
 //   1. Tab from the page's start reaches the "Results as text" button (shown while it has focus);
 //      Enter shows the results as text, which the mouse selects and Ctrl+C copies; Escape closes it.
-//   2. Tab from the page into the canvas lands on its first control, Shift+Tab from after it on its last,
+//   2. Shift+Tab leaves the page for the browser's toolbar, and the app's focus ring goes with the
+//      keyboard; Tab from the toolbar lands on the page's first control, with a focus ring;
+//      Tab from the page into the canvas lands on its first control, Shift+Tab from after it on its last,
 //      every time; in the canvas, Tab and Shift+Tab move through every kind of control (buttons, section headers,
 //      text fields), one at a time, in order, with a focus ring drawn around the focused one; Enter
 //      presses a focused button; a value typed in a field reached by Tab changes the scenario.
 //   3. the HTML mirror of the results (#vl-results) says what the app state says, after each change:
-//      the total, the verdict (a polite live region), one table row per component, the total row.
+//      the total, the verdict (a polite live region), one table row per component, the total row, the
+//      peak by mechanism and the framework profile line the canvas draws above the table.
 //   4. axe-core (npm, tests/browser/package.json) finds no serious or critical violation.
 //
 // Usage: node a11y.mjs --site build/web/site [--chromium /usr/bin/chromium] [--axe path/to/axe.min.js]
@@ -39,7 +42,7 @@ const active = (page) => page.evaluate(() => document.activeElement && document.
 const text = (page, sel) => page.evaluate((s) => document.querySelector(s).textContent, sel);
 
 // The HTML mirror against the app state: the same total, verdict, one row per component.
-async function mirrorMatches(page, when) {
+async function mirrorMatches(page, when, wantProfile = false) {
   const st = await state(page);
   const m = await page.evaluate(() => ({
     total: document.getElementById('vl-total').textContent,
@@ -48,6 +51,7 @@ async function mirrorMatches(page, when) {
     live: document.getElementById('vl-verdict').getAttribute('aria-live'),
     rows: document.querySelectorAll('#vl-table tbody tr').length,
     foot: [...document.querySelectorAll('#vl-table tfoot td')].map((c) => c.textContent),
+    notes: [...document.querySelectorAll('#vl-notes li')].map((li) => li.textContent),
   }));
   const components = st.components.filter((c) => Number.isFinite(c.bytes) && c.bytes >= 0).length;
   check(m.total === st.shown_total, `${when}: the mirror's total is the app's (${m.total} = ${st.shown_total})`);
@@ -57,6 +61,16 @@ async function mirrorMatches(page, when) {
   check(m.role === 'status' && m.live === 'polite', `${when}: the verdict is a polite live region`);
   check(m.rows === components, `${when}: one table row per component (${m.rows} = ${components})`);
   check(m.foot.includes(st.shown_total.split(' ')[0]), `${when}: the table's total row has the total (${m.foot.join(' | ')})`);
+  // The lines the canvas draws above the table (results.cpp), first among the notes as the CLI prints them.
+  if (st.ok) {
+    const keys = Object.keys(st.items);  // the canvas draws the line with the components' table (not on the phone's Setup tab)
+    const drawn = (key) => !keys.some((k) => k.startsWith('row.')) || keys.includes(key);
+    check(st.mechanisms_text.startsWith('By mechanism at the peak: ') && m.notes[0] === st.mechanisms_text && drawn('mechanisms'),
+          `${when}: the canvas and the mirror say the peak by mechanism (${m.notes[0]})`);
+    check((wantProfile ? st.profile_text.startsWith('profile: ') : !st.profile_text) &&
+          (!st.profile_text || (m.notes[1] === st.profile_text && drawn('profile_line'))),
+          `${when}: ... and the framework profile line (${st.profile_text || 'none'})`);
+  }
   return st;
 }
 
@@ -118,6 +132,10 @@ try {
     check(!(await page.locator('#vl-results').isVisible()) || (await page.locator('#vl-results').boundingBox()).width <= 1,
           'Escape hides the results as text');
     check(await active(page) === 'canvas', `... and gives the keyboard back to the app (${await active(page)})`);
+    // A framework profile: its line, as the canvas draws it, follows the peak by mechanism in the mirror.
+    await click(page, 'profile');
+    await click(page, 'profile.vllm');
+    await mirrorMatches(page, 'with the vLLM profile', true);
     await page.context().close();
   });
 
@@ -226,6 +244,38 @@ try {
     await click(page, 'toggle.unit');
     check(await active(page) === 'canvas' && (await state(page)).ui.focus !== 'toggle.lang',
           `a click gives the app the keyboard without moving the focus to the first control (focus '${(await state(page)).ui.focus}')`);
+    await page.context().close();
+  });
+
+  // The browser's toolbar: in headless Chromium, Shift+Tab on the page's first control gives the focus
+  // to the browser (document.hasFocus() turns false), and Tab then brings it back into the page, as
+  // Tab from the address bar does.
+  await section('desktop: Shift+Tab out of the page, Tab back in from the browser\'s toolbar', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const hasFocus = () => page.evaluate(() => document.hasFocus());
+    await press(page, 'Tab');  // "Results as text"
+    await press(page, 'Tab');  // the canvas, on the app's first control
+    check((await state(page)).ui.focus_ring, 'the app shows the focus ring on its first control');
+    // Out backwards: the canvas lets Shift+Tab go, and its focus ring goes with the keyboard.
+    await press(page, 'Shift+Tab');
+    const after = await state(page);
+    check(await active(page) === 'vl-show-text' && !after.ui.focus_ring,
+          `Shift+Tab on the app's first control leaves the app, which then draws no focus ring (${await active(page)}, ring ${after.ui.focus_ring})`);
+    await press(page, 'Shift+Tab');
+    check(!(await hasFocus()) && await active(page) !== 'canvas', `Shift+Tab on the page's first control leaves the page for the browser (${await active(page)})`);
+    check(!(await state(page)).ui.focus_ring, '... with no focus ring left in the app');
+    // Back in from the toolbar: the page's first control, shown with its focus ring; the next Tab the app's.
+    await press(page, 'Tab');
+    const ring = await page.evaluate(() => {
+      const b = document.activeElement, cs = getComputedStyle(b), r = b.getBoundingClientRect();
+      return { id: b.id, outline: cs.outlineStyle, width: parseFloat(cs.outlineWidth), w: r.width, h: r.height };
+    });
+    check(await hasFocus() && ring.id === 'vl-show-text' && ring.outline === 'solid' && ring.width >= 2 && ring.w > 40 && ring.h > 20,
+          `Tab from the toolbar lands on the page's first control, shown with a focus ring (${JSON.stringify(ring)})`);
+    await press(page, 'Tab');
+    const st = await state(page);
+    check(await active(page) === 'canvas' && st.ui.focus === 'toggle.lang' && st.ui.focus_ring,
+          `the next Tab: the app's first control, with its focus ring (${st.ui.focus}, ring ${st.ui.focus_ring})`);
     await page.context().close();
   });
 

@@ -5,8 +5,9 @@
 //   3. the total the page shows equals the core's number for that scenario (test hook)
 //   4. paste a config.json (system clipboard + Ctrl+V) -> the model is imported
 //   5. open the shared link in a new page -> the same scenario; a tampered link -> defaults + notice
-//   6. switch language and theme; the Chinese font is fetched only then (an English visit never asks
-//      for it), and when its fetch fails the page says so and retries on request
+//   6. switch language and theme; the Chinese font and the core's messages in Chinese are fetched only
+//      then (an English visit never asks for them), the notes and an error of the core are then in
+//      Chinese; when the font's fetch fails the page says so and retries on request
 //   7. exports (JSON, Markdown, CSV) through the clipboard and as downloads carry the core's total
 //   8. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
 //
@@ -34,6 +35,9 @@ const server = await serveSite(siteDir, SUB, { onRequest: (rel) => requested.add
 const ZH_FONT = 'zh-font.ttf';  // the site names it zh-font.<hash>.ttf (cmake/assemble_site.cmake)
 const isZhFont = (rel) => /^zh-font\.[0-9a-f]{10}\.ttf$/.test(rel);
 const fetchedZhFont = () => [...requested].some(isZhFont);
+const ZH_MESSAGES = 'zh-messages.txt';  // the core's messages in Chinese, zh-messages.<hash>.txt on the site
+const isZhMessages = (rel) => /^zh-messages\.[0-9a-f]{10}\.txt$/.test(rel);
+const mirrorList = (page, id) => page.evaluate((i) => [...document.querySelectorAll(`#${i} li`)].map((li) => li.textContent), id);
 const zhFont = async (page, want) => {
   await page.waitForFunction((w) => window.vramlens.state().ui.zh_font === w, want, { timeout: 30_000 })
     .catch(() => {});
@@ -117,7 +121,8 @@ try {
         `seq 1024: GPT-2 estimate shown = core (${s5.shown_total})`);
 
   // 6. language and theme. Until now every page was English: none asked for the Chinese font.
-  check(!fetchedZhFont(), `English pages do not fetch ${ZH_FONT} (fetched: ${[...requested].sort().join(', ')})`);
+  check(!fetchedZhFont() && ![...requested].some(isZhMessages),
+        `English pages do not fetch ${ZH_FONT} or ${ZH_MESSAGES} (fetched: ${[...requested].sort().join(', ')})`);
   const theme0 = s4.ui.theme;
   await click(page2, 'toggle.lang');
   const ui6 = await zhFont(page2, 'ready');
@@ -126,6 +131,21 @@ try {
   const s6 = await state(page2);
   check(s6.ui.lang === 'zh' && s6.ui.theme !== theme0, `language ${s6.ui.lang}, theme ${theme0} -> ${s6.ui.theme}`);
   await page2.screenshot({ path: join(docsDir, 'screenshot-desktop-zh.png') });
+  // The core's messages in Chinese (web/ui/zh_messages.txt, fetched with the font, never in English).
+  check([...requested].some(isZhMessages), `中文 fetches ${ZH_MESSAGES} (fetched: ${[...requested].sort().join(', ')})`);
+  await page2.waitForFunction(() => document.querySelector('#vl-notes li')?.textContent.startsWith('峰值时按机制：'),
+                              null, { timeout: 30_000 }).catch(() => {});
+  const zhNotes = await mirrorList(page2, 'vl-notes');
+  check(zhNotes[0]?.startsWith('峰值时按机制：') && !zhNotes[0].includes('By mechanism'),
+        `the notes are in Chinese: the peak by mechanism (${zhNotes[0]})`);
+  // Back to GPT-2's 2048-token sequence: the core's error, in Chinese, at the field and in the mirror.
+  await click(page2, 'train.seq_len.plus');
+  const s6e = await state(page2);
+  check(!s6e.ok && s6e.errors.some((e) => e.field === 'train.seq_len') && Object.keys(s6e.items).includes('error.train.seq_len'),
+        `seq 2048 on GPT-2 is an error shown at its field (${s6e.errors.map((e) => e.field).join(', ')})`);
+  const zhErrors = await mirrorList(page2, 'vl-errors');
+  check(zhErrors.includes('train.seq_len: 使用学习的位置编码时不能超过 max_position_embeddings（1024）；现为 2048'),
+        `the error is in Chinese, with its field and numbers (${zhErrors.join(' | ')})`);
   await page2.close();
 
   // The Chinese font cannot be fetched (offline, a host without the file): the page says so in

@@ -101,10 +101,10 @@ std::string trim(std::string_view t) {
 }
 
 // A message about input: the reader's errors after a lead-in, cut to a length a panel can show.
-std::string message(const char* lead, const std::vector<FieldError>& errs) {
+std::string message(const AppState& app, const char* lead, const std::vector<FieldError>& errs) {
     constexpr size_t kMaxMessage = 1200;
     std::string m = lead;
-    for (size_t i = 0; i < errs.size(); ++i) m += (i ? "; " : " ") + to_string(errs[i]);
+    for (size_t i = 0; i < errs.size(); ++i) m += (i ? "; " : " ") + say(app, errs[i]);
     if (m.size() > kMaxMessage) {
         size_t cut = kMaxMessage;
         while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
@@ -133,7 +133,7 @@ bool open_link(AppState& app, std::string_view fragment) {
     if (f.empty()) return true;
     Result<Scenario> r = decode_share_link(f);
     if (!r.ok()) {
-        app.ui.notice = message(tr(app.ui.lang, app.ui.started ? S::LinkKept : S::LinkNotice), r.errors);
+        app.ui.notice = message(app, tr(app.ui.lang, app.ui.started ? S::LinkKept : S::LinkNotice), r.errors);
         return false;
     }
     app.scenario = *r;
@@ -220,7 +220,7 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
         case InputKind::Scenario: {
             Result<Scenario> r = scenario_from_json(text);
             if (!r.ok()) {
-                app.ui.notice = message(tr(L, S::ScenarioFailed), r.errors);
+                app.ui.notice = message(app, tr(L, S::ScenarioFailed), r.errors);
                 if (from == TextSource::ConfigBox) app.ui.config_errors = r.errors;
                 return false;
             }
@@ -235,7 +235,7 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
             app.ui.source = ModelSource::Config;  // the box shows the text, and what is wrong with it
             app.ui.phone_tab = PhoneTab::Setup;
             if (!ok) {
-                app.ui.notice = message(tr(L, S::ConfigFailed), app.ui.config_errors);
+                app.ui.notice = message(app, tr(L, S::ConfigFailed), app.ui.config_errors);
                 return false;
             }
             app.ui.status = S::ImportedConfig;
@@ -244,7 +244,7 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
         }
         case InputKind::Unknown: break;
     }
-    app.ui.notice = message(tr(L, S::NotRecognised), c.errors);
+    app.ui.notice = message(app, tr(L, S::NotRecognised), c.errors);
     if (from == TextSource::ConfigBox) app.ui.config_errors = c.errors;
     return false;
 }
@@ -347,6 +347,15 @@ const char* font_load_name(FontLoad f) {
     return "none";
 }
 
+std::string say(const AppState& app, std::string_view english) {
+    return shown_message(app.ui.zh_messages, app.ui.lang == Lang::Zh, english);
+}
+std::string say(const AppState& app, const FieldError& e) { return e.field + ": " + say(app, e.message); }
+const char* component_label(const AppState& app, const Component& c) {
+    const char* zh = app.ui.lang == Lang::Zh ? component_label_zh(app.ui.zh_messages, c.id) : nullptr;
+    return zh ? zh : c.label;
+}
+
 std::string status_text(const AppState& app) {
     if (app.ui.status == S::Count_) return std::string();
     std::string s = tr(app.ui.lang, app.ui.status);
@@ -371,15 +380,19 @@ std::string results_text_json(const AppState& app) {
     j["total"] = shown_total(app);
     j["errors_title"] = tr(L, S::Errors);
     j["errors"] = nlohmann::json::array();
-    for (const FieldError& err : e.errors) j["errors"].push_back(to_string(err));
+    for (const FieldError& err : e.errors) j["errors"].push_back(say(app, err));
+    // The notes in the order the CLI prints them (core/export.cpp): the peak by mechanism, the framework
+    // profile, the KV capacity, the warnings.
     j["notes_title"] = tr(L, S::Warnings);
-    j["notes"] = e.warnings;
-    if (const std::string kv = kv_capacity_text(app.scenario, e, app.ui.unit); !kv.empty()) j["notes"].insert(j["notes"].begin(), kv);
+    j["notes"] = nlohmann::json::array();
+    for (const std::string& n : {mechanisms_text(e, app.ui.unit), profile_text(app.scenario), kv_capacity_text(app.scenario, e, app.ui.unit)})
+        if (!n.empty()) j["notes"].push_back(say(app, n));
+    for (const std::string& w : e.warnings) j["notes"].push_back(say(app, w));
     j["headers"] = {tr(L, S::Component), tr(L, S::Bytes), unit_name(app.ui.unit), tr(L, S::ShareCol)};
     j["rows"] = nlohmann::json::array();
     j["total_row"] = nlohmann::json::array();
     if (!e.ok() || !std::isfinite(e.total_bytes)) {
-        j["verdict"] = std::string(tr(L, S::Errors)) + ": " + (e.errors.empty() ? std::string() : to_string(e.errors.front()));
+        j["verdict"] = std::string(tr(L, S::Errors)) + ": " + (e.errors.empty() ? std::string() : say(app, e.errors.front()));
         return j.dump();
     }
     // As the summary panel says it: the verdict, what is free or over, the total of the GPU's memory, the peak.
@@ -393,7 +406,7 @@ std::string results_text_json(const AppState& app) {
     auto whole = [](double v) { return std::isfinite(v) ? grouped_whole(v) : std::string("—"); };
     for (const Component& c : e.components) {
         if (!std::isfinite(c.bytes) || c.bytes < 0) continue;
-        std::string label = component_label(L, c);
+        std::string label = component_label(app, c);
         if (c.host) label += std::string(" (") + tr(L, S::Host) + ")";
         const bool at_peak = (c.phases & peak) && !c.host;
         char share[32] = "—";

@@ -21,6 +21,7 @@
 #include "planner/local.h"
 #include "scenario.h"
 #include "solvers.h"
+#include "ui/messages.h"
 #include "ui/strings.h"
 #include "units.h"
 
@@ -148,6 +149,7 @@ struct UiState {
     std::string results_text;                // the results_text_json() the page's HTML mirror shows
     FontLoad zh_font = FontLoad::NotNeeded;  // the Chinese font: fetched when 中文 is first shown (web/main.cpp)
     std::string zh_font_error;               // why its fetch failed (FontLoad::Failed)
+    MessageCatalogue zh_messages;            // the core's messages in Chinese: fetched with the font (ui/messages.h)
     std::vector<std::string> local_pc_gpus;  // Run locally: the PC's GPUs while a Mac is chosen (back when the PC is)
     std::vector<LocalCustomGpu> local_pc_custom_gpus;  // and its GPUs not in the presets
 };
@@ -236,8 +238,17 @@ std::string hook_json(const AppState& app);
 // screen readers, and as a text view people can select and copy from), in the UI's language, every
 // number as the canvas prints it: {lang, ok, fits, title, verdict, total, headers[], rows[[name, bytes,
 // amount, share]], total_row[], errors_title,
-// errors[], notes_title, notes[]}. page_end_frame sends it when it changes.
+// errors[], notes_title, notes[]: the peak by mechanism, the framework profile, the KV capacity and the warnings,
+// in the CLI's order}; the core's messages through say(). page_end_frame sends it when it changes.
 std::string results_text_json(const AppState& app);
+
+// A message of the core (an error's message, a warning, a note) as the page shows it: in Chinese when
+// the UI is and the catalogue (ui.zh_messages) has it, else the core's English. An error keeps its field.
+std::string say(const AppState& app, std::string_view english);
+std::string say(const AppState& app, const FieldError& e);
+// A component's label as the page shows it: its Chinese by id (the catalogue) when the UI is in Chinese,
+// else the core's English label.
+const char* component_label(const AppState& app, const Component& c);
 
 // The status line as shown: "This is a config.json: imported the model: gpt2" ("" when none).
 std::string status_text(const AppState& app);

@@ -173,13 +173,13 @@ void config_fields(AppState& app) {
     mark(app, "model.import");
     for (const FieldError& e : app.ui.config_errors) {
         ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
-        ImGui::TextWrapped("%s", to_string(e).c_str());
+        ImGui::TextWrapped("%s", say(app, e).c_str());
         ImGui::PopStyleColor();
     }
     if (app.ui.config_errors.empty() && app.ui.source == ModelSource::Config)
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col_ok(app)), "%s: %s", tr(L, S::Imported),
                            app.scenario.model.name.c_str());
-    for (const std::string& w : app.ui.config_warnings) ImGui::TextDisabled("%s", w.c_str());
+    for (const std::string& w : app.ui.config_warnings) ImGui::TextDisabled("%s", say(app, w).c_str());
 }
 
 }  // namespace

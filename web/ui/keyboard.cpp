@@ -137,6 +137,9 @@ void keyboard_lost_focus(AppState& app) {
     app.ui.release_keys = true;
     app.ui.focus_chosen = false;
     app.ui.tab_edge = -1;
+    // The focus ring leaves with the keyboard: none is drawn while the focus is elsewhere on the page
+    // or in the browser's toolbar (coming back by Tab or Shift+Tab shows it again, enter_from_page).
+    if (GImGui) GImGui->NavDisableHighlight = true;
 }
 
 void keyboard_entered(AppState& app, int dir) {

@@ -20,7 +20,8 @@ void keyboard_begin_frame(AppState& app);
 // At the end of draw(), before ImGui::Render: ui.tab_edge for the page (vl_tab_leaves).
 void keyboard_end_frame(AppState& app);
 // The canvas lost the keyboard: no control counts as chosen, so coming back other than by Tab (the
-// results-as-text box closed), the canvas is the stop before the first control: Shift+Tab leaves again.
+// results-as-text box closed), the canvas is the stop before the first control: Shift+Tab leaves again;
+// and no focus ring is drawn until the keyboard is back.
 void keyboard_lost_focus(AppState& app);
 // Tab (dir +1) or Shift+Tab (dir -1) gave the canvas the keyboard (the page saw the key move the focus
 // into it): the next frame focuses the first control, or the last, as a browser does with a form's fields.

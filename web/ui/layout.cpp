@@ -71,7 +71,7 @@ void top_bar(AppState& app) {
     mark(app, "toggle.unit");
 }
 
-// The Chinese font on its way, or not coming (FontLoad): said in English, which the built-in font draws.
+// The Chinese font (and the catalogue of the core's messages) on its way, or not coming (FontLoad): said in English, which the built-in font draws.
 void zh_font_notice(AppState& app) {
     if (app.ui.lang != Lang::Zh) return;
     if (app.ui.zh_font == FontLoad::Loading) {
@@ -79,9 +79,9 @@ void zh_font_notice(AppState& app) {
         mark(app, "zh_font.loading");
     } else if (app.ui.zh_font == FontLoad::Failed) {
         ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
-        ImGui::TextWrapped("The Chinese font (%s) could not be loaded (%s): Chinese text cannot be shown until it is. "
+        ImGui::TextWrapped("A file of the Chinese UI could not be loaded (%s): Chinese text cannot be shown until it is. "
                            "Check the connection and retry, or switch to English.",
-                           kZhFontFile, app.ui.zh_font_error.c_str());
+                           app.ui.zh_font_error.c_str());
         ImGui::PopStyleColor();
         if (ImGui::SmallButton("Retry")) app.ui.zh_font = FontLoad::NotNeeded;
         mark(app, "zh_font.retry");

@@ -129,7 +129,7 @@ void summary_panel(AppState& app) {
     ImGui::TextDisabled("%s: %s  ·  %s", tr(L, S::Params), fmt_int(static_cast<double>(e.params.total)).c_str(),
                         app.scenario.model.name.c_str());
     if (const std::string kv = kv_capacity_text(app.scenario, e, app.ui.unit); !kv.empty()) {
-        ImGui::TextWrapped("%s", kv.c_str());
+        ImGui::TextWrapped("%s", say(app, kv).c_str());
         mark(app, "kv");
     }
     solver_lines(app);
@@ -198,11 +198,11 @@ void table_panel(AppState& app) {
     const Lang L = app.ui.lang;
     // The derivation's head: where the settings came from and which mechanism holds which bytes of the peak.
     if (const std::string p = profile_text(app.scenario); !p.empty()) {
-        ImGui::TextWrapped("%s", p.c_str());
+        ImGui::TextWrapped("%s", say(app, p).c_str());
         mark(app, "profile_line");
     }
     if (const std::string m = mechanisms_text(e, app.ui.unit); !m.empty()) {
-        ImGui::TextWrapped("%s", m.c_str());
+        ImGui::TextWrapped("%s", say(app, m).c_str());
         mark(app, "mechanisms");
     }
     ImGui::TextDisabled("%s", tr(L, S::ShowMath));
@@ -229,7 +229,7 @@ void table_panel(AppState& app) {
         ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(cp.x, cp.y + th * 0.15f), ImVec2(cp.x + 4, cp.y + th * 0.85f),
                                                   category_color(c.category, at_peak ? 1.0f : 0.35f));
         ImGui::Indent(8);
-        std::string label = component_label(L, c);
+        std::string label = component_label(app, c);
         if (c.host) label += std::string(" (") + tr(L, S::Host) + ")";
         const std::string shown = fit_text(label, ImGui::GetContentRegionAvail().x - ImGui::GetTreeNodeToLabelSpacing());
         const bool cut = shown != label;
@@ -442,7 +442,7 @@ void notes_panel(AppState& app) {
     if (ImGui::CollapsingHeader(tr(app.ui.lang, S::Warnings))) {
         for (const std::string& w : e.warnings) {
             ImGui::Bullet();
-            ImGui::TextWrapped("%s", w.c_str());
+            ImGui::TextWrapped("%s", say(app, w).c_str());
         }
     }
     mark(app, "notes");

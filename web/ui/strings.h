@@ -1,8 +1,11 @@
 // UI strings: English and Simplified Chinese, keyed by id. One table (VL_UI_STRINGS) so a missing
 // translation is a compile error, and the build extracts exactly these characters for the CJK font
-// subset (web/CMakeLists.txt reads this file). Component labels are translated by component id.
+// subset (web/CMakeLists.txt reads this file). Component labels are translated by component id in the
+// catalogue of the core's messages (ui/messages.h), which is fetched with the font.
 #pragma once
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "estimate.h"
 
@@ -275,11 +278,13 @@ enum class S {
     Count_
 };
 
-// The text of a string id in a language.
+// The text of a string id in a language. In the page (Emscripten) the Chinese column is not compiled
+// in: it comes with the Chinese font in the catalogue (cmake/zh_ui_strings.py, set_zh_strings), and
+// until it has, tr(Lang::Zh, ...) gives the English. Native builds (tests, prerender) have both.
 const char* tr(Lang lang, S id);
+// The Chinese column as read from the catalogue (MessageCatalogue::ui_strings), by S index.
+void set_zh_strings(std::vector<std::string> zh);
 
-// A component's label: the Chinese translation of its id when one exists, else the core's English label.
-const char* component_label(Lang lang, const Component& c);
 const char* category_label(Lang lang, Category c);
 // Readable names for the core enums whose JSON names say little to a reader ("none", "1f1b").
 // Other enums show their JSON names (enum_names.h): "bf16-mixed", "q4_k_m".

@@ -69,7 +69,7 @@ bool field_error(AppState& app, const char* field) {
     for (const FieldError& e : input_errors(app)) {
         if (e.field.compare(0, n, field) != 0) continue;
         if (e.field.size() > n && e.field[n] != '.') continue;
-        draw_error(app, e, e.message);
+        draw_error(app, e, say(app, e.message));
         any = true;
     }
     return any;
@@ -80,7 +80,7 @@ void section_errors(AppState& app, const char* prefix) {
     for (const FieldError& e : input_errors(app)) {
         if (e.field.compare(0, n, prefix) != 0 || (e.field.size() > n && e.field[n] != '.')) continue;
         if (app.ui.last_items.count(e.field)) continue;  // shown at its widget
-        draw_error(app, e, to_string(e));
+        draw_error(app, e, say(app, e));
     }
 }
 
@@ -93,7 +93,7 @@ std::string rule_error(const Scenario& s, const char* field) {
 void error_list(AppState& app, const std::vector<FieldError>& errs) {
     ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
     ImGui::TextWrapped("%s:", tr(app.ui.lang, S::Errors));
-    for (const FieldError& err : errs) ImGui::BulletText("%s", to_string(err).c_str());
+    for (const FieldError& err : errs) ImGui::BulletText("%s", say(app, err).c_str());
     ImGui::PopStyleColor();
     mark(app, "errors");
 }

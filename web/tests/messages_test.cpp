@@ -1,0 +1,258 @@
+// The core's messages on the 中文 page (web/ui/messages.h, web/ui/zh_messages.txt): the catalogue
+// translates every message the core produces over the model presets in every mode, the framework
+// profiles, the random scenarios of the property tests, the tests' config.json files as imported and
+// the validators' error cases (each number
+// field of a scenario set to values the rules refuse). A message the core gains without a
+// translation fails "every message of the core has a Chinese translation" with the message itself.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "export.h"
+#include "framework_profiles.h"
+#include "model/hf_config.h"
+#include "model/presets.h"
+#include "random_scenarios.h"
+#include "scenario_json.h"
+#include "ui/app.h"
+#include "ui/messages.h"
+
+namespace {
+
+using namespace vl;
+using vl::ui::MessageCatalogue;
+
+std::string catalogue_text() {
+    std::ifstream f(VRAMLENS_SOURCE_DIR "/web/ui/zh_messages.txt", std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+bool has_cjk(const std::string& s) {
+    for (size_t i = 0; i + 2 < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0xE3 && c <= 0xE9) return true;  // U+3000..U+9FFF: CJK punctuation and ideographs
+    }
+    return false;
+}
+
+// Each component id the estimates had, with one of them (its English label).
+std::map<std::string, Component> g_components;
+
+// What the page shows of one scenario's estimate (results.cpp, app.cpp results_text_json).
+void collect(const Scenario& s, std::set<std::string>& out) {
+    const Estimate e = estimate(s, Detail::NumbersOnly);
+    for (const Component& c : e.components) g_components.emplace(c.id, c);
+    for (const FieldError& err : e.errors) out.insert(err.message);
+    for (const std::string& w : e.warnings) out.insert(w);
+    for (const std::string& n : {kv_capacity_text(s, e, SizeUnit::GiB), profile_text(s), mechanisms_text(e, SizeUnit::GiB)})
+        if (!n.empty()) out.insert(n);
+}
+
+// Every number in a scenario's JSON set to values its rules refuse, one at a time (the validators' error cases).
+void collect_refused(const Scenario& base, std::set<std::string>& out) {
+    const nlohmann::json j = nlohmann::json::parse(scenario_to_json(base));
+    const nlohmann::json flat = j.flatten();
+    for (const auto& [path, v] : flat.items()) {
+        if (!v.is_number() || path.rfind("/local", 0) == 0) continue;
+        std::string dotted = path.substr(1);
+        for (char& c : dotted)
+            if (c == '/') c = '.';
+        for (const char* bad : {"0", "-1", "3", "0.5", "1e15"}) {
+            Scenario s = base;
+            const std::vector<FieldError> errs = set_scenario_field(s, dotted, bad);
+            for (const FieldError& err : errs) out.insert(err.message);
+            if (errs.empty()) collect(s, out);
+        }
+    }
+}
+
+std::set<std::string> core_messages() {
+    std::set<std::string> out;
+    Scenario base = ui::default_scenario();
+    // Every model preset in every mode and engine, and every framework profile of the mode.
+    for (const ModelPreset& p : model_presets()) {
+        Scenario s = base;
+        s.model = p.spec;
+        for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
+            s.mode = m;
+            for (FineTuneMethod f : {FineTuneMethod::LoRA, FineTuneMethod::QLoRA}) {
+                s.finetune.method = f;
+                for (Engine en : {Engine::Transformers, Engine::VLLM, Engine::LlamaCpp}) {
+                    s.infer.engine = en;
+                    collect(s, out);
+                }
+            }
+        }
+    }
+    for (const FrameworkProfile& p : framework_profiles())
+        for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
+            Scenario s = base;
+            s.mode = m;
+            if (apply_profile(s, p.id).empty()) collect(s, out);
+        }
+    // The property tests' random scenarios, valid or not.
+    test::Rng r(15);
+    for (int i = 0; i < 3000; ++i) collect(test::random_scenario(r), out);
+    // The config.json files of the tests, imported as the config box does (its warnings are shown there).
+    for (const auto& f : std::filesystem::directory_iterator(VRAMLENS_TEST_DATA "/configs")) {
+        if (f.path().extension() != ".json") continue;
+        std::ifstream in(f.path(), std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        const Result<ModelSpec> r = import_hf_config(text.str());
+        for (const FieldError& err : r.errors) out.insert(err.message);
+        for (const std::string& w : r.warnings) out.insert(w);
+    }
+    // The validators' error cases, from the default scenario in each mode.
+    for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
+        Scenario s = base;
+        s.mode = m;
+        collect_refused(s, out);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the message catalogue reads whole, and a match takes the variable parts into the Chinese") {
+    const MessageCatalogue c = ui::parse_message_catalogue(catalogue_text());
+    CHECK(c.problems.empty());
+    for (const std::string& p : c.problems) UNSCOPED_INFO(p);
+    CHECK(c.entries.size() > 50);
+
+    // Hand-written entries: the parts go in by order ({}) or by place ({2}); the longest English wins.
+    const MessageCatalogue t = ui::parse_message_catalogue(
+        "# test\n"
+        "must be at least {}; got {}\n必须至少为 {}；现为 {}\n\n"
+        "{} of {} tokens\n{2} 个 token 中的 {1}\n"
+        "must be at least 1; got {}\n必须至少为 1；现为 {}（至少要有一个）\n"
+        "= model states\n模型状态\n"
+        "By mechanism at the peak: {}\n峰值按机制：{}\n");
+    CHECK(t.problems.empty());
+    CHECK(ui::translate_message(t, "must be at least 8; got 0") == "必须至少为 8；现为 0");
+    CHECK(ui::translate_message(t, "must be at least 1; got -3") == "必须至少为 1；现为 -3（至少要有一个）");
+    CHECK(ui::translate_message(t, "12 of 4,096 tokens") == "4,096 个 token 中的 12");
+    CHECK(ui::translate_message(t, "By mechanism at the peak: model states 12 GiB") == "峰值按机制：模型状态 12 GiB");
+    CHECK_FALSE(ui::translate_message(t, "must be at least 8"));
+    CHECK(ui::shown_message(t, false, "must be at least 8; got 0") == "must be at least 8; got 0");
+    CHECK(ui::shown_message(t, true, "no such message") == "no such message");
+
+    // The UI's own strings by index ("$<index>", appended by cmake/zh_ui_strings.py): tr() takes them.
+    const MessageCatalogue ui_part = ui::parse_message_catalogue("$2\n设置（目录）\n");
+    REQUIRE(ui_part.ui_strings.size() == 3);
+    ui::set_zh_strings(ui_part.ui_strings);
+    CHECK(std::string(ui::tr(ui::Lang::Zh, static_cast<ui::S>(2))) == "设置（目录）");
+    CHECK(std::string(ui::tr(ui::Lang::En, static_cast<ui::S>(2))) == "Setup");
+    ui::set_zh_strings({});
+    CHECK(std::string(ui::tr(ui::Lang::Zh, static_cast<ui::S>(2))) == "设置");  // native builds keep the table's column
+
+    const MessageCatalogue bad = ui::parse_message_catalogue("English only\n\n{}\n只有部分\nx {}\n{} {}\n");
+    CHECK(bad.problems.size() == 3);
+}
+
+TEST_CASE("every message of the core has a Chinese translation") {
+    const MessageCatalogue c = ui::parse_message_catalogue(catalogue_text());
+    const std::set<std::string> messages = core_messages();
+    CHECK(messages.size() > 100);
+    size_t missing = 0;
+    for (const std::string& m : messages) {
+        const std::optional<std::string> zh = ui::translate_message(c, m);
+        if (zh && has_cjk(*zh)) continue;
+        ++missing;
+        std::cout << "no Chinese for: " << m << "\n";  // one line each (Catch wraps its own messages)
+    }
+    CHECK(missing == 0);
+}
+
+TEST_CASE("on the 中文 page the core's errors and notes are in Chinese, fields and numbers kept") {
+    ui::AppState app = ui::make_app_state();
+    app.scenario.parallel.tp = 3;  // Llama-3.1-8B: 32 heads
+    app.scenario.gpu_count = 3;
+    app.dirty = true;
+    ui::refresh(app);
+    REQUIRE_FALSE(app.estimate.ok());
+    const std::string english = "parallel.tp: must divide num_attention_heads (32); got 3 (q_proj, o_proj split along it)";
+    auto errors = [&] { return nlohmann::json::parse(ui::results_text_json(app))["errors"]; };
+    CHECK(errors().front() == english);
+
+    app.ui.lang = ui::Lang::Zh;  // before the catalogue arrives: the core's English
+    CHECK(errors().front() == english);
+    app.ui.zh_messages = ui::parse_message_catalogue(catalogue_text());
+    CHECK(errors().front() == "parallel.tp: 必须整除 num_attention_heads（32）；现为 3（q_proj, o_proj 沿它切分）");
+    CHECK(ui::say(app, app.estimate.errors.front()) == errors().front());
+
+    // A valid scenario's notes: the peak by mechanism in Chinese, its mechanism names too.
+    app.scenario.parallel.tp = 1;
+    app.scenario.gpu_count = 1;
+    app.dirty = true;
+    ui::refresh(app);
+    REQUIRE(app.estimate.ok());
+    const nlohmann::json notes = nlohmann::json::parse(ui::results_text_json(app))["notes"];
+    REQUIRE_FALSE(notes.empty());
+    const std::string first = notes.front();
+    CHECK(first.rfind("峰值时按机制：", 0) == 0);
+    CHECK(first.find("CUDA 上下文") != std::string::npos);
+    CHECK(first.find("CUDA context") == std::string::npos);
+    // The components by id: the default (inference) scenario's KV cache row.
+    const nlohmann::json rows = nlohmann::json::parse(ui::results_text_json(app))["rows"];
+    bool kv_row = false;
+    for (const auto& row : rows) kv_row = kv_row || row[0] == "KV 缓存";
+    INFO(rows.dump());
+    CHECK(kv_row);
+}
+
+TEST_CASE("the results mirror's notes have the peak by mechanism and the profile line as the CLI prints them") {
+    ui::AppState app = ui::make_app_state();
+    app.scenario.mode = Mode::Train;
+    const FrameworkProfile* profile = nullptr;
+    for (const FrameworkProfile& p : framework_profiles())
+        if (p.modes & mode_bit(Mode::Train)) {
+            profile = &p;
+            break;
+        }
+    REQUIRE(profile != nullptr);
+    REQUIRE(apply_profile(app.scenario, profile->id).empty());
+    app.dirty = true;
+    ui::refresh(app);
+    REQUIRE(app.estimate.ok());
+    const nlohmann::json notes = nlohmann::json::parse(ui::results_text_json(app))["notes"];
+    // The CLI's table (core/export.cpp): its lines for the peak by mechanism and the profile.
+    const std::string table = export_estimate(app.scenario, app.estimate, ExportFormat::Table);
+    std::vector<std::string> cli;
+    std::istringstream lines(table);
+    for (std::string l; std::getline(lines, l);)
+        if (l.rfind("By mechanism at the peak: ", 0) == 0 || l.rfind("profile: ", 0) == 0) cli.push_back(l);
+    REQUIRE(cli.size() == 2);
+    REQUIRE(notes.size() >= 2);
+    CHECK(notes[0] == cli[0]);
+    CHECK(notes[1] == cli[1]);
+    CHECK(cli[1].find(profile->label) != std::string::npos);
+}
+
+TEST_CASE("every component of the core has a Chinese label") {
+    if (g_components.empty()) core_messages();
+    const MessageCatalogue cat = ui::parse_message_catalogue(catalogue_text());
+    CHECK(g_components.size() > 40);
+    size_t missing = 0;
+    for (const auto& [id, c] : g_components) {
+        if (ui::component_label_zh(cat, id)) continue;
+        ++missing;
+        std::cout << "no Chinese label for component: " << id << " (" << c.label << ")\n";
+    }
+    CHECK(missing == 0);
+    // The ones the issue named.
+    for (const char* id : {"act.prefill_inputs", "logits.fp32", "cuda_context"}) {
+        INFO(id);
+        REQUIRE(g_components.count(id) == 1);
+        CHECK(ui::component_label_zh(cat, id) != nullptr);
+    }
+}
