@@ -99,6 +99,14 @@ std::set<std::string> core_messages() {
             s.mode = m;
             if (apply_profile(s, p.id).empty()) collect(s, out);
         }
+    // vLLM's budget rule of each release (core/inference/vllm_budget.h), and releases it refuses.
+    for (const char* v : {"0.6.4", "0.7.3", "0.11", "0.21", "latest", "0.2.4"}) {
+        Scenario s = base;
+        s.mode = Mode::Infer;
+        s.infer.engine = Engine::VLLM;
+        s.infer.vllm_version = v;
+        collect(s, out);
+    }
     // The property tests' random scenarios, valid or not.
     test::Rng r(15);
     for (int i = 0; i < 3000; ++i) collect(test::random_scenario(r), out);
