@@ -96,6 +96,31 @@ try {
     check((await state(linked)).total_bytes === after.total_bytes, 'and the same total');
     await linked.context().close();
   });
+
+  // The vLLM release (infer.vllm_version): 0.6.4 counted the CUDA context inside gpu_memory_utilization's budget,
+  // the default (0.21) leaves it beside the budget; typed with the real keyboard.
+  await section('vLLM release', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const inputs = await item(page, 'section.model');
+    const reach = async (key) => scrollTo(page, key, { x: inputs.x + 8, y: 450 }, 0, false);
+    await click(page, 'mode.2');
+    await reach('infer.engine');
+    await click(page, 'infer.engine');
+    await click(page, 'infer.engine.vllm');
+    const now = await state(page);
+    check(now.ok && component(now, 'cuda_context') > 0, 'the default release leaves the CUDA context beside the budget');
+    await reach('section.advanced');
+    await click(page, 'section.advanced');
+    await reach('infer.vllm_version');
+    await typeInto(page, 'infer.vllm_version', '0.6.4');
+    const old = await state(page);
+    check(JSON.parse(old.scenario).infer?.vllm_version === '0.6.4', `the field sets infer.vllm_version: ${JSON.parse(old.scenario).infer?.vllm_version}`);
+    check(old.ok && component(old, 'cuda_context') === undefined && component(old, 'engine.non_torch') > component(now, 'engine.non_torch'),
+          'under 0.6.4 the context is in the budget\'s non-torch memory');
+    const cli = cliEstimate(old.scenario);
+    check(cli.total_bytes === old.total_bytes, `the total is the CLI's (${old.total_bytes})`);
+    await page.context().close();
+  });
 } catch (e) {
   failures.push(String(e && e.stack || e));
   console.error(e);

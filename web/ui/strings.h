@@ -122,6 +122,7 @@ enum class Lang { En, Zh };
     X(Speculative, "Speculative decoding (--speculative-config)", "投机解码（--speculative-config）")        \
     X(NumSpecTokens, "Speculative tokens per step", "每步投机 token 数")                                   \
     X(SpecDraftModel, "Draft model (preset id, same vocabulary)", "草稿模型（预设 id，同一词表）")          \
+    X(VllmVersion, "vLLM release (vllm --version)", "vLLM 版本（vllm --version）")                         \
     X(Dropout, "Dropout", "Dropout")                                                                      \
     X(Fp32Logits, "fp32 logits", "fp32 logits")                                                          \
     X(LossImpl, "Loss over the logits", "logits 上的损失计算")                                            \
