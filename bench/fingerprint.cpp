@@ -5,7 +5,7 @@
 // other random scenarios, so compare a build only with a build of the same kind):
 //   build/native/bench/vramlens_fingerprint            one line: scenarios, components, hash
 //   build/native/bench/vramlens_fingerprint --dump     every hashed line too, to diff two runs
-//   node build/web/bench/vramlens_fingerprint.js
+//   node --no-experimental-fetch build/web/bench/vramlens_fingerprint.js
 // Scenarios: every model preset in seven settings (training with two layouts, LoRA, QLoRA, the three
 // inference engines), every framework profile on each preset, and 4,000 random scenarios
 // (tests/random_scenarios.h) with the options that generator leaves alone drawn on top. Invalid
@@ -76,51 +76,36 @@ void add_answers(Fingerprint& f, const vl::Scenario& s) {
 // The preset settings: training (8 GPUs ZeRO-1; tp 2 x pp 2 ZeRO-3 with recomputation and DeepSpeed's buffers),
 // LoRA, QLoRA, transformers, vLLM, llama.cpp.
 std::vector<vl::Scenario> preset_scenarios(const vl::ModelSpec& m) {
+    const auto of = [&](vl::Mode mode) {
+        vl::Scenario s;
+        s.model = m;
+        s.mode = mode;
+        return s;
+    };
     std::vector<vl::Scenario> out;
-    vl::Scenario t;
-    t.model = m;
-    t.mode = vl::Mode::Train;
-    t.train.micro_batch = 2;
-    t.train.seq_len = 4096;
-    t.parallel.dp = 8;
-    t.parallel.zero = 1;
-    t.gpu_count = 8;
+    vl::Scenario t = of(vl::Mode::Train);
+    t.train.micro_batch = 2; t.train.seq_len = 4096;
+    t.parallel.dp = 8; t.parallel.zero = 1; t.gpu_count = 8;
     out.push_back(t);
     vl::Scenario z = t;
-    z.parallel.tp = 2; z.parallel.pp = 2; z.parallel.dp = 4; z.parallel.zero = 3; z.parallel.sp = true;
-    z.gpu_count = 16;
-    z.train.recompute = vl::Recompute::Full;
-    z.train.offload_checkpoints = true;
-    z.deepspeed.enabled = true;
+    z.parallel.tp = 2; z.parallel.pp = 2; z.parallel.dp = 4; z.parallel.zero = 3; z.parallel.sp = true; z.gpu_count = 16;
+    z.train.recompute = vl::Recompute::Full; z.train.offload_checkpoints = true; z.deepspeed.enabled = true;
     out.push_back(z);
-    vl::Scenario l;
-    l.model = m;
-    l.mode = vl::Mode::FineTune;
-    l.finetune.method = vl::FineTuneMethod::LoRA;
-    l.finetune.lora_targets = vl::kLoraAllLinear;
+    vl::Scenario l = of(vl::Mode::FineTune);
+    l.finetune.method = vl::FineTuneMethod::LoRA; l.finetune.lora_targets = vl::kLoraAllLinear;
     out.push_back(l);
     vl::Scenario q = l;
-    q.finetune.method = vl::FineTuneMethod::QLoRA;
-    q.finetune.bnb_saves_inputs = true;
-    q.train.loop_holds_logits = true;
+    q.finetune.method = vl::FineTuneMethod::QLoRA; q.finetune.bnb_saves_inputs = true; q.train.loop_holds_logits = true;
     out.push_back(q);
-    vl::Scenario i;
-    i.model = m;
-    i.mode = vl::Mode::Infer;
-    i.infer.batch = 4;
-    i.infer.flash_attention = false;
+    vl::Scenario i = of(vl::Mode::Infer);
+    i.infer.batch = 4; i.infer.flash_attention = false;
     out.push_back(i);
     vl::Scenario v = i;
-    v.infer.engine = vl::Engine::VLLM;
-    v.infer.flash_attention = true;
-    v.infer.batch = 32;
-    v.infer.speculative.method = vl::SpecMethod::Ngram;
-    v.infer.speculative.num_speculative_tokens = 3;
+    v.infer.engine = vl::Engine::VLLM; v.infer.flash_attention = true; v.infer.batch = 32;
+    v.infer.speculative.method = vl::SpecMethod::Ngram; v.infer.speculative.num_speculative_tokens = 3;
     out.push_back(v);
     vl::Scenario g = i;
-    g.infer.engine = vl::Engine::LlamaCpp;
-    g.infer.weights = vl::WeightFormat::GGUF_Q4_K_M;
-    g.infer.flash_attention = true;
+    g.infer.engine = vl::Engine::LlamaCpp; g.infer.weights = vl::WeightFormat::GGUF_Q4_K_M; g.infer.flash_attention = true;
     out.push_back(g);
     return out;
 }
