@@ -141,6 +141,10 @@ VL_TEXT_PATH void add_text(Component& c, F& expr) {
     s.set_text(c, top);
 }
 
+// e.components.push_back(c): out of line, so that the vector's append code is written once, not at
+// each of the ~100 add() sites (the page's size, issue 16).
+[[gnu::noinline]] Component& append_component(Estimate& e, Component&& c);
+
 // Appends a component whose bytes, formula and substituted text all come from `expr` (see above).
 template <class F>
     requires std::is_invocable_v<F&, Numbers&>
@@ -148,8 +152,7 @@ Component& add(Estimate& e, Detail d, Component c, F&& expr) {
     Numbers n;
     c.bytes = static_cast<double>(expr(n));
     if (d == Detail::Full) add_text(c, expr);
-    e.components.push_back(std::move(c));
-    return e.components.back();
+    return append_component(e, std::move(c));
 }
 
 }  // namespace vl
