@@ -4,11 +4,17 @@
 
 #include <string>
 
+#include "formula.h"
 #include "inference/inference.h"
 #include "mechanisms.h"
 #include "training/training.h"
 
 namespace vl {
+
+Component& append_component(Estimate& e, Component&& c) {
+    e.components.push_back(std::move(c));
+    return e.components.back();
+}
 
 PhaseTotals phase_totals(std::span<const Component> components, unsigned categories) {
     PhaseTotals t;

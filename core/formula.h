@@ -55,6 +55,17 @@ inline std::string bytes_text(double bytes) { return number_text(bytes) + " B"; 
 
 enum class Prec { Sum = 1, Product = 2, Atom = 3 };
 
+// The text path is cold: it runs once per change in the page (Detail::Full), never in a sweep, and
+// each component's expression is instantiated a second time for it. So its operations live out of
+// line in core/formula.cpp (compiled for size) and are never inlined, not even by the web build's
+// link-time optimisation, and each expression's text half (add_text below) is compiled for size:
+// the hot path keeps a call. VL_TEXT_PATH marks those functions.
+#if defined(__clang__)
+#define VL_TEXT_PATH [[gnu::noinline, gnu::cold, clang::minsize]]
+#else
+#define VL_TEXT_PATH [[gnu::noinline, gnu::cold]]
+#endif
+
 struct Sym {
     double v = 0;
     std::string sym;   // symbolic text, e.g. "P * weight_bytes / N_w"
@@ -63,83 +74,41 @@ struct Sym {
     bool none = true;  // the empty term N{}: adds as nothing, multiplies as 0
 
     Sym() = default;
+    // A plain number in an expression: prints as itself in both texts.
     template <class T>
         requires std::is_arithmetic_v<T>
-    Sym(T c) : v(static_cast<double>(c)), sym(number_text(v)), num(sym), prec(sym[0] == '-' ? Prec::Sum : Prec::Atom), none(false) {
+    Sym(T c) : Sym(constant(static_cast<double>(c))) {
         static_assert(!std::is_same_v<T, bool>, "expressions take numbers, not bools");
     }
-    static Sym leaf(const char* name, double value) {
-        Sym s;
-        s.v = value; s.sym = name; s.num = number_text(value); s.none = false;
-        s.prec = s.num[0] == '-' ? Prec::Sum : Prec::Atom;  // a negative number is parenthesised like a difference
-        return s;
-    }
+    VL_TEXT_PATH static Sym constant(double value);
+    VL_TEXT_PATH static Sym leaf(const char* name, double value);
+    // Out of line, so that the temporaries of an expression cost a call each, not inlined string code.
+    VL_TEXT_PATH Sym(const Sym&);
+    VL_TEXT_PATH Sym(Sym&&) noexcept;
+    VL_TEXT_PATH Sym& operator=(const Sym&);
+    VL_TEXT_PATH Sym& operator=(Sym&&) noexcept;
+    VL_TEXT_PATH ~Sym();
 };
 
-namespace detail {
-inline std::string wrap(const std::string& t, bool paren) { return paren ? "(" + t + ")" : t; }
-inline Sym binary(const Sym& a, const Sym& b, char op, double v) {
-    const Prec p = (op == '+' || op == '-') ? Prec::Sum : Prec::Product;
-    const bool pa = a.prec < p;
-    const bool pb = b.prec < p || (b.prec == p && (op == '-' || op == '/'));
-    Sym r;
-    r.v = v;
-    r.sym = wrap(a.sym, pa) + " " + op + " " + wrap(b.sym, pb);
-    r.num = wrap(a.num, pa) + " " + op + " " + wrap(b.num, pb);
-    r.prec = p;
-    r.none = false;
-    return r;
-}
-inline Sym call(const char* fn, const Sym& a, const Sym* b, double v) {
-    Sym r;
-    r.v = v;
-    r.sym = std::string(fn) + "(" + a.sym + (b ? ", " + b->sym : "") + ")";
-    r.num = std::string(fn) + "(" + a.num + (b ? ", " + b->num : "") + ")";
-    r.prec = Prec::Atom;
-    r.none = false;
-    return r;
-}
-inline Sym zero_if_none(const Sym& s) { return s.none ? Sym(0) : s; }
-}  // namespace detail
-
-inline Sym operator+(const Sym& a, const Sym& b) {
-    if (a.none) return b;
-    if (b.none) return a;
-    return detail::binary(a, b, '+', a.v + b.v);
-}
-inline Sym operator-(const Sym& a, const Sym& b) {
-    if (b.none) return a;
-    const Sym l = detail::zero_if_none(a);
-    return detail::binary(l, b, '-', l.v - b.v);
-}
-inline Sym operator*(const Sym& a, const Sym& b) {
-    if (a.none || b.none) return Sym{};
-    return detail::binary(a, b, '*', a.v * b.v);
-}
-inline Sym operator/(const Sym& a, const Sym& b) {
-    const Sym l = detail::zero_if_none(a), r = detail::zero_if_none(b);
-    return detail::binary(l, r, '/', l.v / r.v);
-}
-inline Sym& operator+=(Sym& a, const Sym& b) { return a = a + b; }
-inline Sym& operator-=(Sym& a, const Sym& b) { return a = a - b; }
-inline Sym& operator*=(Sym& a, const Sym& b) { return a = a * b; }
-inline Sym& operator/=(Sym& a, const Sym& b) { return a = a / b; }
+// + - * / print "a op b" with the parentheses the arithmetic needs; the empty term N{} adds as nothing.
+VL_TEXT_PATH Sym operator+(const Sym& a, const Sym& b);
+VL_TEXT_PATH Sym operator-(const Sym& a, const Sym& b);
+VL_TEXT_PATH Sym operator*(const Sym& a, const Sym& b);
+VL_TEXT_PATH Sym operator/(const Sym& a, const Sym& b);
+VL_TEXT_PATH Sym& operator+=(Sym& a, const Sym& b);
+VL_TEXT_PATH Sym& operator-=(Sym& a, const Sym& b);
+VL_TEXT_PATH Sym& operator*=(Sym& a, const Sym& b);
+VL_TEXT_PATH Sym& operator/=(Sym& a, const Sym& b);
 
 // The functions an expression may use, over double (fast path) and over Sym (text).
 inline double max_of(double a, double b) { return std::max(a, b); }
 inline double min_of(double a, double b) { return std::min(a, b); }
 inline double ceil_of(double a) { return std::ceil(a); }
 inline double floor_of(double a) { return std::floor(a); }
-inline Sym max_of(const Sym& a, const Sym& b) {
-    const Sym l = detail::zero_if_none(a), r = detail::zero_if_none(b);
-    return detail::call("max", l, &r, std::max(l.v, r.v));
-}
-inline Sym min_of(const Sym& a, const Sym& b) {
-    const Sym l = detail::zero_if_none(a), r = detail::zero_if_none(b);
-    return detail::call("min", l, &r, std::min(l.v, r.v));
-}
-inline Sym ceil_of(const Sym& a) { const Sym x = detail::zero_if_none(a); return detail::call("ceil", x, nullptr, std::ceil(x.v)); }
-inline Sym floor_of(const Sym& a) { const Sym x = detail::zero_if_none(a); return detail::call("floor", x, nullptr, std::floor(x.v)); }
+VL_TEXT_PATH Sym max_of(const Sym& a, const Sym& b);
+VL_TEXT_PATH Sym min_of(const Sym& a, const Sym& b);
+VL_TEXT_PATH Sym ceil_of(const Sym& a);
+VL_TEXT_PATH Sym floor_of(const Sym& a);
 
 // The fast path: every quantity is its value.
 struct Numbers {
@@ -150,23 +119,31 @@ struct Numbers {
 // The text path: every quantity is a named leaf; let() records its definition.
 struct Symbols {
     std::vector<std::string> where;  // "A_attn = qkv_in + Q + ...", in the order they were named
-    Sym operator()(const char* name, double v) const { return Sym::leaf(name, v); }
-    Sym let(const char* name, const Sym& def) {
-        const Sym x = detail::zero_if_none(def);
-        std::string d = std::string(name) + " = " + x.sym;
-        if (std::find(where.begin(), where.end(), d) == where.end()) where.push_back(std::move(d));
-        return Sym::leaf(name, x.v);
-    }
+    Symbols() = default;
+    VL_TEXT_PATH ~Symbols();
+    VL_TEXT_PATH Sym operator()(const char* name, double v) const;
+    VL_TEXT_PATH Sym let(const char* name, const Sym& def);
     // "<top formula>, A = ..., B = ..."
-    std::string formula(const Sym& top) const {
-        std::string out = detail::zero_if_none(top).sym;
-        for (const std::string& w : where) out += ", " + w;
-        return out;
-    }
+    VL_TEXT_PATH std::string formula(const Sym& top) const;
+    // Fills c's formula (formula(top)) and substituted text (derivation_text) for c.bytes.
+    VL_TEXT_PATH void set_text(Component& c, const Sym& top) const;
 };
 
 // The full substituted text: "<expression with numbers> = <bytes> B".
-inline std::string derivation_text(const Sym& top, double bytes) { return detail::zero_if_none(top).num + " = " + bytes_text(bytes); }
+VL_TEXT_PATH std::string derivation_text(const Sym& top, double bytes);
+
+// The text half of add(): the expression over Symbols, one instantiation per expression, out of the
+// hot path and compiled for size.
+template <class F>
+VL_TEXT_PATH void add_text(Component& c, F& expr) {
+    Symbols s;
+    const Sym top = expr(s);
+    s.set_text(c, top);
+}
+
+// e.components.push_back(c): out of line, so that the vector's append code is written once, not at
+// each of the ~100 add() sites (the page's size, issue 16).
+[[gnu::noinline]] Component& append_component(Estimate& e, Component&& c);
 
 // Appends a component whose bytes, formula and substituted text all come from `expr` (see above).
 template <class F>
@@ -174,13 +151,8 @@ template <class F>
 Component& add(Estimate& e, Detail d, Component c, F&& expr) {
     Numbers n;
     c.bytes = static_cast<double>(expr(n));
-    if (d == Detail::Full) {
-        Symbols s;
-        const Sym top = expr(s);
-        c.set_text(s.formula(top), derivation_text(top, c.bytes));
-    }
-    e.components.push_back(std::move(c));
-    return e.components.back();
+    if (d == Detail::Full) add_text(c, expr);
+    return append_component(e, std::move(c));
 }
 
 }  // namespace vl

@@ -22,7 +22,7 @@ const opt = (name, fallback) => { const i = argv.indexOf(`--${name}`); return i 
 const siteDir = resolve(opt('site', 'build/web/site'));
 const executablePath = opt('chromium', process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium');
 
-const BUDGET_TRANSFER_BYTES = 611_000;  // 606.3 KB measured by this script on 2026-11-26 (evening, CI on a fresh clone at a3f7b34) after the framework profiles, DeepSpeed's ZeRO buffers, vLLM speculative decoding and the FSDP / bitsandbytes / loop-logits mechanisms (+19.6 KB on 586.7), + 4 KB as docs/performance.md says
+const BUDGET_TRANSFER_BYTES = 566_000;  // 561.1 KB measured by this script on 2026-11-26 (evening, local build of branch size2) after the formula text path left the hot path and add() appends out of line (-45.2 KB on 606.3 KB at 7e44662, same machine), + 4 KB as docs/performance.md says
 const onDemand = (f) => f.endsWith('.ttf') || f.endsWith('.txt');  // web/main.cpp fetches the Chinese font and messages when needed
 const IDLE_MS = 3000;
 
