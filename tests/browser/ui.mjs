@@ -11,17 +11,20 @@
 //   7. exports (JSON, Markdown, CSV) through the clipboard and as downloads carry the core's total
 //   8. screenshots: docs/screenshot-desktop.png (1280x800), docs/screenshot-phone.png (390x844, touch)
 //
-// Usage: node ui.mjs --site build/web/site [--docs docs] [--chromium /usr/bin/chromium]
+// Usage: node ui.mjs --site build/web/site [--docs DIR (default: a new temporary folder)] [--chromium /usr/bin/chromium]
 import { appState as state, click, dropFile, finish, launchChromium, messages, openApp, parseArgs, paste, scrollTo,
          serveSite, settle, waitForMessage } from './harness.mjs';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 const args = parseArgs();
 const here = dirname(fileURLToPath(import.meta.url));
 const siteDir = resolve(args.site ?? 'build/web/site');
-const docsDir = resolve(args.docs ?? join(here, '../../docs'));
+// Screenshots go to docs/ only when asked (scripts/gen-docs.sh passes --docs docs): a test run never writes tracked files.
+const docsDir = resolve(args.docs ?? mkdtempSync(join(tmpdir(), 'vl-ui-shots-')));
 const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
 const configPath = join(here, '../data/configs/gpt2.json');
 
