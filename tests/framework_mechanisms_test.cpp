@@ -16,21 +16,14 @@
 
 #include "estimate.h"
 #include "training_fixtures.h"
+#include "component_lookup.h"
 
 using namespace vl;
+using test::bytes_of;
+using test::find;
 
 namespace {
 
-const Component* find(const Estimate& e, const char* id) {
-    for (const Component& c : e.components)
-        if (std::strcmp(c.id, id) == 0) return &c;
-    return nullptr;
-}
-
-double bytes_of(const Estimate& e, const char* id) {
-    const Component* c = find(e, id);
-    return c ? c->bytes : 0.0;
-}
 
 bool has_error(const Estimate& e, const char* field) {
     for (const FieldError& x : e.errors)

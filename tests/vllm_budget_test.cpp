@@ -13,8 +13,11 @@
 #include "inference/runtime.h"
 #include "inference/vllm_budget.h"
 #include "inference_models.h"
+#include "component_lookup.h"
 
 using namespace vl;
+using test::bytes_of;
+using test::find;
 
 namespace {
 
@@ -23,15 +26,6 @@ constexpr double kPeer = 363538303.2685714;
 constexpr double kH100Context = 781189120.0;
 constexpr double kH100Total = 85017493504.0;  // cudaMemGetInfo's total on the H100 80GB HBM3 measured here
 
-const Component* find(const Estimate& e, const char* id) {
-    for (const Component& c : e.components)
-        if (std::strcmp(c.id, id) == 0) return &c;
-    return nullptr;
-}
-double bytes_of(const Estimate& e, const char* id) {
-    const Component* c = find(e, id);
-    return c ? c->bytes : 0.0;
-}
 double weights_of(const Estimate& e) {
     double b = 0;
     for (const Component& c : e.components)
