@@ -94,7 +94,8 @@ TEST_CASE("import gemma, gemma2, gemma3 (top level and text_config) configs") {
 
     vl::Result<vl::ModelSpec> g3 = vl::import_hf_config(read_config("gemma-3-27b-it.json"));
     REQUIRE(g3.ok());
-    CHECK(has_warning(g3, "vision"));                       // only text_config is counted
+    CHECK_FALSE(has_warning(g3, "vision tower"));           // vision_config is read (tests/vlm_test.cpp)
+    CHECK(g3->vision.active());
     CHECK(has_warning(g3, "text_config.vocab_size"));       // Gemma3TextConfig default 262208 used
     CHECK(g3->vocab == 262208);
     CHECK(g3->head_dim == 128);
