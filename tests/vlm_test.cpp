@@ -4,11 +4,15 @@
 // ones (tests/data/configs/SOURCES.md); the per-tensor sums and image tokens are derived by hand below.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "cli.h"
 #include "estimate.h"
 #include "model/hf_config.h"
 #include "model/image_tokens.h"
+#include "model/presets.h"
 #include "param_count.h"
 #include "repo_files.h"
 
@@ -185,6 +189,13 @@ TEST_CASE("vision-language models: the tower and projector weights in the infere
     for (const Component& c : e.components)
         if (c.category == Category::Weights) weights += c.bytes;
     CHECK(weights == 8292166656.0 * 2);  // every parameter of the checkpoint, 2 B each
+    // The derivation shown is the expression that computed it.
+    const Estimate full = estimate(s, Detail::Full);
+    for (const Component& c : full.components)
+        if (std::string(c.id) == "weights.vision") {
+            CHECK(c.formula() == "(P_vision + P_projector) * weight_bytes");
+            CHECK(c.substituted().find("(631,975,680 + 44,574,464) * 2") == 0);
+        }
 
     // vLLM's KV pool is what the weights, the tower included, leave.
     s.infer.engine = Engine::VLLM;
@@ -278,4 +289,25 @@ TEST_CASE("vision-language models: images need a vision tower, a supported engin
     REQUIRE_FALSE(e.ok());
     CHECK(e.errors[0].field == "infer.images");
     CHECK(e.errors[0].message.find("--mmproj") != std::string::npos);
+}
+
+TEST_CASE("vision-language models: the presets carry their towers, and vramlens estimate takes --images --image-width --image-height") {
+    const ModelPreset* q = find_model("qwen2.5-vl-7b");
+    REQUIRE(q);
+    CHECK(q->spec.vision.kind == VisionKind::QwenVit);
+    REQUIRE(find_model("llava-1.5-7b"));
+    CHECK(find_model("llava-1.5-7b")->spec.vision.kind == VisionKind::Clip);
+    CHECK(find_model("gemma-3-12b")->spec.vision.projector == ProjectorKind::Gemma3);
+    std::string out, err;
+    const std::vector<std::string> args{"estimate", "--model", "qwen2.5-vl-7b", "--mode", "infer", "--context", "2000", "--images", "2",
+                                        "--image-width", "1280", "--image-height", "720", "--format", "json"};
+    REQUIRE(cli::run(args, out, err) == 0);
+    const nlohmann::json j = nlohmann::json::parse(out);
+    double kv = -1, vision = -1;
+    for (const auto& c : j["components"]) {
+        if (c["id"] == "kv_cache") kv = c["bytes"].get<double>();
+        if (c["id"] == "weights.vision") vision = c["bytes"].get<double>();
+    }
+    CHECK(kv == (2000.0 + 2 * 1196) * 57344);  // as in the test above: 2 images of 1196 tokens beside 2000
+    CHECK(vision == 676550144.0 * 2);
 }

@@ -7,7 +7,7 @@
 
 namespace vl {
 
-// Qwen2.5-VL's preprocessor_config.json: min_pixels 56 x 56, max_pixels 16384 x 28 x 28 [qwen2.5-vl].
+// Qwen2.5-VL's preprocessor_config.json: min_pixels 56 x 56, max_pixels 16384 x 28 x 28 [qwen25-vl].
 inline constexpr int64_t kQwenMinPixels = 3136;
 inline constexpr int64_t kQwenMaxPixels = 12845056;
 
@@ -19,10 +19,10 @@ struct ImageGrid {
 
 // One image of width x height pixels (both > 0). Fixed-resolution towers resize every image to image_size:
 // CLIP (LLaVA-1.5, vision_feature_select_strategy "default": the class token dropped) (S/p)^2 tokens, 576 at
-// 336 px / 14 [llava-1.5-hf]; SigLIP with Gemma 3's projector: the (S/p)^2 patches pooled to tokens_per_image,
+// 336 px / 14 [llava15-hf]; SigLIP with Gemma 3's projector: the (S/p)^2 patches pooled to tokens_per_image,
 // 256 [gemma3-report]. Qwen2.5-VL (dynamic resolution): each side rounded to a multiple of patch x merge (28 px),
 // scaled down into max_pixels or up into min_pixels keeping the aspect ratio (Qwen2VLImageProcessor smart_resize
-// [transformers-code]); (h/14)(w/14) patches, merge^2 = 4 of them per token [qwen2.5-vl].
+// [transformers-code]); (h/14)(w/14) patches, merge^2 = 4 of them per token [qwen25-vl].
 ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels = kQwenMinPixels,
                      int64_t max_pixels = kQwenMaxPixels);
 
