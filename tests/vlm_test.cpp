@@ -1,5 +1,5 @@
 // Vision-language models (issue 18 item 3): the vision tower and projector from config.json's vision_config,
-// counted tensor by tensor (layer_tensors.h for_each_vision_tensor), image tokens per image by each family's
+// counted tensor by tensor (layer_tensors.h vision_tensors), image tokens per image by each family's
 // rule (model/image_tokens.h), and the tower's weights in the inference estimate. Counts are the published
 // ones (tests/data/configs/SOURCES.md); the per-tensor sums and image tokens are derived by hand below.
 #include <catch2/catch.hpp>
@@ -207,6 +207,18 @@ TEST_CASE("vision-language models: the tower and projector weights in the infere
     const Estimate t = estimate(text);
     REQUIRE(t.ok());
     CHECK(t.kv.pool_bytes - v.kv.pool_bytes == Approx(676550144.0 * 2).margin(t.kv.bytes_per_token * 16));
+    bool profile_said = false;
+    for (const std::string& w : v.warnings) profile_said = profile_said || w.find("encodes dummy images") != std::string::npos;
+    CHECK(profile_said);
+
+    // Training counts the language model only, and says so with the tower's size.
+    Scenario train = s;
+    train.mode = Mode::FineTune;
+    const Estimate tr = estimate(train);
+    REQUIRE(tr.ok());
+    bool train_said = false;
+    for (const std::string& w : tr.warnings) train_said = train_said || w.find("(676550144 parameters)") != std::string::npos;
+    CHECK(train_said);
 
     // A quantized language model keeps its tower 16-bit.
     s.infer.engine = Engine::Transformers;

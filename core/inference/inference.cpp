@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -253,17 +254,19 @@ ModelSpec tower_view(const VisionSpec& v) {
 // (CLIP/SigLIP batch the images; Qwen2.5-VL's eager path attends image by image). Its working tensors are freed
 // before the language model's layers run, so the forward peaks at the larger of the two: the component is what
 // the encoder needs beyond the prefill's activations, max(A_vision - A_prefill, 0).
-void add_vision_encoder(const Scenario& s, Detail d, Estimate& e, int64_t q_tokens, int64_t kv_tokens) {
-    const ModelSpec& m = s.model;
+void add_vision_encoder(const Scenario& s, Detail d, Estimate& e) {
     const InferenceOptions& o = s.infer;
-    const VisionSpec& v = m.vision;
-    const int64_t tp = s.parallel.tp;
+    const VisionSpec& v = s.model.vision;
     const ImageGrid g = image_grid(v, o.image_width, o.image_height);
     const ModelSpec tower = tower_view(v);
     const bool per_image = v.kind == VisionKind::QwenVit;
+    // The prefill's activation rows added before this one (act.prefill_*, the eager scores): what the encoder is compared with.
+    double prefill = 0;
+    for (const Component& c : e.components)
+        if (std::string_view(c.id).starts_with("act.prefill") || std::string_view(c.id) == "act.attention_scores") prefill += c.bytes;
     add(e, d, comp("act.vision_encoder", "Vision encoder (beyond the prefill's activations)", Category::Activations, kPrefill,
                    "the image encoder runs before the language model's layers: live tensors at one tower layer's MLP over every "
-                   "patch, eager attention scores per image [transformers-code]; peak max(A_vision, A_prefill)"),
+                   "patch, eager attention scores per image [transformers-code]; peak max(A_vision, A_prefill), A_prefill the prefill rows"),
         [&](auto& q) {
             using N = std::decay_t<decltype(q("", 0.0))>;
             const N patches = q("b", static_cast<double>(o.batch)) * q("images", static_cast<double>(o.images)) *
@@ -271,10 +274,7 @@ void add_vision_encoder(const Scenario& s, Detail d, Estimate& e, int64_t q_toke
             N vision = mlp_live_bytes(q, tower, patches, 1, kActBytes);
             if (!o.flash_attention)
                 vision += eager_scores_bytes(q, tower, per_image ? 1 : o.batch * o.images, g.patches, g.patches, 1, false);
-            N prefill = layer_live_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), tp, kActBytes) +
-                        hf_forward_inputs_bytes(q, m, q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens)), kActBytes);
-            if (!o.flash_attention) prefill += eager_scores_bytes(q, m, o.batch, q_tokens, kv_tokens, tp);
-            return max_of(q.let("A_vision", vision) - q.let("A_prefill", prefill), N(0));
+            return max_of(q.let("A_vision", vision) - q("A_prefill", prefill), N(0));
         });
 }
 
@@ -365,7 +365,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
     const int64_t q_tokens = prefill_tokens(o);
     add_forward_activations(s, d, e, "Prefill activations (MLP)", q_tokens, prompt);
-    if (m.vision.active() && o.images > 0 && p.stage == 0) add_vision_encoder(s, d, e, q_tokens, prompt);
+    if (m.vision.active() && o.images > 0 && p.stage == 0) add_vision_encoder(s, d, e);
     const int64_t positions = hf_logit_positions(o);
     add(e, d, comp("logits", positions == 1 ? "Logits (last position)" : "Logits (prefill positions)", Category::Logits,
                    positions == 1 ? kServing : kPrefill,
@@ -619,6 +619,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
                              "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
                              "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
+    if (m.vision.active())
+        e.warnings.push_back("vLLM: the profile run of a vision-language model also encodes dummy images (its encoder budget) before the KV pool "
+                             "is sized; that encoder forward is not modelled (the activation peak is the language model's)");
     if (o.cuda_graphs)
         e.warnings.push_back("vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
     if (speculative)
@@ -627,10 +630,6 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
 }
 
 }  // namespace
-
-int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o) {
-    return m.vision.active() && o.images > 0 ? o.images * image_grid(m.vision, o.image_width, o.image_height).tokens : 0;
-}
 
 void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
     // The MLA cache layout is the engine version's, not the checkpoint's: the KV formulas read it
@@ -647,11 +646,7 @@ void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
         if (!decompressed) decompressed = scenario;
         decompressed->infer.context += image_tokens;
         if (decompressed->infer.prompt > 0) decompressed->infer.prompt += image_tokens;
-        const ImageGrid grid = image_grid(scenario.model.vision, scenario.infer.image_width, scenario.infer.image_height);
-        e.warnings.push_back("images: " + std::to_string(scenario.infer.images) + " image(s) of " + std::to_string(grid.tokens) +
-                             " tokens each (" + std::to_string(scenario.infer.image_width) + " x " + std::to_string(scenario.infer.image_height) +
-                             " px) join every sequence: the KV cache and prefill count " + std::to_string(scenario.infer.context) + " + " +
-                             std::to_string(image_tokens) + " = " + std::to_string(scenario.infer.context + image_tokens) + " tokens");
+        e.warnings.push_back(image_tokens_note(scenario.model, scenario.infer));
     }
     const Scenario& s = decompressed ? *decompressed : scenario;
     const GgufTensorBytes& g = s.model.gguf_bytes;
@@ -688,20 +683,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     range("infer.max_batched_tokens", o.max_batched_tokens, 0, 100000000);
     range("infer.ubatch", o.ubatch, 1, 1000000);
     range("infer.logits_to_keep", o.logits_to_keep, 0, reported(errs, "infer.context") ? 100000000 : o.context);
-    range("infer.images", o.images, 0, 10000);
-    range("infer.image_width", o.image_width, 1, 100000);
-    range("infer.image_height", o.image_height, 1, 100000);
-    if (o.images > 0 && !s.model.vision.active())
-        errs.push_back({"infer.images", "the model has no vision tower (model.vision): import a vision-language config.json (LLaVA, Gemma 3, "
-                                        "Qwen2.5-VL) or set 0; got " + std::to_string(o.images)});
-    if (o.images > 0 && s.model.vision.active() && o.engine == Engine::LlamaCpp)
-        errs.push_back({"infer.images", "llama.cpp encodes images with a separate projector file (--mmproj): plan it in Run locally; use "
-                                        "engine transformers or vllm, or set 0"});
-    // Qwen2VLImageProcessor's smart_resize refuses an aspect ratio above 200 [transformers-code].
-    if (o.images > 0 && s.model.vision.kind == VisionKind::QwenVit && o.image_width > 0 && o.image_height > 0 &&
-        std::max(o.image_width, o.image_height) > 200 * std::min(o.image_width, o.image_height))
-        errs.push_back({"infer.image_width", "and infer.image_height: the Qwen2-VL processor refuses an aspect ratio above 200; got " +
-                                                 std::to_string(o.image_width) + " x " + std::to_string(o.image_height)});
+    validate_images(s.model, o, errs);
     if (s.model.encoder && o.engine != Engine::Transformers)
         errs.push_back({"infer.engine", std::string("an encoder (") + s.model.model_type + ") is sized as transformers runs it; vLLM's and llama.cpp's "
                                         "embedding servers are not modelled yet: use engine transformers"});

@@ -1136,7 +1136,7 @@ const Family* resolve_family(Reader& r, Reader& top_reader, const json& top, boo
 }
 
 // The vision towers the importer reads, by the wrapper's model_type: the tower's and projector's modules
-// (layer_tensors.h for_each_vision_tensor) and the vision configuration class's defaults, used for keys
+// (layer_tensors.h vision_tensors) and the vision configuration class's defaults, used for keys
 // the file leaves out (CLIPVisionConfig, SiglipVisionConfig, Qwen2_5_VLVisionConfig __init__ defaults
 // [transformers-code]).
 struct VisionFamily {

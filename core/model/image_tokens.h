@@ -2,8 +2,11 @@
 // language model's sequence, and how many patches its vision tower runs over, by each family's rule.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
-#include "model_spec.h"
+#include "diagnostics.h"
+#include "scenario.h"
 
 namespace vl {
 
@@ -25,5 +28,16 @@ struct ImageGrid {
 // [transformers-code]); (h/14)(w/14) patches, merge^2 = 4 of them per token [qwen25-vl].
 ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels = kQwenMinPixels,
                      int64_t max_pixels = kQwenMaxPixels);
+
+// The image tokens of one sequence: infer.images images of image_width x image_height, by the model's rule; 0 for a
+// text-only model. The inference estimate adds them to each sequence's context (and prompt).
+int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o);
+
+// The estimate's note of how many tokens the images add ("images: 2 image(s) of 1196 tokens each ...").
+std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o);
+
+// infer.images, image_width, image_height: ranges, a model with a vision tower, an engine that runs it (not llama.cpp,
+// whose projector is planned in Run locally), Qwen's aspect-ratio limit. Called by validate_inference.
+void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<FieldError>& errs);
 
 }  // namespace vl

@@ -29,7 +29,7 @@ enum class TensorKind : uint8_t {
     EmbeddingProjection,  // outside the layers: OPT-350m project_in / project_out
     Head,          // outside the layers: lm_head (and its bias)
     FinalNorm,     // outside the layers: the final norm
-    VisionTower,   // a vision-language model's image encoder (ModelSpec::vision; for_each_vision_tensor)
+    VisionTower,   // a vision-language model's image encoder (ModelSpec::vision; vision_tensors)
     VisionProjector,  // the projector from the tower's features to the language model's embeddings
 };
 
@@ -57,7 +57,7 @@ struct Tensor {
     const char* name;      // Hugging Face module name: "q_proj", "experts.down_proj", "q_proj.bias", "input_layernorm"
     int64_t rows;          // out_features (a vector: its length)
     int64_t cols;          // in_features (a vector: 1)
-    int64_t count;         // copies: num_experts for routed experts, else 1
+    int64_t count;         // copies: num_experts for routed experts, a vision tower's layers for its layer tensors, else 1
     TensorKind kind;
     TensorSplit split;
     TensorRole role;
@@ -370,96 +370,6 @@ VL_TENSOR_INLINE void for_each_mtp_tensor(const ModelSpec& m, F&& f) {
     f(vec("mtp.norm", d, K::Norm));
 }
 
-// Calls f(const Tensor&) for each tensor of a vision-language model's vision tower (kind VisionTower) and
-// projector (kind VisionProjector), by the module lists of transformers' modeling files [transformers-code]:
-// CLIPVisionTransformer / SiglipVisionTransformer (modeling_clip, modeling_siglip): patch_embedding
-// [h, c*p*p] (SigLIP with a bias), CLIP's class_embedding [h], position_embedding [(S/p)^2 (+1 class), h],
-// CLIP's pre_layrnorm; per layer q, k, v, out_proj [h, h] + biases, layer_norm1/2 (LayerNorm), fc1 [f, h] and
-// fc2 [h, f] + biases; post_layernorm. Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl): patch_embed
-// Conv3d [h, c*t*p*p] without bias; per block norm1/norm2 (RMSNorm), attn.qkv [3h, h] + bias, attn.proj [h, h] +
-// bias, mlp gate/up [f, h] and down [h, f] + biases; its rotary positions have no weights. Projectors, into the
-// language model's width d: LlavaMultiModalProjector linear_1 [d, h] + bias, linear_2 [d, d] + bias;
-// Qwen2_5_VLPatchMerger ln_q (RMSNorm h), mlp.0 [h*m^2, h*m^2] + bias, mlp.2 [d, h*m^2] + bias;
-// Gemma3MultiModalProjector mm_soft_emb_norm (RMSNorm h), mm_input_projection_weight [h, d]. Nothing for a
-// text-only model. Engines keep the tower whole on every rank here (Replicated).
-template <class F>
-VL_TENSOR_INLINE void for_each_vision_tensor(const ModelSpec& m, F&& f) {
-    using namespace tensors;
-    const VisionSpec& v = m.vision;
-    if (!m.architecture_known() || !v.active()) return;
-    const int64_t h = v.hidden, d = m.hidden;
-    const bool qwen = v.kind == VisionKind::QwenVit;
-    auto tower = [&](const char* name, int64_t rows, int64_t cols) {
-        return mat(name, rows, cols, K::VisionTower, S::Replicated, cols == 1 ? R::Vector : R::OtherMatrix, 0, kWhole);
-    };
-    auto biased = [&](const char* name, const char* bias, int64_t rows, int64_t cols) {
-        const Tensor w = tower(name, rows, cols);
-        f(w);
-        f(bias_of(w, bias));
-    };
-    auto layer_norm = [&](const char* weight, const char* bias) {  // torch.nn.LayerNorm, or Qwen's RMSNorm (weight only)
-        f(tower(weight, h, 1));
-        if (!qwen) f(tower(bias, h, 1));
-    };
-    // Patch embedding: a convolution over channels x (temporal_patch x) patch x patch pixels.
-    const int64_t patch_pixels = v.channels * v.temporal_patch * v.patch * v.patch;
-    if (v.kind == VisionKind::Siglip) biased("patch_embedding", "patch_embedding.bias", h, patch_pixels);
-    else f(tower("patch_embedding", h, patch_pixels));
-    if (!qwen) {
-        const int64_t side = v.patch > 0 ? v.image_size / v.patch : 0;
-        const bool clip = v.kind == VisionKind::Clip;
-        if (clip) f(tower("class_embedding", h, 1));
-        f(tower("position_embedding", side * side + (clip ? 1 : 0), h));
-        if (clip) layer_norm("pre_layrnorm", "pre_layrnorm.bias");
-    }
-    for (int64_t i = 0; i < v.layers; ++i) {
-        layer_norm(qwen ? "norm1" : "layer_norm1", "layer_norm1.bias");
-        if (qwen) {
-            biased("attn.qkv", "attn.qkv.bias", 3 * h, h);
-            biased("attn.proj", "attn.proj.bias", h, h);
-            biased("mlp.gate_proj", "mlp.gate_proj.bias", v.ffn, h);
-            biased("mlp.up_proj", "mlp.up_proj.bias", v.ffn, h);
-            biased("mlp.down_proj", "mlp.down_proj.bias", h, v.ffn);
-        } else {
-            biased("self_attn.q_proj", "self_attn.q_proj.bias", h, h);
-            biased("self_attn.k_proj", "self_attn.k_proj.bias", h, h);
-            biased("self_attn.v_proj", "self_attn.v_proj.bias", h, h);
-            biased("self_attn.out_proj", "self_attn.out_proj.bias", h, h);
-            biased("mlp.fc1", "mlp.fc1.bias", v.ffn, h);
-            biased("mlp.fc2", "mlp.fc2.bias", h, v.ffn);
-        }
-        layer_norm(qwen ? "norm2" : "layer_norm2", "layer_norm2.bias");
-    }
-    if (!qwen) layer_norm("post_layernorm", "post_layernorm.bias");
-    auto proj = [&](const char* name, int64_t rows, int64_t cols) {
-        return mat(name, rows, cols, K::VisionProjector, S::Replicated, cols == 1 ? R::Vector : R::OtherMatrix, 0, kWhole);
-    };
-    switch (v.projector) {
-        case ProjectorKind::LlavaMlp: {
-            const Tensor l1 = proj("linear_1", d, h), l2 = proj("linear_2", d, d);
-            f(l1);
-            f(bias_of(l1, "linear_1.bias"));
-            f(l2);
-            f(bias_of(l2, "linear_2.bias"));
-            break;
-        }
-        case ProjectorKind::QwenMerger: {
-            const int64_t merged = h * v.merge * v.merge;
-            const Tensor m0 = proj("merger.mlp.0", merged, merged), m2 = proj("merger.mlp.2", d, merged);
-            f(proj("merger.ln_q", h, 1));
-            f(m0);
-            f(bias_of(m0, "merger.mlp.0.bias"));
-            f(m2);
-            f(bias_of(m2, "merger.mlp.2.bias"));
-            break;
-        }
-        case ProjectorKind::Gemma3:
-            f(proj("mm_soft_emb_norm", h, 1));
-            f(proj("mm_input_projection_weight", h, d));
-            break;
-    }
-}
-
 // ---- the inventory as a list ------------------------------------------------------------------
 
 // A fixed-capacity list (no heap).
@@ -486,9 +396,24 @@ private:
 // outside the layers. add() past the capacity would drop a tensor, so the capacities stay above those counts.
 using LayerTensors = TensorList<52>;
 using ModelTensors = TensorList<12>;
+using VisionTensors = TensorList<32>;  // at most 27: CLIP (7 outside the layers, 16 layer tensors) and LLaVA's projector (4)
 
 LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind);
 ModelTensors model_tensors(const ModelSpec& m);
+// The tensors of a vision-language model's vision tower (kind VisionTower; a layer tensor once, with one copy per
+// layer in `count`) and projector (kind VisionProjector), by the module lists of transformers' modeling files [transformers-code]:
+// CLIPVisionTransformer / SiglipVisionTransformer (modeling_clip, modeling_siglip): patch_embedding
+// [h, c*p*p] (SigLIP with a bias), CLIP's class_embedding [h], position_embedding [(S/p)^2 (+1 class), h],
+// CLIP's pre_layrnorm; per layer q, k, v, out_proj [h, h] + biases, layer_norm1/2 (LayerNorm), fc1 [f, h] and
+// fc2 [h, f] + biases; post_layernorm. Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl): patch_embed
+// Conv3d [h, c*t*p*p] without bias; per block norm1/norm2 (RMSNorm), attn.qkv [3h, h] + bias, attn.proj [h, h] +
+// bias, mlp gate/up [f, h] and down [h, f] + biases; its rotary positions have no weights. Projectors, into the
+// language model's width d: LlavaMultiModalProjector linear_1 [d, h] + bias, linear_2 [d, d] + bias;
+// Qwen2_5_VLPatchMerger ln_q (RMSNorm h), mlp.0 [h*m^2, h*m^2] + bias, mlp.2 [d, h*m^2] + bias;
+// Gemma3MultiModalProjector mm_soft_emb_norm (RMSNorm h), mm_input_projection_weight [h, d]. Nothing for a
+// text-only model. Engines keep the tower whole on every rank here (Replicated). Counts (param_count.cpp) and
+// validation read it; it runs once per estimate, off the per-tensor hot paths, so it is a list, not an inlined visitor.
+VisionTensors vision_tensors(const ModelSpec& m);
 
 // The part of a tensor (all `count` copies) one rank holds: / tp when Column, Row or Vocab split,
 // whole when Replicated; routed experts are spread over ep ranks and each expert split over

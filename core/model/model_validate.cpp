@@ -52,7 +52,7 @@ struct Checker {
 double params_in_double(const ModelSpec& m) {
     double total = 0;
     for_each_model_tensor(m, [&](const Tensor& t) { total += static_cast<double>(t.params()); });
-    for_each_vision_tensor(m, [&](const Tensor& t) { total += static_cast<double>(t.params()); });
+    for (const Tensor& t : vision_tensors(m)) total += static_cast<double>(t.params());
     layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
         double layer = 0;
         for (const Tensor& t : layer_tensors(m, k)) layer += static_cast<double>(t.params());
