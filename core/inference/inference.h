@@ -9,5 +9,4 @@ namespace vl {
 void estimate_inference(const Scenario& s, Detail d, Estimate& e);
 void validate_inference(const Scenario& s, std::vector<FieldError>& errs);  // Infer mode
 
-
 }  // namespace vl
