@@ -44,6 +44,8 @@ std::span<const EnumName<MlpActivation>> enum_names(MlpActivation);
 std::span<const EnumName<PositionKind>> enum_names(PositionKind);
 std::span<const EnumName<AttentionKind>> enum_names(AttentionKind);
 std::span<const EnumName<SsmKind>> enum_names(SsmKind);
+std::span<const EnumName<VisionKind>> enum_names(VisionKind);
+std::span<const EnumName<ProjectorKind>> enum_names(ProjectorKind);
 std::span<const EnumName<Category>> enum_names(Category);
 std::span<const EnumName<Phase>> enum_names(Phase);
 

@@ -86,6 +86,35 @@ struct SsmSpec {
     bool operator==(const SsmSpec&) const = default;
 };
 
+// The image side of a vision-language model (issue 18 item 3): the vision tower that turns an image into
+// patch features and the projector that maps them into the language model's embedding space. kind None: a
+// text-only model. The tower's modules follow transformers' modeling files [transformers-code]:
+// Clip: CLIPVisionModel (class token, learned positions, pre- and post-LayerNorm; LLaVA-1.5's tower);
+// Siglip: SiglipVisionTransformer without its head (Gemma 3's tower); QwenVit: Qwen2_5_VisionTransformer
+// (Conv3d patch embedding over temporal_patch frames, RMSNorms, fused qkv, a gated MLP, 2-D rotary
+// positions without weights). The projector: LlavaMlp (LlavaMultiModalProjector: linear, GELU, linear),
+// QwenMerger (Qwen2_5_VLPatchMerger: RMSNorm, then an MLP over merge x merge neighbouring patches),
+// Gemma3 (Gemma3MultiModalProjector: average pooling to tokens_per_image, RMSNorm, one matrix).
+enum class VisionKind { None, Clip, Siglip, QwenVit };
+enum class ProjectorKind { LlavaMlp, QwenMerger, Gemma3 };
+struct VisionSpec {
+    VisionKind kind = VisionKind::None;
+    int64_t layers = 0;          // num_hidden_layers (Qwen: depth)
+    int64_t hidden = 0;          // hidden_size of the tower (Qwen: hidden_size of vision_config, not out_hidden_size)
+    int64_t heads = 0;           // num_attention_heads (Qwen: num_heads)
+    int64_t ffn = 0;             // intermediate_size
+    int64_t patch = 0;           // patch_size: an image is cut into patch x patch pixel squares
+    int64_t image_size = 0;      // fixed-resolution towers: the side images are resized to (the position table's
+                                 // (image_size / patch)^2 rows); 0: dynamic resolution (QwenVit)
+    int64_t channels = 3;        // num_channels (Qwen: in_chans)
+    int64_t temporal_patch = 1;  // Qwen: temporal_patch_size (an image is repeated to this many frames)
+    int64_t merge = 1;           // Qwen: spatial_merge_size (merge x merge patches become one token)
+    ProjectorKind projector = ProjectorKind::LlavaMlp;
+    int64_t tokens_per_image = 0;  // Gemma 3: mm_tokens_per_image (the projector's pooled grid); 0: by the tower's rule
+    bool active() const { return kind != VisionKind::None; }
+    bool operator==(const VisionSpec&) const = default;
+};
+
 // Where an imported model came from, so that a share link names it (issue 17): a Hugging Face repo
 // id "org/name" and the revision (commit) that was read. Both empty for a preset or a typed model.
 // Not part of the architecture: the spec itself is always written out, so a link opened offline works.
@@ -161,6 +190,9 @@ struct ModelSpec {
     // Multi-token-prediction layers the checkpoint also holds (Qwen3-Next / Qwen3.5 mtp_num_hidden_layers):
     // not part of the model's counts (engines load them only for speculative decoding); ParamCounts::mtp.
     int64_t mtp_layers = 0;
+    // The vision tower and projector of a vision-language model: counted apart (ParamCounts::vision), not in the
+    // language model's total; kind None for a text-only model.
+    VisionSpec vision;
 
     // A model known only by its parameter count (HF's calculator style): architecture
     // fields above are 0 and features that need them (activations, KV cache) are disabled.

@@ -117,6 +117,8 @@ struct ParamCounts {
     int64_t active_per_token = 0; // MoE: parameters one token uses (dense: == total)
     int64_t largest_layer = 0;    // largest transformer layer (or embedding if larger), params
     int64_t mtp = 0;              // multi-token-prediction layers the checkpoint also holds (not in total)
+    int64_t vision = 0;           // a vision-language model's vision tower (not in total; ModelSpec::vision)
+    int64_t projector = 0;        // its projector into the language model (not in total)
     LayerTable per_layer;         // one entry per layer; empty when params_only
 };
 

@@ -194,6 +194,10 @@ struct InferenceOptions {
     LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
     MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
     Speculative speculative{};      // vLLM --speculative-config (method none: off)
+    // ---- images of a vision-language model (model.vision; core/model/image_tokens.h) ----
+    int64_t images = 0;             // images in each sequence's prompt; their tokens join the sequence (KV, prefill)
+    int64_t image_width = 1024;     // pixels, every image (a dynamic-resolution tower's tokens follow its size)
+    int64_t image_height = 1024;
 };
 
 // ---- hardware and parallelism ---------------------------------------------------------------

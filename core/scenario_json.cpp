@@ -106,6 +106,9 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("llamacpp_backend", &InferenceOptions::llamacpp_backend);
     v("mla_cache", &InferenceOptions::mla_cache);
     v("speculative", &InferenceOptions::speculative);
+    v("images", &InferenceOptions::images);
+    v("image_width", &InferenceOptions::image_width);
+    v("image_height", &InferenceOptions::image_height);
 }
 
 template <class V> void fields(V& v, Speculative*) {
@@ -275,6 +278,21 @@ template <class V> void fields(V& v, SsmSpec*) {
     v("layer_list", &SsmSpec::layer_list);
 }
 
+template <class V> void fields(V& v, VisionSpec*) {
+    v("kind", &VisionSpec::kind);
+    v("layers", &VisionSpec::layers);
+    v("hidden", &VisionSpec::hidden);
+    v("heads", &VisionSpec::heads);
+    v("ffn", &VisionSpec::ffn);
+    v("patch", &VisionSpec::patch);
+    v("image_size", &VisionSpec::image_size);
+    v("channels", &VisionSpec::channels);
+    v("temporal_patch", &VisionSpec::temporal_patch);
+    v("merge", &VisionSpec::merge);
+    v("projector", &VisionSpec::projector);
+    v("tokens_per_image", &VisionSpec::tokens_per_image);
+}
+
 template <class V> void fields(V& v, ModelOrigin*) {
     v("hub", &ModelOrigin::hub);
     v("revision", &ModelOrigin::revision);
@@ -330,6 +348,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("moe", &ModelSpec::moe);
     v("ssm", &ModelSpec::ssm);
     v("mtp_layers", &ModelSpec::mtp_layers);
+    v("vision", &ModelSpec::vision);
     v("source", &ModelSpec::source);
     v("gguf_bytes", &ModelSpec::gguf_bytes);
 }

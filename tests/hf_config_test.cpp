@@ -94,7 +94,8 @@ TEST_CASE("import gemma, gemma2, gemma3 (top level and text_config) configs") {
 
     vl::Result<vl::ModelSpec> g3 = vl::import_hf_config(read_config("gemma-3-27b-it.json"));
     REQUIRE(g3.ok());
-    CHECK(has_warning(g3, "vision"));                       // only text_config is counted
+    CHECK_FALSE(has_warning(g3, "vision tower"));           // vision_config is read (tests/vlm_test.cpp)
+    CHECK(g3->vision.active());
     CHECK(has_warning(g3, "text_config.vocab_size"));       // Gemma3TextConfig default 262208 used
     CHECK(g3->vocab == 262208);
     CHECK(g3->head_dim == 128);
@@ -167,7 +168,7 @@ TEST_CASE("an unsupported model_type names the closest supported ones, never imp
     CHECK_THAT(only_error(R"({"model_type": "Qwen2-MoE"})"), Catch::Contains("(the closest supported: \"qwen2_moe\")"));
     // At most two edits away (after folding): a typo, a version suffix.
     CHECK_THAT(only_error(R"({"model_type": "mistrall"})"), Catch::Contains("(the closest supported: \"mistral\", \"mixtral\")"));
-    CHECK_THAT(only_error(R"({"model_type": "qwen2.5"})"), Catch::Contains("(the closest supported: \"qwen2\", \"qwen3\", \"qwen\", \"qwen3_5\")"));
+    CHECK_THAT(only_error(R"({"model_type": "qwen2.5"})"), Catch::Contains("(the closest supported: \"qwen2\", \"qwen3\", \"qwen\", \"qwen2_5_vl\", \"qwen3_5\")"));
     CHECK_THAT(only_error(R"({"model_type": "gemma-3"})"), Catch::Contains("(the closest supported: \"gemma3\")"));
     // Nothing close: no hint. Short names are not matched by edits ("opt" is 2 edits from "gpt").
     CHECK_THAT(only_error(R"({"model_type": "my_llm"})"), !Catch::Contains("closest"));

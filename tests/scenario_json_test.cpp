@@ -60,6 +60,7 @@ Scenario every_field_changed() {
     m.moe.moe_layer_freq = 2;
     m.moe.router_bias = true;
     m.ssm = {SsmKind::Mamba2, 8, 4, 8192, 128, 4, 256, 128, 8, false, true, true, false, true, true, true, "Mam-"};  // every SsmSpec field off its default
+    m.vision = {VisionKind::Siglip, 2, 64, 4, 128, 14, 448, 4, 2, 3, ProjectorKind::Gemma3, 64};  // every VisionSpec field off its default
     m.source = {"acme/test-moe", "0123456789abcdef0123456789abcdef01234567"};
     for (int64_t i = 0; i < m.layers; ++i) m.gguf_bytes.layers.push_back(400'000'000 + static_cast<uint64_t>(i));  // one per layer
     m.gguf_bytes.token_embd = 1'234'567;
@@ -126,6 +127,9 @@ Scenario every_field_changed() {
     i.llamacpp_backend = LlamaCppBackend::CANN;
     i.mla_cache = MlaCache::Decompressed;
     i.speculative = {SpecMethod::Draft, "llama-3.2-1b", 4, 1};
+    i.images = 3;
+    i.image_width = 640;
+    i.image_height = 480;
     LocalOptions& lo = s.local;
     lo.engine = LocalEngine::SGLang;
     lo.weights = WeightFormat::AWQ4;
@@ -235,6 +239,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.moe.moe_layer_freq == y.moe.moe_layer_freq);
     CHECK(x.moe.router_bias == y.moe.router_bias);
     CHECK(x.ssm == y.ssm);
+    CHECK(x.vision == y.vision);
     CHECK(x.params_only == y.params_only);
     CHECK(a.mode == b.mode);
     CHECK(a.train.precision == b.train.precision);
@@ -293,6 +298,9 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.llamacpp_backend == b.infer.llamacpp_backend);
     CHECK(a.infer.mla_cache == b.infer.mla_cache);
     CHECK(a.infer.speculative == b.infer.speculative);
+    CHECK(a.infer.images == b.infer.images);
+    CHECK(a.infer.image_width == b.infer.image_width);
+    CHECK(a.infer.image_height == b.infer.image_height);
     CHECK(a.local.engine == b.local.engine);
     CHECK(a.local.weights == b.local.weights);
     CHECK(a.local.kv == b.local.kv);
@@ -691,7 +699,8 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 42);
+    CHECK(field_count<ModelSpec>() == 43);
+    CHECK(field_count<VisionSpec>() == 12);
     CHECK(field_count<SsmSpec>() == 17);
     CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<GgufTensorBytes>() == 6);
@@ -699,7 +708,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 25);
     CHECK(field_count<FineTuneOptions>() == 12);
-    CHECK(field_count<InferenceOptions>() == 24);
+    CHECK(field_count<InferenceOptions>() == 27);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format

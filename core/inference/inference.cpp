@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -18,6 +19,7 @@
 #include "inference/speculative.h"
 #include "inference/vllm_budget.h"
 #include "inference/weight_formats.h"
+#include "model/image_tokens.h"
 #include "allocator_reserve.h"
 #include "parallel.h"
 #include "units.h"
@@ -80,11 +82,27 @@ const char* norms_label(const ModelSpec& m) {
     return m.ssm.active() ? "Weights: norms and Mamba conv1d, A, D, dt bias" : "Weights: norms";
 }
 
+// A vision-language model's vision tower and projector (ModelSpec::vision) on a GPU of the first pipeline stage: the
+// first stage runs the image encoder before the language model's first layer (transformers' and vLLM's
+// *ForConditionalGeneration forward), and holds it whole, in the model's dtype: quantized checkpoints keep the
+// tower unquantized (transformers quantizes the language model's nn.Linear; vLLM's AWQ/GPTQ configs skip the
+// visual modules) [transformers-code] [vllm-code]. Tensor parallelism of the tower is not modelled (whole on each rank);
+// the caller adds it on stage 0 only.
+template <class Q>
+auto vision_weight_bytes(Q& q, const ParamCounts& pc, const InferenceOptions& o) {
+    return (q("P_vision", static_cast<double>(pc.vision)) + q("P_projector", static_cast<double>(pc.projector))) * q("weight_bytes", model_dtype_bytes(o));
+}
+
 void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     const StageWeightParams& w = p.params;
     const bool gguf = is_gguf(o.weights);
+    if (m.vision.active() && p.stage == 0)
+        add(e, d, comp("weights.vision", "Weights: vision tower and projector", Category::Weights, kLoadOn,
+                       "the image encoder and projector of a vision-language model, unquantized, on the first stage "
+                       "(transformers / vLLM *ForConditionalGeneration) [transformers-code] [vllm-code]"),
+            [&](auto& q) { return vision_weight_bytes(q, e.params, o); });
     add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, kLoadOn, weight_format_source(o.weights)),
         [&](auto& q) { return linear_weight_bytes(q, w, m, o, s.parallel); });
     if (p.w.embedding > 0)
@@ -218,6 +236,49 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
             [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, kv_tokens, tp); });
 }
 
+// The vision tower as a model of its own sizes, so that the language model's live-tensor and score formulas
+// (runtime.h) serve its layers: a ViT layer is a pre-norm attention + MLP block like a decoder layer's
+// (CLIPEncoderLayer, SiglipEncoderLayer, Qwen2_5_VLVisionBlock) [transformers-code].
+ModelSpec tower_view(const VisionSpec& v) {
+    ModelSpec t;
+    t.hidden = v.hidden;
+    t.ffn = v.ffn;
+    t.heads = t.kv_heads = v.heads;
+    t.head_dim = v.heads > 0 ? v.hidden / v.heads : 0;
+    t.gated_mlp = v.kind == VisionKind::QwenVit;  // Qwen2_5_VLMLP: gate, up, down; CLIP/SigLIP: fc1, fc2
+    return t;
+}
+
+// The image encoder in transformers' prefill (stage 0): the processor stacks every image of the batch into one
+// pixel_values, and the tower runs them in one forward before the language model's layers [transformers-code];
+// its live tensors at one layer's MLP over all b x images x patches, with eager attention each image's scores
+// (CLIP/SigLIP batch the images; Qwen2.5-VL's eager path attends image by image). Its working tensors are freed
+// before the language model's layers run, so the forward peaks at the larger of the two: the component is what
+// the encoder needs beyond the prefill's activations, max(A_vision - A_prefill, 0).
+void add_vision_encoder(const Scenario& s, Detail d, Estimate& e) {
+    const InferenceOptions& o = s.infer;
+    const VisionSpec& v = s.model.vision;
+    const ImageGrid g = image_grid(v, o.image_width, o.image_height);
+    const ModelSpec tower = tower_view(v);
+    const bool per_image = v.kind == VisionKind::QwenVit;
+    // The prefill's activation rows added before this one (act.prefill_*, the eager scores): what the encoder is compared with.
+    double prefill = 0;
+    for (const Component& c : e.components)
+        if (std::string_view(c.id).starts_with("act.prefill") || std::string_view(c.id) == "act.attention_scores") prefill += c.bytes;
+    add(e, d, comp("act.vision_encoder", "Vision encoder (beyond the prefill's activations)", Category::Activations, kPrefill,
+                   "the image encoder runs before the language model's layers: live tensors at one tower layer's MLP over every "
+                   "patch, eager attention scores per image [transformers-code]; peak max(A_vision, A_prefill), A_prefill the prefill rows"),
+        [&](auto& q) {
+            using N = std::decay_t<decltype(q("", 0.0))>;
+            const N patches = q("b", static_cast<double>(o.batch)) * q("images", static_cast<double>(o.images)) *
+                              q("patches", static_cast<double>(g.patches));
+            N vision = mlp_live_bytes(q, tower, patches, 1, kActBytes);
+            if (!o.flash_attention)
+                vision += eager_scores_bytes(q, tower, per_image ? 1 : o.batch * o.images, g.patches, g.patches, 1, false);
+            return max_of(q.let("A_vision", vision) - q("A_prefill", prefill), N(0));
+        });
+}
+
 // The largest tensor a transformers forward allocates and frees, for the allocator's split holes
 // (allocator_reserve.h) [transformers-code]: one MLP intermediate of the forward's tokens (a gate or up
 // projection's output; a routed expert's over every token, as the per-expert loop runs it), with eager
@@ -305,6 +366,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
     const int64_t q_tokens = prefill_tokens(o);
     add_forward_activations(s, d, e, "Prefill activations (MLP)", q_tokens, prompt);
+    if (m.vision.active() && o.images > 0 && p.stage == 0) add_vision_encoder(s, d, e);
     const int64_t positions = hf_logit_positions(o);
     add(e, d, comp("logits", positions == 1 ? "Logits (last position)" : "Logits (prefill positions)", Category::Logits,
                    positions == 1 ? kServing : kPrefill,
@@ -541,7 +603,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const double target_per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double per_token = target_per_token + (drafter ? draft_kv_bytes_per_token(*drafter, o.kv_dtype) : 0);  // one pool for both
     const double block_bytes = per_token * static_cast<double>(block);
-    const double available = requested - p.w.total() - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
+    Numbers n_vision;
+    const double vision = m.vision.active() && p.stage == 0 ? vision_weight_bytes(n_vision, e.params, o) : 0;
+    const double available = requested - p.w.total() - vision - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
     const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
     const int64_t lookahead = speculative_lookahead(o);
     const int64_t blocks_per_seq = (o.context + lookahead + block - 1) / block;
@@ -574,6 +638,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
                              "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
                              "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
+    if (m.vision.active())
+        e.warnings.push_back("vLLM: the profile run of a vision-language model also encodes dummy images (its encoder budget) before the KV pool "
+                             "is sized; that encoder forward is not modelled (the activation peak is the language model's)");
     if (o.cuda_graphs)
         e.warnings.push_back(budget == VllmBudget::InstanceGraphs
                                  ? "vLLM >= 0.21: its estimate of the CUDA graphs' memory is taken from the KV pool, which is smaller than shown "
@@ -593,6 +660,15 @@ void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
     if (scenario.model.attention == AttentionKind::MLA && scenario.infer.mla_cache == MlaCache::Decompressed) {
         decompressed = scenario;
         decompressed->model.mla.decompressed_cache = true;
+    }
+    // Image tokens join each sequence beside its infer.context tokens (and its prompt's): the KV cache, the prefill and the
+    // logits count them as the language model sees them (model/image_tokens.h).
+    const int64_t image_tokens = sequence_image_tokens(scenario.model, scenario.infer);
+    if (image_tokens > 0) {
+        if (!decompressed) decompressed = scenario;
+        decompressed->infer.context += image_tokens;
+        if (decompressed->infer.prompt > 0) decompressed->infer.prompt += image_tokens;
+        e.warnings.push_back(image_tokens_note(scenario.model, scenario.infer));
     }
     const Scenario& s = decompressed ? *decompressed : scenario;
     const GgufTensorBytes& g = s.model.gguf_bytes;
@@ -629,6 +705,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     range("infer.max_batched_tokens", o.max_batched_tokens, 0, 100000000);
     range("infer.ubatch", o.ubatch, 1, 1000000);
     range("infer.logits_to_keep", o.logits_to_keep, 0, reported(errs, "infer.context") ? 100000000 : o.context);
+    validate_images(s.model, o, errs);
     if (s.model.encoder && o.engine != Engine::Transformers)
         errs.push_back({"infer.engine", std::string("an encoder (") + s.model.model_type + ") is sized as transformers runs it; vLLM's and llama.cpp's "
                                         "embedding servers are not modelled yet: use engine transformers"});

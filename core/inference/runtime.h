@@ -114,13 +114,14 @@ N layer_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double
 // (softmax(..., dtype=float32), 4 B) and its cast back to the compute dtype (.to(query.dtype), 2 B)
 // are live at once: b * heads/tp * q * kv * (2 + 4 + 2); plus the 4-D float mask of shape
 // (b, 1, q, kv) in the compute dtype that masking_utils.eager_mask builds once per forward
-// [transformers-code]. SDPA and FlashAttention-2 keep no scores [dao2022].
+// [transformers-code]. SDPA and FlashAttention-2 keep no scores [dao2022]. A vision tower's attention has no
+// mask (mask false).
 template <class Q>
-auto eager_scores_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp) {
+auto eager_scores_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp, bool mask = true) {
     const auto heads = q("heads", static_cast<double>(m.heads)) / q("tp", static_cast<double>(tp));  // tp divides heads (validate_parallel)
     const auto per_element = q("score_bytes", 2.0) + q("softmax_bytes", 4.0) + q("cast_bytes", 2.0);
-    return q("b", static_cast<double>(batch)) * q("q", static_cast<double>(q_tokens)) * q("s", static_cast<double>(kv_tokens)) *
-           (heads * per_element + q("mask_bytes", 2.0));
+    const auto scores = q("b", static_cast<double>(batch)) * q("q", static_cast<double>(q_tokens)) * q("s", static_cast<double>(kv_tokens));
+    return mask ? scores * (heads * per_element + q("mask_bytes", 2.0)) : scores * (heads * per_element);
 }
 double eager_scores_bytes(const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -69,6 +70,10 @@ constexpr Family kFamilies[] = {
     {"deepseek_v3",     "DeepseekV3ForCausalLM",          Arch::DeepseekV3, "DeepSeek-V3",129280,  7168, 18432, 61, 128, 128,   0,   4096,  false},
     // Qwen v1 (remote code: configuration_qwen.QWenConfig, modeling_qwen.py); intermediate_size is twice the MLP width
     {"qwen",            "QWenLMHeadModel",                Arch::QwenV1,     "Qwen (v1)",  151936,  4096, 22016, 32,  32,   0, 128,   8192,  false},
+    // Vision-language (issue 18, item 3): Qwen2_5_VLConfig's defaults (the 72B sizes; Qwen2.5-VL-7B-Instruct keeps its text
+    // fields at the top level, newer saves also in text_config as qwen2_5_vl_text); the tower in vision_config (read_vision)
+    {"qwen2_5_vl",      "Qwen2_5_VLForConditionalGeneration", Arch::Qwen2, "Qwen2.5-VL",  152064,  8192, 29568, 80,  64,   8,   0,  32768,  false},
+    {"qwen2_5_vl_text", "",                               Arch::Qwen2,      "Qwen2.5-VL", 152064,  8192, 29568, 80,  64,   8,   0,  32768,  false},
     // Encoders (issue 18, item 5): the base model (BertModel, RobertaModel, XLMRobertaModel), as AutoModel loads it
     {"bert",            "BertModel",                      Arch::Bert,       "BERT",        30522,   768,  3072, 12,  12,   0,   0,    512,  false},
     {"roberta",         "RobertaModel",                   Arch::Bert,       "RoBERTa",     50265,   768,  3072, 12,  12,   0,   0,    512,  false},
@@ -1080,6 +1085,11 @@ void check_rules(Importer& im, const ModelSpec& m) {
         return false;
     };
     for (FieldError& e : rule_errs) {
+        // The vision tower's rules name vision_config's keys (and the wrapper's mm_tokens_per_image) as written.
+        if (e.field.rfind("vision_config.", 0) == 0 || e.field == "mm_tokens_per_image") {
+            im.errs.push_back(std::move(e));
+            continue;
+        }
         if (r.failed(e.field)) continue;
         if (auto it = im.derived.find(e.field); it != im.derived.end()) {
             bool source_bad = false;
@@ -1125,6 +1135,82 @@ const Family* resolve_family(Reader& r, Reader& top_reader, const json& top, boo
     return nullptr;
 }
 
+// The vision towers the importer reads, by the wrapper's model_type: the tower's and projector's modules
+// (layer_tensors.h vision_tensors) and the vision configuration class's defaults, used for keys
+// the file leaves out (CLIPVisionConfig, SiglipVisionConfig, Qwen2_5_VLVisionConfig __init__ defaults
+// [transformers-code]).
+struct VisionFamily {
+    const char* model_type;  // the wrapper's model_type (config.json top level)
+    VisionKind kind;
+    ProjectorKind projector;
+    int64_t layers, hidden, heads, ffn, patch, image_size;
+};
+// clang-format off
+constexpr VisionFamily kVisionFamilies[] = {
+    // wrapper        tower                 projector                    L   h     a   ffn   p   image
+    {"llava",         VisionKind::Clip,     ProjectorKind::LlavaMlp,     12, 768,  12, 3072, 32, 224},
+    {"gemma3",        VisionKind::Siglip,   ProjectorKind::Gemma3,       12, 768,  12, 3072, 16, 224},
+    {"qwen2_5_vl",    VisionKind::QwenVit,  ProjectorKind::QwenMerger,   32, 3584, 16, 3420, 14, 0},
+};
+// clang-format on
+
+// vision_config beside the language model -> ModelSpec::vision. A wrapper without a row here keeps the
+// language model alone, with a warning.
+void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldError>& errs, std::vector<std::string>& warns) {
+    const auto vc = top.find("vision_config");
+    const bool has_vision = vc != top.end() && !vc->is_null();
+    const auto type = top.find("model_type");
+    const VisionFamily* fam = nullptr;
+    if (has_vision && type != top.end() && type->is_string())
+        for (const VisionFamily& f : kVisionFamilies)
+            if (type->get<std::string>() == f.model_type) fam = &f;
+    if (!fam) {
+        if (nested || has_vision)
+            warns.push_back("only the language model is counted; the vision tower and projector are not (vision_config is read for "
+                            "model_type llava, gemma3 and qwen2_5_vl)");
+        return;
+    }
+    if (!vc->is_object()) {
+        errs.push_back({"vision_config", std::string("must be an object; got ") + vc->type_name()});
+        return;
+    }
+    Reader r(*vc, "vision_config.", errs);
+    Reader top_reader(top, "", errs);
+    VisionSpec& v = m.vision;
+    v.kind = fam->kind;
+    v.projector = fam->projector;
+    const bool qwen = fam->kind == VisionKind::QwenVit;
+    auto size = [&](const char* canonical, std::initializer_list<const char*> keys, int64_t def) {
+        const Keys k(keys.begin(), keys.size());
+        if (auto x = r.integer(canonical, k)) return *x;
+        if (!r.failed(canonical))
+            warns.push_back(std::string("vision_config.") + *keys.begin() + " is missing; using the transformers default " + std::to_string(def));
+        return def;
+    };
+    v.layers = size("num_hidden_layers", {qwen ? "depth" : "num_hidden_layers"}, fam->layers);
+    v.hidden = size("hidden_size", {"hidden_size"}, fam->hidden);
+    v.heads = size("num_attention_heads", {qwen ? "num_heads" : "num_attention_heads"}, fam->heads);
+    v.ffn = size("intermediate_size", {"intermediate_size"}, fam->ffn);
+    v.patch = size("patch_size", {"patch_size"}, fam->patch);
+    const char* const channel_keys[] = {"num_channels", "in_chans", "in_channels"};
+    v.channels = r.integer("num_channels", Keys(channel_keys)).value_or(3);  // RGB in every configuration class
+    if (qwen) {
+        v.temporal_patch = r.integer("temporal_patch_size").value_or(2);
+        v.merge = r.integer("spatial_merge_size").value_or(2);
+        // The merger projects into the language model: out_hidden_size is its hidden_size.
+        if (auto out = r.integer("out_hidden_size"); out && *out != m.hidden)
+            errs.push_back({"vision_config.out_hidden_size", "must equal the language model's hidden_size (" + std::to_string(m.hidden) +
+                                                                  "), which the merger projects into; got " + std::to_string(*out)});
+    } else {
+        v.image_size = size("image_size", {"image_size"}, fam->image_size);
+    }
+    if (fam->projector == ProjectorKind::Gemma3) {
+        v.tokens_per_image = top_reader.integer("mm_tokens_per_image").value_or(256);  // Gemma3Config default
+        if (r.boolean("vision_use_head", false))
+            warns.push_back("vision_config.vision_use_head is true; Gemma 3 loads the SigLIP tower without its head, which is not counted");
+    }
+}
+
 }  // namespace
 
 Result<ModelSpec> import_hf_config_json(const json& top) {
@@ -1141,7 +1227,6 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
             return Result<ModelSpec>::failure({{"text_config", std::string("must be an object; got ") + it->type_name()}});
         root = &*it;
         prefix = "text_config.";
-        warns.push_back("only the language model (text_config) is counted; the vision tower and projector are not");
     }
     Reader r(*root, prefix, errs);
     Reader top_reader(top, "", errs);
@@ -1171,6 +1256,7 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     read_window(im, layout, m);
     read_counts(im, m);
     if (layout.special) layout.special(im, m);
+    read_vision(top, m, !prefix.empty(), errs, warns);
 
     if (top.contains("quantization_config"))
         warns.push_back("the checkpoint is quantized (quantization_config); counts are parameters, choose the weight format separately");

@@ -23,6 +23,76 @@ const char* split_dim_field(SplitDim dim, const ModelSpec& m) {
     return "";
 }
 
+namespace {
+
+// One tensor of the tower or the projector, `count` copies, and its bias when it has one (the call sites stay small).
+[[gnu::noinline]] void add_vision(VisionTensors& l, const char* name, int64_t rows, int64_t cols, int64_t count, bool projector,
+                                  const char* bias) {
+    const Tensor w = tensors::mat(name, rows, cols, projector ? TensorKind::VisionProjector : TensorKind::VisionTower,
+                                  TensorSplit::Replicated, cols == 1 ? TensorRole::Vector : TensorRole::OtherMatrix, 0, tensors::kWhole,
+                                  count);
+    l.add(w);
+    if (bias) l.add(tensors::bias_of(w, bias));
+}
+
+}  // namespace
+
+VisionTensors vision_tensors(const ModelSpec& m) {
+    VisionTensors l;
+    const VisionSpec& v = m.vision;
+    if (!m.architecture_known() || !v.active()) return l;
+    const int64_t h = v.hidden, d = m.hidden, L = v.layers;
+    const bool qwen = v.kind == VisionKind::QwenVit, clip = v.kind == VisionKind::Clip;
+    const char* no_bias = nullptr;
+    // torch.nn.LayerNorm (weight and bias), or Qwen's RMSNorm (weight only).
+    auto layer_norm = [&](const char* weight, const char* bias, int64_t count) { add_vision(l, weight, h, 1, count, false, qwen ? no_bias : bias); };
+    // Patch embedding: a convolution over channels x (temporal_patch x) patch x patch pixels.
+    add_vision(l, "patch_embedding", h, v.channels * v.temporal_patch * v.patch * v.patch, 1, false,
+               v.kind == VisionKind::Siglip ? "patch_embedding.bias" : no_bias);
+    if (!qwen) {
+        const int64_t side = v.patch > 0 ? v.image_size / v.patch : 0;
+        if (clip) add_vision(l, "class_embedding", h, 1, 1, false, no_bias);
+        add_vision(l, "position_embedding", side * side + (clip ? 1 : 0), h, 1, false, no_bias);
+        if (clip) layer_norm("pre_layrnorm", "pre_layrnorm.bias", 1);
+        layer_norm("post_layernorm", "post_layernorm.bias", 1);
+    }
+    // The L layers: each tensor once, with L copies.
+    layer_norm(qwen ? "norm1" : "layer_norm1", "layer_norm1.bias", L);
+    layer_norm(qwen ? "norm2" : "layer_norm2", "layer_norm2.bias", L);
+    if (qwen) {
+        add_vision(l, "attn.qkv", 3 * h, h, L, false, "attn.qkv.bias");
+        add_vision(l, "attn.proj", h, h, L, false, "attn.proj.bias");
+        add_vision(l, "mlp.gate_proj", v.ffn, h, L, false, "mlp.gate_proj.bias");
+        add_vision(l, "mlp.up_proj", v.ffn, h, L, false, "mlp.up_proj.bias");
+        add_vision(l, "mlp.down_proj", h, v.ffn, L, false, "mlp.down_proj.bias");
+    } else {
+        add_vision(l, "self_attn.q_proj", h, h, L, false, "self_attn.q_proj.bias");
+        add_vision(l, "self_attn.k_proj", h, h, L, false, "self_attn.k_proj.bias");
+        add_vision(l, "self_attn.v_proj", h, h, L, false, "self_attn.v_proj.bias");
+        add_vision(l, "self_attn.out_proj", h, h, L, false, "self_attn.out_proj.bias");
+        add_vision(l, "mlp.fc1", v.ffn, h, L, false, "mlp.fc1.bias");
+        add_vision(l, "mlp.fc2", h, v.ffn, L, false, "mlp.fc2.bias");
+    }
+    switch (v.projector) {
+        case ProjectorKind::LlavaMlp:
+            add_vision(l, "linear_1", d, h, 1, true, "linear_1.bias");
+            add_vision(l, "linear_2", d, d, 1, true, "linear_2.bias");
+            break;
+        case ProjectorKind::QwenMerger: {
+            const int64_t merged = h * v.merge * v.merge;
+            add_vision(l, "merger.ln_q", h, 1, 1, true, no_bias);
+            add_vision(l, "merger.mlp.0", merged, merged, 1, true, "merger.mlp.0.bias");
+            add_vision(l, "merger.mlp.2", d, merged, 1, true, "merger.mlp.2.bias");
+            break;
+        }
+        case ProjectorKind::Gemma3:
+            add_vision(l, "mm_soft_emb_norm", h, 1, 1, true, no_bias);
+            add_vision(l, "mm_input_projection_weight", h, d, 1, true, no_bias);
+            break;
+    }
+    return l;
+}
+
 ModelTensors model_tensors(const ModelSpec& m) {
     ModelTensors l;
     for_each_model_tensor(m, [&](const Tensor& t) { l.add(t); });

@@ -29,6 +29,8 @@ enum class TensorKind : uint8_t {
     EmbeddingProjection,  // outside the layers: OPT-350m project_in / project_out
     Head,          // outside the layers: lm_head (and its bias)
     FinalNorm,     // outside the layers: the final norm
+    VisionTower,   // a vision-language model's image encoder (ModelSpec::vision; vision_tensors)
+    VisionProjector,  // the projector from the tower's features to the language model's embeddings
 };
 
 // How tensor parallelism splits a tensor (Megatron-LM [shoeybi2019]; vLLM's linear layers [vllm-code]).
@@ -55,7 +57,7 @@ struct Tensor {
     const char* name;      // Hugging Face module name: "q_proj", "experts.down_proj", "q_proj.bias", "input_layernorm"
     int64_t rows;          // out_features (a vector: its length)
     int64_t cols;          // in_features (a vector: 1)
-    int64_t count;         // copies: num_experts for routed experts, else 1
+    int64_t count;         // copies: num_experts for routed experts, a vision tower's layers for its layer tensors, else 1
     TensorKind kind;
     TensorSplit split;
     TensorRole role;
@@ -394,9 +396,24 @@ private:
 // outside the layers. add() past the capacity would drop a tensor, so the capacities stay above those counts.
 using LayerTensors = TensorList<52>;
 using ModelTensors = TensorList<12>;
+using VisionTensors = TensorList<32>;  // at most 27: CLIP (7 outside the layers, 16 layer tensors) and LLaVA's projector (4)
 
 LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind);
 ModelTensors model_tensors(const ModelSpec& m);
+// The tensors of a vision-language model's vision tower (kind VisionTower; a layer tensor once, with one copy per
+// layer in `count`) and projector (kind VisionProjector), by the module lists of transformers' modeling files [transformers-code]:
+// CLIPVisionTransformer / SiglipVisionTransformer (modeling_clip, modeling_siglip): patch_embedding
+// [h, c*p*p] (SigLIP with a bias), CLIP's class_embedding [h], position_embedding [(S/p)^2 (+1 class), h],
+// CLIP's pre_layrnorm; per layer q, k, v, out_proj [h, h] + biases, layer_norm1/2 (LayerNorm), fc1 [f, h] and
+// fc2 [h, f] + biases; post_layernorm. Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl): patch_embed
+// Conv3d [h, c*t*p*p] without bias; per block norm1/norm2 (RMSNorm), attn.qkv [3h, h] + bias, attn.proj [h, h] +
+// bias, mlp gate/up [f, h] and down [h, f] + biases; its rotary positions have no weights. Projectors, into the
+// language model's width d: LlavaMultiModalProjector linear_1 [d, h] + bias, linear_2 [d, d] + bias;
+// Qwen2_5_VLPatchMerger ln_q (RMSNorm h), mlp.0 [h*m^2, h*m^2] + bias, mlp.2 [d, h*m^2] + bias;
+// Gemma3MultiModalProjector mm_soft_emb_norm (RMSNorm h), mm_input_projection_weight [h, d]. Nothing for a
+// text-only model. Engines keep the tower whole on every rank here (Replicated). Counts (param_count.cpp) and
+// validation read it; it runs once per estimate, off the per-tensor hot paths, so it is a list, not an inlined visitor.
+VisionTensors vision_tensors(const ModelSpec& m);
 
 // The part of a tensor (all `count` copies) one rank holds: / tp when Column, Row or Vocab split,
 // whole when Replicated; routed experts are spread over ep ranks and each expert split over

@@ -52,6 +52,7 @@ struct Checker {
 double params_in_double(const ModelSpec& m) {
     double total = 0;
     for_each_model_tensor(m, [&](const Tensor& t) { total += static_cast<double>(t.params()); });
+    for (const Tensor& t : vision_tensors(m)) total += static_cast<double>(t.params());
     layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
         double layer = 0;
         for (const Tensor& t : layer_tensors(m, k)) layer += static_cast<double>(t.params());
@@ -67,7 +68,8 @@ bool dims_in_int32(const ModelSpec& m) {
     for (const int64_t v : {m.vocab, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, m.embed_dim, m.max_position, m.position_offset,
                             int64_t{m.moe.num_experts}, m.moe.expert_ffn, int64_t{m.moe.shared_experts}, m.moe.shared_expert_ffn,
                             x.q_lora_rank, x.kv_lora_rank, x.qk_rope_head_dim, x.qk_nope_head_dim, x.v_head_dim, m.ssm.inner,
-                            m.ssm.state, m.ssm.conv_kernel, m.ssm.dt_rank, m.ssm.heads, m.ssm.groups})
+                            m.ssm.state, m.ssm.conv_kernel, m.ssm.dt_rank, m.ssm.heads, m.ssm.groups, m.vision.hidden, m.vision.ffn,
+                            m.vision.image_size, m.vision.patch, m.vision.channels, m.vision.temporal_patch, m.vision.merge})
         if (v < 0 || v > INT32_MAX) return false;
     return true;
 }
@@ -169,6 +171,35 @@ void validate_source(const ModelOrigin& src, Checker& c) {
                                       std::string(src.revision.substr(0, 40)) + (src.revision.size() > 40 ? "...\"" : "\""));
 }
 
+// The vision tower and projector (VisionSpec), named by their config.json fields under vision_config.
+void validate_vision(const ModelSpec& m, Checker& c) {
+    const VisionSpec& v = m.vision;
+    c.range("vision_config.num_hidden_layers", v.layers, 1, kMaxLayers);
+    const bool hidden_ok = c.range("vision_config.hidden_size", v.hidden, 1, kMaxHidden);
+    if (c.range("vision_config.num_attention_heads", v.heads, 1, kMaxHeads) && hidden_ok && v.hidden % v.heads != 0)
+        c.fail("vision_config.num_attention_heads", "must divide vision_config.hidden_size (" + std::to_string(v.hidden) + "); got " +
+                                                        std::to_string(v.heads));
+    c.range("vision_config.intermediate_size", v.ffn, 1, kMaxFfn);
+    const bool patch_ok = c.range("vision_config.patch_size", v.patch, 1, 4096);
+    c.range("vision_config.num_channels", v.channels, 1, 64);
+    c.range("vision_config.temporal_patch_size", v.temporal_patch, 1, 64);
+    c.range("vision_config.spatial_merge_size", v.merge, 1, 64);
+    if (v.kind == VisionKind::QwenVit) return;  // dynamic resolution: no fixed image side
+    if (c.range("vision_config.image_size", v.image_size, 1, 1'000'000) && patch_ok && v.image_size % v.patch != 0)
+        c.fail("vision_config.image_size", "must be a multiple of vision_config.patch_size (" + std::to_string(v.patch) + "); got " +
+                                               std::to_string(v.image_size));
+    if (v.projector != ProjectorKind::Gemma3 || !patch_ok || v.image_size % v.patch != 0) return;
+    // Gemma3MultiModalProjector pools the (S/p) x (S/p) patch grid to a sqrt(t) x sqrt(t) grid [transformers-code].
+    const int64_t side = v.image_size / v.patch;
+    if (!c.range("mm_tokens_per_image", v.tokens_per_image, 1, side * side)) return;
+    int64_t root = 1;
+    while (root * root < v.tokens_per_image) ++root;
+    if (root * root != v.tokens_per_image || side % root != 0)
+        c.fail("mm_tokens_per_image", "must be a square whose side divides the " + std::to_string(side) + " x " + std::to_string(side) +
+                                          " patch grid (vision_config.image_size / patch_size), e.g. 256; got " +
+                                          std::to_string(v.tokens_per_image));
+}
+
 }  // namespace
 
 void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::string_view prefix) {
@@ -203,6 +234,7 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
                                           std::to_string(m.kv_heads));
     if (m.attention == AttentionKind::Standard) c.range("head_dim", m.head_dim, min_heads, kMaxHidden);
     if (x.active()) validate_ssm(m, c, layers_ok);
+    if (m.vision.active()) validate_vision(m, c);
     if (m.embed_dim != 0) c.range("word_embed_proj_dim", m.embed_dim, 1, kMaxHidden);
 
     // A dense MLP exists unless every layer is MoE; with an invalid MoE layer pattern (its own error

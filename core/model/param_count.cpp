@@ -183,6 +183,7 @@ ParamCounts count_params(const ModelSpec& m) {
     p.active_per_token = outside_layers + layers_active;
     p.largest_layer = std::max({largest, token_embedding, p.lm_head});
     for_each_mtp_tensor(m, [&](const Tensor& t) { p.mtp += t.params(); });
+    for (const Tensor& t : vision_tensors(m)) (t.kind == TensorKind::VisionTower ? p.vision : p.projector) += t.params();
     return p;
 }
 

@@ -54,6 +54,9 @@ static void add_warnings(const Scenario& s, Estimate& e) {
         if (s.parallel.tp > 1 || s.parallel.pp > 1)
             e.warnings.push_back("params-only model: weights are split evenly over tp * pp (embedding placement unknown)");
     }
+    if (m.vision.active() && m.architecture_known())
+        e.warnings.push_back("vision-language model: the language model alone is trained here; the vision tower and projector (" +
+                             std::to_string(e.params.vision + e.params.projector) + " parameters) and image tokens are not in this estimate");
     if (m.ssm.kind == SsmKind::GatedDeltaNet)
         e.warnings.push_back("Gated DeltaNet layers: activations are a lower bound (the chunked delta rule's own intermediates, fla's "
                              "chunk_gated_delta_rule g, beta, WY factors and chunk states, are not counted)");

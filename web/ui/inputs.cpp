@@ -312,6 +312,13 @@ void workload_panel(AppState& app) {
         int_field(app, tr(L, S::Batch), "infer.batch", in.batch, 1, 1 << 20, true);
         int_field(app, tr(L, S::Context), "infer.context", in.context, 1, 1 << 24, true);
         int_field(app, tr(L, S::Prompt), "infer.prompt", in.prompt, 0, 1 << 24, true);
+        if (s.model.vision.active()) {  // a vision-language model: images join each sequence (their tokens by the model's rule)
+            int_field(app, tr(L, S::Images), "infer.images", in.images, 0, 64, false);
+            if (in.images > 0 && s.model.vision.kind == VisionKind::QwenVit) {  // fixed-resolution towers ignore the size
+                int_field(app, tr(L, S::ImageWidth), "infer.image_width", in.image_width, 1, 100000, false);
+                int_field(app, tr(L, S::ImageHeight), "infer.image_height", in.image_height, 1, 100000, false);
+            }
+        }
         enum_combo(app, tr(L, S::Engine), "infer.engine", in.engine);
         if (in.engine == Engine::VLLM)
             float_field(app, tr(L, S::GpuMemUtil), "infer.gpu_memory_utilization", in.gpu_memory_utilization, 0.05, 1.0, 0.05,

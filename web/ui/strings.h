@@ -116,6 +116,9 @@ enum class Lang { En, Zh };
     X(SaveEmbedding, "Train a copy of embed_tokens (modules_to_save)", "训练 embed_tokens 副本（modules_to_save）") \
     X(SaveLmHead, "Train a copy of lm_head (modules_to_save)", "训练 lm_head 副本（modules_to_save）")    \
     X(Prompt, "Prompt tokens (0 = whole context)", "提示词长度（0 = 整个上下文）")                        \
+    X(Images, "Images per sequence", "每个序列的图片数")                                                  \
+    X(ImageWidth, "Image width (px)", "图片宽度（像素）")                                                 \
+    X(ImageHeight, "Image height (px)", "图片高度（像素）")                                               \
     X(MaxNumSeqs, "max_num_seqs", "max_num_seqs")                                                         \
     X(BlockSize, "KV block size (tokens)", "KV 块大小（token）")                                          \
     X(CudaGraphs, "CUDA graphs", "CUDA Graphs")                                                           \

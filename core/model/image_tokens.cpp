@@ -1,0 +1,83 @@
+// Image tokens per image by each family's rule (image_tokens.h).
+#include "model/image_tokens.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vl {
+
+namespace {
+
+// smart_resize of transformers' Qwen2VLImageProcessor, step for step in double as Python computes it: round()
+// to the nearest multiple of factor (ties to even, as Python's round), then floor or ceil of the rescaled
+// sides when the area leaves [min_pixels, max_pixels] [transformers-code].
+ImageGrid qwen_grid(const VisionSpec& v, double w, double h, double min_pixels, double max_pixels) {
+    const double factor = static_cast<double>(v.patch * v.merge);
+    double h_bar = std::max(factor, std::nearbyint(h / factor) * factor);
+    double w_bar = std::max(factor, std::nearbyint(w / factor) * factor);
+    if (h_bar * w_bar > max_pixels) {
+        const double beta = std::sqrt(h * w / max_pixels);
+        h_bar = std::max(factor, std::floor(h / beta / factor) * factor);
+        w_bar = std::max(factor, std::floor(w / beta / factor) * factor);
+    } else if (h_bar * w_bar < min_pixels) {
+        const double beta = std::sqrt(min_pixels / (h * w));
+        h_bar = std::ceil(h * beta / factor) * factor;
+        w_bar = std::ceil(w * beta / factor) * factor;
+    }
+    ImageGrid g;
+    g.width = static_cast<int64_t>(w_bar);
+    g.height = static_cast<int64_t>(h_bar);
+    g.patches = (g.height / v.patch) * (g.width / v.patch);
+    g.tokens = g.patches / (v.merge * v.merge);
+    return g;
+}
+
+}  // namespace
+
+ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels, int64_t max_pixels) {
+    if (!v.active() || v.patch <= 0 || width <= 0 || height <= 0) return {};
+    if (v.kind == VisionKind::QwenVit)
+        return qwen_grid(v, static_cast<double>(width), static_cast<double>(height), static_cast<double>(min_pixels),
+                         static_cast<double>(max_pixels));
+    const int64_t side = v.image_size / v.patch;
+    ImageGrid g{v.image_size, v.image_size, side * side, side * side};
+    if (v.kind == VisionKind::Clip) g.patches += 1;  // the class token runs through the tower, then is dropped
+    if (v.projector == ProjectorKind::Gemma3) g.tokens = v.tokens_per_image;
+    return g;
+}
+
+int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o) {
+    return m.vision.active() && o.images > 0 ? o.images * image_grid(m.vision, o.image_width, o.image_height).tokens : 0;
+}
+
+std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o) {
+    const int64_t n = sequence_image_tokens(m, o);
+    return "images: " + std::to_string(o.images) + " image(s) of " + std::to_string(image_grid(m.vision, o.image_width, o.image_height).tokens) +
+           " tokens each (" + std::to_string(o.image_width) + " x " + std::to_string(o.image_height) +
+           " px) join every sequence: the KV cache and prefill count " + std::to_string(o.context) + " + " + std::to_string(n) + " = " +
+           std::to_string(o.context + n) + " tokens";
+}
+
+void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<FieldError>& errs) {
+    auto range = [&](const char* field, int64_t v, int64_t lo, int64_t hi) {
+        if (v < lo || v > hi)
+            errs.push_back({field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + std::to_string(v)});
+    };
+    range("infer.images", o.images, 0, 10000);
+    range("infer.image_width", o.image_width, 1, 100000);
+    range("infer.image_height", o.image_height, 1, 100000);
+    if (o.images <= 0) return;
+    if (!m.vision.active())
+        errs.push_back({"infer.images", "the model has no vision tower (model.vision): import a vision-language config.json (LLaVA, Gemma 3, "
+                                        "Qwen2.5-VL) or set 0; got " + std::to_string(o.images)});
+    else if (o.engine == Engine::LlamaCpp)
+        errs.push_back({"infer.images", "llama.cpp encodes images with a separate projector file (--mmproj): plan it in Run locally; use "
+                                        "engine transformers or vllm, or set 0"});
+    // Qwen2VLImageProcessor's smart_resize refuses an aspect ratio above 200 [transformers-code].
+    if (m.vision.kind == VisionKind::QwenVit && o.image_width > 0 && o.image_height > 0 &&
+        std::max(o.image_width, o.image_height) > 200 * std::min(o.image_width, o.image_height))
+        errs.push_back({"infer.image_width", "and infer.image_height: the Qwen2-VL processor refuses an aspect ratio above 200; got " +
+                        std::to_string(o.image_width) + " x " + std::to_string(o.image_height)});
+}
+
+}  // namespace vl

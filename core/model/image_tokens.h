@@ -1,0 +1,43 @@
+// Image tokens of a vision-language model (issue 18 item 3): how many positions one image takes in the
+// language model's sequence, and how many patches its vision tower runs over, by each family's rule.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+#include "scenario.h"
+
+namespace vl {
+
+// Qwen2.5-VL's preprocessor_config.json: min_pixels 56 x 56, max_pixels 16384 x 28 x 28 [qwen25-vl].
+inline constexpr int64_t kQwenMinPixels = 3136;
+inline constexpr int64_t kQwenMaxPixels = 12845056;
+
+struct ImageGrid {
+    int64_t width = 0, height = 0;  // the image as the processor resizes it (pixels)
+    int64_t patches = 0;            // positions the vision tower attends over (CLIP: with its class token)
+    int64_t tokens = 0;             // positions in the language model's sequence
+};
+
+// One image of width x height pixels (both > 0). Fixed-resolution towers resize every image to image_size:
+// CLIP (LLaVA-1.5, vision_feature_select_strategy "default": the class token dropped) (S/p)^2 tokens, 576 at
+// 336 px / 14 [llava15-hf]; SigLIP with Gemma 3's projector: the (S/p)^2 patches pooled to tokens_per_image,
+// 256 [gemma3-report]. Qwen2.5-VL (dynamic resolution): each side rounded to a multiple of patch x merge (28 px),
+// scaled down into max_pixels or up into min_pixels keeping the aspect ratio (Qwen2VLImageProcessor smart_resize
+// [transformers-code]); (h/14)(w/14) patches, merge^2 = 4 of them per token [qwen25-vl].
+ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels = kQwenMinPixels,
+                     int64_t max_pixels = kQwenMaxPixels);
+
+// The image tokens of one sequence: infer.images images of image_width x image_height, by the model's rule; 0 for a
+// text-only model. The inference estimate adds them to each sequence's context (and prompt).
+int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o);
+
+// The estimate's note of how many tokens the images add ("images: 2 image(s) of 1196 tokens each ...").
+std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o);
+
+// infer.images, image_width, image_height: ranges, a model with a vision tower, an engine that runs it (not llama.cpp,
+// whose projector is planned in Run locally), Qwen's aspect-ratio limit. Called by validate_inference.
+void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<FieldError>& errs);
+
+}  // namespace vl

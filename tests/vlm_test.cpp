@@ -1,0 +1,325 @@
+// Vision-language models (issue 18 item 3): the vision tower and projector from config.json's vision_config,
+// counted tensor by tensor (layer_tensors.h vision_tensors), image tokens per image by each family's
+// rule (model/image_tokens.h), and the tower's weights in the inference estimate. Counts are the published
+// ones (tests/data/configs/SOURCES.md); the per-tensor sums and image tokens are derived by hand below.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "estimate.h"
+#include "model/hf_config.h"
+#include "model/image_tokens.h"
+#include "model/presets.h"
+#include "param_count.h"
+#include "repo_files.h"
+
+using namespace vl;
+
+namespace {
+std::string read_config(const std::string& name) {
+    const std::string text = test::read_text(test::kRepoRoot / "tests/data/configs" / name);
+    REQUIRE_FALSE(text.empty());
+    return text;
+}
+
+ModelSpec config(const std::string& name) {
+    Result<ModelSpec> r = import_hf_config(read_config(name));
+    for (const auto& e : r.errors) INFO(to_string(e));
+    REQUIRE(r.ok());
+    return *r.value;
+}
+
+bool has_warning(const Result<ModelSpec>& r, const std::string& part) {
+    for (const auto& w : r.warnings)
+        if (w.find(part) != std::string::npos) return true;
+    return false;
+}
+
+// The single error of importing `json`, as "field: message".
+std::string only_error(const std::string& json) {
+    Result<ModelSpec> r = import_hf_config(json);
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.errors.size() == 1);
+    return to_string(r.errors[0]);
+}
+
+double bytes_of(const Estimate& e, const std::string& id) {
+    for (const Component& c : e.components)
+        if (c.id == id) return c.bytes;
+    return -1;
+}
+
+// A 2-layer CLIP tower (h 8, 2 heads, ffn 16, 4 px patches of a 8 px image) under LLaVA's projector, on a tiny Llama.
+const char* kTinyLlava = R"({"model_type": "llava",
+  "text_config": {"model_type": "llama", "vocab_size": 10, "hidden_size": 4, "intermediate_size": 8, "num_hidden_layers": 1,
+                  "num_attention_heads": 2, "num_key_value_heads": 2},
+  "vision_config": {"model_type": "clip_vision_model", "hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2,
+                    "num_attention_heads": 2, "image_size": 8, "patch_size": 4, "num_channels": 3}})";
+}  // namespace
+
+TEST_CASE("vision-language models: exact parameter counts of real checkpoints, tower and projector apart") {
+    // Qwen/Qwen2.5-VL-7B-Instruct: the Hub's numParameters 8,292,166,656; of them the language model is Qwen2.5-7B's
+    // 7,615,616,512 and model.visual (tower + merger) 676,550,144, as a public fine-tuning script printed them.
+    const ParamCounts q = count_params(config("qwen2.5-vl-7b-instruct.json"));
+    CHECK(q.total == 7615616512);
+    CHECK(q.vision + q.projector == 676550144);
+    CHECK(q.total + q.vision + q.projector == 8292166656);
+    // By hand: patch_embed Conv3d 1280 x (3 * 2 * 14 * 14) = 1,505,280; a block: norm1 + norm2 2 * 1280, qkv 3840 * 1280 + 3840,
+    // proj 1280 * 1280 + 1280, gate and up 2 * (3420 * 1280 + 3420), down 1280 * 3420 + 1280 = 19,702,200; 32 blocks.
+    CHECK(q.vision == 1505280 + 32 * 19702200);
+    // The merger: ln_q 1280, mlp.0 5120 x 5120 + 5120, mlp.2 3584 x 5120 + 3584.
+    CHECK(q.projector == 1280 + 5120 * 5120 + 5120 + 3584 * 5120 + 3584);
+
+    // llava-hf/llava-1.5-7b-hf: 7,063,427,072 (LlavaForConditionalGeneration's parameters, as a public test asserts them).
+    const ParamCounts l = count_params(config("llava-1.5-7b-hf.json"));
+    CHECK(l.total + l.vision + l.projector == 7063427072);
+    // CLIP ViT-L/14-336 by hand: class_embedding 1024, patch_embedding 1024 x 3 x 14 x 14 = 602,112, position_embedding
+    // (24^2 + 1) x 1024 = 590,848, pre_layrnorm and post_layernorm 2 x 2048; a layer: q, k, v, out 4 x (1024^2 + 1024),
+    // fc1 4096 x 1024 + 4096, fc2 1024 x 4096 + 1024, 2 LayerNorms 4 x 1024 = 12,596,224; 24 layers.
+    CHECK(l.vision == 1024 + 602112 + 590848 + 2 * 2048 + 24 * 12596224);
+    CHECK(l.vision == 303507456);  // openai/clip-vit-large-patch14-336's vision model
+    // The projector: linear_1 4096 x 1024 + 4096, linear_2 4096 x 4096 + 4096.
+    CHECK(l.projector == 4096 * 1024 + 4096 + 4096 * 4096 + 4096);
+
+    // google/gemma-3-4b-it 4,300,079,472 and google/gemma-3-27b-it 27,432,406,640 (Hub safetensors counts).
+    const ParamCounts g4 = count_params(config("gemma-3-4b-it.json"));
+    CHECK(g4.total + g4.vision + g4.projector == 4300079472);
+    const ParamCounts g27 = count_params(config("gemma-3-27b-it.json"));
+    CHECK(g27.total + g27.vision + g27.projector == 27432406640);
+    // SigLIP so400m by hand: patch_embedding 1152 x 588 + 1152, positions 64^2 x 1152 = 4,718,592, post_layernorm 2 x 1152;
+    // a layer: q, k, v, out 4 x (1152^2 + 1152), fc1 4304 x 1152 + 4304, fc2 1152 x 4304 + 1152, 2 LayerNorms 4 x 1152.
+    const int64_t siglip_layer = 4 * (1152 * 1152 + 1152) + 4304 * 1152 + 4304 + 1152 * 4304 + 1152 + 4 * 1152;
+    CHECK(g4.vision == 1152 * 588 + 1152 + 4718592 + 2 * 1152 + 27 * siglip_layer);
+    CHECK(g27.vision == g4.vision);  // the same tower
+    // Gemma3MultiModalProjector: mm_soft_emb_norm 1152 + mm_input_projection_weight 1152 x d (2560 and 5376).
+    CHECK(g4.projector == 1152 + 1152 * 2560);
+    CHECK(g27.projector == 1152 + 1152 * 5376);
+}
+
+TEST_CASE("vision-language models: vision_config is read by the wrapper's model_type, others keep the text model with a warning") {
+    const ModelSpec q = config("qwen2.5-vl-7b-instruct.json");
+    CHECK(q.vision.kind == VisionKind::QwenVit);
+    CHECK(q.vision.projector == ProjectorKind::QwenMerger);
+    CHECK(q.vision.merge == 2);
+    CHECK(q.vision.temporal_patch == 2);
+    CHECK(q.vision.channels == 3);  // "in_chans"
+    const ModelSpec g = config("gemma-3-4b-it.json");
+    CHECK(g.vision.kind == VisionKind::Siglip);
+    CHECK(g.vision.tokens_per_image == 256);
+    CHECK(g.vision.image_size == 896);
+    // Qwen3.5's vision_config is not read yet: the language model alone, and a warning says so.
+    Result<ModelSpec> r = import_hf_config(read_config("qwen3.5-9b.json"));
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->vision.active());
+    CHECK(has_warning(r, "vision tower and projector are not"));
+    // A text-only config has no vision part.
+    CHECK_FALSE(config("llama-3.1-8b.json").vision.active());
+    CHECK(count_params(config("llama-3.1-8b.json")).vision == 0);
+
+    // A tiny LLaVA by hand: CLIP class 8, patches 8 x 3 x 4 x 4 = 384, positions (2^2 + 1) x 8 = 40, pre/post LayerNorms
+    // 2 x 16; a layer 4 x (64 + 8) + (16 x 8 + 16) + (8 x 16 + 8) + 4 x 8 = 600; projector 4 x 8 + 4 + 4 x 4 + 4 = 56.
+    const ParamCounts t = count_params(*import_hf_config(kTinyLlava));
+    CHECK(t.vision == 8 + 384 + 40 + 32 + 2 * 600);
+    CHECK(t.projector == 56);
+}
+
+TEST_CASE("vision-language models: bad vision_config fields are named as written") {
+    std::string bad = kTinyLlava;
+    bad.replace(bad.find("\"num_attention_heads\": 2, \"image_size\""), 26, "\"num_attention_heads\": 3, ");
+    CHECK(only_error(bad) == "vision_config.num_attention_heads: must divide vision_config.hidden_size (8); got 3");
+    std::string odd = kTinyLlava;
+    odd.replace(odd.find("\"image_size\": 8"), 15, "\"image_size\": 9");
+    CHECK(only_error(odd) == "vision_config.image_size: must be a multiple of vision_config.patch_size (4); got 9");
+    std::string zero = kTinyLlava;
+    zero.replace(zero.find("\"num_hidden_layers\": 2"), 22, "\"num_hidden_layers\": 0");
+    CHECK(only_error(zero) == "vision_config.num_hidden_layers: must be > 0; got 0");
+    // Qwen's merger projects into the language model's width.
+    std::string q = read_config("qwen2.5-vl-7b-instruct.json");
+    q.replace(q.find("\"out_hidden_size\": 3584"), 23, "\"out_hidden_size\": 2048");
+    CHECK(only_error(q) == "vision_config.out_hidden_size: must equal the language model's hidden_size (3584), which the merger "
+                           "projects into; got 2048");
+    // Gemma 3 pools the 64 x 64 patch grid to a square of mm_tokens_per_image tokens.
+    std::string g = read_config("gemma-3-4b-it.json");
+    g.replace(g.find("\"mm_tokens_per_image\": 256"), 26, "\"mm_tokens_per_image\": 200");
+    CHECK(only_error(g) == "mm_tokens_per_image: must be a square whose side divides the 64 x 64 patch grid (vision_config.image_size / "
+                           "patch_size), e.g. 256; got 200");
+}
+
+TEST_CASE("vision-language models: image tokens per image by each family's rule") {
+    // LLaVA-1.5: every image resized to 336 px, 24 x 24 = 576 tokens (the class token runs through the tower only).
+    const ModelSpec l = config("llava-1.5-7b-hf.json");
+    CHECK(image_grid(l.vision, 1920, 1080).tokens == 576);
+    CHECK(image_grid(l.vision, 1920, 1080).patches == 577);
+    // Gemma 3: 896 px, 64 x 64 = 4096 patches pooled to 256 tokens.
+    const ModelSpec g = config("gemma-3-4b-it.json");
+    CHECK(image_grid(g.vision, 640, 480).tokens == 256);
+    CHECK(image_grid(g.vision, 640, 480).patches == 4096);
+    // Qwen2.5-VL, by smart_resize: 1280 x 720 -> sides rounded to 28 px multiples, 1288 x 728 (937,664 px, inside
+    // [3136, 12845056]) -> 92 x 52 = 4784 patches, 4784 / 4 = 1196 tokens.
+    const ModelSpec q = config("qwen2.5-vl-7b-instruct.json");
+    const ImageGrid hd = image_grid(q.vision, 1280, 720);
+    CHECK(hd.width == 1288);
+    CHECK(hd.height == 728);
+    CHECK(hd.patches == 4784);
+    CHECK(hd.tokens == 1196);
+    // 4032 x 3024 (12.2 MP) fits under the checkpoint's max_pixels: 288 x 216 patches, 15,552 tokens; under transformers'
+    // default max_pixels 1280 x 28 x 28 = 1,003,520 it is scaled by sqrt(12,192,768 / 1,003,520) = 3.486 and floored to
+    // 28 px multiples: 1148 x 840 -> 82 x 60 patches, 1230 tokens.
+    CHECK(image_grid(q.vision, 4032, 3024).tokens == 15552);
+    CHECK(image_grid(q.vision, 4032, 3024, kQwenMinPixels, 1003520).tokens == 1230);
+    // 8000 x 8000 is scaled to the largest square within max_pixels: sqrt(12,845,056) = 3584 px, 128 x 128 patches, 16,384 tokens.
+    CHECK(image_grid(q.vision, 8000, 8000).tokens == 16384);
+    // A 20 x 20 icon is scaled up into min_pixels 3136 = 56 x 56: 4 x 4 patches, 4 tokens.
+    CHECK(image_grid(q.vision, 20, 20).tokens == 4);
+    CHECK(image_grid(q.vision, 20, 20).width == 56);
+}
+
+TEST_CASE("vision-language models: the tower and projector weights in the inference estimate, once, on the first stage") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("qwen2.5-vl-7b-instruct.json");
+    s.infer.weights = WeightFormat::BF16;
+    Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.vision") == 676550144.0 * 2);
+    double weights = 0;
+    for (const Component& c : e.components)
+        if (c.category == Category::Weights) weights += c.bytes;
+    CHECK(weights == 8292166656.0 * 2);  // every parameter of the checkpoint, 2 B each
+    // The derivation shown is the expression that computed it.
+    const Estimate full = estimate(s, Detail::Full);
+    for (const Component& c : full.components)
+        if (std::string(c.id) == "weights.vision") {
+            CHECK(c.formula() == "(P_vision + P_projector) * weight_bytes");
+            CHECK(c.substituted().find("(631,975,680 + 44,574,464) * 2") == 0);
+        }
+
+    // vLLM's KV pool is what the weights, the tower included, leave.
+    s.infer.engine = Engine::VLLM;
+    Estimate v = estimate(s);
+    REQUIRE(v.ok());
+    CHECK(bytes_of(v, "weights.vision") == 676550144.0 * 2);
+    Scenario text = s;
+    text.model.vision = VisionSpec{};
+    const Estimate t = estimate(text);
+    REQUIRE(t.ok());
+    CHECK(t.kv.pool_bytes - v.kv.pool_bytes == Approx(676550144.0 * 2).margin(t.kv.bytes_per_token * 16));
+    bool profile_said = false;
+    for (const std::string& w : v.warnings) profile_said = profile_said || w.find("encodes dummy images") != std::string::npos;
+    CHECK(profile_said);
+
+    // Training counts the language model only, and says so with the tower's size.
+    Scenario train = s;
+    train.mode = Mode::FineTune;
+    const Estimate tr = estimate(train);
+    REQUIRE(tr.ok());
+    bool train_said = false;
+    for (const std::string& w : tr.warnings) train_said = train_said || w.find("(676550144 parameters)") != std::string::npos;
+    CHECK(train_said);
+
+    // A quantized language model keeps its tower 16-bit.
+    s.infer.engine = Engine::Transformers;
+    s.infer.weights = WeightFormat::AWQ4;
+    e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.vision") == 676550144.0 * 2);
+}
+
+TEST_CASE("vision-language models: images join every sequence, and the encoder's forward peaks beside the prefill's") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("qwen2.5-vl-7b-instruct.json");
+    s.infer.batch = 1;
+    s.infer.context = 2000;
+    s.overheads.fragmentation = 0;
+    const Estimate text = estimate(s);
+    REQUIRE(text.ok());
+    // Two 1280 x 720 images: 2 x 1196 = 2392 image tokens beside the 2000 context tokens: the KV cache counts 4392.
+    s.infer.images = 2;
+    s.infer.image_width = 1280;
+    s.infer.image_height = 720;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // Qwen2.5-7B's KV per token: 2 (K, V) x 28 layers x 4 kv heads x 128 x 2 B = 57,344 B.
+    CHECK(bytes_of(text, "kv_cache") == 2000.0 * 57344);
+    CHECK(bytes_of(e, "kv_cache") == 4392.0 * 57344);
+    bool said = false;
+    for (const std::string& w : e.warnings) said = said || w.find("2000 + 2392 = 4392 tokens") != std::string::npos;
+    CHECK(said);
+    // SDPA: the encoder's live tensors at one block's MLP over 2 x 4784 patches, (3 x 3420 + 3 x 1280) x 2 B each =
+    // 269,817,600 B, are below the prefill's over 4392 tokens: the language model's MLP (3 x 18944 + 3 x 3584) x 2 B and
+    // its embedding output with rotary cos/sin (3584 + 2 x 128) x 2 B each = 627,388,416 B. No excess.
+    CHECK(bytes_of(e, "act.vision_encoder") == 0);
+    // Eager attention: each image's scores (Qwen's eager path attends image by image) of 16 heads over 4784 x 4784
+    // patches, 8 B each (16-bit scores, fp32 softmax, 16-bit cast; no mask) = 2,929,491,968 B beside the MLP's; the
+    // prefill's scores of 28 heads over 4392 x 4392, 8 B each, + its 2 B mask = 4,359,464,064 B. Still no excess.
+    s.infer.flash_attention = false;
+    const Estimate eager = estimate(s);
+    REQUIRE(eager.ok());
+    CHECK(bytes_of(eager, "act.vision_encoder") == 0);
+    // A short prompt with one 8000 x 8000 photo: 16,384 tokens, 65,536 patches. Eager: 16 x 65,536^2 x 8 B =
+    // 549,755,813,888 B of scores + 65,536 x 14,100 x 2 B at the MLP = 551,603,929,088 B, against the prefill of 16,484
+    // tokens: its MLP 16,484 x 67,584 x 2, inputs 16,484 x 3840 x 2 and scores 16,484^2 x (28 x 8 + 2) B =
+    // 63,763,936,288 B. The encoder needs 487,839,992,800 B more.
+    s.infer.images = 1;
+    s.infer.image_width = s.infer.image_height = 8000;
+    s.infer.context = 100;
+    const Estimate big = estimate(s);
+    REQUIRE(big.ok());
+    const double vision = 16.0 * 65536 * 65536 * 8 + 65536.0 * 14100 * 2;
+    const double prefill = 16484.0 * 67584 * 2 + 16484.0 * 3840 * 2 + 16484.0 * 16484 * (28 * 8 + 2);
+    CHECK(bytes_of(big, "act.vision_encoder") == Approx(vision - prefill).epsilon(1e-12));
+    CHECK(vision - prefill == 487839992800.0);
+}
+
+TEST_CASE("vision-language models: images need a vision tower, a supported engine and sizes in range") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.infer.images = 1;  // Llama-3.1-8B has no vision tower
+    Estimate e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors[0].field == "infer.images");
+    CHECK(e.errors[0].message.find("no vision tower") != std::string::npos);
+    s.model = config("qwen2.5-vl-7b-instruct.json");
+    s.infer.image_width = 0;
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(to_string(e.errors[0]) == "infer.image_width: must be in [1, 100000]; got 0");
+    s.infer.image_width = 30000;
+    s.infer.image_height = 100;
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors[0].field == "infer.image_width");
+    CHECK(e.errors[0].message.find("aspect ratio above 200") != std::string::npos);
+    s.infer.image_width = 1024;
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::GGUF_Q4_K_M;
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors[0].field == "infer.images");
+    CHECK(e.errors[0].message.find("--mmproj") != std::string::npos);
+}
+
+TEST_CASE("vision-language models: the presets carry their towers, and vramlens estimate takes --images --image-width --image-height") {
+    const ModelPreset* q = find_model("qwen2.5-vl-7b");
+    REQUIRE(q);
+    CHECK(q->spec.vision.kind == VisionKind::QwenVit);
+    REQUIRE(find_model("llava-1.5-7b"));
+    CHECK(find_model("llava-1.5-7b")->spec.vision.kind == VisionKind::Clip);
+    CHECK(find_model("gemma-3-12b")->spec.vision.projector == ProjectorKind::Gemma3);
+    std::string out, err;
+    const std::vector<std::string> args{"estimate", "--model", "qwen2.5-vl-7b", "--mode", "infer", "--context", "2000", "--images", "2",
+                                        "--image-width", "1280", "--image-height", "720", "--format", "json"};
+    REQUIRE(cli::run(args, out, err) == 0);
+    const nlohmann::json j = nlohmann::json::parse(out);
+    double kv = -1, vision = -1;
+    for (const auto& c : j["components"]) {
+        if (c["id"] == "kv_cache") kv = c["bytes"].get<double>();
+        if (c["id"] == "weights.vision") vision = c["bytes"].get<double>();
+    }
+    CHECK(kv == (2000.0 + 2 * 1196) * 57344);  // as in the test above: 2 images of 1196 tokens beside 2000
+    CHECK(vision == 676550144.0 * 2);
+}
