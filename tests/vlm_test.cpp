@@ -207,6 +207,17 @@ TEST_CASE("vision-language models: the tower and projector weights in the infere
     const Estimate t = estimate(text);
     REQUIRE(t.ok());
     CHECK(t.kv.pool_bytes - v.kv.pool_bytes == Approx(676550144.0 * 2).margin(t.kv.bytes_per_token * 16));
+    // Two pipeline stages: the first holds the embedding and the tower, the last the (untied) head of the same size,
+    // so the first stage holds fewer KV blocks: vLLM sizes every stage's pool by it.
+    Scenario pp = s;
+    pp.parallel.pp = 2;
+    pp.gpu_count = 2;
+    const Estimate two = estimate(pp);
+    REQUIRE(two.ok());
+    CHECK(bytes_of(two, "weights.vision") == 676550144.0 * 2);
+    text = pp;
+    text.model.vision = VisionSpec{};
+    CHECK(estimate(text).kv.blocks > two.kv.blocks);
     bool profile_said = false;
     for (const std::string& w : v.warnings) profile_said = profile_said || w.find("encodes dummy images") != std::string::npos;
     CHECK(profile_said);

@@ -516,7 +516,9 @@ StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double c
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         const StagePick p = stage_at(s, pc, st);
         const double block_bytes = kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end) * static_cast<double>(o.block_size);
-        const double available = capacity - p.w.total() - fixed_bytes - vllm_mamba_cache_bytes(s, p);
+        Numbers n;
+        const double vision = m.vision.active() && st == 0 ? vision_weight_bytes(n, pc, o) : 0;  // the tower sits on the first stage
+        const double available = capacity - p.w.total() - vision - fixed_bytes - vllm_mamba_cache_bytes(s, p);
         const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
         // Fewest blocks; among stages that hold none, the one with the most weights.
         if (best_blocks < 0 || blocks < best_blocks || (blocks == best_blocks && p.w.total() > best.w.total())) {
