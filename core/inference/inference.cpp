@@ -605,8 +605,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const double target_per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double per_token = target_per_token + (drafter ? draft_kv_bytes_per_token(*drafter, o.kv_dtype) : 0);  // one pool for both
     const double block_bytes = per_token * static_cast<double>(block);
-    Numbers n_vision;
-    const double vision = m.vision.active() && p.stage == 0 ? vision_weight_bytes(n_vision, e.params, o) : 0;
+    const double vision = m.vision.active() && p.stage == 0 ? vision_weight_bytes(n, e.params, o) : 0;
     const double available = requested - p.w.total() - vision - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
     const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
     const int64_t lookahead = speculative_lookahead(o);
