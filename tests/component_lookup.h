@@ -1,6 +1,7 @@
-// Looking up an estimate's components by id, for tests that read single components.
+// Looking up an estimate's components by id and its errors by field, for tests that read single ones.
 #pragma once
 #include <cstring>
+#include <string>
 
 #include "estimate.h"
 
@@ -17,6 +18,13 @@ inline const Component* find(const Estimate& e, const char* id) {
 inline double bytes_of(const Estimate& e, const char* id) {
     const Component* c = find(e, id);
     return c ? c->bytes : 0.0;
+}
+
+// Whether the estimate refused `field` with a message holding `words` ("" : any message).
+inline bool has_error(const Estimate& e, const std::string& field, const std::string& words = "") {
+    for (const FieldError& f : e.errors)
+        if (f.field == field && f.message.find(words) != std::string::npos) return true;
+    return false;
 }
 
 }  // namespace vl::test

@@ -21,15 +21,11 @@
 using namespace vl;
 using test::bytes_of;
 using test::find;
+using test::has_error;
 
 namespace {
 
 
-bool has_error(const Estimate& e, const char* field) {
-    for (const FieldError& x : e.errors)
-        if (x.field == field) return true;
-    return false;
-}
 
 constexpr double kLayerParams = 32 * 202383360.0;  // 6,476,267,520
 constexpr double kAllParams = 6738415616.0;

@@ -12,6 +12,7 @@
 
 #include "estimate.h"
 #include "checkpoint_files.h"
+#include "component_lookup.h"
 #include "model/gguf.h"
 #include "model/hf_config.h"
 #include "model/layer_tensors.h"
@@ -25,6 +26,7 @@
 #include "verify_script.h"
 
 using namespace vl;
+using test::has_error;
 
 namespace {
 std::string text_of(const std::string& name) {
@@ -104,11 +106,6 @@ std::vector<ModelSpec> round_trips(const ModelSpec& m) {
     return out;
 }
 
-bool has_error(const Estimate& e, const std::string& field, const std::string& words) {
-    for (const FieldError& f : e.errors)
-        if (f.field == field && f.message.find(words) != std::string::npos) return true;
-    return false;
-}
 }  // namespace
 
 TEST_CASE("state-space models: exact parameter counts of real Mamba and Mamba2 checkpoints") {
