@@ -51,26 +51,17 @@ constexpr CudaContextRow kRows[] = {
 // ASCII lower case: the tokens below are ASCII, and no byte outside A-Z lowers to one of theirs.
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-// Whether `name` holds the lower-case `token`, ignoring the case of `name` (no copy of the name).
-bool has(std::string_view name, std::string_view token) {
-    for (size_t i = 0; i + token.size() <= name.size(); ++i) {
-        size_t k = 0;
-        while (k < token.size() && lower(name[i + k]) == token[k]) ++k;
-        if (k == token.size()) return true;
-    }
-    return false;
-}
 
 GpuArch classify(std::string_view n) {
     const auto any = [&](std::initializer_list<std::string_view> tokens) {
         for (std::string_view t : tokens)
-            if (has(n, t)) return true;
+            if (gpu_name_has(n, t)) return true;
         return false;
     };
     if (any({"amd", "instinct", "mi300", "mi250", "mi325"})) return GpuArch::AMD;
     if (any({"b200", "b100", "gb200", "rtx 50", "5090", "5080", "rtx pro 6000"})) return GpuArch::Blackwell;
     if (any({"h100", "h200", "h800", "h20", "gh200"})) return GpuArch::Hopper;
-    if (any({"l40", "l4 ", "rtx 40", "4090", "4080", " ada"}) || (n.size() >= 3 && has(n.substr(n.size() - 3), " l4"))) return GpuArch::Ada;
+    if (any({"l40", "l4 ", "rtx 40", "4090", "4080", " ada"}) || (n.size() >= 3 && gpu_name_has(n.substr(n.size() - 3), " l4"))) return GpuArch::Ada;
     if (any({"a100", "a800", "a10", "a30", "a40", "a6000", "a5000", "rtx 30", "3090", "3080"})) return GpuArch::Ampere;
     if (any({"t4", "rtx 20", "2080", "titan rtx", "quadro rtx"})) return GpuArch::Turing;
     if (any({"v100", "titan v"})) return GpuArch::Volta;
@@ -79,6 +70,15 @@ GpuArch classify(std::string_view n) {
 }
 
 }  // namespace
+
+bool gpu_name_has(std::string_view name, std::string_view token) {
+    for (size_t i = 0; i + token.size() <= name.size(); ++i) {
+        size_t k = 0;
+        while (k < token.size() && lower(name[i + k]) == token[k]) ++k;
+        if (k == token.size()) return true;
+    }
+    return false;
+}
 
 std::span<const CudaContextRow> cuda_context_rows() { return kRows; }
 

@@ -40,6 +40,9 @@ std::span<const CudaContextRow> cuda_context_rows();
 GpuArch gpu_arch(std::string_view gpu_name);
 const char* gpu_arch_name(GpuArch a);
 
+// Whether a GPU's name holds the lower-case ASCII `token`, ignoring the name's case (no copy of the name).
+bool gpu_name_has(std::string_view name, std::string_view token);
+
 // The table's row for this GPU, module loading and workload: the first row of this architecture
 // whose use is `use` or Any, else the first Unknown-architecture row likewise.
 const CudaContextRow& cuda_context_row(GpuArch arch, bool lazy_loading, ContextUse use = ContextUse::Any);

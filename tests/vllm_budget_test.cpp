@@ -18,6 +18,7 @@
 using namespace vl;
 using test::bytes_of;
 using test::find;
+using test::has_error;
 
 namespace {
 
@@ -31,11 +32,6 @@ double weights_of(const Estimate& e) {
     for (const Component& c : e.components)
         if (std::strncmp(c.id, "weights", 7) == 0) b += c.bytes;
     return b;
-}
-bool has_error(const Estimate& e, const char* field, const char* words) {
-    for (const FieldError& x : e.errors)
-        if (x.field == field && x.message.find(words) != std::string::npos) return true;
-    return false;
 }
 
 // Meta-Llama-3-8B in bf16 on H100s, max_model_len 8192, at a vLLM release.
@@ -150,14 +146,14 @@ TEST_CASE("vLLM refuses to start when its budget and the CUDA context exceed the
 TEST_CASE("vLLM's default batched tokens by release and GPU") {
     InferenceOptions o;
     o.context = 4096;
-    o.vllm_version = "0.7.3";  // V0 without chunked prefill: max(max_model_len, 2048)
-    CHECK(vllm_batched_tokens(o, kH100Total, "NVIDIA H100 80GB HBM3") == 4096);
-    o.vllm_version = "0.11";  // V1: chunked prefill, vllm serve's defaults by GPU
-    CHECK(vllm_batched_tokens(o, kH100Total, "NVIDIA H100 80GB HBM3") == 8192);
-    CHECK(vllm_batched_tokens(o, 85100068864.0, "NVIDIA A100 80GB (SXM4)") == 2048);  // A100s keep the small default
-    CHECK(vllm_batched_tokens(o, 47814017024.0, "NVIDIA L40S 48GB") == 2048);
+    const VllmRelease v0 = *parse_vllm_version("0.7.3"), v1 = *parse_vllm_version("0.11");
+    CHECK(vllm_batched_tokens(o, v0, kH100Total, "NVIDIA H100 80GB HBM3") == 4096);  // V0 without chunked prefill: max(max_model_len, 2048)
+    // V1: chunked prefill, vllm serve's defaults by GPU
+    CHECK(vllm_batched_tokens(o, v1, kH100Total, "NVIDIA H100 80GB HBM3") == 8192);
+    CHECK(vllm_batched_tokens(o, v1, 85100068864.0, "NVIDIA A100 80GB (SXM4)") == 2048);  // A100s keep the small default
+    CHECK(vllm_batched_tokens(o, v1, 47814017024.0, "NVIDIA L40S 48GB") == 2048);
     o.max_batched_tokens = 1024;  // given
-    CHECK(vllm_batched_tokens(o, kH100Total, "NVIDIA H100 80GB HBM3") == 1024);
+    CHECK(vllm_batched_tokens(o, v1, kH100Total, "NVIDIA H100 80GB HBM3") == 1024);
 }
 
 TEST_CASE("infer.vllm_version: a bad or too old release names the field") {

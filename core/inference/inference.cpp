@@ -537,7 +537,8 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     // vLLM's requested memory: gpu_memory_utilization x torch.cuda.mem_get_info()'s total, the CUDA-visible total
     // (v1/worker/gpu_worker.py determine_available_memory, read at 0012cf6 [vllm-code]). What the release's budget
     // leaves outside (the CUDA context, later the NCCL buffers) must fit beside it (vllm_budget.h).
-    const VllmBudget budget = vllm_budget(*parse_vllm_version(o.vllm_version)).value();  // validated
+    const VllmRelease release = parse_vllm_version(o.vllm_version).value();  // validated
+    const VllmBudget budget = vllm_budget(release).value();
     const double requested = o.gpu_memory_utilization * e.gpu_usable_bytes;
     const double context = cuda_context_bytes(s);
     Numbers n;
@@ -546,7 +547,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.gpu_capacity_bytes = std::min(requested + outside, e.gpu_usable_bytes);
     e.warnings.push_back(std::string("vLLM: the KV pool fills gpu_memory_utilization x the GPU memory CUDA reports, less what the budget holds; ") +
                          vllm_budget_text(budget));
-    const int64_t T = vllm_batched_tokens(o, e.gpu_usable_bytes, s.gpu.name);
+    const int64_t T = vllm_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name);
     const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp, budget, context); };
     // Speculative decoding (infer.speculative): the drafter's weights, persistent inputs, KV layers and
     // forward in the profile run; ngram has no drafter, only the rejection sampler and lookahead slots.

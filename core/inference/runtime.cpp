@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "cuda_context.h"
 #include "inference/vllm_budget.h"
+#include "units.h"
 #include "model/layer_tensors.h"
 
 namespace vl {
@@ -15,14 +17,10 @@ int64_t vllm_mamba_cache_sequences(const InferenceOptions& o) {
     return (n + 7) / 8 * 8;
 }
 
-int64_t vllm_batched_tokens(const InferenceOptions& o, double gpu_bytes, std::string_view gpu_name) {
+int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name) {
     if (o.max_batched_tokens > 0) return o.max_batched_tokens;
     if (o.prefill_chunk > 0) return o.prefill_chunk;
-    const std::optional<VllmRelease> r = parse_vllm_version(o.vllm_version);
-    if (r && (r->major > 0 || r->minor >= 8)) {
-        const bool a100 = gpu_name.find("A100") != std::string_view::npos || gpu_name.find("a100") != std::string_view::npos;
-        return gpu_bytes >= 70.0 * 1024 * 1024 * 1024 && !a100 ? 8192 : 2048;
-    }
+    if (vllm_v1_engine(release)) return gpu_bytes >= 70 * kGiB && !gpu_name_has(gpu_name, "a100") ? 8192 : 2048;
     return std::max<int64_t>(o.context, 2048);
 }
 

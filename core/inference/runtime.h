@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "formula.h"
+#include "inference/vllm_budget.h"
 #include "inference/kv_cache.h"
 #include "model/layer_tensors.h"
 #include "model_spec.h"
@@ -24,7 +25,7 @@ namespace vl {
 // the chunk; before 0.8 otherwise max(max_model_len, 2048) (vLLM v0.6 SchedulerConfig default).
 // From 0.8 (the V1 engine) chunked prefill is always on and the default (vllm serve) is 8192 tokens on a GPU
 // of 70 GiB or more that is not an A100, else 2048 (engine/arg_utils.py get_batch_defaults [vllm-budget]).
-int64_t vllm_batched_tokens(const InferenceOptions& o, double gpu_bytes, std::string_view gpu_name);
+int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name);
 
 // Sequences vLLM v0.6's MambaCacheManager holds states for (Mamba, Jamba): max_num_seqs, and with
 // CUDA graphs padded to a captured batch size (_get_graph_batch_size: up to 2 as is, 4, then a

@@ -54,6 +54,8 @@ std::optional<VllmBudget> vllm_budget(const VllmRelease& r) {
     return VllmBudget::WholeDevice;
 }
 
+bool vllm_v1_engine(const VllmRelease& r) { return at_least(r, 0, 8); }
+
 const char* vllm_budget_text(VllmBudget b) {
     switch (b) {
         case VllmBudget::WholeDevice:

@@ -41,6 +41,10 @@ std::optional<VllmRelease> parse_vllm_version(std::string_view text);
 // peak alone: not modelled).
 std::optional<VllmBudget> vllm_budget(const VllmRelease& r);
 
+// Whether the release runs the V1 engine by default (0.8 and later): chunked prefill always on, batch
+// defaults by GPU (engine/arg_utils.py get_batch_defaults [vllm-budget]).
+bool vllm_v1_engine(const VllmRelease& r);
+
 // The rule's name and releases, for the derivation and the warnings.
 const char* vllm_budget_text(VllmBudget b);
 
