@@ -24,7 +24,6 @@
 #include "estimate.h"
 #include "export.h"
 #include "formula.h"
-#include "inference/vllm_budget.h"
 #include "json_input.h"
 #include "checkpoint_source.h"
 #include "model/checkpoint_config.h"
@@ -1376,11 +1375,8 @@ int cmd_plan_serving(const Options& o, std::string& out, std::string& err, Servi
                 return bad(flag + ": \"" + escape_control_chars(value) + "\" is not a fraction in (0, 1], e.g. 0.9");
             in.gpu_memory_utilization = *u.value;
         } else if (flag == "--vllm-version") {
-            const std::optional<VllmRelease> r = sglang ? std::nullopt : parse_vllm_version(value);
             if (sglang) return bad("--vllm-version is a vLLM flag (--engine vllm)");
-            if (!r || !vllm_budget(*r))
-                return bad("--vllm-version: \"" + escape_control_chars(value) + "\" is not a vLLM release vramlens models (0.2.5 or later, e.g. 0.6.5 or 0.11.2)");
-            in.vllm_version = value;
+            in.vllm_version = value;  // the estimate's validation names infer.vllm_version when it is not a release
         } else if (flag == "--ctx" || flag == "--max-model-len" || flag == "--context-length" || flag == "--max-num-seqs" ||
                    flag == "--max-running-requests" || flag == "--tp" || flag == "--pp") {
             Result<int64_t> n = parse_whole_number(value, flag);

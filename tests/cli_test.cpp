@@ -1048,6 +1048,9 @@ TEST_CASE("cli: --vllm-version picks the release's budget rule, a release number
     r = vramlens("estimate --model llama-3.1-8b --mode infer --engine vllm --vllm-version latest");
     CHECK(r.status == 1);
     CHECK_THAT(r.err, Catch::Contains("infer.vllm_version (from --vllm-version): must be a vLLM release such as \"0.6.5\""));
+    r = vramlens("plan --engine vllm --model llama-3.1-8b --gpu h100-80gb --vllm-version latest");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("infer.vllm_version: must be a vLLM release such as \"0.6.5\""));
     r = vramlens("plan --engine sglang --model llama-3.1-8b --gpu h100-80gb --vllm-version 0.11");
     CHECK(r.status == 1);
     CHECK_THAT(r.err, Catch::Contains("--vllm-version is a vLLM flag"));
