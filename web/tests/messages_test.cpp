@@ -1,8 +1,8 @@
 // The core's messages on the 中文 page (web/ui/messages.h, web/ui/zh_messages.txt): the catalogue
 // translates every message the core produces over the model presets in every mode, the framework
 // profiles, the random scenarios of the property tests, the tests' config.json files as imported and
-// the validators' error cases (each number
-// field of a scenario set to values the rules refuse). A message the core gains without a
+// the validators' error cases (each number field of a scenario set to values the rules refuse) and the
+// config box's answers to malformed JSON. A message the core gains without a
 // translation fails "every message of the core has a Chinese translation" with the message itself.
 #include <catch2/catch.hpp>
 
@@ -17,6 +17,7 @@
 
 #include "export.h"
 #include "framework_profiles.h"
+#include "json_input.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "random_scenarios.h"
@@ -119,6 +120,22 @@ std::set<std::string> core_messages() {
         const Result<ModelSpec> r = import_hf_config(text.str());
         for (const FieldError& err : r.errors) out.insert(err.message);
         for (const std::string& w : r.warnings) out.insert(w);
+    }
+    // The config box's answers to malformed JSON (core/json_input.cpp): one text for each syntax problem it
+    // names, and the size, depth, duplicate-key and NUL checks.
+    const std::string deep = std::string(40, '[') + std::string(40, ']');
+    for (const std::string& bad :
+         {std::string(""), std::string("{\"a\": [1, 2"), std::string("{\"a\": 1}}"), std::string("{\"a\": True}"),
+          std::string("{\"a\": NaN}"), std::string("{\"a\": 1 /* x */}"), std::string("{\"a\": \"x\ny\"}"),
+          std::string(R"({"path": "C:\models"})"), std::string("{\"a\": 1e400}"), std::string("{\"a\": 1.}"),
+          std::string("{\n  \"a\": 1,\n}"), std::string("[1, 2,]"), std::string("{'a': 1}"), std::string("{a: 1}"),
+          std::string("{\"a\" 1}"), std::string("{\"a\": : 1}"), std::string("{\"a\": [1, 2}"), std::string("{\"a\": 1]"),
+          std::string("{\"a\": 1\n \"b\": 2}"), std::string("[1 2]"), std::string("{\"a\": yes}"), std::string("{\"a\": @}"),
+          std::string("{\"a\": 1, \"a\": 2}"), std::string(R"({"name": "a\u0000b"})"), std::string(R"({"n\u0000": 1})"), deep,
+          std::string(kMaxJsonInputBytes + 1, ' ')}) {
+        std::vector<FieldError> errs;
+        parse_json_input(bad, "config", errs);
+        for (const FieldError& err : errs) out.insert(err.message);
     }
     // The validators' error cases, from the default scenario in each mode.
     for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
@@ -263,4 +280,18 @@ TEST_CASE("every component of the core has a Chinese label") {
         REQUIRE(g_components.count(id) == 1);
         CHECK(ui::component_label_zh(cat, id) != nullptr);
     }
+}
+
+TEST_CASE("a syntax error in a pasted config.json reads in Chinese, with its line, column and place") {
+    const MessageCatalogue c = ui::parse_message_catalogue(catalogue_text());
+    std::vector<FieldError> errs;
+    parse_json_input("{\n  \"a\": 1,\n}", "config", errs);
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].message == "is not valid JSON: line 3, column 1: a comma before } : JSON allows no comma after the last entry; remove it (at: })");
+    CHECK(ui::translate_message(c, errs[0].message) ==
+          "不是有效的 JSON：第 3 行第 1 列：} 之前有逗号：JSON 不允许最后一项后面有逗号；请删除（位置：}）");
+    errs.clear();
+    parse_json_input("{\"tie_word_embeddings\": True}", "config", errs);
+    REQUIRE(errs.size() == 1);
+    CHECK(ui::translate_message(c, errs[0].message).value_or("").find("True 是 Python 的写法") != std::string::npos);
 }
