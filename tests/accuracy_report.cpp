@@ -50,22 +50,36 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
+// Whether the component's id starts with one of the prefixes ("a,b,c").
+bool named_by(const Component& c, const std::string& prefixes) {
+    for (const std::string& p : split(prefixes))
+        if (std::string(c.id).rfind(p, 0) == 0) return true;
+    return false;
+}
+
 // Bytes of the components whose id starts with one of the prefixes: GPU ones, or host ones.
 double sum_prefixes(const Estimate& e, const std::string& prefixes, bool host = false) {
     double b = 0;
-    for (const Component& c : e.components) {
-        if (c.host != host) continue;
-        for (const std::string& p : split(prefixes))
-            if (std::string(c.id).rfind(p, 0) == 0) { b += c.bytes; break; }
-    }
+    for (const Component& c : e.components)
+        if (c.host == host && named_by(c, prefixes)) b += c.bytes;
     return b;
+}
+
+// The components the prefixes do not name.
+std::vector<Component> components_without(const Estimate& e, const std::string& prefixes) {
+    std::vector<Component> kept;
+    for (const Component& c : e.components)
+        if (!named_by(c, prefixes)) kept.push_back(c);
+    return kept;
 }
 
 // The quantity a case compares, in bytes (see "measure" in cases.json); params.* and qlora.* are
 // counts read through the core's own functions for the case's scenario.
 double measure(const Scenario& s, const Estimate& e, const std::string& m) {
     if (m == "total") return e.total_bytes;
-    if (m.rfind("total-minus:", 0) == 0) return e.total_bytes - sum_prefixes(e, m.substr(12));
+    // The peak without the named components (the CUDA context and the allocator's reserve for an allocator
+    // peak): the largest phase total of the others, which need not be the phase where the whole total peaks.
+    if (m.rfind("total-minus:", 0) == 0) return phase_totals(components_without(e, m.substr(12))).peak_bytes();
     if (m.rfind("sum:", 0) == 0) return sum_prefixes(e, m.substr(4));
     // Host memory by component, and GPU + host (a whole model that one log counts in one buffer).
     if (m.rfind("host:", 0) == 0) return sum_prefixes(e, m.substr(5), true);
@@ -126,11 +140,8 @@ size_t first_different_line(const std::string& a, const std::string& b) {
 // The components inside a measure (GPU, live at the peak for total / total-minus, or named by a sum's
 // prefixes), largest first.
 std::vector<std::pair<std::string, double>> measured_components(const Estimate& e, const std::string& m) {
-    const auto named = [](const Component& c, const std::string& prefixes) {
-        for (const std::string& p : split(prefixes))
-            if (std::string(c.id).rfind(p, 0) == 0) return true;
-        return false;
-    };
+    const auto named = named_by;
+    const Phase without_peak = m.rfind("total-minus:", 0) == 0 ? phase_totals(components_without(e, m.substr(12))).peak : e.peak_phase;
     std::vector<std::pair<std::string, double>> out;
     for (const Component& c : e.components) {
         if (c.bytes <= 0) continue;
@@ -145,7 +156,7 @@ std::vector<std::pair<std::string, double>> measured_components(const Estimate& 
         if (c.host) continue;
         bool in = false;
         if (m.rfind("sum:", 0) == 0) in = named(c, m.substr(4));
-        else if (m.rfind("total-minus:", 0) == 0) in = (c.phases & phase_bit(e.peak_phase)) && !named(c, m.substr(12));
+        else if (m.rfind("total-minus:", 0) == 0) in = (c.phases & phase_bit(without_peak)) && !named(c, m.substr(12));
         else in = (c.phases & phase_bit(e.peak_phase)) != 0;  // total, solve:seq
         if (in) out.emplace_back(c.id, c.bytes);
     }

@@ -173,8 +173,12 @@ static Scenario octocoder(WeightFormat f) {
     s.gpu.memory_bytes = 80 * kGiB;
     return s;
 }
-static double allocated_bytes(const Estimate& e) {  // peak minus the CUDA context and the allocator reserve, which max_memory_allocated does not count
-    return e.total_bytes - bytes_of(e, "cuda_context") - bytes_of(e, "overhead.fragmentation");
+// The peak without the CUDA context and the allocator's reserve, which max_memory_allocated does not count.
+static double allocated_bytes(const Estimate& e) {
+    std::vector<Component> allocated;
+    for (const Component& c : e.components)
+        if (std::string_view(c.id) != "cuda_context" && std::string_view(c.id).rfind("overhead.fragmentation", 0) != 0) allocated.push_back(c);
+    return phase_totals(allocated).peak_bytes();
 }
 static double allocated_gib(const Estimate& e) { return to_gib(allocated_bytes(e)); }
 

@@ -14,6 +14,7 @@
 #include "cuda_context.h"
 #include "enum_names.h"
 #include "formula.h"
+#include "inference/generate_replay.h"
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
 #include "inference/speculative.h"
@@ -313,6 +314,49 @@ void encoder_forward(const Scenario& s, Detail d, Estimate& e) {
     add_fragmentation(s, d, e, hf_largest_transient(s, o.context, o.context, 0));
 }
 
+// The holes the KV cache's growth leaves in the caching allocator's segments while generate() decodes:
+// generate() replayed through the allocator model (inference/generate_replay.h), with the GPU's memory
+// less the weights and the CUDA context as its capacity. The holes are the replay's reserved bytes above
+// what the decode step allocates and the reserve it already has (overhead.fragmentation); a request that
+// does not fit in the replay adds its bytes, so the estimate says what PyTorch says: out of memory.
+void add_decode_holes(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
+    const InferenceOptions& o = s.infer;
+    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    if (s.overheads.expandable_segments || prompt >= o.context) return;
+    if (const char* why = replay_generate_why_not(s); *why != '\0') {
+        e.warnings.push_back(std::string("transformers generate(): the caching allocator's holes from the KV cache's growth during decode "
+                                         "are not modelled here (") + why +
+                             "); they can reach several times the cache: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                             "(overheads.expandable_segments)");
+        return;
+    }
+    const double beside = phase_totals(e.components).gpu[static_cast<int>(Phase::Load)];
+    const GenerateReplay r = replay_generate(s, p.end - p.begin, e.gpu_usable_bytes - beside);
+    if (r.truncated)
+        e.warnings.push_back("transformers generate(): the caching allocator is replayed for the first " + std::to_string(r.tokens) + " of " +
+                             std::to_string(o.context - prompt) +
+                             " new tokens only; the holes grow further: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                             "(overheads.expandable_segments)");
+    // What the decode step allocates beside the weights (the KV cache, its growth copy, the logits) and the
+    // reserve it already has; the replay's reserved memory beyond both is the holes, so the step's total
+    // beside the weights and the context is the larger of the two.
+    const int step = static_cast<int>(Phase::Step);
+    const double allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Weights) & ~category_bit(Category::Overhead)).gpu[step];
+    double reserve = 0;
+    for (const Component& c : e.components)
+        if (std::string_view(c.id) == "overhead.fragmentation" && (c.phases & phase_bit(Phase::Step))) reserve = c.bytes;
+    const double failed = r.out_of_memory ? r.failed_request : 0;
+    if (r.peak_reserved + failed <= allocated + reserve) return;
+    add(e, d, comp("overhead.fragmentation.decode", "Allocator holes from the KV cache's growth (decode)", Category::Overhead, phase_bit(Phase::Step),
+                   "generate() replayed through PyTorch's caching allocator: DynamicLayer.update's torch.cat per step [transformers-code], "
+                   "best-fit blocks split and merged in segments [pytorch-cuda-alloc]; H100 runs [vramlens-h100-runs]"),
+        [&](auto& q) {
+            auto reserved = q("R_replay", r.peak_reserved);
+            if (r.out_of_memory) reserved += q("failed_request", failed);
+            return reserved - q("allocated_decode", allocated) - q("reserve_decode", reserve);
+        });
+}
+
 // The components of transformers generate on the GPU of pipeline stage p.
 void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const ModelSpec& m = s.model;
@@ -378,6 +422,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                        "transformers generate: each decode step's last-position logits + fp32 copy [transformers-code]"),
             [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
     add_fragmentation(s, d, e, hf_largest_transient(s, q_tokens, prompt, positions));  // PyTorch's caching allocator, as training
+    add_decode_holes(s, d, e, p);
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), ssm_state_per_sequence(s, p));
 }
 
