@@ -37,6 +37,17 @@ Scenario scenario(const std::string& file, Mode mode, int64_t batch, int64_t tok
     return s;
 }
 
+// Training BertForSequenceClassification (2 labels) in fp32 as transformers' Trainer ran it in 2022: BERT's
+// dropout 0.1 (hidden and attention probabilities), eager attention.
+Scenario classifier_fp32(const std::string& file, int64_t batch, int64_t tokens) {
+    Scenario s = scenario(file, Mode::Train, batch, tokens);
+    s.model.num_labels = 2;
+    s.train.precision = Precision::FP32;
+    s.train.dropout = 0.1;
+    s.train.flash_attention = false;
+    return s;
+}
+
 double bytes_of(const Estimate& e, const std::string& id) {
     for (const Component& c : e.components)
         if (c.id == id) return c.bytes;
@@ -114,16 +125,8 @@ TEST_CASE("encoders: parameter counts with each task head, by hand") {
 
 TEST_CASE("encoders: one training step's activations, tensor by tensor, on a tiny BERT") {
     // h 8, 2 heads of 4, ffn 32, 2 layers, b 2, s 4 (T = 8 tokens), fp32, dropout 0.1, eager attention.
-    Scenario s;
-    s.mode = Mode::Train;
-    s.model = config("bert-base-uncased.json");
+    Scenario s = classifier_fp32("bert-base-uncased.json", 2, 4);
     s.model.hidden = 8; s.model.heads = s.model.kv_heads = 2; s.model.head_dim = 4; s.model.ffn = 32; s.model.layers = 2;
-    s.model.num_labels = 2;
-    s.train.precision = Precision::FP32;
-    s.train.micro_batch = 2;
-    s.train.seq_len = 4;
-    s.train.dropout = 0.1;
-    s.train.flash_attention = false;
     const Estimate e = estimate(s);
     for (const auto& err : e.errors) INFO(err.field + ": " + err.message);
     REQUIRE(e.ok());
@@ -149,15 +152,7 @@ TEST_CASE("encoders: one training step's activations, tensor by tensor, on a tin
 }
 
 TEST_CASE("encoders: bert-large training as the Transformers single-GPU page ran it") {
-    Scenario s;
-    s.mode = Mode::Train;
-    s.model = config("bert-large-uncased.json");
-    s.model.num_labels = 2;
-    s.train.precision = Precision::FP32;
-    s.train.micro_batch = 4;
-    s.train.seq_len = 512;
-    s.train.dropout = 0.1;
-    s.train.flash_attention = false;
+    Scenario s = classifier_fp32("bert-large-uncased.json", 4, 512);
     const Estimate e = estimate(s);
     REQUIRE(e.ok());
     // Eager attention keeps b*heads*s^2 = 4*16*512^2 elements per layer: the fp32 softmax (4 B), the dropout
