@@ -233,3 +233,15 @@ TEST_CASE("training: zero_grad(set_to_none=False) holds the gradients in every p
     CHECK(held->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Backward) | phase_bit(Phase::Step)));
     CHECK(held->bytes == 4.0 * 109482240);
 }
+
+TEST_CASE("encoders: RoBERTa's classification head drops out the first tokens, so the last hidden state is freed") {
+    // RobertaClassificationHead: dropout(features[:, 0]) -> dense -> tanh -> dropout -> out_proj, the pooler's
+    // parameters under other names. b 2, s 4, h 768, fp32, dropout 0.1: masks 2*768 (1 B) twice, the dense's and
+    // out_proj's inputs and tanh's output 2*768*4 B each: 14 * 2 * 768 B, and no b*s*h tensor.
+    Scenario s = classifier_fp32("roberta-base.json", 2, 4);
+    CHECK(count_params(s.model).total == 124645632 + 2 * 768 + 2);
+    CHECK(bytes_of(estimate(s), "act.encoder_head") == 14.0 * 2 * 768);
+    // BERT's pooler reads a view of the last hidden state: 4 * 8 * 768 B more than its own b x h tensors.
+    Scenario bert = classifier_fp32("bert-base-uncased.json", 2, 4);
+    CHECK(bytes_of(estimate(bert), "act.encoder_head") == 4.0 * 8 * 768 + 9.0 * 2 * 768);
+}

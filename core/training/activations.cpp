@@ -836,7 +836,8 @@ static void add_backward_working_sets(TrainCtx& c, const StageLayers& st, const 
 // [transformers-bert-2022]. BertPooler's dense reads hidden_states[:, 0], a view, so in plain PyTorch it saves
 // (and keeps alive) the whole last hidden state; under autocast it saves its 16-bit cast of the first tokens
 // only [pytorch-autocast-code]. tanh saves its output, the pooled b x h. BertForSequenceClassification: the
-// dropout mask over the pooled output and the classifier's input (its loss over b x num_labels is not counted).
+// dropout mask over the pooled output and the classifier's input (its loss over b x num_labels is not counted);
+// RoBERTa's classification head (dense, tanh, out_proj: the same parameters) drops out the first tokens first.
 // BertForMaskedLM: the transform's dense input (the last hidden state), the GELU input, the LayerNorm input
 // and the tied decoder's input, each b x s x h; its logits and loss are add_loss's.
 static void add_encoder_head(TrainCtx& c, const ActShape& x, double fl) {
@@ -856,11 +857,16 @@ static void add_encoder_head(TrainCtx& c, const ActShape& x, double fl) {
             }
             if (!m.pooler) return q("in_flight", fl) * q.let("last_hidden", residual_bytes(q, x) * T * h);
             const auto b = q("b", x.b);
-            auto r = x.residual_bytes > 0 ? q.let("pooler_in", saved_in_bytes(q, x) * b * h)  // autocast's cast of the first tokens
-                                          : q.let("pooler_in", residual_bytes(q, x) * T * h);  // the view keeps the whole last hidden state
+            const bool drop = c.s.train.dropout > 0;
+            // RobertaForSequenceClassification has no pooler: RobertaClassificationHead runs dropout on the first
+            // tokens before its dense, so with dropout nothing keeps the last hidden state [transformers-code].
+            const bool roberta_head = m.num_labels > 0 && (m.model_type == "roberta" || m.model_type == "xlm-roberta");
+            auto r = roberta_head && drop ? q.let("dense_in", 1.0 * b * h + saved_in_bytes(q, x) * b * h)  // dropout mask + dense input
+                     : x.residual_bytes > 0 ? q.let("pooler_in", saved_in_bytes(q, x) * b * h)  // autocast's cast of the first tokens
+                                            : q.let("pooler_in", residual_bytes(q, x) * T * h);  // the view keeps the whole last hidden state
             r += q.let("pooled", a * b * h);                                                  // tanh output
             if (m.num_labels > 0) {
-                if (c.s.train.dropout > 0) r += q.let("cls_mask", 1.0 * b * h);
+                if (drop) r += q.let("cls_mask", 1.0 * b * h);
                 r += q.let("cls_in", saved_in_bytes(q, x) * b * h);
             }
             return q("in_flight", fl) * r;
