@@ -99,6 +99,8 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--params", "model", FlagKind::Params, "a model known only by its parameter count, e.g. 7e9"},
     {"--model-config", "model", FlagKind::ModelConfig, "a Hugging Face config.json file"},
     {"--mode", "mode", FlagKind::Value, "train | finetune | infer"},
+    {"--num-labels", "model.num_labels", FlagKind::Value, "encoders: train with a sequence-classification head of this many labels (BertForSequenceClassification)"},
+    {"--mlm-head", "model.mlm_head", FlagKind::Switch, "encoders: train with the masked-LM head (BertForMaskedLM: no pooler, logits over the vocabulary)"},
     {"--profile", "profile", FlagKind::Value, "a framework profile (`vramlens profiles`), applied first; the other flags and the file's fields override it"},
     {"--precision", "train.precision", FlagKind::Value, "", names_bar<Precision>},
     {"--optimizer", "train.optimizer", FlagKind::Value, "", optimizer_names},

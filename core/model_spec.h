@@ -181,6 +181,13 @@ struct ModelSpec {
     bool encoder = false;
     int64_t type_vocab = 0;         // type_vocab_size: token_type_embeddings rows (BERT 2, RoBERTa 1); 0: none
     bool pooler = false;            // BertPooler: dense [h, h] + bias over the first token
+    // The task head an encoder is trained with (issue 14 item 12) [transformers-code]: num_labels > 0 is
+    // BertForSequenceClassification (pooled output -> dropout -> classifier [num_labels, h] + bias); mlm_head
+    // is BertForMaskedLM (no pooler: add_pooling_layer=False; transform dense [h, h] + bias, GELU, LayerNorm,
+    // then the decoder tied to the word embeddings with its own bias [vocab]: logits over the vocabulary).
+    // Neither: the base model (AutoModel), its pooled output the head.
+    int64_t num_labels = 0;
+    bool mlm_head = false;
     int64_t sliding_window = 0;     // 0: none
     int sliding_window_pattern = 0; // 0: every layer uses the window; n: every n-th layer is global (Gemma2: 2, Gemma3: 6)
     AttentionKind attention = AttentionKind::Standard;

@@ -96,6 +96,11 @@ struct TrainingOptions {
     // The training loop keeps the model's logits referenced through backward (`logits = model(x)` in the loop's
     // scope, as LitGPT's finetune scripts do [litgpt-code]); transformers' Trainer drops the outputs before backward.
     bool loop_holds_logits = false;
+    // optimizer.zero_grad(set_to_none=True), PyTorch's default from 2.0: each step's gradients are allocated in
+    // backward and freed after the step. false (PyTorch before 2.0; transformers' Trainer called model.zero_grad()):
+    // the .grad tensors are zeroed in place and stay allocated from the first step on, through forward too
+    // [pytorch-zero-grad].
+    bool zero_grad_set_to_none = true;
 };
 
 // ---- fine-tuning ----------------------------------------------------------------------------

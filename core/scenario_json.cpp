@@ -64,6 +64,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("attention_dropout", &TrainingOptions::attention_dropout);
     v("params_only_largest_layer", &TrainingOptions::params_only_largest_layer);
     v("loop_holds_logits", &TrainingOptions::loop_holds_logits);
+    v("zero_grad_set_to_none", &TrainingOptions::zero_grad_set_to_none);
 }
 
 template <class V> void fields(V& v, FineTuneOptions*) {
@@ -341,6 +342,8 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("encoder", &ModelSpec::encoder);
     v("type_vocab", &ModelSpec::type_vocab);
     v("pooler", &ModelSpec::pooler);
+    v("num_labels", &ModelSpec::num_labels);
+    v("mlm_head", &ModelSpec::mlm_head);
     v("sliding_window", &ModelSpec::sliding_window);
     v("sliding_window_pattern", &ModelSpec::sliding_window_pattern);
     v("attention", &ModelSpec::attention);

@@ -1055,3 +1055,24 @@ TEST_CASE("cli: --vllm-version picks the release's budget rule, a release number
     CHECK(r.status == 1);
     CHECK_THAT(r.err, Catch::Contains("--vllm-version is a vLLM flag"));
 }
+
+TEST_CASE("cli: training an encoder with its classification head, and LoRA on it refused by field") {
+    Run r = vramlens("estimate --model bert-large-uncased --mode train --num-labels 2 --precision fp32 --micro-batch 4 --seq 512 "
+                     "--set train.dropout=0.1 --set train.flash_attention=false --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["scenario"]["model"]["num_labels"] == 2);
+    double scores = -1, head = -1;
+    for (const auto& c : j["components"]) {
+        if (c["id"] == "act.scores") scores = c["bytes"].get<double>();
+        if (c["id"] == "act.encoder_head") head = c["bytes"].get<double>();
+    }
+    // 24 layers x b*heads*s^2 (4*16*512^2) x (fp32 softmax 4 + dropout mask 1 + dropped probabilities 4 B).
+    CHECK(scores == 24.0 * 4 * 16 * 512 * 512 * 9);
+    // the pooler keeps the fp32 last hidden state (4*512*1024*4 B), tanh's output and the classifier's mask and
+    // input (4*1024 elements: 4 + 1 + 4 B).
+    CHECK(head == 4.0 * 512 * 1024 * 4 + 4.0 * 1024 * 9);
+    r = vramlens("estimate --model bert-large-uncased --mode finetune --method lora --seq 512");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("finetune.method (from --method): LoRA and QLoRA for an encoder (bert) is not modelled yet; use method full"));
+}

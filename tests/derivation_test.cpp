@@ -540,11 +540,23 @@ TEST_CASE("every model preset: training, LoRA and vLLM derivations follow the co
         Scenario t = vl::testing::train_scenario(p.spec);
         t.train.seq_len = std::min<int64_t>(2048, p.spec.max_position > 0 ? p.spec.max_position : 2048);
         check_derivations(estimate(t, Detail::Full), p.id + " train");
-        Scenario l = t;
-        l.mode = Mode::FineTune;
-        l.finetune.method = FineTuneMethod::LoRA;
-        l.finetune.lora_targets = kLoraAllLinear;
-        check_derivations(estimate(l, Detail::Full), p.id + " lora");
+        if (p.spec.encoder) {  // LoRA on an encoder is refused by name (encoder_test.cpp); its task heads instead
+            Scenario h = t;
+            h.model.num_labels = 2;
+            h.train.flash_attention = false;
+            h.train.dropout = 0.1;
+            check_derivations(estimate(h, Detail::Full), p.id + " train, classification head");
+            h.model.num_labels = 0;
+            h.model.mlm_head = true;
+            h.train.precision = Precision::AutocastFP16;
+            check_derivations(estimate(h, Detail::Full), p.id + " train, masked-LM head");
+        } else {
+            Scenario l = t;
+            l.mode = Mode::FineTune;
+            l.finetune.method = FineTuneMethod::LoRA;
+            l.finetune.lora_targets = kLoraAllLinear;
+            check_derivations(estimate(l, Detail::Full), p.id + " lora");
+        }
         Scenario v = infer_scenario(p.spec);
         v.infer.engine = p.spec.encoder ? Engine::Transformers : Engine::VLLM;  // vLLM's embedding server is not modelled
         v.infer.context = t.train.seq_len;

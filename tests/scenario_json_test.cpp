@@ -46,6 +46,11 @@ Scenario every_field_changed() {
     m.lm_head_bias = true;
     m.embedding_norm = true;
     m.parallel_attn_mlp = true;
+    m.encoder = true;
+    m.type_vocab = 2;
+    m.pooler = true;
+    m.num_labels = 3;
+    m.mlm_head = true;
     m.sliding_window = 4096;
     m.sliding_window_pattern = 6;
     m.attention = AttentionKind::MLA;
@@ -92,6 +97,7 @@ Scenario every_field_changed() {
     t.attention_dropout = 0.05;
     t.params_only_largest_layer = 123456;
     t.loop_holds_logits = true;
+    t.zero_grad_set_to_none = false;
     s.finetune.method = FineTuneMethod::QLoRA;
     s.finetune.lora_rank = 64;
     s.finetune.lora_targets = kLoraQ | kLoraO | kLoraDown;
@@ -213,6 +219,11 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.lm_head_bias == y.lm_head_bias);
     CHECK(x.embedding_norm == y.embedding_norm);
     CHECK(x.parallel_attn_mlp == y.parallel_attn_mlp);
+    CHECK(x.encoder == y.encoder);
+    CHECK(x.type_vocab == y.type_vocab);
+    CHECK(x.pooler == y.pooler);
+    CHECK(x.num_labels == y.num_labels);
+    CHECK(x.mlm_head == y.mlm_head);
     CHECK(x.sliding_window == y.sliding_window);
     CHECK(x.sliding_window_pattern == y.sliding_window_pattern);
     CHECK(x.attention == y.attention);
@@ -264,6 +275,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.attention_dropout == b.train.attention_dropout);
     CHECK(a.train.params_only_largest_layer == b.train.params_only_largest_layer);
     CHECK(a.train.loop_holds_logits == b.train.loop_holds_logits);
+    CHECK(a.train.zero_grad_set_to_none == b.train.zero_grad_set_to_none);
     CHECK(a.finetune.method == b.finetune.method);
     CHECK(a.finetune.lora_rank == b.finetune.lora_rank);
     CHECK(a.finetune.lora_targets == b.finetune.lora_targets);
@@ -699,14 +711,14 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 43);
+    CHECK(field_count<ModelSpec>() == 45);
     CHECK(field_count<VisionSpec>() == 12);
     CHECK(field_count<SsmSpec>() == 17);
     CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 25);
+    CHECK(field_count<TrainingOptions>() == 26);
     CHECK(field_count<FineTuneOptions>() == 12);
     CHECK(field_count<InferenceOptions>() == 27);
     CHECK(field_count<Speculative>() == 4);

@@ -339,10 +339,25 @@ VL_TENSOR_INLINE void for_each_model_tensor(const ModelSpec& m, F&& f) {
     if (m.type_vocab > 0) f(mat("token_type_embeddings", m.type_vocab, d, K::Embedding, S::Replicated, R::OtherMatrix, 0, kWhole));
     if (m.final_norm) norm(f, m, "norm", "norm.bias", d, K::FinalNorm);
     if (m.encoder) {  // an encoder's output is its hidden states, and BertPooler's dense [d, d] + bias is its head
-        if (m.pooler) {
+        if (m.pooler && !m.mlm_head) {  // BertForMaskedLM builds its BertModel with add_pooling_layer=False
             const Tensor pool = mat("pooler.dense", d, d, K::Head, S::Replicated, R::OtherMatrix, 0, kWhole);
             f(pool);
             f(bias_of(pool, "pooler.dense.bias"));
+        }
+        // BertForSequenceClassification: classifier [num_labels, d] + bias over the pooled output [transformers-code].
+        if (m.num_labels > 0) {
+            const Tensor cls = mat("classifier", m.num_labels, d, K::Head, S::Replicated, R::OtherMatrix, 0, kWhole);
+            f(cls);
+            f(bias_of(cls, "classifier.bias"));
+        }
+        // BertForMaskedLM's BertLMPredictionHead: transform dense [d, d] + bias and LayerNorm, the decoder tied
+        // to the word embeddings (no matrix of its own) and its bias [V] [transformers-code].
+        if (m.mlm_head) {
+            const Tensor dense = mat("cls.predictions.transform.dense", d, d, K::Head, S::Replicated, R::OtherMatrix, 0, kWhole);
+            f(dense);
+            f(bias_of(dense, "cls.predictions.transform.dense.bias"));
+            norm(f, m, "cls.predictions.transform.LayerNorm", "cls.predictions.transform.LayerNorm.bias", d, K::Head);
+            f(vec("cls.predictions.bias", m.vocab, K::Head));
         }
         return;
     }
@@ -393,9 +408,10 @@ private:
 
 // Worst cases (every option on; tests/layer_tensors_test.cpp builds them): a layer has at most 12
 // attention and 14 Mamba (both with SsmSpec::parallel_attention) + 15 MoE MLP + 8 norm tensors, the model 10
-// outside the layers. add() past the capacity would drop a tensor, so the capacities stay above those counts.
+// outside the layers (an encoder with a masked-LM head and every embedding option: 14). add() past the
+// capacity would drop a tensor, so the capacities stay above those counts.
 using LayerTensors = TensorList<52>;
-using ModelTensors = TensorList<12>;
+using ModelTensors = TensorList<16>;
 using VisionTensors = TensorList<32>;  // at most 27: CLIP (7 outside the layers, 16 layer tensors) and LLaVA's projector (4)
 
 LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind);

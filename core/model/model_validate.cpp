@@ -250,6 +250,13 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     c.range("sliding_window", m.sliding_window, 0, kMaxPositions);
     c.range("sliding_window_pattern", m.sliding_window_pattern, 0, kMaxLayers);
 
+    // An encoder's task head (ModelSpec::num_labels, mlm_head): at most one, and only on an encoder.
+    c.range("num_labels", m.num_labels, 0, kMaxVocab);
+    if ((m.num_labels > 0 || m.mlm_head) && !m.encoder)
+        c.fail(m.mlm_head ? "mlm_head" : "num_labels", "is a task head of an encoder (BERT, RoBERTa); this model is not one (encoder false): leave it out");
+    else if (m.num_labels > 0 && m.mlm_head)
+        c.fail("num_labels", "and mlm_head are two model classes (BertForSequenceClassification, BertForMaskedLM); keep one");
+
     const MoESpec& e = m.moe;
     if (c.range("num_experts", e.num_experts, 0, kMaxExperts) && e.num_experts > 0) {
         if (c.range("num_experts_per_tok", e.top_k, 1, kMaxExperts) && e.top_k > e.num_experts)

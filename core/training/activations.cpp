@@ -539,8 +539,9 @@ double fused_loss_chunk_rows(double tokens, double vocab, double hidden) {
     return std::min(p, tokens);
 }
 
-// The materialised causal-LM loss on this rank (transformers ForCausalLMLoss [transformers-code]): on the
-// last pipeline stage, with train.loss upcast or upcast-shift, not for an encoder. Its logits: b x s x V / t
+// The materialised loss over the vocabulary on this rank (transformers ForCausalLMLoss [transformers-code], or
+// BertForMaskedLM's CrossEntropyLoss over every position [transformers-bert-2022]): on the last pipeline stage,
+// with train.loss upcast or upcast-shift; an encoder only with its masked-LM head. Its logits: b x s x V / t
 // elements in the loss dtype (fp32 with transformers' upcast).
 struct LossLogits {
     bool present = false;
@@ -551,7 +552,7 @@ struct LossLogits {
 static LossLogits materialised_loss(const TrainCtx& c, const ActShape& x) {
     const Scenario& s = c.s;
     LossLogits l;
-    l.present = c.stage.last && !s.model.encoder && s.train.loss != LossImpl::Fused;
+    l.present = c.stage.last && (!s.model.encoder || s.model.mlm_head) && s.train.loss != LossImpl::Fused;
     l.logit_bytes = s.train.fp32_logits ? 4.0 : x.act_bytes;
     l.V = static_cast<double>(s.model.vocab);
     l.t = static_cast<double>(s.parallel.tp);
@@ -612,11 +613,14 @@ static void add_loss(TrainCtx& c, const ActShape& x, const LossLogits& loss, dou
                             : "the output layer's matmul in the compute dtype, dropped with the model outputs before backward [transformers-code]; "
                               "vocab-parallel split by t [megatron-theoretical-memory]"),
         [&](auto& q) { return q("in_flight", fl) * (q("a_bytes", x.act_bytes) * elements(q)); });
+    // BertForMaskedLM has no .float(): under autocast log_softmax runs in fp32 and casts the 16-bit logits
+    // itself, a copy of the same size that lives while the loss is computed [pytorch-autocast-code].
     if (upcast)
         add(c.e, c.d, comp("logits.fp32", "fp32 copy of the logits for the loss", Category::Logits, fwd,
-                           "transformers ForCausalLMLoss: logits = logits.float() [transformers-code]"),
+                           s.model.encoder ? "autocast runs log_softmax in fp32: a cast of the 16-bit logits [pytorch-autocast-code]"
+                                           : "transformers ForCausalLMLoss: logits = logits.float() [transformers-code]"),
             [&](auto& q) { return q("in_flight", fl) * (4 * elements(q)); });
-    if (s.train.loss == LossImpl::UpcastShift)
+    if (s.train.loss == LossImpl::UpcastShift && !s.model.encoder)  // a masked-LM loss reads every position: no shift
         add(c.e, c.d, comp("logits.shift_copy", "contiguous copy of the shifted logits", Category::Logits, fwd,
                            "transformers before PR #35646: shift_logits = logits[..., :-1, :].contiguous() [transformers-pr35646]"),
             [&](auto& q) { return q("in_flight", fl) * (q("logit_bytes", loss.logit_bytes) * elements(q)); });
@@ -828,19 +832,71 @@ static void add_backward_working_sets(TrainCtx& c, const StageLayers& st, const 
         });
 }
 
+// An encoder's task head on the last stage, what autograd saves as transformers' BERT of early 2022 runs it
+// [transformers-bert-2022]. BertPooler's dense reads hidden_states[:, 0], a view, so in plain PyTorch it saves
+// (and keeps alive) the whole last hidden state; under autocast it saves its 16-bit cast of the first tokens
+// only [pytorch-autocast-code]. tanh saves its output, the pooled b x h. BertForSequenceClassification: the
+// dropout mask over the pooled output and the classifier's input (its loss over b x num_labels is not counted);
+// RoBERTa's classification head (dense, tanh, out_proj: the same parameters) drops out the first tokens first.
+// BertForMaskedLM: the transform's dense input (the last hidden state), the GELU input, the LayerNorm input
+// and the tied decoder's input, each b x s x h; its logits and loss are add_loss's.
+static void add_encoder_head(TrainCtx& c, const ActShape& x, double fl) {
+    const ModelSpec& m = c.s.model;
+    const double H = static_cast<double>(m.hidden);
+    add(c.e, c.d, comp("act.encoder_head", m.mlm_head ? "activations: masked-LM head (transform and decoder inputs)"
+                                                     : "activations: pooler and classifier inputs",
+                       Category::Activations, kFwdBwd,
+                       "transformers BertPooler, BertForSequenceClassification, BertLMPredictionHead (saved inputs) [transformers-bert-2022]; "
+                       "autocast casts [pytorch-autocast-code]"),
+        [&](auto& q) {
+            const auto T = tokens(q, x);
+            const auto h = q("h", H), a = q("a_bytes", x.act_bytes);
+            if (m.mlm_head) {
+                const auto in = saved_in_bytes(q, x);
+                return q("in_flight", fl) * q.let("mlm_saved", (in + a + norm_in_bytes(q, x) + in) * T * h);
+            }
+            if (!m.pooler) return q("in_flight", fl) * q.let("last_hidden", residual_bytes(q, x) * T * h);
+            const auto b = q("b", x.b);
+            const bool drop = c.s.train.dropout > 0;
+            // RobertaForSequenceClassification has no pooler: RobertaClassificationHead runs dropout on the first
+            // tokens before its dense, so with dropout nothing keeps the last hidden state [transformers-code].
+            const bool roberta_head = m.num_labels > 0 && (m.model_type == "roberta" || m.model_type == "xlm-roberta");
+            auto r = roberta_head && drop ? q.let("dense_in", 1.0 * b * h + saved_in_bytes(q, x) * b * h)  // dropout mask + dense input
+                     : x.residual_bytes > 0 ? q.let("pooler_in", saved_in_bytes(q, x) * b * h)  // autocast's cast of the first tokens
+                                            : q.let("pooler_in", residual_bytes(q, x) * T * h);  // the view keeps the whole last hidden state
+            r += q.let("pooled", a * b * h);                                                  // tanh output
+            if (m.num_labels > 0) {
+                if (drop) r += q.let("cls_mask", 1.0 * b * h);
+                r += q.let("cls_in", saved_in_bytes(q, x) * b * h);
+            }
+            return q("in_flight", fl) * r;
+        });
+}
+
 // What the first stage keeps before its layers (token ids, embedding dropout mask) and the last stage
-// after them (final norm and output-layer inputs), then the loss.
+// after them (final norm and output-layer inputs, or an encoder's head), then the loss.
 static void add_stage_ends(TrainCtx& c, const ActShape& x, const LossLogits& loss, double fl) {
     const ModelSpec& m = c.s.model;
     if (c.stage.first) {
         add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, kFwdBwd,
-                           "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]"),
+                           m.encoder ? "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]; "
+                                       "BertEmbeddings' LayerNorm input [transformers-bert-2022]"
+                                     : "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]"),
             [&](auto& q) {
                 const auto T = tokens(q, x);
                 auto emb = q.let("token_ids", 8 * T);  // int64
+                // BertEmbeddings: LayerNorm(word + token type + position embeddings) saves its input, in the
+                // residual stream's dtype (fp32 under autocast: embedding lookups are not autocast) [transformers-bert-2022]
+                if (m.encoder && m.embedding_norm)
+                    emb += q.let("emb_norm_in", sp_split(q, x, norm_in_bytes(q, x) * T * q("h", static_cast<double>(m.hidden))));
                 if (c.s.train.dropout > 0) emb += q.let("emb_mask", sp_split(q, x, T * q("h", static_cast<double>(m.hidden))));  // 1 byte
                 return q("in_flight", fl) * emb;
             });
+    }
+    if (c.stage.last && m.encoder) {
+        add_encoder_head(c, x, fl);
+        if (m.mlm_head) add_loss(c, x, loss, fl);
+        return;
     }
     if (c.stage.last) {
         const bool head_trained = !c.finetune_adapters;
@@ -855,9 +911,7 @@ static void add_stage_ends(TrainCtx& c, const ActShape& x, const LossLogits& los
                 if (head_trained) fin += q.let("head_in", one);
                 return q("in_flight", fl) * fin;
             });
-        // An encoder (BertModel) has no LM head: a task head on its output (a classifier, a pooling
-        // loss) holds a few numbers per sequence, not logits over the vocabulary.
-        if (!m.encoder) add_loss(c, x, loss, fl);
+        add_loss(c, x, loss, fl);
     }
 }
 

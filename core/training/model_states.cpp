@@ -96,6 +96,8 @@ double adafactor_state_elements(const ModelSpec& m, const ParamCounts& pc, const
 // shares (with a learned position table, counted with it: a slight overcount).
 double autocast_head_params(const TrainCtx& c) {
     if (!c.stage.last) return 0;
+    // BertForMaskedLM's decoder is the word embedding (tied), cast on use beside the head's own matrices.
+    if (c.s.model.encoder && c.s.model.mlm_head) return c.w.lm_head + (c.stage.first ? c.w.embedding : 0);
     if (c.w.lm_head > 0) return c.w.lm_head;
     return c.s.model.tied_embeddings && c.stage.first ? c.w.embedding : 0;
 }
@@ -139,12 +141,15 @@ bool plain_pytorch_training(const Scenario& s) {
 }
 
 static bool gradients_allocated_in_backward(const Scenario& s) {
-    return plain_pytorch_training(s) && s.train.grad_accum_steps == 1 && s.train.compat == Compat::None;
+    return plain_pytorch_training(s) && s.train.grad_accum_steps == 1 && s.train.compat == Compat::None && s.train.zero_grad_set_to_none;
 }
 
+// zero_grad(set_to_none=False) (PyTorch before 2.0) zeroes the .grad tensors in place: once the first step has
+// made them they are held in every phase, forward included [pytorch-zero-grad].
 unsigned gradient_phases(const Scenario& s) {
     if (gradients_allocated_in_backward(s)) return kStep;
-    return kBwdStep | (s.train.grad_accum_steps > 1 ? phase_bit(Phase::Forward) : 0u);
+    const bool held = s.train.grad_accum_steps > 1 || (plain_pytorch_training(s) && !s.train.zero_grad_set_to_none);
+    return kBwdStep | (held ? phase_bit(Phase::Forward) : 0u);
 }
 
 // ZeRO-2/3 and FSDP reduce-scatter each gradient to its shard; FSDP's no_sync() accumulation keeps the
@@ -169,7 +174,10 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const unsigned grad_phases = gradient_phases(c.s);
     const char* grad_source = freed ? "a gradient per trainable parameter, allocated during backward and freed by zero_grad(set_to_none=True): "
                                       "at the step, not at the start of backward [pytorch-zero-grad] [zero2020 §5.2]"
-                                    : "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]";
+                            : !o.zero_grad_set_to_none && plain_pytorch_training(c.s)
+                                ? "a gradient per trainable parameter, zeroed in place by zero_grad(set_to_none=False) and held from the first step on "
+                                  "[pytorch-zero-grad]"
+                                : "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]";
     const Dtypes& dt = t.dt;
     c.trainable += P;
     if (t.saved_modules) {  // copy.deepcopy of each module in modules_to_save, trained like the model's own [peft-code]

@@ -174,6 +174,16 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         else if (s.parallel.cp > 1)
             errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"});
     }
+    // An encoder (BERT, RoBERTa) is walked as transformers trains it in full (activations.cpp: the layers,
+    // BertEmbeddings, the pooler / classifier / masked-LM head); adapters on it and other tools' accounting
+    // are refused rather than sized as a decoder.
+    if (m.encoder) {
+        const std::string what = std::string(" for an encoder (") + m.model_type + ") is not modelled yet";
+        if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
+            errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"});
+        else if (o.compat != Compat::None)
+            errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"});
+    }
     range(static_cast<double>(o.micro_batch), 1, 1e6, "train.micro_batch");
     range(static_cast<double>(o.seq_len), 1, 1e8, "train.seq_len");
     range(static_cast<double>(o.grad_accum_steps), 1, 1e6, "train.grad_accum_steps");
