@@ -1,14 +1,13 @@
 // The one table from component ids to mechanisms (mechanisms.h) and the peak summed by it.
 #include "mechanisms.h"
 
-#include <algorithm>
 #include <array>
 
 namespace vl {
 
 namespace {
 
-constexpr std::array<MechanismInfo, 13> kMechanisms{{
+constexpr std::array<MechanismInfo, kMechanismCount> kMechanisms{{
     {"model_states", "model states (weights, gradients, optimizer)"},
     {"weight_copies", "autocast and fp8 weight copies"},
     {"fsdp_flat_grads", "FSDP flat parameters: gradients of frozen weights"},
@@ -82,16 +81,24 @@ const MechanismInfo& mechanism_of(std::string_view component_id) {
     return kMechanisms[kOther];
 }
 
-std::vector<MechanismBytes> mechanism_summary(const Estimate& e) {
+MechanismRows mechanism_summary(const Estimate& e) {
     std::array<double, kMechanisms.size()> bytes{};
     const unsigned peak = phase_bit(e.peak_phase);
     for (const Component& c : e.components)
         if (!c.host && (c.phases & peak)) bytes[static_cast<size_t>(&mechanism_of(c.id) - kMechanisms.data())] += c.bytes;
-    std::vector<MechanismBytes> out;
-    for (size_t i = 0; i < kMechanisms.size(); ++i)
-        if (bytes[i] != 0)
-            out.push_back({kMechanisms[i].id, kMechanisms[i].label, bytes[i], e.total_bytes > 0 ? bytes[i] / e.total_bytes : 0});
-    std::stable_sort(out.begin(), out.end(), [](const MechanismBytes& a, const MechanismBytes& b) { return a.bytes > b.bytes; });
+    // Largest first, equal bytes in the table's order: each row goes in after every row at least as large
+    // (a stable insertion sort over at most 13 rows; std::stable_sort would ask the heap for a buffer).
+    MechanismRows out;
+    for (size_t i = 0; i < kMechanisms.size(); ++i) {
+        if (bytes[i] == 0) continue;
+        size_t at = out.count;
+        while (at > 0 && out.rows[at - 1].bytes < bytes[i]) {
+            out.rows[at] = out.rows[at - 1];
+            --at;
+        }
+        out.rows[at] = {kMechanisms[i].id, kMechanisms[i].label, bytes[i], e.total_bytes > 0 ? bytes[i] / e.total_bytes : 0};
+        ++out.count;
+    }
     return out;
 }
 

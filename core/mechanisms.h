@@ -3,7 +3,6 @@
 #pragma once
 #include <span>
 #include <string_view>
-#include <vector>
 
 #include "estimate.h"
 
@@ -23,6 +22,6 @@ const MechanismInfo& mechanism_of(std::string_view component_id);
 
 // The GPU components live in the peak phase, summed by mechanism: one row per mechanism with bytes, largest first;
 // the rows sum to e.total_bytes and each share is bytes / total_bytes.
-std::vector<MechanismBytes> mechanism_summary(const Estimate& e);
+MechanismRows mechanism_summary(const Estimate& e);
 
 }  // namespace vl
