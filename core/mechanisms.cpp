@@ -26,7 +26,7 @@ constexpr std::array<MechanismInfo, kMechanismCount> kMechanisms{{
 enum Index : size_t { kStates, kCopies, kFsdpFlat, kDeepSpeed, kSpec, kAct, kLogits, kKv, kComm, kEngine, kContext, kAllocator, kOther };
 
 struct Prefix {
-    const char* head;  // a whole dot-separated head of the component id
+    std::string_view head;  // a whole dot-separated head of the component id (its length known at compile time)
     Index mechanism;
 };
 
@@ -67,8 +67,11 @@ constexpr Prefix kPrefixes[] = {
     {"overhead.fragmentation", kAllocator},
 };
 
+// The first characters are compared before the rest: most heads differ there, and this runs for every
+// component against every head in each estimate of a sweep (it was half of the native sweep's time,
+// in strlen and memcmp calls, before the heads became string_views and this test came first).
 bool has_head(std::string_view id, std::string_view head) {
-    return id.substr(0, head.size()) == head && (id.size() == head.size() || id[head.size()] == '.');
+    return !id.empty() && id[0] == head[0] && id.starts_with(head) && (id.size() == head.size() || id[head.size()] == '.');
 }
 
 }  // namespace
