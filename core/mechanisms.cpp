@@ -84,14 +84,15 @@ const MechanismInfo& mechanism_of(std::string_view component_id) {
     return kMechanisms[kOther];
 }
 
-MechanismRows mechanism_summary(const Estimate& e) {
+void mechanism_summary(Estimate& e) {
     std::array<double, kMechanisms.size()> bytes{};
     const unsigned peak = phase_bit(e.peak_phase);
     for (const Component& c : e.components)
         if (!c.host && (c.phases & peak)) bytes[static_cast<size_t>(&mechanism_of(c.id) - kMechanisms.data())] += c.bytes;
     // Largest first, equal bytes in the table's order: each row goes in after every row at least as large
     // (a stable insertion sort over at most 13 rows; std::stable_sort would ask the heap for a buffer).
-    MechanismRows out;
+    MechanismRows& out = e.mechanisms;
+    out.count = 0;
     for (size_t i = 0; i < kMechanisms.size(); ++i) {
         if (bytes[i] == 0) continue;
         size_t at = out.count;
@@ -102,7 +103,6 @@ MechanismRows mechanism_summary(const Estimate& e) {
         out.rows[at] = {kMechanisms[i].id, kMechanisms[i].label, bytes[i], e.total_bytes > 0 ? bytes[i] / e.total_bytes : 0};
         ++out.count;
     }
-    return out;
 }
 
 }  // namespace vl
