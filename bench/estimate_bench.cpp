@@ -118,6 +118,10 @@ void BM_EstimateTrain(benchmark::State& st) { run_estimate(st, bench::train_llam
 void BM_EstimateMoE(benchmark::State& st) { run_estimate(st, bench::train_deepseek_v3(), Detail::NumbersOnly); }
 void BM_EstimateQlora(benchmark::State& st) { run_estimate(st, bench::qlora_llama8b(), Detail::NumbersOnly); }
 void BM_EstimateVllm(benchmark::State& st) { run_estimate(st, bench::infer_vllm_llama8b(), Detail::NumbersOnly); }
+// One of each other kind, for their allocations per estimate beside the times (not budgeted).
+void BM_EstimateLora(benchmark::State& st) { run_estimate(st, bench::lora_llama8b(), Detail::NumbersOnly); }
+void BM_EstimateTransformers(benchmark::State& st) { run_estimate(st, bench::infer_transformers_llama8b(), Detail::NumbersOnly); }
+void BM_EstimateLlamaCpp(benchmark::State& st) { run_estimate(st, bench::infer_llamacpp_llama8b(), Detail::NumbersOnly); }
 void BM_EstimateTrainFull(benchmark::State& st) { run_estimate(st, bench::train_llama8b(), Detail::Full); }
 
 void BM_Reference(benchmark::State& state) {
@@ -286,6 +290,9 @@ BENCHMARK(BM_EstimateTrain)->Name("Estimate/train_llama8b");
 BENCHMARK(BM_EstimateMoE)->Name("Estimate/train_deepseek_v3_pp8");
 BENCHMARK(BM_EstimateQlora)->Name("Estimate/qlora_llama8b");
 BENCHMARK(BM_EstimateVllm)->Name("Estimate/infer_vllm_llama8b");
+BENCHMARK(BM_EstimateLora)->Name("Estimate/lora_llama8b");
+BENCHMARK(BM_EstimateTransformers)->Name("Estimate/infer_transformers_llama8b");
+BENCHMARK(BM_EstimateLlamaCpp)->Name("Estimate/infer_llamacpp_llama8b");
 BENCHMARK(BM_EstimateTrainFull)->Name("Estimate/train_llama8b_full_detail");  // with formula text: not budgeted
 BENCHMARK(BM_Sweep10k)->Name("Sweep10k")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Solve<Knob::MicroBatch>)->Name("Solve/micro_batch")->Unit(benchmark::kMicrosecond);

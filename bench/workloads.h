@@ -53,6 +53,12 @@ inline Scenario qlora_llama8b() {
     return s;
 }
 
+inline Scenario lora_llama8b() {
+    Scenario s = qlora_llama8b();
+    s.finetune.method = FineTuneMethod::LoRA;
+    return s;
+}
+
 inline Scenario infer_vllm_llama8b() {
     Scenario s;
     s.mode = Mode::Infer;
@@ -67,6 +73,13 @@ inline Scenario infer_transformers_llama8b() {
     s.mode = Mode::Infer;
     s.infer.batch = 8;
     s.infer.context = 8192;
+    return s;
+}
+
+inline Scenario infer_llamacpp_llama8b() {
+    Scenario s = infer_transformers_llama8b();
+    s.infer.engine = Engine::LlamaCpp;
+    s.infer.weights = WeightFormat::GGUF_Q4_K_M;
     return s;
 }
 

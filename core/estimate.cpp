@@ -72,7 +72,7 @@ Estimate estimate(const Scenario& s, Detail detail) {
     e.peak_phase = t.peak;
     e.total_bytes = t.peak_bytes();
     e.host_bytes = t.host;
-    e.mechanisms = mechanism_summary(e);
+    mechanism_summary(e);
     return e;
 }
 

@@ -84,6 +84,22 @@ struct MechanismBytes {
     double share = 0;        // bytes / total_bytes
 };
 
+// The mechanisms' table has this many rows (core/mechanisms.cpp checks it).
+inline constexpr size_t kMechanismCount = 13;
+
+// The peak by mechanism: at most one row per mechanism, so the rows live in a fixed array inside the
+// Estimate (no heap allocation per estimate: sweeps and solvers make thousands). Read it as a range.
+struct MechanismRows {
+    std::array<MechanismBytes, kMechanismCount> rows{};
+    size_t count = 0;
+
+    const MechanismBytes* begin() const { return rows.data(); }
+    const MechanismBytes* end() const { return rows.data() + count; }
+    size_t size() const { return count; }
+    bool empty() const { return count == 0; }
+    const MechanismBytes& operator[](size_t i) const { return rows[i]; }
+};
+
 struct Estimate {
     std::vector<Component> components;
     std::array<double, kPhaseCount> phase_bytes{};  // GPU bytes live in each phase (phase_totals)
@@ -97,7 +113,7 @@ struct Estimate {
     std::vector<std::string> warnings;
     std::vector<FieldError> errors;  // non-empty: no numbers were produced
     KvCapacity kv;              // inference only
-    std::vector<MechanismBytes> mechanisms;  // the peak by mechanism, largest first (mechanism_summary)
+    MechanismRows mechanisms;   // the peak by mechanism, largest first (mechanism_summary)
 
     bool ok() const { return errors.empty(); }
     bool fits() const { return ok() && total_bytes <= gpu_capacity_bytes; }

@@ -1,14 +1,13 @@
 // The one table from component ids to mechanisms (mechanisms.h) and the peak summed by it.
 #include "mechanisms.h"
 
-#include <algorithm>
 #include <array>
 
 namespace vl {
 
 namespace {
 
-constexpr std::array<MechanismInfo, 13> kMechanisms{{
+constexpr std::array<MechanismInfo, kMechanismCount> kMechanisms{{
     {"model_states", "model states (weights, gradients, optimizer)"},
     {"weight_copies", "autocast and fp8 weight copies"},
     {"fsdp_flat_grads", "FSDP flat parameters: gradients of frozen weights"},
@@ -27,7 +26,7 @@ constexpr std::array<MechanismInfo, 13> kMechanisms{{
 enum Index : size_t { kStates, kCopies, kFsdpFlat, kDeepSpeed, kSpec, kAct, kLogits, kKv, kComm, kEngine, kContext, kAllocator, kOther };
 
 struct Prefix {
-    const char* head;  // a whole dot-separated head of the component id
+    std::string_view head;  // a whole dot-separated head of the component id (its length known at compile time)
     Index mechanism;
 };
 
@@ -68,8 +67,11 @@ constexpr Prefix kPrefixes[] = {
     {"overhead.fragmentation", kAllocator},
 };
 
+// The first characters are compared before the rest: most heads differ there, and this runs for every
+// component against every head in each estimate of a sweep (it was half of the native sweep's time,
+// in strlen and memcmp calls, before the heads became string_views and this test came first).
 bool has_head(std::string_view id, std::string_view head) {
-    return id.substr(0, head.size()) == head && (id.size() == head.size() || id[head.size()] == '.');
+    return !id.empty() && id[0] == head[0] && id.starts_with(head) && (id.size() == head.size() || id[head.size()] == '.');
 }
 
 }  // namespace
@@ -82,17 +84,25 @@ const MechanismInfo& mechanism_of(std::string_view component_id) {
     return kMechanisms[kOther];
 }
 
-std::vector<MechanismBytes> mechanism_summary(const Estimate& e) {
+void mechanism_summary(Estimate& e) {
     std::array<double, kMechanisms.size()> bytes{};
     const unsigned peak = phase_bit(e.peak_phase);
     for (const Component& c : e.components)
         if (!c.host && (c.phases & peak)) bytes[static_cast<size_t>(&mechanism_of(c.id) - kMechanisms.data())] += c.bytes;
-    std::vector<MechanismBytes> out;
-    for (size_t i = 0; i < kMechanisms.size(); ++i)
-        if (bytes[i] != 0)
-            out.push_back({kMechanisms[i].id, kMechanisms[i].label, bytes[i], e.total_bytes > 0 ? bytes[i] / e.total_bytes : 0});
-    std::stable_sort(out.begin(), out.end(), [](const MechanismBytes& a, const MechanismBytes& b) { return a.bytes > b.bytes; });
-    return out;
+    // Largest first, equal bytes in the table's order: each row goes in after every row at least as large
+    // (a stable insertion sort over at most 13 rows; std::stable_sort would ask the heap for a buffer).
+    MechanismRows& out = e.mechanisms;
+    out.count = 0;
+    for (size_t i = 0; i < kMechanisms.size(); ++i) {
+        if (bytes[i] == 0) continue;
+        size_t at = out.count;
+        while (at > 0 && out.rows[at - 1].bytes < bytes[i]) {
+            out.rows[at] = out.rows[at - 1];
+            --at;
+        }
+        out.rows[at] = {kMechanisms[i].id, kMechanisms[i].label, bytes[i], e.total_bytes > 0 ? bytes[i] / e.total_bytes : 0};
+        ++out.count;
+    }
 }
 
 }  // namespace vl

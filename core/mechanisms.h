@@ -3,7 +3,6 @@
 #pragma once
 #include <span>
 #include <string_view>
-#include <vector>
 
 #include "estimate.h"
 
@@ -22,7 +21,8 @@ std::span<const MechanismInfo> mechanisms();
 const MechanismInfo& mechanism_of(std::string_view component_id);
 
 // The GPU components live in the peak phase, summed by mechanism: one row per mechanism with bytes, largest first;
-// the rows sum to e.total_bytes and each share is bytes / total_bytes.
-std::vector<MechanismBytes> mechanism_summary(const Estimate& e);
+// the rows sum to e.total_bytes and each share is bytes / total_bytes. Written into e.mechanisms (estimate() calls it
+// last): filled in place, as the rows are a fixed array that a returned copy would move byte by byte.
+void mechanism_summary(Estimate& e);
 
 }  // namespace vl

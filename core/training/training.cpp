@@ -111,6 +111,7 @@ void estimate_training(const Scenario& s, Detail d, Estimate& e) {
         // The last stage, reserve included (its largest transient tensor is the logits), built in e while
         // the first stage's components wait aside: the more loaded stage is shown.
         std::vector<Component> first = std::exchange(e.components, {});
+        e.components.reserve(first.capacity());  // room for the last stage at once, as estimate() gave the first
         emit_rank(s, e.params, d, e, s.parallel.pp - 1);
         add_fragmentation(s, d, e, training_largest_transient(s, e));
         if (phase_totals(e.components).peak_bytes() > phase_totals(first).peak_bytes())
