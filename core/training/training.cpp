@@ -229,12 +229,10 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
                                                          num(s.parallel.zero)});
     // FSDP MixedPrecision over fp32 shards: FSDP's own recipe, not DeepSpeed's (which keeps 16-bit parameters).
     if (o.precision == Precision::FsdpBF16 && !reported(errs, "parallel.zero")) {
-        const char* what = "bf16-fsdp-mixed is FSDP's MixedPrecision over fp32 sharded parameters: ";
         if (s.parallel.zero != 3)
-            errs.push_back({"train.precision", std::string(what) + "needs parallel.zero 3 (FULL_SHARD); got " + num(s.parallel.zero) +
-                                                   " (or use bf16-autocast)"});
+            errs.push_back({"train.precision", "bf16-fsdp-mixed needs parallel.zero 3 (FSDP FULL_SHARD); got " + num(s.parallel.zero)});
         else if (s.deepspeed.enabled)
-            errs.push_back({"train.precision", std::string(what) + "DeepSpeed keeps 16-bit parameters: turn deepspeed.enabled off (or use bf16-mixed)"});
+            errs.push_back({"train.precision", "bf16-fsdp-mixed is FSDP's recipe (DeepSpeed keeps 16-bit weights): turn deepspeed.enabled off"});
     }
 }
 
