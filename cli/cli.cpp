@@ -117,6 +117,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--lora-targets", "finetune.lora_targets", FlagKind::LoraTargets, "q_proj,k_proj,... or all-linear"},
     {"--weights", "infer.weights", FlagKind::Value, "", names_bar<WeightFormat>},
     {"--kv-dtype", "infer.kv_dtype", FlagKind::Value, "", names_bar<KvDtype>},
+    {"--autocast", "infer.autocast", FlagKind::Value, "", names_bar<InferAutocast>},
     {"--batch", "infer.batch", FlagKind::Value, "concurrent sequences"},
     {"--context", "infer.context", FlagKind::Value, "tokens per sequence (prompt + generated)"},
     {"--engine", "infer.engine", FlagKind::Value, "transformers | vllm | llama.cpp"},

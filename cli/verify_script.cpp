@@ -225,6 +225,8 @@ Json plan(const Scenario& s, Refusals& no) {
         const char* dtype = dtype_name(o.weights);
         if (!dtype) no("infer.weights", "quantized weights need bitsandbytes/GPTQ/GGUF runtimes; not generated");
         if (o.engine != Engine::Transformers) no("infer.engine", "only the transformers engine is generated");
+        if (o.autocast != InferAutocast::Off)
+            no("infer.autocast", "the script runs generate in the weights' own dtype, without torch.autocast; set infer.autocast to off");
         // transformers' DynamicCache stores K and V in the dtype the model computes in: its weights'.
         const char* kv = o.kv_dtype == KvDtype::BF16 ? "bf16" : o.kv_dtype == KvDtype::FP16 ? "fp16" : nullptr;
         if (!kv)

@@ -32,7 +32,8 @@ VL_ENUM_TABLE(Precision,
               {Precision::PureBF16, "bf16-pure"},
               {Precision::FP8, "fp8"},
               {Precision::AutocastFP16, "fp16-autocast"},
-              {Precision::AutocastBF16, "bf16-autocast"})
+              {Precision::AutocastBF16, "bf16-autocast"},
+              {Precision::FsdpBF16, "bf16-fsdp-mixed"})
 
 // Optimizer names come from the optimizer table (training/optimizers.h), one row per optimizer.
 std::span<const EnumName<Optimizer>> enum_names(Optimizer) {
@@ -102,6 +103,7 @@ VL_ENUM_TABLE(Engine, {Engine::Transformers, "transformers"}, {Engine::VLLM, "vl
 VL_ENUM_TABLE(LlamaCppBackend, {LlamaCppBackend::CUDA, "cuda"}, {LlamaCppBackend::CANN, "cann"})
 
 VL_ENUM_TABLE(MlaCache, {MlaCache::Latent, "latent"}, {MlaCache::Decompressed, "decompressed"})
+VL_ENUM_TABLE(InferAutocast, {InferAutocast::Off, "off"}, {InferAutocast::Cached, "cached"}, {InferAutocast::PerOp, "per-op"})
 VL_ENUM_TABLE(SpecMethod, {SpecMethod::None, "none"}, {SpecMethod::Draft, "draft"}, {SpecMethod::Eagle, "eagle"},
               {SpecMethod::Eagle3, "eagle3"}, {SpecMethod::Mtp, "mtp"}, {SpecMethod::Ngram, "ngram"})
 

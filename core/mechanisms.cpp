@@ -35,6 +35,7 @@ struct Prefix {
 constexpr Prefix kPrefixes[] = {
     {"weights.autocast_copies", kCopies},
     {"weights.autocast_copies_backward", kCopies},
+    {"weights.autocast_casts", kCopies},
     {"weights.fp8_cache", kCopies},
     {"grads.frozen_flat", kFsdpFlat},
     {"buffers.ds_reduce_bucket", kDeepSpeed},

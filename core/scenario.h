@@ -27,6 +27,11 @@ enum class Precision {
     // weights made in forward and saved for backward, fp32 residual stream and norms [pytorch-autocast-code]
     AutocastFP16,
     AutocastBF16,
+    // FSDP MixedPrecision(param_dtype=bf16) over fp32 parameters (Accelerate/Trainer bf16 with FSDP on a model
+    // loaded in fp32): each rank stores its fp32 shard (weights, grads, states: no separate master copy) and
+    // FSDP casts a unit's shard to bf16 before the all-gather, so the gathered unit, its unsharded gradients
+    // and the compute are bf16 [pytorch-fsdp-code]. Needs parallel.zero 3 (FULL_SHARD).
+    FsdpBF16,
 };
 
 enum class Optimizer { SGD, SGDMomentum, AdamW, Adam8bit, Adafactor, Lion, Custom };
@@ -151,6 +156,14 @@ enum class LlamaCppBackend { CUDA, CANN };
 // K and V that the older remote-code DeepSeek modelling files (trust_remote_code) put in the cache.
 enum class MlaCache { Latent, Decompressed };
 
+// torch.autocast over fp32 weights in inference (Lightning Fabric's bf16-mixed / 16-mixed precision around
+// each forward [lightning-amp-code]): each matmul casts its fp32 weight to 16 bits. Off: no autocast (the weights'
+// own dtype computes). Cached: the weights require grad (nn.Parameter's default; generate scripts that
+// never call requires_grad_(False)), so autocast caches every cast until the forward's autocast exits.
+// PerOp: frozen weights (requires_grad=False) are not cached, each cast lives for its op only
+// (aten/src/ATen/autocast_mode.cpp cached_cast [pytorch-autocast-code]). Needs infer.weights fp32.
+enum class InferAutocast { Off, Cached, PerOp };
+
 // vLLM --speculative-config's method (vllm/config/speculative.py SpeculativeConfig.method [vllm-spec-decode]):
 // None: no speculative decoding; Draft: another, smaller model of the same vocabulary ("draft_model");
 // Eagle / Eagle3: an EAGLE / EAGLE-3 head of one decoder layer over the target's hidden states; Mtp: the
@@ -198,6 +211,7 @@ struct InferenceOptions {
     std::string vllm_version = "0.21";
     LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
     MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
+    InferAutocast autocast = InferAutocast::Off;  // 16-bit compute by torch.autocast over fp32 weights
     Speculative speculative{};      // vLLM --speculative-config (method none: off)
     // ---- images of a vision-language model (model.vision; core/model/image_tokens.h) ----
     int64_t images = 0;             // images in each sequence's prompt; their tokens join the sequence (KV, prefill)

@@ -106,6 +106,7 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("vllm_version", &InferenceOptions::vllm_version);
     v("llamacpp_backend", &InferenceOptions::llamacpp_backend);
     v("mla_cache", &InferenceOptions::mla_cache);
+    v("autocast", &InferenceOptions::autocast);
     v("speculative", &InferenceOptions::speculative);
     v("images", &InferenceOptions::images);
     v("image_width", &InferenceOptions::image_width);

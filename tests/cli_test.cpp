@@ -246,6 +246,23 @@ TEST_CASE("cli: inference KV cache and weights of Llama-3.1-8B, as CSV") {
     CHECK(j["peak_phase"] == "prefill");
 }
 
+TEST_CASE("cli: --autocast cached and per-op over fp32 weights (Lightning bf16-mixed generate)") {
+    // Llama-2-7B: 32 layers x 202,375,168 matmul weights = 6,476,005,376, head 32000 x 4096 = 131,072,000.
+    // Cached (weights that require grad): 2 B x 6,607,077,376 = 13,214,154,752 B beside the fp32 weights.
+    Run cached = vramlens("estimate --model llama-2-7b --mode infer --weights fp32 --autocast cached --context 256 --format csv");
+    REQUIRE(cached.status == 0);
+    CHECK_THAT(cached.out, Catch::Contains("weights.autocast_casts,"));
+    CHECK_THAT(cached.out, Catch::Contains(",prefill decode,false,13214154752,"));
+    // Per op (frozen weights): the largest cast alone, the head's 2 B x 131,072,000 = 262,144,000 B.
+    Run per_op = vramlens("estimate --model llama-2-7b --mode infer --weights fp32 --autocast per-op --context 256 --format csv");
+    REQUIRE(per_op.status == 0);
+    CHECK_THAT(per_op.out, Catch::Contains(",prefill decode,false,262144000,"));
+    // autocast casts fp32 weights: bf16 weights are refused, naming the field
+    Run bad = vramlens("estimate --model llama-2-7b --mode infer --weights bf16 --autocast cached");
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.out + bad.err, Catch::Contains("infer.autocast"));
+}
+
 TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
     Run gb = vramlens("estimate --params 7e9 --unit gb");
     REQUIRE(gb.status == 0);

@@ -325,6 +325,7 @@ TEST_CASE("docs: the scenario format lists exactly the names the reader accepts 
     CHECK(documented_names(doc, "### `infer`", "engine") == enum_name_set(vl::Engine{}));
     CHECK(documented_names(doc, "### `infer`", "llamacpp_backend") == enum_name_set(vl::LlamaCppBackend{}));
     CHECK(documented_names(doc, "### `infer`", "mla_cache") == enum_name_set(vl::MlaCache{}));
+    CHECK(documented_names(doc, "### `infer`", "autocast") == enum_name_set(vl::InferAutocast{}));
     CHECK(documented_names(doc, "### `parallel`", "schedule") == enum_name_set(vl::PipelineSchedule{}));
     CHECK(documented_names(doc, "### `deepspeed`", "overlap_comm") == enum_name_set(vl::DsOverlap{}));
     CHECK(documented_names(doc, "### `local`", "split_mode") == enum_name_set(vl::SplitMode{}));

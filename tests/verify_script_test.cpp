@@ -290,6 +290,11 @@ TEST_CASE("verify script: the KV dtype must be the weights' and prefill chunking
     s.infer.weights = vl::WeightFormat::FP32;
     CHECK(refusal_for(s, "infer.kv_dtype") == "transformers keeps the KV cache in the weights' dtype (fp32), not bf16; "
                                               "set infer.kv_dtype to a 16-bit type with 16-bit weights");
+    // fp32 weights under torch.autocast (Lightning bf16-mixed): the script runs no autocast
+    s.infer.autocast = vl::InferAutocast::Cached;
+    CHECK(refusal_for(s, "infer.autocast") == "the script runs generate in the weights' own dtype, without torch.autocast; "
+                                              "set infer.autocast to off");
+    s.infer.autocast = vl::InferAutocast::Off;
     for (vl::KvDtype q : {vl::KvDtype::FP8, vl::KvDtype::INT8, vl::KvDtype::INT4}) {
         s.infer.kv_dtype = q;
         CHECK_THAT(refusal_for(s, "infer.kv_dtype"), Catch::EndsWith("KV cache needs a quantized cache backend (quanto, HQQ); not generated"));

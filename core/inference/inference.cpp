@@ -122,6 +122,32 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             [&](auto& q) { return norm_weight_bytes(q, w, o); });
 }
 
+// torch.autocast over fp32 weights (infer.autocast) casts each matmul's fp32 weight to 16 bits; the
+// embedding lookup and the norms are not autocast ops. cached_cast keeps the cast of a leaf that requires
+// grad until the outermost autocast exits (Lightning Fabric wraps each forward call in one), so with
+// Cached every layer matrix and the output layer are held in 16 bits besides their fp32 copies through
+// each prefill and decode forward; a frozen weight's cast is not cached and lives for its op only (PerOp:
+// the largest one at a time) [pytorch-autocast-code].
+template <class Q>
+auto autocast_cast_bytes(Q& q, const Scenario& s, const StagePick& p) {
+    const ModelSpec& m = s.model;
+    const EdgeShard& edge = p.params.edge;
+    const bool last = p.stage == s.parallel.pp - 1;
+    const double head = edge.lm_head > 0 ? edge.lm_head : m.tied_embeddings && last ? edge.word_embedding : 0.0;
+    const auto bytes = q("cast_bytes", 2.0);
+    if (s.infer.autocast == InferAutocast::Cached) return (q("P_linear", p.params.linear) + q("P_head", head)) * bytes;
+    return max_of(bnb_largest_matrix(q, m) / q("tp", static_cast<double>(s.parallel.tp)), q("P_head", head)) * bytes;
+}
+
+void add_autocast_casts(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
+    const bool cached = s.infer.autocast == InferAutocast::Cached;
+    add(e, d, comp("weights.autocast_casts", cached ? "16-bit casts of the matmul weights (autocast cache)" : "16-bit cast of the largest matmul weight (autocast, per op)",
+                   Category::Weights, kServing,
+                   cached ? "PyTorch autocast cached_cast: 16-bit casts of fp32 leaf weights that require grad, kept until the forward's autocast exits [pytorch-autocast-code]"
+                          : "PyTorch autocast cached_cast: a frozen (requires_grad=False) weight's cast is not cached, freed after its op [pytorch-autocast-code]"),
+        [&](auto& q) { return autocast_cast_bytes(q, s, p); });
+}
+
 constexpr const char* kMlaDecompressedSource =
     "MLA with infer.mla_cache = decompressed: each head's K (nope + rope dims) and V in the cache, as the remote-code "
     "modeling_deepseek.py passes them to past_key_value.update [deepseek-v2-remote-code]";
@@ -364,6 +390,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
     const int64_t tp = s.parallel.tp;
     const int64_t floor = m.architecture_known() ? hf_sliding_prefill_tokens(o, m) : 0;
     add_weights(s, d, e, p);
+    if (o.autocast != InferAutocast::Off && m.architecture_known()) add_autocast_casts(s, d, e, p);
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     if (!m.architecture_known()) {
@@ -785,6 +812,10 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     }
     if (o.engine == Engine::VLLM && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4))
         errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)});
+    if (o.autocast != InferAutocast::Off && (o.weights != WeightFormat::FP32 || o.engine != Engine::Transformers))
+        errs.push_back({"infer.autocast", std::string("torch.autocast casts fp32 weights in a PyTorch forward: needs infer.weights fp32 and "
+                                                      "infer.engine transformers (or set infer.autocast to off); got ") +
+                                              weight_format_name(o.weights) + " on " + enum_name(o.engine)});
 }
 
 }  // namespace vl

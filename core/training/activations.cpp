@@ -387,6 +387,8 @@ double adapter_input_cast_bytes(const Scenario& s) {
             return 2;
         case Precision::PureBF16:  // no autocast: fp32 adapters get an fp32 copy of each bf16 input
             return ft.adapters_fp32 ? 4 : 0;
+        case Precision::FsdpBF16:  // FSDP gathers the fp32 adapters in bf16 too: no cast of the input [pytorch-fsdp-code]
+            return 0;
         default:
             return 0;
     }
@@ -426,7 +428,8 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     // input [transformers-code]; layer_norm runs in fp32 under autocast and saves its fp32-cast input
     // [pytorch-autocast-code]. Autocast over 16-bit weights: LoRA's bf16/fp16-mixed (Trainer bf16/fp16).
     const bool adapters = s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full;
-    const bool autocast_16bit_base = adapters && (o.precision == Precision::MixedBF16 || o.precision == Precision::MixedFP16);
+    const bool autocast_16bit_base = adapters && (o.precision == Precision::MixedBF16 || o.precision == Precision::MixedFP16 ||
+                                                  o.precision == Precision::FsdpBF16);
     if (dt.residual <= 0 && dt.act < 4 && plain_pytorch_training(s) &&
         (s.model.norm == NormKind::RMSNorm || autocast_16bit_base))
         x.norm_in_bytes = 4;

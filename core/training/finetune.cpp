@@ -138,9 +138,10 @@ void add_finetune(TrainCtx& c) {
         }
     }
 
-    // Autocast over an fp32 base: each frozen matmul weight is cast on use and the cast saved for the
-    // input gradient; NF4 weights are dequantized instead (buffers.dequant), their fp32 head is cast.
-    if (c.dt.autocast_copy > 0) add_autocast_copies(c, qlora ? 0.0 : c.w.linear, autocast_head_params(c), n_w);
+    // Autocast over an fp32 base: each frozen matmul weight is cast on use (not cached: it requires no
+    // grad) and the cast saved for the input gradient; NF4 weights are dequantized instead
+    // (buffers.dequant), their fp32 head is cast.
+    if (c.dt.autocast_copy > 0) add_autocast_copies(c, qlora ? 0.0 : c.w.linear, autocast_head_params(c), n_w, false);
 
     // ---- trainable adapters: the stage's layers, by kind ----
     const LayerPattern pattern = layer_pattern(m);

@@ -32,6 +32,10 @@ Dtypes training_dtypes(const TrainingOptions& t) {
             d.weight = 4; d.grad = 4; d.master = 0; d.state = 4; d.act = 2; d.linear_in = 2;
             d.autocast_copy = 2; d.residual = 4;
             break;
+        case Precision::FsdpBF16:  // fp32 shard: 4 + 4 + 8 = 16 B/param with Adam over N; units gathered in bf16 [pytorch-fsdp-code]
+            d.weight = 4; d.grad = 4; d.master = 0; d.state = 4; d.act = 2; d.linear_in = 2;
+            d.gathered = 2;
+            break;
     }
     if (t.fp32_grad_copy) d.grad_copy = 4;  // (2 + 4) + (2 + 4) + 8 = 20 B/param [transformer-series5 §3.1]
     if (t.optimizer_state_dtype == StateDtype::FP32) d.state = 4;
@@ -103,27 +107,40 @@ double autocast_head_params(const TrainCtx& c) {
 }
 
 // PyTorch autocast casts each fp32 matmul weight to the 16-bit type on use; the cast of a leaf that
-// requires grad is cached until autocast exits, and every cast weight is saved by its matmul for the
-// input gradient, so all of them are live from forward until their layer's backward
-// [pytorch-autocast-code]. The embedding lookup is not autocast (its fp32 output starts the fp32
-// residual stream). With full recomputation the checkpointed layers save nothing in forward: their
-// casts live in autocast's cache only until the forward's autocast exits, and backward holds the
-// output layer's cast (its matmul is outside the checkpoints) and the casts of the layer being
-// recomputed (one stage layer's share) [pytorch-checkpoint-code].
-void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w) {
+// requires grad is cached until autocast exits (`cached`: trained weights), a frozen weight's is not
+// (aten autocast_mode.cpp cached_cast: arg.requires_grad() && arg.is_leaf()), and every cast weight is
+// saved by its matmul for the input gradient, so without recomputation all of them are live from
+// forward until their layer's backward [pytorch-autocast-code]. The embedding lookup is not autocast
+// (its fp32 output starts the fp32 residual stream). With full recomputation the checkpointed layers
+// save nothing in forward: cached casts live in autocast's cache until the forward's autocast exits,
+// uncached ones only for their op, and backward holds the output layer's cast (its matmul is outside
+// the checkpoints) and the casts of the layer being recomputed (one stage layer's share)
+// [pytorch-checkpoint-code]; uncached, that is also all that forward holds.
+void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w, bool cached) {
     const double b = c.dt.autocast_copy;
     const bool full_recompute = c.s.train.recompute == Recompute::Full;
-    add(c.e, c.d, comp("weights.autocast_copies", "16-bit copies of the matmul weights (autocast)", Category::Weights,
-                       full_recompute ? phase_bit(Phase::Forward) : kFwdBwd,
-                       "PyTorch autocast cached_cast: lower-precision casts of fp32 leaf weights, saved for backward [pytorch-autocast-code]"),
-        [&](auto& q) { return (q("P_matmul", layer_params) + q("P_head", head_params)) * q("copy_bytes", b) / q("N_w", n_w); });
+    if (!full_recompute || cached)
+        add(c.e, c.d, comp("weights.autocast_copies", "16-bit copies of the matmul weights (autocast)", Category::Weights,
+                           full_recompute ? phase_bit(Phase::Forward) : kFwdBwd,
+                           "PyTorch autocast cached_cast: lower-precision casts of fp32 leaf weights, saved for backward [pytorch-autocast-code]"),
+            [&](auto& q) { return (q("P_matmul", layer_params) + q("P_head", head_params)) * q("copy_bytes", b) / q("N_w", n_w); });
     if (!full_recompute) return;
     const double layers = static_cast<double>(std::max<int64_t>(1, c.stage.layers()));
-    add(c.e, c.d, comp("weights.autocast_copies_backward", "16-bit copies in backward: the output layer's and the recomputed layer's",
-                       Category::Weights, phase_bit(Phase::Backward),
-                       "checkpointed layers save no casts; the head's is saved by its matmul, the recomputed layer casts its own "
-                       "[pytorch-autocast-code] [pytorch-checkpoint-code]"),
-        [&](auto& q) { return (q("P_head", head_params) + q("P_matmul", layer_params) / q("L_stage", layers)) * q("copy_bytes", b) / q("N_w", n_w); });
+    const auto head_and_layer = [&](auto& q) {
+        return (q("P_head", head_params) + q("P_matmul", layer_params) / q("L_stage", layers)) * q("copy_bytes", b) / q("N_w", n_w);
+    };
+    if (cached)
+        add(c.e, c.d, comp("weights.autocast_copies_backward", "16-bit copies in backward: the output layer's and the recomputed layer's",
+                           Category::Weights, phase_bit(Phase::Backward),
+                           "checkpointed layers save no casts; the head's is saved by its matmul, the recomputed layer casts its own "
+                           "[pytorch-autocast-code] [pytorch-checkpoint-code]"),
+            head_and_layer);
+    else
+        add(c.e, c.d, comp("weights.autocast_copies", "16-bit copies of the frozen matmul weights: the output layer's and the running layer's",
+                           Category::Weights, kFwdBwd,
+                           "autocast caches no cast of a frozen weight (requires_grad=False) and checkpointed layers save none; the head's is "
+                           "saved by its matmul, the running or recomputed layer casts its own [pytorch-autocast-code] [pytorch-checkpoint-code]"),
+            head_and_layer);
 }
 
 // Plain PyTorch training (torch.optim on .grad tensors: the fp32, autocast and pure-bf16 regimes, and
@@ -137,7 +154,8 @@ void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, d
 bool plain_pytorch_training(const Scenario& s) {
     const Precision p = s.train.precision;
     const bool adapters = s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full;
-    return adapters || p == Precision::FP32 || p == Precision::PureBF16 || p == Precision::AutocastBF16 || p == Precision::AutocastFP16;
+    return adapters || p == Precision::FP32 || p == Precision::PureBF16 || p == Precision::AutocastBF16 || p == Precision::AutocastFP16 ||
+           p == Precision::FsdpBF16;
 }
 
 static bool gradients_allocated_in_backward(const Scenario& s) {
@@ -210,7 +228,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     if (opt.size != StateSize::None)
         add(c.e, c.d, comp(lora ? "lora.optimizer" : "optimizer.states", opt.label, Category::Optimizer, kAfterLoad, opt.source, opt_host),
             [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
-    if (dt.autocast_copy > 0 && !lora) add_autocast_copies(c, c.w.linear, autocast_head_params(c), n_w);
+    if (dt.autocast_copy > 0 && !lora) add_autocast_copies(c, c.w.linear, autocast_head_params(c), n_w, true);
     if (dt.fp8_cache > 0 && !lora)
         add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, kFwdBwd,
                            "NVIDIA Transformer Engine fp8 recipe: fp8 copies of GEMM weights (row- and column-wise) [transformer-engine-code]"),

@@ -121,7 +121,7 @@ void add_buffers(TrainCtx& c) {
     if (p.zero >= 3 && c.largest_layer > 0) {
         // DeepSpeed estimate_zero3_model_states_mem_needs: largest_layer_memory = 4 * largest_layer_params
         // (the gathered fp16 parameters and the layer's fp16 gradients before reduce-scatter).
-        const double ll = c.largest_layer, wb = c.dt.weight;
+        const double ll = c.largest_layer, wb = c.dt.gathered_bytes();  // FSDP MixedPrecision gathers in param_dtype
         const auto layer_bytes = [&](auto& q) { return q("largest_layer_params", ll) * q("weight_bytes", wb); };
         if (!deepspeed)  // DeepSpeed's own gather: buffers.ds_gathered_params
             add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, kFwdBwd,

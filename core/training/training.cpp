@@ -238,6 +238,13 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     if (s.parallel.fsdp_flat_params && s.parallel.zero < 2 && !reported(errs, "parallel.zero"))
         errs.push_back({"parallel.fsdp_flat_params", "describes FSDP's sharded flat parameters: needs parallel.zero 2 (SHARD_GRAD_OP) or 3 (FULL_SHARD); got " +
                                                          num(s.parallel.zero)});
+    // FSDP MixedPrecision over fp32 shards: FSDP's own recipe, not DeepSpeed's (which keeps 16-bit parameters).
+    if (o.precision == Precision::FsdpBF16 && !reported(errs, "parallel.zero")) {
+        if (s.parallel.zero != 3)
+            errs.push_back({"train.precision", "bf16-fsdp-mixed needs parallel.zero 3 (FSDP FULL_SHARD); got " + num(s.parallel.zero)});
+        else if (s.deepspeed.enabled)
+            errs.push_back({"train.precision", "bf16-fsdp-mixed is FSDP's recipe (DeepSpeed keeps 16-bit weights): turn deepspeed.enabled off"});
+    }
 }
 
 }  // namespace vl

@@ -24,6 +24,10 @@ struct Dtypes {
     // residual stream that an fp32 embedding starts and the norms keep (0: the activation dtype).
     double autocast_copy = 0;
     double residual = 0;
+    // FSDP MixedPrecision(param_dtype): a gathered unit's parameters and its unsharded gradients in this
+    // dtype, not the stored one [pytorch-fsdp-code] (0: the weight dtype).
+    double gathered = 0;
+    double gathered_bytes() const { return gathered > 0 ? gathered : weight; }
 };
 Dtypes training_dtypes(const TrainingOptions& t);
 
@@ -60,8 +64,9 @@ void add_model_states(TrainCtx& c, const TrainableSet& t);
 // The phases gradients live in, and the ranks a gradient is split over (1 while FSDP's no_sync keeps them whole).
 unsigned gradient_phases(const Scenario& s);
 double gradient_shards(const TrainCtx& c);
-// Autocast over fp32 weights: the 16-bit copies of the layers' and the head's matmul weights (over N_w ZeRO-3 ranks).
-void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w);
+// Autocast over fp32 weights: the 16-bit copies of the layers' and the head's matmul weights (over N_w ZeRO-3 ranks);
+// cached: the weights require grad (trained), so autocast caches their casts (frozen ones it does not).
+void add_autocast_copies(TrainCtx& c, double layer_params, double head_params, double n_w, bool cached);
 double autocast_head_params(const TrainCtx& c);
 struct Tensor;
 // The sum of per_tensor over every tensor of this stage (its layers', the embedding side on the first, the head side on the last).

@@ -283,7 +283,8 @@ void workload_panel(AppState& app) {
     }
     if (s.mode != Mode::Infer) {
         TrainingOptions& t = s.train;
-        enum_combo(app, tr(L, S::Precision), "train.precision", t.precision);
+        // eight recipes, a refused one with its rule under it: more than the regular 8 rows
+        enum_combo(app, tr(L, S::Precision), "train.precision", t.precision, ImGuiComboFlags_HeightLarge);
         enum_combo(app, tr(L, S::Optimizer), "train.optimizer", t.optimizer);
         int_field(app, tr(L, S::MicroBatch), "train.micro_batch", t.micro_batch, 1, 1 << 20, true);
         int_field(app, tr(L, S::SeqLen), "train.seq_len", t.seq_len, 1, 1 << 24, true);

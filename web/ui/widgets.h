@@ -74,13 +74,14 @@ const char* enum_label(Lang, E v) {
 // A combo over a core enum. `v` is the Scenario field named `key`; a value the core's rules for that
 // field reject with the rest of the scenario as it is (validate(), tried with the value in place) is
 // listed disabled, with the rule's message under it.
+// flags: ImGuiComboFlags_HeightLarge for a list whose disabled values' messages outgrow the regular 8 rows.
 template <class E>
-bool enum_combo(AppState& app, const char* label, const char* key, E& v) {
+bool enum_combo(AppState& app, const char* label, const char* key, E& v, ImGuiComboFlags flags = 0) {
     field_label(label);
     bool changed = false;
     ImGui::SetNextItemWidth(-1);
     const float wrap = ImGui::GetContentRegionAvail().x;
-    if (begin_dropdown(app, (std::string("##") + key).c_str(), enum_label(app.ui.lang, v))) {
+    if (begin_dropdown(app, (std::string("##") + key).c_str(), enum_label(app.ui.lang, v), flags)) {
         const E current = v;
         E chosen = current;
         for (const auto& n : enum_names(E{})) {

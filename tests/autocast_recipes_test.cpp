@@ -1,0 +1,150 @@
+// "fp32 weights stored, 16-bit compute" recipes (issue 14 item 2), derived by hand on small configs:
+// torch.autocast over fp32 weights in inference (infer.autocast: casts cached while the weights require
+// grad, per op when frozen) [pytorch-autocast-code] [lightning-amp-code], a frozen fp32 LoRA base under
+// autocast with recomputation, and FSDP MixedPrecision(param_dtype=bf16) over fp32 shards
+// (train.precision bf16-fsdp-mixed) [pytorch-fsdp-code].
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "estimate.h"
+#include "training_fixtures.h"
+
+using namespace vl;
+using namespace vl::testing;
+using Catch::Detail::Approx;
+
+namespace {
+
+// A tiny Llama: h = 64, 2 layers, 4 heads of 16, ffn 128, vocab 1000, untied, no biases.
+// Per layer q, k, v, o: 4 * 64 * 64 = 16,384; gate, up, down: 3 * 64 * 128 = 24,576; 40,960 matmul
+// weights, x 2 layers = 81,920. The head: 1000 * 64 = 64,000 (the embedding as large, not autocast).
+constexpr double kTinyLinear = 81920;
+constexpr double kTinyHead = 64000;
+
+ModelSpec tiny_llama() {
+    ModelSpec m;
+    m.name = "tiny-llama";
+    m.model_type = "llama";
+    m.vocab = 1000; m.hidden = 64; m.layers = 2; m.heads = 4; m.kv_heads = 4; m.head_dim = 16; m.ffn = 128;
+    m.max_position = 512;
+    return m;
+}
+
+Scenario tiny_infer(InferAutocast a) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = tiny_llama();
+    s.infer.weights = WeightFormat::FP32;
+    s.infer.autocast = a;
+    s.infer.context = 64;
+    return s;
+}
+
+bool has_error(const Estimate& e, const std::string& field) {
+    for (const FieldError& f : e.errors)
+        if (f.field == field) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("infer.autocast cached: fp32 weights and a 16-bit cast of every matmul weight through each forward") {
+    const Estimate e = estimate(tiny_infer(InferAutocast::Cached));
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.linear") == Approx(4 * kTinyLinear));  // stored fp32
+    // 2 B x (81,920 layer matrices + 64,000 head) = 291,840 B, in prefill and decode (each forward's cache)
+    CHECK(bytes_of(e, "weights.autocast_casts") == Approx(291840));
+    CHECK(find(e, "weights.autocast_casts")->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Step)));
+    // a tied head is the embedding matrix, cast by the head's matmul all the same
+    Scenario tied = tiny_infer(InferAutocast::Cached);
+    tied.model.tied_embeddings = true;
+    CHECK(bytes_of(estimate(tied), "weights.autocast_casts") == Approx(2 * (kTinyLinear + kTinyHead)));
+    // no autocast: nothing cast
+    Scenario off = tiny_infer(InferAutocast::Off);
+    CHECK(find(estimate(off), "weights.autocast_casts") == nullptr);
+}
+
+TEST_CASE("infer.autocast per-op: a frozen weight's cast is not cached, the largest lives alone") {
+    // the largest matmul weight: the head's 64,000 (gate/up/down 64 x 128 = 8,192; q 64 x 64) -> 128,000 B
+    const Estimate e = estimate(tiny_infer(InferAutocast::PerOp));
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.autocast_casts") == Approx(2 * kTinyHead));
+    // with a small vocabulary the MLP's 64 x 128 matrix is the largest: 2 x 8,192
+    Scenario small_vocab = tiny_infer(InferAutocast::PerOp);
+    small_vocab.model.vocab = 100;  // head 6,400
+    CHECK(bytes_of(estimate(small_vocab), "weights.autocast_casts") == Approx(2 * 8192));
+}
+
+TEST_CASE("infer.autocast needs fp32 weights in a PyTorch forward") {
+    Scenario bf16 = tiny_infer(InferAutocast::Cached);
+    bf16.infer.weights = WeightFormat::BF16;
+    CHECK(has_error(estimate(bf16), "infer.autocast"));
+    Scenario vllm = tiny_infer(InferAutocast::PerOp);
+    vllm.infer.engine = Engine::VLLM;
+    CHECK(has_error(estimate(vllm), "infer.autocast"));
+}
+
+TEST_CASE("autocast over a frozen fp32 LoRA base with full recomputation: only the head's and the running layer's casts") {
+    // Not cached (requires_grad=False) and the checkpointed layers save none: forward and backward hold
+    // the head's cast (saved by its matmul) and one layer's, 2 x (64,000 + 81,920 / 2) = 209,920 B.
+    Scenario s = train_scenario(tiny_llama());
+    s.mode = Mode::FineTune;
+    s.overheads = no_overheads();
+    s.finetune.method = FineTuneMethod::LoRA;
+    s.train.precision = Precision::AutocastBF16;
+    s.train.seq_len = 64;
+    s.train.recompute = Recompute::Full;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.autocast_copies") == Approx(209920));
+    CHECK(find(e, "weights.autocast_copies")->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Backward)));
+    CHECK(find(e, "weights.autocast_copies_backward") == nullptr);
+    // without recomputation every cast is saved by its matmul: 2 x (81,920 + 64,000) = 291,840 B
+    s.train.recompute = Recompute::None;
+    CHECK(bytes_of(estimate(s), "weights.autocast_copies") == Approx(291840));
+    // trained weights are cached: forward holds them all, backward the head's and the recomputed layer's
+    s.mode = Mode::Train;
+    s.train.recompute = Recompute::Full;
+    const Estimate full = estimate(s);
+    CHECK(bytes_of(full, "weights.autocast_copies") == Approx(291840));
+    CHECK(bytes_of(full, "weights.autocast_copies_backward") == Approx(209920));
+}
+
+TEST_CASE("bf16-fsdp-mixed: fp32 shards of weights, grads and Adam over N, units gathered in bf16") {
+    // The tiny Llama: P = 81,920 + 2 x 64,000 + norms (2 x 2 x 64 + 64 = 320) = 210,240; N = 4.
+    // The largest unit: the embedding or the head, 64,000 (a layer: 40,960 + 2 x 64 = 41,088), gathered
+    // in bf16 and its unsharded gradients in bf16: 2 x 64,000 = 128,000 B each.
+    Scenario s = train_scenario(tiny_llama());
+    s.overheads = no_overheads();
+    s.overheads.temp_buffers = true;
+    s.train.precision = Precision::FsdpBF16;
+    s.train.seq_len = 64;
+    s.parallel.dp = 4;
+    s.gpu_count = 4;
+    s.parallel.zero = 3;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    const double P = 210240;
+    CHECK(bytes_of(e, "weights") == Approx(4 * P / 4));
+    CHECK(bytes_of(e, "optimizer.states") == Approx(8 * P / 4));
+    CHECK(find(e, "optimizer.master") == nullptr);
+    CHECK(find(e, "weights.autocast_copies") == nullptr);
+    CHECK(bytes_of(e, "buffers.zero3_gather") == Approx(2 * 64000));
+    CHECK(bytes_of(e, "buffers.zero3_layer_grads") == Approx(2 * 64000));
+
+    // LoRA: the frozen base is an fp32 shard too, 4 x 210,240 / 4 B
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::LoRA;
+    const Estimate lora = estimate(s);
+    REQUIRE(lora.ok());
+    CHECK(bytes_of(lora, "weights.frozen") == Approx(4 * P / 4));
+    CHECK(bytes_of(lora, "buffers.zero3_gather") == Approx(2 * 64000));
+
+    // FSDP's recipe needs FULL_SHARD and no DeepSpeed
+    s.parallel.zero = 2;
+    CHECK(has_error(estimate(s), "train.precision"));
+    s.parallel.zero = 3;
+    s.deepspeed.enabled = true;
+    CHECK(has_error(estimate(s), "train.precision"));
+}
