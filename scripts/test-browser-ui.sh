@@ -13,7 +13,8 @@
 # offline on the second visit, through the service worker; needs the native CLI) and local.mjs (Run
 # locally: GPUs added, the plan equal to `vramlens plan`'s, the launch line copied; needs the native CLI) and compare.mjs
 # (Run locally's compare grid built by clicks, equal to `vramlens plan --compare`'s, opened from its link; needs the native CLI), speculative.mjs
-# (vLLM speculative decoding chosen in the Advanced section, equal to `vramlens estimate`'s; needs the native CLI) and
+# (vLLM speculative decoding chosen in the Advanced section, equal to `vramlens estimate`'s; needs the native CLI), vision.mjs
+# (a vision-language model's images typed, the tower's forward in the breakdown, equal to `vramlens estimate`'s) and
 # profiles.mjs (the framework profile dropdown: picked, a field it set changed, none, another mode's). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
@@ -41,6 +42,8 @@ node "$root/tests/browser/local.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root
 node "$root/tests/browser/compare.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1
 node "$root/tests/browser/speculative.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
+  --chromium "$chromium" || status=1
+node "$root/tests/browser/vision.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1
 node "$root/tests/browser/firstview.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1

@@ -2,6 +2,7 @@
 // the built site under a sub-path (proving the page uses relative URLs only), headless Chromium
 // with WebGL2 through SwiftShader (flags from ../shared/notes/toolchain.md), and driving the app
 // as a person does (openApp, settle, item, click).
+import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -265,4 +266,9 @@ export async function typeInto(page, key, text) {
   await page.keyboard.type(text, { delay: 30 });
   await press(page, 'Enter');
   await settle(page);
+}
+
+// `vramlens estimate` of a scenario (its JSON on stdin), as JSON: the native CLI's numbers for the page's own scenario.
+export function cliEstimate(cliPath, scenarioJson) {
+  return JSON.parse(execFileSync(cliPath, ['estimate', '-', '--format', 'json'], { input: scenarioJson, encoding: 'utf8' }));
 }

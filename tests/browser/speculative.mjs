@@ -8,12 +8,9 @@
 //   4. the share link opens the same speculative config.
 //
 // Usage: node speculative.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite,
-         settle, typeInto } from './harness.mjs';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { checks, appState as state, click, cliEstimate as cliEstimateOf, finish, item, launchChromium, openApp, parseArgs, scrollTo,
+         serveSite, settle, typeInto } from './harness.mjs';
+import { resolve } from 'node:path';
 
 const args = parseArgs();
 const siteDir = resolve(args.site ?? 'build/web/site');
@@ -28,17 +25,7 @@ const QUIET_MS = 1300;  // changes closer together share one history entry (shel
 
 const speculative = async (page) => JSON.parse((await state(page)).scenario).infer?.speculative ?? {};
 const component = (s, id) => s.components.find((c) => c.id === id)?.bytes;
-// `vramlens estimate` of the page's own scenario.
-function cliEstimate(scenarioJson) {
-  const dir = mkdtempSync(join(tmpdir(), 'vl-spec-'));
-  try {
-    const file = join(dir, 'scenario.json');
-    writeFileSync(file, scenarioJson);
-    return JSON.parse(execFileSync(cliPath, ['estimate', file, '--format', 'json'], { encoding: 'utf8' }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const cliEstimate = (scenarioJson) => cliEstimateOf(cliPath, scenarioJson);
 
 try {
   console.log('desktop 1280x900');
