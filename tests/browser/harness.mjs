@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { extname, join, normalize } from 'node:path';
+import { extname, join, normalize, resolve } from 'node:path';
 
 // --name value pairs into an object: parseArgs(['--site', 'x']) -> { site: 'x' }.
 export function parseArgs(argv = process.argv.slice(2)) {
@@ -271,4 +271,31 @@ export async function typeInto(page, key, text) {
 // `vramlens estimate` of a scenario (its JSON on stdin), as JSON: the native CLI's numbers for the page's own scenario.
 export function cliEstimate(cliPath, scenarioJson) {
   return JSON.parse(execFileSync(cliPath, ['estimate', '-', '--format', 'json'], { input: scenarioJson, encoding: 'utf8' }));
+}
+
+// The common start of a browser test that drives the page (and compares with the native CLI): its flags
+// (--site, --cli, --chromium), the site served under a sub-path, headless Chromium, checks(), open() for a
+// new page of the app, and run(name, body), which runs the test's sections, closes the browser and the
+// server whatever happened and prints the result (finish).
+export async function startPageTest(subPath = '/vramlens/') {
+  const args = parseArgs();
+  const siteDir = resolve(args.site ?? 'build/web/site');
+  const cliPath = resolve(args.cli ?? process.env.VRAMLENS_CLI ?? 'build/native/cli/vramlens');
+  const c = checks();
+  const server = await serveSite(siteDir, subPath);
+  const browser = await launchChromium(args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium');
+  const open = (opts, url = server.url) => openApp(browser, url, opts, (what) => c.failures.push(what));
+  async function run(name, body) {
+    try {
+      await body();
+    } catch (e) {
+      c.failures.push(String(e && e.stack || e));
+      console.error(e);
+    } finally {
+      await browser.close();
+      server.close();
+    }
+    finish(name, c.failures, 'all checks passed');
+  }
+  return { ...c, cliPath, server, open, run };
 }

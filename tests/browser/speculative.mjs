@@ -8,26 +8,16 @@
 //   4. the share link opens the same speculative config.
 //
 // Usage: node speculative.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, cliEstimate as cliEstimateOf, finish, item, launchChromium, openApp, parseArgs, scrollTo,
-         serveSite, settle, typeInto } from './harness.mjs';
-import { resolve } from 'node:path';
+import { appState as state, click, cliEstimate as cliEstimateOf, item, scrollTo, settle, startPageTest, typeInto } from './harness.mjs';
 
-const args = parseArgs();
-const siteDir = resolve(args.site ?? 'build/web/site');
-const cliPath = resolve(args.cli ?? process.env.VRAMLENS_CLI ?? 'build/native/cli/vramlens');
-const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
-const { failures, check, section } = checks();
-
-const server = await serveSite(siteDir, '/vramlens/');
-const browser = await launchChromium(executablePath);
-const open = (opts, url = server.url) => openApp(browser, url, opts, (what) => failures.push(what));
+const { check, section, cliPath, server, open, run } = await startPageTest();
 const QUIET_MS = 1300;  // changes closer together share one history entry (shell/bridge.js historyQuietMs)
 
 const speculative = async (page) => JSON.parse((await state(page)).scenario).infer?.speculative ?? {};
 const component = (s, id) => s.components.find((c) => c.id === id)?.bytes;
 const cliEstimate = (scenarioJson) => cliEstimateOf(cliPath, scenarioJson);
 
-try {
+await run('browser-speculative', async () => {
   console.log('desktop 1280x900');
   await section('speculative decoding', async () => {
     const page = await open({ viewport: { width: 1280, height: 900 } });
@@ -108,11 +98,4 @@ try {
     check(cli.total_bytes === old.total_bytes, `the total is the CLI's (${old.total_bytes})`);
     await page.context().close();
   });
-} catch (e) {
-  failures.push(String(e && e.stack || e));
-  console.error(e);
-} finally {
-  await browser.close();
-  server.close();
-}
-finish('browser-speculative', failures, 'all checks passed');
+});

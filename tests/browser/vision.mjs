@@ -7,26 +7,16 @@
 //   4. the share link opens the same images.
 //
 // Usage: node vision.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, cliEstimate, finish, item, launchChromium, openApp, parseArgs, scrollTo,
-         serveSite, settle, typeInto } from './harness.mjs';
-import { resolve } from 'node:path';
+import { appState as state, click, cliEstimate, item, scrollTo, settle, startPageTest, typeInto } from './harness.mjs';
 
-const args = parseArgs();
-const siteDir = resolve(args.site ?? 'build/web/site');
-const cliPath = resolve(args.cli ?? process.env.VRAMLENS_CLI ?? 'build/native/cli/vramlens');
-const executablePath = args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium';
-const { failures, check, section } = checks();
-
-const server = await serveSite(siteDir, '/vramlens/');
-const browser = await launchChromium(executablePath);
-const open = (opts, url = server.url) => openApp(browser, url, opts, (what) => failures.push(what));
+const { check, section, cliPath, server, open, run } = await startPageTest();
 const QUIET_MS = 1300;  // changes closer together share one history entry (shell/bridge.js historyQuietMs)
 
 const infer = async (page) => JSON.parse((await state(page)).scenario).infer ?? {};
 const component = (s, id) => s.components.find((c) => c.id === id)?.bytes;
 const onPage = (page, key) => page.evaluate((k) => window.vramlens.item(k) !== null, key);
 
-try {
+await run('browser-vision', async () => {
   console.log('desktop 1280x900');
   await section('images of a vision-language model', async () => {
     const page = await open({ viewport: { width: 1280, height: 900 } });
@@ -74,11 +64,4 @@ try {
     check((await state(linked)).total_bytes === withImages.total_bytes, 'and the same total');
     await linked.context().close();
   });
-} catch (e) {
-  failures.push(String(e && e.stack || e));
-  console.error(e);
-} finally {
-  await browser.close();
-  server.close();
-}
-finish('browser-vision', failures, 'all checks passed');
+});
