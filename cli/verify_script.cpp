@@ -10,6 +10,7 @@
 
 #include "enum_names.h"
 #include "export.h"
+#include "inference/runtime.h"
 #include "scenario_json.h"
 
 namespace vl::cli {
@@ -239,7 +240,7 @@ Json plan(const Scenario& s, Refusals& no) {
         if (s.model.architecture_known() && s.model.position == PositionKind::Learned && o.context > s.model.max_position)
             no("infer.context", "a learned position table of " + std::to_string(s.model.max_position) +
                                     " rows cannot index " + std::to_string(o.context) + " positions; transformers would fail");
-        const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+        const int64_t prompt = prompt_tokens(o);
         j["dtype"] = dtype ? dtype : "";
         j["kv_dtype"] = dtype ? dtype : "";  // DynamicCache: the weights' dtype, checked equal to infer.kv_dtype
         j["batch"] = o.batch;

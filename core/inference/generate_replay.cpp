@@ -136,7 +136,7 @@ const char* replay_generate_why_not(const Scenario& s) {
     if (m.sliding_window > 0 && o.sliding_window_cache) return "a sliding-window cache is not replayed";
     if (o.kv_dtype != KvDtype::FP16 && o.kv_dtype != KvDtype::BF16) return "a quantized cache is not replayed";
     if (o.images > 0) return "images are not replayed";
-    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    const int64_t prompt = prompt_tokens(o);
     if (prefill_tokens(o) != prompt) return "a chunked prefill is not replayed";
     return "";
 }
@@ -147,7 +147,7 @@ GenerateReplay replay_generate(const Scenario& s, int64_t layers, double capacit
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
     const int64_t tp = s.parallel.tp;
-    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    const int64_t prompt = prompt_tokens(o);
     CachingAllocatorModel a(capacity_bytes);
     std::vector<int64_t> cache(static_cast<size_t>(2 * layers), 0);
     const double heads = static_cast<double>(m.heads) / static_cast<double>(tp);

@@ -194,7 +194,7 @@ void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p,
 // torch.cat([cached window - 1, chunk]) that its window slice keeps alive (the whole prompt when
 // the prompt is prefilled at once) [transformers-code].
 int64_t hf_sliding_prefill_tokens(const InferenceOptions& o, const ModelSpec& m) {
-    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    const int64_t prompt = prompt_tokens(o);
     if (o.prefill_chunk <= 0 || o.prefill_chunk >= prompt) return prompt;
     return std::min(prompt, o.prefill_chunk + std::max<int64_t>(m.sliding_window - 1, 0));
 }
@@ -347,7 +347,7 @@ void encoder_forward(const Scenario& s, Detail d, Estimate& e) {
 // does not fit in the replay adds its bytes, so the estimate says what PyTorch says: out of memory.
 void add_decode_holes(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const InferenceOptions& o = s.infer;
-    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    const int64_t prompt = prompt_tokens(o);
     if (s.overheads.expandable_segments || prompt >= o.context) return;
     if (const char* why = replay_generate_why_not(s); *why != '\0') {
         e.warnings.push_back(std::string("transformers generate(): the caching allocator's holes from the KV cache's growth during decode "
@@ -406,7 +406,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         return;
     }
     const bool sliding = m.sliding_window > 0;
-    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    const int64_t prompt = prompt_tokens(o);
     add_kv(s, d, e, p,
            !sliding ? "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token) [vllm-paper §3]; DynamicCache holds every token [transformers-code]"
            : o.sliding_window_cache

@@ -24,8 +24,10 @@ int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& releas
     return std::max<int64_t>(o.context, 2048);
 }
 
+int64_t prompt_tokens(const InferenceOptions& o) { return o.prompt > 0 ? o.prompt : o.context; }
+
 int64_t prefill_tokens(const InferenceOptions& o) {
-    const int64_t prompt = o.prompt > 0 ? o.prompt : o.context;
+    const int64_t prompt = prompt_tokens(o);
     return o.prefill_chunk > 0 ? std::min(o.prefill_chunk, prompt) : prompt;
 }
 

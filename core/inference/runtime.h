@@ -32,6 +32,9 @@ int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& releas
 // multiple of 8) [vllm-code].
 int64_t vllm_mamba_cache_sequences(const InferenceOptions& o);
 
+// Prompt tokens per sequence: infer.prompt, or the whole context when it is 0 (the worst case).
+int64_t prompt_tokens(const InferenceOptions& o);
+
 // Tokens per sequence prefilled in one forward (the prompt, or the chunk when chunked).
 int64_t prefill_tokens(const InferenceOptions& o);
 
