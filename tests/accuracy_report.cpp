@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "component_lookup.h"
 #include "estimate.h"
 #include "formula.h"
 #include "scenario_json.h"
@@ -65,21 +66,13 @@ double sum_prefixes(const Estimate& e, const std::string& prefixes, bool host = 
     return b;
 }
 
-// The components the prefixes do not name.
-std::vector<Component> components_without(const Estimate& e, const std::string& prefixes) {
-    std::vector<Component> kept;
-    for (const Component& c : e.components)
-        if (!named_by(c, prefixes)) kept.push_back(c);
-    return kept;
-}
-
 // The quantity a case compares, in bytes (see "measure" in cases.json); params.* and qlora.* are
 // counts read through the core's own functions for the case's scenario.
 double measure(const Scenario& s, const Estimate& e, const std::string& m) {
     if (m == "total") return e.total_bytes;
     // The peak without the named components (the CUDA context and the allocator's reserve for an allocator
     // peak): the largest phase total of the others, which need not be the phase where the whole total peaks.
-    if (m.rfind("total-minus:", 0) == 0) return phase_totals(components_without(e, m.substr(12))).peak_bytes();
+    if (m.rfind("total-minus:", 0) == 0) return test::totals_without(e, split(m.substr(12))).peak_bytes();
     if (m.rfind("sum:", 0) == 0) return sum_prefixes(e, m.substr(4));
     // Host memory by component, and GPU + host (a whole model that one log counts in one buffer).
     if (m.rfind("host:", 0) == 0) return sum_prefixes(e, m.substr(5), true);
@@ -141,7 +134,7 @@ size_t first_different_line(const std::string& a, const std::string& b) {
 // prefixes), largest first.
 std::vector<std::pair<std::string, double>> measured_components(const Estimate& e, const std::string& m) {
     const auto named = named_by;
-    const Phase without_peak = m.rfind("total-minus:", 0) == 0 ? phase_totals(components_without(e, m.substr(12))).peak : e.peak_phase;
+    const Phase without_peak = m.rfind("total-minus:", 0) == 0 ? test::totals_without(e, split(m.substr(12))).peak : e.peak_phase;
     std::vector<std::pair<std::string, double>> out;
     for (const Component& c : e.components) {
         if (c.bytes <= 0) continue;

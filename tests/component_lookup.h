@@ -2,6 +2,8 @@
 #pragma once
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "estimate.h"
 
@@ -18,6 +20,22 @@ inline const Component* find(const Estimate& e, const char* id) {
 inline double bytes_of(const Estimate& e, const char* id) {
     const Component* c = find(e, id);
     return c ? c->bytes : 0.0;
+}
+
+// The phase totals of the components whose ids start with none of the prefixes: what a measurement that
+// leaves some out sees (max_memory_allocated leaves out the CUDA context and the allocator's reserve).
+template <class Prefixes>
+PhaseTotals totals_without(const Estimate& e, const Prefixes& prefixes) {
+    std::vector<Component> kept;
+    for (const Component& c : e.components) {
+        bool named = false;
+        for (const auto& p : prefixes) named = named || std::string_view(c.id).starts_with(p);
+        if (!named) kept.push_back(c);
+    }
+    return phase_totals(kept);
+}
+inline double peak_without(const Estimate& e, std::initializer_list<std::string_view> prefixes) {
+    return totals_without(e, prefixes).peak_bytes();
 }
 
 // Whether the estimate refused `field` with a message holding `words` ("" : any message).

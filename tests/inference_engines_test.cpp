@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "component_lookup.h"
 #include "estimate.h"
 #include "inference_models.h"
 #include "units.h"
@@ -174,12 +175,7 @@ static Scenario octocoder(WeightFormat f) {
     return s;
 }
 // The peak without the CUDA context and the allocator's reserve, which max_memory_allocated does not count.
-static double allocated_bytes(const Estimate& e) {
-    std::vector<Component> allocated;
-    for (const Component& c : e.components)
-        if (std::string_view(c.id) != "cuda_context" && std::string_view(c.id).rfind("overhead.fragmentation", 0) != 0) allocated.push_back(c);
-    return phase_totals(allocated).peak_bytes();
-}
+static double allocated_bytes(const Estimate& e) { return test::peak_without(e, {"cuda_context", "overhead.fragmentation"}); }
 static double allocated_gib(const Estimate& e) { return to_gib(allocated_bytes(e)); }
 
 TEST_CASE("cases 1-3: octocoder peaks in transformers, our stated error") {

@@ -24,8 +24,8 @@
 //               nothing (each replica holds the whole request).
 //   tensor-par. training/fine-tuning and transformers inference: per-GPU total never rises when
 //               parallel.tp doubles. (batch, context and tensor-par.: transformers' totals without the
-//               allocator's decode holes, which follow the allocator's rules: total_without_replay.) vLLM: its total is the capacity and tp > 1 adds the NCCL buffers
-//               (runtime.h), so what must not rise is the weights, the KV bytes per token and the
+//               allocator's decode holes, which follow the allocator's rules: total_without_replay.)
+//               vLLM: its total is the capacity and tp > 1 adds the NCCL buffers (runtime.h), so what must not rise is the weights, the KV bytes per token and the
 //               activation peak per GPU (pp = 1: with stages, the stage shown is the one with the
 //               fewest KV blocks, and tp can change which one that is).
 //   invalid     a valid scenario with one field broken (each rule of validate()) is rejected: no
@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "estimate.h"
+#include "component_lookup.h"
 #include "estimate_checks.h"
 #include "random_scenarios.h"
 #include "model/hf_config.h"
@@ -107,12 +108,7 @@ bool variant(const Scenario& s, F change, Scenario& out) {
 // replayed through PyTorch's allocator, core/inference/generate_replay.h). The allocator is not monotone:
 // a K tensor of 6 MiB at twice the tp takes a 20 MiB segment where the 12 MiB one had a segment of its own,
 // and a batch twice as large can land in holes the smaller one left; the total rules hold without them.
-double total_without_replay(const Estimate& e) {
-    std::vector<Component> kept;
-    for (const Component& c : e.components)
-        if (std::string_view(c.id) != "overhead.fragmentation.decode") kept.push_back(c);
-    return kept.size() == e.components.size() ? e.total_bytes : phase_totals(kept).peak_bytes();
-}
+double total_without_replay(const Estimate& e) { return test::peak_without(e, {"overhead.fragmentation.decode"}); }
 
 void check_monotone(const Scenario& s, const Estimate& e, Failures& f, Stats& st) {
     Scenario v;
