@@ -509,7 +509,8 @@ std::string no_fit_advice(const PlanInput& in, const FixedBytes& fb, const Plan&
         if (const Plan q = plan_llamacpp(no_draft); q.fits) out += " without the draft model (-md) it fits at -ngl " + std::to_string(q.ngl) + ";";
     }
     const double short_ram = best.cpu.total() - best.cpu.capacity;
-    if (short_ram > 0) out += " or " + size_text(short_ram) + " more system RAM at -ngl " + std::to_string(best.ngl) + ";";
+    if (short_ram > 0)
+        out += (out.back() == ':' ? " it needs " : " or ") + size_text(short_ram) + " more system RAM at -ngl " + std::to_string(best.ngl) + ";";
     if (!out.empty() && out.back() == ';') out.back() = '.';
     return out;
 }

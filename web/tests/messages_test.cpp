@@ -19,10 +19,17 @@
 #include "framework_profiles.h"
 #include "json_input.h"
 #include "model/hf_config.h"
+#include "model/gguf.h"
+#include "model/hub_reference.h"
+#include "planner/compare.h"
+#include "planner/local.h"
 #include "model/presets.h"
 #include "random_scenarios.h"
 #include "scenario_json.h"
+#include "checkpoint_files.h"
 #include "ui/app.h"
+#include "ui/hub.h"
+#include "ui/run_local.h"
 #include "ui/messages.h"
 
 namespace {
@@ -146,6 +153,167 @@ std::set<std::string> core_messages() {
     return out;
 }
 
+// What the Run locally page shows of one plan (web/ui/run_local*.cpp): its errors, verdict line, advice, device
+// rows' layers, speed, the launch lines' titles and notes.
+void collect_plan(const Scenario& s, std::set<std::string>& out) {
+    const LocalPlan p = plan_local(s);
+    for (const FieldError& e : p.errors) out.insert(e.message);
+    for (const std::string& n : p.notes) out.insert(n);
+    if (!p.ok()) return;
+    out.insert(p.summary);
+    if (!p.advice.empty()) out.insert(p.advice);
+    if (!p.speed.empty()) out.insert(p.speed);
+    for (const LocalDevice& d : p.devices) out.insert(d.layers);
+    if (!p.serving) out.insert(p.plan.cpu.name);  // the host row (the GPUs' rows are named by their presets); the launch
+                                                  // lines' titles are the commands' names
+}
+
+// The machines a plan is tried on: the default PC, one small GPU (plans that do not fit, with advice), two GPUs
+// (a split), RAM only, a Mac.
+std::vector<LocalOptions> local_machines(const LocalOptions& base) {
+    std::vector<LocalOptions> m(5, base);
+    m[1].gpus = {"rtx-3060-12gb"};
+    m[1].ram_bytes = 17179869184.0;
+    m[2].gpus = {"rtx-4090", "rtx-3090"};
+    m[3].gpus.clear();
+    m[4].gpus.clear();
+    m[4].apple_chip = apple_chips().front().id;
+    return m;
+}
+
+// Every message the Run locally mode (plans over the presets, engines and machines, with the advanced placement's
+// options and each number of local refused), the ranking, the compare grid and the Hub import can show.
+std::set<std::string> local_and_hub_messages() {
+    std::set<std::string> out;
+    Scenario base = ui::default_scenario();
+    base.mode = Mode::Local;
+    for (const ModelPreset& p : model_presets())
+        for (const LocalOptions& machine : local_machines(base.local))
+            for (LocalEngine en : {LocalEngine::LlamaCpp, LocalEngine::Ollama, LocalEngine::VLLM, LocalEngine::SGLang}) {
+                Scenario s = base;
+                s.model = p.spec;
+                s.local = machine;
+                s.local.engine = en;
+                if (is_serving(en)) s.local.weights = WeightFormat::BF16;
+                collect_plan(s, out);
+            }
+    // The advanced placement's options, one at a time.
+    std::vector<Scenario> options(12, base);
+    options[0].local.ngl = 5;
+    options[1].local.context = 1 << 20;
+    options[2].local.split_mode = SplitMode::Row;
+    options[2].local.gpus = {"rtx-4090", "rtx-3090"};
+    options[3].local.kv_offload = false;
+    options[4].local.mmproj_bytes = 600e6;
+    options[5].local.draft.model = "qwen2.5-0.5b";
+    options[6].local.tensor_split = {3, 1};
+    options[6].local.gpus = {"rtx-4090", "rtx-3090"};
+    options[7].local.flash_attention = true;
+    options[7].local.kv = KvDtype::INT8;
+    options[8].local.split_mode = SplitMode::None;
+    options[9].local.engine = LocalEngine::Ollama;
+    options[9].local.kv = KvDtype::BF16;
+    options[10].local.engine = LocalEngine::Ollama;
+    options[10].local.draft.model = "qwen2.5-0.5b";
+    options[11].local.mmproj_bytes = 600e6;
+    options[11].local.mmproj_encoder = vision_encoder_from_gguf(*read_gguf_header(test::qwen_projector_gguf().file(), std::nullopt)).encoder;
+    for (Scenario& s : options) collect_plan(s, out);
+    Scenario moe = base;
+    for (const ModelPreset& p : model_presets())
+        if (p.spec.moe.num_experts > 0) {
+            moe.model = p.spec;
+            break;
+        }
+    moe.local.n_cpu_moe = 4;
+    collect_plan(moe, out);
+    // Each number of local set to values the rules refuse.
+    const nlohmann::json flat = nlohmann::json::parse(scenario_to_json(base)).flatten();
+    for (const auto& [path, v] : flat.items()) {
+        if (!v.is_number() || path.rfind("/local", 0) != 0) continue;
+        std::string dotted = path.substr(1);
+        for (char& c : dotted)
+            if (c == '/') c = '.';
+        for (const char* bad : {"0", "-1", "3", "0.5", "1e15"}) {
+            Scenario s = base;
+            const std::vector<FieldError> errs = set_scenario_field(s, dotted, bad);
+            for (const FieldError& err : errs) out.insert(err.message);
+            if (errs.empty()) collect_plan(s, out);
+        }
+    }
+    // The ranking and the compare grid.
+    for (const LocalOptions& machine : {base.local, local_machines(base.local)[1]}) {
+        Scenario s = base;
+        s.local = machine;
+        const Ranking r = rank_local(s);
+        if (!r.ok()) out.insert(r.error);
+        for (const RankRow& row : r.rows) out.insert(rank_row_text(row));
+        s.local.compare.models = {"current", "no-such-model"};
+        out.insert(compare_local(s).error);
+        s.local.compare.models = {"current"};
+        s.local.compare.weights = {WeightFormat::GGUF_Q4_K_M, WeightFormat::GGUF_Q8_0};
+        s.local.compare.machines = {LocalMachine{{"rtx-4090"}, 68719476736.0, ""}, LocalMachine{{"rtx-3060-12gb"}, 17179869184.0, ""},
+                                    LocalMachine{{}, 68719476736.0, apple_chips().front().id}};
+        const CompareGrid g = compare_local(s);
+        if (!g.ok()) out.insert(g.error);
+        for (const std::string& n : g.machine_names) out.insert(n);
+        for (const CompareCell& c : g.cells) out.insert(compare_cell_text(c));
+    }
+    Scenario serving = base;
+    serving.local.engine = LocalEngine::VLLM;
+    out.insert(rank_local(serving).error);
+    // The Hub import: what people mistype, and each answer of the Hub.
+    for (const char* bad : {"", "llama-3.1-8b", "a/b/c", "org/na me", "org/-name", "org/na--me", "org/name@", "org/name@a..b",
+                            "https://example.com/org/name", "https://huggingface.co/datasets/org/name", "https://huggingface.co/spaces/org/name",
+                            "https://huggingface.co/org/name/commits/main", "https://huggingface.co/org/name/resolve/main",
+                            "https://huggingface.co/org/name/resolve/main/../x", "https://huggingface.co/org/name/tree/%zz"})
+        for (const FieldError& e : parse_hub_reference(bad).errors) out.insert(e.message);
+    for (const auto& [status, code] : std::vector<std::pair<int, const char*>>{{0, ""}, {401, "GatedRepo"}, {404, "RevisionNotFound"}, {404, "EntryNotFound"},
+                                                                             {401, ""}, {404, "RepoNotFound"}, {403, ""}, {429, ""}, {503, ""}, {418, ""}})
+        for (const char* file : {"", "config.json"}) out.insert(hub_error_message(status, code, status == 429 ? "7" : "", "org/name", file, status == 0 ? "Failed to fetch" : ""));
+    out.insert(hub_error_message(429, "", "", "org/name", "", ""));
+    out.insert(std::string(hub_offline_alternative()));
+    // The page's side of the Hub import (web/ui/hub.cpp) and of the projector picker (run_local.cpp): what each
+    // answer leaves in the notices, facts and warnings.
+    ui::AppState app = ui::make_app_state();
+    auto notices = [&] {
+        for (const ui::Notice* n : {&app.ui.hub_message, &app.ui.mmproj_message})
+            for (const ui::Notice::Part& p : n->parts) out.insert(p.message.message);
+        for (const std::string& f : app.ui.hub_facts) out.insert(f);
+        for (const FieldError& w : app.ui.hub_warnings) out.insert(w.message);
+    };
+    const std::string config = R"({"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+        "num_key_value_heads": 2, "intermediate_size": 16, "vocab_size": 32, "max_position_embeddings": 128)";
+    const std::string header = R"({"model.layers.0.mlp.down_proj.qweight": {"dtype": "I32", "shape": [64, 16], "data_offsets": [0, 4096]},
+        "model.embed_tokens.weight": {"dtype": "F16", "shape": [32, 8], "data_offsets": [4096, 4608]}})";
+    const std::string file = test::safetensors_file(header, 4608);
+    const nlohmann::json awq = {{"repo", "org/awq"}, {"revision", "x"},
+                                {"config", config + R"(, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64}})"},
+                                {"shards", {{{"name", "model.safetensors"}, {"size", file.size() + 10}}}}};
+    const nlohmann::json lora = {{"repo", "org/lora"}, {"revision", "x"}, {"config", config + "}"},
+                                 {"adapter", R"({"peft_type": "LORA", "base_model_name_or_path": "org/base", "r": 8, "target_modules": ["q_proj"]})"}};
+    const std::string gguf = test::two_block_gguf().file();
+    app.ui.hub_ref = "org/name";
+    ui::request_hub_import(app);
+    notices();
+    for (const std::string& payload :
+         {std::string("[1]"), std::string("{"), std::string(R"({"repo": "a/b", "config": 5})"), std::string(R"({"repo": "a/b", "shards": [5]})"),
+          std::string(R"({"repo": "a/b", "shards": [{"name": "m.safetensors", "size": 10}]})"), std::string(R"({"repo": "a/b"})"),
+          std::string(R"({"repo": "a/b", "config": "{\"model_type\": \"llama\", \"hidden_size\": -8}"})"),
+          std::string(R"({"repo": "a/b", "adapter": "{\"peft_type\": \"LORA\", \"r\": 8}"})"), awq.dump(), lora.dump(),
+          nlohmann::json({{"repo", "org/gguf"}, {"revision", "x"}, {"gguf", {{"name", "m.gguf"}, {"size", gguf.size()}}}}).dump()}) {
+        ui::hub_import_done(app, payload, {{"model.safetensors", file.substr(0, 8 + header.size())}, {"m.gguf", gguf}});
+        notices();
+    }
+    ui::import_mmproj(app, "notes.txt", "not a gguf", 0);
+    notices();
+    const std::string projector = test::qwen_projector_gguf().file();
+    ui::import_mmproj(app, "mmproj.gguf", projector, static_cast<double>(projector.size()));
+    notices();
+    out.insert("could not read the file (NotFoundError); the projector is unchanged");  // app.cpp's "mmproj_error" event
+    out.erase(std::string());
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("the message catalogue reads whole, and a match takes the variable parts into the Chinese") {
@@ -168,6 +336,10 @@ TEST_CASE("the message catalogue reads whole, and a match takes the variable par
     CHECK(ui::translate_message(t, "12 of 4,096 tokens") == "4,096 个 token 中的 12");
     CHECK(ui::translate_message(t, "By mechanism at the peak: model states 12 GiB") == "峰值按机制：模型状态 12 GiB");
     CHECK_FALSE(ui::translate_message(t, "must be at least 8"));
+    // Clauses joined by "; " that no entry matches whole: each clause, joined by the Chinese semicolon.
+    CHECK(ui::translate_message(t, "12 of 4,096 tokens; must be at least 2; got 1") == "4,096 个 token 中的 12；必须至少为 2；现为 1");
+    CHECK(ui::translate_message(t, "12 of 4,096 tokens; 3 of 8 tokens") == "4,096 个 token 中的 12；8 个 token 中的 3");
+    CHECK_FALSE(ui::translate_message(t, "12 of 4,096 tokens; no such clause"));
     CHECK(ui::shown_message(t, false, "must be at least 8; got 0") == "must be at least 8; got 0");
     CHECK(ui::shown_message(t, true, "no such message") == "no such message");
 
@@ -196,6 +368,47 @@ TEST_CASE("every message of the core has a Chinese translation") {
         std::cout << "no Chinese for: " << m << "\n";  // one line each (Catch wraps its own messages)
     }
     CHECK(missing == 0);
+}
+
+TEST_CASE("every message of Run locally (plan and ranking and compare grid) and of the Hub import has a Chinese translation") {
+    const MessageCatalogue c = ui::parse_message_catalogue(catalogue_text());
+    const std::set<std::string> messages = local_and_hub_messages();
+    CHECK(messages.size() > 100);
+    size_t missing = 0;
+    for (const std::string& m : messages) {
+        const std::optional<std::string> zh = ui::translate_message(c, m);
+        if (zh && has_cjk(*zh)) continue;
+        ++missing;
+        std::cout << "no Chinese for: " << m << "\n";
+    }
+    CHECK(missing == 0);
+}
+
+TEST_CASE("on the 中文 page Run locally's plan and the Hub import's answers are in Chinese, and back in English when switched") {
+    ui::AppState app = ui::make_app_state();
+    app.scenario.mode = Mode::Local;  // Llama-3.1-8B at Q4_K_M on one RTX 4090 (24 GB), -c 4096: every layer fits
+    app.dirty = true;
+    ui::refresh(app);
+    REQUIRE(app.local.ok());
+    app.ui.lang = ui::Lang::Zh;
+    app.ui.zh_messages = ui::parse_message_catalogue(catalogue_text());
+    nlohmann::json j = ui::local_results_text(app);
+    // 32 repeating layers and the output layer: -ngl 33 of 33; the GPU holds layers 0-31 and the output, the CPU none.
+    CHECK_THAT(j["verdict"].get<std::string>(), Catch::EndsWith("-ngl 33 / 33（32 层 + 输出层）"));
+    REQUIRE(j["rows"].size() == 2);
+    CHECK(j["rows"][0][1] == "第 0-31 层 + 输出层");
+    CHECK(j["rows"][1][0] == "CPU（系统内存）");
+    CHECK(j["rows"][1][1] == "无层");
+    CHECK_THAT(j["notes"][1].get<std::string>(), Catch::Contains("解码约 "));
+
+    app.ui.hub_ref = "org/missing";
+    ui::hub_import_failed(app, 404, "RepoNotFound", "", "", "");  // the Hub's answer for a repo id that does not exist
+    const std::string zh = ui::say(app, app.ui.hub_message);
+    CHECK_THAT(zh, Catch::StartsWith("Hub 上没有找到 org/missing（或所给令牌无权访问）：请检查仓库 id。不联网时："));
+    CHECK_THAT(zh, Catch::EndsWith("或运行 `vramlens import <本地文件夹>`。"));
+    app.ui.lang = ui::Lang::En;  // the notice is kept in English: switching back shows it whole
+    CHECK(ui::say(app, app.ui.hub_message) == ui::notice_english(app.ui.hub_message));
+    CHECK_THAT(ui::say(app, app.ui.hub_message), Catch::EndsWith("or run `vramlens import <local folder>`."));
 }
 
 TEST_CASE("on the 中文 page the core's errors and notes are in Chinese, fields and numbers kept") {

@@ -511,11 +511,11 @@ TEST_CASE("run locally: the projector's .gguf picked - its bytes and image encod
     h.app.inbox.push_back({"mmproj", "notes.txt", "not a GGUF file"});
     h.frames(2);
     CHECK(h.app.scenario.local.mmproj_bytes == vl::test::kQwenProjectorBytes);
-    CHECK(h.app.ui.mmproj_message.rfind("notes.txt: ", 0) == 0);
+    CHECK(notice_english(h.app.ui.mmproj_message).rfind("notes.txt: ", 0) == 0);
     // A file the browser cannot read any more (moved or deleted after it was picked): said, nothing changed.
     h.app.inbox.push_back({"mmproj_error", "gone.gguf", "NotFoundError"});
     h.frames(2);
     CHECK(h.app.scenario.local.mmproj_bytes == vl::test::kQwenProjectorBytes);
-    CHECK(h.app.ui.mmproj_message == "gone.gguf: could not read the file (NotFoundError); the projector is unchanged");
+    CHECK(notice_english(h.app.ui.mmproj_message) == "gone.gguf: could not read the file (NotFoundError); the projector is unchanged");
     std::filesystem::remove(file);
 }

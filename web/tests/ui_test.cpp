@@ -959,7 +959,7 @@ TEST_CASE("hub import: nothing is requested before the click, the notice says wh
     h.click("model.hub_import");
     CHECK(hub_requests(h) == 0);
     CHECK(h.app.ui.hub_state == HubState::Failed);
-    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("model: "));
+    CHECK_THAT(notice_english(h.app.ui.hub_message), Catch::StartsWith("model: "));
 }
 
 TEST_CASE("hub import: the checkpoint becomes the model, its facts are shown, and its link opens offline with the source") {
@@ -1041,16 +1041,16 @@ TEST_CASE("hub import: every failure is said in words with the offline alternati
     CHECK_THAT(shown, Catch::Contains("Import failed: test-org/gated-tiny is a gated model: it needs a Hugging Face access token"));
     CHECK_THAT(shown, Catch::Contains("paste or drop config.json into the page"));
     hub_import_failed(h.app, 429, "", "7", "", "");
-    CHECK_THAT(h.app.ui.hub_message, Catch::Contains("rate-limiting requests (429): wait 7 s"));
+    CHECK_THAT(notice_english(h.app.ui.hub_message), Catch::Contains("rate-limiting requests (429): wait 7 s"));
     hub_import_failed(h.app, 0, "", "", "", "Failed to fetch");
-    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("could not reach the Hugging Face Hub to read test-org/gated-tiny (Failed to fetch)"));
+    CHECK_THAT(notice_english(h.app.ui.hub_message), Catch::StartsWith("could not reach the Hugging Face Hub to read test-org/gated-tiny (Failed to fetch)"));
     hub_import_failed(h.app, 404, "RepoNotFound", "", "", "");
-    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("test-org/gated-tiny was not found on the Hub"));
+    CHECK_THAT(notice_english(h.app.ui.hub_message), Catch::StartsWith("test-org/gated-tiny was not found on the Hub"));
     // An answer the core cannot read: the file and field named, nothing applied.
     CHECK_FALSE(hub_import_done(h.app, R"({"repo": "a/b", "revision": "x", "config": "{\"model_type\": \"llama\", \"hidden_size\": -8}"})", {}));
-    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("config.json of a/b cannot be imported: "));
+    CHECK_THAT(notice_english(h.app.ui.hub_message), Catch::StartsWith("config.json of a/b cannot be imported: "));
     CHECK_FALSE(hub_import_done(h.app, R"({"repo": "a/b", "revision": "x", "shards": [{"name": "m.safetensors", "size": 10}]})", {}));
-    CHECK_THAT(h.app.ui.hub_message, Catch::StartsWith("hub.shards: m.safetensors: its header was not read"));
+    CHECK_THAT(notice_english(h.app.ui.hub_message), Catch::StartsWith("hub.shards: m.safetensors: its header was not read"));
     CHECK_FALSE(hub_import_done(h.app, "[1]", {}));
     CHECK(h.app.ui.hub_state == HubState::Failed);
     CHECK(model_to_json(h.app.scenario.model) == model_to_json(before));

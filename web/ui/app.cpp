@@ -332,7 +332,7 @@ void handle_inbox(AppState& app) {
         } else if (ev.kind == "mmproj") {  // a projector .gguf's header, read by the page from the file picked (shell/bridge.js)
             import_mmproj(app, ev.key, ev.text, 0);
         } else if (ev.kind == "mmproj_error") {  // the browser could not read the file picked (its reason in text)
-            app.ui.mmproj_message = ev.key + ": could not read the file (" + ev.text + "); the projector is unchanged";
+            app.ui.mmproj_message = Notice().add("", ev.key, "could not read the file (" + ev.text + "); the projector is unchanged");
         }
     }
 }
@@ -350,7 +350,17 @@ const char* font_load_name(FontLoad f) {
 std::string say(const AppState& app, std::string_view english) {
     return shown_message(app.ui.zh_messages, app.ui.lang == Lang::Zh, english);
 }
-std::string say(const AppState& app, const FieldError& e) { return e.field + ": " + say(app, e.message); }
+std::string say(const AppState& app, const FieldError& e) { return e.field.empty() ? say(app, e.message) : e.field + ": " + say(app, e.message); }
+std::string say(const AppState& app, const Notice& n) {
+    std::string s;
+    for (const Notice::Part& p : n.parts) s += p.before + say(app, p.message);
+    return s;
+}
+std::string notice_english(const Notice& n) {
+    std::string s;
+    for (const Notice::Part& p : n.parts) s += p.before + (p.message.field.empty() ? p.message.message : to_string(p.message));
+    return s;
+}
 const char* component_label(const AppState& app, const Component& c) {
     const char* zh = app.ui.lang == Lang::Zh ? component_label_zh(app.ui.zh_messages, c.id) : nullptr;
     return zh ? zh : c.label;
@@ -464,7 +474,11 @@ std::string hook_json(const AppState& app) {
                {"focus", app.ui.focus_key},
                {"focus_ring", app.ui.focus_ring},
                {"config_errors", app.ui.config_errors.size()},
-               {"hub", {{"state", static_cast<int>(app.ui.hub_state)}, {"message", app.ui.hub_message}, {"facts", app.ui.hub_facts},
+               {"hub", {{"state", static_cast<int>(app.ui.hub_state)}, {"message", say(app, app.ui.hub_message)}, {"facts", [&] {
+                            nlohmann::json f = nlohmann::json::array();
+                            for (const std::string& x : app.ui.hub_facts) f.push_back(say(app, x));
+                            return f;
+                        }()},
                         {"asked", app.ui.hub_asked}, {"endpoint", app.ui.env.hub_endpoint}}},
                {"solver", {{"max_batch", app.derived.answers.max_batch.found ? app.derived.answers.max_batch.value : -1},
                            {"max_seq", app.derived.answers.max_seq.found ? app.derived.answers.max_seq.value : -1},

@@ -77,6 +77,22 @@ struct PageEnv {
     std::string hub_endpoint = "https://huggingface.co";
 };
 
+// A notice made of messages in English, each translated by say() when shown: the core's messages (a FieldError
+// with its field, or field "" for a whole message) and the joins between them ("; ", " ").
+struct Notice {
+    struct Part {
+        std::string before;  // what joins it to the part before
+        FieldError message;
+    };
+    std::vector<Part> parts;
+    Notice& add(std::string before, std::string field, std::string message) {
+        parts.push_back({std::move(before), {std::move(field), std::move(message)}});
+        return *this;
+    }
+    bool empty() const { return parts.empty(); }
+};
+std::string notice_english(const Notice& n);
+
 // Importing a model by repo id (web/ui/hub.h): nothing is requested before the button is pressed.
 enum class HubState { Idle, Fetching, Done, Failed };
 
@@ -105,10 +121,10 @@ struct UiState {
     std::string hub_token;                   // the optional token: in memory only (never in a link, storage or export)
     bool hub_asked = false;                  // a Hub import was requested in this tab (the notice says what is sent until then)
     HubState hub_state = HubState::Idle;
-    std::string hub_message;                 // Fetching: what is read; Failed: why, with the offline alternative
+    Notice hub_message;                      // Fetching: what is read; Failed: why, with the offline alternative; Done: what
     std::vector<std::string> hub_facts;      // the imported checkpoint: parameters per dtype, true size, quantization, adapter
-    std::vector<std::string> hub_warnings;
-    std::string mmproj_message;              // the projector .gguf picked: what was read from it, or why nothing was
+    std::vector<FieldError> hub_warnings;    // the checkpoint's warnings (field: the file they are about, or "")
+    Notice mmproj_message;                   // the projector .gguf picked: what was read from it, or why nothing was
     std::optional<ModelSpec> hub_spec;       // the model as imported (or opened) with its model.source (refresh)
     std::string notice;                      // what went wrong (a damaged link, text that could not be read): shown until dismissed
     S status = S::Count_;                    // what a paste/drop/import did (S::ImportedConfig, ...; Count_: nothing), in the
@@ -246,6 +262,7 @@ std::string results_text_json(const AppState& app);
 // the UI is and the catalogue (ui.zh_messages) has it, else the core's English. An error keeps its field.
 std::string say(const AppState& app, std::string_view english);
 std::string say(const AppState& app, const FieldError& e);
+std::string say(const AppState& app, const Notice& n);
 // A component's label as the page shows it: its Chinese by id (the catalogue) when the UI is in Chinese,
 // else the core's English label.
 const char* component_label(const AppState& app, const Component& c);

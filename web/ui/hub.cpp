@@ -15,15 +15,19 @@ namespace {
 
 using Json = nlohmann::json;
 
-void fail(AppState& app, std::string why) {
+void fail(AppState& app, Notice why) {
     app.ui.hub_state = HubState::Failed;
     app.ui.hub_message = std::move(why);
 }
 
-std::string errors_text(const std::vector<FieldError>& errs) {
-    std::string s;
-    for (const FieldError& e : errs) s += (s.empty() ? "" : "; ") + to_string(e);
-    return s;
+// The errors after what the notice says so far, joined by "; ".
+Notice& with_errors(Notice& n, const std::vector<FieldError>& errs) {
+    for (const FieldError& e : errs) n.add(n.empty() ? "" : &e == &errs.front() ? " " : "; ", e.field, e.message);
+    return n;
+}
+Notice errors_notice(const std::vector<FieldError>& errs) {
+    Notice n;
+    return with_errors(n, errs);
 }
 
 std::string count_text(uint64_t n) { return n <= INT64_MAX ? group_thousands(static_cast<int64_t>(n)) : std::to_string(n); }
@@ -59,7 +63,6 @@ bool file_of(const Json& f, const std::map<std::string, std::string>& heads, con
 
 void checkpoint_facts(AppState& app, const CheckpointImport& c, const Json& payload) {
     std::vector<std::string>& facts = app.ui.hub_facts;
-    const Lang L = app.ui.lang;
     std::string by_dtype;
     uint64_t total = 0;
     if (c.safetensors && !c.safetensors->dtypes.empty()) {
@@ -79,17 +82,17 @@ void checkpoint_facts(AppState& app, const CheckpointImport& c, const Json& payl
             total += t.elements;
         }
     }
-    if (total > 0) facts.push_back(std::string(tr(L, S::HubParams)) + ": " + count_text(total) + " (" + by_dtype + ")");
+    if (total > 0) facts.push_back("Checkpoint parameters: " + count_text(total) + " (" + by_dtype + ")");
     if (c.safetensors && c.safetensors->quantized) {
         const QuantizedSplit& q = *c.safetensors->quantized;
         facts.push_back("quantized: " + count_text(q.quantized_params) + " parameters in " + count_text(q.quantized_tensors) +
                         " weights; not quantized: " + count_text(q.kept_params) + " in " + count_text(q.kept_tensors) + " tensors");
     }
     if (c.safetensors && c.safetensors->complete && c.safetensors->files > 0)
-        facts.push_back(std::string(tr(L, S::HubSize)) + ": " + amount_with_unit(static_cast<double>(c.safetensors->file_bytes), app.ui.unit) +
+        facts.push_back("True checkpoint size: " + amount_with_unit(static_cast<double>(c.safetensors->file_bytes), app.ui.unit) +
                         " (" + count_text(c.safetensors->file_bytes) + " bytes, " + std::to_string(c.safetensors->files) + " safetensors files)");
     if (c.gguf && c.gguf->file_bytes > 0)
-        facts.push_back(std::string(tr(L, S::HubSize)) + ": " + amount_with_unit(static_cast<double>(c.gguf->file_bytes), app.ui.unit) +
+        facts.push_back("True checkpoint size: " + amount_with_unit(static_cast<double>(c.gguf->file_bytes), app.ui.unit) +
                         " (" + count_text(c.gguf->file_bytes) + " bytes, GGUF)");
     if (c.quantization)
         facts.push_back("quantization: " + c.quantization->description +
@@ -106,15 +109,15 @@ bool request_hub_import(AppState& app) {
     app.ui.hub_facts.clear();
     app.ui.hub_warnings.clear();
     if (!ref.ok()) {
-        fail(app, errors_text(ref.errors));
+        fail(app, errors_notice(ref.errors));
         return false;
     }
     const Json request = {{"repo", ref->repo_id}, {"revision", ref->revision}, {"file", ref->file}, {"endpoint", app.ui.env.hub_endpoint}};
     app.outbox.push_back({"hub", request.dump(), app.ui.hub_token, "", 0, 0, 0, 0});
     app.ui.hub_asked = true;
     app.ui.hub_state = HubState::Fetching;
-    app.ui.hub_message = std::string(tr(app.ui.lang, S::HubFetching)) + " " + ref->repo_id +
-                         (ref->revision == kHubDefaultRevision ? std::string() : "@" + ref->revision) + " (" + app.ui.env.hub_endpoint + ")";
+    app.ui.hub_message = Notice().add("", "", "Reading " + ref->repo_id + (ref->revision == kHubDefaultRevision ? std::string() : "@" + ref->revision) +
+                                                " (" + app.ui.env.hub_endpoint + ")");
     return true;
 }
 
@@ -124,7 +127,9 @@ bool hub_import_done(AppState& app, std::string_view payload, const std::map<std
     std::vector<FieldError> errs;
     std::optional<Json> parsed = parse_json_input(payload, "hub", errs);
     if (!parsed || !parsed->is_object()) {
-        fail(app, "the page's answer cannot be read: " + (errs.empty() ? std::string("not an object") : errors_text(errs)));
+        Notice n;
+        n.add("", "", "the page's answer cannot be read:");
+        fail(app, errs.empty() ? n.add(" ", "", "not an object") : with_errors(n, errs));
         return false;
     }
     const Json& p = *parsed;
@@ -146,7 +151,7 @@ bool hub_import_done(AppState& app, std::string_view payload, const std::map<std
             if (!file_of(f, heads, "hub.shards", name, size, head, errs)) continue;
             Result<SafetensorsHeader> h = read_safetensors_header(*head, size);
             for (const FieldError& e : h.errors) errs.push_back({name + ": " + e.field, e.message});
-            for (const std::string& w : h.warnings) app.ui.hub_warnings.push_back(name + ": " + w);
+            for (const std::string& w : h.warnings) app.ui.hub_warnings.push_back({name, w});
             if (h.ok()) files.shards.push_back({name, size, *h});
         }
     }
@@ -169,19 +174,21 @@ bool hub_import_done(AppState& app, std::string_view payload, const std::map<std
     if (!files.config_text && !files.gguf && errs.empty())
         errs.push_back({"hub", repo + " has no config.json, adapter_config.json or .gguf file that vramlens reads"});
     if (!errs.empty()) {
-        fail(app, errors_text(errs) + " " + std::string(hub_offline_alternative()));
+        fail(app, errors_notice(errs).add(" ", "", std::string(hub_offline_alternative())));
         return false;
     }
     CheckpointPart part = CheckpointPart::Config;
     Result<CheckpointImport> c = import_checkpoint(files, &part);
-    app.ui.hub_warnings.insert(app.ui.hub_warnings.end(), c.warnings.begin(), c.warnings.end());
+    for (const std::string& w : c.warnings) app.ui.hub_warnings.push_back({"", w});
     if (!c.ok()) {
         const char* file = part == CheckpointPart::Adapter ? "adapter_config.json" : "config.json";
-        fail(app, std::string(file) + " of " + repo + " cannot be imported: " + errors_text(c.errors));
+        Notice n;
+        n.add("", "", std::string(file) + " of " + repo + " cannot be imported:");
+        fail(app, with_errors(n, c.errors));
         return false;
     }
     if (!c->model) {
-        fail(app, repo + ": the checkpoint gives no model. " + std::string(hub_offline_alternative()));
+        fail(app, Notice().add("", "", repo + ": the checkpoint gives no model.").add(" ", "", std::string(hub_offline_alternative())));
         return false;
     }
     Scenario s = app.scenario;
@@ -194,7 +201,7 @@ bool hub_import_done(AppState& app, std::string_view payload, const std::map<std
     app.ui.config_errors.clear();
     app.ui.config_warnings.clear();
     app.ui.hub_state = HubState::Done;
-    app.ui.hub_message = std::string(tr(app.ui.lang, S::Imported)) + ": " + s.model.name + " (" + repo + "@" + revision.substr(0, 12) + ")";
+    app.ui.hub_message = Notice().add("", "", "Imported: " + s.model.name + " (" + repo + "@" + revision.substr(0, 12) + ")");
     checkpoint_facts(app, *c, p);
     app.dirty = true;
     return true;
@@ -204,7 +211,7 @@ void hub_import_failed(AppState& app, int status, std::string_view x_error_code,
                        std::string_view detail) {
     Result<HubReference> ref = parse_hub_reference(app.ui.hub_ref, app.ui.env.hub_endpoint);
     const std::string repo = ref.ok() ? ref->repo_id : app.ui.hub_ref;
-    fail(app, hub_error_message(status, x_error_code, retry_after, repo, file, detail));
+    fail(app, Notice().add("", "", hub_error_message(status, x_error_code, retry_after, repo, file, detail)));
 }
 
 }  // namespace vl::ui

@@ -155,12 +155,12 @@ void hub_fields(AppState& app) {
         const bool bad = app.ui.hub_state == HubState::Failed;
         if (bad) ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
         else if (app.ui.hub_state == HubState::Done) ImGui::PushStyleColor(ImGuiCol_Text, col_ok(app));
-        ImGui::TextWrapped("%s%s%s", bad ? tr(L, S::HubFailed) : "", bad ? ": " : "", app.ui.hub_message.c_str());
+        ImGui::TextWrapped("%s%s%s", bad ? tr(L, S::HubFailed) : "", bad ? ": " : "", say(app, app.ui.hub_message).c_str());
         if (app.ui.hub_state == HubState::Failed || app.ui.hub_state == HubState::Done) ImGui::PopStyleColor();
         mark(app, "model.hub_message");
     }
-    for (const std::string& f : app.ui.hub_facts) ImGui::TextWrapped("%s", f.c_str());
-    for (const std::string& w : app.ui.hub_warnings) ImGui::TextDisabled("%s", w.c_str());
+    for (const std::string& f : app.ui.hub_facts) ImGui::TextWrapped("%s", say(app, f).c_str());
+    for (const FieldError& w : app.ui.hub_warnings) ImGui::TextDisabled("%s", say(app, w).c_str());
     ImGui::Separator();
 }
 

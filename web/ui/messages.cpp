@@ -43,7 +43,25 @@ std::string with_phrases(const MessageCatalogue& c, std::string_view part) {
     return out;
 }
 
+std::optional<std::string> translate(const MessageCatalogue& c, std::string_view msg, int depth);
+
+// A message made of clauses joined by "; " (the planners' rows, several errors together): split where each piece
+// has a translation (a piece may hold "; " itself: "must be at least 2; got 1"), joined by "；"; nothing when no
+// split does (then the message is matched whole).
+std::optional<std::string> clauses(const MessageCatalogue& c, std::string_view msg, int depth) {
+    for (size_t end = msg.find("; "); end != std::string_view::npos; end = msg.find("; ", end + 1)) {
+        const std::optional<std::string> head = translate(c, msg.substr(0, end), depth);
+        if (!head) continue;
+        const std::string_view rest = msg.substr(end + 2);
+        std::optional<std::string> tail = translate(c, rest, depth);
+        if (tail) return *head + "；" + *tail;
+    }
+    return std::nullopt;
+}
+
 std::optional<std::string> translate(const MessageCatalogue& c, std::string_view msg, int depth) {
+    // Clauses first: a template ending in "{}" would take "a; b" whole into its last part.
+    if (std::optional<std::string> parts = clauses(c, msg, depth)) return parts;
     const MessageTemplate* best = nullptr;
     std::vector<std::string_view> caps, best_caps;
     for (const MessageTemplate& t : c.entries) {

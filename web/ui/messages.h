@@ -42,7 +42,8 @@ struct MessageCatalogue {
 MessageCatalogue parse_message_catalogue(std::string_view text);
 
 // The Chinese of an English message, when an entry matches it whole; parts that are themselves
-// messages of the catalogue are translated too.
+// messages of the catalogue are translated too. A message of clauses joined by "; " is translated clause
+// by clause when each clause has its translation, else matched whole.
 std::optional<std::string> translate_message(const MessageCatalogue& c, std::string_view english);
 
 // What the page shows: the Chinese when `zh` and the catalogue has it, else the English as given.

@@ -159,7 +159,7 @@ std::vector<RankRow> shown_rank_rows(const AppState& app, size_t top) {
 bool import_mmproj(AppState& app, const std::string& name, std::string_view head, double file_size) {
     const Result<GgufHeader> h = read_gguf_header(head, file_size > 0 ? std::optional<uint64_t>(static_cast<uint64_t>(file_size)) : std::nullopt);
     if (!h.ok()) {
-        app.ui.mmproj_message = name + ": " + to_string(h.errors.front());
+        app.ui.mmproj_message = Notice().add(name + ": ", h.errors.front().field, h.errors.front().message);
         return false;
     }
     // As `vramlens plan --mmproj FILE` (cli/cli.cpp): the tensors' bytes, and the encoder's shape when the clip.vision keys give it.
@@ -170,8 +170,9 @@ bool import_mmproj(AppState& app, const std::string& name, std::string_view head
     lo.mmproj_encoder = enc.error.empty() ? enc.encoder : VisionEncoder{};
     if (!dynamic_resolution(lo.mmproj_encoder)) lo.image_max_tokens = 0;
     lo.mmproj_file = name.size() <= 255 ? name : std::string();
-    app.ui.mmproj_message = name + ": " + bytes_label(lo.mmproj_bytes, app.ui.unit) + ", " +
-                            (enc.error.empty() ? "image encoder " + (enc.encoder.projector.empty() ? std::string("clip") : enc.encoder.projector) : enc.error);
+    app.ui.mmproj_message = Notice().add("", name, bytes_label(lo.mmproj_bytes, app.ui.unit) + ", " +
+                                                       (enc.error.empty() ? "image encoder " + (enc.encoder.projector.empty() ? std::string("clip") : enc.encoder.projector)
+                                                                          : enc.error));
     app.dirty = true;
     return true;
 }
@@ -192,7 +193,7 @@ std::vector<std::string> local_device_headers(const AppState& app) {
 
 std::vector<std::string> local_device_cells(const AppState& app, const LocalDevice& d) {
     const SizeUnit u = app.ui.unit;
-    std::vector<std::string> c = {d.name, d.layers, bytes_label(d.weights, u), bytes_label(d.kv, u), bytes_label(d.compute, u)};
+    std::vector<std::string> c = {say(app, d.name), say(app, d.layers), bytes_label(d.weights, u), bytes_label(d.kv, u), bytes_label(d.compute, u)};
     if (local_has_vision(app.local)) c.push_back(bytes_label(d.vision, u));
     c.insert(c.end(), {bytes_label(d.total, u), bytes_label(d.capacity, u)});
     return c;
@@ -201,8 +202,8 @@ std::vector<std::string> local_device_cells(const AppState& app, const LocalDevi
 std::string local_verdict(const AppState& app) {
     const LocalPlan& p = app.local;
     const Lang L = app.ui.lang;
-    if (!p.ok()) return std::string(tr(L, S::Errors)) + ": " + to_string(p.errors.front());
-    return std::string(tr(L, p.fits ? S::Fits : S::DoesNotFit)) + " · " + (p.fits || p.advice.empty() ? p.summary : p.advice);
+    if (!p.ok()) return std::string(tr(L, S::Errors)) + ": " + say(app, p.errors.front());
+    return std::string(tr(L, p.fits ? S::Fits : S::DoesNotFit)) + " · " + say(app, p.fits || p.advice.empty() ? p.summary : p.advice);
 }
 
 nlohmann::json local_results_text(const AppState& app) {
@@ -221,21 +222,21 @@ nlohmann::json local_results_text(const AppState& app) {
     j["total_row"] = nlohmann::json::array();
     j["errors_title"] = tr(L, S::Errors);
     j["errors"] = nlohmann::json::array();
-    for (const FieldError& e : p.errors) j["errors"].push_back(to_string(e));
+    for (const FieldError& e : p.errors) j["errors"].push_back(say(app, e));
     j["notes_title"] = tr(L, S::Warnings);
     j["notes"] = nlohmann::json::array();
     if (p.ok()) {
-        j["notes"].push_back(p.summary);
-        if (!p.speed.empty()) j["notes"].push_back(std::string(tr(L, S::Speed)) + ": " + p.speed);
+        j["notes"].push_back(say(app, p.summary));
+        if (!p.speed.empty()) j["notes"].push_back(std::string(tr(L, S::Speed)) + ": " + say(app, p.speed));
         for (const LaunchLine& l : p.launch) j["notes"].push_back(std::string(tr(L, S::Launch)) + " (" + l.what + "): " + l.text);
     }
     if (app.scenario.local.rank) {
-        if (!app.local_rank.ok()) j["notes"].push_back(std::string(tr(L, S::RankTitle)) + ": " + app.local_rank.error);
+        if (!app.local_rank.ok()) j["notes"].push_back(std::string(tr(L, S::RankTitle)) + ": " + say(app, app.local_rank.error));
         size_t n = 0;
-        for (const RankRow& r : shown_rank_rows(app)) j["notes"].push_back(std::string(tr(L, S::RankTitle)) + " " + std::to_string(++n) + ". " + rank_row_text(r));
+        for (const RankRow& r : shown_rank_rows(app)) j["notes"].push_back(std::string(tr(L, S::RankTitle)) + " " + std::to_string(++n) + ". " + say(app, rank_row_text(r)));
     }
     compare_notes(app, j["notes"]);
-    for (const std::string& n : p.notes) j["notes"].push_back(n);
+    for (const std::string& n : p.notes) j["notes"].push_back(say(app, n));
     return j;
 }
 

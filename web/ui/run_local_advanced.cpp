@@ -82,7 +82,7 @@ void local_advanced_panel(AppState& app) {
     // The projector's .gguf from disk: the page reads its header only (shell/bridge.js), import_mmproj takes its sizes.
     if (ImGui::Button(tr(L, S::MmprojPick))) app.outbox.push_back({"mmproj", "", "", ""});
     mark(app, "local.mmproj_pick");
-    if (!app.ui.mmproj_message.empty()) ImGui::TextWrapped("%s", app.ui.mmproj_message.c_str());
+    if (!app.ui.mmproj_message.empty()) ImGui::TextWrapped("%s", say(app, app.ui.mmproj_message).c_str());
     field_error(app, "local.mmproj_encoder");
     if (dynamic_resolution(lo.mmproj_encoder) || lo.image_max_tokens != 0)
         int_field(app, tr(L, S::ImageMaxTokens), "local.image_max_tokens", lo.image_max_tokens, 0, int64_t{1} << 24, false);

@@ -71,7 +71,7 @@ void local_compare_machines_panel(AppState& app) {
         const bool removed = ImGui::SmallButton(tr(L, S::Remove));
         mark(app, "local.compare.machine." + std::to_string(k) + ".remove");
         ImGui::SameLine();
-        ImGui::TextWrapped("[%zu] %s", k + 1, machine_name(ms[k]).c_str());
+        ImGui::TextWrapped("[%zu] %s", k + 1, say(app, machine_name(ms[k])).c_str());
         ImGui::PopID();
         if (removed) {
             remove_compare_machine(app, k);
@@ -89,7 +89,7 @@ void local_compare_grid_panel(AppState& app) {
     const CompareGrid& g = app.local_compare;
     if (!g.ok()) {
         ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
-        ImGui::TextWrapped("%s", g.error.c_str());
+        ImGui::TextWrapped("%s", say(app, g.error).c_str());
         ImGui::PopStyleColor();
         mark(app, "local.compare.error");
         return;
@@ -102,10 +102,10 @@ void local_compare_grid_panel(AppState& app) {
     };
     const int columns = static_cast<int>(g.n_machines) + 1;
     if (ImGui::GetContentRegionAvail().x < 640) {
-        for (const CompareCell& c : g.cells) colored(c, vl::format("{} · [{}] {}", compare_row_label(c), c.machine + 1, compare_cell_text(c)));
+        for (const CompareCell& c : g.cells) colored(c, vl::format("{} · [{}] {}", compare_row_label(c), c.machine + 1, say(app, compare_cell_text(c))));
     } else if (ImGui::BeginTable("##compare", columns, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableSetupColumn(tr(L, S::CompareModelWeights));
-        for (size_t k = 0; k < g.n_machines; ++k) ImGui::TableSetupColumn(vl::format("[{}] {}", k + 1, g.machine_names[k]).c_str());
+        for (size_t k = 0; k < g.n_machines; ++k) ImGui::TableSetupColumn(vl::format("[{}] {}", k + 1, say(app, g.machine_names[k])).c_str());
         ImGui::TableHeadersRow();
         for (size_t i = 0; i < g.cells.size(); i += g.n_machines) {
             ImGui::TableNextRow();
@@ -113,7 +113,7 @@ void local_compare_grid_panel(AppState& app) {
             ImGui::TextWrapped("%s", compare_row_label(g.cells[i]).c_str());
             for (size_t k = 0; k < g.n_machines; ++k) {
                 ImGui::TableNextColumn();
-                colored(g.cells[i + k], compare_cell_text(g.cells[i + k]));
+                colored(g.cells[i + k], say(app, compare_cell_text(g.cells[i + k])));
             }
         }
         ImGui::EndTable();

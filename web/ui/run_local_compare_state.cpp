@@ -122,9 +122,9 @@ void compare_notes(const AppState& app, nlohmann::json& notes) {
     if (app.scenario.local.compare == LocalCompare{}) return;
     const std::string title = tr(app.ui.lang, S::CompareTitle);
     const CompareGrid& g = app.local_compare;
-    if (!g.ok()) notes.push_back(title + ": " + g.error);
+    if (!g.ok()) notes.push_back(title + ": " + say(app, g.error));
     for (const CompareCell& c : g.cells)
-        notes.push_back(title + ": " + compare_row_label(c) + " on " + g.machine_names[c.machine] + ": " + compare_cell_text(c));
+        notes.push_back(title + ": " + compare_row_label(c) + " · " + say(app, g.machine_names[c.machine]) + ": " + say(app, compare_cell_text(c)));
 }
 
 }  // namespace vl::ui

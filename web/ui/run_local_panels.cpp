@@ -147,9 +147,9 @@ void local_verdict_panel(AppState& app) {
     ImGui::TextUnformatted(tr(L, p.fits ? S::Fits : S::DoesNotFit));
     ImGui::SetWindowFontScale(1.0f);
     mark(app, "local.verdict");
-    if (!p.fits && !p.advice.empty()) ImGui::TextWrapped("%s", p.advice.c_str());
+    if (!p.fits && !p.advice.empty()) ImGui::TextWrapped("%s", say(app, p.advice).c_str());
     ImGui::PopStyleColor();
-    ImGui::TextWrapped("%s", p.summary.c_str());
+    ImGui::TextWrapped("%s", say(app, p.summary).c_str());
     ImGui::Text("%s: %lld", tr(L, S::LargestContext), static_cast<long long>(p.largest_context));
     mark(app, "local.largest_context");
 }
@@ -188,7 +188,7 @@ void local_plan_panel(AppState& app) {
     }
     mark(app, "local.devices");
     if (!p.speed.empty()) {
-        ImGui::TextWrapped("%s: %s", tr(L, S::Speed), p.speed.c_str());
+        ImGui::TextWrapped("%s: %s", tr(L, S::Speed), say(app, p.speed).c_str());
         mark(app, "local.speed");
     }
     subheading(tr(L, S::Launch));
@@ -207,7 +207,7 @@ void local_plan_panel(AppState& app) {
         mark(app, "local.launch." + std::to_string(i));
         ImGui::PopID();
     }
-    for (const std::string& n : p.notes) ImGui::TextDisabled("%s", n.c_str());
+    for (const std::string& n : p.notes) ImGui::TextDisabled("%s", say(app, n).c_str());
     local_rank_panel(app);
     local_compare_panel(app);
 }
@@ -225,7 +225,7 @@ void local_rank_panel(AppState& app) {
         if (!s.local.rank) return;
     }
     if (!app.local_rank.ok()) {
-        ImGui::TextWrapped("%s", app.local_rank.error.c_str());
+        ImGui::TextWrapped("%s", say(app, app.local_rank.error).c_str());
         return;
     }
     const std::vector<RankRow> rows = shown_rank_rows(app);
@@ -235,7 +235,7 @@ void local_rank_panel(AppState& app) {
         if (ImGui::SmallButton(tr(L, S::Use))) use_ranked(app, rows[i]);
         mark(app, "local.rank.use." + std::to_string(i));
         ImGui::SameLine();
-        ImGui::TextWrapped("%zu. %s", i + 1, rank_row_text(rows[i]).c_str());
+        ImGui::TextWrapped("%zu. %s", i + 1, say(app, rank_row_text(rows[i])).c_str());
         ImGui::PopID();
     }
     mark(app, "local.rank.rows");

@@ -35,10 +35,7 @@ enum class Lang { En, Zh };
     X(HubToken, "Token (gated or private repos; kept in this tab only)", "令牌（受限或私有仓库；只保存在本标签页）") \
     X(HubImport, "Import from the Hub", "从 Hub 导入")                                                     \
     X(HubWillSend, "Pressing the button sends the repo id to", "按下按钮会把仓库 ID 发送到")                 \
-    X(HubFetching, "Reading", "正在读取")                                                                  \
     X(HubFailed, "Import failed", "导入失败")                                                               \
-    X(HubParams, "Checkpoint parameters", "检查点参数量")                                                   \
-    X(HubSize, "True checkpoint size", "检查点实际大小")                                                     \
     X(OrPaste, "Offline, without the Hub:", "离线（不经 Hub）：")                  \
     X(Imported, "Imported", "已导入")                                                                     \
     X(Name, "Name", "名称")                                                                               \
