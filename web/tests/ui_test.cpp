@@ -1230,3 +1230,20 @@ TEST_CASE("on a laptop screen the GPU picker is in view, right after the model (
     REQUIRE(p.has("section.gpu"));
     CHECK(p.app.ui.items.at("section.mode")[1] < p.app.ui.items.at("section.gpu")[1]);
 }
+
+TEST_CASE("a pasted config.json's warnings are whole: wrapped inside the inputs column on a phone, not cut at its edge") {
+    Harness h(390, 844, true);
+    h.frames(2);
+    // Three keys a llama config.json needs are missing: each is a warning naming its transformers default.
+    h.app.inbox.push_back({"paste", "", R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32})"});
+    h.frames(3);
+    REQUIRE(h.app.ui.config_warnings.size() >= 2);
+    for (size_t i = 0; i < h.app.ui.config_warnings.size(); ++i) {
+        const std::string key = "model.config_warning." + std::to_string(i);
+        INFO(key << ": " << h.app.ui.config_warnings[i]);
+        REQUIRE(h.has(key));
+        const std::vector<float>& r = h.app.ui.items.at(key);
+        CHECK(r[0] + r[2] <= 390.0f);         // inside the viewport's width
+        CHECK(r[3] > ImGui::GetFontSize() * 1.5f);  // more than one line: the long text wraps
+    }
+}

@@ -160,7 +160,7 @@ void hub_fields(AppState& app) {
         mark(app, "model.hub_message");
     }
     for (const std::string& f : app.ui.hub_facts) ImGui::TextWrapped("%s", say(app, f).c_str());
-    for (const FieldError& w : app.ui.hub_warnings) ImGui::TextDisabled("%s", say(app, w).c_str());
+    for (size_t i = 0; i < app.ui.hub_warnings.size(); ++i) note_line(app, "model.hub_warning." + std::to_string(i), say(app, app.ui.hub_warnings[i]));
     ImGui::Separator();
 }
 
@@ -179,7 +179,8 @@ void config_fields(AppState& app) {
     if (app.ui.config_errors.empty() && app.ui.source == ModelSource::Config)
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col_ok(app)), "%s: %s", tr(L, S::Imported),
                            app.scenario.model.name.c_str());
-    for (const std::string& w : app.ui.config_warnings) ImGui::TextDisabled("%s", say(app, w).c_str());
+    for (size_t i = 0; i < app.ui.config_warnings.size(); ++i)
+        note_line(app, "model.config_warning." + std::to_string(i), say(app, app.ui.config_warnings[i]));
 }
 
 }  // namespace

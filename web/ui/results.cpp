@@ -440,10 +440,7 @@ void notes_panel(AppState& app) {
     const Estimate& e = app.estimate;
     if (e.warnings.empty()) return;
     if (ImGui::CollapsingHeader(tr(app.ui.lang, S::Warnings))) {
-        for (const std::string& w : e.warnings) {
-            ImGui::Bullet();
-            ImGui::TextWrapped("%s", say(app, w).c_str());
-        }
+        for (size_t i = 0; i < e.warnings.size(); ++i) note_line(app, "notes." + std::to_string(i), say(app, e.warnings[i]));
     }
     mark(app, "notes");
 }

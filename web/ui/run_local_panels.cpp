@@ -207,7 +207,7 @@ void local_plan_panel(AppState& app) {
         mark(app, "local.launch." + std::to_string(i));
         ImGui::PopID();
     }
-    for (const std::string& n : p.notes) ImGui::TextDisabled("%s", say(app, n).c_str());
+    for (size_t i = 0; i < p.notes.size(); ++i) note_line(app, "local.note." + std::to_string(i), say(app, p.notes[i]));
     local_rank_panel(app);
     local_compare_panel(app);
 }

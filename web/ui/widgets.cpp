@@ -90,6 +90,12 @@ std::string rule_error(const Scenario& s, const char* field) {
     return {};
 }
 
+void note_line(AppState& app, const std::string& key, const std::string& text) {
+    ImGui::Bullet();
+    ImGui::TextWrapped("%s", text.c_str());
+    mark(app, key);
+}
+
 void error_list(AppState& app, const std::vector<FieldError>& errs) {
     ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
     ImGui::TextWrapped("%s:", tr(app.ui.lang, S::Errors));

@@ -132,6 +132,10 @@ bool check(AppState& app, const char* label, const char* key, bool& v);
 
 // "Fix these inputs:" and each error as a bullet, in red (the results' place when nothing can be shown).
 void error_list(AppState& app, const std::vector<FieldError>& errs);
+// A warning or note under a panel: a bullet and the whole text wrapped at the panel's edge, in the text colour
+// (grey text on one line was cut off at the panel's width and hard to read).
+// The line is marked under `key` (the tests find its rectangle).
+void note_line(AppState& app, const std::string& key, const std::string& text);
 
 // Puts `text` on the clipboard (the page copies it: an outbox "copy") and shows "Copied" beside `what`.
 void copy_text(AppState& app, const std::string& what, const std::string& text);
