@@ -268,6 +268,40 @@ std::string measured_split(const std::string& id) {
     return h % 3 == 0 ? "holdout" : "calibrate";
 }
 
+// The measured set counted by one key (framework, workload): cases, expressible, holdout (expressible), OOM outcomes.
+struct SetCount {
+    size_t cases = 0, expressible = 0, holdout = 0, holdout_expressible = 0, oom = 0;
+    void add(bool expr, bool holdout_case, bool oom_case) {
+        ++cases;
+        expressible += expr;
+        holdout += holdout_case;
+        holdout_expressible += holdout_case && expr;
+        oom += oom_case;
+    }
+};
+
+std::string count_table(const char* what, const std::vector<std::pair<std::string, SetCount>>& by) {
+    std::string t = vl::format("| {} | cases | expressible | holdout (expressible) | OOM outcomes |\n|:--|--:|--:|--:|--:|\n", what);
+    SetCount all;
+    for (const auto& [k, n] : by) {
+        t += vl::format("| {} | {} | {} | {} ({}) | {} |\n", md(k), n.cases, n.expressible, n.holdout, n.holdout_expressible, n.oom);
+        all.cases += n.cases;
+        all.expressible += n.expressible;
+        all.holdout += n.holdout;
+        all.holdout_expressible += n.holdout_expressible;
+        all.oom += n.oom;
+    }
+    return t + vl::format("| **all** | **{}** | **{}** | **{} ({})** | **{}** |\n", all.cases, all.expressible, all.holdout,
+                          all.holdout_expressible, all.oom);
+}
+
+// Adds to the list kept in first-seen order.
+SetCount& count_of(std::vector<std::pair<std::string, SetCount>>& by, const std::string& key) {
+    for (auto& [k, n] : by)
+        if (k == key) return n;
+    return by.emplace_back(key, SetCount{}).second;
+}
+
 MeasuredReport render_measured_report(const std::string& measured_json) {
     const nlohmann::json doc = nlohmann::json::parse(measured_json, nullptr, false);
     if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array())
@@ -279,12 +313,16 @@ MeasuredReport render_measured_report(const std::string& measured_json) {
         "| case | group | framework | measured as | published | ours | error | ours fits? | components inside the measure (share) |\n"
         "|:--|:--|:--|:--|--:|--:|--:|:--|:--|\n";
     std::string missing;
+    std::vector<std::pair<std::string, SetCount>> by_framework, by_workload;
     for (const auto& c : doc["cases"]) {
         const std::string id = c.value("case", "");
         const std::string split = measured_split(id);
         if (c.value("split", "") != split)
             throw ReportError(id + ": \"split\" is \"" + c.value("split", "") + "\" but the rule (SHA-256 of the id) gives \"" + split + "\"");
         ++rep.cases;
+        for (auto* by : {&by_framework, &by_workload})
+            count_of(*by, c.value(by == &by_framework ? "framework" : "workload", ""))
+                .add(c.value("expressible", false), split == "holdout", c.value("outcome", "") == "oom");
         if (!c.value("expressible", false)) {
             ++rep.not_expressible;
             missing += "| " + md(id) + " | " + split + " | " + md(c.value("framework", "")) + " | " + md(c.value("not_expressible_because", "")) + " |\n";
@@ -355,6 +393,7 @@ MeasuredReport render_measured_report(const std::string& measured_json) {
         "| group | expressible cases | fitted runs (with an error) | median \\|error\\| | worst \\|error\\| | fitted runs more than 5 % low | OOM runs predicted not to fit |\n"
         "|:--|--:|--:|--:|--:|:--|:--|\n" +
         group_summary(rep.calibrate, rep.rows) + group_summary(rep.holdout, rep.rows) + "\n" + table +
+        "\n### The set counted\n\n" + count_table("framework", by_framework) + "\n" + count_table("workload", by_workload) +
         "\n### Cases not expressible yet\n\n"
         "| case | group | framework | missing mechanism |\n|:--|:--|:--|:--|\n" +
         missing;
