@@ -176,15 +176,10 @@ export async function click(page, key, opts = {}) {
 
 // A key press as a person makes it: the keys go down, stay down for a frame, come up. (Dear ImGui
 // 1.86 reads which keys are down once per frame: a press and release between two frames is missed.)
-// On a loaded machine a frame can take longer than the 50 ms hold, so while the app has the keyboard
-// the keys stay down until it has drawn two frames (the first may have begun before they went down).
 export async function press(page, combo) {
   const keys = combo.split('+');
-  const before = await frames(page);
   for (const k of keys) await page.keyboard.down(k);
   await page.waitForTimeout(50);
-  if (await page.evaluate(() => document.activeElement?.tagName === 'CANVAS'))
-    await page.waitForFunction((b) => window.vramlens.frames >= b + 2, before, { timeout: 3000 }).catch(() => {});
   for (const k of keys.reverse()) await page.keyboard.up(k);
   await settle(page);
 }
