@@ -122,7 +122,7 @@ TEST_CASE("gpt-oss parameter counts: hand sums from the config equal the model c
     CHECK(count_params(find_model("gpt-oss-120b")->spec).total == 116829156672);
 }
 
-TEST_CASE("gpt-oss MXFP4: only the routed experts' matrices at 4.25 bits; the card's checkpoint sizes") {
+TEST_CASE("gpt-oss MXFP4: only the routed experts' matrices at 4.25 bits, and the card's checkpoint sizes") {
     // 120b: 36 x 128 x 24,883,200 = 114,661,785,600 expert matrix weights x 4.25 / 8 = 60,914,073,600 B
     // [ocp-mx-spec]; the other 2,167,371,072 parameters (attention and its sinks, router, expert biases,
     // norms, embedding, unembedding) in bf16: 4,334,742,144 B. 65,248,815,744 B = 60.77 GiB (card: 60.8 GiB).
@@ -140,7 +140,11 @@ TEST_CASE("gpt-oss MXFP4: only the routed experts' matrices at 4.25 bits; the ca
     // The derivation names the experts apart from the other matrices.
     const Component* linear = test::find(large, "weights.linear");
     REQUIRE(linear != nullptr);
-    CHECK(linear->formula().find("P_experts") != std::string_view::npos);
+    // The derivation names the experts, the attention (sinks included) and the router apart: 36 x 26,550,144
+    // attention and 36 x 368,768 router parameters in bf16, the expert biases 36 x 128 x 8640 the other linear.
+    CHECK(linear->formula() == "(P_experts * (4 + 8 / 32) + (P_attention + P_router + P_other_linear) * 16) / 8");
+    CHECK(linear->substituted().find("114,661,785,600 * (4 + 8 / 32) + (955,805,184 + 13,275,648 + 39,813,120) * 16") !=
+          std::string_view::npos);
 }
 
 TEST_CASE("gpt-oss in llama.cpp: the sliding-window and full KV buffers of ollama #16480") {
