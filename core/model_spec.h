@@ -166,6 +166,7 @@ struct ModelSpec {
     int norms_per_layer = 2;        // 1 (parallel attn+mlp sharing one), 2 (pre-norm), 4 (Gemma2/3 sandwich)
     bool qk_norm = false;           // per-head RMSNorm on q and k (Qwen3, Gemma3)
     bool attn_output_gate = false;  // Qwen3-Next / Qwen3.5 gated attention: q_proj also yields a sigmoid gate (2x rows)
+    bool attention_sinks = false;   // gpt-oss: one learned sink logit per head and layer (self_attn.sinks [heads])
     bool final_norm = true;
     bool tied_embeddings = false;
     PositionKind position = PositionKind::Rotary;

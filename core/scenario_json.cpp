@@ -331,6 +331,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("norms_per_layer", &ModelSpec::norms_per_layer);
     v("qk_norm", &ModelSpec::qk_norm);
     v("attn_output_gate", &ModelSpec::attn_output_gate);
+    v("attention_sinks", &ModelSpec::attention_sinks);
     v("final_norm", &ModelSpec::final_norm);
     v("tied_embeddings", &ModelSpec::tied_embeddings);
     v("position", &ModelSpec::position);

@@ -159,25 +159,25 @@ TEST_CASE("each shape is written once: Hugging Face names and [out, in] shapes")
 TEST_CASE("the lists hold the worst case: every option on") {
     ModelSpec m = qwen15_moe();
     m.norm = NormKind::LayerNorm;
-    m.attn_out_bias = m.mlp_bias = m.qk_norm = true;
+    m.attn_out_bias = m.mlp_bias = m.qk_norm = m.attention_sinks = true;
     m.norms_per_layer = 4;
     m.moe.router_bias = true;
     m.moe.shared_experts = 2;
     const LayerTensors moe = layer_tensors(m, LayerKind{true, false});
-    // attention 4 + 4 biases + q_norm, k_norm with biases = 12; experts 3 + 3 biases, router + bias,
-    // shared 3 + 3 biases, shared gate = 15; 4 LayerNorms with biases = 8.
-    CHECK(moe.size() == 35);
+    // attention 4 + 4 biases + gpt-oss's sinks + q_norm, k_norm with biases = 13; experts 3 + 3 biases,
+    // router + bias, shared 3 + 3 biases, shared gate = 15; 4 LayerNorms with biases = 8.
+    CHECK(moe.size() == 36);
     CHECK(moe.size() < LayerTensors::capacity());
     m.embedding_norm = true; m.embed_dim = 1024; m.position = PositionKind::Learned; m.lm_head_bias = true;
     CHECK(model_tensors(m).size() == 10);  // tokens, positions, norm + bias, project in/out, final norm + bias, head + bias
     CHECK(model_tensors(m).size() < ModelTensors::capacity());
     // Attention beside a Mamba1 mixer with every option (SsmSpec::parallel_attention, only Falcon-H1's Mamba2
-    // in practice): the 12 attention tensors, in_proj, conv1d, x_proj, dt_proj with their biases, A_log, D,
+    // in practice): the 13 attention tensors, in_proj, conv1d, x_proj, dt_proj with their biases, A_log, D,
     // the dt/B/C norms, out_proj and its bias = 14, the 15 MoE and 8 norm tensors.
     m.ssm.kind = SsmKind::Mamba1;
     m.ssm.parallel_attention = m.ssm.proj_bias = m.ssm.out_proj_bias = m.ssm.conv_bias = m.ssm.bcdt_norms = true;
     const LayerTensors both = layer_tensors(m, LayerKind{true, true});
-    CHECK(both.size() == 12 + 14 + 15 + 8);
+    CHECK(both.size() == 13 + 14 + 15 + 8);
     CHECK(both.size() < LayerTensors::capacity());
     ModelSpec mla = deepseek_v3();
     mla.norm = NormKind::LayerNorm; mla.attn_out_bias = true;

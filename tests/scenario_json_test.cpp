@@ -37,6 +37,7 @@ Scenario every_field_changed() {
     m.norm = NormKind::LayerNorm;
     m.norms_per_layer = 4;
     m.qk_norm = true;
+    m.attention_sinks = true;
     m.final_norm = false;
     m.tied_embeddings = true;
     m.position = PositionKind::Alibi;
@@ -211,6 +212,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.norm == y.norm);
     CHECK(x.norms_per_layer == y.norms_per_layer);
     CHECK(x.qk_norm == y.qk_norm);
+    CHECK(x.attention_sinks == y.attention_sinks);
     CHECK(x.final_norm == y.final_norm);
     CHECK(x.tied_embeddings == y.tied_embeddings);
     CHECK(x.position == y.position);
@@ -713,7 +715,7 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 45);
+    CHECK(field_count<ModelSpec>() == 46);
     CHECK(field_count<VisionSpec>() == 12);
     CHECK(field_count<SsmSpec>() == 17);
     CHECK(field_count<ModelOrigin>() == 2);

@@ -121,8 +121,17 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
     const LayerPattern& pattern = pc.per_layer.pattern();
     std::array<LayerShard, kLayerKinds> shards{};
     const bool by_rows = weight_format(o.weights).layout.block == Block::InFeatures;
+    const bool routed_only = weight_format(o.weights).routed_experts_only;
     pattern.for_each_kind(st.layer_begin, st.layer_end, [&](LayerKind k, int64_t count) {
         const LayerShard s = shards[k.index()] = layer_shard(m, pc.per_layer.of(k), par, ExpertSplit::EpOrTp);
+        if (routed_only) {  // the parts the derivation names beside the experts (the tensor table's kinds)
+            const double tp = static_cast<double>(std::max<int64_t>(1, par.tp)), ep = static_cast<double>(std::max<int64_t>(1, par.ep));
+            const double etp = static_cast<double>(expert_tp(par, ExpertSplit::EpOrTp)), n = static_cast<double>(count);
+            for_each_layer_tensor(m, k, [&](const Tensor& t) {
+                if (t.kind == TensorKind::Attention) w.attention += n * tensor_shard(t, tp, ep, etp);
+                else if (t.kind == TensorKind::Router) w.router += n * tensor_shard(t, tp, ep, etp);
+            });
+        }
         const LayerParams& l = pc.per_layer.of(k);
         const double n = static_cast<double>(count);
         w.linear += n * linear_params(s);

@@ -277,6 +277,9 @@ struct StageWeightParams {
     bool split_by_tp = false;     // linear == linear_unsharded / tp (no expert parallelism, no replicated router)
     double linear_rows = 0;       // output rows of the layer matrices on this GPU: LLM.int8 keeps one scale per row
     double routed = 0;            // of linear, the routed experts' matrices (MXFP4 quantizes only these)
+    // Of linear, kept apart for a format on the routed experts only (MXFP4), so its derivation names them:
+    double attention = 0;         // the attention's tensors (projections, biases, gpt-oss's sinks)
+    double router = 0;            // the MoE router (and its bias)
     double gguf[kGgmlTypeCount] = {};  // GGUF: of linear, by the type llama.cpp stores each tensor in
     double norms = 0;             // layer norms, and the final norm on the last stage (replicated)
     EdgeShard edge;               // embedding and head on this GPU
@@ -324,7 +327,10 @@ auto linear_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec&, con
         return sum / N(8);
     }
     if (f.routed_experts_only)  // the routed experts at the format's bits, every other matrix as it was
-        return (q("P_experts", w.routed) * layout_bits(q, f.layout, o) + q("P_other_linear", w.linear - w.routed) * N(f.keep_bits)) / N(8);
+        return (q("P_experts", w.routed) * layout_bits(q, f.layout, o) +
+                (q("P_attention", w.attention) + q("P_router", w.router) + q("P_other_linear", w.linear - w.routed - w.attention - w.router)) *
+                    N(f.keep_bits)) /
+               N(8);
     if (f.layout.block == Block::InFeatures)  // data bits per weight + one scale per output row of every matrix
         return (q("P_linear_gpu", w.linear) * N(f.layout.data_bits) + q("rows", w.linear_rows) * N(f.layout.scale_bits)) / N(8);
     if (w.split_by_tp)

@@ -347,7 +347,7 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
         {"gemma2", "gemma2", nullptr},           {"gemma3", "gemma3_text", nullptr}, {"phi3", "phi3", nullptr},
         {"mamba", "mamba", nullptr},             {"mamba2", "mamba2", nullptr},     {"qwen3next", "qwen3_next", "num_experts"},
         {"nemotron_h", "nemotron_h", nullptr},   {"nemotron_h_moe", "nemotron_h", nullptr}, {"granitehybrid", "granitemoehybrid", nullptr},
-        {"falcon-h1", "falcon_h1", nullptr},
+        {"falcon-h1", "falcon_h1", nullptr},     {"gpt-oss", "gpt_oss", "num_local_experts"},
     };
     const std::string arch = h.architecture();
     const ArchRow* row = nullptr;
@@ -446,7 +446,12 @@ Result<std::string> gguf_hf_config(const GgufHeader& h) {
         if (arch == "llama") c["model_type"] = "mixtral";
         c[row->experts_key] = *experts;
         put("num_experts_per_tok", "expert_used_count", true);
-        if (arch != "llama") {
+        if (arch == "gpt-oss") {
+            // convert_hf_to_gguf's GptOssModel: intermediate_size (each expert's width) as expert_feed_forward_length,
+            // sliding_window as attention.sliding_window; GptOssConfig's layer_types are its default [llama-cpp-code].
+            put("intermediate_size", "expert_feed_forward_length", true);
+            put("sliding_window", "attention.sliding_window", false);
+        } else if (arch != "llama") {
             put("moe_intermediate_size", "expert_feed_forward_length", true);
             put("shared_expert_intermediate_size", "expert_shared_feed_forward_length", false);
         }

@@ -28,7 +28,7 @@ using json = nlohmann::json;
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
-    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1,
+    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -100,6 +100,8 @@ constexpr Family kFamilies[] = {
     {"granitemoehybrid","GraniteMoeHybridForCausalLM",    Arch::GraniteHybrid,"Granite-4.0-H",32000, 4096, 11008, 32,  32,   0,   0,   2048,  false},
     // Falcon-H1 (issue 18): FalconH1Config's defaults [transformers-code]
     {"falcon_h1",       "FalconH1ForCausalLM",            Arch::FalconH1,   "Falcon-H1",  128000,  4096, 14336, 32,  32,   8,   0,   8192,  false},
+    // gpt-oss (issue 18): GptOssConfig's defaults (the 120b sizes; intermediate_size is each routed expert's) [transformers-code]
+    {"gpt_oss",         "GptOssForCausalLM",              Arch::GptOss,     "gpt-oss",    201088,  2880,  2880, 36,  64,   8,  64, 131072,  false},
 };
 // clang-format on
 
@@ -379,6 +381,7 @@ constexpr FlagKey kFlagKeys[] = {
     {Arch::NemotronH,"attention_bias",        false, {kQkv, kOut}},
     {Arch::NemotronH,"mlp_bias",              false, {kMlp}},        // NemotronHMLP up_proj, down_proj
     {Arch::GraniteHybrid,"attention_bias",    false, {kQkv, kOut}},
+    {Arch::GptOss,   "attention_bias",        true,  {kQkv, kOut}},  // GptOssAttention: q, k, v, o
 };
 // clang-format on
 
@@ -441,6 +444,9 @@ constexpr CountKey kCountKeys[] = {
     {Arch::DeepseekV3, Count::QkRopeHeadDim,    "qk_rope_head_dim",                64,   false, false},
     {Arch::DeepseekV3, Count::QkNopeHeadDim,    "qk_nope_head_dim",                128,  false, false},
     {Arch::DeepseekV3, Count::VHeadDim,         "v_head_dim",                      128,  false, false},
+    // GptOssMLP: GptOssTopKRouter over num_local_experts GptOssExperts of intermediate_size (gpt_oss())
+    {Arch::GptOss,     Count::Experts,          "num_local_experts",               128,  false, false},
+    {Arch::GptOss,     Count::TopK,             "num_experts_per_tok",             4,    false, false},
     // Gemma3TextConfig: every sliding_window_pattern-th layer is global
     {Arch::Gemma3,     Count::WindowPattern,    "sliding_window_pattern",          6,    false, false},
 };
@@ -895,6 +901,33 @@ void falcon_h1(Importer& im, ModelSpec& m) {
     x.out_proj_bias = im.r.boolean("projectors_bias", false);
     x.gated_norm = im.r.boolean("mamba_rms_norm", false);
 }
+// GptOssConfig / modeling_gpt_oss: GptOssAttention (q, k, v, o with biases: attention_bias) and its sinks, one
+// learned logit per head; GptOssMLP: the router (GptOssTopKRouter, weight [E, d] and bias [E]) and the experts
+// (GptOssExperts: gate_up_proj [E, d, 2I] + bias [E, 2I], down_proj [E, I, d] + bias [E, d], the gated
+// MLP's elements with mlp biases); input_layernorm and post_attention_layernorm; untied embeddings; YaRN
+// rotary positions (no weights). layer_types alternate sliding_attention (layer 0) and full_attention,
+// the default GptOssConfig writes: every 2nd layer global, as Gemma 2 [transformers-code] [gpt-oss-card].
+void gpt_oss(Importer& im, ModelSpec& m) {
+    mixtral_experts(im, m);
+    m.moe.router_bias = true;
+    m.attention_sinks = true;
+    const json* types = im.r.find("layer_types");
+    if (!types || !types->is_array()) return;
+    if (static_cast<int64_t>(types->size()) != m.layers) {
+        im.r.fail("layer_types", "must list num_hidden_layers (" + std::to_string(m.layers) + ") layers; got " + std::to_string(types->size()));
+        return;
+    }
+    for (size_t i = 0; i < types->size(); ++i) {
+        const char* want = m.sliding_window > 0 && i % 2 == 0 ? "sliding_attention" : "full_attention";
+        const json& t = (*types)[i];
+        if (!t.is_string() || t.get<std::string>() != want) {
+            im.r.fail("layer_types", "[" + std::to_string(i) + "] must be \"" + want +
+                                         "\": vramlens places gpt-oss's sliding-window layers at even indices (GptOssConfig's default); got " +
+                                         short_dump(t));
+            return;
+        }
+    }
+}
 void deepseek_v2(Importer& im, ModelSpec& m) { deepseek(im, m, false); }
 void deepseek_v3(Importer& im, ModelSpec& m) { deepseek(im, m, true); }
 
@@ -949,6 +982,7 @@ constexpr Layout kLayouts[] = {
     {Arch::NemotronH,  kRms, false, kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, nemotron_h},  // NemotronHBlock.norm
     {Arch::GraniteHybrid,kRms, true, kNoPos,    0,   false, false, false, false, false, 2,    0,     false, 0, granite_hybrid},
     {Arch::FalconH1,   kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, falcon_h1},  // input + pre_ff layernorms
+    {Arch::GptOss,     kRms, true,  kRope,    0,   true,  true,  true,  false, false, 2,    128,   false, 2, gpt_oss},  // expert biases
 };
 // clang-format on
 

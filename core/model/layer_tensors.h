@@ -138,6 +138,9 @@ VL_TENSOR_INLINE void standard_attention(F& f, const ModelSpec& m) {
     with_bias(f, mat("k_proj", kv, d, K::Attention, S::Column, R::K, kLoraK, kv_heads), m.qkv_bias, "k_proj.bias");
     with_bias(f, mat("v_proj", kv, d, K::Attention, S::Column, R::V, kLoraV, kv_heads), m.qkv_bias, "v_proj.bias");
     with_bias(f, mat("o_proj", d, q, K::Attention, S::Row, R::O, kLoraO, heads), m.attn_out_bias, "o_proj.bias");
+    // gpt-oss attention sinks (GptOssAttention.sinks [a]): one learned logit per head joined to each row of
+    // scores before the softmax [transformers-code] [gpt-oss-card]; split by head like q (vLLM shards them per rank).
+    if (m.attention_sinks) f(mat("sinks", m.heads, 1, K::Attention, S::Column, R::Vector, 0, heads));
     if (m.qk_norm) {
         norm(f, m, "q_norm", "q_norm.bias", m.head_dim, K::Attention);
         norm(f, m, "k_norm", "k_norm.bias", m.head_dim, K::Attention);
@@ -406,7 +409,7 @@ private:
     size_t size_ = 0;
 };
 
-// Worst cases (every option on; tests/layer_tensors_test.cpp builds them): a layer has at most 12
+// Worst cases (every option on; tests/layer_tensors_test.cpp builds them): a layer has at most 13
 // attention and 14 Mamba (both with SsmSpec::parallel_attention) + 15 MoE MLP + 8 norm tensors, the model 10
 // outside the layers (an encoder with a masked-LM head and every embedding option: 14). add() past the
 // capacity would drop a tensor, so the capacities stay above those counts.

@@ -65,6 +65,11 @@ static void add_warnings(const Scenario& s, Estimate& e) {
                                  ? "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens); dropless routing over "
                                    "expert parallelism can send up to ep times that to one rank: a capacity factor bounds it"
                                  : "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens)");
+    // gpt-oss ships its routed experts in MXFP4, a format nobody trains in: fine-tuning recipes upcast the
+    // checkpoint to bf16 first (transformers Mxfp4Config(dequantize=True)) [gpt-oss-bf16-sft]; the weights here are that copy.
+    if (m.model_type == "gpt_oss")
+        e.warnings.push_back("gpt-oss: the weights are counted as the bf16 copy training runs on (the MXFP4 experts dequantized at load); "
+                             "the 4.25-bit experts are an inference format");
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA && s.finetune.paged_optimizer)
         e.warnings.push_back("paged optimizer: the adapter optimizer states are counted on the GPU; under pressure they page to host memory");
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::Full && (s.finetune.save_embedding || s.finetune.save_lm_head))

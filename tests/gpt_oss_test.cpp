@@ -1,0 +1,206 @@
+// gpt-oss (issue 18 items 2 and 6): OpenAI's open-weight MoE with attention sinks, a biased router, biased
+// experts stored in MXFP4 and alternating 128-token sliding-window / full attention. Counts are hand sums
+// from the config (tests/data/configs/gpt-oss-*.json) checked against the model card's table
+// [gpt-oss-card]; the module list is transformers' modeling_gpt_oss.py [transformers-code].
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "checkpoint_files.h"
+#include "component_lookup.h"
+#include "estimate.h"
+#include "inference/kv_cache.h"
+#include "model/gguf.h"
+#include "model/hf_config.h"
+#include "model/layer_tensors.h"
+#include "model/presets.h"
+#include "param_count.h"
+#include "repo_files.h"
+
+using namespace vl;
+
+namespace {
+
+std::string config_text(const std::string& name) { return test::read_text(std::string(VRAMLENS_TEST_DATA) + "/configs/" + name); }
+
+ModelSpec import_config(const std::string& name) {
+    Result<ModelSpec> r = import_hf_config(config_text(name));
+    INFO((r.errors.empty() ? std::string() : to_string(r.errors[0])));
+    REQUIRE(r.ok());
+    return *r;
+}
+
+// One gpt-oss layer by hand (d 2880, 64 q heads and 8 KV heads of 64, experts of I = 2880):
+// attention q [4096, 2880] + 4096, k and v [512, 2880] + 512, o [2880, 4096] + 2880, sinks 64 = 26,550,144;
+// one expert gate + up + down 3 x 2880 x 2880 = 24,883,200 matrix weights + biases 2 x 2880 + 2880 = 24,891,840;
+// the router E x 2880 + E; two RMSNorms 5,760. Embedding and unembedding 201,088 x 2880 = 579,133,440 each.
+constexpr int64_t kAttention = 26550144, kExpert = 24891840, kExpertMatrices = 24883200, kNorms = 5760, kVocabMatrix = 579133440;
+constexpr int64_t router(int64_t e) { return e * 2880 + e; }
+constexpr int64_t total(int64_t layers, int64_t e) {
+    return layers * (kAttention + e * kExpert + router(e) + kNorms) + 2 * kVocabMatrix + 2880;
+}
+
+Scenario infer(const std::string& preset, WeightFormat f, Engine engine) {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = find_model(preset)->spec;
+    s.infer.weights = f;
+    s.infer.engine = engine;
+    return s;
+}
+
+double weights(const Estimate& e) {
+    double w = 0;
+    for (const Component& c : e.components)
+        if (c.category == Category::Weights) w += c.bytes;
+    return w;
+}
+
+}  // namespace
+
+TEST_CASE("gpt-oss config.json: sinks, the biased router and experts, the alternating window (modeling_gpt_oss)") {
+    const ModelSpec m = import_config("gpt-oss-20b.json");
+    CHECK(m.model_type == "gpt_oss");
+    CHECK(m.moe.num_experts == 32);
+    CHECK(m.moe.top_k == 4);
+    CHECK(m.moe.expert_ffn == 2880);  // intermediate_size is each expert's (GptOssExperts)
+    CHECK(m.ffn == 0);
+    CHECK(m.moe.router_bias);         // GptOssTopKRouter.bias [E]
+    CHECK(m.attention_sinks);         // GptOssAttention.sinks [heads]
+    CHECK((m.qkv_bias && m.attn_out_bias && m.mlp_bias));
+    CHECK_FALSE(m.tied_embeddings);
+    CHECK(m.head_dim == 64);
+    CHECK(m.sliding_window == 128);
+    // layer_types: sliding_attention at even layers, full_attention at odd ones.
+    CHECK(layer_is_sliding(m, 0));
+    CHECK_FALSE(layer_is_sliding(m, 1));
+    CHECK(layer_is_sliding(m, 22));
+    CHECK_FALSE(layer_is_sliding(m, 23));
+    CHECK(import_config("gpt-oss-120b.json").moe.num_experts == 128);
+    // One sink logit per head, split by head under tensor parallelism like q.
+    int sinks = 0;
+    for (const Tensor& t : layer_tensors(m, LayerKind{true, false}))
+        if (std::string(t.name) == "sinks") {
+            ++sinks;
+            CHECK(t.params() == 64);
+            CHECK(tensor_shard(t, 8, 1, 1) == 8);
+        }
+    CHECK(sinks == 1);
+}
+
+TEST_CASE("gpt-oss config.json: a layer_types list the window rule does not place is an error naming the layer") {
+    std::string text = config_text("gpt-oss-20b.json");
+    const std::string first = "\"sliding_attention\",\n    \"full_attention\"";
+    const size_t at = text.find(first);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, first.size(), "\"full_attention\",\n    \"full_attention\"");
+    Result<ModelSpec> r = import_hf_config(text);
+    REQUIRE_FALSE(r.ok());
+    CHECK(to_string(r.errors[0]).find("layer_types: [0] must be \"sliding_attention\"") == 0);
+}
+
+TEST_CASE("gpt-oss parameter counts: hand sums from the config equal the model card's table") {
+    // 20b: 24 layers x (26,550,144 + 32 x 24,891,840 + 92,192 + 5,760) + 2 x 579,133,440 + 2880 = 20,914,757,184
+    // (card: 20.91B total); 120b: 36 x (... 128 experts, router 368,768 ...) = 116,829,156,672 (card: 116.83B).
+    STATIC_REQUIRE(total(24, 32) == 20914757184);
+    STATIC_REQUIRE(total(36, 128) == 116829156672);
+    const ParamCounts small = count_params(import_config("gpt-oss-20b.json"));
+    const ParamCounts large = count_params(import_config("gpt-oss-120b.json"));
+    CHECK(small.total == 20914757184);
+    CHECK(large.total == 116829156672);
+    CHECK(static_cast<double>(small.total) == Approx(20.91e9).margin(0.005e9));
+    CHECK(static_cast<double>(large.total) == Approx(116.83e9).margin(0.005e9));
+    // The card's "active" counts the unembedding but not the embedding table (a lookup): 3.61B and 5.13B.
+    // vramlens's active_per_token holds both: minus the embedding, 24 x (26,550,144 + 4 x 24,891,840 +
+    // 92,192 + 5,760) + 579,133,440 + 2880 = 3,608,307,264, and for 120b 5,132,849,472.
+    CHECK(small.active_per_token - small.embedding == 3608307264);
+    CHECK(large.active_per_token - large.embedding == 5132849472);
+    CHECK(static_cast<double>(small.active_per_token - small.embedding) == Approx(3.61e9).margin(0.005e9));
+    CHECK(static_cast<double>(large.active_per_token - large.embedding) == Approx(5.13e9).margin(0.005e9));
+    // The presets are these configs.
+    CHECK(count_params(find_model("gpt-oss-20b")->spec).total == 20914757184);
+    CHECK(count_params(find_model("gpt-oss-120b")->spec).total == 116829156672);
+}
+
+TEST_CASE("gpt-oss MXFP4: only the routed experts' matrices at 4.25 bits, and the card's checkpoint sizes") {
+    // 120b: 36 x 128 x 24,883,200 = 114,661,785,600 expert matrix weights x 4.25 / 8 = 60,914,073,600 B
+    // [ocp-mx-spec]; the other 2,167,371,072 parameters (attention and its sinks, router, expert biases,
+    // norms, embedding, unembedding) in bf16: 4,334,742,144 B. 65,248,815,744 B = 60.77 GiB (card: 60.8 GiB).
+    // 20b: 24 x 32 x 24,883,200 x 4.25 / 8 = 10,152,345,600 + 1,804,459,584 x 2 = 13,761,264,768 B = 12.82 GiB
+    // (card: 12.8 GiB).
+    STATIC_REQUIRE(36 * 128 * kExpertMatrices == 114661785600);
+    const Estimate large = estimate(infer("gpt-oss-120b", WeightFormat::MXFP4, Engine::VLLM));
+    const Estimate small = estimate(infer("gpt-oss-20b", WeightFormat::MXFP4, Engine::VLLM));
+    REQUIRE(large.ok());
+    REQUIRE(small.ok());
+    CHECK(weights(large) == 65248815744.0);
+    CHECK(weights(small) == 13761264768.0);
+    CHECK(weights(large) / (1 << 30) == Approx(60.8).margin(0.05));
+    CHECK(weights(small) / (1 << 30) == Approx(12.8).margin(0.05));
+    // The derivation names the experts apart from the other matrices.
+    const Component* linear = test::find(large, "weights.linear");
+    REQUIRE(linear != nullptr);
+    // The derivation names the experts, the attention (sinks included) and the router apart: 36 x 26,550,144
+    // attention and 36 x 368,768 router parameters in bf16, the expert biases 36 x 128 x 8640 the other linear.
+    CHECK(linear->formula() == "(P_experts * (4 + 8 / 32) + (P_attention + P_router + P_other_linear) * 16) / 8");
+    CHECK(linear->substituted().find("114,661,785,600 * (4 + 8 / 32) + (955,805,184 + 13,275,648 + 39,813,120) * 16") !=
+          std::string_view::npos);
+}
+
+TEST_CASE("gpt-oss in llama.cpp: the sliding-window and full KV buffers of ollama #16480") {
+    // llama_kv_cache_iswa at n_ctx 262144 over 2 sequences (131072 cells each), -ub 1024, f16: the 18 full
+    // layers 2 x 131072 x 18 x 8 x 64 x 2 (K, V) x 2 B = 9216 MiB; the 18 window layers
+    // GGML_PAD(128 + 1024, 256) = 1280 cells per sequence: 2 x 1280 x 18 x 2048 B = 90 MiB [llama-cpp-swa].
+    CHECK(llamacpp_swa_cells(128, 1024) == 1280);
+    // The weights' format does not change the cache (vramlens has no llama.cpp MXFP4_MOE mix yet: F16 here).
+    Scenario s = infer("gpt-oss-120b", WeightFormat::FP16, Engine::LlamaCpp);
+    s.infer.batch = 2;
+    s.infer.context = 131072;
+    s.infer.ubatch = 1024;
+    s.infer.kv_dtype = KvDtype::FP16;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(test::bytes_of(e, "kv_cache") == (9216.0 + 90.0) * 1024 * 1024);
+}
+
+TEST_CASE("gpt-oss GGUF: llama.cpp's gpt-oss metadata gives the same model as config.json") {
+    // The keys convert_hf_to_gguf writes for gpt-oss-20b (a llama.cpp load log lists them).
+    test::GgufWriter w;
+    w.string("general.architecture", "gpt-oss");
+    w.u32("gpt-oss.block_count", 24);
+    w.u32("gpt-oss.context_length", 131072);
+    w.u32("gpt-oss.embedding_length", 2880);
+    w.u32("gpt-oss.attention.head_count", 64);
+    w.u32("gpt-oss.attention.head_count_kv", 8);
+    w.u32("gpt-oss.attention.key_length", 64);
+    w.u32("gpt-oss.attention.value_length", 64);
+    w.u32("gpt-oss.attention.sliding_window", 128);
+    w.u32("gpt-oss.expert_count", 32);
+    w.u32("gpt-oss.expert_used_count", 4);
+    w.u32("gpt-oss.expert_feed_forward_length", 2880);
+    w.u32("gpt-oss.vocab_size", 201088);
+    w.tensor("output.weight", {2880, 201088}, 1, 2880ull * 201088 * 2);
+    Result<GgufHeader> h = read_gguf_header(w.header());
+    REQUIRE(h.ok());
+    Result<std::string> c = gguf_hf_config(*h);
+    for (const auto& e : c.errors) INFO(to_string(e));
+    REQUIRE(c.ok());
+    Result<ModelSpec> m = import_hf_config(*c);
+    for (const auto& e : m.errors) INFO(to_string(e));
+    REQUIRE(m.ok());
+    CHECK(count_params(*m).total == 20914757184);
+    CHECK(m->sliding_window == 128);
+    CHECK(m->attention_sinks);
+}
+
+TEST_CASE("gpt-oss training: counted in bf16 as transformers dequantizes the MXFP4 experts, with a warning") {
+    Scenario s;
+    s.mode = Mode::FineTune;
+    s.model = find_model("gpt-oss-20b")->spec;
+    s.train.seq_len = 2048;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    bool warned = false;
+    for (const std::string& w : e.warnings) warned = warned || w.find("dequantized") != std::string::npos;
+    CHECK(warned);
+}
