@@ -140,7 +140,7 @@ TEST_CASE("vision-language models: Qwen2-VL and Qwen2.5-VL-72B, counted by hand 
     CHECK(q72.total + q72.vision + q72.projector == 73410777344);
 }
 
-TEST_CASE("vision-language models: vLLM splits the tower's parallel layers over tp and keeps a rotary table; transformers does neither") {
+TEST_CASE("vision-language models: vLLM splits the tower's parallel layers over tp and keeps a rotary table, transformers does neither") {
     Scenario s;
     s.mode = Mode::Infer;
     s.model = config("qwen2.5-vl-72b-instruct.json");
