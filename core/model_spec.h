@@ -92,10 +92,12 @@ struct SsmSpec {
 // Clip: CLIPVisionModel (class token, learned positions, pre- and post-LayerNorm; LLaVA-1.5's tower);
 // Siglip: SiglipVisionTransformer without its head (Gemma 3's tower); QwenVit: Qwen2_5_VisionTransformer
 // (Conv3d patch embedding over temporal_patch frames, RMSNorms, fused qkv, a gated MLP, 2-D rotary
-// positions without weights). The projector: LlavaMlp (LlavaMultiModalProjector: linear, GELU, linear),
+// positions without weights); Qwen2Vit: Qwen2-VL's Qwen2VisionTransformerPretrainedModel (the same patch
+// embedding, fused qkv and rotary positions, but LayerNorms with biases and an fc1 / QuickGELU / fc2 MLP of
+// embed_dim x mlp_ratio; its merger's ln_q is a LayerNorm too). The projector: LlavaMlp (LlavaMultiModalProjector: linear, GELU, linear),
 // QwenMerger (Qwen2_5_VLPatchMerger: RMSNorm, then an MLP over merge x merge neighbouring patches),
 // Gemma3 (Gemma3MultiModalProjector: average pooling to tokens_per_image, RMSNorm, one matrix).
-enum class VisionKind { None, Clip, Siglip, QwenVit };
+enum class VisionKind { None, Clip, Siglip, QwenVit, Qwen2Vit };
 enum class ProjectorKind { LlavaMlp, QwenMerger, Gemma3 };
 struct VisionSpec {
     VisionKind kind = VisionKind::None;
@@ -112,6 +114,8 @@ struct VisionSpec {
     ProjectorKind projector = ProjectorKind::LlavaMlp;
     int64_t tokens_per_image = 0;  // Gemma 3: mm_tokens_per_image (the projector's pooled grid); 0: by the tower's rule
     bool active() const { return kind != VisionKind::None; }
+    // Qwen2-VL or Qwen2.5-VL: dynamic resolution, merge x merge patches per token.
+    bool qwen() const { return kind == VisionKind::QwenVit || kind == VisionKind::Qwen2Vit; }
     bool operator==(const VisionSpec&) const = default;
 };
 

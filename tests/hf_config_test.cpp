@@ -168,7 +168,7 @@ TEST_CASE("an unsupported model_type names the closest supported ones, never imp
     CHECK_THAT(only_error(R"({"model_type": "Qwen2-MoE"})"), Catch::Contains("(the closest supported: \"qwen2_moe\")"));
     // At most two edits away (after folding): a typo, a version suffix.
     CHECK_THAT(only_error(R"({"model_type": "mistrall"})"), Catch::Contains("(the closest supported: \"mistral\", \"mixtral\")"));
-    CHECK_THAT(only_error(R"({"model_type": "qwen2.5"})"), Catch::Contains("(the closest supported: \"qwen2\", \"qwen3\", \"qwen\", \"qwen2_5_vl\", \"qwen3_5\")"));
+    CHECK_THAT(only_error(R"({"model_type": "qwen2.5"})"), Catch::Contains("(the closest supported: \"qwen2\", \"qwen3\", \"qwen\", \"qwen2_5_vl\", \"qwen2_vl\", \"qwen3_5\")"));
     CHECK_THAT(only_error(R"({"model_type": "gemma-3"})"), Catch::Contains("(the closest supported: \"gemma3\")"));
     // Nothing close: no hint. Short names are not matched by edits ("opt" is 2 edits from "gpt").
     CHECK_THAT(only_error(R"({"model_type": "my_llm"})"), !Catch::Contains("closest"));

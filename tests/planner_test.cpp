@@ -408,23 +408,24 @@ TEST_CASE("vLLM plan: a --max-model-len that does not fit names the longest that
     // weights 8030261248 params * 2 B = 16060522496 B; non-torch 1.79 GiB = 1921997864.96 B (given).
     // At max_model_len <= 2048 the profile run pushes 2048 tokens: the sampler path
     // 256 * 128256 * 40 + 2048 * 4096 * 2 = 1330118656 B beats the MLP's 2048 * (3 * 14336 + 3 * 4096) * 2;
-    // left 19327352832 - 16060522496 - 1921997864.96 - 1330118656 = 14713815.04 B = 7 blocks of 2 MiB
-    // = 112 tokens. At 8192 tokens the sampler path grows by 6144 * 8192 B = 50331648 B: no block left.
+    // vLLM's rotary table max_position_embeddings 8192 x head_dim 128 x 2 B = 2097152 B;
+    // left 19327352832 - 16060522496 - 2097152 - 1921997864.96 - 1330118656 = 12616663.04 B = 6 blocks of 2 MiB
+    // = 96 tokens. At 8192 tokens the sampler path grows by 6144 * 8192 B = 50331648 B: no block left.
     ServingPlanInput in = vllm_llama3_8b(1);
     in.gpus = {PlanGpu{"20 GiB GPU", 20 * kGiB, -1}};
     const ServingPlan p = plan_serving(in);
     REQUIRE(p.ok());
     CHECK_FALSE(p.fits);
     CHECK(p.blocks == 0);
-    CHECK(p.largest_max_model_len == 112);
-    CHECK(p.advice.find("--max-model-len 112 (the longest that fits)") != std::string::npos);
-    in.max_model_len = 112;
+    CHECK(p.largest_max_model_len == 96);
+    CHECK(p.advice.find("--max-model-len 96 (the longest that fits)") != std::string::npos);
+    in.max_model_len = 96;
     const ServingPlan at = plan_serving(in);
-    CHECK(at.blocks == 7);
+    CHECK(at.blocks == 6);
     CHECK(at.fits);
-    CHECK(at.sequences == 1);  // 7 blocks / ceil(112 / 16) = 7
-    in.max_model_len = 113;
-    CHECK_FALSE(plan_serving(in).fits);  // 8 blocks needed, 7 held
+    CHECK(at.sequences == 1);  // 6 blocks / ceil(96 / 16) = 6
+    in.max_model_len = 97;
+    CHECK_FALSE(plan_serving(in).fits);  // 7 blocks needed, 6 held
     // Above max_position_embeddings vLLM refuses the length itself.
     in.max_model_len = 8193;
     CHECK(plan_serving(in).error.rfind("max-model-len: 8193 is above the model's max_position_embeddings (8192)", 0) == 0);

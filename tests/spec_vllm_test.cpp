@@ -40,11 +40,12 @@ Scenario with(SpecMethod method, int64_t k, std::string model = "") {
     return s;
 }
 
-// What vLLM has left for KV blocks before any drafter: capacity less the target's weights, non-torch memory and
-// activation peak (each checked against the case 25 log in inference_engines_test.cpp).
+// What vLLM has left for KV blocks before any drafter: capacity less the target's weights, its rotary table, non-torch
+// memory and activation peak (each checked against the case 25 log in inference_engines_test.cpp).
 double available_without_drafter(const Estimate& e0) {
     return e0.gpu_capacity_bytes - bytes_of(e0, "weights.linear") - bytes_of(e0, "weights.embedding") - bytes_of(e0, "weights.lm_head") -
-           bytes_of(e0, "weights.norms") - bytes_of(e0, "engine.non_torch") - bytes_of(e0, "act.profile_peak");
+           bytes_of(e0, "weights.norms") - bytes_of(e0, "buffers.rope_cache") - bytes_of(e0, "engine.non_torch") -
+           bytes_of(e0, "act.profile_peak");
 }
 
 std::string error_field(const Scenario& s) {
@@ -97,6 +98,7 @@ TEST_CASE("speculative: EAGLE-3 on vLLM adds its weights, buffers and KV layer, 
     // (the MLP, 8192 * (3 * 14336 + 3 * 4096) * 2 = 905,969,664, and the head's, the same plus the hidden
     // states, are smaller). Without speculation: 1,380,450,304.
     CHECK(bytes_of(e0, "act.profile_peak") == 1380450304.0);
+    CHECK(bytes_of(e0, "buffers.rope_cache") == 8192.0 * 128 * 2);  // vLLM's cos/sin table: max_position 8192 x head_dim 128
     CHECK(bytes_of(e, "act.profile_peak") == 1511784448.0);
     // KV per token: 32 target layers * 2 * 8 * 128 * 2 B = 131,072 and the head's one layer 4,096.
     CHECK(e0.kv.bytes_per_token == 131072.0);

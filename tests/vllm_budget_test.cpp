@@ -99,7 +99,10 @@ TEST_CASE("vLLM 0.11: the CUDA context lies beside the budget, the non-torch inc
     CHECK(find(e, "engine.nccl") == nullptr);  // tp 1
     CHECK(e.gpu_capacity_bytes == Approx(requested + kH100Context));
     // The KV pool is what the budget leaves, in whole blocks of 16 tokens x 131,072 B.
-    const double left = requested - weights_of(e) - kIncrease - bytes_of(e, "act.profile_peak");
+    // vLLM's rotary cos/sin table, max_position_embeddings 8192 x head_dim 128 in bf16, also comes out of the budget.
+    const double rope = 8192.0 * 128 * 2;
+    CHECK(bytes_of(e, "buffers.rope_cache") == rope);
+    const double left = requested - weights_of(e) - rope - kIncrease - bytes_of(e, "act.profile_peak");
     CHECK(weights_of(e) == Approx(8030261248.0 * 2));  // Meta-Llama-3-8B in bf16
     CHECK(e.kv.pool_bytes == Approx(std::floor(left / (16 * 131072.0)) * 16 * 131072.0));
     CHECK(e.fits());

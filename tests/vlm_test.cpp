@@ -99,6 +99,79 @@ TEST_CASE("vision-language models: exact parameter counts of real checkpoints, t
     CHECK(g27.projector == 1152 + 1152 * 5376);
 }
 
+TEST_CASE("vision-language models: Qwen2-VL and Qwen2.5-VL-72B, counted by hand against the published totals") {
+    // Qwen2-VL's tower (embed_dim 1280, mlp_ratio 4): patch_embed 1280 x (3 * 2 * 14 * 14) = 1,505,280; a block: norm1 and norm2
+    // LayerNorms 2 * 2 * 1280, qkv 3840 * 1280 + 3840, proj 1280 * 1280 + 1280, fc1 5120 * 1280 + 5120, fc2 1280 * 5120 + 1280
+    // = 19,677,440; 32 blocks. The merger: ln_q LayerNorm 2 * 1280, mlp.0 5120 * 5120 + 5120, mlp.2 d * 5120 + d.
+    const int64_t qwen2_block = 2 * 2 * 1280 + 3840 * 1280 + 3840 + 1280 * 1280 + 1280 + 5120 * 1280 + 5120 + 1280 * 5120 + 1280;
+    CHECK(qwen2_block == 19677440);
+    // Qwen/Qwen2-VL-2B-Instruct: 2,208,985,600 (Hub safetensors); the language model is Qwen2-1.5B's 1,543,714,304.
+    const ModelSpec two = config("qwen2-vl-2b-instruct.json");
+    CHECK(two.vision.kind == VisionKind::Qwen2Vit);
+    CHECK(two.vision.hidden == 1280);  // embed_dim, not vision_config.hidden_size (the merger's output)
+    CHECK(two.vision.ffn == 5120);     // embed_dim x mlp_ratio
+    const ParamCounts q2 = count_params(two);
+    CHECK(q2.total == 1543714304);
+    CHECK(q2.vision == 1505280 + 32 * qwen2_block);
+    CHECK(q2.projector == 2 * 1280 + 5120 * 5120 + 5120 + 1536 * 5120 + 1536);
+    CHECK(q2.total + q2.vision + q2.projector == 2208985600);
+    // Qwen/Qwen2-VL-7B-Instruct: 8,291,375,616 (Hub safetensors); the language model is Qwen2-7B's 7,615,616,512.
+    const ParamCounts q7 = count_params(config("qwen2-vl-7b-instruct.json"));
+    CHECK(q7.total == 7615616512);
+    CHECK(q7.vision == q2.vision);  // the same tower
+    CHECK(q7.projector == 2 * 1280 + 5120 * 5120 + 5120 + 3584 * 5120 + 3584);
+    CHECK(q7.total + q7.vision + q7.projector == 8291375616);
+    // The same dynamic-resolution image rule as Qwen2.5-VL: 1280 x 720 -> 1196 tokens.
+    CHECK(image_grid(two.vision, 1280, 720).tokens == 1196);
+    // The merger writes into the language model's width (vision_config.hidden_size in Qwen2-VL).
+    std::string bad = read_config("qwen2-vl-2b-instruct.json");
+    bad.replace(bad.find("\"hidden_size\": 1536,\n    \"patch_size\""), 19, "\"hidden_size\": 1024");
+    CHECK(only_error(bad) == "vision_config.hidden_size: must equal the language model's hidden_size (1536), which the merger "
+                             "projects into; got 1024");
+
+    // Qwen/Qwen2.5-VL-72B-Instruct ("73.4B" on the Hub). The language model by hand: a layer has q 8192^2 + 8192, k and v
+    // 2 * (1024 * 8192 + 1024), o 8192^2, MLP 3 * 8192 * 29568, 2 norms 2 * 8192 = 877,684,736; 80 layers, embedding and
+    // head 2 * 152064 * 8192, final norm 8192. The tower: a block 2 * 1280 (RMSNorms) + 3840 * 1280 + 3840 + 1280 * 1280 + 1280
+    // + 2 * (3456 * 1280 + 3456) + 1280 * 3456 + 1280 = 19,840,512; the merger into 8192.
+    const ParamCounts q72 = count_params(config("qwen2.5-vl-72b-instruct.json"));
+    CHECK(q72.total == 80LL * 877684736 + 2LL * 152064 * 8192 + 8192);
+    CHECK(q72.vision == 1505280 + 32 * 19840512);
+    CHECK(q72.projector == 1280 + 5120 * 5120 + 5120 + 8192 * 5120 + 8192);
+    CHECK(q72.total + q72.vision + q72.projector == 73410777344);
+}
+
+TEST_CASE("vision-language models: vLLM splits the tower's parallel layers over tp and keeps a rotary table, transformers does neither") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("qwen2.5-vl-72b-instruct.json");
+    s.parallel.tp = 4;
+    s.gpu_count = 4;
+    s.infer.engine = Engine::VLLM;
+    s.infer.vllm_version = "0.8.3";
+    s.infer.context = 4096;
+    s.infer.max_num_seqs = 2;
+    s.infer.gpu_memory_utilization = 0.95;
+    const Estimate v = estimate(s);
+    REQUIRE(v.ok());
+    // One rank of four, by hand: per block the RMSNorms 2 * 1280 whole, qkv (3840 * 1280 + 3840) / 4, proj 1280 * 1280 / 4 + its
+    // bias 1280 (row-parallel: whole), gate and up 2 * (3456 * 1280 + 3456) / 4, down 1280 * 3456 / 4 + 1280 = 4,963,968; the patch
+    // embedding 1,505,280 whole. The merger: ln_q 1280, mlp.0 (5120^2 + 5120) / 4, mlp.2 8192 * 5120 / 4 + 8192 = 17,050,112.
+    const double block = 2 * 1280 + (3840.0 * 1280 + 3840) / 4 + 1280.0 * 1280 / 4 + 1280 + 2 * (3456.0 * 1280 + 3456) / 4 +
+                         1280.0 * 3456 / 4 + 1280;
+    CHECK(block == 4963968);
+    const double merger = 1280 + (5120.0 * 5120 + 5120) / 4 + 8192.0 * 5120 / 4 + 8192;
+    CHECK(merger == 17050112);
+    CHECK(bytes_of(v, "weights.vision") == (1505280 + 32 * block + merger) * 2);
+    // vLLM's get_rope table: max_position_embeddings 128000 x head_dim 128 in bf16.
+    CHECK(bytes_of(v, "buffers.rope_cache") == 128000.0 * 128 * 2);
+    // transformers keeps the whole tower on each GPU and has no such table.
+    s.infer.engine = Engine::Transformers;
+    const Estimate t = estimate(s);
+    REQUIRE(t.ok());
+    CHECK(bytes_of(t, "weights.vision") == (1505280 + 32 * 19840512.0 + 1280 + 5120 * 5120 + 5120 + 8192 * 5120 + 8192) * 2);
+    CHECK(bytes_of(t, "buffers.rope_cache") == -1);
+}
+
 TEST_CASE("vision-language models: vision_config is read by the wrapper's model_type, others keep the text model with a warning") {
     const ModelSpec q = config("qwen2.5-vl-7b-instruct.json");
     CHECK(q.vision.kind == VisionKind::QwenVit);
@@ -193,7 +266,7 @@ TEST_CASE("vision-language models: the tower and projector weights in the infere
     const Estimate full = estimate(s, Detail::Full);
     for (const Component& c : full.components)
         if (std::string(c.id) == "weights.vision") {
-            CHECK(c.formula() == "(P_vision + P_projector) * weight_bytes");
+            CHECK(c.formula() == "(P_vision_rank + P_projector_rank) * weight_bytes");
             CHECK(c.substituted().find("(631,975,680 + 44,574,464) * 2") == 0);
         }
 

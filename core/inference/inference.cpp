@@ -21,6 +21,7 @@
 #include "inference/vllm_budget.h"
 #include "inference/weight_formats.h"
 #include "model/image_tokens.h"
+#include "model/layer_tensors.h"
 #include "allocator_reserve.h"
 #include "parallel.h"
 #include "units.h"
@@ -83,15 +84,46 @@ const char* norms_label(const ModelSpec& m) {
     return m.ssm.active() ? "Weights: norms and Mamba conv1d, A, D, dt bias" : "Weights: norms";
 }
 
+// The parameters of the vision tower and of the projector one GPU holds: vLLM splits the tower's and the projector's
+// parallel linear layers over the tp ranks (each tensor's split in vision_tensors) [vllm-code]; transformers keeps them
+// whole on every rank [transformers-code].
+struct VisionRankParams {
+    double tower = 0, projector = 0;
+};
+VisionRankParams vision_rank_params(const Scenario& s) {
+    VisionRankParams r;
+    const double tp = s.infer.engine == Engine::VLLM ? static_cast<double>(s.parallel.tp) : 1.0;
+    for (const Tensor& t : vision_tensors(s.model)) (t.kind == TensorKind::VisionTower ? r.tower : r.projector) += tensor_shard(t, tp, 1, 1);
+    return r;
+}
+
 // A vision-language model's vision tower and projector (ModelSpec::vision) on a GPU of the first pipeline stage: the
 // first stage runs the image encoder before the language model's first layer (transformers' and vLLM's
-// *ForConditionalGeneration forward), and holds it whole, in the model's dtype: quantized checkpoints keep the
-// tower unquantized (transformers quantizes the language model's nn.Linear; vLLM's AWQ/GPTQ configs skip the
-// visual modules) [transformers-code] [vllm-code]. Tensor parallelism of the tower is not modelled (whole on each rank);
-// the caller adds it on stage 0 only.
+// *ForConditionalGeneration forward), in the model's dtype: quantized checkpoints keep the tower unquantized
+// (transformers quantizes the language model's nn.Linear; vLLM's AWQ/GPTQ configs skip the visual modules)
+// [transformers-code] [vllm-code]; its rank's share by vision_rank_params. The caller adds it on stage 0 only.
 template <class Q>
-auto vision_weight_bytes(Q& q, const ParamCounts& pc, const InferenceOptions& o) {
-    return (q("P_vision", static_cast<double>(pc.vision)) + q("P_projector", static_cast<double>(pc.projector))) * q("weight_bytes", model_dtype_bytes(o));
+auto vision_weight_bytes(Q& q, const Scenario& s) {
+    const VisionRankParams r = vision_rank_params(s);
+    return (q("P_vision_rank", r.tower) + q("P_projector_rank", r.projector)) * q("weight_bytes", model_dtype_bytes(s.infer));
+}
+
+// vLLM's rotary embedding table: get_rope builds one RotaryEmbedding per model (cached, shared by its layers), whose
+// cos_sin_cache is cos and sin of max_position_embeddings x rotary_dim / 2 angles side by side, cast to the model's dtype and
+// kept as a buffer; it is allocated while the model loads, so "Model loading took" counts it
+// (vllm/model_executor/layers/rotary_embedding.py RotaryEmbedding._compute_cos_sin_cache) [vllm-code]. rotary_dim is the
+// head dimension (MLA: qk_rope_head_dim). 0 for a model without rotary positions.
+bool has_rope_cache(const ModelSpec& m) { return m.architecture_known() && m.position == PositionKind::Rotary && m.heads > 0; }
+template <class Q>
+auto vllm_rope_cache_bytes(Q& q, const ModelSpec& m, const InferenceOptions& o) {
+    const double rot = m.attention == AttentionKind::MLA ? static_cast<double>(m.mla.qk_rope_head_dim) : static_cast<double>(m.head_dim);
+    return q("max_position", static_cast<double>(m.max_position)) * q("rotary_dim", rot) * q("weight_bytes", model_dtype_bytes(o));
+}
+// What vLLM holds from loading beside the language model's stage weights: the tower on stage 0, the rotary table.
+double vllm_load_extra_bytes(const Scenario& s, int64_t stage) {
+    Numbers n;
+    return (s.model.vision.active() && stage == 0 ? vision_weight_bytes(n, s) : 0.0) +
+           (has_rope_cache(s.model) ? vllm_rope_cache_bytes(n, s.model, s.infer) : 0.0);
 }
 
 void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
@@ -102,8 +134,14 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     if (m.vision.active() && p.stage == 0)
         add(e, d, comp("weights.vision", "Weights: vision tower and projector", Category::Weights, kLoadOn,
                        "the image encoder and projector of a vision-language model, unquantized, on the first stage "
-                       "(transformers / vLLM *ForConditionalGeneration) [transformers-code] [vllm-code]"),
-            [&](auto& q) { return vision_weight_bytes(q, e.params, o); });
+                       "(transformers / vLLM *ForConditionalGeneration); vLLM splits their parallel linear layers over tp "
+                       "[transformers-code] [vllm-code]"),
+            [&](auto& q) { return vision_weight_bytes(q, s); });
+    if (o.engine == Engine::VLLM && has_rope_cache(m))
+        add(e, d, comp("buffers.rope_cache", "Rotary cos/sin table (vLLM)", Category::Buffers, kLoadOn,
+                       "vLLM get_rope: one cos_sin_cache [max_position_embeddings, rotary_dim] in the model's dtype, allocated at load "
+                       "[vllm-code]"),
+            [&](auto& q) { return vllm_rope_cache_bytes(q, m, o); });
     add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, kLoadOn, weight_format_source(o.weights)),
         [&](auto& q) { return linear_weight_bytes(q, w, m, o, s.parallel); });
     if (p.w.embedding > 0)
@@ -272,7 +310,7 @@ ModelSpec tower_view(const VisionSpec& v) {
     t.ffn = v.ffn;
     t.heads = t.kv_heads = v.heads;
     t.head_dim = v.heads > 0 ? v.hidden / v.heads : 0;
-    t.gated_mlp = v.kind == VisionKind::QwenVit;  // Qwen2_5_VLMLP: gate, up, down; CLIP/SigLIP: fc1, fc2
+    t.gated_mlp = v.kind == VisionKind::QwenVit;  // Qwen2_5_VLMLP: gate, up, down; CLIP/SigLIP/Qwen2-VL: fc1, fc2
     return t;
 }
 
@@ -287,7 +325,7 @@ void add_vision_encoder(const Scenario& s, Detail d, Estimate& e) {
     const VisionSpec& v = s.model.vision;
     const ImageGrid g = image_grid(v, o.image_width, o.image_height);
     const ModelSpec tower = tower_view(v);
-    const bool per_image = v.kind == VisionKind::QwenVit;
+    const bool per_image = v.qwen();
     // The prefill's activation rows added before this one (act.prefill_*, the eager scores): what the encoder is compared with.
     double prefill = 0;
     for (const Component& c : e.components)
@@ -588,9 +626,7 @@ StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double c
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         const StagePick p = stage_at(s, pc, st);
         const double block_bytes = kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end) * static_cast<double>(o.block_size);
-        Numbers n;
-        const double vision = m.vision.active() && st == 0 ? vision_weight_bytes(n, pc, o) : 0;  // the tower sits on the first stage
-        const double available = capacity - p.w.total() - vision - fixed_bytes - vllm_mamba_cache_bytes(s, p);
+        const double available = capacity - p.w.total() - vllm_load_extra_bytes(s, st) - fixed_bytes - vllm_mamba_cache_bytes(s, p);
         const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
         // Fewest blocks; among stages that hold none, the one with the most weights.
         if (best_blocks < 0 || blocks < best_blocks || (blocks == best_blocks && p.w.total() > best.w.total())) {
@@ -678,8 +714,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const double target_per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double per_token = target_per_token + (drafter ? draft_kv_bytes_per_token(*drafter, o.kv_dtype) : 0);  // one pool for both
     const double block_bytes = per_token * static_cast<double>(block);
-    const double vision = m.vision.active() && p.stage == 0 ? vision_weight_bytes(n, e.params, o) : 0;
-    const double available = requested - p.w.total() - vision - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
+    const double available = requested - p.w.total() - vllm_load_extra_bytes(s, p.stage) - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
     const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
     const int64_t lookahead = speculative_lookahead(o);
     const int64_t blocks_per_seq = (o.context + lookahead + block - 1) / block;

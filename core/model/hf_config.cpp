@@ -74,6 +74,9 @@ constexpr Family kFamilies[] = {
     // fields at the top level, newer saves also in text_config as qwen2_5_vl_text); the tower in vision_config (read_vision)
     {"qwen2_5_vl",      "Qwen2_5_VLForConditionalGeneration", Arch::Qwen2, "Qwen2.5-VL",  152064,  8192, 29568, 80,  64,   8,   0,  32768,  false},
     {"qwen2_5_vl_text", "",                               Arch::Qwen2,      "Qwen2.5-VL", 152064,  8192, 29568, 80,  64,   8,   0,  32768,  false},
+    // Qwen2-VL: Qwen2VLConfig's defaults (the 72B sizes), the same layout as Qwen2.5-VL's
+    {"qwen2_vl",        "Qwen2VLForConditionalGeneration", Arch::Qwen2,     "Qwen2-VL",   152064,  8192, 29568, 80,  64,   8,   0,  32768,  false},
+    {"qwen2_vl_text",   "",                               Arch::Qwen2,      "Qwen2-VL",   152064,  8192, 29568, 80,  64,   8,   0,  32768,  false},
     // Encoders (issue 18, item 5): the base model (BertModel, RobertaModel, XLMRobertaModel), as AutoModel loads it
     {"bert",            "BertModel",                      Arch::Bert,       "BERT",        30522,   768,  3072, 12,  12,   0,   0,    512,  false},
     {"roberta",         "RobertaModel",                   Arch::Bert,       "RoBERTa",     50265,   768,  3072, 12,  12,   0,   0,    512,  false},
@@ -1171,7 +1174,7 @@ const Family* resolve_family(Reader& r, Reader& top_reader, const json& top, boo
 
 // The vision towers the importer reads, by the wrapper's model_type: the tower's and projector's modules
 // (layer_tensors.h vision_tensors) and the vision configuration class's defaults, used for keys
-// the file leaves out (CLIPVisionConfig, SiglipVisionConfig, Qwen2_5_VLVisionConfig __init__ defaults
+// the file leaves out (CLIPVisionConfig, SiglipVisionConfig, Qwen2_5_VLVisionConfig, Qwen2VLVisionConfig __init__ defaults
 // [transformers-code]).
 struct VisionFamily {
     const char* model_type;  // the wrapper's model_type (config.json top level)
@@ -1185,6 +1188,8 @@ constexpr VisionFamily kVisionFamilies[] = {
     {"llava",         VisionKind::Clip,     ProjectorKind::LlavaMlp,     12, 768,  12, 3072, 32, 224},
     {"gemma3",        VisionKind::Siglip,   ProjectorKind::Gemma3,       12, 768,  12, 3072, 16, 224},
     {"qwen2_5_vl",    VisionKind::QwenVit,  ProjectorKind::QwenMerger,   32, 3584, 16, 3420, 14, 0},
+    // Qwen2VLVisionConfig: embed_dim 1280, mlp_ratio 4 (ffn = embed_dim x mlp_ratio)
+    {"qwen2_vl",      VisionKind::Qwen2Vit, ProjectorKind::QwenMerger,   32, 1280, 16, 5120, 14, 0},
 };
 // clang-format on
 
@@ -1201,7 +1206,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     if (!fam) {
         if (nested || has_vision)
             warns.push_back("only the language model is counted; the vision tower and projector are not (vision_config is read for "
-                            "model_type llava, gemma3 and qwen2_5_vl)");
+                            "model_type llava, gemma3, qwen2_vl and qwen2_5_vl)");
         return;
     }
     if (!vc->is_object()) {
@@ -1213,7 +1218,8 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     VisionSpec& v = m.vision;
     v.kind = fam->kind;
     v.projector = fam->projector;
-    const bool qwen = fam->kind == VisionKind::QwenVit;
+    const bool qwen = fam->kind == VisionKind::QwenVit || fam->kind == VisionKind::Qwen2Vit;
+    const bool qwen2 = fam->kind == VisionKind::Qwen2Vit;  // the tower's width is embed_dim, hidden_size is the merger's output
     auto size = [&](const char* canonical, std::initializer_list<const char*> keys, int64_t def) {
         const Keys k(keys.begin(), keys.size());
         if (auto x = r.integer(canonical, k)) return *x;
@@ -1222,18 +1228,26 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
         return def;
     };
     v.layers = size("num_hidden_layers", {qwen ? "depth" : "num_hidden_layers"}, fam->layers);
-    v.hidden = size("hidden_size", {"hidden_size"}, fam->hidden);
+    v.hidden = size("hidden_size", {qwen2 ? "embed_dim" : "hidden_size"}, fam->hidden);
     v.heads = size("num_attention_heads", {qwen ? "num_heads" : "num_attention_heads"}, fam->heads);
-    v.ffn = size("intermediate_size", {"intermediate_size"}, fam->ffn);
+    if (qwen2) {
+        // Qwen2VisionTransformerPretrainedModel: each block's MLP is embed_dim x mlp_ratio wide [transformers-code]
+        const int64_t ratio = size("mlp_ratio", {"mlp_ratio"}, 4);
+        if (ratio <= 0 || ratio > 64) errs.push_back({"vision_config.mlp_ratio", "must be in [1, 64]; got " + std::to_string(ratio)});
+        v.ffn = v.hidden * ratio;
+    } else {
+        v.ffn = size("intermediate_size", {"intermediate_size"}, fam->ffn);
+    }
     v.patch = size("patch_size", {"patch_size"}, fam->patch);
     const char* const channel_keys[] = {"num_channels", "in_chans", "in_channels"};
     v.channels = r.integer("num_channels", Keys(channel_keys)).value_or(3);  // RGB in every configuration class
     if (qwen) {
         v.temporal_patch = r.integer("temporal_patch_size").value_or(2);
         v.merge = r.integer("spatial_merge_size").value_or(2);
-        // The merger projects into the language model: out_hidden_size is its hidden_size.
-        if (auto out = r.integer("out_hidden_size"); out && *out != m.hidden)
-            errs.push_back({"vision_config.out_hidden_size", "must equal the language model's hidden_size (" + std::to_string(m.hidden) +
+        // The merger projects into the language model: out_hidden_size (Qwen2-VL: hidden_size) is its hidden_size.
+        const char* out_key = qwen2 ? "hidden_size" : "out_hidden_size";
+        if (auto out = r.integer(out_key); out && *out != m.hidden)
+            errs.push_back({std::string("vision_config.") + out_key, "must equal the language model's hidden_size (" + std::to_string(m.hidden) +
                                                                   "), which the merger projects into; got " + std::to_string(*out)});
     } else {
         v.image_size = size("image_size", {"image_size"}, fam->image_size);

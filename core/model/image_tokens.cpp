@@ -36,7 +36,7 @@ ImageGrid qwen_grid(const VisionSpec& v, double w, double h, double min_pixels, 
 
 ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels, int64_t max_pixels) {
     if (!v.active() || v.patch <= 0 || width <= 0 || height <= 0) return {};
-    if (v.kind == VisionKind::QwenVit)
+    if (v.qwen())
         return qwen_grid(v, static_cast<double>(width), static_cast<double>(height), static_cast<double>(min_pixels),
                          static_cast<double>(max_pixels));
     const int64_t side = v.image_size / v.patch;
@@ -74,7 +74,7 @@ void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<
         errs.push_back({"infer.images", "llama.cpp encodes images with a separate projector file (--mmproj): plan it in Run locally; use "
                                         "engine transformers or vllm, or set 0"});
     // Qwen2VLImageProcessor's smart_resize refuses an aspect ratio above 200 [transformers-code].
-    if (m.vision.kind == VisionKind::QwenVit && o.image_width > 0 && o.image_height > 0 &&
+    if (m.vision.qwen() && o.image_width > 0 && o.image_height > 0 &&
         std::max(o.image_width, o.image_height) > 200 * std::min(o.image_width, o.image_height))
         errs.push_back({"infer.image_width", "and infer.image_height: the Qwen2-VL processor refuses an aspect ratio above 200; got " +
                         std::to_string(o.image_width) + " x " + std::to_string(o.image_height)});

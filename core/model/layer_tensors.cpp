@@ -25,12 +25,12 @@ const char* split_dim_field(SplitDim dim, const ModelSpec& m) {
 
 namespace {
 
-// One tensor of the tower or the projector, `count` copies, and its bias when it has one (the call sites stay small).
+// One tensor of the tower or the projector, `count` copies, split as vLLM's parallel linear layer of that module splits
+// it (Replicated: a norm, an embedding, a plain nn.Parameter), and its bias when it has one (the call sites stay small).
 [[gnu::noinline]] void add_vision(VisionTensors& l, const char* name, int64_t rows, int64_t cols, int64_t count, bool projector,
-                                  const char* bias) {
-    const Tensor w = tensors::mat(name, rows, cols, projector ? TensorKind::VisionProjector : TensorKind::VisionTower,
-                                  TensorSplit::Replicated, cols == 1 ? TensorRole::Vector : TensorRole::OtherMatrix, 0, tensors::kWhole,
-                                  count);
+                                  const char* bias, TensorSplit split = TensorSplit::Replicated) {
+    const Tensor w = tensors::mat(name, rows, cols, projector ? TensorKind::VisionProjector : TensorKind::VisionTower, split,
+                                  cols == 1 ? TensorRole::Vector : TensorRole::OtherMatrix, 0, tensors::kWhole, count);
     l.add(w);
     if (bias) l.add(tensors::bias_of(w, bias));
 }
@@ -42,10 +42,11 @@ VisionTensors vision_tensors(const ModelSpec& m) {
     const VisionSpec& v = m.vision;
     if (!m.architecture_known() || !v.active()) return l;
     const int64_t h = v.hidden, d = m.hidden, L = v.layers;
-    const bool qwen = v.kind == VisionKind::QwenVit, clip = v.kind == VisionKind::Clip;
+    const bool qwen = v.qwen(), clip = v.kind == VisionKind::Clip, rms = v.kind == VisionKind::QwenVit;
     const char* no_bias = nullptr;
-    // torch.nn.LayerNorm (weight and bias), or Qwen's RMSNorm (weight only).
-    auto layer_norm = [&](const char* weight, const char* bias, int64_t count) { add_vision(l, weight, h, 1, count, false, qwen ? no_bias : bias); };
+    constexpr TensorSplit col = TensorSplit::Column, row = TensorSplit::Row;
+    // torch.nn.LayerNorm (weight and bias), or Qwen2.5-VL's RMSNorm (weight only).
+    auto layer_norm = [&](const char* weight, const char* bias, int64_t count) { add_vision(l, weight, h, 1, count, false, rms ? no_bias : bias); };
     // Patch embedding: a convolution over channels x (temporal_patch x) patch x patch pixels.
     add_vision(l, "patch_embedding", h, v.channels * v.temporal_patch * v.patch * v.patch, 1, false,
                v.kind == VisionKind::Siglip ? "patch_embedding.bias" : no_bias);
@@ -57,32 +58,36 @@ VisionTensors vision_tensors(const ModelSpec& m) {
         layer_norm("post_layernorm", "post_layernorm.bias", 1);
     }
     // The L layers: each tensor once, with L copies.
-    layer_norm(qwen ? "norm1" : "layer_norm1", "layer_norm1.bias", L);
-    layer_norm(qwen ? "norm2" : "layer_norm2", "layer_norm2.bias", L);
+    layer_norm(qwen ? "norm1" : "layer_norm1", qwen ? "norm1.bias" : "layer_norm1.bias", L);
+    layer_norm(qwen ? "norm2" : "layer_norm2", qwen ? "norm2.bias" : "layer_norm2.bias", L);
     if (qwen) {
-        add_vision(l, "attn.qkv", 3 * h, h, L, false, "attn.qkv.bias");
-        add_vision(l, "attn.proj", h, h, L, false, "attn.proj.bias");
-        add_vision(l, "mlp.gate_proj", v.ffn, h, L, false, "mlp.gate_proj.bias");
-        add_vision(l, "mlp.up_proj", v.ffn, h, L, false, "mlp.up_proj.bias");
-        add_vision(l, "mlp.down_proj", h, v.ffn, L, false, "mlp.down_proj.bias");
+        add_vision(l, "attn.qkv", 3 * h, h, L, false, "attn.qkv.bias", col);
+        add_vision(l, "attn.proj", h, h, L, false, "attn.proj.bias", row);
+    }
+    if (rms) {
+        add_vision(l, "mlp.gate_proj", v.ffn, h, L, false, "mlp.gate_proj.bias", col);
+        add_vision(l, "mlp.up_proj", v.ffn, h, L, false, "mlp.up_proj.bias", col);
+        add_vision(l, "mlp.down_proj", h, v.ffn, L, false, "mlp.down_proj.bias", row);
     } else {
-        add_vision(l, "self_attn.q_proj", h, h, L, false, "self_attn.q_proj.bias");
-        add_vision(l, "self_attn.k_proj", h, h, L, false, "self_attn.k_proj.bias");
-        add_vision(l, "self_attn.v_proj", h, h, L, false, "self_attn.v_proj.bias");
-        add_vision(l, "self_attn.out_proj", h, h, L, false, "self_attn.out_proj.bias");
-        add_vision(l, "mlp.fc1", v.ffn, h, L, false, "mlp.fc1.bias");
-        add_vision(l, "mlp.fc2", h, v.ffn, L, false, "mlp.fc2.bias");
+        if (!qwen) {
+            add_vision(l, "self_attn.q_proj", h, h, L, false, "self_attn.q_proj.bias", col);
+            add_vision(l, "self_attn.k_proj", h, h, L, false, "self_attn.k_proj.bias", col);
+            add_vision(l, "self_attn.v_proj", h, h, L, false, "self_attn.v_proj.bias", col);
+            add_vision(l, "self_attn.out_proj", h, h, L, false, "self_attn.out_proj.bias", row);
+        }
+        add_vision(l, "mlp.fc1", v.ffn, h, L, false, "mlp.fc1.bias", col);
+        add_vision(l, "mlp.fc2", h, v.ffn, L, false, "mlp.fc2.bias", row);
     }
     switch (v.projector) {
         case ProjectorKind::LlavaMlp:
-            add_vision(l, "linear_1", d, h, 1, true, "linear_1.bias");
-            add_vision(l, "linear_2", d, d, 1, true, "linear_2.bias");
+            add_vision(l, "linear_1", d, h, 1, true, "linear_1.bias", col);
+            add_vision(l, "linear_2", d, d, 1, true, "linear_2.bias", row);
             break;
         case ProjectorKind::QwenMerger: {
             const int64_t merged = h * v.merge * v.merge;
-            add_vision(l, "merger.ln_q", h, 1, 1, true, no_bias);
-            add_vision(l, "merger.mlp.0", merged, merged, 1, true, "merger.mlp.0.bias");
-            add_vision(l, "merger.mlp.2", d, merged, 1, true, "merger.mlp.2.bias");
+            add_vision(l, "merger.ln_q", h, 1, 1, true, rms ? no_bias : "merger.ln_q.bias");
+            add_vision(l, "merger.mlp.0", merged, merged, 1, true, "merger.mlp.0.bias", col);
+            add_vision(l, "merger.mlp.2", d, merged, 1, true, "merger.mlp.2.bias", row);
             break;
         }
         case ProjectorKind::Gemma3:

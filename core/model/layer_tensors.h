@@ -430,7 +430,11 @@ ModelTensors model_tensors(const ModelSpec& m);
 // language model's width d: LlavaMultiModalProjector linear_1 [d, h] + bias, linear_2 [d, d] + bias;
 // Qwen2_5_VLPatchMerger ln_q (RMSNorm h), mlp.0 [h*m^2, h*m^2] + bias, mlp.2 [d, h*m^2] + bias;
 // Gemma3MultiModalProjector mm_soft_emb_norm (RMSNorm h), mm_input_projection_weight [h, d]. Nothing for a
-// text-only model. Engines keep the tower whole on every rank here (Replicated). Counts (param_count.cpp) and
+// text-only model. Each tensor's split is the one vLLM gives it: its towers build attention and MLP from parallel linear
+// layers (q/k/v or qkv and fc1 / gate / up column-parallel, out_proj / proj / fc2 / down row-parallel; LLaVA's linear_1 and the
+// Qwen merger's mlp.0 column-, linear_2 and mlp.2 row-parallel), and keeps embeddings, norms and Gemma 3's projector whole
+// (vllm/model_executor/models clip.py, siglip.py, llava.py, qwen2_5_vl.py, qwen2_vl.py, gemma3_mm.py) [vllm-code]; transformers
+// keeps the whole tower on every rank (vision_rank_params in inference.cpp picks by engine). Counts (param_count.cpp) and
 // validation read it; it runs once per estimate, off the per-tensor hot paths, so it is a list, not an inlined visitor.
 VisionTensors vision_tensors(const ModelSpec& m);
 

@@ -316,7 +316,7 @@ void workload_panel(AppState& app) {
         int_field(app, tr(L, S::Prompt), "infer.prompt", in.prompt, 0, 1 << 24, true);
         if (s.model.vision.active()) {  // a vision-language model: images join each sequence (their tokens by the model's rule)
             int_field(app, tr(L, S::Images), "infer.images", in.images, 0, 64, false);
-            if (in.images > 0 && s.model.vision.kind == VisionKind::QwenVit) {  // fixed-resolution towers ignore the size
+            if (in.images > 0 && s.model.vision.qwen()) {  // fixed-resolution towers ignore the size
                 int_field(app, tr(L, S::ImageWidth), "infer.image_width", in.image_width, 1, 100000, false);
                 int_field(app, tr(L, S::ImageHeight), "infer.image_height", in.image_height, 1, 100000, false);
             }
