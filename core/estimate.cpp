@@ -60,7 +60,7 @@ Estimate estimate(const Scenario& s, Detail detail) {
     e.gpu_capacity_bytes = e.gpu_usable_bytes;  // fits and headroom compare against what CUDA can allocate [cuda-mem-get-info]
     e.errors = validate(s);
     if (!e.errors.empty()) return e;
-    e.params = count_params(s.model);
+    count_params(s.model, e.params);
     e.components.reserve(32);
     if (s.mode == Mode::Infer)
         estimate_inference(s, detail, e);

@@ -68,6 +68,24 @@ TEST_CASE("at the capacity the empty segments are released first, and what still
     CHECK(a.allocate(40 * MiB) == -1);   // 66 + 40 > 100, nothing empty to release
     CHECK(a.out_of_memory());
     CHECK(a.failed_request() == 40 * MiB);
+    CHECK(a.capacity_reached());
+}
+
+TEST_CASE("the capacity is reached only when a new segment would pass it") {
+    CachingAllocatorModel a(100 * MiB);
+    CHECK(a.allocate(60 * MiB) > 0);
+    CHECK(a.allocate(40 * MiB) > 0);     // 60 + 40 = 100: exactly the capacity, not past it
+    CHECK(a.reserved() == 100 * MiB);
+    CHECK_FALSE(a.capacity_reached());
+
+    CachingAllocatorModel b(100 * MiB);
+    CHECK(b.allocate(60 * MiB) > 0);
+    b.release(b.allocate(20 * MiB));     // an empty 20 MiB segment, cached: 80 MiB reserved
+    CHECK_FALSE(b.capacity_reached());
+    CHECK(b.allocate(30 * MiB) > 0);     // the free 20 MiB block is too small; 80 + 30 > 100: the empty segment goes
+    CHECK(b.capacity_reached());
+    CHECK(b.reserved() == 90 * MiB);
+    CHECK_FALSE(b.out_of_memory());
 }
 
 namespace {
@@ -139,4 +157,32 @@ TEST_CASE("the estimate adds the decode holes, unless expandable segments map pa
     const Estimate x = estimate(s);
     CHECK(test::find(x, "overhead.fragmentation.decode") == nullptr);
     CHECK(x.total_bytes < 10e9);  // measured 7.94 GB used with expandable segments
+}
+
+TEST_CASE("when the decode's cached blocks fill the GPU, the estimate warns that its headroom says nothing") {
+    // Llama-3.1-8B at batch 1, a 4096-token prompt and a 131072-token context on an H100: K and V each grow
+    // 2 KiB per token and layer (8 KV heads x 128 x 2 B), so each torch.cat is longer than the freed block
+    // before it; the freed blocks stay cached (the last step's cache alone, 2 x 32 x 256 MiB, is 17 GB)
+    // until a new segment would pass the GPU's free memory and PyTorch releases the empty segments. The
+    // estimate is then about the whole GPU, whatever more would fit.
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.gpu = find_gpu("h100-80gb")->gpu();
+    s.infer.batch = 1;
+    s.infer.prompt = 4096;
+    s.infer.context = 131072;
+    const auto warns = [](const Estimate& e) {
+        for (const std::string& w : e.warnings)
+            if (w.find("headroom does not say how much more fits") != std::string::npos) return true;
+        return false;
+    };
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(warns(e));
+    CHECK(e.total_bytes > 0.95 * e.gpu_capacity_bytes);
+    // A decode whose holes stay far below the GPU (Qwen3-0.6B, batch 32: ~23 GB reserved) says nothing of it,
+    // and with expandable segments there are no holes to replay.
+    CHECK_FALSE(warns(estimate(qwen3_06b_generate(512))));
+    s.overheads.expandable_segments = true;
+    CHECK_FALSE(warns(estimate(s)));
 }

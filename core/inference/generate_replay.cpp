@@ -193,6 +193,7 @@ GenerateReplay replay_generate(const Scenario& s, int64_t layers, double capacit
     r.peak_allocated = a.peak_allocated();
     r.out_of_memory = a.out_of_memory();
     r.failed_request = a.failed_request();
+    r.capacity_reached = a.capacity_reached();
     return r;
 }
 

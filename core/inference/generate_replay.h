@@ -19,6 +19,7 @@ struct GenerateReplay {
     double peak_allocated = 0;    // the replayed tensors' allocated bytes at their highest
     bool out_of_memory = false;   // a request did not fit in capacity_bytes even after releasing empty segments
     double failed_request = 0;    // that request's bytes
+    bool capacity_reached = false;  // the reserve reached capacity_bytes: the allocator released its empty segments to go on (or ran out)
     int64_t steps = 0;            // forwards replayed (the prefill and the decode steps replayed)
     int64_t tokens = 0;           // tokens generated when the replay ended: the new tokens rounded up to the stride, unless truncated
     bool truncated = false;       // stopped at kMaxReplayLayerSteps before the last decode step

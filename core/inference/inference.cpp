@@ -411,6 +411,11 @@ void add_decode_holes(const Scenario& s, Detail d, Estimate& e, const StagePick&
         if (std::string_view(c.id) == "overhead.fragmentation" && (c.phases & phase_bit(Phase::Step))) reserve = c.bytes;
     const double failed = r.out_of_memory ? r.failed_request : 0;
     if (r.peak_reserved + failed <= allocated + reserve) return;
+    if (r.capacity_reached && !r.out_of_memory)
+        e.warnings.push_back("transformers generate(): PyTorch's caching allocator keeps the decode's freed blocks cached until they fill the GPU "
+                             "(the replay reached the GPU's free memory and released its empty segments), so the estimate takes about the "
+                             "whole GPU and its headroom does not say how much more fits: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                             "(overheads.expandable_segments) for a headroom that does");
     add(e, d, comp("overhead.fragmentation.decode", "Allocator holes from the KV cache's growth (decode)", Category::Overhead, phase_bit(Phase::Step),
                    "generate() replayed through PyTorch's caching allocator: DynamicLayer.update's torch.cat per step [transformers-code], "
                    "best-fit blocks split and merged in segments [pytorch-cuda-alloc]; H100 runs [vramlens-h100-runs]"),

@@ -25,9 +25,18 @@ static uint8_t layer_code(char c) {
 
 bool layer_list_char_known(char c) { return layer_code(c) != 0xff; }
 
-LayerPattern layer_pattern(const ModelSpec& m) {
-    LayerPattern p{m.moe.num_experts, m.moe.first_dense_layers, m.moe.moe_layer_freq, m.sliding_window, m.sliding_window_pattern,
-                   m.ssm.active(), m.ssm.attn_period, m.ssm.attn_offset, m.ssm.active() && m.ssm.parallel_attention};
+// The pattern written into p, every field (the codes past the list are never read).
+static void fill_layer_pattern(const ModelSpec& m, LayerPattern& p) {
+    p.num_experts = m.moe.num_experts;
+    p.first_dense_layers = m.moe.first_dense_layers;
+    p.moe_layer_freq = m.moe.moe_layer_freq;
+    p.sliding_window = m.sliding_window;
+    p.sliding_window_pattern = m.sliding_window_pattern;
+    p.ssm_model = m.ssm.active();
+    p.attn_period = m.ssm.attn_period;
+    p.attn_offset = m.ssm.attn_offset;
+    p.parallel_attention = m.ssm.active() && m.ssm.parallel_attention;
+    p.listed = 0;
     const std::string& list = m.ssm.layer_list;
     if (p.ssm_model && !list.empty() && static_cast<int64_t>(list.size()) <= kMaxListedLayers) {
         p.listed = static_cast<int64_t>(list.size());
@@ -36,6 +45,11 @@ LayerPattern layer_pattern(const ModelSpec& m) {
             p.codes[i] = c == 0xff ? LayerPattern::kMixerAttention : c;
         }
     }
+}
+
+LayerPattern layer_pattern(const ModelSpec& m) {
+    LayerPattern p;
+    fill_layer_pattern(m, p);
     return p;
 }
 
@@ -142,9 +156,17 @@ static LayerParams layer_params(const ModelSpec& m, LayerKind kind) {
 
 ParamCounts count_params(const ModelSpec& m) {
     ParamCounts p;
+    count_params(m, p);
+    return p;
+}
+
+void count_params(const ModelSpec& m, ParamCounts& p) {
+    p.embedding = p.lm_head = p.final_norm = p.embedding_norm = p.mtp = p.vision = p.projector = 0;
+    LayerTable& table = p.per_layer;
+    table.layers_ = 0;
     if (!m.architecture_known()) {
         p.total = p.trainable = p.active_per_token = p.non_embedding = p.largest_layer = m.params_only;
-        return p;
+        return;
     }
     // Outside the layers: token (+ learned position) embeddings, lm_head (+ bias; tied: none of its
     // own), BLOOM's embedding norm and OPT's project_in/out, the final norm.
@@ -163,18 +185,19 @@ ParamCounts count_params(const ModelSpec& m) {
     });
 
     // Every layer is one of the LayerKinds, dense or MoE, attention or Mamba, or a mixer or an MLP alone
-    // (each present kind counted once: the numeric path runs per estimate); the table answers per layer.
-    const LayerPattern pattern = layer_pattern(m);
-    std::array<LayerParams, kLayerKinds> kinds{};
+    // (each present kind counted once: the numeric path runs per estimate); the table answers per layer
+    // and is built where it lives, in p (no copy of the pattern and the kinds).
+    fill_layer_pattern(m, table.pattern_);
+    table.kinds_ = {};
     int64_t layers_total = 0, layers_active = 0, largest = 0;
-    pattern.for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
-        const LayerParams l = layer_params(m, k);
-        kinds[k.index()] = l;
+    table.pattern_.for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
+        LayerParams& l = table.kinds_[k.index()];
+        l = layer_params(m, k);
         layers_total += n * l.total();
         layers_active += n * l.active();
         largest = std::max(largest, l.total());
     });
-    p.per_layer = LayerTable(m.layers, pattern, kinds);
+    table.layers_ = static_cast<size_t>(m.layers);
 
     const int64_t outside_layers = p.embedding + p.lm_head + p.embedding_norm + p.final_norm;
     p.total = outside_layers + layers_total;
@@ -184,7 +207,6 @@ ParamCounts count_params(const ModelSpec& m) {
     p.largest_layer = std::max({largest, token_embedding, p.lm_head});
     for_each_mtp_tensor(m, [&](const Tensor& t) { p.mtp += t.params(); });
     for (const Tensor& t : vision_tensors(m)) (t.kind == TensorKind::VisionTower ? p.vision : p.projector) += t.params();
-    return p;
 }
 
 }  // namespace vl

@@ -661,7 +661,7 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
     const ActivationFormula f = s.mode == Mode::FineTune ? ActivationFormula::TensorWalk : s.train.activation_formula;
     const bool korthikanti = f == ActivationFormula::Korthikanti;
     const bool walk = f == ActivationFormula::TensorWalk || korthikanti;
-    const LayerPattern pattern = layer_pattern(m);
+    const LayerPattern& pattern = c.pc.per_layer.pattern();  // layer_pattern(m), kept in the counts (not rebuilt per estimate)
     const int64_t n_moe = pattern.moe_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_mlp = pattern.mlp_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_dense = n_mlp - n_moe;

@@ -115,6 +115,16 @@ std::set<std::string> core_messages() {
         s.infer.vllm_version = v;
         collect(s, out);
     }
+    // transformers' decode whose cached allocator blocks fill the GPU (the headroom warning): Llama-3.1-8B, a 128K context.
+    {
+        Scenario s = base;
+        s.mode = Mode::Infer;
+        s.infer.engine = Engine::Transformers;
+        s.infer.batch = 1;
+        s.infer.prompt = 4096;
+        s.infer.context = 131072;
+        collect(s, out);
+    }
     // The property tests' random scenarios, valid or not.
     test::Rng r(15);
     for (int i = 0; i < 3000; ++i) collect(test::random_scenario(r), out);
