@@ -20,6 +20,7 @@
 #include "json_input.h"
 #include "model/hf_config.h"
 #include "model/gguf.h"
+#include "model/safetensors.h"
 #include "model/hub_reference.h"
 #include "planner/compare.h"
 #include "planner/local.h"
@@ -191,6 +192,91 @@ std::vector<LocalOptions> local_machines(const LocalOptions& base) {
     return m;
 }
 
+// What the safetensors, index and GGUF readers say of damaged files (the Hub import and the projector picker show
+// it): one input per fault of tests/checkpoint_import_test.cpp's malformed-header cases.
+void collect_damaged_files(std::set<std::string>& out) {
+    auto said = [&](const auto& r) {
+        for (const FieldError& e : r.errors) out.insert(e.message);
+        for (const std::string& w : r.warnings) out.insert(w);
+    };
+    auto tensor = [](const std::string& t) { return "{\"t\": " + t + "}"; };
+    const std::string ok = R"({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}})";
+    for (const auto& [header, data] : std::vector<std::pair<std::string, uint64_t>>{
+             {"[1, 2]", 0}, {tensor(R"({"dtype": "Q4", "shape": [2], "data_offsets": [0, 1]})"), 1},
+             {tensor(R"({"dtype": 5, "shape": [2], "data_offsets": [0, 1]})"), 1},
+             {tensor(R"({"dtype": "F16", "shape": [4294967296, 4294967296, 16], "data_offsets": [0, 2]})"), 2},
+             {tensor(R"({"dtype": "F16", "shape": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "data_offsets": [0, 2]})"), 2},
+             {tensor(R"({"dtype": "F16", "shape": 5, "data_offsets": [0, 2]})"), 2},
+             {tensor(R"({"dtype": "F16", "shape": [2, -1], "data_offsets": [0, 2]})"), 2},
+             {tensor(R"({"dtype": "BF16", "shape": [8, 8], "data_offsets": [0, 100]})"), 100},
+             {tensor(R"({"dtype": "BF16", "shape": [8, 8], "data_offsets": [128, 0]})"), 128},
+             {tensor(R"({"dtype": "F4", "shape": [3], "data_offsets": [0, 1]})"), 1}, {R"({"": 5})", 0},
+             {tensor(R"({"shape": [8], "data_offsets": [0, 16]})"), 16},
+             {R"({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}, "b": {"dtype": "U8", "shape": [4], "data_offsets": [2, 6]}})", 6},
+             {R"({"__metadata__": 5, "a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}})", 4},
+             {R"({"__metadata__": {"k": 5}, "a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}})", 4}})
+        said(read_safetensors_header(test::safetensors_file(header, data), std::nullopt));
+    const std::string good = test::safetensors_file(ok, 4);
+    said(read_safetensors_header("abc", std::nullopt));
+    said(read_safetensors_header(std::string(8, '\xff'), 1000));
+    said(read_safetensors_header(std::string(8, '\xff'), std::nullopt));
+    said(read_safetensors_header(std::string("\x01\0\0\0\0\0\0\0{", 9), std::nullopt));
+    said(read_safetensors_header(good.substr(0, 20), std::nullopt));
+    said(read_safetensors_header(good, good.size() - 1));
+    said(read_safetensors_header(good, good.size() + 10));
+    for (const char* index : {R"({"weight_map": {"a": "../../etc/passwd"}})", R"({"weight_map": {}})", R"({"weight_map": {"a": 5}})",
+                              R"({"metadata": {"total_size": -5}, "weight_map": {"a": "x"}})", R"({"metadata": 5, "weight_map": {"a": "x"}})",
+                              R"({"metadata": {}})", "[1]"})
+        said(read_safetensors_index(index));
+    // GGUF: the magic, the version, a header cut short, huge counts and lengths, bad tensors and metadata.
+    const std::string gguf = test::two_block_gguf().file();
+    std::string v = gguf;
+    said(read_gguf_header("GGML" + gguf.substr(4), std::nullopt));
+    for (char version : {'\x01', '\x04'}) {
+        v[4] = version;
+        said(read_gguf_header(v, std::nullopt));
+    }
+    said(read_gguf_header(gguf.substr(0, 100), std::nullopt));
+    said(read_gguf_header(gguf.substr(0, 100), 100));
+    said(read_gguf_header(gguf, gguf.size() - 1));
+    {
+        std::string f = "GGUF";
+        test::put_le(f, 3, 4);
+        test::put_le(f, 0, 8);
+        test::put_le(f, uint64_t{1} << 62, 8);
+        f += std::string(64, '\0');
+        said(read_gguf_header(f, f.size()));
+        test::GgufWriter w;
+        w.string("general.architecture", "llama");
+        std::string g = w.header();
+        g[24] = '\xff';
+        g[31] = '\x7f';
+        said(read_gguf_header(g, std::nullopt));
+    }
+    auto with_tensor = [](const std::vector<uint64_t>& dims, uint32_t type, const std::string& name = "t") {
+        test::GgufWriter w;
+        w.tensor(name, dims, type, 0);
+        return w.header();
+    };
+    for (const std::string& h : {with_tensor({32}, 4), with_tensor({100, 2}, 12), with_tensor({1, 1, 1, 1, 1}, 0),
+                                 with_tensor({uint64_t{1} << 32, uint64_t{1} << 32}, 0), with_tensor({32}, 0, std::string(64, 'n'))})
+        said(read_gguf_header(h, std::nullopt));
+    test::GgufWriter twice, offset, align, dup, arr, type;
+    twice.tensor("a", {8}, 0, 32);
+    twice.tensor("a", {8}, 0, 32);
+    offset.tensor("a", {8}, 0, 32);
+    offset.data_bytes = 64;
+    offset.tensor("b", {8}, 0, 32);
+    align.u32("general.alignment", 48);
+    dup.u32("x", 1);
+    dup.u32("x", 2);
+    arr.key("arr", 9);
+    test::put_le(arr.kv, 9, 4);
+    test::put_le(arr.kv, 1, 8);
+    type.key("k", 13);
+    for (const test::GgufWriter* w : {&twice, &offset, &align, &dup, &arr, &type}) said(read_gguf_header(w->header(), std::nullopt));
+}
+
 // Every message the Run locally mode (plans over the presets, engines and machines, with the advanced placement's
 // options and each number of local refused), the ranking, the compare grid and the Hub import can show.
 std::set<std::string> local_and_hub_messages() {
@@ -320,6 +406,7 @@ std::set<std::string> local_and_hub_messages() {
     ui::import_mmproj(app, "mmproj.gguf", projector, static_cast<double>(projector.size()));
     notices();
     out.insert("could not read the file (NotFoundError); the projector is unchanged");  // app.cpp's "mmproj_error" event
+    collect_damaged_files(out);
     out.erase(std::string());
     return out;
 }
