@@ -66,12 +66,14 @@ void collect(const Scenario& s, std::set<std::string>& out) {
         if (!n.empty()) out.insert(n);
 }
 
-// Every number in a scenario's JSON set to values its rules refuse, one at a time (the validators' error cases).
-void collect_refused(const Scenario& base, std::set<std::string>& out) {
+// Every number in a scenario's JSON set to values its rules refuse, one at a time (the validators' error cases):
+// the numbers of `local` (Run locally's, then collected by collect_plan) or every other one (collected by collect).
+using Collector = void (*)(const Scenario&, std::set<std::string>&);
+void collect_refused(const Scenario& base, std::set<std::string>& out, bool local = false, Collector collect_valid = collect) {
     const nlohmann::json j = nlohmann::json::parse(scenario_to_json(base));
     const nlohmann::json flat = j.flatten();
     for (const auto& [path, v] : flat.items()) {
-        if (!v.is_number() || path.rfind("/local", 0) == 0) continue;
+        if (!v.is_number() || (path.rfind("/local", 0) == 0) != local) continue;
         std::string dotted = path.substr(1);
         for (char& c : dotted)
             if (c == '/') c = '.';
@@ -79,7 +81,7 @@ void collect_refused(const Scenario& base, std::set<std::string>& out) {
             Scenario s = base;
             const std::vector<FieldError> errs = set_scenario_field(s, dotted, bad);
             for (const FieldError& err : errs) out.insert(err.message);
-            if (errs.empty()) collect(s, out);
+            if (errs.empty()) collect_valid(s, out);
         }
     }
 }
@@ -323,19 +325,7 @@ std::set<std::string> local_and_hub_messages() {
     moe.local.n_cpu_moe = 4;
     collect_plan(moe, out);
     // Each number of local set to values the rules refuse.
-    const nlohmann::json flat = nlohmann::json::parse(scenario_to_json(base)).flatten();
-    for (const auto& [path, v] : flat.items()) {
-        if (!v.is_number() || path.rfind("/local", 0) != 0) continue;
-        std::string dotted = path.substr(1);
-        for (char& c : dotted)
-            if (c == '/') c = '.';
-        for (const char* bad : {"0", "-1", "3", "0.5", "1e15"}) {
-            Scenario s = base;
-            const std::vector<FieldError> errs = set_scenario_field(s, dotted, bad);
-            for (const FieldError& err : errs) out.insert(err.message);
-            if (errs.empty()) collect_plan(s, out);
-        }
-    }
+    collect_refused(base, out, true, collect_plan);
     // The ranking and the compare grid.
     for (const LocalOptions& machine : {base.local, local_machines(base.local)[1]}) {
         Scenario s = base;
