@@ -126,14 +126,18 @@ std::string supported_types() {
     return out;
 }
 
-// Encoder and encoder-decoder families people paste: named as such instead of "unknown".
+// Encoder-only and encoder-decoder families people paste that are not supported: named as such instead of "unknown".
+// (BERT, RoBERTa and XLM-RoBERTa encoders are supported: kFamilies.)
 bool is_encoder_type(const std::string& type) {
-    static constexpr const char* kEncoders[] = {
-        "distilbert", "albert", "electra", "deberta", "deberta-v2",
-        "modernbert", "t5", "mt5", "umt5", "longt5", "bart", "mbart", "pegasus", "marian", "whisper",
-        "encoder-decoder",
-    };
+    static constexpr const char* kEncoders[] = {"distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert"};
     for (const char* e : kEncoders)
+        if (type == e) return true;
+    return false;
+}
+bool is_encoder_decoder_type(const std::string& type) {
+    static constexpr const char* kEncoderDecoders[] = {"t5",      "mt5",    "umt5",    "longt5",  "bart",
+                                                       "mbart",   "pegasus", "marian", "whisper", "encoder-decoder"};
+    for (const char* e : kEncoderDecoders)
         if (type == e) return true;
     return false;
 }
@@ -181,9 +185,12 @@ std::string close_types(const std::string& type) {
 
 std::string unsupported_type(const std::string& type) {
     const std::string quoted = "\"" + type + "\"";
+    if (is_encoder_decoder_type(type))
+        return quoted + " is an encoder-decoder model (two stacks with cross-attention), which vramlens does not support yet; "
+                        "supported model_types: " + supported_types();
     if (is_encoder_type(type))
-        return quoted + " is an encoder (or encoder-decoder) model; vramlens does not support those yet. "
-                        "Supported decoder model_types: " + supported_types();
+        return quoted + " is an encoder vramlens does not support yet (the encoders it supports: bert, roberta, xlm-roberta); "
+                        "supported model_types: " + supported_types();
     const std::string close = close_types(type);
     return quoted + " is not supported" + (close.empty() ? "" : " (the closest supported: " + close + ")") + "; use one of " +
            supported_types() + " (a model of another type can be given by its parameter count instead)";
