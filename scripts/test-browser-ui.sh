@@ -15,7 +15,9 @@
 # (Run locally's compare grid built by clicks, equal to `vramlens plan --compare`'s, opened from its link; needs the native CLI), speculative.mjs
 # (vLLM speculative decoding chosen in the Advanced section, equal to `vramlens estimate`'s; needs the native CLI), vision.mjs
 # (a vision-language model's images typed, the tower's forward in the breakdown, equal to `vramlens estimate`'s) and
-# profiles.mjs (the framework profile dropdown: picked, a field it set changed, none, another mode's). ui.mjs's
+# profiles.mjs (the framework profile dropdown: picked, a field it set changed, none, another mode's) and everyday.mjs
+# (issue 15's smaller items on a desktop and a phone: the charts' values, a fitting change applied by a click or
+# tap, the link's line gone after a change, pasted configs placed, imported or refused in words). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
 # Needs scripts/deps.sh (playwright-core, chromium), the web build and the native CLI (VRAMLENS_CLI,
@@ -44,6 +46,8 @@ node "$root/tests/browser/compare.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$ro
 node "$root/tests/browser/speculative.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1
 node "$root/tests/browser/vision.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
+  --chromium "$chromium" || status=1
+node "$root/tests/browser/everyday.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1
 node "$root/tests/browser/firstview.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
   --chromium "$chromium" || status=1

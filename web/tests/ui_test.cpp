@@ -334,6 +334,35 @@ TEST_CASE("phone layout: tabs, and numbers typed in the page's text box") {
     CHECK(h.app.estimate.total_bytes == h.core_total());
 }
 
+TEST_CASE("phone: a number typed key by key in the page's text box never leaves a prefix (\"3\" on the way to \"3.5\")") {
+    Harness h(390, 844, /*touch=*/true);
+    h.frames(3);
+    h.click("tab.1");  // Setup
+    REQUIRE(h.app.scenario.mode == Mode::Infer);
+    REQUIRE(h.app.scenario.infer.batch == 1);
+    // The page's text box sends the whole text after every key (shell/bridge.js "text"), from the tap that opened it
+    // (vl_text_field_at names the field: ui.editing_key) to text_done.
+    h.app.ui.editing_key = "infer.batch";
+    for (const char* typed : {"3", "3.", "3.5"}) {
+        h.app.inbox.push_back({"text", "infer.batch", typed});
+        h.frames(2);
+    }
+    h.app.inbox.push_back({"text_done", "infer.batch", ""});
+    h.frames(2);
+    CHECK(h.app.scenario.infer.batch == 1);  // the value from before the edit, not the "3" typed on the way
+    CHECK(h.has("error.infer.batch"));
+    // A whole number typed the same way is taken, and the error goes.
+    h.app.ui.editing_key = "infer.batch";
+    for (const char* typed : {"1", "12"}) {
+        h.app.inbox.push_back({"text", "infer.batch", typed});
+        h.frames(2);
+    }
+    h.app.inbox.push_back({"text_done", "infer.batch", ""});
+    h.frames(2);
+    CHECK(h.app.scenario.infer.batch == 12);
+    CHECK_FALSE(h.has("error.infer.batch"));
+}
+
 TEST_CASE("language, theme and unit toggles") {
     Harness h;
     h.frames(2);
@@ -868,17 +897,21 @@ TEST_CASE("the embed snippet sizes its iframe only on the app's own message") {
 }
 
 TEST_CASE("inference says what its GPU count is: every GPU, replicas times tensor and pipeline parallel") {
-    Harness h(1280, 4000);  // tall: every section drawn
-    h.frames(3);
-    REQUIRE(h.app.scenario.mode == Mode::Infer);
-    std::string t = drawn_text(h);
-    CHECK(t.find("GPUs in all (replicas \xC3\x97 TP \xC3\x97 PP)") != std::string::npos);
-    CHECK(t.find("Replicas, each a whole copy of the model (DP): 1") != std::string::npos);
-    CHECK(t.find("Tensor parallel (TP)") != std::string::npos);  // offered directly
-    h.click("mode.0");  // training: data parallel, as the training papers name it
-    t = drawn_text(h);
-    CHECK(t.find("Data parallel (DP): 1") != std::string::npos);
-    CHECK(t.find("replicas") == std::string::npos);
+    for (const bool phone : {false, true}) {
+        INFO((phone ? "phone" : "desktop"));
+        Harness h(phone ? 390 : 1280, 4000, /*touch=*/phone);  // tall: every section drawn
+        h.frames(3);
+        if (phone) h.click("tab.1");  // the phone's Setup tab
+        REQUIRE(h.app.scenario.mode == Mode::Infer);
+        std::string t = drawn_text(h);
+        CHECK(t.find("GPUs in all (replicas \xC3\x97 TP \xC3\x97 PP)") != std::string::npos);
+        CHECK(t.find("Replicas, each a whole copy of the model (DP): 1") != std::string::npos);
+        CHECK(t.find("Tensor parallel (TP)") != std::string::npos);  // offered directly
+        h.click("mode.0");  // training: data parallel, as the training papers name it
+        t = drawn_text(h);
+        CHECK(t.find("Data parallel (DP): 1") != std::string::npos);
+        CHECK(t.find("replicas") == std::string::npos);
+    }
 }
 
 TEST_CASE("what a paste did is said until the scenario changes after it, then it goes") {

@@ -473,6 +473,7 @@ std::string hook_json(const AppState& app) {
                {"editing", app.ui.editing_key},
                {"focus", app.ui.focus_key},
                {"focus_ring", app.ui.focus_ring},
+               {"tooltip", app.ui.tooltip},
                {"config_errors", app.ui.config_errors.size()},
                {"hub", {{"state", static_cast<int>(app.ui.hub_state)}, {"message", say(app, app.ui.hub_message)}, {"facts", [&] {
                             nlohmann::json f = nlohmann::json::array();

@@ -163,6 +163,7 @@ struct UiState {
     int tab_edge = 0;                        // +1: Tab leaves the app (the focus is on the last control), -1: Shift+Tab does, 0: neither
     unsigned tab_probe_from = 0;             // this frame scores a forward Tab from this ImGuiID, never applied (tab_edge)
     std::string results_text;                // the results_text_json() the page's HTML mirror shows
+    std::string tooltip;                     // the value a chart shows under the pointer (or where a finger tapped) this frame
     FontLoad zh_font = FontLoad::NotNeeded;  // the Chinese font: fetched when 中文 is first shown (web/main.cpp)
     std::string zh_font_error;               // why its fetch failed (FontLoad::Failed)
     MessageCatalogue zh_messages;            // the core's messages in Chinese: fetched with the font (ui/messages.h)

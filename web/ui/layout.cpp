@@ -192,6 +192,7 @@ void draw(AppState& app) {
     app.ui.items.clear();
     app.ui.text_fields.clear();
     app.ui.shown_errors.clear();
+    app.ui.tooltip.clear();
 
     const ImVec2 size = io.DisplaySize;
     ImGui::SetNextWindowPos(ImVec2(0, 0));

@@ -149,6 +149,7 @@ EMSCRIPTEN_KEEPALIVE const char* vl_text_field_at(float x, float y) {
         if (x >= f.x && x <= f.x + f.w && y >= f.y && y <= f.y + f.h) {
             g_reply = nlohmann::json{{"key", f.key}, {"value", f.value}, {"kind", f.kind},
                                      {"x", f.x}, {"y", f.y}, {"w", f.w}, {"h", f.h}}.dump();
+            g_app->ui.editing_key = f.key;  // the page opens its text box on it: edited until text_done
             break;
         }
     return g_reply.c_str();

@@ -165,9 +165,12 @@ void breakdown_panel(AppState& app) {
         if (by_cat[i] <= 0) continue;
         const float cw = static_cast<float>(by_cat[i] / sum) * w;
         dl->AddRectFilled(ImVec2(x, p0.y), ImVec2(x + cw, p0.y + h), category_color(static_cast<Category>(i)));
-        if (hovered && mx >= x && mx < x + cw)
-            ImGui::SetTooltip("%s: %s (%.1f%%)", category_label(L, static_cast<Category>(i)), fmt_bytes(app, by_cat[i]).c_str(),
-                              100.0 * by_cat[i] / sum);
+        if (hovered && mx >= x && mx < x + cw) {
+            char text[160];
+            std::snprintf(text, sizeof text, "%s: %s (%.1f%%)", category_label(L, static_cast<Category>(i)),
+                          fmt_bytes(app, by_cat[i]).c_str(), 100.0 * by_cat[i] / sum);
+            tooltip(app, text);
+        }
         x += cw;
     }
     mark(app, "stack");
@@ -235,7 +238,7 @@ void table_panel(AppState& app) {
         const bool cut = shown != label;
         const bool open = ImGui::TreeNodeEx("##row", ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_NoTreePushOnOpen,
                                             "%s", shown.c_str());
-        if (cut && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", label.c_str());
+        if (cut && ImGui::IsItemHovered()) tooltip(app, label);
         mark(app, std::string("row.") + c.id);
         ImGui::Unindent(8);
         if (!narrow) {
@@ -403,8 +406,11 @@ void sweep_panel(AppState& app) {
         const ImVec2 q(X(static_cast<double>(p.x)), Y(p.total));
         if (have) dl->AddLine(prev, q, ImGui::GetColorU32(ImGuiCol_PlotLines), 2);
         dl->AddCircleFilled(q, 2.5f, p.total > e.gpu_capacity_bytes ? col_bad(app) : ImGui::GetColorU32(ImGuiCol_PlotLines));
-        if (hovered && std::fabs(ImGui::GetIO().MousePos.x - q.x) < 6)
-            ImGui::SetTooltip("%s = %lld: %s", axes[axis], static_cast<long long>(p.x), fmt_bytes(app, p.total).c_str());
+        if (hovered && std::fabs(ImGui::GetIO().MousePos.x - q.x) < 6) {
+            char text[160];
+            std::snprintf(text, sizeof text, "%s = %lld: %s", axes[axis], static_cast<long long>(p.x), fmt_bytes(app, p.total).c_str());
+            tooltip(app, text);
+        }
         prev = q;
         have = true;
     }

@@ -24,7 +24,7 @@ void tensor_split_field(AppState& app, const char* label) {
     auto edit = app.ui.number_text.find(key);
     std::string text = edit != app.ui.number_text.end() ? edit->second.text : shown;
     const bool changed = text_field(app, label, key, text, "3,1", false);
-    const bool active = ImGui::IsItemActive();
+    const bool active = being_edited(app, key);
     const Result<std::vector<double>> parsed = parse_number_list(text, key);
     if (changed) {
         app.ui.number_text[key] = {text, shown};

@@ -50,6 +50,15 @@ void mark(AppState& app, const std::string& key) {
     note_focus(app, key);
 }
 
+bool being_edited(const AppState& app, const std::string& key) {
+    return ImGui::IsItemActive() || (!key.empty() && app.ui.editing_key == key);
+}
+
+void tooltip(AppState& app, const std::string& text) {
+    ImGui::SetTooltip("%s", text.c_str());
+    app.ui.tooltip = text;
+}
+
 static void draw_error(AppState& app, const FieldError& e, const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
     ImGui::TextWrapped("%s", text.c_str());
@@ -183,7 +192,7 @@ static bool number_text_field(AppState& app, const char* key, T& nv, const std::
     if (ImGui::InputText("##v", text.data(), text.capacity() + 1, flags | ImGuiInputTextFlags_CallbackResize, resize_callback,
                          &text))
         edited = true;
-    const bool active = ImGui::IsItemActive();
+    const bool active = being_edited(app, key);  // a phone's text box sends every keystroke: "3" on the way to "3.5"
     mark(app, key);
     register_text(app, key, text, "number", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     const auto r = parse(text, key);

@@ -137,6 +137,14 @@ void error_list(AppState& app, const std::vector<FieldError>& errs);
 // The line is marked under `key` (the tests find its rectangle).
 void note_line(AppState& app, const std::string& key, const std::string& text);
 
+// The last item, a text field under `key`, is being edited: it has Dear ImGui's keyboard, or on a touch
+// screen the page's text box is open on it (ui.editing_key, from the tap to text_done).
+bool being_edited(const AppState& app, const std::string& key);
+
+// A chart's value under the pointer (or where a finger tapped): Dear ImGui's tooltip, recorded in
+// ui.tooltip for the test hook.
+void tooltip(AppState& app, const std::string& text);
+
 // Puts `text` on the clipboard (the page copies it: an outbox "copy") and shows "Copied" beside `what`.
 void copy_text(AppState& app, const std::string& what, const std::string& text);
 void copied_badge(const AppState& app, const char* what);
