@@ -8,7 +8,12 @@
 //      is on screen, is gone after that change;
 //   3. a pasted config.json with a syntax error says where (line and column, counted by hand below) and what to
 //      do; a BERT config imports as an encoder with its hand-summed parameter count; a T5 config is refused as an
-//      encoder-decoder model, the model kept, and no "Imported" line is shown.
+//      encoder-decoder model, the model kept, and no "Imported" line is shown;
+//   4. the exports (CSV copied) carry the changes that fit, as the page lists them;
+//   5. the GPU picker and the verdict are in view without scrolling on a desktop; a phone keeps the verdict above
+//      its tabs on every tab, also with the GPU picker swiped into view on the Setup tab;
+//   6. a first visit follows the system: a Chinese browser with a light system theme gets 中文 (<html lang>) and
+//      the light theme.
 // (Number shorthands and the model search on both viewports: fields.mjs; dropdowns a finger tall and opaque:
 // layout.mjs; the GPU count's wording, replicas x TP x PP: web/tests/ui_test.cpp on a desktop and a phone.)
 //
@@ -45,11 +50,14 @@ async function pointAt(page, x, y, touch) {
   return (await state(page)).ui.tooltip;
 }
 
-// A click, or on a phone a tap on the Setup tab's widget once swiped into view below the tabs.
+// A click on a widget once the wheel has brought it into view, or on a phone a tap on a tab's widget once
+// swiped into view below the tabs.
 async function reach(page, key, touch) {
   if (touch) {
     const tabs = await item(page, 'tab.1');
     await scrollTo(page, key, { x: 195, y: 640 }, tabs.y + tabs.h, true);
+  } else {
+    await scrollTo(page, key, { x: (await item(page, key)).cx, y: 450 }, 60, false);  // below the top bar
   }
   await click(page, key, { touch });
 }
@@ -108,12 +116,25 @@ await run('browser-everyday', async () => {
       let s = await importConfig(page, `${server.url}#${link('--model', 'llama-3.1-8b', '--mode', 'finetune', '--method', 'full', '--gpu', 'rtx-4090')}`, touch);
       check(!s.fits && 'lever.qlora' in s.items, `a full fine-tune of Llama-3.1-8B on an RTX 4090 does not fit and offers QLoRA (${s.fits})`);
       check(s.ui.status.startsWith('This is a vramlens link: opened it') && 'status' in s.items, `the link's line is shown: "${s.ui.status}"`);
-      await click(page, 'lever.qlora', { touch });
+      // The CSV export (the Share tab on a phone) lists the same change, with its peak.
+      if (touch) await click(page, 'tab.2', { touch });
+      await reach(page, 'export.copy.csv', touch);  // the results column's end on a desktop
+      let csv = '';  // the page writes the clipboard as the app asks it, a moment after the click
+      for (let i = 0; i < 50 && !csv.startsWith('id,'); i++) {
+        csv = await page.evaluate(() => navigator.clipboard.readText());
+        if (!csv.startsWith('id,')) await page.waitForTimeout(100);
+      }
+      const row = csv.split('\n').find((l) => l.startsWith('lever.qlora,QLoRA,'));
+      const leverBytes = row ? Number(row.split(',')[5]) : NaN;  // id, label, category, phases, host, bytes (whole)
+      check(leverBytes > 0, `the CSV export lists the change QLoRA with its peak (${row})`);
+      if (touch) await click(page, 'lever.qlora', { touch });  // above the tabs
+      else await reach(page, 'lever.qlora', touch);  // the results column's start
       s = await state(page);
       const sc = JSON.parse(s.scenario);
       const cli = cliEstimate(cliPath, s.scenario);
       check(sc.finetune?.method === 'qlora' && s.fits && s.total_bytes === cli.total_bytes && cli.fits,
             `QLoRA applied: fits, ${(s.total_bytes / GiB).toFixed(2)} GiB = the CLI's ${(cli.total_bytes / GiB).toFixed(2)} GiB`);
+      check(Math.round(cli.total_bytes) === leverBytes, `... the peak the export listed for it (${leverBytes})`);
       check(s.ui.status === '' && !('status' in s.items), `after the change the link's line is gone ("${s.ui.status}")`);
       await page.context().close();
     });
@@ -139,6 +160,38 @@ await run('browser-everyday', async () => {
             JSON.stringify((await scenario(page)).model) === JSON.stringify(kept),
             `T5 is refused in words, the BERT model kept, no "Imported" line: "${s.ui.notice.slice(0, 120)}"`);
       await page.context().close();
+    });
+
+    await section(`${view.name}: the GPU and the verdict in view`, async () => {
+      const page = await open(view.opts);
+      const h = view.opts.viewport.height;
+      const inView = async (key) => { const it = await item(page, key); return it.y >= 0 && it.y + it.h <= h; };
+      if (!touch) {
+        check(await inView('gpu') && await inView('total'), 'the GPU picker and the total are on screen without scrolling');
+      } else {
+        // A phone keeps the verdict above its tabs, on every tab; the GPU is on the Setup tab after the model and mode.
+        for (const tab of ['tab.0', 'tab.1', 'tab.2']) {
+          await click(page, tab, { touch });
+          check(await inView('total') && await inView('fit'), `${tab}: the total and the verdict are on screen`);
+        }
+        await click(page, 'tab.1', { touch });
+        const tabs = await item(page, 'tab.1');
+        await scrollTo(page, 'gpu', { x: 195, y: 640 }, tabs.y + tabs.h, true);
+        check(await inView('gpu') && await inView('total') && await inView('fit'), 'Setup: the GPU picker swiped into view, the verdict still on screen');
+      }
+      await page.context().close();
+    });
+
+    await section(`${view.name}: a first visit follows the browser's language and the system's theme`, async () => {
+      const page = await open({ ...view.opts, locale: 'zh-CN', colorScheme: 'light' });
+      const s = await state(page);
+      const lang = await page.evaluate(() => document.documentElement.lang);
+      check(s.ui.lang === 'zh' && lang === 'zh-Hans' && s.ui.theme === 'light', `zh-CN and a light system: ${s.ui.lang}, <html lang="${lang}">, ${s.ui.theme}`);
+      const en = await open({ ...view.opts, locale: 'en-GB', colorScheme: 'dark' });
+      const t = await state(en);
+      check(t.ui.lang === 'en' && t.ui.theme === 'dark', `en-GB and a dark system: ${t.ui.lang}, ${t.ui.theme}`);
+      await page.context().close();
+      await en.context().close();
     });
   }
 });

@@ -116,12 +116,13 @@ export function finish(name, failures, passedText = 'passed') {
 export const APP_TIMEOUT_MS = 90_000;
 
 // A new tab (own context: viewport, touch, clipboard permissions) on url, once the app is ready.
-// opts.init: a script run in the page before the app's own (page.addInitScript).
+// opts.init: a script run in the page before the app's own (page.addInitScript); opts.locale and opts.colorScheme:
+// the browser's language (navigator.language) and the system's light or dark preference.
 // Uncaught page errors go to onError (the tests count them as failures).
 export async function openApp(browser, url, opts = {}, onError = () => {}) {
   const ctx = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 },
     deviceScaleFactor: opts.dpr ?? 1, isMobile: !!opts.mobile, hasTouch: !!(opts.mobile || opts.touch),
-    permissions: ['clipboard-read', 'clipboard-write'] });
+    locale: opts.locale, colorScheme: opts.colorScheme, permissions: ['clipboard-read', 'clipboard-write'] });
   // A loaded machine can take longer than Playwright's 30 s to load the page (the wasm compiles
   // before the load event): navigations get the app's start-up limit.
   ctx.setDefaultNavigationTimeout(APP_TIMEOUT_MS);
