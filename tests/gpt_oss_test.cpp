@@ -273,7 +273,7 @@ TEST_CASE("gpt-oss on vLLM: the MoE backend's padding of the MXFP4 experts, by G
     CHECK(c->substituted().find("2,944 * 3,072 - 2,880 * 2,880") != std::string_view::npos);
 }
 
-TEST_CASE("gpt-oss on vLLM: the padded experts leave less for the KV pool; ROCm's padding is not counted, with a warning") {
+TEST_CASE("gpt-oss on vLLM: the padded experts leave less for the KV pool, and ROCm's padding is not counted but warned of") {
     const std::string h100 = "NVIDIA H100 80GB HBM3 (SXM5)";
     Scenario marlin = on_vllm("gpt-oss-20b", h100, "0.14.1", VllmMoeBackend::Marlin);
     Scenario cutlass = on_vllm("gpt-oss-20b", h100, "0.14.1", VllmMoeBackend::FlashInferCutlass);
