@@ -122,6 +122,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--context", "infer.context", FlagKind::Value, "tokens per sequence (prompt + generated)"},
     {"--engine", "infer.engine", FlagKind::Value, "transformers | vllm | llama.cpp"},
     {"--vllm-version", "infer.vllm_version", FlagKind::Value, "vLLM: its release (vllm --version, e.g. 0.6.5): which memory its budget holds (default 0.21)"},
+    {"--vllm-moe-backend", "infer.vllm_moe_backend", FlagKind::Value, "", names_bar<VllmMoeBackend>},
     {"--images", "infer.images", FlagKind::Value, "vision-language models: images in each sequence's prompt (their tokens join it)"},
     {"--image-width", "infer.image_width", FlagKind::Value, "pixels of each image (default 1024; Qwen2.5-VL's tokens follow it)"},
     {"--image-height", "infer.image_height", FlagKind::Value, "pixels of each image (default 1024)"},

@@ -38,6 +38,7 @@ std::span<const EnumName<KvDtype>> enum_names(KvDtype);
 std::span<const EnumName<Engine>> enum_names(Engine);
 std::span<const EnumName<LlamaCppBackend>> enum_names(LlamaCppBackend);
 std::span<const EnumName<MlaCache>> enum_names(MlaCache);
+std::span<const EnumName<VllmMoeBackend>> enum_names(VllmMoeBackend);
 std::span<const EnumName<InferAutocast>> enum_names(InferAutocast);
 std::span<const EnumName<SpecMethod>> enum_names(SpecMethod);
 std::span<const EnumName<NormKind>> enum_names(NormKind);

@@ -156,6 +156,10 @@ enum class LlamaCppBackend { CUDA, CANN };
 // K and V that the older remote-code DeepSeek modelling files (trust_remote_code) put in the cache.
 enum class MlaCache { Latent, Decompressed };
 
+// vLLM's MoE kernel for MXFP4 experts (gpt-oss), as vllm serve --moe-backend names it; each pads the experts
+// to its own alignment at load (core/inference/vllm_moe.h). Auto: the one vLLM picks for the GPU and release.
+enum class VllmMoeBackend { Auto, Marlin, Triton, FlashInferTrtllm, FlashInferCutlass };
+
 // torch.autocast over fp32 weights in inference (Lightning Fabric's bf16-mixed / 16-mixed precision around
 // each forward [lightning-amp-code]): each matmul casts its fp32 weight to 16 bits. Off: no autocast (the weights'
 // own dtype computes). Cached: the weights require grad (nn.Parameter's default; generate scripts that
@@ -209,6 +213,7 @@ struct InferenceOptions {
     // The vLLM release ("0.6.5", "0.11.2", ...): which memory its gpu_memory_utilization budget holds and
     // which lies beside it (core/inference/vllm_budget.h). Default: the rule of 0.21 and later.
     std::string vllm_version = "0.21";
+    VllmMoeBackend vllm_moe_backend = VllmMoeBackend::Auto;  // vLLM: the MXFP4 MoE kernel (--moe-backend, VLLM_MXFP4_USE_MARLIN, ...)
     LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
     MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
     InferAutocast autocast = InferAutocast::Off;  // 16-bit compute by torch.autocast over fp32 weights

@@ -104,6 +104,7 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("fp32_compute", &InferenceOptions::fp32_compute);
     v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
     v("vllm_version", &InferenceOptions::vllm_version);
+    v("vllm_moe_backend", &InferenceOptions::vllm_moe_backend);
     v("llamacpp_backend", &InferenceOptions::llamacpp_backend);
     v("mla_cache", &InferenceOptions::mla_cache);
     v("autocast", &InferenceOptions::autocast);

@@ -1073,6 +1073,25 @@ TEST_CASE("cli: --vllm-version picks the release's budget rule, a release number
     CHECK_THAT(r.err, Catch::Contains("--vllm-version is a vLLM flag"));
 }
 
+TEST_CASE("cli: --vllm-moe-backend picks vLLM's MXFP4 MoE kernel, whose padding the estimate names") {
+    // gpt-oss-20b on an H100 with vLLM 0.14.1: Triton by default, Marlin when asked (VLLM_MXFP4_USE_MARLIN=1).
+    const std::string base = "estimate --model gpt-oss-20b --mode infer --engine vllm --weights mxfp4 --gpu h100-80gb --vllm-version 0.14.1 --context 4096";
+    const std::pair<std::string, std::string> runs[] = {
+        {base, "Weights: MXFP4 experts as vLLM's Triton MoE kernel pads them"},
+        {base + " --vllm-moe-backend marlin", "Weights: MXFP4 experts as vLLM's Marlin MoE kernel pads them"},
+        {"scenario --model gpt-oss-20b --mode infer --engine vllm --vllm-moe-backend flashinfer_cutlass", "\"vllm_moe_backend\": \"flashinfer_cutlass\""},
+    };
+    for (const auto& [args, shown] : runs) {
+        const Run r = vramlens(args);
+        INFO(args);
+        CHECK(r.status == 0);
+        CHECK_THAT(r.out, Catch::Contains(shown));
+    }
+    const Run bad = vramlens(base + " --vllm-moe-backend cutlass");
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.err, Catch::Contains("infer.vllm_moe_backend"));
+}
+
 TEST_CASE("cli: training an encoder with its classification head, and LoRA on it refused by field") {
     Run r = vramlens("estimate --model bert-large-uncased --mode train --num-labels 2 --precision fp32 --micro-batch 4 --seq 512 "
                      "--set train.dropout=0.1 --set train.flash_attention=false --format json");

@@ -133,10 +133,13 @@ TEST_CASE("gpt-oss MXFP4: only the routed experts' matrices at 4.25 bits, and th
     const Estimate small = estimate(infer("gpt-oss-20b", WeightFormat::MXFP4, Engine::VLLM));
     REQUIRE(large.ok());
     REQUIRE(small.ok());
-    CHECK(weights(large) == 65248815744.0);
-    CHECK(weights(small) == 13761264768.0);
-    CHECK(weights(large) / (1 << 30) == Approx(60.8).margin(0.05));
-    CHECK(weights(small) / (1 << 30) == Approx(12.8).margin(0.05));
+    // The checkpoint: the weights less what vLLM's MoE kernel adds at load (weights.moe_layout, below).
+    const double checkpoint_large = weights(large) - test::bytes_of(large, "weights.moe_layout");
+    const double checkpoint_small = weights(small) - test::bytes_of(small, "weights.moe_layout");
+    CHECK(checkpoint_large == 65248815744.0);
+    CHECK(checkpoint_small == 13761264768.0);
+    CHECK(checkpoint_large / (1 << 30) == Approx(60.8).margin(0.05));
+    CHECK(checkpoint_small / (1 << 30) == Approx(12.8).margin(0.05));
     // The derivation names the experts apart from the other matrices.
     const Component* linear = test::find(large, "weights.linear");
     REQUIRE(linear != nullptr);
@@ -202,5 +205,88 @@ TEST_CASE("gpt-oss training: counted in bf16 as transformers dequantizes the MXF
     REQUIRE(e.ok());
     bool warned = false;
     for (const std::string& w : e.warnings) warned = warned || w.find("dequantized") != std::string::npos;
+    CHECK(warned);
+}
+
+namespace {
+Scenario on_vllm(const std::string& preset, const std::string& gpu, const std::string& release, VllmMoeBackend backend = VllmMoeBackend::Auto) {
+    Scenario s = infer(preset, WeightFormat::MXFP4, Engine::VLLM);
+    s.gpu.name = gpu;
+    s.infer.vllm_version = release;
+    s.infer.vllm_moe_backend = backend;
+    s.infer.context = 4096;
+    return s;
+}
+double layout_bytes(const Scenario& s) {
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    return test::bytes_of(e, "weights.moe_layout");
+}
+}  // namespace
+
+TEST_CASE("gpt-oss on vLLM: the MoE backend's padding of the MXFP4 experts, by GPU and release [vllm-mxfp4]") {
+    // By hand, per expert and layer (I = h = 2880, MXFP4 at 4.25 bits = 0.53125 B a weight, checkpoint biases
+    // 2I + h = 8640 bf16 = 17,280 B); gpt-oss-120b has 36 x 128 = 4608 experts-by-layers, 20b 24 x 32 = 768.
+    //   Marlin (I -> 2944, a multiple of 128; h -> 3072, of 256; bf16 biases):
+    //     3 x (2944 x 3072 - 2880 x 2880) = 2,248,704 weights x 0.53125 = 1,194,624 B + (2 x 2944 + 3072) x 2 - 17,280 = 640 B
+    //     = 1,195,264 B; 120b x 4608 = 5,507,776,512 B; 20b x 768 = 917,962,752 B.
+    //     120b: 65,248,815,744 + 5,507,776,512 = 70,756,592,256 B = 65.90 GiB; vLLM 0.10.1 on an H100 logged
+    //     "Model loading took 65.9651 GiB" (vLLM #23278, PyTorch 2.7.1: no Triton path, so Marlin).
+    //     20b: 13,761,264,768 + 917,962,752 = 14,679,227,520 B = 13.67 GiB; vLLM 0.19.0 on an A100 logged 13.72 GiB
+    //     (tests/data/accuracy/vllm-logs-candidates.json id 28; SM 8.0 has no Triton path: Marlin).
+    //   Triton (I -> a multiple of 64: 2880 already; h kept; biases fp32): 8640 x (4 - 2) = 17,280 B; 120b 79,626,240 B.
+    //   FlashInfer TRTLLM (both -> 3072; fp32 biases): 3 x (3072^2 - 2880^2) = 3,428,352 x 0.53125 = 1,821,312 B
+    //     + 9216 x 4 - 17,280 = 19,584 B = 1,840,896 B; 120b x 4608 = 8,482,848,768 B.
+    //   FlashInfer CUTLASS (both -> 2944; bf16): 3 x (2944^2 - 2880^2) = 1,118,208 x 0.53125 = 594,048 B
+    //     + 8832 x 2 - 17,280 = 384 B = 594,432 B; 120b x 4608 = 2,739,142,656 B.
+    const std::string h100 = "NVIDIA H100 80GB HBM3 (SXM5)";
+    CHECK(layout_bytes(on_vllm("gpt-oss-120b", h100, "0.10.1")) == 5507776512.0);
+    CHECK(layout_bytes(on_vllm("gpt-oss-20b", h100, "0.10.1")) == 917962752.0);
+    CHECK(layout_bytes(on_vllm("gpt-oss-20b", "NVIDIA A100 80GB (SXM4)", "0.19.0")) == 917962752.0);
+    CHECK(layout_bytes(on_vllm("gpt-oss-120b", h100, "0.14.1")) == 79626240.0);
+    CHECK(layout_bytes(on_vllm("gpt-oss-120b", h100, "0.21")) == 79626240.0);
+    CHECK(layout_bytes(on_vllm("gpt-oss-20b", h100, "0.14.1")) == 768.0 * 17280);
+    CHECK(layout_bytes(on_vllm("gpt-oss-120b", "NVIDIA B200 180GB", "0.14.1")) == 8482848768.0);
+    CHECK(layout_bytes(on_vllm("gpt-oss-120b", "NVIDIA GeForce RTX 5090 32GB", "0.14.1")) == 5507776512.0);  // SM 12.0: Marlin
+    // Chosen by the user (vllm serve --moe-backend, VLLM_MXFP4_USE_MARLIN, VLLM_USE_FLASHINFER_MOE_MXFP4_BF16):
+    CHECK(layout_bytes(on_vllm("gpt-oss-120b", h100, "0.14.1", VllmMoeBackend::Marlin)) == 5507776512.0);
+    CHECK(layout_bytes(on_vllm("gpt-oss-120b", h100, "0.14.1", VllmMoeBackend::FlashInferCutlass)) == 2739142656.0);
+
+    // Tensor parallel 2 splits each expert's intermediate size: I = 1440 per GPU.
+    //   Marlin: 1440 -> 1536, h -> 3072: 3 x (1536 x 3072 - 1440 x 2880) = 1,714,176 x 0.53125 = 910,656 B
+    //     + (2 x 1536 + 3072) x 2 - (2 x 1440 + 2880) x 2 = 768 B = 911,424 B; x 4608 = 4,199,841,792 B.
+    //   Triton: 1440 -> 1472: 3 x 32 x 2880 = 276,480 x 0.53125 = 146,880 B + (2 x 1472 + 2880) x 4 - 5760 x 2 = 11,776 B
+    //     = 158,656 B; x 4608 = 731,086,848 B.
+    Scenario tp2 = on_vllm("gpt-oss-120b", h100, "0.10.1");
+    tp2.parallel.tp = 2;
+    tp2.gpu_count = 2;
+    CHECK(layout_bytes(tp2) == 4199841792.0);
+    tp2.infer.vllm_version = "0.14.1";
+    CHECK(layout_bytes(tp2) == 731086848.0);
+
+    // The derivation shows the padded sizes.
+    const Estimate e = estimate(on_vllm("gpt-oss-120b", h100, "0.10.1"));
+    const Component* c = test::find(e, "weights.moe_layout");
+    REQUIRE(c != nullptr);
+    CHECK(std::string(c->label).find("Marlin") != std::string::npos);
+    CHECK(c->formula().find("I_pad * h_pad - I * h") != std::string_view::npos);
+    CHECK(c->substituted().find("2,944 * 3,072 - 2,880 * 2,880") != std::string_view::npos);
+}
+
+TEST_CASE("gpt-oss on vLLM: the padded experts leave less for the KV pool, and ROCm's padding is not counted but warned of") {
+    const std::string h100 = "NVIDIA H100 80GB HBM3 (SXM5)";
+    Scenario marlin = on_vllm("gpt-oss-20b", h100, "0.14.1", VllmMoeBackend::Marlin);
+    Scenario cutlass = on_vllm("gpt-oss-20b", h100, "0.14.1", VllmMoeBackend::FlashInferCutlass);
+    const Estimate a = estimate(marlin), b = estimate(cutlass);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    // Marlin's 917,962,752 B against CUTLASS's 768 x 594,432 = 456,523,776 B: the pool is 461,438,976 B smaller.
+    CHECK(b.kv.pool_bytes - a.kv.pool_bytes == Approx(917962752.0 - 456523776.0).margin(a.kv.bytes_per_token * marlin.infer.block_size));
+
+    const Estimate amd = estimate(on_vllm("gpt-oss-20b", "AMD Instinct MI300X 192GB", "0.14.1"));
+    REQUIRE(amd.ok());
+    CHECK(test::find(amd, "weights.moe_layout") == nullptr);
+    bool warned = false;
+    for (const std::string& w : amd.warnings) warned = warned || w.find("vLLM on ROCm") == 0;
     CHECK(warned);
 }

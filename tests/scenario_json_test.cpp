@@ -131,6 +131,7 @@ Scenario every_field_changed() {
     i.fp32_compute = true;
     i.engine_overhead_bytes = 1.5e9;
     i.vllm_version = "0.6.5";
+    i.vllm_moe_backend = VllmMoeBackend::FlashInferCutlass;
     i.llamacpp_backend = LlamaCppBackend::CANN;
     i.mla_cache = MlaCache::Decompressed;
     i.autocast = InferAutocast::PerOp;
@@ -310,6 +311,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.fp32_compute == b.infer.fp32_compute);
     CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
     CHECK(a.infer.vllm_version == b.infer.vllm_version);
+    CHECK(a.infer.vllm_moe_backend == b.infer.vllm_moe_backend);
     CHECK(a.infer.llamacpp_backend == b.infer.llamacpp_backend);
     CHECK(a.infer.mla_cache == b.infer.mla_cache);
     CHECK(a.infer.autocast == b.infer.autocast);
@@ -724,7 +726,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 26);
     CHECK(field_count<FineTuneOptions>() == 12);
-    CHECK(field_count<InferenceOptions>() == 28);
+    CHECK(field_count<InferenceOptions>() == 29);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format

@@ -19,6 +19,7 @@
 #include "inference/runtime.h"
 #include "inference/speculative.h"
 #include "inference/vllm_budget.h"
+#include "inference/vllm_moe.h"
 #include "inference/weight_formats.h"
 #include "model/image_tokens.h"
 #include "model/layer_tensors.h"
@@ -119,11 +120,36 @@ auto vllm_rope_cache_bytes(Q& q, const ModelSpec& m, const InferenceOptions& o) 
     const double rot = m.attention == AttentionKind::MLA ? static_cast<double>(m.mla.qk_rope_head_dim) : static_cast<double>(m.head_dim);
     return q("max_position", static_cast<double>(m.max_position)) * q("rotary_dim", rot) * q("weight_bytes", model_dtype_bytes(o));
 }
-// What vLLM holds from loading beside the language model's stage weights: the tower on stage 0, the rotary table.
-double vllm_load_extra_bytes(const Scenario& s, int64_t stage) {
+// vLLM's MXFP4 experts on this GPU as its MoE backend lays them out (vllm_moe.h): nullopt when the estimate has
+// none (another engine or format, no routed experts here, or a backend not modelled: ROCm).
+struct Mxfp4Experts {
+    VllmMoeBackend backend;
+    Mxfp4Layout layout;
+    int64_t inter = 0, hidden = 0;  // I per expert-tp partition, h
+    double routed = 0;              // the routed experts' matrix parameters on this GPU
+};
+std::optional<Mxfp4Experts> vllm_mxfp4_experts(const Scenario& s, const StageWeightParams& w) {
+    const ModelSpec& m = s.model;
+    const std::optional<VllmRelease> r = parse_vllm_version(s.infer.vllm_version);
+    if (s.infer.engine != Engine::VLLM || s.infer.weights != WeightFormat::MXFP4 || !r || m.moe.num_experts == 0 ||
+        m.moe.expert_ffn <= 0 || !(w.routed > 0))
+        return std::nullopt;
+    const VllmMoeBackend b = vllm_mxfp4_backend(s.infer.vllm_moe_backend, *r, s.gpu.name);
+    if (b == VllmMoeBackend::Auto) return std::nullopt;
+    return Mxfp4Experts{b, mxfp4_layout(b), m.moe.expert_ffn / expert_tp(s.parallel, ExpertSplit::EpOrTp), m.hidden, w.routed};
+}
+template <class Q>
+auto vllm_mxfp4_layout_bytes(Q& q, const Scenario& s, const Mxfp4Experts& x) {
+    return vllm_mxfp4_padding_bytes(q, x.routed, x.inter, x.hidden, x.layout, layout_bits(q, weight_format(WeightFormat::MXFP4).layout, s.infer));
+}
+
+// What vLLM holds from loading beside the language model's stage weights: the tower on stage 0, the rotary table,
+// the MoE backend's padding of MXFP4 experts.
+double vllm_load_extra_bytes(const Scenario& s, const StagePick& p) {
     Numbers n;
-    return (s.model.vision.active() && stage == 0 ? vision_weight_bytes(n, s) : 0.0) +
-           (has_rope_cache(s.model) ? vllm_rope_cache_bytes(n, s.model, s.infer) : 0.0);
+    const std::optional<Mxfp4Experts> x = vllm_mxfp4_experts(s, p.params);
+    return (s.model.vision.active() && p.stage == 0 ? vision_weight_bytes(n, s) : 0.0) +
+           (has_rope_cache(s.model) ? vllm_rope_cache_bytes(n, s.model, s.infer) : 0.0) + (x ? vllm_mxfp4_layout_bytes(n, s, *x) : 0.0);
 }
 
 void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
@@ -144,6 +170,16 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             [&](auto& q) { return vllm_rope_cache_bytes(q, m, o); });
     add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, kLoadOn, weight_format_source(o.weights)),
         [&](auto& q) { return linear_weight_bytes(q, w, m, o, s.parallel); });
+    if (const std::optional<Mxfp4Experts> x = vllm_mxfp4_experts(s, w))
+        add(e, d, comp("weights.moe_layout", vllm_moe_layout_label(x->backend),
+                       Category::Weights, kLoadOn,
+                       "vLLM Mxfp4MoEMethod.create_weights: each expert's intermediate and hidden sizes rounded up to the backend's "
+                       "alignment, biases in the backend's dtype; the backend by GPU and release, or infer.vllm_moe_backend [vllm-mxfp4]"),
+            [&](auto& q) { return vllm_mxfp4_layout_bytes(q, s, *x); });
+    else if (o.engine == Engine::VLLM && o.weights == WeightFormat::MXFP4 && m.moe.num_experts > 0 && o.vllm_moe_backend == VllmMoeBackend::Auto &&
+             gpu_arch(s.gpu.name) == GpuArch::AMD)
+        e.warnings.push_back("vLLM on ROCm: the padding of the MXFP4 experts (to 128 or 256 by gfx architecture and release) is not "
+                             "counted; set infer.vllm_moe_backend to count a CUDA backend's");
     if (p.w.embedding > 0)
         add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, kLoadOn,
                        gguf ? "llama.cpp: token_embd takes the base type (Q6_K when tied) [llama-cpp-code]"
@@ -631,7 +667,7 @@ StagePick vllm_limiting_stage(const Scenario& s, const ParamCounts& pc, double c
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         const StagePick p = stage_at(s, pc, st);
         const double block_bytes = kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end) * static_cast<double>(o.block_size);
-        const double available = capacity - p.w.total() - vllm_load_extra_bytes(s, st) - fixed_bytes - vllm_mamba_cache_bytes(s, p);
+        const double available = capacity - p.w.total() - vllm_load_extra_bytes(s, p) - fixed_bytes - vllm_mamba_cache_bytes(s, p);
         const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
         // Fewest blocks; among stages that hold none, the one with the most weights.
         if (best_blocks < 0 || blocks < best_blocks || (blocks == best_blocks && p.w.total() > best.w.total())) {
@@ -719,7 +755,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const double target_per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
     const double per_token = target_per_token + (drafter ? draft_kv_bytes_per_token(*drafter, o.kv_dtype) : 0);  // one pool for both
     const double block_bytes = per_token * static_cast<double>(block);
-    const double available = requested - p.w.total() - vllm_load_extra_bytes(s, p.stage) - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
+    const double available = requested - p.w.total() - vllm_load_extra_bytes(s, p) - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
     const int64_t blocks = (available > 0 && block_bytes > 0) ? static_cast<int64_t>(std::floor(available / block_bytes)) : 0;
     const int64_t lookahead = speculative_lookahead(o);
     const int64_t blocks_per_seq = (o.context + lookahead + block - 1) / block;
