@@ -207,6 +207,18 @@ void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const 
     });
 }
 
+// Llama 3.2 Vision's cross-attention layers on stage p: K and V of every image's states per sequence.
+void add_cross_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
+    const InferenceOptions& o = s.infer;
+    const ModelSpec& m = s.model;
+    if (!m.vision.mllama() || o.images <= 0 || layer_pattern(m).cross_count(p.begin, p.end) == 0) return;
+    const int64_t states = o.images * image_grid(m.vision, o.image_width, o.image_height).cross_tokens;
+    add(e, d, comp("kv_cache.cross", "Cross-attention KV cache (images)", Category::KVCache, kServing,
+                   "MllamaTextCrossAttention: each cross-attention layer caches K and V of the images' states (images x tiles x "
+                   "(patches + 1)), whatever the context [transformers-mllama]"),
+        [&](auto& q) { return q("b", static_cast<double>(o.batch)) * cross_kv_sequence_bytes(q, m, o.kv_dtype, s.parallel.tp, p.begin, p.end, states); });
+}
+
 void warn_mamba_working_memory(Estimate& e, const SsmSpec& x) {
     e.warnings.push_back(x.kind == SsmKind::GatedDeltaNet
                              ? std::string("the Gated DeltaNet layers' working memory in the forward (the chunked delta rule's intermediates) is not "
@@ -340,6 +352,13 @@ void add_vision_encoder(const Scenario& s, Detail d, Estimate& e) {
             N vision = mlp_live_bytes(q, tower, patches, 1, kActBytes);
             if (!o.flash_attention)
                 vision += eager_scores_bytes(q, tower, per_image ? 1 : o.batch * o.images, g.patches, g.patches, 1, false);
+            // MllamaVisionModel: the local encoder runs with output_hidden_states=True, so its input and every layer's output
+            // (L + 1 states of every image) stay alive until the intermediate ones are picked after the global encoder; the
+            // aspect-ratio mask [b x images, 1, n, n] of the padded tiles is built in the model's dtype [transformers-mllama].
+            if (v.mllama()) {
+                vision += q("states_v", static_cast<double>(v.layers + 1)) * patches * q("h_v", static_cast<double>(v.hidden)) * q("act_bytes", kActBytes);
+                if (o.flash_attention) vision += patches * q("patches", static_cast<double>(g.patches)) * q("act_bytes", kActBytes);
+            }
             return max_of(q.let("A_vision", vision) - q("A_prefill", prefill), N(0));
         });
 }
@@ -456,6 +475,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                ? "DynamicCache(config) (transformers >= 4.56): sliding layers keep the window, and the prefill's whole K/V until the first decode step (DynamicSlidingWindowLayer) [transformers-code]"
                : "DynamicCache() without config (transformers < 4.56, dynamic_full): every layer keeps every token, sliding window or not [transformers-code]",
            o.sliding_window_cache, floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
+    add_cross_kv(s, d, e, p);
     add_ssm_state(s, d, e, p,
                   m.ssm.kind == SsmKind::GatedDeltaNet
                       ? "transformers Qwen3NextDynamicCache: conv_states [b, 2 key_dim + value_dim, d_conv] in the model's dtype and "
@@ -752,6 +772,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
                              "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
                              "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
+    if (m.vision.mllama())
+        e.warnings.push_back("vLLM: Llama 3.2 Vision's cross-attention layers are counted without a cache (text only, no images); "
+                             "vLLM's encoder-decoder cache for images is not modelled (infer.images needs engine transformers)");
     if (m.vision.active())
         e.warnings.push_back("vLLM: the profile run of a vision-language model also encodes dummy images (its encoder budget) before the KV pool "
                              "is sized; that encoder forward is not modelled (the activation peak is the language model's)");
