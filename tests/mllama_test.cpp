@@ -122,7 +122,7 @@ TEST_CASE("mllama: transformers inference counts the self-attention KV by contex
     CHECK(test::bytes_of(t, "kv_cache") == 131072.0 * 4096);
 }
 
-TEST_CASE("mllama: vLLM and llama.cpp refuse images, naming the engine; training warns about the cross-attention activations") {
+TEST_CASE("mllama: vLLM and llama.cpp refuse images, naming the engine, and training warns about the cross-attention activations") {
     Scenario s;
     s.mode = Mode::Infer;
     s.model = mllama_config("llama-3.2-11b-vision-instruct.json");
@@ -131,6 +131,11 @@ TEST_CASE("mllama: vLLM and llama.cpp refuse images, naming the engine; training
     const Estimate v = estimate(s);
     REQUIRE_FALSE(v.errors.empty());
     CHECK(v.errors[0].field == "infer.engine");
+    s.infer.engine = Engine::LlamaCpp;
+    const Estimate l = estimate(s);
+    REQUIRE_FALSE(l.errors.empty());
+    CHECK(l.errors[0].field == "infer.engine");
+    s.infer.engine = Engine::VLLM;
     s.infer.images = 0;
     CHECK(estimate(s).errors.empty());
 
