@@ -108,6 +108,8 @@ TEST_CASE("mllama: transformers inference counts the self-attention KV by contex
     CHECK(test::bytes_of(e, "kv_cache") == 131072.0 * (4096 + 2));
     // Cross-attention KV: 8 layers x 2 images x 6404 states x 2 x 8 x 128 x 2 B = 209,846,272 B per image.
     CHECK(test::bytes_of(e, "kv_cache.cross") == 8.0 * 2 * 6404 * 2 * 8 * 128 * 2);
+    // The sequences the free memory holds: each takes its tokens' KV and its images' cross-attention KV.
+    CHECK(e.kv.sequences == static_cast<int64_t>(e.kv.pool_bytes / (131072.0 * (4096 + 2) + 8.0 * 2 * 6404 * 2 * 8 * 128 * 2)));
     // The weights: the language model's 9,775,192,080 and the tower's and projector's 895,028,755 parameters in bf16.
     CHECK(test::bytes_of(e, "weights.vision") == 895028755.0 * 2);
     // The vision encoder's forward: beyond the MLP's live tensors, the local encoder's 33 states of 2 x 6432 positions x 1280
