@@ -116,6 +116,12 @@ TEST_CASE("mllama: transformers inference counts the self-attention KV by contex
     // and the aspect-ratio mask of 2 x 6432^2 (SDPA) in bf16 are alive at once; both exceed the text prefill's 4096 tokens.
     CHECK(test::bytes_of(e, "act.vision_encoder") > 33.0 * 2 * 6432 * 1280 * 2 + 2.0 * 6432 * 6432 * 2 -
                                                         (test::bytes_of(e, "act.prefill_mlp") + test::bytes_of(e, "act.prefill_inputs")));
+    bool noted = false;
+    for (const std::string& w : e.warnings)
+        noted = noted || w == "images: 2 image(s) join every sequence as one <|image|> token each (the KV cache and prefill count 4096 + 2 = 4098 "
+                             "tokens); the cross-attention layers keep K and V of 6404 image states per image (max_num_tiles x (patches + 1), "
+                             "whatever the image's size)";
+    CHECK(noted);
     // No images: no cross cache, no encoder.
     Scenario text = s;
     text.infer.images = 0;

@@ -56,6 +56,13 @@ int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o) {
 
 std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o) {
     const int64_t n = sequence_image_tokens(m, o);
+    if (m.vision.mllama()) {
+        const ImageGrid g = image_grid(m.vision, o.image_width, o.image_height);
+        return "images: " + std::to_string(o.images) + " image(s) join every sequence as one <|image|> token each (the KV cache and prefill count " +
+               std::to_string(o.context) + " + " + std::to_string(n) + " = " + std::to_string(o.context + n) +
+               " tokens); the cross-attention layers keep K and V of " + std::to_string(g.cross_tokens) +
+               " image states per image (max_num_tiles x (patches + 1), whatever the image's size)";
+    }
     return "images: " + std::to_string(o.images) + " image(s) of " + std::to_string(image_grid(m.vision, o.image_width, o.image_height).tokens) +
            " tokens each (" + std::to_string(o.image_width) + " x " + std::to_string(o.image_height) +
            " px) join every sequence: the KV cache and prefill count " + std::to_string(o.context) + " + " + std::to_string(n) + " = " +
