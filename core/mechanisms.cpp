@@ -59,6 +59,7 @@ constexpr Prefix kPrefixes[] = {
     {"logits", kLogits},
     {"kv_cache", kKv},
     {"prefill.kv_cache", kKv},
+    {"kv_cache.cross", kKv},
     {"ssm_state", kKv},
     {"buffers", kComm},
     {"engine.nccl", kComm},

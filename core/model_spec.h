@@ -97,8 +97,13 @@ struct SsmSpec {
 // embed_dim x mlp_ratio; its merger's ln_q is a LayerNorm too). The projector: LlavaMlp (LlavaMultiModalProjector: linear, GELU, linear),
 // QwenMerger (Qwen2_5_VLPatchMerger: RMSNorm, then an MLP over merge x merge neighbouring patches),
 // Gemma3 (Gemma3MultiModalProjector: average pooling to tokens_per_image, RMSNorm, one matrix).
-enum class VisionKind { None, Clip, Siglip, QwenVit, Qwen2Vit };
-enum class ProjectorKind { LlavaMlp, QwenMerger, Gemma3 };
+// Mllama: Llama 3.2 Vision's MllamaVisionModel [transformers-mllama]: an image is up to max_tiles tiles of image_size px,
+// each tile's patches plus a class token (padded to a multiple of 8 inside the tower); a local encoder of `layers` layers
+// and a gated global encoder of `global_layers` layers; the last state and `intermediate_layers` of the local encoder's
+// states concatenated; MllamaProjector: one Linear + bias into the language model. The language model does not take
+// image tokens in its sequence: its `cross_layers` (text_config.cross_attention_layers) attend to the image's states.
+enum class VisionKind { None, Clip, Siglip, QwenVit, Qwen2Vit, Mllama };
+enum class ProjectorKind { LlavaMlp, QwenMerger, Gemma3, MllamaLinear };
 struct VisionSpec {
     VisionKind kind = VisionKind::None;
     int64_t layers = 0;          // num_hidden_layers (Qwen: depth)
@@ -113,9 +118,16 @@ struct VisionSpec {
     int64_t merge = 1;           // Qwen: spatial_merge_size (merge x merge patches become one token)
     ProjectorKind projector = ProjectorKind::LlavaMlp;
     int64_t tokens_per_image = 0;  // Gemma 3: mm_tokens_per_image (the projector's pooled grid); 0: by the tower's rule
+    // Mllama only (0 / empty otherwise):
+    int64_t global_layers = 0;        // num_global_layers: the gated global encoder after the local one
+    int64_t max_tiles = 0;            // max_num_tiles: tiles per image (the processor pads every image to this many)
+    int64_t aspect_ratios = 0;        // len(supported_aspect_ratios) = max_aspect_ratio_id (tile embeddings have one more row)
+    int64_t intermediate_layers = 0;  // len(intermediate_layers_indices): local states concatenated beside the last one
+    std::vector<int64_t> cross_layers;  // text_config.cross_attention_layers: the language model's cross-attention layers
     bool active() const { return kind != VisionKind::None; }
     // Qwen2-VL or Qwen2.5-VL: dynamic resolution, merge x merge patches per token.
     bool qwen() const { return kind == VisionKind::QwenVit || kind == VisionKind::Qwen2Vit; }
+    bool mllama() const { return kind == VisionKind::Mllama; }
     bool operator==(const VisionSpec&) const = default;
 };
 

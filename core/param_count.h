@@ -15,11 +15,12 @@ struct LayerKind {
     bool ssm = false;       // the mixer is a Mamba block instead of attention
     bool no_mixer = false;  // an MLP-only layer (Nemotron-H '-' / 'E')
     bool no_mlp = false;    // a mixer-only layer (Nemotron-H 'M' / '*')
-    // 0..8, LayerTable's slot: mixer (attention, Mamba, none) x MLP (dense, MoE, none)
-    size_t index() const { return (no_mixer ? 6u : ssm ? 3u : 0u) + (no_mlp ? 2u : moe ? 1u : 0u); }
-    static LayerKind of_index(size_t k) { return {k % 3 == 1, k / 3 == 1, k / 3 == 2, k % 3 == 2}; }
+    bool cross = false;     // a cross-attention layer (Mllama's text_config.cross_attention_layers): attends to the image
+    // 0..11, LayerTable's slot: mixer (attention, Mamba, none, cross-attention) x MLP (dense, MoE, none)
+    size_t index() const { return (cross ? 9u : no_mixer ? 6u : ssm ? 3u : 0u) + (no_mlp ? 2u : moe ? 1u : 0u); }
+    static LayerKind of_index(size_t k) { return {k % 3 == 1, k / 3 == 1, k / 3 == 2, k % 3 == 2, k / 3 == 3}; }
 };
-inline constexpr size_t kLayerKinds = 9;
+inline constexpr size_t kLayerKinds = 12;
 
 struct LayerParams {
     int64_t attention = 0;   // q, k, v, o (+ biases, qk-norms, MLA projections and norms)
@@ -45,14 +46,17 @@ struct LayerPattern {
     int64_t attn_period = 0;            // SsmSpec::attn_period / attn_offset
     int64_t attn_offset = 0;
     bool parallel_attention = false;    // SsmSpec::parallel_attention: attention beside every Mamba mixer
-    // SsmSpec::layer_list, one code per layer (kMixer* + kNoMlp); listed == 0: the periodic rule.
-    static constexpr uint8_t kMixerAttention = 0, kMixerSsm = 1, kMixerNone = 2, kNoMlp = 4;
+    // SsmSpec::layer_list, or Mllama's cross-attention layers among self-attention ones (VisionSpec::cross_layers), one
+    // code per layer (kMixer* + kNoMlp); listed == 0: the periodic rule.
+    static constexpr uint8_t kMixerAttention = 0, kMixerSsm = 1, kMixerNone = 2, kMixerCross = 3, kNoMlp = 4;
     int64_t listed = 0;
     std::array<uint8_t, kMaxListedLayers> codes{};
     bool moe(int64_t layer) const;      // layer (0-based) uses routed experts
     bool sliding(int64_t layer) const;  // layer (0-based) uses the sliding window
     bool ssm(int64_t layer) const;      // layer (0-based) has a Mamba mixer instead of attention
-    bool attention(int64_t layer) const;  // layer (0-based) has attention (and so a KV cache), beside its mixer or alone
+    bool attention(int64_t layer) const;  // layer (0-based) has self-attention (and so a KV cache by context), beside its mixer or alone
+    bool cross(int64_t layer) const;      // layer (0-based) is a cross-attention layer (its KV cache is the image's, not the context's)
+    int64_t cross_count(int64_t begin, int64_t end) const;  // cross-attention layers among [begin, end)
     LayerKind kind(int64_t layer) const;
     int64_t moe_count(int64_t begin, int64_t end) const;  // MoE layers among [begin, end)
     int64_t attention_count(int64_t begin, int64_t end) const;  // attention layers among [begin, end)
@@ -63,7 +67,7 @@ struct LayerPattern {
     template <class F>
     void for_each_kind(int64_t begin, int64_t end, F&& f) const {
         if (end <= begin) return;
-        if (!ssm_model) {
+        if (!ssm_model && listed == 0) {
             const int64_t n_moe = moe_count(begin, end);
             if (end - begin - n_moe > 0) f(LayerKind{false, false}, end - begin - n_moe);
             if (n_moe > 0) f(LayerKind{true, false}, n_moe);

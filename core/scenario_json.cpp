@@ -294,6 +294,11 @@ template <class V> void fields(V& v, VisionSpec*) {
     v("merge", &VisionSpec::merge);
     v("projector", &VisionSpec::projector);
     v("tokens_per_image", &VisionSpec::tokens_per_image);
+    v("global_layers", &VisionSpec::global_layers);
+    v("max_tiles", &VisionSpec::max_tiles);
+    v("aspect_ratios", &VisionSpec::aspect_ratios);
+    v("intermediate_layers", &VisionSpec::intermediate_layers);
+    v("cross_layers", &VisionSpec::cross_layers);
 }
 
 template <class V> void fields(V& v, ModelOrigin*) {
@@ -454,6 +459,11 @@ void read_array(const Json& j, const std::string& path, std::vector<FieldError>&
 
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<uint64_t>& out) {
     read_array(j, path, errs, out, kMaxGgufLayers, "must be an array of at most 100000 byte counts, one per layer");
+}
+
+// model.vision.cross_layers: the language model's cross-attention layer indices (validate_model checks their range).
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<int64_t>& out) {
+    read_array(j, path, errs, out, static_cast<size_t>(kMaxListedLayers), "must be an array of at most 256 layer indices, e.g. [3, 8, 13]");
 }
 
 // local.tensor_split: one number per GPU; local.custom_gpus: one object per GPU.

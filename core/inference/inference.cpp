@@ -44,9 +44,17 @@ struct StagePick {
     double kv_seq_bytes = 0;  // one sequence of infer.context tokens on this stage (KV cache, and a Mamba layer's state)
 };
 
-// The recurrent state of one sequence on stage p (0 for a transformer).
-double ssm_state_per_sequence(const Scenario& s, const StagePick& p) {
-    return s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer, s.model.ssm), s.parallel.tp) : 0;
+// The image states each sequence's cross-attention layers keep K and V of (Llama 3.2 Vision; 0 for other models).
+int64_t cross_states(const Scenario& s) {
+    return s.model.vision.mllama() && s.infer.images > 0 ? s.infer.images * image_grid(s.model.vision, s.infer.image_width, s.infer.image_height).cross_tokens : 0;
+}
+
+// What one sequence holds on stage p whatever its length: a Mamba layer's recurrent state, Llama 3.2 Vision's cross-attention
+// KV of its images (0 for a plain transformer).
+double state_per_sequence(const Scenario& s, const StagePick& p) {
+    Numbers n;
+    return (s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer, s.model.ssm), s.parallel.tp) : 0) +
+           (cross_states(s) > 0 ? cross_kv_sequence_bytes(n, s.model, s.infer.kv_dtype, s.parallel.tp, p.begin, p.end, cross_states(s)) : 0.0);
 }
 
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
@@ -71,7 +79,7 @@ StagePick pick_stage(const Scenario& s, const ParamCounts& pc, int64_t block, bo
         StagePick p = stage_at(s, pc, st);
         if (m.architecture_known()) {
             p.kv_seq_bytes = kv_sequence_bytes(m, o.kv_dtype, s.parallel.tp, p.begin, p.end, o.context, block, cap_window);
-            p.kv_seq_bytes += ssm_state_per_sequence(s, p);
+            p.kv_seq_bytes += state_per_sequence(s, p);
         }
         const double gpu_weights = p.w.total() - (embedding_on_host ? p.w.embedding : 0.0);
         const double total = gpu_weights + static_cast<double>(o.batch) * p.kv_seq_bytes;
@@ -243,6 +251,18 @@ void add_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p, const 
     });
 }
 
+// Llama 3.2 Vision's cross-attention layers on stage p: K and V of every image's states per sequence.
+void add_cross_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
+    const InferenceOptions& o = s.infer;
+    const ModelSpec& m = s.model;
+    const int64_t states = cross_states(s);
+    if (states == 0 || layer_pattern(m).cross_count(p.begin, p.end) == 0) return;
+    add(e, d, comp("kv_cache.cross", "Cross-attention KV cache (images)", Category::KVCache, kServing,
+                   "MllamaTextCrossAttention: each cross-attention layer caches K and V of the images' states (images x tiles x "
+                   "(patches + 1)), whatever the context [transformers-mllama]"),
+        [&](auto& q) { return q("b", static_cast<double>(o.batch)) * cross_kv_sequence_bytes(q, m, o.kv_dtype, s.parallel.tp, p.begin, p.end, states); });
+}
+
 void warn_mamba_working_memory(Estimate& e, const SsmSpec& x) {
     e.warnings.push_back(x.kind == SsmKind::GatedDeltaNet
                              ? std::string("the Gated DeltaNet layers' working memory in the forward (the chunked delta rule's intermediates) is not "
@@ -284,8 +304,9 @@ int64_t longest_layer_tokens(const Scenario& s, const StagePick& p, int64_t wind
 }
 
 // KV capacity of an engine that allocates on demand: what the memory left by everything else holds.
-// A state-space model's sequences also hold their Mamba layers' recurrent state (state_bytes each), so
-// a sequence of infer.context tokens takes context * bytes_per_token + state_bytes.
+// A state-space model's sequences also hold their Mamba layers' recurrent state, and Llama 3.2 Vision's their images'
+// cross-attention KV (state_bytes each, state_per_sequence), so a sequence of infer.context tokens takes
+// context * bytes_per_token + state_bytes.
 void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak, double state_bytes = 0) {
     e.kv.bytes_per_token = bytes_per_token;
     e.kv.block_size = 1;
@@ -376,6 +397,13 @@ void add_vision_encoder(const Scenario& s, Detail d, Estimate& e) {
             N vision = mlp_live_bytes(q, tower, patches, 1, kActBytes);
             if (!o.flash_attention)
                 vision += eager_scores_bytes(q, tower, per_image ? 1 : o.batch * o.images, g.patches, g.patches, 1, false);
+            // MllamaVisionModel: the local encoder runs with output_hidden_states=True, so its input and every layer's output
+            // (L + 1 states of every image) stay alive until the intermediate ones are picked after the global encoder; the
+            // aspect-ratio mask [b x images, 1, n, n] of the padded tiles is built in the model's dtype [transformers-mllama].
+            if (v.mllama()) {
+                vision += q("states_v", static_cast<double>(v.layers + 1)) * patches * q("h_v", static_cast<double>(v.hidden)) * q("act_bytes", kActBytes);
+                if (o.flash_attention) vision += patches * q("patches", static_cast<double>(g.patches)) * q("act_bytes", kActBytes);
+            }
             return max_of(q.let("A_vision", vision) - q("A_prefill", prefill), N(0));
         });
 }
@@ -492,6 +520,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                ? "DynamicCache(config) (transformers >= 4.56): sliding layers keep the window, and the prefill's whole K/V until the first decode step (DynamicSlidingWindowLayer) [transformers-code]"
                : "DynamicCache() without config (transformers < 4.56, dynamic_full): every layer keeps every token, sliding window or not [transformers-code]",
            o.sliding_window_cache, floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
+    add_cross_kv(s, d, e, p);
     add_ssm_state(s, d, e, p,
                   m.ssm.kind == SsmKind::GatedDeltaNet
                       ? "transformers Qwen3NextDynamicCache: conv_states [b, 2 key_dim + value_dim, d_conv] in the model's dtype and "
@@ -529,7 +558,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
             [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
     add_fragmentation(s, d, e, hf_largest_transient(s, q_tokens, prompt, positions));  // PyTorch's caching allocator, as training
     add_decode_holes(s, d, e, p);
-    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), ssm_state_per_sequence(s, p));
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), state_per_sequence(s, p));
 }
 
 // The stage shown is the one whose GPU peaks highest: prefill and decode hold different caches
@@ -641,7 +670,7 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
                    cuda ? "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (f32 KQ, softmax in place, the KQ mask), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log]"
                         : "ggml graph for one ubatch on CANN: f32 KQ + softmax and output logits [llama-cpp-cann-log]"),
         [&](auto& q) { return llamacpp_compute_bytes(q, m, n_ctx, n_ub, o.flash_attention, o.llamacpp_backend); });
-    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e), ssm_state_per_sequence(s, p));
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e), state_per_sequence(s, p));
 }
 
 // vLLM sizes one KV pool for all workers: the fewest blocks any pipeline stage's GPU can hold
@@ -788,6 +817,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
                              "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
                              "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
+    if (m.vision.mllama())
+        e.warnings.push_back("vLLM: Llama 3.2 Vision's cross-attention layers are counted without a cache (text only, no images); "
+                             "vLLM's encoder-decoder cache for images is not modelled (infer.images needs engine transformers)");
     if (m.vision.active())
         e.warnings.push_back("vLLM: the profile run of a vision-language model also encodes dummy images (its encoder budget) before the KV pool "
                              "is sized; that encoder forward is not modelled (the activation peak is the language model's)");

@@ -114,6 +114,16 @@ auto kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t 
 double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end,
                          int64_t tokens, int64_t block_size, bool cap_window, int64_t window_floor = 0);
 
+// Bytes of the cross-attention cache of one sequence for layers [begin, end) on one rank (Llama 3.2 Vision): each
+// cross-attention layer keeps K and V of its images' states, `image_states` of them (images x max_num_tiles x
+// ((S/p)^2 + 1), image_tokens.h), not of the text: the same at any context length. MllamaTextCrossAttention projects
+// cross_attention_states once and past_key_values keeps them at that layer [transformers-mllama].
+template <class Q>
+auto cross_kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end, int64_t image_states) {
+    return q("L_cross", static_cast<double>(layer_pattern(m).cross_count(begin, end))) * q("s_image", static_cast<double>(image_states)) *
+           kv_elements(q, m, tp) * kv_element_bytes(q, t);
+}
+
 // llama.cpp's sliding-window cache (llama_kv_cache_iswa, src/llama-kv-cache-iswa.cpp [llama-cpp-code]):
 // for an architecture whose loader sets a sliding-window type (Gemma 2, Gemma 3, Cohere2, gpt-oss,
 // Llama 4 chunked), the window layers hold GGML_PAD(min(n_ctx, n_swa + n_ubatch), 256) cells per

@@ -28,7 +28,7 @@ using json = nlohmann::json;
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
-    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss,
+    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss, Mllama,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -105,6 +105,10 @@ constexpr Family kFamilies[] = {
     {"falcon_h1",       "FalconH1ForCausalLM",            Arch::FalconH1,   "Falcon-H1",  128000,  4096, 14336, 32,  32,   8,   0,   8192,  false},
     // gpt-oss (issue 18): GptOssConfig's defaults (the 120b sizes; intermediate_size is each routed expert's) [transformers-code]
     {"gpt_oss",         "GptOssForCausalLM",              Arch::GptOss,     "gpt-oss",    201088,  2880,  2880, 36,  64,   8,  64, 131072,  false},
+    // Llama 3.2 Vision (issue 18 item 3): MllamaTextConfig's defaults (the 11B sizes), the language model in text_config; the
+    // tower in vision_config (read_vision) [transformers-mllama]
+    {"mllama",          "MllamaForConditionalGeneration", Arch::Mllama,     "Llama 3.2 Vision",128256,4096,14336,40, 32,   8,   0, 131072,  false},
+    {"mllama_text_model","",                              Arch::Mllama,     "Llama 3.2 Vision",128256,4096,14336,40, 32,   8,   0, 131072,  false},
 };
 // clang-format on
 
@@ -917,6 +921,27 @@ void falcon_h1(Importer& im, ModelSpec& m) {
 // MLP's elements with mlp biases); input_layernorm and post_attention_layernorm; untied embeddings; YaRN
 // rotary positions (no weights). layer_types alternate sliding_attention (layer 0) and full_attention,
 // the default GptOssConfig writes: every 2nd layer global, as Gemma 2 [transformers-code] [gpt-oss-card].
+// MllamaTextConfig.cross_attention_layers: the layers built as MllamaCrossAttentionDecoderLayer (default [3, 8, ..., 38], the
+// 11B's) [transformers-mllama]; read_vision keeps them in VisionSpec::cross_layers, validate_model checks their range.
+void mllama_text(Importer& im, ModelSpec& m) {
+    std::vector<int64_t>& cross = m.vision.cross_layers;
+    cross = {3, 8, 13, 18, 23, 28, 33, 38};
+    const json* list = im.r.find("cross_attention_layers");
+    if (!list) return;
+    if (!list->is_array() || list->size() > static_cast<size_t>(kMaxListedLayers)) {
+        im.r.fail("cross_attention_layers", "must be an array of at most 256 layer indices, e.g. [3, 8, 13]; got " + short_dump(*list));
+        return;
+    }
+    cross.clear();
+    for (const json& i : *list) {
+        if (!i.is_number_integer()) {
+            im.r.fail("cross_attention_layers", "must be an array of at most 256 layer indices, e.g. [3, 8, 13]; got " + short_dump(*list));
+            return;
+        }
+        cross.push_back(i.get<int64_t>());
+    }
+}
+
 void gpt_oss(Importer& im, ModelSpec& m) {
     mixtral_experts(im, m);
     m.moe.router_bias = true;
@@ -993,6 +1018,7 @@ constexpr Layout kLayouts[] = {
     {Arch::GraniteHybrid,kRms, true, kNoPos,    0,   false, false, false, false, false, 2,    0,     false, 0, granite_hybrid},
     {Arch::FalconH1,   kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, falcon_h1},  // input + pre_ff layernorms
     {Arch::GptOss,     kRms, true,  kRope,    0,   true,  true,  true,  false, false, 2,    128,   false, 2, gpt_oss},  // expert biases
+    {Arch::Mllama,     kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, mllama_text},
 };
 // clang-format on
 
@@ -1197,8 +1223,33 @@ constexpr VisionFamily kVisionFamilies[] = {
     {"qwen2_5_vl",    VisionKind::QwenVit,  ProjectorKind::QwenMerger,   32, 3584, 16, 3420, 14, 0},
     // Qwen2VLVisionConfig: embed_dim 1280, mlp_ratio 4 (ffn = embed_dim x mlp_ratio)
     {"qwen2_vl",      VisionKind::Qwen2Vit, ProjectorKind::QwenMerger,   32, 1280, 16, 5120, 14, 0},
+    // MllamaVisionConfig (its heads are attention_heads; the local encoder's layers; image_size 448, the checkpoints' 560)
+    {"mllama",        VisionKind::Mllama,   ProjectorKind::MllamaLinear, 32, 1280, 16, 5120, 14, 448},
 };
 // clang-format on
+
+// MllamaVisionConfig's tile and encoder fields, by its defaults (num_global_layers 8, max_num_tiles 4, the 8 supported aspect
+// ratios of 4 tiles, intermediate_layers_indices [3, 7, 15, 23, 30]) [transformers-mllama]. The projector's input,
+// vision_output_dim, is the concatenation's width (1 + len(intermediate_layers_indices)) x hidden_size.
+void read_mllama_vision(const json& vc, Reader& r, VisionSpec& v, std::vector<FieldError>& errs) {
+    v.global_layers = r.integer("num_global_layers").value_or(8);
+    v.max_tiles = r.integer("max_num_tiles").value_or(4);
+    auto list_size = [&](const char* key, int64_t def) {
+        const auto it = vc.find(key);
+        if (it == vc.end() || it->is_null()) return def;
+        if (!it->is_array()) {
+            errs.push_back({std::string("vision_config.") + key, "must be an array; got " + short_dump(*it)});
+            return def;
+        }
+        return static_cast<int64_t>(it->size());
+    };
+    v.aspect_ratios = list_size("supported_aspect_ratios", 8);
+    v.intermediate_layers = list_size("intermediate_layers_indices", 5);
+    if (auto out = r.integer("vision_output_dim"); out && *out != (1 + v.intermediate_layers) * v.hidden)
+        errs.push_back({"vision_config.vision_output_dim", "must equal (1 + len(intermediate_layers_indices)) x hidden_size = " +
+                                                               std::to_string((1 + v.intermediate_layers) * v.hidden) +
+                                                               ", the projector's input; got " + std::to_string(*out)});
+}
 
 // vision_config beside the language model -> ModelSpec::vision. A wrapper without a row here keeps the
 // language model alone, with a warning.
@@ -1213,7 +1264,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     if (!fam) {
         if (nested || has_vision)
             warns.push_back("only the language model is counted; the vision tower and projector are not (vision_config is read for "
-                            "model_type llava, gemma3, qwen2_vl and qwen2_5_vl)");
+                            "model_type llava, gemma3, qwen2_vl, qwen2_5_vl and mllama)");
         return;
     }
     if (!vc->is_object()) {
@@ -1236,7 +1287,8 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     };
     v.layers = size("num_hidden_layers", {qwen ? "depth" : "num_hidden_layers"}, fam->layers);
     v.hidden = size("hidden_size", {qwen2 ? "embed_dim" : "hidden_size"}, fam->hidden);
-    v.heads = size("num_attention_heads", {qwen ? "num_heads" : "num_attention_heads"}, fam->heads);
+    const bool mllama = fam->kind == VisionKind::Mllama;
+    v.heads = size("num_attention_heads", {qwen ? "num_heads" : mllama ? "attention_heads" : "num_attention_heads"}, fam->heads);
     if (qwen2) {
         // Qwen2VisionTransformerPretrainedModel: each block's MLP is embed_dim x mlp_ratio wide [transformers-code]
         const int64_t ratio = size("mlp_ratio", {"mlp_ratio"}, 4);
@@ -1259,6 +1311,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     } else {
         v.image_size = size("image_size", {"image_size"}, fam->image_size);
     }
+    if (mllama) read_mllama_vision(*vc, r, v, errs);
     if (fam->projector == ProjectorKind::Gemma3) {
         v.tokens_per_image = top_reader.integer("mm_tokens_per_image").value_or(256);  // Gemma3Config default
         if (r.boolean("vision_use_head", false))

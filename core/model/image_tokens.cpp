@@ -40,6 +40,10 @@ ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t
         return qwen_grid(v, static_cast<double>(width), static_cast<double>(height), static_cast<double>(min_pixels),
                          static_cast<double>(max_pixels));
     const int64_t side = v.image_size / v.patch;
+    if (v.mllama()) {
+        const int64_t per_tile = side * side + 1;
+        return {v.image_size, v.image_size, v.max_tiles * ((per_tile + 7) / 8 * 8), 1, v.max_tiles * per_tile};
+    }
     ImageGrid g{v.image_size, v.image_size, side * side, side * side};
     if (v.kind == VisionKind::Clip) g.patches += 1;  // the class token runs through the tower, then is dropped
     if (v.projector == ProjectorKind::Gemma3) g.tokens = v.tokens_per_image;
@@ -52,6 +56,13 @@ int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o) {
 
 std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o) {
     const int64_t n = sequence_image_tokens(m, o);
+    if (m.vision.mllama()) {
+        const ImageGrid g = image_grid(m.vision, o.image_width, o.image_height);
+        return "images: " + std::to_string(o.images) + " image(s) join every sequence as one <|image|> token each (the KV cache and prefill count " +
+               std::to_string(o.context) + " + " + std::to_string(n) + " = " + std::to_string(o.context + n) +
+               " tokens); the cross-attention layers keep K and V of " + std::to_string(g.cross_tokens) +
+               " image states per image (max_num_tiles x (patches + 1), whatever the image's size)";
+    }
     return "images: " + std::to_string(o.images) + " image(s) of " + std::to_string(image_grid(m.vision, o.image_width, o.image_height).tokens) +
            " tokens each (" + std::to_string(o.image_width) + " x " + std::to_string(o.image_height) +
            " px) join every sequence: the KV cache and prefill count " + std::to_string(o.context) + " + " + std::to_string(n) + " = " +
@@ -70,6 +81,9 @@ void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<
     if (!m.vision.active())
         errs.push_back({"infer.images", "the model has no vision tower (model.vision): import a vision-language config.json (LLaVA, Gemma 3, "
                                         "Qwen2.5-VL) or set 0; got " + std::to_string(o.images)});
+    else if (m.vision.mllama() && o.engine != Engine::Transformers)
+        errs.push_back({"infer.engine", "Llama 3.2 Vision (mllama) keeps each image's keys and values in its cross-attention layers; "
+                                        "that cache is modelled for engine transformers only: choose transformers, or set infer.images to 0"});
     else if (o.engine == Engine::LlamaCpp)
         errs.push_back({"infer.images", "llama.cpp encodes images with a separate projector file (--mmproj): plan it in Run locally; use "
                                         "engine transformers or vllm, or set 0"});

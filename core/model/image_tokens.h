@@ -18,6 +18,7 @@ struct ImageGrid {
     int64_t width = 0, height = 0;  // the image as the processor resizes it (pixels)
     int64_t patches = 0;            // positions the vision tower attends over (CLIP: with its class token)
     int64_t tokens = 0;             // positions in the language model's sequence
+    int64_t cross_tokens = 0;       // Mllama: the image states each cross-attention layer keeps K and V of; 0 for the others
 };
 
 // One image of width x height pixels (both > 0). Fixed-resolution towers resize every image to image_size:
@@ -25,7 +26,10 @@ struct ImageGrid {
 // 336 px / 14 [llava15-hf]; SigLIP with Gemma 3's projector: the (S/p)^2 patches pooled to tokens_per_image,
 // 256 [gemma3-report]. Qwen2.5-VL (dynamic resolution): each side rounded to a multiple of patch x merge (28 px),
 // scaled down into max_pixels or up into min_pixels keeping the aspect ratio (Qwen2VLImageProcessor smart_resize
-// [transformers-code]); (h/14)(w/14) patches, merge^2 = 4 of them per token [qwen25-vl].
+// [transformers-code]); (h/14)(w/14) patches, merge^2 = 4 of them per token [qwen25-vl]. Mllama: the processor pads every
+// image to max_num_tiles tiles of image_size (whatever its size); each tile's (S/p)^2 patches + 1 class token, padded to a
+// multiple of 8 inside the tower, which attends over all tiles at once; one <|image|> token in the text, and
+// max_num_tiles x ((S/p)^2 + 1) states (6404 at 560 px / 14, 4 tiles) for the cross-attention layers [transformers-mllama].
 ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels = kQwenMinPixels,
                      int64_t max_pixels = kQwenMaxPixels);
 

@@ -35,12 +35,51 @@ namespace {
     if (bias) l.add(tensors::bias_of(w, bias));
 }
 
+// MllamaVisionModel and MllamaMultiModalProjector [transformers-mllama]: patch_embedding [h, c*p*p] without bias, class_embedding
+// [h]; gated_positional_embedding: gate [1], embedding [n, h] and tile_embedding [R+1, T*n*h] with n = (S/p)^2 + 1 positions,
+// T = max_num_tiles, R = max_aspect_ratio_id; pre_ and post_tile_positional_embedding: embedding [R+1, T*h] and gate [1];
+// layernorm_pre, layernorm_post; the local encoder's L and the global encoder's G layers alike (q, k, v, o_proj [h, h] without
+// bias, fc1 / fc2 + biases, input_layernorm, post_attention_layernorm), the global layers' gate_attn and gate_ffn [1]; the
+// projector Linear [d, (1 + len(intermediate_layers_indices)) * h] + bias over the concatenated states.
+void mllama_tower(VisionTensors& l, const VisionSpec& v, int64_t d) {
+    const int64_t h = v.hidden, n = v.patch > 0 ? (v.image_size / v.patch) * (v.image_size / v.patch) + 1 : 0, rows = v.aspect_ratios + 1;
+    const int64_t layers = v.layers + v.global_layers;
+    const char* no_bias = nullptr;
+    constexpr TensorSplit col = TensorSplit::Column, row = TensorSplit::Row;
+    add_vision(l, "patch_embedding", h, v.channels * v.patch * v.patch, 1, false, no_bias);
+    add_vision(l, "class_embedding", h, 1, 1, false, no_bias);
+    add_vision(l, "gated_positional_embedding.gate", 1, 1, 1, false, no_bias);
+    add_vision(l, "gated_positional_embedding.embedding", n, h, 1, false, no_bias);
+    add_vision(l, "gated_positional_embedding.tile_embedding", rows, v.max_tiles * n * h, 1, false, no_bias);
+    add_vision(l, "pre_tile_positional_embedding.embedding", rows, v.max_tiles * h, 1, false, no_bias);
+    add_vision(l, "pre_tile_positional_embedding.gate", 1, 1, 1, false, no_bias);
+    add_vision(l, "post_tile_positional_embedding.embedding", rows, v.max_tiles * h, 1, false, no_bias);
+    add_vision(l, "post_tile_positional_embedding.gate", 1, 1, 1, false, no_bias);
+    add_vision(l, "layernorm_pre", h, 1, 1, false, "layernorm_pre.bias");
+    add_vision(l, "layernorm_post", h, 1, 1, false, "layernorm_post.bias");
+    add_vision(l, "self_attn.q_proj", h, h, layers, false, no_bias, col);
+    add_vision(l, "self_attn.k_proj", h, h, layers, false, no_bias, col);
+    add_vision(l, "self_attn.v_proj", h, h, layers, false, no_bias, col);
+    add_vision(l, "self_attn.o_proj", h, h, layers, false, no_bias, row);
+    add_vision(l, "mlp.fc1", v.ffn, h, layers, false, "mlp.fc1.bias", col);
+    add_vision(l, "mlp.fc2", h, v.ffn, layers, false, "mlp.fc2.bias", row);
+    add_vision(l, "input_layernorm", h, 1, layers, false, "input_layernorm.bias");
+    add_vision(l, "post_attention_layernorm", h, 1, layers, false, "post_attention_layernorm.bias");
+    add_vision(l, "global_transformer.gate_attn", 1, 1, v.global_layers, false, no_bias);
+    add_vision(l, "global_transformer.gate_ffn", 1, 1, v.global_layers, false, no_bias);
+    add_vision(l, "multi_modal_projector", d, (1 + v.intermediate_layers) * h, 1, true, "multi_modal_projector.bias", col);
+}
+
 }  // namespace
 
 VisionTensors vision_tensors(const ModelSpec& m) {
     VisionTensors l;
     const VisionSpec& v = m.vision;
     if (!m.architecture_known() || !v.active()) return l;
+    if (v.mllama()) {
+        mllama_tower(l, v, m.hidden);
+        return l;
+    }
     const int64_t h = v.hidden, d = m.hidden, L = v.layers;
     const bool qwen = v.qwen(), clip = v.kind == VisionKind::Clip, rms = v.kind == VisionKind::QwenVit;
     const char* no_bias = nullptr;
@@ -94,6 +133,7 @@ VisionTensors vision_tensors(const ModelSpec& m) {
             add_vision(l, "mm_soft_emb_norm", h, 1, 1, true, no_bias);
             add_vision(l, "mm_input_projection_weight", h, d, 1, true, no_bias);
             break;
+        case ProjectorKind::MllamaLinear: break;  // mllama_tower
     }
     return l;
 }

@@ -83,6 +83,9 @@ inline int64_t shared_expert_ffn(const ModelSpec& m) {
     return e.shared_expert_ffn > 0 ? e.shared_expert_ffn : e.shared_experts * e.expert_ffn;
 }
 
+// Rows MllamaTextModel's token embedding has beyond text_config.vocab_size (nn.Embedding(vocab_size + 8, ...)) [transformers-mllama].
+inline constexpr int64_t kMllamaExtraTokens = 8;
+
 namespace tensors {
 
 using K = TensorKind;
@@ -311,6 +314,17 @@ VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, 
             if (m.attention == AttentionKind::MLA) mla_attention(f, m);
             else standard_attention(f, m);
         }
+        // MllamaCrossAttentionDecoderLayer: cross_attn's q/k/v/o have self-attention's shapes (k and v project the projected
+        // image states, already of width d), then q_norm and k_norm (RMSNorm over h_d) and the two tanh gates
+        // cross_attn_attn_gate and cross_attn_mlp_gate, one value each [transformers-mllama].
+        if (kind.cross) {
+            if (!m.qk_norm) {
+                f(vec("cross_attn.q_norm", m.head_dim, K::Attention));
+                f(vec("cross_attn.k_norm", m.head_dim, K::Attention));
+            }
+            f(vec("cross_attn_attn_gate", 1, K::Attention));
+            f(vec("cross_attn_mlp_gate", 1, K::Attention));
+        }
         if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
     }
     if (kind.no_mlp) {
@@ -329,7 +343,8 @@ VL_TENSOR_INLINE void for_each_model_tensor(const ModelSpec& m, F&& f) {
     if (!m.architecture_known()) return;
     const int64_t d = m.hidden, e_dim = m.embed_dim > 0 ? m.embed_dim : d;
     // Token embedding [V, e] vocab-parallel; learned positions [max_pos + offset, d] (GPT-2 wpe, OPT offset 2).
-    f(mat("embed_tokens", m.vocab, e_dim, K::Embedding, S::Vocab, R::OtherMatrix, 0, kWhole));
+    // MllamaTextModel's embed_tokens has vocab_size + 8 rows (the image token and 7 spare) [transformers-mllama].
+    f(mat("embed_tokens", m.vocab + (m.vision.mllama() ? kMllamaExtraTokens : 0), e_dim, K::Embedding, S::Vocab, R::OtherMatrix, 0, kWhole));
     if (m.position == PositionKind::Learned)
         f(mat("embed_positions", m.max_position + m.position_offset, d, K::Embedding, S::Replicated, R::OtherMatrix, 0, kWhole));
     // BLOOM word_embeddings_layernorm; OPT-350m project_in [d, e] and project_out [e, d] (no bias).
@@ -415,7 +430,7 @@ private:
 // capacity would drop a tensor, so the capacities stay above those counts.
 using LayerTensors = TensorList<52>;
 using ModelTensors = TensorList<16>;
-using VisionTensors = TensorList<32>;  // at most 27: CLIP (7 outside the layers, 16 layer tensors) and LLaVA's projector (4)
+using VisionTensors = TensorList<32>;  // at most 30: Mllama (12 outside the layers, 16 layer tensors, 2 projector)
 
 LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind);
 ModelTensors model_tensors(const ModelSpec& m);

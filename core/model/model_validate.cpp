@@ -171,6 +171,22 @@ void validate_source(const ModelOrigin& src, Checker& c) {
                                       std::string(src.revision.substr(0, 40)) + (src.revision.size() > 40 ? "...\"" : "\""));
 }
 
+// Llama 3.2 Vision's tiles, encoders and cross-attention layers (the language model's layers listed one by one, at most
+// kMaxListedLayers of them).
+void validate_mllama(const ModelSpec& m, Checker& c) {
+    const VisionSpec& v = m.vision;
+    c.range("vision_config.num_global_layers", v.global_layers, 0, kMaxLayers);
+    c.range("vision_config.max_num_tiles", v.max_tiles, 1, 64);
+    c.range("vision_config.supported_aspect_ratios", v.aspect_ratios, 1, 1024);
+    c.range("vision_config.intermediate_layers_indices", v.intermediate_layers, 0, v.layers);
+    if (!c.range("num_hidden_layers", m.layers, 1, kMaxListedLayers)) return;
+    for (int64_t i : v.cross_layers)
+        if (i < 0 || i >= m.layers) {
+            c.fail("cross_attention_layers", "must be in [0, " + std::to_string(m.layers - 1) + "]; got " + std::to_string(i));
+            return;
+        }
+}
+
 // The vision tower and projector (VisionSpec), named by their config.json fields under vision_config.
 void validate_vision(const ModelSpec& m, Checker& c) {
     const VisionSpec& v = m.vision;
@@ -185,6 +201,7 @@ void validate_vision(const ModelSpec& m, Checker& c) {
     c.range("vision_config.temporal_patch_size", v.temporal_patch, 1, 64);
     c.range("vision_config.spatial_merge_size", v.merge, 1, 64);
     if (v.qwen()) return;  // dynamic resolution: no fixed image side
+    if (v.mllama()) validate_mllama(m, c);
     if (c.range("vision_config.image_size", v.image_size, 1, 1'000'000) && patch_ok && v.image_size % v.patch != 0)
         c.fail("vision_config.image_size", "must be a multiple of vision_config.patch_size (" + std::to_string(v.patch) + "); got " +
                                                std::to_string(v.image_size));

@@ -37,6 +37,16 @@ static void fill_layer_pattern(const ModelSpec& m, LayerPattern& p) {
     p.attn_offset = m.ssm.attn_offset;
     p.parallel_attention = m.ssm.active() && m.ssm.parallel_attention;
     p.listed = 0;
+    // Mllama: every layer self-attention but text_config.cross_attention_layers (MllamaTextModel builds
+    // MllamaCrossAttentionDecoderLayer there, MllamaSelfAttentionDecoderLayer elsewhere [transformers-mllama]).
+    const std::vector<int64_t>& cross = m.vision.cross_layers;
+    if (m.vision.mllama() && !cross.empty() && m.layers > 0 && m.layers <= kMaxListedLayers) {
+        p.listed = m.layers;
+        for (int64_t i = 0; i < m.layers; ++i) p.codes[static_cast<size_t>(i)] = LayerPattern::kMixerAttention;
+        for (int64_t c : cross)
+            if (c >= 0 && c < m.layers) p.codes[static_cast<size_t>(c)] = LayerPattern::kMixerCross;
+        return;
+    }
     const std::string& list = m.ssm.layer_list;
     if (p.ssm_model && !list.empty() && static_cast<int64_t>(list.size()) <= kMaxListedLayers) {
         p.listed = static_cast<int64_t>(list.size());
@@ -66,20 +76,28 @@ bool LayerPattern::ssm(int64_t layer) const {
 // Attention layers: a transformer's, a hybrid's non-Mamba layers, and with parallel_attention every
 // Mamba layer too (Falcon-H1's FalconH1DecoderLayer holds self_attn beside mamba [transformers-code]).
 bool LayerPattern::attention(int64_t layer) const {
-    if (!ssm_model) return true;
+    if (!ssm_model && listed == 0) return true;
     if (parallel_attention && ssm(layer)) return true;
     if (listed > 0) return layer >= listed || (codes[static_cast<size_t>(layer)] & 3u) == kMixerAttention;
     return !ssm(layer);
 }
 
+bool LayerPattern::cross(int64_t layer) const { return listed > 0 && layer < listed && (codes[static_cast<size_t>(layer)] & 3u) == kMixerCross; }
+
+int64_t LayerPattern::cross_count(int64_t begin, int64_t end) const {
+    int64_t n = 0;
+    for (int64_t i = begin; i < end && listed > 0; ++i) n += cross(i) ? 1 : 0;
+    return n;
+}
+
 LayerKind LayerPattern::kind(int64_t layer) const {
     const uint8_t c = listed > 0 && layer < listed ? codes[static_cast<size_t>(layer)] : 0;
-    return {moe(layer), ssm(layer), (c & 3u) == kMixerNone, (c & kNoMlp) != 0};
+    return {moe(layer), ssm(layer), (c & 3u) == kMixerNone, (c & kNoMlp) != 0, (c & 3u) == kMixerCross};
 }
 
 int64_t LayerPattern::attention_count(int64_t begin, int64_t end) const {
     if (end <= begin) return 0;
-    if (!ssm_model) return end - begin;
+    if (!ssm_model && listed == 0) return end - begin;
     int64_t n = 0;
     for (int64_t i = begin; i < end; ++i) n += attention(i) ? 1 : 0;
     return n;

@@ -665,7 +665,8 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
     const int64_t n_moe = pattern.moe_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_mlp = pattern.mlp_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_dense = n_mlp - n_moe;
-    const int64_t n_attn = pattern.attention_count(c.stage.layer_begin, c.stage.layer_end);
+    // Llama 3.2 Vision's cross-attention layers count as attention layers over the text (their image side: training.cpp warns).
+    const int64_t n_attn = pattern.attention_count(c.stage.layer_begin, c.stage.layer_end) + pattern.cross_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_ssm = pattern.ssm_count(c.stage.layer_begin, c.stage.layer_end);
     ActShape lx = x;
     bool has_dense = true, has_moe = false;
@@ -689,7 +690,7 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
                        static_cast<double>(c.stage.layers()), static_cast<double>(n_dense), static_cast<double>(n_moe),
                        c.in_flight, s.train.recompute, static_cast<double>(std::max(1, s.train.recompute_every_k)),
                        m.ssm.active(), static_cast<double>(n_attn), static_cast<double>(n_ssm),
-                       m.has_mlp() && n_mlp > 0, static_cast<double>(n_mlp), pattern.listed > 0};
+                       m.has_mlp() && n_mlp > 0, static_cast<double>(n_mlp), pattern.listed > 0 && m.ssm.active()};
 }
 
 // The per-layer groups of one stage (each a Once), and one whole layer made of them.

@@ -57,6 +57,9 @@ static void add_warnings(const Scenario& s, Estimate& e) {
     if (m.vision.active() && m.architecture_known())
         e.warnings.push_back("vision-language model: the language model alone is trained here; the vision tower and projector (" +
                              std::to_string(e.params.vision + e.params.projector) + " parameters) and image tokens are not in this estimate");
+    if (m.vision.mllama() && m.architecture_known())
+        e.warnings.push_back("Llama 3.2 Vision: its cross-attention layers' activations are modelled as self-attention layers over the text "
+                             "tokens; attention to the images' states (tiles x patches per image) is not counted");
     if (m.ssm.kind == SsmKind::GatedDeltaNet)
         e.warnings.push_back("Gated DeltaNet layers: activations are a lower bound (the chunked delta rule's own intermediates, fla's "
                              "chunk_gated_delta_rule g, beta, WY factors and chunk states, are not counted)");
