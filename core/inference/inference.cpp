@@ -804,12 +804,12 @@ void estimate_tei(const Scenario& s, Detail d, Estimate& e) {
     }
     const int64_t T = tei_batch_tokens(o);
     add(e, d, comp("act.tei_batch", "Activation peak (a batch of max_batch_tokens)", Category::Activations, kServing,
-                   "TEI warmup and every full batch: max_batch_tokens un-padded tokens at one layer's MLP (flash attention keeps no "
-                   "scores) [tei-code]"),
-        [&](auto& q) { return layer_live_bytes(q, m, q("T", static_cast<double>(T)), 1, kActBytes); });
-    add(e, d, comp("act.hidden_out", "Output hidden states", Category::Activations, kServing,
-                   "TEI: the model's last hidden states of the batch [T, h] before pooling [tei-code]"),
-        [&](auto& q) { return q("T", static_cast<double>(T)) * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes); });
+                   "TEI warmup and every full batch of max_batch_tokens un-padded tokens: the larger of one layer's live tensors at its "
+                   "MLP (flash attention keeps no scores) and the last hidden states [T, h] the pooler reads [tei-code]"),
+        [&](auto& q) {
+            const auto tokens = q("T", static_cast<double>(T));
+            return max_of(layer_live_bytes(q, m, tokens, 1, kActBytes), tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes));
+        });
     if (o.batch * o.context > T)
         e.warnings.push_back("TEI batches at most max_batch_tokens (" + std::to_string(T) + ") tokens; the rest of " + std::to_string(o.batch) +
                              " sequences of " + std::to_string(o.context) + " tokens wait in its queue, so the memory is a batch of " +
