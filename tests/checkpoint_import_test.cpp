@@ -519,6 +519,28 @@ std::string tiny_config(const std::string& extra = "") { return kTinyLlama + ext
 
 }  // namespace
 
+TEST_CASE("import_checkpoint: safetensors without the untied lm_head are an embedder's base model", "[checkpoint]") {
+    // The tiny Llama counts 1176 parameters, 256 of them its untied lm_head [32, 8]; a checkpoint of the other 920
+    // (the base model, as Qwen3-Embedding ships it) is read as an embedder.
+    const std::string header = R"({"weights": {"dtype": "BF16", "shape": [920], "data_offsets": [0, 1840]}})";
+    const std::string file = safetensors_file(header, 1840);
+    Result<SafetensorsHeader> h = read_safetensors_header(file, file.size());
+    REQUIRE(h.ok());
+    CheckpointFiles f;
+    f.config_text = tiny_config();
+    f.shards.push_back({"model.safetensors", file.size(), *h});
+    Result<CheckpointImport> r = import_checkpoint(f);
+    REQUIRE(r.ok());
+    CHECK(r->model->embedder);
+    CHECK(r->params->total == 920);
+    CHECK(r->params->lm_head == 0);
+    // With the lm_head's 256 as well: the causal LM.
+    const std::string whole = R"({"weights": {"dtype": "BF16", "shape": [1176], "data_offsets": [0, 2352]}})";
+    const std::string file2 = safetensors_file(whole, 2352);
+    f.shards[0] = {"model.safetensors", file2.size(), *read_safetensors_header(file2, file2.size()).value};
+    CHECK_FALSE(import_checkpoint(f)->model->embedder);
+}
+
 TEST_CASE("import_checkpoint: config, quantization, headers and size together, applied to a scenario", "[checkpoint]") {
     // The AWQ header of the split test above: one 4-bit down_proj (8192 parameters) with its qzeros
     // and scales, and an F16 embedding kept (256 parameters); 4928 bytes of tensors.
