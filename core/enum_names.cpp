@@ -98,7 +98,7 @@ std::span<const EnumName<KvDtype>> enum_names(KvDtype) {
     return kNames;
 }
 
-VL_ENUM_TABLE(Engine, {Engine::Transformers, "transformers"}, {Engine::VLLM, "vllm"}, {Engine::LlamaCpp, "llama.cpp"})
+VL_ENUM_TABLE(Engine, {Engine::Transformers, "transformers"}, {Engine::VLLM, "vllm"}, {Engine::LlamaCpp, "llama.cpp"}, {Engine::TEI, "tei"})
 
 VL_ENUM_TABLE(LlamaCppBackend, {LlamaCppBackend::CUDA, "cuda"}, {LlamaCppBackend::CANN, "cann"})
 

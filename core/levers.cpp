@@ -68,11 +68,13 @@ void inference_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
     if (f.found) l.offer("weights", std::string("weights ") + weight_format_name(static_cast<WeightFormat>(f.value)), f.scenario);
     // An 8-bit KV cache in the form the engine takes: vLLM caches fp8 (not int8); llama.cpp quantizes the V cache
     // only with flash attention, so its lever turns that on too.
+    // No KV cache to shrink: TEI keeps none, an encoder has none.
+    const bool kv_shrinks = s.infer.engine != Engine::TEI && !s.model.encoder;
     Scenario v = s;
-    if (s.infer.engine == Engine::VLLM) {
+    if (kv_shrinks && s.infer.engine == Engine::VLLM) {
         v.infer.kv_dtype = KvDtype::FP8;
         l.offer("kv_fp8", "fp8 KV cache", v);
-    } else {
+    } else if (kv_shrinks) {
         v.infer.kv_dtype = KvDtype::INT8;
         v.infer.flash_attention = v.infer.flash_attention || s.infer.engine == Engine::LlamaCpp;
         l.offer("kv_int8", v.infer.flash_attention != s.infer.flash_attention ? "8-bit KV cache with flash attention" : "8-bit KV cache", v);

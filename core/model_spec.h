@@ -205,6 +205,11 @@ struct ModelSpec {
     // Neither: the base model (AutoModel), its pooled output the head.
     int64_t num_labels = 0;
     bool mlm_head = false;
+    // A decoder checkpoint without its LM head, served for its hidden states (issue 18 item 5): the base model
+    // (Qwen3Model, Qwen2Model) that Qwen3-Embedding and gte-Qwen2 ship, pooled over the last token by
+    // sentence-transformers, vLLM's pooling runner and TEI. No lm_head, no logits and no decode; its attention
+    // stays causal (vLLM keeps a KV pool for it, unlike an encoder's).
+    bool embedder = false;
     int64_t sliding_window = 0;     // 0: none
     int sliding_window_pattern = 0; // 0: every layer uses the window; n: every n-th layer is global (Gemma2: 2, Gemma3: 6)
     AttentionKind attention = AttentionKind::Standard;

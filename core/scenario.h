@@ -144,7 +144,8 @@ struct FineTuneOptions {
 
 enum class KvDtype { FP16, BF16, FP8, INT8, INT4 };
 
-enum class Engine { Transformers, VLLM, LlamaCpp };
+// TEI: Hugging Face text-embeddings-inference, the embedding / reranker server (encoders and embedders only).
+enum class Engine { Transformers, VLLM, LlamaCpp, TEI };
 
 // llama.cpp's compute buffer is ggml-alloc's plan for one ubatch graph, and the plan depends on the
 // backend: CUDA computes the softmax in place and keeps the f32 mask; the CANN plan keeps KQ and
@@ -206,7 +207,7 @@ struct InferenceOptions {
     // ---- prefill, batching and kernel settings of the engines ----
     int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)
-    int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens; 0 = engine default
+    int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens, TEI --max-batch-tokens; 0 = engine default
     int64_t ubatch = kLlamaCppUbatch;  // llama.cpp n_ubatch (physical batch of the compute graph)
     bool fp32_compute = false;      // bitsandbytes 4-bit compute dtype float32 (transformers' old default)
     double engine_overhead_bytes = -1;  // vLLM non-torch memory inside its budget, per GPU; < 0 = the release's rule

@@ -352,6 +352,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("pooler", &ModelSpec::pooler);
     v("num_labels", &ModelSpec::num_labels);
     v("mlm_head", &ModelSpec::mlm_head);
+    v("embedder", &ModelSpec::embedder);
     v("sliding_window", &ModelSpec::sliding_window);
     v("sliding_window_pattern", &ModelSpec::sliding_window_pattern);
     v("attention", &ModelSpec::attention);

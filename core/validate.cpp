@@ -54,10 +54,15 @@ std::vector<FieldError> validate(const Scenario& s) {
     range(errs, "overheads.fragmentation", ov.fragmentation, 0, 1);
     range(errs, "overheads.bucket_bytes", ov.bucket_bytes, 0, 1e12);
     validate_parallel(s, model_valid, errs);
-    if (s.mode == Mode::Infer)
+    if (s.mode == Mode::Infer) {
         validate_inference(s, errs);
-    else
+    } else {
+        // An embedder is trained with a contrastive loss over pooled outputs (sentence-transformers), not the causal LM's.
+        if (s.model.embedder)
+            errs.push_back({"model.embedder", "an embedder (no LM head) is sized for serving; its contrastive training over pooled outputs is "
+                                              "not modelled: use mode infer, or set embedder false to train the causal LM"});
         validate_training(s, errs);
+    }
     // One error per field: the first rule it breaks (its own range before its relations to others);
     // fixing that one shows the next, if any (tp = 3 breaks "divides heads", "divides kv heads" and
     // "divides ffn" at once).

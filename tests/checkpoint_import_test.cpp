@@ -517,7 +517,32 @@ const std::string kTinyLlama = R"({"model_type": "llama", "architectures": ["Lla
 
 std::string tiny_config(const std::string& extra = "") { return kTinyLlama + extra + "}"; }
 
+// The tiny Llama's config.json with one safetensors shard of this header and data size.
+CheckpointFiles tiny_files(const std::string& header, uint64_t data_bytes) {
+    const std::string file = safetensors_file(header, data_bytes);
+    Result<SafetensorsHeader> h = read_safetensors_header(file, file.size());
+    REQUIRE(h.ok());
+    CheckpointFiles f;
+    f.config_text = tiny_config();
+    f.shards.push_back({"model.safetensors", file.size(), *h});
+    return f;
+}
+
 }  // namespace
+
+TEST_CASE("import_checkpoint: safetensors without the untied lm_head are an embedder's base model", "[checkpoint]") {
+    // The tiny Llama counts 1176 parameters, 256 of them its untied lm_head [32, 8]; a checkpoint of the other 920
+    // (the base model, as Qwen3-Embedding ships it) is read as an embedder.
+    Result<CheckpointImport> r = import_checkpoint(tiny_files(R"({"weights": {"dtype": "BF16", "shape": [920], "data_offsets": [0, 1840]}})", 1840));
+    REQUIRE(r.ok());
+    CHECK(r->model->embedder);
+    CHECK(r->params->total == 920);
+    CHECK(r->params->lm_head == 0);
+    // With the lm_head's 256 as well: the causal LM.
+    r = import_checkpoint(tiny_files(R"({"weights": {"dtype": "BF16", "shape": [1176], "data_offsets": [0, 2352]}})", 2352));
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->model->embedder);
+}
 
 TEST_CASE("import_checkpoint: config, quantization, headers and size together, applied to a scenario", "[checkpoint]") {
     // The AWQ header of the split test above: one 4-bit down_proj (8192 parameters) with its qzeros
@@ -676,13 +701,7 @@ TEST_CASE("import_checkpoint: a checkpoint without quantization_config is in the
     // F16 [32, 8] = 256 elements and F32 [8] = 8: the weights are F16, whatever the scenario had before.
     const std::string header = R"({"model.embed_tokens.weight": {"dtype": "F16", "shape": [32, 8], "data_offsets": [0, 512]},
       "model.norm.weight": {"dtype": "F32", "shape": [8], "data_offsets": [512, 544]}})";
-    const std::string file = safetensors_file(header, 544);
-    Result<SafetensorsHeader> h = read_safetensors_header(file, file.size());
-    REQUIRE(h.ok());
-    CheckpointFiles f;
-    f.config_text = tiny_config();
-    f.shards.push_back({"model.safetensors", file.size(), *h});
-    Result<CheckpointImport> r = import_checkpoint(f);
+    Result<CheckpointImport> r = import_checkpoint(tiny_files(header, 544));
     REQUIRE(r.ok());
     Scenario s;
     s.infer.weights = WeightFormat::FP8;  // from an earlier import

@@ -13,6 +13,7 @@
 #include <regex>
 #include <string>
 
+#include "enum_names.h"
 #include "estimate.h"
 #include "formula.h"
 #include "model/presets.h"
@@ -539,6 +540,15 @@ TEST_CASE("every model preset: training, LoRA and vLLM derivations follow the co
         }
         Scenario t = vl::testing::train_scenario(p.spec);
         t.train.seq_len = std::min<int64_t>(2048, p.spec.max_position > 0 ? p.spec.max_position : 2048);
+        if (p.spec.encoder || p.spec.embedder) {  // embedding / reranker serving: every engine that serves it
+            Scenario v = infer_scenario(p.spec);
+            v.infer.context = t.train.seq_len;
+            for (Engine engine : {Engine::Transformers, Engine::VLLM, Engine::TEI}) {
+                v.infer.engine = engine;
+                check_derivations(estimate(v, Detail::Full), p.id + " " + enum_name(engine));
+            }
+        }
+        if (p.spec.embedder) continue;  // training an embedder is refused by name (embedding_serving_test.cpp)
         check_derivations(estimate(t, Detail::Full), p.id + " train");
         if (p.spec.encoder) {  // LoRA on an encoder is refused by name (encoder_test.cpp); its task heads instead
             Scenario h = t;
@@ -557,10 +567,11 @@ TEST_CASE("every model preset: training, LoRA and vLLM derivations follow the co
             l.finetune.lora_targets = kLoraAllLinear;
             check_derivations(estimate(l, Detail::Full), p.id + " lora");
         }
+        if (p.spec.encoder) continue;
         Scenario v = infer_scenario(p.spec);
-        v.infer.engine = p.spec.encoder ? Engine::Transformers : Engine::VLLM;  // vLLM's embedding server is not modelled
+        v.infer.engine = Engine::VLLM;
         v.infer.context = t.train.seq_len;
-        check_derivations(estimate(v, Detail::Full), p.id + (p.spec.encoder ? " transformers" : " vllm"));
+        check_derivations(estimate(v, Detail::Full), p.id + " vllm");
     }
 }
 

@@ -86,7 +86,7 @@ TEST_CASE("encoders: inference is a forward with no KV cache and no logits") {
         if (c.category == Category::Weights) weights += c.bytes;
     CHECK(weights == 2.0 * 109482240);
 
-    s.infer.engine = Engine::VLLM;
+    s.infer.engine = Engine::LlamaCpp;  // llama.cpp's embedding server is not modelled (vLLM and TEI: embedding_serving_test)
     const Estimate v = estimate(s);
     REQUIRE_FALSE(v.ok());
     CHECK(v.errors[0].field == "infer.engine");

@@ -52,6 +52,7 @@ Scenario every_field_changed() {
     m.pooler = true;
     m.num_labels = 3;
     m.mlm_head = true;
+    m.embedder = true;
     m.sliding_window = 4096;
     m.sliding_window_pattern = 6;
     m.attention = AttentionKind::MLA;
@@ -228,6 +229,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.pooler == y.pooler);
     CHECK(x.num_labels == y.num_labels);
     CHECK(x.mlm_head == y.mlm_head);
+    CHECK(x.embedder == y.embedder);
     CHECK(x.sliding_window == y.sliding_window);
     CHECK(x.sliding_window_pattern == y.sliding_window_pattern);
     CHECK(x.attention == y.attention);
@@ -717,7 +719,7 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 46);
+    CHECK(field_count<ModelSpec>() == 47);
     CHECK(field_count<VisionSpec>() == 17);
     CHECK(field_count<SsmSpec>() == 17);
     CHECK(field_count<ModelOrigin>() == 2);

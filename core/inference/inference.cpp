@@ -428,13 +428,25 @@ TransientTensor hf_largest_transient(const Scenario& s, int64_t q_tokens, int64_
 
 // An encoder's forward (BertModel, as embedding and reranker servers run it): batch sequences of
 // infer.context tokens through the layers under no_grad, no cache and no logits; what it returns is
-// last_hidden_state [b, s, h] (and the pooled first token) [transformers-code].
-void encoder_forward(const Scenario& s, Detail d, Estimate& e) {
+// last_hidden_state [b, s, h] (and the pooled first token) [transformers-code]. An embedder (model.embedder:
+// Qwen3Model) runs the same forward with causal attention, as sentence-transformers' encode calls it (the
+// base model with the config's use_cache, true in Qwen3-Embedding's config) [sentence-transformers-code]: the
+// forward builds a DynamicCache and returns it in past_key_values, so every layer's K/V of the batch is live when
+// the last layer runs [transformers-code].
+void encoder_forward(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const ModelSpec& m = s.model;
     const InferenceOptions& o = s.infer;
+    if (m.embedder)
+        add(e, d, comp("kv_cache", "KV cache the forward returns (use_cache)", Category::KVCache, kPrefill,
+                       "the base model's forward with config.use_cache builds a DynamicCache of every layer's K/V and returns it "
+                       "(past_key_values) [transformers-code]; sentence-transformers calls it without use_cache=False [sentence-transformers-code]"),
+            [&](auto& q) {
+                return q("b", static_cast<double>(o.batch)) * q("s", static_cast<double>(o.context)) *
+                       kv_bytes_per_token(q, m, o.kv_dtype, s.parallel.tp, p.begin, p.end);
+            });
     add_forward_activations(s, d, e, "Forward activations (MLP)", o.context, o.context);
     add(e, d, comp("act.hidden_out", "Output hidden states", Category::Activations, kPrefill,
-                   "BertModel returns last_hidden_state [b, s, h] in the compute dtype [transformers-code]"),
+                   "the base model (BertModel, Qwen3Model) returns last_hidden_state [b, s, h] in the compute dtype [transformers-code]"),
         [&](auto& q) {
             return q("b", static_cast<double>(o.batch)) * q("s", static_cast<double>(o.context)) * q("h", static_cast<double>(m.hidden)) *
                    q("act_bytes", kActBytes);
@@ -508,8 +520,8 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers, kPrefill,
                        "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
             [&](auto& q) { return bnb_dequant_bytes(q, m, tp, o.fp32_compute); });
-    if (m.encoder) {
-        encoder_forward(s, d, e);
+    if (m.encoder || m.embedder) {
+        encoder_forward(s, d, e, p);
         return;
     }
     const bool sliding = m.sliding_window > 0;
@@ -725,7 +737,11 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.gpu_capacity_bytes = std::min(requested + outside, e.gpu_usable_bytes);
     e.warnings.push_back(std::string("vLLM: the KV pool fills gpu_memory_utilization x the GPU memory CUDA reports, less what the budget holds; ") +
                          vllm_budget_text(budget));
-    const int64_t T = vllm_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name);
+    // An encoder or an embedder runs on vLLM's pooling runner: the pooler instead of the sampler, and an encoder's
+    // EncoderOnlyAttention has no KV cache spec, so no KV pool (an attention-free KV cache config) [vllm-pooling].
+    const bool pooling = m.encoder || m.embedder;
+    const int64_t T = pooling ? vllm_pooling_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name, !m.encoder)
+                              : vllm_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name);
     const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp, budget, context); };
     // Speculative decoding (infer.speculative): the drafter's weights, persistent inputs, KV layers and
     // forward in the profile run; ngram has no drafter, only the rejection sampler and lookahead slots.
@@ -739,7 +755,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         using N = std::decay_t<decltype(q("", 0.0))>;
         const auto tokens = q("T", static_cast<double>(T));
         const auto hidden_out = tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes);
-        N sampler = vllm_sampler_bytes(q, m, o.max_num_seqs);
+        N sampler = pooling ? vllm_pooler_bytes(q, m, tokens, kActBytes) : vllm_sampler_bytes(q, m, o.max_num_seqs);
         if (speculative) sampler += rejection_logits_bytes(q, m, o.max_num_seqs);
         auto peak = max_of(layer_live_bytes(q, m, tokens, tp, kActBytes), sampler + hidden_out);
         if (drafter) peak = max_of(peak, q.let("A_draft", layer_live_bytes(q, drafter->model, tokens, drafter->tp, kActBytes)) + hidden_out);
@@ -772,7 +788,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         return;
     }
     add(e, d, comp("act.profile_peak", "Activation peak (profile run)", Category::Activations, kServing,
-                   "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path) [vllm-code]"),
+                   pooling ? "vLLM profile_run of the pooling runner: max_num_batched_tokens through the model, then the pooler over their "
+                             "hidden states (no sampler) [vllm-pooling]"
+                           : "vLLM profile_run: max_num_batched_tokens through the model, max_num_seqs sampled (top-k/top-p path) [vllm-code]"),
         profile_peak);
 
     const double mamba_cache = vllm_mamba_cache_bytes(s, p);
@@ -781,7 +799,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                        "vLLM v0.6 MambaCacheManager: conv (d_conv - 1 columns) and temporal states for max_num_seqs sequences, padded to a "
                        "CUDA-graph batch size, in the model's dtype, allocated by the profile run [vllm-code]; Mamba [gu2023-mamba]"),
             [&](auto& q) { return vllm_mamba_cache_bytes(q, s, p); });
-    const double target_per_token = kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);
+    const double target_per_token = m.encoder ? 0 : kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end);  // pooling: an encoder has no pool
     const double per_token = target_per_token + (drafter ? draft_kv_bytes_per_token(*drafter, o.kv_dtype) : 0);  // one pool for both
     const double block_bytes = per_token * static_cast<double>(block);
     const double available = requested - p.w.total() - vllm_load_extra_bytes(s, p) - non_torch - act - mamba_cache - draft_fixed;  // vLLM available_kv_cache_memory
@@ -794,6 +812,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.tokens = blocks * block;
     e.kv.sequences = blocks_per_seq > 0 ? blocks / blocks_per_seq : 0;
     if (m.ssm.active() && per_token <= 0) e.kv.sequences = vllm_mamba_cache_sequences(o);  // no KV: the Mamba cache's slots
+    if (m.encoder) e.kv.sequences = o.max_num_seqs;  // no KV: the scheduler's limit
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity. No
     // attention layer (a pure Mamba model): no KV pool.
@@ -811,6 +830,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                                     std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
                                     std::to_string(o.batch * blocks_per_seq) + " blocks");
     }
+    if (m.encoder)
+        e.warnings.push_back("vLLM's pooling runner: an encoder's attention (EncoderOnlyAttention) keeps no KV cache, so no KV pool is allocated "
+                             "and the budget's rest stays free [vllm-pooling]");
     if (drafter) add_drafter_kv(*drafter, o, blocks, d, e);
     if (mamba_cache > 0) warn_mamba_working_memory(e, m.ssm);
     if (mamba_cache > 0 && m.ssm.kind == SsmKind::GatedDeltaNet)
@@ -831,6 +853,35 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     if (speculative)
         e.warnings.push_back("vLLM speculative decoding (" + drafter_text(o.speculative) + ", " + std::to_string(o.speculative.num_speculative_tokens) +
                              " tokens): the rejection sampler's working tensors beyond its dummy logits and the drafter's CUDA graphs are not counted");
+}
+
+// Hugging Face text-embeddings-inference (TEI), the embedding and reranker server [tei-code]: its candle backend loads
+// the weights in --dtype and holds no KV cache (each batch is one forward, pooled); at start-up it warms up with one
+// batch of max_batch_tokens tokens (requests of max_input_length tokens each), un-padded through flash attention
+// (varlen, no scores), and any full batch reaches that peak again. The router never batches more tokens, so the
+// memory follows max_batch_tokens, not infer.batch. Tensors are freed as the forward goes (no caching allocator).
+void estimate_tei(const Scenario& s, Detail d, Estimate& e) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    add_weights(s, d, e, pick_stage(s, e.params, 1, false));
+    add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
+        [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
+    if (!m.architecture_known()) {
+        e.warnings.push_back("model known only by parameter count: activations need the architecture");
+        return;
+    }
+    const int64_t T = tei_batch_tokens(o);
+    add(e, d, comp("act.tei_batch", "Activation peak (a batch of max_batch_tokens)", Category::Activations, kServing,
+                   "TEI warmup and every full batch of max_batch_tokens un-padded tokens: the larger of one layer's live tensors at its "
+                   "MLP (flash attention keeps no scores) and the last hidden states [T, h] the pooler reads [tei-code]"),
+        [&](auto& q) {
+            const auto tokens = q("T", static_cast<double>(T));
+            return max_of(layer_live_bytes(q, m, tokens, 1, kActBytes), tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes));
+        });
+    if (o.batch * o.context > T)
+        e.warnings.push_back("TEI batches at most max_batch_tokens (" + std::to_string(T) + ") tokens; the rest of " + std::to_string(o.batch) +
+                             " sequences of " + std::to_string(o.context) + " tokens wait in its queue, so the memory is a batch of " +
+                             std::to_string(T) + " tokens (infer.max_batched_tokens sets --max-batch-tokens)");
 }
 
 }  // namespace
@@ -869,6 +920,7 @@ void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
         case Engine::Transformers: estimate_transformers(s, d, e); break;
         case Engine::VLLM: estimate_vllm(s, d, e); break;
         case Engine::LlamaCpp: estimate_llamacpp(s, d, e); break;
+        case Engine::TEI: estimate_tei(s, d, e); break;
     }
 }
 
@@ -888,9 +940,20 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     range("infer.ubatch", o.ubatch, 1, 1000000);
     range("infer.logits_to_keep", o.logits_to_keep, 0, reported(errs, "infer.context") ? 100000000 : o.context);
     validate_images(s.model, o, errs);
-    if (s.model.encoder && o.engine != Engine::Transformers)
-        errs.push_back({"infer.engine", std::string("an encoder (") + s.model.model_type + ") is sized as transformers runs it; vLLM's and llama.cpp's "
-                                        "embedding servers are not modelled yet: use engine transformers"});
+    const bool pooling = s.model.encoder || s.model.embedder;
+    if (pooling && o.engine == Engine::LlamaCpp)
+        errs.push_back({"infer.engine", std::string("an embedding or reranker model (") + s.model.model_type + ") is sized as transformers, vLLM's "
+                                        "pooling runner or TEI serve it; llama.cpp's embedding server is not modelled: use engine transformers, vllm or tei"});
+    if (!pooling && o.engine == Engine::TEI)
+        errs.push_back({"infer.engine", "tei (text-embeddings-inference) serves embedding and reranker models: choose an encoder (BERT, XLM-RoBERTa) "
+                                        "or an embedder (model.embedder, Qwen3-Embedding), or another engine"});
+    if (o.engine == Engine::TEI && o.weights != WeightFormat::FP16 && o.weights != WeightFormat::BF16 && o.weights != WeightFormat::FP32)
+        errs.push_back({"infer.weights", std::string("TEI loads the weights in float16, bfloat16 or float32 (--dtype); got ") + weight_format_name(o.weights)});
+    if (o.engine == Engine::TEI && (s.parallel.tp != 1 || s.parallel.pp != 1) && !reported(errs, "parallel"))
+        errs.push_back({"parallel.tp", "TEI serves a model on one GPU (--device-id): tensor and pipeline parallel must be 1; got tp " +
+                                           std::to_string(s.parallel.tp) + ", pp " + std::to_string(s.parallel.pp)});
+    if (pooling && o.speculative.method != SpecMethod::None)
+        errs.push_back({"infer.speculative.method", "drafts tokens for generation; an embedding or reranker model generates none: set it to none"});
     if (weight_format(o.weights).layout.block == Block::GroupSize) range("infer.group_size", o.group_size, 1, 1000000);
     if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1))
         errs.push_back({"infer.gpu_memory_utilization", "must be in (0, 1]; got " + std::to_string(o.gpu_memory_utilization)});

@@ -24,6 +24,17 @@ int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& releas
     return std::max<int64_t>(o.context, 2048);
 }
 
+int64_t vllm_pooling_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name,
+                                    bool chunked) {
+    if (o.max_batched_tokens > 0) return o.max_batched_tokens;
+    if (chunked && o.prefill_chunk > 0) return o.prefill_chunk;
+    const int64_t base = chunked ? vllm_batched_tokens(o, release, gpu_bytes, gpu_name) : std::max<int64_t>(o.context, 2048);
+    const int64_t t = std::max<int64_t>(base, 32768);
+    return vllm_v1_engine(release) ? std::min(t, o.max_num_seqs * o.context) : t;
+}
+
+int64_t tei_batch_tokens(const InferenceOptions& o) { return o.max_batched_tokens > 0 ? o.max_batched_tokens : kTeiMaxBatchTokens; }
+
 int64_t prompt_tokens(const InferenceOptions& o) { return o.prompt > 0 ? o.prompt : o.context; }
 
 int64_t prefill_tokens(const InferenceOptions& o) {

@@ -27,6 +27,19 @@ namespace vl {
 // of 70 GiB or more that is not an A100, else 2048 (engine/arg_utils.py get_batch_defaults [vllm-budget]).
 int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name);
 
+// The same for vLLM's pooling runner (--runner pooling; --task embed / score / classify before 0.10), which serves an
+// encoder or an embedder: with no --max-num-batched-tokens the scheduler raises the default to
+// POOLING_MODEL_MAX_NUM_BATCHED_TOKENS = 32768, and on the V1 engine caps that default at max_num_seqs x
+// max_model_len; an encoder's bidirectional attention turns chunked prefill off (chunked false), so its default
+// starts from max(max_model_len, 2048) (SchedulerConfig.__post_init__ [vllm-pooling]).
+int64_t vllm_pooling_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name,
+                                    bool chunked);
+
+// Hugging Face text-embeddings-inference: --max-batch-tokens, the tokens of one batch (default 16384, router
+// main.rs [tei-code]); infer.max_batched_tokens when set.
+inline constexpr int64_t kTeiMaxBatchTokens = 16384;
+int64_t tei_batch_tokens(const InferenceOptions& o);
+
 // Sequences vLLM v0.6's MambaCacheManager holds states for (Mamba, Jamba): max_num_seqs, and with
 // CUDA graphs padded to a captured batch size (_get_graph_batch_size: up to 2 as is, 4, then a
 // multiple of 8) [vllm-code].
@@ -170,6 +183,14 @@ auto vllm_sampler_bytes(Q& q, const ModelSpec& m, int64_t seqs) {
            q("sampler_bytes", kVllmSamplerBytesPerLogit);
 }
 double vllm_sampler_bytes(const ModelSpec& m, int64_t seqs);
+
+// vLLM's pooler in the pooling runner's profile run (_dummy_pooler_run): each pooling task the model supports runs over
+// the hidden states of the profiled tokens, the largest output a per-token one (token_embed: [T, h] in the model's
+// dtype) [vllm-pooling]; no logits and no sampler.
+template <class Q, class N>
+N vllm_pooler_bytes(Q& q, const ModelSpec& m, const N& tokens, double act_bytes) {
+    return tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", act_bytes);
+}
 
 // llama.cpp compute buffer: ggml-alloc's plan for the worst-case graph of one ubatch of n_ub tokens
 // against n_kv cached cells (llama_context::graph_reserve, every token an output), the high-water mark

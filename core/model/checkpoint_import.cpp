@@ -77,6 +77,15 @@ Result<CheckpointImport> import_checkpoint(const CheckpointFiles& f, CheckpointP
     }
 
     if (!f.shards.empty() || f.index) c.safetensors = summarize_safetensors(f, c.quantization);
+    // A decoder saved as its base model (Qwen3-Embedding: config.json names Qwen3ForCausalLM, the safetensors hold no
+    // lm_head.weight [qwen3-embedding]): every shard read, unquantized, and exactly the count less the untied lm_head.
+    if (c.model && c.params && c.safetensors && c.safetensors->complete && !c.quantization && !c.model->encoder && !c.model->embedder &&
+        c.params->lm_head > 0 && c.safetensors->elements + static_cast<uint64_t>(c.params->lm_head) == static_cast<uint64_t>(c.params->total)) {
+        c.model->embedder = true;
+        c.params = count_params(*c.model);
+        warnings.push_back("the safetensors hold every parameter but the lm_head (the base model, as Qwen3-Embedding ships it): read as an "
+                           "embedder (model.embedder), served for its hidden states");
+    }
 
     if (f.gguf) {
         Result<std::string> config = gguf_hf_config(*f.gguf);

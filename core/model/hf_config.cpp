@@ -1319,6 +1319,25 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     }
 }
 
+// The model class config.json's "architectures" names, where it changes the tensors [transformers-code]: an
+// encoder's *ForSequenceClassification adds the classifier over num_labels outputs (num_labels, else the
+// id2label entries, else PretrainedConfig's 2); a decoder's base class (Qwen3Model, LlamaModel: "Model" and
+// no "For" / "LMHead" in the name) has no lm_head, the embedder that Qwen3-Embedding and gte-Qwen2 ship.
+void read_model_class(const json& top, ModelSpec& m) {
+    const auto classes = top.find("architectures");
+    if (classes == top.end() || !classes->is_array() || classes->empty() || !(*classes)[0].is_string()) return;
+    const std::string c = (*classes)[0].get<std::string>();
+    const auto ends_with = [&](std::string_view tail) { return c.size() >= tail.size() && c.compare(c.size() - tail.size(), tail.size(), tail) == 0; };
+    if (m.encoder && ends_with("ForSequenceClassification")) {
+        int64_t labels = 2;
+        if (const auto n = top.find("num_labels"); n != top.end() && n->is_number_integer()) labels = n->get<int64_t>();
+        else if (const auto ids = top.find("id2label"); ids != top.end() && ids->is_object() && !ids->empty()) labels = static_cast<int64_t>(ids->size());
+        m.num_labels = labels;
+    } else if (!m.encoder && ends_with("Model") && c.find("For") == std::string::npos && c.find("LMHead") == std::string::npos) {
+        m.embedder = true;
+    }
+}
+
 }  // namespace
 
 Result<ModelSpec> import_hf_config_json(const json& top) {
@@ -1365,6 +1384,7 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     read_counts(im, m);
     if (layout.special) layout.special(im, m);
     read_vision(top, m, !prefix.empty(), errs, warns);
+    read_model_class(top, m);
 
     if (top.contains("quantization_config"))
         warns.push_back("the checkpoint is quantized (quantization_config); counts are parameters, choose the weight format separately");

@@ -379,6 +379,7 @@ VL_TENSOR_INLINE void for_each_model_tensor(const ModelSpec& m, F&& f) {
         }
         return;
     }
+    if (m.embedder) return;  // the base model (Qwen3Model): its checkpoint has no lm_head [transformers-code]
     // lm_head [V, e] vocab-parallel (ParallelLMHead); tied: the embedding matrix itself. Phi-1/2 have a bias.
     const Tensor head = mat("lm_head", m.vocab, e_dim, K::Head, S::Vocab, R::OtherMatrix, 0, kWhole);
     if (!m.tied_embeddings) f(head);

@@ -273,6 +273,8 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
         c.fail(m.mlm_head ? "mlm_head" : "num_labels", "is a task head of an encoder (BERT, RoBERTa); this model is not one (encoder false): leave it out");
     else if (m.num_labels > 0 && m.mlm_head)
         c.fail("num_labels", "and mlm_head are two model classes (BertForSequenceClassification, BertForMaskedLM); keep one");
+    if (m.embedder && m.encoder)
+        c.fail("embedder", "is a decoder without its LM head (Qwen3-Embedding); an encoder (encoder true) has none already: leave it out");
 
     const MoESpec& e = m.moe;
     if (c.range("num_experts", e.num_experts, 0, kMaxExperts) && e.num_experts > 0) {
