@@ -53,8 +53,9 @@ int64_t cross_states(const Scenario& s) {
 // KV of its images (0 for a plain transformer).
 double state_per_sequence(const Scenario& s, const StagePick& p) {
     Numbers n;
+    const int64_t images = cross_states(s);
     return (s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer, s.model.ssm), s.parallel.tp) : 0) +
-           (cross_states(s) > 0 ? cross_kv_sequence_bytes(n, s.model, s.infer.kv_dtype, s.parallel.tp, p.begin, p.end, cross_states(s)) : 0.0);
+           (images > 0 ? cross_kv_sequence_bytes(n, s.model, s.infer.kv_dtype, s.parallel.tp, p.begin, p.end, images) : 0.0);
 }
 
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <initializer_list>
+#include <string_view>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -132,18 +133,14 @@ std::string supported_types() {
 
 // Encoder-only and encoder-decoder families people paste that are not supported: named as such instead of "unknown".
 // (BERT, RoBERTa and XLM-RoBERTa encoders are supported: kFamilies.)
+bool is_one_of(const std::string& type, std::initializer_list<std::string_view> types) {
+    return std::find(types.begin(), types.end(), type) != types.end();
+}
 bool is_encoder_type(const std::string& type) {
-    static constexpr const char* kEncoders[] = {"distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert"};
-    for (const char* e : kEncoders)
-        if (type == e) return true;
-    return false;
+    return is_one_of(type, {"distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert"});
 }
 bool is_encoder_decoder_type(const std::string& type) {
-    static constexpr const char* kEncoderDecoders[] = {"t5",      "mt5",    "umt5",    "longt5",  "bart",
-                                                       "mbart",   "pegasus", "marian", "whisper", "encoder-decoder"};
-    for (const char* e : kEncoderDecoders)
-        if (type == e) return true;
-    return false;
+    return is_one_of(type, {"t5", "mt5", "umt5", "longt5", "bart", "mbart", "pegasus", "marian", "whisper", "encoder-decoder"});
 }
 
 // A model_type folded for comparison: lower case, without '-', '_', '.' and spaces ("Qwen2.5" -> "qwen25").
@@ -928,16 +925,13 @@ void mllama_text(Importer& im, ModelSpec& m) {
     cross = {3, 8, 13, 18, 23, 28, 33, 38};
     const json* list = im.r.find("cross_attention_layers");
     if (!list) return;
-    if (!list->is_array() || list->size() > static_cast<size_t>(kMaxListedLayers)) {
+    const auto refuse = [&] {
         im.r.fail("cross_attention_layers", "must be an array of at most 256 layer indices, e.g. [3, 8, 13]; got " + short_dump(*list));
-        return;
-    }
+    };
+    if (!list->is_array() || list->size() > static_cast<size_t>(kMaxListedLayers)) return refuse();
     cross.clear();
     for (const json& i : *list) {
-        if (!i.is_number_integer()) {
-            im.r.fail("cross_attention_layers", "must be an array of at most 256 layer indices, e.g. [3, 8, 13]; got " + short_dump(*list));
-            return;
-        }
+        if (!i.is_number_integer()) return refuse();
         cross.push_back(i.get<int64_t>());
     }
 }

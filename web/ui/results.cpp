@@ -9,6 +9,7 @@
 
 #include "export.h"
 #include "framework_profiles.h"
+#include "text_format.h"
 #include "ui/keyboard.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
@@ -165,12 +166,9 @@ void breakdown_panel(AppState& app) {
         if (by_cat[i] <= 0) continue;
         const float cw = static_cast<float>(by_cat[i] / sum) * w;
         dl->AddRectFilled(ImVec2(x, p0.y), ImVec2(x + cw, p0.y + h), category_color(static_cast<Category>(i)));
-        if (hovered && mx >= x && mx < x + cw) {
-            char text[160];
-            std::snprintf(text, sizeof text, "%s: %s (%.1f%%)", category_label(L, static_cast<Category>(i)),
-                          fmt_bytes(app, by_cat[i]).c_str(), 100.0 * by_cat[i] / sum);
-            tooltip(app, text);
-        }
+        if (hovered && mx >= x && mx < x + cw)
+            tooltip(app, vl::format("{}: {} ({:.1f}%)", category_label(L, static_cast<Category>(i)), fmt_bytes(app, by_cat[i]),
+                                    100.0 * by_cat[i] / sum));
         x += cw;
     }
     mark(app, "stack");
@@ -406,11 +404,8 @@ void sweep_panel(AppState& app) {
         const ImVec2 q(X(static_cast<double>(p.x)), Y(p.total));
         if (have) dl->AddLine(prev, q, ImGui::GetColorU32(ImGuiCol_PlotLines), 2);
         dl->AddCircleFilled(q, 2.5f, p.total > e.gpu_capacity_bytes ? col_bad(app) : ImGui::GetColorU32(ImGuiCol_PlotLines));
-        if (hovered && std::fabs(ImGui::GetIO().MousePos.x - q.x) < 6) {
-            char text[160];
-            std::snprintf(text, sizeof text, "%s = %lld: %s", axes[axis], static_cast<long long>(p.x), fmt_bytes(app, p.total).c_str());
-            tooltip(app, text);
-        }
+        if (hovered && std::fabs(ImGui::GetIO().MousePos.x - q.x) < 6)
+            tooltip(app, vl::format("{} = {}: {}", axes[axis], p.x, fmt_bytes(app, p.total)));
         prev = q;
         have = true;
     }
