@@ -14,7 +14,7 @@
 //   4. axe-core (npm, tests/browser/package.json) finds no serious or critical violation.
 //
 // Usage: node a11y.mjs --site build/web/site [--chromium /usr/bin/chromium] [--axe path/to/axe.min.js]
-import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, press, serveSite, settle }
+import { checks, appState as state, click, clickInView, finish, item, launchChromium, openApp, parseArgs, press, serveSite, settle }
   from './harness.mjs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -304,7 +304,7 @@ try {
     await mirrorMatches(page, 'phone, at start');
     await axeCheck(page, 'phone');
     await click(page, 'tab.1', { touch: true });  // Setup
-    await click(page, 'mode.0', { touch: true });  // Training
+    await clickInView(page, 'mode.0', true);  // Training, below the model and the GPU
     check((await state(page)).ui.mode === 'train', 'a tap on Training selects training');
     await mirrorMatches(page, 'phone, after choosing training');
     await page.context().close();

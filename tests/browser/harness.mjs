@@ -258,6 +258,19 @@ export async function scrollTo(page, key, at, top, touch) {
   throw new Error(`could not scroll '${key}' into view`);
 }
 
+// A click on a widget once the wheel has brought it into view below the top bar, or on a phone (touch)
+// a tap once swiped into view below the tabs (the phone's Setup tab is taller than the screen); the
+// swipes run along the screen's right edge, beside the lists that scroll by themselves (the presets).
+export async function clickInView(page, key, touch) {
+  if (touch) {
+    const tabs = await item(page, 'tab.1');
+    await scrollTo(page, key, { x: page.viewportSize().width - 15, y: 640 }, tabs.y + tabs.h, true);
+  } else {
+    await scrollTo(page, key, { x: (await item(page, key)).cx, y: 450 }, 60, false);
+  }
+  await click(page, key, { touch });
+}
+
 // Click a field, select all it holds, type `text`, press Enter (which lets go of the field).
 export async function typeInto(page, key, text) {
   await click(page, key);

@@ -10,7 +10,7 @@
 // On a desktop and a phone viewport.
 //
 // Usage: node history.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, paste, serveSite,
+import { checks, appState as state, click, clickInView, finish, item, launchChromium, openApp, parseArgs, paste, serveSite,
          settle } from './harness.mjs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
@@ -127,13 +127,13 @@ try {
     const seen = [await shown(page)];
     await click(page, 'tab.1', { touch: true });       // the Setup tab: not a scenario change
     await page.waitForTimeout(QUIET_MS);
-    await click(page, 'mode.0', { touch: true });
+    await click(page, 'preset.llama-3.1-70b', { touch: true });  // at the top of the tab
     seen.push(await shown(page));
     await page.waitForTimeout(QUIET_MS);
-    await click(page, 'preset.llama-3.1-70b', { touch: true });
+    await clickInView(page, 'mode.0', true);           // below the model and the GPU
     const newest = await shown(page);
-    check(seen[1].mode === 'train' && newest.preset === 'llama-3.1-70b' && await entries(page) === n0 + 2,
-          `phone: training, then Llama 3.1 70B: two entries (${await entries(page) - n0})`);
+    check(seen[1].preset === 'llama-3.1-70b' && newest.mode === 'train' && await entries(page) === n0 + 2,
+          `phone: Llama 3.1 70B, then training: two entries (${await entries(page) - n0})`);
     await walk('phone', page, seen.slice().reverse(), newest);
     await page.context().close();
   });

@@ -7,7 +7,7 @@
 // tap 44 px below the first row's middle picks the second item; on a desktop they stay a text line.
 //
 // Usage: node layout.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite, settle }
+import { checks, appState as state, click, clickInView, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite, settle }
   from './harness.mjs';
 import { resolve } from 'node:path';
 
@@ -140,9 +140,9 @@ try {
   console.log('phone 390x844 (touch)');
   await section('phone', async () => {
     const page = await open({ viewport: { width: 390, height: 844 }, dpr: 3, mobile: true });
-    await click(page, 'tab.1', { touch: true });  // Setup
-    await click(page, 'mode.1', { touch: true });
-    await click(page, 'finetune.method.1', { touch: true });
+    await click(page, 'tab.1', { touch: true });  // Setup: model and GPU first, the mode below them
+    await clickInView(page, 'mode.1', true);
+    await clickInView(page, 'finetune.method.1', true);
     await loraTargets(page, 'phone', true);
     await page.context().close();
   });

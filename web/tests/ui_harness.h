@@ -39,10 +39,41 @@ struct Harness {
         for (int i = 0; i < n; ++i) frame();
     }
     bool has(const std::string& key) const { return app.ui.items.count(key) > 0; }
-    // Press and release the left button at the centre of a recorded widget.
-    void click(const std::string& key) {
+    // Scroll with the mouse wheel, over the widget's column, until the whole widget is on screen, as a
+    // user does before pressing something below the fold (the phone's Setup tab is taller than a phone).
+    // The wheel goes where a notch moves the widget: near the screen's edge on its side first, as a
+    // list nested in the column (the GPU picker) scrolls itself instead.
+    void reach(const std::string& key) {
         INFO("widget " << key);
         REQUIRE(has(key));
+        ImGui::SetCurrentContext(ctx);
+        ImGuiIO& io = ImGui::GetIO();
+        const float H = io.DisplaySize.y;
+        for (int i = 0; i < 200; ++i) {
+            const std::vector<float> r = app.ui.items.at(key);
+            if (r[1] >= 0 && r[1] + r[3] <= H) return;
+            const bool up = r[1] < 0;
+            bool moved = false;
+            for (const float y : {up ? 10.0f : H - 10.0f, H * 0.75f, H * 0.5f, H * 0.25f}) {
+                io.MousePos = ImVec2(r[0] + r[2] / 2, y);
+                frame();  // hover, then one notch
+                io.MouseWheel = up ? 1.0f : -1.0f;
+                frame();
+                io.MouseWheel = 0;
+                io.MousePos = ImVec2(-1, -1);
+                frame();
+                REQUIRE(has(key));
+                moved = app.ui.items.at(key)[1] != r[1];
+                if (moved) break;
+            }
+            if (!moved) break;
+        }
+        FAIL("the wheel did not bring " << key << " into view");
+    }
+    // Press and release the left button at the centre of a recorded widget (scrolled into view first).
+    void click(const std::string& key) {
+        INFO("widget " << key);
+        reach(key);
         const std::vector<float> r = app.ui.items.at(key);
         ImGui::SetCurrentContext(ctx);
         ImGuiIO& io = ImGui::GetIO();

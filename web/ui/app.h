@@ -153,6 +153,7 @@ struct UiState {
     bool text_active = false;                // a text field had the keyboard last frame: a paste goes into it
     bool touch_pan = false;                  // a touch is a drag this frame (web/main.cpp; scrolling.h)
     unsigned touch_scroll_window = 0;        // the window (ImGuiID) the touch drag scrolls, 0 when none yet
+    unsigned touch_press_window = 0;         // the window under the finger where the press began (0: none)
     std::string focus_key;                   // the widget with the keyboard (its mark() key), "" when none (keyboard.h)
     bool focus_ring = false;                 // ... and it shows so: the focus ring, or a text field being edited
     std::vector<unsigned> tab_skip;          // this frame's items Tab passes over (ImGuiIDs of charts' hover areas)

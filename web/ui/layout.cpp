@@ -111,9 +111,9 @@ void status(AppState& app) {
     mark(app, "status");
 }
 
-// gpu_first: the desktop's column puts the GPU right after the model, so that its picker is in view
-// beside the verdict on a laptop screen (issue 15), above the mode's longer settings; the phone's
-// Setup tab and an editable embed keep model, mode, GPU (their verdict is on another tab or above).
+// gpu_first: the desktop's column and the phone's Setup tab put the GPU right after the model, so that
+// its picker is in view with the verdict (beside it on a laptop screen, under it on a phone) above the
+// mode's longer settings (issue 15); an editable embed keeps model, mode, GPU (its verdict is above).
 void inputs_column(AppState& app, bool gpu_first) {
     const Lang L = app.ui.lang;
     struct Section { S title; const char* key; void (*panel)(AppState&); ImGuiTreeNodeFlags flags; };
@@ -247,7 +247,7 @@ void draw(AppState& app) {
                 table_panel(app);
                 notes_panel(app);
                 break;
-            case PhoneTab::Setup: inputs_column(app, false); break;
+            case PhoneTab::Setup: inputs_column(app, true); break;
             case PhoneTab::Share: share_panel(app); break;
         }
         ImGui::EndChild();

@@ -76,6 +76,9 @@ void begin_touch_drag(AppState& app) {
     const ImGuiID id = drag_id();
     // web/main.cpp says when a touch is a drag; without it (native tests, a mouse on a touch
     // screen), a touch-screen press that moved beyond the slop is one.
+    // The press's first frame shows ImGui where the finger went down: the drag scrolls from there, even
+    // when the next frame (a slow one, a quick swipe) finds the finger already outside that window.
+    if (ImGui::IsMouseClicked(0)) app.ui.touch_press_window = g.HoveredWindow ? g.HoveredWindow->ID : 0;
     const bool drag = ImGui::IsMouseDown(0) && (app.ui.touch_pan || (app.ui.env.touch && ImGui::IsMouseDragging(0, kTouchSlop)));
     if (!drag) {
         if (g.ActiveId == id) ImGui::ClearActiveID();
@@ -92,10 +95,11 @@ void end_touch_drag(AppState& app) {
     if (g.ActiveId != drag_id() || dy == 0) return;
     ImGuiWindow* target = app.ui.touch_scroll_window ? ImGui::FindWindowByID(app.ui.touch_scroll_window) : nullptr;
     if (!target) {
-        // From the window ImGui found under the finger (while a frame is drawn, g.Windows is not in
-        // display order, so window_at would not do): a finger moving up (dy < 0) moves the content
-        // towards its end.
-        for (ImGuiWindow* w = g.HoveredWindow; w && !target;
+        // From the window ImGui found under the finger where the press began (while a frame is drawn,
+        // g.Windows is not in display order, so window_at would not do): a finger moving up (dy < 0)
+        // moves the content towards its end.
+        ImGuiWindow* pressed = app.ui.touch_press_window ? ImGui::FindWindowByID(app.ui.touch_press_window) : nullptr;
+        for (ImGuiWindow* w = pressed ? pressed : g.HoveredWindow; w && !target;
              w = (w->Flags & ImGuiWindowFlags_ChildWindow) ? w->ParentWindow : nullptr)
             if (takes_mouse_scroll(w) && w->ScrollMax.y > 0 && can_move(w, 1, -dy)) target = w;
         if (!target) return;
