@@ -55,11 +55,16 @@ bool has_cjk(const std::string& s) {
 
 // Each component id the estimates had, with one of them (its English label).
 std::map<std::string, Component> g_components;
+// Each source line the components had (the show-the-math row's "Source").
+std::set<std::string> g_sources;
 
 // What the page shows of one scenario's estimate (results.cpp, app.cpp results_text_json).
 void collect(const Scenario& s, std::set<std::string>& out) {
     const Estimate e = estimate(s, Detail::NumbersOnly);
-    for (const Component& c : e.components) g_components.emplace(c.id, c);
+    for (const Component& c : e.components) {
+        g_components.emplace(c.id, c);
+        g_sources.insert(c.source);
+    }
     for (const FieldError& err : e.errors) out.insert(err.message);
     for (const std::string& w : e.warnings) out.insert(w);
     for (const std::string& n : {kv_capacity_text(s, e, SizeUnit::GiB), profile_text(s), mechanisms_text(e, SizeUnit::GiB)})
@@ -577,6 +582,33 @@ TEST_CASE("every component of the core has a Chinese label") {
         REQUIRE(g_components.count(id) == 1);
         CHECK(ui::component_label_zh(cat, id) != nullptr);
     }
+}
+
+TEST_CASE("every component's source line has a Chinese translation, its citation keys kept") {
+    if (g_components.empty()) core_messages();
+    const MessageCatalogue cat = ui::parse_message_catalogue(catalogue_text());
+    CHECK(g_sources.size() > 60);
+    size_t missing = 0;
+    for (const std::string& src : g_sources) {
+        if (src.empty()) continue;
+        const std::optional<std::string> zh = ui::translate_message(cat, src);
+        if (!zh) {
+            ++missing;
+            std::cout << "no Chinese for the source: " << src << "\n";
+            continue;
+        }
+        INFO(src << " -> " << *zh);
+        CHECK(has_cjk(*zh));
+        // Every citation key of the English ("[transformers-code]", "[zero2020 §3.1]") is in the Chinese too;
+        // a bracket with a comma is a tensor's shape ("[b, s, h]"), whose words may be translated.
+        for (size_t at = src.find('['); at != std::string::npos; at = src.find('[', at + 1)) {
+            const size_t end = src.find(']', at);
+            if (end == std::string::npos) break;
+            const std::string bracket = src.substr(at, end - at + 1);
+            if (bracket.find(',') == std::string::npos) CHECK(zh->find(bracket) != std::string::npos);
+        }
+    }
+    CHECK(missing == 0);
 }
 
 TEST_CASE("a syntax error in a pasted config.json reads in Chinese, with its line, column and place") {

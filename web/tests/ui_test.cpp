@@ -427,6 +427,26 @@ TEST_CASE("show the math: a component row opens to its formula, numbers and sour
     CHECK(std::string(h.app.estimate.components.front().source).size() > 0);
 }
 
+TEST_CASE("show the math on the 中文 page: the source line in Chinese, its citation keys as written") {
+    Harness h(1280, 3000);
+    std::ifstream f(VRAMLENS_SOURCE_DIR "/web/ui/zh_messages.txt", std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    h.app.ui.zh_messages = vl::ui::parse_message_catalogue(ss.str());
+    h.frames(3);
+    h.app.ui.lang = vl::ui::Lang::Zh;  // after the first frame, which takes the browser's language
+    h.frames(2);
+    REQUIRE(h.has("row.kv_cache"));  // the default scenario: Transformers inference
+    h.click("row.kv_cache");
+    REQUIRE(h.has("math.kv_cache"));
+    const std::string t = drawn_text(h);
+    CHECK(t.find("DynamicCache 保存所有 token [transformers-code]") != std::string::npos);
+    CHECK(t.find("DynamicCache holds every token") == std::string::npos);
+    // Back in English: the core's own line.
+    h.app.ui.lang = vl::ui::Lang::En;
+    CHECK(drawn_text(h).find("DynamicCache holds every token [transformers-code]") != std::string::npos);
+}
+
 TEST_CASE("every mode and fine-tune method draws, with numbers equal to the core's") {
     Harness h;
     h.frames(2);

@@ -264,7 +264,7 @@ void table_panel(AppState& app) {
                 ImGui::TextWrapped("%.*s", static_cast<int>(c.substituted().size()), c.substituted().data());
             }
             ImGui::TextDisabled("%s", tr(L, S::Source));
-            ImGui::TextWrapped("%s", c.source);
+            ImGui::TextWrapped("%s", say(app, c.source).c_str());  // the citation keys [..] stay as written
             ImGui::PopTextWrapPos();
             ImGui::TablePopBackgroundChannel();
             ImGui::Unindent(16);
