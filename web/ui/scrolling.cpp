@@ -95,13 +95,17 @@ void end_touch_drag(AppState& app) {
     if (g.ActiveId != drag_id() || dy == 0) return;
     ImGuiWindow* target = app.ui.touch_scroll_window ? ImGui::FindWindowByID(app.ui.touch_scroll_window) : nullptr;
     if (!target) {
-        // From the window ImGui found under the finger where the press began (while a frame is drawn,
-        // g.Windows is not in display order, so window_at would not do): a finger moving up (dy < 0)
-        // moves the content towards its end.
-        ImGuiWindow* pressed = app.ui.touch_press_window ? ImGui::FindWindowByID(app.ui.touch_press_window) : nullptr;
-        for (ImGuiWindow* w = pressed ? pressed : g.HoveredWindow; w && !target;
-             w = (w->Flags & ImGuiWindowFlags_ChildWindow) ? w->ParentWindow : nullptr)
-            if (takes_mouse_scroll(w) && w->ScrollMax.y > 0 && can_move(w, 1, -dy)) target = w;
+        // From the window ImGui found under the finger where the press began, else (nothing there
+        // scrolls: a swipe from the verdict down into the tab) the one under the finger now (while a
+        // frame is drawn, g.Windows is not in display order, so window_at would not do): a finger moving
+        // up (dy < 0) moves the content towards its end.
+        auto scrolls_from = [&](ImGuiWindow* w) -> ImGuiWindow* {
+            for (; w; w = (w->Flags & ImGuiWindowFlags_ChildWindow) ? w->ParentWindow : nullptr)
+                if (takes_mouse_scroll(w) && w->ScrollMax.y > 0 && can_move(w, 1, -dy)) return w;
+            return nullptr;
+        };
+        target = scrolls_from(app.ui.touch_press_window ? ImGui::FindWindowByID(app.ui.touch_press_window) : nullptr);
+        if (!target) target = scrolls_from(g.HoveredWindow);
         if (!target) return;
         app.ui.touch_scroll_window = target->ID;
     }
