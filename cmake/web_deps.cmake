@@ -25,8 +25,25 @@ else()
 endif()
 
 set(_imgui ${VRAMLENS_IMGUI_DIR})
+# imgui_draw.cpp without Dear ImGui's built-in ProggyClean font (issue 16): ImFontAtlas::Build() and
+# GetTexDataAs*() call AddFontDefault() when no font was added, so the 12 KB base85 string (9.5 KB
+# gzip) was linked though the page always adds its own (web/main.cpp, assets/fonts; the web build
+# stops without one, web/CMakeLists.txt). The copy in the build folder returns NULL at the top of
+# AddFontDefault(), which leaves the string unreferenced for the compiler to drop; nothing else changes.
+set(_imgui_draw ${CMAKE_BINARY_DIR}/generated/imgui_draw_no_default_font.cpp)
+file(READ ${_imgui}/imgui_draw.cpp _draw_src)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_imgui}/imgui_draw.cpp)
+string(FIND "${_draw_src}" "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n" _at)
+if(_at EQUAL -1)
+  message(FATAL_ERROR "vramlens: ${_imgui}/imgui_draw.cpp has no AddFontDefault() as in Dear ImGui 1.86")
+endif()
+string(REPLACE "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n"
+               "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n    IM_UNUSED(font_cfg_template); return NULL;  // vramlens: no built-in font (cmake/web_deps.cmake)\n"
+               _draw_src "${_draw_src}")
+file(WRITE ${_imgui_draw}.new "#line 1 \"${_imgui}/imgui_draw.cpp\"\n${_draw_src}")
+configure_file(${_imgui_draw}.new ${_imgui_draw} COPYONLY)  # rewritten only when it changes
 add_library(vramlens_imgui STATIC
-  ${_imgui}/imgui.cpp ${_imgui}/imgui_draw.cpp ${_imgui}/imgui_tables.cpp ${_imgui}/imgui_widgets.cpp
+  ${_imgui}/imgui.cpp ${_imgui_draw} ${_imgui}/imgui_tables.cpp ${_imgui}/imgui_widgets.cpp
   ${_imgui}/imgui_demo.cpp ${_imgui}/backends/imgui_impl_sdl.cpp ${_imgui}/backends/imgui_impl_opengl3.cpp)
 target_include_directories(vramlens_imgui SYSTEM PUBLIC ${_imgui} ${_imgui}/backends)
 # WebGL2 = OpenGL ES 3 (ImGui 1.86 would pick ES2/WebGL1 on Emscripten); no file I/O in the browser.

@@ -4,6 +4,7 @@
 // (json_input.h) checks size, syntax, nesting, duplicate keys and NULs, then every value's type is
 // checked before it is read.
 #include "scenario_json.h"
+#include "scenario_json_value.h"
 
 #include <cmath>
 #include <cstdint>
@@ -964,7 +965,7 @@ Result<Scenario> scenario_from_json(std::string_view text) {
     return Result<Scenario>::success(std::move(s), std::move(warnings));
 }
 
-std::string scenario_to_json(const Scenario& s, JsonStyle style) {
+Json scenario_json_value(const Scenario& s, JsonStyle style) {
     // Compact leaves out what reading gives anyway: Scenario's defaults with the scenario's profile applied.
     Scenario defaults;
     Json j = Json::object();
@@ -984,13 +985,16 @@ std::string scenario_to_json(const Scenario& s, JsonStyle style) {
                                                  s.gpu.usable_bytes() == defaults.gpu.usable_bytes()))
         j["gpu"] = write_object(s.gpu, Gpu{}, JsonStyle::Pretty);
     if (style == JsonStyle::Pretty || ranks(s.parallel) != std::optional<int64_t>(s.gpu_count)) j["gpu_count"] = s.gpu_count;
-    return dump(j, style);
+    return j;
 }
+
+std::string scenario_to_json(const Scenario& s, JsonStyle style) { return dump(scenario_json_value(s, style), style); }
 
 std::vector<FieldError> set_scenario_field(Scenario& s, std::string_view path, std::string_view json_value) {
     std::vector<FieldError> errs;
-    Json value = Json::parse(json_value, nullptr, false);
-    if (value.is_discarded()) return {{std::string(path), "is not valid JSON: " + std::string(json_value)}};
+    std::optional<Json> parsed = parse_ordered_json_input(json_value, path, errs);  // the one JSON reader (json_input.h)
+    if (!parsed) return {{std::string(path), "is not valid JSON: " + std::string(json_value)}};
+    Json value = std::move(*parsed);
     // {"a": {"b": value}} for "a.b", read over s as a scenario file's fields are.
     std::string_view rest = path;
     std::vector<std::string> keys;

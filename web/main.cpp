@@ -188,7 +188,6 @@ void load_fonts(float scale) {
                                        static_cast<int>(vl::fonts::kFiles[i].size), kFontPixels * scale,
                                        &cfg, ranges);
     }
-    if (vl::fonts::kFileCount == 0) io.Fonts->AddFontDefault();
     if (!g_rt->zh_font.empty()) {  // merged into the main font for the CJK ranges
         ImFontConfig cfg;
         cfg.FontDataOwnedByAtlas = false;  // kept in Runtime::zh_font

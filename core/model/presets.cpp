@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedded_assets.h"
+#include "json_input.h"
 #include "model/hf_config_json.h"
 
 namespace vl {
@@ -45,7 +46,7 @@ const json* entries(const json& doc, const char* file, const char* key, std::vec
 
 void load_models(Presets& p) {
     const std::string_view text = assets::find("models.json");
-    const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    const json doc = parse_json_input(text, "models.json", p.errors).value_or(json());
     const json* list = entries(doc, "models.json", "models", p.errors);
     if (!list) return;
     for (size_t i = 0; i < list->size(); ++i) {
@@ -87,7 +88,7 @@ void load_models(Presets& p) {
 
 void load_gpus(Presets& p) {
     const std::string_view text = assets::find("gpus.json");
-    const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    const json doc = parse_json_input(text, "gpus.json", p.errors).value_or(json());
     const json* list = entries(doc, "gpus.json", "gpus", p.errors);
     if (!list) return;
     for (size_t i = 0; i < list->size(); ++i) {

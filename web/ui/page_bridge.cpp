@@ -208,7 +208,8 @@ void page_begin_frame(AppState& app) {
     io.SetClipboardTextFn = set_clipboard;
     if (app.ui.started) return;
     char* raw = js_page_env(static_cast<double>(vl::kMaxJsonInputBytes));
-    nlohmann::json j = nlohmann::json::parse(raw, nullptr, false);
+    std::vector<FieldError> errs;  // a page that sends no JSON object keeps the defaults
+    const nlohmann::json j = parse_json_input(raw, "env", errs).value_or(nlohmann::json());
     std::free(raw);
     if (!j.is_object()) return;
     PageEnv& e = app.ui.env;
