@@ -1149,8 +1149,8 @@ void check_rules(Importer& im, const ModelSpec& m) {
         return false;
     };
     for (FieldError& e : rule_errs) {
-        // The vision tower's rules name vision_config's keys (and the wrapper's mm_tokens_per_image) as written.
-        if (e.field.rfind("vision_config.", 0) == 0 || e.field == "mm_tokens_per_image") {
+        // The vision tower's rules name vision_config's keys (and the wrapper's mm_tokens_per_image, image_grid_pinpoints) as written.
+        if (e.field.rfind("vision_config.", 0) == 0 || e.field == "mm_tokens_per_image" || e.field == "image_grid_pinpoints") {
             im.errs.push_back(std::move(e));
             continue;
         }
@@ -1213,6 +1213,8 @@ struct VisionFamily {
 constexpr VisionFamily kVisionFamilies[] = {
     // wrapper        tower                 projector                    L   h     a   ffn   p   image
     {"llava",         VisionKind::Clip,     ProjectorKind::LlavaMlp,     12, 768,  12, 3072, 32, 224},
+    // LLaVA-NeXT: LLaVA's tower and projector, image_newline and image_grid_pinpoints (read_grid_pinpoints)
+    {"llava_next",    VisionKind::Clip,     ProjectorKind::LlavaMlp,     12, 768,  12, 3072, 32, 224},
     {"gemma3",        VisionKind::Siglip,   ProjectorKind::Gemma3,       12, 768,  12, 3072, 16, 224},
     {"qwen2_5_vl",    VisionKind::QwenVit,  ProjectorKind::QwenMerger,   32, 3584, 16, 3420, 14, 0},
     // Qwen2VLVisionConfig: embed_dim 1280, mlp_ratio 4 (ffn = embed_dim x mlp_ratio)
@@ -1245,6 +1247,27 @@ void read_mllama_vision(const json& vc, Reader& r, VisionSpec& v, std::vector<Fi
                                                                ", the projector's input; got " + std::to_string(*out)});
 }
 
+// LLaVA-NeXT's image_grid_pinpoints: [height, width] pairs of pixels; LlavaNextConfig's default when left out, the
+// five resolutions of 1 x 2, 2 x 1, 2 x 2, 3 x 1 and 1 x 3 tiles of 336 px [transformers-code]. model_validate checks
+// that each side is a multiple of vision_config.image_size.
+void read_grid_pinpoints(const json& top, VisionSpec& v, std::vector<FieldError>& errs) {
+    const auto it = top.find("image_grid_pinpoints");
+    if (it == top.end() || it->is_null()) {
+        v.grid_pinpoints = {{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}};
+        return;
+    }
+    const auto pair_ok = [](const json& p) {
+        return p.is_array() && p.size() == 2 && p[0].is_number_integer() && p[1].is_number_integer() && p[0].get<int64_t>() > 0 &&
+               p[1].get<int64_t>() > 0 && p[0].get<int64_t>() <= 100000 && p[1].get<int64_t>() <= 100000;
+    };
+    if (!it->is_array() || it->empty() || it->size() > 64 || !std::all_of(it->begin(), it->end(), pair_ok)) {
+        errs.push_back({"image_grid_pinpoints", "must be a list of 1 to 64 [height, width] pairs of pixels (1 to 100000), e.g. "
+                                                "[[336, 672], [672, 336], [672, 672]]; got " + short_dump(*it)});
+        return;
+    }
+    for (const json& p : *it) v.grid_pinpoints.push_back({p[0].get<int64_t>(), p[1].get<int64_t>()});
+}
+
 // vision_config beside the language model -> ModelSpec::vision. A wrapper without a row here keeps the
 // language model alone, with a warning.
 void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldError>& errs, std::vector<std::string>& warns) {
@@ -1258,7 +1281,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     if (!fam) {
         if (nested || has_vision)
             warns.push_back("only the language model is counted; the vision tower and projector are not (vision_config is read for "
-                            "model_type llava, gemma3, qwen2_vl, qwen2_5_vl and mllama)");
+                            "model_type llava, llava_next, gemma3, qwen2_vl, qwen2_5_vl and mllama)");
         return;
     }
     if (!vc->is_object()) {
@@ -1306,6 +1329,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
         v.image_size = size("image_size", {"image_size"}, fam->image_size);
     }
     if (mllama) read_mllama_vision(*vc, r, v, errs);
+    if (std::string_view(fam->model_type) == "llava_next") read_grid_pinpoints(top, v, errs);
     if (fam->projector == ProjectorKind::Gemma3) {
         v.tokens_per_image = top_reader.integer("mm_tokens_per_image").value_or(256);  // Gemma3Config default
         if (r.boolean("vision_use_head", false))
