@@ -6,35 +6,18 @@
 
 #include <string>
 
+#include "component_lookup.h"
+#include "config_files.h"
 #include "estimate.h"
 #include "inference_models.h"
-#include "model/hf_config.h"
 #include "param_count.h"
-#include "repo_files.h"
 
 using namespace vl;
-
-namespace {
-
-ModelSpec config(const std::string& name) {
-    const std::string text = test::read_text(test::kRepoRoot / "tests/data/configs" / name);
-    REQUIRE_FALSE(text.empty());
-    Result<ModelSpec> r = import_hf_config(text);
-    for (const auto& e : r.errors) INFO(to_string(e));
-    REQUIRE(r.ok());
-    return *r.value;
-}
-
-double bytes_of(const Estimate& e, const char* id) {
-    for (const Component& c : e.components)
-        if (std::string(c.id) == id) return c.bytes;
-    return -1;
-}
-
-}  // namespace
+using test::bytes_of;
+using test::imported_config;
 
 TEST_CASE("GLM-4.5-Air: the exact count of the checkpoint, its MTP layer apart") {
-    const ModelSpec m = config("glm-4.5-air.json");
+    const ModelSpec m = imported_config("glm-4.5-air.json");
     CHECK(m.model_type == "glm4_moe");
     CHECK(m.qkv_bias);
     CHECK_FALSE(m.attn_out_bias);  // Glm4MoeAttention's o_proj has no bias
@@ -66,7 +49,7 @@ TEST_CASE("GLM-4.5-Air: the exact count of the checkpoint, its MTP layer apart")
 }
 
 TEST_CASE("GLM-4.5: the exact count of the checkpoint, q/k norms and three dense layers") {
-    const ModelSpec m = config("glm-4.5.json");
+    const ModelSpec m = imported_config("glm-4.5.json");
     CHECK(m.qk_norm);
     CHECK(m.moe.first_dense_layers == 3);
     const ParamCounts p = count_params(m);
@@ -83,7 +66,7 @@ TEST_CASE("GLM-4.5: the exact count of the checkpoint, q/k norms and three dense
 
 TEST_CASE("GLM-4.5-Air: vLLM's method mtp loads the MTP layer as the drafter, one attention layer of KV more") {
     Scenario s = test::vllm_llama3_8b(1);
-    s.model = config("glm-4.5-air.json");
+    s.model = imported_config("glm-4.5-air.json");
     s.infer.context = 4096;
     s.infer.speculative.method = SpecMethod::Mtp;
     s.infer.speculative.num_speculative_tokens = 1;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "config_files.h"
 #include "estimate.h"
 #include "model/hf_config.h"
 #include "model/image_tokens.h"
@@ -19,20 +20,8 @@
 using namespace vl;
 
 namespace {
-std::string read_config(const std::string& name) {
-    const std::string text = test::read_text(test::kRepoRoot / "tests/data/configs" / name);
-    REQUIRE_FALSE(text.empty());
-    return text;
-}
-
-ModelSpec config_text(const std::string& text) {
-    Result<ModelSpec> r = import_hf_config(text);
-    for (const auto& e : r.errors) INFO(to_string(e));
-    REQUIRE(r.ok());
-    return *r.value;
-}
-
-ModelSpec config(const std::string& name) { return config_text(read_config(name)); }
+std::string read_config(const std::string& name) { return test::config_text(name); }
+ModelSpec config(const std::string& name) { return test::imported_config(name); }
 
 bool has_warning(const Result<ModelSpec>& r, const std::string& part) {
     for (const auto& w : r.warnings)
@@ -431,7 +420,7 @@ TEST_CASE("vision-language models: LLaVA-NeXT, the exact count of llava-v1.6-mis
     std::string bare = read_config("llava-v1.6-mistral-7b-hf.json");
     const size_t at = bare.find("\"image_grid_pinpoints\"");
     bare.erase(at, bare.find("\"image_token_index\"") - at);
-    CHECK(config_text(bare).vision.grid_pinpoints == n.vision.grid_pinpoints);
+    CHECK(test::imported(bare).vision.grid_pinpoints == n.vision.grid_pinpoints);
 }
 
 TEST_CASE("vision-language models: LLaVA-NeXT image tokens by resolution (anyres), derived by hand from the processor's rule") {
