@@ -104,6 +104,11 @@ struct SsmSpec {
 // image tokens in its sequence: its `cross_layers` (text_config.cross_attention_layers) attend to the image's states.
 enum class VisionKind { None, Clip, Siglip, QwenVit, Qwen2Vit, Mllama };
 enum class ProjectorKind { LlavaMlp, QwenMerger, Gemma3, MllamaLinear };
+// One resolution of LLaVA-NeXT's image_grid_pinpoints, (height, width) in pixels, as LlavaNextConfig lists them.
+struct GridPinpoint {
+    int64_t height = 0, width = 0;
+    bool operator==(const GridPinpoint&) const = default;
+};
 struct VisionSpec {
     VisionKind kind = VisionKind::None;
     int64_t layers = 0;          // num_hidden_layers (Qwen: depth)
@@ -124,7 +129,11 @@ struct VisionSpec {
     int64_t aspect_ratios = 0;        // len(supported_aspect_ratios) = max_aspect_ratio_id (tile embeddings have one more row)
     int64_t intermediate_layers = 0;  // len(intermediate_layers_indices): local states concatenated beside the last one
     std::vector<int64_t> cross_layers;  // text_config.cross_attention_layers: the language model's cross-attention layers
+    // LLaVA-NeXT ("anyres", model_type llava_next) only; empty otherwise: image_grid_pinpoints, the resolutions an image is
+    // resized and padded to before it is cut into image_size tiles (image_tokens.h); the projector then has image_newline [d].
+    std::vector<GridPinpoint> grid_pinpoints;
     bool active() const { return kind != VisionKind::None; }
+    bool anyres() const { return !grid_pinpoints.empty(); }
     // Qwen2-VL or Qwen2.5-VL: dynamic resolution, merge x merge patches per token.
     bool qwen() const { return kind == VisionKind::QwenVit || kind == VisionKind::Qwen2Vit; }
     bool mllama() const { return kind == VisionKind::Mllama; }

@@ -300,6 +300,7 @@ template <class V> void fields(V& v, VisionSpec*) {
     v("aspect_ratios", &VisionSpec::aspect_ratios);
     v("intermediate_layers", &VisionSpec::intermediate_layers);
     v("cross_layers", &VisionSpec::cross_layers);
+    v("grid_pinpoints", &VisionSpec::grid_pinpoints);
 }
 
 template <class V> void fields(V& v, ModelOrigin*) {
@@ -448,6 +449,13 @@ void read_object(const Json& j, const std::string& path, std::vector<FieldError>
 // local.custom_gpus[i]: an object of its fields (plan_local checks their values, naming each).
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, LocalCustomGpu& out) { read_object(j, path, errs, out); }
 
+// model.vision.grid_pinpoints: [height, width] pairs, as config.json's image_grid_pinpoints (validate_model checks the sides).
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, GridPinpoint& out) {
+    if (!j.is_array() || j.size() != 2) { errs.push_back({path, "must be a [height, width] pair of pixels, e.g. [336, 672]; got " + describe(j)}); return; }
+    read_value(j[0], path + "[0]", errs, out.height);
+    read_value(j[1], path + "[1]", errs, out.width);
+}
+
 // An array of at most `most` values, each read as its type at path[i]; `form` says what the array must be.
 template <class T>
 void read_array(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<T>& out, size_t most, const char* form) {
@@ -466,6 +474,10 @@ void read_value(const Json& j, const std::string& path, std::vector<FieldError>&
 // model.vision.cross_layers: the language model's cross-attention layer indices (validate_model checks their range).
 void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<int64_t>& out) {
     read_array(j, path, errs, out, static_cast<size_t>(kMaxListedLayers), "must be an array of at most 256 layer indices, e.g. [3, 8, 13]");
+}
+
+void read_value(const Json& j, const std::string& path, std::vector<FieldError>& errs, std::vector<GridPinpoint>& out) {
+    read_array(j, path, errs, out, 64, "must be an array of at most 64 [height, width] pairs, e.g. [[336, 672], [672, 336]]");
 }
 
 // local.tensor_split: one number per GPU; local.custom_gpus: one object per GPU.
@@ -784,6 +796,12 @@ Json to_json_value(const std::vector<WeightFormat>& x, JsonStyle) {
 Json to_json_value(const std::vector<LocalMachine>& x, JsonStyle style) {
     Json a = Json::array();
     for (const LocalMachine& m : x) a.push_back(write_object(m, LocalMachine{}, style));
+    return a;
+}
+
+Json to_json_value(const std::vector<GridPinpoint>& x, JsonStyle) {
+    Json a = Json::array();
+    for (const GridPinpoint& p : x) a.push_back(Json::array({p.height, p.width}));
     return a;
 }
 

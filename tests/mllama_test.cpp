@@ -6,6 +6,7 @@
 #include <string>
 
 #include "component_lookup.h"
+#include "config_files.h"
 #include "estimate.h"
 #include "model/hf_config.h"
 #include "model/image_tokens.h"
@@ -16,14 +17,7 @@
 using namespace vl;
 
 namespace {
-ModelSpec mllama_config(const std::string& name) {
-    const std::string text = test::read_text(test::kRepoRoot / "tests/data/configs" / name);
-    REQUIRE_FALSE(text.empty());
-    Result<ModelSpec> r = import_hf_config(text);
-    for (const auto& e : r.errors) INFO(to_string(e));
-    REQUIRE(r.ok());
-    return *r.value;
-}
+ModelSpec mllama_config(const std::string& name) { return test::imported_config(name); }
 
 // The tower, the same in 11B and 90B (h 1280, ffn 5120, 32 local + 8 global layers, 560 px tiles of 14 px patches, 4 tiles,
 // 8 aspect ratios):

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "config_files.h"
 #include "estimate.h"
 #include "model/hf_config.h"
 #include "model/image_tokens.h"
@@ -19,18 +20,8 @@
 using namespace vl;
 
 namespace {
-std::string read_config(const std::string& name) {
-    const std::string text = test::read_text(test::kRepoRoot / "tests/data/configs" / name);
-    REQUIRE_FALSE(text.empty());
-    return text;
-}
-
-ModelSpec config(const std::string& name) {
-    Result<ModelSpec> r = import_hf_config(read_config(name));
-    for (const auto& e : r.errors) INFO(to_string(e));
-    REQUIRE(r.ok());
-    return *r.value;
-}
+std::string read_config(const std::string& name) { return test::config_text(name); }
+ModelSpec config(const std::string& name) { return test::imported_config(name); }
 
 bool has_warning(const Result<ModelSpec>& r, const std::string& part) {
     for (const auto& w : r.warnings)
@@ -406,4 +397,108 @@ TEST_CASE("vision-language models: the presets carry their towers, and vramlens 
     }
     CHECK(kv == (2000.0 + 2 * 1196) * 57344);  // as in the test above: 2 images of 1196 tokens beside 2000
     CHECK(vision == 676550144.0 * 2);
+}
+
+TEST_CASE("vision-language models: LLaVA-NeXT, the exact count of llava-v1.6-mistral-7b-hf and its image_newline") {
+    const ModelSpec n = config("llava-v1.6-mistral-7b-hf.json");
+    CHECK(n.vision.kind == VisionKind::Clip);
+    REQUIRE(n.vision.grid_pinpoints.size() == 5);
+    CHECK(n.vision.grid_pinpoints[3] == GridPinpoint{1008, 336});  // [height, width] as config.json lists them
+    const ParamCounts c = count_params(n);
+    // Mistral-7B-Instruct-v0.2 with LLaVA's 32064-token vocabulary, by hand: a layer q 4096^2, k and v 2 x 1024 x 4096, o 4096^2,
+    // MLP 3 x 4096 x 14336, 2 RMSNorms 2 x 4096 = 218,112,000; 32 layers, embedding and lm_head 2 x 32064 x 4096, final norm 4096.
+    CHECK(c.total == 32LL * 218112000 + 2LL * 32064 * 4096 + 4096);
+    CHECK(c.vision == 303507456);  // LLaVA-1.5's CLIP ViT-L/14-336 tower (counted by hand above)
+    // LLaVA's projector, linear_1 4096 x 1024 + 4096 and linear_2 4096 x 4096 + 4096, and LlavaNextModel's image_newline [4096].
+    CHECK(c.projector == 4096 * 1024 + 4096 + 4096 * 4096 + 4096 + 4096);
+    CHECK(c.total + c.vision + c.projector == 7566747648);  // the Hub's safetensors count "7.57B"
+    // The preset is the same checkpoint.
+    const ModelPreset* p = find_model("llava-v1.6-mistral-7b");
+    REQUIRE(p);
+    CHECK(p->spec.vision == n.vision);
+    // Left out, image_grid_pinpoints is LlavaNextConfig's default, the same five.
+    std::string bare = read_config("llava-v1.6-mistral-7b-hf.json");
+    const size_t at = bare.find("\"image_grid_pinpoints\"");
+    bare.erase(at, bare.find("\"image_token_index\"") - at);
+    CHECK(test::imported(bare).vision.grid_pinpoints == n.vision.grid_pinpoints);
+}
+
+TEST_CASE("vision-language models: LLaVA-NeXT image tokens by resolution (anyres), derived by hand from the processor's rule") {
+    const VisionSpec v = config("llava-v1.6-mistral-7b-hf.json").vision;
+    // 672 x 672: the 672 x 672 pinpoint keeps all 451,584 px; 2 x 2 tiles of 336 px, a 48 x 48 feature grid of the image's own
+    // aspect ratio (nothing unpadded), 48 image_newline tokens, and the base image's 24 x 24: 576 + 2304 + 48 = 2928. The tower
+    // runs the base image and 4 tiles, 577 positions each (the class token).
+    const ImageGrid sq = image_grid(v, 672, 672);
+    CHECK(sq.tokens == 2928);
+    CHECK(sq.crops == 5);
+    CHECK(sq.patches == 5 * 577);
+    // 800 x 600 (w x h): scaled into 672 x 672 by 0.84, 672 x 504 = 338,688 px effective (the most of the five); 48 x 48 grid,
+    // wider than it is tall: new height 600 x 48 / 800 = 36, padding (48 - 36) / 2 = 6 rows off each side: 36 x 48 + 36 + 576 = 2340.
+    CHECK(image_grid(v, 800, 600).tokens == 2340);
+    // 300 x 900: [1008, 336] scaled by 1.12 holds the whole 270,000 px; 3 x 1 tiles, a 72 x 24 grid of the image's aspect
+    // ratio: 72 x 24 + 72 + 576 = 2376, 4 crops.
+    const ImageGrid tall = image_grid(v, 300, 900);
+    CHECK(tall.tokens == 2376);
+    CHECK(tall.crops == 4);
+    CHECK(tall.height == 1008);
+    CHECK(tall.width == 336);
+    // 1000 x 500: [336, 672] by 0.672 keeps 672 x 336 = 225,792 px and wastes none ([672, 672] and [336, 1008] keep as much
+    // but waste more): 1 x 2 tiles, 24 x 48 + 24 + 576 = 1752.
+    CHECK(image_grid(v, 1000, 500).tokens == 1752);
+    // 200 x 100 fits whole (20,000 px) in every pinpoint; [336, 672] and [672, 336] waste the same 205,792 px and the first listed
+    // wins: 1752 again ([672, 336] would unpad its 48 x 24 grid to 12 rows: 576 + 12 x 24 + 12 = 876).
+    CHECK(image_grid(v, 200, 100).tokens == 1752);
+}
+
+TEST_CASE("vision-language models: LLaVA-NeXT's image tokens join the KV cache, and bad pinpoints are named") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("llava-v1.6-mistral-7b-hf.json");
+    s.infer.batch = 1;
+    s.infer.context = 2000;
+    s.infer.images = 1;
+    s.infer.image_width = s.infer.image_height = 672;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // Mistral-7B's KV per token: 2 (K, V) x 32 layers x 8 kv heads x 128 x 2 B = 131,072 B, over 2000 + 2928 tokens.
+    CHECK(bytes_of(e, "kv_cache") == 4928.0 * 131072);
+    bool said = false;
+    for (const std::string& w : e.warnings)
+        said = said || w.find("2928 tokens each (672 x 672 px; the base image and 4 tile(s) of the 672 x 672 pinpoint") != std::string::npos;
+    CHECK(said);
+
+    std::string bad = read_config("llava-v1.6-mistral-7b-hf.json");
+    bad.replace(bad.find("1008,\n      336"), 15, "1000,\n      336");
+    CHECK(only_error(bad) == "image_grid_pinpoints: each [height, width] must be multiples of vision_config.image_size (336) up to "
+                             "100000 px; got [1000, 336]");
+    std::string flat = read_config("llava-v1.6-mistral-7b-hf.json");
+    const size_t at = flat.find("\"image_grid_pinpoints\"");
+    flat.replace(at, flat.find("\"image_token_index\"") - at, "\"image_grid_pinpoints\": [336, 672],\n  ");
+    CHECK(only_error(flat) == "image_grid_pinpoints: must be a list of 1 to 64 [height, width] pairs of pixels (1 to 100000), e.g. "
+                              "[[336, 672], [672, 336], [672, 672]]; got [336,672]");
+}
+
+TEST_CASE("vision-language models: with vLLM, tp must divide the vision tower's heads and MLP too, and the error names the field") {
+    // Qwen2.5-VL-72B at tp 32: the language model's 64 heads, 8 KV heads (replicated 4 times) and 29,568-wide MLP split; the
+    // tower's 16 heads do not (vLLM's divide() asserts, as vllm-project/vllm#49368 met for GLM-4.1V's 12 vision heads at tp 32).
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("qwen2.5-vl-72b-instruct.json");
+    s.infer.engine = Engine::VLLM;
+    s.parallel.tp = 32;
+    s.gpu_count = 32;
+    Estimate e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    REQUIRE(e.errors.size() == 1);
+    CHECK(to_string(e.errors[0]) == "parallel.tp: must divide vision_config.num_attention_heads (16) with engine vllm, which splits the "
+                                    "vision tower over tp ranks as the language model; choose a tp that divides it, or engine "
+                                    "transformers (the whole tower on each GPU); got 32");
+    // Its MLP (3456 wide) splits over 32; at tp 16 everything does.
+    s.parallel.tp = s.gpu_count = 16;
+    CHECK(estimate(s).ok());
+    // transformers keeps the whole tower on every GPU: no such rule.
+    s.parallel.tp = s.gpu_count = 32;
+    s.infer.engine = Engine::Transformers;
+    e = estimate(s);
+    for (const FieldError& f : e.errors) CHECK(f.message.find("vision_config") == std::string::npos);
 }

@@ -372,8 +372,8 @@ ModelSpec tower_view(const VisionSpec& v) {
     return t;
 }
 
-// The image encoder in transformers' prefill (stage 0): the processor stacks every image of the batch into one
-// pixel_values, and the tower runs them in one forward before the language model's layers [transformers-code];
+// The image encoder in transformers' prefill (stage 0): the processor stacks every image of the batch (LLaVA-NeXT: every
+// image's base view and tiles) into one pixel_values, and the tower runs them in one forward before the language model's layers [transformers-code];
 // its live tensors at one layer's MLP over all b x images x patches, with eager attention each image's scores
 // (CLIP/SigLIP batch the images; Qwen2.5-VL's eager path attends image by image). Its working tensors are freed
 // before the language model's layers run, so the forward peaks at the larger of the two: the component is what
@@ -396,8 +396,10 @@ void add_vision_encoder(const Scenario& s, Detail d, Estimate& e) {
             const N patches = q("b", static_cast<double>(o.batch)) * q("images", static_cast<double>(o.images)) *
                               q("patches", static_cast<double>(g.patches));
             N vision = mlp_live_bytes(q, tower, patches, 1, kActBytes);
+            // Eager scores per crop: LLaVA-NeXT's tower runs the base image and each tile as images of their own (g.crops).
+            const int64_t window = g.patches / g.crops;
             if (!o.flash_attention)
-                vision += eager_scores_bytes(q, tower, per_image ? 1 : o.batch * o.images, g.patches, g.patches, 1, false);
+                vision += eager_scores_bytes(q, tower, per_image ? 1 : o.batch * o.images * g.crops, window, window, 1, false);
             // MllamaVisionModel: the local encoder runs with output_hidden_states=True, so its input and every layer's output
             // (L + 1 states of every image) stay alive until the intermediate ones are picked after the global encoder; the
             // aspect-ratio mask [b x images, 1, n, n] of the padded tiles is built in the model's dtype [transformers-mllama].

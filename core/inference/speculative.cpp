@@ -197,8 +197,8 @@ void validate_speculative(const Scenario& s, std::vector<FieldError>& errs) {
             if (m.mtp_layers <= 0)
                 errs.push_back({"infer.speculative.method",
                                 "mtp drafts with the checkpoint's multi-token-prediction layers, and this model has none counted "
-                                "(model.mtp_layers 0; Qwen3-Next and Qwen3.5 configs give mtp_num_hidden_layers; DeepSeek-V3's "
-                                "num_nextn_predict_layers is not imported yet): use method eagle, draft or ngram"});
+                                "(model.mtp_layers 0; Qwen3-Next and Qwen3.5 configs give mtp_num_hidden_layers, DeepSeek-V3 and GLM-4.5 "
+                                "num_nextn_predict_layers): use method eagle, draft or ngram"});
             break;
         default: break;
     }

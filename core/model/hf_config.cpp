@@ -29,7 +29,7 @@ using json = nlohmann::json;
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
-    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss, Mllama,
+    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss, Mllama, Glm4Moe,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -69,6 +69,8 @@ constexpr Family kFamilies[] = {
     {"bloom",           "BloomForCausalLM",               Arch::Bloom,      "BLOOM",      250880,    64,     0,  2,   8,   0,   0,      0,  true},
     {"deepseek_v2",     "DeepseekV2ForCausalLM",          Arch::DeepseekV2, "DeepSeek-V2",102400,  4096, 11008, 30,  32,  32,   0,   2048,  false},
     {"deepseek_v3",     "DeepseekV3ForCausalLM",          Arch::DeepseekV3, "DeepSeek-V3",129280,  7168, 18432, 61, 128, 128,   0,   4096,  false},
+    // GLM-4.5 / GLM-4.5-Air (Glm4MoeConfig's defaults: the Air's sizes; head_dim hidden / heads unless given)
+    {"glm4_moe",        "Glm4MoeForCausalLM",             Arch::Glm4Moe,    "GLM-4.5",    151552,  4096, 10944, 46,  96,   8,   0, 131072,  false},
     // Qwen v1 (remote code: configuration_qwen.QWenConfig, modeling_qwen.py); intermediate_size is twice the MLP width
     {"qwen",            "QWenLMHeadModel",                Arch::QwenV1,     "Qwen (v1)",  151936,  4096, 22016, 32,  32,   0, 128,   8192,  false},
     // Vision-language (issue 18, item 3): Qwen2_5_VLConfig's defaults (the 72B sizes; Qwen2.5-VL-7B-Instruct keeps its text
@@ -393,6 +395,8 @@ constexpr FlagKey kFlagKeys[] = {
     {Arch::NemotronH,"mlp_bias",              false, {kMlp}},        // NemotronHMLP up_proj, down_proj
     {Arch::GraniteHybrid,"attention_bias",    false, {kQkv, kOut}},
     {Arch::GptOss,   "attention_bias",        true,  {kQkv, kOut}},  // GptOssAttention: q, k, v, o
+    {Arch::Glm4Moe,  "attention_bias",        false, {kQkv}},        // Glm4MoeAttention: q, k, v (o_proj has none)
+    {Arch::Glm4Moe,  "use_qk_norm",           false, {&ModelSpec::qk_norm}},  // q_norm, k_norm [head_dim]
 };
 // clang-format on
 
@@ -455,6 +459,13 @@ constexpr CountKey kCountKeys[] = {
     {Arch::DeepseekV3, Count::QkRopeHeadDim,    "qk_rope_head_dim",                64,   false, false},
     {Arch::DeepseekV3, Count::QkNopeHeadDim,    "qk_nope_head_dim",                128,  false, false},
     {Arch::DeepseekV3, Count::VHeadDim,         "v_head_dim",                      128,  false, false},
+    // Glm4MoeMoE: n_routed_experts + shared_experts (n_shared_experts x moe_intermediate_size) + Glm4MoeTopkRouter; the first
+    // first_k_dense_replace layers dense (Glm4MoeMLP of intermediate_size)
+    {Arch::Glm4Moe,    Count::Experts,          "n_routed_experts",                128,  false, false},
+    {Arch::Glm4Moe,    Count::TopK,             "num_experts_per_tok",             8,    false, true},
+    {Arch::Glm4Moe,    Count::ExpertFfn,        "moe_intermediate_size",           1408, false, true},
+    {Arch::Glm4Moe,    Count::SharedExperts,    "n_shared_experts",                1,    false, true},
+    {Arch::Glm4Moe,    Count::FirstDenseLayers, "first_k_dense_replace",           1,    false, true},
     // GptOssMLP: GptOssTopKRouter over num_local_experts GptOssExperts of intermediate_size (gpt_oss())
     {Arch::GptOss,     Count::Experts,          "num_local_experts",               128,  false, false},
     {Arch::GptOss,     Count::TopK,             "num_experts_per_tok",             4,    false, false},
@@ -534,6 +545,20 @@ void opt(Importer& im, ModelSpec& m) {  // OPTDecoder: final_layer_norm; project
     const int64_t proj = im.opt("word_embed_proj_dim", m.hidden);
     m.embed_dim = proj == m.hidden ? 0 : proj;
 }
+// num_nextn_predict_layers: the multi-token-prediction modules DeepSeek-V3 and GLM-4.5 checkpoints hold after the last layer
+// (model.layers.<L>: enorm, hnorm, eh_proj [d, 2d], one decoder layer, shared_head.norm, and copies of embed_tokens and
+// shared_head.head), counted apart as Qwen3-Next's, whose tensors have the same shapes (for_each_mtp_tensor; the copies are
+// the model's embedding and head); vLLM loads them for speculative decoding only (DeepSeekMTP, Glm4MoeMTP,
+// SpeculativeConfig num_nextn_predict_layers) [vllm-spec-decode].
+void read_nextn_layers(Importer& im, ModelSpec& m) {
+    m.mtp_layers = im.opt("num_nextn_predict_layers", 0);
+    if (m.mtp_layers > 1)
+        im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: " + std::to_string(m.mtp_layers) +
+                           " MTP modules are counted as one eh_proj and its norms before that many layers; each module has its own");
+    else if (m.mtp_layers == 1)
+        im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: the checkpoint also holds a multi-token-prediction module, counted "
+                                           "apart (engines load it only for speculative decoding)");
+}
 void deepseek(Importer& im, ModelSpec& m, bool v3) {
     if (m.moe.num_experts != 0) {
         if (m.moe.moe_layer_freq != 1)
@@ -543,19 +568,15 @@ void deepseek(Importer& im, ModelSpec& m, bool v3) {
     }
     m.attention = AttentionKind::MLA;
     m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;  // query/key head width
-    // DeepSeek-V3's MTP module (model.layers.61: enorm, hnorm, eh_proj [d, 2d], one MoE decoder layer,
-    // shared_head.norm; its embed_tokens and shared_head.head copies are the model's), counted apart as
-    // Qwen3-Next's, whose tensors have the same shapes; vLLM loads it for speculative decoding only
-    // (DeepSeekMTP, SpeculativeConfig num_nextn_predict_layers) [vllm-spec-decode].
-    if (v3) {
-        m.mtp_layers = im.opt("num_nextn_predict_layers", 0);
-        if (m.mtp_layers > 1)
-            im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: " + std::to_string(m.mtp_layers) +
-                               " MTP modules are counted as one eh_proj and its norms before that many layers; each module has its own");
-        else if (m.mtp_layers == 1)
-            im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: the checkpoint also holds a multi-token-prediction module, counted "
-                                               "apart (engines load it only for speculative decoding)");
-    }
+    if (v3) read_nextn_layers(im, m);  // DeepSeek-V3's MTP module (model.layers.61)
+}
+// GLM-4.5 (Glm4MoeForCausalLM): Llama-like attention with q, k, v biases (attention_bias) and optional per-head q/k norms,
+// a partial rotary (partial_rotary_factor; no weights), DeepSeek-V3's routing (Glm4MoeTopkRouter: sigmoid scores with the
+// e_score_correction_bias buffer [n_routed_experts], saved in the checkpoint) and its MTP module (model.layers.46 in
+// GLM-4.5-Air, 92 in GLM-4.5, which transformers skips on load) [transformers-code] [glm45].
+void glm4_moe(Importer& im, ModelSpec& m) {
+    m.moe.router_bias = m.moe.num_experts > 0;
+    read_nextn_layers(im, m);
 }
 // BertModel / RobertaModel / XLMRobertaModel (modeling_bert.py, modeling_roberta.py): embeddings
 // (word, position, token_type) + LayerNorm, post-norm layers, BertPooler; no LM head, no final norm,
@@ -1001,6 +1022,7 @@ constexpr Layout kLayouts[] = {
     {Arch::Bloom,      kLn,  false, kAlibi,   0,   true,  true,  true,  false, true,  2,    0,     false, 0, nullptr, true},
     {Arch::DeepseekV2, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v2},
     {Arch::DeepseekV3, kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, deepseek_v3},
+    {Arch::Glm4Moe,    kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, glm4_moe},
     {Arch::QwenV1,     kRms, true,  kRope,    0,   true,  false, false, false, false, 2,    0,     false, 0, qwen_v1, true},  // ln_1, ln_2
     {Arch::Bert,       kLn,  false, kLearned, 0,   true,  true,  true,  false, true,  2,    0,     false, 0, bert_encoder},  // post-norm: 2 LayerNorms
     {Arch::Mamba,      kRms, true,  kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, mamba},   // MambaBlock.norm
@@ -1149,8 +1171,8 @@ void check_rules(Importer& im, const ModelSpec& m) {
         return false;
     };
     for (FieldError& e : rule_errs) {
-        // The vision tower's rules name vision_config's keys (and the wrapper's mm_tokens_per_image) as written.
-        if (e.field.rfind("vision_config.", 0) == 0 || e.field == "mm_tokens_per_image") {
+        // The vision tower's rules name vision_config's keys (and the wrapper's mm_tokens_per_image, image_grid_pinpoints) as written.
+        if (e.field.rfind("vision_config.", 0) == 0 || e.field == "mm_tokens_per_image" || e.field == "image_grid_pinpoints") {
             im.errs.push_back(std::move(e));
             continue;
         }
@@ -1213,6 +1235,8 @@ struct VisionFamily {
 constexpr VisionFamily kVisionFamilies[] = {
     // wrapper        tower                 projector                    L   h     a   ffn   p   image
     {"llava",         VisionKind::Clip,     ProjectorKind::LlavaMlp,     12, 768,  12, 3072, 32, 224},
+    // LLaVA-NeXT: LLaVA's tower and projector, image_newline and image_grid_pinpoints (read_grid_pinpoints)
+    {"llava_next",    VisionKind::Clip,     ProjectorKind::LlavaMlp,     12, 768,  12, 3072, 32, 224},
     {"gemma3",        VisionKind::Siglip,   ProjectorKind::Gemma3,       12, 768,  12, 3072, 16, 224},
     {"qwen2_5_vl",    VisionKind::QwenVit,  ProjectorKind::QwenMerger,   32, 3584, 16, 3420, 14, 0},
     // Qwen2VLVisionConfig: embed_dim 1280, mlp_ratio 4 (ffn = embed_dim x mlp_ratio)
@@ -1245,6 +1269,27 @@ void read_mllama_vision(const json& vc, Reader& r, VisionSpec& v, std::vector<Fi
                                                                ", the projector's input; got " + std::to_string(*out)});
 }
 
+// LLaVA-NeXT's image_grid_pinpoints: [height, width] pairs of pixels; LlavaNextConfig's default when left out, the
+// five resolutions of 1 x 2, 2 x 1, 2 x 2, 3 x 1 and 1 x 3 tiles of 336 px [transformers-code]. model_validate checks
+// that each side is a multiple of vision_config.image_size.
+void read_grid_pinpoints(const json& top, VisionSpec& v, std::vector<FieldError>& errs) {
+    const auto it = top.find("image_grid_pinpoints");
+    if (it == top.end() || it->is_null()) {
+        v.grid_pinpoints = {{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}};
+        return;
+    }
+    const auto pair_ok = [](const json& p) {
+        return p.is_array() && p.size() == 2 && p[0].is_number_integer() && p[1].is_number_integer() && p[0].get<int64_t>() > 0 &&
+               p[1].get<int64_t>() > 0 && p[0].get<int64_t>() <= 100000 && p[1].get<int64_t>() <= 100000;
+    };
+    if (!it->is_array() || it->empty() || it->size() > 64 || !std::all_of(it->begin(), it->end(), pair_ok)) {
+        errs.push_back({"image_grid_pinpoints", "must be a list of 1 to 64 [height, width] pairs of pixels (1 to 100000), e.g. "
+                                                "[[336, 672], [672, 336], [672, 672]]; got " + short_dump(*it)});
+        return;
+    }
+    for (const json& p : *it) v.grid_pinpoints.push_back({p[0].get<int64_t>(), p[1].get<int64_t>()});
+}
+
 // vision_config beside the language model -> ModelSpec::vision. A wrapper without a row here keeps the
 // language model alone, with a warning.
 void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldError>& errs, std::vector<std::string>& warns) {
@@ -1258,7 +1303,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     if (!fam) {
         if (nested || has_vision)
             warns.push_back("only the language model is counted; the vision tower and projector are not (vision_config is read for "
-                            "model_type llava, gemma3, qwen2_vl, qwen2_5_vl and mllama)");
+                            "model_type llava, llava_next, gemma3, qwen2_vl, qwen2_5_vl and mllama)");
         return;
     }
     if (!vc->is_object()) {
@@ -1306,6 +1351,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
         v.image_size = size("image_size", {"image_size"}, fam->image_size);
     }
     if (mllama) read_mllama_vision(*vc, r, v, errs);
+    if (std::string_view(fam->model_type) == "llava_next") read_grid_pinpoints(top, v, errs);
     if (fam->projector == ProjectorKind::Gemma3) {
         v.tokens_per_image = top_reader.integer("mm_tokens_per_image").value_or(256);  // Gemma3Config default
         if (r.boolean("vision_use_head", false))

@@ -32,6 +32,38 @@ ImageGrid qwen_grid(const VisionSpec& v, double w, double h, double min_pixels, 
     return g;
 }
 
+// LLaVA-NeXT's anyres rule (image_tokens.h). The pinpoint choice repeats select_best_resolution's double arithmetic (int()
+// truncates the scaled sides); the unpadding compares the aspect ratios by cross-multiplication and floors
+// side x ratio in integers, which is what the float forms give for sides below 2^26 [transformers-code].
+ImageGrid anyres_grid(const VisionSpec& v, int64_t width, int64_t height) {
+    if (v.image_size <= 0) return {};
+    GridPinpoint best;
+    int64_t best_effective = 0, least_wasted = 0;
+    for (const GridPinpoint& p : v.grid_pinpoints) {
+        const double scale = std::min(static_cast<double>(p.width) / static_cast<double>(width),
+                                      static_cast<double>(p.height) / static_cast<double>(height));
+        const auto down_w = static_cast<int64_t>(static_cast<double>(width) * scale);
+        const auto down_h = static_cast<int64_t>(static_cast<double>(height) * scale);
+        const int64_t effective = std::min(down_w * down_h, width * height), wasted = p.width * p.height - effective;
+        if (effective > best_effective || (effective == best_effective && wasted < least_wasted)) {
+            best = p;
+            best_effective = effective;
+            least_wasted = wasted;
+        }
+    }
+    const int64_t side = v.image_size / v.patch, tiles_h = best.height / v.image_size, tiles_w = best.width / v.image_size;
+    int64_t rows = side * tiles_h, cols = side * tiles_w;
+    if (width * rows > cols * height) rows -= (rows - height * cols / width) / 2 * 2;  // wider than the grid: rows of padding
+    else cols -= (cols - width * rows / height) / 2 * 2;                              // taller (or the same): columns
+    ImageGrid g;
+    g.width = best.width;
+    g.height = best.height;
+    g.crops = 1 + tiles_h * tiles_w;
+    g.patches = g.crops * (side * side + (v.kind == VisionKind::Clip ? 1 : 0));
+    g.tokens = side * side + rows * cols + rows;
+    return g;
+}
+
 }  // namespace
 
 ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels, int64_t max_pixels) {
@@ -39,6 +71,7 @@ ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t
     if (v.qwen())
         return qwen_grid(v, static_cast<double>(width), static_cast<double>(height), static_cast<double>(min_pixels),
                          static_cast<double>(max_pixels));
+    if (v.anyres()) return anyres_grid(v, width, height);
     const int64_t side = v.image_size / v.patch;
     if (v.mllama()) {
         const int64_t per_tile = side * side + 1;
@@ -63,9 +96,14 @@ std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o) {
                " tokens); the cross-attention layers keep K and V of " + std::to_string(g.cross_tokens) +
                " image states per image (max_num_tiles x (patches + 1), whatever the image's size)";
     }
-    return "images: " + std::to_string(o.images) + " image(s) of " + std::to_string(image_grid(m.vision, o.image_width, o.image_height).tokens) +
-           " tokens each (" + std::to_string(o.image_width) + " x " + std::to_string(o.image_height) +
-           " px) join every sequence: the KV cache and prefill count " + std::to_string(o.context) + " + " + std::to_string(n) + " = " +
+    const ImageGrid g = image_grid(m.vision, o.image_width, o.image_height);
+    const std::string tiles = m.vision.anyres() ? "; the base image and " + std::to_string(g.crops - 1) + " tile(s) of the " +
+                                                      std::to_string(g.width) + " x " + std::to_string(g.height) +
+                                                      " pinpoint, unpadded, one image_newline per row"
+                                                : "";
+    return "images: " + std::to_string(o.images) + " image(s) of " + std::to_string(g.tokens) + " tokens each (" +
+           std::to_string(o.image_width) + " x " + std::to_string(o.image_height) + " px" + tiles +
+           ") join every sequence: the KV cache and prefill count " + std::to_string(o.context) + " + " + std::to_string(n) + " = " +
            std::to_string(o.context + n) + " tokens";
 }
 

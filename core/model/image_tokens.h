@@ -19,6 +19,7 @@ struct ImageGrid {
     int64_t patches = 0;            // positions the vision tower attends over (CLIP: with its class token)
     int64_t tokens = 0;             // positions in the language model's sequence
     int64_t cross_tokens = 0;       // Mllama: the image states each cross-attention layer keeps K and V of; 0 for the others
+    int64_t crops = 1;              // images of image_size the tower runs apart, patches / crops positions each (LLaVA-NeXT: 1 + tiles)
 };
 
 // One image of width x height pixels (both > 0). Fixed-resolution towers resize every image to image_size:
@@ -30,6 +31,13 @@ struct ImageGrid {
 // image to max_num_tiles tiles of image_size (whatever its size); each tile's (S/p)^2 patches + 1 class token, padded to a
 // multiple of 8 inside the tower, which attends over all tiles at once; one <|image|> token in the text, and
 // max_num_tiles x ((S/p)^2 + 1) states (6404 at 560 px / 14, 4 tiles) for the cross-attention layers [transformers-mllama].
+// LLaVA-NeXT (anyres): the pinpoint that keeps the most of the image (select_best_resolution: the largest effective
+// resolution min(int(w x s) x int(h x s), w x h), s = min(W/w, H/h), ties to the least wasted W x H - effective), cut into
+// (H/S) x (W/S) tiles; the tower runs the image resized to S plus each tile, (S/p)^2 tokens each; the tiles' (S/p)(H/S) x
+// (S/p)(W/S) feature grid is unpadded to the image's aspect ratio (the longer side kept, the other floor(side x ratio),
+// the padding's rows or columns dropped in even pairs), then each remaining row ends in one image_newline token:
+// tokens = (S/p)^2 + rows x cols + rows; 672 x 672 at 336 px / 14 -> 576 + 48 x 48 + 48 = 2928 (LlavaNextProcessor
+// _get_number_of_features, unpad_image [transformers-code]; get_llava_next_image_feature_size [vllm-code]) [llava-next].
 ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels = kQwenMinPixels,
                      int64_t max_pixels = kQwenMaxPixels);
 

@@ -121,6 +121,8 @@ VisionTensors vision_tensors(const ModelSpec& m) {
         case ProjectorKind::LlavaMlp:
             add_vision(l, "linear_1", d, h, 1, true, "linear_1.bias", col);
             add_vision(l, "linear_2", d, d, 1, true, "linear_2.bias", row);
+            // LlavaNextModel's image_newline [d], a plain parameter (vLLM's too: whole on every rank) [transformers-code] [vllm-code].
+            if (v.anyres()) add_vision(l, "image_newline", d, 1, 1, true, no_bias);
             break;
         case ProjectorKind::QwenMerger: {
             const int64_t merged = h * v.merge * v.merge;

@@ -443,7 +443,7 @@ ModelTensors model_tensors(const ModelSpec& m);
 // fc2 [h, f] + biases; post_layernorm. Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl): patch_embed
 // Conv3d [h, c*t*p*p] without bias; per block norm1/norm2 (RMSNorm), attn.qkv [3h, h] + bias, attn.proj [h, h] +
 // bias, mlp gate/up [f, h] and down [h, f] + biases; its rotary positions have no weights. Projectors, into the
-// language model's width d: LlavaMultiModalProjector linear_1 [d, h] + bias, linear_2 [d, d] + bias;
+// language model's width d: LlavaMultiModalProjector linear_1 [d, h] + bias, linear_2 [d, d] + bias (LLaVA-NeXT: and image_newline [d]);
 // Qwen2_5_VLPatchMerger ln_q (RMSNorm h), mlp.0 [h*m^2, h*m^2] + bias, mlp.2 [d, h*m^2] + bias;
 // Gemma3MultiModalProjector mm_soft_emb_norm (RMSNorm h), mm_input_projection_weight [h, d]. Nothing for a
 // text-only model. Each tensor's split is the one vLLM gives it: its towers build attention and MLP from parallel linear

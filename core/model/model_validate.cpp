@@ -205,6 +205,23 @@ void validate_vision(const ModelSpec& m, Checker& c) {
     if (c.range("vision_config.image_size", v.image_size, 1, 1'000'000) && patch_ok && v.image_size % v.patch != 0)
         c.fail("vision_config.image_size", "must be a multiple of vision_config.patch_size (" + std::to_string(v.patch) + "); got " +
                                                std::to_string(v.image_size));
+    // LLaVA-NeXT cuts the pinpoint's canvas into image_size tiles (LlavaNextImageProcessor divide_to_patches; the model's
+    // get_anyres_image_grid_shape floors each side by image_size) [transformers-code]: a side that is not a multiple leaves a
+    // partial tile the feature grid does not have.
+    if (v.anyres() && v.image_size > 0) {
+        if (v.kind != VisionKind::Clip && v.kind != VisionKind::Siglip)
+            c.fail("image_grid_pinpoints", "apply to LLaVA-NeXT's CLIP or SigLIP tower only (vision.kind clip or siglip); remove them");
+        if (v.grid_pinpoints.size() > 64)
+            c.fail("image_grid_pinpoints", "must list at most 64 resolutions; got " + std::to_string(v.grid_pinpoints.size()));
+        for (const GridPinpoint& p : v.grid_pinpoints)
+            if (p.height <= 0 || p.width <= 0 || p.height > 100000 || p.width > 100000 || p.height % v.image_size != 0 ||
+                p.width % v.image_size != 0) {
+                c.fail("image_grid_pinpoints", "each [height, width] must be multiples of vision_config.image_size (" +
+                                                   std::to_string(v.image_size) + ") up to 100000 px; got [" + std::to_string(p.height) +
+                                                   ", " + std::to_string(p.width) + "]");
+                break;
+            }
+    }
     if (v.projector != ProjectorKind::Gemma3 || !patch_ok || v.image_size % v.patch != 0) return;
     // Gemma3MultiModalProjector pools the (S/p) x (S/p) patch grid to a sqrt(t) x sqrt(t) grid [transformers-code].
     const int64_t side = v.image_size / v.patch;
@@ -318,6 +335,20 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
     const ModelSpec& m = s.model;
     const int64_t tp = s.parallel.tp;
     if (!m.architecture_known() || tp <= 1 || !dims_in_int32(m)) return;  // validate_model reports absurd sizes
+    // vLLM splits the vision tower over tp as well (layer_tensors.h vision_tensors): its attention takes num_heads / tp heads
+    // per rank and fc1 / gate_up ffn / tp rows, through divide(), which asserts the division (CLIPAttention, SiglipAttention,
+    // Qwen2_5_VisionAttention; ColumnParallelLinear) [vllm-code]. Replicating the tower instead (--mm-encoder-tp-mode data, or the
+    // newest versions' fallback for some models) is not modelled; transformers keeps the whole tower on each GPU.
+    if (m.vision.active() && s.mode == Mode::Infer && s.infer.engine == Engine::VLLM) {
+        const std::pair<const char*, int64_t> tower[] = {{"vision_config.num_attention_heads", m.vision.heads},
+                                                         {"vision_config.intermediate_size", m.vision.ffn}};
+        for (const auto& [field, units] : tower)
+            if (units > 0 && units % tp != 0)
+                errs.push_back({"parallel.tp", "must divide " + std::string(field) + " (" + std::to_string(units) +
+                                                   ") with engine vllm, which splits the vision tower over tp ranks as the language "
+                                                   "model; choose a tp that divides it, or engine transformers (the whole tower on each "
+                                                   "GPU); got " + std::to_string(tp)});
+    }
     // The Mamba mixer is split as vLLM splits Mamba1 (layer_tensors.h mamba_mixer); Mamba2's head and
     // group sharding, transformers' (no tensor-parallel plan for Mamba) and training's split
     // activations are not modelled.
