@@ -44,6 +44,7 @@ constexpr Prefix kPrefixes[] = {
     {"weights.ds_persistent", kDeepSpeed},
     {"spec", kSpec},
     {"weights.dequant", kEngine},
+    {"weights.requantize", kEngine},
     {"buffers.dequant", kEngine},
     {"buffers.kv_growth", kKv},
     {"weights", kStates},

@@ -138,6 +138,12 @@ struct FineTuneOptions {
     // QLoRA with bitsandbytes before 0.43.2: MatMul4Bit saved each 4-bit layer's input for backward
     // although the frozen weight needs no gradient (removed by bitsandbytes PR #1270) [bnb-pr1270].
     bool bnb_saves_inputs = false;
+    // QLoRA through Lightning Fabric's BitsandbytesPrecision (Lit-GPT finetune/lora.py --quantize): every torch.nn.Linear
+    // is swapped, the output head's too, where PEFT/transformers keep lm_head 16-bit [lightning-bnb-plugin].
+    bool bnb_quantize_head = false;
+    // bitsandbytes before 0.43.0 and Fabric's plugin quantize an fp16 copy: MatMul4Bit's dequantized fp16 weight is cast
+    // to the bf16 compute dtype, both copies alive at once [bitsandbytes-041-code].
+    bool bnb_fp16_quant_state = false;
 };
 
 // ---- inference ------------------------------------------------------------------------------
@@ -210,6 +216,17 @@ struct InferenceOptions {
     int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens, TEI --max-batch-tokens; 0 = engine default
     int64_t ubatch = kLlamaCppUbatch;  // llama.cpp n_ubatch (physical batch of the compute graph)
     bool fp32_compute = false;      // bitsandbytes 4-bit compute dtype float32 (transformers' old default)
+    // bitsandbytes through Lightning Fabric's BitsandbytesPrecision (or Lit-GPT's July 2023 quantization()): every
+    // torch.nn.Linear is swapped, the output head too, where transformers keeps lm_head 16-bit [lightning-bnb-plugin].
+    bool bnb_quantize_head = false;
+    // bitsandbytes before 0.43.0 (Params4bit.cuda) and Fabric's plugin cast each weight to fp16 before quantize_4bit, so
+    // dequantize_4bit returns fp16 and MatMul4Bit casts that to the 16-bit compute dtype: two copies of the weight
+    // [lightning-bnb-plugin] [bitsandbytes-041-code].
+    bool bnb_fp16_quant_state = false;
+    // The model is quantized on the GPU before the checkpoint loads and each loaded weight is quantized again in place
+    // (Fabric's _quantize_on_load_hook; Lit-GPT's InferenceLinear8bitLt._load_from_state_dict): while one weight loads,
+    // its fp16 copy and the new quantized tensors lie beside the whole quantized model [lightning-bnb-plugin].
+    bool bnb_requantize_on_load = false;
     double engine_overhead_bytes = -1;  // vLLM non-torch memory inside its budget, per GPU; < 0 = the release's rule
     // The vLLM release ("0.6.5", "0.11.2", ...): which memory its gpu_memory_utilization budget holds and
     // which lies beside it (core/inference/vllm_budget.h). Default: the rule of 0.21 and later.

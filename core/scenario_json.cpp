@@ -81,6 +81,8 @@ template <class V> void fields(V& v, FineTuneOptions*) {
     v("save_embedding", &FineTuneOptions::save_embedding);
     v("save_lm_head", &FineTuneOptions::save_lm_head);
     v("bnb_saves_inputs", &FineTuneOptions::bnb_saves_inputs);
+    v("bnb_quantize_head", &FineTuneOptions::bnb_quantize_head);
+    v("bnb_fp16_quant_state", &FineTuneOptions::bnb_fp16_quant_state);
 }
 
 template <class V> void fields(V& v, InferenceOptions*) {
@@ -103,6 +105,9 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("max_batched_tokens", &InferenceOptions::max_batched_tokens);
     v("ubatch", &InferenceOptions::ubatch);
     v("fp32_compute", &InferenceOptions::fp32_compute);
+    v("bnb_quantize_head", &InferenceOptions::bnb_quantize_head);
+    v("bnb_fp16_quant_state", &InferenceOptions::bnb_fp16_quant_state);
+    v("bnb_requantize_on_load", &InferenceOptions::bnb_requantize_on_load);
     v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
     v("vllm_version", &InferenceOptions::vllm_version);
     v("vllm_moe_backend", &InferenceOptions::vllm_moe_backend);

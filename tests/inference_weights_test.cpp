@@ -10,6 +10,7 @@
 #include "estimate.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "component_lookup.h"
 #include "inference_models.h"
 #include "model/checkpoint_config.h"
 #include "model/hf_config.h"
@@ -417,4 +418,59 @@ TEST_CASE("MXFP4 (gpt-oss): the routed experts at 4.25 bits, attention and the r
     REQUIRE(q.ok());
     REQUIRE(q->has_value());
     CHECK((*q)->format == WeightFormat::MXFP4);
+}
+
+// Lightning Fabric's BitsandbytesPrecision and Lit-GPT's quantization() (infer.bnb_*): the head quantized
+// too, an fp16 quant state dequantized then cast, and each weight quantized again as the checkpoint loads
+// [lightning-bnb-plugin] [bitsandbytes-041-code]. Llama-2-7b: V = 32000, d = 4096, so the head holds
+// 131,072,000 weights; its largest layer matrix is the MLP's 4096 x 11008 = 45,088,768.
+TEST_CASE("bitsandbytes through Lightning Fabric: quantized head, fp16 quant state, re-quantizing on load (hand-derived)") {
+    const double head = 32000.0 * 4096, mlp = 4096.0 * 11008;
+    Scenario s = infer(test::llama2_7b(), WeightFormat::NF4);  // context 128 prefilled at once
+    const Estimate plain = estimate(s);
+    CHECK(test::bytes_of(plain, "weights.lm_head") == head * 2);  // transformers keeps lm_head 16-bit
+    CHECK(test::bytes_of(plain, "weights.dequant") == mlp * 2);   // the largest layer matrix, bf16
+    CHECK(test::find(plain, "weights.requantize") == nullptr);
+
+    s.infer.bnb_quantize_head = true;
+    s.infer.logits_to_keep = 0;  // Lit-GPT's GPT.forward runs lm_head over every prompt position
+    const Estimate fabric = estimate(s);
+    CHECK(test::bytes_of(fabric, "weights.lm_head") == head * (4 + 32.0 / 64) / 8);  // 4 bits + an fp32 absmax per 64
+    CHECK(test::bytes_of(fabric, "weights.dequant") == head * 2);  // the head is now the largest quantized matrix
+    s.infer.logits_to_keep = 1;  // one position takes gemv_4bit: no dequantized head
+    CHECK(test::bytes_of(estimate(s), "weights.dequant") == mlp * 2);
+    s.infer.logits_to_keep = 0;
+
+    s.infer.bnb_fp16_quant_state = true;  // fp16 from dequantize_4bit, then .to(bf16): 2 + 2 bytes a weight
+    CHECK(test::bytes_of(estimate(s), "weights.dequant") == head * 4);
+    s.infer.fp32_compute = true;          // fp16, then .to(fp32): 2 + 4
+    CHECK(test::bytes_of(estimate(s), "weights.dequant") == head * 6);
+    s.infer.fp32_compute = false;
+
+    s.infer.bnb_requantize_on_load = true;  // fp16 copy (2) + packed 4-bit (0.5) + fp32 absmax per 64 (4 / 64), at load only
+    const Estimate loading = estimate(s);
+    const Component* r = test::find(loading, "weights.requantize");
+    REQUIRE(r != nullptr);
+    CHECK(r->bytes == head * (2 + 0.5 + 4.0 / 64));
+    CHECK(r->phases == phase_bit(Phase::Load));
+
+    s.infer.weights = WeightFormat::INT8;  // LLM.int8: 1 byte a weight + an fp32 scale per output row (V rows)
+    const Estimate int8 = estimate(s);
+    CHECK(test::bytes_of(int8, "weights.lm_head") == head + 32000.0 * 4);
+    CHECK(test::bytes_of(int8, "weights.requantize") == head * (2 + 1 + 1));  // fp16 copy, double_quant's CB and CBt
+    CHECK(test::find(int8, "weights.dequant") == nullptr);  // int8 matmuls do not dequantize the weight
+}
+
+TEST_CASE("the bitsandbytes integration settings need bitsandbytes weights in a PyTorch run") {
+    for (bool InferenceOptions::* flag : {&InferenceOptions::bnb_quantize_head, &InferenceOptions::bnb_fp16_quant_state,
+                                          &InferenceOptions::bnb_requantize_on_load}) {
+        Scenario s = infer(test::llama2_7b(), WeightFormat::BF16);
+        s.infer.*flag = true;
+        const std::vector<FieldError> errs = validate(s);
+        REQUIRE(errs.size() == 1);
+        CHECK(errs.front().field.starts_with("infer.bnb_"));
+        CHECK(errs.front().message.find("nf4, fp4 or int8") != std::string::npos);
+        s.infer.weights = WeightFormat::NF4;
+        CHECK(validate(s).empty());
+    }
 }

@@ -112,6 +112,8 @@ Scenario every_field_changed() {
     s.finetune.save_embedding = true;
     s.finetune.save_lm_head = true;
     s.finetune.bnb_saves_inputs = true;
+    s.finetune.bnb_quantize_head = true;
+    s.finetune.bnb_fp16_quant_state = true;
     InferenceOptions& i = s.infer;
     i.weights = WeightFormat::GGUF_Q4_K_M;
     i.group_size = 64;
@@ -130,6 +132,9 @@ Scenario every_field_changed() {
     i.max_batched_tokens = 8192;
     i.ubatch = 256;
     i.fp32_compute = true;
+    i.bnb_quantize_head = true;
+    i.bnb_fp16_quant_state = true;
+    i.bnb_requantize_on_load = true;
     i.engine_overhead_bytes = 1.5e9;
     i.vllm_version = "0.6.5";
     i.vllm_moe_backend = VllmMoeBackend::FlashInferCutlass;
@@ -294,6 +299,8 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.finetune.save_embedding == b.finetune.save_embedding);
     CHECK(a.finetune.save_lm_head == b.finetune.save_lm_head);
     CHECK(a.finetune.bnb_saves_inputs == b.finetune.bnb_saves_inputs);
+    CHECK(a.finetune.bnb_quantize_head == b.finetune.bnb_quantize_head);
+    CHECK(a.finetune.bnb_fp16_quant_state == b.finetune.bnb_fp16_quant_state);
     CHECK(a.infer.weights == b.infer.weights);
     CHECK(a.infer.group_size == b.infer.group_size);
     CHECK(a.infer.double_quant == b.infer.double_quant);
@@ -311,6 +318,9 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.max_batched_tokens == b.infer.max_batched_tokens);
     CHECK(a.infer.ubatch == b.infer.ubatch);
     CHECK(a.infer.fp32_compute == b.infer.fp32_compute);
+    CHECK(a.infer.bnb_quantize_head == b.infer.bnb_quantize_head);
+    CHECK(a.infer.bnb_fp16_quant_state == b.infer.bnb_fp16_quant_state);
+    CHECK(a.infer.bnb_requantize_on_load == b.infer.bnb_requantize_on_load);
     CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
     CHECK(a.infer.vllm_version == b.infer.vllm_version);
     CHECK(a.infer.vllm_moe_backend == b.infer.vllm_moe_backend);
@@ -728,8 +738,8 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 26);
-    CHECK(field_count<FineTuneOptions>() == 12);
-    CHECK(field_count<InferenceOptions>() == 29);
+    CHECK(field_count<FineTuneOptions>() == 14);
+    CHECK(field_count<InferenceOptions>() == 32);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format

@@ -213,3 +213,35 @@ TEST_CASE("LoRA modules_to_save: trainable copies of embed_tokens and lm_head be
     for (const std::string& w : full.warnings) warned = warned || w.find("modules_to_save") != std::string::npos;
     CHECK(warned);
 }
+
+// Lit-GPT finetune/lora.py --quantize bnb.nf4: Fabric's BitsandbytesPrecision swaps lm_head too, and the 4-bit weights
+// were quantized from an fp16 copy, so MatMul4Bit holds the fp16 dequantization and its bf16 cast at once
+// [lightning-bnb-plugin] [bitsandbytes-041-code]. Llama-2-7b: head 32000 x 4096 = 131,072,000 weights, the largest
+// layer matrix 4096 x 11008 = 45,088,768.
+TEST_CASE("QLoRA through Lightning Fabric: a 4-bit head and an fp16 quant state (hand-derived)") {
+    const double head = 32000.0 * 4096, mlp = 4096.0 * 11008;
+    Scenario s = train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::QLoRA;
+    s.finetune.double_quant = false;
+    s.train.seq_len = 512;
+    const Estimate peft = estimate(s);
+    REQUIRE(peft.ok());
+    s.finetune.bnb_quantize_head = true;
+    const Estimate fabric = estimate(s);
+    REQUIRE(fabric.ok());
+    // The head moves from 2 bytes a weight to 4 bits + an fp32 absmax per 64 weights.
+    CHECK(bytes_of(fabric, "weights.nf4") - bytes_of(peft, "weights.nf4") == head / 2);
+    CHECK(bytes_of(fabric, "weights.quant_constants") - bytes_of(peft, "weights.quant_constants") == head * 4 / 64);
+    CHECK(bytes_of(peft, "weights.frozen") - bytes_of(fabric, "weights.frozen") == head * 2);
+    CHECK(bytes_of(peft, "buffers.dequant") == mlp * 2);
+    CHECK(bytes_of(fabric, "buffers.dequant") == head * 2);  // the head is the largest 4-bit matrix now
+    s.finetune.bnb_fp16_quant_state = true;
+    CHECK(bytes_of(estimate(s), "buffers.dequant") == head * (2 + 2));
+    s.finetune.bnb_quantize_head = false;
+    CHECK(bytes_of(estimate(s), "buffers.dequant") == mlp * (2 + 2));
+    s.finetune.method = FineTuneMethod::LoRA;  // a setting of bitsandbytes' matmul: refused without QLoRA
+    const Estimate lora = estimate(s);
+    REQUIRE_FALSE(lora.ok());
+    CHECK(lora.errors.front().field == "finetune.bnb_fp16_quant_state");
+}

@@ -197,6 +197,8 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     if (p.w.lm_head > 0)
         add(e, d, comp("weights.lm_head", "Weights: output head", Category::Weights, kLoadOn,
                        gguf ? "llama.cpp llama_tensor_get_type: output.weight -> Q6_K (Q8_0 for Q8_0) [llama-cpp-code]"
+                       : o.bnb_quantize_head && is_bitsandbytes(o.weights)
+                            ? "Lightning Fabric BitsandbytesPrecision swaps every nn.Linear, lm_head too [lightning-bnb-plugin]"
                             : "lm_head kept 16-bit (transformers get_keys_to_not_convert; vLLM ParallelLMHead) [transformers-code] [vllm-code]"),
             [&](auto& q) { return lm_head_weight_bytes(q, w, m, o, s.parallel); });
     if (p.w.other > 0)
@@ -519,10 +521,20 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;
     }
-    if (weight_format(o.weights).prefill_dequant)
+    if (weight_format(o.weights).prefill_dequant) {
+        const bool head = hf_logit_positions(o) > 1;  // one position takes gemv_4bit, no dequantized copy [bitsandbytes-code]
         add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers, kPrefill,
-                       "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
-            [&](auto& q) { return bnb_dequant_bytes(q, m, tp, o.fp32_compute); });
+                       o.bnb_fp16_quant_state ? "bitsandbytes matmul_4bit dequantizes the weight for prefill, to fp16 (the quant state's "
+                                                "dtype), then casts it to the compute dtype [bitsandbytes-041-code]"
+                                              : "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
+            [&](auto& q) { return bnb_dequant_bytes(q, m, tp, o, head); });
+    }
+    if (o.bnb_requantize_on_load && is_bitsandbytes(o.weights))
+        add(e, d, comp("weights.requantize", "fp16 copy and new quantized tensors of the loading weight", Category::Buffers,
+                       phase_bit(Phase::Load),
+                       "Lightning Fabric BitsandbytesPrecision _quantize_on_load_hook (Lit-GPT InferenceLinear8bitLt): each loaded "
+                       "weight quantized again beside the quantized model [lightning-bnb-plugin] [bitsandbytes-041-code]"),
+            [&](auto& q) { return bnb_requantize_bytes(q, m, tp, o); });
     if (m.encoder || m.embedder) {
         encoder_forward(s, d, e, p);
         return;
@@ -974,6 +986,14 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     }
     if (o.engine == Engine::Transformers && is_gguf(o.weights))
         errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)});
+    // The bitsandbytes integration settings describe a PyTorch run whose weights bitsandbytes quantized.
+    const bool bnb_run = o.engine == Engine::Transformers && is_bitsandbytes(o.weights);
+    for (const auto& [field, on] : {std::pair{"infer.bnb_quantize_head", o.bnb_quantize_head},
+                                    std::pair{"infer.bnb_fp16_quant_state", o.bnb_fp16_quant_state},
+                                    std::pair{"infer.bnb_requantize_on_load", o.bnb_requantize_on_load}})
+        if (on && !bnb_run)
+            errs.push_back({field, std::string("describes bitsandbytes weights in a PyTorch run: needs infer.engine transformers and infer.weights "
+                                               "nf4, fp4 or int8, or set it to false; got ") + weight_format_name(o.weights)});
     validate_speculative(s, errs);
     if (o.engine == Engine::VLLM) {
         const std::optional<VllmRelease> r = parse_vllm_version(o.vllm_version);

@@ -92,9 +92,14 @@ double bnb_largest_matrix(const ModelSpec& m) {
     return bnb_largest_matrix(n, m);
 }
 
-double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, bool fp32_compute) {
+double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, const InferenceOptions& o, bool head_dequantized) {
     Numbers n;
-    return bnb_dequant_bytes(n, m, tp, fp32_compute);
+    return bnb_dequant_bytes(n, m, tp, o, head_dequantized);
+}
+
+double bnb_requantize_bytes(const ModelSpec& m, int64_t tp, const InferenceOptions& o) {
+    Numbers n;
+    return bnb_requantize_bytes(n, m, tp, o);
 }
 
 }  // namespace vl

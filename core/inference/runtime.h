@@ -12,6 +12,7 @@
 #include "formula.h"
 #include "inference/vllm_budget.h"
 #include "inference/kv_cache.h"
+#include "inference/weight_formats.h"
 #include "model/layer_tensors.h"
 #include "model_spec.h"
 #include "scenario.h"
@@ -256,11 +257,41 @@ auto bnb_largest_matrix(Q& q, const ModelSpec& m) {
     return max_of(max_of(h * mlp_width(q, m) / q("top_k", static_cast<double>(std::max(1, m.moe.top_k))), attn),
                   h * q("ffn", static_cast<double>(m.ffn)));
 }
+// With the head quantized too (infer.bnb_quantize_head) and run over more than one prefill position, its V x d is
+// one of the matrices: Lit-GPT's GPT.forward applies lm_head to every position [litgpt-model-code].
 template <class Q>
-auto bnb_dequant_bytes(Q& q, const ModelSpec& m, int64_t tp, bool fp32_compute) {
-    return bnb_largest_matrix(q, m) / q("tp", static_cast<double>(tp)) * q("compute_bytes", fp32_compute ? 4.0 : 2.0);
+auto bnb_quantized_largest_matrix(Q& q, const ModelSpec& m, const InferenceOptions& o, bool head_dequantized) {
+    if (!(o.bnb_quantize_head && head_dequantized)) return bnb_largest_matrix(q, m);
+    return max_of(bnb_largest_matrix(q, m),
+                  q("V", static_cast<double>(m.vocab)) * q("d", static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden)));
 }
-double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, bool fp32_compute);
+// The prefill's dequantized copy of that matrix: compute-dtype bytes a weight; with an fp16 quant state
+// (infer.bnb_fp16_quant_state) dequantize_4bit returns fp16 and MatMul4Bit.forward's .to(A.dtype) makes the
+// compute-dtype copy while the fp16 one lives: 2 + compute bytes a weight [bitsandbytes-041-code]. (An fp16
+// compute dtype would make that cast a no-op; a 16-bit compute here is bf16, as Lit-GPT's bf16-true runs.)
+template <class Q>
+auto bnb_dequant_bytes(Q& q, const ModelSpec& m, int64_t tp, const InferenceOptions& o, bool head_dequantized) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const N compute = q("compute_bytes", o.fp32_compute ? 4.0 : 2.0);
+    const N per_weight = o.bnb_fp16_quant_state ? q("fp16_bytes", 2.0) + compute : compute;
+    return bnb_quantized_largest_matrix(q, m, o, head_dequantized) / q("tp", static_cast<double>(tp)) * per_weight;
+}
+double bnb_dequant_bytes(const ModelSpec& m, int64_t tp, const InferenceOptions& o, bool head_dequantized);
 double bnb_largest_matrix(const ModelSpec& m);  // elements of that matrix (before the tp split)
+
+// Re-quantizing as the checkpoint loads (infer.bnb_requantize_on_load): the model is already quantized on the GPU, and
+// each loaded weight is cast to fp16 on the GPU and quantized again before the old tensors go: the largest quantized
+// matrix's fp16 copy (2 B a weight) and what quantizing makes of it. LLM.int8 (double_quant): CB and CBt, int8 both,
+// 1 + 1 B (CBt is deleted after); 4-bit (quantize_4bit): the packed data, data bits / 8, and the fp32 absmax of each
+// block [lightning-bnb-plugin] [bitsandbytes-041-code].
+template <class Q>
+auto bnb_requantize_bytes(Q& q, const ModelSpec& m, int64_t tp, const InferenceOptions& o) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    const QuantLayout& l = weight_format(o.weights).layout;
+    const N made = l.block == Block::InFeatures ? q("CB_bytes", 1.0) + q("CBt_bytes", 1.0)
+                                                : N(l.data_bits) / N(8) + q("absmax_bytes", 4.0) / q("block", l.block_size);
+    return bnb_quantized_largest_matrix(q, m, o, true) / q("tp", static_cast<double>(tp)) * (q("fp16_bytes", 2.0) + made);
+}
+double bnb_requantize_bytes(const ModelSpec& m, int64_t tp, const InferenceOptions& o);
 
 }  // namespace vl

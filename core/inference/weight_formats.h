@@ -366,8 +366,17 @@ auto lm_head_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec& m, 
     using N = std::decay_t<decltype(q("", 0.0))>;
     if (!(w.edge.lm_head > 0)) return N(0);
     const double V = static_cast<double>(m.vocab), d = static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
-    const N bits = edge_bits(q, o, gguf_output_type(o.weights));
     const N tp = q("tp", static_cast<double>(par.tp));
+    if (o.bnb_quantize_head && is_bitsandbytes(o.weights)) {
+        // Fabric's BitsandbytesPrecision swaps every nn.Linear, the head too: the layer matrices' format, LLM.int8 with
+        // one fp32 scale per output row (V rows) [lightning-bnb-plugin] [bitsandbytes-code]
+        const WeightFormatInfo& f = weight_format(o.weights);
+        const N P = w.head_unsharded == V * d ? q("V", V) * q("d", d) : q("P_head", w.head_unsharded);
+        if (f.layout.block == Block::InFeatures)
+            return (P * N(f.layout.data_bits) + q("V", V) * N(f.layout.scale_bits)) / N(8) / tp;
+        return P * layout_bits(q, f.layout, o) / N(8) / tp;
+    }
+    const N bits = edge_bits(q, o, gguf_output_type(o.weights));
     if (w.head_unsharded == V * d) return q("V", V) * q("d", d) * bits / N(8) / tp;
     return q("P_head", w.head_unsharded) * bits / N(8) / tp;
 }

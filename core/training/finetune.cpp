@@ -103,22 +103,46 @@ void add_finetune(TrainCtx& c) {
     const double all = c.w.total();
     if (qlora) {
         const double ql = c.w.linear;
-        add(c.e, c.d, comp("weights.nf4", "frozen base: NF4 4-bit linear weights", Category::Weights, kAllPhases,
-                           "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]", base_host),
-            [&](auto& q) { return q("P_linear", ql) * (weight_format(WeightFormat::NF4).layout.data_bits / 8) / q("N_w", n_w); });
+        // Fabric's BitsandbytesPrecision quantizes the output head's matrix too (its bias stays 16-bit) [lightning-bnb-plugin].
+        const bool quantized_head = ft.bnb_quantize_head && c.w.lm_head > 0 && m.architecture_known();
+        const double vocab = static_cast<double>(m.vocab), d_model = static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
+        const double head = quantized_head ? vocab * d_model / tp : 0.0;
+        const auto head_matrix = [&](auto& q) { return q("V", vocab) * q("d", d_model) / q("tp", tp); };
+        const auto quantized = [&](auto& q) { return head > 0 ? q("P_linear", ql) + head_matrix(q) : q("P_linear", ql); };
+        add(c.e, c.d, comp("weights.nf4", head > 0 ? "frozen base: NF4 4-bit linear weights and output head" : "frozen base: NF4 4-bit linear weights",
+                           Category::Weights, kAllPhases,
+                           head > 0 ? "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]; Fabric's "
+                                      "BitsandbytesPrecision swaps lm_head too [lightning-bnb-plugin]"
+                                    : "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]",
+                           base_host),
+            [&](auto& q) { return quantized(q) * (weight_format(WeightFormat::NF4).layout.data_bits / 8) / q("N_w", n_w); });
         add(c.e, c.d, comp("weights.quant_constants", ft.double_quant ? "NF4 block constants (double-quantized)" : "NF4 block constants (fp32 absmax)",
                            Category::Weights, kAllPhases,
                            "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]", base_host),
-            [&](auto& q) { return q("P_linear", ql) * nf4_constant_bits(q, ft.quant_block, ft.quant_block2, ft.double_quant) / 8 / q("N_w", n_w); });
-        add(c.e, c.d, comp("weights.frozen", "frozen base: 16-bit non-quantized weights (embeddings, head, norms)", Category::Weights, kAllPhases,
-                           "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]",
+            [&](auto& q) { return quantized(q) * nf4_constant_bits(q, ft.quant_block, ft.quant_block2, ft.double_quant) / 8 / q("N_w", n_w); });
+        add(c.e, c.d, comp("weights.frozen", head > 0 ? "frozen base: 16-bit non-quantized weights (embeddings, norms, head bias)"
+                                                      : "frozen base: 16-bit non-quantized weights (embeddings, head, norms)",
+                           Category::Weights, kAllPhases,
+                           head > 0 ? "Fabric's BitsandbytesPrecision quantizes every nn.Linear weight; embeddings, norms and biases stay "
+                                      "16-bit [lightning-bnb-plugin]"
+                                    : "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]",
                            base_host),
-            [&](auto& q) { return (q("P", all) - q("P_linear", ql)) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
+            [&](auto& q) { return (q("P", all) - quantized(q)) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
         if (s.overheads.temp_buffers && m.architecture_known()) {
             const LargestLinear w = largest_linear(m, s.parallel);
-            add(c.e, c.d, comp("buffers.dequant", "dequantized weight of the running layer (bf16)", Category::Buffers, kFwdBwd,
-                               "bitsandbytes matmul_4bit dequantizes each weight to the compute dtype [bitsandbytes-code]"),
-                [&](auto& q) { return 2 * q("rows", w.rows) * q("cols", w.cols) / q("t", w.split); });
+            // The quantized head is one of the matrices MatMul4Bit dequantizes (every lm_head chunk, forward and backward).
+            const bool head_largest = head > w.elements();
+            // An fp16 quant state: dequantize_4bit's fp16 copy and its .to(bf16) both alive [bitsandbytes-041-code].
+            add(c.e, c.d, comp("buffers.dequant", ft.bnb_fp16_quant_state ? "dequantized weight of the running layer (fp16, then bf16)"
+                                                                           : "dequantized weight of the running layer (bf16)",
+                               Category::Buffers, kFwdBwd,
+                               ft.bnb_fp16_quant_state ? "bitsandbytes MatMul4Bit: dequantize_4bit returns the fp16 quant state's dtype, "
+                                                         ".to(A.dtype) casts it to bf16 [bitsandbytes-041-code]"
+                                                       : "bitsandbytes matmul_4bit dequantizes each weight to the compute dtype [bitsandbytes-code]"),
+                [&](auto& q) {
+                    const auto matrix = head_largest ? head_matrix(q) : q("rows", w.rows) * q("cols", w.cols) / q("t", w.split);
+                    return ft.bnb_fp16_quant_state ? (q("fp16_bytes", 2.0) + q("bf16_bytes", 2.0)) * matrix : 2 * matrix;
+                });
         }
     } else {
         add(c.e, c.d, comp("weights.frozen", "frozen base weights", Category::Weights, kAllPhases,

@@ -241,8 +241,11 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
             range(static_cast<double>(f.quant_block2), 1, 1e6, "finetune.quant_block2");
         }
     }
-    if (s.mode == Mode::FineTune && s.finetune.bnb_saves_inputs && s.finetune.method != FineTuneMethod::QLoRA)
-        errs.push_back({"finetune.bnb_saves_inputs", "describes bitsandbytes' 4-bit matmul (QLoRA); set finetune.method \"qlora\" or turn it off"});
+    for (const auto& [field, on] : {std::pair{"finetune.bnb_saves_inputs", s.finetune.bnb_saves_inputs},
+                                    std::pair{"finetune.bnb_quantize_head", s.finetune.bnb_quantize_head},
+                                    std::pair{"finetune.bnb_fp16_quant_state", s.finetune.bnb_fp16_quant_state}})
+        if (s.mode == Mode::FineTune && on && s.finetune.method != FineTuneMethod::QLoRA)
+            errs.push_back({field, "describes bitsandbytes' 4-bit matmul (QLoRA); set finetune.method \"qlora\" or turn it off"});
     if (s.parallel.fsdp_flat_params && s.parallel.zero < 2 && !reported(errs, "parallel.zero"))
         errs.push_back({"parallel.fsdp_flat_params", "describes FSDP's sharded flat parameters: needs parallel.zero 2 (SHARD_GRAD_OP) or 3 (FULL_SHARD); got " +
                                                          num(s.parallel.zero)});
