@@ -17,6 +17,7 @@
 #include "../../tests/checkpoint_files.h"
 #include "ui/app.h"
 #include "ui/hub.h"
+#include "ui/keyboard.h"
 #include "ui/panels.h"
 #include "ui/widgets.h"
 #include "ui_harness.h"
@@ -513,6 +514,30 @@ TEST_CASE("phone: a quick swipe that starts just below the tabs scrolls the tab,
     io.MouseDown[0] = false;
     h.frames(2);
     CHECK(h.app.ui.items.at("phases")[1] == Approx(y0 - 150).margin(1));
+}
+
+TEST_CASE("keyboard: a Tab held across a slow frame moves the focus one control, not two") {
+    Harness h(1280, 800);
+    ImGuiIO& io = ImGui::GetIO();
+    constexpr int kTab = 9;  // any key index the backend maps Tab to
+    io.KeyMap[ImGuiKey_Tab] = kTab;
+    h.frames(3);
+    // As web/main.cpp draws a frame: the backend sets DeltaTime, then keyboard_before_frame, then the frame.
+    auto frame = [&](bool tab_down, float seconds) {
+        io.KeysDown[kTab] = tab_down;
+        io.DeltaTime = seconds;
+        vl::ui::keyboard_before_frame();
+        h.frame();
+    };
+    frame(true, 1.0f / 60);  // the first Tab gives the first control the focus
+    frame(false, 1.0f / 60);
+    frame(false, 1.0f / 60);
+    REQUIRE(h.app.ui.focus_key == "toggle.lang");
+    frame(true, 1.0f / 60);  // pressed ...
+    frame(true, 0.5f);       // ... and still down when a late frame comes, half a second on
+    frame(false, 1.0f / 60);
+    frame(false, 1.0f / 60);
+    CHECK(h.app.ui.focus_key == "toggle.theme");  // the top bar: language, theme, unit (a11y.mjs)
 }
 
 TEST_CASE("touch: a drag that starts on a button scrolls and presses nothing, a tap presses it") {

@@ -12,6 +12,14 @@ void keyboard_before_frame() {
     if (!GImGui) return;
     ImGuiContext& g = *GImGui;
     ImGuiIO& io = g.IO;
+    // A key held across a slow frame is one press. Dear ImGui repeats a held key once it has been down for
+    // KeyRepeatDelay (0.275 s; 0.72 of it for the arrows' navigation), timed by adding DeltaTime, the wall clock
+    // since the last frame: the page draws only when something happens, and a busy machine or a slow phone draws
+    // a frame late, so a Tab pressed for 50 ms counted as held past the delay and moved the focus twice. A frame
+    // counts for at most kKeyFrameSeconds of a key's time (the delay grows by the rest, for this frame only); a key
+    // held down for real still repeats, as the browser's own repeats keep frames coming at the display's rate.
+    constexpr float kKeyRepeatDelay = 0.275f, kKeyFrameSeconds = 1.0f / 30.0f, kNavDelayShare = 0.72f;  // imgui.cpp defaults
+    io.KeyRepeatDelay = kKeyRepeatDelay + std::max(0.0f, io.DeltaTime - kKeyFrameSeconds) / kNavDelayShare;
     // Pressed in this frame: down now and up in the last one (KeysDownDuration still holds the last frame's, -1 when up).
     // Not while held: a field that Enter just released would be taken again by a frame drawn before the key comes up.
     auto pressed = [&](ImGuiKey k) { const int i = io.KeyMap[k]; return i >= 0 && io.KeysDown[i] && io.KeysDownDuration[i] < 0; };
