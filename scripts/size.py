@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-ON_DEMAND_SUFFIXES = (".ttf",)  # fetched when the UI's language needs the font (web/main.cpp)
+ON_DEMAND_SUFFIXES = (".ttf", ".txt")  # the Chinese font and messages, fetched when 中文 is chosen (web/main.cpp, shell/sw.js)
 
 
 def brotli_size_fn():
