@@ -133,9 +133,11 @@ TEST_CASE("gpt-oss MXFP4: only the routed experts' matrices at 4.25 bits, and th
     const Estimate small = estimate(infer("gpt-oss-20b", WeightFormat::MXFP4, Engine::VLLM));
     REQUIRE(large.ok());
     REQUIRE(small.ok());
-    // The checkpoint: the weights less what vLLM's MoE kernel adds at load (weights.moe_layout, below).
-    const double checkpoint_large = weights(large) - test::bytes_of(large, "weights.moe_layout");
-    const double checkpoint_small = weights(small) - test::bytes_of(small, "weights.moe_layout");
+    // The checkpoint: the weights less what vLLM's MoE kernel adds at load (weights.moe_layout and, Triton on
+    // Hopper, weights.moe_scale_copy: below).
+    const auto at_load = [](const Estimate& e) { return test::bytes_of(e, "weights.moe_layout") + test::bytes_of(e, "weights.moe_scale_copy"); };
+    const double checkpoint_large = weights(large) - at_load(large);
+    const double checkpoint_small = weights(small) - at_load(small);
     CHECK(checkpoint_large == 65248815744.0);
     CHECK(checkpoint_small == 13761264768.0);
     CHECK(checkpoint_large / (1 << 30) == Approx(60.8).margin(0.05));
@@ -271,6 +273,50 @@ TEST_CASE("gpt-oss on vLLM: the MoE backend's padding of the MXFP4 experts, by G
     CHECK(std::string(c->label).find("Marlin") != std::string::npos);
     CHECK(c->formula().find("I_pad * h_pad - I * h") != std::string_view::npos);
     CHECK(c->substituted().find("2,944 * 3,072 - 2,880 * 2,880") != std::string_view::npos);
+}
+
+TEST_CASE("gpt-oss on vLLM's Triton kernel on Hopper: the expert scales are held twice, the swizzled copy padded [vllm-mxfp4] [triton-kernels-layouts]") {
+    // By hand, per expert and layer (I = h = 2880; Triton pads I to a multiple of 64: 2880 kept): the gate-and-up
+    // scales [2I, h/32] = [5760, 90] get rows padded to 256 -> 5888 (23 x 256) and 90 columns (even); the down
+    // scales [h, I/32] = [2880, 90] -> 3072 x 90. 5888 x 90 + 3072 x 90 = 529,920 + 276,480 = 806,400 B.
+    //   120b: 36 x 128 = 4608 experts-by-layers -> 3,715,891,200 B; 20b: 24 x 32 = 768 -> 619,315,200 B.
+    const std::string h100 = "NVIDIA H100 80GB HBM3 (SXM5)";
+    const auto copy = [](const Scenario& s) {
+        const Estimate e = estimate(s);
+        REQUIRE(e.ok());
+        return test::bytes_of(e, "weights.moe_scale_copy");
+    };
+    CHECK(copy(on_vllm("gpt-oss-120b", h100, "0.14.1")) == 3715891200.0);
+    CHECK(copy(on_vllm("gpt-oss-20b", h100, "0.14.1")) == 619315200.0);
+    // vLLM #33155 logged "Model loading took 64.38 GiB" for 120b on an H100 with the Triton backend: the checkpoint
+    // (65,248,815,744 B, above) + fp32 biases (79,626,240 B) + this copy = 69,044,333,184 B = 64.30 GiB.
+    const Estimate e = estimate(on_vllm("gpt-oss-120b", h100, "0.14.1"));
+    double weights = 0;
+    for (const Component& c : e.components)
+        if (c.category == Category::Weights) weights += c.bytes;
+    CHECK(weights / (1024.0 * 1024 * 1024) == Approx(64.38).epsilon(0.005));
+
+    // Tensor parallel 2: I = 1440 -> 1472 (Triton's 64). Gate-and-up [2944, 90] -> 3072 x 90 = 276,480; down
+    // [2880, 46] -> 3072 x 46 = 141,312 (46 is even): 417,792 B x 4608 = 1,925,185,536 B on each GPU.
+    Scenario tp2 = on_vllm("gpt-oss-120b", h100, "0.14.1");
+    tp2.parallel.tp = 2;
+    tp2.gpu_count = 2;
+    CHECK(copy(tp2) == 1925185536.0);
+
+    // Marlin repacks the scales in place of the loaded ones (no copy); before vLLM 0.12 Hopper ran Marlin.
+    CHECK(test::find(estimate(on_vllm("gpt-oss-120b", h100, "0.10.1")), "weights.moe_scale_copy") == nullptr);
+    CHECK(test::find(estimate(on_vllm("gpt-oss-120b", h100, "0.14.1", VllmMoeBackend::Marlin)), "weights.moe_scale_copy") == nullptr);
+    // Triton forced on a B200 uses another scale layout: not counted, and said.
+    const Estimate b200 = estimate(on_vllm("gpt-oss-120b", "NVIDIA B200 180GB", "0.14.1", VllmMoeBackend::Triton));
+    REQUIRE(b200.ok());
+    CHECK(test::find(b200, "weights.moe_scale_copy") == nullptr);
+    bool warned = false;
+    for (const std::string& w : b200.warnings) warned = warned || w.find("Triton MoE kernel off Hopper") != std::string::npos;
+    CHECK(warned);
+    // The derivation names the padded rows.
+    const Component* c = test::find(e, "weights.moe_scale_copy");
+    REQUIRE(c != nullptr);
+    CHECK(c->substituted().find("5,888") != std::string_view::npos);
 }
 
 TEST_CASE("gpt-oss on vLLM: the padded experts leave less for the KV pool, and ROCm's padding is not counted but warned of") {

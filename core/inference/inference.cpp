@@ -136,6 +136,7 @@ struct Mxfp4Experts {
     Mxfp4Layout layout;
     int64_t inter = 0, hidden = 0;  // I per expert-tp partition, h
     double routed = 0;              // the routed experts' matrix parameters on this GPU
+    bool scales_twice = false;      // Triton on Hopper: the swizzled scales beside the loaded ones (vllm_moe.h)
 };
 std::optional<Mxfp4Experts> vllm_mxfp4_experts(const Scenario& s, const StageWeightParams& w) {
     const ModelSpec& m = s.model;
@@ -145,11 +146,16 @@ std::optional<Mxfp4Experts> vllm_mxfp4_experts(const Scenario& s, const StageWei
         return std::nullopt;
     const VllmMoeBackend b = vllm_mxfp4_backend(s.infer.vllm_moe_backend, *r, s.gpu.name);
     if (b == VllmMoeBackend::Auto) return std::nullopt;
-    return Mxfp4Experts{b, mxfp4_layout(b), m.moe.expert_ffn / expert_tp(s.parallel, ExpertSplit::EpOrTp), m.hidden, w.routed};
+    return Mxfp4Experts{b, mxfp4_layout(b), m.moe.expert_ffn / expert_tp(s.parallel, ExpertSplit::EpOrTp), m.hidden, w.routed,
+                        b == VllmMoeBackend::Triton && gpu_arch(s.gpu.name) == GpuArch::Hopper};
 }
 template <class Q>
 auto vllm_mxfp4_layout_bytes(Q& q, const Scenario& s, const Mxfp4Experts& x) {
     return vllm_mxfp4_padding_bytes(q, x.routed, x.inter, x.hidden, x.layout, layout_bits(q, weight_format(WeightFormat::MXFP4).layout, s.infer));
+}
+template <class Q>
+auto vllm_mxfp4_scale_copy_bytes(Q& q, const Mxfp4Experts& x) {
+    return vllm_triton_scale_copy_bytes(q, x.routed, x.inter, vllm_round_up(x.inter, x.layout.intermediate_align), x.hidden);
 }
 
 // What vLLM holds from loading beside the language model's stage weights: the tower on stage 0, the rotary table,
@@ -158,7 +164,8 @@ double vllm_load_extra_bytes(const Scenario& s, const StagePick& p) {
     Numbers n;
     const std::optional<Mxfp4Experts> x = vllm_mxfp4_experts(s, p.params);
     return (s.model.vision.active() && p.stage == 0 ? vision_weight_bytes(n, s) : 0.0) +
-           (has_rope_cache(s.model) ? vllm_rope_cache_bytes(n, s.model, s.infer) : 0.0) + (x ? vllm_mxfp4_layout_bytes(n, s, *x) : 0.0);
+           (has_rope_cache(s.model) ? vllm_rope_cache_bytes(n, s.model, s.infer) : 0.0) + (x ? vllm_mxfp4_layout_bytes(n, s, *x) : 0.0) +
+           (x && x->scales_twice ? vllm_mxfp4_scale_copy_bytes(n, *x) : 0.0);
 }
 
 void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
@@ -179,13 +186,23 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             [&](auto& q) { return vllm_rope_cache_bytes(q, m, o); });
     add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, kLoadOn, weight_format_source(o.weights)),
         [&](auto& q) { return linear_weight_bytes(q, w, m, o, s.parallel); });
-    if (const std::optional<Mxfp4Experts> x = vllm_mxfp4_experts(s, w))
+    if (const std::optional<Mxfp4Experts> x = vllm_mxfp4_experts(s, w)) {
         add(e, d, comp("weights.moe_layout", vllm_moe_layout_label(x->backend),
                        Category::Weights, kLoadOn,
                        "vLLM Mxfp4MoEMethod.create_weights: each expert's intermediate and hidden sizes rounded up to the backend's "
                        "alignment, biases in the backend's dtype; the backend by GPU and release, or infer.vllm_moe_backend [vllm-mxfp4]"),
             [&](auto& q) { return vllm_mxfp4_layout_bytes(q, s, *x); });
-    else if (o.engine == Engine::VLLM && o.weights == WeightFormat::MXFP4 && m.moe.num_experts > 0 && o.vllm_moe_backend == VllmMoeBackend::Auto &&
+        if (x->scales_twice)
+            add(e, d, comp("weights.moe_scale_copy", "Weights: MXFP4 expert scales swizzled for vLLM's Triton kernel", Category::Weights,
+                           kLoadOn,
+                           "vLLM _swizzle_mxfp4 on Hopper: a copy of each expert's e8m0 scales in triton_kernels' HopperMXScaleLayout "
+                           "(rows padded to 256, columns to 2); the loaded w13/w2_weight_scale stay registered "
+                           "[vllm-mxfp4] [triton-kernels-layouts]"),
+                [&](auto& q) { return vllm_mxfp4_scale_copy_bytes(q, *x); });
+        else if (x->backend == VllmMoeBackend::Triton)
+            e.warnings.push_back("vLLM's Triton MoE kernel off Hopper: its copy of the MXFP4 expert scales in the GPU's layout is not "
+                                 "counted (counted on Hopper only)");
+    } else if (o.engine == Engine::VLLM && o.weights == WeightFormat::MXFP4 && m.moe.num_experts > 0 && o.vllm_moe_backend == VllmMoeBackend::Auto &&
              gpu_arch(s.gpu.name) == GpuArch::AMD)
         e.warnings.push_back("vLLM on ROCm: the padding of the MXFP4 experts (to 128 or 256 by gfx architecture and release) is not "
                              "counted; set infer.vllm_moe_backend to count a CUDA backend's");

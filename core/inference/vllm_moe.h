@@ -57,4 +57,23 @@ auto vllm_mxfp4_padding_bytes(Q& q, double routed_params, int64_t inter, int64_t
                       (N(2) * I + h) * N(2));
 }
 
+// vLLM's Triton MoE kernel (triton_kernels matmul_ogs) on Hopper keeps the expert scales twice: Mxfp4MoEMethod's
+// process_weights_after_loading hands w13/w2_weight_scale to _swizzle_mxfp4, which builds a new tensor in
+// triton_kernels' HopperMXScaleLayout (rows padded to 2 x num_warps x 2 x 8 = 256 with num_warps 8, columns to 2),
+// while the loaded scale parameters stay registered on the layer; the swizzled weights replace theirs
+// [vllm-mxfp4] [triton-kernels-layouts]. Per expert the gate-and-up scales are [2 I', h / 32] and the down scales
+// [h, I' / 32] (I' the Triton-padded intermediate size), one e8m0 byte each.
+template <class Q>
+auto vllm_triton_scale_copy_bytes(Q& q, double routed_params, int64_t inter, int64_t inter_pad, int64_t hidden) {
+    using N = decltype(q("h", 0.0));
+    constexpr int64_t kRows = 2 * 8 * 2 * 8, kCols = 2, kBlock = 32;  // HopperMXScaleLayout's alignment; MXFP4's block
+    const auto experts = q.let("E_layers", q("P_experts", routed_params) / (N(3) * q("I", static_cast<double>(inter)) *
+                                                                              q("h", static_cast<double>(hidden))));
+    const auto gate_up = q("rows_gate_up", static_cast<double>(vllm_round_up(2 * inter_pad, kRows))) *
+                         q("cols_gate_up", static_cast<double>(vllm_round_up((hidden + kBlock - 1) / kBlock, kCols)));
+    const auto down = q("rows_down", static_cast<double>(vllm_round_up(hidden, kRows))) *
+                      q("cols_down", static_cast<double>(vllm_round_up((inter_pad + kBlock - 1) / kBlock, kCols)));
+    return experts * (gate_up + down);
+}
+
 }  // namespace vl
