@@ -116,6 +116,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--method", "finetune.method", FlagKind::Value, "full | lora | qlora"},
     {"--lora-rank", "finetune.lora_rank", FlagKind::Value, "LoRA rank r"},
     {"--lora-targets", "finetune.lora_targets", FlagKind::LoraTargets, "q_proj,k_proj,... or all-linear"},
+    {"--lora-fused-qkv", "finetune.lora_fused_qkv", FlagKind::Switch, "Lit-GPT's LoRAQKVLinear: q/k/v adapters as one module over the fused qkv Linear (needs model.fused_qkv)"},
     {"--weights", "infer.weights", FlagKind::Value, "", names_bar<WeightFormat>},
     {"--kv-dtype", "infer.kv_dtype", FlagKind::Value, "", names_bar<KvDtype>},
     {"--autocast", "infer.autocast", FlagKind::Value, "", names_bar<InferAutocast>},

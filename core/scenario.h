@@ -144,6 +144,9 @@ struct FineTuneOptions {
     // bitsandbytes before 0.43.0 and Fabric's plugin quantize an fp16 copy: MatMul4Bit's dequantized fp16 weight is cast
     // to the bf16 compute dtype, both copies alive at once [bitsandbytes-041-code].
     bool bnb_fp16_quant_state = false;
+    // Lit-GPT's LoRAQKVLinear: the q/k/v adapters are one module over the fused qkv Linear, so one dropout covers the shared
+    // input, and when not all of q, k and v are adapted zero_pad's index_copy saves the adapters' output [litgpt-lora-code].
+    bool lora_fused_qkv = false;
 };
 
 // ---- inference ------------------------------------------------------------------------------

@@ -83,6 +83,7 @@ template <class V> void fields(V& v, FineTuneOptions*) {
     v("bnb_saves_inputs", &FineTuneOptions::bnb_saves_inputs);
     v("bnb_quantize_head", &FineTuneOptions::bnb_quantize_head);
     v("bnb_fp16_quant_state", &FineTuneOptions::bnb_fp16_quant_state);
+    v("lora_fused_qkv", &FineTuneOptions::lora_fused_qkv);
 }
 
 template <class V> void fields(V& v, InferenceOptions*) {

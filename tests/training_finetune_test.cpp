@@ -271,3 +271,53 @@ TEST_CASE("QLoRA prepared by PEFT's prepare_model_for_kbit_training (bf16-autoca
     // The frozen fp32 head is cast to bf16 on use, not cached: 32000 x 4096 x 2 B; the 4-bit layers are dequantized instead.
     CHECK(bytes_of(prepared, "weights.autocast_copies") == 32000 * 4096 * 2.0);
 }
+
+TEST_CASE("Lit-GPT LoRAQKVLinear: one dropout over the fused qkv input, zero_pad's index_copy keeps lora_B's output (hand-derived)") {
+    // A tiny Llama with one fused qkv Linear (as Lit-GPT's CausalSelfAttention.attn): h = 64, 4 heads of 16, 2 kv heads
+    // (GQA: k and v are 32 wide), 2 layers; LoRA r = 8 on q and v, dropout 0.05, bf16 base and adapters, b = 2, s = 16:
+    // T = 32 tokens [litgpt-lora-code].
+    ModelSpec m = llama2_7b();
+    m.vocab = 256; m.hidden = 64; m.layers = 2; m.heads = 4; m.kv_heads = 2; m.head_dim = 16; m.ffn = 128;
+    m.fused_qkv = true;
+    Scenario s = train_scenario(m);
+    s.overheads = no_overheads();
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::LoRA;
+    s.finetune.lora_rank = 8;
+    s.finetune.lora_targets = kLoraQ | kLoraV;
+    s.finetune.lora_dropout = 0.05;
+    s.finetune.adapters_fp32 = false;
+    s.train.precision = Precision::PureBF16;
+    s.train.micro_batch = 2;
+    s.train.seq_len = 16;
+    const double T = 32, L = 2;
+    const Estimate peft = estimate(s);
+    REQUIRE(peft.ok());
+    // PEFT-style separate q and v modules: per layer the lora_A outputs 2 B x T x r x 2 modules = 1,024 B and each
+    // module's dropped copy + mask (2 + 1) B x T x (64 + 64) = 12,288 B: 2 layers = 26,624 B; no zero_pad.
+    CHECK(bytes_of(peft, "act.lora") == Approx(L * (2 * T * 8 * 2 + 3 * T * 128)));
+    CHECK(bytes_of(peft, "act.lora") == Approx(26624.0));
+    CHECK(find(peft, "act.lora_zero_pad") == nullptr);
+
+    s.finetune.lora_fused_qkv = true;
+    const Estimate lit = estimate(s);
+    REQUIRE(lit.ok());
+    // One module: the same lora_A outputs (r rows per adapted part) and one 1-byte mask over the 64-wide input; its
+    // dropped copy is lora_A's saved input, the layer's QKV input in act.attention: 2 x (1,024 + 2,048) = 6,144 B.
+    CHECK(bytes_of(lit, "act.lora") == Approx(L * (2 * T * 8 * 2 + 1 * T * 64)));
+    CHECK(bytes_of(lit, "act.lora") == Approx(6144.0));
+    // zero_pad: index_copy saves lora_B's output, T x (q 64 + v 32) bf16 a layer: 2 x 2 x 32 x 96 = 12,288 B.
+    CHECK(bytes_of(lit, "act.lora_zero_pad") == Approx(L * 2 * T * (64 + 32)));
+    CHECK(bytes_of(lit, "act.lora_zero_pad") == Approx(12288.0));
+    CHECK(bytes_of(lit, "act.attention") == Approx(bytes_of(peft, "act.attention")));
+
+    // All of q, k and v adapted: zero_pad returns its input unpadded, nothing is kept.
+    s.finetune.lora_targets = kLoraQ | kLoraK | kLoraV;
+    CHECK(find(estimate(s), "act.lora_zero_pad") == nullptr);
+
+    // Separate q, k, v projections cannot share one adapter module: refused with the field's name.
+    s.model.fused_qkv = false;
+    const Estimate bad = estimate(s);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors.front().field == "finetune.lora_fused_qkv");
+}

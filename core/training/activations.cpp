@@ -448,7 +448,8 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         x.base_saves_in = s.finetune.method == FineTuneMethod::QLoRA && s.finetune.bnb_saves_inputs;
         if (x.adapter_in_bytes > 0) {
             const auto count = [&](unsigned bits) { return static_cast<double>(std::popcount(tg & bits)); };
-            x.qkv_in_copies = count(kLoraQ | kLoraK | kLoraV);
+            // Lit-GPT's LoRAQKVLinear is one module over the fused qkv Linear: one cast [litgpt-lora-code]
+            x.qkv_in_copies = s.finetune.lora_fused_qkv ? 1.0 : count(kLoraQ | kLoraK | kLoraV);
             x.fc1_in_copies = gated ? count(kLoraGate | kLoraUp) : 1;
         }
     }

@@ -18,6 +18,8 @@ struct LoraLayer {
     double modules = 0;         // targeted matrices (each expert's counted)
     double active_modules = 0;  // those one token passes through
     double active_in = 0;       // their input widths, summed over what one token passes through
+    // the q, k and v targets: how many, their input widths and output widths (Lit-GPT's LoRAQKVLinear joins them)
+    double qkv_targets = 0, qkv_in = 0, qkv_out = 0;
 };
 
 static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, bool moe_layer) {
@@ -29,6 +31,11 @@ static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, boo
         const double active = t.routed() ? static_cast<double>(m.moe.top_k) : static_cast<double>(t.count);
         l.active_modules += active;
         l.active_in += active * static_cast<double>(t.cols);
+        if ((t.lora & (kLoraQ | kLoraK | kLoraV)) != 0) {
+            l.qkv_targets += static_cast<double>(t.count);
+            l.qkv_in += static_cast<double>(t.count * t.cols);
+            l.qkv_out += static_cast<double>(t.count * t.rows);
+        }
     }
     return l;
 }
@@ -44,6 +51,26 @@ int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets
         total += n * per_layer;
     });
     return total;
+}
+
+// Lit-GPT's LoRAQKVLinear (finetune.lora_fused_qkv) adapting some but not all of q, k and v: zero_pad scatters lora_B's
+// output into a zero tensor of the fused width with index_copy, whose backward keeps its source [litgpt-lora-code]
+// [pytorch-derivatives-index-copy]: per layer T x (the adapted q/k/v output widths) in lora_B's output dtype.
+static void add_lora_zero_pad(TrainCtx& c, const ActShape& x, const LoraLayer& dense, const LoraLayer& moe, int64_t n_dense,
+                              int64_t n_moe, bool kept, double out_bytes) {
+    const Scenario& s = c.s;
+    // every layer kind carries the same attention, so the dense kind's q/k/v targets stand for both
+    const LoraLayer& l = n_dense > 0 ? dense : moe;
+    if (!s.finetune.lora_fused_qkv || l.qkv_targets == 0 || l.qkv_targets >= 3 || !kept) return;
+    const double layers = static_cast<double>(n_dense + n_moe);
+    add(c.e, c.d, comp("act.lora_zero_pad", "activations: LoRA q/k/v output kept by zero_pad's index_copy", Category::Activations, kFwdBwd,
+                       "Lit-GPT LoRAQKVLinear.zero_pad: result.index_copy(1, lora_ind, lora_B output) [litgpt-lora-code]; "
+                       "index_copy's backward saves its source [pytorch-derivatives-index-copy]"),
+        [&](auto& q) {
+            const auto T = q.let("T", q("b", x.b) * q("s", x.s) / q("cp", x.cp));
+            return q("in_flight", c.in_flight) * q("L_kept", layers) *
+                   (q("out_bytes", out_bytes) * T * q("qkv_adapted_out", l.qkv_out) / q("t", static_cast<double>(s.parallel.tp)));
+        });
 }
 
 // NF4 block constants per parameter, in bits [qlora2023 §3]: one fp32 absmax per block of B weights
@@ -228,12 +255,18 @@ void add_finetune(TrainCtx& c) {
         // dropped copy of each targeted module's input (+ a 1-byte mask), T = b * s / cp tokens. Where the
         // adapter casts its input (x.adapter_in_bytes, counted with the layer's saved inputs), lora_A saves
         // that cast and the dropout adds its mask only; fp32 adapters without autocast output fp32.
+        // With finetune.lora_fused_qkv (Lit-GPT's LoRAQKVLinear [litgpt-lora-code]) the q/k/v adapters are one module:
+        // one dropout over the shared input, whose masked copy lora_A saves is the layer's QKV input (activations.cpp
+        // layer_attention), so the group adds its 1-byte mask of width h once; the other targets stay per module.
         const bool cast = x.adapter_in_bytes > 0;
+        const bool fused = ft.lora_fused_qkv;
         const double out_bytes = x.adapter_in_bytes == 4 ? 4.0 : x.act_bytes;
         const auto per_layer = [&](auto& q, const auto& T, const LoraLayer& l, const char* modules, const char* d_in) {
             auto v = q("out_bytes", out_bytes) * T * q("r", r) * q(modules, l.active_modules);
-            if (dropout && cast) v = v + 1.0 * T * q(d_in, l.active_in) / q("t", tp);
-            else if (dropout) v = v + (q("a_bytes", x.act_bytes) + 1) * T * q(d_in, l.active_in) / q("t", tp);
+            const double per_module_in = fused ? l.active_in - l.qkv_in : l.active_in;
+            if (dropout && cast) v = v + 1.0 * T * q(d_in, per_module_in) / q("t", tp);
+            else if (dropout) v = v + (q("a_bytes", x.act_bytes) + 1) * T * q(d_in, per_module_in) / q("t", tp);
+            if (dropout && fused && l.qkv_targets > 0) v = v + 1.0 * T * q("h", static_cast<double>(m.hidden)) / q("t", tp);
             return v;
         };
         add(c.e, c.d, comp("act.lora", "activations: LoRA adapter tensors", Category::Activations, kFwdBwd,
@@ -247,6 +280,7 @@ void add_finetune(TrainCtx& c) {
                 return in_flight * (q("L_dense_kept", Ld) * per_layer(q, T, dense, "modules_dense", "d_in_dense") +
                                     q("L_moe_kept", Lm) * per_layer(q, T, moe, "modules_moe", "d_in_moe"));
             });
+        add_lora_zero_pad(c, x, dense, moe, n_dense, n_moe, kept, out_bytes);
     }
 }
 

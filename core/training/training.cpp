@@ -246,6 +246,9 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
                                     std::pair{"finetune.bnb_fp16_quant_state", s.finetune.bnb_fp16_quant_state}})
         if (s.mode == Mode::FineTune && on && s.finetune.method != FineTuneMethod::QLoRA)
             errs.push_back({field, "describes bitsandbytes' 4-bit matmul (QLoRA); set finetune.method \"qlora\" or turn it off"});
+    if (s.mode == Mode::FineTune && s.finetune.lora_fused_qkv && (s.finetune.method == FineTuneMethod::Full || !m.fused_qkv))
+        errs.push_back({"finetune.lora_fused_qkv", "describes Lit-GPT's LoRA over one fused qkv Linear: needs finetune.method lora or qlora "
+                                                   "and model.fused_qkv true, or set it to false"});
     if (s.parallel.fsdp_flat_params && s.parallel.zero < 2 && !reported(errs, "parallel.zero"))
         errs.push_back({"parallel.fsdp_flat_params", "describes FSDP's sharded flat parameters: needs parallel.zero 2 (SHARD_GRAD_OP) or 3 (FULL_SHARD); got " +
                                                          num(s.parallel.zero)});
