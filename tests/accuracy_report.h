@@ -42,8 +42,8 @@ struct MeasuredRow {
     double ours = 0;       // in `unit`
     double error = 0;      // (ours - published) / published
     bool predicted_fit = false;  // the estimate fits the scenario's GPU (solve:seq: a value was found)
-    // The estimate is low: a memory figure more than 5 % below the published one, or (solve:seq) a
-    // longest sequence more than 5 % above the published one.
+    // The estimate is low (it would let a run OOM): a memory figure more than 5 % below the published one, or
+    // a figure a run is sized by (solve:seq's longest sequence, vLLM's KV pool) more than 5 % above it.
     bool low = false;
     std::vector<std::pair<std::string, double>> components;  // component id, bytes (GPU, inside the measure)
 };

@@ -130,8 +130,9 @@ namespace {
 // A measured case on Llama-3.1-8B inference whose `sum:weights` is 2 B x 8,030,261,248 parameters
 // (the model card's count) = 16,060,522,496 B.
 std::string synthetic_case(const std::string& id, const std::string& split, double published, const std::string& outcome = "fit",
-                           const std::string& measure = "sum:weights") {
+                           const std::string& measure = "sum:weights", const std::string& quantity = "weights") {
     nlohmann::json c = {{"case", id}, {"split", split}, {"expressible", true}, {"framework", "synthetic"}, {"published", published},
+                        {"quantity", quantity},
                         {"unit", "B"}, {"outcome", outcome}, {"measure", measure}, {"confidence", "high"},
                         {"scenario", {{"version", 1}, {"model", "llama-3.1-8b"}, {"mode", "infer"},
                                       {"gpu", {{"name", "10 GiB"}, {"memory_bytes", 10737418240.0}}}}}};
@@ -178,6 +179,24 @@ TEST_CASE("measured set: groups, median, worst, low cases and OOM outcomes") {
     CHECK_THAT(rep.section, Catch::Contains("| test-b | calibrate | synthetic | sum:weights |"));
     CHECK_THAT(rep.section, Catch::Contains("| test-f | calibrate | synthetic | a mechanism vramlens lacks |"));
     CHECK_THAT(rep.section, Catch::Contains("| holdout | 1 | 1 | 20.0% | 20.0% (test-d) | 1: test-d -20.0% | 0 of 0 |"));
+}
+
+// vLLM's KV pool is what its budget leaves after everything else: an estimate above the published pool promises
+// cache room vLLM does not have (fewer concurrent sequences, or its refusal of max_model_len), one below is on the
+// safe side. So for a kv_pool quantity *low* is being more than 5 % above.
+TEST_CASE("measured set: for vLLM's KV pool, above the published pool is the unsafe side") {
+    constexpr double ours = 16060522496.0;  // the same synthetic sum as above, read as a pool for the rule
+    // test-g, test-h: calibrate by the rule (0xb0b03f2a % 3 == 1, 0x5d9e12fe % 3 == 1).
+    const std::string json = "{\"cases\": [" + synthetic_case("test-g", "calibrate", ours / 1.10, "fit", "sum:weights", "kv_pool") + "," +
+                             synthetic_case("test-h", "calibrate", ours / 0.90, "fit", "sum:weights", "kv_pool_per_gpu") + "]}";
+    const MeasuredReport rep = render_measured_report(json);
+    REQUIRE(rep.rows.size() == 2);
+    CHECK(rep.rows[0].error == Approx(0.10));
+    CHECK(rep.rows[0].low);  // 10 % more pool than vLLM found
+    CHECK(rep.rows[1].error == Approx(-0.10));
+    CHECK_FALSE(rep.rows[1].low);  // 10 % less: the safe side
+    REQUIRE(rep.calibrate.low.size() == 1);
+    CHECK(rep.rows[rep.calibrate.low[0]].id == "test-g");
 }
 
 TEST_CASE("measured set: a split that disagrees with the rule is refused, naming the case") {

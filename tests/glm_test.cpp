@@ -10,6 +10,7 @@
 #include "config_files.h"
 #include "estimate.h"
 #include "inference_models.h"
+#include "model/presets.h"
 #include "param_count.h"
 
 using namespace vl;
@@ -62,6 +63,24 @@ TEST_CASE("GLM-4.5: the exact count of the checkpoint, q/k norms and three dense
     CHECK(p.mtp == 5120LL * 10240 + 2 * 5120 + moe + 5120);
     // With the MTP layer's embedding and head copies: 358,337,791,296, the Hub's safetensors total ("355B" on the card).
     CHECK(p.total + p.mtp + 2LL * 151552 * 5120 == 358337791296);
+}
+
+TEST_CASE("GLM-4.5 presets: the fixtures' configs, their MTP layer kept for vLLM's method mtp") {
+    for (const char* id : {"glm-4.5-air", "glm-4.5"}) {
+        INFO(id);
+        const ModelPreset* preset = find_model(id);
+        REQUIRE(preset != nullptr);
+        const ModelSpec fixture = imported_config(std::string(id) + ".json");
+        const ParamCounts a = count_params(preset->spec), b = count_params(fixture);
+        CHECK(a.total == b.total);
+        CHECK(a.mtp == b.mtp);
+        CHECK(preset->spec.mtp_layers == 1);
+    }
+    // The totals the tests above derive by hand, without the MTP layer (the presets' published counts). GLM-4.5's MTP
+    // layer by the formula above: 5120 x 10240 + 2 x 5120 + moe (136,329,472 + 10,240 + 3,798,466,560 + 819,200 + 160
+    // = 3,935,625,632) + 5120 = 3,988,069,792.
+    CHECK(count_params(find_model("glm-4.5-air")->spec).total == 106852251264);
+    CHECK(count_params(find_model("glm-4.5")->spec).total == 358337791296 - 3988069792 - 2LL * 151552 * 5120);
 }
 
 TEST_CASE("GLM-4.5-Air: vLLM's method mtp loads the MTP layer as the drafter, one attention layer of KV more") {

@@ -245,3 +245,29 @@ TEST_CASE("QLoRA through Lightning Fabric: a 4-bit head and an fp16 quant state 
     REQUIRE_FALSE(lora.ok());
     CHECK(lora.errors.front().field == "finetune.bnb_fp16_quant_state");
 }
+
+TEST_CASE("QLoRA prepared by PEFT's prepare_model_for_kbit_training (bf16-autocast): fp32 non-quantized weights and residual (hand-derived)") {
+    // [peft-kbit-prep]: every bf16 parameter that is not 4-bit goes to fp32, and the Trainer's bf16 runs the model under
+    // autocast. Llama-2-7b: embedding + lm_head 2 x 32000 x 4096 = 262,144,000 and 65 RMSNorms x 4096 = 266,240.
+    const double rest = 2 * 32000.0 * 4096 + 65 * 4096.0;
+    Scenario s = train_scenario(llama2_7b());
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::QLoRA;
+    s.train.micro_batch = 1;
+    s.train.seq_len = 512;
+    s.train.recompute = Recompute::Full;
+    s.train.precision = Precision::MixedBF16;
+    const Estimate bf16 = estimate(s);
+    s.train.precision = Precision::AutocastBF16;
+    const Estimate prepared = estimate(s);
+    REQUIRE(bf16.ok());
+    REQUIRE(prepared.ok());
+    CHECK(bytes_of(bf16, "weights.frozen") == rest * 2);      // 524,820,480 B
+    CHECK(bytes_of(prepared, "weights.frozen") == rest * 4);  // 1,049,640,960 B
+    CHECK(find(prepared, "weights.frozen")->label == std::string("frozen base: fp32 non-quantized weights (embeddings, head, norms)"));
+    // The fp32 embedding starts an fp32 residual stream: each of the 32 checkpointed layer inputs is 1 x 512 x 4096 x 4 B.
+    CHECK(bytes_of(bf16, "act.checkpoints") == 32 * 512 * 4096 * 2.0);
+    CHECK(bytes_of(prepared, "act.checkpoints") == 32 * 512 * 4096 * 4.0);
+    // The frozen fp32 head is cast to bf16 on use, not cached: 32000 x 4096 x 2 B; the 4-bit layers are dequantized instead.
+    CHECK(bytes_of(prepared, "weights.autocast_copies") == 32000 * 4096 * 2.0);
+}

@@ -120,12 +120,18 @@ void add_finetune(TrainCtx& c) {
                            Category::Weights, kAllPhases,
                            "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]", base_host),
             [&](auto& q) { return quantized(q) * nf4_constant_bits(q, ft.quant_block, ft.quant_block2, ft.double_quant) / 8 / q("N_w", n_w); });
-        add(c.e, c.d, comp("weights.frozen", head > 0 ? "frozen base: 16-bit non-quantized weights (embeddings, norms, head bias)"
-                                                      : "frozen base: 16-bit non-quantized weights (embeddings, head, norms)",
+        // An fp32 regime (autocast over an fp32 base): PEFT's prepare_model_for_kbit_training casts every fp16/bf16
+        // parameter that is not a Params4bit to fp32 [peft-kbit-prep], so these stay fp32 beside the 4-bit layers.
+        const bool fp32_rest = base_bytes >= 4;
+        add(c.e, c.d, comp("weights.frozen", head > 0    ? "frozen base: 16-bit non-quantized weights (embeddings, norms, head bias)"
+                                             : fp32_rest ? "frozen base: fp32 non-quantized weights (embeddings, head, norms)"
+                                                         : "frozen base: 16-bit non-quantized weights (embeddings, head, norms)",
                            Category::Weights, kAllPhases,
                            head > 0 ? "Fabric's BitsandbytesPrecision quantizes every nn.Linear weight; embeddings, norms and biases stay "
                                       "16-bit [lightning-bnb-plugin]"
-                                    : "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]",
+                           : fp32_rest ? "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code]; "
+                                         "PEFT prepare_model_for_kbit_training casts the rest to fp32 [peft-kbit-prep]"
+                                       : "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]",
                            base_host),
             [&](auto& q) { return (q("P", all) - quantized(q)) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
         if (s.overheads.temp_buffers && m.architecture_known()) {
