@@ -30,7 +30,7 @@ void add_context(TrainCtx& c) {
         if (g == 2) two += 1;
         if (g > 2) more += 1;
     }
-    if (two + more > 0)
+    if (two + more > 0 && c.s.overheads.cuda_context_bytes < 0)  // a given context is all memory outside PyTorch
         add(c.e, c.d, comp("overhead.cuda_context.nccl", "NCCL communicator buffers (one per process group)", Category::Overhead, kAllPhases,
                            "NCCL channel buffers outside the PyTorch allocator: 544 MiB for 2 ranks, 688 MiB for more [nccl-issue-964]"),
             [&](auto& q) { return q("groups_of_2", two) * q("nccl_2_ranks", kNccl2Ranks) + q("groups_of_more", more) * q("nccl_more_ranks", kNcclMoreRanks); });
@@ -103,17 +103,28 @@ static void add_deepspeed_buffers(TrainCtx& c) {
     // max_reuse_distance (not released: at the turn from forward to backward the last layers, each
     // counted in the distance for its forward and its backward use, so half the distance), and the
     // prefetch, which stops at max_live_parameters.
+    // QLoRA: the sizes count ds_numel, elements of the packed quant_storage tensor (bnb_4bit_quant_storage = the 16-bit
+    // dtype), so a 4-bit weight of n params is n * 0.5 / weight_bytes elements [bitsandbytes-043-code]; the layer's norms
+    // are counted packed too (< 0.01 %).
     if (c.largest_layer > 0) {
-        const double total = c.w.total(), ll = c.largest_layer;
+        const bool packed = s.finetune.method == FineTuneMethod::QLoRA;
+        const double per_el = weight_format(WeightFormat::NF4).layout.data_bits / 8 / wb;
+        const double ll = c.largest_layer, total = c.w.total(), linear = c.w.linear;
         add(c.e, c.d, comp("buffers.ds_gathered_params", "DeepSpeed ZeRO-3 gathered parameters (running, kept for reuse, prefetched)",
                            Category::Buffers, kFwdBwd,
-                           "partitioned_param_coordinator.py: release skips params reused within max_reuse_distance; prefetch bucket bounded by "
-                           "max_live_parameters [deepspeed-zero-code]"),
+                           packed ? "partitioned_param_coordinator.py: release skips params reused within max_reuse_distance; prefetch bucket bounded by "
+                                    "max_live_parameters [deepspeed-zero-code]; elements of QLoRA's packed 4-bit storage [bitsandbytes-043-code]"
+                                  : "partitioned_param_coordinator.py: release skips params reused within max_reuse_distance; prefetch bucket bounded by "
+                                    "max_live_parameters [deepspeed-zero-code]"),
             [&](auto& q) {
-                const auto held = q.let("held", max_of(q("largest_layer_params", ll), q("stage3_max_reuse_distance", z.stage3_max_reuse_distance) / 2));
+                const auto unit = packed ? q.let("largest_layer_elements", q("largest_layer_params", ll) * q("elements_per_4bit_param", per_el))
+                                         : q("largest_layer_params", ll);
+                const auto rank = packed ? q("P_rank", total) - q("P_linear", linear) * (1 - q("elements_per_4bit_param", per_el))
+                                         : q("P_rank", total);
+                const auto held = q.let("held", max_of(unit, q("stage3_max_reuse_distance", z.stage3_max_reuse_distance) / 2));
                 const auto ahead = q.let("ahead", min_of(q("stage3_prefetch_bucket_size", z.stage3_prefetch_bucket_size),
                                                          max_of(q("stage3_max_live_parameters", z.stage3_max_live_parameters) - held, 0)));
-                return min_of(q("P_rank", total), held + ahead) * q("weight_bytes", wb);
+                return min_of(rank, held + ahead) * q("weight_bytes", wb);
             });
     }
     // Persistent parameters: whole on every rank, of which the weights component counted 1/N.
