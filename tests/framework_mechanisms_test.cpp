@@ -176,9 +176,64 @@ TEST_CASE("ZeRO-3 parameter offload moves a LoRA or QLoRA run's frozen base to t
     CHECK(bytes_of(off, "buffers.zero3_gather") == Approx(202383360.0 * 2));
     CHECK(off.host_bytes - gpu.host_bytes == Approx(kAllParams));  // 6,738,415,616 * 2 B / 2 ranks
 
-    // QLoRA: the NF4 blocks, their constants and the 16-bit rest go to the host alike.
+    // QLoRA: the NF4 blocks and the 16-bit rest go to the host alike; the block constants are a QuantState
+    // attribute, no parameter, so they stay on the GPU, whole [bitsandbytes-043-code].
     s.finetune.method = FineTuneMethod::QLoRA;
     const Estimate q = estimate(s);
     REQUIRE(q.ok());
-    for (const char* id : {"weights.nf4", "weights.quant_constants", "weights.frozen"}) CHECK(find(q, id)->host);
+    for (const char* id : {"weights.nf4", "weights.frozen"}) CHECK(find(q, id)->host);
+    CHECK_FALSE(find(q, "weights.quant_constants")->host);
+}
+
+// QLoRA under FSDP (ZeRO-3 without DeepSpeed), Llama-2-7B over 2 ranks. Linear weights: 32 layers x
+// (67,108,864 + 135,266,304) = 6,476,005,376. Double-quantized constants: 8 bits per 64-block + 32 bits per
+// 256 x 64 = 0.126953125 bits/param -> 6,476,005,376 x 0.126953125 / 8 = 102,768,054.75 B on each rank, not
+// halved (a module attribute, not a flat parameter) [bitsandbytes-043-code]. The gathered unit is the packed 4-bit
+// data: 202,383,360 params x 0.5 B = 101,191,680 B; BACKWARD_PRE holds the next unit too [pytorch-fsdp].
+TEST_CASE("FSDP QLoRA: packed 4-bit units, the next unit prefetched in backward, constants whole on each rank") {
+    Scenario s = lora_on_qv(llama2_7b_run(Mode::FineTune, Precision::PureBF16, 2, 3), FineTuneMethod::QLoRA);
+    s.finetune.double_quant = true;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.quant_constants") == Approx(102768054.75));
+    CHECK(bytes_of(e, "buffers.zero3_gather") == Approx(101191680.0));
+    const Component* next = find(e, "buffers.fsdp_backward_prefetch");
+    REQUIRE(next);
+    CHECK(next->bytes == Approx(101191680.0));
+    CHECK(next->phases == phase_bit(Phase::Backward));
+
+    // LoRA on the bf16 base: the unit is gathered in bf16, 202,383,360 x 2 B, the next one alike.
+    s.finetune.method = FineTuneMethod::LoRA;
+    const Estimate l = estimate(s);
+    REQUIRE(l.ok());
+    CHECK(bytes_of(l, "buffers.fsdp_backward_prefetch") == Approx(202383360.0 * 2));
+
+    // DeepSpeed has its own prefetch (buffers.ds_gathered_params): no FSDP prefetch there.
+    s.deepspeed.enabled = true;
+    CHECK(find(estimate(s), "buffers.fsdp_backward_prefetch") == nullptr);
+}
+
+// NCCL keeps one communicator's channel buffers per process group of more than one rank, outside PyTorch's
+// allocator: 544 MiB for 2 ranks, 688 MiB for more (A100s with NVLink, PyTorch) [nccl-issue-964].
+TEST_CASE("NCCL communicators: one per process group of more than one rank") {
+    const double MiB = 1024.0 * 1024;
+    Scenario s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 1, 0);
+    CHECK(find(estimate(s), "overhead.cuda_context.nccl") == nullptr);  // one GPU: no communicator
+
+    s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 2, 1);
+    const Estimate two = estimate(s);
+    REQUIRE(two.ok());
+    CHECK(bytes_of(two, "overhead.cuda_context.nccl") == Approx(544 * MiB));
+    CHECK(find(two, "overhead.cuda_context.nccl")->phases == kAllPhases);
+
+    s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 8, 1);
+    CHECK(bytes_of(estimate(s), "overhead.cuda_context.nccl") == Approx(688 * MiB));
+
+    // dp 4 x tp 2: a data-parallel group of 4 and a tensor-parallel group of 2.
+    s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 4, 1);
+    s.parallel.tp = 2;
+    s.gpu_count = 8;
+    const Estimate both = estimate(s);
+    REQUIRE(both.ok());
+    CHECK(bytes_of(both, "overhead.cuda_context.nccl") == Approx((688 + 544) * MiB));
 }

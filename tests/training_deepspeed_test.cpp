@@ -178,3 +178,19 @@ TEST_CASE("DeepSpeed keys in scenario JSON: real key names, \"auto\", share link
     CHECK(message("deepspeed.stage3_max_live_parameters") == "must be a number; got \"auto\"");
     CHECK(message("deepspeed.buckets") == "unknown field");
 }
+
+// QLoRA with bnb_4bit_quant_storage = bf16: DeepSpeed's sizes count ds_numel, elements of the packed storage, two
+// 4-bit values a byte, so a weight of n params is n * 0.5 / 2 = n / 4 bf16 elements [bitsandbytes-043-code].
+TEST_CASE("DeepSpeed stage 3 with QLoRA: the gather counts elements of the packed 4-bit storage") {
+    Scenario s = ds_run(3, 8);
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::QLoRA;
+    s.deepspeed.stage3_max_reuse_distance = 0;  // the running layer and the prefetch
+    Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // 202,383,360 / 4 = 50,595,840 elements; ahead = min(5e7, 1e9 - 50,595,840) = 5e7; x 2 B.
+    CHECK(bytes_of(e, "buffers.ds_gathered_params") == Approx((50595840.0 + 5e7) * 2));
+    // Everything kept: bounded by the rank's elements, 6,738,415,616 - 6,476,005,376 linear x (1 - 1/4) = 1,881,411,584.
+    s.deepspeed.stage3_max_reuse_distance = 1e12;
+    CHECK(bytes_of(estimate(s), "buffers.ds_gathered_params") == Approx(1881411584.0 * 2));
+}

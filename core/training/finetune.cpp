@@ -143,10 +143,19 @@ void add_finetune(TrainCtx& c) {
                                     : "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]",
                            base_host),
             [&](auto& q) { return quantized(q) * (weight_format(WeightFormat::NF4).layout.data_bits / 8) / q("N_w", n_w); });
+        // The constants are a QuantState kept by each Linear4bit module, no parameter: ZeRO-3/FSDP neither shard nor offload
+        // them, every rank keeps them whole on its GPU (FSDP drops the Params4bit's state, forward restores it) [bitsandbytes-043-code].
+        const bool state_whole = s.parallel.zero >= 3;
         add(c.e, c.d, comp("weights.quant_constants", ft.double_quant ? "NF4 block constants (double-quantized)" : "NF4 block constants (fp32 absmax)",
                            Category::Weights, kAllPhases,
-                           "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]", base_host),
-            [&](auto& q) { return quantized(q) * nf4_constant_bits(q, ft.quant_block, ft.quant_block2, ft.double_quant) / 8 / q("N_w", n_w); });
+                           state_whole ? "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]; "
+                                         "a module attribute, whole on every rank under ZeRO-3/FSDP [bitsandbytes-043-code]"
+                                       : "Dettmers et al. 2023 Sec 3 Double Quantization: 0.5 -> 0.127 bits/param (B = 64, B2 = 256) [qlora2023 §3]",
+                           base_host && !state_whole),
+            [&](auto& q) {
+                const auto bytes = quantized(q) * nf4_constant_bits(q, ft.quant_block, ft.quant_block2, ft.double_quant) / 8;
+                return state_whole ? bytes : bytes / q("N_w", n_w);
+            });
         // An fp32 regime (autocast over an fp32 base): PEFT's prepare_model_for_kbit_training casts every fp16/bf16
         // parameter that is not a Params4bit to fp32 [peft-kbit-prep], so these stay fp32 beside the 4-bit layers.
         const bool fp32_rest = base_bytes >= 4;

@@ -3,10 +3,15 @@
 #include <algorithm>
 
 #include "cuda_context.h"
+#include "inference/weight_formats.h"
 #include "model/layer_tensors.h"
 #include "training/training_internal.h"
+#include "units.h"
 
 namespace vl {
+
+// NCCL memory per communicator, PyTorch, A100 with NVLink, after an all-reduce [nccl-issue-964].
+static constexpr double kNccl2Ranks = 544 * kMiB, kNcclMoreRanks = 688 * kMiB;
 
 void add_context(TrainCtx& c) {
     const double b = cuda_context_bytes(c.s);  // as given, or the table's row for this GPU
@@ -15,6 +20,20 @@ void add_context(TrainCtx& c) {
     add(c.e, c.d, comp("overhead.cuda_context", "CUDA context and framework", Category::Overhead, kAllPhases,
                        "framework CUDA context: a few hundred MB [transformer-series5 §1]"),
         [&](auto& q) { return q("cuda_context_bytes", b); });
+
+    // NCCL allocates its own channel buffers per communicator, outside PyTorch's allocator: one communicator per
+    // process group of more than one rank (data, tensor, pipeline, context, expert parallel). Measured with PyTorch on
+    // 4 A100s with NVLink after a 4 MB all-reduce: 544 MiB for a group of 2 ranks, 688 MiB for 3 or 4 [nccl-issue-964].
+    const Parallelism& p = c.s.parallel;
+    double two = 0, more = 0;
+    for (int64_t g : {p.dp, p.tp, p.pp, p.cp, p.ep}) {
+        if (g == 2) two += 1;
+        if (g > 2) more += 1;
+    }
+    if (two + more > 0 && c.s.overheads.cuda_context_bytes < 0)  // a given context is all memory outside PyTorch
+        add(c.e, c.d, comp("overhead.cuda_context.nccl", "NCCL communicator buffers (one per process group)", Category::Overhead, kAllPhases,
+                           "NCCL channel buffers outside the PyTorch allocator: 544 MiB for 2 ranks, 688 MiB for more [nccl-issue-964]"),
+            [&](auto& q) { return q("groups_of_2", two) * q("nccl_2_ranks", kNccl2Ranks) + q("groups_of_more", more) * q("nccl_more_ranks", kNcclMoreRanks); });
 }
 
 static DeepSpeedZero ds_resolved(const Scenario& s) {
@@ -84,17 +103,28 @@ static void add_deepspeed_buffers(TrainCtx& c) {
     // max_reuse_distance (not released: at the turn from forward to backward the last layers, each
     // counted in the distance for its forward and its backward use, so half the distance), and the
     // prefetch, which stops at max_live_parameters.
+    // QLoRA: the sizes count ds_numel, elements of the packed quant_storage tensor (bnb_4bit_quant_storage = the 16-bit
+    // dtype), so a 4-bit weight of n params is n * 0.5 / weight_bytes elements [bitsandbytes-043-code]; the layer's norms
+    // are counted packed too (< 0.01 %).
     if (c.largest_layer > 0) {
-        const double total = c.w.total(), ll = c.largest_layer;
+        const bool packed = s.finetune.method == FineTuneMethod::QLoRA;
+        const double per_el = weight_format(WeightFormat::NF4).layout.data_bits / 8 / wb;
+        const double ll = c.largest_layer, total = c.w.total(), linear = c.w.linear;
         add(c.e, c.d, comp("buffers.ds_gathered_params", "DeepSpeed ZeRO-3 gathered parameters (running, kept for reuse, prefetched)",
                            Category::Buffers, kFwdBwd,
-                           "partitioned_param_coordinator.py: release skips params reused within max_reuse_distance; prefetch bucket bounded by "
-                           "max_live_parameters [deepspeed-zero-code]"),
+                           packed ? "partitioned_param_coordinator.py: release skips params reused within max_reuse_distance; prefetch bucket bounded by "
+                                    "max_live_parameters [deepspeed-zero-code]; elements of QLoRA's packed 4-bit storage [bitsandbytes-043-code]"
+                                  : "partitioned_param_coordinator.py: release skips params reused within max_reuse_distance; prefetch bucket bounded by "
+                                    "max_live_parameters [deepspeed-zero-code]"),
             [&](auto& q) {
-                const auto held = q.let("held", max_of(q("largest_layer_params", ll), q("stage3_max_reuse_distance", z.stage3_max_reuse_distance) / 2));
+                const auto unit = packed ? q.let("largest_layer_elements", q("largest_layer_params", ll) * q("elements_per_4bit_param", per_el))
+                                         : q("largest_layer_params", ll);
+                const auto rank = packed ? q("P_rank", total) - q("P_linear", linear) * (1 - q("elements_per_4bit_param", per_el))
+                                         : q("P_rank", total);
+                const auto held = q.let("held", max_of(unit, q("stage3_max_reuse_distance", z.stage3_max_reuse_distance) / 2));
                 const auto ahead = q.let("ahead", min_of(q("stage3_prefetch_bucket_size", z.stage3_prefetch_bucket_size),
                                                          max_of(q("stage3_max_live_parameters", z.stage3_max_live_parameters) - held, 0)));
-                return min_of(q("P_rank", total), held + ahead) * q("weight_bytes", wb);
+                return min_of(rank, held + ahead) * q("weight_bytes", wb);
             });
     }
     // Persistent parameters: whole on every rank, of which the weights component counted 1/N.
@@ -123,10 +153,26 @@ void add_buffers(TrainCtx& c) {
         // (the gathered fp16 parameters and the layer's fp16 gradients before reduce-scatter).
         const double ll = c.largest_layer, wb = c.dt.gathered_bytes();  // FSDP MixedPrecision gathers in param_dtype
         const auto layer_bytes = [&](auto& q) { return q("largest_layer_params", ll) * q("weight_bytes", wb); };
-        if (!deepspeed)  // DeepSpeed's own gather: buffers.ds_gathered_params
+        // QLoRA with bnb_4bit_quant_storage = the gather dtype: FSDP flattens and gathers each Params4bit's packed 4-bit
+        // data (two values a byte) as it is [bitsandbytes-043-code]; the layer's norms are counted at 4 bits too (< 0.01 %).
+        const bool nf4_unit = s.finetune.method == FineTuneMethod::QLoRA && !deepspeed;
+        const double nf4_bytes = weight_format(WeightFormat::NF4).layout.data_bits / 8;
+        const auto unit_bytes = [&](auto& q) {
+            return nf4_unit ? q("largest_layer_params", ll) * q("nf4_bytes", nf4_bytes) : layer_bytes(q);
+        };
+        if (!deepspeed) {  // DeepSpeed's own gather: buffers.ds_gathered_params
             add(c.e, c.d, comp("buffers.zero3_gather", "ZeRO-3/FSDP gathered parameters of the largest layer", Category::Buffers, kFwdBwd,
-                               "DeepSpeed memory.rst: 4 * largest_layer_params (params half) [deepspeed-memory]"),
-                layer_bytes);
+                               nf4_unit ? "DeepSpeed memory.rst: largest_layer_params (params half) [deepspeed-memory]; QLoRA's packed 4-bit "
+                                          "storage gathered as it is [bitsandbytes-043-code]"
+                                        : "DeepSpeed memory.rst: 4 * largest_layer_params (params half) [deepspeed-memory]"),
+                unit_bytes);
+            // FSDP's default BackwardPrefetch.BACKWARD_PRE "holds the current set of parameters, next set of parameters, and
+            // current set of gradients" at the backward peak [pytorch-fsdp]; FSDP2 prefetches the next unit in backward too.
+            add(c.e, c.d, comp("buffers.fsdp_backward_prefetch", "FSDP backward prefetch: the next layer's gathered parameters",
+                               Category::Buffers, kBwd,
+                               "FSDP BackwardPrefetch.BACKWARD_PRE (the default): the next unit is gathered during this unit's backward [pytorch-fsdp]"),
+                unit_bytes);
+        }
         if (!c.finetune_adapters || p.fsdp_flat_params)  // adapters in a flat parameter: the block's whole gradient
             add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, kBwd,
                                "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half) [deepspeed-memory]"),
