@@ -43,6 +43,13 @@ Mxfp4Layout mxfp4_layout(VllmMoeBackend b);
 // The padded size: x rounded up to a multiple of align (vLLM round_up).
 inline int64_t vllm_round_up(int64_t x, int64_t align) { return (x + align - 1) / align * align; }
 
+// The routed experts on this GPU, counted as experts x layers: P_experts (their matrices' parameters) / (3 I h), each a
+// gated expert's gate and up [2I, h] and down [h, I].
+template <class Q, class V>
+auto vllm_mxfp4_expert_layers(Q& q, double routed_params, const V& I, const V& h) {
+    return q.let("E_layers", q("P_experts", routed_params) / (V(3) * I * h));
+}
+
 // Bytes the backend's layout adds to this GPU's routed experts, over the checkpoint's layout (MXFP4 matrices,
 // bf16 biases). A gated expert is gate and up [2I, h] and down [h, I], I = expert_ffn / expert tp; its biases
 // 2I + h. P_experts (the routed matrices' parameters on this GPU) / (3 I h) experts-by-layers; each grows by
@@ -52,7 +59,7 @@ auto vllm_mxfp4_padding_bytes(Q& q, double routed_params, int64_t inter, int64_t
     const auto I = q("I", static_cast<double>(inter)), h = q("h", static_cast<double>(hidden));
     const auto Ip = q("I_pad", static_cast<double>(vllm_round_up(inter, l.intermediate_align)));
     const auto hp = q("h_pad", static_cast<double>(vllm_round_up(hidden, l.hidden_align)));
-    const auto experts = q.let("E_layers", q("P_experts", routed_params) / (N(3) * I * h));
+    const auto experts = vllm_mxfp4_expert_layers(q, routed_params, I, h);
     return experts * (N(3) * (Ip * hp - I * h) * q.let("bpw", bpw) / N(8) + (N(2) * Ip + hp) * q("bias_bytes", l.bias_bytes) -
                       (N(2) * I + h) * N(2));
 }
@@ -65,10 +72,8 @@ auto vllm_mxfp4_padding_bytes(Q& q, double routed_params, int64_t inter, int64_t
 // [h, I' / 32] (I' the Triton-padded intermediate size), one e8m0 byte each.
 template <class Q>
 auto vllm_triton_scale_copy_bytes(Q& q, double routed_params, int64_t inter, int64_t inter_pad, int64_t hidden) {
-    using N = decltype(q("h", 0.0));
     constexpr int64_t kRows = 2 * 8 * 2 * 8, kCols = 2, kBlock = 32;  // HopperMXScaleLayout's alignment; MXFP4's block
-    const auto experts = q.let("E_layers", q("P_experts", routed_params) / (N(3) * q("I", static_cast<double>(inter)) *
-                                                                              q("h", static_cast<double>(hidden))));
+    const auto experts = vllm_mxfp4_expert_layers(q, routed_params, q("I", static_cast<double>(inter)), q("h", static_cast<double>(hidden)));
     const auto gate_up = q("rows_gate_up", static_cast<double>(vllm_round_up(2 * inter_pad, kRows))) *
                          q("cols_gate_up", static_cast<double>(vllm_round_up((hidden + kBlock - 1) / kBlock, kCols)));
     const auto down = q("rows_down", static_cast<double>(vllm_round_up(hidden, kRows))) *
