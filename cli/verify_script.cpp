@@ -1,15 +1,20 @@
 // verify-script generation (verify_script.h). The ModelSpec is written back as a Hugging Face
 // config.json of a type transformers builds from the config alone (llama, mistral, qwen2, qwen3,
-// mixtral, qwen2_moe, qwen3_moe, deepseek_v2/v3 with MLA, gpt_neox, gpt2); the step mirrors the
+// mixtral, qwen2_moe, qwen3_moe, deepseek_v2/v3 with MLA, gpt_neox, gpt2); another architecture is
+// built from its preset's own config.json when the model is that preset unchanged; the step mirrors the
 // scenario on one GPU with plain PyTorch (and PEFT for LoRA). Every scenario setting
 // the estimate uses is either reproduced (dropout, fp32 logits, prefill chunking, gradient
 // accumulation, the KV dtype) or refused with the field and the reason.
 #include "verify_script.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
+#include "embedded_assets.h"
 #include "enum_names.h"
 #include "export.h"
+#include "model/presets.h"
 #include "inference/runtime.h"
 #include "scenario_json.h"
 
@@ -177,6 +182,49 @@ Json hf_config(const Scenario& s, Refusals& no) {
     return c;
 }
 
+// The checkpoint's own config.json, when the scenario's model is a preset left unchanged: transformers then
+// builds exactly the checkpoint's architecture (Gemma 2/3 sandwich norms and window patterns, Phi-3's fused
+// projections, Mamba, Mamba2 and hybrid layers, Gated DeltaNet), which a config written back from the ModelSpec
+// cannot express. A vision-language config is built from its text_config when the preset is the language model
+// alone. Dropout is set to 0 (the script's runs have none; a scenario with dropout is refused), the quantization
+// config is dropped (the weights' dtype is the scenario's), and remote code is refused.
+Json preset_config(const Scenario& s, Refusals& no) {
+    if (s.model.encoder) return nullptr;  // the script builds causal LMs (AutoModelForCausalLM)
+    const ModelPreset* preset = nullptr;
+    for (const ModelPreset& p : model_presets()) {
+        ModelSpec named = s.model;  // the architecture decides; a renamed preset is still that checkpoint
+        named.name = p.spec.name;
+        named.family = p.spec.family;
+        named.source = p.spec.source;
+        if (named == p.spec) { preset = &p; break; }
+    }
+    if (!preset) return nullptr;
+    const Json all = Json::parse(assets::find("models.json"), nullptr, false);
+    Json cfg = nullptr;
+    if (all.is_object() && all.contains("models"))
+        for (const Json& m : all["models"])
+            if (m.value("id", "") == preset->id && m.contains("config")) cfg = m["config"];
+    if (!cfg.is_object()) return nullptr;
+    if (s.model.vision.kind != VisionKind::None) {
+        no("model.vision", "vision-language models (" + preset->id + ") are not generated: the script feeds text only");
+        return nullptr;
+    }
+    if (cfg.contains("text_config")) cfg = Json(cfg["text_config"]);  // the preset is the language model alone
+    if (cfg.contains("auto_map")) {
+        no("model", preset->id + "'s config needs remote code (auto_map); not generated");
+        return nullptr;
+    }
+    if (!cfg.contains("model_type")) return nullptr;
+    if (training(s) && (s.train.dropout > 0 || attention_dropout(s.train) > 0))
+        no("train.dropout", "the checkpoint's own config is built with every dropout at 0; set train.dropout and "
+                            "train.attention_dropout to 0");
+    cfg.erase("quantization_config");
+    for (auto& [key, value] : cfg.items())
+        if (value.is_number_float() && (key.find("dropout") != std::string::npos || key.find("pdrop") != std::string::npos))
+            value = 0.0;
+    return cfg;
+}
+
 // PEFT LoraConfig for a LoRA scenario: target modules by their transformers names, rank, dropout,
 // modules_to_save, and whether PEFT upcasts the adapters to fp32 (autocast_adapter_dtype) [peft-code].
 Json lora_plan(const Scenario& s, Refusals& no) {
@@ -221,6 +269,7 @@ Json plan(const Scenario& s, Refusals& no) {
     if (p.zero != 0 || p.offload_optimizer || p.offload_params) no("parallel.zero", "ZeRO/offload needs DeepSpeed; not generated");
     Json j = Json::object();
     j["mode"] = enum_name(s.mode);
+    if (s.model.ssm.active()) j["ssm"] = true;  // state-space or linear-attention layers: the script notes their kernels
     if (s.mode == Mode::Infer) {
         const InferenceOptions& o = s.infer;
         const char* dtype = dtype_name(o.weights);
@@ -373,8 +422,21 @@ def step(torch, transformers, where, notes):
     # transformers 5 names the argument dtype (torch_dtype is deprecated there)
     major = transformers.__version__.split(".")[0]
     dtype_arg = "dtype" if major.isdigit() and int(major) >= 5 else "torch_dtype"
-    with torch.device("cuda"):  # built on the GPU: no host copy of the whole model
-        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation=PLAN["attn"], **{dtype_arg: weight_dtype})
+    try:
+        with torch.device("cuda"):  # built on the GPU: no host copy of the whole model
+            model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation=PLAN["attn"], **{dtype_arg: weight_dtype})
+    except ValueError as e:  # a model without attention layers (Mamba) may refuse an attention implementation
+        if "attn" not in str(e) and "attention" not in str(e):
+            raise
+        notes.append("transformers refused attn_implementation=%s (%s): built with eager" % (PLAN["attn"], str(e)[:200]))
+        with torch.device("cuda"):  # eager: the implementation every model has (the refused one is left set in config)
+            model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager", **{dtype_arg: weight_dtype})
+    # State-space and linear-attention layers run fused kernels only when these packages are installed;
+    # without them transformers runs its naive torch code, whose working memory differs.
+    import importlib.util
+    missing = [k for k in ("mamba_ssm", "causal_conv1d", "fla") if importlib.util.find_spec(k) is None]
+    if PLAN.get("ssm") and missing:
+        notes.append("not installed (optional kernels of state-space and linear-attention layers): " + ", ".join(missing))
     built = sum(p.numel() for p in model.parameters())
     if built != ESTIMATE["params"]:
         notes.append("transformers built %d parameters, vramlens counted %d: not like for like" % (built, ESTIMATE["params"]))
@@ -513,7 +575,20 @@ std::string py_json(const Json& j) {
 
 Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
     Refusals no;
-    const Json cfg = hf_config(s, no);
+    Refusals spec_no;  // what a config written back from the ModelSpec cannot express
+    Json cfg = hf_config(s, spec_no);
+    const bool architecture = std::any_of(spec_no.errs.begin(), spec_no.errs.end(),
+                                          [](const FieldError& e) { return e.field.rfind("model", 0) == 0; });
+    if (!architecture) {
+        no.errs.insert(no.errs.end(), spec_no.errs.begin(), spec_no.errs.end());
+    } else {
+        cfg = preset_config(s, no);
+        if (cfg.is_null()) {
+            no.errs.insert(no.errs.end(), spec_no.errs.begin(), spec_no.errs.end());
+            no("model", "other architectures are built from a preset's own config.json when the scenario's model is that "
+                        "preset unchanged; this model is not one");
+        }
+    }
     const Json run = plan(s, no);
     if (!no.errs.empty()) return Result<std::string>::failure(std::move(no.errs));
     if (!e.ok()) return Result<std::string>::failure(e.errors);

@@ -28,6 +28,7 @@ struct MoESpec {
     int first_dense_layers = 0;     // leading dense layers (DeepSeek first_k_dense_replace)
     int moe_layer_freq = 1;         // every n-th layer (after the dense ones) is MoE
     bool router_bias = false;       // e_score_correction_bias (DeepSeek-V3) or router bias
+    bool operator==(const MoESpec&) const = default;
 };
 
 // Multi-head Latent Attention (DeepSeek-V2/V3). Used when attention == MLA.
@@ -40,6 +41,7 @@ struct MLASpec {
     // Not a property of the checkpoint: what the engine caches, copied from infer.mla_cache by
     // estimate_inference (the scenario format has no model.mla field for it).
     bool decompressed_cache = false;
+    bool operator==(const MLASpec&) const = default;
 };
 
 // The state-space mixer of a pure or hybrid state-space model (issue 18): the Mamba block that replaces
@@ -146,6 +148,7 @@ struct VisionSpec {
 struct ModelOrigin {
     std::string hub;       // "org/name"
     std::string revision;  // the commit sha the Hub answered with (X-Repo-Commit), or the revision asked for
+    bool operator==(const ModelOrigin&) const = default;
 };
 
 // The tensor bytes of an imported GGUF file (issue 17), from its tensor table: what llama.cpp loads
@@ -239,6 +242,7 @@ struct ModelSpec {
     GgufTensorBytes gguf_bytes;     // an imported GGUF file's tensor bytes; empty otherwise
     bool architecture_known() const { return params_only == 0; }
     bool has_mlp() const { return ffn > 0 || moe.num_experts > 0; }  // a dense or MoE MLP (a pure Mamba model has none)
+    bool operator==(const ModelSpec&) const = default;
 };
 
 }  // namespace vl

@@ -226,6 +226,9 @@ class _Model:
 class AutoModelForCausalLM:
     @staticmethod
     def from_config(config, **kw):
+        if os.environ.get("FAKE_NO_SDPA") and kw.get("attn_implementation") == "sdpa":  # as transformers 5 for Mamba
+            raise ValueError("MambaForCausalLM does not support an attention implementation through "
+                             "torch.nn.functional.scaled_dot_product_attention yet.")
         print("BUILT %s %s" % (config["model_type"], json.dumps(kw, sort_keys=True)))
         return _Model()
 )PY";
@@ -368,6 +371,53 @@ TEST_CASE("verify script: GPT-NeoX, MLA and the MoE families are written as tran
                Catch::Contains(R"("model_type":"mixtral","num_local_experts":8,"num_experts":8,"num_experts_per_tok":2,)"));
 }
 
+TEST_CASE("verify script: a preset that a written-back config cannot express is built from its own config.json") {
+    // google/gemma-3-1b-pt config.json: gemma3_text, a 512-token window on five of every six layers.
+    const std::string gemma = line_of(script_of(preset("gemma-3-1b", vl::Mode::Infer)), "HF_CONFIG = ");
+    CHECK_THAT(gemma, Catch::Contains(R"("model_type":"gemma3_text")"));
+    CHECK_THAT(gemma, Catch::Contains(R"("sliding_window":512,"sliding_window_pattern":6)"));
+    // A renamed preset is still that checkpoint.
+    vl::Scenario renamed = preset("gemma-3-1b", vl::Mode::Infer);
+    renamed.model.name = "my Gemma";
+    CHECK_THAT(line_of(script_of(renamed), "HF_CONFIG = "), Catch::Contains(R"("model_type":"gemma3_text")"));
+
+    // Qwen/Qwen3.5-9B ships a vision-language config; the preset is its language model: text_config, Gated
+    // DeltaNet on three of every four layers.
+    const std::string qwen = line_of(script_of(preset("qwen3.5-9b", vl::Mode::Infer)), "HF_CONFIG = ");
+    CHECK_THAT(qwen, Catch::Contains(R"("model_type":"qwen3_5_text")"));
+    CHECK_THAT(qwen, Catch::Contains(R"("layer_types":["linear_attention","linear_attention","linear_attention","full_attention",)"));
+    CHECK(qwen.find("vision_config") == std::string::npos);
+
+    // facebook/opt-350m has dropout 0.1: the script's runs have none (the scenario's train.dropout is 0).
+    const std::string opt = line_of(script_of(preset("opt-350m", vl::Mode::Train)), "HF_CONFIG = ");
+    CHECK_THAT(opt, Catch::Contains(R"("model_type":"opt")"));
+    CHECK_THAT(opt, Catch::Contains(R"("dropout":0.0,)"));
+    vl::Scenario dropout = preset("opt-350m", vl::Mode::Train);
+    dropout.train.dropout = 0.1;
+    CHECK_THAT(refusal_for(dropout, "train.dropout"), Catch::StartsWith("the checkpoint's own config is built with every dropout at 0"));
+
+    // openai/gpt-oss-20b's MXFP4 quantization_config is dropped: the weights are the scenario's bf16.
+    CHECK(line_of(script_of(preset("gpt-oss-20b", vl::Mode::Infer)), "HF_CONFIG = ").find("quantization_config") == std::string::npos);
+
+    // Vision-language models and encoders are not built: the script feeds text to a causal LM.
+    CHECK_THAT(refusal_for(preset("gemma-3-4b", vl::Mode::Infer), "model.vision"), Catch::Contains("not generated"));
+    CHECK_THAT(refusal_for(preset("bert-base-uncased", vl::Mode::Infer), "model.model_type"), Catch::Contains("encoders (bert)"));
+
+    // Mamba has no attention: transformers 5 refuses attn_implementation="sdpa" for it, so the script builds
+    // it with eager and says so; state-space models note which optional kernels are missing.
+    const std::string mamba = script_of(preset("mamba-2.8b", vl::Mode::Infer));
+    CHECK_THAT(line_of(mamba, "PLAN = "), Catch::Contains(R"("ssm":true)"));
+    if (!have_python()) {
+        WARN("python3 not found: the generated script is not run");
+        return;
+    }
+    const Sandbox box(mamba, /*fakes=*/true);
+    const Py r = box.run("--force", "FAKE_NO_SDPA=1 FAKE_PARAMS=2768345600");
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains(R"(BUILT mamba {"attn_implementation": "eager", "torch_dtype": "bf16"})"));
+    CHECK_THAT(r.out, Catch::Contains("note: transformers refused attn_implementation=sdpa (MambaForCausalLM does not support"));
+}
+
 TEST_CASE("verify script: settings it cannot measure like for like are refused, all at once, naming each field") {
     vl::Scenario s = preset("llama-3.2-1b", vl::Mode::Train);
     s.train.compat = vl::Compat::Megatron;
@@ -385,10 +435,15 @@ TEST_CASE("verify script: settings it cannot measure like for like are refused, 
     refusal_for(s, "train.fp32_grad_copy");
     refusal_for(s, "train.extra_fp32_weight_copy");
 
-    // Architectures neither a GPT-2 nor a Llama-family config builds: Gemma 2's four norms per
-    // layer; OPT-350m's narrower embedding, two extra position rows and missing final norm.
-    CHECK_THAT(refusal_for(preset("gemma-2-2b", vl::Mode::Train), "model.norms_per_layer"), Catch::EndsWith("got 4"));
-    const vl::Scenario opt = preset("opt-350m", vl::Mode::Train);
+    // Architectures neither a GPT-2 nor a Llama-family config builds, in a model that is no preset (one layer
+    // fewer than the checkpoint; a preset left unchanged is built from its own config.json): Gemma 2's four norms
+    // per layer; OPT-350m's narrower embedding, two extra position rows and missing final norm.
+    vl::Scenario gemma = preset("gemma-2-2b", vl::Mode::Train);
+    gemma.model.layers -= 1;
+    CHECK_THAT(refusal_for(gemma, "model.norms_per_layer"), Catch::EndsWith("got 4"));
+    CHECK_THAT(refusal_for(gemma, "model"), Catch::Contains("built from a preset's own config.json when the scenario's model is that preset unchanged"));
+    vl::Scenario opt = preset("opt-350m", vl::Mode::Train);
+    opt.model.layers -= 1;
     refusal_for(opt, "model.embed_dim");
     refusal_for(opt, "model.position_offset");
     refusal_for(opt, "model.final_norm");
