@@ -5,13 +5,14 @@ Three steps, each run on purpose (never by the tests):
 
   scripts/verify_gpu.py gen    [--plan P] [--cli build/native/cli/vramlens] [--cases ID,ID...] OUTDIR
       here: one verify script per case of the plan (tests/data/accuracy/gpu-runs/plan.json), or per
-      case named by --cases in that order, every case on --gpu h100-80gb, and OUTDIR/manifest.json.
+      case named by --cases in that order, every case on the GPU preset --gpu (default h100-80gb: the
+      estimate's "fits" and its CUDA context are that GPU's), and OUTDIR/manifest.json.
   python3 verify_gpu.py run    [--budget SECONDS] [--timeout SECONDS] DIR OUT
       on the GPU machine (needs only python3 with torch, transformers, peft): runs each script
       alone (one process per case, so each starts with a fresh CUDA context), in plan order, until
       the budget is spent; writes OUT/results.jsonl (one line per case: exit status, seconds,
       the script's JSON report or the tail of its error) and OUT/env.json (GPU, driver, versions).
-  scripts/verify_gpu.py ingest --name DATE-GPU --date DATE RESULTS_DIR [--measured M] [--runs-dir D]
+  scripts/verify_gpu.py ingest --name DATE-GPU --date DATE [--gpu PRESET] RESULTS_DIR [--measured M] [--runs-dir D]
       here: copies results.jsonl and env.json beside the plan (gpu-runs/DATE-GPU/) and adds one
       measured case per reading to measured.json (peak allocated and GPU memory used for a run that
       fitted, an OOM bound for one that did not), split by the measured set's rule.
@@ -42,7 +43,7 @@ def gen(args):
     os.makedirs(args.outdir, exist_ok=True)
     manifest = []
     for c in cases:
-        cmd = [args.cli, "verify-script", "--gpu", GPU_PRESET] + c["args"]
+        cmd = [args.cli, "verify-script", "--gpu", args.gpu] + c["args"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit("%s: vramlens verify-script failed:\n%s" % (c["case"], p.stderr))
@@ -129,6 +130,14 @@ def ingest(args):
     gpu = env["gpu"]
     folder = os.path.join(args.runs_dir, args.name)
     os.makedirs(folder, exist_ok=True)
+    # The GPU preset the scripts were generated for: --gpu, else the run folder's run.json (written by the
+    # first ingest that named it, so that a re-ingest of the committed folder gives the same cases).
+    run_json = os.path.join(args.results, "run.json")
+    gpu_preset = args.gpu or (json.load(open(run_json))["gpu_preset"] if os.path.exists(run_json) else GPU_PRESET)
+    if args.gpu or os.path.exists(run_json):
+        with open(os.path.join(folder, "run.json"), "w") as f:
+            json.dump({"gpu_preset": gpu_preset}, f, indent=1)
+            f.write("\n")
     for f in ("env.json", "results.jsonl"):
         src_path, dst_path = os.path.join(args.results, f), os.path.join(folder, f)
         if os.path.abspath(src_path) != os.path.abspath(dst_path):
@@ -164,7 +173,7 @@ def ingest(args):
             "source": "vramlens verify script run on a lent GPU by the project (raw output in %s)" % rel,
             "url": rel + "/results.jsonl",
             "date": args.date, "hardware": "1x " + gpu, "software": software,
-            "setting": dict({"verify_script_args": plan[case]["args"] if case in plan else None, "gpu_preset": GPU_PRESET},
+            "setting": dict({"verify_script_args": plan[case]["args"] if case in plan else None, "gpu_preset": gpu_preset},
                             **({"env": plan[case]["env"]} if case in plan and plan[case].get("env") else {})),
             "confidence": "high",
             "uncertain": "random weights (from_config); the allocator's peak depends on the PyTorch version",
@@ -202,6 +211,7 @@ def main():
     g = sub.add_parser("gen")
     g.add_argument("--plan", default=PLAN)
     g.add_argument("--cli", default=os.path.join(ROOT, "build/native/cli/vramlens"))
+    g.add_argument("--gpu", default=GPU_PRESET, help="GPU preset of the estimates (the GPU the scripts will run on)")
     g.add_argument("--cases", help="comma-separated case ids: only these, in this order (default: the whole plan)")
     g.add_argument("outdir")
     r = sub.add_parser("run")
@@ -215,6 +225,8 @@ def main():
     i.add_argument("--name", required=True, help="folder of the run under the runs folder, e.g. 2026-11-25-h100")
     i.add_argument("--runs-dir", default=os.path.dirname(PLAN), help="where the run's folder is written (default: beside the plan)")
     i.add_argument("--date", required=True)
+    i.add_argument("--gpu", help="the GPU preset the scripts were generated for (gen --gpu); default: the run folder's "
+                                 "run.json, else " + GPU_PRESET)
     i.add_argument("results")
     a = ap.parse_args()
     {"gen": gen, "run": run, "ingest": ingest}[a.cmd](a)
