@@ -236,6 +236,9 @@ struct InferenceOptions {
     std::string vllm_version = "0.21";
     VllmMoeBackend vllm_moe_backend = VllmMoeBackend::Auto;  // vLLM: the MXFP4 MoE kernel (--moe-backend, VLLM_MXFP4_USE_MARLIN, ...)
     LlamaCppBackend llamacpp_backend = LlamaCppBackend::CUDA;  // llama.cpp: the backend whose compute buffer is planned
+    // llama.cpp before PR #23764 (merged 2026-05-27): with flash attention the KQ mask input is f32 and cast to f16
+    // on the GPU, both in the compute buffer at the cast (runtime.h llamacpp_mask_bytes); false: today's f16 input.
+    bool llamacpp_fa_mask_cast = false;
     MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
     InferAutocast autocast = InferAutocast::Off;  // 16-bit compute by torch.autocast over fp32 weights
     Speculative speculative{};      // vLLM --speculative-config (method none: off)

@@ -113,6 +113,7 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("vllm_version", &InferenceOptions::vllm_version);
     v("vllm_moe_backend", &InferenceOptions::vllm_moe_backend);
     v("llamacpp_backend", &InferenceOptions::llamacpp_backend);
+    v("llamacpp_fa_mask_cast", &InferenceOptions::llamacpp_fa_mask_cast);
     v("mla_cache", &InferenceOptions::mla_cache);
     v("autocast", &InferenceOptions::autocast);
     v("speculative", &InferenceOptions::speculative);

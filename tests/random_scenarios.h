@@ -171,6 +171,7 @@ inline Scenario random_scenario(Rng& r) {
     o.fp32_compute = r.chance(0.2);
     o.engine_overhead_bytes = r.chance(0.2) ? r.real(0, 4e9) : -1;
     o.llamacpp_backend = r.enum_upto(LlamaCppBackend::CANN);
+    o.llamacpp_fa_mask_cast = r.chance(0.3);
     o.mla_cache = r.enum_upto(MlaCache::Decompressed);
     // llama.cpp quantizes the V cache only with flash attention (validate_inference).
     if (o.engine == Engine::LlamaCpp && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4)) o.flash_attention = true;

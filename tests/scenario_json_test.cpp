@@ -140,6 +140,7 @@ Scenario every_field_changed() {
     i.vllm_version = "0.6.5";
     i.vllm_moe_backend = VllmMoeBackend::FlashInferCutlass;
     i.llamacpp_backend = LlamaCppBackend::CANN;
+    i.llamacpp_fa_mask_cast = true;
     i.mla_cache = MlaCache::Decompressed;
     i.autocast = InferAutocast::PerOp;
     i.speculative = {SpecMethod::Draft, "llama-3.2-1b", 4, 1};
@@ -327,6 +328,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.vllm_version == b.infer.vllm_version);
     CHECK(a.infer.vllm_moe_backend == b.infer.vllm_moe_backend);
     CHECK(a.infer.llamacpp_backend == b.infer.llamacpp_backend);
+    CHECK(a.infer.llamacpp_fa_mask_cast == b.infer.llamacpp_fa_mask_cast);
     CHECK(a.infer.mla_cache == b.infer.mla_cache);
     CHECK(a.infer.autocast == b.infer.autocast);
     CHECK(a.infer.speculative == b.infer.speculative);
@@ -741,7 +743,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 26);
     CHECK(field_count<FineTuneOptions>() == 15);
-    CHECK(field_count<InferenceOptions>() == 32);
+    CHECK(field_count<InferenceOptions>() == 33);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format

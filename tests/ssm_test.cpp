@@ -23,6 +23,7 @@
 #include "planner/serving.h"
 #include "repo_files.h"
 #include "scenario_json.h"
+#include "units.h"
 #include "verify_script.h"
 
 using namespace vl;
@@ -613,6 +614,33 @@ TEST_CASE("gated deltanet: the recurrent state per engine, KV only on the full-a
     CHECK(bytes_of(v35e, "ssm_state") == 8 * 24 * 2146304.0);
     CHECK(warned(ve.warnings, "Gated DeltaNet"));
     CHECK(warned(ve.warnings, "hybrid KV-cache manager"));  // the v0.6 split is said to be v0.6's
+}
+
+TEST_CASE("gated deltanet: llama.cpp's CUDA compute buffer for Qwen3.5 at n_ctx 262144 (PR #22546's log) is the FA mask and its cast") {
+    // llama.cpp of April 2026 (before PR #23764), flash attention, n_ubatch 512: the f32 mask input is copied
+    // to the GPU and cast to f16 there, both live at the first attention layer (layer 3):
+    // 262144 * 512 * (4 + 2) = 805,306,368 B (768 MiB), plus the four hidden-state rows of that layer
+    // 4 * 4096 * 512 * 4 = 33,554,432 B (32 MiB): 800 MiB. The log: "CUDA0 compute buffer size = 808.02 MiB".
+    Scenario s = infer("qwen3.5-9b.json", Engine::LlamaCpp, 1, 262144);
+    s.infer.weights = WeightFormat::GGUF_Q4_K_M;
+    s.infer.ubatch = 512;
+    s.infer.flash_attention = true;
+    s.infer.llamacpp_fa_mask_cast = true;
+    const Estimate e = estimate(s, Detail::NumbersOnly);
+    REQUIRE(e.errors.empty());
+    CHECK(bytes_of(e, "engine.compute_buffer") == 262144.0 * 512 * 6 + 4.0 * 4096 * 512 * 4);
+    CHECK_THAT(bytes_of(e, "engine.compute_buffer") / kMiB, Catch::Matchers::WithinRel(808.02, 0.02));
+    // Today's llama.cpp reserves the mask in f16 (262144 * 512 * 2 = 256 MiB + 32 MiB = 288 MiB), so the
+    // output bound leads: the f32 logits 248320 * 512 * 4 plus one MLP block and a hidden state
+    // (12288 + 4096) * 512 * 4: 517 MiB.
+    s.infer.llamacpp_fa_mask_cast = false;
+    const Estimate now = estimate(s, Detail::NumbersOnly);
+    CHECK(bytes_of(now, "engine.compute_buffer") == (248320.0 + 12288 + 4096) * 512 * 4);
+    // Without flash attention the f32 mask is read as it is: the setting changes nothing there.
+    s.infer.flash_attention = false;
+    const double no_fa = bytes_of(estimate(s, Detail::NumbersOnly), "engine.compute_buffer");
+    s.infer.llamacpp_fa_mask_cast = true;
+    CHECK(bytes_of(estimate(s, Detail::NumbersOnly), "engine.compute_buffer") == no_fa);
 }
 
 TEST_CASE("gated deltanet: training walks a lower bound of the mixer's saved tensors and says so") {

@@ -711,9 +711,11 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
                   "s = d_state * d_inner elements, F32 [llama-cpp-code]; Mamba [gu2023-mamba]");
     const bool cuda = o.llamacpp_backend == LlamaCppBackend::CUDA;
     add(e, d, comp("engine.compute_buffer", cuda ? "llama.cpp compute buffer (CUDA)" : "llama.cpp compute buffer (CANN)", Category::Buffers, kServing,
-                   cuda ? "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (f32 KQ, softmax in place, the KQ mask), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log]"
+                   cuda ? (o.flash_attention && o.llamacpp_fa_mask_cast
+                               ? "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (the f32 KQ mask copy and its f16 cast, llama.cpp before PR #23764), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-pr23764] [lcpp-glm4-log]"
+                               : "ggml-alloc plan of the worst-case ubatch graph on CUDA: the larger of attention (f32 KQ, softmax in place, the KQ mask), MLP and f32 logits; CUDA0 compute buffer log lines [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log]")
                         : "ggml graph for one ubatch on CANN: f32 KQ + softmax and output logits [llama-cpp-cann-log]"),
-        [&](auto& q) { return llamacpp_compute_bytes(q, m, n_ctx, n_ub, o.flash_attention, o.llamacpp_backend); });
+        [&](auto& q) { return llamacpp_compute_bytes(q, m, n_ctx, n_ub, o.flash_attention, o.llamacpp_fa_mask_cast, o.llamacpp_backend); });
     fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, s.parallel.tp, p.begin, p.end), sum_non_kv(e), state_per_sequence(s, p));
 }
 

@@ -77,14 +77,15 @@ double vllm_sampler_bytes(const ModelSpec& m, int64_t seqs) {
     return vllm_sampler_bytes(n, m, seqs);
 }
 
-double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend, bool with_attention) {
+double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, bool fa_mask_cast, LlamaCppBackend backend,
+                              bool with_attention) {
     Numbers n;
-    return llamacpp_compute_bytes(n, m, n_kv, n_ub, flash, backend, with_attention);
+    return llamacpp_compute_bytes(n, m, n_kv, n_ub, flash, fa_mask_cast, backend, with_attention);
 }
 
-double llamacpp_attention_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash) {
+double llamacpp_attention_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, bool fa_mask_cast) {
     Numbers n;
-    return llamacpp_attention_bytes(n, m, n_kv, n_ub, flash);
+    return llamacpp_attention_bytes(n, m, n_kv, n_ub, flash, fa_mask_cast);
 }
 
 double bnb_largest_matrix(const ModelSpec& m) {

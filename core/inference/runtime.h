@@ -207,16 +207,32 @@ N vllm_pooler_bytes(Q& q, const ModelSpec& m, const N& tokens, double act_bytes)
 // CUDA logs: Mistral-7B n_ctx 2048 / 32768, n_ub 512, no FA: 164 / 2144 MiB (attention, exact);
 // Llama-3-8B n_ctx 512: 258.5 MiB (ours 286.5, the output bound); GLM-4-32B n_ctx 32768 with FA:
 // 353 MiB (output, exact) [llama-cpp-code] [lcpp-logdetective-106] [lcpp-bllossom-log] [lcpp-glm4-log].
+// With flash attention before PR #23764 the attention peak holds the f32 mask copy and its f16 cast
+// (llamacpp_mask_bytes): Qwen3.5 (32 layers, 8 of them attention) n_ctx 262144, n_ub 512: 262144 x 512 x 6 B
+// = 768 MiB + 4 x 4096 x 512 x 4 = 32 MiB -> 800 MiB; log 808.02 MiB (PR #22546) [lcpp-pr23764].
 // CANN's plan keeps KQ and softmax(KQ) both: 2 * n_kv * n_ub * heads * 4 + logits (flash: logits +
 // 3 * f * n_ub * 4) [llama-cpp-cann-log].
 // The attention peak of the CUDA plan above (KQ without flash attention, the mask, four hidden states).
+// The KQ mask is a graph input, so ggml_backend_sched keeps it in the CPU backend's (CUDA_Host) compute buffer
+// and copies it into the GPU split that reads it, a copy freed after its last reader (ggml/src/ggml-backend.cpp
+// split_graph, read at 0054c01) [llama-cpp-code]. Before llama.cpp PR #23764 (merged 2026-05-27) the mask input
+// was f32 even with flash attention and a ggml_cast to f16 on the GPU fed the FA kernels: at that cast, in the
+// first attention layer, the f32 copy (4 B) and its f16 cast (2 B) are live at once (fa_mask_cast true)
+// [lcpp-pr23764]; since then the input is f16 itself (build_attn_inp_kq_mask, read at 00395eb).
 template <class Q>
-auto llamacpp_attention_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash) {
+auto llamacpp_mask_bytes(Q& q, int64_t n_kv, int64_t n_ub, bool flash, bool fa_mask_cast) {
+    const auto kv_ub = q("n_ctx", static_cast<double>(n_kv)) * q("n_ub", static_cast<double>(n_ub));
+    if (!flash) return kv_ub * q("mask_bytes", 4.0);
+    if (fa_mask_cast) return kv_ub * (q("f32_mask_bytes", 4.0) + q("f16_cast_bytes", 2.0));
+    return kv_ub * q("mask_bytes", 2.0);
+}
+template <class Q>
+auto llamacpp_attention_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, bool fa_mask_cast) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     const N ub = q("n_ub", static_cast<double>(n_ub));
     const N f32 = q("f32_bytes", 4.0);
     const N kv = q("n_ctx", static_cast<double>(n_kv));
-    const N mask = kv * ub * q("mask_bytes", flash ? 2.0 : 4.0);
+    const N mask = q.let("A_mask", llamacpp_mask_bytes(q, n_kv, n_ub, flash, fa_mask_cast));
     N attention = mask + N(4) * q("h", static_cast<double>(m.hidden)) * ub * f32;
     if (!flash) attention = q.let("A_kq", kv * ub * q("heads", static_cast<double>(m.heads)) * f32) + attention;
     return attention;
@@ -225,7 +241,7 @@ auto llamacpp_attention_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_
 // node from the KV store to the attention output to the CPU backend, src/llama-graph.cpp build_attn_mha
 // [llama-cpp-code]): the MLP or the output peak only.
 template <class Q>
-auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend,
+auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, bool fa_mask_cast, LlamaCppBackend backend,
                             bool with_attention = true) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     const N ub = q("n_ub", static_cast<double>(n_ub));
@@ -240,11 +256,11 @@ auto llamacpp_compute_bytes(Q& q, const ModelSpec& m, int64_t n_kv, int64_t n_ub
     const N mlp = (N(m.gated_mlp ? 2 : 1) * f + N(2) * h) * ub * f32;
     const N output = logits + (f + h) * ub * f32;
     if (!with_attention) return max_of(mlp, output);
-    return max_of(max_of(llamacpp_attention_bytes(q, m, n_kv, n_ub, flash), mlp), output);
+    return max_of(max_of(llamacpp_attention_bytes(q, m, n_kv, n_ub, flash, fa_mask_cast), mlp), output);
 }
-double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, LlamaCppBackend backend,
+double llamacpp_compute_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, bool fa_mask_cast, LlamaCppBackend backend,
                               bool with_attention = true);
-double llamacpp_attention_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash);
+double llamacpp_attention_bytes(const ModelSpec& m, int64_t n_kv, int64_t n_ub, bool flash, bool fa_mask_cast);
 
 // bitsandbytes 4-bit dequantises a whole weight for a prefill matmul: the largest linear matrix
 // of a layer in the compute dtype (bnb.matmul_4bit -> dequantize_4bit), per TP rank. The largest

@@ -398,17 +398,18 @@ Plan place(const PlanInput& in, const FixedBytes& fb, int64_t ngl, int64_t conte
 
     // Compute buffers (runtime.h llamacpp_compute_bytes): the GPU holding the output plans the
     // logits; a GPU with only repeating layers peaks at attention or the MLP (no logits: vocab 0).
-    // -nkvo: the attention of the offloaded layers runs on the CPU, so its peak is the host's.
+    // -nkvo: the attention of the offloaded layers runs on the CPU, so its peak is the host's. The plan is
+    // today's llama.cpp: with flash attention the mask is an f16 input, no f32 copy cast on the GPU (PR #23764).
     ModelSpec no_logits = m;
     no_logits.vocab = 0;
     bool attention_moved = false;
     for (DevicePlan& d : p.gpus) {
         if (d.layer_end == d.layer_begin && !d.output) continue;
-        d.compute = llamacpp_compute_bytes(d.output ? m : no_logits, context, in.ubatch, in.flash_attention, LlamaCppBackend::CUDA,
+        d.compute = llamacpp_compute_bytes(d.output ? m : no_logits, context, in.ubatch, in.flash_attention, false, LlamaCppBackend::CUDA,
                                            in.kv_offload);
         attention_moved = attention_moved || d.layer_end > d.layer_begin;
     }
-    if (!in.kv_offload && attention_moved) p.cpu.compute = llamacpp_attention_bytes(m, context, in.ubatch, in.flash_attention);
+    if (!in.kv_offload && attention_moved) p.cpu.compute = llamacpp_attention_bytes(m, context, in.ubatch, in.flash_attention, false);
 
     // The vision projector: whole on the first GPU backend, or in RAM with --no-mmproj-offload or no GPU; its
     // encoder's compute buffer on the same backend, the image inputs in RAM (vision_encoder.h).
