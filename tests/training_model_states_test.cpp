@@ -247,8 +247,11 @@ TEST_CASE("[pytorch-adam-code]: for-loop AdamW holds two tensors the size of the
     Scenario s = train_scenario(gpt_model("GPT-2", 768, 12, 12, 50304, 1024));
     s.overheads = no_overheads();
     s.train.precision = Precision::FP32;
+    s.train.seq_len = 1024;  // at most the learned positions
     s.train.optimizer_impl = OptimizerImpl::ForLoop;
     Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    REQUIRE(find(e, "optimizer.foreach_temporaries") != nullptr);
     CHECK(bytes_of(e, "optimizer.foreach_temporaries") == Approx(309067776.0));
     CHECK(find(e, "optimizer.foreach_temporaries")->phases == phase_bit(Phase::Step));
     CHECK(std::string(find(e, "optimizer.foreach_temporaries")->formula()) == "tensors * min(P, E_max) * state_bytes / N_opt");
