@@ -105,6 +105,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--profile", "profile", FlagKind::Value, "a framework profile (`vramlens profiles`), applied first; the other flags and the file's fields override it"},
     {"--precision", "train.precision", FlagKind::Value, "", names_bar<Precision>},
     {"--optimizer", "train.optimizer", FlagKind::Value, "", optimizer_names},
+    {"--optimizer-impl", "train.optimizer_impl", FlagKind::Value, "", names_bar<OptimizerImpl>},
     {"--micro-batch", "train.micro_batch", FlagKind::Value, "sequences per GPU per step"},
     {"--seq", "train.seq_len", FlagKind::Value, "training sequence length, tokens"},
     {"--grad-accum", "train.grad_accum_steps", FlagKind::Value, "gradient accumulation steps"},

@@ -69,6 +69,8 @@ VL_ENUM_TABLE(ActivationFormula,
 
 VL_ENUM_TABLE(StateDtype, {StateDtype::Auto, "auto"}, {StateDtype::FP32, "fp32"}, {StateDtype::BF16, "bf16"})
 
+VL_ENUM_TABLE(OptimizerImpl, {OptimizerImpl::Auto, "auto"}, {OptimizerImpl::Foreach, "foreach"}, {OptimizerImpl::Fused, "fused"}, {OptimizerImpl::ForLoop, "for-loop"})
+
 VL_ENUM_TABLE(PipelineSchedule,
               {PipelineSchedule::OneFOneB, "1f1b"},
               {PipelineSchedule::Interleaved, "interleaved"},

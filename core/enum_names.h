@@ -29,6 +29,7 @@ std::span<const EnumName<Recompute>> enum_names(Recompute);
 std::span<const EnumName<Compat>> enum_names(Compat);
 std::span<const EnumName<ActivationFormula>> enum_names(ActivationFormula);
 std::span<const EnumName<StateDtype>> enum_names(StateDtype);
+std::span<const EnumName<OptimizerImpl>> enum_names(OptimizerImpl);
 std::span<const EnumName<PipelineSchedule>> enum_names(PipelineSchedule);
 std::span<const EnumName<LossImpl>> enum_names(LossImpl);
 std::span<const EnumName<DsOverlap>> enum_names(DsOverlap);

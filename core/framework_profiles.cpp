@@ -25,6 +25,9 @@ constexpr unsigned kTrain = mode_bit(Mode::Train), kFineTune = mode_bit(Mode::Fi
 constexpr ProfileSetting kTrainerV4[] = {
     {"train.precision", "\"bf16-autocast\"",
      "[transformers-pr42805] from_pretrained loads fp32 unless told (v4); [transformers-training-args] bf16=True runs autocast"},
+    {"train.optimizer_impl", "\"foreach\"",
+     "[transformers-pr37358] optim=\"adamw_torch\" (torch.optim.AdamW without fused=: foreach [pytorch-adam-code]) before 4.54 "
+     "or with torch < 2.8"},
     VL_TRAINER_COMMON,
 };
 
@@ -32,6 +35,7 @@ constexpr ProfileSetting kTrainerV5[] = {
     {"train.precision", "\"bf16-pure\"",
      "[transformers-pr42805] dtype=\"auto\" loads a bf16 checkpoint in bf16; autocast over bf16 weights, AdamW states in the "
      "parameters' dtype [pytorch-autocast-code]"},
+    {"train.optimizer_impl", "\"fused\"", "[transformers-pr37358] optim defaults to \"adamw_torch_fused\" with torch >= 2.8"},
     VL_TRAINER_COMMON,
 };
 #undef VL_TRAINER_COMMON
@@ -77,6 +81,7 @@ constexpr ProfileSetting kMegatron[] = {
 constexpr ProfileSetting kFsdp2[] = {
     {"train.precision", "\"bf16-mixed\"", "[pytorch-fsdp2] MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)"},
     {"parallel.zero", "3", "[pytorch-fsdp2] fully_shard: parameters, gradients and optimizer states sharded over the mesh"},
+    {"train.optimizer_impl", "\"foreach\"", "[pytorch-adam-code] torch.optim.AdamW over the sharded parameters: foreach unless fused=True"},
 };
 
 #define VL_GENERATE_COMMON                                                                                  \
@@ -114,7 +119,7 @@ constexpr ProfileSetting kLlamaCppCuda[] = {
 };
 
 constexpr FrameworkProfile kProfiles[] = {
-    {"transformers-trainer-v5", "Transformers Trainer, bf16=True", "transformers >= 5.0 (dtype=\"auto\")", kTrain, kTrainerV5},
+    {"transformers-trainer-v5", "Transformers Trainer, bf16=True", "transformers >= 5.0 (dtype=\"auto\"), torch >= 2.8", kTrain, kTrainerV5},
     {"transformers-trainer-v4", "Transformers Trainer, bf16=True, model loaded in fp32", "transformers 4.49 to 4.57", kTrain, kTrainerV4},
     {"peft-lora", "PEFT LoRA (LoraConfig defaults) with the Trainer", "peft 0.x, transformers >= 4.49", kFineTune, kPeftLora},
     {"peft-qlora", "PEFT + bitsandbytes QLoRA (the QLoRA reference script)", "artidoro/qlora qlora.py", kFineTune, kQlora},

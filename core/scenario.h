@@ -68,6 +68,15 @@ enum class ActivationFormula {
 // Dtype of the optimizer states; Auto = fp32 for FP32/mixed/FP8, bf16 for PureBF16.
 enum class StateDtype { Auto, FP32, BF16 };
 
+// How torch.optim.AdamW runs its step (fused=, foreach= [pytorch-adam-code]). Foreach (`_multi_tensor_adam`, PyTorch's
+// default on CUDA when neither flag is given) makes sqrt(v) as new tensors for a whole (device, dtype) group: one
+// state-sized temporary at the step. ForLoop (`_single_tensor_adam`, foreach=False; transformers' own "adamw_hf" loops
+// the same way) makes them one parameter at a time: two of the largest tensor. Fused (`torch._fused_adam_`,
+// transformers' Trainer default with torch >= 2.8, and the fused Adams of DeepSpeed and Megatron) updates in place.
+// Auto: Foreach where the step is plain PyTorch's torch.optim.AdamW on the GPU (the fp32, autocast, pure-bf16,
+// FSDP-bf16 regimes and adapters), Fused otherwise.
+enum class OptimizerImpl { Auto, Foreach, Fused, ForLoop };
+
 struct TrainingOptions {
     Precision precision = Precision::MixedBF16;
     bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param) [llm-gpu-memory-2025]
@@ -94,6 +103,7 @@ struct TrainingOptions {
     ActivationFormula activation_formula = ActivationFormula::TensorWalk;
     double activation_coefficient = 12.0;   // ActivationFormula::Coefficient: C ([zero2020 §3.2] footnote: 12; [makinaruto2025]: 10-15)
     StateDtype optimizer_state_dtype = StateDtype::Auto;
+    OptimizerImpl optimizer_impl = OptimizerImpl::Auto;  // AdamW only: foreach adds a state-sized sqrt(v) at the step
     bool extra_fp32_weight_copy = false;    // FP32 regime: a separate fp32 weight copy for the step (24 B/param) [transformer-series5 §3.1]
     double attention_dropout = -1;          // < 0: same as dropout; attention-probability dropout keeps s^2 masks
     int64_t params_only_largest_layer = 0;  // params-only models: largest layer's params (ZeRO-3 gather; DeepSpeed's

@@ -61,6 +61,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("activation_formula", &TrainingOptions::activation_formula);
     v("activation_coefficient", &TrainingOptions::activation_coefficient);
     v("optimizer_state_dtype", &TrainingOptions::optimizer_state_dtype);
+    v("optimizer_impl", &TrainingOptions::optimizer_impl);
     v("extra_fp32_weight_copy", &TrainingOptions::extra_fp32_weight_copy);
     v("attention_dropout", &TrainingOptions::attention_dropout);
     v("params_only_largest_layer", &TrainingOptions::params_only_largest_layer);

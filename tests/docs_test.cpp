@@ -316,6 +316,7 @@ TEST_CASE("docs: the scenario format lists exactly the names the reader accepts 
     CHECK(documented_names(doc, "### `train`", "compat") == enum_name_set(vl::Compat{}));
     CHECK(documented_names(doc, "### `train`", "activation_formula") == enum_name_set(vl::ActivationFormula{}));
     CHECK(documented_names(doc, "### `train`", "optimizer_state_dtype") == enum_name_set(vl::StateDtype{}));
+    CHECK(documented_names(doc, "### `train`", "optimizer_impl") == enum_name_set(vl::OptimizerImpl{}));
     CHECK(documented_names(doc, "### `finetune`", "method") == enum_name_set(vl::FineTuneMethod{}));
     std::set<std::string> targets{"all-linear"};
     for (const auto& n : vl::lora_target_names()) targets.insert(n.name);

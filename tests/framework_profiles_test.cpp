@@ -80,6 +80,7 @@ TEST_CASE("framework profiles: each profile sets the fields its source says") {
         CHECK(s.train.precision == Precision::AutocastBF16);
         CHECK(s.train.recompute == Recompute::None);
         CHECK(s.train.optimizer == Optimizer::AdamW);
+        CHECK(s.train.optimizer_impl == OptimizerImpl::Foreach);  // [transformers-pr37358] adamw_torch before 4.54 / torch 2.8
         CHECK(s.train.flash_attention);
         CHECK(s.train.loss == LossImpl::Upcast);
     }
@@ -88,6 +89,7 @@ TEST_CASE("framework profiles: each profile sets the fields its source says") {
         CHECK(s.train.precision == Precision::PureBF16);
         CHECK(s.train.recompute == Recompute::None);
         CHECK(s.train.optimizer == Optimizer::AdamW);
+        CHECK(s.train.optimizer_impl == OptimizerImpl::Fused);  // [transformers-pr37358] adamw_torch_fused with torch >= 2.8
     }
     {  // [peft-lora-config] r=8, lora_dropout=0.0, llama targets q_proj and v_proj; [peft-code] fp32 adapters
         const Scenario s = t("peft-lora", Mode::FineTune);
@@ -126,6 +128,7 @@ TEST_CASE("framework profiles: each profile sets the fields its source says") {
         const Scenario s = t("fsdp2", Mode::Train);
         CHECK(s.train.precision == Precision::MixedBF16);
         CHECK(s.parallel.zero == 3);
+        CHECK(s.train.optimizer_impl == OptimizerImpl::Foreach);  // [pytorch-adam-code] torch.optim.AdamW's default
     }
     {  // [transformers-code] generate(): logits_to_keep=1, sdpa, DynamicCache(config) (>= 4.56), latent MLA cache (v5)
         const Scenario s = t("transformers-generate-v5", Mode::Infer);
@@ -301,10 +304,12 @@ TEST_CASE("mechanisms: component ids map to their mechanism by the one prefix ta
     CHECK(std::string(mechanism_of("weightsx").id) == "other");  // a whole head, not any prefix
 }
 
-TEST_CASE("mechanisms: by hand, an fp32 AdamW model of 1e9 parameters is 16 B/param of model states plus the context") {
+TEST_CASE("mechanisms: by hand, an fp32 AdamW model of 1e9 parameters is 20 B/param of model states at the step plus the context") {
     Scenario s;
     s.model = model_from_param_count(1'000'000'000);
-    s.train.precision = Precision::FP32;  // weights 4 + gradients 4 + Adam m and v 8 = 16 B/param [zero2020 §3.1]
+    // weights 4 + gradients 4 + Adam m and v 8 = 16 B/param [zero2020 §3.1], and at the step foreach AdamW's sqrt(v),
+    // one more fp32 state-sized tensor: 4 B/param [pytorch-adam-code] (the optimizer's mechanism, model states).
+    s.train.precision = Precision::FP32;
     s.overheads.cuda_context_bytes = 536870912;  // 512 MiB, given
     s.overheads.fragmentation = 0;
     s.overheads.temp_buffers = false;
@@ -312,12 +317,13 @@ TEST_CASE("mechanisms: by hand, an fp32 AdamW model of 1e9 parameters is 16 B/pa
     REQUIRE(e.ok());
     REQUIRE(e.mechanisms.size() == 2);
     CHECK(std::string(e.mechanisms[0].id) == "model_states");
-    CHECK(e.mechanisms[0].bytes == 16e9);
+    CHECK(e.mechanisms[0].bytes == 20e9);
     CHECK(std::string(e.mechanisms[1].id) == "cuda_context");
     CHECK(e.mechanisms[1].bytes == 536870912);
-    CHECK(e.total_bytes == 16e9 + 536870912);
-    CHECK(e.mechanisms[0].share == Approx(16e9 / (16e9 + 536870912)));
-    CHECK(mechanisms_text(e, SizeUnit::GiB).rfind("By mechanism at the peak: model states (weights, gradients, optimizer) 14.90 GiB (96.8 %), CUDA context 0.50 GiB (3.2 %)", 0) == 0);
+    CHECK(e.total_bytes == 20e9 + 536870912);
+    CHECK(e.mechanisms[0].share == Approx(20e9 / (20e9 + 536870912)));
+    // 20e9 B = 18.626 GiB, 97.39 % of 20.537e9; 512 MiB = 0.50 GiB, 2.61 %
+    CHECK(mechanisms_text(e, SizeUnit::GiB).rfind("By mechanism at the peak: model states (weights, gradients, optimizer) 18.63 GiB (97.4 %), CUDA context 0.50 GiB (2.6 %)", 0) == 0);
 }
 
 TEST_CASE("mechanisms: over random scenarios and every profile, the rows sum to the peak and no id is unmapped") {

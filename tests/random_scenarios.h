@@ -132,6 +132,7 @@ inline Scenario random_scenario(Rng& r) {
     if (r.chance(0.2)) t.activation_formula = r.enum_upto(ActivationFormula::Coefficient);
     t.activation_coefficient = r.real(0, 40);
     t.optimizer_state_dtype = r.enum_upto(StateDtype::BF16);
+    t.optimizer_impl = static_cast<OptimizerImpl>(t.recompute_every_k % 4);  // every value, from a draw made above (no new draw: the stream stays)
     t.extra_fp32_weight_copy = r.chance(0.1);
     if (!m.architecture_known() && r.chance(0.5)) t.params_only_largest_layer = m.params_only / r.range(10, 200);
 

@@ -95,6 +95,7 @@ Scenario every_field_changed() {
     t.activation_formula = ActivationFormula::PerLayerBytes;
     t.activation_coefficient = 10.5;
     t.optimizer_state_dtype = StateDtype::BF16;
+    t.optimizer_impl = OptimizerImpl::Foreach;
     t.extra_fp32_weight_copy = true;
     t.attention_dropout = 0.05;
     t.params_only_largest_layer = 123456;
@@ -284,6 +285,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.activation_formula == b.train.activation_formula);
     CHECK(a.train.activation_coefficient == b.train.activation_coefficient);
     CHECK(a.train.optimizer_state_dtype == b.train.optimizer_state_dtype);
+    CHECK(a.train.optimizer_impl == b.train.optimizer_impl);
     CHECK(a.train.extra_fp32_weight_copy == b.train.extra_fp32_weight_copy);
     CHECK(a.train.attention_dropout == b.train.attention_dropout);
     CHECK(a.train.params_only_largest_layer == b.train.params_only_largest_layer);
@@ -741,7 +743,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 26);
+    CHECK(field_count<TrainingOptions>() == 27);
     CHECK(field_count<FineTuneOptions>() == 15);
     CHECK(field_count<InferenceOptions>() == 33);
     CHECK(field_count<Speculative>() == 4);

@@ -183,7 +183,9 @@ TEST_CASE("LoRA modules_to_save: trainable copies of embed_tokens and lm_head be
     CHECK(bytes_of(e, "saved.grads") == P * 2);         // bf16 gradients
     CHECK(bytes_of(e, "saved.optimizer") == P * 2 * 2); // torch AdamW exp_avg, exp_avg_sq in the parameter's dtype
     CHECK(bytes_of(e, "weights.frozen") == bytes_of(plain, "weights.frozen"));  // the originals stay
-    CHECK(e.components.size() == plain.components.size() + 3);
+    // torch AdamW's foreach step makes sqrt(exp_avg_sq) of this bf16 group at once [pytorch-adam-code]: P x 2 B
+    CHECK(bytes_of(e, "saved.foreach_temporaries") == P * 2);
+    CHECK(e.components.size() == plain.components.size() + 4);
 
     // Only the head: one 131,072,000 copy.
     s.finetune.save_embedding = false;

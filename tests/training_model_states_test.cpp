@@ -190,3 +190,73 @@ TEST_CASE("phases: optimizer states appear after load, gradients in backward and
     s.train.grad_accum_steps = 4;  // accumulated gradients live through the next forward
     REQUIRE((find(estimate(s), "grads")->phases & phase_bit(Phase::Forward)) != 0);
 }
+
+// torch.optim.AdamW on CUDA with neither foreach= nor fused= runs `_multi_tensor_adam`, which makes
+// `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)` for the whole (device, dtype) group: one more tensor the
+// size of v, in the state dtype, while the weights, gradients and both states are live [pytorch-adam-code].
+TEST_CASE("[pytorch-adam-code]: foreach AdamW holds sqrt(v) of the whole group at the step, fused nothing") {
+    Scenario s = states_only(1000000000);
+    s.train.precision = Precision::FP32;  // plain PyTorch: auto is foreach
+    Estimate e = estimate(s);
+    REQUIRE(find(e, "optimizer.foreach_temporaries") != nullptr);
+    CHECK(bytes_of(e, "optimizer.foreach_temporaries") == Approx(4e9));  // 1e9 fp32 elements of sqrt(v)
+    CHECK(find(e, "optimizer.foreach_temporaries")->phases == phase_bit(Phase::Step));
+    CHECK(std::string(find(e, "optimizer.foreach_temporaries")->formula()) == "P * state_bytes / N_opt");
+    // The step: weights 4 + gradients 4 + m 4 + v 4 + sqrt(v) 4 = 20 B per parameter; 16 B at the end of forward
+    // would have held no gradients (set_to_none), so the step is the peak.
+    CHECK(e.phase_bytes[static_cast<size_t>(Phase::Step)] == Approx(20e9));
+    CHECK(e.peak_phase == Phase::Step);
+
+    s.train.optimizer_impl = OptimizerImpl::Fused;  // torch._fused_adam_ updates in place
+    e = estimate(s);
+    CHECK(find(e, "optimizer.foreach_temporaries") == nullptr);
+    CHECK(e.phase_bytes[static_cast<size_t>(Phase::Step)] == Approx(16e9));
+
+    s.train.optimizer_impl = OptimizerImpl::Auto;  // pure bf16: states and their sqrt in bf16, 2 B
+    s.train.precision = Precision::PureBF16;
+    CHECK(bytes_of(estimate(s), "optimizer.foreach_temporaries") == Approx(2e9));
+
+    // FSDP over 8 ranks: each rank's group is its shard of the parameters, 4 B x 1e9 / 8.
+    s.train.precision = Precision::FsdpBF16;
+    s.parallel.dp = 8;
+    s.parallel.zero = 3;
+    s.gpu_count = 8;
+    CHECK(bytes_of(estimate(s), "optimizer.foreach_temporaries") == Approx(5e8));
+}
+
+TEST_CASE("[pytorch-adam-code] [fused-adam-code]: the foreach temporary only where torch.optim.AdamW steps on the GPU") {
+    Scenario s = states_only(1000000000);
+    s.train.precision = Precision::MixedBF16;  // Megatron / DeepSpeed recipe: their fused Adam, in place
+    CHECK(find(estimate(s), "optimizer.foreach_temporaries") == nullptr);
+    s.train.optimizer_impl = OptimizerImpl::Foreach;  // said outright: torch's foreach over the fp32 states
+    CHECK(bytes_of(estimate(s), "optimizer.foreach_temporaries") == Approx(4e9));
+    s.train.optimizer = Optimizer::Adam8bit;  // bitsandbytes' own kernels
+    CHECK(find(estimate(s), "optimizer.foreach_temporaries") == nullptr);
+    s.train.optimizer = Optimizer::AdamW;
+    s.parallel.dp = 2;
+    s.parallel.zero = 2;
+    s.gpu_count = 2;
+    s.parallel.offload_optimizer = true;  // the host steps the states
+    CHECK(find(estimate(s), "optimizer.foreach_temporaries") == nullptr);
+}
+
+TEST_CASE("[pytorch-adam-code]: for-loop AdamW holds two tensors the size of the largest parameter at the step") {
+    // GPT-2 small with Megatron's padded vocabulary: the largest parameter is the word embedding, 50304 x 768 =
+    // 38,633,472 elements (an MLP matrix is 768 x 3072 = 2,359,296). _single_tensor_adam's sqrt(v) and its quotient:
+    // 2 x 38,633,472 x 4 B = 309,067,776 B.
+    Scenario s = train_scenario(gpt_model("GPT-2", 768, 12, 12, 50304, 1024));
+    s.overheads = no_overheads();
+    s.train.precision = Precision::FP32;
+    s.train.seq_len = 1024;  // at most the learned positions
+    s.train.optimizer_impl = OptimizerImpl::ForLoop;
+    Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    REQUIRE(find(e, "optimizer.foreach_temporaries") != nullptr);
+    CHECK(bytes_of(e, "optimizer.foreach_temporaries") == Approx(309067776.0));
+    CHECK(find(e, "optimizer.foreach_temporaries")->phases == phase_bit(Phase::Step));
+    CHECK(std::string(find(e, "optimizer.foreach_temporaries")->formula()) == "tensors * min(P, E_max) * state_bytes / N_opt");
+    // tp 2 splits the vocabulary: each rank's embedding shard is 25,152 x 768 elements, 2 x 19,316,736 x 4 = 154,533,888 B.
+    s.parallel.tp = 2;
+    s.gpu_count = 2;
+    CHECK(bytes_of(estimate(s), "optimizer.foreach_temporaries") == Approx(154533888.0));
+}

@@ -60,24 +60,42 @@ auto optimizer_state_bytes(Q& q, const OptimizerInfo& o, const TrainingOptions& 
     return N{};
 }
 
-// The sum of per_tensor over every tensor this stage holds: its layers' tensors, then outside the layers
-// the embedding side on the first stage and the head side on the last (a tied head with pp > 1 keeps its
-// own copy of the word embedding there, as rank_weights counts it).
-double stage_tensor_sum(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, const std::function<double(const Tensor&)>& per_tensor) {
+// Calls visit(tensor, copies) for every tensor this stage holds: its layers' tensors (copies = the stage's layers of
+// that kind), then outside the layers the embedding side on the first stage and the head side on the last (a tied head
+// with pp > 1 keeps its own copy of the word embedding there, as rank_weights counts it).
+static void for_each_stage_tensor(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st,
+                                  const std::function<void(const Tensor&, double)>& visit) {
     const int64_t end = std::min<int64_t>(st.layer_end, static_cast<int64_t>(pc.per_layer.size()));
     const int64_t begin = std::min(st.layer_begin, end);
-    double total = 0;
     pc.per_layer.pattern().for_each_kind(begin, end, [&](LayerKind k, int64_t n) {
-        double e = 0;
-        for (const Tensor& t : layer_tensors(m, k)) e += per_tensor(t);  // a cold walk: the listed tensors, not the inlined visitor
-        total += static_cast<double>(n) * e;
+        for (const Tensor& t : layer_tensors(m, k)) visit(t, static_cast<double>(n));  // a cold walk: the listed tensors, not the inlined visitor
     });
     for (const Tensor& t : model_tensors(m)) {
         const bool head_side = t.kind == TensorKind::Head || t.kind == TensorKind::FinalNorm;
-        if (head_side ? st.last : st.first) total += per_tensor(t);
-        if (st.last && !st.first && m.tied_embeddings && t.kind == TensorKind::Embedding && t.split == TensorSplit::Vocab) total += per_tensor(t);
+        if (head_side ? st.last : st.first) visit(t, 1);
+        if (st.last && !st.first && m.tied_embeddings && t.kind == TensorKind::Embedding && t.split == TensorSplit::Vocab) visit(t, 1);
     }
+}
+
+// The sum of per_tensor over every tensor this stage holds.
+double stage_tensor_sum(const ModelSpec& m, const ParamCounts& pc, const StageInfo& st, const std::function<double(const Tensor&)>& per_tensor) {
+    double total = 0;
+    for_each_stage_tensor(m, pc, st, [&](const Tensor& t, double copies) { total += copies * per_tensor(t); });
     return total;
+}
+
+// The elements of the largest parameter this rank holds: a tensor's tp shard (column, row and vocabulary splits), the
+// routed experts of a layer as one parameter of the rank's experts (transformers v5 fuses them into one 3-D tensor; as
+// separate Linears they are smaller, so this is the upper bound) [transformers-code]; 0 when the architecture is unknown.
+double largest_stage_tensor(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st) {
+    if (!m.architecture_known()) return 0;
+    const double tp = static_cast<double>(std::max<int64_t>(1, par.tp)), ep = static_cast<double>(std::max<int64_t>(1, par.ep));
+    double largest = 0;
+    for_each_stage_tensor(m, pc, st, [&](const Tensor& t, double) {
+        const double copies = t.routed() ? static_cast<double>(t.count) / ep : 1.0;
+        largest = std::max(largest, copies * static_cast<double>(t.elements()) / (t.split == TensorSplit::Replicated ? 1.0 : tp));
+    });
+    return largest;
 }
 
 // Adafactor keeps, per weight matrix r x c, r + c second-moment entries; vectors keep a full copy
@@ -178,6 +196,64 @@ double gradient_shards(const TrainCtx& c) {
     return p.no_sync_accumulation && c.s.train.grad_accum_steps > 1 ? 1 : c.shard;
 }
 
+// How torch.optim.AdamW steps (train.optimizer_impl): as given, or (auto) foreach where plain PyTorch runs the step,
+// since torch.optim picks foreach on CUDA when neither fused= nor foreach= is given (`_default_to_fused_or_foreach`
+// with use_fused=False), and fused (in place) for DeepSpeed's and Megatron's own fused Adams [pytorch-adam-code].
+OptimizerImpl optimizer_impl(const Scenario& s) {
+    if (s.train.optimizer_impl != OptimizerImpl::Auto) return s.train.optimizer_impl;
+    return plain_pytorch_training(s) && s.train.compat == Compat::None && !s.deepspeed.enabled ? OptimizerImpl::Foreach : OptimizerImpl::Fused;
+}
+
+// Whether the step makes torch.optim.AdamW's temporaries on the GPU: AdamW, foreach or for-loop, not offloaded (the
+// host steps it), not bitsandbytes' paged AdamW (its own kernel, in place), not another tool's accounting.
+static bool adam_step_temporaries(const Scenario& s) {
+    const bool paged = s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA && s.finetune.paged_optimizer;
+    const OptimizerImpl impl = optimizer_impl(s);
+    return s.train.optimizer == Optimizer::AdamW && (impl == OptimizerImpl::Foreach || impl == OptimizerImpl::ForLoop) &&
+           !s.parallel.offload_optimizer && !paged && s.train.compat == Compat::None;
+}
+
+// `_multi_tensor_adam` (torch/optim/adam.py; AdamW is Adam with decoupled weight decay) runs, per (device, dtype) group
+// of one param group, `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`: new tensors the size of v, in the
+// state dtype, for the whole group at once, alive with the weights, gradients and states until the update is applied.
+// The decoupled weight decay (`_foreach_mul_` on the parameters), the moment updates (`lerp_`, `mul_`, `addcmul_`) and
+// the update (`addcdiv_`) are in place; maximize, amsgrad (`sqrt` of the max instead) and Adam's coupled L2 decay (a
+// gradient-sized copy freed before the sqrt) keep the peak at this one temporary. A rank holds its shard of the group
+// (P / N_opt under ZeRO/FSDP). `torch._fused_adam_` updates in place: nothing [pytorch-adam-code].
+template <class Q>
+auto foreach_adam_temporary_bytes(Q& q, const char* params_symbol, double P, double state_bytes, double n_opt) {
+    return q(params_symbol, P) * q("state_bytes", state_bytes) / q("N_opt", n_opt);
+}
+
+// `_single_tensor_adam` (foreach=False) runs `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)` one
+// parameter at a time: the sqrt and the quotient are both alive for a moment, two tensors the size of that parameter;
+// the largest parameter sets the peak: 2 · min(P, E_max) · state_bytes, over N_opt ranks (FSDP2 shards each
+// parameter; the set's own size bounds it when it is smaller, LoRA adapters). The previous parameter's denom is still
+// bound then: not counted, as the largest (the embedding or the head) follows a small one in the usual order.
+// transformers' "adamw_hf" makes one, `exp_avg_sq.sqrt().add_(eps)`: this overstates it by one largest tensor
+// [pytorch-adam-code] [transformers-pr37358].
+template <class Q>
+auto for_loop_adam_temporary_bytes(Q& q, double P, double largest, double state_bytes, double n_opt) {
+    return q("tensors", 2.0) * min_of(q("P", P), q("E_max", largest)) * q("state_bytes", state_bytes) / q("N_opt", n_opt);
+}
+
+// The step's temporaries of one trainable set (optimizer.foreach_temporaries, lora.foreach_temporaries,
+// saved.foreach_temporaries; the for-loop's under the same ids), at the Step only.
+static void add_adam_step_temporaries(TrainCtx& c, const char* id, const char* params_symbol, double P, double state_bytes, double n_opt) {
+    if (optimizer_impl(c.s) == OptimizerImpl::ForLoop) {
+        const double largest = c.s.model.architecture_known() ? largest_stage_tensor(c.s.model, c.pc, c.s.parallel, c.stage) : P;
+        add(c.e, c.d, comp(id, "AdamW for-loop step: sqrt(v) and its quotient of the largest parameter", Category::Buffers, kStep,
+                           "torch.optim.AdamW foreach=False: _single_tensor_adam makes denom one parameter at a time, two "
+                           "tensors of the largest [pytorch-adam-code]"),
+            [&](auto& q) { return for_loop_adam_temporary_bytes(q, P, largest, state_bytes, n_opt); });
+        return;
+    }
+    add(c.e, c.d, comp(id, "AdamW foreach step: sqrt(v) of the whole parameter group", Category::Buffers, kStep,
+                       "torch.optim.AdamW foreach (PyTorch's CUDA default): torch._foreach_sqrt(exp_avg_sqs) makes one state-sized "
+                       "temporary per (device, dtype) group; fused updates in place [pytorch-adam-code]"),
+        [&](auto& q) { return foreach_adam_temporary_bytes(q, params_symbol, P, state_bytes, n_opt); });
+}
+
 void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const TrainingOptions& o = c.s.train;
     const OptimizerInfo& opt = optimizer_info(o.optimizer);
@@ -207,6 +283,9 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
         if (opt.size != StateSize::None)
             add(c.e, c.d, comp("saved.optimizer", "modules_to_save: optimizer states", Category::Optimizer, kAfterLoad, opt.source, opt_host),
                 [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
+        // adapters (fp32) and these copies (base dtype) are two (device, dtype) groups of one param group: the first
+        // group's sqrt is still bound while the second's is made, so both count [pytorch-adam-code]
+        if (adam_step_temporaries(c.s)) add_adam_step_temporaries(c, "saved.foreach_temporaries", "P_saved", P, dt.state, n_o);
         return;
     }
 
@@ -228,6 +307,8 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     if (opt.size != StateSize::None)
         add(c.e, c.d, comp(lora ? "lora.optimizer" : "optimizer.states", opt.label, Category::Optimizer, kAfterLoad, opt.source, opt_host),
             [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
+    if (adam_step_temporaries(c.s))
+        add_adam_step_temporaries(c, lora ? "lora.foreach_temporaries" : "optimizer.foreach_temporaries", "P", P, dt.state, n_o);
     if (dt.autocast_copy > 0 && !lora) add_autocast_copies(c, c.w.linear, autocast_head_params(c), n_w, true);
     if (dt.fp8_cache > 0 && !lora)
         add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, kFwdBwd,
