@@ -263,6 +263,21 @@ TEST_CASE("cli: --autocast cached and per-op over fp32 weights (Lightning bf16-m
     CHECK_THAT(bad.out + bad.err, Catch::Contains("infer.autocast"));
 }
 
+TEST_CASE("cli: --ssm-kernels picks transformers' path through a Mamba mixer") {
+    // mamba-2.8b, a prompt of 2048 tokens: the torch path's three fp32 (5120, 2048, 16) tensors and the fp32 x,
+    // 2048 * 5120 * (3 * 16 + 1) * 4 = 2,055,208,960 B; mamba-ssm's fp32 chunk states 5120 * 1 * 32 * 4 = 655,360 B.
+    Run torch = vramlens("estimate --model mamba-2.8b --mode infer --context 2176 --set infer.prompt=2048 --format csv");
+    REQUIRE(torch.status == 0);
+    CHECK_THAT(torch.out, Catch::Contains("act.ssm_scan,"));
+    CHECK_THAT(torch.out, Catch::Contains(",prefill,false,2055208960,"));
+    Run fused = vramlens("estimate --model mamba-2.8b --mode infer --context 2176 --set infer.prompt=2048 --ssm-kernels fused --format csv");
+    REQUIRE(fused.status == 0);
+    CHECK_THAT(fused.out, Catch::Contains(",prefill,false,655360,"));
+    Run bad = vramlens("estimate --model mamba-2.8b --mode infer --ssm-kernels fast");
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.out + bad.err, Catch::Contains("infer.ssm_kernels"));
+}
+
 TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
     Run gb = vramlens("estimate --params 7e9 --unit gb");
     REQUIRE(gb.status == 0);
