@@ -331,8 +331,8 @@ void add_ssm_working_memory(const Scenario& s, Detail d, Estimate& e, const Stag
                                "layer's MLP (max(A_mixer - A_mlp, 0)) [transformers-ssm-torch]"
                          : torch ? (mamba1 ? "MambaMixer.slow_forward: discrete_A, discrete_B, deltaB_u (b, d_inner, q, d_state) in fp32, "
                                              "live to the mixer's end [transformers-ssm-torch]"
-                                           : "Mamba2Mixer.torch_forward: the chunked SSD's fp32 intermediates (G_intermediate (b, c, l, l, H, n) "
-                                             "and the rest), live to the mixer's end [transformers-ssm-torch]")
+                                           : "Mamba2Mixer.torch_forward: the chunked SSD's fp32 intermediates, at their peak G_intermediate "
+                                             "(b, c, l, l, H, n) with the tensors live beside it [transformers-ssm-torch]")
                                  : (mamba1 ? "mamba-ssm selective_scan_fn: the fp32 chunk states x (b, d_inner, ceil(q / 2048), 2 d_state) "
                                              "that the returned last state views [mamba-ssm-code]"
                                            : "mamba-ssm mamba_chunk_scan_combined: dA_cumsum, dt, the chunk states and CB [mamba-ssm-code]");

@@ -34,20 +34,23 @@ auto mamba1_torch_scan_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t to
            (3 * q("d_state", static_cast<double>(x.state)) + 1) * q("fp32_bytes", 4.0);
 }
 
-// Mamba2 without the kernels: Mamba2Mixer.torch_forward (the mixers of Falcon-H1, GraniteMoeHybrid,
-// Nemotron-H and Bamba are copies) computes the SSD chunk by chunk in fp32, every intermediate a local
-// live until the mixer returns [transformers-ssm-torch]. The prompt is padded to S = ceil(q / l) * l
-// tokens, c = S / l chunks of l = chunk_size; H heads, d = d_inner, n = d_state. Held from the intra-chunk
-// step on (W_kept, per padded token): x * dt and D_residual (2 d), B and C repeated to every head
-// (2 H n), L = exp(segment_sum(A)) (l H), G_intermediate = C * B (b, c, l, l, H, n) (l H n), and G,
-// M_intermediate and M (3 l H). Then the largest of three steps: W_diag, Y_diag's product
-// M[..., None] * x (b, c, l, l, H, head_dim) with its sum (S (l + 1) d); W_pass, the inter-chunk
-// recurrence, Y_diag and B_decay (S (d + H n)) with previous_states, the concatenated states, the
-// (b, c+1, c+1, H, head_dim, n) product and new_states ((c + 2)^2 d n); W_out, the output, Y_diag, Y_off
-// and y (3 S d), B_decay (S H n), C_times_states (S d n), new_states and previous_states ((c + 2) d n),
-// and the gated RMSNorm's fp32 gate, its silu and the gated product (3 q d). The per-head vectors (A,
-// A_cumsum, decay_states, state_decay_out: S H floats each, 1/l of L) are left out. All fp32:
-// b * (W_kept + max(W_diag, W_pass, W_out)) * 4.
+// Mamba2 without the kernels: Mamba2Mixer.torch_forward (the mixers of Falcon-H1, GraniteMoeHybrid, Nemotron-H
+// and Bamba are copies) computes the SSD chunk by chunk in fp32 [transformers-ssm-torch]. The prompt is padded to
+// S = ceil(q / l) * l tokens, c = S / l chunks of l = chunk_size; H heads, d = d_inner, n = d_state; per padded
+// token. The peak is where G = G_intermediate.sum(-1) contracts C * B: x * dt and D_residual (2 d), B and C
+// repeated to every head (2 H n), L = exp(segment_sum(A)) (l H), G_intermediate (b, c, l, l, H, n) (l H n) and
+// G (l H): W_G = 2 d + 2 H n + l H (n + 2). transformers 5.17 releases G_intermediate once it is summed: on an
+// H200 (torch 2.11, no kernels) Mamba-Codestral-7B, Nemotron-H-8B, Granite-4.0-H-1B and Falcon-H1-0.5B at 4096
+// tokens peaked within 0.2% of W_G, where the text read at 020a37d, which names it, would keep it beside the
+// later steps' products. Those later steps hold W_kept (x * dt, D_residual, B, C, L, G, M_intermediate and M:
+// 2 d + 2 H n + 4 l H) and the largest of: W_diag, Y_diag's product M[..., None] * x (b, c, l, l, H, head_dim)
+// with its sum (S (l + 1) d); W_pass, the inter-chunk recurrence, Y_diag and B_decay (S (d + H n)) with
+// previous_states, the concatenated states, the (b, c+1, c+1, H, head_dim, n) product and new_states
+// ((c + 2)^2 d n); W_out, the output, Y_diag, Y_off and y (3 S d), B_decay (S H n), C_times_states (S d n),
+// new_states and previous_states ((c + 2) d n), and the gated RMSNorm's fp32 gate, its silu and the gated
+// product (3 q d). They exceed W_G only when d_state is below head_dim. The per-head vectors (A, A_cumsum,
+// decay_states, state_decay_out: S H floats each, 1/l of L) are left out. All fp32:
+// b * max(S W_G, S W_kept + max(W_diag, W_pass, W_out)) * 4.
 template <class Q>
 auto mamba2_torch_scan_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t tokens) {
     const SsmSpec& x = m.ssm;
@@ -58,11 +61,12 @@ auto mamba2_torch_scan_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t to
     const auto d = q("d_inner", static_cast<double>(x.inner));
     const auto H = q("ssm_heads", static_cast<double>(x.heads));
     const auto n = q("d_state", static_cast<double>(x.state));
-    const auto kept = q.let("W_kept", S * (2 * d + 2 * H * n + l * H * (n + 4)));
+    const auto contraction = q.let("W_G", 2 * d + 2 * H * n + l * H * (n + 2));
+    const auto kept = q.let("W_kept", 2 * d + 2 * H * n + 4 * l * H);
     const auto diag = q.let("W_diag", S * (l + 1) * d);
     const auto pass = q.let("W_pass", S * (d + H * n) + (c + 2) * (c + 2) * d * n);
     const auto out = q.let("W_out", S * (3 * d + H * n + d * n) + (c + 2) * d * n + 3 * q("q", static_cast<double>(tokens)) * d);
-    return q("b", static_cast<double>(batch)) * (kept + max_of(diag, max_of(pass, out))) * q("fp32_bytes", 4.0);
+    return q("b", static_cast<double>(batch)) * max_of(S * contraction, S * kept + max_of(diag, max_of(pass, out))) * q("fp32_bytes", 4.0);
 }
 
 // Gated DeltaNet without the kernels (Qwen3_5GatedDeltaNet; Qwen3NextGatedDeltaNet taken to be its copy): the
