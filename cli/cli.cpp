@@ -121,6 +121,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--weights", "infer.weights", FlagKind::Value, "", names_bar<WeightFormat>},
     {"--kv-dtype", "infer.kv_dtype", FlagKind::Value, "", names_bar<KvDtype>},
     {"--autocast", "infer.autocast", FlagKind::Value, "", names_bar<InferAutocast>},
+    {"--ssm-kernels", "infer.ssm_kernels", FlagKind::Value, "transformers: torch (no mamba-ssm / causal-conv1d / fla installed) | fused (their kernels)"},
     {"--batch", "infer.batch", FlagKind::Value, "concurrent sequences"},
     {"--context", "infer.context", FlagKind::Value, "tokens per sequence (prompt + generated)"},
     {"--engine", "infer.engine", FlagKind::Value, "transformers | vllm | llama.cpp | tei (text-embeddings-inference: embedding and reranker models)"},

@@ -70,6 +70,7 @@ struct SsmSpec {
     int64_t dt_rank = 0;      // Mamba1: time_step_rank (mamba_dt_rank)
     int64_t heads = 0;        // Mamba2: num_heads (head_dim = inner / heads)
     int64_t groups = 0;       // Mamba2: n_groups (B and C shared by the heads of a group)
+    int64_t chunk = 0;        // Mamba2: the SSD's chunk_size (chunk_size, mamba_chunk_size); 0 elsewhere
     bool conv_bias = true;    // use_conv_bias (mamba_conv_bias)
     bool proj_bias = false;   // use_bias (mamba_proj_bias): in_proj's bias
     bool out_proj_bias = false;  // out_proj's bias: use_bias / mamba_proj_bias again, Falcon-H1's projectors_bias

@@ -188,6 +188,13 @@ enum class VllmMoeBackend { Auto, Marlin, Triton, FlashInferTrtllm, FlashInferCu
 // (aten/src/ATen/autocast_mode.cpp cached_cast [pytorch-autocast-code]). Needs infer.weights fp32.
 enum class InferAutocast { Off, Cached, PerOp };
 
+// Which code runs a state-space mixer's prefill in transformers (each mixer's forward picks per layer): Torch, the
+// plain PyTorch paths that run when the optional kernels are not installed (a plain `pip install transformers torch`):
+// MambaMixer.slow_forward, Mamba2Mixer.torch_forward, torch_chunk_gated_delta_rule; Fused, cuda_kernels_forward with
+// mamba-ssm + causal-conv1d (Mamba, Mamba2) or flash-linear-attention + causal-conv1d (Gated DeltaNet)
+// [transformers-code]. Other engines run their own kernels whatever this says.
+enum class SsmKernels { Torch, Fused };
+
 // vLLM --speculative-config's method (vllm/config/speculative.py SpeculativeConfig.method [vllm-spec-decode]):
 // None: no speculative decoding; Draft: another, smaller model of the same vocabulary ("draft_model");
 // Eagle / Eagle3: an EAGLE / EAGLE-3 head of one decoder layer over the target's hidden states; Mtp: the
@@ -251,6 +258,7 @@ struct InferenceOptions {
     bool llamacpp_fa_mask_cast = false;
     MlaCache mla_cache = MlaCache::Latent;  // MLA models: latent (current engines) or decompressed K/V (old remote code)
     InferAutocast autocast = InferAutocast::Off;  // 16-bit compute by torch.autocast over fp32 weights
+    SsmKernels ssm_kernels = SsmKernels::Torch;   // transformers: the state-space mixers' path (torch or fused kernels)
     Speculative speculative{};      // vLLM --speculative-config (method none: off)
     // ---- images of a vision-language model (model.vision; core/model/image_tokens.h) ----
     int64_t images = 0;             // images in each sequence's prompt; their tokens join the sequence (KV, prefill)

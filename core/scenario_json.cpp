@@ -117,6 +117,7 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("llamacpp_fa_mask_cast", &InferenceOptions::llamacpp_fa_mask_cast);
     v("mla_cache", &InferenceOptions::mla_cache);
     v("autocast", &InferenceOptions::autocast);
+    v("ssm_kernels", &InferenceOptions::ssm_kernels);
     v("speculative", &InferenceOptions::speculative);
     v("images", &InferenceOptions::images);
     v("image_width", &InferenceOptions::image_width);
@@ -280,6 +281,7 @@ template <class V> void fields(V& v, SsmSpec*) {
     v("dt_rank", &SsmSpec::dt_rank);
     v("heads", &SsmSpec::heads);
     v("groups", &SsmSpec::groups);
+    v("chunk", &SsmSpec::chunk);
     v("conv_bias", &SsmSpec::conv_bias);
     v("proj_bias", &SsmSpec::proj_bias);
     v("out_proj_bias", &SsmSpec::out_proj_bias);

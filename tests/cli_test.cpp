@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "checkpoint_files.h"
 #include "cli.h"
@@ -261,6 +262,20 @@ TEST_CASE("cli: --autocast cached and per-op over fp32 weights (Lightning bf16-m
     Run bad = vramlens("estimate --model llama-2-7b --mode infer --weights bf16 --autocast cached");
     CHECK(bad.status != 0);
     CHECK_THAT(bad.out + bad.err, Catch::Contains("infer.autocast"));
+}
+
+TEST_CASE("cli: --ssm-kernels picks transformers' path through a Mamba mixer") {
+    // mamba-2.8b, a prompt of 2048 tokens: the torch path's three fp32 (5120, 2048, 16) tensors and the fp32 x,
+    // 2048 * 5120 * (3 * 16 + 1) * 4 = 2,055,208,960 B; mamba-ssm's fp32 chunk states 5120 * 1 * 32 * 4 = 655,360 B.
+    const std::string base = "estimate --model mamba-2.8b --mode infer --context 2176 --set infer.prompt=2048 --format csv";
+    for (const auto& [flag, row] : {std::pair{"", ",prefill,false,2055208960,"}, std::pair{" --ssm-kernels fused", ",prefill,false,655360,"}}) {
+        const Run r = vramlens(base + flag);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.out, Catch::Contains("act.ssm_scan,") && Catch::Contains(row));
+    }
+    const Run bad = vramlens("estimate --model mamba-2.8b --mode infer --ssm-kernels fast");
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.out + bad.err, Catch::Contains("infer.ssm_kernels"));
 }
 
 TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {

@@ -66,7 +66,7 @@ Scenario every_field_changed() {
     m.moe.first_dense_layers = 3;
     m.moe.moe_layer_freq = 2;
     m.moe.router_bias = true;
-    m.ssm = {SsmKind::Mamba2, 8, 4, 8192, 128, 4, 256, 128, 8, false, true, true, false, true, true, true, "Mam-"};  // every SsmSpec field off its default
+    m.ssm = {SsmKind::Mamba2, 8, 4, 8192, 128, 4, 256, 128, 8, 128, false, true, true, false, true, true, true, "Mam-"};  // every SsmSpec field off its default
     m.vision = {VisionKind::Siglip, 2, 64, 4, 128, 14, 448, 4, 2, 3, ProjectorKind::Gemma3, 64, 3, 2, 5, 1, {1, 2}, {{448, 896}}};  // every VisionSpec field off its default
     m.source = {"acme/test-moe", "0123456789abcdef0123456789abcdef01234567"};
     for (int64_t i = 0; i < m.layers; ++i) m.gguf_bytes.layers.push_back(400'000'000 + static_cast<uint64_t>(i));  // one per layer
@@ -144,6 +144,7 @@ Scenario every_field_changed() {
     i.llamacpp_fa_mask_cast = true;
     i.mla_cache = MlaCache::Decompressed;
     i.autocast = InferAutocast::PerOp;
+    i.ssm_kernels = SsmKernels::Fused;
     i.speculative = {SpecMethod::Draft, "llama-3.2-1b", 4, 1};
     i.images = 3;
     i.image_width = 640;
@@ -333,6 +334,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.llamacpp_fa_mask_cast == b.infer.llamacpp_fa_mask_cast);
     CHECK(a.infer.mla_cache == b.infer.mla_cache);
     CHECK(a.infer.autocast == b.infer.autocast);
+    CHECK(a.infer.ssm_kernels == b.infer.ssm_kernels);
     CHECK(a.infer.speculative == b.infer.speculative);
     CHECK(a.infer.images == b.infer.images);
     CHECK(a.infer.image_width == b.infer.image_width);
@@ -738,7 +740,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<ModelSpec>() == 47);
     CHECK(field_count<VisionSpec>() == 18);
     CHECK(field_count<GridPinpoint>() == 2);
-    CHECK(field_count<SsmSpec>() == 17);
+    CHECK(field_count<SsmSpec>() == 18);
     CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format

@@ -229,6 +229,119 @@ TEST_CASE("state-space models: a prefill's activation peak is at the Mamba mixer
     CHECK(std::string(find(j, "act.prefill_mlp")->label) == "Prefill activations (MLP or Mamba mixer, the larger)");
 }
 
+TEST_CASE("state-space models: transformers' torch path keeps Mamba1's discretised tensors in fp32") {
+    // mamba-2.8b-hf: d_inner 5120, d_state 16; one prompt of 2048 tokens. MambaMixer.slow_forward holds
+    // discrete_A, discrete_B and deltaB_u, each (1, 5120, 2048, 16) fp32 = 5120 * 2048 * 16 * 4 = 671,088,640 B
+    // (640 MiB), three of them, plus the fp32 copy of x at deltaB_u's line, 5120 * 2048 * 4 = 41,943,040 B:
+    // 3 * 671,088,640 + 41,943,040 = 2,055,208,960 B (1960 MiB) [transformers-ssm-torch].
+    Scenario s = infer("mamba-2.8b-hf.json", Engine::Transformers, 1, 2176);
+    s.infer.prompt = 2048;
+    CHECK(s.infer.ssm_kernels == SsmKernels::Torch);  // the default: no optional kernels installed
+    const Estimate torch = estimate_ok(s);
+    CHECK(bytes_of(torch, "act.ssm_scan") == 2055208960.0);
+    CHECK(std::string(find(torch, "act.ssm_scan")->formula()).find("d_state") != std::string::npos);
+    CHECK_FALSE(warned(torch.warnings, "not modelled yet"));
+    // With mamba-ssm: selective_scan_fwd's fp32 chunk states, (1, 5120, ceil(2048 / 2048) = 1, 2 * 16) * 4 =
+    // 655,360 B, kept by the last state's view [mamba-ssm-code]; two sequences of 4096 tokens: 2 chunks each,
+    // 2 * 5120 * 2 * 32 * 4 = 2,621,440 B.
+    s.infer.ssm_kernels = SsmKernels::Fused;
+    CHECK(bytes_of(estimate_ok(s), "act.ssm_scan") == 655360.0);
+    s.infer.batch = 2;
+    s.infer.context = s.infer.prompt = 4096;
+    CHECK(bytes_of(estimate_ok(s), "act.ssm_scan") == 2621440.0);
+
+    // Jamba 1.5 Mini (d_inner 8192, d_state 16), 4096 tokens: W = 4096 * 8192 * (3 * 16 + 1) * 4 = 6,576,668,672 B.
+    // Its layer peak (act.prefill_mlp) is the MoE MLP's 805,306,368 B; the mixer's own tensors are 4096 * 61,440 * 2
+    // = 503,316,480 B, so the scan adds 503,316,480 + 6,576,668,672 - 805,306,368 = 6,274,678,784 B beyond it.
+    const Estimate j = estimate_ok(infer("ai21-jamba-1.5-mini.json", Engine::Transformers, 1, 4096));
+    CHECK(bytes_of(j, "act.prefill_mlp") == 805306368.0);
+    CHECK(bytes_of(j, "act.ssm_scan") == 6274678784.0);
+}
+
+TEST_CASE("state-space models: transformers' torch path computes Mamba2's SSD in fp32 chunks") {
+    // Mamba-Codestral-7B: d = 8192, H = 128 heads, n = 128, chunk_size l = 256; 2048 tokens: S = 2048, c = 8.
+    // At G's contraction: W_G = 2 * 8192 + 2 * 128 * 128 + 256 * 128 * (128 + 2) = 4,308,992 per token
+    //   (G_intermediate alone, (1, 8, 256, 256, 128, 128) fp32: 34,359,738,368 B).
+    // The later steps: W_kept = 2 * 8192 + 2 * 128 * 128 + 4 * 256 * 128 = 180,224 per token, and the largest of
+    // W_diag = 2048 * 257 * 8192 = 4,311,744,512, W_pass = 2048 * (8192 + 16384) + 10^2 * 8192 * 128 = 155,189,248,
+    // W_out = 2048 * (3 * 8192 + 16384 + 8192 * 128) + 10 * 8192 * 128 + 3 * 2048 * 8192 = 2,292,187,136:
+    // 2048 * 180,224 + 4,311,744,512 = 4,680,843,264 < 2048 * 4,308,992 = 8,824,815,616.
+    // 8,824,815,616 * 4 = 35,299,262,464 B [transformers-ssm-torch].
+    ModelSpec codestral = config("mamba-codestral-7b-v0.1.json");
+    CHECK(codestral.ssm.chunk == 256);
+    Scenario s = infer("mamba-codestral-7b-v0.1.json", Engine::Transformers, 1, 2048);
+    const Estimate torch = estimate_ok(s);
+    CHECK(bytes_of(torch, "act.ssm_scan") == 35299262464.0);
+    CHECK(std::string(find(torch, "act.ssm_scan")->formula()).find("W_G") != std::string::npos);
+    // A d_state below head_dim (16 < 64) makes a later step the larger: W_G = 16384 + 4096 + 256 * 128 * 18 =
+    // 610,304 per token, 1,249,902,592; W_kept = 16384 + 4096 + 131,072 = 151,552 per token, 310,378,496, plus
+    // W_diag 4,311,744,512 (W_pass = 2048 * 10,240 + 100 * 8192 * 16 = 34,078,720; W_out = 2048 * 157,696 +
+    // 10 * 131,072 + 3 * 2048 * 8192 = 374,603,776): 4,622,123,008 * 4 = 18,488,492,032 B.
+    Scenario small_state = s;
+    small_state.model.ssm.state = 16;
+    CHECK(bytes_of(estimate_ok(small_state), "act.ssm_scan") == 18488492032.0);
+    // With mamba-ssm (mamba_chunk_scan_combined): dA_cumsum and dt 8 * 128 * 2048 = 2,097,152, the fp32 final
+    // state 4 * 8192 * 128 = 4,194,304, then the larger of state passing, 6 * 8 * 8192 * 128 = 50,331,648, and
+    // the chunk scan, 2 * 8 * 8192 * 128 + 4 * 2048 * 8 groups * 256 = 33,554,432: 56,623,104 B [mamba-ssm-code].
+    s.infer.ssm_kernels = SsmKernels::Fused;
+    CHECK(bytes_of(estimate_ok(s), "act.ssm_scan") == 56623104.0);
+
+    // Falcon-H1-0.5B as tests/data/configs transcribes it (mamba_chunk_size 128): d = 1536 (mamba_d_ssm), 24 heads,
+    // n = 128; a prompt of 1000 tokens is padded to S = 1024. W_G = 3072 + 6144 + 128 * 24 * 130 = 408,576 per
+    // token: 1024 * 408,576 * 4 = 1,673,527,296 B (the later steps: 1024 * (9216 + 4 * 3072) + 215,764,992 =
+    // 237,785,088, W_out the largest of them). Its mixer's tensors (9752 per token) outweigh its MLP's
+    // (3 * 2048 + 3 * 1024 = 9216), so the row is the scan's bytes themselves.
+    ModelSpec falcon = config("falcon-h1-0.5b.json");
+    CHECK(falcon.ssm.chunk == 128);
+    Scenario f = infer("falcon-h1-0.5b.json", Engine::Transformers, 1, 1000);
+    CHECK(bytes_of(estimate_ok(f), "act.ssm_scan") == 1673527296.0);
+    // The configs' chunk sizes: Nemotron-H's chunk_size (NemotronHConfig's default 128 where the config has none),
+    // Granite 4.0-H's mamba_chunk_size.
+    CHECK(config("nemotron-h-8b-base-8k.json").ssm.chunk == 256);
+    CHECK(config("nvidia-nemotron-nano-9b-v2.json").ssm.chunk == 128);
+    CHECK(config("granite-4.0-h-1b.json").ssm.chunk == 256);
+}
+
+TEST_CASE("gated deltanet: transformers' torch path runs the chunked delta rule in fp32") {
+    // Qwen3.5-9B: 32 value heads and 16 key heads of 128 (key_dim 2048, value_dim 4096), hidden 4096, MLP 12288;
+    // 2048 tokens (S = 2048). The mixer's 16-bit tensors: 2 * 2048 + 2 * 4096 + 5 * 32 + 3 * 4096 = 24,736 per
+    // token, 2048 * 24,736 * 2 = 101,318,656 B. The rule, per head: 4 * 2048 * (6 * 128 + 4 * 128 + 3 * 64) =
+    // 12,058,624 against 4 * 2048 * (5 * 128 + 4 * 128 + 3 * 64) + 2 * 2048 * 128 = 11,534,336; 32 heads:
+    // 385,875,968 B. A_mixer = 487,194,624 B; the MLP's tensors 2048 * (3 * 12288 + 3 * 4096) * 2 =
+    // 201,326,592 B (act.prefill_mlp); the row: 487,194,624 - 201,326,592 = 285,868,032 B [transformers-ssm-torch].
+    Scenario s = infer("qwen3.5-9b.json", Engine::Transformers, 1, 2048);
+    const Estimate torch = estimate_ok(s);
+    CHECK(bytes_of(torch, "act.prefill_mlp") == 201326592.0);
+    CHECK(bytes_of(torch, "act.ssm_scan") == 285868032.0);
+    CHECK_FALSE(warned(torch.warnings, "not modelled yet"));
+    // flash-linear-attention's kernels: not modelled, and the warning says so.
+    s.infer.ssm_kernels = SsmKernels::Fused;
+    const Estimate fused = estimate_ok(s);
+    CHECK(find(fused, "act.ssm_scan") == nullptr);
+    CHECK(warned(fused.warnings, "flash-linear-attention"));
+}
+
+TEST_CASE("state-space models: infer.ssm_kernels is transformers' only, other engines keep their warning") {
+    for (Engine engine : {Engine::VLLM, Engine::LlamaCpp}) {
+        Scenario s = infer("mamba-2.8b-hf.json", engine, 1, 2048);
+        const Estimate torch = estimate(s, Detail::NumbersOnly);
+        s.infer.ssm_kernels = SsmKernels::Fused;
+        const Estimate fused = estimate(s, Detail::NumbersOnly);
+        CHECK(find(torch, "act.ssm_scan") == nullptr);
+        CHECK(phase_totals(torch.components).peak_bytes() == phase_totals(fused.components).peak_bytes());
+        CHECK(warned(torch.warnings, "not modelled yet"));
+    }
+    // The scenario format names the field in its error.
+    Scenario s = infer("mamba-2.8b-hf.json", Engine::Transformers, 1, 2048);
+    std::string text = scenario_to_json(s, JsonStyle::Pretty);
+    const size_t at = text.find("\"ssm_kernels\": \"torch\"");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 22, "\"ssm_kernels\": \"fast\"");
+    const Result<Scenario> bad = scenario_from_json(text);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors.front().field == "infer.ssm_kernels");
+}
+
 TEST_CASE("state-space models: what is not modelled yet is refused by name") {
     Scenario s = infer("mamba-130m-hf.json", Engine::Transformers, 1, 4096);
     s.parallel.tp = 2;
@@ -292,6 +405,7 @@ TEST_CASE("state-space models: the scenario format carries model.ssm and checks 
     s.model.ssm.kind = SsmKind::Mamba2;
     s.model.ssm.heads = 128;
     s.model.ssm.groups = 8;
+    s.model.ssm.chunk = 256;
     s.model.ssm.conv_bias = false;
     s.model.ssm.proj_bias = true;
     for (JsonStyle style : {JsonStyle::Pretty, JsonStyle::Compact}) {

@@ -18,6 +18,7 @@
 #include "inference/kv_cache.h"
 #include "inference/runtime.h"
 #include "inference/speculative.h"
+#include "inference/ssm_scan.h"
 #include "inference/vllm_budget.h"
 #include "inference/vllm_moe.h"
 #include "inference/weight_formats.h"
@@ -301,7 +302,54 @@ void add_ssm_state(const Scenario& s, Detail d, Estimate& e, const StagePick& p,
     add(e, d, comp("ssm_state", label, Category::KVCache, kServing, source), [&](auto& q) {
         return q("b", static_cast<double>(s.infer.batch)) * ssm_sequence_bytes(q, m, p.begin, p.end, l, s.parallel.tp);
     });
-    warn_mamba_working_memory(e, m.ssm);
+}
+
+// The state-space mixers' own working memory in transformers' prefill (core/inference/ssm_scan.h), on the path
+// infer.ssm_kernels names. act.prefill_mlp holds the larger of one layer's MLP and mixer tensors (a Gated DeltaNet
+// layer's: the MLP's), so this row is what the mixer with its scan needs beyond that:
+// max(A_mixer + W_scan - A_layer, 0); a pure Mamba model's layer is its mixer, so W_scan.
+void add_ssm_working_memory(const Scenario& s, Detail d, Estimate& e, const StagePick& p, int64_t q_tokens) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    const int64_t tp = s.parallel.tp;
+    if (!m.ssm.active() || layer_pattern(m).ssm_count(p.begin, p.end) == 0) return;
+    const bool torch = o.ssm_kernels == SsmKernels::Torch;
+    const bool gdn = m.ssm.kind == SsmKind::GatedDeltaNet;
+    if (gdn && !torch) {
+        e.warnings.push_back("the Gated DeltaNet layers' working memory under flash-linear-attention's kernels (chunk_gated_delta_rule's "
+                             "intermediates) is not modelled yet; only their recurrent state is counted (infer.ssm_kernels torch "
+                             "counts transformers' torch path)");
+        return;
+    }
+    const bool mamba1 = m.ssm.kind == SsmKind::Mamba1;
+    const char* label = gdn      ? "Gated DeltaNet mixer and its chunked delta rule (torch path)"
+                        : torch  ? (mamba1 ? "Mamba scan working memory (torch path, fp32 discretised A, B, B*x)"
+                                           : "Mamba2 SSD working memory (torch path, fp32 chunk tensors)")
+                                 : (mamba1 ? "Mamba scan working memory (mamba-ssm, fp32 chunk states)"
+                                           : "Mamba2 SSD working memory (mamba-ssm, chunk states and CB)");
+    const char* source = gdn ? "Qwen3_5GatedDeltaNet's 16-bit tensors and torch_chunk_gated_delta_rule's fp32 working set, beyond the "
+                               "layer's MLP (max(A_mixer - A_mlp, 0)) [transformers-ssm-torch]"
+                         : torch ? (mamba1 ? "MambaMixer.slow_forward: discrete_A, discrete_B, deltaB_u (b, d_inner, q, d_state) in fp32, "
+                                             "live to the mixer's end [transformers-ssm-torch]"
+                                           : "Mamba2Mixer.torch_forward: the chunked SSD's fp32 intermediates, at their peak G_intermediate "
+                                             "(b, c, l, l, H, n) with the tensors live beside it [transformers-ssm-torch]")
+                                 : (mamba1 ? "mamba-ssm selective_scan_fn: the fp32 chunk states x (b, d_inner, ceil(q / 2048), 2 d_state) "
+                                             "that the returned last state views [mamba-ssm-code]"
+                                           : "mamba-ssm mamba_chunk_scan_combined: dA_cumsum, dt, the chunk states and CB [mamba-ssm-code]");
+    add(e, d, comp("act.ssm_scan", label, Category::Activations, kPrefill, source), [&](auto& q) {
+        using N = std::decay_t<decltype(q("", 0.0))>;
+        const auto tokens = q("b", static_cast<double>(o.batch)) * q("q", static_cast<double>(q_tokens));
+        if (gdn) {
+            const N mixer = q.let("A_mixer", gdn_torch_mixer_bytes(q, m, o.batch, q_tokens) + gdn_torch_rule_bytes(q, m, o.batch, q_tokens));
+            return max_of(mixer - q.let("A_mlp", mlp_live_bytes(q, m, tokens, tp, kActBytes)), 0);
+        }
+        const N scan = torch ? (mamba1 ? mamba1_torch_scan_bytes(q, m, o.batch, q_tokens, tp) : mamba2_torch_scan_bytes(q, m, o.batch, q_tokens))
+                             : (mamba1 ? mamba1_fused_scan_bytes(q, m, o.batch, q_tokens, tp) : mamba2_fused_scan_bytes(q, m, o.batch, q_tokens));
+        if (!m.has_mlp()) return scan;
+        const N mixer = q.let("A_mixer", mamba_mixer_live_bytes(q, m, tokens, tp, kActBytes));
+        const N w = q.let("W_scan", scan);
+        return max_of(mixer + w - q.let("A_layer", layer_live_bytes(q, m, tokens, tp, kActBytes)), 0);
+    });
 }
 
 // Tokens a transformers DynamicSlidingWindowLayer holds after a prefill forward: the storage of
@@ -589,6 +637,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
     const int64_t q_tokens = prefill_tokens(o);
     add_forward_activations(s, d, e, "Prefill activations (MLP)", q_tokens, prompt);
+    add_ssm_working_memory(s, d, e, p, q_tokens);
     if (m.vision.active() && o.images > 0 && p.stage == 0) add_vision_encoder(s, d, e);
     const int64_t positions = hf_logit_positions(o);
     add(e, d, comp("logits", positions == 1 ? "Logits (last position)" : "Logits (prefill positions)", Category::Logits,
@@ -709,6 +758,7 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     add_ssm_state(s, d, e, p,
                   "llama.cpp llama_memory_recurrent: per sequence (-np) and recurrent layer, r = (d_conv - 1) * channels and "
                   "s = d_state * d_inner elements, F32 [llama-cpp-code]; Mamba [gu2023-mamba]");
+    if (m.ssm.active() && layer_pattern(m).ssm_count(p.begin, p.end) > 0) warn_mamba_working_memory(e, m.ssm);
     const bool cuda = o.llamacpp_backend == LlamaCppBackend::CUDA;
     add(e, d, comp("engine.compute_buffer", cuda ? "llama.cpp compute buffer (CUDA)" : "llama.cpp compute buffer (CANN)", Category::Buffers, kServing,
                    cuda ? (o.flash_attention && o.llamacpp_fa_mask_cast

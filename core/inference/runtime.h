@@ -100,8 +100,8 @@ double hf_forward_inputs_bytes(const ModelSpec& m, int64_t tokens, double act_by
 // Mamba2 over xBC: d_in + 2 groups d_state); Mamba1's delta (dt_proj.weight @ dt, d_in) and
 // selective_scan's output with its z-gated copy (2 d_in) [mamba-ssm-code]; Mamba2's SSD output y (d_in);
 // and as at the MLP the block's input, normed input and output (3h). Mamba1 splits d_in over tp
-// (vLLM's MambaMixer); Mamba2 is not split (validate refuses tp > 1). The scans' own working memory
-// (fp32 chunk states) is not counted (a warning says so).
+// (vLLM's MambaMixer); Mamba2 is not split (validate refuses tp > 1). The scans' own working memory is
+// transformers' act.ssm_scan (inference/ssm_scan.h); vLLM and llama.cpp leave it out (a warning says so).
 template <class Q, class N>
 N mamba_mixer_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double act_bytes) {
     const SsmSpec& x = m.ssm;
@@ -117,8 +117,8 @@ N mamba_mixer_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, 
 }
 
 // The larger of one layer's live tensors at its MLP and, for a Mamba model, at its Mamba mixer (the two
-// sublayers run one after the other; a pure Mamba model has no MLP). A Gated DeltaNet mixer's forward
-// tensors are not modelled yet (warn_mamba_working_memory says so): its layers count the MLP's.
+// sublayers run one after the other; a pure Mamba model has no MLP). A Gated DeltaNet layer counts the MLP's
+// here; transformers' act.ssm_scan adds what its mixer needs beyond them (inference/ssm_scan.h).
 inline bool has_mamba_mixer(const ModelSpec& m) { return m.ssm.kind == SsmKind::Mamba1 || m.ssm.kind == SsmKind::Mamba2; }
 template <class Q, class N>
 N layer_live_bytes(Q& q, const ModelSpec& m, const N& tokens, int64_t tp, double act_bytes) {

@@ -643,7 +643,7 @@ void mamba(Importer& im, ModelSpec& m) {
     x.proj_bias = x.out_proj_bias = im.r.boolean("use_bias", false);
 }
 // Mamba2Config / Mamba2Mixer: d_inner = expand * hidden_size, split into num_heads heads of head_dim
-// (the two must agree), n_groups groups of B and C, state_size 128, conv_kernel 4.
+// (the two must agree), n_groups groups of B and C, state_size 128, chunk_size 256, conv_kernel 4.
 void mamba2(Importer& im, ModelSpec& m) {
     pure_ssm(m);
     SsmSpec& x = m.ssm;
@@ -654,6 +654,8 @@ void mamba2(Importer& im, ModelSpec& m) {
     const char* groups_keys[] = {"n_groups"};
     x.groups = im.opt("ssm.groups", groups_keys, 8);
     x.state = im.opt("ssm.state", kStateSize, 128);
+    const char* chunk_keys[] = {"chunk_size"};
+    x.chunk = im.opt("ssm.chunk", chunk_keys, 256);
     x.conv_kernel = im.opt("ssm.conv_kernel", kConvKernel, 4);
     x.conv_bias = im.r.boolean("use_conv_bias", true);
     x.proj_bias = x.out_proj_bias = im.r.boolean("use_bias", false);
@@ -776,6 +778,8 @@ void nemotron_h(Importer& im, ModelSpec& m) {
     x.groups = im.opt("ssm.groups", groups_keys, 8);
     const char* state_keys[] = {"ssm_state_size"};
     x.state = im.opt("ssm.state", state_keys, 128);
+    const char* nemotron_chunk_keys[] = {"chunk_size", "mamba_chunk_size"};  // NemotronHConfig: chunk_size 128, either spelling
+    x.chunk = im.opt("ssm.chunk", nemotron_chunk_keys, 128);
     const char* conv_keys[] = {"conv_kernel", "mamba_d_conv"};
     x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
     x.conv_bias = im.r.boolean(im.r.has("mamba_conv_bias") ? "mamba_conv_bias" : "use_conv_bias", true);
@@ -844,7 +848,7 @@ void nemotron_h(Importer& im, ModelSpec& m) {
         im.warns.push_back(im.r.prefix() + "num_nextn_predict_layers: the checkpoint's multi-token-prediction layers are not counted");
 }
 // The Mamba2 mixer keys GraniteMoeHybridConfig and FalconH1Config share, with their common defaults:
-// mamba_n_heads 128, mamba_n_groups 1, mamba_d_state 256, mamba_d_conv 4, mamba_conv_bias, and mamba_proj_bias
+// mamba_n_heads 128, mamba_n_groups 1, mamba_d_state 256, mamba_chunk_size 256, mamba_d_conv 4, mamba_conv_bias, and mamba_proj_bias
 // (in_proj's and out_proj's bias). x.inner is read before; a mamba_d_head other than "auto" (inner / heads)
 // must agree with it, `width` naming where the width comes from [transformers-code].
 void mamba2_prefixed_keys(Importer& im, SsmSpec& x, const std::string& width) {
@@ -855,6 +859,8 @@ void mamba2_prefixed_keys(Importer& im, SsmSpec& x, const std::string& width) {
     x.groups = im.opt("ssm.groups", groups_keys, 1);
     const char* state_keys[] = {"mamba_d_state"};
     x.state = im.opt("ssm.state", state_keys, 256);
+    const char* chunk_keys[] = {"mamba_chunk_size"};
+    x.chunk = im.opt("ssm.chunk", chunk_keys, 256);
     const char* conv_keys[] = {"mamba_d_conv"};
     x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
     x.conv_bias = im.r.boolean("mamba_conv_bias", true);

@@ -123,7 +123,7 @@ void validate_layer_list(const ModelSpec& m, Checker& c, bool layers_ok) {
 }
 
 // The Mamba mixer's sizes (SsmSpec), named as in the scenario (model.ssm.*): Mamba1 needs d_inner,
-// d_state, d_conv and dt_rank; Mamba2 heads that split d_inner evenly and groups that split the heads.
+// d_state, d_conv and dt_rank; Mamba2 heads that split d_inner evenly, groups that split the heads and a chunk size.
 void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
     const SsmSpec& x = m.ssm;
     c.range("ssm.inner", x.inner, 1, kMaxFfn);
@@ -154,6 +154,7 @@ void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
             c.fail("ssm.heads", "must divide ssm.inner (" + std::to_string(x.inner) + ": heads of equal head_dim); got " + std::to_string(x.heads));
         if (c.range("ssm.groups", x.groups, 1, kMaxHeads) && x.heads > 0 && x.heads % x.groups != 0)
             c.fail("ssm.groups", "must divide ssm.heads (" + std::to_string(x.heads) + "); got " + std::to_string(x.groups));
+        c.range("ssm.chunk", x.chunk, 1, 65536);  // the SSD's chunk_size: transformers' torch path works chunk by chunk
     }
 }
 
