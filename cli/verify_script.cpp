@@ -17,6 +17,7 @@
 #include "model/presets.h"
 #include "inference/runtime.h"
 #include "scenario_json.h"
+#include "training/training.h"
 
 namespace vl::cli {
 
@@ -334,6 +335,9 @@ Json plan(const Scenario& s, Refusals& no) {
     j["dtype"] = !base16 ? "fp32" : t.precision == Precision::MixedFP16 ? "fp16" : "bf16";
     if (lora) j["lora"] = lora_plan(s, no);
     j["optimizer"] = optimizer ? optimizer : "";
+    // torch.optim.AdamW's implementation as the estimate resolves train.optimizer_impl (the foreach step's state-sized
+    // temporary, or none when fused) [pytorch-adam-code].
+    if (t.optimizer == Optimizer::AdamW) j["optimizer_impl"] = enum_name(optimizer_impl(s));
     j["micro_batch"] = t.micro_batch;
     j["seq_len"] = t.seq_len;
     j["grad_accum_steps"] = t.grad_accum_steps;
@@ -468,8 +472,9 @@ def step(torch, transformers, where, notes):
     if PLAN["gradient_checkpointing"] and not lora:
         model.gradient_checkpointing_enable()
     trainable = [p for p in model.parameters() if p.requires_grad]  # LoRA: the adapters (and modules_to_save)
-    if PLAN["optimizer"] == "adamw":
-        opt = torch.optim.AdamW(trainable, lr=1e-5)
+    if PLAN["optimizer"] == "adamw":  # the implementation the estimate counts: foreach, fused or for-loop
+        impl = PLAN.get("optimizer_impl", "foreach")
+        opt = torch.optim.AdamW(trainable, lr=1e-5, **({"fused": True} if impl == "fused" else {"foreach": impl == "foreach"}))
     else:
         opt = torch.optim.SGD(trainable, lr=1e-5, momentum=0.9 if PLAN["optimizer"] == "sgd-momentum" else 0.0)
     ids = torch.randint(0, vocab, (PLAN["micro_batch"], PLAN["seq_len"]), device="cuda")

@@ -275,6 +275,23 @@ TEST_CASE("verify script: fp32 logits, gradient accumulation and checkpointing a
     CHECK_THAT(line_of(script_of(preset("llama-3.2-1b", vl::Mode::Train)), "PLAN = "), Catch::Contains(R"("fp32_logits":true)"));
 }
 
+TEST_CASE("verify script: AdamW is built with the implementation the estimate counts") {
+    // torch.optim.AdamW picks foreach on CUDA when neither foreach= nor fused= is given; the estimate resolves
+    // train.optimizer_impl auto to foreach for autocast over fp32 weights and to fused for the 16-bit-weights +
+    // fp32-master regimes (DeepSpeed's and Megatron's fused optimizers) [pytorch-adam-code].
+    vl::Scenario s = preset("llama-3.2-1b", vl::Mode::Train);
+    s.train.precision = vl::Precision::AutocastBF16;
+    const std::string script = script_of(s);
+    CHECK_THAT(line_of(script, "PLAN = "), Catch::Contains(R"("optimizer":"adamw","optimizer_impl":"foreach")"));
+    CHECK_THAT(script, Catch::Contains(R"(opt = torch.optim.AdamW(trainable, lr=1e-5, **({"fused": True} if impl == "fused" else {"foreach": impl == "foreach"})))"));
+    s.train.precision = vl::Precision::MixedBF16;
+    CHECK_THAT(line_of(script_of(s), "PLAN = "), Catch::Contains(R"("optimizer_impl":"fused")"));
+    s.train.optimizer_impl = vl::OptimizerImpl::ForLoop;
+    CHECK_THAT(line_of(script_of(s), "PLAN = "), Catch::Contains(R"("optimizer_impl":"for-loop")"));
+    s.train.optimizer = vl::Optimizer::SGD;
+    CHECK(line_of(script_of(s), "PLAN = ").find("optimizer_impl") == std::string::npos);
+}
+
 TEST_CASE("verify script: the KV dtype must be the weights' and prefill chunking is passed to generate") {
     vl::Scenario s = preset("llama-3.2-1b", vl::Mode::Infer);
     s.infer.weights = vl::WeightFormat::FP16;

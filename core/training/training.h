@@ -11,5 +11,7 @@ namespace vl {
 
 void estimate_training(const Scenario& s, Detail d, Estimate& e);
 void validate_training(const Scenario& s, std::vector<FieldError>& errs);  // Train and FineTune modes
+// train.optimizer_impl resolved: Auto is Foreach for plain PyTorch training, Fused otherwise [pytorch-adam-code].
+OptimizerImpl optimizer_impl(const Scenario& s);
 
 }  // namespace vl

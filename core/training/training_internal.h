@@ -36,8 +36,6 @@ Dtypes training_dtypes(const TrainingOptions& t);
 // The 16-bit-weights + fp32-master regimes are Megatron's and DeepSpeed's recipe, with their own
 // buffers and fused kernels.
 bool plain_pytorch_training(const Scenario& s);
-// train.optimizer_impl resolved: Auto is Foreach for plain PyTorch training, Fused otherwise [pytorch-adam-code].
-OptimizerImpl optimizer_impl(const Scenario& s);
 
 // Everything one rank's estimate needs; built once per evaluated pipeline stage.
 struct TrainCtx {
