@@ -166,8 +166,9 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     auto range = [&](double v, double lo, double hi, const char* field) {
         if (!(v >= lo && v <= hi)) errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)});
     };
-    // A state-space model's Mamba layers are walked as transformers trains them with the fused kernels
-    // (activations.cpp layer_mamba, Jamba's unfused mixer too); what that walk does not cover is refused
+    // A state-space model's Mamba layers are walked as transformers trains them, through its torch path or the
+    // fused kernels (train.ssm_kernels; activations.cpp layer_mamba_torch, layer_mamba, Jamba's unfused mixer
+    // too); what those walks do not cover is refused
     // rather than sized as a transformer: Falcon Mamba's own kernel, LoRA adapters, context parallelism,
     // the closed-form formulas and other tools' accounting.
     if (m.ssm.active()) {
