@@ -749,7 +749,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 28);
     CHECK(field_count<FineTuneOptions>() == 15);
-    CHECK(field_count<InferenceOptions>() == 33);
+    CHECK(field_count<InferenceOptions>() == 34);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format

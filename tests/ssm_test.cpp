@@ -334,7 +334,7 @@ TEST_CASE("state-space models: infer.ssm_kernels is transformers' only, other en
     // The scenario format names the field in its error.
     Scenario s = infer("mamba-2.8b-hf.json", Engine::Transformers, 1, 2048);
     std::string text = scenario_to_json(s, JsonStyle::Pretty);
-    const size_t at = text.find("\"ssm_kernels\": \"torch\"");
+    const size_t at = text.find("\"ssm_kernels\": \"torch\"", text.find("\"infer\": {"));
     REQUIRE(at != std::string::npos);
     text.replace(at, 22, "\"ssm_kernels\": \"fast\"");
     const Result<Scenario> bad = scenario_from_json(text);
@@ -497,30 +497,30 @@ TEST_CASE("state-space models: transformers' torch path trains Mamba1 keeping th
 }
 
 TEST_CASE("falcon-h1: transformers' torch path trains the Mamba2 SSD keeping its fp32 chunk tensors") {
-    // Falcon-H1-0.5B under bf16 autocast over fp32 weights, one sequence of 1024 tokens: T = S = 1024 (chunks of
-    // l = 256, c = 4), d_inner 1536, d_state 128, 1 group, H = 24 heads, hidden 1024. By hand from
+    // Falcon-H1-0.5B (its config's mamba_chunk_size 128) under bf16 autocast over fp32 weights, one sequence of
+    // 1024 tokens: T = S = 1024 (chunks of l = 128, c = 8), d_inner 1536, d_state 128, 1 group, H = 24 heads, hidden 1024. By hand from
     // FalconH1Mixer.torch_forward [transformers-ssm-torch] [pytorch-autograd-code] [pytorch-autocast-code]:
     // in_proj's bf16 input 2 * 1024 * 1024 = 2,097,152; in_proj's output times the fp32 mup_vector (gate and dt
     // view it) 4 * 1024 * 3352 = 13,729,792; conv1d's bf16 cast of xBC and its output 2 * 2 * 1024 * 1792 =
     // 7,340,032; softplus's input and clamp's input and output 3 * 4 * 1024 * 24 = 294,912; x.float() 4 * 1024 * 1536 =
     // 6,291,456; the padded x and x * dt 2 * 4 * 1024 * 1536 = 12,582,912; B and C repeated to the 24 heads
-    // 2 * 4 * 1024 * 24 * 128 = 25,165,824; L, G and M 3 * 4 * 1024 * 256 * 24 = 75,497,472; B_decay
-    // 4 * 1024 * 24 * 128 = 12,582,912; the concatenated states and new_states 2 * 4 * 5 * 1536 * 128 =
-    // 7,864,320; C_times_states summed 4 * 1024 * 1536 = 6,291,456; y and silu(gate), both fp32 (no
+    // 2 * 4 * 1024 * 24 * 128 = 25,165,824; L, G and M 3 * 4 * 1024 * 128 * 24 = 37,748,736; B_decay
+    // 4 * 1024 * 24 * 128 = 12,582,912; the concatenated states and new_states 2 * 4 * 9 * 1536 * 128 =
+    // 14,155,776; C_times_states summed 4 * 1024 * 1536 = 6,291,456; y and silu(gate), both fp32 (no
     // mamba_rms_norm) 8 * 1024 * 1536 = 12,582,912; out_proj's bf16 input 2 * 1024 * 1536 = 3,145,728.
-    // Sum 185,466,880 B on each of the 36 layers.
+    // Sum 154,009,600 B on each of the 36 layers.
     Scenario t = train("falcon-h1-0.5b.json");
     t.train.precision = Precision::AutocastBF16;
     t.train.seq_len = 1024;
     const Estimate e = estimate_ok(t);
-    CHECK(bytes_of(e, "act.mamba_torch") == 36 * 185466880.0);
-    // The backward of G_intermediate = C * B holds both gradients at (1, 4, 256, 256, 24, 128) fp32 before they
-    // are summed back: 2 * 4 * 1024 * 256 * 24 * 128 = 6,442,450,944 B, in the backward working set (Y_diag's
-    // product, 256 * 1536 per token, and the states', 1536 * 128, are smaller than 256 * 24 * 128).
+    CHECK(bytes_of(e, "act.mamba_torch") == 36 * 154009600.0);
+    // The backward of G_intermediate = C * B holds both gradients at (1, 8, 128, 128, 24, 128) fp32 before they
+    // are summed back: 2 * 4 * 1024 * 128 * 24 * 128 = 3,221,225,472 B, in the backward working set (Y_diag's
+    // product, 128 * 1536 per token, and the states', 1536 * 128, are smaller than 128 * 24 * 128).
     const Component* w = find(e, "act.backward_working");
     REQUIRE(w != nullptr);
     CHECK(std::string(w->formula()).find("SSD_grads") != std::string::npos);
-    CHECK(bytes_of(e, "act.backward_working") > 6442450944.0 + 185466880.0);  // beside one layer's gradients
+    CHECK(bytes_of(e, "act.backward_working") > 3221225472.0 + 154009600.0);  // beside one layer's gradients
 }
 
 TEST_CASE("state-space models: the llama.cpp planner puts each Mamba layer's state beside its layer") {
@@ -565,6 +565,13 @@ TEST_CASE("state-space models: Jamba trains its Mamba layers through separate ke
     Scenario t = train("ai21-jamba-1.5-mini.json");
     const Estimate e = estimate_ok(t);
     CHECK(bytes_of(e, "act.mamba") == 28 * 221511680.0);
+    // Its torch path under transformers (autocast, no kernels: the default train.ssm_kernels) is not walked: said.
+    CHECK_FALSE(warned(e.warnings, "Jamba's Mamba layers"));
+    Scenario hf = t;
+    hf.train.precision = Precision::AutocastBF16;
+    CHECK(warned(estimate_ok(hf).warnings, "Jamba's Mamba layers are walked as with the kernels"));
+    hf.train.ssm_kernels = SsmKernels::Fused;
+    CHECK_FALSE(warned(estimate_ok(hf).warnings, "Jamba's Mamba layers"));
     const Component* attn = find(e, "act.attention");
     REQUIRE(attn != nullptr);
     CHECK(std::string(attn->formula()).find("L_attn") != std::string::npos);

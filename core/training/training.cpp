@@ -60,6 +60,9 @@ static void add_warnings(const Scenario& s, Estimate& e) {
     if (m.vision.mllama() && m.architecture_known())
         e.warnings.push_back("Llama 3.2 Vision: its cross-attention layers' activations are modelled as self-attention layers over the text "
                              "tokens; attention to the images' states (tiles x patches per image) is not counted");
+    if (m.ssm.kind == SsmKind::Mamba1 && m.ssm.bcdt_norms && s.train.ssm_kernels == SsmKernels::Torch && plain_pytorch_training(s))
+        e.warnings.push_back("Jamba's Mamba layers are walked as with the kernels; its torch path (slow_forward, train.ssm_kernels torch) keeps "
+                             "more (its fp32 discretised tensors), not modelled yet");
     if (m.ssm.kind == SsmKind::GatedDeltaNet)
         e.warnings.push_back("Gated DeltaNet layers: activations are a lower bound (the chunked delta rule's own intermediates, fla's "
                              "chunk_gated_delta_rule g, beta, WY factors and chunk states, are not counted)");
