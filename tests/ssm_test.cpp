@@ -496,6 +496,25 @@ TEST_CASE("state-space models: transformers' torch path trains Mamba1 keeping th
     CHECK(find(estimate_ok(t), "act.mamba_torch") == nullptr);
 }
 
+TEST_CASE("state-space models: Mamba2's torch path in training, its gated RMSNorm on a 16-bit gate") {
+    // Mamba-Codestral-7B under bf16 autocast, one sequence of 2048 tokens: T = S = 2048 (l = 256, c = 8), d_inner
+    // 8192, d_state 128, 8 groups, H = 128, hidden 4096. Mamba2Mixer.torch_forward by hand [transformers-ssm-torch]:
+    // in_proj's input 2 * 2048 * 4096 = 16,777,216; its bf16 output (no mup_vector) 2 * 2048 * 18560 =
+    // 76,021,760; the conv output 2 * 2048 * 10240 = 41,943,040; dt 3 * 4 * 2048 * 128 = 3,145,728; x.float()
+    // 4 * 2048 * 8192 = 67,108,864; padded x and x * dt 134,217,728; B and C 2 * 4 * 2048 * 128 * 128 =
+    // 268,435,456; L, G, M 3 * 4 * 2048 * 256 * 128 = 805,306,368; B_decay 134,217,728; states 2 * 4 * 9 * 8192 *
+    // 128 = 75,497,472; C_times_states summed 67,108,864; the gated RMSNorm's y, the gate's fp32 cast, silu, the
+    // product and the normalized product 5 * 4 * 2048 * 8192 = 335,544,320; out_proj's input 33,554,432.
+    // 2,058,878,976 B on each of the 64 layers; backward's G_intermediate gradients 2 * 4 * 2048 * 256 * 128 * 128
+    // = 68,719,476,736 B.
+    Scenario t = train("mamba-codestral-7b-v0.1.json");
+    t.train.precision = Precision::AutocastBF16;
+    const Estimate e = estimate_ok(t);
+    CHECK(bytes_of(e, "act.mamba_torch") == 64 * 2058878976.0);
+    CHECK(bytes_of(e, "act.backward_working") > 68719476736.0 + 2058878976.0);
+    CHECK(std::string(find(e, "act.mamba_torch")->formula()).find("norm_out") != std::string::npos);
+}
+
 TEST_CASE("falcon-h1: transformers' torch path trains the Mamba2 SSD keeping its fp32 chunk tensors") {
     // Falcon-H1-0.5B (its config's mamba_chunk_size 128) under bf16 autocast over fp32 weights, one sequence of
     // 1024 tokens: T = S = 1024 (chunks of l = 128, c = 8), d_inner 1536, d_state 128, 1 group, H = 24 heads, hidden 1024. By hand from
