@@ -122,6 +122,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--kv-dtype", "infer.kv_dtype", FlagKind::Value, "", names_bar<KvDtype>},
     {"--autocast", "infer.autocast", FlagKind::Value, "", names_bar<InferAutocast>},
     {"--ssm-kernels", "infer.ssm_kernels", FlagKind::Value, "transformers: torch (no mamba-ssm / causal-conv1d / fla installed) | fused (their kernels)"},
+    {"--train-ssm-kernels", "train.ssm_kernels", FlagKind::Value, "transformers training: torch (no mamba-ssm / causal-conv1d installed) | fused (their kernels)"},
     {"--batch", "infer.batch", FlagKind::Value, "concurrent sequences"},
     {"--context", "infer.context", FlagKind::Value, "tokens per sequence (prompt + generated)"},
     {"--engine", "infer.engine", FlagKind::Value, "transformers | vllm | llama.cpp | tei (text-embeddings-inference: embedding and reranker models)"},

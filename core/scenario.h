@@ -77,6 +77,13 @@ enum class StateDtype { Auto, FP32, BF16 };
 // FSDP-bf16 regimes and adapters), Fused otherwise.
 enum class OptimizerImpl { Auto, Foreach, Fused, ForLoop };
 
+// Which code runs a state-space mixer in transformers, prefill or training (each mixer's forward picks per layer): Torch, the
+// plain PyTorch paths that run when the optional kernels are not installed (a plain `pip install transformers torch`):
+// MambaMixer.slow_forward, Mamba2Mixer.torch_forward, torch_chunk_gated_delta_rule; Fused, cuda_kernels_forward with
+// mamba-ssm + causal-conv1d (Mamba, Mamba2) or flash-linear-attention + causal-conv1d (Gated DeltaNet)
+// [transformers-code]. Other engines run their own kernels whatever this says.
+enum class SsmKernels { Torch, Fused };
+
 struct TrainingOptions {
     Precision precision = Precision::MixedBF16;
     bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param) [llm-gpu-memory-2025]
@@ -111,6 +118,8 @@ struct TrainingOptions {
     // The training loop keeps the model's logits referenced through backward (`logits = model(x)` in the loop's
     // scope, as LitGPT's finetune scripts do [litgpt-code]); transformers' Trainer drops the outputs before backward.
     bool loop_holds_logits = false;
+    // transformers: the state-space mixers' path in training, torch (the default, no kernels installed) or fused
+    SsmKernels ssm_kernels = SsmKernels::Torch;
     // optimizer.zero_grad(set_to_none=True), PyTorch's default from 2.0: each step's gradients are allocated in
     // backward and freed after the step. false (PyTorch before 2.0; transformers' Trainer called model.zero_grad()):
     // the .grad tensors are zeroed in place and stay allocated from the first step on, through forward too
@@ -187,13 +196,6 @@ enum class VllmMoeBackend { Auto, Marlin, Triton, FlashInferTrtllm, FlashInferCu
 // PerOp: frozen weights (requires_grad=False) are not cached, each cast lives for its op only
 // (aten/src/ATen/autocast_mode.cpp cached_cast [pytorch-autocast-code]). Needs infer.weights fp32.
 enum class InferAutocast { Off, Cached, PerOp };
-
-// Which code runs a state-space mixer's prefill in transformers (each mixer's forward picks per layer): Torch, the
-// plain PyTorch paths that run when the optional kernels are not installed (a plain `pip install transformers torch`):
-// MambaMixer.slow_forward, Mamba2Mixer.torch_forward, torch_chunk_gated_delta_rule; Fused, cuda_kernels_forward with
-// mamba-ssm + causal-conv1d (Mamba, Mamba2) or flash-linear-attention + causal-conv1d (Gated DeltaNet)
-// [transformers-code]. Other engines run their own kernels whatever this says.
-enum class SsmKernels { Torch, Fused };
 
 // vLLM --speculative-config's method (vllm/config/speculative.py SpeculativeConfig.method [vllm-spec-decode]):
 // None: no speculative decoding; Draft: another, smaller model of the same vocabulary ("draft_model");

@@ -278,6 +278,25 @@ TEST_CASE("cli: --ssm-kernels picks transformers' path through a Mamba mixer") {
     CHECK_THAT(bad.out + bad.err, Catch::Contains("infer.ssm_kernels"));
 }
 
+TEST_CASE("cli: --train-ssm-kernels picks transformers' path through a trained Mamba mixer") {
+    // mamba-2.8b under bf16 autocast, 512 tokens (T = 512, d_inner 5120, d_state 16, dt_rank 160, hidden 2560),
+    // what slow_forward's autograd keeps per layer: in_proj's input 2 * 512 * 2560 = 2,621,440; in_proj's output,
+    // the conv output and its silu 8 * 512 * 5120 = 20,971,520; x_proj's output 2 * 512 * 192 = 196,608;
+    // softplus's fp32 input and output, x.float(), the gated fp32 sum and silu(gate), out_proj's input
+    // (8 + 4 + 6 + 2) * 512 * 5120 = 52,428,800; B.float() 4 * 512 * 16 = 32,768; discrete_A, discrete_B and the
+    // 512 fp32 states with their bf16 casts 14 * 512 * 5120 * 16 = 587,202,560. 663,453,696 B, 64 layers.
+    const std::string base = "estimate --model mamba-2.8b --mode train --precision bf16-autocast --seq 512 --format csv";
+    const Run torch = vramlens(base);
+    REQUIRE(torch.status == 0);
+    CHECK_THAT(torch.out, Catch::Contains("act.mamba_torch,") && Catch::Contains(",42461036544,"));
+    const Run fused = vramlens(base + " --train-ssm-kernels fused");
+    REQUIRE(fused.status == 0);
+    CHECK_THAT(fused.out, Catch::Contains("act.mamba,") && !Catch::Contains("act.mamba_torch,"));
+    const Run bad = vramlens(base + " --train-ssm-kernels fast");
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.out + bad.err, Catch::Contains("train.ssm_kernels"));
+}
+
 TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
     Run gb = vramlens("estimate --params 7e9 --unit gb");
     REQUIRE(gb.status == 0);

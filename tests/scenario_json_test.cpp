@@ -101,6 +101,7 @@ Scenario every_field_changed() {
     t.params_only_largest_layer = 123456;
     t.loop_holds_logits = true;
     t.zero_grad_set_to_none = false;
+    t.ssm_kernels = SsmKernels::Fused;
     s.finetune.method = FineTuneMethod::QLoRA;
     s.finetune.lora_rank = 64;
     s.finetune.lora_targets = kLoraQ | kLoraO | kLoraDown;
@@ -292,6 +293,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.params_only_largest_layer == b.train.params_only_largest_layer);
     CHECK(a.train.loop_holds_logits == b.train.loop_holds_logits);
     CHECK(a.train.zero_grad_set_to_none == b.train.zero_grad_set_to_none);
+    CHECK(a.train.ssm_kernels == b.train.ssm_kernels);
     CHECK(a.finetune.method == b.finetune.method);
     CHECK(a.finetune.lora_rank == b.finetune.lora_rank);
     CHECK(a.finetune.lora_targets == b.finetune.lora_targets);
@@ -745,7 +747,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 27);
+    CHECK(field_count<TrainingOptions>() == 28);
     CHECK(field_count<FineTuneOptions>() == 15);
     CHECK(field_count<InferenceOptions>() == 34);
     CHECK(field_count<Speculative>() == 4);

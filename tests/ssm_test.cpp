@@ -334,7 +334,7 @@ TEST_CASE("state-space models: infer.ssm_kernels is transformers' only, other en
     // The scenario format names the field in its error.
     Scenario s = infer("mamba-2.8b-hf.json", Engine::Transformers, 1, 2048);
     std::string text = scenario_to_json(s, JsonStyle::Pretty);
-    const size_t at = text.find("\"ssm_kernels\": \"torch\"");
+    const size_t at = text.find("\"ssm_kernels\": \"torch\"", text.find("\"infer\": {"));
     REQUIRE(at != std::string::npos);
     text.replace(at, 22, "\"ssm_kernels\": \"fast\"");
     const Result<Scenario> bad = scenario_from_json(text);
@@ -460,6 +460,88 @@ TEST_CASE("state-space models: training keeps what the fused Mamba kernels save 
     CHECK(bytes_of(m2, "act.mamba") == 64 * 126418944.0);
 }
 
+TEST_CASE("state-space models: transformers' torch path trains Mamba1 keeping the discretised fp32 tensors") {
+    // mamba-130m-hf under bf16 autocast over fp32 weights, no kernels (train.ssm_kernels torch, the default),
+    // T = 2048, d_inner 1536, d_state 16, dt_rank 48, hidden 768. By hand from MambaMixer.slow_forward, what
+    // autograd saves [transformers-ssm-torch] [pytorch-autograd-code]: in_proj's bf16 input 2 * 2048 * 768 =
+    // 3,145,728; in_proj's output (conv1d's input and the gate view it) 2 * 2 * 2048 * 1536 = 12,582,912; the
+    // conv output and its silu 2 * 2 * 2048 * 1536 = 12,582,912; x_proj's output 2 * 2048 * 80 = 327,680;
+    // softplus's fp32 input and output 2 * 4 * 2048 * 1536 = 25,165,824; x.float() 4 * 2048 * 1536 =
+    // 12,582,912; B.float() 4 * 2048 * 16 = 131,072; discrete_A and discrete_B 2 * 4 * 2048 * 1536 * 16 =
+    // 402,653,184; 2048 fp32 states and their bf16 casts for the matmul with C 6 * 2048 * 1536 * 16 =
+    // 301,989,888; the fp32 scan_output + x * D and silu(gate) 6 * 2048 * 1536 = 18,874,368; out_proj's bf16
+    // input 2 * 2048 * 1536 = 6,291,456. Sum 796,327,936 B on each of the 24 layers.
+    Scenario t = train("mamba-130m-hf.json");
+    t.train.precision = Precision::AutocastBF16;
+    CHECK(t.train.ssm_kernels == SsmKernels::Torch);
+    const Estimate e = estimate_ok(t);
+    CHECK(find(e, "act.mamba") == nullptr);
+    CHECK(bytes_of(e, "act.mamba_torch") == 24 * 796327936.0);
+    CHECK(std::string(find(e, "act.mamba_torch")->formula()).find("discretised") != std::string::npos);
+    // Full recomputation: backward recomputes one layer (its norm's fp32 input and normed output 8 * 2048 * 768
+    // = 12,582,912 plus the mixer: 808,910,848), holds its gradients (as much again) and, at the scan loop,
+    // discrete_A's and deltaB_u's gradient buffers with one step's whole-shape select_backward gradient:
+    // 3 * 4 * 2048 * 1536 * 16 = 603,979,776. The loss backward (3 * 4 * 2048 * 50280 = 1,235,681,280) is smaller.
+    t.train.recompute = Recompute::Full;
+    const Estimate full = estimate_ok(t);
+    CHECK(bytes_of(full, "act.backward_working") == 2 * 808910848.0 + 603979776.0);
+    // With the kernels installed the fused walk applies, as it does for Megatron-style mixed precision.
+    t.train.recompute = Recompute::None;
+    t.train.ssm_kernels = SsmKernels::Fused;
+    const Estimate fused = estimate_ok(t);
+    CHECK(find(fused, "act.mamba_torch") == nullptr);
+    CHECK(bytes_of(fused, "act.mamba") > 0);
+    t.train.ssm_kernels = SsmKernels::Torch;
+    t.train.precision = Precision::MixedBF16;
+    CHECK(find(estimate_ok(t), "act.mamba_torch") == nullptr);
+}
+
+TEST_CASE("state-space models: Mamba2's torch path in training, its gated RMSNorm on a 16-bit gate") {
+    // Mamba-Codestral-7B under bf16 autocast, one sequence of 2048 tokens: T = S = 2048 (l = 256, c = 8), d_inner
+    // 8192, d_state 128, 8 groups, H = 128, hidden 4096. Mamba2Mixer.torch_forward by hand [transformers-ssm-torch]:
+    // in_proj's input 2 * 2048 * 4096 = 16,777,216; its bf16 output (no mup_vector) 2 * 2048 * 18560 =
+    // 76,021,760; the conv output 2 * 2048 * 10240 = 41,943,040; dt 3 * 4 * 2048 * 128 = 3,145,728; x.float()
+    // 4 * 2048 * 8192 = 67,108,864; padded x and x * dt 134,217,728; B and C 2 * 4 * 2048 * 128 * 128 =
+    // 268,435,456; L, G, M 3 * 4 * 2048 * 256 * 128 = 805,306,368; B_decay 134,217,728; states 2 * 4 * 9 * 8192 *
+    // 128 = 75,497,472; C_times_states summed 67,108,864; the gated RMSNorm's y, the gate's fp32 cast, silu, the
+    // product and the normalized product 5 * 4 * 2048 * 8192 = 335,544,320; out_proj's input 33,554,432.
+    // 2,058,878,976 B on each of the 64 layers; backward's G_intermediate gradients 2 * 4 * 2048 * 256 * 128 * 128
+    // = 68,719,476,736 B.
+    Scenario t = train("mamba-codestral-7b-v0.1.json");
+    t.train.precision = Precision::AutocastBF16;
+    const Estimate e = estimate_ok(t);
+    CHECK(bytes_of(e, "act.mamba_torch") == 64 * 2058878976.0);
+    CHECK(bytes_of(e, "act.backward_working") > 68719476736.0 + 2058878976.0);
+    CHECK(std::string(find(e, "act.mamba_torch")->formula()).find("norm_out") != std::string::npos);
+}
+
+TEST_CASE("falcon-h1: transformers' torch path trains the Mamba2 SSD keeping its fp32 chunk tensors") {
+    // Falcon-H1-0.5B (its config's mamba_chunk_size 128) under bf16 autocast over fp32 weights, one sequence of
+    // 1024 tokens: T = S = 1024 (chunks of l = 128, c = 8), d_inner 1536, d_state 128, 1 group, H = 24 heads, hidden 1024. By hand from
+    // FalconH1Mixer.torch_forward [transformers-ssm-torch] [pytorch-autograd-code] [pytorch-autocast-code]:
+    // in_proj's bf16 input 2 * 1024 * 1024 = 2,097,152; in_proj's output times the fp32 mup_vector (gate and dt
+    // view it) 4 * 1024 * 3352 = 13,729,792; conv1d's bf16 cast of xBC and its output 2 * 2 * 1024 * 1792 =
+    // 7,340,032; softplus's input and clamp's input and output 3 * 4 * 1024 * 24 = 294,912; x.float() 4 * 1024 * 1536 =
+    // 6,291,456; the padded x and x * dt 2 * 4 * 1024 * 1536 = 12,582,912; B and C repeated to the 24 heads
+    // 2 * 4 * 1024 * 24 * 128 = 25,165,824; L, G and M 3 * 4 * 1024 * 128 * 24 = 37,748,736; B_decay
+    // 4 * 1024 * 24 * 128 = 12,582,912; the concatenated states and new_states 2 * 4 * 9 * 1536 * 128 =
+    // 14,155,776; C_times_states summed 4 * 1024 * 1536 = 6,291,456; y and silu(gate), both fp32 (no
+    // mamba_rms_norm) 8 * 1024 * 1536 = 12,582,912; out_proj's bf16 input 2 * 1024 * 1536 = 3,145,728.
+    // Sum 154,009,600 B on each of the 36 layers.
+    Scenario t = train("falcon-h1-0.5b.json");
+    t.train.precision = Precision::AutocastBF16;
+    t.train.seq_len = 1024;
+    const Estimate e = estimate_ok(t);
+    CHECK(bytes_of(e, "act.mamba_torch") == 36 * 154009600.0);
+    // The backward of G_intermediate = C * B holds both gradients at (1, 8, 128, 128, 24, 128) fp32 before they
+    // are summed back: 2 * 4 * 1024 * 128 * 24 * 128 = 3,221,225,472 B, in the backward working set (Y_diag's
+    // product, 128 * 1536 per token, and the states', 1536 * 128, are smaller than 128 * 24 * 128).
+    const Component* w = find(e, "act.backward_working");
+    REQUIRE(w != nullptr);
+    CHECK(std::string(w->formula()).find("SSD_grads") != std::string::npos);
+    CHECK(bytes_of(e, "act.backward_working") > 3221225472.0 + 154009600.0);  // beside one layer's gradients
+}
+
 TEST_CASE("state-space models: the llama.cpp planner puts each Mamba layer's state beside its layer") {
     // mamba-130m-hf, every layer on one GPU: one sequence's state, (3 * 1536 + 1536 * 16) * 4 B per
     // layer, 24 layers = 2,801,664 B, and no KV cache.
@@ -502,6 +584,13 @@ TEST_CASE("state-space models: Jamba trains its Mamba layers through separate ke
     Scenario t = train("ai21-jamba-1.5-mini.json");
     const Estimate e = estimate_ok(t);
     CHECK(bytes_of(e, "act.mamba") == 28 * 221511680.0);
+    // Its torch path under transformers (autocast, no kernels: the default train.ssm_kernels) is not walked: said.
+    CHECK_FALSE(warned(e.warnings, "Jamba's Mamba layers"));
+    Scenario hf = t;
+    hf.train.precision = Precision::AutocastBF16;
+    CHECK(warned(estimate_ok(hf).warnings, "Jamba's Mamba layers are walked as with the kernels"));
+    hf.train.ssm_kernels = SsmKernels::Fused;
+    CHECK_FALSE(warned(estimate_ok(hf).warnings, "Jamba's Mamba layers"));
     const Component* attn = find(e, "act.attention");
     REQUIRE(attn != nullptr);
     CHECK(std::string(attn->formula()).find("L_attn") != std::string::npos);

@@ -44,6 +44,8 @@ LayerDims layer_dims(const ModelSpec& m, bool moe_layer) {
         L.ssm_groups = static_cast<double>(m.ssm.groups);
         L.ssm_unfused = m.ssm.bcdt_norms;
         L.ssm_gated_norm = m.ssm.gated_norm;
+        L.ssm_chunk = static_cast<double>(m.ssm.chunk);
+        L.ssm_mup = m.model_type == "falcon_h1";
     }
     if (moe_layer) {
         L.experts = m.moe.num_experts;
@@ -301,6 +303,104 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
     return r;
 }
 
+// Whether transformers trains this mixer through its plain PyTorch path (train.ssm_kernels torch): Mamba1's
+// MambaMixer.slow_forward and Mamba2's Mamba2Mixer.torch_forward (Falcon-H1's, Nemotron-H's, GraniteMoeHybrid's
+// copies); Jamba's mixer (its dt/B/C norms) and Gated DeltaNet keep the kernels' walk.
+inline bool mamba_torch_path(const LayerDims& L, const ActShape& x) {
+    return x.ssm_torch && (L.ssm == SsmKind::Mamba2 || (L.ssm == SsmKind::Mamba1 && !L.ssm_unfused));
+}
+
+// What autograd saves for backward in transformers' plain PyTorch mixers, one layer, T = b s tokens, d = d_inner,
+// n = d_state [transformers-ssm-torch]. e: the bytes of the ops autocast runs in fp32 (softplus; products with an
+// fp32 parameter or buffer) or of the 16-bit type without autocast [pytorch-autocast-code]; a 16-bit tensor cast
+// to bf16 by autocast for a matmul or conv is saved as that cast. Every product saves both operands, exp its output,
+// silu and softplus their inputs; sums, casts, pads and views save none [pytorch-autograd-code].
+// Mamba1 (slow_forward; use_mambapy false, its default): in_proj's output (conv1d's input and the gate are views of
+// it: xz), the conv output and its silu (conv_act: x_proj's input and the D product's operand), x_proj's output
+// (dt_proj's input is a view: x_dbl), softplus's input and output (dt), the fp32 x and B (x_fp32, B_fp32) of the
+// discretisation, discrete_A (exp's output) and discrete_B (deltaB_u's operand), each step's fp32 ssm_state (the
+// next step's product saves it) and its cast for the matmul with C (scan_states: s states of b x d x n), the fp32
+// sum scan_output + x * D and silu(gate) (gated), and out_proj's cast input.
+// Mamba2 (torch_forward), over S = q padded to chunks of l, H heads, c chunks: in_proj's output (proj; Falcon-H1
+// multiplies it by its mup_vector buffer: that product, in e bytes, is what the views keep, and conv1d saves its own
+// cast of xBC), the conv output, softplus's input, clamp's input and output (dt), the fp32 x (x_fp32), the padded x and x * dt
+// (x_padded: D_residual's and the SSD products' operands), B and C repeated to every head (B_C), L, G and M
+// (L_G_M: b x c x l x l x H each), B_decay, the concatenated chunk states and new_states (states: b (c + 1) d n each),
+// C_times_states summed (C_states_sum), then the output: the gated RMSNorm's y, fp32 gate, silu, product and
+// normalized product (norm_out), or y * silu(gate) without the norm, and out_proj's cast input.
+template <class Q>
+Expr<Q> layer_mamba_torch(Q& q, const LayerDims& L, const ActShape& x) {
+    using N = Expr<Q>;
+    const N a = q("a_bytes", x.act_bytes), lin = saved_in_bytes(q, x), T = tokens(q, x);
+    const N e = x.residual_bytes > 0 ? q("fp32_bytes", 4.0) : a;
+    const N f = q("fp32_bytes", 4.0);
+    const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
+    N r = q.let("in_proj_in", lin * T * q("h", L.h));
+    if (L.ssm == SsmKind::Mamba1) {
+        r += q.let("xz", 2 * a * T * d_in);
+        r += q.let("conv_act", 2 * a * T * d_in);
+        r += q.let("x_dbl", a * T * (q("dt_rank", L.dt_rank) + 2 * n));
+        r += q.let("dt", 2 * e * T * d_in);
+        r += q.let("x_fp32", f * T * d_in);
+        r += q.let("B_fp32", f * T * n);
+        r += q.let("discretised", 2 * f * T * d_in * n);
+        // ssm_state.to(dtype) then matmul: autocast (or a 16-bit dtype) makes a 16-bit copy per step; in fp32 none
+        r += q.let("scan_states", (x.act_bytes < 4 ? f + a : f) * T * d_in * n);
+        r += q.let("gated", (e + a) * T * d_in);
+        r += q.let("out_proj_in", lin * T * d_in);
+        return r;
+    }
+    const int64_t chunk = std::max<int64_t>(1, static_cast<int64_t>(L.ssm_chunk));
+    const int64_t chunks = (static_cast<int64_t>(x.s) + chunk - 1) / chunk;
+    const N b = q("b", x.b), l = q("chunk", static_cast<double>(chunk)), H = q("ssm_heads", L.ssm_heads);
+    const N S = q.let("S", q("chunks", static_cast<double>(chunks)) * l);
+    const N conv_dim = d_in + 2 * q("groups", L.ssm_groups) * n;
+    const N width = 2 * d_in + 2 * q("groups", L.ssm_groups) * n + H;
+    if (L.ssm_mup) {
+        r += q.let("proj", e * T * width);
+        if (x.residual_bytes > 0) r += q.let("conv_in", a * T * conv_dim);
+    } else {
+        r += q.let("proj", a * T * width);
+    }
+    r += q.let("conv_out", a * T * conv_dim);
+    r += q.let("dt", 3 * e * T * H);
+    r += q.let("x_fp32", f * T * d_in);
+    r += q.let("x_padded", 2 * f * b * S * d_in);
+    r += q.let("B_C", 2 * f * b * S * H * n);
+    r += q.let("L_G_M", 3 * f * b * S * l * H);
+    r += q.let("B_decay", f * b * S * H * n);
+    r += q.let("states", 2 * f * b * (q("chunks", static_cast<double>(chunks)) + 1) * d_in * n);
+    r += q.let("C_states_sum", f * b * S * d_in);
+    const double gate_bytes = L.ssm_mup && x.residual_bytes > 0 ? 4 : x.act_bytes;
+    if (L.ssm_gated_norm)  // y, the gate's fp32 cast (none when it is fp32 already), silu, product, normalized
+        r += q.let("norm_out", (gate_bytes < 4 ? 5 * f : 4 * f) * T * d_in);
+    else  // y * silu(gate): y and the silu output, in the gate's dtype
+        r += q.let("gated", (f + q("gate_bytes", gate_bytes)) * T * d_in);
+    r += q.let("out_proj_in", lin * T * d_in);
+    return r;
+}
+
+// The largest transient of the torch mixer's backward beyond its saved tensors [pytorch-autograd-code]
+// [transformers-ssm-torch]. Mamba1: each step's discrete_A[:, :, i] and deltaB_u[:, :, i] get their gradient
+// through select_backward, a zeros tensor of the whole (b, d, s, n) shape, added into the two gradient buffers:
+// 3 fp32 tensors of T d n. Mamba2: each broadcast product the SSD sums gets both operands' gradients at its full
+// shape before the engine sums each back to its operand's shape: 2 fp32 tensors of the largest of
+// G_intermediate = C * B (b, c, l, l, H, n), Y_diag's M * x (b, c, l, l, H, head_dim) and the states' and
+// C_times_states' products (b, c, l, H, head_dim, n): 2 * 4 * b * S * max(l H n, l d, d n). N{} off the torch path.
+template <class Q>
+Expr<Q> mamba_torch_backward(Q& q, const LayerDims& L, const ActShape& x) {
+    using N = Expr<Q>;
+    if (!mamba_torch_path(L, x)) return N{};
+    const N f = q("fp32_bytes", 4.0), d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
+    if (L.ssm == SsmKind::Mamba1) return q.let("scan_grads", 3 * f * tokens(q, x) * d_in * n);
+    const int64_t chunk = std::max<int64_t>(1, static_cast<int64_t>(L.ssm_chunk));
+    const int64_t chunks = (static_cast<int64_t>(x.s) + chunk - 1) / chunk;
+    const N l = q("chunk", static_cast<double>(chunk));
+    const N S = q.let("S", q("chunks", static_cast<double>(chunks)) * l);
+    const N H = q("ssm_heads", L.ssm_heads);
+    return q.let("SSD_grads", 2 * f * q("b", x.b) * S * max_of(l * H * n, max_of(l * d_in, d_in * n)));
+}
+
 // The Mamba mixer of a Mamba layer as transformers trains it with the fused kernels (mamba-ssm and
 // causal-conv1d installed: MambaMixer / Mamba2Mixer cuda_kernels_forward) [transformers-code]. in_proj
 // saves its input. Mamba1 runs mamba_inner_fn (MambaInnerFn, checkpoint_lvl 1: conv1d_out and delta
@@ -313,6 +413,7 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
 template <class Q>
 Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
     using N = Expr<Q>;
+    if (mamba_torch_path(L, x)) return layer_mamba_torch(q, L, x);
     const N a = q("a_bytes", x.act_bytes), T = tokens(q, x);
     const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
     N r = q.let("in_proj_in", saved_in_bytes(q, x) * T * q("h", L.h));
@@ -408,6 +509,7 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
                              s.model.attention != AttentionKind::MLA;
     x.kv_cache_copies = plain_pytorch_training(s) && s.model.fused_qkv && s.model.position == PositionKind::Learned &&
                         s.model.attention != AttentionKind::MLA && o.flash_attention && o.recompute == Recompute::None;
+    x.ssm_torch = plain_pytorch_training(s) && o.ssm_kernels == SsmKernels::Torch;
     x.dropout = o.dropout;
     x.expert_capacity = o.moe_expert_capacity_factor;
     x.pad_to_capacity = o.moe_pad_expert_input_to_capacity;
@@ -775,9 +877,16 @@ static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& 
                 const auto A = q.let("A_scores", g.scores(q));
                 return per_attention_layer(q, A);
             });
+    const bool torch_mixer = mamba_torch_path(st.dense, st.lx);
     if (st.ls > 0)
-        add(c.e, c.d, comp("act.mamba", "activations: Mamba mixer (in_proj input and the fused scan's saved tensors)", Category::Activations, kFwdBwd,
-                           "mamba-ssm MambaInnerFn (checkpoint_lvl 1: conv1d_out and delta recomputed) / MambaSplitConv1dScanCombinedFn "
+        add(c.e, c.d, comp(torch_mixer ? "act.mamba_torch" : "act.mamba",
+                           torch_mixer ? "activations: Mamba mixer through transformers' torch path (the scan's fp32 tensors autograd keeps)"
+                                       : "activations: Mamba mixer (in_proj input and the fused scan's saved tensors)",
+                           Category::Activations, kFwdBwd,
+                           torch_mixer ? "transformers MambaMixer.slow_forward / Mamba2Mixer.torch_forward (FalconH1Mixer's copy) without mamba-ssm: "
+                                         "the tensors autograd saves [transformers-ssm-torch]; autocast's casts [pytorch-autocast-code]; what each "
+                                         "op saves [pytorch-autograd-code]"
+                                       : "mamba-ssm MambaInnerFn (checkpoint_lvl 1: conv1d_out and delta recomputed) / MambaSplitConv1dScanCombinedFn "
                            "save_for_backward, as transformers' cuda_kernels_forward calls them in training; Jamba: causal_conv1d_fn, the dt/B/C "
                            "norms, selective_scan_fn (SelectiveScanFn) and the projections one by one [mamba-ssm-code] [transformers-code]"),
             [&](auto& q) {
@@ -818,6 +927,7 @@ static void add_backward_working_sets(TrainCtx& c, const StageLayers& st, const 
             r += min_of(q("k", st.k), q("L_stage", st.L)) * q.let("A_layer", largest(q));
         if (st.rc == Recompute::Selective) r += 1 * let_some(q, "A_scores", g.scores(q));  // one layer's s^2 core
         if (layer_grads) r += q.let("A_layer", largest(q));                                 // its activations' gradients
+        if (st.ls > 0) r += let_some(q, "A_ssm_backward", mamba_torch_backward(q, st.dense, st.lx));  // the torch mixer's largest transient
         return r;
     };
     const auto loss_backward = [&](auto& q) { return log_softmax_output(q, x, loss, st.fl) + loss_gradients(q, x, loss); };

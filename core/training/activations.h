@@ -25,6 +25,8 @@ struct LayerDims {
     double d_inner = 0, d_state = 0, dt_rank = 0, ssm_heads = 0, ssm_groups = 0;
     bool ssm_unfused = false;  // Jamba: dt/B/C norms between separate conv, projections and scan
     bool ssm_gated_norm = true;  // Mamba2: the gated RMSNorm runs in the kernel (SsmSpec::gated_norm)
+    double ssm_chunk = 0;        // Mamba2: the SSD's chunk_size
+    bool ssm_mup = false;        // Falcon-H1: in_proj's output times the mup_vector buffer before the split
 };
 LayerDims layer_dims(const ModelSpec& m, bool moe_layer);
 LayerDims gpt_dims(double h, double heads);  // Korthikanti's GPT layer: ffn 4h, GeLU, MHA, LayerNorm
@@ -69,6 +71,9 @@ struct ActShape {
     // MoE token dropping: the experts' capacity factor (0: dropless) and whether inputs are padded to it.
     double expert_capacity = 0;
     bool pad_to_capacity = false;
+    // transformers runs Mamba / Mamba2 mixers through their plain PyTorch paths (train.ssm_kernels torch):
+    // autograd keeps the scan's fp32 tensors (activations.cpp layer_mamba_torch).
+    bool ssm_torch = false;
 };
 
 // Bytes one layer keeps for one micro-batch, by group [korthikanti2022 §4.1, Table 2];

@@ -60,6 +60,9 @@ static void add_warnings(const Scenario& s, Estimate& e) {
     if (m.vision.mllama() && m.architecture_known())
         e.warnings.push_back("Llama 3.2 Vision: its cross-attention layers' activations are modelled as self-attention layers over the text "
                              "tokens; attention to the images' states (tiles x patches per image) is not counted");
+    if (m.ssm.kind == SsmKind::Mamba1 && m.ssm.bcdt_norms && s.train.ssm_kernels == SsmKernels::Torch && plain_pytorch_training(s))
+        e.warnings.push_back("Jamba's Mamba layers are walked as with the kernels; its torch path (slow_forward, train.ssm_kernels torch) keeps "
+                             "more (its fp32 discretised tensors), not modelled yet");
     if (m.ssm.kind == SsmKind::GatedDeltaNet)
         e.warnings.push_back("Gated DeltaNet layers: activations are a lower bound (the chunked delta rule's own intermediates, fla's "
                              "chunk_gated_delta_rule g, beta, WY factors and chunk states, are not counted)");
@@ -166,8 +169,9 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     auto range = [&](double v, double lo, double hi, const char* field) {
         if (!(v >= lo && v <= hi)) errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)});
     };
-    // A state-space model's Mamba layers are walked as transformers trains them with the fused kernels
-    // (activations.cpp layer_mamba, Jamba's unfused mixer too); what that walk does not cover is refused
+    // A state-space model's Mamba layers are walked as transformers trains them, through its torch path or the
+    // fused kernels (train.ssm_kernels; activations.cpp layer_mamba_torch, layer_mamba, Jamba's unfused mixer
+    // too); what those walks do not cover is refused
     // rather than sized as a transformer: Falcon Mamba's own kernel, LoRA adapters, context parallelism,
     // the closed-form formulas and other tools' accounting.
     if (m.ssm.active()) {
