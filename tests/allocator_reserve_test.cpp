@@ -121,3 +121,24 @@ TEST_CASE("allocator reserve: the H100 runs that ran out of memory are predicted
         CHECK(e.fits() == r.fitted);
     }
 }
+
+// The H200 run of 2026-11-27 (tests/data/accuracy/gpu-runs/2026-11-27-h200/results.jsonl): Falcon-H1-1.5B trained
+// through transformers' torch Mamba2 path (no mamba-ssm installed) with gradient checkpointing at 4096 tokens ran
+// out of memory asking for "48.00 GiB" with 46.17 GiB reserved but unallocated. That request is one fp32 gradient of
+// the SSD's G_intermediate product (b, c, l, l, H, n) = 1 x 16 chunks x 256 x 256 x 48 heads x 256 state
+// (tiiuae/Falcon-H1-1.5B-Instruct config.json: mamba_n_heads 48, mamba_d_state 256; chunk 256, transformers'
+// FalconH1Config default, as the run's config had none): 4096 x 256 x 48 x 256 x 4 B = 51,539,607,552 B.
+TEST_CASE("allocator reserve: a torch-path Mamba2 backward's SSD gradient is the largest transient, and the H200 run that ran out of memory is predicted not to fit") {
+    const Result<Scenario> s = scenario_from_json(
+        R"({"version":1,"model":"falcon-h1-1.5b","train":{"precision":"bf16-autocast","micro_batch":1,"seq_len":4096,"recompute":"full"},"gpu":"h200"})");
+    REQUIRE(s.ok());
+    const Estimate e = estimate(*s.value);
+    REQUIRE(e.ok());
+    CHECK(reserve_of(e) == Approx(1.75 * 4096.0 * 256 * 48 * 256 * 4));
+    CHECK_FALSE(e.fits());
+    // With the kernels (train.ssm_kernels fused) there is no such gradient.
+    Scenario fused = *s.value;
+    fused.train.ssm_kernels = SsmKernels::Fused;
+    CHECK(reserve_of(estimate(fused)) < 1.75 * 4096.0 * 256 * 48 * 256 * 4 / 10);
+}
+

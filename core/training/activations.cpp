@@ -401,6 +401,7 @@ Expr<Q> mamba_torch_backward(Q& q, const LayerDims& L, const ActShape& x) {
     return q.let("SSD_grads", 2 * f * q("b", x.b) * S * max_of(l * H * n, max_of(l * d_in, d_in * n)));
 }
 
+
 // The Mamba mixer of a Mamba layer as transformers trains it with the fused kernels (mamba-ssm and
 // causal-conv1d installed: MambaMixer / Mamba2Mixer cuda_kernels_forward) [transformers-code]. in_proj
 // saves its input. Mamba1 runs mamba_inner_fn (MambaInnerFn, checkpoint_lvl 1: conv1d_out and delta
@@ -461,6 +462,16 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
 }
 
 }  // namespace
+
+// One of those gradients, the largest single tensor the torch mixer's backward allocates and frees, for the
+// caching allocator's split holes (allocator_reserve.h): fp32 rows x width, rows b S (Mamba2, S padded to the
+// chunk) or T (Mamba1), width max(l H n, l d, d n) or d n. Zero off the torch path.
+TransientTensor mamba_torch_grad(const LayerDims& L, const ActShape& x) {
+    if (!mamba_torch_path(L, x)) return {};
+    if (L.ssm == SsmKind::Mamba1) return {"T_ssm_grad", x.b * x.s / std::max(1.0, x.cp), L.d_inner * L.d_state, 4};
+    const double chunk = std::max(1.0, L.ssm_chunk), S = std::ceil(x.s / chunk) * chunk;
+    return {"T_ssm_grad", x.b * S / std::max(1.0, x.cp), std::max({chunk * L.ssm_heads * L.d_state, chunk * L.d_inner, L.d_inner * L.d_state}), 4};
+}
 
 double mamba_layer_activation_bytes(const LayerDims& L, const ActShape& x) {
     Numbers q;

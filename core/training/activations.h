@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 
+#include "allocator_reserve.h"
 #include "model_spec.h"
 
 namespace vl {
@@ -90,6 +91,10 @@ struct LayerActivations {
 LayerActivations layer_activations(const LayerDims& L, const ActShape& x);
 // Bytes one Mamba layer's mixer keeps for one micro-batch (the fused kernels' saved tensors; L.ssm set).
 double mamba_layer_activation_bytes(const LayerDims& L, const ActShape& x);
+// transformers' torch path through a Mamba mixer in training: the largest single tensor its backward allocates
+// and frees (one full-size fp32 gradient of its largest broadcast product), for the allocator's split holes; a
+// zero-sized tensor off that path (train.ssm_kernels fused, or a mixer that keeps the kernels' walk).
+TransientTensor mamba_torch_grad(const LayerDims& L, const ActShape& x);
 
 // Rows of one chunk of Liger-Kernel's fused linear cross-entropy [liger-kernel-code]: the tokens are
 // split so that a chunk's logits hold about tokens x hidden elements: inc_factor = ceil(vocab / hidden),

@@ -87,8 +87,9 @@ static void add_warnings(const Scenario& s, Estimate& e) {
 // The largest tensor one training step allocates and frees, for the allocator's split holes
 // (allocator_reserve.h): the loss's logits where this rank computes a materialised loss (b x s x V / t in
 // the loss dtype, the last of several of that shape [pytorch-docs] [transformers-code]), one MLP
-// intermediate (a gate or up projection's output, or a routed expert's over every token), or with eager
-// attention one layer's softmax over s x s scores.
+// intermediate (a gate or up projection's output, or a routed expert's over every token), with eager
+// attention one layer's softmax over s x s scores, or on transformers' torch path through a Mamba mixer one
+// fp32 gradient of its largest broadcast product (activations.h mamba_torch_grad).
 static TransientTensor training_largest_transient(const Scenario& s, const Estimate& e) {
     const ModelSpec& m = s.model;
     if (!m.architecture_known()) return {};
@@ -97,7 +98,9 @@ static TransientTensor training_largest_transient(const Scenario& s, const Estim
     const bool loss = std::any_of(e.components.begin(), e.components.end(),
                                   [](const Component& c) { return std::string_view(c.id) == "logits.loss"; });
     const double ffn = static_cast<double>(std::max(m.ffn, m.moe.expert_ffn));
+    const TransientTensor ssm = m.ssm.active() ? mamba_torch_grad(layer_dims(m, false), x) : TransientTensor{};
     return largest_of({
+        ssm,
         {"T_logits", loss ? rows : 0, static_cast<double>(m.vocab) / x.tp, s.train.fp32_logits ? 4.0 : x.act_bytes},
         {"T_mlp", rows, ffn / x.tp, x.act_bytes},
         {"T_softmax", x.flash ? 0 : rows * static_cast<double>(m.heads) / x.tp, x.s / x.cp,
