@@ -464,13 +464,12 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
 }  // namespace
 
 // One of those gradients, the largest single tensor the torch mixer's backward allocates and frees, for the
-// caching allocator's split holes (allocator_reserve.h): fp32 rows x width, rows b S (Mamba2, S padded to the
-// chunk) or T (Mamba1), width max(l H n, l d, d n) or d n. Zero off the torch path.
+// caching allocator's split holes (allocator_reserve.h): mamba_torch_backward's bytes over the gradients it holds
+// (Mamba1's scan: 3; Mamba2's SSD: 2). Zero off the torch path.
 TransientTensor mamba_torch_grad(const LayerDims& L, const ActShape& x) {
-    if (!mamba_torch_path(L, x)) return {};
-    if (L.ssm == SsmKind::Mamba1) return {"T_ssm_grad", x.b * x.s / std::max(1.0, x.cp), L.d_inner * L.d_state, 4};
-    const double chunk = std::max(1.0, L.ssm_chunk), S = std::ceil(x.s / chunk) * chunk;
-    return {"T_ssm_grad", x.b * S / std::max(1.0, x.cp), std::max({chunk * L.ssm_heads * L.d_state, chunk * L.d_inner, L.d_inner * L.d_state}), 4};
+    Numbers num;
+    const double held = L.ssm == SsmKind::Mamba1 ? 3 : 2;
+    return {"T_ssm_grad", 1, mamba_torch_backward(num, L, x) / held, 1};
 }
 
 double mamba_layer_activation_bytes(const LayerDims& L, const ActShape& x) {
