@@ -587,11 +587,13 @@ Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
     if (!architecture) {
         no.errs.insert(no.errs.end(), spec_no.errs.begin(), spec_no.errs.end());
     } else {
+        const size_t refused = no.errs.size();
         cfg = preset_config(s, no);
         if (cfg.is_null()) {
             no.errs.insert(no.errs.end(), spec_no.errs.begin(), spec_no.errs.end());
-            no("model", "other architectures are built from a preset's own config.json when the scenario's model is that "
-                        "preset unchanged; this model is not one");
+            if (no.errs.size() == refused + spec_no.errs.size())  // no preset matched (a matched one says why it is refused)
+                no("model", "other architectures are built from a preset's own config.json when the scenario's model is that "
+                            "preset unchanged; this model is not one");
         }
     }
     const Json run = plan(s, no);

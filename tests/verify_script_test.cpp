@@ -418,6 +418,8 @@ TEST_CASE("verify script: a preset that a written-back config cannot express is 
 
     // Vision-language models and encoders are not built: the script feeds text to a causal LM.
     CHECK_THAT(refusal_for(preset("gemma-3-4b", vl::Mode::Infer), "model.vision"), Catch::Contains("not generated"));
+    for (const std::string& e : refusals_of(preset("gemma-3-4b", vl::Mode::Infer)))  // it is a preset: not "this model is not one"
+        CHECK(e.find("this model is not one") == std::string::npos);
     CHECK_THAT(refusal_for(preset("bert-base-uncased", vl::Mode::Infer), "model.model_type"), Catch::Contains("encoders (bert)"));
 
     // Mamba has no attention: transformers 5 refuses attn_implementation="sdpa" for it, so the script builds
