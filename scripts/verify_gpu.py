@@ -133,11 +133,18 @@ def ingest(args):
     # The GPU preset the scripts were generated for: --gpu, else the run folder's run.json (written by the
     # first ingest that named it, so that a re-ingest of the committed folder gives the same cases).
     run_json = os.path.join(args.results, "run.json")
-    gpu_preset = args.gpu or (json.load(open(run_json))["gpu_preset"] if os.path.exists(run_json) else GPU_PRESET)
-    if args.gpu or os.path.exists(run_json):
+    run_info = json.load(open(run_json)) if os.path.exists(run_json) else {}
+    gpu_preset = args.gpu or run_info.get("gpu_preset", GPU_PRESET)
+    if args.gpu or run_info:
+        run_info["gpu_preset"] = gpu_preset
         with open(os.path.join(folder, "run.json"), "w") as f:
-            json.dump({"gpu_preset": gpu_preset}, f, indent=1)
+            json.dump(run_info, f, indent=1)
             f.write("\n")
+    # run.json's "config_as_run": {preset id: {config key: value}}: what the built model had where the preset's
+    # config has since changed (a key the preset lacked then, so the library's default applied). Such a case's
+    # scenario names the model as {"hf_config": the preset's config with those values}, so that it estimates
+    # what ran, not today's preset.
+    presets = {m["id"]: m for m in json.load(open(os.path.join(ROOT, "assets/presets/models.json")))["models"]}
     for f in ("env.json", "results.jsonl"):
         src_path, dst_path = os.path.join(args.results, f), os.path.join(folder, f)
         if os.path.abspath(src_path) != os.path.abspath(dst_path):
@@ -161,6 +168,9 @@ def ingest(args):
             continue
         case = r["case"]
         scenario = rep["scenario"]
+        as_run = run_info.get("config_as_run", {}).get(scenario.get("model"))
+        if as_run is not None:
+            scenario = dict(scenario, model={"hf_config": dict(presets[scenario["model"]]["config"], **as_run)})
         if "expandable_segments:True" in plan.get(case, {}).get("env", {}).get("PYTORCH_CUDA_ALLOC_CONF", ""):
             # run with the allocator setting in the environment (before the scenario field existed)
             scenario = dict(scenario, overheads=dict(scenario.get("overheads", {}), expandable_segments=True))

@@ -300,6 +300,11 @@ TEST_CASE("state-space models: transformers' torch path computes Mamba2's SSD in
     CHECK(config("nemotron-h-8b-base-8k.json").ssm.chunk == 256);
     CHECK(config("nvidia-nemotron-nano-9b-v2.json").ssm.chunk == 128);
     CHECK(config("granite-4.0-h-1b.json").ssm.chunk == 256);
+    // The presets carry the checkpoints' mamba_chunk_size (128 in the 0.5B and 7B configs transcribed in
+    // tests/data/configs), not FalconH1Config's default 256, which halves the torch path's chunk tensors.
+    CHECK(find_model("falcon-h1-0.5b")->spec.ssm.chunk == 128);
+    CHECK(find_model("falcon-h1-7b")->spec.ssm.chunk == 128);
+    CHECK(config("falcon-h1-7b.json").ssm.chunk == 128);
 }
 
 TEST_CASE("gated deltanet: transformers' torch path runs the chunked delta rule in fp32") {
