@@ -84,6 +84,11 @@ enum class OptimizerImpl { Auto, Foreach, Fused, ForLoop };
 // [transformers-code]. Other engines run their own kernels whatever this says.
 enum class SsmKernels { Torch, Fused };
 
+// What trains of a vision-language model's vision tower and projector (ModelSpec::vision): Frozen, both frozen (LLaMA-Factory's
+// default: freeze_vision_tower and freeze_multi_modal_projector true); Projector, the projector trained (with adapters, as a
+// PEFT modules_to_save copy); All, tower and projector trained (full training only) [llamafactory-vlm].
+enum class VisionTraining { Frozen, Projector, All };
+
 struct TrainingOptions {
     Precision precision = Precision::MixedBF16;
     bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param) [llm-gpu-memory-2025]
@@ -120,6 +125,11 @@ struct TrainingOptions {
     bool loop_holds_logits = false;
     // transformers: the state-space mixers' path in training, torch (the default, no kernels installed) or fused
     SsmKernels ssm_kernels = SsmKernels::Torch;
+    // ---- a vision-language model's images (model.vision; core/model/image_tokens.h) ----
+    int64_t images = 0;             // images in each training sample; their tokens join its sequence (seq_len text tokens + these)
+    int64_t image_width = 1024;     // pixels, every image (a dynamic-resolution tower's tokens follow its size)
+    int64_t image_height = 1024;
+    VisionTraining vision = VisionTraining::Frozen;  // what trains of the vision tower and projector
     // optimizer.zero_grad(set_to_none=True), PyTorch's default from 2.0: each step's gradients are allocated in
     // backward and freed after the step. false (PyTorch before 2.0; transformers' Trainer called model.zero_grad()):
     // the .grad tensors are zeroed in place and stay allocated from the first step on, through forward too

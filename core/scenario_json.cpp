@@ -68,6 +68,10 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("loop_holds_logits", &TrainingOptions::loop_holds_logits);
     v("zero_grad_set_to_none", &TrainingOptions::zero_grad_set_to_none);
     v("ssm_kernels", &TrainingOptions::ssm_kernels);
+    v("images", &TrainingOptions::images);
+    v("image_width", &TrainingOptions::image_width);
+    v("image_height", &TrainingOptions::image_height);
+    v("vision", &TrainingOptions::vision);
 }
 
 template <class V> void fields(V& v, FineTuneOptions*) {

@@ -102,6 +102,10 @@ Scenario every_field_changed() {
     t.loop_holds_logits = true;
     t.zero_grad_set_to_none = false;
     t.ssm_kernels = SsmKernels::Fused;
+    t.images = 3;
+    t.image_width = 640;
+    t.image_height = 480;
+    t.vision = VisionTraining::Projector;
     s.finetune.method = FineTuneMethod::QLoRA;
     s.finetune.lora_rank = 64;
     s.finetune.lora_targets = kLoraQ | kLoraO | kLoraDown;
@@ -294,6 +298,10 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.loop_holds_logits == b.train.loop_holds_logits);
     CHECK(a.train.zero_grad_set_to_none == b.train.zero_grad_set_to_none);
     CHECK(a.train.ssm_kernels == b.train.ssm_kernels);
+    CHECK(a.train.images == b.train.images);
+    CHECK(a.train.image_width == b.train.image_width);
+    CHECK(a.train.image_height == b.train.image_height);
+    CHECK(a.train.vision == b.train.vision);
     CHECK(a.finetune.method == b.finetune.method);
     CHECK(a.finetune.lora_rank == b.finetune.lora_rank);
     CHECK(a.finetune.lora_targets == b.finetune.lora_targets);
@@ -747,7 +755,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 28);
+    CHECK(field_count<TrainingOptions>() == 32);
     CHECK(field_count<FineTuneOptions>() == 15);
     CHECK(field_count<InferenceOptions>() == 34);
     CHECK(field_count<Speculative>() == 4);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli.h"
@@ -49,6 +50,17 @@ const char* kTinyLlava = R"({"model_type": "llava",
                   "num_attention_heads": 2, "num_key_value_heads": 2},
   "vision_config": {"model_type": "clip_vision_model", "hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2,
                     "num_attention_heads": 2, "image_size": 8, "patch_size": 4, "num_channels": 3}})";
+// LoRA on Qwen2.5-VL-7B-Instruct over a bf16 base: one sample of 1000 text tokens and two 1280 x 720 images.
+Scenario lora_sample_with_images() {
+    Scenario s;
+    s.mode = Mode::FineTune;
+    s.model = config("qwen2.5-vl-7b-instruct.json");
+    s.train.seq_len = 1000;
+    s.train.images = 2;
+    s.train.image_width = 1280;
+    s.train.image_height = 720;
+    return s;
+}
 }  // namespace
 
 TEST_CASE("vision-language models: exact parameter counts of real checkpoints, tower and projector apart") {
@@ -501,4 +513,100 @@ TEST_CASE("vision-language models: with vLLM, tp must divide the vision tower's 
     s.infer.engine = Engine::Transformers;
     e = estimate(s);
     for (const FieldError& f : e.errors) CHECK(f.message.find("vision_config") == std::string::npos);
+}
+
+TEST_CASE("vision-language training: the frozen tower and projector are loaded, and the images' tokens join each sample") {
+    // Qwen2.5-VL-7B-Instruct: 8,292,166,656 parameters, of which the tower and projector 676,550,144 (the test above):
+    // the language model 7,615,616,512. LoRA over a bf16 base, one sample of 1000 text tokens and two 1280 x 720 images
+    // (1196 tokens each, as inference counts them): the language model is walked over 1000 + 2392 = 3392 tokens.
+    Scenario s = lora_sample_with_images();
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.vision_frozen") == 676550144.0 * 2);
+    CHECK(bytes_of(e, "weights.frozen") == 7615616512.0 * 2);
+    CHECK(bytes_of(e, "act.projector") == -1);  // nothing of the frozen projector is saved
+    bool said = false;
+    for (const std::string& w : e.warnings) said = said || w.find("1000 + 2392 = 3392 tokens") != std::string::npos;
+    CHECK(said);
+    // The language model's part is a text sample of 3392 tokens: every activation row the same.
+    Scenario text = s;
+    text.train.images = 0;
+    text.train.seq_len = 3392;
+    const Estimate t = estimate(text);
+    REQUIRE(t.ok());
+    int compared = 0;
+    for (const Component& c : t.components)
+        if (std::string_view(c.id).starts_with("act.") || std::string_view(c.id).starts_with("logits")) {
+            INFO(c.id);
+            CHECK(bytes_of(e, c.id) == c.bytes);
+            ++compared;
+        }
+    CHECK(compared >= 3);
+}
+
+TEST_CASE("vision-language training: a trained projector, as a modules_to_save copy with adapters and in the trained set in full training") {
+    // Qwen2.5-VL's PatchMerger: ln_q 1280, mlp.0 5120 x 5120 + 5120, mlp.2 3584 x 5120 + 3584 = 44,575,744 parameters
+    // (the count above: 1280 + 5120 * 5120 + 5120 + 3584 * 5120 + 3584 with the RMSNorm's weight alone).
+    const double projector = 1280.0 + 5120.0 * 5120 + 5120 + 3584.0 * 5120 + 3584;
+    CHECK(projector == 44574464.0);
+    Scenario s = lora_sample_with_images();
+    s.train.vision = VisionTraining::Projector;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // PEFT keeps the original projector frozen beside its trainable bf16 copy, whose gradient is bf16 too.
+    CHECK(bytes_of(e, "weights.vision_frozen") == 676550144.0 * 2);
+    CHECK(bytes_of(e, "saved.weights") == projector * 2);
+    CHECK(bytes_of(e, "saved.grads") == projector * 2);
+    // Its saved inputs over the 2392 image tokens: ln_q's input (4 patches of 1280), mlp.0's, GELU's and mlp.2's
+    // (5120 each): 4 x 5120 x 2 B = 40,960 B per token.
+    CHECK(bytes_of(e, "act.projector") == 2392.0 * 40960);
+
+    // Full training (bf16 weights, fp32 master and Adam states): the trained set is the language model and the projector,
+    // the tower stays frozen; with train.vision all the tower trains too (8,292,166,656 parameters in all).
+    Scenario full = s;
+    full.mode = Mode::Train;
+    Estimate f = estimate(full);
+    REQUIRE(f.ok());
+    CHECK(bytes_of(f, "weights") == (7615616512.0 + projector) * 2);
+    CHECK(bytes_of(f, "weights.vision_frozen") == (676550144.0 - projector) * 2);
+    full.train.vision = VisionTraining::All;
+    f = estimate(full);
+    REQUIRE(f.ok());
+    CHECK(bytes_of(f, "weights") == 8292166656.0 * 2);
+    CHECK(bytes_of(f, "weights.vision_frozen") == -1);
+    bool lower_bound = false;
+    for (const std::string& w : f.warnings) lower_bound = lower_bound || w.find("a lower bound") != std::string::npos;
+    CHECK(lower_bound);
+}
+
+TEST_CASE("vision-language training: images need a tower that takes image tokens, and the tower trains only in full training") {
+    Scenario s;
+    s.mode = Mode::FineTune;
+    s.train.images = 1;  // Llama-3.1-8B has no vision tower
+    Estimate e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors[0].field == "train.images");
+    CHECK(e.errors[0].message.find("no vision tower") != std::string::npos);
+    s.train.images = 0;
+    s.train.vision = VisionTraining::Projector;
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors[0].field == "train.vision");
+    s.model = config("qwen2.5-vl-7b-instruct.json");
+    s.train.vision = VisionTraining::All;
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(to_string(e.errors[0]).rfind("train.vision: all: with LoRA or QLoRA", 0) == 0);
+    s.train.vision = VisionTraining::Frozen;
+    s.train.images = 1;
+    s.train.image_width = 0;
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(to_string(e.errors[0]) == "train.image_width: must be in [1, 100000]; got 0");
+    s.train.image_width = 1024;
+    s.model = config("llama-3.2-11b-vision-instruct.json");
+    e = estimate(s);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.errors[0].field == "train.images");
+    CHECK(e.errors[0].message.find("cross-attention") != std::string::npos);
 }

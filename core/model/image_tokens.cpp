@@ -87,6 +87,24 @@ int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o) {
     return m.vision.active() && o.images > 0 ? o.images * image_grid(m.vision, o.image_width, o.image_height).tokens : 0;
 }
 
+// "images: I image(s) of T tokens each (W x H px ...) join every <unit>: <counted> B + n = total tokens".
+static std::string join_note(const ModelSpec& m, int64_t images, int64_t width, int64_t height, int64_t base, int64_t n,
+                             const char* unit, const char* counted) {
+    const ImageGrid g = image_grid(m.vision, width, height);
+    const std::string tiles = m.vision.anyres() ? "; the base image and " + std::to_string(g.crops - 1) + " tile(s) of the " +
+                                                      std::to_string(g.width) + " x " + std::to_string(g.height) +
+                                                      " pinpoint, unpadded, one image_newline per row"
+                                                : "";
+    return "images: " + std::to_string(images) + " image(s) of " + std::to_string(g.tokens) + " tokens each (" + std::to_string(width) +
+           " x " + std::to_string(height) + " px" + tiles + ") join every " + unit + ": " + counted + " " + std::to_string(base) + " + " +
+           std::to_string(n) + " = " + std::to_string(base + n) + " tokens";
+}
+
+std::string training_image_tokens_note(const ModelSpec& m, const TrainingOptions& t) {
+    return join_note(m, t.images, t.image_width, t.image_height, t.seq_len, training_image_tokens(m, t), "sample",
+                     "the language model's activations and logits count");
+}
+
 std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o) {
     const int64_t n = sequence_image_tokens(m, o);
     if (m.vision.mllama()) {
@@ -96,40 +114,54 @@ std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o) {
                " tokens); the cross-attention layers keep K and V of " + std::to_string(g.cross_tokens) +
                " image states per image (max_num_tiles x (patches + 1), whatever the image's size)";
     }
-    const ImageGrid g = image_grid(m.vision, o.image_width, o.image_height);
-    const std::string tiles = m.vision.anyres() ? "; the base image and " + std::to_string(g.crops - 1) + " tile(s) of the " +
-                                                      std::to_string(g.width) + " x " + std::to_string(g.height) +
-                                                      " pinpoint, unpadded, one image_newline per row"
-                                                : "";
-    return "images: " + std::to_string(o.images) + " image(s) of " + std::to_string(g.tokens) + " tokens each (" +
-           std::to_string(o.image_width) + " x " + std::to_string(o.image_height) + " px" + tiles +
-           ") join every sequence: the KV cache and prefill count " + std::to_string(o.context) + " + " + std::to_string(n) + " = " +
-           std::to_string(o.context + n) + " tokens";
+    return join_note(m, o.images, o.image_width, o.image_height, o.context, n, "sequence", "the KV cache and prefill count");
+}
+
+// The count and size of images, by section ("infer" or "train"): ranges, a model with a vision tower, Qwen's aspect-ratio
+// limit. Returns whether images are asked for and the model can take them.
+static bool validate_image_fields(const ModelSpec& m, const std::string& section, int64_t images, int64_t width, int64_t height,
+                                  std::vector<FieldError>& errs) {
+    auto range = [&](const std::string& field, int64_t v, int64_t lo, int64_t hi) {
+        if (v < lo || v > hi)
+            errs.push_back({section + "." + field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + std::to_string(v)});
+    };
+    range("images", images, 0, 10000);
+    range("image_width", width, 1, 100000);
+    range("image_height", height, 1, 100000);
+    // Qwen2VLImageProcessor's smart_resize refuses an aspect ratio above 200 [transformers-code].
+    if (images > 0 && m.vision.qwen() && width > 0 && height > 0 && std::max(width, height) > 200 * std::min(width, height))
+        errs.push_back({section + ".image_width", "and " + section + ".image_height: the Qwen2-VL processor refuses an aspect ratio above 200; got " +
+                        std::to_string(width) + " x " + std::to_string(height)});
+    if (images <= 0) return false;
+    if (!m.vision.active()) {
+        errs.push_back({section + ".images", "the model has no vision tower (model.vision): import a vision-language config.json (LLaVA, Gemma 3, "
+                                             "Qwen2.5-VL) or set 0; got " + std::to_string(images)});
+        return false;
+    }
+    return true;
 }
 
 void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<FieldError>& errs) {
-    auto range = [&](const char* field, int64_t v, int64_t lo, int64_t hi) {
-        if (v < lo || v > hi)
-            errs.push_back({field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + std::to_string(v)});
-    };
-    range("infer.images", o.images, 0, 10000);
-    range("infer.image_width", o.image_width, 1, 100000);
-    range("infer.image_height", o.image_height, 1, 100000);
-    if (o.images <= 0) return;
-    if (!m.vision.active())
-        errs.push_back({"infer.images", "the model has no vision tower (model.vision): import a vision-language config.json (LLaVA, Gemma 3, "
-                                        "Qwen2.5-VL) or set 0; got " + std::to_string(o.images)});
-    else if (m.vision.mllama() && o.engine != Engine::Transformers)
+    if (!validate_image_fields(m, "infer", o.images, o.image_width, o.image_height, errs)) return;
+    if (m.vision.mllama() && o.engine != Engine::Transformers)
         errs.push_back({"infer.engine", "Llama 3.2 Vision (mllama) keeps each image's keys and values in its cross-attention layers; "
                                         "that cache is modelled for engine transformers only: choose transformers, or set infer.images to 0"});
     else if (o.engine == Engine::LlamaCpp)
         errs.push_back({"infer.images", "llama.cpp encodes images with a separate projector file (--mmproj): plan it in Run locally; use "
                                         "engine transformers or vllm, or set 0"});
-    // Qwen2VLImageProcessor's smart_resize refuses an aspect ratio above 200 [transformers-code].
-    if (m.vision.qwen() && o.image_width > 0 && o.image_height > 0 &&
-        std::max(o.image_width, o.image_height) > 200 * std::min(o.image_width, o.image_height))
-        errs.push_back({"infer.image_width", "and infer.image_height: the Qwen2-VL processor refuses an aspect ratio above 200; got " +
-                        std::to_string(o.image_width) + " x " + std::to_string(o.image_height)});
+}
+
+int64_t training_image_tokens(const ModelSpec& m, const TrainingOptions& t) {
+    return m.vision.active() && t.images > 0 && !m.vision.mllama() ? t.images * image_grid(m.vision, t.image_width, t.image_height).tokens : 0;
+}
+
+void validate_training_images(const ModelSpec& m, const TrainingOptions& t, std::vector<FieldError>& errs) {
+    if (t.vision != VisionTraining::Frozen && !m.vision.active())
+        errs.push_back({"train.vision", "the model has no vision tower (model.vision) to train: set frozen, or import a vision-language config.json"});
+    if (!validate_image_fields(m, "train", t.images, t.image_width, t.image_height, errs)) return;
+    if (m.vision.mllama())
+        errs.push_back({"train.images", "Llama 3.2 Vision (mllama) attends to its images from cross-attention layers instead of taking their "
+                                        "tokens in its sequence; training with images is not modelled for it: set 0"});
 }
 
 }  // namespace vl

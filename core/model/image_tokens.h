@@ -52,4 +52,16 @@ std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o);
 // whose projector is planned in Run locally), Qwen's aspect-ratio limit. Called by validate_inference.
 void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<FieldError>& errs);
 
+// The image tokens of one training sample: train.images images of image_width x image_height by the model's rule (0 for a
+// text-only model, and for Llama 3.2 Vision, whose images are no positions of its sequence). The training estimate adds them to
+// each sample's train.seq_len text tokens.
+int64_t training_image_tokens(const ModelSpec& m, const TrainingOptions& t);
+
+// The training estimate's note of the tokens the images add to each sample.
+std::string training_image_tokens_note(const ModelSpec& m, const TrainingOptions& t);
+
+// train.images, image_width, image_height and train.vision: ranges, a model with a vision tower (one that takes image tokens),
+// Qwen's aspect-ratio limit. Called by validate_training.
+void validate_training_images(const ModelSpec& m, const TrainingOptions& t, std::vector<FieldError>& errs);
+
 }  // namespace vl

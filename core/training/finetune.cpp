@@ -112,7 +112,7 @@ static LargestLinear largest_linear(const ModelSpec& m, const Parallelism& par) 
     return best;
 }
 
-void add_finetune(TrainCtx& c) {
+void add_finetune(TrainCtx& c, double vision_trained) {
     const Scenario& s = c.s;
     const ModelSpec& m = s.model;
     const FineTuneOptions& ft = s.finetune;
@@ -232,16 +232,16 @@ void add_finetune(TrainCtx& c) {
     }
     add_model_states(c, t);
 
-    // ---- modules_to_save: trainable copies of the embedding and/or lm_head ----
+    // ---- modules_to_save: trainable copies of the embedding and/or lm_head, and of a trained projector ----
     // PEFT ModulesToSaveWrapper.update: copy.deepcopy(original_module), original_module.requires_grad_(False)
     // (src/peft/utils/other.py [peft-code]); the copy keeps the base dtype (cast_adapter_dtype upcasts
     // only tuner layers' adapters). A head tied to the embedding shares the embedding's copy.
-    if ((ft.save_embedding || ft.save_lm_head) && m.architecture_known()) {
+    if ((ft.save_embedding || ft.save_lm_head || vision_trained > 0) && m.architecture_known()) {
         const EdgeShard edge = edge_shard(m, c.pc, s.parallel, c.stage);
         const bool embed_copy = ft.save_embedding || (ft.save_lm_head && m.tied_embeddings);
         TrainableSet saved;
         saved.saved_modules = true;
-        saved.params = (embed_copy ? edge.word_embedding : 0.0) + (ft.save_lm_head && !m.tied_embeddings ? edge.lm_head : 0.0);
+        saved.params = (embed_copy ? edge.word_embedding : 0.0) + (ft.save_lm_head && !m.tied_embeddings ? edge.lm_head : 0.0) + vision_trained;
         saved.dt = c.dt;
         saved.dt.weight = saved.dt.grad = base_bytes;
         // torch AdamW keeps its states in the parameter's dtype; bitsandbytes' paged 32-bit AdamW (QLoRA) in fp32

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "allocator_reserve.h"
+#include "model/image_tokens.h"
 #include "training/training_internal.h"
 
 namespace vl {
@@ -29,16 +30,21 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
     c.finetune_adapters = adapters(s);
 
     add_context(c);
+    const VisionTrainingParams vision = vision_training_params(c);
+    add_vision_frozen_weights(c, vision.frozen);
     if (c.finetune_adapters) {
-        add_finetune(c);
+        add_finetune(c, vision.trained);
     } else {
         TrainableSet t;
-        t.params = c.w.total();
+        t.params = c.w.total() + vision.trained;
         t.dt = c.dt;
         if (s.train.optimizer == Optimizer::Adafactor) t.factored_states = adafactor_state_elements(s.model, pc, s.parallel, c.stage);
         add_model_states(c, t);
     }
-    if (s.model.architecture_known()) add_activations(c);
+    if (s.model.architecture_known()) {
+        add_activations(c);
+        add_projector_activations(c);
+    }
     add_buffers(c);
 }
 
@@ -54,9 +60,18 @@ static void add_warnings(const Scenario& s, Estimate& e) {
         if (s.parallel.tp > 1 || s.parallel.pp > 1)
             e.warnings.push_back("params-only model: weights are split evenly over tp * pp (embedding placement unknown)");
     }
-    if (m.vision.active() && m.architecture_known())
-        e.warnings.push_back("vision-language model: the language model alone is trained here; the vision tower and projector (" +
-                             std::to_string(e.params.vision + e.params.projector) + " parameters) and image tokens are not in this estimate");
+    if (m.vision.active() && m.architecture_known()) {
+        if (s.train.vision == VisionTraining::All)
+            e.warnings.push_back("vision tower trained (train.vision all): its weights, gradients and optimizer states are counted, its "
+                                 "activations (every tower layer over each image's patches) are not: a lower bound");
+        else if (s.train.images > 0)
+            e.warnings.push_back("frozen vision tower: its forward over the images saves nothing for backward; its working memory while it "
+                                 "runs (one layer's attention over each image's patches) is not counted");
+        else
+            e.warnings.push_back("vision-language model without images (train.images 0): the language model is walked over text tokens "
+                                 "only; the vision tower and projector (" + std::to_string(e.params.vision + e.params.projector) +
+                                 " parameters) are counted as weights");
+    }
     if (m.vision.mllama() && m.architecture_known())
         e.warnings.push_back("Llama 3.2 Vision: its cross-attention layers' activations are modelled as self-attention layers over the text "
                              "tokens; attention to the images' states (tiles x patches per image) is not counted");
@@ -108,7 +123,8 @@ static TransientTensor training_largest_transient(const Scenario& s, const Estim
     });
 }
 
-void estimate_training(const Scenario& s, Detail d, Estimate& e) {
+// The estimate over each sample's whole sequence (a vision-language model's image tokens already in train.seq_len).
+static void estimate_training_sequence(const Scenario& s, Detail d, Estimate& e) {
     add_warnings(s, e);
     if (s.train.compat != Compat::None) {
         TrainCtx c{s, e.params, d, e, pipeline_stage(std::max<int64_t>(1, s.model.layers), s.parallel.pp, 0), {}, training_dtypes(s.train)};
@@ -133,6 +149,20 @@ void estimate_training(const Scenario& s, Detail d, Estimate& e) {
         else
             e.components = std::move(first);
     }
+}
+
+void estimate_training(const Scenario& s, Detail d, Estimate& e) {
+    // A vision-language model's image tokens join each sample's sequence: the language model is walked over both
+    // (its activations, logits and loss; the labels mask them, the logits are computed all the same) [transformers-code].
+    const int64_t image_tokens = training_image_tokens(s.model, s.train);
+    if (image_tokens > 0) {
+        e.warnings.push_back(training_image_tokens_note(s.model, s.train));
+        Scenario with_images = s;
+        with_images.train.seq_len += image_tokens;
+        estimate_training_sequence(with_images, d, e);
+        return;
+    }
+    estimate_training_sequence(s, d, e);
 }
 
 // ---- validation ------------------------------------------------------------------------------
@@ -190,6 +220,15 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         else if (s.parallel.cp > 1)
             errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"});
     }
+    validate_training_images(m, o, errs);
+    if (o.vision == VisionTraining::All && m.vision.active() && s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
+        errs.push_back({"train.vision", "all: with LoRA or QLoRA the vision tower would carry adapters of its own (LLaMA-Factory's "
+                                        "freeze_vision_tower false), which is not modelled yet; use frozen or projector, or method full"});
+    if (o.vision != VisionTraining::Frozen && m.vision.active() && o.optimizer == Optimizer::Adafactor)
+        errs.push_back({"train.vision", "Adafactor's factored states are counted for the language model's matrices only; use frozen, or "
+                                        "another optimizer"});
+    if (o.vision != VisionTraining::Frozen && m.vision.active() && o.compat != Compat::None)
+        errs.push_back({"train.vision", "another tool's accounting counts the language model only; use frozen, or compat none"});
     // An encoder (BERT, RoBERTa) is walked as transformers trains it in full (activations.cpp: the layers,
     // BertEmbeddings, the pooler / classifier / masked-LM head); adapters on it and other tools' accounting
     // are refused rather than sized as a decoder.

@@ -79,8 +79,18 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt);
 // LoRA/QLoRA: bytes of each adapted module's own saved cast of its input (0: none, the input is shared).
 double adapter_input_cast_bytes(const Scenario& s);
 
-// finetune.cpp: LoRA / QLoRA frozen base, adapters and their states.
-void add_finetune(TrainCtx& c);
+// finetune.cpp: LoRA / QLoRA frozen base, adapters and their states (a trained projector's modules_to_save copy:
+// `vision_trained` parameters).
+void add_finetune(TrainCtx& c, double vision_trained);
+
+// vision_training.cpp: a vision-language model's tower and projector by train.vision, on the first pipeline stage.
+struct VisionTrainingParams {
+    double frozen = 0;   // loaded, not trained
+    double trained = 0;  // trained: full training adds them to the trainable set, adapters train a copy
+};
+VisionTrainingParams vision_training_params(const TrainCtx& c);
+void add_vision_frozen_weights(TrainCtx& c, double frozen);
+void add_projector_activations(TrainCtx& c);
 
 // overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
 void add_buffers(TrainCtx& c);

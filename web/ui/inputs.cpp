@@ -305,6 +305,14 @@ void workload_panel(AppState& app) {
             else t.moe_pad_expert_input_to_capacity = false;
         }
         check(app, tr(L, S::FlashAttn), "train.flash_attention", t.flash_attention);
+        if (s.model.vision.active()) {  // a vision-language model: images join each sample; what of the tower trains
+            int_field(app, tr(L, S::SampleImages), "train.images", t.images, 0, 64, false);
+            if (t.images > 0 && s.model.vision.qwen()) {  // fixed-resolution towers ignore the size
+                int_field(app, tr(L, S::ImageWidth), "train.image_width", t.image_width, 1, 100000, false);
+                int_field(app, tr(L, S::ImageHeight), "train.image_height", t.image_height, 1, 100000, false);
+            }
+            enum_combo(app, tr(L, S::VisionTrains), "train.vision", t.vision);
+        }
         section_errors(app, "train");
     } else {
         InferenceOptions& in = s.infer;

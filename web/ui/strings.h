@@ -116,6 +116,8 @@ enum class Lang { En, Zh };
     X(Images, "Images per sequence", "每个序列的图片数")                                                  \
     X(ImageWidth, "Image width (px)", "图片宽度（像素）")                                                 \
     X(ImageHeight, "Image height (px)", "图片高度（像素）")                                               \
+    X(SampleImages, "Images per sample", "每个样本的图片数")                                              \
+    X(VisionTrains, "Vision tower and projector", "视觉编码器与投影层")                                   \
     X(MaxNumSeqs, "max_num_seqs", "max_num_seqs")                                                         \
     X(BlockSize, "KV block size (tokens)", "KV 块大小（token）")                                          \
     X(CudaGraphs, "CUDA graphs", "CUDA Graphs")                                                           \

@@ -1,0 +1,72 @@
+// Training a vision-language model (ModelSpec::vision): the vision tower and projector beside the language model, by what
+// trains of them (train.vision), and the projector's saved activations when it trains. The images' tokens join each
+// sample's sequence (training.cpp adds them to train.seq_len before the language model is walked).
+#include "model/image_tokens.h"
+#include "training/training_internal.h"
+
+namespace vl {
+
+// Frozen parameters of the tower and the projector, and the trained ones, on the first pipeline stage (the tower runs before
+// the language model's first layer). With adapters a trained projector is PEFT's modules_to_save copy: the original stays
+// frozen beside it [peft-code]; LLaMA-Factory adds the projector so when freeze_multi_modal_projector is false
+// [llamafactory-vlm].
+VisionTrainingParams vision_training_params(const TrainCtx& c) {
+    VisionTrainingParams v;
+    if (!c.s.model.vision.active() || !c.stage.first) return v;
+    const double tower = static_cast<double>(c.pc.vision), projector = static_cast<double>(c.pc.projector);
+    switch (c.s.train.vision) {
+        case VisionTraining::Frozen: v.frozen = tower + projector; break;
+        case VisionTraining::Projector:
+            v.trained = projector;
+            v.frozen = c.finetune_adapters ? tower + projector : tower;
+            break;
+        case VisionTraining::All: v.trained = tower + projector; break;  // validate_training: full training only
+    }
+    return v;
+}
+
+// The frozen part, in the weight dtype the language model's weights have in this regime (frozen parameters get no gradient,
+// no optimizer state; QLoRA quantizes the language model's linear layers, the tower is counted unquantized); replicated on
+// every tensor-parallel rank, sharded by ZeRO-3 / FSDP like every parameter.
+void add_vision_frozen_weights(TrainCtx& c, double frozen) {
+    if (!(frozen > 0)) return;
+    const double n_w = c.s.parallel.zero >= 3 ? c.shard : 1;
+    add(c.e, c.d, comp("weights.vision_frozen", "Weights: vision tower and projector (frozen)", Category::Weights, kAllPhases,
+                       "a vision-language model's image encoder and projector, loaded beside the language model and not trained "
+                       "(LLaMA-Factory's default: freeze_vision_tower, freeze_multi_modal_projector) [llamafactory-vlm] [transformers-code]",
+                       c.s.parallel.offload_params),
+        [&](auto& q) { return q("P_vision_frozen", frozen) * q("weight_bytes", c.dt.weight) / q("N_w", n_w); });
+}
+
+// A trained projector saves what its backward needs over the images' tokens of each sample [transformers-code]
+// [pytorch-autograd-code]: LlavaMultiModalProjector linear_1's input (the tower's features, h_v wide), GELU's input and
+// linear_2's input (d wide each); Qwen2.5-VL's PatchMerger ln_q's input (merge^2 patches of h_v per token), then mlp.0's
+// input, GELU's input and mlp.2's input (merge^2 x h_v each); Gemma 3's projector the pooled features' norm input and the
+// matmul's input (h_v each). The tower's own activations (train.vision all) are not counted (a warning says so).
+void add_projector_activations(TrainCtx& c) {
+    const Scenario& s = c.s;
+    const VisionSpec& v = s.model.vision;
+    if (s.train.vision == VisionTraining::Frozen || !v.active() || !c.stage.first) return;
+    const int64_t tokens = training_image_tokens(s.model, s.train);
+    if (tokens <= 0) return;
+    const ActShape x = activation_shape(s, c.dt);
+    const double hv = static_cast<double>(v.hidden), d = static_cast<double>(s.model.hidden);
+    const double merge2 = static_cast<double>(v.merge * v.merge);
+    add(c.e, c.d, comp("act.projector", "activations: the trained projector's saved inputs", Category::Activations, kFwdBwd,
+                       "LlavaMultiModalProjector (linear_1, GELU, linear_2), Qwen2_5_VLPatchMerger (ln_q, mlp.0, GELU, mlp.2), "
+                       "Gemma3MultiModalProjector (mm_soft_emb_norm, the projection): each saves its input [transformers-code] "
+                       "[pytorch-autograd-code]"),
+        [&](auto& q) {
+            const auto T = q.let("T_images", q("in_flight", c.in_flight) * q("b", x.b) * q("image_tokens", static_cast<double>(tokens)));
+            const auto bytes = q("act_bytes", x.act_bytes);
+            switch (v.projector) {
+                case ProjectorKind::QwenMerger: return T * bytes * (4 * q("merge2", merge2) * q("h_v", hv));
+                case ProjectorKind::Gemma3: return T * bytes * (2 * q("h_v", hv));
+                case ProjectorKind::LlavaMlp:
+                case ProjectorKind::MllamaLinear: break;
+            }
+            return T * bytes * (q("h_v", hv) + 2 * q("d", d));
+        });
+}
+
+}  // namespace vl
