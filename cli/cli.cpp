@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cublas_workspace.h"
 #include "deepspeed_config.h"
 #include "enum_names.h"
 #include "estimate.h"
@@ -66,6 +67,7 @@ enum class FlagKind {
     DeepSpeedConfig,  // --deepspeed-config FILE: a ds_config.json's ZeRO stage, offload and buffer keys (deepspeed_config.h)
     LoraTargets,  // --lora-targets q_proj,v_proj (or all-linear)
     GpuMemGiB,    // --gpu-memory-gib X: gpu.memory_bytes = X GiB
+    CublasConfig, // --cublas-workspace-config :SIZE:COUNT: overheads.cublas_workspace_bytes as PyTorch reads the variable
     Set,          // --set PATH=VALUE, any field
 };
 
@@ -153,6 +155,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--gpu", "gpu", FlagKind::Value, "GPU preset id (see `vramlens gpus`)"},
     {"--gpu-memory-gib", "gpu.memory_bytes", FlagKind::GpuMemGiB, "usable memory of a custom GPU, GiB: what CUDA reports (torch.cuda.mem_get_info()[1]), below nvidia-smi's total"},
     {"--gpus", "gpu_count", FlagKind::Value, "total GPUs (default dp * tp * pp * cp)"},
+    {"--cublas-workspace-config", "overheads.cublas_workspace_bytes", FlagKind::CublasConfig, "the run's CUBLAS_WORKSPACE_CONFIG, e.g. :4096:8 or :16:8: PyTorch's cuBLAS workspace per handle and stream (SIZE KiB x COUNT, summed)"},
     {"--set", "", FlagKind::Set, "PATH=VALUE: any scenario field, e.g. overheads.fragmentation=0.1"},
 };
 
@@ -729,6 +732,17 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
                 Json& gpu = doc["gpu"];
                 if (!gpu.is_object()) gpu = Json{{"name", "Custom GPU"}};
                 value = gib.get<double>() * kGiB;
+                break;
+            }
+            case FlagKind::CublasConfig: {
+                const std::optional<double> bytes = parse_cublas_workspace_config(e.value);
+                if (!bytes) {
+                    err += "vramlens: --cublas-workspace-config takes CUBLAS_WORKSPACE_CONFIG's form :SIZE:COUNT (KiB, count), repeated, "
+                           "e.g. :4096:8 or :4096:2:16:8; got \"" + escape_control_chars(e.value) + "\"\n";
+                    status = kUsage;
+                    return std::nullopt;
+                }
+                value = *bytes;
                 break;
             }
             case FlagKind::Set: {

@@ -47,6 +47,7 @@ constexpr Prefix kPrefixes[] = {
     {"weights.requantize", kEngine},
     {"buffers.dequant", kEngine},
     {"buffers.kv_growth", kKv},
+    {"buffers.cublas_workspace", kEngine},  // the framework's library workspaces (cublas_workspace.h)
     {"weights", kStates},
     {"grads", kStates},
     {"optimizer", kStates},

@@ -322,6 +322,7 @@ struct Gpu {
 // Overheads: separate, named, user-changeable; defaults documented where used.
 struct Overheads {
     double cuda_context_bytes = -1; // CUDA context + framework kernels (+ NCCL when given); < 0: by GPU architecture (core/cuda_context.h)
+    double cublas_workspace_bytes = -1; // PyTorch's cuBLAS workspace per (handle, stream); < 0: by GPU architecture (core/cublas_workspace.h); 0: none
     double fragmentation = 0.05;    // allocator reserve as a fraction of allocated bytes (the floor; core/allocator_reserve.h)
     bool temp_buffers = true;       // largest layer's gradient, all-reduce buckets, gathered params
     double bucket_bytes = 25e6 * 4; // DDP/ZeRO all-reduce bucket (25M elements fp32 by default)

@@ -233,6 +233,7 @@ template <class V> void fields(V& v, Gpu*) {
 
 template <class V> void fields(V& v, Overheads*) {
     v("cuda_context_bytes", &Overheads::cuda_context_bytes);
+    v("cublas_workspace_bytes", &Overheads::cublas_workspace_bytes);
     v("fragmentation", &Overheads::fragmentation);
     v("temp_buffers", &Overheads::temp_buffers);
     v("bucket_bytes", &Overheads::bucket_bytes);

@@ -51,6 +51,10 @@ std::vector<FieldError> validate(const Scenario& s) {
         errs.push_back({"overheads.cuda_context_bytes",
                         "must be a byte count up to 1e12 (below 0: the CUDA context table by GPU architecture); got " +
                             std::to_string(ov.cuda_context_bytes)});
+    if (!std::isfinite(ov.cublas_workspace_bytes) || ov.cublas_workspace_bytes > 1e12)
+        errs.push_back({"overheads.cublas_workspace_bytes",
+                        "must be a byte count up to 1e12 (below 0: PyTorch's default by GPU architecture; 0: none); got " +
+                            std::to_string(ov.cublas_workspace_bytes)});
     range(errs, "overheads.fragmentation", ov.fragmentation, 0, 1);
     range(errs, "overheads.bucket_bytes", ov.bucket_bytes, 0, 1e12);
     validate_parallel(s, model_valid, errs);

@@ -162,6 +162,16 @@ TEST_CASE("cli: a custom GPU by its memory") {
     CHECK(j["gpu"]["memory_bytes"] == 25769803776.0);  // 24 * 2^30
 }
 
+TEST_CASE("cli: CUBLAS_WORKSPACE_CONFIG's form sets the cuBLAS workspace per handle") {
+    // :4096:2:16:8 = 4096 KiB x 2 + 16 KiB x 8 = 8,519,680 B [pytorch-cublas-handle-pool].
+    Run r = vramlens("scenario --params 1000 --cublas-workspace-config :4096:2:16:8");
+    REQUIRE(r.status == 0);
+    CHECK(nlohmann::json::parse(r.out)["overheads"]["cublas_workspace_bytes"] == 8519680.0);
+    Run bad = vramlens("scenario --params 1000 --cublas-workspace-config 4096");
+    CHECK(bad.status == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--cublas-workspace-config takes CUBLAS_WORKSPACE_CONFIG's form :SIZE:COUNT"));
+}
+
 TEST_CASE("cli: `link` encodes and `link --decode` reads back, also from a whole URL") {
     Run l = vramlens("link --params 1000 --set model.name=Tiny");
     REQUIRE(l.status == 0);

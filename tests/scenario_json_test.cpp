@@ -204,7 +204,7 @@ Scenario every_field_changed() {
     p.no_sync_accumulation = true;
     s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
     s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
-    s.overheads = {1.0e9, 0.1, false, 5e7, false, false, true};
+    s.overheads = {1.0e9, 131072, 0.1, false, 5e7, false, false, true};
     s.deepspeed = {true, kDsAuto, 2e8, DsOverlap::Off, false, 1e7, 3e8, 4e8, kDsAuto, 5e7, false};
     return s;
 }
@@ -399,6 +399,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.gpu.memory_bytes == b.gpu.memory_bytes);
     CHECK(a.gpu_count == b.gpu_count);
     CHECK(a.overheads.cuda_context_bytes == b.overheads.cuda_context_bytes);
+    CHECK(a.overheads.cublas_workspace_bytes == b.overheads.cublas_workspace_bytes);
     CHECK(a.overheads.cuda_lazy_loading == b.overheads.cuda_lazy_loading);
     CHECK(a.overheads.expandable_segments == b.overheads.expandable_segments);
     CHECK(a.overheads.fragmentation == b.overheads.fragmentation);
@@ -492,6 +493,7 @@ TEST_CASE("scenario JSON: a hand-written file reads as written, left-out fields 
     CHECK(s.parallel.pp == 1);
     CHECK(s.overheads.fragmentation == 0.05);
     CHECK(s.overheads.cuda_context_bytes == -1);  // the CUDA context table by GPU architecture
+    CHECK(s.overheads.cublas_workspace_bytes == -1);  // PyTorch's default by GPU architecture
     CHECK(s.overheads.cuda_lazy_loading);
 }
 
@@ -761,7 +763,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format
-    CHECK(field_count<Overheads>() == 7);
+    CHECK(field_count<Overheads>() == 8);
     CHECK(field_count<LocalCompare>() == 3);
     CHECK(field_count<LocalMachine>() == 3);
     CHECK(field_count<LocalOptions>() == 29);

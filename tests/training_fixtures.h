@@ -47,6 +47,7 @@ inline ModelSpec params_only(int64_t p) {
 inline Overheads no_overheads() {
     Overheads o;
     o.cuda_context_bytes = 0;
+    o.cublas_workspace_bytes = 0;
     o.fragmentation = 0;
     o.temp_buffers = false;
     o.bucket_bytes = 0;

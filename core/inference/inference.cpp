@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cuda_context.h"
+#include "cublas_workspace.h"
 #include "enum_names.h"
 #include "formula.h"
 #include "inference/generate_replay.h"
@@ -582,6 +583,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
     if (o.autocast != InferAutocast::Off && m.architecture_known()) add_autocast_casts(s, d, e, p);
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
+    add_cublas_workspace(s, d, e, kServing);  // from prefill's first matmul on
     if (!m.architecture_known()) {
         e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
         return;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "allocator_reserve.h"
+#include "cublas_workspace.h"
 #include "model/image_tokens.h"
 #include "training/training_internal.h"
 
@@ -30,6 +31,8 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
     c.finetune_adapters = adapters(s);
 
     add_context(c);
+    // From the first step on: the forward thread's workspace and the autograd device thread's (cublas_workspace.h).
+    add_cublas_workspace(s, d, e, phase_bit(Phase::Forward) | phase_bit(Phase::Backward) | phase_bit(Phase::Step));
     const VisionTrainingParams vision = vision_training_params(c);
     add_vision_frozen_weights(c, vision.frozen);
     if (c.finetune_adapters) {
