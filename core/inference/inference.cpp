@@ -380,8 +380,9 @@ int64_t longest_layer_tokens(const Scenario& s, const StagePick& p, int64_t wind
 // KV capacity of an engine that allocates on demand: what the memory left by everything else holds.
 // A state-space model's sequences also hold their Mamba layers' recurrent state, and Llama 3.2 Vision's their images'
 // cross-attention KV (state_bytes each, state_per_sequence), so a sequence of infer.context tokens takes
-// context * bytes_per_token + state_bytes.
-void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak, double state_bytes = 0) {
+// context * bytes_per_token + state_bytes (an encoder-decoder's: its generated tokens, `tokens`, in the self-attention cache).
+void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak, double state_bytes = 0, int64_t tokens = 0) {
+    const int64_t per_sequence = tokens > 0 ? tokens : s.infer.context;
     e.kv.bytes_per_token = bytes_per_token;
     e.kv.block_size = 1;
     const double free_bytes = std::max(0.0, e.gpu_capacity_bytes - others_at_peak);
@@ -389,9 +390,9 @@ void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, 
     e.kv.tokens = bytes_per_token > 0 ? static_cast<int64_t>(std::floor(free_bytes / bytes_per_token)) : 0;
     e.kv.blocks = e.kv.tokens;
     if (state_bytes > 0)
-        e.kv.sequences = static_cast<int64_t>(std::floor(free_bytes / (static_cast<double>(s.infer.context) * bytes_per_token + state_bytes)));
+        e.kv.sequences = static_cast<int64_t>(std::floor(free_bytes / (static_cast<double>(per_sequence) * bytes_per_token + state_bytes)));
     else
-        e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
+        e.kv.sequences = per_sequence > 0 ? e.kv.tokens / per_sequence : 0;
 }
 
 
@@ -563,7 +564,7 @@ void seq2seq_generate(const Scenario& s, Detail d, Estimate& e, const StagePick&
                    "transformers generate: each decoder step's last-position logits in 16 bit + fp32 copy [transformers-code]"),
         [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
     add_fragmentation(s, d, e, hf_largest_transient(s, source, source, 1));
-    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), state_per_sequence(s, p));
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), state_per_sequence(s, p), target);
 }
 
 // The holes the KV cache's growth leaves in the caching allocator's segments while generate() decodes:
