@@ -1058,6 +1058,15 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
             {"largest_layer", group_thousands(p.largest_layer)},
         };
         if (p.mtp > 0) counts.push_back({"mtp (not in total)", group_thousands(p.mtp)});
+        // An encoder-decoder's two stacks: the encoder's layers, then the decoder's (each with its cross-attention).
+        int64_t encoder_params = 0, decoder_params = 0;
+        if (m.seq2seq.active()) {
+            const int64_t decoder = m.seq2seq.decoder_layers, encoder = m.layers - decoder;
+            encoder_params = encoder * p.per_layer.kind(0).total();
+            decoder_params = decoder * p.per_layer.kind(static_cast<size_t>(m.layers - 1)).total();
+            counts.push_back({"encoder layers (" + std::to_string(encoder) + ")", group_thousands(encoder_params)});
+            counts.push_back({"decoder layers (" + std::to_string(decoder) + ", with cross-attention)", group_thousands(decoder_params)});
+        }
         j["model"] = Json::parse(model_to_json(m, JsonStyle::Pretty), nullptr, false);
         j["params"] = {{"total", p.total},
                        {"embedding", p.embedding},
@@ -1066,6 +1075,10 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
                        {"active_per_token", p.active_per_token},
                        {"largest_layer", p.largest_layer}};
         if (p.mtp > 0) j["params"]["mtp"] = p.mtp;
+        if (m.seq2seq.active()) {
+            j["params"]["encoder_layers"] = encoder_params;
+            j["params"]["decoder_layers"] = decoder_params;
+        }
         text += escape_control_chars(m.name) + " (" + escape_control_chars(m.model_type) + ")\n\nparameters:\n";
         std::string table = format_rows({"count", "parameters"}, counts, ExportFormat::Table);
         text += table.substr(table.find('\n') + 1);  // rows only
