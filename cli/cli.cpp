@@ -109,7 +109,8 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--optimizer", "train.optimizer", FlagKind::Value, "", optimizer_names},
     {"--optimizer-impl", "train.optimizer_impl", FlagKind::Value, "", names_bar<OptimizerImpl>},
     {"--micro-batch", "train.micro_batch", FlagKind::Value, "sequences per GPU per step"},
-    {"--seq", "train.seq_len", FlagKind::Value, "training sequence length, tokens"},
+    {"--seq", "train.seq_len", FlagKind::Value, "training sequence length, tokens (encoder-decoders: the source)"},
+    {"--target-len", "train.target_len", FlagKind::Value, "encoder-decoders (t5, mt5, bart): the decoder's tokens; 0 = as --seq"},
     {"--grad-accum", "train.grad_accum_steps", FlagKind::Value, "gradient accumulation steps"},
     {"--recompute", "train.recompute", FlagKind::Value, "none | selective | full | every-k"},
     {"--offload-checkpoints", "train.offload_checkpoints", FlagKind::Switch, "checkpointed layer inputs in host RAM (Unsloth's offloaded checkpointing)"},
@@ -130,7 +131,8 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--ssm-kernels", "infer.ssm_kernels", FlagKind::Value, "transformers: torch (no mamba-ssm / causal-conv1d / fla installed) | fused (their kernels)"},
     {"--train-ssm-kernels", "train.ssm_kernels", FlagKind::Value, "transformers training: torch (no mamba-ssm / causal-conv1d installed) | fused (their kernels)"},
     {"--batch", "infer.batch", FlagKind::Value, "concurrent sequences"},
-    {"--context", "infer.context", FlagKind::Value, "tokens per sequence (prompt + generated)"},
+    {"--context", "infer.context", FlagKind::Value, "tokens per sequence (prompt + generated; encoder-decoders: the source)"},
+    {"--generate", "infer.target_len", FlagKind::Value, "encoder-decoders (t5, mt5, bart): tokens the decoder generates; 0 = as --context"},
     {"--engine", "infer.engine", FlagKind::Value, "transformers | vllm | llama.cpp | tei (text-embeddings-inference: embedding and reranker models)"},
     {"--max-batch-tokens", "infer.max_batched_tokens", FlagKind::Value, "tokens of one batch: vLLM --max-num-batched-tokens, TEI --max-batch-tokens (0: the engine's default; TEI 16384)"},
     {"--vllm-version", "infer.vllm_version", FlagKind::Value, "vLLM: its release (vllm --version, e.g. 0.6.5): which memory its budget holds (default 0.21)"},
@@ -1074,6 +1076,15 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
             {"largest_layer", group_thousands(p.largest_layer)},
         };
         if (p.mtp > 0) counts.push_back({"mtp (not in total)", group_thousands(p.mtp)});
+        // An encoder-decoder's two stacks: the encoder's layers, then the decoder's (each with its cross-attention).
+        int64_t encoder_params = 0, decoder_params = 0;
+        if (m.seq2seq.active()) {
+            const int64_t decoder = m.seq2seq.decoder_layers, encoder = m.layers - decoder;
+            encoder_params = encoder * p.per_layer.kind(0).total();
+            decoder_params = decoder * p.per_layer.kind(static_cast<size_t>(m.layers - 1)).total();
+            counts.push_back({"encoder layers (" + std::to_string(encoder) + ")", group_thousands(encoder_params)});
+            counts.push_back({"decoder layers (" + std::to_string(decoder) + ", with cross-attention)", group_thousands(decoder_params)});
+        }
         j["model"] = Json::parse(model_to_json(m, JsonStyle::Pretty), nullptr, false);
         j["params"] = {{"total", p.total},
                        {"embedding", p.embedding},
@@ -1082,6 +1093,10 @@ int cmd_import(const Options& o, std::string& out, std::string& err) {
                        {"active_per_token", p.active_per_token},
                        {"largest_layer", p.largest_layer}};
         if (p.mtp > 0) j["params"]["mtp"] = p.mtp;
+        if (m.seq2seq.active()) {
+            j["params"]["encoder_layers"] = encoder_params;
+            j["params"]["decoder_layers"] = decoder_params;
+        }
         text += escape_control_chars(m.name) + " (" + escape_control_chars(m.model_type) + ")\n\nparameters:\n";
         std::string table = format_rows({"count", "parameters"}, counts, ExportFormat::Table);
         text += table.substr(table.find('\n') + 1);  // rows only

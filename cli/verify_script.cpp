@@ -58,6 +58,10 @@ Json hf_config(const Scenario& s, Refusals& no) {
         no("model.model_type", "the script builds a causal LM (AutoModelForCausalLM); encoders (" + m.model_type + ") are not measured by it yet");
         return c;
     }
+    if (m.seq2seq.active()) {
+        no("model.model_type", "the script builds a causal LM (AutoModelForCausalLM); encoder-decoders (" + m.model_type + ") are not measured by it yet");
+        return c;
+    }
     if (m.ssm.active()) {
         no("model.ssm", "the script builds GPT-2/Llama-family transformers; state-space models (" + m.model_type + ": Mamba layers) are not measured by it yet");
         return c;
@@ -190,7 +194,7 @@ Json hf_config(const Scenario& s, Refusals& no) {
 // alone. Dropout is set to 0 (the script's runs have none; a scenario with dropout is refused), the quantization
 // config is dropped (the weights' dtype is the scenario's), and remote code is refused.
 Json preset_config(const Scenario& s, Refusals& no) {
-    if (s.model.encoder) return nullptr;  // the script builds causal LMs (AutoModelForCausalLM)
+    if (s.model.encoder || s.model.seq2seq.active()) return nullptr;  // the script builds causal LMs (AutoModelForCausalLM)
     const ModelPreset* preset = nullptr;
     for (const ModelPreset& p : model_presets()) {
         ModelSpec named = s.model;  // the architecture decides; a renamed preset is still that checkpoint

@@ -143,6 +143,21 @@ struct VisionSpec {
     bool operator==(const VisionSpec&) const = default;
 };
 
+// An encoder-decoder (T5, mT5, BART; issue 14 item 12, issue 18): ModelSpec::layers counts both stacks, the
+// encoder's layers first (bidirectional self-attention + MLP, norms_per_layer norms), then decoder_layers decoder
+// layers (causal self-attention, cross-attention whose q comes from the decoder and k, v from the encoder's output,
+// MLP, one norm more: LayerKind::cross). The token embedding is shared by both stacks (T5 / BART `shared`); learned
+// positions, the embedding norm and the final norm exist once per stack (BartEncoder / BartDecoder embed_positions
+// and layernorm_embedding, T5Stack final_layer_norm) [transformers-t5] [transformers-bart].
+struct Seq2SeqSpec {
+    int64_t decoder_layers = 0;     // num_decoder_layers (T5) / decoder_layers (BART); 0: not an encoder-decoder
+    // T5 relative_attention_num_buckets: the relative_attention_bias table [buckets, heads] that the first layer's
+    // self-attention of each stack holds (has_relative_attention_bias, block 0 only); 0: none (BART).
+    int64_t relative_buckets = 0;
+    bool active() const { return decoder_layers > 0; }
+    bool operator==(const Seq2SeqSpec&) const = default;
+};
+
 // Where an imported model came from, so that a share link names it (issue 17): a Hugging Face repo
 // id "org/name" and the revision (commit) that was read. Both empty for a preset or a typed model.
 // Not part of the architecture: the spec itself is always written out, so a link opened offline works.
@@ -235,6 +250,8 @@ struct ModelSpec {
     // The vision tower and projector of a vision-language model: counted apart (ParamCounts::vision), not in the
     // language model's total; kind None for a text-only model.
     VisionSpec vision;
+
+    Seq2SeqSpec seq2seq;            // the decoder stack of an encoder-decoder (T5, BART); decoder_layers 0 otherwise
 
     // A model known only by its parameter count (HF's calculator style): architecture
     // fields above are 0 and features that need them (activations, KV cache) are disabled.

@@ -51,6 +51,9 @@ struct LayerPattern {
     static constexpr uint8_t kMixerAttention = 0, kMixerSsm = 1, kMixerNone = 2, kMixerCross = 3, kNoMlp = 4;
     int64_t listed = 0;
     std::array<uint8_t, kMaxListedLayers> codes{};
+    // An encoder-decoder (Seq2SeqSpec): its encoder's layers, listed first. They attend without a cache, so attention() (the
+    // layers whose KV cache grows with the context) is the decoder's layers only; cross() too.
+    int64_t encoder_layers = 0;
     bool moe(int64_t layer) const;      // layer (0-based) uses routed experts
     bool sliding(int64_t layer) const;  // layer (0-based) uses the sliding window
     bool ssm(int64_t layer) const;      // layer (0-based) has a Mamba mixer instead of attention

@@ -96,7 +96,8 @@ struct TrainingOptions {
     Optimizer optimizer = Optimizer::AdamW;
     double custom_optimizer_bytes_per_param = 8.0;  // Optimizer::Custom
     int64_t micro_batch = 1;         // b
-    int64_t seq_len = 2048;          // s
+    int64_t seq_len = 2048;          // s (an encoder-decoder: the encoder's source tokens)
+    int64_t target_len = 0;          // an encoder-decoder's decoder tokens (labels); 0: as many as seq_len
     int64_t grad_accum_steps = 1;
     Recompute recompute = Recompute::None;
     int recompute_every_k = 1;       // Recompute::EveryK: checkpoint 1 layer in k
@@ -244,6 +245,7 @@ struct InferenceOptions {
     int64_t logits_to_keep = 1;     // transformers: prefill logits of the last k positions; 0 = every position (older transformers)
     // ---- prefill, batching and kernel settings of the engines ----
     int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
+    int64_t target_len = 0;         // an encoder-decoder's generated (decoder) tokens, context being its source; 0 = context
     int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)
     int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens, TEI --max-batch-tokens; 0 = engine default
     int64_t ubatch = kLlamaCppUbatch;  // llama.cpp n_ubatch (physical batch of the compute graph)

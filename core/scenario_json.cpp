@@ -47,6 +47,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("custom_optimizer_bytes_per_param", &TrainingOptions::custom_optimizer_bytes_per_param);
     v("micro_batch", &TrainingOptions::micro_batch);
     v("seq_len", &TrainingOptions::seq_len);
+    v("target_len", &TrainingOptions::target_len);
     v("grad_accum_steps", &TrainingOptions::grad_accum_steps);
     v("recompute", &TrainingOptions::recompute);
     v("recompute_every_k", &TrainingOptions::recompute_every_k);
@@ -108,6 +109,7 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("sliding_window_cache", &InferenceOptions::sliding_window_cache);
     v("logits_to_keep", &InferenceOptions::logits_to_keep);
     v("prompt", &InferenceOptions::prompt);
+    v("target_len", &InferenceOptions::target_len);
     v("max_num_seqs", &InferenceOptions::max_num_seqs);
     v("max_batched_tokens", &InferenceOptions::max_batched_tokens);
     v("ubatch", &InferenceOptions::ubatch);
@@ -298,6 +300,11 @@ template <class V> void fields(V& v, SsmSpec*) {
     v("layer_list", &SsmSpec::layer_list);
 }
 
+template <class V> void fields(V& v, Seq2SeqSpec*) {
+    v("decoder_layers", &Seq2SeqSpec::decoder_layers);
+    v("relative_buckets", &Seq2SeqSpec::relative_buckets);
+}
+
 template <class V> void fields(V& v, VisionSpec*) {
     v("kind", &VisionSpec::kind);
     v("layers", &VisionSpec::layers);
@@ -379,6 +386,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("ssm", &ModelSpec::ssm);
     v("mtp_layers", &ModelSpec::mtp_layers);
     v("vision", &ModelSpec::vision);
+    v("seq2seq", &ModelSpec::seq2seq);
     v("source", &ModelSpec::source);
     v("gguf_bytes", &ModelSpec::gguf_bytes);
 }

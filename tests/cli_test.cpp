@@ -407,6 +407,17 @@ TEST_CASE("cli: import a real config.json") {
     std::remove(bad.c_str());
 }
 
+TEST_CASE("cli: import of an encoder-decoder shows its two stacks (t5-small)") {
+    Run r = vramlens(std::string("import '") + VRAMLENS_TEST_DATA + "/configs/t5-small.json' --format json");
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["params"]["total"] == 60506624);
+    // 6 x (4 x 512 x 512 + 2 x 512 x 2048 + 2 x 512) and 6 x that + cross-attention 4 x 512 x 512 + its norm 512
+    CHECK(j["params"]["encoder_layers"] == 6 * 3146752);
+    CHECK(j["params"]["decoder_layers"] == 6 * 4195840);
+    CHECK(j["model"]["seq2seq"]["decoder_layers"] == 6);
+}
+
 TEST_CASE("cli: solve for the fewest GPUs, 70e9 parameters under ZeRO-3") {
     Run r = vramlens("solve gpus --params 70e9 --zero 3 --format json");
     REQUIRE(r.status == 0);

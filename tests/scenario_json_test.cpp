@@ -68,6 +68,7 @@ Scenario every_field_changed() {
     m.moe.router_bias = true;
     m.ssm = {SsmKind::Mamba2, 8, 4, 8192, 128, 4, 256, 128, 8, 128, false, true, true, false, true, true, true, "Mam-"};  // every SsmSpec field off its default
     m.vision = {VisionKind::Siglip, 2, 64, 4, 128, 14, 448, 4, 2, 3, ProjectorKind::Gemma3, 64, 3, 2, 5, 1, {1, 2}, {{448, 896}}};  // every VisionSpec field off its default
+    m.seq2seq = {24, 32};  // every Seq2SeqSpec field off its default
     m.source = {"acme/test-moe", "0123456789abcdef0123456789abcdef01234567"};
     for (int64_t i = 0; i < m.layers; ++i) m.gguf_bytes.layers.push_back(400'000'000 + static_cast<uint64_t>(i));  // one per layer
     m.gguf_bytes.token_embd = 1'234'567;
@@ -84,6 +85,7 @@ Scenario every_field_changed() {
     t.custom_optimizer_bytes_per_param = 2.5;
     t.micro_batch = 3;
     t.seq_len = 8192;
+    t.target_len = 128;
     t.grad_accum_steps = 16;
     t.recompute = Recompute::EveryK;
     t.recompute_every_k = 4;
@@ -135,6 +137,7 @@ Scenario every_field_changed() {
     i.cuda_graphs = false;
     i.flash_attention = false;
     i.prompt = 1000;
+    i.target_len = 64;
     i.max_num_seqs = 64;
     i.max_batched_tokens = 8192;
     i.ubatch = 256;
@@ -247,6 +250,8 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.sliding_window == y.sliding_window);
     CHECK(x.sliding_window_pattern == y.sliding_window_pattern);
     CHECK(x.attention == y.attention);
+    CHECK(x.seq2seq.decoder_layers == y.seq2seq.decoder_layers);
+    CHECK(x.seq2seq.relative_buckets == y.seq2seq.relative_buckets);
     CHECK(x.source.hub == y.source.hub);
     CHECK(x.source.revision == y.source.revision);
     CHECK(x.gguf_bytes.layers == y.gguf_bytes.layers);
@@ -280,6 +285,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.custom_optimizer_bytes_per_param == b.train.custom_optimizer_bytes_per_param);
     CHECK(a.train.micro_batch == b.train.micro_batch);
     CHECK(a.train.seq_len == b.train.seq_len);
+    CHECK(a.train.target_len == b.train.target_len);
     CHECK(a.train.grad_accum_steps == b.train.grad_accum_steps);
     CHECK(a.train.recompute == b.train.recompute);
     CHECK(a.train.recompute_every_k == b.train.recompute_every_k);
@@ -330,6 +336,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.cuda_graphs == b.infer.cuda_graphs);
     CHECK(a.infer.flash_attention == b.infer.flash_attention);
     CHECK(a.infer.prompt == b.infer.prompt);
+    CHECK(a.infer.target_len == b.infer.target_len);
     CHECK(a.infer.max_num_seqs == b.infer.max_num_seqs);
     CHECK(a.infer.max_batched_tokens == b.infer.max_batched_tokens);
     CHECK(a.infer.ubatch == b.infer.ubatch);
@@ -749,7 +756,8 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 47);
+    CHECK(field_count<ModelSpec>() == 48);
+    CHECK(field_count<Seq2SeqSpec>() == 2);
     CHECK(field_count<VisionSpec>() == 18);
     CHECK(field_count<GridPinpoint>() == 2);
     CHECK(field_count<SsmSpec>() == 18);
@@ -757,9 +765,9 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 32);
+    CHECK(field_count<TrainingOptions>() == 33);
     CHECK(field_count<FineTuneOptions>() == 15);
-    CHECK(field_count<InferenceOptions>() == 34);
+    CHECK(field_count<InferenceOptions>() == 35);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format

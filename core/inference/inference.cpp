@@ -51,13 +51,19 @@ int64_t cross_states(const Scenario& s) {
     return s.model.vision.mllama() && s.infer.images > 0 ? s.infer.images * image_grid(s.model.vision, s.infer.image_width, s.infer.image_height).cross_tokens : 0;
 }
 
+// An encoder-decoder's generate(): infer.context is the encoder's source, infer.target_len the tokens the decoder generates
+// (0: as many as the source), the length of its self-attention cache.
+int64_t seq2seq_target(const InferenceOptions& o) { return o.target_len > 0 ? o.target_len : o.context; }
+
 // What one sequence holds on stage p whatever its length: a Mamba layer's recurrent state, Llama 3.2 Vision's cross-attention
-// KV of its images (0 for a plain transformer).
+// KV of its images, an encoder-decoder's cross-attention KV of its source (0 for a plain transformer).
 double state_per_sequence(const Scenario& s, const StagePick& p) {
     Numbers n;
     const int64_t images = cross_states(s);
+    const bool seq2seq = s.model.seq2seq.active();
     return (s.model.ssm.active() ? ssm_sequence_bytes(s.model, p.begin, p.end, ssm_state_layout(s.infer, s.model.ssm), s.parallel.tp) : 0) +
-           (images > 0 ? cross_kv_sequence_bytes(n, s.model, s.infer.kv_dtype, s.parallel.tp, p.begin, p.end, images) : 0.0);
+           (images > 0 ? cross_kv_sequence_bytes(n, s.model, s.infer.kv_dtype, s.parallel.tp, p.begin, p.end, images) : 0.0) +
+           (seq2seq ? cross_kv_sequence_bytes(n, s.model, s.infer.kv_dtype, s.parallel.tp, p.begin, p.end, s.infer.context, "s_src") : 0.0);
 }
 
 StagePick stage_at(const Scenario& s, const ParamCounts& pc, int64_t stage) {
@@ -375,8 +381,9 @@ int64_t longest_layer_tokens(const Scenario& s, const StagePick& p, int64_t wind
 // KV capacity of an engine that allocates on demand: what the memory left by everything else holds.
 // A state-space model's sequences also hold their Mamba layers' recurrent state, and Llama 3.2 Vision's their images'
 // cross-attention KV (state_bytes each, state_per_sequence), so a sequence of infer.context tokens takes
-// context * bytes_per_token + state_bytes.
-void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak, double state_bytes = 0) {
+// context * bytes_per_token + state_bytes (an encoder-decoder's: its generated tokens, `tokens`, in the self-attention cache).
+void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, double others_at_peak, double state_bytes = 0, int64_t tokens = 0) {
+    const int64_t per_sequence = tokens > 0 ? tokens : s.infer.context;
     e.kv.bytes_per_token = bytes_per_token;
     e.kv.block_size = 1;
     const double free_bytes = std::max(0.0, e.gpu_capacity_bytes - others_at_peak);
@@ -384,9 +391,9 @@ void fill_free_capacity(const Scenario& s, Estimate& e, double bytes_per_token, 
     e.kv.tokens = bytes_per_token > 0 ? static_cast<int64_t>(std::floor(free_bytes / bytes_per_token)) : 0;
     e.kv.blocks = e.kv.tokens;
     if (state_bytes > 0)
-        e.kv.sequences = static_cast<int64_t>(std::floor(free_bytes / (static_cast<double>(s.infer.context) * bytes_per_token + state_bytes)));
+        e.kv.sequences = static_cast<int64_t>(std::floor(free_bytes / (static_cast<double>(per_sequence) * bytes_per_token + state_bytes)));
     else
-        e.kv.sequences = s.infer.context > 0 ? e.kv.tokens / s.infer.context : 0;
+        e.kv.sequences = per_sequence > 0 ? e.kv.tokens / per_sequence : 0;
 }
 
 
@@ -525,6 +532,42 @@ void encoder_forward(const Scenario& s, Detail d, Estimate& e, const StagePick& 
     add_fragmentation(s, d, e, hf_largest_transient(s, o.context, o.context, 0));
 }
 
+// transformers generate() for an encoder-decoder (T5ForConditionalGeneration, BartForConditionalGeneration) [transformers-t5]
+// [transformers-bart]: the encoder runs once over the b x s_src source (infer.context), a forward like a decoder's prefill
+// (add_forward_activations), and its last hidden state stays for every step (encoder_outputs); the decoder's
+// EncoderDecoderCache holds each decoder layer's self-attention K/V of the generated tokens (seq2seq_target), grown by
+// torch.cat, and its cross-attention K/V of the source, projected once at the first step; each step's logits are the last
+// position's [transformers-code].
+void seq2seq_generate(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
+    const ModelSpec& m = s.model;
+    const InferenceOptions& o = s.infer;
+    const int64_t tp = s.parallel.tp, source = o.context, target = seq2seq_target(o);
+    add(e, d, comp("kv_cache", "KV cache (decoder self-attention)", Category::KVCache, kServing,
+                   "vLLM paper Sec 3 (2 * L * kv_heads * head_dim * bytes per token) [vllm-paper §3] over the decoder's layers and its "
+                   "generated tokens; EncoderDecoderCache's self_attention_cache [transformers-code] [transformers-t5]"),
+        [&](auto& q) { return q("b", static_cast<double>(o.batch)) * kv_sequence_bytes(q, m, o.kv_dtype, tp, p.begin, p.end, target, 1, false); });
+    add(e, d, comp("kv_cache.cross", "Cross-attention KV cache (the source)", Category::KVCache, kServing,
+                   "EncoderDecoderCache's cross_attention_cache: each decoder layer's K and V of the encoder output, projected at the "
+                   "first step [transformers-code] [transformers-t5]"),
+        [&](auto& q) { return q("b", static_cast<double>(o.batch)) * cross_kv_sequence_bytes(q, m, o.kv_dtype, tp, p.begin, p.end, source, "s_src"); });
+    add(e, d, comp("act.encoder_output", "Encoder output (kept for every step)", Category::Activations, kServing,
+                   "generate() runs the encoder once and passes encoder_outputs.last_hidden_state [b, s_src, h] to every decoder step "
+                   "[transformers-code]"),
+        [&](auto& q) {
+            return q("b", static_cast<double>(o.batch)) * q("s_src", static_cast<double>(source)) * q("h", static_cast<double>(m.hidden)) *
+                   q("act_bytes", kActBytes);
+        });
+    add(e, d, comp("buffers.kv_growth", "KV cache growth copy (decode)", Category::Buffers, phase_bit(Phase::Step),
+                   "DynamicLayer.update: torch.cat builds a layer's new keys while the old ones are alive [transformers-code]"),
+        [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, target); });
+    add_forward_activations(s, d, e, "Encoder forward activations (MLP)", source, source);
+    add(e, d, comp("logits", "Logits (last position)", Category::Logits, kServing,
+                   "transformers generate: each decoder step's last-position logits in 16 bit + fp32 copy [transformers-code]"),
+        [&](auto& q) { return hf_logits_bytes(q, m, o.batch); });
+    add_fragmentation(s, d, e, hf_largest_transient(s, source, source, 1));
+    fill_free_capacity(s, e, kv_bytes_per_token(m, o.kv_dtype, tp, p.begin, p.end), sum_non_kv(e), state_per_sequence(s, p), target);
+}
+
 // The holes the KV cache's growth leaves in the caching allocator's segments while generate() decodes:
 // generate() replayed through the allocator model (inference/generate_replay.h), with the GPU's memory
 // less the weights and the CUDA context as its capacity. The holes are the replay's reserved bytes above
@@ -604,6 +647,10 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
             [&](auto& q) { return bnb_requantize_bytes(q, m, tp, o); });
     if (m.encoder || m.embedder) {
         encoder_forward(s, d, e, p);
+        return;
+    }
+    if (m.seq2seq.active()) {
+        seq2seq_generate(s, d, e, p);
         return;
     }
     const bool sliding = m.sliding_window > 0;
@@ -1026,6 +1073,14 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     range("infer.ubatch", o.ubatch, 1, 1000000);
     range("infer.logits_to_keep", o.logits_to_keep, 0, reported(errs, "infer.context") ? 100000000 : o.context);
     validate_images(s.model, o, errs);
+    range("infer.target_len", o.target_len, 0, 100000000);
+    if (s.model.seq2seq.active() && o.engine != Engine::Transformers)
+        errs.push_back({"infer.engine", std::string("an encoder-decoder (") + s.model.model_type +
+                                            ") is sized as transformers generate() runs it; its other engines are not modelled: use engine transformers"});
+    else if (s.model.seq2seq.active() && s.parallel.pp > 1)
+        errs.push_back({"parallel.pp", std::string("pipeline parallelism for an encoder-decoder (") + s.model.model_type + ") is not modelled yet; use pp 1"});
+    if (!s.model.seq2seq.active() && o.target_len != 0 && s.model.architecture_known())
+        errs.push_back({"infer.target_len", "is the decoder's length of an encoder-decoder (t5, mt5, bart); this model has one stack: leave it 0"});
     const bool pooling = s.model.encoder || s.model.embedder;
     if (pooling && o.engine == Engine::LlamaCpp)
         errs.push_back({"infer.engine", std::string("an embedding or reranker model (") + s.model.model_type + ") is sized as transformers, vLLM's "

@@ -118,9 +118,12 @@ double kv_sequence_bytes(const ModelSpec& m, KvDtype t, int64_t tp, int64_t begi
 // cross-attention layer keeps K and V of its images' states, `image_states` of them (images x max_num_tiles x
 // ((S/p)^2 + 1), image_tokens.h), not of the text: the same at any context length. MllamaTextCrossAttention projects
 // cross_attention_states once and past_key_values keeps them at that layer [transformers-mllama].
+// An encoder-decoder's decoder layers keep K and V of the encoder output the same way, `states` = the source's tokens
+// (EncoderDecoderCache's cross_attention_cache, filled at the first step) [transformers-t5]: states_name "s_src".
 template <class Q>
-auto cross_kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end, int64_t image_states) {
-    return q("L_cross", static_cast<double>(layer_pattern(m).cross_count(begin, end))) * q("s_image", static_cast<double>(image_states)) *
+auto cross_kv_sequence_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t begin, int64_t end, int64_t image_states,
+                             const char* states_name = "s_image") {
+    return q("L_cross", static_cast<double>(layer_pattern(m).cross_count(begin, end))) * q(states_name, static_cast<double>(image_states)) *
            kv_elements(q, m, tp) * kv_element_bytes(q, t);
 }
 

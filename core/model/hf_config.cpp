@@ -7,6 +7,7 @@
 #include <array>
 #include <initializer_list>
 #include <string_view>
+#include <tuple>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -29,7 +30,7 @@ using json = nlohmann::json;
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
-    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss, Mllama, Glm4Moe,
+    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss, Mllama, Glm4Moe, T5, Bart,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -112,6 +113,12 @@ constexpr Family kFamilies[] = {
     // tower in vision_config (read_vision) [transformers-mllama]
     {"mllama",          "MllamaForConditionalGeneration", Arch::Mllama,     "Llama 3.2 Vision",128256,4096,14336,40, 32,   8,   0, 131072,  false},
     {"mllama_text_model","",                              Arch::Mllama,     "Llama 3.2 Vision",128256,4096,14336,40, 32,   8,   0, 131072,  false},
+    // Encoder-decoders (issue 14 item 12, issue 18): T5Config's and MT5Config's defaults (num_layers is the encoder's; head_dim is
+    // d_kv; no position table: relative_attention_bias), BartConfig's (encoder_layers, encoder_attention_heads, encoder_ffn_dim;
+    // the decoder's read by t5() / bart()) [transformers-t5] [transformers-bart]
+    {"t5",              "T5ForConditionalGeneration",     Arch::T5,         "T5",          32128,   512,  2048,  6,   8,   0,  64,      0,  true},
+    {"mt5",             "MT5ForConditionalGeneration",    Arch::T5,         "mT5",        250112,   512,  1024,  8,   6,   0,  64,      0,  false},
+    {"bart",            "BartForConditionalGeneration",   Arch::Bart,       "BART",        50265,  1024,  4096, 12,  16,   0,   0,   1024,  true},
 };
 // clang-format on
 
@@ -141,8 +148,9 @@ bool is_one_of(const std::string& type, std::initializer_list<std::string_view> 
 bool is_encoder_type(const std::string& type) {
     return is_one_of(type, {"distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert"});
 }
+// The encoder-decoders vramlens does not support (t5, mt5 and bart are in kFamilies).
 bool is_encoder_decoder_type(const std::string& type) {
-    return is_one_of(type, {"t5", "mt5", "umt5", "longt5", "bart", "mbart", "pegasus", "marian", "whisper", "encoder-decoder"});
+    return is_one_of(type, {"umt5", "longt5", "mbart", "pegasus", "marian", "whisper", "encoder-decoder"});
 }
 
 // A model_type folded for comparison: lower case, without '-', '_', '.' and spaces ("Qwen2.5" -> "qwen25").
@@ -189,7 +197,7 @@ std::string close_types(const std::string& type) {
 std::string unsupported_type(const std::string& type) {
     const std::string quoted = "\"" + type + "\"";
     if (is_encoder_decoder_type(type))
-        return quoted + " is an encoder-decoder model (two stacks with cross-attention), which vramlens does not support yet; "
+        return quoted + " is an encoder-decoder model vramlens does not support yet (the encoder-decoders it supports: t5, mt5, bart); "
                         "supported model_types: " + supported_types();
     if (is_encoder_type(type))
         return quoted + " is an encoder vramlens does not support yet (the encoders it supports: bert, roberta, xlm-roberta); "
@@ -343,7 +351,7 @@ struct Importer {
 // intermediate_size whose family default is 0 (GPT-2, Falcon, BLOOM) is 4 * hidden_size.
 struct SizeKey {
     const char* field;                // the canonical name (validate_model's)
-    std::array<const char*, 5> keys;  // as written in config.json, looked up in order; nullptr: no more
+    std::array<const char*, 6> keys;  // as written in config.json, looked up in order; nullptr: no more
     int64_t ModelSpec::*member;
     int64_t Family::*family_default;
     bool warn_if_missing;
@@ -352,9 +360,9 @@ struct SizeKey {
 constexpr SizeKey kSizeKeys[] = {
     {"vocab_size",              {"vocab_size", "n_vocab", "padded_vocab_size"},             &ModelSpec::vocab,        &Family::vocab,   true},
     {"hidden_size",             {"hidden_size", "n_embd", "n_embed", "d_model"},            &ModelSpec::hidden,       &Family::hidden,  true},
-    {"num_hidden_layers",       {"num_hidden_layers", "n_layer", "n_layers", "num_layers"}, &ModelSpec::layers,       &Family::layers,  true},
-    {"num_attention_heads",     {"num_attention_heads", "n_head", "n_heads", "num_heads"},  &ModelSpec::heads,        &Family::heads,   true},
-    {"intermediate_size",       {"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"}, &ModelSpec::ffn,      &Family::ffn,     true},
+    {"num_hidden_layers",       {"num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers"}, &ModelSpec::layers,       &Family::layers,  true},
+    {"num_attention_heads",     {"num_attention_heads", "n_head", "n_heads", "num_heads", "encoder_attention_heads"},  &ModelSpec::heads,        &Family::heads,   true},
+    {"intermediate_size",       {"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size", "d_ff", "encoder_ffn_dim"}, &ModelSpec::ffn,      &Family::ffn,     true},
     {"max_position_embeddings", {"max_position_embeddings", "n_positions", "n_ctx", "seq_length", "max_seq_len"},
                                                                                             &ModelSpec::max_position, &Family::max_pos, false},
 };
@@ -590,6 +598,47 @@ void bert_encoder(Importer& im, ModelSpec& m) {
     m.pooler = true;
     m.final_norm = false;
     m.tied_embeddings = false;
+}
+// The decoder stack of an encoder-decoder: num_layers / encoder_layers (read as num_hidden_layers) is the encoder's, and
+// ModelSpec::layers counts both stacks (Seq2SeqSpec).
+void add_decoder_stack(Importer& im, ModelSpec& m, const char* key) {
+    const int64_t decoder = im.opt(key, m.layers);  // T5Config: num_decoder_layers defaults to num_layers
+    if (decoder <= 0 || m.layers <= 0) {
+        if (decoder <= 0) im.r.fail(key, "must be at least 1 (the decoder's layers); got " + std::to_string(decoder));
+        return;
+    }
+    m.seq2seq.decoder_layers = decoder;
+    m.layers += decoder;
+}
+// T5ForConditionalGeneration / MT5ForConditionalGeneration (modeling_t5.py, modeling_mt5.py): a shared embedding, two T5Stacks
+// of T5Blocks (T5LayerNorm: RMSNorm without bias; q, k, v, o [heads * d_kv, d_model] without bias), relative_attention_bias
+// [relative_attention_num_buckets, heads] in block 0 of each stack, final_layer_norm per stack; T5DenseActDense (wi, wo) or,
+// with feed_forward_proj "gated-<act>" (T5 v1.1, T0, mT5), T5DenseGatedActDense (wi_0, wi_1, wo); lm_head tied to the
+// embedding with tie_word_embeddings (T5 v1.0, whose forward then rescales by d_model**-0.5: no parameter) [transformers-t5].
+void t5(Importer& im, ModelSpec& m) {
+    const std::string proj = im.r.string("feed_forward_proj").value_or(std::string(im.fam.model_type) == "mt5" ? "gated-gelu" : "relu");
+    m.gated_mlp = proj.rfind("gated-", 0) == 0;
+    if (proj == "gated-gelu") m.activation = MlpActivation::GeluNew;  // T5Config maps it to dense_act_fn "gelu_new"
+    if (proj.find('-') != std::string::npos && !m.gated_mlp)
+        im.r.fail("feed_forward_proj", "must be an activation (\"relu\") or \"gated-<activation>\" (\"gated-gelu\"); got \"" + proj + "\"");
+    m.seq2seq.relative_buckets = im.opt("relative_attention_num_buckets", 32);
+    add_decoder_stack(im, m, "num_decoder_layers");
+}
+// BartForConditionalGeneration (modeling_bart.py): a shared embedding; per stack BartLearnedPositionalEmbedding of
+// max_position_embeddings + 2 rows and layernorm_embedding, no final norm; post-norm layers with biases on every Linear
+// (self_attn_layer_norm, final_layer_norm; the decoder's encoder_attn and encoder_attn_layer_norm); lm_head tied to the
+// embedding; final_logits_bias [1, vocab] is a buffer, not a parameter [transformers-bart]. The decoder's heads and FFN
+// width must be the encoder's: vramlens keeps one width per model.
+void bart(Importer& im, ModelSpec& m) {
+    m.final_norm = false;
+    add_decoder_stack(im, m, "decoder_layers");
+    for (auto [key, encoder_key, value] : {std::tuple{"decoder_attention_heads", "encoder_attention_heads", m.heads},
+                                           std::tuple{"decoder_ffn_dim", "encoder_ffn_dim", m.ffn}}) {
+        const int64_t decoder = im.opt(key, value);
+        if (decoder != value)
+            im.r.fail(key, "must equal " + std::string(encoder_key) + " (" + std::to_string(value) +
+                               "): vramlens models one width for both stacks; got " + std::to_string(decoder));
+    }
 }
 // Qwen v1 (modeling_qwen.py): c_attn [3 * kv_channels * heads, d] with a bias, c_proj without one
 // (no_bias, default true), and QWenMLP's w1, w2 [intermediate_size // 2, d] and c_proj back: the MLP
@@ -1041,6 +1090,8 @@ constexpr Layout kLayouts[] = {
     {Arch::FalconH1,   kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, falcon_h1},  // input + pre_ff layernorms
     {Arch::GptOss,     kRms, true,  kRope,    0,   true,  true,  true,  false, false, 2,    128,   false, 2, gpt_oss},  // expert biases
     {Arch::Mllama,     kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, mllama_text},
+    {Arch::T5,         kRms, false, kNoPos,   0,   false, false, false, false, false, 2,    0,     false, 0, t5},    // + the decoder's cross-attention norm
+    {Arch::Bart,       kLn,  false, kLearned, 2,   true,  true,  true,  false, true,  2,    0,     false, 0, bart},  // layernorm_embedding per stack
 };
 // clang-format on
 
@@ -1104,7 +1155,8 @@ void read_kv_heads(Importer& im, ModelSpec& m) {
 // Head width: explicit head_dim, the family default (Gemma 256, Qwen3 128), or hidden / heads.
 void read_head_dim(Importer& im, ModelSpec& m) {
     Reader& r = im.r;
-    if (auto hd = r.integer("head_dim")) {
+    static constexpr const char* kHeadDimKeys[] = {"head_dim", "d_kv"};  // T5's d_kv: the width of one head
+    if (auto hd = r.integer("head_dim", kHeadDimKeys)) {
         m.head_dim = *hd;
     } else if (im.fam.head_dim > 0) {
         m.head_dim = im.fam.head_dim;
@@ -1369,6 +1421,8 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
 // encoder's *ForSequenceClassification adds the classifier over num_labels outputs (num_labels, else the
 // id2label entries, else PretrainedConfig's 2); a decoder's base class (Qwen3Model, LlamaModel: "Model" and
 // no "For" / "LMHead" in the name) has no lm_head, the embedder that Qwen3-Embedding and gte-Qwen2 ship.
+// An encoder-decoder is read as its *ForConditionalGeneration whatever the class (facebook/bart-large lists BartModel): what
+// AutoModelForSeq2SeqLM loads and PEFT fine-tunes; its lm_head is tied to the shared embedding.
 void read_model_class(const json& top, ModelSpec& m) {
     const auto classes = top.find("architectures");
     if (classes == top.end() || !classes->is_array() || classes->empty() || !(*classes)[0].is_string()) return;
@@ -1379,7 +1433,7 @@ void read_model_class(const json& top, ModelSpec& m) {
         if (const auto n = top.find("num_labels"); n != top.end() && n->is_number_integer()) labels = n->get<int64_t>();
         else if (const auto ids = top.find("id2label"); ids != top.end() && ids->is_object() && !ids->empty()) labels = static_cast<int64_t>(ids->size());
         m.num_labels = labels;
-    } else if (!m.encoder && ends_with("Model") && c.find("For") == std::string::npos && c.find("LMHead") == std::string::npos) {
+    } else if (!m.encoder && !m.seq2seq.active() && ends_with("Model") && c.find("For") == std::string::npos && c.find("LMHead") == std::string::npos) {
         m.embedder = true;
     }
 }

@@ -122,10 +122,11 @@ VL_TENSOR_INLINE void with_bias(F& f, const Tensor& w, bool has_bias, const char
 }
 
 // A norm of `width`: RMSNorm has a weight (LlamaRMSNorm), LayerNorm a weight and a bias (torch.nn.LayerNorm).
+// `count` copies: an encoder-decoder's per-stack norms (Seq2SeqSpec).
 template <class F>
-VL_TENSOR_INLINE void norm(F& f, const ModelSpec& m, const char* weight, const char* bias, int64_t width, K kind) {
-    f(vec(weight, width, kind));
-    if (m.norm == NormKind::LayerNorm) f(vec(bias, width, kind));
+VL_TENSOR_INLINE void norm(F& f, const ModelSpec& m, const char* weight, const char* bias, int64_t width, K kind, int64_t count = 1) {
+    f(mat(weight, width, 1, kind, S::Replicated, R::Vector, 0, kWhole, count));
+    if (m.norm == NormKind::LayerNorm) f(mat(bias, width, 1, kind, S::Replicated, R::Vector, 0, kWhole, count));
 }
 
 // Standard attention (LlamaAttention; fused qkv checkpoints hold the same elements): q [a*h_d, d], k and
@@ -317,7 +318,14 @@ VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, 
         // MllamaCrossAttentionDecoderLayer: cross_attn's q/k/v/o have self-attention's shapes (k and v project the projected
         // image states, already of width d), then q_norm and k_norm (RMSNorm over h_d) and the two tanh gates
         // cross_attn_attn_gate and cross_attn_mlp_gate, one value each [transformers-mllama].
-        if (kind.cross) {
+        // An encoder-decoder's decoder layer (T5LayerCrossAttention EncDecAttention, BartDecoderLayer encoder_attn): beside its
+        // self-attention, a cross-attention with self-attention's shapes (q from the decoder's d, k and v from the encoder's
+        // output, also of width d) and its own norm (T5 layer[1].layer_norm, BART encoder_attn_layer_norm) [transformers-t5]
+        // [transformers-bart]. LoRA's q and v select its q and v too (PEFT targets q, v of every attention block).
+        if (kind.cross && m.seq2seq.active()) {
+            standard_attention(f, m);
+            norm(f, m, "cross_attention_layernorm", "cross_attention_layernorm.bias", m.hidden, K::Norm);
+        } else if (kind.cross) {
             if (!m.qk_norm) {
                 f(vec("cross_attn.q_norm", m.head_dim, K::Attention));
                 f(vec("cross_attn.k_norm", m.head_dim, K::Attention));
@@ -344,18 +352,23 @@ VL_TENSOR_INLINE void for_each_model_tensor(const ModelSpec& m, F&& f) {
     const int64_t d = m.hidden, e_dim = m.embed_dim > 0 ? m.embed_dim : d;
     // Token embedding [V, e] vocab-parallel; learned positions [max_pos + offset, d] (GPT-2 wpe, OPT offset 2).
     // MllamaTextModel's embed_tokens has vocab_size + 8 rows (the image token and 7 spare) [transformers-mllama].
+    // An encoder-decoder shares the token embedding between its stacks; the position table, the embedding norm, the
+    // final norm and T5's relative_attention_bias [buckets, heads] (block 0 of each stack) are once per stack.
+    const int64_t stacks = m.seq2seq.active() ? 2 : 1;
     f(mat("embed_tokens", m.vocab + (m.vision.mllama() ? kMllamaExtraTokens : 0), e_dim, K::Embedding, S::Vocab, R::OtherMatrix, 0, kWhole));
     if (m.position == PositionKind::Learned)
-        f(mat("embed_positions", m.max_position + m.position_offset, d, K::Embedding, S::Replicated, R::OtherMatrix, 0, kWhole));
-    // BLOOM word_embeddings_layernorm; OPT-350m project_in [d, e] and project_out [e, d] (no bias).
-    if (m.embedding_norm) norm(f, m, "word_embeddings_layernorm", "word_embeddings_layernorm.bias", d, K::Norm);
+        f(mat("embed_positions", m.max_position + m.position_offset, d, K::Embedding, S::Replicated, R::OtherMatrix, 0, kWhole, stacks));
+    if (m.seq2seq.relative_buckets > 0)
+        f(mat("relative_attention_bias", m.seq2seq.relative_buckets, m.heads, K::Embedding, S::Replicated, R::OtherMatrix, 0, kWhole, stacks));
+    // BLOOM word_embeddings_layernorm (BART layernorm_embedding); OPT-350m project_in [d, e] and project_out [e, d] (no bias).
+    if (m.embedding_norm) norm(f, m, "word_embeddings_layernorm", "word_embeddings_layernorm.bias", d, K::Norm, stacks);
     if (e_dim != d) {
         f(mat("project_in", d, e_dim, K::EmbeddingProjection, S::Replicated, R::OtherMatrix, 0, kWhole));
         f(mat("project_out", e_dim, d, K::EmbeddingProjection, S::Replicated, R::OtherMatrix, 0, kWhole));
     }
     // BERT token_type_embeddings [type_vocab_size, d] [transformers-code].
     if (m.type_vocab > 0) f(mat("token_type_embeddings", m.type_vocab, d, K::Embedding, S::Replicated, R::OtherMatrix, 0, kWhole));
-    if (m.final_norm) norm(f, m, "norm", "norm.bias", d, K::FinalNorm);
+    if (m.final_norm) norm(f, m, "norm", "norm.bias", d, K::FinalNorm, stacks);
     if (m.encoder) {  // an encoder's output is its hidden states, and BertPooler's dense [d, d] + bias is its head
         if (m.pooler && !m.mlm_head) {  // BertForMaskedLM builds its BertModel with add_pooling_layer=False
             const Tensor pool = mat("pooler.dense", d, d, K::Head, S::Replicated, R::OtherMatrix, 0, kWhole);

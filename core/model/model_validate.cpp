@@ -69,7 +69,8 @@ bool dims_in_int32(const ModelSpec& m) {
                             int64_t{m.moe.num_experts}, m.moe.expert_ffn, int64_t{m.moe.shared_experts}, m.moe.shared_expert_ffn,
                             x.q_lora_rank, x.kv_lora_rank, x.qk_rope_head_dim, x.qk_nope_head_dim, x.v_head_dim, m.ssm.inner,
                             m.ssm.state, m.ssm.conv_kernel, m.ssm.dt_rank, m.ssm.heads, m.ssm.groups, m.vision.hidden, m.vision.ffn,
-                            m.vision.image_size, m.vision.patch, m.vision.channels, m.vision.temporal_patch, m.vision.merge})
+                            m.vision.image_size, m.vision.patch, m.vision.channels, m.vision.temporal_patch, m.vision.merge,
+                            m.seq2seq.decoder_layers, m.seq2seq.relative_buckets})
         if (v < 0 || v > INT32_MAX) return false;
     return true;
 }
@@ -188,6 +189,20 @@ void validate_mllama(const ModelSpec& m, Checker& c) {
         }
 }
 
+// An encoder-decoder's decoder stack (Seq2SeqSpec): its layers are inside num_hidden_layers (both stacks, listed layer by
+// layer: at most kMaxListedLayers), and the model is a dense transformer (T5, BART): no Mamba mixer, experts, vision tower,
+// encoder or embedder flag beside it.
+void validate_seq2seq(const ModelSpec& m, Checker& c) {
+    const Seq2SeqSpec& s = m.seq2seq;
+    c.range("relative_attention_num_buckets", s.relative_buckets, 0, 1 << 20);
+    if (s.decoder_layers == 0) return;
+    if (!c.range("num_hidden_layers", m.layers, 2, kMaxListedLayers)) return;
+    c.range("decoder_layers", s.decoder_layers, 1, m.layers - 1);
+    if (m.ssm.active() || m.moe.num_experts > 0 || m.vision.active() || m.encoder || m.embedder)
+        c.fail("decoder_layers", "an encoder-decoder (T5, BART) is a dense transformer here: leave out the Mamba mixer, experts, vision "
+                                 "tower, encoder and embedder fields, or set decoder_layers to 0");
+}
+
 // The vision tower and projector (VisionSpec), named by their config.json fields under vision_config.
 void validate_vision(const ModelSpec& m, Checker& c) {
     const VisionSpec& v = m.vision;
@@ -270,6 +285,7 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     if (m.attention == AttentionKind::Standard) c.range("head_dim", m.head_dim, min_heads, kMaxHidden);
     if (x.active()) validate_ssm(m, c, layers_ok);
     if (m.vision.active()) validate_vision(m, c);
+    if (m.seq2seq.decoder_layers != 0 || m.seq2seq.relative_buckets != 0) validate_seq2seq(m, c);
     if (m.embed_dim != 0) c.range("word_embed_proj_dim", m.embed_dim, 1, kMaxHidden);
 
     // A dense MLP exists unless every layer is MoE; with an invalid MoE layer pattern (its own error

@@ -37,6 +37,7 @@ static void fill_layer_pattern(const ModelSpec& m, LayerPattern& p) {
     p.attn_offset = m.ssm.attn_offset;
     p.parallel_attention = m.ssm.active() && m.ssm.parallel_attention;
     p.listed = 0;
+    p.encoder_layers = 0;
     // Mllama: every layer self-attention but text_config.cross_attention_layers (MllamaTextModel builds
     // MllamaCrossAttentionDecoderLayer there, MllamaSelfAttentionDecoderLayer elsewhere [transformers-mllama]).
     const std::vector<int64_t>& cross = m.vision.cross_layers;
@@ -45,6 +46,14 @@ static void fill_layer_pattern(const ModelSpec& m, LayerPattern& p) {
         for (int64_t i = 0; i < m.layers; ++i) p.codes[static_cast<size_t>(i)] = LayerPattern::kMixerAttention;
         for (int64_t c : cross)
             if (c >= 0 && c < m.layers) p.codes[static_cast<size_t>(c)] = LayerPattern::kMixerCross;
+        return;
+    }
+    // An encoder-decoder: the encoder's layers (self-attention), then the decoder's (self- and cross-attention; Seq2SeqSpec).
+    if (m.seq2seq.active() && m.layers > 0 && m.layers <= kMaxListedLayers) {
+        p.listed = m.layers;
+        const int64_t encoder = m.layers - m.seq2seq.decoder_layers;
+        p.encoder_layers = encoder;
+        for (int64_t i = 0; i < m.layers; ++i) p.codes[static_cast<size_t>(i)] = i < encoder ? LayerPattern::kMixerAttention : LayerPattern::kMixerCross;
         return;
     }
     const std::string& list = m.ssm.layer_list;
@@ -77,6 +86,7 @@ bool LayerPattern::ssm(int64_t layer) const {
 // Mamba layer too (Falcon-H1's FalconH1DecoderLayer holds self_attn beside mamba [transformers-code]).
 bool LayerPattern::attention(int64_t layer) const {
     if (!ssm_model && listed == 0) return true;
+    if (encoder_layers > 0) return layer >= encoder_layers;  // an encoder-decoder's decoder layers (their self-attention cache)
     if (parallel_attention && ssm(layer)) return true;
     if (listed > 0) return layer >= listed || (codes[static_cast<size_t>(layer)] & 3u) == kMixerAttention;
     return !ssm(layer);

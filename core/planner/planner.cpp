@@ -65,6 +65,9 @@ std::string validate_main(const PlanInput& in) {
     if (in.model.encoder)
         return "model: " + in.model.model_type + " is an encoder (embeddings, reranking): the planner places generation models; size it with "
                "`vramlens estimate --mode infer` (transformers)";
+    if (in.model.seq2seq.active())
+        return "model: " + in.model.model_type + " is an encoder-decoder: the planner places decoder-only models; size it with "
+               "`vramlens estimate --mode infer` (transformers generate)";
     if (!is_gguf(in.weights) && in.weights != WeightFormat::FP16 && in.weights != WeightFormat::BF16 && in.weights != WeightFormat::FP32)
         return std::string("weights: llama.cpp runs GGUF files; ") + weight_format_name(in.weights) +
                " is not one; pick a GGUF type (q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, q3_k_m, q2_k), fp16 or bf16";

@@ -85,7 +85,7 @@ N let_some(Q& q, const char* name, const N& e) {
 // Tokens of one micro-batch on this rank: context parallel gives each rank s/cp of them.
 template <class Q>
 Expr<Q> tokens(Q& q, const ActShape& x) {
-    return q.let("T", q("b", x.b) * (q("s", x.s) / q("cp", std::max(1.0, x.cp))));
+    return q.let(x.T_name, q("b", x.b) * (q(x.s_name, x.s) / q("cp", std::max(1.0, x.cp))));
 }
 
 // Sequence parallel splits the replicated tensors (norm inputs, dropout masks, block inputs) by t.
@@ -177,11 +177,35 @@ Expr<Q> layer_norms(Q& q, const LayerDims& L, const ActShape& x) {
     return sp_split(q, x, q("norms", L.norms) * norm_in_bytes(q, x) * T * q("h", L.h));
 }
 
+// What an attention block keeps after its scores, over T queries of o_dim outputs: the attention output = out-proj
+// input (2sbh; FlashAttention saves it, O, in any case) or o's adapter cast, the output dropout mask (sbh, 1 byte) and
+// FlashAttention's fp32 log-sum-exp per row [dao2022].
+template <class Q>
+Expr<Q> attention_output(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& T, const Expr<Q>& o_dim) {
+    using N = Expr<Q>;
+    const N lin = q("lin_bytes", x.linear_in_bytes);
+    N r{};
+    if (x.adapter_in_bytes > 0) {  // the attention output (FlashAttention's O) and o_proj's adapter cast are two tensors
+        if (x.flash || x.base_saves_in) r += q.let("out_in", lin * T * o_dim);
+        if (x.save_o_in) r += q.let("o_adapter_in", saved_in_bytes(q, x) * T * o_dim);
+    } else if (x.save_o_in || x.flash || x.base_saves_in) {
+        r += q.let("out_in", lin * T * o_dim);
+    }
+    if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * q("h", L.h)));
+    if (x.flash) r += q.let("lse", 4.0 * q("b", x.b) * heads_per_rank(q, L, x) * (q(x.s_name, x.s) / q("cp", std::max(1.0, x.cp))));
+    return r;
+}
+
+// K and V width on one rank: kv heads / t (at least one) x head_dim.
+template <class Q>
+Expr<Q> kv_dim_per_rank(Q& q, const LayerDims& L, const ActShape& x) {
+    return q.let("kv_dim", max_of(1.0, floor_of(q("kv_heads", L.kv_heads) / q("t", std::max(1.0, x.tp)))) * q("head_dim", L.head_dim));
+}
+
 // QKV input, Q, K, V, attention output, dropout mask, softmax statistics (MLA: the compressed latents too).
 template <class Q>
 Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
     using N = Expr<Q>;
-    const double t = std::max(1.0, x.tp);
     const N a = q("a_bytes", x.act_bytes), lin = q("lin_bytes", x.linear_in_bytes), h = q("h", L.h);
     const N T = tokens(q, x);
     const N heads = heads_per_rank(q, L, x);
@@ -199,7 +223,7 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
         r += q.let("latents", latents);
     } else {
         q_dim = q.let("q_dim", heads * q("head_dim", L.head_dim));
-        k_dim = v_dim = q.let("kv_dim", max_of(1.0, floor_of(q("kv_heads", L.kv_heads) / q("t", t))) * q("head_dim", L.head_dim));
+        k_dim = v_dim = kv_dim_per_rank(q, L, x);
         o_dim = q_dim;
     }
     if (x.save_qkv_in) {                                                         // QKV input (2sbh)
@@ -224,35 +248,58 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
     // the sigmoid's output and the ungated attention output, both saved by the product; o_proj's input
     // is the product (out_in below).
     if (L.output_gate) r += q.let("output_gate", 2 * a * T * o_dim);
-    // attention output = out-proj input (2sbh); FlashAttention saves it (O) in any case
-    if (x.adapter_in_bytes > 0) {  // the attention output (FlashAttention's O) and o_proj's adapter cast are two tensors
-        if (x.flash || x.base_saves_in) r += q.let("out_in", lin * T * o_dim);
-        if (x.save_o_in) r += q.let("o_adapter_in", saved_in_bytes(q, x) * T * o_dim);
-    } else if (x.save_o_in || x.flash || x.base_saves_in) {
-        r += q.let("out_in", lin * T * o_dim);
-    }
-    if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));   // output dropout mask (sbh), 1 byte
-    if (x.flash)                                                                 // fp32 log-sum-exp per row [dao2022]
-        r += q.let("lse", 4.0 * q("b", x.b) * heads * (q("s", x.s) / q("cp", std::max(1.0, x.cp))));
+    r += attention_output(q, L, x, T, o_dim);
     return r;
 }
 
-// The s x s tensors: softmax output, its dropout mask and dropped copy; none with FlashAttention (N{}).
+// An encoder-decoder's cross-attention in one decoder layer (T5LayerCrossAttention's EncDecAttention, BartDecoderLayer's
+// encoder_attn) [transformers-t5] [transformers-bart]: q from the decoder's T tokens, k and v from the encoder output's
+// T_src = b x s_src tokens. It keeps q's input when q is trained, the casts of the encoder output that its k and v make
+// (x.cross_kv_in_copies; the encoder output itself is one tensor for every layer, act.encoder_output), Q over T and K over
+// T_src, V over T_src, then what any attention keeps after its scores (attention_output).
 template <class Q>
-Expr<Q> layer_scores(Q& q, const LayerDims& L, const ActShape& x) {
+Expr<Q> layer_cross_attention(Q& q, const LayerDims& L, const ActShape& x, double source_len) {
+    using N = Expr<Q>;
+    const N a = q("a_bytes", x.act_bytes), h = q("h", L.h);
+    const N T = tokens(q, x);
+    const N T_src = q.let("T_src", q("b", x.b) * q("s_src", source_len));
+    const N q_dim = q.let("q_dim", heads_per_rank(q, L, x) * q("head_dim", L.head_dim));
+    const N kv_dim = kv_dim_per_rank(q, L, x);
+    N r{};
+    if (x.save_qkv_in) r += q.let("xq_in", sp_split(q, x, saved_in_bytes(q, x) * T * h));
+    if (x.cross_kv_in_copies > 0) r += q.let("xkv_in", q("kv_casts", x.cross_kv_in_copies) * saved_in_bytes(q, x) * T_src * h);
+    r += q.let("xQ_K", a * (T * q_dim + T_src * kv_dim));
+    r += q.let("xV", a * T_src * kv_dim);
+    r += attention_output(q, L, x, T, q_dim);
+    return r;
+}
+
+// The names of one attention's score tensors: self-attention's, or an encoder-decoder's cross-attention's (its own
+// names, so that a decoder layer's formula shows both).
+struct ScoreNames {
+    const char *s2, *softmax, *mask, *dropped, *cast;
+};
+constexpr ScoreNames kSelfScores{"S2", "softmax", "attn_mask", "attn_dropped", "softmax_cast"};
+constexpr ScoreNames kCrossScores{"xS2", "xsoftmax", "xattn_mask", "xattn_dropped", "xsoftmax_cast"};
+
+// The s x s tensors: softmax output, its dropout mask and dropped copy; none with FlashAttention (N{}). The keys are the
+// queries' own tokens, or for a cross-attention the encoder's s_src (keys, source_len > 0).
+template <class Q>
+Expr<Q> layer_scores(Q& q, const LayerDims& L, const ActShape& x, double source_len = 0, const ScoreNames& n = kSelfScores) {
     using N = Expr<Q>;
     if (x.flash) return N{};
     const N a = q("a_bytes", x.act_bytes);
+    const N keys = source_len > 0 ? q("s_src", source_len) : q(x.s_name, x.s);
     // b * heads/t * s^2 elements (each rank: its s/cp queries x s keys)
-    const N s2 = q.let("S2", q("b", x.b) * heads_per_rank(q, L, x) * (q("s", x.s) / q("cp", std::max(1.0, x.cp))) * q("s", x.s));
+    const N s2 = q.let(n.s2, q("b", x.b) * heads_per_rank(q, L, x) * (q(x.s_name, x.s) / q("cp", std::max(1.0, x.cp))) * keys);
     // softmax output (2as^2b); transformers' eager attention keeps it in fp32 [transformers-code]
-    N r = x.softmax_fp32 ? q.let("softmax", 4.0 * s2) : q.let("softmax", a * s2);
+    N r = x.softmax_fp32 ? q.let(n.softmax, 4.0 * s2) : q.let(n.softmax, a * s2);
     if (x.attn_dropout > 0) {
-        const N mask = q.let("attn_mask", 1.0 * s2);                            // dropout mask (as^2b), 1 byte
-        const N dropped = q.let("attn_dropped", a * s2);                        // dropped copy (2as^2b)
+        const N mask = q.let(n.mask, 1.0 * s2);                                 // dropout mask (as^2b), 1 byte
+        const N dropped = q.let(n.dropped, a * s2);                             // dropped copy (2as^2b)
         r += mask + dropped;
     } else if (x.softmax_fp32 && x.act_bytes < 4) {
-        r += q.let("softmax_cast", a * s2);                                     // .to(query.dtype), saved by the PV matmul
+        r += q.let(n.cast, a * s2);                                             // .to(query.dtype), saved by the PV matmul
     }
     return r;
 }
@@ -505,6 +552,14 @@ double adapter_input_cast_bytes(const Scenario& s) {
     }
 }
 
+ActShape decoder_shape(const ActShape& encoder, int64_t target_len) {
+    ActShape d = encoder;
+    if (target_len > 0) d.s = static_cast<double>(target_len);
+    d.s_name = "s_tgt";
+    d.T_name = "T_tgt";
+    return d;
+}
+
 ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     const TrainingOptions& o = s.train;
     ActShape x;
@@ -533,6 +588,7 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         const bool norms_trained = !(s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full);
         x.norm_out_bytes = s.model.norm == NormKind::RMSNorm && norms_trained ? 4 : 0;
         x.qkv_in_copies = s.model.fused_qkv ? 1 : 3;  // one cast for a fused qkv Linear (c_attn, query_key_value)
+        if (s.model.seq2seq.active()) x.cross_kv_in_copies = 2;  // the cross-attention's k and v each cast the encoder output
         x.fc1_in_copies = s.model.gated_mlp ? 2 : 1;
     }
     // A 16-bit residual stream in plain PyTorch (transformers): HF RMSNorm upcasts its input
@@ -553,6 +609,10 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         x.save_o_in = (tg & kLoraO) != 0;
         x.save_fc1_in = (tg & (gated ? (kLoraGate | kLoraUp) : kLoraUp)) != 0;
         x.save_fc2_in = (tg & kLoraDown) != 0;
+        // a frozen cross-attention k / v saves nothing; each adapted one saves its own cast of the encoder output where the
+        // adapter or autocast casts it, else the encoder output itself (counted once)
+        if (s.model.seq2seq.active())
+            x.cross_kv_in_copies = adapter_input_cast_bytes(s) > 0 || x.residual_bytes > 0 ? std::popcount(tg & (kLoraK | kLoraV)) : 0;
         // PEFT LoraLayer.forward casts x to lora_A's dtype (_cast_input_dtype); under autocast lora_A's
         // matmul casts it again to the 16-bit type. Either way each adapted module saves its own copy of
         // the input, not the shared x (the frozen base linear saves no input) [peft-code] [pytorch-autocast-code].
@@ -998,9 +1058,10 @@ static void add_encoder_head(TrainCtx& c, const ActShape& x, double fl) {
         });
 }
 
-// What the first stage keeps before its layers (token ids, embedding dropout mask) and the last stage
-// after them (final norm and output-layer inputs, or an encoder's head), then the loss.
-static void add_stage_ends(TrainCtx& c, const ActShape& x, const LossLogits& loss, double fl) {
+// What the first stage keeps before its layers (token ids, embedding dropout mask; x_in: the tokens embedded, an
+// encoder-decoder's source and target) and the last stage after them (final norm and output-layer inputs, or an
+// encoder's head), then the loss.
+static void add_stage_ends(TrainCtx& c, const ActShape& x, const ActShape& x_in, const LossLogits& loss, double fl) {
     const ModelSpec& m = c.s.model;
     if (c.stage.first) {
         add(c.e, c.d, comp("act.embedding", "activations: token ids + embedding dropout mask", Category::Activations, kFwdBwd,
@@ -1008,13 +1069,13 @@ static void add_stage_ends(TrainCtx& c, const ActShape& x, const LossLogits& los
                                        "BertEmbeddings' LayerNorm input [transformers-bert-2022]"
                                      : "Megatron-LM theoretical_memory_usage.py (8sbp + sbhp) [megatron-theoretical-memory]"),
             [&](auto& q) {
-                const auto T = tokens(q, x);
+                const auto T = tokens(q, x_in);
                 auto emb = q.let("token_ids", 8 * T);  // int64
                 // BertEmbeddings: LayerNorm(word + token type + position embeddings) saves its input, in the
                 // residual stream's dtype (fp32 under autocast: embedding lookups are not autocast) [transformers-bert-2022]
                 if (m.encoder && m.embedding_norm)
-                    emb += q.let("emb_norm_in", sp_split(q, x, norm_in_bytes(q, x) * T * q("h", static_cast<double>(m.hidden))));
-                if (c.s.train.dropout > 0) emb += q.let("emb_mask", sp_split(q, x, T * q("h", static_cast<double>(m.hidden))));  // 1 byte
+                    emb += q.let("emb_norm_in", sp_split(q, x_in, norm_in_bytes(q, x_in) * T * q("h", static_cast<double>(m.hidden))));
+                if (c.s.train.dropout > 0) emb += q.let("emb_mask", sp_split(q, x_in, T * q("h", static_cast<double>(m.hidden))));  // 1 byte
                 return q("in_flight", fl) * emb;
             });
     }
@@ -1040,11 +1101,106 @@ static void add_stage_ends(TrainCtx& c, const ActShape& x, const LossLogits& los
     }
 }
 
+// An encoder-decoder (T5, mT5, BART) [transformers-t5] [transformers-bart], one pipeline stage (validate_training): the
+// encoder's layers walked over the source (train.seq_len), the decoder's over the target (train.target_len) with their
+// third norm and the cross-attention to the encoder output (layer_cross_attention, layer_scores over s_src keys); the
+// encoder output itself, which every decoder layer's k and v read, kept once with the encoder's final norm input and
+// dropout mask (T5Stack final_layer_norm, dropout); the embedding inputs of both stacks; logits and loss over the target.
+static void add_seq2seq_activations(TrainCtx& c, const StageLayers& st, const ActShape& xe) {
+    const Scenario& s = c.s;
+    const ModelSpec& m = s.model;
+    const ActShape xd = decoder_shape(xe, s.train.target_len);
+    const double Ld = static_cast<double>(c.pc.per_layer.pattern().cross_count(c.stage.layer_begin, c.stage.layer_end));
+    const double Le = st.L - Ld, fl = st.fl, src = xe.s;
+    const LayerDims& enc = st.dense;
+    LayerDims dec = enc;
+    dec.norms += 1;  // T5 layer[1].layer_norm, BART encoder_attn_layer_norm
+    const bool sel = st.rc == Recompute::Selective;
+    const auto enc_scores = [&](auto& q) { return layer_scores(q, enc, xe); };
+    const auto dec_scores = [&](auto& q) { return layer_scores(q, dec, xd) + layer_scores(q, dec, xd, src, kCrossScores); };
+    // One layer of a stack: a decoder layer over the target with its cross-attention, or an encoder layer over the source.
+    const auto stack_layer = [&](auto& q, bool decoder, bool with_scores) {
+        const LayerDims& L = decoder ? dec : enc;
+        const ActShape& x = decoder ? xd : xe;
+        auto r = q.let("A_norms", layer_norms(q, L, x));
+        r += q.let("A_attn", layer_attention(q, L, x));
+        if (decoder) r += q.let("A_cross", layer_cross_attention(q, L, x, src));
+        if (with_scores) r += let_some(q, "A_scores", decoder ? dec_scores(q) : enc_scores(q));
+        r += q.let("A_mlp", layer_mlp(q, L, x));
+        return r;
+    };
+    const auto enc_layer = [&](auto& q, bool with_scores) { return stack_layer(q, false, with_scores); };
+    const auto dec_layer = [&](auto& q, bool with_scores) { return stack_layer(q, true, with_scores); };
+    if (st.rc == Recompute::Full) {
+        add(c.e, c.d, comp("act.checkpoints", "activations: checkpointed layer inputs (encoder and decoder)", Category::Activations, kFwdBwd,
+                           "Korthikanti et al. 2022 Table 2 (full recomputation 2sbh) [korthikanti2022]; each stack over its own tokens"),
+            [&](auto& q) {
+                const auto e = q.let("A_input", layer_input(q, enc, xe));
+                const auto d = q.let("A_input_tgt", layer_input(q, dec, xd));
+                return q("in_flight", fl) * (q("L_enc", Le) * e + q("L_dec", Ld) * d);
+            });
+    } else {
+        struct Stack {
+            const char *id, *label, *source, *layer, *count;
+            double layers;
+            bool decoder;
+        };
+        for (const Stack& k : {Stack{"act.encoder", "activations: encoder layers (over the source)",
+                                     "Korthikanti et al. 2022 Sec 4.1 tensor by tensor [korthikanti2022 §4.1]; T5Block / BartEncoderLayer "
+                                     "[transformers-t5] [transformers-bart]; without the s x s scores under selective recomputation",
+                                     "A_enc_layer", "L_enc", Le, false},
+                               Stack{"act.decoder", "activations: decoder layers (self-attention, cross-attention to the encoder output, MLP)",
+                                     "Korthikanti et al. 2022 Sec 4.1 tensor by tensor [korthikanti2022 §4.1], the cross-attention's K and V over "
+                                     "the source; T5LayerCrossAttention / BartDecoderLayer.encoder_attn [transformers-t5] [transformers-bart]",
+                                     "A_dec_layer", "L_dec", Ld, true}})
+            add(c.e, c.d, comp(k.id, k.label, Category::Activations, kFwdBwd, k.source), [&](auto& q) {
+                const auto A = q.let(k.layer, stack_layer(q, k.decoder, !sel));
+                return q("in_flight", fl) * q(k.count, k.layers) * A;
+            });
+    }
+    add(c.e, c.d, comp("act.encoder_output", "activations: the encoder output every decoder layer's cross-attention reads",
+                       Category::Activations, kFwdBwd,
+                       "encoder_outputs' last hidden state, one tensor for every decoder layer's k and v; T5Stack final_layer_norm and "
+                       "dropout [transformers-t5] [transformers-bart]"),
+        [&](auto& q) {
+            const auto T = tokens(q, xe);
+            auto r = q.let("enc_out", residual_bytes(q, xe) * T * q("h", enc.h));
+            if (m.final_norm) {
+                LayerDims one = enc;
+                one.norms = 1;
+                r += q.let("enc_final_norm", layer_norms(q, one, xe));
+            }
+            if (xe.dropout > 0) r += q.let("enc_out_mask", sp_split(q, xe, 1.0 * T * q("h", enc.h)));
+            return q("in_flight", fl) * r;
+        });
+    // Backward: the larger of the loss's working set and one layer's backward, the larger layer of the two stacks.
+    Numbers num;
+    const bool decoder_larger = dec_layer(num, true) >= enc_layer(num, true);
+    const bool decoder_scores_larger = dec_scores(num) >= enc_scores(num);
+    const auto layer_of = [&](auto& q, bool with_scores) { return decoder_larger ? dec_layer(q, with_scores) : enc_layer(q, with_scores); };
+    const auto scores_of = [&](auto& q) { return decoder_scores_larger ? dec_scores(q) : enc_scores(q); };
+    struct Groups {
+        decltype(layer_of)& layer;
+        decltype(scores_of)& scores;
+    };
+    const Groups g{layer_of, scores_of};
+    const LossLogits loss = materialised_loss(c, xd);
+    add_backward_working_sets(c, st, g, xd, loss);
+    ActShape x_in = xe;  // the embedding's token ids and dropout mask: the source's and the target's tokens
+    x_in.s = xe.s + xd.s;
+    x_in.s_name = "s_src_tgt";
+    add_stage_ends(c, xd, x_in, loss, fl);
+}
+
 void add_activations(TrainCtx& c) {
     const Scenario& s = c.s;
     const ModelSpec& m = s.model;
     const ActShape x = activation_shape(s, c.dt);
     const StageLayers st = stage_layers(c, x);
+    if (m.seq2seq.active()) {
+        add_seq2seq_activations(c, st, x);
+        return;
+    }
     const LayerDims& dense = st.dense;
     const ActShape& lx = st.lx;
 
@@ -1094,7 +1250,7 @@ void add_activations(TrainCtx& c) {
     add_stored_activations(c, st, g);
     const LossLogits loss = materialised_loss(c, x);
     add_backward_working_sets(c, st, g, x, loss);
-    add_stage_ends(c, x, loss, st.fl);
+    add_stage_ends(c, x, x, loss, st.fl);
 }
 
 }  // namespace vl

@@ -35,6 +35,8 @@ LayerDims gpt_dims(double h, double heads);  // Korthikanti's GPT layer: ffn 4h,
 // What is being run: micro-batch b and sequence s (whole, before cp), dtypes and parallel splits.
 struct ActShape {
     double b = 1, s = 1;
+    const char* s_name = "s";    // the symbol s is shown as: an encoder-decoder's decoder runs over "s_tgt"
+    const char* T_name = "T";    // the symbol of its b * s tokens (the decoder's "T_tgt")
     double tp = 1, cp = 1;
     bool sp = false;             // sequence parallel: norms, dropouts and block inputs split by tp
     bool flash = true;           // FlashAttention/SDPA: no s x s tensors, fp32 softmax statistics instead
@@ -75,7 +77,13 @@ struct ActShape {
     // transformers runs Mamba / Mamba2 mixers through their plain PyTorch paths (train.ssm_kernels torch):
     // autograd keeps the scan's fp32 tensors (activations.cpp layer_mamba_torch).
     bool ssm_torch = false;
+    // An encoder-decoder's cross-attention (add_seq2seq_layers): the copies of the encoder output its k and v projections
+    // save in each decoder layer, each its own cast (LoRA adapters that cast, autocast over fp32 weights); 0: they save the
+    // encoder output itself, one tensor for every layer (act.encoder_output).
+    double cross_kv_in_copies = 0;
 };
+// An encoder-decoder's decoder over target_len tokens (train.target_len; 0: seq_len), "s_tgt" in the formulas.
+ActShape decoder_shape(const ActShape& encoder, int64_t target_len);
 
 // Bytes one layer keeps for one micro-batch, by group [korthikanti2022 §4.1, Table 2];
 // [transformer-series5 §2] walks through the same tensors.

@@ -22,9 +22,9 @@ struct LoraLayer {
     double qkv_targets = 0, qkv_in = 0, qkv_out = 0;
 };
 
-static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, bool moe_layer) {
+static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, LayerKind kind) {
     LoraLayer l;
-    for (const Tensor& t : layer_tensors(m, LayerKind{moe_layer, false})) {
+    for (const Tensor& t : layer_tensors(m, kind)) {
         if ((t.lora & targets) == 0) continue;
         l.params += t.count * r * (t.cols + t.rows);
         l.modules += static_cast<double>(t.count);
@@ -40,7 +40,13 @@ static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, boo
     return l;
 }
 
-int64_t lora_params_per_layer(const ModelSpec& m, int64_t r, unsigned tg, bool moe_layer) { return lora_layer(m, r, tg, moe_layer).params; }
+// The targets of layer a that layer b lacks (an encoder-decoder's decoder layer less an encoder layer: its cross-attention's).
+static LoraLayer lora_minus(const LoraLayer& a, const LoraLayer& b) {
+    return {a.params - b.params, a.modules - b.modules, a.active_modules - b.active_modules, a.active_in - b.active_in,
+            a.qkv_targets - b.qkv_targets, a.qkv_in - b.qkv_in, a.qkv_out - b.qkv_out};
+}
+
+int64_t lora_params_per_layer(const ModelSpec& m, int64_t r, unsigned tg, bool moe_layer) { return lora_layer(m, r, tg, LayerKind{moe_layer, false}).params; }
 
 int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets) {
     int64_t total = 0;
@@ -212,11 +218,19 @@ void add_finetune(TrainCtx& c, double vision_trained) {
     // ---- trainable adapters: the stage's layers, by kind ----
     const LayerPattern pattern = layer_pattern(m);
     const int64_t n_moe = m.architecture_known() ? pattern.moe_count(c.stage.layer_begin, c.stage.layer_end) : 0;
-    const int64_t n_dense = m.architecture_known() ? c.stage.layers() - n_moe : 0;
-    const LoraLayer dense = n_dense > 0 ? lora_layer(m, ft.lora_rank, ft.lora_targets, false) : LoraLayer{};
-    const LoraLayer moe = n_moe > 0 ? lora_layer(m, ft.lora_rank, ft.lora_targets, true) : LoraLayer{};
+    // an encoder-decoder's decoder layers: their cross-attention's q, k, v, o are targets too (PEFT matches them by name)
+    const int64_t n_cross = m.seq2seq.active() ? pattern.cross_count(c.stage.layer_begin, c.stage.layer_end) : 0;
+    const int64_t n_dense = m.architecture_known() ? c.stage.layers() - n_moe - n_cross : 0;
+    const LoraLayer dense = n_dense > 0 ? lora_layer(m, ft.lora_rank, ft.lora_targets, LayerKind{false, false}) : LoraLayer{};
+    const LoraLayer moe = n_moe > 0 ? lora_layer(m, ft.lora_rank, ft.lora_targets, LayerKind{true, false}) : LoraLayer{};
+    const LoraLayer cross = n_cross > 0 ? lora_layer(m, ft.lora_rank, ft.lora_targets, pattern.kind(c.stage.layer_end - 1)) : LoraLayer{};
+    // its cross-attention's k and v targets alone: the decoder layer's k / v targets less an encoder layer's
+    const unsigned kv_targets = ft.lora_targets & (kLoraK | kLoraV);
+    const LoraLayer cross_kv = n_cross > 0 ? lora_minus(lora_layer(m, ft.lora_rank, kv_targets, pattern.kind(c.stage.layer_end - 1)),
+                                                        lora_layer(m, ft.lora_rank, kv_targets, LayerKind{false, false}))
+                                           : LoraLayer{};
     // adapters follow the tensor-parallel split of their base layer (one of A, B splits; approximation)
-    const double adapters = static_cast<double>(n_dense * dense.params + n_moe * moe.params) / tp;
+    const double adapters = static_cast<double>(n_dense * dense.params + n_moe * moe.params + n_cross * cross.params) / tp;
     TrainableSet t;
     t.params = adapters;
     t.dt = c.dt;
@@ -228,7 +242,8 @@ void add_finetune(TrainCtx& c, double vision_trained) {
     if (s.train.optimizer == Optimizer::Adafactor) {
         // A (r x in) and B (out x r) keep (r + in) + (out + r) factored entries: sum(in + out) = adapters / r, + 2r per module
         const double r = static_cast<double>(ft.lora_rank);
-        t.factored_states = adapters / r + 2 * r * (static_cast<double>(n_dense) * dense.modules + static_cast<double>(n_moe) * moe.modules);
+        t.factored_states = adapters / r + 2 * r * (static_cast<double>(n_dense) * dense.modules + static_cast<double>(n_moe) * moe.modules +
+                                                    static_cast<double>(n_cross) * cross.modules);
     }
     add_model_states(c, t);
 
@@ -284,6 +299,16 @@ void add_finetune(TrainCtx& c, double vision_trained) {
                 const auto T = q.let("T", q("b", x.b) * q("s", x.s) / q("cp", x.cp));
                 const auto in_flight = q("in_flight", c.in_flight);
                 const double Ld = kept ? static_cast<double>(n_dense) : 0.0, Lm = kept ? static_cast<double>(n_moe) : 0.0;
+                // an encoder-decoder: the encoder's layers over the source (T), the decoder's over the target, but for the
+                // cross-attention's k and v adapters, which read the encoder output: over the source
+                if (n_cross > 0) {
+                    const ActShape xd = decoder_shape(x, s.train.target_len);
+                    const auto T_tgt = q.let("T_tgt", q("b", xd.b) * q("s_tgt", xd.s) / q("cp", xd.cp));
+                    const auto dec = per_layer(q, T_tgt, lora_minus(cross, cross_kv), "modules_dec", "d_in_dec") +
+                                     per_layer(q, T, cross_kv, "modules_cross_kv", "d_in_cross_kv");
+                    return in_flight * (q("L_enc_kept", Ld) * per_layer(q, T, dense, "modules_enc", "d_in_enc") +
+                                        q("L_dec_kept", kept ? static_cast<double>(n_cross) : 0.0) * dec);
+                }
                 if (n_moe == 0) return in_flight * q("L_kept", Ld) * per_layer(q, T, dense, "modules", "d_in");
                 if (n_dense == 0) return in_flight * q("L_kept", Lm) * per_layer(q, T, moe, "modules", "d_in");
                 return in_flight * (q("L_dense_kept", Ld) * per_layer(q, T, dense, "modules_dense", "d_in_dense") +

@@ -112,16 +112,20 @@ static TransientTensor training_largest_transient(const Scenario& s, const Estim
     const ModelSpec& m = s.model;
     if (!m.architecture_known()) return {};
     const ActShape x = activation_shape(s, training_dtypes(s.train));
-    const double rows = x.b * x.s / x.cp;
+    // an encoder-decoder (one stage, cp 1): logits over the target; the longer stack's MLP; the largest scores the encoder's
+    // s x s or the decoder's s_tgt x max(s_tgt, s) (self- and cross-attention), max(s, s_tgt)^2
+    const double tgt = m.seq2seq.active() ? decoder_shape(x, s.train.target_len).s : x.s;
+    const double logit_rows = x.b * tgt / x.cp, rows = x.b * std::max(x.s, tgt) / x.cp;
+    const double score_cols = m.seq2seq.active() ? std::max(x.s, tgt) : x.s / x.cp;
     const bool loss = std::any_of(e.components.begin(), e.components.end(),
                                   [](const Component& c) { return std::string_view(c.id) == "logits.loss"; });
     const double ffn = static_cast<double>(std::max(m.ffn, m.moe.expert_ffn));
     const TransientTensor ssm = m.ssm.active() ? mamba_torch_grad(layer_dims(m, false), x) : TransientTensor{};
     return largest_of({
         ssm,
-        {"T_logits", loss ? rows : 0, static_cast<double>(m.vocab) / x.tp, s.train.fp32_logits ? 4.0 : x.act_bytes},
+        {"T_logits", loss ? logit_rows : 0, static_cast<double>(m.vocab) / x.tp, s.train.fp32_logits ? 4.0 : x.act_bytes},
         {"T_mlp", rows, ffn / x.tp, x.act_bytes},
-        {"T_softmax", x.flash ? 0 : rows * static_cast<double>(m.heads) / x.tp, x.s / x.cp,
+        {"T_softmax", x.flash ? 0 : rows * static_cast<double>(m.heads) / x.tp, score_cols,
          x.softmax_fp32 ? 4.0 : x.act_bytes},
     });
 }
@@ -242,8 +246,26 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         else if (o.compat != Compat::None)
             errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"});
     }
+    // An encoder-decoder (T5, BART) is walked stack by stack (activations.cpp add_seq2seq_layers): the encoder over seq_len, the
+    // decoder over target_len with its cross-attention, on one pipeline stage.
+    if (m.seq2seq.active()) {
+        const std::string what = std::string(" for an encoder-decoder (") + m.model_type + ") is not modelled yet";
+        if (s.mode == Mode::Train && o.activation_formula != ActivationFormula::TensorWalk)
+            errs.push_back({"train.activation_formula", "a closed-form activation formula" + what + "; use tensor-walk"});
+        else if (o.compat != Compat::None)
+            errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"});
+        else if (s.parallel.pp > 1)
+            errs.push_back({"parallel.pp", "pipeline parallelism" + what + "; use pp 1"});
+        else if (s.parallel.cp > 1)
+            errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"});
+        else if (o.recompute == Recompute::EveryK)
+            errs.push_back({"train.recompute", "checkpointing every k layers" + what + "; use none, selective or full"});
+    } else if (o.target_len != 0 && m.architecture_known()) {
+        errs.push_back({"train.target_len", "is the decoder's length of an encoder-decoder (t5, mt5, bart); this model has one stack: leave it 0"});
+    }
     range(static_cast<double>(o.micro_batch), 1, 1e6, "train.micro_batch");
     range(static_cast<double>(o.seq_len), 1, 1e8, "train.seq_len");
+    range(static_cast<double>(o.target_len), 0, 1e8, "train.target_len");
     range(static_cast<double>(o.grad_accum_steps), 1, 1e6, "train.grad_accum_steps");
     range(o.recompute_every_k, 1, 1e6, "train.recompute_every_k");
     range(o.moe_expert_capacity_factor, 0, 1000, "train.moe_expert_capacity_factor");
@@ -263,6 +285,9 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         if (m.position == PositionKind::Learned && m.max_position > 0 && o.seq_len > m.max_position)
             errs.push_back({"train.seq_len", "must be at most max_position_embeddings (" + num(static_cast<double>(m.max_position)) +
                                                  ") with learned positions; got " + num(static_cast<double>(o.seq_len))});
+        if (m.position == PositionKind::Learned && m.max_position > 0 && o.target_len > m.max_position)
+            errs.push_back({"train.target_len", "must be at most max_position_embeddings (" + num(static_cast<double>(m.max_position)) +
+                                                    ") with learned positions; got " + num(static_cast<double>(o.target_len))});
         if (s.parallel.cp > 1 && o.seq_len % s.parallel.cp != 0)
             errs.push_back({"train.seq_len", "must be divisible by parallel.cp (" + num(static_cast<double>(s.parallel.cp)) + ")"});
     }

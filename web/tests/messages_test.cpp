@@ -146,6 +146,23 @@ std::set<std::string> core_messages() {
         for (const FieldError& err : r.errors) out.insert(err.message);
         for (const std::string& w : r.warnings) out.insert(w);
     }
+    // The encoder-decoders among them (t5, bart) estimated in every mode, generate() with transformers (their only engine).
+    for (const char* name : {"t5-small.json", "bart-large.json"}) {
+        std::ifstream in(std::string(VRAMLENS_TEST_DATA "/configs/") + name, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        const Result<ModelSpec> r = import_hf_config(text.str());
+        if (!r.ok()) continue;
+        Scenario s = base;
+        s.model = *r.value;
+        s.infer.engine = Engine::Transformers;
+        s.train.seq_len = s.infer.context = 512;
+        s.train.target_len = s.infer.target_len = 64;
+        for (Mode m : {Mode::Train, Mode::FineTune, Mode::Infer}) {
+            s.mode = m;
+            collect(s, out);
+        }
+    }
     // The config box's answers to malformed JSON (core/json_input.cpp): one text for each syntax problem it
     // names, and the size, depth, duplicate-key and NUL checks.
     const std::string deep = std::string(40, '[') + std::string(40, ']');

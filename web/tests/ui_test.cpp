@@ -139,8 +139,9 @@ TEST_CASE("pasting or dropping a config.json imports it as the model, bad files 
     CHECK(h.app.ui.config_errors.front().field == "hidden_size");
     CHECK(h.app.scenario.model.hidden == 768);  // the model stays what it was
 
-    // An unsupported model_type is an error on that field, not a Llama-style import (issue 14 item 12).
-    h.app.inbox.push_back({"paste", "", R"({"model_type": "t5", "d_model": 1024, "num_layers": 24,
+    // An unsupported model_type is an error on that field, not a Llama-style import (issue 14 item 12; t5, mt5 and bart are
+    // supported, umt5 is not).
+    h.app.inbox.push_back({"paste", "", R"({"model_type": "umt5", "d_model": 1024, "num_layers": 24,
         "num_heads": 16, "vocab_size": 32128})"});
     h.frames(2);
     REQUIRE(h.app.ui.config_errors.size() == 1);
