@@ -5,7 +5,8 @@
 
 Prints every file of the static site with its raw, gzip -9 and brotli (quality 11) size; the total a
 first visit transfers in English (every file except the on-demand ones: the fonts *.ttf, fetched
-only when the language needs them) and with 中文 chosen (everything); then what the wasm is made of:
+only when the language needs them, and the wasm's deferred half, *.deferred.wasm, fetched after the
+first view) and with 中文 chosen (everything); then what the wasm is made of:
 its sections, its data segments and the N largest functions of the code section, named through the
 symbol map the web build writes (build/web/vramlens.wasm.symbols, emcc --emit-symbol-map), with the
 code bytes summed per library.
@@ -18,6 +19,7 @@ import subprocess
 import sys
 
 ON_DEMAND_SUFFIXES = (".ttf", ".txt")  # the Chinese font and messages, fetched when 中文 is chosen (web/main.cpp, shell/sw.js)
+AFTER_FIRST_VIEW_SUFFIXES = (".deferred.wasm",)  # the wasm's deferred half: fetched on the first input (shell/index.html)
 
 
 def brotli_size_fn():
@@ -180,14 +182,18 @@ def main(argv):
         br = None if brotli_size is None else sum(r[3] for r in picked)
         return sum(r[1] for r in picked), sum(r[2] for r in picked), br, [r[0] for r in picked]
 
-    first_en = total(lambda f: not f.endswith(ON_DEMAND_SUFFIXES))
-    first_zh = total(lambda f: True)
+    first_en = total(lambda f: not f.endswith(ON_DEMAND_SUFFIXES + AFTER_FIRST_VIEW_SUFFIXES))
+    first_zh = total(lambda f: not f.endswith(AFTER_FIRST_VIEW_SUFFIXES))
+    later = total(lambda f: not f.endswith(ON_DEMAND_SUFFIXES))
     print("first visit (what the page transfers before the first frame):")
     print(f"  in English: {kb(first_en[1])} gzip, {kb(first_en[2])} brotli, {kb(first_en[0])} raw "
           f"({', '.join(first_en[3])})")
     extra = [f for f in first_zh[3] if f not in first_en[3]]
     print(f"  with 中文:   {kb(first_zh[1])} gzip, {kb(first_zh[2])} brotli, {kb(first_zh[0])} raw "
           f"(+ {', '.join(extra) if extra else 'nothing: the Chinese font is inside the wasm'})")
+    if later[3] != first_en[3]:
+        print(f"  in English with the deferred wasm (fetched after the first view): {kb(later[1])} gzip, "
+              f"{kb(later[2])} brotli, {kb(later[0])} raw")
 
     wasms = [f for f in files if f.endswith(".wasm")]
     for w in wasms:

@@ -17,7 +17,9 @@
 # (a vision-language model's images typed, the tower's forward in the breakdown, equal to `vramlens estimate`'s) and
 # profiles.mjs (the framework profile dropdown: picked, a field it set changed, none, another mode's) and everyday.mjs
 # (issue 15's smaller items on a desktop and a phone: the charts' values, a fitting change applied by a click or
-# tap, the link's line gone after a change, pasted configs placed, imported or refused in words). ui.mjs's
+# tap, the link's line gone after a change, pasted configs placed, imported or refused in words) and split.mjs
+# (the wasm's deferred half: not asked for by the first view, fetched on the first input, loaded at once
+# when called earlier). ui.mjs's
 # screenshots go to SCREENSHOT_DIR, by default a temporary folder removed afterwards: a test never
 # writes into the checkout (the screenshots in docs/ are made on purpose by scripts/gen-docs.sh).
 # Needs scripts/deps.sh (playwright-core, chromium), the web build and the native CLI (VRAMLENS_CLI,
@@ -52,7 +54,7 @@ node() {
 }
 node "$root/tests/browser/ui.mjs" --site "$site" --docs "$shots" --chromium "$chromium" || status=1
 node "$root/tests/browser/input.mjs" --site "$site" --chromium "$chromium" || status=1
-for t in keyboard scroll history a11y layout fields hub profiles; do
+for t in keyboard scroll history a11y layout fields hub profiles split; do
   node "$root/tests/browser/$t.mjs" --site "$site" --chromium "$chromium" || status=1
 done
 node "$root/tests/browser/local.mjs" --site "$site" --cli "${VRAMLENS_CLI:-$root/build/native/cli/vramlens}" \
