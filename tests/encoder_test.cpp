@@ -64,6 +64,11 @@ TEST_CASE("encoders: exact parameter counts of real checkpoints (base model with
     // = 23,837,184; 12 layers of q, k, v, o with biases (4*768*768 + 4*768), the MLP with biases
     // (2*768*3072 + 3072 + 768) and 2 LayerNorms (4*768) = 7,087,872 each; pooler 768*768 + 768.
     CHECK(23837184 + 12 * 7087872 + 590592 == 109482240);
+    // roberta-large by hand (FacebookAI/roberta-large: hidden 1024, 24 layers, 16 heads, intermediate 4096, 514 positions,
+    // 1 token type, vocabulary 50265): embeddings 50265*1024 + 514*1024 + 1024 + LayerNorm 2*1024 = 52,000,768; a layer
+    // 4*(1024*1024 + 1024) + 1024*4096 + 4096 + 4096*1024 + 1024 + 2 LayerNorms 4*1024 = 12,596,224; pooler 1024*1024 + 1024.
+    CHECK(count_params(config("roberta-large.json")).total == 52000768 + 24 * 12596224LL + 1049600);
+    CHECK(52000768 + 24 * 12596224LL + 1049600 == 355359744);
     const ModelSpec m = config("roberta-base.json");
     CHECK(m.encoder);
     CHECK(m.type_vocab == 1);
