@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -270,6 +271,26 @@ AutoModelForSeq2SeqLM = _auto("AutoModelForSeq2SeqLM")
 AutoModelForImageTextToText = _auto("AutoModelForImageTextToText")
 )PY";
 };
+
+// The script run with the stand-in torch and transformers (--force); nothing, with a warning, without python3.
+std::optional<Py> run_faked(const std::string& script, const std::string& env = "") {
+    if (!have_python()) {
+        WARN("python3 not found: the generated script is not run");
+        return std::nullopt;
+    }
+    const Sandbox box(script, /*fakes=*/true);
+    return box.run("--force", env);
+}
+
+// transformers' generate() of preset `id` in fp16 (weights and cache) over `context` tokens.
+vl::Scenario generate_fp16(const char* id, int64_t context) {
+    vl::Scenario s = preset(id, vl::Mode::Infer);
+    s.infer.engine = vl::Engine::Transformers;
+    s.infer.weights = vl::WeightFormat::FP16;
+    s.infer.kv_dtype = vl::KvDtype::FP16;
+    s.infer.context = context;
+    return s;
+}
 
 }  // namespace
 
@@ -640,20 +661,13 @@ TEST_CASE("verify script: BERT with its task head, written back as BertConfig (t
     vl::Scenario changed = roberta;
     changed.model.layers = 12;
     CHECK_THAT(refusal_for(changed, "model.model_type"), Catch::Contains("encoders other than bert (xlm-roberta) are built from a preset's own config.json"));
-    if (!have_python()) {
-        WARN("python3 not found: the generated script is not run");
-        return;
-    }
     // An encoder's inference is one forward over the batch: no generate(), no cache.
-    vl::Scenario infer = preset("bert-base-uncased", vl::Mode::Infer);
-    infer.infer.context = 512;
-    infer.infer.engine = vl::Engine::Transformers;
-    const Sandbox box(script_of(infer), /*fakes=*/true);
-    const Py r = box.run("--force", "FAKE_PARAMS=109482240");
-    CHECK(r.status == 0);
-    CHECK_THAT(r.out, Catch::Contains("BUILT AutoModel bert"));
-    CHECK_THAT(r.out, Catch::Contains(R"(FORWARD ["attention_mask", "input_ids"])"));
-    CHECK(r.out.find("GENERATE") == std::string::npos);
+    const std::optional<Py> r = run_faked(script_of(generate_fp16("bert-base-uncased", 512)), "FAKE_PARAMS=109482240");
+    if (!r) return;
+    CHECK(r->status == 0);
+    CHECK_THAT(r->out, Catch::Contains("BUILT AutoModel bert"));
+    CHECK_THAT(r->out, Catch::Contains(R"(FORWARD ["attention_mask", "input_ids"])"));
+    CHECK(r->out.find("GENERATE") == std::string::npos);
 }
 
 TEST_CASE("verify script: encoder-decoders from their preset, the decoder's labels and generate()'s tokens by target_len") {
@@ -677,33 +691,21 @@ TEST_CASE("verify script: encoder-decoders from their preset, the decoder's labe
     changed.model.seq2seq.decoder_layers = 2;
     CHECK_THAT(refusal_for(changed, "model.model_type"), Catch::Contains("use a t5, flan-t5, mt0 or bart preset unchanged"));
     // generate(): the source is the context, target_len the new tokens.
-    vl::Scenario g = preset("bart-base", vl::Mode::Infer);
-    g.infer.engine = vl::Engine::Transformers;
-    g.infer.weights = vl::WeightFormat::FP16;
-    g.infer.kv_dtype = vl::KvDtype::FP16;
-    g.infer.context = 1024;
+    vl::Scenario g = generate_fp16("bart-base", 1024);
     g.infer.target_len = 128;
     const std::string gen = script_of(g);
     CHECK_THAT(line_of(gen, "HF_CONFIG = "), Catch::Contains(R"("model_type":"bart")"));
     CHECK_THAT(line_of(gen, "PLAN = "), Catch::Contains(R"("prompt_tokens":1024,"new_tokens":128)"));
-    if (!have_python()) {
-        WARN("python3 not found: the generated script is not run");
-        return;
-    }
-    const Sandbox box(gen, /*fakes=*/true);
-    const Py r = box.run("--force");
-    CHECK(r.status == 0);
-    CHECK_THAT(r.out, Catch::Contains(R"(BUILT AutoModelForSeq2SeqLM bart {"attn_implementation": "sdpa", "torch_dtype": "fp16"})"));
-    CHECK_THAT(r.out, Catch::Contains(R"("max_new_tokens": 128, "min_new_tokens": 128)"));
+    const std::optional<Py> r = run_faked(gen);
+    if (!r) return;
+    CHECK(r->status == 0);
+    CHECK_THAT(r->out, Catch::Contains(R"(BUILT AutoModelForSeq2SeqLM bart {"attn_implementation": "sdpa", "torch_dtype": "fp16"})"));
+    CHECK_THAT(r->out, Catch::Contains(R"("max_new_tokens": 128, "min_new_tokens": 128)"));
 }
 
 TEST_CASE("verify script: a vision-language model's generate() gets its images as the processor makes them") {
     // LLaVA-1.5 at 336 px / 14: 576 tokens per image, image_token_index 32000 (LlavaConfig) [llava15-hf].
-    vl::Scenario l = preset("llava-1.5-7b", vl::Mode::Infer);
-    l.infer.engine = vl::Engine::Transformers;
-    l.infer.weights = vl::WeightFormat::FP16;
-    l.infer.kv_dtype = vl::KvDtype::FP16;
-    l.infer.context = 1024;
+    vl::Scenario l = generate_fp16("llava-1.5-7b", 1024);
     l.infer.prompt = 128;
     l.infer.images = 1;
     const std::string llava = script_of(l);
@@ -723,16 +725,12 @@ TEST_CASE("verify script: a vision-language model's generate() gets its images a
                Catch::Contains(R"("vlm":{"images":2,"tokens":256,"kind":"qwen","grid_h":32,"grid_w":32,"patch_dim":1176,"image_token_id":151655,)"));
     // Qwen2-VL's M-RoPE sections: the preset's config carries the file's rope_scaling (transformers needs it).
     CHECK_THAT(line_of(qwen, "HF_CONFIG = "), Catch::Contains(R"("mrope_section":[16,24,24])"));
-    if (!have_python()) {
-        WARN("python3 not found: the generated script is not run");
-        return;
-    }
-    const Sandbox box(qwen, /*fakes=*/true);
-    const Py r = box.run("--force");
-    CHECK(r.status == 0);
-    CHECK_THAT(r.out, Catch::Contains("BUILT AutoModelForImageTextToText qwen2_vl"));
+    const std::optional<Py> r = run_faked(qwen);
+    if (!r) return;
+    CHECK(r->status == 0);
+    CHECK_THAT(r->out, Catch::Contains("BUILT AutoModelForImageTextToText qwen2_vl"));
     // Two images of 256 tokens, each between vision_start and vision_end, before 512 - 2 x 2 text tokens.
-    CHECK_THAT(r.out, Catch::Contains(R"("image_grid_thw": [[1, 32, 32], [1, 32, 32]])"));
-    CHECK_THAT(r.out, Catch::Contains(R"("pixel_values": ["randn", 2048, 1176])"));
-    CHECK_THAT(r.out, Catch::Contains(R"(IDS ["cat", ["expanded", 516, 1, -1], [1, 508]])"));
+    CHECK_THAT(r->out, Catch::Contains(R"("image_grid_thw": [[1, 32, 32], [1, 32, 32]])"));
+    CHECK_THAT(r->out, Catch::Contains(R"("pixel_values": ["randn", 2048, 1176])"));
+    CHECK_THAT(r->out, Catch::Contains(R"(IDS ["cat", ["expanded", 516, 1, -1], [1, 508]])"));
 }
