@@ -415,8 +415,7 @@ TEST_CASE("fewest GPUs equals the exhaustive enumeration over random scenarios")
             }
         }
     }
-    // The spread reaches the cases that matter: answers found, and answers that need data parallelism (56 of the default
-    // seed's draws since the 18 encoder-decoder and RoBERTa presets joined the pool: small models, most answered at dp 1).
+    // The spread reaches the cases that matter: answers found, and answers that need data parallelism.
     CHECK(found > 300);
-    CHECK(beyond_dp1 > 50);
+    CHECK(beyond_dp1 > 60);
 }
