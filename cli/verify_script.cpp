@@ -1,8 +1,10 @@
 // verify-script generation (verify_script.h). The ModelSpec is written back as a Hugging Face
 // config.json of a type transformers builds from the config alone (llama, mistral, qwen2, qwen3,
 // mixtral, qwen2_moe, qwen3_moe, deepseek_v2/v3 with MLA, gpt_neox, gpt2); another architecture is
-// built from its preset's own config.json when the model is that preset unchanged; the step mirrors the
-// scenario on one GPU with plain PyTorch (and PEFT for LoRA). Every scenario setting
+// built from its preset's own config.json when the model is that preset unchanged; BERT encoders are written back
+// as BertConfig with their task head (masked LM, sequence classification, or none); encoder-decoders (T5, mT5, BART)
+// and vision-language models with images (LLaVA-1.5, Qwen2-VL / Qwen2.5-VL) are built from their preset. The step
+// mirrors the scenario on one GPU with plain PyTorch (and PEFT for LoRA). Every scenario setting
 // the estimate uses is either reproduced (dropout, fp32 logits, prefill chunking, gradient
 // accumulation, the KV dtype) or refused with the field and the reason.
 #include "verify_script.h"
@@ -14,6 +16,7 @@
 #include "embedded_assets.h"
 #include "enum_names.h"
 #include "export.h"
+#include "model/image_tokens.h"
 #include "model/presets.h"
 #include "inference/runtime.h"
 #include "scenario_json.h"
@@ -45,6 +48,35 @@ void sizes(Json& c, const ModelSpec& m) {
     c["tie_word_embeddings"] = m.tied_embeddings;
 }
 
+// A BERT encoder written back as BertConfig, with the head the scenario trains: num_labels > 0 is
+// BertForSequenceClassification, mlm_head BertForMaskedLM, neither the base BertModel (its pooled output) [transformers-code].
+// Other encoders (RoBERTa's offset positions, XLM-RoBERTa) are built from their preset's own config.json.
+Json encoder_config(const Scenario& s, Refusals& no) {
+    const ModelSpec& m = s.model;
+    Json c = Json::object();
+    if (m.model_type != "bert") {
+        no("model.model_type", "encoders other than bert (" + m.model_type + ") are built from a preset's own config.json: "
+                               "use the preset unchanged");
+        return c;
+    }
+    if (m.kv_heads != m.heads) no("model.kv_heads", "BERT has kv_heads == heads");
+    if (m.position != PositionKind::Learned || m.position_offset != 0) no("model.position", "BERT has learned positions without an offset");
+    if (m.num_labels > 0 && m.mlm_head) no("model.mlm_head", "one task head: num_labels (sequence classification) or mlm_head");
+    const double drop = training(s) ? s.train.dropout : 0.0;
+    c["model_type"] = "bert";
+    c["vocab_size"] = m.vocab;
+    c["intermediate_size"] = m.ffn;
+    sizes(c, m);
+    c["type_vocab_size"] = m.type_vocab;
+    c["hidden_act"] = "gelu";
+    // BertConfig: hidden_dropout_prob after the embeddings, attention output and MLP (and before the classifier),
+    // attention_probs_dropout_prob on the attention probabilities.
+    c["hidden_dropout_prob"] = drop;
+    c["attention_probs_dropout_prob"] = training(s) ? attention_dropout(s.train) : 0.0;
+    if (m.num_labels > 0) c["num_labels"] = m.num_labels;
+    return c;
+}
+
 // config.json for the model (transformers builds it with random weights). Dropout is the scenario's
 // in training (transformers' own defaults, e.g. GPT-2's 0.1, would add masks the estimate has not).
 Json hf_config(const Scenario& s, Refusals& no) {
@@ -54,12 +86,15 @@ Json hf_config(const Scenario& s, Refusals& no) {
         no("model.params", "a model known only by its parameter count cannot be built; give its config");
         return c;
     }
-    if (m.encoder) {
-        no("model.model_type", "the script builds a causal LM (AutoModelForCausalLM); encoders (" + m.model_type + ") are not measured by it yet");
+    if (m.encoder) return encoder_config(s, no);
+    if (m.seq2seq.active()) {
+        no("model.model_type", "encoder-decoders (" + m.model_type + ") are built from a preset's own config.json: use a t5, "
+                               "flan-t5, mt0 or bart preset unchanged");
         return c;
     }
-    if (m.seq2seq.active()) {
-        no("model.model_type", "the script builds a causal LM (AutoModelForCausalLM); encoder-decoders (" + m.model_type + ") are not measured by it yet");
+    if (m.vision.active()) {  // the tower and projector too: only the checkpoint's own config builds them
+        no("model.vision", "vision-language models (" + m.model_type + ") are built from a preset's own config.json: use the "
+                           "preset unchanged");
         return c;
     }
     if (m.ssm.active()) {
@@ -194,7 +229,6 @@ Json hf_config(const Scenario& s, Refusals& no) {
 // alone. Dropout is set to 0 (the script's runs have none; a scenario with dropout is refused), the quantization
 // config is dropped (the weights' dtype is the scenario's), and remote code is refused.
 Json preset_config(const Scenario& s, Refusals& no) {
-    if (s.model.encoder || s.model.seq2seq.active()) return nullptr;  // the script builds causal LMs (AutoModelForCausalLM)
     const ModelPreset* preset = nullptr;
     for (const ModelPreset& p : model_presets()) {
         ModelSpec named = s.model;  // the architecture decides; a renamed preset is still that checkpoint
@@ -210,11 +244,17 @@ Json preset_config(const Scenario& s, Refusals& no) {
         for (const Json& m : all["models"])
             if (m.value("id", "") == preset->id && m.contains("config")) cfg = m["config"];
     if (!cfg.is_object()) return nullptr;
-    if (s.model.vision.kind != VisionKind::None) {
-        no("model.vision", "vision-language models (" + preset->id + ") are not generated: the script feeds text only");
-        return nullptr;
+    if (s.model.vision.active()) {
+        // generate() with images: the whole model (tower, projector, language model) from the preset's config.
+        const bool built = s.model.vision.qwen() || (s.model.vision.kind == VisionKind::Clip && !s.model.vision.anyres());
+        if (!built || s.mode != Mode::Infer || s.infer.images == 0) {
+            no("model.vision", "vision-language models (" + preset->id + ") are generated for inference with images "
+                               "(infer.images > 0) on LLaVA-1.5, Qwen2-VL and Qwen2.5-VL; not for training or text alone");
+            return nullptr;
+        }
+    } else if (cfg.contains("text_config")) {
+        cfg = Json(cfg["text_config"]);  // the preset is the language model alone
     }
-    if (cfg.contains("text_config")) cfg = Json(cfg["text_config"]);  // the preset is the language model alone
     if (cfg.contains("auto_map")) {
         no("model", preset->id + "'s config needs remote code (auto_map); not generated");
         return nullptr;
@@ -266,6 +306,37 @@ const char* dtype_name(WeightFormat f) {
     return f == WeightFormat::BF16 ? "bf16" : f == WeightFormat::FP16 ? "fp16" : f == WeightFormat::FP32 ? "fp32" : nullptr;
 }
 
+// The images generate() is given, as the processor would make them: their pixel tensors and the token ids that mark their
+// places in the prompt, infer.images per sequence of image_grid's tokens each (image_tokens.h). LLaVA-1.5: pixel_values
+// [images, 3, S, S] and image_token_index (LlavaConfig default 32000) repeated per token; Qwen2-VL / 2.5-VL: pixel_values
+// [patches, channels x temporal_patch x patch^2] with image_grid_thw [1, h/14, w/14] per image, each image's tokens
+// between vision_start and vision_end (Qwen2VLConfig defaults 151652, 151655, 151653) [transformers-code].
+Json vlm_plan(const Scenario& s) {
+    const VisionSpec& v = s.model.vision;
+    const ImageGrid g = image_grid(v, s.infer.image_width, s.infer.image_height);
+    Json j = Json::object();
+    j["images"] = s.infer.images;
+    j["tokens"] = g.tokens;
+    if (v.qwen()) {
+        j["kind"] = "qwen";
+        j["grid_h"] = g.height / v.patch;
+        j["grid_w"] = g.width / v.patch;
+        j["patch_dim"] = v.channels * v.temporal_patch * v.patch * v.patch;
+        j["image_token_id"] = 151655;
+        j["prefix"] = Json::array({151652});  // <|vision_start|>
+        j["suffix"] = Json::array({151653});  // <|vision_end|>
+        j["text_vocab"] = 151643;              // ids below Qwen2's special tokens
+    } else {
+        j["kind"] = "llava";
+        j["size"] = v.image_size;
+        j["image_token_id"] = 32000;
+        j["prefix"] = Json::array();
+        j["suffix"] = Json::array();
+        j["text_vocab"] = 32000;  // Llama-2's vocabulary below the added <image> and <pad>
+    }
+    return j;
+}
+
 // What the script runs; what it cannot run like for like on one GPU is refused.
 Json plan(const Scenario& s, Refusals& no) {
     const Parallelism& p = s.parallel;
@@ -274,6 +345,16 @@ Json plan(const Scenario& s, Refusals& no) {
     if (p.zero != 0 || p.offload_optimizer || p.offload_params) no("parallel.zero", "ZeRO/offload needs DeepSpeed; not generated");
     Json j = Json::object();
     j["mode"] = enum_name(s.mode);
+    const ModelSpec& m = s.model;
+    // The transformers class the script builds (its Auto* factory) and the step it runs.
+    const char* task = m.seq2seq.active() ? "seq2seq"
+                       : m.vision.active() ? "image-text"
+                       : !m.encoder ? "causal-lm"
+                       : m.mlm_head ? "masked-lm"
+                       : m.num_labels > 0 ? "seq-cls"
+                                          : "base";
+    j["task"] = task;
+    j["vocab"] = m.vocab;
     if (s.model.ssm.active()) j["ssm"] = true;  // state-space or linear-attention layers: the script notes their kernels
     if (s.mode == Mode::Infer) {
         const InferenceOptions& o = s.infer;
@@ -294,12 +375,16 @@ Json plan(const Scenario& s, Refusals& no) {
         if (s.model.architecture_known() && s.model.position == PositionKind::Learned && o.context > s.model.max_position)
             no("infer.context", "a learned position table of " + std::to_string(s.model.max_position) +
                                     " rows cannot index " + std::to_string(o.context) + " positions; transformers would fail");
-        const int64_t prompt = prompt_tokens(o);
+        if (m.encoder && o.engine == Engine::Transformers && o.prompt != 0 && o.prompt != o.context)
+            no("infer.prompt", "an encoder runs one forward over the context: leave infer.prompt 0");
+        const int64_t prompt = m.seq2seq.active() ? o.context : prompt_tokens(o);  // an encoder-decoder's source
+        if (m.vision.active()) j["vlm"] = vlm_plan(s);
         j["dtype"] = dtype ? dtype : "";
         j["kv_dtype"] = dtype ? dtype : "";  // DynamicCache: the weights' dtype, checked equal to infer.kv_dtype
         j["batch"] = o.batch;
         j["prompt_tokens"] = prompt;
-        j["new_tokens"] = std::max<int64_t>(1, o.context - prompt);
+        // An encoder-decoder generates target_len tokens (0: as many as the source) [transformers-t5].
+        j["new_tokens"] = m.seq2seq.active() ? (o.target_len > 0 ? o.target_len : o.context) : std::max<int64_t>(1, o.context - prompt);
         j["prefill_chunk"] = o.prefill_chunk;  // generate(prefill_chunk_size=...); 0: the whole prompt at once
         j["attn"] = o.flash_attention ? "sdpa" : "eager";
         return j;
@@ -347,6 +432,10 @@ Json plan(const Scenario& s, Refusals& no) {
     j["grad_accum_steps"] = t.grad_accum_steps;
     j["gradient_checkpointing"] = t.recompute == Recompute::Full;
     j["fp32_logits"] = t.fp32_logits;  // true: transformers' loss upcasts the logits; false: loss on the 16-bit logits
+    if (std::string(task) != "causal-lm" && !t.fp32_logits)
+        no("train.fp32_logits", std::string("the script takes the loss of the ") + task + " model from transformers' own head; "
+                                "set train.fp32_logits to true");
+    if (m.seq2seq.active()) j["target_len"] = t.target_len > 0 ? t.target_len : t.seq_len;  // the decoder's labels
     j["attn"] = t.flash_attention ? "sdpa" : "eager";
     return j;
 }
@@ -369,8 +458,9 @@ def needs():
 def dry_run():
     cfg = HF_CONFIG
     print("vramlens verify script: dry run (no GPU used)")
-    print("model: %s, %s layers, hidden %s" % (cfg["model_type"], cfg.get("num_hidden_layers", cfg.get("n_layer")),
-                                               cfg.get("hidden_size", cfg.get("n_embd"))))
+    text = cfg.get("text_config", cfg)  # a vision-language model: its language model's sizes
+    print("model: %s, %s layers, hidden %s" % (cfg["model_type"], text.get("num_hidden_layers", text.get("n_layer", text.get("num_layers"))),
+                                               text.get("hidden_size", text.get("n_embd", text.get("d_model")))))
     print("plan: " + json.dumps(PLAN, sort_keys=True))
     print("vramlens estimate: peak %.2f GiB in %s; without overheads (comparable to max_memory_allocated) %.2f GiB"
           % (ESTIMATE["total_bytes"] / GIB, ESTIMATE["peak_phase"], ESTIMATE["allocated_bytes"] / GIB))
@@ -421,24 +511,47 @@ def is_oom(torch, e):
     return (oom is not None and isinstance(e, oom)) or "out of memory" in text or "CUBLAS_STATUS_ALLOC_FAILED" in text
 
 
+TASKS = {"causal-lm": "AutoModelForCausalLM", "masked-lm": "AutoModelForMaskedLM", "seq-cls": "AutoModelForSequenceClassification",
+         "base": "AutoModel", "seq2seq": "AutoModelForSeq2SeqLM", "image-text": "AutoModelForImageTextToText"}
+
+
+def vlm_inputs(torch, v, batch, text_tokens, dtype):
+    """What a processor gives generate() for v["images"] images per sequence: the images' token ids (between the
+    model's markers) before the text, and their pixels (random)."""
+    n = v["images"]
+    marks = len(v["prefix"]) + len(v["suffix"])  # Qwen's vision_start / vision_end: not counted as image tokens
+    row = []
+    for _ in range(n):
+        row += v["prefix"] + [v["image_token_id"]] * v["tokens"] + v["suffix"]
+    text = torch.randint(0, v["text_vocab"], (batch, max(1, text_tokens - n * marks)), device="cuda")
+    ids = torch.cat([torch.tensor(row, device="cuda").expand(batch, -1), text], dim=1)
+    if v["kind"] == "qwen":
+        patches = v["grid_h"] * v["grid_w"]
+        return {"input_ids": ids, "pixel_values": torch.randn(batch * n * patches, v["patch_dim"], device="cuda", dtype=dtype),
+                "image_grid_thw": torch.tensor([[1, v["grid_h"], v["grid_w"]]] * (batch * n), device="cuda")}
+    return {"input_ids": ids, "pixel_values": torch.randn(batch * n, 3, v["size"], v["size"], device="cuda", dtype=dtype)}
+
+
 def step(torch, transformers, where, notes):
     """Builds the model on the GPU and runs the scenario's step; where[0] says what is running."""
     dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "": torch.float32}
     config = transformers.AutoConfig.for_model(**HF_CONFIG)
     infer = PLAN["mode"] == "infer"
+    task = PLAN.get("task", "causal-lm")
+    auto = getattr(transformers, TASKS[task])
     weight_dtype = dtypes[PLAN.get("dtype", "fp32")]
     # transformers 5 names the argument dtype (torch_dtype is deprecated there)
     major = transformers.__version__.split(".")[0]
     dtype_arg = "dtype" if major.isdigit() and int(major) >= 5 else "torch_dtype"
     try:
         with torch.device("cuda"):  # built on the GPU: no host copy of the whole model
-            model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation=PLAN["attn"], **{dtype_arg: weight_dtype})
+            model = auto.from_config(config, attn_implementation=PLAN["attn"], **{dtype_arg: weight_dtype})
     except ValueError as e:  # a model without attention layers (Mamba) may refuse an attention implementation
         if "attn" not in str(e) and "attention" not in str(e):
             raise
         notes.append("transformers refused attn_implementation=%s (%s): built with eager" % (PLAN["attn"], str(e)[:200]))
         with torch.device("cuda"):  # eager: the implementation every model has (the refused one is left set in config)
-            model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager", **{dtype_arg: weight_dtype})
+            model = auto.from_config(config, attn_implementation="eager", **{dtype_arg: weight_dtype})
     # State-space and linear-attention layers run fused kernels only when these packages are installed;
     # without them transformers runs its naive torch code, whose working memory differs.
     import importlib.util
@@ -457,15 +570,24 @@ def step(torch, transformers, where, notes):
         cfg = peft.LoraConfig(r=lora["r"], lora_alpha=2 * lora["r"], target_modules=lora["targets"], lora_dropout=lora["dropout"],
                               modules_to_save=lora["modules_to_save"] or None, bias="none", task_type="CAUSAL_LM")
         model = peft.get_peft_model(model, cfg, autocast_adapter_dtype=lora["fp32_adapters"])
-    vocab = HF_CONFIG["vocab_size"]
+    vocab = PLAN.get("vocab") or HF_CONFIG["vocab_size"]
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
     if infer:
         where[0] = "generating"
         model.eval()
         ids = torch.randint(0, vocab, (PLAN["batch"], PLAN["prompt_tokens"]), device="cuda")
+        if task in ("base", "masked-lm", "seq-cls"):  # an encoder: one forward over the batch, no cache
+            where[0] = "encoding"
+            with torch.no_grad():
+                model(input_ids=ids, attention_mask=torch.ones_like(ids))
+            return
+        extra = vlm_inputs(torch, PLAN["vlm"], PLAN["batch"], PLAN["prompt_tokens"], weight_dtype) if task == "image-text" else {}
+        if extra:
+            ids = extra.pop("input_ids")
         kwargs = {"attention_mask": torch.ones_like(ids), "max_new_tokens": PLAN["new_tokens"],
                   "min_new_tokens": PLAN["new_tokens"], "do_sample": False, "pad_token_id": 0}
+        kwargs.update(extra)
         if PLAN["prefill_chunk"] > 0:
             kwargs["prefill_chunk_size"] = PLAN["prefill_chunk"]
         with torch.no_grad():  # the KV cache (DynamicCache) takes the weights' dtype: PLAN["kv_dtype"]
@@ -482,12 +604,18 @@ def step(torch, transformers, where, notes):
     else:
         opt = torch.optim.SGD(trainable, lr=1e-5, momentum=0.9 if PLAN["optimizer"] == "sgd-momentum" else 0.0)
     ids = torch.randint(0, vocab, (PLAN["micro_batch"], PLAN["seq_len"]), device="cuda")
+    if task == "seq2seq":  # the decoder's labels: target_len tokens (transformers shifts them right for its inputs)
+        labels = torch.randint(0, vocab, (PLAN["micro_batch"], PLAN["target_len"]), device="cuda")
+    elif task == "seq-cls":
+        labels = torch.randint(0, model.config.num_labels, (PLAN["micro_batch"],), device="cuda")
+    else:
+        labels = ids  # causal LM: shifted inside the loss; masked LM: every position a target
     f = torch.nn.functional
     for _ in range(2):  # the second step runs with the optimizer states allocated
         for _ in range(PLAN["grad_accum_steps"]):
             with torch.autocast("cuda", dtype=dtypes[PLAN["autocast"]], enabled=PLAN["autocast"] != ""):
                 if PLAN["fp32_logits"]:
-                    loss = model(input_ids=ids, labels=ids).loss  # transformers' causal-LM loss upcasts the logits to fp32
+                    loss = model(input_ids=ids, labels=labels).loss  # transformers' heads' loss (causal LM: logits upcast to fp32)
                 else:
                     logits = model(input_ids=ids).logits
             if not PLAN["fp32_logits"]:
@@ -621,7 +749,7 @@ Result<std::string> verify_script(const Scenario& s, const Estimate& e) {
     est["context_bytes"] = context;
     est["weight_bytes"] = weights;
     est["peak_phase"] = phase_label(s.mode, e.peak_phase);
-    est["params"] = e.params.total;
+    est["params"] = e.params.total + e.params.vision + e.params.projector;  // what transformers builds: the tower too
     est["gpus"] = s.gpu_count;
     est["gpu"] = s.gpu.name;
     est["gpu_bytes"] = s.gpu.usable_bytes();  // what "fits" compares against: the memory CUDA reports, as the run's own total

@@ -569,9 +569,10 @@ TEST_CASE("every model preset: training, LoRA and vLLM derivations follow the co
         }
         if (p.spec.encoder) continue;
         Scenario v = infer_scenario(p.spec);
-        v.infer.engine = Engine::VLLM;
+        // An encoder-decoder is sized as transformers' generate() runs it (its other engines are refused by name, encdec_test.cpp).
+        v.infer.engine = p.spec.seq2seq.active() ? Engine::Transformers : Engine::VLLM;
         v.infer.context = t.train.seq_len;
-        check_derivations(estimate(v, Detail::Full), p.id + " vllm");
+        check_derivations(estimate(v, Detail::Full), p.id + " " + enum_name(v.infer.engine));
     }
 }
 

@@ -10,6 +10,7 @@
 #include "estimate.h"
 #include "model/hf_config.h"
 #include "model/layer_tensors.h"
+#include "model/presets.h"
 #include "param_count.h"
 #include "training/finetune.h"
 
@@ -64,6 +65,82 @@ TEST_CASE("encoder-decoders: exact parameter counts of real checkpoints") {
     const ParamCounts b = count_params(bart);
     CHECK(b.total == 12 * 12596224LL + 12 * 16796672LL + 50265LL * 1024 + 2 * 1026 * 1024 + 2 * 2048);
     CHECK(b.total == 406291456);  // AutoModel.from_pretrained("facebook/bart-large").num_parameters()
+}
+
+TEST_CASE("encoder-decoders: the presets' checkpoints, counted by hand (T5, FLAN-T5, mT0, BART)") {
+    // A T5 layer (modeling_t5.py, no biases): q, k, v, o 4 x d x (heads x d_kv); the MLP wi, wo (relu) or wi_0, wi_1, wo
+    // (gated-gelu) x d x d_ff; a T5LayerNorm (weight only) per sub-layer. The decoder adds a cross-attention and its norm.
+    // Outside the layers: shared (vocab x d), an untied lm_head (vocab x d) in v1.1 / mT5, relative_attention_bias (32 buckets
+    // x heads) in each stack's first layer, and a final_layer_norm per stack.
+    struct T5 {
+        const char* file;
+        int64_t d, d_ff, inner, heads, layers, vocab, mlp_mats, embeddings;
+    };
+    const auto by_hand = [](const T5& m) {
+        const int64_t attention = 4 * m.d * m.inner;
+        const int64_t encoder_layer = attention + m.mlp_mats * m.d * m.d_ff + 2 * m.d;
+        const int64_t decoder_layer = encoder_layer + attention + m.d;
+        return m.layers * (encoder_layer + decoder_layer) + m.embeddings * m.vocab * m.d + 2 * 32 * m.heads + 2 * m.d;
+    };
+    // T5 v1.0 (relu, tied): keras_nlp's published counts [keras-nlp-t5-sizes].
+    const T5 t5_base{"t5-base.json", 768, 3072, 768, 12, 12, 32128, 2, 1};
+    CHECK(by_hand(t5_base) == 222903552);
+    const T5 t5_large{"t5-large.json", 1024, 4096, 1024, 16, 24, 32128, 2, 1};
+    CHECK(by_hand(t5_large) == 737668096);
+    const T5 t5_3b{"t5-3b.json", 1024, 16384, 32 * 128, 32, 24, 32128, 2, 1};  // d_kv 128: the heads' width is 4096, not d
+    CHECK(by_hand(t5_3b) == 2851598336LL);
+    // FLAN-T5 (T5 v1.1 shapes: gated-gelu, untied lm_head) [keras-hub-t5]: "t5_1.1_base", "t5_1.1_xl", "t5_1.1_xxl" with the head;
+    // "t5_1.1_small" 60,511,616 and "t5_1.1_large" 750,251,008 without it (32128 x d).
+    const T5 flan_small{"flan-t5-small.json", 512, 1024, 6 * 64, 6, 8, 32128, 3, 2};
+    CHECK(by_hand(flan_small) == 60511616 + 32128 * 512);
+    const T5 flan_base{"flan-t5-base.json", 768, 2048, 768, 12, 12, 32128, 3, 2};
+    CHECK(by_hand(flan_base) == 247577856);
+    const T5 flan_large{"flan-t5-large.json", 1024, 2816, 1024, 16, 24, 32128, 3, 2};
+    CHECK(by_hand(flan_large) == 750251008 + 32128 * 1024);
+    const T5 flan_xl{"flan-t5-xl.json", 2048, 5120, 2048, 32, 24, 32128, 3, 2};
+    CHECK(by_hand(flan_xl) == 2849757184LL);
+    const T5 flan_xxl{"flan-t5-xxl.json", 4096, 10240, 4096, 64, 24, 32128, 3, 2};
+    CHECK(by_hand(flan_xxl) == 11135332352LL);
+    // mT0 (mT5 shapes, vocabulary 250,112): the mT5 paper's 300M, 580M, 3.7B [mt5-paper]; mt0-large from PEFT's README: all
+    // params 1,231,940,608 with LoRA r=8's 2,359,296 [peft-readme-mt0].
+    const T5 mt0_small{"mt0-small.json", 512, 1024, 6 * 64, 6, 8, 250112, 3, 2};
+    CHECK(by_hand(mt0_small) == 300176768);
+    const T5 mt0_base{"mt0-base.json", 768, 2048, 768, 12, 12, 250112, 3, 2};
+    CHECK(by_hand(mt0_base) == 582401280);
+    const T5 mt0_large{"mt0-large.json", 1024, 2816, 1024, 16, 24, 250112, 3, 2};
+    CHECK(by_hand(mt0_large) == 1231940608 - 2359296);
+    const T5 mt0_xl{"mt0-xl.json", 2048, 5120, 2048, 32, 24, 250112, 3, 2};
+    CHECK(by_hand(mt0_xl) == 3742619648LL);
+    for (const T5& m : {t5_base, t5_large, t5_3b, flan_small, flan_base, flan_large, flan_xl, flan_xxl, mt0_small, mt0_base, mt0_large,
+                        mt0_xl}) {
+        INFO(m.file);
+        CHECK(count_params(config(m.file)).total == by_hand(m));
+    }
+    // facebook/bart-base: d 768, 12 heads, ffn 3072, 6 + 6 layers; a layer as bart-large's in the test above:
+    // encoder 4*(768^2 + 768) + 768*3072 + 3072 + 3072*768 + 768 + 2 LayerNorms 2*1536 = 7,087,872; decoder + 4*(768^2 + 768) + 1536.
+    // keras-hub's "bart_base_en" 139,417,344 keeps 1024 position rows per stack, transformers 1024 + 2 [keras-hub-bart].
+    const int64_t bart_encoder_layer = 4 * (768 * 768 + 768) + 768 * 3072 + 3072 + 3072 * 768 + 768 + 2 * 1536;
+    CHECK(bart_encoder_layer == 7087872);
+    const int64_t bart_base = 6 * (2 * bart_encoder_layer + 4 * (768 * 768 + 768) + 1536) + 50265LL * 768 + 2 * 1026 * 768 + 2 * 1536;
+    CHECK(bart_base == 139417344 + 2 * 2 * 768);
+    CHECK(count_params(config("bart-base.json")).total == bart_base);
+}
+
+TEST_CASE("encoder-decoders: each preset is its config file's model") {
+    // The presets keep the size fields of the Hub files (assets/presets/models.json); they import as the whole files do.
+    for (const char* id : {"t5-small", "t5-base", "t5-large", "t5-3b", "flan-t5-small", "flan-t5-base", "flan-t5-large", "flan-t5-xl",
+                           "flan-t5-xxl", "mt0-small", "mt0-base", "mt0-large", "mt0-xl", "mt0-xxl", "bart-base", "bart-large"}) {
+        INFO(id);
+        const ModelPreset* p = find_model(id);
+        REQUIRE(p != nullptr);
+        const ModelSpec file = config(std::string(id) + ".json");
+        CHECK(count_params(p->spec).total == count_params(file).total);
+        CHECK(p->spec.layers == file.layers);
+        CHECK(p->spec.seq2seq.decoder_layers == file.seq2seq.decoder_layers);
+        CHECK(p->spec.gated_mlp == file.gated_mlp);
+        CHECK(p->spec.tied_embeddings == file.tied_embeddings);
+        CHECK(p->spec.position == file.position);
+    }
 }
 
 TEST_CASE("encoder-decoders: what the import reads from config.json") {

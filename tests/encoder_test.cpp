@@ -64,6 +64,26 @@ TEST_CASE("encoders: exact parameter counts of real checkpoints (base model with
     // = 23,837,184; 12 layers of q, k, v, o with biases (4*768*768 + 4*768), the MLP with biases
     // (2*768*3072 + 3072 + 768) and 2 LayerNorms (4*768) = 7,087,872 each; pooler 768*768 + 768.
     CHECK(23837184 + 12 * 7087872 + 590592 == 109482240);
+    // roberta-large by hand (FacebookAI/roberta-large: hidden 1024, 24 layers, 16 heads, intermediate 4096, 514 positions,
+    // 1 token type, vocabulary 50265): embeddings 50265*1024 + 514*1024 + 1024 + LayerNorm 2*1024 = 52,000,768; a layer
+    // 4*(1024*1024 + 1024) + 1024*4096 + 4096 + 4096*1024 + 1024 + 2 LayerNorms 4*1024 = 12,596,224; pooler 1024*1024 + 1024.
+    CHECK(count_params(config("roberta-large.json")).total == 52000768 + 24 * 12596224LL + 1049600);
+    CHECK(52000768 + 24 * 12596224LL + 1049600 == 355359744);
+    // The embedding presets (BertModel / XLMRobertaModel with the pooler, as sentence-transformers loads them):
+    // embeddings vocab*h + positions*h + types*h + LayerNorm 2h; a layer 4(h^2 + h) + 2*h*f + f + h + 4h; pooler h^2 + h.
+    // BAAI/bge-small-en-v1.5 (h 384, 12 layers, f 1536, BERT's vocabulary): 11,918,592 + 12 x 1,774,464 + 147,840 (Hub "33.4M").
+    CHECK(count_params(config("bge-small-en-v1.5.json")).total == 11918592 + 12 * 1774464 + 147840);
+    CHECK(11918592 + 12 * 1774464 + 147840 == 33360000);
+    // bge-base-en-v1.5 and thenlper/gte-base have bert-base's shapes (Hub "109M"); bge-large-en-v1.5 and intfloat/e5-large-v2
+    // bert-large's (Hub "335M"): embeddings 30522*1024 + 512*1024 + 2*1024 + 2*1024 = 31,782,912, 24 x 12,596,224, pooler 1,049,600.
+    CHECK(count_params(config("bge-base-en-v1.5.json")).total == 109482240);
+    CHECK(count_params(config("gte-base.json")).total == 109482240);
+    CHECK(count_params(config("bge-large-en-v1.5.json")).total == 31782912 + 24 * 12596224LL + 1049600);
+    CHECK(count_params(config("e5-large-v2.json")).total == 335141888);
+    CHECK(31782912 + 24 * 12596224LL + 1049600 == 335141888);
+    // intfloat/multilingual-e5-large (XLM-RoBERTa-large: vocabulary 250002, 514 positions, 1 token type): embeddings
+    // 250002*1024 + 514*1024 + 1024 + 2048 = 256,531,456 (Hub "560M").
+    CHECK(count_params(config("multilingual-e5-large.json")).total == 256531456 + 24 * 12596224LL + 1049600);
     const ModelSpec m = config("roberta-base.json");
     CHECK(m.encoder);
     CHECK(m.type_vocab == 1);

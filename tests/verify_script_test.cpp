@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -185,6 +186,23 @@ def randint(low, high, shape, device=None):
 
 def ones_like(t):
     return t
+
+
+class _T(list):
+    def expand(self, *shape):
+        return ["expanded", len(self)] + list(shape)
+
+
+def tensor(x, device=None):
+    return _T(x)
+
+
+def randn(*shape, device=None, dtype=None):
+    return ["randn"] + list(shape)
+
+
+def cat(ts, dim=0):
+    return ["cat"] + list(ts)
 )PY";
 
     static constexpr const char* kFakeTransformers = R"PY(
@@ -217,8 +235,12 @@ class _Model:
     def eval(self):
         pass
 
+    def __call__(self, **kw):
+        print("FORWARD " + json.dumps(sorted(kw)))
+
     def generate(self, ids, **kw):
         print("GENERATE " + json.dumps(kw, sort_keys=True))
+        print("IDS " + json.dumps(ids))
         if os.environ.get("FAKE_OOM"):
             raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 MiB")
 
@@ -231,8 +253,44 @@ class AutoModelForCausalLM:
                              "torch.nn.functional.scaled_dot_product_attention yet.")
         print("BUILT %s %s" % (config["model_type"], json.dumps(kw, sort_keys=True)))
         return _Model()
+
+
+def _auto(name):
+    class Auto:
+        @staticmethod
+        def from_config(config, **kw):
+            print("BUILT %s %s %s" % (name, config["model_type"], json.dumps(kw, sort_keys=True)))
+            return _Model()
+    return Auto
+
+
+AutoModel = _auto("AutoModel")
+AutoModelForMaskedLM = _auto("AutoModelForMaskedLM")
+AutoModelForSequenceClassification = _auto("AutoModelForSequenceClassification")
+AutoModelForSeq2SeqLM = _auto("AutoModelForSeq2SeqLM")
+AutoModelForImageTextToText = _auto("AutoModelForImageTextToText")
 )PY";
 };
+
+// The script run with the stand-in torch and transformers (--force); nothing, with a warning, without python3.
+std::optional<Py> run_faked(const std::string& script, const std::string& env = "") {
+    if (!have_python()) {
+        WARN("python3 not found: the generated script is not run");
+        return std::nullopt;
+    }
+    const Sandbox box(script, /*fakes=*/true);
+    return box.run("--force", env);
+}
+
+// transformers' generate() of preset `id` in fp16 (weights and cache) over `context` tokens.
+vl::Scenario generate_fp16(const char* id, int64_t context) {
+    vl::Scenario s = preset(id, vl::Mode::Infer);
+    s.infer.engine = vl::Engine::Transformers;
+    s.infer.weights = vl::WeightFormat::FP16;
+    s.infer.kv_dtype = vl::KvDtype::FP16;
+    s.infer.context = context;
+    return s;
+}
 
 }  // namespace
 
@@ -269,7 +327,7 @@ TEST_CASE("verify script: fp32 logits, gradient accumulation and checkpointing a
     CHECK_THAT(plan, Catch::Contains(R"("gradient_checkpointing":true)"));
     CHECK_THAT(plan, Catch::Contains(R"("fp32_logits":false)"));
     // fp32 logits: transformers' loss (which upcasts); 16-bit logits: the loss outside autocast.
-    CHECK_THAT(script, Catch::Contains("loss = model(input_ids=ids, labels=ids).loss"));
+    CHECK_THAT(script, Catch::Contains("loss = model(input_ids=ids, labels=labels).loss"));
     CHECK_THAT(script, Catch::Contains("loss = f.cross_entropy(logits.view(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)"));
     CHECK_THAT(script, Catch::Contains("for _ in range(PLAN[\"grad_accum_steps\"]):"));
     CHECK_THAT(line_of(script_of(preset("llama-3.2-1b", vl::Mode::Train)), "PLAN = "), Catch::Contains(R"("fp32_logits":true)"));
@@ -416,11 +474,12 @@ TEST_CASE("verify script: a preset that a written-back config cannot express is 
     // openai/gpt-oss-20b's MXFP4 quantization_config is dropped: the weights are the scenario's bf16.
     CHECK(line_of(script_of(preset("gpt-oss-20b", vl::Mode::Infer)), "HF_CONFIG = ").find("quantization_config") == std::string::npos);
 
-    // Vision-language models and encoders are not built: the script feeds text to a causal LM.
-    CHECK_THAT(refusal_for(preset("gemma-3-4b", vl::Mode::Infer), "model.vision"), Catch::Contains("not generated"));
+    // Vision-language models are built only for generate() with images, of the families whose inputs the script makes.
+    CHECK_THAT(refusal_for(preset("gemma-3-4b", vl::Mode::Infer), "model.vision"),
+               Catch::Contains("generated for inference with images (infer.images > 0) on LLaVA-1.5, Qwen2-VL and Qwen2.5-VL"));
     for (const std::string& e : refusals_of(preset("gemma-3-4b", vl::Mode::Infer)))  // it is a preset: not "this model is not one"
         CHECK(e.find("this model is not one") == std::string::npos);
-    CHECK_THAT(refusal_for(preset("bert-base-uncased", vl::Mode::Infer), "model.model_type"), Catch::Contains("encoders (bert)"));
+    CHECK_THAT(refusal_for(preset("qwen2-vl-2b", vl::Mode::Infer), "model.vision"), Catch::Contains("not for training or text alone"));
 
     // Mamba has no attention: transformers 5 refuses attn_implementation="sdpa" for it, so the script builds
     // it with eager and says so; state-space models note which optional kernels are missing.
@@ -569,4 +628,109 @@ TEST_CASE("verify script: a measured run reports the GPU's used memory from cuda
     const Py other = box.run("", "FAKE_PARAMS=1");
     CHECK(other.status == 0);
     CHECK_THAT(other.out, Catch::Contains("note: transformers built 1 parameters, vramlens counted 124439808: not like for like"));
+}
+
+TEST_CASE("verify script: BERT with its task head, written back as BertConfig (the hf-perf BERT rows' models)") {
+    // bert-large-uncased as AutoModelForSequenceClassification with 2 labels, trained in fp32 at batch 4 x 512.
+    vl::Scenario s = preset("bert-large-uncased", vl::Mode::Train);
+    s.model.num_labels = 2;
+    s.model.pooler = true;
+    s.train.precision = vl::Precision::FP32;
+    s.train.micro_batch = 4;
+    s.train.seq_len = 512;
+    const std::string script = script_of(s);
+    const std::string cfg = line_of(script, "HF_CONFIG = ");
+    // bert-large-uncased config.json: hidden 1024, 24 layers, 16 heads, intermediate 4096, 512 positions, 2 token types.
+    CHECK_THAT(cfg, Catch::Contains(R"("model_type":"bert","vocab_size":30522,"intermediate_size":4096,"hidden_size":1024,)"
+                                    R"("num_hidden_layers":24,"num_attention_heads":16,"max_position_embeddings":512,)"));
+    CHECK_THAT(cfg, Catch::Contains(R"("type_vocab_size":2,"hidden_act":"gelu","hidden_dropout_prob":0.0,"attention_probs_dropout_prob":0.0,"num_labels":2)"));
+    CHECK_THAT(line_of(script, "PLAN = "), Catch::Contains(R"("task":"seq-cls")"));
+    // Masked LM: the MLM head instead of the pooler and classifier.
+    vl::Scenario mlm = preset("bert-base-uncased", vl::Mode::Train);
+    mlm.model.pooler = false;
+    mlm.model.mlm_head = true;
+    mlm.train.seq_len = 512;
+    CHECK_THAT(line_of(script_of(mlm), "PLAN = "), Catch::Contains(R"("task":"masked-lm")"));
+    // The loss comes from transformers' head: 16-bit logits without its loss are not reproduced.
+    mlm.train.fp32_logits = false;
+    CHECK_THAT(refusal_for(mlm, "train.fp32_logits"), Catch::StartsWith("the script takes the loss of the masked-lm model from transformers' own head"));
+    // RoBERTa is built from its preset (its positions start after the padding index).
+    vl::Scenario roberta = preset("bge-m3", vl::Mode::Infer);
+    roberta.infer.context = 512;
+    CHECK_THAT(line_of(script_of(roberta), "HF_CONFIG = "), Catch::Contains(R"("model_type":"xlm-roberta")"));
+    vl::Scenario changed = roberta;
+    changed.model.layers = 12;
+    CHECK_THAT(refusal_for(changed, "model.model_type"), Catch::Contains("encoders other than bert (xlm-roberta) are built from a preset's own config.json"));
+    // An encoder's inference is one forward over the batch: no generate(), no cache.
+    const std::optional<Py> r = run_faked(script_of(generate_fp16("bert-base-uncased", 512)), "FAKE_PARAMS=109482240");
+    if (!r) return;
+    CHECK(r->status == 0);
+    CHECK_THAT(r->out, Catch::Contains("BUILT AutoModel bert"));
+    CHECK_THAT(r->out, Catch::Contains(R"(FORWARD ["attention_mask", "input_ids"])"));
+    CHECK(r->out.find("GENERATE") == std::string::npos);
+}
+
+TEST_CASE("verify script: encoder-decoders from their preset, the decoder's labels and generate()'s tokens by target_len") {
+    vl::Scenario s = preset("flan-t5-small", vl::Mode::Train);
+    s.train.seq_len = 512;
+    s.train.target_len = 64;
+    const std::string script = script_of(s);
+    const std::string cfg = line_of(script, "HF_CONFIG = ");
+    CHECK_THAT(cfg, Catch::Contains(R"("model_type":"t5")"));
+    CHECK_THAT(cfg, Catch::Contains(R"("feed_forward_proj":"gated-gelu")"));
+    const std::string plan = line_of(script, "PLAN = ");
+    CHECK_THAT(plan, Catch::Contains(R"("task":"seq2seq")"));
+    CHECK_THAT(plan, Catch::Contains(R"("seq_len":512)"));
+    CHECK_THAT(plan, Catch::Contains(R"("target_len":64)"));
+    CHECK_THAT(script, Catch::Contains(R"(labels = torch.randint(0, vocab, (PLAN["micro_batch"], PLAN["target_len"]), device="cuda"))"));
+    s.train.target_len = 0;  // as many as the source
+    CHECK_THAT(line_of(script_of(s), "PLAN = "), Catch::Contains(R"("target_len":512)"));
+    // A changed encoder-decoder has no config to write back.
+    vl::Scenario changed = s;
+    changed.model.layers = 4;
+    changed.model.seq2seq.decoder_layers = 2;
+    CHECK_THAT(refusal_for(changed, "model.model_type"), Catch::Contains("use a t5, flan-t5, mt0 or bart preset unchanged"));
+    // generate(): the source is the context, target_len the new tokens.
+    vl::Scenario g = generate_fp16("bart-base", 1024);
+    g.infer.target_len = 128;
+    const std::string gen = script_of(g);
+    CHECK_THAT(line_of(gen, "HF_CONFIG = "), Catch::Contains(R"("model_type":"bart")"));
+    CHECK_THAT(line_of(gen, "PLAN = "), Catch::Contains(R"("prompt_tokens":1024,"new_tokens":128)"));
+    const std::optional<Py> r = run_faked(gen);
+    if (!r) return;
+    CHECK(r->status == 0);
+    CHECK_THAT(r->out, Catch::Contains(R"(BUILT AutoModelForSeq2SeqLM bart {"attn_implementation": "sdpa", "torch_dtype": "fp16"})"));
+    CHECK_THAT(r->out, Catch::Contains(R"("max_new_tokens": 128, "min_new_tokens": 128)"));
+}
+
+TEST_CASE("verify script: a vision-language model's generate() gets its images as the processor makes them") {
+    // LLaVA-1.5 at 336 px / 14: 576 tokens per image, image_token_index 32000 (LlavaConfig) [llava15-hf].
+    vl::Scenario l = generate_fp16("llava-1.5-7b", 1024);
+    l.infer.prompt = 128;
+    l.infer.images = 1;
+    const std::string llava = script_of(l);
+    CHECK_THAT(line_of(llava, "HF_CONFIG = "), Catch::Contains(R"("vision_config")"));  // the whole model, tower included
+    CHECK_THAT(line_of(llava, "PLAN = "), Catch::Contains(R"("task":"image-text")"));
+    CHECK_THAT(line_of(llava, "PLAN = "), Catch::Contains(R"("vlm":{"images":1,"tokens":576,"kind":"llava","size":336,"image_token_id":32000,)"));
+    // Qwen2-VL at 448 x 448: 32 x 32 patches of 14 px, 2 x 2 merged: 256 tokens; a patch is 3 x 2 x 14 x 14 = 1176 values.
+    vl::Scenario q = preset("qwen2-vl-2b", vl::Mode::Infer);
+    q.infer.engine = vl::Engine::Transformers;
+    q.infer.context = 1024;
+    q.infer.prompt = 512;
+    q.infer.images = 2;
+    q.infer.image_width = 448;
+    q.infer.image_height = 448;
+    const std::string qwen = script_of(q);
+    CHECK_THAT(line_of(qwen, "PLAN = "),
+               Catch::Contains(R"("vlm":{"images":2,"tokens":256,"kind":"qwen","grid_h":32,"grid_w":32,"patch_dim":1176,"image_token_id":151655,)"));
+    // Qwen2-VL's M-RoPE sections: the preset's config carries the file's rope_scaling (transformers needs it).
+    CHECK_THAT(line_of(qwen, "HF_CONFIG = "), Catch::Contains(R"("mrope_section":[16,24,24])"));
+    const std::optional<Py> r = run_faked(qwen);
+    if (!r) return;
+    CHECK(r->status == 0);
+    CHECK_THAT(r->out, Catch::Contains("BUILT AutoModelForImageTextToText qwen2_vl"));
+    // Two images of 256 tokens, each between vision_start and vision_end, before 512 - 2 x 2 text tokens.
+    CHECK_THAT(r->out, Catch::Contains(R"("image_grid_thw": [[1, 32, 32], [1, 32, 32]])"));
+    CHECK_THAT(r->out, Catch::Contains(R"("pixel_values": ["randn", 2048, 1176])"));
+    CHECK_THAT(r->out, Catch::Contains(R"(IDS ["cat", ["expanded", 516, 1, -1], [1, 508]])"));
 }

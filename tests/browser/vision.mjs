@@ -4,7 +4,9 @@
 //   2. Qwen2.5-VL-7B picked by the search: the images field appears; 2 images of 1280 x 720 typed: the scenario
 //      holds them, their tokens join the sequence (the KV cache grows) and the total grows;
 //   3. the page's numbers are `vramlens estimate`'s for the page's own scenario (the native CLI);
-//   4. the share link opens the same images.
+//   4. the share link opens the same images;
+//   5. an encoder-decoder (FLAN-T5-Small) in inference: the generated-tokens field (infer.target_len) appears, a typed
+//      value reaches the scenario, and the page's total is the CLI's with transformers' generate().
 //
 // Usage: node vision.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
 import { appState as state, click, cliEstimate, item, scrollTo, settle, startPageTest, typeInto } from './harness.mjs';
@@ -63,5 +65,29 @@ await run('browser-vision', async () => {
     check(back.images === 2 && back.image_width === 1280 && back.image_height === 720, `the link opens the same images: ${JSON.stringify(back)}`);
     check((await state(linked)).total_bytes === withImages.total_bytes, 'and the same total');
     await linked.context().close();
+  });
+
+  await section('an encoder-decoder\'s generated tokens', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const inputs = await item(page, 'section.model');
+    const reach = async (key) => scrollTo(page, key, { x: inputs.x + 8, y: 450 }, 0, false);
+    await click(page, 'mode.2');
+    await settle(page);
+    check(!(await onPage(page, 'infer.target_len')), 'a one-stack model (the default Llama-3.1-8B) has no target field');
+    await click(page, 'model.search');
+    await page.keyboard.type('flan t5 small', { delay: 20 });
+    await settle(page);
+    await click(page, 'preset.flan-t5-small');
+    await reach('infer.engine');
+    await click(page, 'infer.engine');
+    await click(page, 'infer.engine.transformers');
+    await reach('infer.target_len');
+    await typeInto(page, 'infer.target_len', '32');
+    const s = await state(page);
+    check(s.ok && (await infer(page)).target_len === 32 && component(s, 'kv_cache.cross') > 0,
+          `infer.target_len is 32, the cross-attention cache is a row: ${JSON.stringify(await infer(page))}`);
+    const cli = cliEstimate(cliPath, s.scenario);
+    check(cli.total_bytes === s.total_bytes, `the total is the CLI's (${s.total_bytes})`);
+    await page.context().close();
   });
 });

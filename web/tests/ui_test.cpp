@@ -1302,6 +1302,50 @@ TEST_CASE("a state-space model's recurrent state is its own row, with its formul
     CHECK(h.app.estimate.total_bytes == h.core_total());
 }
 
+TEST_CASE("an encoder-decoder's target length: a field in training and inference, for encoder-decoders only (issue 18)") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.0");
+    REQUIRE(h.app.scenario.mode == Mode::Train);
+    CHECK_FALSE(h.has("train.target_len"));  // the default Llama: one stack, no target
+    h.app.ui.model_filter = "flan-t5-small";
+    h.frames(2);
+    REQUIRE(h.has("preset.flan-t5-small"));
+    h.click("preset.flan-t5-small");
+    REQUIRE(h.app.scenario.model.seq2seq.active());
+    REQUIRE(h.has("train.target_len"));
+    REQUIRE(h.app.estimate.ok());
+    const double decoder_as_source = h.app.estimate.total_bytes;
+    h.app.inbox.push_back({"text", "train.target_len", "16"});
+    h.frames(3);
+    CHECK(h.app.scenario.train.target_len == 16);
+    REQUIRE(h.app.estimate.ok());
+    if (h.app.scenario.train.seq_len > 16) CHECK(h.app.estimate.total_bytes < decoder_as_source);  // fewer decoder tokens
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+    // Inference: generate()'s tokens, with the engine that models encoder-decoders.
+    h.click("mode.2");
+    REQUIRE(h.app.scenario.mode == Mode::Infer);
+    CHECK_FALSE(h.has("train.target_len"));
+    REQUIRE(h.has("infer.target_len"));
+    h.click("infer.engine");
+    h.click("infer.engine.transformers");
+    h.app.inbox.push_back({"text", "infer.target_len", "32"});
+    h.frames(3);
+    CHECK(h.app.scenario.infer.target_len == 32);
+    REQUIRE(h.app.estimate.ok());
+    CHECK(h.has("row.kv_cache.cross"));  // the source's cross-attention cache beside the decoder's own
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+    // Back to a one-stack model: the field goes.
+    h.app.ui.model_filter = "gpt2";
+    h.frames(2);
+    REQUIRE(h.has("preset.gpt2"));
+    h.click("preset.gpt2");
+    h.frames(2);
+    CHECK_FALSE(h.has("infer.target_len"));
+    CHECK(h.app.scenario.infer.target_len == 0);  // a one-stack model's target would be an error
+    CHECK(h.app.estimate.ok());
+}
+
 TEST_CASE("the sweep chart's byte axis has gridlines at round amounts, at most five (issue 15)") {
     // 1, 2 or 5 x 10^k of the unit: an H100's 85.5 GiB axis steps by 20 GiB (4.3 steps; 10 would be 8.6),
     // an RTX 4090's 24 GiB by 5 GiB, 140 GiB by 50 GiB; in GB the same rule on GB.

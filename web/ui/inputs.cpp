@@ -289,6 +289,10 @@ void workload_panel(AppState& app) {
         enum_combo(app, tr(L, S::Optimizer), "train.optimizer", t.optimizer);
         int_field(app, tr(L, S::MicroBatch), "train.micro_batch", t.micro_batch, 1, 1 << 20, true);
         int_field(app, tr(L, S::SeqLen), "train.seq_len", t.seq_len, 1, 1 << 24, true);
+        // An encoder-decoder: seq_len is the encoder's source, target_len the decoder's labels (0: as the source). A
+        // one-stack model has no target (the core's rule): the field goes, and its value with it.
+        if (s.model.seq2seq.active()) int_field(app, tr(L, S::TrainTargetLen), "train.target_len", t.target_len, 0, 1 << 24, false);
+        else t.target_len = 0;
         int_field(app, tr(L, S::GradAccum), "train.grad_accum_steps", t.grad_accum_steps, 1, 1 << 20, false);
         enum_combo(app, tr(L, S::Recompute), "train.recompute", t.recompute);
         if (t.recompute == Recompute::EveryK) {
@@ -322,6 +326,9 @@ void workload_panel(AppState& app) {
         int_field(app, tr(L, S::Batch), "infer.batch", in.batch, 1, 1 << 20, true);
         int_field(app, tr(L, S::Context), "infer.context", in.context, 1, 1 << 24, true);
         int_field(app, tr(L, S::Prompt), "infer.prompt", in.prompt, 0, 1 << 24, true);
+        // An encoder-decoder: context is the encoder's source, target_len the tokens generate() writes (0: as the source).
+        if (s.model.seq2seq.active()) int_field(app, tr(L, S::InferTargetLen), "infer.target_len", in.target_len, 0, 1 << 24, false);
+        else in.target_len = 0;
         if (s.model.vision.active()) {  // a vision-language model: images join each sequence (their tokens by the model's rule)
             int_field(app, tr(L, S::Images), "infer.images", in.images, 0, 64, false);
             if (in.images > 0 && s.model.vision.qwen()) {  // fixed-resolution towers ignore the size

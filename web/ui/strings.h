@@ -117,6 +117,8 @@ enum class Lang { En, Zh };
     X(ImageWidth, "Image width (px)", "图片宽度（像素）")                                                 \
     X(ImageHeight, "Image height (px)", "图片高度（像素）")                                               \
     X(SampleImages, "Images per sample", "每个样本的图片数")                                              \
+    X(TrainTargetLen, "Target tokens (decoder; 0 = as the source)", "目标 token 数（解码器；0 = 同源序列）")    \
+    X(InferTargetLen, "Generated tokens (decoder; 0 = as the source)", "生成 token 数（解码器；0 = 同源序列）") \
     X(VisionTrains, "Vision tower and projector", "视觉编码器与投影层")                                   \
     X(MaxNumSeqs, "max_num_seqs", "max_num_seqs")                                                         \
     X(BlockSize, "KV block size (tokens)", "KV 块大小（token）")                                          \
