@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "allocator_reserve.h"
 #include "formula.h"
 #include "inference/inference.h"
 #include "mechanisms.h"
@@ -72,6 +73,7 @@ Estimate estimate(const Scenario& s, Detail detail) {
     e.peak_phase = t.peak;
     e.total_bytes = t.peak_bytes();
     e.host_bytes = t.host;
+    e.shown_bytes = shown_peak_bytes(e);
     mechanism_summary(e);
     return e;
 }
