@@ -43,40 +43,46 @@ TransientTensor largest_of(std::initializer_list<TransientTensor> candidates) {
 // [megatron-theoretical-memory]; [kaiyuan-memory] warns that measured memory can exceed estimates by 30%+.
 // With expandable segments a segment grows by mapping pages and unmaps free ones when memory runs
 // short [pytorch-cuda-alloc], so split holes do not trap memory: the floor alone.
+// A reserve's component at the peak of the GPU bytes allocated beside it; `alloc` gets that peak.
+static Component reserve_at_peak(const Estimate& e, const char* id, const char* label, const char* source, double& alloc) {
+    const PhaseTotals allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Overhead));
+    alloc = allocated.peak_bytes();
+    return comp(id, label, Category::Overhead, phase_bit(allocated.peak), source);
+}
+
+// Both reserves' one formula: the larger of the floor and k (named k_name) x the largest transient tensor.
+template <class Q>
+static auto floor_or_transients(Q& q, double f, double alloc, const TransientTensor& largest, const char* k_name, double k) {
+    const auto t = q.let(largest.name, q("rows", largest.rows) * q("width", largest.width) * q("elem_bytes", largest.elem_bytes));
+    return max_of(q("fragmentation", f) * q("allocated_at_peak", alloc), q(k_name, k) * t);
+}
+
 void add_fragmentation(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest) {
     const double f = s.overheads.fragmentation;
     const bool holes = !s.overheads.expandable_segments && largest.bytes() > 0;
     if (!(f > 0) && !holes) return;
-    const PhaseTotals allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Overhead));
-    const double alloc = allocated.peak_bytes();
-    Component c = comp("overhead.fragmentation", "allocator fragmentation reserve (at the peak)", Category::Overhead,
-                       phase_bit(allocated.peak),
-                       "PyTorch caching allocator: split blocks, released only when whole [pytorch-cuda-alloc]; floor: Megatron "
-                       "theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]");
+    double alloc = 0;
+    Component c = reserve_at_peak(e, "overhead.fragmentation", "allocator fragmentation reserve (at the peak)",
+                                  "PyTorch caching allocator: split blocks, released only when whole [pytorch-cuda-alloc]; floor: Megatron "
+                                  "theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]",
+                                  alloc);
     if (!holes) {
         add(e, d, std::move(c), [&](auto& q) { return q("fragmentation", f) * q("allocated_at_peak", alloc); });
         return;
     }
-    add(e, d, std::move(c), [&](auto& q) {
-        const auto t = q.let(largest.name, q("rows", largest.rows) * q("width", largest.width) * q("elem_bytes", largest.elem_bytes));
-        return max_of(q("fragmentation", f) * q("allocated_at_peak", alloc), q("k_split", kSplitHoles) * t);
-    });
+    add(e, d, std::move(c), [&](auto& q) { return floor_or_transients(q, f, alloc, largest, "k_split", kSplitHoles); });
 }
 
 void set_shown_reserve(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest) {
     e.shown_reserve = Component{};
     const double f = s.overheads.fragmentation;
-    if (!(largest.bytes() > 0) || (!(f > 0) && s.overheads.expandable_segments)) return;
-    const PhaseTotals allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Overhead));
-    const double alloc = allocated.peak_bytes();
-    Component c = comp("overhead.fragmentation.shown", "allocator reserve nvidia-smi shows (a run with room)", Category::Overhead,
-                       phase_bit(allocated.peak),
-                       "PyTorch caching allocator: freed blocks stay cached, an expandable segment's free pages mapped, until an "
-                       "allocation fails [pytorch-cuda-alloc]; H100/H200 runs [vramlens-h100-runs]");
-    const auto expr = [&](auto& q) {
-        const auto t = q.let(largest.name, q("rows", largest.rows) * q("width", largest.width) * q("elem_bytes", largest.elem_bytes));
-        return max_of(q("fragmentation", f) * q("allocated_at_peak", alloc), q("k_cached", kCachedShown) * t);
-    };
+    if (!(largest.bytes() > 0)) return;
+    double alloc = 0;
+    Component c = reserve_at_peak(e, "overhead.fragmentation.shown", "allocator reserve nvidia-smi shows (a run with room)",
+                                  "PyTorch caching allocator: freed blocks stay cached, an expandable segment's free pages mapped, until "
+                                  "an allocation fails [pytorch-cuda-alloc]; H100/H200 runs [vramlens-h100-runs]",
+                                  alloc);
+    const auto expr = [&](auto& q) { return floor_or_transients(q, f, alloc, largest, "k_cached", kCachedShown); };
     Numbers n;
     c.bytes = expr(n);
     double must_fit = 0;
