@@ -97,7 +97,8 @@ std::string kv_capacity_text(const Scenario& s, const Estimate& e, SizeUnit u) {
 }
 
 std::string shown_reserve_text(const Estimate& e, SizeUnit u) {
-    if (!e.ok() || *e.shown_reserve.id == '\0') return {};
+    // Said where it prints a number other than the peak's.
+    if (!e.ok() || *e.shown_reserve.id == '\0' || amount_with_unit(e.shown_bytes, u) == amount_with_unit(e.total_bytes, u)) return {};
     return "nvidia-smi will show about " + amount_with_unit(e.shown_bytes, u) +
            " in a run with room (the caching allocator keeps its freed blocks: a reserve of " + amount_with_unit(e.shown_reserve.bytes, u) +
            " at the peak; the peak that must fit counts the holes an out-of-memory leaves)";
