@@ -39,11 +39,8 @@ TransientTensor largest_of(std::initializer_list<TransientTensor> candidates) {
     return best;
 }
 
-// The floor is the margin Megatron's theoretical_memory_usage.py adds ("overhead_factor = 1.05")
-// [megatron-theoretical-memory]; [kaiyuan-memory] warns that measured memory can exceed estimates by 30%+.
-// With expandable segments a segment grows by mapping pages and unmaps free ones when memory runs
-// short [pytorch-cuda-alloc], so split holes do not trap memory: the floor alone.
-// A reserve's component at the peak of the GPU bytes allocated beside it; `alloc` gets that peak.
+// The shown reserve's component at the peak of the GPU bytes allocated beside it (where add_fragmentation puts the
+// reserve that must fit); `alloc` gets that peak.
 static Component reserve_at_peak(const Estimate& e, const char* id, const char* label, const char* source, double& alloc) {
     const PhaseTotals allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Overhead));
     alloc = allocated.peak_bytes();
@@ -57,15 +54,20 @@ static auto floor_or_transients(Q& q, double f, double alloc, const TransientTen
     return max_of(q("fragmentation", f) * q("allocated_at_peak", alloc), q(k_name, k) * t);
 }
 
+// The floor is the margin Megatron's theoretical_memory_usage.py adds ("overhead_factor = 1.05")
+// [megatron-theoretical-memory]; [kaiyuan-memory] warns that measured memory can exceed estimates by 30%+.
+// With expandable segments a segment grows by mapping pages and unmaps free ones when memory runs
+// short [pytorch-cuda-alloc], so split holes do not trap memory: the floor alone.
 void add_fragmentation(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest) {
     const double f = s.overheads.fragmentation;
     const bool holes = !s.overheads.expandable_segments && largest.bytes() > 0;
     if (!(f > 0) && !holes) return;
-    double alloc = 0;
-    Component c = reserve_at_peak(e, "overhead.fragmentation", "allocator fragmentation reserve (at the peak)",
-                                  "PyTorch caching allocator: split blocks, released only when whole [pytorch-cuda-alloc]; floor: Megatron "
-                                  "theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]",
-                                  alloc);
+    const PhaseTotals allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Overhead));
+    const double alloc = allocated.peak_bytes();
+    Component c = comp("overhead.fragmentation", "allocator fragmentation reserve (at the peak)", Category::Overhead,
+                       phase_bit(allocated.peak),
+                       "PyTorch caching allocator: split blocks, released only when whole [pytorch-cuda-alloc]; floor: Megatron "
+                       "theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]");
     if (!holes) {
         add(e, d, std::move(c), [&](auto& q) { return q("fragmentation", f) * q("allocated_at_peak", alloc); });
         return;
