@@ -302,6 +302,15 @@ Json profile_value(const std::string& text) {
     return parse_ordered_json_input(text, "value", errs).value_or(Json());
 }
 
+// One component as the JSON export lists it.
+Json component_json(const Scenario& s, const Component& c) {
+    Json phase_names = Json::array();
+    for (Phase p : kPhases)
+        if ((c.phases & phase_bit(p)) && !(s.mode == Mode::Infer && p == Phase::Backward)) phase_names.push_back(phase_label(s.mode, p));
+    return Json{{"id", c.id}, {"label", c.label}, {"category", enum_name(c.category)}, {"phases", phase_names},
+                {"host", c.host}, {"bytes", c.bytes}, {"formula", std::string(c.formula())}, {"substituted", std::string(c.substituted())}, {"source", c.source}};
+}
+
 std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     Json j = Json::object();
     j["vramlens"] = VRAMLENS_VERSION;
@@ -334,18 +343,11 @@ std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
                        {"non_embedding", e.params.non_embedding},
                        {"active_per_token", e.params.active_per_token},
                        {"largest_layer", e.params.largest_layer}};
-        const auto component = [&](const Component& c) {
-            Json phase_names = Json::array();
-            for (Phase p : kPhases)
-                if ((c.phases & phase_bit(p)) && !(s.mode == Mode::Infer && p == Phase::Backward)) phase_names.push_back(phase_label(s.mode, p));
-            return Json{{"id", c.id}, {"label", c.label}, {"category", enum_name(c.category)}, {"phases", phase_names},
-                        {"host", c.host}, {"bytes", c.bytes}, {"formula", std::string(c.formula())}, {"substituted", std::string(c.substituted())}, {"source", c.source}};
-        };
         Json comps = Json::array();
-        for (const Component& c : e.components) comps.push_back(component(c));
+        for (const Component& c : e.components) comps.push_back(component_json(s, c));
         j["components"] = comps;
         // The reserve shown_bytes counts in place of overhead.fragmentation (not a part of the peak that must fit).
-        if (*e.shown_reserve.id != '\0') j["shown_reserve"] = component(e.shown_reserve);
+        if (*e.shown_reserve.id != '\0') j["shown_reserve"] = component_json(s, e.shown_reserve);
         Json mech = Json::array();
         for (const MechanismBytes& m : e.mechanisms) mech.push_back({{"id", m.id}, {"label", m.label}, {"bytes", m.bytes}, {"share", m.share}});
         j["mechanisms"] = mech;
