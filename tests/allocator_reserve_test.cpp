@@ -183,7 +183,7 @@ TEST_CASE("allocator reserve: a training run's nvidia-smi figure counts 0.88 lar
     CHECK_THAT(export_estimate(*s.value, e, ExportFormat::Csv), Catch::Contains("total.shown,"));
 }
 
-TEST_CASE("allocator reserve: one figure where the two reserves are the same (inference, a small training run, vLLM)") {
+TEST_CASE("allocator reserve: one figure where the two reserves are the same (a transformers prefill, a small training run)") {
     // A prefill's split holes are filled by the KV cache of the later layers and stay (the H100's 12- and 13-sequence
     // runs showed 1.9 x their MLP intermediate above the allocated peak): the same reserve, one figure.
     const Estimate inf = estimate(llama31_8b_prefill(12));
