@@ -31,4 +31,19 @@ void add_fragmentation(const Scenario& s, Detail d, Estimate& e, const Transient
 // The split-segment holes, in units of the largest transient tensor (allocator_reserve.cpp).
 extern const double kSplitHoles;
 
+// The second figure of a training step on the caching allocator: the reserve nvidia-smi shows in a run with room
+// (Estimate::shown_reserve), the larger of overheads.fragmentation x the allocated bytes at the peak and
+// kCachedShown x the largest transient tensor, with or without expandable segments (in a run with room neither
+// gives memory back). Set only where it differs from the reserve that decides fits(); call it after the
+// components of the rank shown are in place.
+void set_shown_reserve(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest);
+
+// What the freed transient blocks still cached at a training step's reserved peak come to, in units of the
+// largest transient tensor, in a run with room (allocator_reserve.cpp).
+extern const double kCachedShown;
+
+// The peak with Estimate::shown_reserve in place of overhead.fragmentation: Estimate::shown_bytes
+// (total_bytes when shown_reserve is not set); `at`, when given, gets that peak's phase.
+double shown_peak_bytes(const Estimate& e, Phase* at = nullptr);
+
 }  // namespace vl

@@ -113,6 +113,11 @@ struct Estimate {
     std::vector<std::string> warnings;
     std::vector<FieldError> errors;  // non-empty: no numbers were produced
     KvCapacity kv;              // inference only
+    // Two figures for a run on PyTorch's caching allocator (allocator_reserve.h): total_bytes is what must fit (fits(),
+    // the solvers); shown_bytes is what nvidia-smi (the CUDA context + torch.cuda.memory_reserved) shows in a run with
+    // room, the peak with shown_reserve in place of the reserve that decides fits(). Equal where the two reserves are.
+    double shown_bytes = 0;
+    Component shown_reserve;    // the reserve a run with room shows, with its derivation; id "" when it is the same one
     MechanismRows mechanisms;   // the peak by mechanism, largest first (mechanism_summary)
 
     bool ok() const { return errors.empty(); }

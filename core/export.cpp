@@ -96,6 +96,14 @@ std::string kv_capacity_text(const Scenario& s, const Estimate& e, SizeUnit u) {
            group_thousands(k.sequences) + " sequences of " + group_thousands(s.infer.context) + " tokens";
 }
 
+std::string shown_reserve_text(const Estimate& e, SizeUnit u) {
+    // Said where it prints a number other than the peak's.
+    if (!e.ok() || *e.shown_reserve.id == '\0' || amount_with_unit(e.shown_bytes, u) == amount_with_unit(e.total_bytes, u)) return {};
+    return "nvidia-smi will show about " + amount_with_unit(e.shown_bytes, u) +
+           " in a run with room (the caching allocator keeps its freed blocks: a reserve of " + amount_with_unit(e.shown_reserve.bytes, u) +
+           " at the peak; the peak that must fit counts the holes an out-of-memory leaves)";
+}
+
 std::string mechanisms_text(const Estimate& e, SizeUnit u) {
     if (!e.ok() || e.mechanisms.empty()) return {};
     std::string out = "By mechanism at the peak: ";
@@ -161,6 +169,14 @@ std::string table(const Scenario& s, const Estimate& e, const ExportOptions& o) 
     out += pad("Peak (" + std::string(phase_label(s.mode, e.peak_phase)) + ")", label_w + 2 + cat_w) + "  " +
            pad_left(amount(e.total_bytes, o.unit), num_w) + "  of " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " +
            verdict(e, o.unit) + "\n";
+    if (const std::string shown = shown_reserve_text(e, o.unit); !shown.empty()) {
+        out += shown + "\n";
+        if (o.formulas) {
+            out += "    = " + std::string(e.shown_reserve.formula()) + "\n";
+            if (!e.shown_reserve.substituted().empty()) out += "    = " + std::string(e.shown_reserve.substituted()) + "\n";
+            out += "    source: " + std::string(e.shown_reserve.source) + "\n";
+        }
+    }
     out += capacity_text(e, o.unit) + "\n";
     out += "Phases:";
     for (Phase p : kPhases) {
@@ -208,6 +224,9 @@ std::string markdown(const Scenario& s, const Estimate& e, const ExportOptions& 
                md_cell(c.source) + " |\n";
     out += "| **Peak (" + std::string(phase_label(s.mode, e.peak_phase)) + ")** | | | **" + amount(e.total_bytes, o.unit) + "** | | | |\n\n";
     out += "GPU memory " + amount(e.gpu_capacity_bytes, o.unit) + " " + unit + ": " + verdict(e, o.unit) + ".\n";
+    if (const std::string shown = shown_reserve_text(e, o.unit); !shown.empty())
+        out += md_cell(shown) + ": " + md_cell(std::string(e.shown_reserve.formula()), true) + " = " +
+               md_cell(std::string(e.shown_reserve.substituted()), true) + " " + md_cell(e.shown_reserve.source) + ".\n";
     out += capacity_text(e, o.unit) + ".\n";
     if (e.host_bytes > 0) out += "Host memory (offloaded): " + amount(e.host_bytes, o.unit) + " " + unit + ".\n";
     if (const std::string m = mechanisms_text(e, o.unit); !m.empty()) out += md_cell(m) + ".\n";
@@ -247,6 +266,11 @@ std::string csv(const Scenario& s, const Estimate& e, const ExportOptions& o) {
         row(std::string("total.") + name, std::string("Total in ") + name, "", name, false, e.phase_bytes[static_cast<int>(p)], "", "", "");
     }
     row("total.peak", std::string("Peak (") + phase_label(s.mode, e.peak_phase) + ")", "", phase_label(s.mode, e.peak_phase), false, e.total_bytes, "", "", "");
+    if (const Component& r = e.shown_reserve; *r.id != '\0') {
+        row(r.id, r.label, enum_name(r.category), phase_list(s.mode, r.phases, " "), false, r.bytes, std::string(r.formula()),
+            std::string(r.substituted()), r.source);
+        row("total.shown", "nvidia-smi in a run with room", "", "", false, e.shown_bytes, "", "", "");
+    }
     row("gpu.capacity", "GPU memory", "", "", false, e.gpu_capacity_bytes, "", "", "");
     row("gpu.usable", "GPU memory CUDA reports", "", "", false, e.gpu_usable_bytes, "", "", "");
     row("gpu.headroom", "Headroom", "", "", false, e.headroom_bytes(), "", "", "");
@@ -278,6 +302,15 @@ Json profile_value(const std::string& text) {
     return parse_ordered_json_input(text, "value", errs).value_or(Json());
 }
 
+// One component as the JSON export lists it.
+Json component_json(const Scenario& s, const Component& c) {
+    Json phase_names = Json::array();
+    for (Phase p : kPhases)
+        if ((c.phases & phase_bit(p)) && !(s.mode == Mode::Infer && p == Phase::Backward)) phase_names.push_back(phase_label(s.mode, p));
+    return Json{{"id", c.id}, {"label", c.label}, {"category", enum_name(c.category)}, {"phases", phase_names},
+                {"host", c.host}, {"bytes", c.bytes}, {"formula", std::string(c.formula())}, {"substituted", std::string(c.substituted())}, {"source", c.source}};
+}
+
 std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
     Json j = Json::object();
     j["vramlens"] = VRAMLENS_VERSION;
@@ -298,6 +331,7 @@ std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
         j["usable_bytes"] = e.gpu_usable_bytes;
         j["nvidia_smi_bytes"] = e.gpu_reported_bytes;
         j["headroom_bytes"] = e.headroom_bytes();
+        j["shown_bytes"] = e.shown_bytes;  // nvidia-smi in a run with room (the peak where no second reserve applies)
         j["host_bytes"] = e.host_bytes;
         Json phases = Json::object();
         for (Phase p : kPhases)
@@ -310,14 +344,10 @@ std::string json(const Scenario& s, const Estimate& e, const ExportOptions& o) {
                        {"active_per_token", e.params.active_per_token},
                        {"largest_layer", e.params.largest_layer}};
         Json comps = Json::array();
-        for (const Component& c : e.components) {
-            Json phase_names = Json::array();
-            for (Phase p : kPhases)
-                if ((c.phases & phase_bit(p)) && !(s.mode == Mode::Infer && p == Phase::Backward)) phase_names.push_back(phase_label(s.mode, p));
-            comps.push_back({{"id", c.id}, {"label", c.label}, {"category", enum_name(c.category)}, {"phases", phase_names},
-                             {"host", c.host}, {"bytes", c.bytes}, {"formula", std::string(c.formula())}, {"substituted", std::string(c.substituted())}, {"source", c.source}});
-        }
+        for (const Component& c : e.components) comps.push_back(component_json(s, c));
         j["components"] = comps;
+        // The reserve shown_bytes counts in place of overhead.fragmentation (not a part of the peak that must fit).
+        if (*e.shown_reserve.id != '\0') j["shown_reserve"] = component_json(s, e.shown_reserve);
         Json mech = Json::array();
         for (const MechanismBytes& m : e.mechanisms) mech.push_back({{"id", m.id}, {"label", m.label}, {"bytes", m.bytes}, {"share", m.share}});
         j["mechanisms"] = mech;

@@ -35,6 +35,11 @@ std::string export_estimate(const Scenario& s, const Estimate& e, ExportFormat f
 // T tokens ..." for engines that allocate on demand. Empty in training or without an architecture.
 std::string kv_capacity_text(const Scenario& s, const Estimate& e, SizeUnit u);
 
+// A run on PyTorch's caching allocator whose reserve in a run with room differs from the one that decides fits
+// (Estimate::shown_reserve) and prints another number than the peak: "nvidia-smi will show about 41.20 GiB in a run
+// with room (...)"; "" otherwise.
+std::string shown_reserve_text(const Estimate& e, SizeUnit u);
+
 // "By mechanism at the peak: model states (weights, gradients, optimizer) 13.20 GiB (62.1 %), activations ...": the
 // peak summed by mechanism (Estimate::mechanisms), largest first. Empty for an estimate with errors.
 std::string mechanisms_text(const Estimate& e, SizeUnit u);

@@ -194,7 +194,8 @@ def ingest(args):
             for quantity, value, measure, how in (
                     ("peak_allocated", m["allocated"], "total-minus:overhead.cuda_context,cuda_context,overhead.fragmentation",
                      "torch.cuda.max_memory_allocated() over the step (after building the model)"),
-                    ("gpu_used", m["gpu_used"], "total",
+                    # a run that fitted had room: what nvidia-smi shows then (the estimate's shown figure, allocator_reserve.h)
+                    ("gpu_used", m["gpu_used"], "shown",
                      "cudaMemGetInfo total - free after the run (torch.cuda.mem_get_info): CUDA context + the allocator's reserve")):
                 c = dict(base)
                 c.update({"quantity": quantity, "measured_with": how, "quote": "%s = %d bytes" % (quantity, value),

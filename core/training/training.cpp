@@ -156,6 +156,7 @@ static void estimate_training_sequence(const Scenario& s, Detail d, Estimate& e)
         else
             e.components = std::move(first);
     }
+    set_shown_reserve(s, d, e, training_largest_transient(s, e));  // nvidia-smi's figure for the rank shown
 }
 
 void estimate_training(const Scenario& s, Detail d, Estimate& e) {

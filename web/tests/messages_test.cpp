@@ -65,9 +65,13 @@ void collect(const Scenario& s, std::set<std::string>& out) {
         g_components.emplace(c.id, c);
         g_sources.insert(c.source);
     }
+    if (*e.shown_reserve.id != '\0') {  // the CLI's and exports' derivation of what nvidia-smi shows
+        g_components.emplace(e.shown_reserve.id, e.shown_reserve);
+        g_sources.insert(e.shown_reserve.source);
+    }
     for (const FieldError& err : e.errors) out.insert(err.message);
     for (const std::string& w : e.warnings) out.insert(w);
-    for (const std::string& n : {kv_capacity_text(s, e, SizeUnit::GiB), profile_text(s), mechanisms_text(e, SizeUnit::GiB)})
+    for (const std::string& n : {kv_capacity_text(s, e, SizeUnit::GiB), profile_text(s), mechanisms_text(e, SizeUnit::GiB), shown_reserve_text(e, SizeUnit::GiB)})
         if (!n.empty()) out.insert(n);
 }
 

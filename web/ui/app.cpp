@@ -391,12 +391,14 @@ std::string results_text_json(const AppState& app) {
     j["errors_title"] = tr(L, S::Errors);
     j["errors"] = nlohmann::json::array();
     for (const FieldError& err : e.errors) j["errors"].push_back(say(app, err));
-    // The notes in the order the CLI prints them (core/export.cpp): the peak by mechanism, the framework
-    // profile, the KV capacity, the warnings.
+    // The notes (core/export.cpp): the peak by mechanism, the framework profile, the KV capacity, what nvidia-smi shows in
+    // a run with room, the warnings.
     j["notes_title"] = tr(L, S::Warnings);
     j["notes"] = nlohmann::json::array();
     for (const std::string& n : {mechanisms_text(e, app.ui.unit), profile_text(app.scenario), kv_capacity_text(app.scenario, e, app.ui.unit)})
         if (!n.empty()) j["notes"].push_back(say(app, n));
+    if (*e.shown_reserve.id != '\0')  // a training run's nvidia-smi figure (core/allocator_reserve.h)
+        if (const std::string n = shown_reserve_text(e, app.ui.unit); !n.empty()) j["notes"].push_back(say(app, n));
     for (const std::string& w : e.warnings) j["notes"].push_back(say(app, w));
     j["headers"] = {tr(L, S::Component), tr(L, S::Bytes), unit_name(app.ui.unit), tr(L, S::ShareCol)};
     j["rows"] = nlohmann::json::array();

@@ -133,6 +133,8 @@ void summary_panel(AppState& app) {
         ImGui::TextWrapped("%s", say(app, kv).c_str());
         mark(app, "kv");
     }
+    if (*e.shown_reserve.id != '\0')  // a training run's nvidia-smi figure (core/allocator_reserve.h)
+        if (const std::string shown = shown_reserve_text(e, app.ui.unit); !shown.empty()) ImGui::TextWrapped("%s", say(app, shown).c_str());
     solver_lines(app);
     lever_lines(app);
 }
