@@ -172,15 +172,65 @@ void refresh(AppState& app) {
     else if (app.ui.status_link != app.ui.last_fragment) app.ui.status = S::Count_, app.ui.status_link.clear();
 }
 
+namespace {
+
+// An input that failed while the page has only its first view's model (ModelList): it may name a preset
+// not here yet, so what went wrong is not said; it is opened again when the list arrives or fails.
+bool waits_for_model_list(AppState& app, InEvent input) {
+    if (app.ui.model_list != ModelList::Wanted && app.ui.model_list != ModelList::Loading) return false;
+    app.ui.waiting_input = std::move(input);
+    app.ui.notice.clear();
+    app.ui.config_errors.clear();
+    return true;
+}
+
+void open_waiting_input(AppState& app) {
+    if (!app.ui.waiting_input) return;
+    const InEvent input = std::move(*app.ui.waiting_input);
+    app.ui.waiting_input.reset();
+    if (input.kind == "hash") open_hash(app, input.text);
+    else open_text(app, input.text, input.kind == "paste" ? TextSource::Paste : input.kind == "drop" ? TextSource::Drop : TextSource::ConfigBox);
+}
+
+}  // namespace
+
 bool open_hash(AppState& app, std::string_view hash) {
     std::string f = trim(hash);
     if (!f.empty() && f[0] == '#') f.erase(0, 1);
     app.ui.shown_fragment = f;  // what the address bar holds now; queue_fragment puts the scenario's back if they differ
     app.ui.status = S::Count_;  // an earlier paste's message is about something else now
     app.ui.status_link.clear();
-    if (!open_link(app, f)) return false;
+    app.ui.waiting_input.reset();  // this input is newer
+    if (!open_link(app, f)) {
+        waits_for_model_list(app, {"hash", "", std::string(hash)});
+        return false;
+    }
     app.ui.notice.clear();
     return true;
+}
+
+void model_list_arrived(AppState& app, std::string_view models_json) {
+    const std::vector<FieldError> errs = replace_model_presets(models_json);
+    if (!errs.empty()) return model_list_failed(app, message(app, "models.json:", errs));
+    app.ui.model_list = ModelList::Whole;
+    app.ui.model_list_error.clear();
+    open_waiting_input(app);
+}
+
+void model_list_failed(AppState& app, const std::string& why) {
+    app.ui.model_list = ModelList::Failed;
+    app.ui.model_list_error = why;
+    open_waiting_input(app);
+}
+
+const char* model_list_name(ModelList m) {
+    switch (m) {
+        case ModelList::Whole: return "whole";
+        case ModelList::Wanted: return "wanted";
+        case ModelList::Loading: return "loading";
+        case ModelList::Failed: return "failed";
+    }
+    return "whole";
 }
 
 bool import_config(AppState& app, std::string_view text) {
@@ -206,6 +256,7 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
     const Lang L = app.ui.lang;
     const InputClass c = classify_json_input(text);
     if (c.kind == InputKind::Empty) return false;
+    app.ui.waiting_input.reset();  // this input is newer
     app.ui.notice.clear();
     app.ui.status = S::Count_;
     app.ui.status_link.clear();
@@ -214,11 +265,16 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
     switch (c.kind) {
         case InputKind::Empty: return false;
         case InputKind::ShareLink:
-            if (!open_link(app, c.link)) return false;
+            if (!open_link(app, c.link)) {
+                waits_for_model_list(app, {from == TextSource::Paste ? "paste" : from == TextSource::Drop ? "drop" : "box", "", text});
+                return false;
+            }
             app.ui.status = S::OpenedLink;
             return true;
         case InputKind::Scenario: {
             Result<Scenario> r = scenario_from_json(text);
+            if (!r.ok() && waits_for_model_list(app, {from == TextSource::Paste ? "paste" : from == TextSource::Drop ? "drop" : "box", "", text}))
+                return false;
             if (!r.ok()) {
                 app.ui.notice = message(app, tr(L, S::ScenarioFailed), r.errors);
                 if (from == TextSource::ConfigBox) app.ui.config_errors = r.errors;
@@ -259,6 +315,7 @@ void refuse_input(AppState& app, std::string_view what, size_t bytes) {
 
 void queue_fragment(AppState& app) {
     if (app.ui.last_fragment.empty() || app.ui.last_fragment == app.ui.shown_fragment) return;
+    if (app.ui.waiting_input && app.ui.waiting_input->kind == "hash") return;  // the address bar keeps the link that waits
     app.ui.shown_fragment = app.ui.last_fragment;
     app.outbox.push_back({"fragment", app.ui.last_fragment, "", "", 0, 0, 0, 0});
 }
@@ -466,6 +523,9 @@ std::string hook_json(const AppState& app) {
                {"notice", app.ui.notice},
                {"zh_font", font_load_name(app.ui.zh_font)},
                {"zh_font_error", app.ui.zh_font_error},
+               {"models", model_list_name(app.ui.model_list)},
+               {"models_error", app.ui.model_list_error},
+               {"waiting", app.ui.waiting_input ? app.ui.waiting_input->kind : std::string()},
                {"status", status_text(app)},
                {"filter", app.ui.model_filter},
                {"source", static_cast<int>(app.ui.source)},
