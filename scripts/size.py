@@ -213,8 +213,12 @@ def main(argv):
                 text = "".join(chr(b) if 32 <= b < 127 else "." for b in head)
                 print(f"    {n:>8} B  {len(gzip.compress(head, 9)) and ''}{text}")
         names = {}
-        if symbols and os.path.exists(symbols):
-            for line in open(symbols, encoding="utf-8", errors="replace"):
+        # A split module's own map (cmake/split_wasm.py writes them next to the whole module's).
+        split_map = symbols and os.path.join(os.path.dirname(symbols), "vramlens.wasm." +
+                                             ("deferred" if w.endswith(".deferred.wasm") else "primary") + ".symbols")
+        module_map = split_map if split_map and os.path.exists(split_map) else symbols
+        if module_map and os.path.exists(module_map):
+            for line in open(module_map, encoding="utf-8", errors="replace"):
                 idx, _, name = line.rstrip("\n").partition(":")
                 if idx.isdigit():  # wasm-opt escapes what a wasm name may not hold: \28 is "("
                     names[int(idx)] = re.sub(r"\\([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), name)
