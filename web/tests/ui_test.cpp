@@ -1355,7 +1355,7 @@ TEST_CASE("a pasted config.json's warnings are whole: wrapped inside the inputs 
 // The page's wasm holds only the default model (cmake/embed_assets.cmake KEEP_MODEL) and fetches the
 // whole models.json after its first view (web/ui/app.h ModelList). Here the embedded list is cut to
 // that model, as the page's is, and put back at the end.
-TEST_CASE("the model list: a link naming a preset not here yet waits for it, then opens; a failed fetch is said") {
+TEST_CASE("the model list: a link naming a preset not here yet waits for it and then opens, a failed fetch is said") {
     const std::string whole(vl::assets::find("models.json"));
     nlohmann::json first = nlohmann::json::parse(whole);
     auto& list = first["models"];
@@ -1389,7 +1389,17 @@ TEST_CASE("the model list: a link naming a preset not here yet waits for it, the
     CHECK_FALSE(h.has("models.waiting"));
     CHECK_FALSE(h.has("models.loading"));
 
+    // A damaged link (its envelope: the checksum) cannot be mended by the list: said at once.
+    std::string bad = link;
+    bad[bad.size() / 2] = bad[bad.size() / 2] == 'A' ? 'B' : 'A';
     REQUIRE(replace_model_presets(first.dump()).empty());
+    Harness damaged;
+    damaged.app.ui.model_list = ModelList::Wanted;
+    damaged.app.ui.env.hash = "#" + bad;
+    damaged.frames(2);
+    CHECK_FALSE(damaged.app.ui.waiting_input);
+    CHECK(damaged.app.ui.notice.find("link") != std::string::npos);
+
     Harness failed;
     failed.app.ui.model_list = ModelList::Wanted;
     failed.app.ui.env.hash = "#" + link;

@@ -2,6 +2,7 @@
 // No drawing here (panels are in inputs.cpp, results.cpp, share.cpp; layout in layout.cpp).
 #include "ui/app.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -126,13 +127,22 @@ std::string fill(const char* text, std::initializer_list<std::string> args) {
     return out;
 }
 
-// A link as given (fragment, with or without '#'): the scenario in it, or ui.notice says why not.
-bool open_link(AppState& app, std::string_view fragment) {
+// Whether a reader's errors may go once the whole model list is here (ModelList): the page has only its
+// first view's model so far, and none of them is about the link's envelope (prefix, size, base64, checksum).
+bool may_wait_for_model_list(const AppState& app, const std::vector<FieldError>& errs) {
+    if (app.ui.model_list != ModelList::Wanted && app.ui.model_list != ModelList::Loading) return false;
+    return std::none_of(errs.begin(), errs.end(), [](const FieldError& e) { return e.field == "link"; });
+}
+
+// A link as given (fragment, with or without '#'): the scenario in it, or ui.notice says why not. With
+// `waits`: when its errors may go once the model list is here, *waits is set and nothing is said.
+bool open_link(AppState& app, std::string_view fragment, bool* waits = nullptr) {
     std::string f = trim(fragment);
     if (!f.empty() && f[0] == '#') f.erase(0, 1);
     if (f.empty()) return true;
     Result<Scenario> r = decode_share_link(f);
     if (!r.ok()) {
+        if (waits && (*waits = may_wait_for_model_list(app, r.errors))) return false;
         app.ui.notice = message(app, tr(app.ui.lang, app.ui.started ? S::LinkKept : S::LinkNotice), r.errors);
         return false;
     }
@@ -174,22 +184,29 @@ void refresh(AppState& app) {
 
 namespace {
 
-// An input that failed while the page has only its first view's model (ModelList): it may name a preset
-// not here yet, so what went wrong is not said; it is opened again when the list arrives or fails.
-bool waits_for_model_list(AppState& app, InEvent input) {
-    if (app.ui.model_list != ModelList::Wanted && app.ui.model_list != ModelList::Loading) return false;
+// An input that failed while the page has only its first view's model (may_wait_for_model_list): it may
+// name a preset not here yet, so what went wrong is not said; it is opened again when the list arrives or
+// fails. The link the page opened with keeps its key "start" (its error is then said as at the start).
+void wait_for_model_list(AppState& app, InEvent input) {
     app.ui.waiting_input = std::move(input);
     app.ui.notice.clear();
     app.ui.config_errors.clear();
-    return true;
 }
+
+const char* text_kind(TextSource from) { return from == TextSource::Paste ? "paste" : from == TextSource::Drop ? "drop" : "box"; }
 
 void open_waiting_input(AppState& app) {
     if (!app.ui.waiting_input) return;
     const InEvent input = std::move(*app.ui.waiting_input);
     app.ui.waiting_input.reset();
-    if (input.kind == "hash") open_hash(app, input.text);
-    else open_text(app, input.text, input.kind == "paste" ? TextSource::Paste : input.kind == "drop" ? TextSource::Drop : TextSource::ConfigBox);
+    if (input.kind == "hash") {
+        const bool started = app.ui.started;
+        app.ui.started = input.key != "start";
+        open_hash(app, input.text);
+        app.ui.started = started;
+    } else {
+        open_text(app, input.text, input.kind == "paste" ? TextSource::Paste : input.kind == "drop" ? TextSource::Drop : TextSource::ConfigBox);
+    }
 }
 
 }  // namespace
@@ -201,8 +218,9 @@ bool open_hash(AppState& app, std::string_view hash) {
     app.ui.status = S::Count_;  // an earlier paste's message is about something else now
     app.ui.status_link.clear();
     app.ui.waiting_input.reset();  // this input is newer
-    if (!open_link(app, f)) {
-        waits_for_model_list(app, {"hash", "", std::string(hash)});
+    bool waits = false;
+    if (!open_link(app, f, &waits)) {
+        if (waits) wait_for_model_list(app, {"hash", app.ui.started ? "" : "start", std::string(hash)});
         return false;
     }
     app.ui.notice.clear();
@@ -264,17 +282,21 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
     if (from == TextSource::ConfigBox) app.ui.config_errors.clear();
     switch (c.kind) {
         case InputKind::Empty: return false;
-        case InputKind::ShareLink:
-            if (!open_link(app, c.link)) {
-                waits_for_model_list(app, {from == TextSource::Paste ? "paste" : from == TextSource::Drop ? "drop" : "box", "", text});
+        case InputKind::ShareLink: {
+            bool waits = false;
+            if (!open_link(app, c.link, &waits)) {
+                if (waits) wait_for_model_list(app, {text_kind(from), "", text});
                 return false;
             }
             app.ui.status = S::OpenedLink;
             return true;
+        }
         case InputKind::Scenario: {
             Result<Scenario> r = scenario_from_json(text);
-            if (!r.ok() && waits_for_model_list(app, {from == TextSource::Paste ? "paste" : from == TextSource::Drop ? "drop" : "box", "", text}))
+            if (!r.ok() && may_wait_for_model_list(app, r.errors)) {
+                wait_for_model_list(app, {text_kind(from), "", text});
                 return false;
+            }
             if (!r.ok()) {
                 app.ui.notice = message(app, tr(L, S::ScenarioFailed), r.errors);
                 if (from == TextSource::ConfigBox) app.ui.config_errors = r.errors;
