@@ -232,6 +232,7 @@ void model_list_arrived(AppState& app, std::string_view models_json) {
     if (!errs.empty()) return model_list_failed(app, message(app, "models.json:", errs));
     app.ui.model_list = ModelList::Whole;
     app.ui.model_list_error.clear();
+    app.ui.scroll_to_preset = true;
     open_waiting_input(app);
 }
 

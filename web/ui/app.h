@@ -179,6 +179,7 @@ struct UiState {
     ModelList model_list = ModelList::Whole;  // the page: Wanted at start, fetched after the first view (web/main.cpp)
     std::string model_list_error;            // why its fetch failed (ModelList::Failed)
     std::optional<InEvent> waiting_input;    // a link ("hash"), or text ("paste", "drop", "box"), waiting for the model list
+    bool scroll_to_preset = false;           // the model list arrived: the picker scrolls to the chosen preset, as when it appears
     std::vector<std::string> local_pc_gpus;  // Run locally: the PC's GPUs while a Mac is chosen (back when the PC is)
     std::vector<LocalCustomGpu> local_pc_custom_gpus;  // and its GPUs not in the presets
 };

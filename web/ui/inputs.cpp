@@ -83,11 +83,12 @@ void preset_picker(AppState& app) {
         ImGui::PopID();
         // Recorded even when scrolled out of view: the tests scroll through the filter instead.
         mark(app, "preset." + p.id);
-        if (sel && ImGui::IsWindowAppearing()) ImGui::SetScrollHereY();
+        if (sel && (ImGui::IsWindowAppearing() || app.ui.scroll_to_preset)) ImGui::SetScrollHereY();
         ++shown;
     }
     if (shown == 0 && app.ui.model_list == ModelList::Whole) ImGui::TextDisabled("%s", tr(app.ui.lang, S::NoMatch));
     ImGui::EndChild();
+    app.ui.scroll_to_preset = false;
     model_list_state(app);
     if (const ModelPreset* p = find_model(app.ui.preset_id); p && app.ui.source == ModelSource::Preset) {
         ImGui::TextDisabled("%s", p->hf_id.c_str());
