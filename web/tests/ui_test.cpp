@@ -1367,11 +1367,15 @@ TEST_CASE("the model list: a link naming a preset not here yet waits for it and 
     s.model = find_model("qwen2.5-7b")->spec;
     const std::string link = encode_share_link(s);
     REQUIRE(replace_model_presets(first.dump()).empty());
+    // The page as it starts on a link: the model list asked for, not here yet.
+    const auto start_on = [](Harness& page, const std::string& fragment) {
+        page.app.ui.model_list = ModelList::Wanted;
+        page.app.ui.env.hash = "#" + fragment;
+        page.frames(2);
+    };
 
     Harness h;
-    h.app.ui.model_list = ModelList::Wanted;
-    h.app.ui.env.hash = "#" + link;
-    h.frames(2);
+    start_on(h, link);
     REQUIRE(h.app.ui.waiting_input);
     CHECK(h.app.ui.waiting_input->kind == "hash");
     CHECK(h.app.ui.notice.empty());  // not "unknown preset id": it may be in the list on its way
@@ -1394,16 +1398,12 @@ TEST_CASE("the model list: a link naming a preset not here yet waits for it and 
     bad[bad.size() / 2] = bad[bad.size() / 2] == 'A' ? 'B' : 'A';
     REQUIRE(replace_model_presets(first.dump()).empty());
     Harness damaged;
-    damaged.app.ui.model_list = ModelList::Wanted;
-    damaged.app.ui.env.hash = "#" + bad;
-    damaged.frames(2);
+    start_on(damaged, bad);
     CHECK_FALSE(damaged.app.ui.waiting_input);
     CHECK(damaged.app.ui.notice.find("link") != std::string::npos);
 
     Harness failed;
-    failed.app.ui.model_list = ModelList::Wanted;
-    failed.app.ui.env.hash = "#" + link;
-    failed.frames(2);
+    start_on(failed, link);
     model_list_failed(failed.app, "vramlens.models.json: HTTP 404");
     failed.frames(2);
     CHECK(failed.app.ui.model_list == ModelList::Failed);
