@@ -7,27 +7,56 @@ rest, which the page loads on the first input (shell/index.html, Module.loadSpli
 
 KEEP_LIST (web/first-view-functions.txt) names the functions to keep in the primary, one per line as
 the symbol map spells them (scripts/wasm-split-measure.mjs --write-keep-list writes it from a profile
-of the first view); the symbol map (the link's --emit-symbol-map, "index:name") turns them into the
-function indices binaryen's wasm-split names an unnamed module's functions by. A name this build does
-not have is reported, not fatal: its code is then deferred, which tests/browser/split.mjs catches if
-the first view needs it.
+of the first view); the symbol map (the link's --emit-symbol-map, "index:name", the index counting the
+imported functions first) turns them into the names binaryen's wasm-split gives an unnamed module's
+functions: the index among the defined functions (the symbol map's index less the imports). A name
+this build does not have is reported, not fatal: its code is then deferred, which
+tests/browser/split.mjs catches if the first view needs it.
+
+Next to SYMBOL_MAP it writes the symbol map of each output module, for scripts/size.sh:
+vramlens.wasm.primary.symbols and vramlens.wasm.deferred.symbols (wasm-split's own maps, which name
+each function by its index in the whole module, with the names put back).
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from size import imported_functions, wasm_sections  # noqa: E402  (scripts/size.py: the wasm reader)
+
+
+def imports_of(wasm):
+    data = open(wasm, "rb").read()
+    return next((imported_functions(data, s) for i, _, s, _ in wasm_sections(data) if i == 2), 0)
+
+
+def write_named_map(split_map, names, imports, out):
+    """wasm-split's map of an output module ("index:name", its names the whole module's defined-function
+    indices, fimport$N for the whole module's imports, placeholder_N for table slots) with the names put back."""
+    with open(split_map, encoding="utf-8") as f, open(out, "w", encoding="utf-8") as w:
+        for line in f:
+            index, _, name = line.rstrip("\n").partition(":")
+            m = re.fullmatch(r"fimport\$(\d+)", name)
+            real = names.get(int(name) + imports) if name.isdigit() else names.get(int(m.group(1))) if m else None
+            w.write(f"{index}:{real or name}\n")
+    os.unlink(split_map)
 
 # The wasm features the link enables (top-level CMakeLists.txt: -mbulk-memory; Emscripten 3.1.6's defaults).
 FEATURES = ["--enable-bulk-memory", "--enable-sign-ext", "--enable-mutable-globals"]
 
 
 def main(wasm_split, orig, symbol_map, keep_list, primary, deferred):
-    by_name = {}
+    imports = imports_of(orig)
+    by_name, names = {}, {}
     with open(symbol_map, encoding="utf-8") as f:
         for line in f:
             index, _, name = line.rstrip("\n").partition(":")
-            if name:
-                by_name.setdefault(name, []).append(index)
+            if name and index.isdigit():
+                names[int(index)] = name
+                if int(index) >= imports:  # a defined function: wasm-split's name is its index among them
+                    by_name.setdefault(name, []).append(str(int(index) - imports))
     wanted = [l.rstrip("\n") for l in open(keep_list, encoding="utf-8")]
     wanted = [n for n in wanted if n and not n.startswith("#")]
     keep = sorted({i for n in wanted for i in by_name.get(n, [])}, key=int)
@@ -41,9 +70,12 @@ def main(wasm_split, orig, symbol_map, keep_list, primary, deferred):
         indices = f.name
     try:
         subprocess.run([wasm_split, *FEATURES, f"--keep-funcs=@{indices}", orig,
-                        "-o1", primary, "-o2", deferred], check=True)
+                        "-o1", primary, "-o2", deferred, "--symbolmap"], check=True)
     finally:
         os.unlink(indices)
+    here = os.path.dirname(os.path.abspath(symbol_map))
+    write_named_map(primary + ".symbols", names, imports, os.path.join(here, "vramlens.wasm.primary.symbols"))
+    write_named_map(deferred + ".symbols", names, imports, os.path.join(here, "vramlens.wasm.deferred.symbols"))
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@
 
 Prints every file of the static site with its raw, gzip -9 and brotli (quality 11) size; the total a
 first visit transfers in English (every file except the on-demand ones: the fonts *.ttf, fetched
-only when the language needs them, and the wasm's deferred half, *.deferred.wasm, fetched after the
-first view) and with 中文 chosen (everything); then what the wasm is made of:
+only when the language needs them, and the wasm's deferred half, *.deferred.wasm, and the whole model
+list, *.models.json, fetched after the first view) and with 中文 chosen (everything); then what the wasm is made of:
 its sections, its data segments and the N largest functions of the code section, named through the
 symbol map the web build writes (build/web/vramlens.wasm.symbols, emcc --emit-symbol-map), with the
 code bytes summed per library.
@@ -19,7 +19,9 @@ import subprocess
 import sys
 
 ON_DEMAND_SUFFIXES = (".ttf", ".txt")  # the Chinese font and messages, fetched when 中文 is chosen (web/main.cpp, shell/sw.js)
-AFTER_FIRST_VIEW_SUFFIXES = (".deferred.wasm",)  # the wasm's deferred half: fetched on the first input (shell/index.html)
+# The wasm's deferred half: fetched on the first input (shell/index.html); the whole model list: fetched
+# after the first view, which shows the default model the wasm holds (web/main.cpp, web/ui/app.h ModelList).
+AFTER_FIRST_VIEW_SUFFIXES = (".deferred.wasm", ".models.json")
 
 
 def brotli_size_fn():
@@ -192,7 +194,7 @@ def main(argv):
     print(f"  with 中文:   {kb(first_zh[1])} gzip, {kb(first_zh[2])} brotli, {kb(first_zh[0])} raw "
           f"(+ {', '.join(extra) if extra else 'nothing: the Chinese font is inside the wasm'})")
     if later[3] != first_en[3]:
-        print(f"  in English with the deferred wasm (fetched after the first view): {kb(later[1])} gzip, "
+        print(f"  in English with the deferred wasm and the model list (fetched after the first view): {kb(later[1])} gzip, "
               f"{kb(later[2])} brotli, {kb(later[0])} raw")
 
     wasms = [f for f in files if f.endswith(".wasm")]
@@ -211,8 +213,12 @@ def main(argv):
                 text = "".join(chr(b) if 32 <= b < 127 else "." for b in head)
                 print(f"    {n:>8} B  {len(gzip.compress(head, 9)) and ''}{text}")
         names = {}
-        if symbols and os.path.exists(symbols):
-            for line in open(symbols, encoding="utf-8", errors="replace"):
+        # A split module's own map (cmake/split_wasm.py writes them next to the whole module's).
+        split_map = symbols and os.path.join(os.path.dirname(symbols), "vramlens.wasm." +
+                                             ("deferred" if w.endswith(".deferred.wasm") else "primary") + ".symbols")
+        module_map = split_map if split_map and os.path.exists(split_map) else symbols
+        if module_map and os.path.exists(module_map):
+            for line in open(module_map, encoding="utf-8", errors="replace"):
                 idx, _, name = line.rstrip("\n").partition(":")
                 if idx.isdigit():  # wasm-opt escapes what a wasm name may not hold: \28 is "("
                     names[int(idx)] = re.sub(r"\\([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), name)

@@ -3,7 +3,7 @@
 # down to the glyphs the UI draws so the page stays small. Run it when the UI needs new characters;
 # commit the result. The build itself never needs fonttools or the font packages.
 #
-#   scripts/subset-fonts.sh                 Latin/Greek/punctuation/math subset of DejaVu Sans, and the
+#   scripts/subset-fonts.sh                 Latin-1/Greek/punctuation/math subset of DejaVu Sans, and the
 #                                           two glyphs of the language button (中文, WenQuanYi Micro Hei)
 #   scripts/subset-fonts.sh CJK_TEXT_FILE   also a CJK subset (WenQuanYi Micro Hei) holding exactly
 #                                           the characters in CJK_TEXT_FILE (e.g. the UI's zh strings)
@@ -22,7 +22,7 @@ fi
 out="$VL_ROOT/assets/fonts"
 mkdir -p "$out"
 # The same list as web/ui/font_ranges.h (web/tests/font_ranges_test.cpp checks they agree).
-LATIN='U+0020-007E,U+00A0-00FF,U+0100-017F,U+0391-03C9,U+2000-206F,U+2070-209F,U+20AC,U+2190-2193,U+2202,U+2206,U+220F,U+2211-2212,U+2219-221A,U+221E,U+2248,U+2260,U+2264-2265,U+2713,U+2717,U+FFFD'
+LATIN='U+0020-007E,U+00A0-00FF,U+0391-03C9,U+2010-2027,U+2030-203A,U+2070-209F,U+20AC,U+2190-2193,U+2202,U+2206,U+220F,U+2211-2212,U+2219-221A,U+221E,U+2248,U+2260,U+2264-2265,U+2713,U+2717,U+FFFD'
 vl_log "DejaVu Sans -> assets/fonts/DejaVuSans-subset.ttf"
 /usr/bin/python3 -m fontTools.subset /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf --unicodes="$LATIN" \
   --layout-features='' --no-hinting --desubroutinize --output-file="$out/DejaVuSans-subset.ttf"

@@ -107,9 +107,12 @@ const log = split('--profile', join(out, 'first-view.prof'), wasm, '-o1', join(o
                   '-o2', join(out, 'deferred.wasm'), '-v');
 writeFileSync(join(out, 'split.log'), log);
 
-// Function names by index (the symbol map: "index:name").
+// Function names by index (the symbol map: "index:name", the index counting the imported functions
+// first). wasm-split names an unnamed module's functions by their index among the defined ones: the
+// symbol map's index less the imports.
+const imports = WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(wasm))).filter((i) => i.kind === 'function').length;
 const names = new Map(readFileSync(symbols, 'utf8').split('\n').filter(Boolean)
-  .map((l) => { const i = l.indexOf(':'); return [l.slice(0, i), l.slice(i + 1)]; }));
+  .map((l) => { const i = l.indexOf(':'); return [String(Number(l.slice(0, i)) - imports), l.slice(i + 1)]; }));
 const kept = [], moved = [];
 for (const line of log.split('\n')) {
   const m = /^(Keeping|Splitting out) functions: (.*)$/.exec(line.trim());

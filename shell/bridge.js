@@ -303,6 +303,7 @@
     items.forEach(function (t) { var li = document.createElement("li"); li.textContent = t; ul.appendChild(li); });
   }
   function showResults(r) {
+    results.hidden = false;  // the app's own answer (index.html hides the default's for a link)
     document.documentElement.lang = r.lang === "zh" ? "zh-Hans" : "en";
     setText(document.getElementById("vl-results-title"), r.title);
     setText(document.getElementById("vl-verdict"), r.verdict);

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "embedded_assets.h"
 #include "model/presets.h"
 #include "param_count.h"
 
@@ -106,4 +107,40 @@ TEST_CASE("GPU presets: driver-reported memory with a source") {
     CHECK(vl::find_gpu("rtx-4070-ti")->memory_bytes == 12282.0 * 1024 * 1024);
     // Tesla P40 with ECC on (the default): 22919 MiB in public nvidia-smi logs.
     CHECK(vl::find_gpu("tesla-p40")->memory_bytes == 22919.0 * 1024 * 1024);
+}
+
+// The page embeds only its default model and replaces the list with the whole models.json once fetched
+// (issue 16, web/ui/app.h ModelList). The embedded list is put back at the end (the other cases use it).
+TEST_CASE("replace_model_presets: a good list replaces the models, a bad one changes nothing") {
+    const size_t embedded = vl::model_presets().size();
+    REQUIRE(vl::find_model("gpt2"));
+
+    auto errs = vl::replace_model_presets(R"({"models": 3})");
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].field == "models.json");
+    CHECK(vl::model_presets().size() == embedded);
+    errs = vl::replace_model_presets(R"({"models": []})");
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].message == "lists no model");
+    CHECK(vl::model_presets().size() == embedded);
+    errs = vl::replace_model_presets(R"({"models": [{"id": "tiny", "released": "2024-1", "config": {}}]})");
+    CHECK(errs.size() >= 2);  // the month, and the empty config
+    CHECK(vl::model_presets().size() == embedded);
+
+    errs = vl::replace_model_presets(R"({"models": [{"id": "tiny", "name": "Tiny", "family": "T", "released": "2024-01",
+        "config": {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+                   "num_hidden_layers": 2, "num_key_value_heads": 4, "vocab_size": 100, "max_position_embeddings": 128}}]})");
+    for (const auto& e : errs) INFO(vl::to_string(e));
+    CHECK(errs.empty());
+    REQUIRE(vl::model_presets().size() == 1);
+    const vl::ModelPreset* tiny = vl::find_model("TINY");
+    REQUIRE(tiny);
+    CHECK(tiny->spec.layers == 2);
+    CHECK(tiny->spec.hidden == 64);
+    CHECK(tiny->spec.name == "Tiny");
+    CHECK(vl::find_model("gpt2") == nullptr);
+    CHECK(vl::gpu_presets().size() >= 15);  // the GPUs are not touched
+
+    CHECK(vl::replace_model_presets(vl::assets::find("models.json")).empty());
+    CHECK(vl::model_presets().size() == embedded);
 }

@@ -70,16 +70,17 @@ EM_JS(void, js_fail, (const char* what), {
 EM_JS(void, js_frame, (int frames), {
     if (window.vramlens) window.vramlens.frames = frames;
 });
-// Fetches a file the Chinese UI needs (a site file, relative to the page, under its hashed name): the font
-// (kind 0) or the catalogue of the core's messages (kind 1, ui/messages.h), and hands its bytes to
-// vl_zh_file_loaded, or why it failed to vl_zh_file_failed.
-EM_JS(void, js_fetch_zh_file, (const char* file, int kind), {
+// Fetches a site file the first view does not need (relative to the page, under its hashed name): the
+// Chinese UI's font (kind 0) or its catalogue of the core's messages (kind 1, ui/messages.h), or the whole
+// model list (kind 2, ui/app.h ModelList), and hands its bytes to vl_file_loaded, or why it failed to
+// vl_file_failed.
+EM_JS(void, js_fetch_site_file, (const char* file, int kind), {
     var name = UTF8ToString(file);
     var url = Module["locateFile"] ? Module["locateFile"](name, "") : name;  // its content-hashed name
     var failed = function(why) {
         var n = lengthBytesUTF8(why) + 1, p = _malloc(n);
         stringToUTF8(why, p, n);
-        _vl_zh_file_failed(kind, p);
+        _vl_file_failed(kind, p);
         _free(p);
     };
     fetch(url).then(function(r) {
@@ -88,9 +89,13 @@ EM_JS(void, js_fetch_zh_file, (const char* file, int kind), {
     }).then(function(buf) {
         var bytes = new Uint8Array(buf), p = _malloc(bytes.length);
         HEAPU8.set(bytes, p);
-        _vl_zh_file_loaded(kind, p, bytes.length);
+        _vl_file_loaded(kind, p, bytes.length);
         _free(p);
     }).catch(function(e) { failed(name + ": " + String(e && e.message || e)); });
+});
+// window.vramlens.models: the model list's state (ui/app.h model_list_name); the tests wait for it.
+EM_JS(void, js_models, (const char* state), {
+    if (window.vramlens) window.vramlens.models = UTF8ToString(state);
 });
 EM_JS(void, js_ready, (const char* version), {
     if (window.vramlens && window.vramlens._ready) window.vramlens._ready(UTF8ToString(version));
@@ -235,8 +240,8 @@ void frame() {
         rt.app.ui.zh_font = vl::ui::FontLoad::Loading;
         rt.app.ui.zh_font_error.clear();
         rt.zh_pending = 2;
-        js_fetch_zh_file(vl::ui::kZhFontFile, 0);
-        js_fetch_zh_file(vl::ui::kZhMessagesFile, 1);
+        js_fetch_site_file(vl::ui::kZhFontFile, 0);
+        js_fetch_site_file(vl::ui::kZhMessagesFile, 1);
         wake();  // show "Loading the Chinese font"
     }
 
@@ -249,6 +254,12 @@ void frame() {
     SDL_GL_SwapWindow(rt.window);
 
     js_frame(static_cast<int>(++rt.frames));
+    // After the first view (and on Retry): the whole model list.
+    if (rt.frames >= kFramesPerWake && rt.app.ui.model_list == vl::ui::ModelList::Wanted) {
+        rt.app.ui.model_list = vl::ui::ModelList::Loading;
+        js_models(vl::ui::model_list_name(rt.app.ui.model_list));
+        js_fetch_site_file(vl::ui::kModelListFile, 2);
+    }
     if (!rt.ready && rt.frames >= kFramesPerWake) {  // the first burst has laid out every window
         rt.ready = true;
         js_ready(VRAMLENS_VERSION);
@@ -268,9 +279,16 @@ EMSCRIPTEN_KEEPALIVE void vl_wake() { wake(); }
 // The touch that is ending was the browser's (it scrolled the page, or cancelled the touch): it is no
 // tap. Called as the touch ends, before SDL queues that end, which then consumes it.
 EMSCRIPTEN_KEEPALIVE void vl_touch_cancel() { g_rt->touch.cancelled = true; }
-// js_fetch_zh_file's answers. The font's bytes are copied (the atlas is rebuilt next frame); the catalogue is
+// js_fetch_site_file's answers. The font's bytes are copied (the atlas is rebuilt next frame); the catalogue is
 // read into the app. A failure of either shows the font notice (layout.cpp), whose Retry fetches both again.
-EMSCRIPTEN_KEEPALIVE void vl_zh_file_loaded(int kind, const unsigned char* data, int size) {
+// The model list replaces the presets; its failure is said by the model picker, whose Retry fetches it again.
+EMSCRIPTEN_KEEPALIVE void vl_file_loaded(int kind, const unsigned char* data, int size) {
+    if (kind == 2) {
+        vl::ui::model_list_arrived(g_rt->app, std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(size)));
+        js_models(vl::ui::model_list_name(g_rt->app.ui.model_list));
+        wake();
+        return;
+    }
     if (kind == 1) {
         g_rt->app.ui.zh_messages = vl::ui::parse_message_catalogue(
             std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(size)));
@@ -283,7 +301,13 @@ EMSCRIPTEN_KEEPALIVE void vl_zh_file_loaded(int kind, const unsigned char* data,
     if (--g_rt->zh_pending <= 0 && g_rt->app.ui.zh_font != vl::ui::FontLoad::Failed) g_rt->app.ui.zh_font = vl::ui::FontLoad::Ready;
     wake();
 }
-EMSCRIPTEN_KEEPALIVE void vl_zh_file_failed(int, const char* why) {
+EMSCRIPTEN_KEEPALIVE void vl_file_failed(int kind, const char* why) {
+    if (kind == 2) {
+        vl::ui::model_list_failed(g_rt->app, why);
+        js_models(vl::ui::model_list_name(g_rt->app.ui.model_list));
+        wake();
+        return;
+    }
     g_rt->app.ui.zh_font = vl::ui::FontLoad::Failed;
     g_rt->app.ui.zh_font_error = why;
     wake();
@@ -331,6 +355,7 @@ int main() {
     ImGui_ImplOpenGL3_Init("#version 300 es");
 
     rt.app = vl::ui::make_app_state();
+    rt.app.ui.model_list = vl::ui::ModelList::Wanted;  // the wasm holds only the default model (issue 16)
     SDL_AddEventWatch(on_sdl_event, nullptr);
     emscripten_set_main_loop(frame, 0, true);
     return 0;

@@ -44,8 +44,7 @@ const json* entries(const json& doc, const char* file, const char* key, std::vec
     return &doc[key];
 }
 
-void load_models(Presets& p) {
-    const std::string_view text = assets::find("models.json");
+void load_models(Presets& p, std::string_view text) {
     const json doc = parse_json_input(text, "models.json", p.errors).value_or(json());
     const json* list = entries(doc, "models.json", "models", p.errors);
     if (!list) return;
@@ -122,10 +121,10 @@ void load_gpus(Presets& p) {
     }
 }
 
-const Presets& presets() {
-    static const Presets p = [] {
+Presets& presets() {
+    static Presets p = [] {
         Presets out;
-        load_models(out);
+        load_models(out, assets::find("models.json"));
         load_gpus(out);
         return out;
     }();
@@ -148,6 +147,14 @@ bool iequal(std::string_view a, std::string_view b) {
 const std::vector<ModelPreset>& model_presets() { return presets().models; }
 const std::vector<GpuPreset>& gpu_presets() { return presets().gpus; }
 const std::vector<FieldError>& preset_errors() { return presets().errors; }
+
+std::vector<FieldError> replace_model_presets(std::string_view models_json) {
+    Presets fresh;
+    load_models(fresh, models_json);
+    if (fresh.errors.empty() && fresh.models.empty()) fresh.errors.push_back({"models.json", "lists no model"});
+    if (fresh.errors.empty()) presets().models = std::move(fresh.models);
+    return fresh.errors;
+}
 
 const ModelPreset* find_model(std::string_view id) {
     for (const ModelPreset& m : model_presets())

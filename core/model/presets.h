@@ -67,4 +67,9 @@ bool is_year_month(const std::string& s);
 // Problems found while parsing the embedded presets (empty for a correct build; tested).
 const std::vector<FieldError>& preset_errors();
 
+// The page embeds only its default model and fetches the whole list after its first view (issue 16,
+// web/main.cpp): the text of a models.json (same format) replaces the model presets. Returns its
+// problems; with any, the list is left as it was. Pointers from find_model() do not outlive a call.
+std::vector<FieldError> replace_model_presets(std::string_view models_json);
+
 }  // namespace vl

@@ -11,8 +11,11 @@
 //   3. without JavaScript, the same answer is what the page shows.
 //   4. a share link with its own scenario (from vramlens link) hides the default scenario's answer
 //      until the app has computed the link's.
-//   5. after a first visit (the service worker installed), offline (context.setOffline), a reload
-//      still starts the app, which computes the same total and answers a click (Training).
+//   5. the whole model list, fetched after the first view: held back, the picker says it is loading and
+//      a link naming another preset waits for it; refused, the picker says so and the link's error shows.
+//   6. after a first visit (the service worker installed), offline (context.setOffline), a reload
+//      still starts the app, which computes the same total, has the whole model list and answers a
+//      click (Training).
 //
 // Usage: node firstview.mjs --site build/web/site --cli build/native/cli/vramlens [--chromium /usr/bin/chromium]
 import { appState as state, checks, click, finish, launchChromium, openApp, parseArgs, serveSite, settle } from './harness.mjs';
@@ -143,6 +146,55 @@ await section('a link with its own scenario', async () => {
   await ctx.close();
 });
 
+// The wasm holds only the default model; the whole list (vramlens.<hash>.models.json) is fetched after
+// the first view (web/ui/app.h ModelList). Held back, the picker says it is loading and a link naming
+// another preset waits (the address bar keeps it, no error is said), then opens as the CLI computes it;
+// refused, the picker says so, and the link's own error (the unknown preset) is said.
+await section('the model list after the first view', async () => {
+  const flags = ['--model', 'qwen2.5-7b', '--mode', 'infer', '--gpu', 'h100-80gb'];
+  const printed = execFileSync(cli, ['link', ...flags], { encoding: 'utf8' }).trim();
+  const link = `#${printed.slice(printed.indexOf('#') + 1)}`;
+  const inLink = Buffer.from(link.slice(4), 'base64url').toString('latin1');  // "#v1." + base64url(JSON + CRC-32)
+  check(inLink.includes('"qwen2.5-7b"'), `the CLI's link names the preset (${inLink.slice(0, 80)})`);
+  const qwen = JSON.parse(execFileSync(cli, ['estimate', ...flags, '--format', 'json'], { encoding: 'utf8' }));
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  const page = await openApp(browser, server.url + link, {
+    anyModels: true,
+    route: (ctx) => ctx.route('**/*.models.json', async (route) => { await held; await route.continue(); }),
+  }, (what) => check(false, what));
+  await settle(page);
+  let st = await state(page);
+  check(st.ui.models === 'loading' && await page.evaluate(() => window.vramlens.models) === 'loading',
+        `held back, the model list is loading (${st.ui.models})`);
+  check(!!st.items['models.loading'], 'the model picker says it is loading');
+  check(st.ui.waiting === 'hash' && !!st.items['models.waiting'] && st.ui.notice === '',
+        `the link waits for it, and no error is said (waiting "${st.ui.waiting}", notice "${st.ui.notice}")`);
+  check(await page.evaluate(() => location.hash) === link, 'the address bar keeps the link meanwhile');
+  check((await mirror(page)).hidden, 'and the page does not give the default answer as the link\'s (#vl-results hidden)');
+  release();
+  await page.waitForFunction(() => window.vramlens.models === 'whole', null, { timeout: 30_000 });
+  await settle(page);
+  st = await state(page);
+  check(st.ui.preset === 'qwen2.5-7b' && st.total_bytes === qwen.total_bytes && st.ui.waiting === '' && !st.items['models.waiting'],
+        `once it is here, the link opens: ${st.ui.preset}, ${st.total_bytes} B (the CLI: ${qwen.total_bytes} B)`);
+  const shown = await mirror(page);
+  check(!shown.hidden && shown.total === `${(qwen.total_bytes / 2 ** 30).toFixed(2)} GiB`, `and the results as text are the link's (${shown.total})`);
+  await page.context().close();
+
+  const refused = await openApp(browser, server.url + link, {
+    anyModels: true, route: (ctx) => ctx.route('**/*.models.json', (route) => route.fulfill({ status: 404, body: 'gone' })),
+  }, (what) => check(false, what));
+  await refused.waitForFunction(() => window.vramlens.models === 'failed', null, { timeout: 30_000 });
+  await settle(refused);
+  st = await state(refused);
+  check(st.ui.models_error.includes('404') && !!st.items['models.retry'],
+        `a failed fetch is said in the picker, with Retry (${st.ui.models_error})`);
+  check(st.ui.waiting === '' && st.ui.notice.includes('qwen2.5-7b') && st.ui.preset === 'llama-3.1-8b',
+        `the waiting link's own error is said then (${st.ui.notice.slice(0, 100)})`);
+  await refused.context().close();
+});
+
 await section('offline on the second visit', async () => {
   const page = await openApp(browser, server.url, {}, (what) => check(false, what));
   const ctx = page.context();
@@ -155,6 +207,8 @@ await section('offline on the second visit', async () => {
   check(await page.evaluate(() => !!navigator.serviceWorker.controller), 'the page came from the service worker');
   const st = await state(page);
   check(st.total_bytes === cliOut.total_bytes, `offline, it computes the default scenario (${st.total_bytes} B)`);
+  await page.waitForFunction(() => !['wanted', 'loading'].includes(window.vramlens.models), null, { timeout: 30_000 });
+  check(await page.evaluate(() => window.vramlens.models) === 'whole', 'offline, the whole model list comes from the service worker');
   await click(page, 'mode.0');  // Training
   const train = await state(page);
   check(train.ui.mode === 'train' && train.total_bytes !== cliOut.total_bytes && train.ok,

@@ -115,8 +115,8 @@ export function finish(name, failures, passedText = 'passed') {
 
 export const APP_TIMEOUT_MS = 90_000;
 
-// A new tab (own context: viewport, touch, clipboard permissions) on url, once the app is ready.
-// opts.init: a script run in the page before the app's own (page.addInitScript); opts.locale and opts.colorScheme:
+// A new tab (own context: viewport, touch, clipboard permissions) on url, once the app is ready and
+// the whole model list is here. opts.route(ctx): run before the page opens; opts.init: a script run in the page before the app's own (page.addInitScript); opts.locale and opts.colorScheme:
 // the browser's language (navigator.language) and the system's light or dark preference.
 // Uncaught page errors go to onError (the tests count them as failures).
 export async function openApp(browser, url, opts = {}, onError = () => {}) {
@@ -126,6 +126,7 @@ export async function openApp(browser, url, opts = {}, onError = () => {}) {
   // A loaded machine can take longer than Playwright's 30 s to load the page (the wasm compiles
   // before the load event): navigations get the app's start-up limit.
   ctx.setDefaultNavigationTimeout(APP_TIMEOUT_MS);
+  if (opts.route) await opts.route(ctx);  // e.g. ctx.route(...) to hold back or refuse a file
   const page = await ctx.newPage();
   if (opts.init) await page.addInitScript(opts.init);
   page.on('console', (m) => { if (m.type() === 'error') console.error(`  [console] ${m.text().slice(0, 300)}`); });
@@ -135,6 +136,11 @@ export async function openApp(browser, url, opts = {}, onError = () => {}) {
                              { timeout: APP_TIMEOUT_MS });
   const err = await page.evaluate(() => window.vramlens.error);
   if (err) throw new Error(`page failed to start: ${err}`);
+  // The whole model list, fetched after the first view (issue 16; web/ui/app.h ModelList): the tests
+  // use any preset. opts.anyModels: do not wait (a test of the wait itself).
+  if (!opts.anyModels) {
+    await page.waitForFunction(() => !['wanted', 'loading'].includes(window.vramlens.models), null, { timeout: APP_TIMEOUT_MS });
+  }
   return page;
 }
 

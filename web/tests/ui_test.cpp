@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "inference/weight_formats.h"
+#include "embedded_assets.h"
 #include "model/presets.h"
 #include "scenario_json.h"
 #include "share_link.h"
@@ -1393,4 +1394,67 @@ TEST_CASE("a pasted config.json's warnings are whole: wrapped inside the inputs 
         CHECK(r[0] + r[2] <= 390.0f);         // inside the viewport's width
         CHECK(r[3] > ImGui::GetFontSize() * 1.5f);  // more than one line: the long text wraps
     }
+}
+
+// The page's wasm holds only the default model (cmake/embed_assets.cmake KEEP_MODEL) and fetches the
+// whole models.json after its first view (web/ui/app.h ModelList). Here the embedded list is cut to
+// that model, as the page's is, and put back at the end.
+TEST_CASE("the model list: a link naming a preset not here yet waits for it and then opens, a failed fetch is said") {
+    const std::string whole(vl::assets::find("models.json"));
+    nlohmann::json first = nlohmann::json::parse(whole);
+    auto& list = first["models"];
+    for (size_t i = list.size(); i-- > 0;)
+        if (list[i]["id"] != "llama-3.1-8b") list.erase(i);
+    REQUIRE(list.size() == 1);
+    Scenario s = default_scenario();
+    REQUIRE(find_model("qwen2.5-7b"));
+    s.model = find_model("qwen2.5-7b")->spec;
+    const std::string link = encode_share_link(s);
+    REQUIRE(replace_model_presets(first.dump()).empty());
+    // The page as it starts on a link: the model list asked for, not here yet.
+    const auto start_on = [](Harness& page, const std::string& fragment) {
+        page.app.ui.model_list = ModelList::Wanted;
+        page.app.ui.env.hash = "#" + fragment;
+        page.frames(2);
+    };
+
+    Harness h;
+    start_on(h, link);
+    REQUIRE(h.app.ui.waiting_input);
+    CHECK(h.app.ui.waiting_input->kind == "hash");
+    CHECK(h.app.ui.notice.empty());  // not "unknown preset id": it may be in the list on its way
+    CHECK(h.has("models.waiting"));
+    CHECK(h.has("models.loading"));
+    CHECK(h.app.ui.shown_fragment == link);  // the address bar keeps the link
+    CHECK(h.app.scenario.model.name == "Llama-3.1-8B");
+    model_list_arrived(h.app, whole);
+    h.frames(2);
+    CHECK(h.app.ui.model_list == ModelList::Whole);
+    CHECK_FALSE(h.app.ui.waiting_input);
+    CHECK(h.app.ui.notice.empty());
+    CHECK(h.app.ui.preset_id == "qwen2.5-7b");
+    CHECK(scenario_to_json(h.app.scenario) == scenario_to_json(s));
+    CHECK_FALSE(h.has("models.waiting"));
+    CHECK_FALSE(h.has("models.loading"));
+
+    // A damaged link (its envelope: the checksum) cannot be mended by the list: said at once.
+    std::string bad = link;
+    bad[bad.size() / 2] = bad[bad.size() / 2] == 'A' ? 'B' : 'A';
+    REQUIRE(replace_model_presets(first.dump()).empty());
+    Harness damaged;
+    start_on(damaged, bad);
+    CHECK_FALSE(damaged.app.ui.waiting_input);
+    CHECK(damaged.app.ui.notice.find("link") != std::string::npos);
+
+    Harness failed;
+    start_on(failed, link);
+    model_list_failed(failed.app, "vramlens.models.json: HTTP 404");
+    failed.frames(2);
+    CHECK(failed.app.ui.model_list == ModelList::Failed);
+    CHECK_FALSE(failed.app.ui.waiting_input);
+    CHECK(failed.app.ui.notice.find("unknown preset id \"qwen2.5-7b\"") != std::string::npos);
+    CHECK(failed.has("models.retry"));
+    CHECK(scenario_to_json(failed.app.scenario) == scenario_to_json(default_scenario()));
+
+    REQUIRE(replace_model_presets(whole).empty());
 }

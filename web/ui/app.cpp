@@ -2,6 +2,7 @@
 // No drawing here (panels are in inputs.cpp, results.cpp, share.cpp; layout in layout.cpp).
 #include "ui/app.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -126,13 +127,22 @@ std::string fill(const char* text, std::initializer_list<std::string> args) {
     return out;
 }
 
-// A link as given (fragment, with or without '#'): the scenario in it, or ui.notice says why not.
-bool open_link(AppState& app, std::string_view fragment) {
+// Whether a reader's errors may go once the whole model list is here (ModelList): the page has only its
+// first view's model so far, and none of them is about the link's envelope (prefix, size, base64, checksum).
+bool may_wait_for_model_list(const AppState& app, const std::vector<FieldError>& errs) {
+    if (app.ui.model_list != ModelList::Wanted && app.ui.model_list != ModelList::Loading) return false;
+    return std::none_of(errs.begin(), errs.end(), [](const FieldError& e) { return e.field == "link"; });
+}
+
+// A link as given (fragment, with or without '#'): the scenario in it, or ui.notice says why not. With
+// `waits`: when its errors may go once the model list is here, *waits is set and nothing is said.
+bool open_link(AppState& app, std::string_view fragment, bool* waits = nullptr) {
     std::string f = trim(fragment);
     if (!f.empty() && f[0] == '#') f.erase(0, 1);
     if (f.empty()) return true;
     Result<Scenario> r = decode_share_link(f);
     if (!r.ok()) {
+        if (waits && (*waits = may_wait_for_model_list(app, r.errors))) return false;
         app.ui.notice = message(app, tr(app.ui.lang, app.ui.started ? S::LinkKept : S::LinkNotice), r.errors);
         return false;
     }
@@ -172,15 +182,74 @@ void refresh(AppState& app) {
     else if (app.ui.status_link != app.ui.last_fragment) app.ui.status = S::Count_, app.ui.status_link.clear();
 }
 
+namespace {
+
+// An input that failed while the page has only its first view's model (may_wait_for_model_list): it may
+// name a preset not here yet, so what went wrong is not said; it is opened again when the list arrives or
+// fails. The link the page opened with keeps its key "start" (its error is then said as at the start).
+void wait_for_model_list(AppState& app, InEvent input) {
+    app.ui.waiting_input = std::move(input);
+    app.ui.notice.clear();
+    app.ui.config_errors.clear();
+}
+
+const char* text_kind(TextSource from) { return from == TextSource::Paste ? "paste" : from == TextSource::Drop ? "drop" : "box"; }
+
+void open_waiting_input(AppState& app) {
+    if (!app.ui.waiting_input) return;
+    const InEvent input = std::move(*app.ui.waiting_input);
+    app.ui.waiting_input.reset();
+    if (input.kind == "hash") {
+        const bool started = app.ui.started;
+        app.ui.started = input.key != "start";
+        open_hash(app, input.text);
+        app.ui.started = started;
+    } else {
+        open_text(app, input.text, input.kind == "paste" ? TextSource::Paste : input.kind == "drop" ? TextSource::Drop : TextSource::ConfigBox);
+    }
+}
+
+}  // namespace
+
 bool open_hash(AppState& app, std::string_view hash) {
     std::string f = trim(hash);
     if (!f.empty() && f[0] == '#') f.erase(0, 1);
     app.ui.shown_fragment = f;  // what the address bar holds now; queue_fragment puts the scenario's back if they differ
     app.ui.status = S::Count_;  // an earlier paste's message is about something else now
     app.ui.status_link.clear();
-    if (!open_link(app, f)) return false;
+    app.ui.waiting_input.reset();  // this input is newer
+    bool waits = false;
+    if (!open_link(app, f, &waits)) {
+        if (waits) wait_for_model_list(app, {"hash", app.ui.started ? "" : "start", std::string(hash)});
+        return false;
+    }
     app.ui.notice.clear();
     return true;
+}
+
+void model_list_arrived(AppState& app, std::string_view models_json) {
+    const std::vector<FieldError> errs = replace_model_presets(models_json);
+    if (!errs.empty()) return model_list_failed(app, message(app, "models.json:", errs));
+    app.ui.model_list = ModelList::Whole;
+    app.ui.model_list_error.clear();
+    app.ui.scroll_to_preset = true;
+    open_waiting_input(app);
+}
+
+void model_list_failed(AppState& app, const std::string& why) {
+    app.ui.model_list = ModelList::Failed;
+    app.ui.model_list_error = why;
+    open_waiting_input(app);
+}
+
+const char* model_list_name(ModelList m) {
+    switch (m) {
+        case ModelList::Whole: return "whole";
+        case ModelList::Wanted: return "wanted";
+        case ModelList::Loading: return "loading";
+        case ModelList::Failed: return "failed";
+    }
+    return "whole";
 }
 
 bool import_config(AppState& app, std::string_view text) {
@@ -206,6 +275,7 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
     const Lang L = app.ui.lang;
     const InputClass c = classify_json_input(text);
     if (c.kind == InputKind::Empty) return false;
+    app.ui.waiting_input.reset();  // this input is newer
     app.ui.notice.clear();
     app.ui.status = S::Count_;
     app.ui.status_link.clear();
@@ -213,12 +283,21 @@ bool open_text(AppState& app, std::string_view given, TextSource from) {
     if (from == TextSource::ConfigBox) app.ui.config_errors.clear();
     switch (c.kind) {
         case InputKind::Empty: return false;
-        case InputKind::ShareLink:
-            if (!open_link(app, c.link)) return false;
+        case InputKind::ShareLink: {
+            bool waits = false;
+            if (!open_link(app, c.link, &waits)) {
+                if (waits) wait_for_model_list(app, {text_kind(from), "", text});
+                return false;
+            }
             app.ui.status = S::OpenedLink;
             return true;
+        }
         case InputKind::Scenario: {
             Result<Scenario> r = scenario_from_json(text);
+            if (!r.ok() && may_wait_for_model_list(app, r.errors)) {
+                wait_for_model_list(app, {text_kind(from), "", text});
+                return false;
+            }
             if (!r.ok()) {
                 app.ui.notice = message(app, tr(L, S::ScenarioFailed), r.errors);
                 if (from == TextSource::ConfigBox) app.ui.config_errors = r.errors;
@@ -259,6 +338,7 @@ void refuse_input(AppState& app, std::string_view what, size_t bytes) {
 
 void queue_fragment(AppState& app) {
     if (app.ui.last_fragment.empty() || app.ui.last_fragment == app.ui.shown_fragment) return;
+    if (app.ui.waiting_input && app.ui.waiting_input->kind == "hash") return;  // the address bar keeps the link that waits
     app.ui.shown_fragment = app.ui.last_fragment;
     app.outbox.push_back({"fragment", app.ui.last_fragment, "", "", 0, 0, 0, 0});
 }
@@ -468,6 +548,9 @@ std::string hook_json(const AppState& app) {
                {"notice", app.ui.notice},
                {"zh_font", font_load_name(app.ui.zh_font)},
                {"zh_font_error", app.ui.zh_font_error},
+               {"models", model_list_name(app.ui.model_list)},
+               {"models_error", app.ui.model_list_error},
+               {"waiting", app.ui.waiting_input ? app.ui.waiting_input->kind : std::string()},
                {"status", status_text(app)},
                {"filter", app.ui.model_filter},
                {"source", static_cast<int>(app.ui.source)},

@@ -57,6 +57,14 @@ struct OutEvent {
 enum class FontLoad { NotNeeded, Loading, Ready, Failed };
 inline constexpr const char* kZhFontFile = "zh-font.ttf";
 
+// The model presets (issue 16): the page's wasm holds only the default scenario's model and fetches the
+// whole list (site file kModelListFile, the same models.json) after its first view; a native build has it
+// all. Until it is here the picker says it is loading, and a link or scenario that fails (it may name a
+// preset not here yet) waits for it (UiState::waiting_input) and is opened again then; if the fetch
+// fails the picker says why and offers to retry, and the waiting input is opened with what there is.
+enum class ModelList { Whole, Wanted, Loading, Failed };
+inline constexpr const char* kModelListFile = "vramlens.models.json";
+
 // The name of the window that holds the whole page (layout.cpp draw(); keyboard.cpp).
 inline constexpr const char* kRootWindow = "vramlens";
 
@@ -168,6 +176,10 @@ struct UiState {
     FontLoad zh_font = FontLoad::NotNeeded;  // the Chinese font: fetched when 中文 is first shown (web/main.cpp)
     std::string zh_font_error;               // why its fetch failed (FontLoad::Failed)
     MessageCatalogue zh_messages;            // the core's messages in Chinese: fetched with the font (ui/messages.h)
+    ModelList model_list = ModelList::Whole;  // the page: Wanted at start, fetched after the first view (web/main.cpp)
+    std::string model_list_error;            // why its fetch failed (ModelList::Failed)
+    std::optional<InEvent> waiting_input;    // a link ("hash"), or text ("paste", "drop", "box"), waiting for the model list
+    bool scroll_to_preset = false;           // the model list arrived: the picker scrolls to the chosen preset, as when it appears
     std::vector<std::string> local_pc_gpus;  // Run locally: the PC's GPUs while a Mac is chosen (back when the PC is)
     std::vector<LocalCustomGpu> local_pc_custom_gpus;  // and its GPUs not in the presets
 };
@@ -273,6 +285,12 @@ const char* component_label(const AppState& app, const Component& c);
 std::string status_text(const AppState& app);
 // "none", "loading", "ready", "failed" (window.vramlens.estimate().ui.zh_font).
 const char* font_load_name(FontLoad f);
+// "whole", "wanted", "loading", "failed" (window.vramlens.estimate().ui.models).
+const char* model_list_name(ModelList m);
+// The whole model list arrived (the text of models.json; replace_model_presets) or could not (why):
+// either way an input waiting for it is opened now.
+void model_list_arrived(AppState& app, std::string_view models_json);
+void model_list_failed(AppState& app, const std::string& why);
 
 // Total as the results panel prints it, e.g. "15.95 GiB" (the test hook compares it).
 std::string shown_total(const AppState& app);

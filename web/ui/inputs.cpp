@@ -32,6 +32,23 @@ void edit_architecture(AppState& app) {
     mark_custom(app);
 }
 
+// The whole model list on its way, or not coming (ModelList, issue 16).
+void model_list_state(AppState& app) {
+    const Lang L = app.ui.lang;
+    if (app.ui.model_list == ModelList::Wanted || app.ui.model_list == ModelList::Loading) {
+        ImGui::TextDisabled("%s", tr(L, S::ModelListLoading));
+        mark(app, "models.loading");
+    } else if (app.ui.model_list == ModelList::Failed) {
+        ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
+        std::string text = tr(L, S::ModelListFailed);
+        text.replace(text.find("%s"), 2, app.ui.model_list_error);
+        ImGui::TextWrapped("%s", text.c_str());
+        ImGui::PopStyleColor();
+        if (ImGui::SmallButton(tr(L, S::Retry))) app.ui.model_list = ModelList::Wanted;
+        mark(app, "models.retry");
+    }
+}
+
 void preset_picker(AppState& app) {
     text_field(app, nullptr, "model.search", app.ui.model_filter, tr(app.ui.lang, S::Search), false);
     // Families in preset order.
@@ -66,11 +83,13 @@ void preset_picker(AppState& app) {
         ImGui::PopID();
         // Recorded even when scrolled out of view: the tests scroll through the filter instead.
         mark(app, "preset." + p.id);
-        if (sel && ImGui::IsWindowAppearing()) ImGui::SetScrollHereY();
+        if (sel && (ImGui::IsWindowAppearing() || app.ui.scroll_to_preset)) ImGui::SetScrollHereY();
         ++shown;
     }
-    if (shown == 0) ImGui::TextDisabled("%s", tr(app.ui.lang, S::NoMatch));
+    if (shown == 0 && app.ui.model_list == ModelList::Whole) ImGui::TextDisabled("%s", tr(app.ui.lang, S::NoMatch));
     ImGui::EndChild();
+    app.ui.scroll_to_preset = false;
+    model_list_state(app);
     if (const ModelPreset* p = find_model(app.ui.preset_id); p && app.ui.source == ModelSource::Preset) {
         ImGui::TextDisabled("%s", p->hf_id.c_str());
     }

@@ -91,6 +91,13 @@ void zh_font_notice(AppState& app) {
     }
 }
 
+// A link or scenario waits for the model list (ModelList, issue 16): said where any notice would be.
+void waiting_notice(AppState& app) {
+    if (!app.ui.waiting_input) return;
+    ImGui::TextDisabled("%s", tr(app.ui.lang, S::WaitingForModels));
+    mark(app, "models.waiting");
+}
+
 void notice(AppState& app) {
     if (app.ui.notice.empty()) return;
     ImGui::PushStyleColor(ImGuiCol_Text, col_bad(app));
@@ -204,6 +211,7 @@ void draw(AppState& app) {
     begin_touch_drag(app);
     top_bar(app);
     zh_font_notice(app);
+    waiting_notice(app);
     notice(app);
     status(app);
     const Lang L = app.ui.lang;

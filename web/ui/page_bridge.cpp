@@ -240,8 +240,11 @@ void page_end_frame(AppState& app) {
         if (!g_prefs.empty()) js_out("prefs", lang.c_str(), theme.c_str(), "", 0, 0, 0, 0);  // not the start-up values
         g_prefs = lang + theme;
     }
-    std::string results = results_text_json(app);  // the page's HTML mirror of the results, when they change
-    if (results != app.ui.results_text) {
+    // The page's HTML mirror of the results, when they change; not the default scenario's while the link
+    // in the address bar waits for the model list (ModelList): the page keeps the link's answer hidden.
+    std::string results = results_text_json(app);
+    const bool link_waits = app.ui.waiting_input && app.ui.waiting_input->kind == "hash";
+    if (results != app.ui.results_text && !link_waits) {
         app.ui.results_text = std::move(results);
         js_out("results", app.ui.results_text.c_str(), "", "", 0, 0, 0, 0);
     }

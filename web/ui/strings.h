@@ -216,6 +216,11 @@ enum class Lang { En, Zh };
     X(Family, "Family", "系列")                                                                           \
     X(AllFamilies, "All families", "全部系列")                                                            \
     X(NoMatch, "No model matches", "没有匹配的模型")                                                     \
+    X(ModelListLoading, "Loading the model list...", "正在加载模型列表…")                                 \
+    X(ModelListFailed, "The model list could not be loaded (%s): only the models shown can be chosen.",   \
+      "模型列表无法加载（%s）：只能选择已显示的模型。")                                                    \
+    X(WaitingForModels, "Opening it once the model list has loaded...", "模型列表加载后将打开它…")       \
+    X(Retry, "Retry", "重试")                                                                             \
     X(RunLocally, "Run locally", "本地运行")                                                              \
     X(Machine, "Machine", "机器")                                                                         \
     X(PcGpus, "PC with GPUs", "PC（独立 GPU）")                                                           \
