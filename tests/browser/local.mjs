@@ -35,6 +35,14 @@ const open = (opts, url = server.url) => openApp(browser, url, opts, (what) => f
 const QUIET_MS = 1300;  // changes closer together share one history entry (shell/bridge.js historyQuietMs)
 
 const local = async (page) => (await state(page)).local;
+// A shared link in a new page: on a busy machine the link's scenario (a preset from the model list fetched after the
+// first view) and its plan may come a few frames after the app starts; wait until the page holds the link, then settle.
+const openLink = async (link) => {
+  const p = await open({ viewport: { width: 1280, height: 900 } }, `${server.url}#${link}`);
+  await p.waitForFunction((l) => window.vramlens.state().link === l, link, { timeout: 10_000 }).catch(() => {});
+  await settle(p);
+  return p;
+};
 const scenario = async (page) => JSON.parse((await state(page)).scenario);
 const cliPlan = (flags) => JSON.parse(execFileSync(cliPath, ['plan', ...flags, '--format', 'json'], { encoding: 'utf8' }));
 // The HTML mirror as a screen reader gets it.
@@ -131,7 +139,7 @@ try {
 
     // A shared link opens the same plan.
     const link = (await state(page)).link;
-    const other = await open({ viewport: { width: 1280, height: 900 } }, `${server.url}#${link}`);
+    const other = await openLink(link);
     const o = await local(other);
     check(JSON.stringify(o.launch) === JSON.stringify(ollama.launch) && (await state(other)).ui.mode === 'local', 'the link opens the same plan');
     await other.context().close();
@@ -189,7 +197,7 @@ try {
       local: { gpus: [], custom_gpus: [{ name: 'My 16G card', memory_gib: 16, bandwidth_gbs: 500, fp16_tflops: 0 }] } }));
     const link = execFileSync(cliPath, ['link', file], { encoding: 'utf8' }).trim();
     rmSync(dir, { recursive: true });
-    const other = await open({ viewport: { width: 1280, height: 900 } }, `${server.url}#${link}`);
+    const other = await openLink(link);
     const o = await local(other);
     check(o.ok && o.devices[0]?.name === 'My 16G card' && o.devices[0].capacity < 16 * 2 ** 30 && o.devices[0].capacity > 15 * 2 ** 30,
           `the custom GPU's link opens with it: ${o.devices[0]?.name}, ${o.devices[0]?.capacity}`);
@@ -250,7 +258,7 @@ try {
     rmSync(dir, { recursive: true });
     const link = (await state(page)).link;
     await page.context().close();
-    const other = await open({ viewport: { width: 1280, height: 900 } }, `${server.url}#${link}`);
+    const other = await openLink(link);
     const o = await local(other);
     check(o.ok && o.devices[0]?.vision === plan.devices[0].vision && o.launch[0]?.text === plan.launch[0].text,
           'the link opens the same plan (the encoder travels, not the file)');
