@@ -141,6 +141,9 @@ export async function openApp(browser, url, opts = {}, onError = () => {}) {
   if (!opts.anyModels) {
     await page.waitForFunction(() => !['wanted', 'loading'].includes(window.vramlens.models), null, { timeout: APP_TIMEOUT_MS });
   }
+  // A link that waited for the list opens when it arrives; its estimate is drawn in the frames after: let them settle
+  // before a test reads the page (on a busy machine a read right away saw the default's answer).
+  await settle(page);
   return page;
 }
 
