@@ -39,8 +39,8 @@ TransientTensor largest_of(std::initializer_list<TransientTensor> candidates) {
     return best;
 }
 
-// The shown reserve's component at the peak of the GPU bytes allocated beside it (where add_fragmentation puts the
-// reserve that must fit); `alloc` gets that peak.
+// A reserve's component at the peak of the GPU bytes allocated beside it (the phase both reserves sit in); `alloc`
+// gets that peak.
 static Component reserve_at_peak(const Estimate& e, const char* id, const char* label, const char* source, double& alloc) {
     const PhaseTotals allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Overhead));
     alloc = allocated.peak_bytes();
@@ -62,12 +62,11 @@ void add_fragmentation(const Scenario& s, Detail d, Estimate& e, const Transient
     const double f = s.overheads.fragmentation;
     const bool holes = !s.overheads.expandable_segments && largest.bytes() > 0;
     if (!(f > 0) && !holes) return;
-    const PhaseTotals allocated = phase_totals(e.components, kAllCategories & ~category_bit(Category::Overhead));
-    const double alloc = allocated.peak_bytes();
-    Component c = comp("overhead.fragmentation", "allocator fragmentation reserve (at the peak)", Category::Overhead,
-                       phase_bit(allocated.peak),
-                       "PyTorch caching allocator: split blocks, released only when whole [pytorch-cuda-alloc]; floor: Megatron "
-                       "theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]");
+    double alloc = 0;
+    Component c = reserve_at_peak(e, "overhead.fragmentation", "allocator fragmentation reserve (at the peak)",
+                                  "PyTorch caching allocator: split blocks, released only when whole [pytorch-cuda-alloc]; floor: Megatron "
+                                  "theoretical_memory_usage.py 5% overhead factor [megatron-theoretical-memory]",
+                                  alloc);
     if (!holes) {
         add(e, d, std::move(c), [&](auto& q) { return q("fragmentation", f) * q("allocated_at_peak", alloc); });
         return;

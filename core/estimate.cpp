@@ -73,7 +73,7 @@ Estimate estimate(const Scenario& s, Detail detail) {
     e.peak_phase = t.peak;
     e.total_bytes = t.peak_bytes();
     e.host_bytes = t.host;
-    e.shown_bytes = *e.shown_reserve.id != '\0' ? shown_peak_bytes(e) : e.total_bytes;  // the second figure where there is one
+    e.shown_bytes = shown_peak_bytes(e);  // the second figure where there is one, else total_bytes
     mechanism_summary(e);
     return e;
 }
