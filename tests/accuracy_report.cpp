@@ -11,6 +11,7 @@
 #include "text_format.h"
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "allocator_reserve.h"
@@ -76,12 +77,35 @@ bool unsafe_above(const std::string& measure, const std::string& quantity) {
     return measure == "solve:seq" || quantity.rfind("kv_pool", 0) == 0;
 }
 
+// A peak measure: the figure it starts from (total: what must fit; shown: what a run with room shows,
+// allocator_reserve.h) and the components it leaves out by id prefix ("total-minus:a,b", "shown-minus:a,b").
+struct PeakMeasure {
+    bool shown = false;
+    std::vector<std::string> without;
+};
+
+std::optional<PeakMeasure> peak_measure(const std::string& m) {
+    if (m == "total" || m == "shown") return PeakMeasure{m == "shown", {}};
+    for (const bool shown : {false, true}) {
+        const std::string prefix = shown ? "shown-minus:" : "total-minus:";
+        if (m.rfind(prefix, 0) == 0) return PeakMeasure{shown, split(m.substr(prefix.size()))};
+    }
+    return std::nullopt;
+}
+
+// The components a peak measure sums: those of its figure without the ones it leaves out.
+std::vector<Component> peak_components(const Estimate& e, const PeakMeasure& p) {
+    return test::components_without(p.shown ? test::shown_components(e) : e.components, p.without);
+}
+
 double measure(const Scenario& s, const Estimate& e, const std::string& m) {
     if (m == "total") return e.total_bytes;
     if (m == "shown") return e.shown_bytes;  // what nvidia-smi shows in a run with room (allocator_reserve.h)
     // The peak without the named components (the CUDA context and the allocator's reserve for an allocator
     // peak): the largest phase total of the others, which need not be the phase where the whole total peaks.
-    if (m.rfind("total-minus:", 0) == 0) return test::totals_without(e, split(m.substr(12))).peak_bytes();
+    // shown-minus: the same on the figure a run with room shows (torch.cuda.max_memory_reserved of a run that
+    // fitted is that figure without the CUDA context).
+    if (const std::optional<PeakMeasure> p = peak_measure(m)) return phase_totals(peak_components(e, *p)).peak_bytes();
     if (m.rfind("sum:", 0) == 0) return sum_prefixes(e, m.substr(4));
     // Host memory by component, and GPU + host (a whole model that one log counts in one buffer).
     if (m.rfind("host:", 0) == 0) return sum_prefixes(e, m.substr(5), true);
@@ -139,37 +163,21 @@ size_t first_different_line(const std::string& a, const std::string& b) {
 
 // ---- the measured set ------------------------------------------------------------------------
 
-// The components inside a measure (GPU, live at the peak for total / total-minus, or named by a sum's
-// prefixes), largest first.
+// The components inside a measure (GPU, live at the peak for total / shown / total-minus / shown-minus and the
+// others, or named by a sum's prefixes), largest first.
 std::vector<std::pair<std::string, double>> measured_components(const Estimate& e, const std::string& m) {
     const auto named = named_by;
-    const Phase without_peak = m.rfind("total-minus:", 0) == 0 ? test::totals_without(e, split(m.substr(12))).peak : e.peak_phase;
+    const std::optional<PeakMeasure> peak = peak_measure(m);
+    const std::vector<Component> inside = peak ? peak_components(e, *peak) : e.components;
+    const unsigned at = phase_bit(peak ? phase_totals(inside).peak : e.peak_phase);
     std::vector<std::pair<std::string, double>> out;
-    if (m == "shown" && *e.shown_reserve.id != '\0') {  // the shown reserve in place of overhead.fragmentation
-        Phase at = e.peak_phase;
-        shown_peak_bytes(e, &at);
-        for (const Component& c : e.components)
-            if (c.bytes > 0 && !c.host && (c.phases & phase_bit(at)) && std::string_view(c.id) != "overhead.fragmentation")
-                out.emplace_back(c.id, c.bytes);
-        if (e.shown_reserve.phases & phase_bit(at)) out.emplace_back(e.shown_reserve.id, e.shown_reserve.bytes);
-        std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-        return out;
-    }
-    for (const Component& c : e.components) {
+    for (const Component& c : inside) {
         if (c.bytes <= 0) continue;
-        if (m.rfind("host:", 0) == 0) {
-            if (c.host && named(c, m.substr(5))) out.emplace_back(c.id, c.bytes);
-            continue;
-        }
-        if (m.rfind("sum-with-host:", 0) == 0) {
-            if (named(c, m.substr(14))) out.emplace_back(c.id, c.bytes);
-            continue;
-        }
-        if (c.host) continue;
         bool in = false;
-        if (m.rfind("sum:", 0) == 0) in = named(c, m.substr(4));
-        else if (m.rfind("total-minus:", 0) == 0) in = (c.phases & phase_bit(without_peak)) && !named(c, m.substr(12));
-        else in = (c.phases & phase_bit(e.peak_phase)) != 0;  // total, shown (the same reserve), solve:seq
+        if (m.rfind("host:", 0) == 0) in = c.host && named(c, m.substr(5));
+        else if (m.rfind("sum-with-host:", 0) == 0) in = named(c, m.substr(14));
+        else if (m.rfind("sum:", 0) == 0) in = !c.host && named(c, m.substr(4));
+        else in = !c.host && (c.phases & at);  // the peak measures; solve:seq, per-layer:, kv.*: live at the peak
         if (in) out.emplace_back(c.id, c.bytes);
     }
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -385,6 +393,7 @@ MeasuredReport render_measured_report(const std::string& measured_json) {
                                                        : percent(row.error) + (row.low ? " **low**" : "");
         std::string m = row.measure;
         if (m.rfind("total-minus:", 0) == 0) m = "total - (" + m.substr(12) + ")";
+        if (m.rfind("shown-minus:", 0) == 0) m = "shown (a run with room) - (" + m.substr(12) + ")";
         if (m == "shown") m = "shown (nvidia-smi, a run with room)";
         std::string line = "| ";
         for (const std::string& cell : {md(id), split, md(row.framework), md(m), published, number(row.ours) + " " + row.unit, error,

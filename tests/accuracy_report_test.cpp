@@ -199,6 +199,45 @@ TEST_CASE("measured set: for vLLM's KV pool, above the published pool is the uns
     CHECK(rep.rows[rep.calibrate.low[0]].id == "test-g");
 }
 
+// torch.cuda.max_memory_reserved of a run that fitted is what nvidia-smi shows less the CUDA context: the shown figure
+// (the reserve a run with room keeps, kCachedShown = 0.88 x the largest transient) without the context, not the peak
+// that must fit (kSplitHoles = 1.75 x it). Qwen2.5-1.5B (vocab 151936) trained at 1 x 9216 tokens under bf16 autocast,
+// as allocator_reserve_test.cpp's case: the largest transient is the fp32 logits, T = 9216 x 151936 x 4 B =
+// 5,600,968,704 B, above both reserves' 5 % floor, so the two measures differ by (1.75 - 0.88) x T = 4,872,842,772.48 B.
+TEST_CASE("measured set: a reserved peak (shown-minus) is the shown figure less the CUDA context, below total-minus") {
+    const auto reserved_case = [](const std::string& id, const std::string& measure) {
+        nlohmann::json c = {{"case", id}, {"split", "calibrate"}, {"expressible", true}, {"framework", "synthetic"}, {"published", 60e9},
+                            {"quantity", "peak_reserved"}, {"unit", "B"}, {"outcome", "fit"}, {"measure", measure}, {"confidence", "high"},
+                            {"scenario", nlohmann::json::parse(R"({"version":1,"model":"qwen2.5-1.5b","train":{"precision":"bf16-autocast",
+                                                                  "seq_len":9216},"gpu":"h100-80gb"})")}};
+        return c.dump();
+    };
+    // test-reserved-total, test-reserved-shown: calibrate by the rule (0xf2382347 % 3 == 2, 0xce3bc6e2 % 3 == 2).
+    const MeasuredReport rep = render_measured_report(
+        "{\"cases\": [" + reserved_case("test-reserved-total", "total-minus:overhead.cuda_context,cuda_context") + "," +
+        reserved_case("test-reserved-shown", "shown-minus:overhead.cuda_context,cuda_context") + "]}");
+    REQUIRE(rep.rows.size() == 2);
+    const MeasuredRow& total = rep.rows[0];
+    const MeasuredRow& shown = rep.rows[1];
+    CHECK(total.ours - shown.ours == Approx((1.75 - 0.88) * 9216.0 * 151936 * 4));
+    // Inside the measure: the reserve a run with room keeps, not the split holes, and no CUDA context.
+    const auto ids = [](const MeasuredRow& r) {
+        std::vector<std::string> v;
+        for (const auto& c : r.components) v.push_back(c.first);
+        return v;
+    };
+    CHECK_THAT(ids(shown), Catch::VectorContains(std::string("overhead.fragmentation.shown")));
+    CHECK_THAT(ids(total), Catch::VectorContains(std::string("overhead.fragmentation")));
+    for (const std::string& id : ids(shown)) {
+        CHECK(id != "overhead.fragmentation");
+        CHECK(id.find("cuda_context") == std::string::npos);
+    }
+    double inside = 0;
+    for (const auto& c : shown.components) inside += c.second;
+    CHECK(inside == Approx(shown.ours));
+    CHECK_THAT(rep.section, Catch::Contains("| test-reserved-shown | calibrate | synthetic | shown (a run with room) - (overhead.cuda_context,cuda_context) |"));
+}
+
 TEST_CASE("measured set: a split that disagrees with the rule is refused, naming the case") {
     const std::string json = "{\"cases\": [" + synthetic_case("test-d", "calibrate", 1e9) + "]}";
     CHECK_THROWS_WITH(render_measured_report(json),
