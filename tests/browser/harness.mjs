@@ -184,6 +184,16 @@ export async function click(page, key, opts = {}) {
   await settle(page);
 }
 
+// Choose a model preset as a person does: click the model search, type, let the list filter, click the
+// preset's row (its key is preset.<id>). Returns the app's state after the pick.
+export async function choosePreset(page, query, id, opts = {}) {
+  await click(page, 'model.search', opts);
+  await page.keyboard.type(query, { delay: 20 });
+  await settle(page);
+  await click(page, `preset.${id}`, opts);
+  return appState(page);
+}
+
 // A key press as a person makes it: the keys go down, stay down for a frame, come up. (Dear ImGui
 // 1.86 reads which keys are down once per frame: a press and release between two frames is missed.)
 export async function press(page, combo) {

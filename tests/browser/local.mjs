@@ -15,7 +15,7 @@
 //      --mmproj FILE`'s; the link opens the same plan
 //
 // Usage: node local.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
-import { checks, appState as state, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite,
+import { checks, appState as state, choosePreset, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite,
          settle, typeInto } from './harness.mjs';
 import { ggufFile } from '../hub/fixtures.mjs';
 import { execFileSync } from 'node:child_process';
@@ -66,10 +66,7 @@ try {
     await page.waitForTimeout(QUIET_MS);
     const first = (await state(page)).link;
 
-    await click(page, 'model.search');
-    await page.keyboard.type('qwen2.5 7b', { delay: 20 });
-    await settle(page);
-    await click(page, 'preset.qwen2.5-7b');
+    await choosePreset(page, 'qwen2.5 7b', 'qwen2.5-7b');
     await reach('local.weights');
     await click(page, 'local.weights');
     await click(page, 'local.weights.q8_0');
@@ -152,10 +149,7 @@ try {
     const inputs = await item(page, 'section.model');
     const reach = async (key) => scrollTo(page, key, { x: inputs.x + 8, y: 450 }, 0, false);
     await click(page, 'mode.3');
-    await click(page, 'model.search');
-    await page.keyboard.type('qwen3 30b', { delay: 20 });
-    await settle(page);
-    await click(page, 'preset.qwen3-30b-a3b');
+    await choosePreset(page, 'qwen3 30b', 'qwen3-30b-a3b');
     await page.waitForTimeout(QUIET_MS);
     const before = await state(page);
     const rowsBefore = (await mirror(page)).rows;

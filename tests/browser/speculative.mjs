@@ -8,7 +8,7 @@
 //   4. the share link opens the same speculative config.
 //
 // Usage: node speculative.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
-import { appState as state, click, cliEstimate as cliEstimateOf, item, scrollTo, settle, startPageTest, typeInto } from './harness.mjs';
+import { appState as state, choosePreset, click, cliEstimate as cliEstimateOf, item, scrollTo, settle, startPageTest, typeInto } from './harness.mjs';
 
 const { check, section, cliPath, server, open, run } = await startPageTest();
 const QUIET_MS = 1300;  // changes closer together share one history entry (shell/bridge.js historyQuietMs)
@@ -26,10 +26,7 @@ await run('browser-speculative', async () => {
 
     await click(page, 'mode.2');
     check((await state(page)).ui.mode === 'infer', 'Inference is the third mode');
-    await click(page, 'model.search');
-    await page.keyboard.type('llama 3.1 8b', { delay: 20 });
-    await settle(page);
-    await click(page, 'preset.llama-3.1-8b');
+    await choosePreset(page, 'llama 3.1 8b', 'llama-3.1-8b');
     await reach('infer.engine');
     await click(page, 'infer.engine');
     await click(page, 'infer.engine.vllm');

@@ -9,7 +9,7 @@
 //      value reaches the scenario, and the page's total is the CLI's with transformers' generate().
 //
 // Usage: node vision.mjs --site build/web/site [--cli build/native/cli/vramlens] [--chromium /usr/bin/chromium]
-import { appState as state, click, cliEstimate, item, scrollTo, settle, startPageTest, typeInto } from './harness.mjs';
+import { appState as state, choosePreset, click, cliEstimate, item, scrollTo, settle, startPageTest, typeInto } from './harness.mjs';
 
 const { check, section, cliPath, server, open, run } = await startPageTest();
 const QUIET_MS = 1300;  // changes closer together share one history entry (shell/bridge.js historyQuietMs)
@@ -30,10 +30,7 @@ await run('browser-vision', async () => {
     await settle(page);
     check(!(await onPage(page, 'infer.images')), 'a text model (the default Llama-3.1-8B) has no images field');
 
-    await click(page, 'model.search');
-    await page.keyboard.type('qwen2.5 vl 7b', { delay: 20 });
-    await settle(page);
-    await click(page, 'preset.qwen2.5-vl-7b');
+    await choosePreset(page, 'qwen2.5 vl 7b', 'qwen2.5-vl-7b');
     const text = await state(page);
     check(text.ok && component(text, 'weights.vision') > 0, 'the tower\'s weights are loaded with the model');
 
@@ -74,10 +71,7 @@ await run('browser-vision', async () => {
     await click(page, 'mode.2');
     await settle(page);
     check(!(await onPage(page, 'infer.target_len')), 'a one-stack model (the default Llama-3.1-8B) has no target field');
-    await click(page, 'model.search');
-    await page.keyboard.type('flan t5 small', { delay: 20 });
-    await settle(page);
-    await click(page, 'preset.flan-t5-small');
+    await choosePreset(page, 'flan t5 small', 'flan-t5-small');
     await reach('infer.engine');
     await click(page, 'infer.engine');
     await click(page, 'infer.engine.transformers');
