@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Splits the page's wasm in two (issue 16; web/CMakeLists.txt runs it after each link):
 the primary module, with the functions the default first view runs, and a deferred module with the
-rest, which the page loads on the first input (shell/index.html, Module.loadSplitModule).
+rest, which the page loads on the first input (shell/index.html, Module.loadSplitModule). The strings
+only the deferred functions name then move too (cmake/split_data.py).
 
   split_wasm.py WASM_SPLIT ORIG_WASM SYMBOL_MAP KEEP_LIST PRIMARY_OUT DEFERRED_OUT
 
@@ -25,6 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 from size import imported_functions, wasm_sections  # noqa: E402  (scripts/size.py: the wasm reader)
+import split_data  # noqa: E402  (cmake/split_data.py: the strings only the deferred code names)
 
 
 def imports_of(wasm):
@@ -73,6 +75,10 @@ def main(wasm_split, orig, symbol_map, keep_list, primary, deferred):
                         "-o1", primary, "-o2", deferred, "--symbolmap"], check=True)
     finally:
         os.unlink(indices)
+    # wasm-split moves code, not data: the strings only the deferred functions name follow them.
+    dis = os.path.join(os.path.dirname(wasm_split), "wasm-dis")  # binaryen's, beside its wasm-split
+    split_data.WASM_DIS = dis if os.path.exists(dis) else "wasm-dis"
+    split_data.main(primary, deferred)
     here = os.path.dirname(os.path.abspath(symbol_map))
     write_named_map(primary + ".symbols", names, imports, os.path.join(here, "vramlens.wasm.primary.symbols"))
     write_named_map(deferred + ".symbols", names, imports, os.path.join(here, "vramlens.wasm.deferred.symbols"))
