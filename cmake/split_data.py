@@ -21,6 +21,7 @@ runs. What stays, conservatively:
 With --report N it prints what the data section holds (by who names each string) and the N largest
 strings that move; --dry-run writes nothing.
 """
+import bisect
 import os
 import re
 import subprocess
@@ -107,7 +108,7 @@ def strings_by_function(wasm):
         e = a
         while memory.get(e, 0):
             e += 1
-        return e - a + 1
+        return e - a + (e in memory)  # with its NUL, where this module holds it
     text = subprocess.run([WASM_DIS, wasm], stdout=subprocess.PIPE, check=True).stdout.split(b"\n")
     owners, cur = {}, None
     for line in text:
@@ -182,24 +183,25 @@ def main(primary, deferred, report=0, dry_run=False):
             if lo <= v < hi:
                 prim.add(v)
     defe = code_constants(deferred)
-    named = sorted(a for a in prim | defe if lo <= a < hi)
+    by_primary = sorted(a for a in prim if lo <= a < hi)
     cold = []  # (start, end) of the bytes that move
-    for i, a in enumerate(named):
-        if a in prim or memory.get(a - 1, 0) != 0 or memory.get(a, 0) == 0:
-            continue
-        nxt = named[i + 1] if i + 1 < len(named) else hi
+    for a in sorted(a for a in defe - prim if lo <= a < hi):
+        if memory.get(a - 1, 0) != 0 or memory.get(a, 0) == 0:
+            continue  # inside a string (it moves with the string if the string moves) or empty
         end = a
-        while end < nxt and memory.get(end, 0) != 0:
+        while memory.get(end, 0) != 0:
             end += 1
-        if end >= nxt:
-            continue  # the primary names a suffix of it: keep the string whole (a rare case)
         try:
             bytes(memory[x] for x in range(a, end)).decode("utf-8")
         except UnicodeDecodeError:
             continue
         if any(memory[x] < 0x20 and memory[x] not in (9, 10) for x in range(a, end)):
             continue
-        cold.append((a, end + 1))  # with its NUL
+        # The primary may name a suffix (the linker merges "bar" into "foobar"): its bytes stay.
+        i = bisect.bisect_right(by_primary, a)
+        stop = by_primary[i] if i < len(by_primary) and by_primary[i] <= end else end + 1  # with its NUL
+        if not cold or cold[-1][1] <= a:
+            cold.append((a, stop))
     # adjacent strings as one run; short runs stay
     runs = []
     for a, e in cold:
@@ -211,9 +213,8 @@ def main(primary, deferred, report=0, dry_run=False):
     moved = sum(e - a for a, e in runs)
     total = sum(len(b) for _, b in segs)
     if report:
-        named_p = sum(1 for a in named if a in prim)
-        print(f"split_data.py: data {total:,} B in {len(segs)} segments; {named_p} addresses named by the "
-              f"primary or the data, {len([a for a in named if a not in prim])} only by the deferred code; "
+        print(f"split_data.py: data {total:,} B in {len(segs)} segments; {len(by_primary)} addresses named by "
+              f"the primary or the data, {len([a for a in defe - prim if lo <= a < hi])} only by the deferred code; "
               f"{moved:,} B in {len(runs)} runs move to the deferred module")
         strings = sorted(((e - a, a) for a, e in cold), reverse=True)[:report]
         for n, a in strings:
