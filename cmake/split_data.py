@@ -63,25 +63,13 @@ def segments(data, start):
     for _ in range(count):
         flags, pos = leb(data, pos)
         assert flags == 0 and data[pos] == 0x41, "split_data.py handles active i32.const data segments only"
-        addr, pos = sleb_read(data, pos + 1)
+        # a signed LEB; the addresses are below 2^31, where it reads as the unsigned one
+        addr, pos = leb(data, pos + 1)
         assert data[pos] == 0x0B
         n, pos = leb(data, pos + 1)
         out.append((addr, data[pos:pos + n]))
         pos += n
     return out
-
-
-def sleb_read(data, pos):
-    result = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            if b & 0x40:
-                result -= 1 << shift
-            return result, pos
 
 
 def code_constants(wasm):
