@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Splits the page's wasm in two (issue 16; web/CMakeLists.txt runs it after each link):
 the primary module, with the functions the default first view runs, and a deferred module with the
-rest, which the page loads on the first input (shell/index.html, Module.loadSplitModule).
+rest, which the page loads on the first input (shell/index.html, Module.loadSplitModule). The strings
+only the deferred functions name then move too (cmake/split_data.py).
 
   split_wasm.py WASM_SPLIT ORIG_WASM SYMBOL_MAP KEEP_LIST PRIMARY_OUT DEFERRED_OUT
 
@@ -25,6 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 from size import imported_functions, wasm_sections  # noqa: E402  (scripts/size.py: the wasm reader)
+import split_data  # noqa: E402  (cmake/split_data.py: the strings only the deferred code names)
 
 
 def imports_of(wasm):
@@ -42,6 +44,29 @@ def write_named_map(split_map, names, imports, out):
             real = names.get(int(name) + imports) if name.isdigit() else names.get(int(m.group(1))) if m else None
             w.write(f"{index}:{real or name}\n")
     os.unlink(split_map)
+
+def optimize_primary(wasm_split, primary, primary_map):
+    """wasm-opt -Oz over the primary module alone, which the link's wasm-opt saw only as part of the
+    whole module (-1.3 KB gzip, docs/performance.md; it merges 8 functions that became duplicates).
+    Its symbol map is renumbered through wasm-opt's."""
+    opt = os.path.join(os.path.dirname(wasm_split), "wasm-opt")
+    opt = opt if os.path.exists(opt) else "wasm-opt"
+    old_imports = imports_of(primary)
+    old = {}
+    with open(primary_map, encoding="utf-8") as f:
+        for line in f:
+            index, _, name = line.rstrip("\n").partition(":")
+            old[int(index)] = name
+    remap = primary + ".opt.symbols"
+    subprocess.run([opt, *FEATURES, "-Oz", primary, "-o", primary, f"--symbolmap={remap}"], check=True)
+    with open(remap, encoding="utf-8") as f, open(primary_map, "w", encoding="utf-8") as w:
+        for line in f:
+            index, _, name = line.rstrip("\n").partition(":")
+            m = re.fullmatch(r"fimport\$(\d+)", name)
+            was = int(m.group(1)) if m else int(name) + old_imports if name.isdigit() else None
+            w.write(f"{index}:{old.get(was, name)}\n")
+    os.unlink(remap)
+
 
 # The wasm features the link enables (top-level CMakeLists.txt: -mbulk-memory; Emscripten 3.1.6's defaults).
 FEATURES = ["--enable-bulk-memory", "--enable-sign-ext", "--enable-mutable-globals"]
@@ -73,8 +98,14 @@ def main(wasm_split, orig, symbol_map, keep_list, primary, deferred):
                         "-o1", primary, "-o2", deferred, "--symbolmap"], check=True)
     finally:
         os.unlink(indices)
+    # wasm-split moves code, not data: the strings only the deferred functions name follow them.
+    dis = os.path.join(os.path.dirname(wasm_split), "wasm-dis")  # binaryen's, beside its wasm-split
+    split_data.WASM_DIS = dis if os.path.exists(dis) else "wasm-dis"
+    split_data.main(primary, deferred)
     here = os.path.dirname(os.path.abspath(symbol_map))
-    write_named_map(primary + ".symbols", names, imports, os.path.join(here, "vramlens.wasm.primary.symbols"))
+    primary_map = os.path.join(here, "vramlens.wasm.primary.symbols")
+    write_named_map(primary + ".symbols", names, imports, primary_map)
+    optimize_primary(wasm_split, primary, primary_map)
     write_named_map(deferred + ".symbols", names, imports, os.path.join(here, "vramlens.wasm.deferred.symbols"))
 
 

@@ -160,6 +160,8 @@ def library_of(name):
 
 
 def main(argv):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cmake"))
+    import split_data  # cmake/split_data.py (which reads wasm with this file): who names each string of the data
     site = argv[0] if argv and not argv[0].startswith("--") else "build/web/site"
     symbols = argv[argv.index("--symbols") + 1] if "--symbols" in argv else None
     top = int(argv[argv.index("--top") + 1]) if "--top" in argv else 25
@@ -244,6 +246,15 @@ def main(argv):
             for lib, body in sorted(per_lib.items(), key=lambda kv: -len(kv[1])):
                 print(f"    {len(body):>8} B {len(gzip.compress(bytes(body), 9, mtime=0)):>8} B gzip"
                       f"  {100 * len(body) / max(1, sum(code)):5.1f} %  {lib}")
+        if names and segs and shutil.which(split_data.WASM_DIS):
+            per_func, by_data, total_data = split_data.strings_by_function(os.path.join(site, w))
+            by_code = sum(per_func.values())
+            print(f"  data by who names it (raw): strings the code names {by_code:,.0f} B, strings only the "
+                  f"data points to (tables of names) {by_data:,} B, the rest (fonts, presets, tables) "
+                  f"{total_data - by_code - by_data:,.0f} B; the functions naming the most string bytes:")
+            ranked = sorted(per_func.items(), key=lambda kv: -kv[1])[:top]
+            for (f, n), label in zip(ranked, demangle([names.get(imports + f, f"function #{imports + f}") for f, _ in ranked])):
+                print(f"    {n:>8,.0f} B  {label if len(label) <= 110 else label[:107] + '...'}")
     return 0
 
 

@@ -8,16 +8,64 @@
 //   early call   deferred code called before any input (a GGUF header's needs, vl_gguf_needs) loads the
 //                module on the spot with a synchronous request and gives the same answer as after the
 //                background load, with no page error
+//   moved data   the strings only deferred code names (cmake/split_data.py) are zero in memory after the
+//                first view and, once the deferred module is instantiated, byte for byte those of the
+//                whole module the link wrote (build/web/vramlens.wasm.orig, beside the site)
 // Usage: node split.mjs --site build/web/site [--chromium PATH]
 import { APP_TIMEOUT_MS, checks, finish, launchChromium, parseArgs, serveSite, settle } from './harness.mjs';
-import { readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 const args = parseArgs();
 const siteDir = resolve(args.site ?? 'build/web/site');
 const { failures, check, section } = checks();
 const deferredFile = readdirSync(siteDir).find((f) => f.endsWith('.deferred.wasm'));
 check(!!deferredFile, `the site has a deferred wasm module (${deferredFile})`);
+
+// [[address, bytes]] of a wasm file's active data segments (memory 0, i32.const offsets).
+function dataSegments(bytes) {
+  let pos = 8;
+  const u = () => { let r = 0, s = 0, b; do { b = bytes[pos++]; r += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); return r; };
+  while (pos < bytes.length) {
+    const id = bytes[pos++], size = u(), end = pos + size;
+    if (id !== 11) { pos = end; continue; }
+    const out = [];
+    for (let n = u(); n > 0; n--) {
+      if (u() !== 0 || bytes[pos++] !== 0x41) throw new Error('unexpected data segment');
+      const addr = u();  // unsigned LEB: the addresses are positive and below 2^31, so their sign bit is clear
+      if (bytes[pos++] !== 0x0b) throw new Error('unexpected data segment offset');
+      const len = u();
+      out.push([addr, bytes.subarray(pos, pos + len)]);
+      pos += len;
+    }
+    return out;
+  }
+  return [];
+}
+const moved = dataSegments(readFileSync(join(siteDir, deferredFile)));
+const movedBytes = moved.reduce((n, [, b]) => n + b.length, 0);
+check(movedBytes > 0, `the deferred module carries the strings only its code names (${moved.length} runs, ${movedBytes} B)`);
+const origFile = join(dirname(siteDir), 'vramlens.wasm.orig');
+if (existsSync(origFile)) {
+  const image = new Map();
+  for (const [a, b] of dataSegments(readFileSync(origFile))) image.set(a, b);
+  const starts = [...image.keys()].sort((x, y) => x - y);
+  const origByte = (addr) => {
+    let lo = 0, hi = starts.length - 1, at = -1;
+    while (lo <= hi) { const m = (lo + hi) >> 1; if (starts[m] <= addr) { at = m; lo = m + 1; } else hi = m - 1; }
+    const seg = at < 0 ? null : image.get(starts[at]);
+    return seg && addr - starts[at] < seg.length ? seg[addr - starts[at]] : 0;
+  };
+  const differ = moved.filter(([a, b]) => b.some((v, i) => v !== origByte(a + i))).length;
+  check(differ === 0, `the moved strings are the whole module's own bytes (${differ} of ${moved.length} runs differ)`);
+} else {
+  console.log(`  (no ${origFile}: the moved strings are compared with memory only)`);
+}
+// How many moved runs differ from the deferred module's bytes in the page's memory; zero: true when
+// every moved byte is zero there (the first view, before the module).
+const memoryDiffers = (page, zero) => page.evaluate(([runs, zero]) => runs.filter(([a, b]) =>
+  b.some((v, i) => Module.HEAPU8[a + i] !== (zero ? 0 : v))).length,
+  [moved.map(([a, b]) => [a, Array.from(b)]), zero]);
 
 const requested = [];
 const server = await serveSite(siteDir, '/split/', { onRequest: (rel) => requested.push(rel) });
@@ -55,10 +103,14 @@ try {
     await settle(page);
     check(deferredRequests() === 0, `the default first view asked for no deferred module (asked ${deferredRequests()} times)`);
     check(await page.evaluate(() => window.vramlens.deferred) === 'no', 'the deferred module is not loaded after the first view');
+    const early = await memoryDiffers(page, true);
+    check(early === 0, `the moved strings are not in memory before it (${early} of ${moved.length} runs are)`);
     await page.mouse.move(400, 300);
     await page.mouse.move(420, 320);
     await page.waitForFunction(() => window.vramlens.deferred === 'ready', null, { timeout: 30_000 });
     check(deferredRequests() === 1, `the first input fetched the deferred module once (${deferredRequests()})`);
+    const differ = await memoryDiffers(page, false);
+    check(differ === 0, `after it, the moved strings are in memory byte for byte (${differ} of ${moved.length} runs differ)`);
     afterBackground = await ggufNeeds(page);
     check(Number.isFinite(afterBackground), `deferred code runs after the background load (vl_gguf_needs: ${afterBackground})`);
     await ctx.close();
@@ -68,6 +120,8 @@ try {
     check(deferredRequests() === 0, 'nothing deferred asked for before the call');
     const early = await ggufNeeds(page);
     check(await page.evaluate(() => window.vramlens.deferred) === 'ready', 'the call loaded the deferred module at once');
+    const differ = await memoryDiffers(page, false);
+    check(differ === 0, `with the moved strings in memory (${differ} of ${moved.length} runs differ)`);
     check(deferredRequests() === 1, `with one request (${deferredRequests()})`);
     check(early === afterBackground, `the same answer as after the background load (${early} and ${afterBackground})`);
     await page.mouse.move(400, 300);
