@@ -1271,7 +1271,9 @@ namespace vl {
 // gradient_checkpointing_enable() checkpoints them as it does the language model's layers: with train.recompute full or every-k
 // the tower keeps each (k-th) layer's input, on the GPU (Unsloth's host offload is counted for the language model's
 // checkpoints only) [transformers-code] [chen2016]. Its layer's backward runs after the language model's layers have freed
-// their activations, so it adds nothing at the backward peak while the tower's layer is the smaller.
+// their activations, so it adds nothing at the backward peak while the tower's layer is the smaller. Every tower layer is
+// counted: LLaVA's tower runs all its layers and takes vision_feature_layer -2, so the last layer's saved tensors are freed
+// with the tower's outputs after its forward (one layer of 24 over-counted; vision_feature_layer is not read).
 void add_vision_tower_activations(TrainCtx& c) {
     const Scenario& s = c.s;
     const VisionSpec& v = s.model.vision;
