@@ -109,7 +109,8 @@ VL_ENUM_TABLE(VllmMoeBackend, {VllmMoeBackend::Auto, "auto"}, {VllmMoeBackend::M
               {VllmMoeBackend::FlashInferTrtllm, "flashinfer_trtllm"}, {VllmMoeBackend::FlashInferCutlass, "flashinfer_cutlass"})
 VL_ENUM_TABLE(InferAutocast, {InferAutocast::Off, "off"}, {InferAutocast::Cached, "cached"}, {InferAutocast::PerOp, "per-op"})
 VL_ENUM_TABLE(SsmKernels, {SsmKernels::Torch, "torch"}, {SsmKernels::Fused, "fused"})
-VL_ENUM_TABLE(VisionTraining, {VisionTraining::Frozen, "frozen"}, {VisionTraining::Projector, "projector"}, {VisionTraining::All, "all"})
+VL_ENUM_TABLE(VisionTraining, {VisionTraining::Frozen, "frozen"}, {VisionTraining::Projector, "projector"}, {VisionTraining::All, "all"},
+              {VisionTraining::Lora, "lora"})
 VL_ENUM_TABLE(SpecMethod, {SpecMethod::None, "none"}, {SpecMethod::Draft, "draft"}, {SpecMethod::Eagle, "eagle"},
               {SpecMethod::Eagle3, "eagle3"}, {SpecMethod::Mtp, "mtp"}, {SpecMethod::Ngram, "ngram"})
 

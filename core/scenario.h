@@ -86,8 +86,11 @@ enum class SsmKernels { Torch, Fused };
 
 // What trains of a vision-language model's vision tower and projector (ModelSpec::vision): Frozen, both frozen (LLaMA-Factory's
 // default: freeze_vision_tower and freeze_multi_modal_projector true); Projector, the projector trained (with adapters, as a
-// PEFT modules_to_save copy); All, tower and projector trained (full training only) [llamafactory-vlm].
-enum class VisionTraining { Frozen, Projector, All };
+// PEFT modules_to_save copy); All, tower and projector trained (full training only) [llamafactory-vlm]; Lora (LoRA / QLoRA
+// only), LoRA adapters of the language model's rank and targets on the tower's attention and MLP linears too, the tower and
+// projector frozen otherwise (Unsloth FastVisionModel.get_peft_model finetune_vision_layers=True [unsloth-notebooks]; ms-swift
+// freeze_vit false with LoRA [ms-swift-examples]; LLaMA-Factory freeze_vision_tower false with LoRA [llamafactory-vlm]).
+enum class VisionTraining { Frozen, Projector, All, Lora };
 
 struct TrainingOptions {
     Precision precision = Precision::MixedBF16;

@@ -17,6 +17,9 @@
 #include "model/presets.h"
 #include "param_count.h"
 #include "repo_files.h"
+#include "scenario_json.h"
+#include "share_link.h"
+#include "training/finetune.h"
 
 using namespace vl;
 
@@ -50,17 +53,19 @@ const char* kTinyLlava = R"({"model_type": "llava",
                   "num_attention_heads": 2, "num_key_value_heads": 2},
   "vision_config": {"model_type": "clip_vision_model", "hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2,
                     "num_attention_heads": 2, "image_size": 8, "patch_size": 4, "num_channels": 3}})";
-// LoRA on Qwen2.5-VL-7B-Instruct over a bf16 base: one sample of 1000 text tokens and two 1280 x 720 images.
-Scenario lora_sample_with_images() {
+// Qwen2.5-VL-7B-Instruct, samples of `text` tokens and `images` images of width x height.
+Scenario qwen_vl_sample(Mode mode, int64_t text, int64_t images, int64_t width, int64_t height) {
     Scenario s;
-    s.mode = Mode::FineTune;
+    s.mode = mode;
     s.model = config("qwen2.5-vl-7b-instruct.json");
-    s.train.seq_len = 1000;
-    s.train.images = 2;
-    s.train.image_width = 1280;
-    s.train.image_height = 720;
+    s.train.seq_len = text;
+    s.train.images = images;
+    s.train.image_width = width;
+    s.train.image_height = height;
     return s;
 }
+// LoRA on Qwen2.5-VL-7B-Instruct over a bf16 base: one sample of 1000 text tokens and two 1280 x 720 images.
+Scenario lora_sample_with_images() { return qwen_vl_sample(Mode::FineTune, 1000, 2, 1280, 720); }
 }  // namespace
 
 TEST_CASE("vision-language models: exact parameter counts of real checkpoints, tower and projector apart") {
@@ -574,9 +579,9 @@ TEST_CASE("vision-language training: a trained projector, as a modules_to_save c
     REQUIRE(f.ok());
     CHECK(bytes_of(f, "weights") == 8292166656.0 * 2);
     CHECK(bytes_of(f, "weights.vision_frozen") == -1);
-    bool lower_bound = false;
-    for (const std::string& w : f.warnings) lower_bound = lower_bound || w.find("a lower bound") != std::string::npos;
-    CHECK(lower_bound);
+    // its activations over the images' patches are counted (the next test derives them), no lower-bound warning
+    CHECK(bytes_of(f, "act.vision_tower") > 0);
+    for (const std::string& w : f.warnings) CHECK(w.find("a lower bound") == std::string::npos);
 }
 
 TEST_CASE("vision-language training: images need a tower that takes image tokens, and the tower trains only in full training") {
@@ -609,4 +614,138 @@ TEST_CASE("vision-language training: images need a tower that takes image tokens
     REQUIRE_FALSE(e.ok());
     CHECK(e.errors[0].field == "train.images");
     CHECK(e.errors[0].message.find("cross-attention") != std::string::npos);
+}
+
+namespace {
+// One 448 x 448 image per sample on Qwen2.5-VL-7B: smart_resize keeps 448 x 448 (a multiple of 28), 32 x 32 = 1024 patches
+// of 14 px, 256 tokens after the 2 x 2 merge.
+Scenario qwen_one_image(Mode mode) { return qwen_vl_sample(mode, 256, 1, 448, 448); }
+// The activation and logit rows live at the end of forward, on the GPU, but `skip`.
+double forward_rows(const Estimate& e, const std::string& skip) {
+    double sum = 0;
+    for (const Component& c : e.components)
+        if (c.id != skip && (c.category == Category::Activations || c.category == Category::Logits) && !c.host &&
+            (c.phases & phase_bit(Phase::Forward)) != 0)
+            sum += c.bytes;
+    return sum;
+}
+}  // namespace
+
+TEST_CASE("vision-language training: a trained tower keeps every tower layer's activations over each image's patches") {
+    Scenario s = qwen_one_image(Mode::Train);
+    Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "act.vision_tower") == -1);  // frozen: nothing saved
+    s.train.vision = VisionTraining::All;
+    e = estimate(s);
+    REQUIRE(e.ok());
+    // Full training in bf16-mixed (16-bit weights, fp32 master: not transformers' plain path, so no fp32 norm copies), flash
+    // attention, no dropout. A Qwen2.5-VL block over T = 1024 patches (h 1280, 16 heads of 80, gated MLP of 3420), 2 B each:
+    //   norms: 2 RMSNorm inputs 2 x 2 x 1024 x 1280                                   =  5,242,880
+    //   attention: qkv input, Q and K (2 x 1280), V, the proj input, each 2 x 1024 x width = 2,621,440 + 5,242,880 + 2,621,440
+    //              + 2,621,440, and flash's fp32 log-sum-exp 4 x 16 x 1024 = 65,536   = 13,172,736
+    //   MLP: gate/up input 2 x 1024 x 1280 = 2,621,440; SiLU input, SiLU output and up output 3 x 2 x 1024 x 3420 =
+    //        21,012,480; down input 2 x 1024 x 3420 = 7,004,160                       = 30,638,080
+    //   one block 49,053,696; 32 blocks                                                = 1,569,718,272
+    CHECK(bytes_of(e, "act.vision_tower") == 1569718272.0);
+    for (const std::string& w : e.warnings) CHECK(w.find("a lower bound") == std::string::npos);
+    // Gradient checkpointing checkpoints the tower's blocks too (GradientCheckpointingLayer): each block's input, 32 x 2 x 1024 x 1280.
+    s.train.recompute = Recompute::Full;
+    e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "act.vision_tower") == 32.0 * 2 * 1024 * 1280);
+}
+
+TEST_CASE("vision-language training: CLIP's tower (LLaVA-1.5) runs its class token with the patches and QuickGELU keeps its sigmoid") {
+    Scenario s = qwen_vl_sample(Mode::Train, 64, 1, 1024, 1024);
+    s.model = config("llava-1.5-7b-hf.json");  // every image resized to 336 px
+    s.train.vision = VisionTraining::All;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // CLIP ViT-L/14-336: T = 24^2 + 1 = 577 positions, h 1024, 16 heads, fc1 / fc2 of 4096, quick_gelu, 24 layers, 2 B each:
+    //   norms 2 x 2 x 577 x 1024 = 2,363,392; attention: q/k/v input 1,181,696, Q and K 2,363,392, V 1,181,696, out_proj input
+    //   1,181,696, log-sum-exp 4 x 16 x 577 = 36,928 -> 5,945,408; MLP: fc1 input 1,181,696, QuickGELU's input and its sigmoid's
+    //   output 2 x 2 x 577 x 4096 = 9,453,568, fc2 input 4,726,784 -> 15,362,048; a layer 23,670,848; 24 layers 568,100,352.
+    CHECK(bytes_of(e, "act.vision_tower") == 568100352.0);
+}
+
+TEST_CASE("vision-language training: LoRA on the tower (train.vision lora) counts its adapters and what they make the tower keep") {
+    // Adapters of rank 16 on the tower's linears the targets select, r x (in + out) each, 32 blocks (Qwen2.5-VL-7B's tower):
+    // q and v select the fused qkv Linear 1280 -> 3840: 16 x 5120 x 32 = 2,621,440; all-linear adds proj 1280 -> 1280 and the
+    // gated MLP's gate, up (1280 -> 3420) and down (3420 -> 1280): 16 x (5120 + 2560 + 3 x 4700) x 32 = 11,151,360.
+    const ModelSpec q = config("qwen2.5-vl-7b-instruct.json");
+    CHECK(tower_lora_params(q, 16, kLoraQ | kLoraV) == 2621440);
+    CHECK(tower_lora_params(q, 16, kLoraAllLinear) == 11151360);
+    CHECK(tower_lora_params(config("gemma-3-1b-pt.json"), 16, kLoraAllLinear) == 0);  // a text-only model
+
+    Scenario s = qwen_one_image(Mode::FineTune);  // LoRA r 16 on q, v; bf16 base, fp32 adapters under autocast
+    const Estimate frozen = estimate(s);
+    REQUIRE(frozen.ok());
+    s.train.vision = VisionTraining::Lora;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // fp32 adapters (4 B), their fp32 gradients; the tower and projector stay frozen in bf16.
+    CHECK(bytes_of(e, "lora.weights") - bytes_of(frozen, "lora.weights") == 2621440.0 * 4);
+    CHECK(bytes_of(e, "lora.grads") - bytes_of(frozen, "lora.grads") == 2621440.0 * 4);
+    CHECK(bytes_of(e, "weights.vision_frozen") == bytes_of(frozen, "weights.vision_frozen"));
+    // What the adapted tower keeps over T = 1024 patches, PEFT on transformers (plain PyTorch): per block
+    //   norms: RMSNorm's fp32 copy of its input, 2 x 4 x 1024 x 1280                                   = 10,485,760
+    //   attention: qkv's adapter saves its bf16 cast of the input (one module: one cast) 2,621,440; the rotated Q and K
+    //   5,242,880; V 2,621,440, a view of the fused qkv output, which keeps its q and k parts too 5,242,880; flash keeps
+    //   its output O 2,621,440 and the log-sum-exp 65,536 (proj is frozen: no adapter cast)             = 18,415,616
+    //   MLP (frozen, no input saved): SiLU input, SiLU output and up output 3 x 2 x 1024 x 3420          = 21,012,480
+    //   a block 49,913,856; 32 blocks                                                                   = 1,597,243,392
+    CHECK(bytes_of(e, "act.vision_tower") == 1597243392.0);
+    // The adapters' own tensors: lora_A's bf16 output, r wide, per adapted module (32 qkv), over the 1024 patches:
+    // 2 x 1024 x 16 x 32 = 1,048,576 beside the language model's.
+    CHECK(bytes_of(e, "act.lora") - bytes_of(frozen, "act.lora") == 1048576.0);
+
+    // lora needs adapters; all refuses them.
+    Scenario full = s;
+    full.mode = Mode::Train;
+    Estimate bad = estimate(full);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(to_string(bad.errors[0]).rfind("train.vision: lora: adapters on the vision tower need mode finetune", 0) == 0);
+    s.train.vision = VisionTraining::All;
+    bad = estimate(s);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(to_string(bad.errors[0]).find("use lora") != std::string::npos);
+}
+
+TEST_CASE("vision-language training: train.vision lora through JSON, the share link and the CLI") {
+    Scenario s = qwen_one_image(Mode::FineTune);
+    s.train.vision = VisionTraining::Lora;
+    const Result<Scenario> back = scenario_from_json(scenario_to_json(s));
+    REQUIRE(back.ok());
+    CHECK(back.value->train.vision == VisionTraining::Lora);
+    CHECK(scenario_to_json(s).find("\"vision\": \"lora\"") != std::string::npos);
+    const Result<Scenario> link = decode_share_link(encode_share_link(s));
+    REQUIRE(link.ok());
+    CHECK(link.value->train.vision == VisionTraining::Lora);
+    Scenario edited = qwen_one_image(Mode::FineTune);
+    CHECK(set_scenario_field(edited, "train.vision", "\"lora\"").empty());
+    CHECK(edited.train.vision == VisionTraining::Lora);
+}
+
+TEST_CASE("vision-language training: a frozen tower's forward working memory, beyond the activations live at the end of forward") {
+    Scenario s = lora_sample_with_images();  // two 1280 x 720 images: 1196 tokens, 4 x 1196 = 4784 patches each
+    s.train.recompute = Recompute::Full;
+    s.train.loss = LossImpl::Fused;
+    s.train.flash_attention = false;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // The tower's forward over T_v = 2 x 4784 = 9568 patches: at a block's gated MLP 3 x 3420 + 3 x 1280 = 14,100 elements
+    // per patch, 2 B: 269,817,600; eager attention image by image: 16 heads x 4784^2 x (2 + 4 + 2) B = 2,929,491,968.
+    const double tower = 9568.0 * 14100 * 2 + 16.0 * 4784 * 4784 * 8;
+    CHECK(tower == 3199309568.0);
+    const double fwd = forward_rows(e, "act.vision_forward");
+    REQUIRE(tower > fwd);  // the checkpointed language model and the fused loss keep less than the tower's forward needs
+    CHECK(bytes_of(e, "act.vision_forward") == Approx(tower - fwd).epsilon(1e-12));
+    // With flash attention the tower's 269,817,600 B stay below what the language model keeps: nothing beyond.
+    s.train.flash_attention = true;
+    const Estimate f = estimate(s);
+    REQUIRE(f.ok());
+    CHECK(forward_rows(f, "act.vision_forward") > 269817600.0);
+    CHECK(bytes_of(f, "act.vision_forward") == 0);
+    for (const std::string& w : f.warnings) CHECK(w.find("working memory") == std::string::npos);
 }

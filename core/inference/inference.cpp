@@ -434,19 +434,6 @@ void add_forward_activations(const Scenario& s, Detail d, Estimate& e, const cha
             [&](auto& q) { return eager_scores_bytes(q, m, o.batch, q_tokens, kv_tokens, tp); });
 }
 
-// The vision tower as a model of its own sizes, so that the language model's live-tensor and score formulas
-// (runtime.h) serve its layers: a ViT layer is a pre-norm attention + MLP block like a decoder layer's
-// (CLIPEncoderLayer, SiglipEncoderLayer, Qwen2_5_VLVisionBlock) [transformers-code].
-ModelSpec tower_view(const VisionSpec& v) {
-    ModelSpec t;
-    t.hidden = v.hidden;
-    t.ffn = v.ffn;
-    t.heads = t.kv_heads = v.heads;
-    t.head_dim = v.heads > 0 ? v.hidden / v.heads : 0;
-    t.gated_mlp = v.kind == VisionKind::QwenVit;  // Qwen2_5_VLMLP: gate, up, down; CLIP/SigLIP/Qwen2-VL: fc1, fc2
-    return t;
-}
-
 // The image encoder in transformers' prefill (stage 0): the processor stacks every image of the batch (LLaVA-NeXT: every
 // image's base view and tiles) into one pixel_values, and the tower runs them in one forward before the language model's layers [transformers-code];
 // its live tensors at one layer's MLP over all b x images x patches, with eager attention each image's scores
@@ -457,8 +444,6 @@ void add_vision_encoder(const Scenario& s, Detail d, Estimate& e) {
     const InferenceOptions& o = s.infer;
     const VisionSpec& v = s.model.vision;
     const ImageGrid g = image_grid(v, o.image_width, o.image_height);
-    const ModelSpec tower = tower_view(v);
-    const bool per_image = v.qwen();
     // The prefill's activation rows added before this one (act.prefill_*, the eager scores): what the encoder is compared with.
     double prefill = 0;
     for (const Component& c : e.components)
@@ -470,18 +455,7 @@ void add_vision_encoder(const Scenario& s, Detail d, Estimate& e) {
             using N = std::decay_t<decltype(q("", 0.0))>;
             const N patches = q("b", static_cast<double>(o.batch)) * q("images", static_cast<double>(o.images)) *
                               q("patches", static_cast<double>(g.patches));
-            N vision = mlp_live_bytes(q, tower, patches, 1, kActBytes);
-            // Eager scores per crop: LLaVA-NeXT's tower runs the base image and each tile as images of their own (g.crops).
-            const int64_t window = g.patches / g.crops;
-            if (!o.flash_attention)
-                vision += eager_scores_bytes(q, tower, per_image ? 1 : o.batch * o.images * g.crops, window, window, 1, false);
-            // MllamaVisionModel: the local encoder runs with output_hidden_states=True, so its input and every layer's output
-            // (L + 1 states of every image) stay alive until the intermediate ones are picked after the global encoder; the
-            // aspect-ratio mask [b x images, 1, n, n] of the padded tiles is built in the model's dtype [transformers-mllama].
-            if (v.mllama()) {
-                vision += q("states_v", static_cast<double>(v.layers + 1)) * patches * q("h_v", static_cast<double>(v.hidden)) * q("act_bytes", kActBytes);
-                if (o.flash_attention) vision += patches * q("patches", static_cast<double>(g.patches)) * q("act_bytes", kActBytes);
-            }
+            const N vision = vision_forward_bytes(q, v, g, patches, o.batch * o.images, o.flash_attention, kActBytes);
             return max_of(q.let("A_vision", vision) - q("A_prefill", prefill), N(0));
         });
 }

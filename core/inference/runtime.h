@@ -13,6 +13,7 @@
 #include "inference/vllm_budget.h"
 #include "inference/kv_cache.h"
 #include "inference/weight_formats.h"
+#include "model/image_tokens.h"
 #include "model/layer_tensors.h"
 #include "model_spec.h"
 #include "scenario.h"
@@ -142,6 +143,28 @@ auto eager_scores_bytes(Q& q, const ModelSpec& m, int64_t batch, int64_t q_token
     return mask ? scores * (heads * per_element + q("mask_bytes", 2.0)) : scores * (heads * per_element);
 }
 double eager_scores_bytes(const ModelSpec& m, int64_t batch, int64_t q_tokens, int64_t kv_tokens, int64_t tp);
+
+// A vision tower's forward with nothing kept for backward (inference's prefill; a frozen tower in training), over
+// `patches` positions (every image of the batch: batch_images images of g.patches each) [transformers-code]: the live
+// tensors at one tower layer's MLP over every patch (the tower as a model of its own sizes, tower_view), with eager
+// attention each crop's scores (CLIP/SigLIP batch the images; Qwen2-VL's and Qwen2.5-VL's non-flash paths attend image
+// by image, split by cu_seqlens). MllamaVisionModel: the local encoder runs with output_hidden_states=True, so its input
+// and every layer's output (L + 1 states of every image) stay alive until the intermediate ones are picked after the
+// global encoder; the aspect-ratio mask [b x images, 1, n, n] of the padded tiles is built in the model's dtype
+// [transformers-mllama].
+template <class Q, class N>
+N vision_forward_bytes(Q& q, const VisionSpec& v, const ImageGrid& g, const N& patches, int64_t batch_images, bool flash, double act_bytes) {
+    const ModelSpec tower = tower_view(v);
+    N vision = mlp_live_bytes(q, tower, patches, 1, act_bytes);
+    // Eager scores per crop: LLaVA-NeXT's tower runs the base image and each tile as images of their own (g.crops).
+    const int64_t window = g.crops > 0 ? g.patches / g.crops : g.patches;
+    if (!flash) vision += eager_scores_bytes(q, tower, v.qwen() ? 1 : batch_images * g.crops, window, window, 1, false);
+    if (v.mllama()) {
+        vision += q("states_v", static_cast<double>(v.layers + 1)) * patches * q("h_v", static_cast<double>(v.hidden)) * q("act_bytes", act_bytes);
+        if (flash) vision += patches * q("patches", static_cast<double>(g.patches)) * q("act_bytes", act_bytes);
+    }
+    return vision;
+}
 
 // Logits in transformers generate: the lm_head output for `positions` positions of each sequence in
 // the compute dtype plus an fp32 copy. With logits_to_keep = 1 (generate's default since

@@ -83,6 +83,21 @@ ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t
     return g;
 }
 
+ModelSpec tower_view(const VisionSpec& v) {
+    ModelSpec t;
+    t.hidden = v.hidden;
+    t.ffn = v.ffn;
+    t.heads = t.kv_heads = v.heads;
+    t.head_dim = v.heads > 0 ? v.hidden / v.heads : 0;
+    t.gated_mlp = v.kind == VisionKind::QwenVit;  // Qwen2_5_VLMLP: gate, up, down; CLIP/SigLIP/Qwen2-VL/Mllama: fc1, fc2
+    t.norm = v.kind == VisionKind::QwenVit ? NormKind::RMSNorm : NormKind::LayerNorm;
+    t.norms_per_layer = 2;
+    t.fused_qkv = v.qwen();
+    t.position = v.qwen() ? PositionKind::Rotary : PositionKind::Learned;
+    t.layers = v.layers + v.global_layers;
+    return t;
+}
+
 int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o) {
     return m.vision.active() && o.images > 0 ? o.images * image_grid(m.vision, o.image_width, o.image_height).tokens : 0;
 }
@@ -153,6 +168,10 @@ void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<
 
 int64_t training_image_tokens(const ModelSpec& m, const TrainingOptions& t) {
     return m.vision.active() && t.images > 0 && !m.vision.mllama() ? t.images * image_grid(m.vision, t.image_width, t.image_height).tokens : 0;
+}
+
+int64_t training_tower_patches(const ModelSpec& m, const TrainingOptions& t) {
+    return m.vision.active() && t.images > 0 && !m.vision.mllama() ? t.images * image_grid(m.vision, t.image_width, t.image_height).patches : 0;
 }
 
 void validate_training_images(const ModelSpec& m, const TrainingOptions& t, std::vector<FieldError>& errs) {

@@ -41,6 +41,14 @@ struct ImageGrid {
 ImageGrid image_grid(const VisionSpec& v, int64_t width, int64_t height, int64_t min_pixels = kQwenMinPixels,
                      int64_t max_pixels = kQwenMaxPixels);
 
+// The vision tower as a model of its own sizes, so that the language model's layer formulas serve its layers (inference's
+// live tensors and scores, runtime.h; training's saved activations, activations.cpp): a ViT layer is a pre-norm attention +
+// MLP block like a decoder layer's (CLIPEncoderLayer, SiglipEncoderLayer, Qwen2VLVisionBlock, Qwen2_5_VLVisionBlock,
+// MllamaVisionEncoderLayer) [transformers-code]: multi-head attention (heads = kv heads), LayerNorm and fc1 / fc2, but
+// Qwen2.5-VL's RMSNorm and gated MLP (gate, up, down); Qwen's one fused qkv Linear and its 2-D rotary positions (q and k
+// rotated into new tensors, v a view of the fused output), learned positions otherwise.
+ModelSpec tower_view(const VisionSpec& v);
+
 // The image tokens of one sequence: infer.images images of image_width x image_height, by the model's rule; 0 for a
 // text-only model. The inference estimate adds them to each sequence's context (and prompt).
 int64_t sequence_image_tokens(const ModelSpec& m, const InferenceOptions& o);
@@ -56,6 +64,10 @@ void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<
 // text-only model, and for Llama 3.2 Vision, whose images are no positions of its sequence). The training estimate adds them to
 // each sample's train.seq_len text tokens.
 int64_t training_image_tokens(const ModelSpec& m, const TrainingOptions& t);
+
+// The positions the vision tower runs over for one training sample: train.images x the patches of one image (the crops'
+// and CLIP's class token included); 0 without images, and for Llama 3.2 Vision, whose training with images is refused.
+int64_t training_tower_patches(const ModelSpec& m, const TrainingOptions& t);
 
 // The training estimate's note of the tokens the images add to each sample.
 std::string training_image_tokens_note(const ModelSpec& m, const TrainingOptions& t);

@@ -26,11 +26,15 @@ const char* split_dim_field(SplitDim dim, const ModelSpec& m) {
 namespace {
 
 // One tensor of the tower or the projector, `count` copies, split as vLLM's parallel linear layer of that module splits
-// it (Replicated: a norm, an embedding, a plain nn.Parameter), and its bias when it has one (the call sites stay small).
+// it (Replicated: a norm, an embedding, a plain nn.Parameter), and its bias when it has one (the call sites stay small). lora:
+// the language model's LoRA targets that select this tower linear when adapters reach the tower (train.vision lora): q, k, v
+// and o for the attention's projections (Qwen's fused qkv by any of q, k, v), up / down for fc1 / fc2, gate / up / down for
+// Qwen2.5-VL's gated MLP: a tower linear is adapted when the language model's module of its role is (Unsloth's
+// finetune_attention_modules / finetune_mlp_modules select both alike [unsloth-notebooks]; all-linear takes every one).
 [[gnu::noinline]] void add_vision(VisionTensors& l, const char* name, int64_t rows, int64_t cols, int64_t count, bool projector,
-                                  const char* bias, TensorSplit split = TensorSplit::Replicated) {
+                                  const char* bias, TensorSplit split = TensorSplit::Replicated, unsigned lora = 0) {
     const Tensor w = tensors::mat(name, rows, cols, projector ? TensorKind::VisionProjector : TensorKind::VisionTower, split,
-                                  cols == 1 ? TensorRole::Vector : TensorRole::OtherMatrix, 0, tensors::kWhole, count);
+                                  cols == 1 ? TensorRole::Vector : TensorRole::OtherMatrix, lora, tensors::kWhole, count);
     l.add(w);
     if (bias) l.add(tensors::bias_of(w, bias));
 }
@@ -57,12 +61,12 @@ void mllama_tower(VisionTensors& l, const VisionSpec& v, int64_t d) {
     add_vision(l, "post_tile_positional_embedding.gate", 1, 1, 1, false, no_bias);
     add_vision(l, "layernorm_pre", h, 1, 1, false, "layernorm_pre.bias");
     add_vision(l, "layernorm_post", h, 1, 1, false, "layernorm_post.bias");
-    add_vision(l, "self_attn.q_proj", h, h, layers, false, no_bias, col);
-    add_vision(l, "self_attn.k_proj", h, h, layers, false, no_bias, col);
-    add_vision(l, "self_attn.v_proj", h, h, layers, false, no_bias, col);
-    add_vision(l, "self_attn.o_proj", h, h, layers, false, no_bias, row);
-    add_vision(l, "mlp.fc1", v.ffn, h, layers, false, "mlp.fc1.bias", col);
-    add_vision(l, "mlp.fc2", h, v.ffn, layers, false, "mlp.fc2.bias", row);
+    add_vision(l, "self_attn.q_proj", h, h, layers, false, no_bias, col, kLoraQ);
+    add_vision(l, "self_attn.k_proj", h, h, layers, false, no_bias, col, kLoraK);
+    add_vision(l, "self_attn.v_proj", h, h, layers, false, no_bias, col, kLoraV);
+    add_vision(l, "self_attn.o_proj", h, h, layers, false, no_bias, row, kLoraO);
+    add_vision(l, "mlp.fc1", v.ffn, h, layers, false, "mlp.fc1.bias", col, kLoraUp);
+    add_vision(l, "mlp.fc2", h, v.ffn, layers, false, "mlp.fc2.bias", row, kLoraDown);
     add_vision(l, "input_layernorm", h, 1, layers, false, "input_layernorm.bias");
     add_vision(l, "post_attention_layernorm", h, 1, layers, false, "post_attention_layernorm.bias");
     add_vision(l, "global_transformer.gate_attn", 1, 1, v.global_layers, false, no_bias);
@@ -100,22 +104,22 @@ VisionTensors vision_tensors(const ModelSpec& m) {
     layer_norm(qwen ? "norm1" : "layer_norm1", qwen ? "norm1.bias" : "layer_norm1.bias", L);
     layer_norm(qwen ? "norm2" : "layer_norm2", qwen ? "norm2.bias" : "layer_norm2.bias", L);
     if (qwen) {
-        add_vision(l, "attn.qkv", 3 * h, h, L, false, "attn.qkv.bias", col);
-        add_vision(l, "attn.proj", h, h, L, false, "attn.proj.bias", row);
+        add_vision(l, "attn.qkv", 3 * h, h, L, false, "attn.qkv.bias", col, kLoraQ | kLoraK | kLoraV);
+        add_vision(l, "attn.proj", h, h, L, false, "attn.proj.bias", row, kLoraO);
     }
     if (rms) {
-        add_vision(l, "mlp.gate_proj", v.ffn, h, L, false, "mlp.gate_proj.bias", col);
-        add_vision(l, "mlp.up_proj", v.ffn, h, L, false, "mlp.up_proj.bias", col);
-        add_vision(l, "mlp.down_proj", h, v.ffn, L, false, "mlp.down_proj.bias", row);
+        add_vision(l, "mlp.gate_proj", v.ffn, h, L, false, "mlp.gate_proj.bias", col, kLoraGate);
+        add_vision(l, "mlp.up_proj", v.ffn, h, L, false, "mlp.up_proj.bias", col, kLoraUp);
+        add_vision(l, "mlp.down_proj", h, v.ffn, L, false, "mlp.down_proj.bias", row, kLoraDown);
     } else {
         if (!qwen) {
-            add_vision(l, "self_attn.q_proj", h, h, L, false, "self_attn.q_proj.bias", col);
-            add_vision(l, "self_attn.k_proj", h, h, L, false, "self_attn.k_proj.bias", col);
-            add_vision(l, "self_attn.v_proj", h, h, L, false, "self_attn.v_proj.bias", col);
-            add_vision(l, "self_attn.out_proj", h, h, L, false, "self_attn.out_proj.bias", row);
+            add_vision(l, "self_attn.q_proj", h, h, L, false, "self_attn.q_proj.bias", col, kLoraQ);
+            add_vision(l, "self_attn.k_proj", h, h, L, false, "self_attn.k_proj.bias", col, kLoraK);
+            add_vision(l, "self_attn.v_proj", h, h, L, false, "self_attn.v_proj.bias", col, kLoraV);
+            add_vision(l, "self_attn.out_proj", h, h, L, false, "self_attn.out_proj.bias", row, kLoraO);
         }
-        add_vision(l, "mlp.fc1", v.ffn, h, L, false, "mlp.fc1.bias", col);
-        add_vision(l, "mlp.fc2", h, v.ffn, L, false, "mlp.fc2.bias", row);
+        add_vision(l, "mlp.fc1", v.ffn, h, L, false, "mlp.fc1.bias", col, kLoraUp);
+        add_vision(l, "mlp.fc2", h, v.ffn, L, false, "mlp.fc2.bias", row, kLoraDown);
     }
     switch (v.projector) {
         case ProjectorKind::LlavaMlp:

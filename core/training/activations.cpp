@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "param_count.h"
+#include "model/image_tokens.h"
 #include "model/layer_tensors.h"
 #include "training/training_internal.h"
 
@@ -138,6 +139,9 @@ Expr<Q> mlp_tensors(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& 
         const Expr<Q> e = x.residual_bytes > 0 ? q("fp32_bytes", 4.0) : a;
         bytes += q.let("gelu_new_saved", (a + 2 * e) * tokens * f);
     }
+    // quick_gelu = x * sigmoid(1.702 * x): the product saves x (the activation input above) and the sigmoid's output, which
+    // sigmoid's backward reads too; the scaling saves nothing [transformers-code] [pytorch-autograd-code].
+    if (L.quick_gelu) bytes += q.let("quick_gelu_sigmoid", a * tokens * f);
     if (x.save_fc2_in) bytes += q.let(n.fc2_in, saved_in_bytes(q, x) * tokens * f);  // input of fc2 / down_proj
     if (base_input_extra(x, x.save_fc2_in)) bytes += q.let(n.fc2_base_in, q("lin_bytes", x.linear_in_bytes) * tokens * f);
     return bytes;
@@ -1251,6 +1255,66 @@ void add_activations(TrainCtx& c) {
     const LossLogits loss = materialised_loss(c, x);
     add_backward_working_sets(c, st, g, x, loss);
     add_stage_ends(c, x, x, loss, st.fl);
+}
+
+}  // namespace vl
+
+namespace vl {
+
+// A vision tower that trains (train.vision all) or carries adapters (train.vision lora), with images: every tower layer keeps
+// what the language model's layers keep, over each image's patches (CLIPEncoderLayer, SiglipEncoderLayer, Qwen2VLVisionBlock,
+// Qwen2_5_VLVisionBlock: pre-norm attention + MLP [transformers-code]), walked by the same formulas over the tower as a model
+// of its own sizes (tower_view): b = micro-batch x images x crops sequences of s_v patches each (an image's patches, CLIP's
+// class token with them; LLaVA-NeXT's base view and each tile a crop of their own; Qwen's images one varlen sequence split by
+// cu_seqlens, which keeps the same tensors). The tower runs whole on every tensor-parallel rank (add_vision_frozen_weights),
+// no dropout (the ViT configs' attention_dropout 0). Its blocks are GradientCheckpointingLayers, so
+// gradient_checkpointing_enable() checkpoints them as it does the language model's layers: with train.recompute full or every-k
+// the tower keeps each (k-th) layer's input, on the GPU (Unsloth's host offload is counted for the language model's
+// checkpoints only) [transformers-code] [chen2016]. Its layer's backward runs after the language model's layers have freed
+// their activations, so it adds nothing at the backward peak while the tower's layer is the smaller. Every tower layer is
+// counted: LLaVA's tower runs all its layers and takes vision_feature_layer -2, so the last layer's saved tensors are freed
+// with the tower's outputs after its forward (one layer of 24 over-counted; vision_feature_layer is not read).
+void add_vision_tower_activations(TrainCtx& c) {
+    const Scenario& s = c.s;
+    const VisionSpec& v = s.model.vision;
+    const bool trains = s.train.vision == VisionTraining::All || s.train.vision == VisionTraining::Lora;
+    if (!trains || !v.active() || !c.stage.first || training_tower_patches(s.model, s.train) <= 0) return;
+    const ImageGrid g = image_grid(v, s.train.image_width, s.train.image_height);
+    Scenario ts = s;  // activation_shape reads the tower's norm, fused qkv, positions and, with adapters, which inputs are saved
+    ts.model = tower_view(v);
+    ts.parallel.tp = ts.parallel.cp = 1;
+    ts.parallel.sp = false;
+    ActShape x = activation_shape(ts, c.dt);
+    const double crops = static_cast<double>(std::max<int64_t>(1, g.crops));
+    x.b = static_cast<double>(s.train.micro_batch * s.train.images) * crops;
+    x.s = static_cast<double>(g.patches) / crops;
+    x.s_name = "s_v";
+    x.T_name = "T_v";
+    x.dropout = x.attn_dropout = 0;
+    // PEFT adapts Qwen's fused qkv Linear as one module: one cast of its input, not one per q, k, v target [peft-code]
+    if (ts.model.fused_qkv) x.qkv_in_copies = std::min(x.qkv_in_copies, 1.0);
+    LayerDims L = layer_dims(ts.model, false);
+    L.quick_gelu = v.kind == VisionKind::Clip || v.kind == VisionKind::Qwen2Vit;  // hidden_act quick_gelu (Qwen2VLVisionConfig, CLIP's)
+    const double layers = static_cast<double>(ts.model.layers);
+    const Recompute rc = s.train.recompute;
+    const double k = static_cast<double>(std::max(1, s.train.recompute_every_k));
+    add(c.e, c.d, comp("act.vision_tower", rc == Recompute::Full || rc == Recompute::EveryK
+                                               ? "activations: vision tower, checkpointed layer inputs (over each image's patches)"
+                                               : "activations: vision tower layers (over each image's patches)",
+                       Category::Activations, kFwdBwd,
+                       "the language model's layer walk over the tower's layers (Korthikanti et al. 2022 Sec 4.1 [korthikanti2022 §4.1]); "
+                       "b = micro-batch x images x crops sequences of s_v patches; CLIPEncoderLayer / SiglipEncoderLayer / Qwen2VLVisionBlock "
+                       "as GradientCheckpointingLayer [transformers-code]; checkpoints [chen2016]"),
+        [&](auto& q) {
+            const auto fl = q("in_flight", c.in_flight);
+            if (rc == Recompute::Full) return fl * q("L_v", layers) * q.let("A_input_v", layer_input(q, L, x));
+            if (rc == Recompute::EveryK) return fl * ceil_of(q("L_v", layers) / q("k", k)) * q.let("A_input_v", layer_input(q, L, x));
+            auto A = q.let("A_norms", layer_norms(q, L, x));
+            A += q.let("A_attn", layer_attention(q, L, x));
+            if (rc != Recompute::Selective) A += let_some(q, "A_scores", layer_scores(q, L, x));
+            A += q.let("A_mlp", layer_mlp(q, L, x));
+            return fl * q("L_v", layers) * q.let("A_layer_v", A);
+        });
 }
 
 }  // namespace vl

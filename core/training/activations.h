@@ -14,6 +14,7 @@ struct LayerDims {
     double h = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0;
     bool gated = false;
     bool gelu_new = false;       // transformers' NewGELUActivation: three more saved tensors of the MLP width
+    bool quick_gelu = false;     // transformers' QuickGELUActivation (CLIP's and Qwen2-VL's towers): its sigmoid's output saved too
     double norms = 2;            // norms per layer, each saves its input
     bool qk_norm = false;
     bool output_gate = false;    // gated attention (Qwen3-Next attn_output_gate): o = O * sigmoid(gate)

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "inference/weight_formats.h"
+#include "model/image_tokens.h"
 #include "model/layer_tensors.h"
 #include "training/training_internal.h"
 
@@ -22,9 +23,12 @@ struct LoraLayer {
     double qkv_targets = 0, qkv_in = 0, qkv_out = 0;
 };
 
-static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, LayerKind kind) {
+// Over a list of tensors: a layer's (layer_tensors), or a vision tower's (vision_tensors: each layer tensor once with its
+// layers as copies, so the sums are the whole tower's; its projector's tensors are never targets).
+template <class List>
+static LoraLayer lora_over(const ModelSpec& m, int64_t r, unsigned targets, const List& tensors) {
     LoraLayer l;
-    for (const Tensor& t : layer_tensors(m, kind)) {
+    for (const Tensor& t : tensors) {
         if ((t.lora & targets) == 0) continue;
         l.params += t.count * r * (t.cols + t.rows);
         l.modules += static_cast<double>(t.count);
@@ -38,6 +42,22 @@ static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, Lay
         }
     }
     return l;
+}
+
+static LoraLayer lora_layer(const ModelSpec& m, int64_t r, unsigned targets, LayerKind kind) {
+    return lora_over(m, r, targets, layer_tensors(m, kind));
+}
+
+// train.vision lora: the adapters on the tower's linears, the language model's rank and targets (layer_tensors.cpp add_vision
+// maps the targets to the tower's modules), on the first pipeline stage, where the tower runs; none otherwise.
+static LoraLayer tower_lora(const TrainCtx& c) {
+    const Scenario& s = c.s;
+    if (s.train.vision != VisionTraining::Lora || !s.model.vision.active() || !c.stage.first) return {};
+    return lora_over(s.model, s.finetune.lora_rank, s.finetune.lora_targets, vision_tensors(s.model));
+}
+
+int64_t tower_lora_params(const ModelSpec& m, int64_t r, unsigned targets) {
+    return m.vision.active() ? lora_over(m, r, targets, vision_tensors(m)).params : 0;
 }
 
 // The targets of layer a that layer b lacks (an encoder-decoder's decoder layer less an encoder layer: its cross-attention's).
@@ -229,8 +249,11 @@ void add_finetune(TrainCtx& c, double vision_trained) {
     const LoraLayer cross_kv = n_cross > 0 ? lora_minus(lora_layer(m, ft.lora_rank, kv_targets, pattern.kind(c.stage.layer_end - 1)),
                                                         lora_layer(m, ft.lora_rank, kv_targets, LayerKind{false, false}))
                                            : LoraLayer{};
-    // adapters follow the tensor-parallel split of their base layer (one of A, B splits; approximation)
-    const double adapters = static_cast<double>(n_dense * dense.params + n_moe * moe.params + n_cross * cross.params) / tp;
+    // adapters follow the tensor-parallel split of their base layer (one of A, B splits; approximation); the tower's are
+    // replicated with it (add_vision_frozen_weights)
+    const LoraLayer tower = tower_lora(c);
+    const double adapters = static_cast<double>(n_dense * dense.params + n_moe * moe.params + n_cross * cross.params) / tp +
+                            static_cast<double>(tower.params);
     TrainableSet t;
     t.params = adapters;
     t.dt = c.dt;
@@ -285,13 +308,23 @@ void add_finetune(TrainCtx& c, double vision_trained) {
         const bool cast = x.adapter_in_bytes > 0;
         const bool fused = ft.lora_fused_qkv;
         const double out_bytes = x.adapter_in_bytes == 4 ? 4.0 : x.act_bytes;
-        const auto per_layer = [&](auto& q, const auto& T, const LoraLayer& l, const char* modules, const char* d_in) {
+        // (split: the module widths are tp-split; the tower's are whole)
+        const auto per_layer = [&](auto& q, const auto& T, const LoraLayer& l, const char* modules, const char* d_in, bool split = true) {
+            const auto t = [&](const auto& v) { return split ? v / q("t", tp) : v; };
             auto v = q("out_bytes", out_bytes) * T * q("r", r) * q(modules, l.active_modules);
             const double per_module_in = fused ? l.active_in - l.qkv_in : l.active_in;
-            if (dropout && cast) v = v + 1.0 * T * q(d_in, per_module_in) / q("t", tp);
-            else if (dropout) v = v + (q("a_bytes", x.act_bytes) + 1) * T * q(d_in, per_module_in) / q("t", tp);
-            if (dropout && fused && l.qkv_targets > 0) v = v + 1.0 * T * q("h", static_cast<double>(m.hidden)) / q("t", tp);
+            if (dropout && cast) v = v + t(1.0 * T * q(d_in, per_module_in));
+            else if (dropout) v = v + t((q("a_bytes", x.act_bytes) + 1) * T * q(d_in, per_module_in));
+            if (dropout && fused && l.qkv_targets > 0) v = v + t(1.0 * T * q("h", static_cast<double>(m.hidden)));
             return v;
+        };
+        // The tower's adapters run over every patch of the micro-batch's images (T_v) and are kept as the language model's
+        // are: transformers checkpoints the tower's blocks too (GradientCheckpointingLayer) [transformers-code].
+        const double tower_patches = tower.params > 0 ? training_tower_patches(s.model, s.train) : 0;
+        const auto with_tower = [&](auto& q, const auto& lm) {
+            if (!(tower_patches > 0) || !kept) return lm;
+            const auto T_v = q.let("T_v", q("b", x.b) * q("patches_v", tower_patches));
+            return lm + q("in_flight", c.in_flight) * per_layer(q, T_v, tower, "modules_v", "d_in_v", false);
         };
         add(c.e, c.d, comp("act.lora", "activations: LoRA adapter tensors", Category::Activations, kFwdBwd,
                            "PEFT LoraLayer forward: lora_B(lora_A(dropout(x))) [peft-code]"),
@@ -309,10 +342,10 @@ void add_finetune(TrainCtx& c, double vision_trained) {
                     return in_flight * (q("L_enc_kept", Ld) * per_layer(q, T, dense, "modules_enc", "d_in_enc") +
                                         q("L_dec_kept", kept ? static_cast<double>(n_cross) : 0.0) * dec);
                 }
-                if (n_moe == 0) return in_flight * q("L_kept", Ld) * per_layer(q, T, dense, "modules", "d_in");
-                if (n_dense == 0) return in_flight * q("L_kept", Lm) * per_layer(q, T, moe, "modules", "d_in");
-                return in_flight * (q("L_dense_kept", Ld) * per_layer(q, T, dense, "modules_dense", "d_in_dense") +
-                                    q("L_moe_kept", Lm) * per_layer(q, T, moe, "modules_moe", "d_in_moe"));
+                if (n_moe == 0) return with_tower(q, in_flight * q("L_kept", Ld) * per_layer(q, T, dense, "modules", "d_in"));
+                if (n_dense == 0) return with_tower(q, in_flight * q("L_kept", Lm) * per_layer(q, T, moe, "modules", "d_in"));
+                return with_tower(q, in_flight * (q("L_dense_kept", Ld) * per_layer(q, T, dense, "modules_dense", "d_in_dense") +
+                                                  q("L_moe_kept", Lm) * per_layer(q, T, moe, "modules_moe", "d_in_moe")));
             });
         add_lora_zero_pad(c, x, dense, moe, n_dense, n_moe, kept, out_bytes);
     }

@@ -16,6 +16,11 @@ int64_t lora_params_per_layer(const ModelSpec& m, int64_t rank, unsigned targets
 // Sum over all layers (PEFT "trainable params").
 int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets);
 
+// LoRA on a vision-language model's tower (train.vision lora): the same A and B on each tower linear the targets select
+// (q, k, v, o for its attention projections, Qwen's fused qkv by any of q, k, v; up / down for fc1 / fc2; gate / up / down
+// for a gated tower MLP), over all the tower's layers; 0 for a model without a tower.
+int64_t tower_lora_params(const ModelSpec& m, int64_t rank, unsigned targets);
+
 // QLoRA storage per quantized parameter [qlora2023 §3]: 4-bit NF4 codes plus the block
 // constants: one fp32 absmax per `block` weights (32/64 = 0.5 bit), or with double quantization an
 // 8-bit absmax per block plus one fp32 constant per `block2` blocks (8/64 + 32/(64*256) = 0.127 bit).

@@ -47,6 +47,8 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
     if (s.model.architecture_known()) {
         add_activations(c);
         add_projector_activations(c);
+        add_vision_tower_activations(c);
+        add_vision_forward_working(c);  // last of the activation rows: it is compared with them
     }
     add_buffers(c);
 }
@@ -63,18 +65,12 @@ static void add_warnings(const Scenario& s, Estimate& e) {
         if (s.parallel.tp > 1 || s.parallel.pp > 1)
             e.warnings.push_back("params-only model: weights are split evenly over tp * pp (embedding placement unknown)");
     }
-    if (m.vision.active() && m.architecture_known()) {
-        if (s.train.vision == VisionTraining::All)
-            e.warnings.push_back("vision tower trained (train.vision all): its weights, gradients and optimizer states are counted, its "
-                                 "activations (every tower layer over each image's patches) are not: a lower bound");
-        else if (s.train.images > 0)
-            e.warnings.push_back("frozen vision tower: its forward over the images saves nothing for backward; its working memory while it "
-                                 "runs (one layer's attention over each image's patches) is not counted");
-        else
-            e.warnings.push_back("vision-language model without images (train.images 0): the language model is walked over text tokens "
-                                 "only; the vision tower and projector (" + std::to_string(e.params.vision + e.params.projector) +
-                                 " parameters) are counted as weights");
-    }
+    // With images the tower's part is counted: a trained or adapted tower's saved activations (act.vision_tower), a frozen
+    // one's forward working memory (act.vision_forward).
+    if (m.vision.active() && m.architecture_known() && s.train.images <= 0)
+        e.warnings.push_back("vision-language model without images (train.images 0): the language model is walked over text tokens "
+                             "only; the vision tower and projector (" + std::to_string(e.params.vision + e.params.projector) +
+                             " parameters) are counted as weights");
     if (m.vision.mllama() && m.architecture_known())
         e.warnings.push_back("Llama 3.2 Vision: its cross-attention layers' activations are modelled as self-attention layers over the text "
                              "tokens; attention to the images' states (tiles x patches per image) is not counted");
@@ -229,9 +225,12 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
             errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"});
     }
     validate_training_images(m, o, errs);
-    if (o.vision == VisionTraining::All && m.vision.active() && s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
-        errs.push_back({"train.vision", "all: with LoRA or QLoRA the vision tower would carry adapters of its own (LLaMA-Factory's "
-                                        "freeze_vision_tower false), which is not modelled yet; use frozen or projector, or method full"});
+    if (o.vision == VisionTraining::All && m.vision.active() && adapters(s))
+        errs.push_back({"train.vision", "all: with LoRA or QLoRA the vision tower carries adapters of its own (LLaMA-Factory's "
+                                        "freeze_vision_tower false, Unsloth's finetune_vision_layers): use lora, or frozen or projector, or method full"});
+    if (o.vision == VisionTraining::Lora && m.vision.active() && !adapters(s))
+        errs.push_back({"train.vision", "lora: adapters on the vision tower need mode finetune with method lora or qlora; use all to train "
+                                        "the tower in full training, or frozen"});
     if (o.vision != VisionTraining::Frozen && m.vision.active() && o.optimizer == Optimizer::Adafactor)
         errs.push_back({"train.vision", "Adafactor's factored states are counted for the language model's matrices only; use frozen, or "
                                         "another optimizer"});

@@ -91,6 +91,11 @@ struct VisionTrainingParams {
 VisionTrainingParams vision_training_params(const TrainCtx& c);
 void add_vision_frozen_weights(TrainCtx& c, double frozen);
 void add_projector_activations(TrainCtx& c);
+// The tower's forward working memory where it saves nothing (frozen, or only the projector trained): one tower layer's live
+// tensors over the images' patches, beyond the activations live at the end of forward (the tower runs before them).
+void add_vision_forward_working(TrainCtx& c);
+// activations.cpp: a trained or adapted tower's saved activations over the images' patches (train.vision all / lora).
+void add_vision_tower_activations(TrainCtx& c);
 
 // overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
 void add_buffers(TrainCtx& c);

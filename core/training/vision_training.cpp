@@ -1,6 +1,9 @@
 // Training a vision-language model (ModelSpec::vision): the vision tower and projector beside the language model, by what
 // trains of them (train.vision), and the projector's saved activations when it trains. The images' tokens join each
 // sample's sequence (training.cpp adds them to train.seq_len before the language model is walked).
+#include <string_view>
+
+#include "inference/runtime.h"
 #include "model/image_tokens.h"
 #include "training/training_internal.h"
 
@@ -21,6 +24,7 @@ VisionTrainingParams vision_training_params(const TrainCtx& c) {
             v.frozen = c.finetune_adapters ? tower + projector : tower;
             break;
         case VisionTraining::All: v.trained = tower + projector; break;  // validate_training: full training only
+        case VisionTraining::Lora: v.frozen = tower + projector; break;   // adapters on the tower: add_finetune counts them
     }
     return v;
 }
@@ -42,11 +46,11 @@ void add_vision_frozen_weights(TrainCtx& c, double frozen) {
 // [pytorch-autograd-code]: LlavaMultiModalProjector linear_1's input (the tower's features, h_v wide), GELU's input and
 // linear_2's input (d wide each); Qwen2.5-VL's PatchMerger ln_q's input (merge^2 patches of h_v per token), then mlp.0's
 // input, GELU's input and mlp.2's input (merge^2 x h_v each); Gemma 3's projector the pooled features' norm input and the
-// matmul's input (h_v each). The tower's own activations (train.vision all) are not counted (a warning says so).
+// matmul's input (h_v each). The tower's own activations (train.vision all or lora) are add_vision_tower_activations'.
 void add_projector_activations(TrainCtx& c) {
     const Scenario& s = c.s;
     const VisionSpec& v = s.model.vision;
-    if (s.train.vision == VisionTraining::Frozen || !v.active() || !c.stage.first) return;
+    if (s.train.vision == VisionTraining::Frozen || s.train.vision == VisionTraining::Lora || !v.active() || !c.stage.first) return;
     const int64_t tokens = training_image_tokens(s.model, s.train);
     if (tokens <= 0) return;
     const ActShape x = activation_shape(s, c.dt);
@@ -66,6 +70,36 @@ void add_projector_activations(TrainCtx& c) {
                 case ProjectorKind::MllamaLinear: break;
             }
             return T * bytes * (q("h_v", hv) + 2 * q("d", d));
+        });
+}
+
+// A tower that saves nothing for backward (train.vision frozen or projector: no parameter of it requires grad, nor does
+// pixel_values, so autograd records nothing) still runs its forward over the images at the start of each micro-batch's
+// forward, before the language model's layers: its working memory is inference's encoder forward (vision_forward_bytes:
+// one tower layer's live tensors at its MLP over every patch of the micro-batch, eager scores per image) [transformers-code].
+// Nothing of the language model's activations or logits exists yet then, so the forward peaks at the larger of the two: the
+// component is what the tower needs beyond the activations and logits live at the end of forward, max(A_tower - A_fwd, 0).
+void add_vision_forward_working(TrainCtx& c) {
+    const Scenario& s = c.s;
+    const VisionSpec& v = s.model.vision;
+    const bool saves_nothing = s.train.vision == VisionTraining::Frozen || s.train.vision == VisionTraining::Projector;
+    const int64_t patches = training_tower_patches(s.model, s.train);
+    if (!saves_nothing || !c.stage.first || patches <= 0) return;
+    const ImageGrid g = image_grid(v, s.train.image_width, s.train.image_height);
+    double fwd = 0;  // what is live at the end of forward beside the weights and states: the activation and logit rows
+    for (const Component& k : c.e.components)
+        if ((k.category == Category::Activations || k.category == Category::Logits) && (k.phases & phase_bit(Phase::Forward)) != 0 && !k.host)
+            fwd += k.bytes;
+    add(c.e, c.d, comp("act.vision_forward", "activations: the frozen vision tower's forward (beyond the forward's activations)",
+                       Category::Activations, phase_bit(Phase::Forward),
+                       "the tower runs before the language model's layers and keeps nothing for backward: live tensors at one tower "
+                       "layer's MLP over every patch, eager attention scores per image [transformers-code]; peak max(A_tower, A_fwd), "
+                       "A_fwd the activation and logit rows at the end of forward"),
+        [&](auto& q) {
+            using N = std::decay_t<decltype(q("", 0.0))>;
+            const N T_v = q("b", static_cast<double>(s.train.micro_batch)) * q("patches_v", static_cast<double>(patches));
+            const N tower = vision_forward_bytes(q, v, g, T_v, s.train.micro_batch * s.train.images, s.train.flash_attention, c.dt.act);
+            return max_of(q.let("A_tower", tower) - q("A_fwd", fwd), N(0));
         });
 }
 
