@@ -901,7 +901,7 @@ int cmd_verify_script(const Options& o, std::string& out, std::string& err) {
     FlagMap flags;
     std::optional<Scenario> s = load_scenario(o, file, err, status, &flags);
     if (!s) return status;
-    Result<std::string> script = verify_script(*s, estimate(*s, Detail::NumbersOnly));
+    Result<std::string> script = verify_script(*s, estimate(*s, Detail::Full));  // Full: its shown_bytes (estimate.h)
     if (!script.ok()) {
         err += "vramlens: no verify script for this scenario:\n";
         print_errors(script.errors, flags, err);

@@ -29,7 +29,11 @@ const double kSplitHoles = 1.75;
 // whatever the segments' kind. Calibrated on the calibrate group's training runs measured by nvidia-smi (measured.json
 // measure "shown": this project's H100/H200 runs, tests/data/accuracy/gpu-runs, and PEFT's two 70B runs): the median of
 // (used - the rest of the estimate) / the largest transient over the 20 of them where the holes exceed the floor
-// (0.04-5.1, median 0.877); checked on the held-out runs (docs/accuracy.md).
+// (0.04-5.1, median 0.877); checked on the held-out runs (docs/accuracy.md). Where the allocation order can be replayed
+// (training/step_replay.h: one GPU, full training in plain PyTorch with full recomputation and AdamW) the replay's
+// reserved - allocated takes its place; the constant stays for the rest: no or selective recomputation, ZeRO/FSDP, DDP,
+// tensor / pipeline / context parallelism, LoRA and QLoRA, MoE, MLA, state-space and vision-language models,
+// expandable segments.
 const double kCachedShown = 0.88;
 
 TransientTensor largest_of(std::initializer_list<TransientTensor> candidates) {
@@ -74,7 +78,7 @@ void add_fragmentation(const Scenario& s, Detail d, Estimate& e, const Transient
     add(e, d, std::move(c), [&](auto& q) { return floor_or_transients(q, f, alloc, largest, "k_split", kSplitHoles); });
 }
 
-void set_shown_reserve(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest) {
+void set_shown_reserve(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest, const ReplayedReserve* replayed) {
     e.shown_reserve = Component{};
     const double f = s.overheads.fragmentation;
     if (!(largest.bytes() > 0)) return;
@@ -83,7 +87,13 @@ void set_shown_reserve(const Scenario& s, Detail d, Estimate& e, const Transient
                                   "PyTorch caching allocator: freed blocks stay cached, an expandable segment's free pages mapped, until "
                                   "an allocation fails [pytorch-cuda-alloc]; H100/H200 runs [vramlens-h100-runs]",
                                   alloc);
-    const auto expr = [&](auto& q) { return floor_or_transients(q, f, alloc, largest, "k_cached", kCachedShown); };
+    const auto expr = [&](auto& q) {
+        if (!replayed) return floor_or_transients(q, f, alloc, largest, "k_cached", kCachedShown);
+        // what the replay of two steps reserved beyond what it allocated (training/step_replay.h: the same allocator
+        // [pytorch-cuda-alloc], AdamW's states made at the first step [pytorch-adam-lazy-state]), over the floor
+        return max_of(q("fragmentation", f) * q("allocated_at_peak", alloc),
+                      q("reserved_replay", replayed->reserved) - q("allocated_replay", replayed->allocated));
+    };
     Numbers n;
     c.bytes = expr(n);
     double must_fit = 0;

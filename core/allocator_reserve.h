@@ -36,7 +36,12 @@ extern const double kSplitHoles;
 // kCachedShown x the largest transient tensor, with or without expandable segments (in a run with room neither
 // gives memory back). Set only where it differs from the reserve that decides fits(); call it after the
 // components of the rank shown are in place.
-void set_shown_reserve(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest);
+// replayed: where a replay of the allocation order ran (training/step_replay.h: two training steps), its reserved and
+// allocated peaks; their difference takes the place of kCachedShown x the largest transient tensor.
+struct ReplayedReserve {
+    double reserved = 0, allocated = 0;
+};
+void set_shown_reserve(const Scenario& s, Detail d, Estimate& e, const TransientTensor& largest, const ReplayedReserve* replayed = nullptr);
 
 // What the freed transient blocks still cached at a training step's reserved peak come to, in units of the
 // largest transient tensor, in a run with room (allocator_reserve.cpp).

@@ -116,6 +116,8 @@ struct Estimate {
     // Two figures for a run on PyTorch's caching allocator (allocator_reserve.h): total_bytes is what must fit (fits(),
     // the solvers); shown_bytes is what nvidia-smi (the CUDA context + torch.cuda.memory_reserved) shows in a run with
     // room, the peak with shown_reserve in place of the reserve that decides fits(). Equal where the two reserves are.
+    // Read it from a Detail::Full estimate: the replay of two training steps behind it (training/step_replay.h) runs only
+    // there; Detail::NumbersOnly (sweeps, solvers) keeps the fitted kCachedShown figure.
     double shown_bytes = 0;
     Component shown_reserve;    // the reserve a run with room shows, with its derivation; id "" when it is the same one
     MechanismRows mechanisms;   // the peak by mechanism, largest first (mechanism_summary)

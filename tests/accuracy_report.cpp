@@ -98,6 +98,10 @@ std::vector<Component> peak_components(const Estimate& e, const PeakMeasure& p) 
     return test::components_without(p.shown ? test::shown_components(e) : e.components, p.without);
 }
 
+// The estimate a measure reads: Detail::Full for the figure a run with room shows (its replay of two training steps runs
+// only there, estimate.h shown_bytes), the number-only path for the rest.
+Detail detail_for(const std::string& m) { return m.rfind("shown", 0) == 0 ? Detail::Full : Detail::NumbersOnly; }
+
 double measure(const Scenario& s, const Estimate& e, const std::string& m) {
     if (m == "total") return e.total_bytes;
     if (m == "shown") return e.shown_bytes;  // what nvidia-smi shows in a run with room (allocator_reserve.h)
@@ -374,7 +378,7 @@ MeasuredReport render_measured_report(const std::string& measured_json) {
                 row.predicted_fit = r.found;
                 row.components = measured_components(r.estimate, "total");
             } else {
-                const Estimate e = estimate(*s, Detail::NumbersOnly);
+                const Estimate e = estimate(*s, detail_for(row.measure));
                 if (!e.ok()) throw ReportError("the estimate failed:" + errors_text(e.errors));
                 row.ours = measure(*s, e, row.measure) / unit_bytes(row.unit);
                 row.predicted_fit = e.fits();
@@ -452,7 +456,7 @@ AccuracyReport render_accuracy_report(const std::string& cases_json, const std::
         row.id = c["case"].get<std::string>() + " / " + c["quantity"].get<std::string>();
         Result<Scenario> s = scenario_from_json(c["scenario"].dump());
         if (!s.ok()) throw ReportError(row.id + ": the scenario is invalid:" + errors_text(s.errors));
-        const Estimate e = estimate(*s, Detail::NumbersOnly);
+        const Estimate e = estimate(*s, detail_for(c["measure"].get<std::string>()));
         if (!e.ok()) throw ReportError(row.id + ": the estimate failed:" + errors_text(e.errors));
 
         row.kind = c["kind"];

@@ -1,0 +1,35 @@
+// Two training steps replayed through the caching allocator model (core/caching_allocator.h), for the reserve
+// nvidia-smi shows in a run with room (Estimate::shown_reserve). torch.optim's AdamW creates its states lazily, in
+// the first optimizer.step() [pytorch-adam-lazy-state]: by then the allocator's cache holds the freed loss tensors (the
+// logits, their fp32 copy, the log-softmax output and its gradients, 2-4 B x b x s x V each), best fit places the
+// moments in split-off rests of those blocks, and the second step's loss tensors no longer find a whole block:
+// new segments [pytorch-cuda-alloc]. On an H100 (tests/data/accuracy/gpu-runs) reserved - allocated came to
+// 1.94-2.15 x the fp32 logits in 2 x 4096-token runs of Llama-3.2-1B and Qwen2.5-1.5B with full recomputation.
+#pragma once
+
+#include "estimate.h"
+#include "scenario.h"
+
+namespace vl {
+
+struct StepReplay {
+    bool replayed = false;      // false: the scenario is not of the replayed kind (step_replay_why_not)
+    double peak_reserved = 0;   // the allocator's reserved bytes at their highest over both steps
+    double peak_allocated = 0;  // the replayed tensors' allocated bytes at their highest
+    int64_t requests = 0;       // allocations replayed (the cost: about 60 per layer for both steps)
+    double slack() const { return peak_reserved - peak_allocated; }
+};
+
+// Why a training scenario is not replayed ("" when it is): one GPU (no tp, pp, cp, ZeRO/FSDP, DDP), full
+// training of a dense decoder with standard attention in plain PyTorch (fp32, autocast or pure bf16), full
+// recomputation, the materialised loss, AdamW with foreach or for-loop steps, one micro-batch per step, no images,
+// no expandable segments. The others keep kCachedShown (allocator_reserve.h).
+const char* step_replay_why_not(const Scenario& s);
+
+// The replay of load, two steps' forward, loss, backward and optimizer step, from the tensor inventory
+// (layer_tensors.h) for parameters, gradients, states and autocast copies, layer_activations() for each layer's
+// tensors, and e's loss components (logits, logits.fp32, logits.loss) for the loss tensors: e holds the estimate's
+// components of the scenario.
+StepReplay replay_training_steps(const Scenario& s, const Estimate& e);
+
+}  // namespace vl
