@@ -140,26 +140,30 @@ static void estimate_training_sequence(const Scenario& s, Detail d, Estimate& e)
         return;
     }
     emit_rank(s, e.params, d, e, 0);
-    add_fragmentation(s, d, e, training_largest_transient(s, e));
+    TransientTensor largest = training_largest_transient(s, e);  // of the stage shown
+    add_fragmentation(s, d, e, largest);
     if (s.parallel.pp > 1 && s.model.architecture_known()) {
         // The last stage, reserve included (its largest transient tensor is the logits), built in e while
         // the first stage's components wait aside: the more loaded stage is shown.
         std::vector<Component> first = std::exchange(e.components, {});
         e.components.reserve(first.capacity());  // room for the last stage at once, as estimate() gave the first
         emit_rank(s, e.params, d, e, s.parallel.pp - 1);
-        add_fragmentation(s, d, e, training_largest_transient(s, e));
-        if (phase_totals(e.components).peak_bytes() > phase_totals(first).peak_bytes())
+        const TransientTensor last = training_largest_transient(s, e);
+        add_fragmentation(s, d, e, last);
+        if (phase_totals(e.components).peak_bytes() > phase_totals(first).peak_bytes()) {
             e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it");
-        else
+            largest = last;
+        } else {
             e.components = std::move(first);
+        }
     }
     // nvidia-smi's figure for the rank shown: two steps replayed through the allocator model where they can be
     // (training/step_replay.h), else kCachedShown x the largest transient. The replay (some thousand requests, 45-150 us
-    // natively for 1-1.5B models, ~100 x the rest of the estimate) runs for Detail::Full only: sweeps and solvers read
-    // total_bytes, not shown_bytes.
+    // natively for 1-1.5B models: about 100 x a number-only estimate, a few times the rest of a Full one) runs for
+    // Detail::Full only: sweeps and solvers read total_bytes, not shown_bytes.
     const StepReplay r = d == Detail::Full ? replay_training_steps(s, e) : StepReplay{};
     const ReplayedReserve replayed{r.peak_reserved, r.peak_allocated};
-    set_shown_reserve(s, d, e, training_largest_transient(s, e), r.replayed ? &replayed : nullptr);
+    set_shown_reserve(s, d, e, largest, r.replayed ? &replayed : nullptr);
 }
 
 void estimate_training(const Scenario& s, Detail d, Estimate& e) {
