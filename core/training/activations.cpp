@@ -1257,10 +1257,6 @@ void add_activations(TrainCtx& c) {
     add_stage_ends(c, x, x, loss, st.fl);
 }
 
-}  // namespace vl
-
-namespace vl {
-
 // A vision tower that trains (train.vision all) or carries adapters (train.vision lora), with images: every tower layer keeps
 // what the language model's layers keep, over each image's patches (CLIPEncoderLayer, SiglipEncoderLayer, Qwen2VLVisionBlock,
 // Qwen2_5_VLVisionBlock: pre-norm attention + MLP [transformers-code]), walked by the same formulas over the tower as a model

@@ -1,8 +1,6 @@
 // Training a vision-language model (ModelSpec::vision): the vision tower and projector beside the language model, by what
 // trains of them (train.vision), and the projector's saved activations when it trains. The images' tokens join each
 // sample's sequence (training.cpp adds them to train.seq_len before the language model is walked).
-#include <string_view>
-
 #include "inference/runtime.h"
 #include "model/image_tokens.h"
 #include "training/training_internal.h"
