@@ -122,6 +122,12 @@ VL_ENUM_TABLE(PositionKind,
               {PositionKind::Learned, "learned"},
               {PositionKind::Alibi, "alibi"},
               {PositionKind::None, "none"})
+VL_ENUM_TABLE(RopeScaling,
+              {RopeScaling::None, "none"},
+              {RopeScaling::Linear, "linear"},
+              {RopeScaling::Dynamic, "dynamic"},
+              {RopeScaling::Yarn, "yarn"},
+              {RopeScaling::LongRope, "longrope"})
 
 VL_ENUM_TABLE(AttentionKind, {AttentionKind::Standard, "standard"}, {AttentionKind::MLA, "mla"})
 VL_ENUM_TABLE(SsmKind, {SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"},

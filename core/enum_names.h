@@ -47,6 +47,7 @@ std::span<const EnumName<SpecMethod>> enum_names(SpecMethod);
 std::span<const EnumName<NormKind>> enum_names(NormKind);
 std::span<const EnumName<MlpActivation>> enum_names(MlpActivation);
 std::span<const EnumName<PositionKind>> enum_names(PositionKind);
+std::span<const EnumName<RopeScaling>> enum_names(RopeScaling);
 std::span<const EnumName<AttentionKind>> enum_names(AttentionKind);
 std::span<const EnumName<SsmKind>> enum_names(SsmKind);
 std::span<const EnumName<VisionKind>> enum_names(VisionKind);

@@ -158,6 +158,24 @@ struct Seq2SeqSpec {
     bool operator==(const Seq2SeqSpec&) const = default;
 };
 
+// The rotary embedding beyond its head dimension: config.json's rope_scaling (transformers v5: rope_parameters) and
+// partial_rotary_factor / rotary_pct. It changes no parameter count and nothing transformers allocates (its rotary
+// module keeps inv_freq only); it sizes the cos/sin tables that vLLM precomputes at load (inference.cpp
+// vllm_rope_table_rows). Scaling kinds by the rows of that table [vllm-code]: None (no rope_scaling, or default,
+// llama3, mrope: max_position rows); Linear and Dynamic (max_position x factor); Yarn (original_max_position x factor);
+// LongRope (a short table of original_max_position rows and a long one of max_position rows).
+enum class RopeScaling { None, Linear, Dynamic, Yarn, LongRope };
+struct RopeSpec {
+    RopeScaling scaling = RopeScaling::None;  // rope_scaling.rope_type (older configs: "type")
+    double factor = 1;                        // rope_scaling.factor
+    int64_t original_max_position = 0;        // rope_scaling.original_max_position_embeddings (Yarn, LongRope)
+    double partial = 1;                       // partial_rotary_factor / rotary_pct: the share of head_dim rotated
+    // The window layers rotate with a base of their own (Gemma 3 rope_local_base_freq, unscaled): a second table
+    // of max_position rows (vLLM get_rope keeps one module per distinct configuration).
+    bool local_table = false;
+    bool operator==(const RopeSpec&) const = default;
+};
+
 // Where an imported model came from, so that a share link names it (issue 17): a Hugging Face repo
 // id "org/name" and the revision (commit) that was read. Both empty for a preset or a typed model.
 // Not part of the architecture: the spec itself is always written out, so a link opened offline works.
@@ -215,6 +233,7 @@ struct ModelSpec {
     bool tied_embeddings = false;
     PositionKind position = PositionKind::Rotary;
     int64_t max_position = 131072;  // max_position_embeddings (learned positions need it)
+    RopeSpec rope;                  // rotary scaling and share (PositionKind::Rotary only)
     int64_t position_offset = 0;    // extra rows in a learned position table (OPT: 2)
     int64_t embed_dim = 0;          // token-embedding width when it differs from hidden (OPT-350m word_embed_proj_dim,
                                     // adds project_in/project_out); 0 = hidden

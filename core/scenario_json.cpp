@@ -300,6 +300,14 @@ template <class V> void fields(V& v, SsmSpec*) {
     v("layer_list", &SsmSpec::layer_list);
 }
 
+template <class V> void fields(V& v, RopeSpec*) {
+    v("scaling", &RopeSpec::scaling);
+    v("factor", &RopeSpec::factor);
+    v("original_max_position", &RopeSpec::original_max_position);
+    v("partial", &RopeSpec::partial);
+    v("local_table", &RopeSpec::local_table);
+}
+
 template <class V> void fields(V& v, Seq2SeqSpec*) {
     v("decoder_layers", &Seq2SeqSpec::decoder_layers);
     v("relative_buckets", &Seq2SeqSpec::relative_buckets);
@@ -367,6 +375,7 @@ template <class V> void fields(V& v, ModelSpec*) {
     v("tied_embeddings", &ModelSpec::tied_embeddings);
     v("position", &ModelSpec::position);
     v("max_position", &ModelSpec::max_position);
+    v("rope", &ModelSpec::rope);
     v("position_offset", &ModelSpec::position_offset);
     v("embed_dim", &ModelSpec::embed_dim);
     v("lm_head_bias", &ModelSpec::lm_head_bias);

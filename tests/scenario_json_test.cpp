@@ -42,6 +42,7 @@ Scenario every_field_changed() {
     m.tied_embeddings = true;
     m.position = PositionKind::Alibi;
     m.max_position = 163840;
+    m.rope = {RopeScaling::Yarn, 40, 4096, 0.5, true};
     m.position_offset = 2;
     m.embed_dim = 512;
     m.lm_head_bias = true;
@@ -236,6 +237,11 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(x.tied_embeddings == y.tied_embeddings);
     CHECK(x.position == y.position);
     CHECK(x.max_position == y.max_position);
+    CHECK(x.rope.scaling == y.rope.scaling);
+    CHECK(x.rope.factor == y.rope.factor);
+    CHECK(x.rope.original_max_position == y.rope.original_max_position);
+    CHECK(x.rope.partial == y.rope.partial);
+    CHECK(x.rope.local_table == y.rope.local_table);
     CHECK(x.position_offset == y.position_offset);
     CHECK(x.embed_dim == y.embed_dim);
     CHECK(x.lm_head_bias == y.lm_head_bias);
@@ -756,7 +762,8 @@ constexpr size_t field_count() {
 }  // namespace
 
 TEST_CASE("scenario JSON: the format covers every field of the Scenario structs") {
-    CHECK(field_count<ModelSpec>() == 48);
+    CHECK(field_count<ModelSpec>() == 49);
+    CHECK(field_count<RopeSpec>() == 5);
     CHECK(field_count<Seq2SeqSpec>() == 2);
     CHECK(field_count<VisionSpec>() == 18);
     CHECK(field_count<GridPinpoint>() == 2);

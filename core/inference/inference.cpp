@@ -126,16 +126,39 @@ auto vision_weight_bytes(Q& q, const Scenario& s) {
     return (q("P_vision_rank", r.tower) + q("P_projector_rank", r.projector)) * q("weight_bytes", model_dtype_bytes(s.infer));
 }
 
-// vLLM's rotary embedding table: get_rope builds one RotaryEmbedding per model (cached, shared by its layers), whose
-// cos_sin_cache is cos and sin of max_position_embeddings x rotary_dim / 2 angles side by side, cast to the model's dtype and
-// kept as a buffer; it is allocated while the model loads, so "Model loading took" counts it
-// (vllm/model_executor/layers/rotary_embedding.py RotaryEmbedding._compute_cos_sin_cache) [vllm-code]. rotary_dim is the
-// head dimension (MLA: qk_rope_head_dim). 0 for a model without rotary positions.
+// vLLM's rotary tables: get_rope builds one RotaryEmbedding per distinct configuration (kept in _ROPE_DICT, shared by
+// every layer that asks for it), whose cos_sin_cache holds cos and sin of rotary_dim / 2 angles per row, cast to the
+// model's dtype and registered as a buffer while the model loads, so "Model loading took" counts it
+// (vllm/model_executor/layers/rotary_embedding.py get_rope, RotaryEmbedding._compute_cos_sin_cache) [vllm-code].
+// rotary_dim: head_dim x partial_rotary_factor (MLA: qk_rope_head_dim). Rows by rope_scaling (RopeSpec): max_position
+// (none, llama3, mrope); max_position x factor (LinearScalingRotaryEmbedding, DynamicNTKScalingRotaryEmbedding);
+// original_max_position x factor (YaRNScalingRotaryEmbedding); original_max_position + max_position
+// (Phi3LongRoPEScaledRotaryEmbedding: its short and long tables side by side); and Gemma 3's window layers, whose
+// rope_local_base_freq with no scaling is a second configuration: one table more of max_position rows
+// (vllm/model_executor/models/gemma3.py Gemma3Attention) [vllm-code]. 0 for a model without rotary positions.
 bool has_rope_cache(const ModelSpec& m) { return m.architecture_known() && m.position == PositionKind::Rotary && m.heads > 0; }
 template <class Q>
+auto vllm_rope_rows(Q& q, const ModelSpec& m) {
+    const RopeSpec& r = m.rope;
+    const auto max_position = [&] { return q("max_position", static_cast<double>(m.max_position)); };
+    const auto original = [&] { return q("original_max_position", static_cast<double>(r.original_max_position)); };
+    using N = std::decay_t<decltype(q("", 0))>;
+    N rows{};
+    switch (r.scaling) {
+        case RopeScaling::None: rows = rows + max_position(); break;
+        case RopeScaling::Linear:
+        case RopeScaling::Dynamic: rows = rows + ceil_of(max_position() * q("rope_factor", r.factor)); break;
+        case RopeScaling::Yarn: rows = rows + ceil_of(original() * q("rope_factor", r.factor)); break;
+        case RopeScaling::LongRope: rows = rows + original() + max_position(); break;
+    }
+    if (r.local_table) rows = rows + max_position();
+    return rows;
+}
+template <class Q>
 auto vllm_rope_cache_bytes(Q& q, const ModelSpec& m, const InferenceOptions& o) {
-    const double rot = m.attention == AttentionKind::MLA ? static_cast<double>(m.mla.qk_rope_head_dim) : static_cast<double>(m.head_dim);
-    return q("max_position", static_cast<double>(m.max_position)) * q("rotary_dim", rot) * q("weight_bytes", model_dtype_bytes(o));
+    const double rot = m.attention == AttentionKind::MLA ? static_cast<double>(m.mla.qk_rope_head_dim)
+                                                         : std::floor(static_cast<double>(m.head_dim) * m.rope.partial);
+    return q.let("rope_rows", vllm_rope_rows(q, m)) * q("rotary_dim", rot) * q("weight_bytes", model_dtype_bytes(o));
 }
 // vLLM's MXFP4 experts on this GPU as its MoE backend lays them out (vllm_moe.h): nullopt when the estimate has
 // none (another engine or format, no routed experts here, or a backend not modelled: ROCm).
@@ -189,7 +212,8 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
             [&](auto& q) { return vision_weight_bytes(q, s); });
     if (o.engine == Engine::VLLM && has_rope_cache(m))
         add(e, d, comp("buffers.rope_cache", "Rotary cos/sin table (vLLM)", Category::Buffers, kLoadOn,
-                       "vLLM get_rope: one cos_sin_cache [max_position_embeddings, rotary_dim] in the model's dtype, allocated at load "
+                       "vLLM get_rope: one cos_sin_cache [rows, rotary_dim] per distinct rotary configuration (rows by "
+                       "rope_scaling; Gemma 3's window layers have one of their own) in the model's dtype, allocated at load "
                        "[vllm-code]"),
             [&](auto& q) { return vllm_rope_cache_bytes(q, m, o); });
     add(e, d, comp("weights.linear", "Weights: layer matrices", Category::Weights, kLoadOn, weight_format_source(o.weights)),

@@ -1211,6 +1211,64 @@ void read_window(Importer& im, const Layout& l, ModelSpec& m) {
     if (l.window_flag && !im.r.boolean("use_sliding_window", false)) m.sliding_window = 0;
 }
 
+// The rotary embedding beyond head_dim (RopeSpec): rope_scaling (transformers v5 configs: rope_parameters; a Gemma 3
+// saved by v5 keeps one per attention kind, its full_attention entry is the scaled one), partial_rotary_factor (GPT-NeoX
+// rotary_pct), and Gemma 3's window layers, which rotate with rope_local_base_freq (Gemma3TextConfig default 10000)
+// where the global ones use rope_theta (default 1000000): two configurations, two vLLM tables [transformers-code]
+// [vllm-code]. A rope_type whose table vramlens does not size is counted as unscaled, with a warning.
+void read_rope(Importer& im, ModelSpec& m) {
+    Reader& r = im.r;
+    auto number = [&](const json& obj, const char* key, const std::string& name) -> std::optional<double> {
+        auto it = obj.find(key);
+        if (it == obj.end() || it->is_null()) return std::nullopt;
+        if (it->is_number()) return it->get<double>();
+        r.fail(name, "must be a number; got " + short_dump(*it));
+        return std::nullopt;
+    };
+    std::string key = r.has("rope_scaling") ? "rope_scaling" : "rope_parameters";
+    const json* rs = r.find(key.c_str());
+    if (rs && rs->is_object() && rs->contains("full_attention")) {
+        rs = &rs->at("full_attention");
+        key += ".full_attention";
+    }
+    if (rs && !rs->is_object()) {
+        r.fail(key, "must be an object (rope_type, factor, ...) or null; got " + short_dump(*rs));
+        rs = nullptr;
+    }
+    if (rs) {
+        const json* t = rs->contains("rope_type") ? &rs->at("rope_type") : rs->contains("type") ? &rs->at("type") : nullptr;
+        const std::string type = t && t->is_string() ? t->get<std::string>() : "default";
+        if (type == "linear") m.rope.scaling = RopeScaling::Linear;
+        else if (type == "dynamic") m.rope.scaling = RopeScaling::Dynamic;
+        else if (type == "yarn" || type == "deepseek_yarn") m.rope.scaling = RopeScaling::Yarn;
+        else if (type == "longrope" || type == "su") m.rope.scaling = RopeScaling::LongRope;
+        else if (type != "default" && type != "llama3" && type != "mrope")
+            im.warns.push_back(r.prefix() + key + ".rope_type \"" + type.substr(0, 40) +
+                               "\" is not one whose cos/sin table vramlens sizes (linear, dynamic, yarn, longrope): vLLM's rotary "
+                               "table is counted unscaled, max_position_embeddings rows");
+        if (m.rope.scaling != RopeScaling::None) {
+            if (auto f = number(*rs, "factor", "rope_scaling.factor")) m.rope.factor = *f;
+            // Phi-3's longrope configs keep it beside rope_scaling, where transformers reads it too.
+            if (auto o = number(*rs, "original_max_position_embeddings", "rope_scaling.original_max_position_embeddings"))
+                m.rope.original_max_position = static_cast<int64_t>(std::clamp(*o, -1.0, 9e15));
+            else if (auto top = r.integer("original_max_position_embeddings"))
+                m.rope.original_max_position = *top;
+        }
+        if (auto p = number(*rs, "partial_rotary_factor", "partial_rotary_factor")) m.rope.partial = *p;
+    }
+    if (const json* p = r.find("partial_rotary_factor", std::array<const char*, 2>{"partial_rotary_factor", "rotary_pct"})) {
+        if (p->is_number()) m.rope.partial = p->get<double>();
+        else r.fail("partial_rotary_factor", "must be a number; got " + short_dump(*p));
+    }
+    if (im.fam.arch == Arch::Gemma3) {
+        const json* local = r.find("rope_local_base_freq");
+        const json* theta = r.find("rope_theta");
+        const double local_base = local && local->is_number() ? local->get<double>() : 10000.0;
+        const double global_base = theta && theta->is_number() ? theta->get<double>() : 1000000.0;
+        m.rope.local_table = local_base != global_base;
+    }
+}
+
 void read_counts(Importer& im, ModelSpec& m) {
     for (const CountKey& k : kCountKeys)
         if (k.arch == im.fam.arch && !(k.with_experts && m.moe.num_experts == 0)) read_count(im, m, k);
@@ -1481,6 +1539,7 @@ Result<ModelSpec> import_hf_config_json(const json& top) {
     read_flags(im, m);
     read_activation(im, m);
     read_window(im, layout, m);
+    if (m.position == PositionKind::Rotary) read_rope(im, m);
     read_counts(im, m);
     if (layout.special) layout.special(im, m);
     read_vision(top, m, !prefix.empty(), errs, warns);

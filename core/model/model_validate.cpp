@@ -2,11 +2,13 @@
 // the offending value. Bounds keep count_params inside int64 and reject typos (hidden 40960000).
 #include "model/model_validate.h"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
 
 #include "model/layer_tensors.h"
+#include "text_format.h"
 #include "param_count.h"
 #include "parallel.h"
 
@@ -203,6 +205,19 @@ void validate_seq2seq(const ModelSpec& m, Checker& c) {
                                  "tower, encoder and embedder fields, or set decoder_layers to 0");
 }
 
+// The rotary embedding's scaling and share (RopeSpec), named by their config.json fields: a factor of 1 to 1024 (published
+// configs go to 64), the original length that yarn and longrope scale from, a share of head_dim in (0, 1].
+void validate_rope(const ModelSpec& m, Checker& c) {
+    const RopeSpec& r = m.rope;
+    auto num = [](double v) { return shortest_text(v); };
+    if (!std::isfinite(r.factor) || r.factor < 1 || r.factor > 1024)
+        c.fail("rope_scaling.factor", "must be in [1, 1024]; got " + num(r.factor));
+    const bool needs_original = r.scaling == RopeScaling::Yarn || r.scaling == RopeScaling::LongRope;
+    c.range("rope_scaling.original_max_position_embeddings", r.original_max_position, needs_original ? 1 : 0, kMaxPositions);
+    if (!std::isfinite(r.partial) || !(r.partial > 0) || r.partial > 1)
+        c.fail("partial_rotary_factor", "must be in (0, 1]; got " + num(r.partial));
+}
+
 // The vision tower and projector (VisionSpec), named by their config.json fields under vision_config.
 void validate_vision(const ModelSpec& m, Checker& c) {
     const VisionSpec& v = m.vision;
@@ -300,6 +315,7 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     c.range("position_offset", m.position_offset, 0, 1024);
     c.range("sliding_window", m.sliding_window, 0, kMaxPositions);
     c.range("sliding_window_pattern", m.sliding_window_pattern, 0, kMaxLayers);
+    validate_rope(m, c);
 
     // An encoder's task head (ModelSpec::num_labels, mlm_head): at most one, and only on an encoder.
     c.range("num_labels", m.num_labels, 0, kMaxVocab);
