@@ -52,6 +52,33 @@ TEST_CASE("DeepSpeed stage 2: one reduce bucket of 5e8 16-bit elements, two with
     CHECK(find(estimate(s), "buffers.ds_reduce_bucket") == nullptr);
 }
 
+TEST_CASE("DeepSpeed's step flattens the 16-bit gradient partition before its fp32 cast: the larger of it and the optimizer's temporaries") {
+    // stage_1_and_2.py step: single_grad_partition = self.flatten(averaged_gradients[i]).to(fp32). Llama-2-7b over 8 ranks:
+    // the flat copy is P / 8 x 2 B = 1,684,603,904 B, alive with the fp32 partition (P / 8 x 4 B) while .to() runs.
+    Scenario s = ds_run(2, 8);
+    s.train.optimizer_impl = OptimizerImpl::Auto;  // DeepSpeed's own FusedAdam: in place, no step temporaries
+    Estimate e = estimate(s, Detail::Full);
+    REQUIRE(e.ok());
+    const Component* flat = find(e, "buffers.ds_flat_grads");
+    REQUIRE(flat);
+    CHECK(flat->bytes == Approx(kP / 8 * 2));
+    CHECK(flat->phases == phase_bit(Phase::Step));
+    CHECK(find(e, "optimizer.foreach_temporaries") == nullptr);
+    // torch's AdamW (foreach) stepped by DeepSpeed: sqrt(v) of the fp32 partition, P / 8 x 4 B, comes after the flat copy
+    // is dropped and is larger, so the copy adds nothing.
+    s.train.optimizer_impl = OptimizerImpl::Foreach;
+    e = estimate(s, Detail::Full);
+    CHECK(bytes_of(e, "optimizer.foreach_temporaries") == Approx(kP / 8 * 4));
+    CHECK(bytes_of(e, "buffers.ds_flat_grads") == 0);
+    // Stage 3 flattens one sub group at a time: 1e8 elements x 2 B.
+    s = ds_run(3, 8);
+    s.deepspeed.sub_group_size = 1e8;
+    CHECK(bytes_of(estimate(s), "buffers.ds_flat_grads") == Approx(1e8 * 2));
+    // With the optimizer on the host the gradients are flattened there.
+    s.parallel.offload_optimizer = true;
+    CHECK(find(estimate(s), "buffers.ds_flat_grads") == nullptr);
+}
+
 TEST_CASE("DeepSpeed stage 3 defaults: one bucket from init, one sub group of fp32 gradients, gathered parameters held for reuse") {
     Scenario s = ds_run(3, 8);
     Estimate e = estimate(s);

@@ -1,6 +1,7 @@
 // Overheads as named items with documented, user-changeable defaults (core/scenario.h Overheads):
 // CUDA context, communication buckets, ZeRO-3/FSDP gathered layers, allocator fragmentation.
 #include <algorithm>
+#include <string_view>
 
 #include "cuda_context.h"
 #include "inference/weight_formats.h"
@@ -91,6 +92,23 @@ static void add_deepspeed_buffers(TrainCtx& c) {
                 if (stage3) return min_of(q("sub_group_size", z.sub_group_size), q("P_train", c.trainable) / q("N", N)) * 4;
                 return q("P_train", c.trainable) / q("N", N) * 4;
             });
+    // The fp32 gradients above come from single_grad_partition = self.flatten(averaged_gradients).to(fp32): the flatten is
+    // a contiguous 16-bit copy of the same elements, alive while .to() makes the fp32 one, then dropped. The optimizer's
+    // own step temporaries (added with the model states) come after it, so the step holds the larger of the two; what
+    // this copy adds is its excess over them (stage_1_and_2.py step; stage3.py _prepare_fp32_grad_for_sub_group)
+    // [deepspeed-zero-code]. With fp32 gradients .to() returns the flat copy itself: nothing more.
+    if (!p.offload_optimizer && c.dt.grad_copy == 0 && group > 0 && wb < 4) {
+        double step_temporaries = 0;
+        for (const Component& x : c.e.components)
+            if ((x.phases & phase_bit(Phase::Step)) && std::string_view(x.id).ends_with(".foreach_temporaries")) step_temporaries += x.bytes;
+        add(c.e, c.d, comp("buffers.ds_flat_grads", "DeepSpeed flattened 16-bit gradients before their fp32 cast (beyond the optimizer's step temporaries)",
+                           Category::Buffers, kStep,
+                           "stage_1_and_2.py step / stage3.py _prepare_fp32_grad_for_sub_group: self.flatten(averaged_gradients) "
+                           "then .to(fp32), both alive at once [deepspeed-zero-code]"),
+            [&](auto& q) {
+                return max_of(q("G_step", group) * q("grad_bytes", wb) - q("T_opt_step", step_temporaries), 0.0);
+            });
+    }
     if (p.offload_optimizer && partition > 0)
         add(c.e, c.d, comp("host.ds_fp32_grads", z.pin_memory ? "DeepSpeed fp32 gradient partition (pinned host memory)"
                                                                : "DeepSpeed fp32 gradient partition (host memory)",
