@@ -290,7 +290,7 @@ constexpr PlanFlag kPlanFlags[] = {
     {"--gpu-memory-utilization", "U", "vLLM: the fraction of each GPU vLLM may use (default 0.9); SGLang: --mem-fraction-static"},
     {"--mem-fraction-static", "U", "SGLang: the fraction of free memory for weights and KV (default 0.9)"},
     {"--kv-cache-dtype", "TYPE", "vLLM/SGLang: auto (default, the model's dtype) | fp8; --kv-type is the same flag"},
-    {"--max-num-seqs", "N", "vLLM: --max-num-seqs (default 256)"},
+    {"--max-num-seqs", "N", "vLLM: --max-num-seqs (default: vLLM's for the release and GPU, 256 or 1024)"},
     {"--vllm-version", "V", "vLLM: its release (vllm --version, e.g. 0.6.5): which memory gpu_memory_utilization holds (default 0.21)"},
     {"--max-running-requests", "N", "SGLang's name of --max-num-seqs"},
     {"--tp", "N", "vLLM/SGLang: the tensor-parallel size (default: the largest vLLM accepts; SGLang: every GPU)"},
@@ -1479,7 +1479,8 @@ int cmd_plan_serving(const Options& o, std::string& out, std::string& err, Servi
                " per GPU" + (p.block_size == 1 ? "" : " = " + std::to_string(p.tokens) + " tokens") + " (" + gib(p.kv_pool_total) + " over " +
                std::to_string(p.tp * p.pp) + (p.tp * p.pp == 1 ? " GPU); " : " GPUs); ") + std::to_string(p.sequences) + " sequences of " +
                std::to_string(p.max_model_len) + " tokens, " + std::to_string(p.concurrent) + " at once (" + (sglang ? "--max-running-requests " : "--max-num-seqs ") +
-               std::to_string(in.max_num_seqs) + ")\n";
+               (p.max_num_seqs > 0 ? std::to_string(p.max_num_seqs) : std::string("default: none besides the pool")) +
+               (in.max_num_seqs > 0 ? ")\n" : p.max_num_seqs > 0 ? ", vLLM's default)\n" : ")\n");
         out += len_flag + " " + std::to_string(p.max_model_len) + (p.fits ? " fits" : " DOES NOT FIT") + "; the longest that fits: " +
                std::to_string(p.largest_max_model_len) + "\n";
         if (!p.advice.empty()) out += p.advice + "\n";

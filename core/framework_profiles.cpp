@@ -107,7 +107,7 @@ constexpr ProfileSetting kVllm[] = {
     {"infer.gpu_memory_utilization", "0.9", "[vllm-serve-flags] --gpu-memory-utilization 0.9"},
     {"infer.cuda_graphs", "true", "[vllm-serve-flags] --enforce-eager off: CUDA graphs captured"},
     {"infer.block_size", "16", "[vllm-serve-flags] --block-size 16"},
-    {"infer.max_num_seqs", "256", "[vllm-serve-flags] --max-num-seqs 256"},
+    {"infer.max_num_seqs", "0", "[vllm-budget] --max-num-seqs unset: vLLM's default (from 0.9: 1024 on a GPU of 70 GiB or more that is not an A100, else 256)"},
 };
 
 constexpr ProfileSetting kLlamaCppCuda[] = {

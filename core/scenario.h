@@ -249,7 +249,8 @@ struct InferenceOptions {
     // ---- prefill, batching and kernel settings of the engines ----
     int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
     int64_t target_len = 0;         // an encoder-decoder's generated (decoder) tokens, context being its source; 0 = context
-    int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (profile run samples this many sequences)
+    int64_t max_num_seqs = 0;       // vLLM --max-num-seqs (profile run samples this many sequences); 0 = vLLM's default for
+                                    // the release and the GPU (runtime.h vllm_max_num_seqs)
     int64_t max_batched_tokens = 0; // vLLM --max-num-batched-tokens, TEI --max-batch-tokens; 0 = engine default
     int64_t ubatch = kLlamaCppUbatch;  // llama.cpp n_ubatch (physical batch of the compute graph)
     bool fp32_compute = false;      // bitsandbytes 4-bit compute dtype float32 (transformers' old default)
@@ -417,7 +418,7 @@ struct LocalOptions {
     std::string apple_chip;         // "": a PC with `gpus`; else an apple_chips() id: a Mac (gpus must be empty)
     int64_t wired_limit_mb = 0;     // iogpu.wired_limit_mb (0: macOS's default)
     double gpu_memory_utilization = 0.9;  // vLLM --gpu-memory-utilization (SGLang --mem-fraction-static)
-    int64_t max_num_seqs = 256;     // vLLM --max-num-seqs (SGLang --max-running-requests)
+    int64_t max_num_seqs = 0;       // vLLM --max-num-seqs (SGLang --max-running-requests); 0: the engine's default
     bool rank = false;              // the page shows which model fits best on this machine (core/planner/rank.h)
     LocalCompare compare;           // the page's compare grid (core/planner/compare.h)
     std::vector<LocalCustomGpu> custom_gpus;  // GPUs not in the presets, after `gpus` in device order

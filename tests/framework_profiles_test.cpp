@@ -145,13 +145,13 @@ TEST_CASE("framework profiles: each profile sets the fields its source says") {
         CHECK_FALSE(s.infer.sliding_window_cache);
         CHECK(s.infer.mla_cache == MlaCache::Decompressed);
     }
-    {  // [vllm-serve-flags] --gpu-memory-utilization 0.9, CUDA graphs, --block-size 16, --max-num-seqs 256
+    {  // [vllm-serve-flags] --gpu-memory-utilization 0.9, CUDA graphs, --block-size 16, --max-num-seqs unset
         const Scenario s = t("vllm", Mode::Infer);
         CHECK(s.infer.engine == Engine::VLLM);
         CHECK(s.infer.gpu_memory_utilization == 0.9);
         CHECK(s.infer.cuda_graphs);
         CHECK(s.infer.block_size == 16);
-        CHECK(s.infer.max_num_seqs == 256);
+        CHECK(s.infer.max_num_seqs == 0);  // vLLM's default (runtime.h vllm_max_num_seqs)
     }
     {  // [llama-cpp-server-flags] -ub 512, f16 KV; [llama-cpp-fa-auto] -fa auto is on with CUDA
         const Scenario s = t("llama-cpp-cuda", Mode::Infer);

@@ -276,7 +276,9 @@ const Breaker kBreakers[] = {
     {"infer.context", inference, [](Scenario& s, Rng& r) { s.infer.context = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"infer.block_size", inference, [](Scenario& s, Rng& r) { s.infer.block_size = r.chance(0.5) ? bad_count(r) : huge_count(r); }},
     {"infer.ubatch", inference, [](Scenario& s, Rng& r) { s.infer.ubatch = bad_count(r); }},
-    {"infer.max_num_seqs", inference, [](Scenario& s, Rng& r) { s.infer.max_num_seqs = bad_count(r); }},
+    {"infer.max_num_seqs", inference, [](Scenario& s, Rng& r) {  // 0 is vLLM's default: only a negative count is bad
+         s.infer.max_num_seqs = r.pick(std::array<int64_t, 3>{-1, -1000, std::numeric_limits<int64_t>::min()});
+     }},
     {"infer.gpu_memory_utilization", inference, [](Scenario& s, Rng& r) { s.infer.gpu_memory_utilization = r.chance(0.5) ? bad_real(r) : 1.5; }},
     {"infer.engine_overhead_bytes", inference, [](Scenario& s, Rng&) { s.infer.engine_overhead_bytes = kNaN; }},
     {"infer.group_size", gptq, [](Scenario& s, Rng& r) { s.infer.group_size = bad_count(r); }},

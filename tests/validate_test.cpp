@@ -290,7 +290,7 @@ TEST_CASE("validate: every rule, broken alone, gives its one error") {
         make("prompt beyond context", infer, [](Scenario& s) { s.infer.prompt = 5000; }, "infer.prompt", "must be in [0, 4096]; got 5000"),
         make("prefill chunk -1", infer, [](Scenario& s) { s.infer.prefill_chunk = -1; }, "infer.prefill_chunk", "got -1"),
         make("block 0", vllm, [](Scenario& s) { s.infer.block_size = 0; }, "infer.block_size", "got 0"),
-        make("max seqs 0", vllm, [](Scenario& s) { s.infer.max_num_seqs = 0; }, "infer.max_num_seqs", "got 0"),
+        make("max seqs -1", vllm, [](Scenario& s) { s.infer.max_num_seqs = -1; }, "infer.max_num_seqs", "got -1"),
         make("batched tokens -1", vllm, [](Scenario& s) { s.infer.max_batched_tokens = -1; }, "infer.max_batched_tokens", "got -1"),
         make("ubatch 0", llamacpp, [](Scenario& s) { s.infer.ubatch = 0; }, "infer.ubatch", "got 0"),
         make("GPTQ group 0", infer, [](Scenario& s) { s.infer.weights = WeightFormat::GPTQ4; s.infer.group_size = 0; }, "infer.group_size", "got 0"),

@@ -167,3 +167,34 @@ TEST_CASE("infer.vllm_version: a bad or too old release names the field") {
     s.infer.engine = Engine::Transformers;  // only vLLM reads it
     CHECK(estimate(s).ok());
 }
+
+TEST_CASE("vLLM's default max_num_seqs follows the release and the GPU, and its profile run samples that many") {
+    // engine/arg_utils.py get_batch_defaults (PR #17885, 0.9+): 1024 on a GPU of 70 GiB or more that is not an A100, else
+    // 256; 0.8.4-0.8.5 (PR #16158): 1024 on an H100 or H200 only; 0.8.0-0.8.3: 1024 everywhere; the V0 engine: 256.
+    const InferenceOptions unset;
+    const auto seqs = [&](const char* version, double bytes, const char* name) {
+        return vllm_max_num_seqs(unset, parse_vllm_version(version).value(), bytes, name);
+    };
+    const double a100 = 85.1e9, l40s = 47.7e9;
+    CHECK(seqs("0.10.0", kH100Total, "NVIDIA H100 80GB HBM3") == 1024);
+    CHECK(seqs("0.10.0", a100, "NVIDIA A100-SXM4-80GB") == 256);
+    CHECK(seqs("0.10.0", l40s, "NVIDIA L40S") == 256);
+    CHECK(seqs("0.8.2", l40s, "NVIDIA L40S") == 1024);
+    CHECK(seqs("0.8.4", kH100Total, "NVIDIA H100 80GB HBM3") == 1024);
+    CHECK(seqs("0.8.4", a100, "NVIDIA A100-SXM4-80GB") == 256);
+    CHECK(seqs("0.8.5", 150e9, "NVIDIA B200") == 256);
+    CHECK(seqs("0.7.3", kH100Total, "NVIDIA H100 80GB HBM3") == 256);
+    InferenceOptions given;
+    given.max_num_seqs = 64;
+    CHECK(vllm_max_num_seqs(given, parse_vllm_version("0.10.0").value(), kH100Total, "NVIDIA H100 80GB HBM3") == 64);
+
+    // Meta-Llama-3-8B on an H100 with vLLM 0.11: the profile run's sampler over 1024 sequences x 128,256 logits x 40 B
+    // (5,253,365,760 B) plus the 8192 profiled tokens' hidden states (8192 x 4096 x 2 B) is the activation peak.
+    const Estimate e = estimate(llama3_8b_on_h100("0.11"));
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "act.profile_peak") == Approx(1024.0 * 128256 * 40 + 8192.0 * 4096 * 2));
+    // Given 256, the same run samples a quarter as many.
+    Scenario s = llama3_8b_on_h100("0.11");
+    s.infer.max_num_seqs = 256;
+    CHECK(bytes_of(estimate(s), "act.profile_peak") == Approx(256.0 * 128256 * 40 + 8192.0 * 4096 * 2));
+}

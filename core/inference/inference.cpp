@@ -821,9 +821,14 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
 // shown is that one; it does not depend on the batch (every stage needs the same number of blocks).
 // vLLM v0.6's Mamba cache on stage p: the recurrent state of vllm_mamba_cache_sequences() sequences,
 // allocated by the profile run's forward and kept, so the KV pool is sized after it [vllm-code].
+// vLLM's max_num_seqs for the scenario (runtime.h vllm_max_num_seqs): its default follows the release and the GPU's
+// CUDA-visible total and name.
+int64_t vllm_seqs(const Scenario& s) {
+    return vllm_max_num_seqs(s.infer, parse_vllm_version(s.infer.vllm_version).value_or(VllmRelease{}), s.gpu.usable_bytes(), s.gpu.name);
+}
 template <class Q>
 auto vllm_mamba_cache_bytes(Q& q, const Scenario& s, const StagePick& p) {
-    return q("mamba_seqs", static_cast<double>(vllm_mamba_cache_sequences(s.infer))) *
+    return q("mamba_seqs", static_cast<double>(vllm_mamba_cache_sequences(s.infer, vllm_seqs(s)))) *
            ssm_sequence_bytes(q, s.model, p.begin, p.end, ssm_state_layout(s.infer, s.model.ssm), s.parallel.tp);
 }
 double vllm_mamba_cache_bytes(const Scenario& s, const StagePick& p) {
@@ -871,7 +876,8 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     // An encoder or an embedder runs on vLLM's pooling runner: the pooler instead of the sampler, and an encoder's
     // EncoderOnlyAttention has no KV cache spec, so no KV pool (an attention-free KV cache config) [vllm-pooling].
     const bool pooling = m.encoder || m.embedder;
-    const int64_t T = pooling ? vllm_pooling_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name, !m.encoder)
+    const int64_t seqs = vllm_max_num_seqs(o, release, e.gpu_usable_bytes, s.gpu.name);
+    const int64_t T = pooling ? vllm_pooling_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name, !m.encoder, seqs)
                               : vllm_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name);
     const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp, budget, context); };
     // Speculative decoding (infer.speculative): the drafter's weights, persistent inputs, KV layers and
@@ -886,8 +892,8 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         using N = std::decay_t<decltype(q("", 0.0))>;
         const auto tokens = q("T", static_cast<double>(T));
         const auto hidden_out = tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes);
-        N sampler = pooling ? vllm_pooler_bytes(q, m, tokens, kActBytes) : vllm_sampler_bytes(q, m, o.max_num_seqs);
-        if (speculative) sampler += rejection_logits_bytes(q, m, o.max_num_seqs);
+        N sampler = pooling ? vllm_pooler_bytes(q, m, tokens, kActBytes) : vllm_sampler_bytes(q, m, seqs);
+        if (speculative) sampler += rejection_logits_bytes(q, m, seqs);
         auto peak = max_of(layer_live_bytes(q, m, tokens, tp, kActBytes), sampler + hidden_out);
         if (drafter) peak = max_of(peak, q.let("A_draft", layer_live_bytes(q, drafter->model, tokens, drafter->tp, kActBytes)) + hidden_out);
         return peak;
@@ -942,8 +948,8 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     e.kv.blocks = blocks;
     e.kv.tokens = blocks * block;
     e.kv.sequences = blocks_per_seq > 0 ? blocks / blocks_per_seq : 0;
-    if (m.ssm.active() && per_token <= 0) e.kv.sequences = vllm_mamba_cache_sequences(o);  // no KV: the Mamba cache's slots
-    if (m.encoder) e.kv.sequences = o.max_num_seqs;  // no KV: the scheduler's limit
+    if (m.ssm.active() && per_token <= 0) e.kv.sequences = vllm_mamba_cache_sequences(o, seqs);  // no KV: the Mamba cache's slots
+    if (m.encoder) e.kv.sequences = seqs;  // no KV: the scheduler's limit
     e.kv.pool_bytes = static_cast<double>(blocks) * block_bytes;
     // The pool is what vLLM allocates; a request beyond it shows as KV bytes over the capacity. No
     // attention layer (a pure Mamba model): no KV pool.
@@ -1066,7 +1072,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     range("infer.prompt", o.prompt, 0, reported(errs, "infer.context") ? 100000000 : o.context);
     range("infer.prefill_chunk", o.prefill_chunk, 0, 100000000);
     range("infer.block_size", o.block_size, 1, 100000);
-    range("infer.max_num_seqs", o.max_num_seqs, 1, 1000000);
+    range("infer.max_num_seqs", o.max_num_seqs, 0, 1000000);  // 0: vLLM's default
     range("infer.max_batched_tokens", o.max_batched_tokens, 0, 100000000);
     range("infer.ubatch", o.ubatch, 1, 1000000);
     range("infer.logits_to_keep", o.logits_to_keep, 0, reported(errs, "infer.context") ? 100000000 : o.context);

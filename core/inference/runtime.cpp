@@ -10,8 +10,8 @@
 
 namespace vl {
 
-int64_t vllm_mamba_cache_sequences(const InferenceOptions& o) {
-    const int64_t n = o.max_num_seqs;
+int64_t vllm_mamba_cache_sequences(const InferenceOptions& o, int64_t max_num_seqs) {
+    const int64_t n = max_num_seqs;
     if (!o.cuda_graphs || n <= 2) return n;
     if (n <= 4) return 4;
     return (n + 7) / 8 * 8;
@@ -24,13 +24,21 @@ int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& releas
     return std::max<int64_t>(o.context, 2048);
 }
 
+int64_t vllm_max_num_seqs(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name) {
+    if (o.max_num_seqs > 0) return o.max_num_seqs;
+    if (!vllm_v1_engine(release)) return 256;
+    if (release.major == 0 && release.minor == 8)
+        return release.patch <= 3 || gpu_name_has(gpu_name, "h100") || gpu_name_has(gpu_name, "h200") ? 1024 : 256;
+    return gpu_bytes >= 70 * kGiB && !gpu_name_has(gpu_name, "a100") ? 1024 : 256;
+}
+
 int64_t vllm_pooling_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name,
-                                    bool chunked) {
+                                    bool chunked, int64_t max_num_seqs) {
     if (o.max_batched_tokens > 0) return o.max_batched_tokens;
     if (chunked && o.prefill_chunk > 0) return o.prefill_chunk;
     const int64_t base = chunked ? vllm_batched_tokens(o, release, gpu_bytes, gpu_name) : std::max<int64_t>(o.context, 2048);
     const int64_t t = std::max<int64_t>(base, 32768);
-    return vllm_v1_engine(release) ? std::min(t, o.max_num_seqs * o.context) : t;
+    return vllm_v1_engine(release) ? std::min(t, max_num_seqs * o.context) : t;
 }
 
 int64_t tei_batch_tokens(const InferenceOptions& o) { return o.max_batched_tokens > 0 ? o.max_batched_tokens : kTeiMaxBatchTokens; }

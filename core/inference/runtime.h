@@ -29,23 +29,30 @@ namespace vl {
 // of 70 GiB or more that is not an A100, else 2048 (engine/arg_utils.py get_batch_defaults [vllm-budget]).
 int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name);
 
+// Sequences vLLM schedules and samples at most (--max-num-seqs): as given, else vLLM's default, which its profile run
+// samples [vllm-budget]: the V0 engine (before 0.8) 256 (EngineArgs); V1 0.8.0-0.8.3 1024 on every GPU (PR #15357
+// raised it from 256); 0.8.4-0.8.5 1024 on a GPU whose name has H100 or H200, else 256 (PR #16158); from 0.9 1024 on a
+// GPU of 70 GiB or more that is not an A100, else 256 (PR #17885, engine/arg_utils.py get_batch_defaults, the same
+// rule as max_num_batched_tokens above).
+int64_t vllm_max_num_seqs(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name);
+
 // The same for vLLM's pooling runner (--runner pooling; --task embed / score / classify before 0.10), which serves an
 // encoder or an embedder: with no --max-num-batched-tokens the scheduler raises the default to
 // POOLING_MODEL_MAX_NUM_BATCHED_TOKENS = 32768, and on the V1 engine caps that default at max_num_seqs x
 // max_model_len; an encoder's bidirectional attention turns chunked prefill off (chunked false), so its default
 // starts from max(max_model_len, 2048) (SchedulerConfig.__post_init__ [vllm-pooling]).
 int64_t vllm_pooling_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name,
-                                    bool chunked);
+                                    bool chunked, int64_t max_num_seqs);
 
 // Hugging Face text-embeddings-inference: --max-batch-tokens, the tokens of one batch (default 16384, router
 // main.rs [tei-code]); infer.max_batched_tokens when set.
 inline constexpr int64_t kTeiMaxBatchTokens = 16384;
 int64_t tei_batch_tokens(const InferenceOptions& o);
 
-// Sequences vLLM v0.6's MambaCacheManager holds states for (Mamba, Jamba): max_num_seqs, and with
+// Sequences vLLM v0.6's MambaCacheManager holds states for (Mamba, Jamba): max_num_seqs (vllm_max_num_seqs), and with
 // CUDA graphs padded to a captured batch size (_get_graph_batch_size: up to 2 as is, 4, then a
 // multiple of 8) [vllm-code].
-int64_t vllm_mamba_cache_sequences(const InferenceOptions& o);
+int64_t vllm_mamba_cache_sequences(const InferenceOptions& o, int64_t max_num_seqs);
 
 // Prompt tokens per sequence: infer.prompt, or the whole context when it is 0 (the worst case).
 int64_t prompt_tokens(const InferenceOptions& o);

@@ -180,7 +180,7 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
     if (lo.wired_limit_mb < 0) errs.push_back({"local.wired_limit_mb", "must be 0 (macOS's default) or a size in MiB"});
     if (serving && !(lo.gpu_memory_utilization > 0 && lo.gpu_memory_utilization <= 1))
         errs.push_back({"local.gpu_memory_utilization", "must be a fraction in (0, 1], e.g. 0.9"});
-    if (serving && lo.max_num_seqs < 1) errs.push_back({"local.max_num_seqs", "must be at least 1"});
+    if (serving && lo.max_num_seqs < 0) errs.push_back({"local.max_num_seqs", "must be 0 (the engine's default) or at least 1"});
     if (serving && lo.tp < 0) errs.push_back({"local.tp", "must be 0 (chosen by the heads rules) or a tensor-parallel size >= 1"});
     if (serving && lo.pp < 0) errs.push_back({"local.pp", "must be 0 (chosen: GPUs / tp) or a pipeline-parallel size >= 1"});
     const int64_t layers_and_output = s.model.layers + 1;

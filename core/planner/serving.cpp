@@ -65,7 +65,7 @@ std::string validate_serving(const ServingPlanInput& in) {
                    "splits layers unevenly";
     if (!(in.gpu_memory_utilization > 0 && in.gpu_memory_utilization <= 1))
         return util + ": must be in (0, 1], e.g. 0.9; got " + std::to_string(in.gpu_memory_utilization);
-    if (in.max_num_seqs < 1) return seqs + ": must be at least 1; got " + num(in.max_num_seqs);
+    if (in.max_num_seqs < 0) return seqs + ": must be 0 (the engine's default) or at least 1; got " + num(in.max_num_seqs);
     if (in.max_model_len == 0 && m.max_position < 1) return len + ": the model gives no max_position_embeddings; give " + f.len;
     if (in.max_model_len < 0) return len + ": must be at least 1 token; got " + num(in.max_model_len);
     if (in.max_model_len > m.max_position)
@@ -197,7 +197,11 @@ ServingPlan place(const ServingPlanInput& in, const ServingPlan& chosen, int64_t
         p.tokens = e.kv.tokens;
         p.sequences = e.kv.sequences;
     }
-    p.concurrent = std::min(p.sequences, in.max_num_seqs);
+    p.max_num_seqs = in.max_num_seqs > 0 || in.engine == ServingEngine::SGLang
+                         ? in.max_num_seqs
+                         : vllm_max_num_seqs(InferenceOptions{}, parse_vllm_version(in.vllm_version).value_or(VllmRelease{}),
+                                             in.gpus.front().memory_bytes, in.gpus.front().name);
+    p.concurrent = p.max_num_seqs > 0 ? std::min(p.sequences, p.max_num_seqs) : p.sequences;
     p.kv_pool_total = p.kv_pool * static_cast<double>(p.tp * p.pp);
     // vLLM refuses to start when one sequence of max_model_len does not fit in the pool [vllm-code];
     // SGLang starts but cuts every request to the pool (max_req_len) [sglang-code].
@@ -340,7 +344,7 @@ std::string serving_launch_line(const ServingPlanInput& in, const ServingPlan& p
     if (in.weights == WeightFormat::GPTQ4 || in.weights == WeightFormat::GPTQ8) s += " --quantization gptq";
     if (in.weights == WeightFormat::AWQ4) s += " --quantization awq";
     if (in.kv == KvDtype::FP8) s += sglang ? " --kv-cache-dtype fp8_e4m3" : " --kv-cache-dtype fp8";
-    if (in.max_num_seqs != 256) ((((s += ' ') += f.seqs) += ' ') += num(in.max_num_seqs));
+    if (in.max_num_seqs > 0) ((((s += ' ') += f.seqs) += ' ') += num(in.max_num_seqs));
     return s;
 }
 

@@ -47,7 +47,7 @@ struct ServingPlanInput {
                                                 // SGLang's CUDA context (vLLM counts its measured non-torch memory)
     int64_t max_model_len = 0;                  // --max-model-len (SGLang --context-length); 0: max_position_embeddings
     double gpu_memory_utilization = 0.9;        // --gpu-memory-utilization (SGLang --mem-fraction-static)
-    int64_t max_num_seqs = 256;                 // --max-num-seqs (SGLang --max-running-requests)
+    int64_t max_num_seqs = 0;                   // --max-num-seqs (SGLang --max-running-requests); 0: the engine's default
     std::string vllm_version = "0.21";          // vLLM: the release whose memory budget applies (infer.vllm_version)
     double engine_overhead_bytes = -1;          // vLLM: non-torch memory in the budget when known (infer.engine_overhead_bytes)
     int64_t tp = 0, pp = 0;                     // 0: chosen (the largest tp vLLM accepts, pp = GPUs / tp)
@@ -70,6 +70,9 @@ struct ServingPlan {
     int64_t tokens = 0;             // blocks * block_size: tokens the whole pool holds
     int64_t sequences = 0;          // sequences of max_model_len the pool holds: blocks / ceil(len / block_size)
     int64_t concurrent = 0;         // of them, how many run at once: at most max_num_seqs
+    // The cap on sequences at once: as given, else the engine's default (vLLM's by release and GPU, runtime.h
+    // vllm_max_num_seqs); 0: none besides the pool (SGLang's default max_running_requests follows its pool).
+    int64_t max_num_seqs = 0;
     double kv_pool_total = 0;       // kv_pool over all tp * pp GPUs
     bool fits = false;              // one sequence of max_model_len fits in the pool (vLLM refuses to start otherwise)
     int64_t largest_max_model_len = 0;  // the longest --max-model-len that would start; 0: none

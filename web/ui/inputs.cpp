@@ -557,7 +557,7 @@ void vllm_advanced(AppState& app) {
     subheading("vLLM");
     // The release decides what gpu_memory_utilization's budget holds (core/inference/vllm_budget.h).
     if (text_field(app, tr(L, S::VllmVersion), "infer.vllm_version", in.vllm_version, "0.21", false)) app.dirty = true;
-    int_field(app, tr(L, S::MaxNumSeqs), "infer.max_num_seqs", in.max_num_seqs, 1, 1 << 20, true);
+    int_field(app, tr(L, S::MaxNumSeqs), "infer.max_num_seqs", in.max_num_seqs, 0, 1 << 20, true);
     // vLLM's --block-size choices (vllm/config.py BlockSize: 1, 8, 16, 32, 64, 128)
     int_choice(app, tr(L, S::BlockSize), "infer.block_size", in.block_size, {1, 8, 16, 32, 64, 128});
     check(app, tr(L, S::CudaGraphs), "infer.cuda_graphs", in.cuda_graphs);

@@ -67,7 +67,7 @@ void local_setup_panel(AppState& app) {
     } else {
         float_field(app, tr(L, S::GpuMemUtil), "local.gpu_memory_utilization", lo.gpu_memory_utilization, 0.05, 1.0, 0.05, "%.2f");
         field_error(app, "local.gpu_memory_utilization");
-        int_field(app, tr(L, S::MaxNumSeqs), "local.max_num_seqs", lo.max_num_seqs, 1, 1 << 20, true);
+        int_field(app, tr(L, S::MaxNumSeqs), "local.max_num_seqs", lo.max_num_seqs, 0, 1 << 20, true);
         field_error(app, "local.max_num_seqs");
     }
 }

@@ -120,7 +120,7 @@ enum class Lang { En, Zh };
     X(TrainTargetLen, "Target tokens (decoder; 0 = as the source)", "目标 token 数（解码器；0 = 同源序列）")    \
     X(InferTargetLen, "Generated tokens (decoder; 0 = as the source)", "生成 token 数（解码器；0 = 同源序列）") \
     X(VisionTrains, "Vision tower and projector", "视觉编码器与投影层")                                   \
-    X(MaxNumSeqs, "max_num_seqs", "max_num_seqs")                                                         \
+    X(MaxNumSeqs, "max_num_seqs (0 = vLLM's default)", "max_num_seqs（0 = vLLM 默认）")                   \
     X(BlockSize, "KV block size (tokens)", "KV 块大小（token）")                                          \
     X(CudaGraphs, "CUDA graphs", "CUDA Graphs")                                                           \
     X(Speculative, "Speculative decoding (--speculative-config)", "投机解码（--speculative-config）")        \
