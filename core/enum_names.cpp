@@ -111,6 +111,7 @@ VL_ENUM_TABLE(InferAutocast, {InferAutocast::Off, "off"}, {InferAutocast::Cached
 VL_ENUM_TABLE(SsmKernels, {SsmKernels::Torch, "torch"}, {SsmKernels::Fused, "fused"})
 VL_ENUM_TABLE(VisionTraining, {VisionTraining::Frozen, "frozen"}, {VisionTraining::Projector, "projector"}, {VisionTraining::All, "all"},
               {VisionTraining::Lora, "lora"})
+VL_ENUM_TABLE(VisionQuant, {VisionQuant::All, "all"}, {VisionQuant::Tower, "tower"}, {VisionQuant::None, "none"})
 VL_ENUM_TABLE(SpecMethod, {SpecMethod::None, "none"}, {SpecMethod::Draft, "draft"}, {SpecMethod::Eagle, "eagle"},
               {SpecMethod::Eagle3, "eagle3"}, {SpecMethod::Mtp, "mtp"}, {SpecMethod::Ngram, "ngram"})
 

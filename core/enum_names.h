@@ -43,6 +43,7 @@ std::span<const EnumName<VllmMoeBackend>> enum_names(VllmMoeBackend);
 std::span<const EnumName<InferAutocast>> enum_names(InferAutocast);
 std::span<const EnumName<SsmKernels>> enum_names(SsmKernels);
 std::span<const EnumName<VisionTraining>> enum_names(VisionTraining);
+std::span<const EnumName<VisionQuant>> enum_names(VisionQuant);
 std::span<const EnumName<SpecMethod>> enum_names(SpecMethod);
 std::span<const EnumName<NormKind>> enum_names(NormKind);
 std::span<const EnumName<MlpActivation>> enum_names(MlpActivation);

@@ -92,6 +92,17 @@ enum class SsmKernels { Torch, Fused };
 // freeze_vit false with LoRA [ms-swift-examples]; LLaMA-Factory freeze_vision_tower false with LoRA [llamafactory-vlm]).
 enum class VisionTraining { Frozen, Projector, All, Lora };
 
+// QLoRA on a vision-language model: which of the frozen tower's and projector's nn.Linear weights bitsandbytes' 4-bit load
+// converts to Linear4bit (NF4 with its block constants, as the language model's). All: transformers' BitsAndBytesConfig
+// without llm_int8_skip_modules keeps only get_keys_to_not_convert's modules (the output head, tied weights) and
+// _keep_in_fp32_modules, so the tower's and projector's linears are converted too [transformers-bnb-skip] (Unsloth's
+// FastVisionModel before December 2024 [unsloth-vision-quant]); Tower: the tower's converted, the projector kept 16-bit
+// (Unsloth's SKIP_QUANTIZATION_MODULES lm_head, multi_modal_projector, merger, modality_projection, from December 2024, and
+// the plain -bnb-4bit checkpoints made with it [unsloth-vision-quant]); None: both kept 16-bit (a skip list naming the tower,
+// e.g. "vision_tower", Unsloth's for Gemma 3 from February 2026). A trained projector is never converted (a Linear4bit's
+// uint8 weight cannot train).
+enum class VisionQuant { All, Tower, None };
+
 struct TrainingOptions {
     Precision precision = Precision::MixedBF16;
     bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param) [llm-gpu-memory-2025]
@@ -174,6 +185,7 @@ struct FineTuneOptions {
     // QLoRA through Lightning Fabric's BitsandbytesPrecision (Lit-GPT finetune/lora.py --quantize): every torch.nn.Linear
     // is swapped, the output head's too, where PEFT/transformers keep lm_head 16-bit [lightning-bnb-plugin].
     bool bnb_quantize_head = false;
+    VisionQuant vision_quant = VisionQuant::All;  // QLoRA: the vision tower's and projector's linears converted to NF4
     // bitsandbytes before 0.43.0 and Fabric's plugin quantize an fp16 copy: MatMul4Bit's dequantized fp16 weight is cast
     // to the bf16 compute dtype, both copies alive at once [bitsandbytes-041-code].
     bool bnb_fp16_quant_state = false;

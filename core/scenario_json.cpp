@@ -89,6 +89,7 @@ template <class V> void fields(V& v, FineTuneOptions*) {
     v("save_lm_head", &FineTuneOptions::save_lm_head);
     v("bnb_saves_inputs", &FineTuneOptions::bnb_saves_inputs);
     v("bnb_quantize_head", &FineTuneOptions::bnb_quantize_head);
+    v("vision_quant", &FineTuneOptions::vision_quant);
     v("bnb_fp16_quant_state", &FineTuneOptions::bnb_fp16_quant_state);
     v("lora_fused_qkv", &FineTuneOptions::lora_fused_qkv);
 }

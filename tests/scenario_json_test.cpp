@@ -122,6 +122,7 @@ Scenario every_field_changed() {
     s.finetune.save_lm_head = true;
     s.finetune.bnb_saves_inputs = true;
     s.finetune.bnb_quantize_head = true;
+    s.finetune.vision_quant = VisionQuant::Tower;
     s.finetune.bnb_fp16_quant_state = true;
     s.finetune.lora_fused_qkv = true;
     InferenceOptions& i = s.infer;
@@ -327,6 +328,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.finetune.save_lm_head == b.finetune.save_lm_head);
     CHECK(a.finetune.bnb_saves_inputs == b.finetune.bnb_saves_inputs);
     CHECK(a.finetune.bnb_quantize_head == b.finetune.bnb_quantize_head);
+    CHECK(a.finetune.vision_quant == b.finetune.vision_quant);
     CHECK(a.finetune.bnb_fp16_quant_state == b.finetune.bnb_fp16_quant_state);
     CHECK(a.finetune.lora_fused_qkv == b.finetune.lora_fused_qkv);
     CHECK(a.infer.weights == b.infer.weights);
@@ -773,7 +775,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 33);
-    CHECK(field_count<FineTuneOptions>() == 15);
+    CHECK(field_count<FineTuneOptions>() == 16);
     CHECK(field_count<InferenceOptions>() == 35);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 16);

@@ -609,11 +609,8 @@ TEST_CASE("vision-language training: images need a tower that takes image tokens
     REQUIRE_FALSE(e.ok());
     CHECK(to_string(e.errors[0]) == "train.image_width: must be in [1, 100000]; got 0");
     s.train.image_width = 1024;
-    s.model = config("llama-3.2-11b-vision-instruct.json");
-    e = estimate(s);
-    REQUIRE_FALSE(e.ok());
-    CHECK(e.errors[0].field == "train.images");
-    CHECK(e.errors[0].message.find("cross-attention") != std::string::npos);
+    s.model = config("llama-3.2-11b-vision-instruct.json");  // Llama 3.2 Vision trains with images (its cross-attention: below)
+    CHECK(estimate(s).ok());
 }
 
 namespace {
@@ -748,4 +745,158 @@ TEST_CASE("vision-language training: a frozen tower's forward working memory, be
     CHECK(forward_rows(f, "act.vision_forward") > 269817600.0);
     CHECK(bytes_of(f, "act.vision_forward") == 0);
     for (const std::string& w : f.warnings) CHECK(w.find("working memory") == std::string::npos);
+}
+
+TEST_CASE("vision-language training: QLoRA's 4-bit load converts the tower's and projector's linears too (finetune.vision_quant)") {
+    // Qwen2.5-VL-7B-Instruct's tower and projector, 676,550,144 parameters, of which nn.Linear weights: per block qkv
+    // 3840 x 1280, proj 1280 x 1280, gate and up 3420 x 1280, down 1280 x 3420 = 19,686,400, 32 blocks = 629,964,800; the
+    // merger's mlp.0 5120 x 5120 and mlp.2 3584 x 5120 = 44,564,480. The rest stays 16-bit: the Conv3d patch embedding
+    // 1280 x 1176 = 1,505,280, the norms 2 x 1280 x 32 = 81,920, the blocks' biases (3840 + 1280 + 2 x 3420 + 1280) x 32 =
+    // 423,680, the merger's ln_q and biases 1280 + 5120 + 3584 = 9,984: 2,020,864.
+    const double tower_linear = 629964800, projector_linear = 44564480, rest = 2020864;
+    CHECK(tower_linear + projector_linear + rest == 676550144.0);
+    // NF4: 4 bits a weight, and double-quantized constants of 8 / 64 + 32 / (64 x 256) bits a weight (block 64, block2 256).
+    const double constant_bits = 8.0 / 64 + 32.0 / (64 * 256);
+
+    Scenario s = lora_sample_with_images();
+    s.finetune.method = FineTuneMethod::QLoRA;
+    s.finetune.vision_quant = VisionQuant::None;  // both kept 16-bit: the language model's linears alone are NF4
+    const Estimate none = estimate(s);
+    REQUIRE(none.ok());
+    CHECK(bytes_of(none, "weights.vision_frozen") == 676550144.0 * 2);
+
+    s.finetune.vision_quant = VisionQuant::All;  // the default: transformers' BitsAndBytesConfig keeps lm_head alone
+    CHECK(Scenario{}.finetune.vision_quant == VisionQuant::All);
+    const Estimate all = estimate(s);
+    REQUIRE(all.ok());
+    CHECK(bytes_of(all, "weights.vision_frozen") == rest * 2);
+    CHECK(bytes_of(all, "weights.nf4") - bytes_of(none, "weights.nf4") == (tower_linear + projector_linear) * 0.5);
+    CHECK(bytes_of(all, "weights.quant_constants") - bytes_of(none, "weights.quant_constants") ==
+          Approx((tower_linear + projector_linear) * constant_bits / 8).epsilon(1e-12));
+    CHECK(bytes_of(all, "weights.frozen") == bytes_of(none, "weights.frozen"));  // the language model's 16-bit rest
+
+    s.finetune.vision_quant = VisionQuant::Tower;  // Unsloth's skip list: the merger kept 16-bit
+    const Estimate tower = estimate(s);
+    REQUIRE(tower.ok());
+    CHECK(bytes_of(tower, "weights.vision_frozen") == (rest + projector_linear) * 2);
+    CHECK(bytes_of(tower, "weights.nf4") - bytes_of(none, "weights.nf4") == tower_linear * 0.5);
+
+    // A trained projector (a modules_to_save copy) is never converted, not even its frozen original.
+    s.finetune.vision_quant = VisionQuant::All;
+    s.train.vision = VisionTraining::Projector;
+    const Estimate projector = estimate(s);
+    REQUIRE(projector.ok());
+    CHECK(bytes_of(projector, "weights.vision_frozen") == (rest + projector_linear) * 2);
+
+    // Gemma 3's projector, mm_input_projection_weight, is a plain parameter, never converted: all and tower agree, and differ
+    // from none by the SigLIP tower's linears alone.
+    Scenario g = s;
+    g.model = config("gemma-3-4b-it.json");
+    g.train.vision = VisionTraining::Frozen;
+    const Estimate g_all = estimate(g);
+    g.finetune.vision_quant = VisionQuant::Tower;
+    const Estimate g_tower = estimate(g);
+    g.finetune.vision_quant = VisionQuant::None;
+    const Estimate g_none = estimate(g);
+    REQUIRE((g_all.ok() && g_tower.ok() && g_none.ok()));
+    CHECK(bytes_of(g_all, "weights.vision_frozen") == bytes_of(g_tower, "weights.vision_frozen"));
+    CHECK(bytes_of(g_all, "weights.vision_frozen") < bytes_of(g_none, "weights.vision_frozen"));
+}
+
+TEST_CASE("vision-language training: finetune.vision_quant needs QLoRA and a tower, and travels through JSON, the share link and the CLI") {
+    Scenario s = lora_sample_with_images();  // LoRA: nothing is quantized
+    s.finetune.vision_quant = VisionQuant::Tower;
+    Estimate bad = estimate(s);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(to_string(bad.errors[0]).rfind("finetune.vision_quant: says which vision-tower linears QLoRA's 4-bit load converts", 0) == 0);
+    Scenario text;
+    text.mode = Mode::FineTune;
+    text.finetune.method = FineTuneMethod::QLoRA;
+    text.finetune.vision_quant = VisionQuant::None;
+    bad = estimate(text);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(to_string(bad.errors[0]).rfind("finetune.vision_quant: describes a vision-language model's tower", 0) == 0);
+
+    s.finetune.method = FineTuneMethod::QLoRA;
+    REQUIRE(estimate(s).ok());
+    CHECK(scenario_to_json(s).find("\"vision_quant\": \"tower\"") != std::string::npos);
+    const Result<Scenario> back = scenario_from_json(scenario_to_json(s));
+    REQUIRE(back.ok());
+    CHECK(back.value->finetune.vision_quant == VisionQuant::Tower);
+    const Result<Scenario> link = decode_share_link(encode_share_link(s));
+    REQUIRE(link.ok());
+    CHECK(link.value->finetune.vision_quant == VisionQuant::Tower);
+    Scenario edited = lora_sample_with_images();
+    CHECK(set_scenario_field(edited, "finetune.vision_quant", "\"none\"").empty());
+    CHECK(edited.finetune.vision_quant == VisionQuant::None);
+    const std::vector<FieldError> wrong = set_scenario_field(edited, "finetune.vision_quant", "\"some\"");
+    REQUIRE(wrong.size() == 1);
+    CHECK(wrong[0].field == "finetune.vision_quant");
+    // The CLI: --vision-quant none keeps the whole tower and projector 16-bit (676,550,144 x 2 B, as above).
+    std::string out, err;
+    const std::vector<std::string> args{"estimate", "--model", "qwen2.5-vl-7b", "--mode", "finetune", "--method", "qlora", "--train-images", "1",
+                                        "--vision-quant", "none", "--format", "json"};
+    REQUIRE(cli::run(args, out, err) == 0);
+    double vision = -1;
+    const nlohmann::json j = nlohmann::json::parse(out);
+    for (const auto& c : j["components"])
+        if (c["id"] == "weights.vision_frozen") vision = c["bytes"].get<double>();
+    CHECK(vision == 676550144.0 * 2);
+}
+
+TEST_CASE("vision-language training: Llama 3.2 Vision's cross-attention layers attend to each image's 6404 states") {
+    // Llama-3.2-11B-Vision: 40 text layers, 8 of them cross-attention (3, 8, ..., 38), h 4096, 32 heads and 8 kv heads of 128.
+    // An image is padded to 4 tiles of 560 px / 14: 1600 patches + 1 per tile, 6404 states for the cross-attention layers; the
+    // tower pads each tile's 1601 to 1608 (a multiple of 8) and attends over the 4 tiles at once: 6432 positions.
+    Scenario s;
+    s.mode = Mode::FineTune;
+    s.model = config("llama-3.2-11b-vision-instruct.json");
+    s.train.precision = Precision::PureBF16;  // bf16 everything: 2 B activations, no casts
+    s.finetune.adapters_fp32 = false;         // LoRA r 16 on q and v in bf16: q's input is saved, no adapter casts
+    s.train.micro_batch = 1;
+    s.train.seq_len = 1000;
+    s.train.recompute = Recompute::None;
+    s.train.flash_attention = true;
+    s.train.dropout = 0;
+    const Estimate text = estimate(s);
+    REQUIRE(text.ok());
+    CHECK(bytes_of(text, "act.cross_attention") == -1);  // without images the forward skips the cross-attention layers
+    s.train.images = 1;
+    CHECK(training_tower_patches(s.model, s.train) == 6432);
+    CHECK(training_image_tokens(s.model, s.train) == 0);  // its <|image|> token is one of seq_len's
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // One cross layer, T = 1000 text tokens, T_img = 6404 states, 2 B each:
+    //   q's saved input 2 x 1000 x 4096 = 8,192,000; Q over the text and K over the images 2 x (1000 x 4096 + 6404 x 1024) =
+    //   21,307,392; q_norm / k_norm inputs the same 21,307,392; V 2 x 6404 x 1024 = 13,115,392; the flash output
+    //   2 x 1000 x 4096 = 8,192,000 and its log-sum-exp 4 x 32 x 1000 = 128,000: 72,242,176; 8 cross layers.
+    CHECK(bytes_of(e, "act.cross_attention") == 8 * 72242176.0);
+    // Once: the image states [1, 6404, 4096] and the mask [1, 1, 1000, 6404], 2 B each: 2 x 6404 x (4096 + 1000).
+    CHECK(bytes_of(e, "act.image_states") == 2.0 * 6404 * (4096 + 1000));
+    // The text side is unchanged by the image: the 32 self-attention layers' attention, every layer's norms and MLP.
+    for (const char* id : {"act.attention", "act.norms", "act.mlp"}) {
+        INFO(id);
+        CHECK(bytes_of(e, id) == bytes_of(text, id));
+    }
+    bool said = false;
+    for (const std::string& w : e.warnings) said = said || w.find("attend to 6404 image states per image") != std::string::npos;
+    CHECK(said);
+    // The frozen tower runs over the 6432 positions and saves nothing: its forward working memory is counted instead.
+    CHECK(bytes_of(e, "act.vision_forward") >= 0);
+    CHECK(bytes_of(e, "act.vision_tower") == -1);
+
+    // Full recomputation keeps the layers' inputs only: the cross layers' attention goes, the states and mask stay.
+    Scenario full = s;
+    full.train.recompute = Recompute::Full;
+    const Estimate f = estimate(full);
+    REQUIRE(f.ok());
+    CHECK(bytes_of(f, "act.cross_attention") == -1);
+    CHECK(bytes_of(f, "act.image_states") == bytes_of(e, "act.image_states"));
+
+    // A trained projector saves its input over the 6404 states: the last state and 5 intermediate layers' concatenated,
+    // 6 x 1280 = 7680 wide, 2 B: 2 x 6404 x 7680.
+    s.train.vision = VisionTraining::Projector;
+    const Estimate p = estimate(s);
+    REQUIRE(p.ok());
+    CHECK(bytes_of(p, "act.projector") == 2.0 * 6404 * 7680);
 }

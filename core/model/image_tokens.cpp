@@ -120,6 +120,13 @@ std::string training_image_tokens_note(const ModelSpec& m, const TrainingOptions
                      "the language model's activations and logits count");
 }
 
+std::string mllama_training_note(const ModelSpec& m, const TrainingOptions& t) {
+    const ImageGrid g = image_grid(m.vision, t.image_width, t.image_height);
+    return "images: " + std::to_string(t.images) + " image(s) per sample, each padded to " + std::to_string(m.vision.max_tiles) +
+           " tiles: the vision tower runs over " + std::to_string(g.patches) + " positions per image, the cross-attention layers attend to " +
+           std::to_string(g.cross_tokens) + " image states per image (whatever the image's size); the <|image|> token is one of seq_len's";
+}
+
 std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o) {
     const int64_t n = sequence_image_tokens(m, o);
     if (m.vision.mllama()) {
@@ -171,16 +178,13 @@ int64_t training_image_tokens(const ModelSpec& m, const TrainingOptions& t) {
 }
 
 int64_t training_tower_patches(const ModelSpec& m, const TrainingOptions& t) {
-    return m.vision.active() && t.images > 0 && !m.vision.mllama() ? t.images * image_grid(m.vision, t.image_width, t.image_height).patches : 0;
+    return m.vision.active() && t.images > 0 ? t.images * image_grid(m.vision, t.image_width, t.image_height).patches : 0;
 }
 
 void validate_training_images(const ModelSpec& m, const TrainingOptions& t, std::vector<FieldError>& errs) {
     if (t.vision != VisionTraining::Frozen && !m.vision.active())
         errs.push_back({"train.vision", "the model has no vision tower (model.vision) to train: set frozen, or import a vision-language config.json"});
-    if (!validate_image_fields(m, "train", t.images, t.image_width, t.image_height, errs)) return;
-    if (m.vision.mllama())
-        errs.push_back({"train.images", "Llama 3.2 Vision (mllama) attends to its images from cross-attention layers instead of taking their "
-                                        "tokens in its sequence; training with images is not modelled for it: set 0"});
+    validate_image_fields(m, "train", t.images, t.image_width, t.image_height, errs);
 }
 
 }  // namespace vl

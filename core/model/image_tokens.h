@@ -61,19 +61,23 @@ std::string image_tokens_note(const ModelSpec& m, const InferenceOptions& o);
 void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<FieldError>& errs);
 
 // The image tokens of one training sample: train.images images of image_width x image_height by the model's rule (0 for a
-// text-only model, and for Llama 3.2 Vision, whose images are no positions of its sequence). The training estimate adds them to
-// each sample's train.seq_len text tokens.
+// text-only model, and for Llama 3.2 Vision, whose images are no positions of its sequence: its one <|image|> token per image is
+// one of train.seq_len's, its cross-attention layers attend to the images' states, add_mllama_cross_attention). The training
+// estimate adds them to each sample's train.seq_len text tokens.
 int64_t training_image_tokens(const ModelSpec& m, const TrainingOptions& t);
 
 // The positions the vision tower runs over for one training sample: train.images x the patches of one image (the crops'
-// and CLIP's class token included); 0 without images, and for Llama 3.2 Vision, whose training with images is refused.
+// and CLIP's class token included; Llama 3.2 Vision's max_num_tiles padded tiles, each tile's patches + 1 padded to a multiple of
+// 8, attended over together); 0 without images.
 int64_t training_tower_patches(const ModelSpec& m, const TrainingOptions& t);
 
 // The training estimate's note of the tokens the images add to each sample.
 std::string training_image_tokens_note(const ModelSpec& m, const TrainingOptions& t);
+// Llama 3.2 Vision's: the padded tiles the tower runs over and the image states its cross-attention layers attend to.
+std::string mllama_training_note(const ModelSpec& m, const TrainingOptions& t);
 
-// train.images, image_width, image_height and train.vision: ranges, a model with a vision tower (one that takes image tokens),
-// Qwen's aspect-ratio limit. Called by validate_training.
+// train.images, image_width, image_height and train.vision: ranges, a model with a vision tower, Qwen's aspect-ratio limit.
+// Called by validate_training.
 void validate_training_images(const ModelSpec& m, const TrainingOptions& t, std::vector<FieldError>& errs);
 
 }  // namespace vl

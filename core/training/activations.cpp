@@ -273,6 +273,7 @@ Expr<Q> layer_cross_attention(Q& q, const LayerDims& L, const ActShape& x, doubl
     if (x.save_qkv_in) r += q.let("xq_in", sp_split(q, x, saved_in_bytes(q, x) * T * h));
     if (x.cross_kv_in_copies > 0) r += q.let("xkv_in", q("kv_casts", x.cross_kv_in_copies) * saved_in_bytes(q, x) * T_src * h);
     r += q.let("xQ_K", a * (T * q_dim + T_src * kv_dim));
+    if (L.qk_norm) r += q.let("xqk_norm_in", a * (T * q_dim + T_src * kv_dim));  // MllamaTextCrossAttention's q_norm / k_norm inputs
     r += q.let("xV", a * T_src * kv_dim);
     r += attention_output(q, L, x, T, q_dim);
     return r;
@@ -592,7 +593,8 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         const bool norms_trained = !(s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full);
         x.norm_out_bytes = s.model.norm == NormKind::RMSNorm && norms_trained ? 4 : 0;
         x.qkv_in_copies = s.model.fused_qkv ? 1 : 3;  // one cast for a fused qkv Linear (c_attn, query_key_value)
-        if (s.model.seq2seq.active()) x.cross_kv_in_copies = 2;  // the cross-attention's k and v each cast the encoder output
+        // the cross-attention's k and v each cast the encoder output (Llama 3.2 Vision's: the image states)
+        if (s.model.seq2seq.active() || s.model.vision.mllama()) x.cross_kv_in_copies = 2;
         x.fc1_in_copies = s.model.gated_mlp ? 2 : 1;
     }
     // A 16-bit residual stream in plain PyTorch (transformers): HF RMSNorm upcasts its input
@@ -615,7 +617,7 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         x.save_fc2_in = (tg & kLoraDown) != 0;
         // a frozen cross-attention k / v saves nothing; each adapted one saves its own cast of the encoder output where the
         // adapter or autocast casts it, else the encoder output itself (counted once)
-        if (s.model.seq2seq.active())
+        if (s.model.seq2seq.active() || s.model.vision.mllama())
             x.cross_kv_in_copies = adapter_input_cast_bytes(s) > 0 || x.residual_bytes > 0 ? std::popcount(tg & (kLoraK | kLoraV)) : 0;
         // PEFT LoraLayer.forward casts x to lora_A's dtype (_cast_input_dtype); under autocast lora_A's
         // matmul casts it again to the 16-bit type. Either way each adapted module saves its own copy of
@@ -842,8 +844,10 @@ static StageLayers stage_layers(const TrainCtx& c, const ActShape& x) {
     const int64_t n_moe = pattern.moe_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_mlp = pattern.mlp_count(c.stage.layer_begin, c.stage.layer_end);
     const int64_t n_dense = n_mlp - n_moe;
-    // Llama 3.2 Vision's cross-attention layers count as attention layers over the text (their image side: training.cpp warns).
-    const int64_t n_attn = pattern.attention_count(c.stage.layer_begin, c.stage.layer_end) + pattern.cross_count(c.stage.layer_begin, c.stage.layer_end);
+    // Llama 3.2 Vision's cross-attention layers: their norms and MLP over the text are every layer's, their attention, to the
+    // images' states, is add_mllama_cross_attention's (none without images: the text-only forward skips those layers).
+    const int64_t n_attn = pattern.attention_count(c.stage.layer_begin, c.stage.layer_end) +
+                           (m.vision.mllama() ? 0 : pattern.cross_count(c.stage.layer_begin, c.stage.layer_end));
     const int64_t n_ssm = pattern.ssm_count(c.stage.layer_begin, c.stage.layer_end);
     ActShape lx = x;
     bool has_dense = true, has_moe = false;
@@ -894,9 +898,9 @@ static void add_stored_activations(TrainCtx& c, const StageLayers& st, const G& 
     const double fl = st.fl, L = st.L;
     // in_flight * L_stage * A: a group that is the same in every layer of the stage
     const auto per_stage = [&](auto& q, const auto& A) { return q("in_flight", fl) * (q("L_stage", L) * A); };
-    // The attention groups of a state-space model are on its attention layers only.
+    // The attention groups of a state-space model are on its attention layers only (Llama 3.2 Vision's: on its self-attention layers).
     const auto per_attention_layer = [&](auto& q, const auto& A) {
-        return st.ssm_model ? q("in_flight", fl) * (q("L_attn", st.la) * A) : per_stage(q, A);
+        return st.ssm_model || st.la != L ? q("in_flight", fl) * (q("L_attn", st.la) * A) : per_stage(q, A);
     };
     if (st.rc == Recompute::Full || st.rc == Recompute::EveryK) {
         const bool offload = c.s.train.offload_checkpoints;
@@ -1255,6 +1259,49 @@ void add_activations(TrainCtx& c) {
     const LossLogits loss = materialised_loss(c, x);
     add_backward_working_sets(c, st, g, x, loss);
     add_stage_ends(c, x, x, loss, st.fl);
+}
+
+// Llama 3.2 Vision (mllama) training with images: each cross-attention layer (MllamaCrossAttentionDecoderLayer) attends from the
+// text to cross_attention_states, the projector's output over every image's max_num_tiles x (patches + 1) positions (6404 at
+// 560 px, 4 tiles, whatever the image's size), one tensor every cross layer reads [transformers-mllama]. A cross layer keeps
+// (recompute none or selective) what an encoder-decoder's cross-attention keeps with the images as its source
+// (layer_cross_attention: q's input when q is adapted, the image states' casts where adapted k / v cast them, Q over the text's
+// T tokens, K and V over T_img = b x images x 6404 states, the attention's output), MllamaTextCrossAttention's q_norm / k_norm
+// inputs, and with eager attention its heads x s x T_img scores (layer_scores over s_src = images x 6404 keys). Once per
+// micro-batch, whatever the recomputation: the image states [b, images x 6404, d] and the cross-attention mask
+// _prepare_cross_attention_mask expands to [b, 1, s, images x 6404] in the model's dtype, which every cross layer's attention
+// reads and saves (with checkpointing, arguments of every checkpointed cross layer). Its norms, MLP and checkpointed inputs
+// over the text are the walk's (stage_layers); the tanh gates' products and the text-row mask are not counted (a scalar and
+// b x s), nor the adapters of k / v over the image states (r wide: act.lora counts them over the text).
+void add_mllama_cross_attention(TrainCtx& c) {
+    const Scenario& s = c.s;
+    const ModelSpec& m = s.model;
+    if (!m.vision.mllama() || s.train.images <= 0 || !m.architecture_known()) return;
+    const double n_cross = static_cast<double>(c.pc.per_layer.pattern().cross_count(c.stage.layer_begin, c.stage.layer_end));
+    if (!(n_cross > 0)) return;
+    const ImageGrid g = image_grid(m.vision, s.train.image_width, s.train.image_height);
+    const double src = static_cast<double>(s.train.images * g.cross_tokens);
+    const ActShape x = activation_shape(s, c.dt);
+    LayerDims L = layer_dims(m, false);
+    L.qk_norm = true;  // MllamaTextCrossAttention: q_norm, k_norm over head_dim
+    const Recompute rc = s.train.recompute;
+    add(c.e, c.d, comp("act.image_states", "activations: the image states and mask every cross-attention layer reads", Category::Activations,
+                       kFwdBwd,
+                       "MllamaForConditionalGeneration: cross_attention_states = multi_modal_projector(vision outputs) [b, images x tiles x "
+                       "(patches + 1), d]; _prepare_cross_attention_mask [b, 1, s, images x tiles x (patches + 1)] [transformers-mllama]"),
+        [&](auto& q) {
+            const auto T_img = q.let("T_img", q("b", x.b) * q("s_img", src));
+            return q("in_flight", c.in_flight) * q("a_bytes", x.act_bytes) * (T_img * q("d", static_cast<double>(m.hidden)) + T_img * q("s", x.s));
+        });
+    if (rc == Recompute::Full || rc == Recompute::EveryK) return;
+    add(c.e, c.d, comp("act.cross_attention", "activations: cross-attention layers over the images' states", Category::Activations, kFwdBwd,
+                       "MllamaTextCrossAttention: q over the text, k and v over the image states, q_norm / k_norm [transformers-mllama]; "
+                       "kept as an encoder-decoder's cross-attention (Korthikanti et al. 2022 Sec 4.1 [korthikanti2022 §4.1])"),
+        [&](auto& q) {
+            auto A = q.let("A_cross", layer_cross_attention(q, L, x, src));
+            if (rc == Recompute::None) A += let_some(q, "A_xscores", layer_scores(q, L, x, src, kCrossScores));
+            return q("in_flight", c.in_flight) * q("L_cross", n_cross) * A;
+        });
 }
 
 // A vision tower that trains (train.vision all) or carries adapters (train.vision lora), with images: every tower layer keeps

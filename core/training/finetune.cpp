@@ -122,7 +122,11 @@ struct LargestLinear {
     double elements() const { return rows * cols / split; }
 };
 
-static LargestLinear largest_linear(const ModelSpec& m, const Parallelism& par) {
+// With the vision tower's linears quantized too (on the first stage), theirs are candidates (whole on every rank): a
+// Qwen2-VL merger's mlp.0 [4h_v, 4h_v] can outgrow the language model's largest (Qwen2-VL-2B).
+static LargestLinear largest_linear(const Scenario& s, bool vision) {
+    const ModelSpec& m = s.model;
+    const Parallelism& par = s.parallel;
     LargestLinear best;
     const double tp = static_cast<double>(std::max<int64_t>(1, par.tp));
     const double etp = static_cast<double>(expert_tp(par, ExpertSplit::EpTimesTp));
@@ -135,10 +139,14 @@ static LargestLinear largest_linear(const ModelSpec& m, const Parallelism& par) 
     layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t) {
         for (const Tensor& t : layer_tensors(m, k)) visit(t);
     });
+    if (vision)
+        for (const Tensor& t : vision_tensors(m))
+            if (vision_nf4_tensor(s, t) && static_cast<double>(t.elements()) > best.elements())
+                best = {static_cast<double>(t.rows), static_cast<double>(t.cols), 1.0};
     return best;
 }
 
-void add_finetune(TrainCtx& c, double vision_trained) {
+void add_finetune(TrainCtx& c, double vision_trained, double vision_nf4) {
     const Scenario& s = c.s;
     const ModelSpec& m = s.model;
     const FineTuneOptions& ft = s.finetune;
@@ -161,12 +169,20 @@ void add_finetune(TrainCtx& c, double vision_trained) {
         const double vocab = static_cast<double>(m.vocab), d_model = static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
         const double head = quantized_head ? vocab * d_model / tp : 0.0;
         const auto head_matrix = [&](auto& q) { return q("V", vocab) * q("d", d_model) / q("tp", tp); };
-        const auto quantized = [&](auto& q) { return head > 0 ? q("P_linear", ql) + head_matrix(q) : q("P_linear", ql); };
-        add(c.e, c.d, comp("weights.nf4", head > 0 ? "frozen base: NF4 4-bit linear weights and output head" : "frozen base: NF4 4-bit linear weights",
+        // the language model's quantized weights (the rest of its parameters stay 16-bit: weights.frozen)
+        const auto lm_quantized = [&](auto& q) { return head > 0 ? q("P_linear", ql) + head_matrix(q) : q("P_linear", ql); };
+        // and a vision-language model's frozen tower and projector linears the load converts too (finetune.vision_quant;
+        // whole on every tensor-parallel rank, as the tower runs) [transformers-bnb-skip] [unsloth-vision-quant]
+        const auto quantized = [&](auto& q) { return vision_nf4 > 0 ? lm_quantized(q) + q("P_vision_linear", vision_nf4) : lm_quantized(q); };
+        add(c.e, c.d, comp("weights.nf4", head > 0          ? "frozen base: NF4 4-bit linear weights and output head"
+                                          : vision_nf4 > 0 ? "frozen base: NF4 4-bit linear weights (the vision tower's too)"
+                                                           : "frozen base: NF4 4-bit linear weights",
                            Category::Weights, kAllPhases,
-                           head > 0 ? "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]; Fabric's "
-                                      "BitsandbytesPrecision swaps lm_head too [lightning-bnb-plugin]"
-                                    : "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]",
+                           head > 0         ? "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]; Fabric's "
+                                              "BitsandbytesPrecision swaps lm_head too [lightning-bnb-plugin]"
+                           : vision_nf4 > 0 ? "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]; the 4-bit load "
+                                              "converts every nn.Linear not skipped, the vision tower's too [transformers-bnb-skip] [unsloth-vision-quant]"
+                                            : "Dettmers et al. 2023 (QLoRA) Sec 3: 4-bit NormalFloat storage [qlora2023 §3]",
                            base_host),
             [&](auto& q) { return quantized(q) * (weight_format(WeightFormat::NF4).layout.data_bits / 8) / q("N_w", n_w); });
         // The constants are a QuantState kept by each Linear4bit module, no parameter: ZeRO-3/FSDP neither shard nor offload
@@ -195,9 +211,9 @@ void add_finetune(TrainCtx& c, double vision_trained) {
                                          "PEFT prepare_model_for_kbit_training casts the rest to fp32 [peft-kbit-prep]"
                                        : "bitsandbytes/HF: only nn.Linear layers inside the blocks are quantized (lm_head skipped) [bitsandbytes-code] [transformers-code]",
                            base_host),
-            [&](auto& q) { return (q("P", all) - quantized(q)) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
+            [&](auto& q) { return (q("P", all) - lm_quantized(q)) * q("weight_bytes", base_bytes) / q("N_w", n_w); });
         if (s.overheads.temp_buffers && m.architecture_known()) {
-            const LargestLinear w = largest_linear(m, s.parallel);
+            const LargestLinear w = largest_linear(s, vision_nf4 > 0 && c.stage.first);
             // The quantized head is one of the matrices MatMul4Bit dequantizes (every lm_head chunk, forward and backward).
             const bool head_largest = head > w.elements();
             // An fp16 quant state: dequantize_4bit's fp16 copy and its .to(bf16) both alive [bitsandbytes-041-code].

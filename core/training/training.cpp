@@ -35,9 +35,9 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
     // From the first step on: the forward thread's workspace and the autograd device thread's (cublas_workspace.h).
     add_cublas_workspace(s, d, e, phase_bit(Phase::Forward) | phase_bit(Phase::Backward) | phase_bit(Phase::Step));
     const VisionTrainingParams vision = vision_training_params(c);
-    add_vision_frozen_weights(c, vision.frozen);
+    add_vision_frozen_weights(c, vision.frozen - vision.nf4);
     if (c.finetune_adapters) {
-        add_finetune(c, vision.trained);
+        add_finetune(c, vision.trained, vision.nf4);
     } else {
         TrainableSet t;
         t.params = c.w.total() + vision.trained;
@@ -49,6 +49,7 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
         add_activations(c);
         add_projector_activations(c);
         add_vision_tower_activations(c);
+        add_mllama_cross_attention(c);
         add_vision_forward_working(c);  // last of the activation rows: it is compared with them
     }
     add_buffers(c);
@@ -72,9 +73,8 @@ static void add_warnings(const Scenario& s, Estimate& e) {
         e.warnings.push_back("vision-language model without images (train.images 0): the language model is walked over text tokens "
                              "only; the vision tower and projector (" + std::to_string(e.params.vision + e.params.projector) +
                              " parameters) are counted as weights");
-    if (m.vision.mllama() && m.architecture_known())
-        e.warnings.push_back("Llama 3.2 Vision: its cross-attention layers' activations are modelled as self-attention layers over the text "
-                             "tokens; attention to the images' states (tiles x patches per image) is not counted");
+    if (m.vision.mllama() && m.architecture_known() && s.train.images > 0)
+        e.warnings.push_back(mllama_training_note(m, s.train));
     if (m.ssm.kind == SsmKind::Mamba1 && m.ssm.bcdt_norms && s.train.ssm_kernels == SsmKernels::Torch && plain_pytorch_training(s))
         e.warnings.push_back("Jamba's Mamba layers are walked as with the kernels; its torch path (slow_forward, train.ssm_kernels torch) keeps "
                              "more (its fp32 discretised tensors), not modelled yet");
@@ -331,6 +331,12 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
                                     std::pair{"finetune.bnb_fp16_quant_state", s.finetune.bnb_fp16_quant_state}})
         if (s.mode == Mode::FineTune && on && s.finetune.method != FineTuneMethod::QLoRA)
             errs.push_back({field, "describes bitsandbytes' 4-bit matmul (QLoRA); set finetune.method \"qlora\" or turn it off"});
+    if (s.mode == Mode::FineTune && s.finetune.vision_quant != VisionQuant::All && s.finetune.method != FineTuneMethod::QLoRA)
+        errs.push_back({"finetune.vision_quant", "says which vision-tower linears QLoRA's 4-bit load converts; nothing is quantized "
+                                                 "without it: set finetune.method \"qlora\" or vision_quant \"all\" (the default)"});
+    else if (s.mode == Mode::FineTune && s.finetune.vision_quant != VisionQuant::All && !m.vision.active())
+        errs.push_back({"finetune.vision_quant", "describes a vision-language model's tower and projector, and this model has none "
+                                                 "(model.vision): set \"all\" (the default)"});
     if (s.mode == Mode::FineTune && s.finetune.lora_fused_qkv && (s.finetune.method == FineTuneMethod::Full || !m.fused_qkv))
         errs.push_back({"finetune.lora_fused_qkv", "describes Lit-GPT's LoRA over one fused qkv Linear: needs finetune.method lora or qlora "
                                                    "and model.fused_qkv true, or set it to false"});

@@ -81,14 +81,19 @@ double adapter_input_cast_bytes(const Scenario& s);
 
 // finetune.cpp: LoRA / QLoRA frozen base, adapters and their states (a trained projector's modules_to_save copy:
 // `vision_trained` parameters).
-void add_finetune(TrainCtx& c, double vision_trained);
+void add_finetune(TrainCtx& c, double vision_trained, double vision_nf4);
 
 // vision_training.cpp: a vision-language model's tower and projector by train.vision, on the first pipeline stage.
 struct VisionTrainingParams {
-    double frozen = 0;   // loaded, not trained
+    double frozen = 0;   // loaded, not trained (nf4 included)
     double trained = 0;  // trained: full training adds them to the trainable set, adapters train a copy
+    double nf4 = 0;      // of the frozen ones, the linear weights a QLoRA load stores in NF4 (finetune.vision_quant)
 };
 VisionTrainingParams vision_training_params(const TrainCtx& c);
+// Whether a tensor of vision_tensors(s.model) is stored NF4 in this scenario: QLoRA, an nn.Linear weight that stays frozen,
+// converted by finetune.vision_quant.
+struct Tensor;
+bool vision_nf4_tensor(const Scenario& s, const Tensor& t);
 void add_vision_frozen_weights(TrainCtx& c, double frozen);
 void add_projector_activations(TrainCtx& c);
 // The tower's forward working memory where it saves nothing (frozen, or only the projector trained): one tower layer's live
@@ -96,6 +101,8 @@ void add_projector_activations(TrainCtx& c);
 void add_vision_forward_working(TrainCtx& c);
 // activations.cpp: a trained or adapted tower's saved activations over the images' patches (train.vision all / lora).
 void add_vision_tower_activations(TrainCtx& c);
+// activations.cpp: Llama 3.2 Vision's cross-attention layers over the images' states, and the states and mask they read.
+void add_mllama_cross_attention(TrainCtx& c);
 
 // overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
 void add_buffers(TrainCtx& c);

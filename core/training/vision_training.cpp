@@ -3,9 +3,24 @@
 // sample's sequence (training.cpp adds them to train.seq_len before the language model is walked).
 #include "inference/runtime.h"
 #include "model/image_tokens.h"
+#include "model/layer_tensors.h"
 #include "training/training_internal.h"
 
 namespace vl {
+
+// An nn.Linear weight of the tower or projector, the modules bitsandbytes' load swaps for Linear4bit (replace_with_bnb_linear:
+// every nn.Linear not skipped [transformers-bnb-skip]). In vision_tensors the tower's linears are exactly the matrices a LoRA
+// target selects (attention projections, fc1 / fc2, gate / up / down), the projector's exactly its tensor-parallel-split
+// matrices (LLaVA's linear_1 / linear_2, the Qwen merger's mlp.0 / mlp.2, Mllama's projector): the convolutions, embeddings and
+// Gemma 3's plain projection parameter are no nn.Linear and stay in the load dtype.
+bool vision_nf4_tensor(const Scenario& s, const Tensor& t) {
+    const bool qlora = s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA;
+    if (!qlora || !t.matrix() || s.finetune.vision_quant == VisionQuant::None) return false;
+    if (t.kind == TensorKind::VisionTower) return t.lora != 0;
+    // the projector: converted only under All, and only while it stays frozen (a trained one cannot be a Linear4bit)
+    return t.kind == TensorKind::VisionProjector && t.split != TensorSplit::Replicated && s.finetune.vision_quant == VisionQuant::All &&
+           s.train.vision != VisionTraining::Projector;
+}
 
 // Frozen parameters of the tower and the projector, and the trained ones, on the first pipeline stage (the tower runs before
 // the language model's first layer). With adapters a trained projector is PEFT's modules_to_save copy: the original stays
@@ -24,12 +39,15 @@ VisionTrainingParams vision_training_params(const TrainCtx& c) {
         case VisionTraining::All: v.trained = tower + projector; break;  // validate_training: full training only
         case VisionTraining::Lora: v.frozen = tower + projector; break;   // adapters on the tower: add_finetune counts them
     }
+    // QLoRA: the frozen linears the 4-bit load converts join the language model's NF4 weights and constants (add_finetune)
+    for (const Tensor& t : vision_tensors(c.s.model))
+        if (vision_nf4_tensor(c.s, t)) v.nf4 += static_cast<double>(t.params());
     return v;
 }
 
-// The frozen part, in the weight dtype the language model's weights have in this regime (frozen parameters get no gradient,
-// no optimizer state; QLoRA quantizes the language model's linear layers, the tower is counted unquantized); replicated on
-// every tensor-parallel rank, sharded by ZeRO-3 / FSDP like every parameter.
+// The frozen part left in the weight dtype the language model's weights have in this regime (frozen parameters get no gradient,
+// no optimizer state; under QLoRA the linears finetune.vision_quant converts are add_finetune's NF4 rows, the rest stays here);
+// replicated on every tensor-parallel rank, sharded by ZeRO-3 / FSDP like every parameter.
 void add_vision_frozen_weights(TrainCtx& c, double frozen) {
     if (!(frozen > 0)) return;
     const double n_w = c.s.parallel.zero >= 3 ? c.shard : 1;
@@ -44,12 +62,15 @@ void add_vision_frozen_weights(TrainCtx& c, double frozen) {
 // [pytorch-autograd-code]: LlavaMultiModalProjector linear_1's input (the tower's features, h_v wide), GELU's input and
 // linear_2's input (d wide each); Qwen2.5-VL's PatchMerger ln_q's input (merge^2 patches of h_v per token), then mlp.0's
 // input, GELU's input and mlp.2's input (merge^2 x h_v each); Gemma 3's projector the pooled features' norm input and the
-// matmul's input (h_v each). The tower's own activations (train.vision all or lora) are add_vision_tower_activations'.
+// matmul's input (h_v each); Llama 3.2 Vision's MllamaMultiModalProjector (one Linear) its input over every image's tiles x
+// (patches + 1) states, the last state and the intermediate layers' concatenated ((1 + intermediate_layers) x h_v) [transformers-mllama].
+// The tower's own activations (train.vision all or lora) are add_vision_tower_activations'.
 void add_projector_activations(TrainCtx& c) {
     const Scenario& s = c.s;
     const VisionSpec& v = s.model.vision;
     if (s.train.vision == VisionTraining::Frozen || s.train.vision == VisionTraining::Lora || !v.active() || !c.stage.first) return;
-    const int64_t tokens = training_image_tokens(s.model, s.train);
+    const int64_t tokens = v.mllama() ? s.train.images * image_grid(v, s.train.image_width, s.train.image_height).cross_tokens
+                                      : training_image_tokens(s.model, s.train);
     if (tokens <= 0) return;
     const ActShape x = activation_shape(s, c.dt);
     const double hv = static_cast<double>(v.hidden), d = static_cast<double>(s.model.hidden);
@@ -64,8 +85,9 @@ void add_projector_activations(TrainCtx& c) {
             switch (v.projector) {
                 case ProjectorKind::QwenMerger: return T * bytes * (4 * q("merge2", merge2) * q("h_v", hv));
                 case ProjectorKind::Gemma3: return T * bytes * (2 * q("h_v", hv));
-                case ProjectorKind::LlavaMlp:
-                case ProjectorKind::MllamaLinear: break;
+                case ProjectorKind::MllamaLinear:
+                    return T * bytes * (q("concat_v", static_cast<double>(1 + v.intermediate_layers)) * q("h_v", hv));
+                case ProjectorKind::LlavaMlp: break;
             }
             return T * bytes * (q("h_v", hv) + 2 * q("d", d));
         });

@@ -335,6 +335,12 @@ void workload_panel(AppState& app) {
                 int_field(app, tr(L, S::ImageHeight), "train.image_height", t.image_height, 1, 100000, false);
             }
             enum_combo(app, tr(L, S::VisionTrains), "train.vision", t.vision);
+            // QLoRA's 4-bit load: which of the tower's and projector's linears it converts (the core refuses it otherwise)
+            if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA)
+                enum_combo(app, tr(L, S::VisionQuant), "finetune.vision_quant", s.finetune.vision_quant);
+            else s.finetune.vision_quant = VisionQuant::All;
+        } else {
+            s.finetune.vision_quant = VisionQuant::All;
         }
         section_errors(app, "train");
     } else {

@@ -64,6 +64,15 @@ const char* enum_label(Lang lang, Compat v) {
     return "?";
 }
 
+const char* enum_label(Lang lang, VisionQuant v) {
+    switch (v) {
+        case VisionQuant::All: return tr(lang, S::VisionQuantAll);
+        case VisionQuant::Tower: return tr(lang, S::VisionQuantTower);
+        case VisionQuant::None: return tr(lang, S::VisionQuantNone);
+    }
+    return "?";
+}
+
 const char* enum_label(Lang lang, ActivationFormula v) {
     switch (v) {
         case ActivationFormula::TensorWalk: return tr(lang, S::ActTensorWalk);

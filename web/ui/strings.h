@@ -120,6 +120,10 @@ enum class Lang { En, Zh };
     X(TrainTargetLen, "Target tokens (decoder; 0 = as the source)", "目标 token 数（解码器；0 = 同源序列）")    \
     X(InferTargetLen, "Generated tokens (decoder; 0 = as the source)", "生成 token 数（解码器；0 = 同源序列）") \
     X(VisionTrains, "Vision tower and projector", "视觉编码器与投影层")                                   \
+    X(VisionQuant, "4-bit vision linears", "4 位量化的视觉线性层")                                         \
+    X(VisionQuantAll, "tower and projector (bitsandbytes default)", "编码器与投影层（bitsandbytes 默认）")  \
+    X(VisionQuantTower, "tower only (Unsloth)", "仅编码器（Unsloth）")                                      \
+    X(VisionQuantNone, "neither (16-bit)", "都不量化（16 位）")                                             \
     X(MaxNumSeqs, "max_num_seqs (0 = vLLM's default)", "max_num_seqs（0 = vLLM 默认）")                   \
     X(BlockSize, "KV block size (tokens)", "KV 块大小（token）")                                          \
     X(CudaGraphs, "CUDA graphs", "CUDA Graphs")                                                           \
@@ -301,6 +305,7 @@ const char* category_label(Lang lang, Category c);
 const char* enum_label(Lang lang, Compat v);
 const char* enum_label(Lang lang, ActivationFormula v);
 const char* enum_label(Lang lang, PipelineSchedule v);
+const char* enum_label(Lang lang, VisionQuant v);
 // Phase names follow the mode (inference: prefill/decode), as core/export.h phase_label does.
 const char* phase_name(Lang lang, Mode mode, Phase p);
 
