@@ -1024,11 +1024,13 @@ void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
     else if (!g.empty() && s.infer.engine != Engine::LlamaCpp)
         cold([&] { e.warnings.push_back(std::string("model.gguf_bytes: the GGUF file's tensor bytes are what llama.cpp loads; with engine ") +
                                         enum_name(s.infer.engine) + " the weights are sized by the rules of " + weight_format_name(s.infer.weights)); });
+    // Each engine's estimate is a function of its own (cold.h): the page's first view runs one engine's,
+    // and the web build defers the others' code and text.
     switch (s.infer.engine) {
-        case Engine::Transformers: estimate_transformers(s, d, e); break;
-        case Engine::VLLM: estimate_vllm(s, d, e); break;
-        case Engine::LlamaCpp: estimate_llamacpp(s, d, e); break;
-        case Engine::TEI: estimate_tei(s, d, e); break;
+        case Engine::Transformers: cold([&] { estimate_transformers(s, d, e); }); break;
+        case Engine::VLLM: cold([&] { estimate_vllm(s, d, e); }); break;
+        case Engine::LlamaCpp: cold([&] { estimate_llamacpp(s, d, e); }); break;
+        case Engine::TEI: cold([&] { estimate_tei(s, d, e); }); break;
     }
 }
 
