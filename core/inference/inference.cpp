@@ -598,7 +598,8 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
     const int64_t tp = s.parallel.tp;
     const int64_t floor = m.architecture_known() ? hf_sliding_prefill_tokens(o, m) : 0;
     add_weights(s, d, e, p);
-    if (o.autocast != InferAutocast::Off && m.architecture_known()) add_autocast_casts(s, d, e, p);
+    // The model families and options the page's first view does not run are functions of their own (cold.h).
+    if (o.autocast != InferAutocast::Off && m.architecture_known()) cold([&] { add_autocast_casts(s, d, e, p); });
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     add_cublas_workspace(s, d, e, kServing);  // from prefill's first matmul on
@@ -621,11 +622,11 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                        "weight quantized again beside the quantized model [lightning-bnb-plugin] [bitsandbytes-041-code]"),
             [&](auto& q) { return bnb_requantize_bytes(q, m, tp, o); });
     if (m.encoder || m.embedder) {
-        encoder_forward(s, d, e, p);
+        cold([&] { encoder_forward(s, d, e, p); });
         return;
     }
     if (m.seq2seq.active()) {
-        seq2seq_generate(s, d, e, p);
+        cold([&] { seq2seq_generate(s, d, e, p); });
         return;
     }
     const bool sliding = m.sliding_window > 0;
@@ -662,7 +663,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
     const int64_t q_tokens = prefill_tokens(o);
     add_forward_activations(s, d, e, "Prefill activations (MLP)", q_tokens, prompt);
     add_ssm_working_memory(s, d, e, p, q_tokens);
-    if (m.vision.active() && o.images > 0 && p.stage == 0) add_vision_encoder(s, d, e);
+    if (m.vision.active() && o.images > 0 && p.stage == 0) cold([&] { add_vision_encoder(s, d, e); });
     const int64_t positions = hf_logit_positions(o);
     add(e, d, comp("logits", positions == 1 ? "Logits (last position)" : "Logits (prefill positions)", Category::Logits,
                    positions == 1 ? kServing : kPrefill,
