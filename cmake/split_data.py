@@ -81,8 +81,9 @@ def code_constants(wasm):
 
 def strings_by_function(wasm):
     """What a module's data is made of: {defined function index: string bytes it names (a string named
-    by n functions counts 1/n to each)}, the bytes of strings that only data points to, and the data's
-    total. A string is a NUL-preceded, non-empty run to its NUL."""
+    by n functions counts 1/n to each)}, the bytes of strings that only data points to, the data's
+    total and {defined function index: [the strings it names]}. A string is a NUL-preceded, non-empty
+    run to its NUL."""
     data = open(wasm, "rb").read()
     sec = next((s for s in wasm_sections(data) if s[0] == 11), None)
     segs = segments(data, sec[2]) if sec else []
@@ -107,17 +108,19 @@ def strings_by_function(wasm):
             for c in CONST_RE.findall(line):
                 if string_at(int(c)):
                     owners.setdefault(int(c), set()).add(cur)
-    per_func = {}
+    per_func, texts = {}, {}
     for a, fs in owners.items():
+        text = bytes(memory[x] for x in range(a, a + string_at(a)) if memory[x]).decode("utf-8", "replace")
         for f in fs:
             per_func[f] = per_func.get(f, 0) + string_at(a) / len(fs)
+            texts.setdefault(f, []).append(text)
     by_data = set()
     for addr, b in segs:
         for i in range(len(b) - 3):
             v = int.from_bytes(b[i:i + 4], "little")
             if v not in owners and string_at(v):
                 by_data.add(v)
-    return per_func, sum(string_at(a) for a in by_data), sum(len(b) for _, b in segs)
+    return per_func, sum(string_at(a) for a in by_data), sum(len(b) for _, b in segs), texts
 
 
 def encode_section(sid, body):

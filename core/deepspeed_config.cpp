@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cold.h"
 #include "json_input.h"
 
 namespace vl {
@@ -43,12 +44,12 @@ struct Editor {
         const std::string where = std::string("zero_optimization.") + key;
         if (is_auto(*it)) {
             if (may_be_auto) set(std::string("deepspeed.") + key, "auto");
-            else errs.push_back({where, "\"auto\" has no rule for this key (the transformers Trainer fills only reduce_bucket_size, "
-                                        "stage3_prefetch_bucket_size and stage3_param_persistence_threshold); give a number of elements"});
+            else cold([&] { errs.push_back({where, "\"auto\" has no rule for this key (the transformers Trainer fills only reduce_bucket_size, "
+                                                   "stage3_prefetch_bucket_size and stage3_param_persistence_threshold); give a number of elements"}); });
             return;
         }
         if (!it->is_number() || it->get<double>() < 0) {
-            errs.push_back({where, std::string("must be a number of elements >= 0") + (may_be_auto ? " or \"auto\"" : "") + "; got " + text_of(*it)});
+            cold([&] { errs.push_back({where, std::string("must be a number of elements >= 0") + (may_be_auto ? " or \"auto\"" : "") + "; got " + text_of(*it)}); });
             return;
         }
         set(std::string("deepspeed.") + key, *it);
@@ -58,7 +59,7 @@ struct Editor {
         auto it = z.find(key);
         if (it == z.end()) return;
         if (!it->is_boolean()) {
-            errs.push_back({std::string("zero_optimization.") + key, "must be true or false; got " + text_of(*it)});
+            cold([&] { errs.push_back({std::string("zero_optimization.") + key, "must be true or false; got " + text_of(*it)}); });
             return;
         }
         set(path, on_off ? Json(it->get<bool>() ? "on" : "off") : *it);
@@ -69,18 +70,18 @@ struct Editor {
         auto it = z.find(key);
         if (it == z.end() || it->is_null()) return;
         const std::string where = std::string("zero_optimization.") + key;
-        if (!it->is_object()) { errs.push_back({where, "must be an object such as {\"device\": \"cpu\"}; got " + text_of(*it)}); return; }
+        if (!it->is_object()) { cold([&] { errs.push_back({where, "must be an object such as {\"device\": \"cpu\"}; got " + text_of(*it)}); }); return; }
         auto dev = it->find("device");
         const std::string device = dev != it->end() && dev->is_string() ? dev->get<std::string>() : "";
         if (device != "cpu" && device != "nvme" && device != "none") {
-            errs.push_back({where + ".device", "must be \"cpu\", \"nvme\" or \"none\"; got " + (dev == it->end() ? std::string("nothing") : text_of(*dev))});
+            cold([&] { errs.push_back({where + ".device", "must be \"cpu\", \"nvme\" or \"none\"; got " + (dev == it->end() ? std::string("nothing") : text_of(*dev))}); });
             return;
         }
         set(path, device != "none");
-        if (device == "nvme") warnings.push_back(where + ".device \"nvme\": counted as host memory (NVMe swap buffers are not modelled)");
+        if (device == "nvme") cold([&] { warnings.push_back(where + ".device \"nvme\": counted as host memory (NVMe swap buffers are not modelled)"); });
         if (auto pin = it->find("pin_memory"); pin != it->end() && device != "none") {
             if (pin->is_boolean()) set("deepspeed.pin_memory", *pin);
-            else errs.push_back({where + ".pin_memory", "must be true or false; got " + text_of(*pin)});
+            else cold([&] { errs.push_back({where + ".pin_memory", "must be true or false; got " + text_of(*pin)}); });
         }
     }
 
@@ -90,8 +91,8 @@ struct Editor {
         if (it == root.end() || !it->is_object()) return;
         auto en = it->find("enabled");
         if (en == it->end()) return;
-        if (is_auto(*en)) { warnings.push_back(std::string(key) + ".enabled \"auto\": the Trainer's --" + key + " decides; train.precision is kept"); return; }
-        if (!en->is_boolean()) { errs.push_back({std::string(key) + ".enabled", "must be true, false or \"auto\"; got " + text_of(*en)}); return; }
+        if (is_auto(*en)) { cold([&] { warnings.push_back(std::string(key) + ".enabled \"auto\": the Trainer's --" + key + " decides; train.precision is kept"); }); return; }
+        if (!en->is_boolean()) { cold([&] { errs.push_back({std::string(key) + ".enabled", "must be true, false or \"auto\"; got " + text_of(*en)}); }); return; }
         if (en->get<bool>()) set("train.precision", name);
     }
 
@@ -99,7 +100,7 @@ struct Editor {
     void count(const Json& root, const char* key, const char* path) {
         auto it = root.find(key);
         if (it == root.end() || is_auto(*it)) return;
-        if (!it->is_number_integer() || it->get<int64_t>() < 1) { errs.push_back({key, "must be an integer >= 1 or \"auto\"; got " + text_of(*it)}); return; }
+        if (!it->is_number_integer() || it->get<int64_t>() < 1) { cold([&] { errs.push_back({key, "must be an integer >= 1 or \"auto\"; got " + text_of(*it)}); }); return; }
         set(path, *it);
     }
 };
@@ -120,11 +121,11 @@ Result<std::vector<ScenarioEdit>> deepspeed_config_edits(std::string_view text) 
     Editor ed;
     auto stage = z.find("stage");
     if (stage == z.end() || !stage->is_number_integer() || stage->get<int64_t>() < 0 || stage->get<int64_t>() > 3) {
-        ed.errs.push_back({"zero_optimization.stage", "must be 0, 1, 2 or 3; got " + (stage == z.end() ? std::string("nothing") : text_of(*stage))});
+        cold([&] { ed.errs.push_back({"zero_optimization.stage", "must be 0, 1, 2 or 3; got " + (stage == z.end() ? std::string("nothing") : text_of(*stage))}); });
     } else {
         ed.set("parallel.zero", *stage);
         ed.set("deepspeed.enabled", stage->get<int64_t>() > 0);
-        if (stage->get<int64_t>() == 0) ed.warnings.push_back("zero_optimization.stage 0: ZeRO is off, DeepSpeed's ZeRO buffers are not counted");
+        if (stage->get<int64_t>() == 0) cold([&] { ed.warnings.push_back("zero_optimization.stage 0: ZeRO is off, DeepSpeed's ZeRO buffers are not counted"); });
     }
     ed.size(z, "reduce_bucket_size", true);
     ed.size(z, "allgather_bucket_size", false);
@@ -145,7 +146,7 @@ Result<std::vector<ScenarioEdit>> deepspeed_config_edits(std::string_view text) 
                               "stage3_param_persistence_threshold", "sub_group_size", "offload_optimizer", "offload_param"})
             known = known || k == n;
         for (const char* n : kNoMemoryEffect) known = known || k == n;
-        if (!known) ed.warnings.push_back("zero_optimization." + k + ": not read (its memory effect is not modelled)");
+        if (!known) cold([&] { ed.warnings.push_back("zero_optimization." + k + ": not read (its memory effect is not modelled)"); });
     }
     ed.precision(root, "bf16", "bf16-mixed");
     ed.precision(root, "fp16", "fp16-mixed");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "allocator_reserve.h"
+#include "cold.h"
 #include "formula.h"
 #include "inference/inference.h"
 #include "mechanisms.h"
@@ -40,18 +41,20 @@ static void warn_beyond_positions(const Scenario& s, Estimate& e) {
     const bool infer = s.mode == Mode::Infer;
     const int64_t len = infer ? s.infer.context : s.train.seq_len;
     if (len <= m.max_position) return;
-    std::string why;
-    if (m.position == PositionKind::Learned)
-        why = "its learned position table ends there, so the model cannot run this length (transformers fails with an index error)";
-    else if (m.position == PositionKind::Rotary)
-        why = infer ? "the model was not trained for positions beyond it: expect degraded output unless RoPE scaling extends "
-                      "it (vLLM refuses a longer max_model_len)"
-                    : "the model was not trained for positions beyond it; training at this length extends its context "
-                      "(usually together with RoPE scaling)";
-    else
-        why = "the model was not trained for positions beyond it: expect degraded output";
-    e.warnings.push_back(std::string(infer ? "infer.context " : "train.seq_len ") + std::to_string(len) +
-                         " exceeds the model's max_position_embeddings (" + std::to_string(m.max_position) + "): " + why);
+    cold([&] {
+        std::string why;
+        if (m.position == PositionKind::Learned)
+            why = "its learned position table ends there, so the model cannot run this length (transformers fails with an index error)";
+        else if (m.position == PositionKind::Rotary)
+            why = infer ? "the model was not trained for positions beyond it: expect degraded output unless RoPE scaling extends "
+                          "it (vLLM refuses a longer max_model_len)"
+                        : "the model was not trained for positions beyond it; training at this length extends its context "
+                          "(usually together with RoPE scaling)";
+        else
+            why = "the model was not trained for positions beyond it: expect degraded output";
+        e.warnings.push_back(std::string(infer ? "infer.context " : "train.seq_len ") + std::to_string(len) +
+                             " exceeds the model's max_position_embeddings (" + std::to_string(m.max_position) + "): " + why);
+    });
 }
 
 Estimate estimate(const Scenario& s, Detail detail) {

@@ -1,6 +1,7 @@
 // Parallelism rules shared by training and inference (see parallel.h for the citations).
 #include "parallel.h"
 
+#include "cold.h"
 #include "model/layer_tensors.h"
 #include "model/model_validate.h"
 
@@ -162,7 +163,7 @@ void validate_parallel(const Scenario& s, bool model_valid, std::vector<FieldErr
     const Parallelism& p = s.parallel;
     const ModelSpec& m = s.model;
     auto positive = [&](int64_t v, const char* field) {
-        if (v < 1) errs.push_back({field, "must be >= 1; got " + num(v)});
+        if (v < 1) cold([&] { errs.push_back({field, "must be >= 1; got " + num(v)}); });
         return v >= 1;
     };
     // Every field is checked (no short-circuit), so each bad one gets its own error.
@@ -173,39 +174,39 @@ void validate_parallel(const Scenario& s, bool model_valid, std::vector<FieldErr
         ok = positive(v, field) && ok;
     if (!ok) return;
     if (p.dp > 1000000 || p.tp > 1024 || p.pp > 1024 || p.cp > 1024 || p.ep > 65536) {
-        errs.push_back({"parallel", "degrees too large (dp <= 1e6, tp/pp/cp <= 1024, ep <= 65536)"});
+        cold([&] { errs.push_back({"parallel", "degrees too large (dp <= 1e6, tp/pp/cp <= 1024, ep <= 65536)"}); });
         return;  // dp * tp * pp * cp below could overflow int64
     }
     const int64_t product = p.dp * p.tp * p.pp * p.cp;
     if (s.gpu_count != product)
-        errs.push_back({"gpu_count", "must equal dp * tp * pp * cp (" + num(product) + "); got " + num(s.gpu_count)});
+        cold([&] { errs.push_back({"gpu_count", "must equal dp * tp * pp * cp (" + num(product) + "); got " + num(s.gpu_count)}); });
     // ZeRO, its offloads and sequence parallelism are training's: inference reads none of them, so
     // leftovers of a training setup are no error there.
     if (s.mode != Mode::Infer) {
-        if (p.zero < 0 || p.zero > 3) errs.push_back({"parallel.zero", "must be 0, 1, 2 or 3; got " + num(p.zero)});
+        if (p.zero < 0 || p.zero > 3) cold([&] { errs.push_back({"parallel.zero", "must be 0, 1, 2 or 3; got " + num(p.zero)}); });
         if (p.offload_params && p.zero != 3 && !reported(errs, "parallel.zero"))
-            errs.push_back({"parallel.offload_params", "needs parallel.zero = 3 (ZeRO-Infinity / FSDP CPU offload); got zero " + num(p.zero)});
+            cold([&] { errs.push_back({"parallel.offload_params", "needs parallel.zero = 3 (ZeRO-Infinity / FSDP CPU offload); got zero " + num(p.zero)}); });
         if (p.offload_optimizer && p.zero < 1 && !reported(errs, "parallel.zero"))
-            errs.push_back({"parallel.offload_optimizer", "needs parallel.zero >= 1 (ZeRO-Offload); got 0"});
-        if (p.sp && p.tp < 2) errs.push_back({"parallel.sp", "sequence parallelism needs parallel.tp > 1; got tp " + num(p.tp)});
+            cold([&] { errs.push_back({"parallel.offload_optimizer", "needs parallel.zero >= 1 (ZeRO-Offload); got 0"}); });
+        if (p.sp && p.tp < 2) cold([&] { errs.push_back({"parallel.sp", "sequence parallelism needs parallel.tp > 1; got tp " + num(p.tp)}); });
     }
     if (p.shard_group < 0 || (p.shard_group > 0 && p.dp % p.shard_group != 0))
-        errs.push_back({"parallel.shard_group", "must be 0 (all dp ranks) or divide parallel.dp (" + num(p.dp) + "); got " + num(p.shard_group)});
+        cold([&] { errs.push_back({"parallel.shard_group", "must be 0 (all dp ranks) or divide parallel.dp (" + num(p.dp) + "); got " + num(p.shard_group)}); });
     if (p.virtual_stages > 1 && (p.schedule != PipelineSchedule::Interleaved || p.pp < 2))
-        errs.push_back({"parallel.virtual_stages", "> 1 needs the interleaved schedule and parallel.pp > 1"});
+        cold([&] { errs.push_back({"parallel.virtual_stages", "> 1 needs the interleaved schedule and parallel.pp > 1"}); });
     if (p.ep > 1 && p.dp % p.ep != 0)
-        errs.push_back({"parallel.ep", "must divide parallel.dp (" + num(p.dp) + ": experts are spread over data-parallel ranks); got " + num(p.ep)});
+        cold([&] { errs.push_back({"parallel.ep", "must divide parallel.dp (" + num(p.dp) + ": experts are spread over data-parallel ranks); got " + num(p.ep)}); });
 
     if (!m.architecture_known() || !model_valid) return;  // nothing else is known about a params-only model
     validate_tensor_parallel(s, errs);
     if (p.pp > m.layers)
-        errs.push_back({"parallel.pp", "must be at most num_hidden_layers (" + num(m.layers) + "); got " + num(p.pp)});
+        cold([&] { errs.push_back({"parallel.pp", "must be at most num_hidden_layers (" + num(m.layers) + "); got " + num(p.pp)}); });
     else if (p.virtual_stages > 1 && p.pp * p.virtual_stages > m.layers)
-        errs.push_back({"parallel.virtual_stages", "pp * virtual_stages must be at most num_hidden_layers (" + num(m.layers) + ")"});
+        cold([&] { errs.push_back({"parallel.virtual_stages", "pp * virtual_stages must be at most num_hidden_layers (" + num(m.layers) + ")"}); });
     if (p.ep > 1 && m.moe.num_experts == 0)
-        errs.push_back({"parallel.ep", "expert parallelism needs a mixture-of-experts model; got ep " + num(p.ep)});
+        cold([&] { errs.push_back({"parallel.ep", "expert parallelism needs a mixture-of-experts model; got ep " + num(p.ep)}); });
     if (p.ep > 1 && m.moe.num_experts > 0 && m.moe.num_experts % p.ep != 0)
-        errs.push_back({"parallel.ep", "must divide num_experts (" + num(m.moe.num_experts) + "); got " + num(p.ep)});
+        cold([&] { errs.push_back({"parallel.ep", "must divide num_experts (" + num(m.moe.num_experts) + "); got " + num(p.ep)}); });
 }
 
 }  // namespace vl

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cold.h"
 #include "estimate.h"
 #include "framework_profiles.h"
 #include "inference/inference.h"
@@ -27,7 +28,7 @@ std::string num(double v) {
 }
 
 void range(std::vector<FieldError>& errs, const char* field, double v, double lo, double hi) {
-    if (!(v >= lo && v <= hi)) errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)});
+    if (!(v >= lo && v <= hi)) cold([&] { errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)}); });
 }
 
 }  // namespace
@@ -38,23 +39,23 @@ std::vector<FieldError> validate(const Scenario& s) {
     // A Local scenario is planned (core/planner/local.h plan_local: per device, llama.cpp / vLLM), not
     // estimated for one GPU kind: its estimate is this error, never the training path's numbers.
     if (s.mode == Mode::Local) {
-        errs.push_back({"mode", "local is a placement plan for your own machine, not a per-GPU estimate: plan it with plan_local() "
-                                "(the page's Run locally results, `vramlens plan`), or choose train, finetune or infer"});
+        cold([&] { errs.push_back({"mode", "local is a placement plan for your own machine, not a per-GPU estimate: plan it with plan_local() "
+                                           "(the page's Run locally results, `vramlens plan`), or choose train, finetune or infer"}); });
         return errs;
     }
     const bool model_valid = errs.empty();
     if (auto e = profile_error(s.profile, s.mode)) errs.push_back(*e);  // a mode changed after its profile was applied
     if (!(s.gpu.memory_bytes > 0) || s.gpu.memory_bytes > 1e15)
-        errs.push_back({"gpu.memory_bytes", "must be > 0 and at most 1 PB; got " + std::to_string(s.gpu.memory_bytes)});
+        cold([&] { errs.push_back({"gpu.memory_bytes", "must be > 0 and at most 1 PB; got " + std::to_string(s.gpu.memory_bytes)}); });
     const Overheads& ov = s.overheads;
     if (!std::isfinite(ov.cuda_context_bytes) || ov.cuda_context_bytes > 1e12)
-        errs.push_back({"overheads.cuda_context_bytes",
-                        "must be a byte count up to 1e12 (below 0: the CUDA context table by GPU architecture); got " +
-                            std::to_string(ov.cuda_context_bytes)});
+        cold([&] { errs.push_back({"overheads.cuda_context_bytes",
+                                   "must be a byte count up to 1e12 (below 0: the CUDA context table by GPU architecture); got " +
+                                       std::to_string(ov.cuda_context_bytes)}); });
     if (!std::isfinite(ov.cublas_workspace_bytes) || ov.cublas_workspace_bytes > 1e12)
-        errs.push_back({"overheads.cublas_workspace_bytes",
-                        "must be a byte count up to 1e12 (below 0: PyTorch's default by GPU architecture; 0: none); got " +
-                            std::to_string(ov.cublas_workspace_bytes)});
+        cold([&] { errs.push_back({"overheads.cublas_workspace_bytes",
+                                   "must be a byte count up to 1e12 (below 0: PyTorch's default by GPU architecture; 0: none); got " +
+                                       std::to_string(ov.cublas_workspace_bytes)}); });
     range(errs, "overheads.fragmentation", ov.fragmentation, 0, 1);
     range(errs, "overheads.bucket_bytes", ov.bucket_bytes, 0, 1e12);
     validate_parallel(s, model_valid, errs);
@@ -63,8 +64,8 @@ std::vector<FieldError> validate(const Scenario& s) {
     } else {
         // An embedder is trained with a contrastive loss over pooled outputs (sentence-transformers), not the causal LM's.
         if (s.model.embedder)
-            errs.push_back({"model.embedder", "an embedder (no LM head) is sized for serving; its contrastive training over pooled outputs is "
-                                              "not modelled: use mode infer, or set embedder false to train the causal LM"});
+            cold([&] { errs.push_back({"model.embedder", "an embedder (no LM head) is sized for serving; its contrastive training over pooled outputs is "
+                                                         "not modelled: use mode infer, or set embedder false to train the causal LM"}); });
         validate_training(s, errs);
     }
     // One error per field: the first rule it breaks (its own range before its relations to others);

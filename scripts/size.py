@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the page weighs: the body of scripts/size.sh (a report, never a test; it fails on nothing).
 
-    size.py SITE_DIR [--symbols FILE] [--top N]
+    size.py SITE_DIR [--symbols FILE] [--top N] [--strings NAME]
 
 Prints every file of the static site with its raw, gzip -9 and brotli (quality 11) size; the total a
 first visit transfers in English (every file except the on-demand ones: the fonts *.ttf, fetched
@@ -9,7 +9,8 @@ only when the language needs them, and the wasm's deferred half, *.deferred.wasm
 list, *.models.json, fetched after the first view) and with 中文 chosen (everything); then what the wasm is made of:
 its sections, its data segments and the N largest functions of the code section, named through the
 symbol map the web build writes (build/web/vramlens.wasm.symbols, emcc --emit-symbol-map), with the
-code bytes summed per library.
+code bytes summed per library, and the data by who names it; --strings NAME lists every string the
+functions whose demangled name holds NAME point to (what a cold-message step could move).
 """
 import gzip
 import os
@@ -165,6 +166,7 @@ def main(argv):
     site = argv[0] if argv and not argv[0].startswith("--") else "build/web/site"
     symbols = argv[argv.index("--symbols") + 1] if "--symbols" in argv else None
     top = int(argv[argv.index("--top") + 1]) if "--top" in argv else 25
+    strings_of = argv[argv.index("--strings") + 1] if "--strings" in argv else None
     brotli_size, brotli_how = brotli_size_fn()
 
     files = []
@@ -247,7 +249,7 @@ def main(argv):
                 print(f"    {len(body):>8} B {len(gzip.compress(bytes(body), 9, mtime=0)):>8} B gzip"
                       f"  {100 * len(body) / max(1, sum(code)):5.1f} %  {lib}")
         if names and segs and shutil.which(split_data.WASM_DIS):
-            per_func, by_data, total_data = split_data.strings_by_function(os.path.join(site, w))
+            per_func, by_data, total_data, texts = split_data.strings_by_function(os.path.join(site, w))
             by_code = sum(per_func.values())
             print(f"  data by who names it (raw): strings the code names {by_code:,.0f} B, strings only the "
                   f"data points to (tables of names) {by_data:,} B, the rest (fonts, presets, tables) "
@@ -255,6 +257,14 @@ def main(argv):
             ranked = sorted(per_func.items(), key=lambda kv: -kv[1])[:top]
             for (f, n), label in zip(ranked, demangle([names.get(imports + f, f"function #{imports + f}") for f, _ in ranked])):
                 print(f"    {n:>8,.0f} B  {label if len(label) <= 110 else label[:107] + '...'}")
+            if strings_of:
+                print(f"  the strings named by the functions whose name holds {strings_of!r} (longest first):")
+                for f in sorted(texts):
+                    label = demangle([names.get(imports + f, "")])[0]
+                    if strings_of in label:
+                        print(f"    {label[:110]}:")
+                        for t in sorted(texts[f], key=len, reverse=True):
+                            print(f"      {len(t) + 1:>6} B  {t[:140]!r}")
     return 0
 
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "cold.h"
 #include "cuda_context.h"
 #include "cublas_workspace.h"
 #include "enum_names.h"
@@ -232,12 +233,12 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
                            "[vllm-mxfp4] [triton-kernels-layouts]"),
                 [&](auto& q) { return vllm_mxfp4_scale_copy_bytes(q, *x); });
         else if (x->backend == VllmMoeBackend::Triton)
-            e.warnings.push_back("vLLM's Triton MoE kernel off Hopper: its copy of the MXFP4 expert scales in the GPU's layout is not "
-                                 "counted (counted on Hopper only)");
+            cold([&] { e.warnings.push_back("vLLM's Triton MoE kernel off Hopper: its copy of the MXFP4 expert scales in the GPU's layout is not "
+                                            "counted (counted on Hopper only)"); });
     } else if (o.engine == Engine::VLLM && o.weights == WeightFormat::MXFP4 && m.moe.num_experts > 0 && o.vllm_moe_backend == VllmMoeBackend::Auto &&
              gpu_arch(s.gpu.name) == GpuArch::AMD)
-        e.warnings.push_back("vLLM on ROCm: the padding of the MXFP4 experts (to 128 or 256 by gfx architecture and release) is not "
-                             "counted; set infer.vllm_moe_backend to count a CUDA backend's");
+        cold([&] { e.warnings.push_back("vLLM on ROCm: the padding of the MXFP4 experts (to 128 or 256 by gfx architecture and release) is not "
+                                        "counted; set infer.vllm_moe_backend to count a CUDA backend's"); });
     if (p.w.embedding > 0)
         add(e, d, comp("weights.embedding", "Weights: embedding", Category::Weights, kLoadOn,
                        gguf ? "llama.cpp: token_embd takes the base type (Q6_K when tied) [llama-cpp-code]"
@@ -316,11 +317,11 @@ void add_cross_kv(const Scenario& s, Detail d, Estimate& e, const StagePick& p) 
 }
 
 void warn_mamba_working_memory(Estimate& e, const SsmSpec& x) {
-    e.warnings.push_back(x.kind == SsmKind::GatedDeltaNet
-                             ? std::string("the Gated DeltaNet layers' working memory in the forward (the chunked delta rule's intermediates) is not "
-                                           "modelled yet; only their recurrent state is counted")
-                             : std::string("the Mamba scans' own working memory in the forward (their fp32 chunk states) is not modelled yet; "
-                                           "the mixer's input, output and gate tensors and the recurrent state are counted"));
+    cold([&] { e.warnings.push_back(x.kind == SsmKind::GatedDeltaNet
+                                        ? std::string("the Gated DeltaNet layers' working memory in the forward (the chunked delta rule's intermediates) is not "
+                                                      "modelled yet; only their recurrent state is counted")
+                                        : std::string("the Mamba scans' own working memory in the forward (their fp32 chunk states) is not modelled yet; "
+                                                      "the mixer's input, output and gate tensors and the recurrent state are counted")); });
 }
 
 // The recurrent state of the Mamba layers on stage p: one per sequence, the same at any context length.
@@ -347,9 +348,9 @@ void add_ssm_working_memory(const Scenario& s, Detail d, Estimate& e, const Stag
     const bool torch = o.ssm_kernels == SsmKernels::Torch;
     const bool gdn = m.ssm.kind == SsmKind::GatedDeltaNet;
     if (gdn && !torch) {
-        e.warnings.push_back("the Gated DeltaNet layers' working memory under flash-linear-attention's kernels (chunk_gated_delta_rule's "
-                             "intermediates) is not modelled yet; only their recurrent state is counted (infer.ssm_kernels torch "
-                             "counts transformers' torch path)");
+        cold([&] { e.warnings.push_back("the Gated DeltaNet layers' working memory under flash-linear-attention's kernels (chunk_gated_delta_rule's "
+                                        "intermediates) is not modelled yet; only their recurrent state is counted (infer.ssm_kernels torch "
+                                        "counts transformers' torch path)"); });
         return;
     }
     const bool mamba1 = m.ssm.kind == SsmKind::Mamba1;
@@ -576,19 +577,19 @@ void add_decode_holes(const Scenario& s, Detail d, Estimate& e, const StagePick&
     const int64_t prompt = prompt_tokens(o);
     if (s.overheads.expandable_segments || prompt >= o.context) return;
     if (const char* why = replay_generate_why_not(s); *why != '\0') {
-        e.warnings.push_back(std::string("transformers generate(): the caching allocator's holes from the KV cache's growth during decode "
-                                         "are not modelled here (") + why +
-                             "); they can reach several times the cache: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-                             "(overheads.expandable_segments)");
+        cold([&] { e.warnings.push_back(std::string("transformers generate(): the caching allocator's holes from the KV cache's growth during decode "
+                                                    "are not modelled here (") + why +
+                                        "); they can reach several times the cache: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                                        "(overheads.expandable_segments)"); });
         return;
     }
     const double beside = phase_totals(e.components).gpu[static_cast<int>(Phase::Load)];
     const GenerateReplay r = replay_generate(s, p.end - p.begin, e.gpu_usable_bytes - beside);
     if (r.truncated)
-        e.warnings.push_back("transformers generate(): the caching allocator is replayed for the first " + std::to_string(r.tokens) + " of " +
-                             std::to_string(o.context - prompt) +
-                             " new tokens only; the holes grow further: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-                             "(overheads.expandable_segments)");
+        cold([&] { e.warnings.push_back("transformers generate(): the caching allocator is replayed for the first " + std::to_string(r.tokens) + " of " +
+                                        std::to_string(o.context - prompt) +
+                                        " new tokens only; the holes grow further: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                                        "(overheads.expandable_segments)"); });
     // What the decode step allocates beside the weights (the KV cache, its growth copy, the logits) and the
     // reserve it already has; the replay's reserved memory beyond both is the holes, so the step's total
     // beside the weights and the context is the larger of the two.
@@ -600,10 +601,10 @@ void add_decode_holes(const Scenario& s, Detail d, Estimate& e, const StagePick&
     const double failed = r.out_of_memory ? r.failed_request : 0;
     if (r.peak_reserved + failed <= allocated + reserve) return;
     if (r.capacity_reached && !r.out_of_memory)
-        e.warnings.push_back("transformers generate(): PyTorch's caching allocator keeps the decode's freed blocks cached until they fill the GPU "
-                             "(the replay reached the GPU's free memory and released its empty segments), so the estimate takes about the "
-                             "whole GPU and its headroom does not say how much more fits: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-                             "(overheads.expandable_segments) for a headroom that does");
+        cold([&] { e.warnings.push_back("transformers generate(): PyTorch's caching allocator keeps the decode's freed blocks cached until they fill the GPU "
+                                        "(the replay reached the GPU's free memory and released its empty segments), so the estimate takes about the "
+                                        "whole GPU and its headroom does not say how much more fits: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                                        "(overheads.expandable_segments) for a headroom that does"); });
     add(e, d, comp("overhead.fragmentation.decode", "Allocator holes from the KV cache's growth (decode)", Category::Overhead, phase_bit(Phase::Step),
                    "generate() replayed through PyTorch's caching allocator: DynamicLayer.update's torch.cat per step [transformers-code], "
                    "best-fit blocks split and merged in segments [pytorch-cuda-alloc]; H100 runs [vramlens-h100-runs]"),
@@ -621,12 +622,13 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
     const int64_t tp = s.parallel.tp;
     const int64_t floor = m.architecture_known() ? hf_sliding_prefill_tokens(o, m) : 0;
     add_weights(s, d, e, p);
-    if (o.autocast != InferAutocast::Off && m.architecture_known()) add_autocast_casts(s, d, e, p);
+    // The model families and options the page's first view does not run are functions of their own (cold.h).
+    if (o.autocast != InferAutocast::Off && m.architecture_known()) cold([&] { add_autocast_casts(s, d, e, p); });
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     add_cublas_workspace(s, d, e, kServing);  // from prefill's first matmul on
     if (!m.architecture_known()) {
-        e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
+        cold([&] { e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture"); });
         return;
     }
     if (weight_format(o.weights).prefill_dequant) {
@@ -644,11 +646,11 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                        "weight quantized again beside the quantized model [lightning-bnb-plugin] [bitsandbytes-041-code]"),
             [&](auto& q) { return bnb_requantize_bytes(q, m, tp, o); });
     if (m.encoder || m.embedder) {
-        encoder_forward(s, d, e, p);
+        cold([&] { encoder_forward(s, d, e, p); });
         return;
     }
     if (m.seq2seq.active()) {
-        seq2seq_generate(s, d, e, p);
+        cold([&] { seq2seq_generate(s, d, e, p); });
         return;
     }
     const bool sliding = m.sliding_window > 0;
@@ -685,7 +687,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
     const int64_t q_tokens = prefill_tokens(o);
     add_forward_activations(s, d, e, "Prefill activations (MLP)", q_tokens, prompt);
     add_ssm_working_memory(s, d, e, p, q_tokens);
-    if (m.vision.active() && o.images > 0 && p.stage == 0) add_vision_encoder(s, d, e);
+    if (m.vision.active() && o.images > 0 && p.stage == 0) cold([&] { add_vision_encoder(s, d, e); });
     const int64_t positions = hf_logit_positions(o);
     add(e, d, comp("logits", positions == 1 ? "Logits (last position)" : "Logits (prefill positions)", Category::Logits,
                    positions == 1 ? kServing : kPrefill,
@@ -791,7 +793,7 @@ void estimate_llamacpp(const Scenario& s, Detail d, Estimate& e) {
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     if (!m.architecture_known()) {
-        e.warnings.push_back("model known only by parameter count: KV cache and compute buffer need the architecture");
+        cold([&] { e.warnings.push_back("model known only by parameter count: KV cache and compute buffer need the architecture"); });
         return;
     }
     // llama.cpp allocates n_ctx cells up front, shared by the parallel sequences (-c = context * -np).
@@ -871,8 +873,8 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const double comm_outside = vllm_comm_outside(budget, tp) ? vllm_comm_bytes(n, tp) : 0;
     const double outside = (vllm_context_outside(budget) ? context : 0) + comm_outside;
     e.gpu_capacity_bytes = std::min(requested + outside, e.gpu_usable_bytes);
-    e.warnings.push_back(std::string("vLLM: the KV pool fills gpu_memory_utilization x the GPU memory CUDA reports, less what the budget holds; ") +
-                         vllm_budget_text(budget));
+    cold([&] { e.warnings.push_back(std::string("vLLM: the KV pool fills gpu_memory_utilization x the GPU memory CUDA reports, less what the budget holds; ") +
+                                    vllm_budget_text(budget)); });
     // An encoder or an embedder runs on vLLM's pooling runner: the pooler instead of the sampler, and an encoder's
     // EncoderOnlyAttention has no KV cache spec, so no KV pool (an attention-free KV cache config) [vllm-pooling].
     const bool pooling = m.encoder || m.embedder;
@@ -921,7 +923,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                        "a tp 8 log [vllm-issue-13074]"),
             [&](auto& q) { return vllm_comm_bytes(q, tp); });
     if (!m.architecture_known()) {
-        e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture");
+        cold([&] { e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture"); });
         return;
     }
     add(e, d, comp("act.profile_peak", "Activation peak (profile run)", Category::Activations, kServing,
@@ -963,33 +965,33 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         });
     const double needed = static_cast<double>(o.batch * blocks_per_seq) * block_bytes;
     if (needed > e.kv.pool_bytes)
-        e.warnings.push_back("vLLM KV pool holds " + std::to_string(e.kv.tokens) + " tokens (" + std::to_string(blocks) + " blocks); " +
-                                    std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
-                                    std::to_string(o.batch * blocks_per_seq) + " blocks");
+        cold([&] { e.warnings.push_back("vLLM KV pool holds " + std::to_string(e.kv.tokens) + " tokens (" + std::to_string(blocks) + " blocks); " +
+                                               std::to_string(o.batch) + " sequences of " + std::to_string(o.context) + " tokens need " +
+                                               std::to_string(o.batch * blocks_per_seq) + " blocks"); });
     }
     if (m.encoder)
-        e.warnings.push_back("vLLM's pooling runner: an encoder's attention (EncoderOnlyAttention) keeps no KV cache, so no KV pool is allocated "
-                             "and the budget's rest stays free [vllm-pooling]");
+        cold([&] { e.warnings.push_back("vLLM's pooling runner: an encoder's attention (EncoderOnlyAttention) keeps no KV cache, so no KV pool is allocated "
+                                        "and the budget's rest stays free [vllm-pooling]"); });
     if (drafter) add_drafter_kv(*drafter, o, blocks, d, e);
     if (mamba_cache > 0) warn_mamba_working_memory(e, m.ssm);
     if (mamba_cache > 0 && m.ssm.kind == SsmKind::GatedDeltaNet)
-        e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
-                             "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
-                             "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's");
+        cold([&] { e.warnings.push_back("vLLM runs Gated DeltaNet models (Qwen3-Next, Qwen3.5) on its V1 engine, whose hybrid KV-cache manager keeps "
+                                        "each sequence's recurrent state in the KV pool instead of a separate cache for max_num_seqs sequences: the "
+                                        "total (gpu_memory_utilization x memory) is the same, the split between states and KV tokens shown is v0.6's"); });
     if (m.vision.mllama())
-        e.warnings.push_back("vLLM: Llama 3.2 Vision's cross-attention layers are counted without a cache (text only, no images); "
-                             "vLLM's encoder-decoder cache for images is not modelled (infer.images needs engine transformers)");
+        cold([&] { e.warnings.push_back("vLLM: Llama 3.2 Vision's cross-attention layers are counted without a cache (text only, no images); "
+                                        "vLLM's encoder-decoder cache for images is not modelled (infer.images needs engine transformers)"); });
     if (m.vision.active())
-        e.warnings.push_back("vLLM: the profile run of a vision-language model also encodes dummy images (its encoder budget) before the KV pool "
-                             "is sized; that encoder forward is not modelled (the activation peak is the language model's)");
+        cold([&] { e.warnings.push_back("vLLM: the profile run of a vision-language model also encodes dummy images (its encoder budget) before the KV pool "
+                                        "is sized; that encoder forward is not modelled (the activation peak is the language model's)"); });
     if (o.cuda_graphs)
-        e.warnings.push_back(budget == VllmBudget::InstanceGraphs
-                                 ? "vLLM >= 0.21: its estimate of the CUDA graphs' memory is taken from the KV pool, which is smaller than shown "
-                                   "by that (not modelled; enforce_eager avoids it)"
-                                 : "vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)");
+        cold([&] { e.warnings.push_back(budget == VllmBudget::InstanceGraphs
+                                            ? "vLLM >= 0.21: its estimate of the CUDA graphs' memory is taken from the KV pool, which is smaller than shown "
+                                              "by that (not modelled; enforce_eager avoids it)"
+                                            : "vLLM: CUDA graph memory is captured after the KV pool and is not included (enforce_eager avoids it)"); });
     if (speculative)
-        e.warnings.push_back("vLLM speculative decoding (" + drafter_text(o.speculative) + ", " + std::to_string(o.speculative.num_speculative_tokens) +
-                             " tokens): the rejection sampler's working tensors beyond its dummy logits and the drafter's CUDA graphs are not counted");
+        cold([&] { e.warnings.push_back("vLLM speculative decoding (" + drafter_text(o.speculative) + ", " + std::to_string(o.speculative.num_speculative_tokens) +
+                                        " tokens): the rejection sampler's working tensors beyond its dummy logits and the drafter's CUDA graphs are not counted"); });
 }
 
 // Hugging Face text-embeddings-inference (TEI), the embedding and reranker server [tei-code]: its candle backend loads
@@ -1004,7 +1006,7 @@ void estimate_tei(const Scenario& s, Detail d, Estimate& e) {
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
     if (!m.architecture_known()) {
-        e.warnings.push_back("model known only by parameter count: activations need the architecture");
+        cold([&] { e.warnings.push_back("model known only by parameter count: activations need the architecture"); });
         return;
     }
     const int64_t T = tei_batch_tokens(o);
@@ -1016,9 +1018,9 @@ void estimate_tei(const Scenario& s, Detail d, Estimate& e) {
             return max_of(layer_live_bytes(q, m, tokens, 1, kActBytes), tokens * q("h", static_cast<double>(m.hidden)) * q("act_bytes", kActBytes));
         });
     if (o.batch * o.context > T)
-        e.warnings.push_back("TEI batches at most max_batch_tokens (" + std::to_string(T) + ") tokens; the rest of " + std::to_string(o.batch) +
-                             " sequences of " + std::to_string(o.context) + " tokens wait in its queue, so the memory is a batch of " +
-                             std::to_string(T) + " tokens (infer.max_batched_tokens sets --max-batch-tokens)");
+        cold([&] { e.warnings.push_back("TEI batches at most max_batch_tokens (" + std::to_string(T) + ") tokens; the rest of " + std::to_string(o.batch) +
+                                        " sequences of " + std::to_string(o.context) + " tokens wait in its queue, so the memory is a batch of " +
+                                        std::to_string(T) + " tokens (infer.max_batched_tokens sets --max-batch-tokens)"); });
 }
 
 }  // namespace
@@ -1043,21 +1045,23 @@ void estimate_inference(const Scenario& scenario, Detail d, Estimate& e) {
     const Scenario& s = decompressed ? *decompressed : scenario;
     const GgufTensorBytes& g = s.model.gguf_bytes;
     if (!g.empty() && !gguf_bytes_describe(s.model, g.type))
-        e.warnings.push_back("model.gguf_bytes: the GGUF file's tensor bytes have " + std::to_string(g.layers.size()) + " blocks but the model has " +
-                             std::to_string(s.model.layers) + " layers, so they no longer describe it: the weights are sized by the rules of " +
-                             weight_format_name(s.infer.weights) + " instead (import the file again for its bytes)");
+        cold([&] { e.warnings.push_back("model.gguf_bytes: the GGUF file's tensor bytes have " + std::to_string(g.layers.size()) + " blocks but the model has " +
+                                        std::to_string(s.model.layers) + " layers, so they no longer describe it: the weights are sized by the rules of " +
+                                        weight_format_name(s.infer.weights) + " instead (import the file again for its bytes)"); });
     else if (!g.empty() && s.infer.engine == Engine::LlamaCpp && g.type != s.infer.weights)
-        e.warnings.push_back(std::string("model.gguf_bytes: the imported GGUF file is ") + weight_format_name(g.type) + "; " +
-                             weight_format_name(s.infer.weights) + " is another file, sized by its format's rules (choose " +
-                             weight_format_name(g.type) + " again for the file's own bytes)");
+        cold([&] { e.warnings.push_back(std::string("model.gguf_bytes: the imported GGUF file is ") + weight_format_name(g.type) + "; " +
+                                        weight_format_name(s.infer.weights) + " is another file, sized by its format's rules (choose " +
+                                        weight_format_name(g.type) + " again for the file's own bytes)"); });
     else if (!g.empty() && s.infer.engine != Engine::LlamaCpp)
-        e.warnings.push_back(std::string("model.gguf_bytes: the GGUF file's tensor bytes are what llama.cpp loads; with engine ") +
-                             enum_name(s.infer.engine) + " the weights are sized by the rules of " + weight_format_name(s.infer.weights));
+        cold([&] { e.warnings.push_back(std::string("model.gguf_bytes: the GGUF file's tensor bytes are what llama.cpp loads; with engine ") +
+                                        enum_name(s.infer.engine) + " the weights are sized by the rules of " + weight_format_name(s.infer.weights)); });
+    // Each engine's estimate is a function of its own (cold.h): the page's first view runs one engine's,
+    // and the web build defers the others' code and text.
     switch (s.infer.engine) {
-        case Engine::Transformers: estimate_transformers(s, d, e); break;
-        case Engine::VLLM: estimate_vllm(s, d, e); break;
-        case Engine::LlamaCpp: estimate_llamacpp(s, d, e); break;
-        case Engine::TEI: estimate_tei(s, d, e); break;
+        case Engine::Transformers: cold([&] { estimate_transformers(s, d, e); }); break;
+        case Engine::VLLM: cold([&] { estimate_vllm(s, d, e); }); break;
+        case Engine::LlamaCpp: cold([&] { estimate_llamacpp(s, d, e); }); break;
+        case Engine::TEI: cold([&] { estimate_tei(s, d, e); }); break;
     }
 }
 
@@ -1065,7 +1069,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     const InferenceOptions& o = s.infer;
     auto range = [&](const char* field, int64_t v, int64_t lo, int64_t hi) {
         if (v < lo || v > hi)
-            errs.push_back({field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + std::to_string(v)});
+            cold([&] { errs.push_back({field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + std::to_string(v)}); });
     };
     range("infer.batch", o.batch, 1, 1000000);
     range("infer.context", o.context, 1, 100000000);
@@ -1079,67 +1083,67 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
     validate_images(s.model, o, errs);
     range("infer.target_len", o.target_len, 0, 100000000);
     if (s.model.seq2seq.active() && o.engine != Engine::Transformers)
-        errs.push_back({"infer.engine", std::string("an encoder-decoder (") + s.model.model_type +
-                                            ") is sized as transformers generate() runs it; its other engines are not modelled: use engine transformers"});
+        cold([&] { errs.push_back({"infer.engine", std::string("an encoder-decoder (") + s.model.model_type +
+                                                       ") is sized as transformers generate() runs it; its other engines are not modelled: use engine transformers"}); });
     else if (s.model.seq2seq.active() && s.parallel.pp > 1)
-        errs.push_back({"parallel.pp", std::string("pipeline parallelism for an encoder-decoder (") + s.model.model_type + ") is not modelled yet; use pp 1"});
+        cold([&] { errs.push_back({"parallel.pp", std::string("pipeline parallelism for an encoder-decoder (") + s.model.model_type + ") is not modelled yet; use pp 1"}); });
     if (!s.model.seq2seq.active() && o.target_len != 0 && s.model.architecture_known())
-        errs.push_back({"infer.target_len", "is the decoder's length of an encoder-decoder (t5, mt5, bart); this model has one stack: leave it 0"});
+        cold([&] { errs.push_back({"infer.target_len", "is the decoder's length of an encoder-decoder (t5, mt5, bart); this model has one stack: leave it 0"}); });
     const bool pooling = s.model.encoder || s.model.embedder;
     if (pooling && o.engine == Engine::LlamaCpp)
-        errs.push_back({"infer.engine", std::string("an embedding or reranker model (") + s.model.model_type + ") is sized as transformers, vLLM's "
-                                        "pooling runner or TEI serve it; llama.cpp's embedding server is not modelled: use engine transformers, vllm or tei"});
+        cold([&] { errs.push_back({"infer.engine", std::string("an embedding or reranker model (") + s.model.model_type + ") is sized as transformers, vLLM's "
+                                                   "pooling runner or TEI serve it; llama.cpp's embedding server is not modelled: use engine transformers, vllm or tei"}); });
     if (!pooling && o.engine == Engine::TEI)
-        errs.push_back({"infer.engine", "tei (text-embeddings-inference) serves embedding and reranker models: choose an encoder (BERT, XLM-RoBERTa) "
-                                        "or an embedder (model.embedder, Qwen3-Embedding), or another engine"});
+        cold([&] { errs.push_back({"infer.engine", "tei (text-embeddings-inference) serves embedding and reranker models: choose an encoder (BERT, XLM-RoBERTa) "
+                                                   "or an embedder (model.embedder, Qwen3-Embedding), or another engine"}); });
     if (o.engine == Engine::TEI && o.weights != WeightFormat::FP16 && o.weights != WeightFormat::BF16 && o.weights != WeightFormat::FP32)
-        errs.push_back({"infer.weights", std::string("TEI loads the weights in float16, bfloat16 or float32 (--dtype); got ") + weight_format_name(o.weights)});
+        cold([&] { errs.push_back({"infer.weights", std::string("TEI loads the weights in float16, bfloat16 or float32 (--dtype); got ") + weight_format_name(o.weights)}); });
     if (o.engine == Engine::TEI && (s.parallel.tp != 1 || s.parallel.pp != 1) && !reported(errs, "parallel"))
-        errs.push_back({"parallel.tp", "TEI serves a model on one GPU (--device-id): tensor and pipeline parallel must be 1; got tp " +
-                                           std::to_string(s.parallel.tp) + ", pp " + std::to_string(s.parallel.pp)});
+        cold([&] { errs.push_back({"parallel.tp", "TEI serves a model on one GPU (--device-id): tensor and pipeline parallel must be 1; got tp " +
+                                                      std::to_string(s.parallel.tp) + ", pp " + std::to_string(s.parallel.pp)}); });
     if (pooling && o.speculative.method != SpecMethod::None)
-        errs.push_back({"infer.speculative.method", "drafts tokens for generation; an embedding or reranker model generates none: set it to none"});
+        cold([&] { errs.push_back({"infer.speculative.method", "drafts tokens for generation; an embedding or reranker model generates none: set it to none"}); });
     if (weight_format(o.weights).layout.block == Block::GroupSize) range("infer.group_size", o.group_size, 1, 1000000);
     if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1))
-        errs.push_back({"infer.gpu_memory_utilization", "must be in (0, 1]; got " + std::to_string(o.gpu_memory_utilization)});
+        cold([&] { errs.push_back({"infer.gpu_memory_utilization", "must be in (0, 1]; got " + std::to_string(o.gpu_memory_utilization)}); });
     if (std::isnan(o.engine_overhead_bytes) || o.engine_overhead_bytes > 1e13)
-        errs.push_back({"infer.engine_overhead_bytes", "must be a byte count (< 0 = engine default); got " + std::to_string(o.engine_overhead_bytes)});
+        cold([&] { errs.push_back({"infer.engine_overhead_bytes", "must be a byte count (< 0 = engine default); got " + std::to_string(o.engine_overhead_bytes)}); });
     if (o.engine == Engine::LlamaCpp) {
         const bool ok = is_gguf(o.weights) || o.weights == WeightFormat::FP32 || o.weights == WeightFormat::FP16 ||
                         o.weights == WeightFormat::BF16;
-        if (!ok) errs.push_back({"infer.weights", std::string("llama.cpp loads GGUF files: use FP32/FP16/BF16 or a GGUF type; got ") + weight_format_name(o.weights)});
+        if (!ok) cold([&] { errs.push_back({"infer.weights", std::string("llama.cpp loads GGUF files: use FP32/FP16/BF16 or a GGUF type; got ") + weight_format_name(o.weights)}); });
         if ((o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4) && !o.flash_attention)
-            errs.push_back({"infer.kv_dtype", std::string("llama.cpp quantizes the V cache only with flash attention (\"V cache quantization requires flash_attn\"): "
-                                                          "set infer.flash_attention to true or use fp16/bf16; got ") + kv_dtype_name(o.kv_dtype)});
+            cold([&] { errs.push_back({"infer.kv_dtype", std::string("llama.cpp quantizes the V cache only with flash attention (\"V cache quantization requires flash_attn\"): "
+                                                                     "set infer.flash_attention to true or use fp16/bf16; got ") + kv_dtype_name(o.kv_dtype)}); });
         if (s.parallel.tp != 1 && !reported(errs, "parallel"))
-            errs.push_back({"parallel.tp", "llama.cpp splits layers across GPUs (use parallel.pp); tensor parallel must be 1; got " + std::to_string(s.parallel.tp)});
+            cold([&] { errs.push_back({"parallel.tp", "llama.cpp splits layers across GPUs (use parallel.pp); tensor parallel must be 1; got " + std::to_string(s.parallel.tp)}); });
     }
     if (o.engine == Engine::Transformers && is_gguf(o.weights))
-        errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)});
+        cold([&] { errs.push_back({"infer.weights", std::string("transformers dequantizes GGUF on load; use llama.cpp or vLLM for ") + weight_format_name(o.weights)}); });
     // The bitsandbytes integration settings describe a PyTorch run whose weights bitsandbytes quantized.
     const bool bnb_run = o.engine == Engine::Transformers && is_bitsandbytes(o.weights);
     for (const auto& [field, on] : {std::pair{"infer.bnb_quantize_head", o.bnb_quantize_head},
                                     std::pair{"infer.bnb_fp16_quant_state", o.bnb_fp16_quant_state},
                                     std::pair{"infer.bnb_requantize_on_load", o.bnb_requantize_on_load}})
         if (on && !bnb_run)
-            errs.push_back({field, std::string("describes bitsandbytes weights in a PyTorch run: needs infer.engine transformers and infer.weights "
-                                               "nf4, fp4 or int8, or set it to false; got ") + weight_format_name(o.weights)});
+            cold([&, field = field] { errs.push_back({field, std::string("describes bitsandbytes weights in a PyTorch run: needs infer.engine transformers and infer.weights "
+                                                                         "nf4, fp4 or int8, or set it to false; got ") + weight_format_name(o.weights)}); });
     validate_speculative(s, errs);
     if (o.engine == Engine::VLLM) {
         const std::optional<VllmRelease> r = parse_vllm_version(o.vllm_version);
         if (!r)
-            errs.push_back({"infer.vllm_version", "must be a vLLM release such as \"0.6.5\" or \"0.11.2\" (vllm --version); got \"" +
-                                                      o.vllm_version.substr(0, 40) + "\""});
+            cold([&] { errs.push_back({"infer.vllm_version", "must be a vLLM release such as \"0.6.5\" or \"0.11.2\" (vllm --version); got \"" +
+                                                                 o.vllm_version.substr(0, 40) + "\""}); });
         else if (!vllm_budget(*r))
-            errs.push_back({"infer.vllm_version", "releases before 0.2.5 sized the KV cache from PyTorch's allocated peak alone and are not "
-                                                  "modelled: use 0.2.5 or later; got \"" + o.vllm_version.substr(0, 40) + "\""});
+            cold([&] { errs.push_back({"infer.vllm_version", "releases before 0.2.5 sized the KV cache from PyTorch's allocated peak alone and are not "
+                                                             "modelled: use 0.2.5 or later; got \"" + o.vllm_version.substr(0, 40) + "\""}); });
     }
     if (o.engine == Engine::VLLM && (o.kv_dtype == KvDtype::INT8 || o.kv_dtype == KvDtype::INT4))
-        errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)});
+        cold([&] { errs.push_back({"infer.kv_dtype", std::string("vLLM caches KV in fp16/bf16/fp8; got ") + kv_dtype_name(o.kv_dtype)}); });
     if (o.autocast != InferAutocast::Off && (o.weights != WeightFormat::FP32 || o.engine != Engine::Transformers))
-        errs.push_back({"infer.autocast", std::string("torch.autocast casts fp32 weights in a PyTorch forward: needs infer.weights fp32 and "
-                                                      "infer.engine transformers (or set infer.autocast to off); got ") +
-                                              weight_format_name(o.weights) + " on " + enum_name(o.engine)});
+        cold([&] { errs.push_back({"infer.autocast", std::string("torch.autocast casts fp32 weights in a PyTorch forward: needs infer.weights fp32 and "
+                                                                 "infer.engine transformers (or set infer.autocast to off); got ") +
+                                                         weight_format_name(o.weights) + " on " + enum_name(o.engine)}); });
 }
 
 }  // namespace vl

@@ -1,6 +1,7 @@
 // Speculative decoding in vLLM: the drafter of infer.speculative and its refusals (speculative.h).
 #include "inference/speculative.h"
 
+#include "cold.h"
 #include "enum_names.h"
 #include "inference/weight_formats.h"
 #include "model/presets.h"
@@ -121,84 +122,84 @@ void validate_speculative(const Scenario& s, std::vector<FieldError>& errs) {
     const ModelSpec& m = s.model;
     if (sp.method == SpecMethod::None) {
         if (!sp.model.empty())
-            errs.push_back({"infer.speculative.model", "a draft model is used only with infer.speculative.method draft; set the method or leave the model empty"});
+            cold([&] { errs.push_back({"infer.speculative.model", "a draft model is used only with infer.speculative.method draft; set the method or leave the model empty"}); });
         return;
     }
     const std::string method = enum_name(sp.method);
     if (s.infer.engine == Engine::Transformers) {
-        errs.push_back({"infer.speculative.method",
-                        "speculative decoding is sized for vLLM (--speculative-config); transformers' assisted generation "
-                        "(generate(assistant_model=...)) keeps the assistant's weights and its own DynamicCache beside the "
-                        "model's, which is not modelled: use engine vllm, or method none"});
+        cold([&] { errs.push_back({"infer.speculative.method",
+                                   "speculative decoding is sized for vLLM (--speculative-config); transformers' assisted generation "
+                                   "(generate(assistant_model=...)) keeps the assistant's weights and its own DynamicCache beside the "
+                                   "model's, which is not modelled: use engine vllm, or method none"}); });
         return;
     }
     if (s.infer.engine == Engine::LlamaCpp) {
-        errs.push_back({"infer.speculative.method", "llama.cpp's draft model (llama-server -md) is planned in Run locally "
-                                                    "(local.draft); here speculative decoding is vLLM's: use engine vllm, or method none"});
+        cold([&] { errs.push_back({"infer.speculative.method", "llama.cpp's draft model (llama-server -md) is planned in Run locally "
+                                                               "(local.draft); here speculative decoding is vLLM's: use engine vllm, or method none"}); });
         return;
     }
     if (s.parallel.pp > 1)
-        errs.push_back({"infer.speculative.method", "speculative decoding with pipeline parallelism is not modelled (vLLM V1 runs "
-                                                    "the drafter on one pipeline stage); use parallel.pp 1, or method none"});
+        cold([&] { errs.push_back({"infer.speculative.method", "speculative decoding with pipeline parallelism is not modelled (vLLM V1 runs "
+                                                               "the drafter on one pipeline stage); use parallel.pp 1, or method none"}); });
     if (sp.num_speculative_tokens < 1 || sp.num_speculative_tokens > 64)
-        errs.push_back({"infer.speculative.num_speculative_tokens",
-                        "must be in [1, 64] (tokens drafted per step; vLLM requires > 0); got " + std::to_string(sp.num_speculative_tokens)});
+        cold([&] { errs.push_back({"infer.speculative.num_speculative_tokens",
+                                   "must be in [1, 64] (tokens drafted per step; vLLM requires > 0); got " + std::to_string(sp.num_speculative_tokens)}); });
     const int64_t dtp = sp.draft_tensor_parallel_size;
     if (dtp < 0 || (dtp > 0 && dtp != 1 && dtp != s.parallel.tp))
-        errs.push_back({"infer.speculative.draft_tensor_parallel_size",
-                        "vLLM runs the drafter at tensor parallel 1 or the target's (" + std::to_string(s.parallel.tp) +
-                            "); give 1, " + std::to_string(s.parallel.tp) + " or 0 for the target's; got " + std::to_string(dtp)});
+        cold([&] { errs.push_back({"infer.speculative.draft_tensor_parallel_size",
+                                   "vLLM runs the drafter at tensor parallel 1 or the target's (" + std::to_string(s.parallel.tp) +
+                                       "); give 1, " + std::to_string(s.parallel.tp) + " or 0 for the target's; got " + std::to_string(dtp)}); });
     if (sp.method != SpecMethod::Draft && !sp.model.empty())
-        errs.push_back({"infer.speculative.model", "method " + method + " loads no other model (" +
-                                                       (sp.method == SpecMethod::Ngram ? std::string("n-gram lookup has no weights")
-                                                        : sp.method == SpecMethod::Mtp ? std::string("the MTP layers are the checkpoint's own")
-                                                                                       : std::string("the head is sized from the target's layer shape")) +
-                                                       "); leave infer.speculative.model empty, or use method draft"});
+        cold([&] { errs.push_back({"infer.speculative.model", "method " + method + " loads no other model (" +
+                                                                  (sp.method == SpecMethod::Ngram ? std::string("n-gram lookup has no weights")
+                                                                   : sp.method == SpecMethod::Mtp ? std::string("the MTP layers are the checkpoint's own")
+                                                                                                  : std::string("the head is sized from the target's layer shape")) +
+                                                                  "); leave infer.speculative.model empty, or use method draft"}); });
     if (!m.architecture_known()) {
         if (sp.method != SpecMethod::Ngram)
-            errs.push_back({"infer.speculative.method", "the drafter is sized from the model's architecture, and this model is known only "
-                                                        "by its parameter count: import its config.json, or use method ngram"});
+            cold([&] { errs.push_back({"infer.speculative.method", "the drafter is sized from the model's architecture, and this model is known only "
+                                                                   "by its parameter count: import its config.json, or use method ngram"}); });
         return;
     }
     switch (sp.method) {
         case SpecMethod::Draft: {
             if (sp.model.empty()) {
-                errs.push_back({"infer.speculative.model", "method draft needs the draft model: give a model preset id (e.g. llama-3.2-1b)"});
+                cold([&] { errs.push_back({"infer.speculative.model", "method draft needs the draft model: give a model preset id (e.g. llama-3.2-1b)"}); });
                 break;
             }
             const ModelPreset* p = find_model(sp.model);
             if (!p) {
-                errs.push_back({"infer.speculative.model", "\"" + sp.model + "\" is not a model preset; give a preset id (e.g. llama-3.2-1b)"});
+                cold([&] { errs.push_back({"infer.speculative.model", "\"" + sp.model + "\" is not a model preset; give a preset id (e.g. llama-3.2-1b)"}); });
                 break;
             }
             if (p->spec.vocab != m.vocab)
-                errs.push_back({"infer.speculative.model", "the draft model " + sp.model + " has a vocabulary of " + std::to_string(p->spec.vocab) +
-                                                               " tokens and the target " + std::to_string(m.vocab) +
-                                                               ": a draft model proposes the target's token ids, so it needs the same "
-                                                               "vocabulary; choose a draft of the target's family"});
+                cold([&] { errs.push_back({"infer.speculative.model", "the draft model " + sp.model + " has a vocabulary of " + std::to_string(p->spec.vocab) +
+                                                                          " tokens and the target " + std::to_string(m.vocab) +
+                                                                          ": a draft model proposes the target's token ids, so it needs the same "
+                                                                          "vocabulary; choose a draft of the target's family"}); });
             if (!p->spec.architecture_known() || p->spec.ssm.active() || p->spec.encoder)
-                errs.push_back({"infer.speculative.model", "the draft model " + sp.model + " is not a decoder whose KV cache is modelled here; "
-                                                               "choose a transformer decoder preset"});
+                cold([&] { errs.push_back({"infer.speculative.model", "the draft model " + sp.model + " is not a decoder whose KV cache is modelled here; "
+                                                                          "choose a transformer decoder preset"}); });
             else if (p->spec.heads % draft_tp(s) != 0 || p->spec.kv_heads % draft_tp(s) != 0)
-                errs.push_back({"infer.speculative.draft_tensor_parallel_size",
-                                "the draft model's " + std::to_string(p->spec.heads) + " heads / " + std::to_string(p->spec.kv_heads) +
-                                    " KV heads do not split over " + std::to_string(draft_tp(s)) + " ranks; give 1"});
+                cold([&] { errs.push_back({"infer.speculative.draft_tensor_parallel_size",
+                                           "the draft model's " + std::to_string(p->spec.heads) + " heads / " + std::to_string(p->spec.kv_heads) +
+                                               " KV heads do not split over " + std::to_string(draft_tp(s)) + " ranks; give 1"}); });
             break;
         }
         case SpecMethod::Eagle:
         case SpecMethod::Eagle3:
             if (m.ssm.active() || m.attention == AttentionKind::MLA || m.ffn <= 0 || m.encoder)
-                errs.push_back({"infer.speculative.method", "an " + method + " head is sized as one Llama-style decoder layer of the "
-                                                            "target's shape (dense MLP of its ffn, grouped-query attention); " +
-                                                            (m.model_type.empty() ? std::string("this model") : m.model_type) +
-                                                            " is not such a model: use method draft or ngram"});
+                cold([&] { errs.push_back({"infer.speculative.method", "an " + method + " head is sized as one Llama-style decoder layer of the "
+                                                                       "target's shape (dense MLP of its ffn, grouped-query attention); " +
+                                                                       (m.model_type.empty() ? std::string("this model") : m.model_type) +
+                                                                       " is not such a model: use method draft or ngram"}); });
             break;
         case SpecMethod::Mtp:
             if (m.mtp_layers <= 0)
-                errs.push_back({"infer.speculative.method",
-                                "mtp drafts with the checkpoint's multi-token-prediction layers, and this model has none counted "
-                                "(model.mtp_layers 0; Qwen3-Next and Qwen3.5 configs give mtp_num_hidden_layers, DeepSeek-V3 and GLM-4.5 "
-                                "num_nextn_predict_layers): use method eagle, draft or ngram"});
+                cold([&] { errs.push_back({"infer.speculative.method",
+                                           "mtp drafts with the checkpoint's multi-token-prediction layers, and this model has none counted "
+                                           "(model.mtp_layers 0; Qwen3-Next and Qwen3.5 configs give mtp_num_hidden_layers, DeepSeek-V3 and GLM-4.5 "
+                                           "num_nextn_predict_layers): use method eagle, draft or ngram"}); });
             break;
         default: break;
     }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cold.h"
+
 namespace vl {
 
 namespace {
@@ -145,19 +147,19 @@ static bool validate_image_fields(const ModelSpec& m, const std::string& section
                                   std::vector<FieldError>& errs) {
     auto range = [&](const std::string& field, int64_t v, int64_t lo, int64_t hi) {
         if (v < lo || v > hi)
-            errs.push_back({section + "." + field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + std::to_string(v)});
+            cold([&] { errs.push_back({section + "." + field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + std::to_string(v)}); });
     };
     range("images", images, 0, 10000);
     range("image_width", width, 1, 100000);
     range("image_height", height, 1, 100000);
     // Qwen2VLImageProcessor's smart_resize refuses an aspect ratio above 200 [transformers-code].
     if (images > 0 && m.vision.qwen() && width > 0 && height > 0 && std::max(width, height) > 200 * std::min(width, height))
-        errs.push_back({section + ".image_width", "and " + section + ".image_height: the Qwen2-VL processor refuses an aspect ratio above 200; got " +
-                        std::to_string(width) + " x " + std::to_string(height)});
+        cold([&] { errs.push_back({section + ".image_width", "and " + section + ".image_height: the Qwen2-VL processor refuses an aspect ratio above 200; got " +
+                                   std::to_string(width) + " x " + std::to_string(height)}); });
     if (images <= 0) return false;
     if (!m.vision.active()) {
-        errs.push_back({section + ".images", "the model has no vision tower (model.vision): import a vision-language config.json (LLaVA, Gemma 3, "
-                                             "Qwen2.5-VL) or set 0; got " + std::to_string(images)});
+        cold([&] { errs.push_back({section + ".images", "the model has no vision tower (model.vision): import a vision-language config.json (LLaVA, Gemma 3, "
+                                                        "Qwen2.5-VL) or set 0; got " + std::to_string(images)}); });
         return false;
     }
     return true;
@@ -166,11 +168,11 @@ static bool validate_image_fields(const ModelSpec& m, const std::string& section
 void validate_images(const ModelSpec& m, const InferenceOptions& o, std::vector<FieldError>& errs) {
     if (!validate_image_fields(m, "infer", o.images, o.image_width, o.image_height, errs)) return;
     if (m.vision.mllama() && o.engine != Engine::Transformers)
-        errs.push_back({"infer.engine", "Llama 3.2 Vision (mllama) keeps each image's keys and values in its cross-attention layers; "
-                                        "that cache is modelled for engine transformers only: choose transformers, or set infer.images to 0"});
+        cold([&] { errs.push_back({"infer.engine", "Llama 3.2 Vision (mllama) keeps each image's keys and values in its cross-attention layers; "
+                                                   "that cache is modelled for engine transformers only: choose transformers, or set infer.images to 0"}); });
     else if (o.engine == Engine::LlamaCpp)
-        errs.push_back({"infer.images", "llama.cpp encodes images with a separate projector file (--mmproj): plan it in Run locally; use "
-                                        "engine transformers or vllm, or set 0"});
+        cold([&] { errs.push_back({"infer.images", "llama.cpp encodes images with a separate projector file (--mmproj): plan it in Run locally; use "
+                                                   "engine transformers or vllm, or set 0"}); });
 }
 
 int64_t training_image_tokens(const ModelSpec& m, const TrainingOptions& t) {
@@ -183,7 +185,7 @@ int64_t training_tower_patches(const ModelSpec& m, const TrainingOptions& t) {
 
 void validate_training_images(const ModelSpec& m, const TrainingOptions& t, std::vector<FieldError>& errs) {
     if (t.vision != VisionTraining::Frozen && !m.vision.active())
-        errs.push_back({"train.vision", "the model has no vision tower (model.vision) to train: set frozen, or import a vision-language config.json"});
+        cold([&] { errs.push_back({"train.vision", "the model has no vision tower (model.vision) to train: set frozen, or import a vision-language config.json"}); });
     validate_image_fields(m, "train", t.images, t.image_width, t.image_height, errs);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cold.h"
 #include "model/layer_tensors.h"
 #include "text_format.h"
 #include "param_count.h"
@@ -36,12 +37,12 @@ struct Checker {
     // lo <= v <= hi; returns whether it held.
     bool range(const char* field, int64_t v, int64_t lo, int64_t hi) {
         if (v < lo) {
-            fail(field, (lo == 1 ? std::string("must be > 0") : "must be >= " + std::to_string(lo)) +
-                            "; got " + std::to_string(v));
+            cold([&] { fail(field, (lo == 1 ? std::string("must be > 0") : "must be >= " + std::to_string(lo)) +
+                                       "; got " + std::to_string(v)); });
             return false;
         }
         if (v > hi) {
-            fail(field, "must be at most " + std::to_string(hi) + " (absurd size); got " + std::to_string(v));
+            cold([&] { fail(field, "must be at most " + std::to_string(hi) + " (absurd size); got " + std::to_string(v)); });
             return false;
         }
         return true;
@@ -107,9 +108,9 @@ void validate_layer_list(const ModelSpec& m, Checker& c, bool layers_ok) {
     }
     const int64_t n = static_cast<int64_t>(list.size());
     if (n > kMaxListedLayers)
-        c.fail("ssm.layer_list", "lists " + std::to_string(n) + " layers; at most " + std::to_string(kMaxListedLayers) + " can be listed");
+        cold([&] { c.fail("ssm.layer_list", "lists " + std::to_string(n) + " layers; at most " + std::to_string(kMaxListedLayers) + " can be listed"); });
     else if (layers_ok && n != m.layers)
-        c.fail("ssm.layer_list", "must list num_hidden_layers (" + std::to_string(m.layers) + ") layers, " + kinds + "; got " + std::to_string(n));
+        cold([&] { c.fail("ssm.layer_list", "must list num_hidden_layers (" + std::to_string(m.layers) + ") layers, " + kinds + "; got " + std::to_string(n)); });
     for (size_t i = 0; i < list.size(); ++i)
         if (!layer_list_char_known(list[i])) {
             std::string msg = "[";
@@ -118,11 +119,11 @@ void validate_layer_list(const ModelSpec& m, Checker& c, bool layers_ok) {
             msg += list[i];
             msg += "'; use ";
             msg += kinds;
-            c.fail("ssm.layer_list", msg);
+            cold([&] { c.fail("ssm.layer_list", msg); });
             break;
         }
     if (m.ssm.attn_period != 0)
-        c.fail("ssm.attn_period", "must be 0 when ssm.layer_list names every layer; got " + std::to_string(m.ssm.attn_period));
+        cold([&] { c.fail("ssm.attn_period", "must be 0 when ssm.layer_list names every layer; got " + std::to_string(m.ssm.attn_period)); });
 }
 
 // The Mamba mixer's sizes (SsmSpec), named as in the scenario (model.ssm.*): Mamba1 needs d_inner,
@@ -135,28 +136,28 @@ void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
     if (c.range("ssm.attn_period", x.attn_period, 0, layers_ok ? m.layers : kMaxLayers) && x.attn_period > 0)
         c.range("ssm.attn_offset", x.attn_offset, 0, x.attn_period - 1);
     else if (x.attn_offset != 0)
-        c.fail("ssm.attn_offset", "must be 0 when ssm.attn_period is 0 (no attention layer); got " + std::to_string(x.attn_offset));
+        cold([&] { c.fail("ssm.attn_offset", "must be 0 when ssm.attn_period is 0 (no attention layer); got " + std::to_string(x.attn_offset)); });
     validate_layer_list(m, c, layers_ok);
     // Attention beside the mixer (Falcon-H1) is on every layer: no attention-only layers, a Mamba mixer.
     if (x.parallel_attention && (x.attn_period != 0 || !x.layer_list.empty()))
-        c.fail("ssm.parallel_attention", "puts attention beside the mixer on every layer, so ssm.attn_period must be 0 and ssm.layer_list empty");
+        cold([&] { c.fail("ssm.parallel_attention", "puts attention beside the mixer on every layer, so ssm.attn_period must be 0 and ssm.layer_list empty"); });
     else if (x.parallel_attention && x.kind == SsmKind::GatedDeltaNet)
-        c.fail("ssm.parallel_attention", "is for a Mamba mixer (Falcon-H1's Mamba2); a Gated DeltaNet layer has no attention beside it");
+        cold([&] { c.fail("ssm.parallel_attention", "is for a Mamba mixer (Falcon-H1's Mamba2); a Gated DeltaNet layer has no attention beside it"); });
     if (x.kind == SsmKind::Mamba1) {
         c.range("ssm.dt_rank", x.dt_rank, 1, kMaxHidden);
     } else if (x.kind == SsmKind::GatedDeltaNet) {
         // Gated DeltaNet: value heads (ssm.heads) of equal width, key heads (ssm.groups) shared by them.
         if (c.range("ssm.heads", x.heads, 1, kMaxHeads) && x.inner > 0 && x.inner % x.heads != 0)
-            c.fail("ssm.heads", "linear_num_value_heads must divide ssm.inner (linear_num_value_heads * linear_value_head_dim = " +
-                                    std::to_string(x.inner) + "); got " + std::to_string(x.heads));
+            cold([&] { c.fail("ssm.heads", "linear_num_value_heads must divide ssm.inner (linear_num_value_heads * linear_value_head_dim = " +
+                                               std::to_string(x.inner) + "); got " + std::to_string(x.heads)); });
         if (c.range("ssm.groups", x.groups, 1, kMaxHeads) && x.heads > 0 && x.heads % x.groups != 0)
-            c.fail("ssm.groups", "linear_num_key_heads must divide linear_num_value_heads (" + std::to_string(x.heads) + "); got " +
-                                     std::to_string(x.groups));
+            cold([&] { c.fail("ssm.groups", "linear_num_key_heads must divide linear_num_value_heads (" + std::to_string(x.heads) + "); got " +
+                                                std::to_string(x.groups)); });
     } else {
         if (c.range("ssm.heads", x.heads, 1, kMaxHeads) && x.inner > 0 && x.inner % x.heads != 0)
-            c.fail("ssm.heads", "must divide ssm.inner (" + std::to_string(x.inner) + ": heads of equal head_dim); got " + std::to_string(x.heads));
+            cold([&] { c.fail("ssm.heads", "must divide ssm.inner (" + std::to_string(x.inner) + ": heads of equal head_dim); got " + std::to_string(x.heads)); });
         if (c.range("ssm.groups", x.groups, 1, kMaxHeads) && x.heads > 0 && x.heads % x.groups != 0)
-            c.fail("ssm.groups", "must divide ssm.heads (" + std::to_string(x.heads) + "); got " + std::to_string(x.groups));
+            cold([&] { c.fail("ssm.groups", "must divide ssm.heads (" + std::to_string(x.heads) + "); got " + std::to_string(x.groups)); });
         c.range("ssm.chunk", x.chunk, 1, 65536);  // the SSD's chunk_size: transformers' torch path works chunk by chunk
     }
 }
@@ -165,14 +166,14 @@ void validate_source(const ModelOrigin& src, Checker& c) {
     if (src.hub.empty() && src.revision.empty()) return;
     const size_t slash = src.hub.find('/');
     if (src.hub.empty())
-        c.fail("source.hub", "is empty but source.revision is given: name the repo as \"org/name\", or leave out source");
+        cold([&] { c.fail("source.hub", "is empty but source.revision is given: name the repo as \"org/name\", or leave out source"); });
     else if (slash == std::string::npos || !hub_name_text(src.hub.substr(0, slash), 96, false) ||
              !hub_name_text(src.hub.substr(slash + 1), 96, false))
-        c.fail("source.hub", "must be a Hugging Face repo id \"org/name\" (letters, digits, '.', '_', '-'); got \"" +
-                                 std::string(src.hub.substr(0, 40)) + (src.hub.size() > 40 ? "...\"" : "\""));
+        cold([&] { c.fail("source.hub", "must be a Hugging Face repo id \"org/name\" (letters, digits, '.', '_', '-'); got \"" +
+                                            std::string(src.hub.substr(0, 40)) + (src.hub.size() > 40 ? "...\"" : "\"")); });
     if (!src.revision.empty() && !hub_name_text(src.revision, 255, true))
-        c.fail("source.revision", "must be a commit sha or branch name (letters, digits, '.', '_', '-', '/', at most 255); got \"" +
-                                      std::string(src.revision.substr(0, 40)) + (src.revision.size() > 40 ? "...\"" : "\""));
+        cold([&] { c.fail("source.revision", "must be a commit sha or branch name (letters, digits, '.', '_', '-', '/', at most 255); got \"" +
+                                                 std::string(src.revision.substr(0, 40)) + (src.revision.size() > 40 ? "...\"" : "\"")); });
 }
 
 // Llama 3.2 Vision's tiles, encoders and cross-attention layers (the language model's layers listed one by one, at most
@@ -186,7 +187,7 @@ void validate_mllama(const ModelSpec& m, Checker& c) {
     if (!c.range("num_hidden_layers", m.layers, 1, kMaxListedLayers)) return;
     for (int64_t i : v.cross_layers)
         if (i < 0 || i >= m.layers) {
-            c.fail("cross_attention_layers", "must be in [0, " + std::to_string(m.layers - 1) + "]; got " + std::to_string(i));
+            cold([&] { c.fail("cross_attention_layers", "must be in [0, " + std::to_string(m.layers - 1) + "]; got " + std::to_string(i)); });
             return;
         }
 }
@@ -201,8 +202,8 @@ void validate_seq2seq(const ModelSpec& m, Checker& c) {
     if (!c.range("num_hidden_layers", m.layers, 2, kMaxListedLayers)) return;
     c.range("decoder_layers", s.decoder_layers, 1, m.layers - 1);
     if (m.ssm.active() || m.moe.num_experts > 0 || m.vision.active() || m.encoder || m.embedder)
-        c.fail("decoder_layers", "an encoder-decoder (T5, BART) is a dense transformer here: leave out the Mamba mixer, experts, vision "
-                                 "tower, encoder and embedder fields, or set decoder_layers to 0");
+        cold([&] { c.fail("decoder_layers", "an encoder-decoder (T5, BART) is a dense transformer here: leave out the Mamba mixer, experts, vision "
+                                            "tower, encoder and embedder fields, or set decoder_layers to 0"); });
 }
 
 // The rotary embedding's scaling and share (RopeSpec), named by their config.json fields: a factor of 1 to 1024 (published
@@ -211,11 +212,11 @@ void validate_rope(const ModelSpec& m, Checker& c) {
     const RopeSpec& r = m.rope;
     auto num = [](double v) { return shortest_text(v); };
     if (!std::isfinite(r.factor) || r.factor < 1 || r.factor > 1024)
-        c.fail("rope_scaling.factor", "must be in [1, 1024]; got " + num(r.factor));
+        cold([&] { c.fail("rope_scaling.factor", "must be in [1, 1024]; got " + num(r.factor)); });
     const bool needs_original = r.scaling == RopeScaling::Yarn || r.scaling == RopeScaling::LongRope;
     c.range("rope_scaling.original_max_position_embeddings", r.original_max_position, needs_original ? 1 : 0, kMaxPositions);
     if (!std::isfinite(r.partial) || !(r.partial > 0) || r.partial > 1)
-        c.fail("partial_rotary_factor", "must be in (0, 1]; got " + num(r.partial));
+        cold([&] { c.fail("partial_rotary_factor", "must be in (0, 1]; got " + num(r.partial)); });
 }
 
 // The vision tower and projector (VisionSpec), named by their config.json fields under vision_config.
@@ -224,8 +225,8 @@ void validate_vision(const ModelSpec& m, Checker& c) {
     c.range("vision_config.num_hidden_layers", v.layers, 1, kMaxLayers);
     const bool hidden_ok = c.range("vision_config.hidden_size", v.hidden, 1, kMaxHidden);
     if (c.range("vision_config.num_attention_heads", v.heads, 1, kMaxHeads) && hidden_ok && v.hidden % v.heads != 0)
-        c.fail("vision_config.num_attention_heads", "must divide vision_config.hidden_size (" + std::to_string(v.hidden) + "); got " +
-                                                        std::to_string(v.heads));
+        cold([&] { c.fail("vision_config.num_attention_heads", "must divide vision_config.hidden_size (" + std::to_string(v.hidden) + "); got " +
+                                                                   std::to_string(v.heads)); });
     c.range("vision_config.intermediate_size", v.ffn, 1, kMaxFfn);
     const bool patch_ok = c.range("vision_config.patch_size", v.patch, 1, 4096);
     c.range("vision_config.num_channels", v.channels, 1, 64);
@@ -234,22 +235,22 @@ void validate_vision(const ModelSpec& m, Checker& c) {
     if (v.qwen()) return;  // dynamic resolution: no fixed image side
     if (v.mllama()) validate_mllama(m, c);
     if (c.range("vision_config.image_size", v.image_size, 1, 1'000'000) && patch_ok && v.image_size % v.patch != 0)
-        c.fail("vision_config.image_size", "must be a multiple of vision_config.patch_size (" + std::to_string(v.patch) + "); got " +
-                                               std::to_string(v.image_size));
+        cold([&] { c.fail("vision_config.image_size", "must be a multiple of vision_config.patch_size (" + std::to_string(v.patch) + "); got " +
+                                                          std::to_string(v.image_size)); });
     // LLaVA-NeXT cuts the pinpoint's canvas into image_size tiles (LlavaNextImageProcessor divide_to_patches; the model's
     // get_anyres_image_grid_shape floors each side by image_size) [transformers-code]: a side that is not a multiple leaves a
     // partial tile the feature grid does not have.
     if (v.anyres() && v.image_size > 0) {
         if (v.kind != VisionKind::Clip && v.kind != VisionKind::Siglip)
-            c.fail("image_grid_pinpoints", "apply to LLaVA-NeXT's CLIP or SigLIP tower only (vision.kind clip or siglip); remove them");
+            cold([&] { c.fail("image_grid_pinpoints", "apply to LLaVA-NeXT's CLIP or SigLIP tower only (vision.kind clip or siglip); remove them"); });
         if (v.grid_pinpoints.size() > 64)
-            c.fail("image_grid_pinpoints", "must list at most 64 resolutions; got " + std::to_string(v.grid_pinpoints.size()));
+            cold([&] { c.fail("image_grid_pinpoints", "must list at most 64 resolutions; got " + std::to_string(v.grid_pinpoints.size())); });
         for (const GridPinpoint& p : v.grid_pinpoints)
             if (p.height <= 0 || p.width <= 0 || p.height > 100000 || p.width > 100000 || p.height % v.image_size != 0 ||
                 p.width % v.image_size != 0) {
-                c.fail("image_grid_pinpoints", "each [height, width] must be multiples of vision_config.image_size (" +
-                                                   std::to_string(v.image_size) + ") up to 100000 px; got [" + std::to_string(p.height) +
-                                                   ", " + std::to_string(p.width) + "]");
+                cold([&] { c.fail("image_grid_pinpoints", "each [height, width] must be multiples of vision_config.image_size (" +
+                                                              std::to_string(v.image_size) + ") up to 100000 px; got [" + std::to_string(p.height) +
+                                                              ", " + std::to_string(p.width) + "]"); });
                 break;
             }
     }
@@ -260,9 +261,9 @@ void validate_vision(const ModelSpec& m, Checker& c) {
     int64_t root = 1;
     while (root * root < v.tokens_per_image) ++root;
     if (root * root != v.tokens_per_image || side % root != 0)
-        c.fail("mm_tokens_per_image", "must be a square whose side divides the " + std::to_string(side) + " x " + std::to_string(side) +
-                                          " patch grid (vision_config.image_size / patch_size), e.g. 256; got " +
-                                          std::to_string(v.tokens_per_image));
+        cold([&] { c.fail("mm_tokens_per_image", "must be a square whose side divides the " + std::to_string(side) + " x " + std::to_string(side) +
+                                                     " patch grid (vision_config.image_size / patch_size), e.g. 256; got " +
+                                                     std::to_string(v.tokens_per_image)); });
 }
 
 }  // namespace
@@ -275,9 +276,9 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
         // Parameter-count-only model (HF calculator style): nothing else to check. "params" is the
         // scenario's name for the count (docs/scenario-format.md).
         if (m.params_only < 0)
-            c.fail("params", "must be > 0 (the parameter count of a model known only by it); got " + std::to_string(m.params_only));
+            cold([&] { c.fail("params", "must be > 0 (the parameter count of a model known only by it); got " + std::to_string(m.params_only)); });
         else if (static_cast<double>(m.params_only) > kMaxParams)
-            c.fail("params", "must be at most 1e13 (absurd size); got " + std::to_string(m.params_only));
+            cold([&] { c.fail("params", "must be at most 1e13 (absurd size); got " + std::to_string(m.params_only)); });
         return;
     }
 
@@ -292,11 +293,11 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     const bool heads_ok = c.range("num_attention_heads", m.heads, min_heads, kMaxHeads);
     const bool kv_ok = c.range("num_key_value_heads", m.kv_heads, min_heads, kMaxHeads);
     if (heads_ok && kv_ok && m.kv_heads > 0 && m.heads % m.kv_heads != 0)
-        c.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(m.heads) + "); got " +
-                                          std::to_string(m.kv_heads));
+        cold([&] { c.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(m.heads) + "); got " +
+                                                     std::to_string(m.kv_heads)); });
     if (heads_ok && kv_ok && (m.heads == 0) != (m.kv_heads == 0))
-        c.fail("num_key_value_heads", "must be 0 exactly when num_attention_heads is 0 (a model without attention); got " +
-                                          std::to_string(m.kv_heads));
+        cold([&] { c.fail("num_key_value_heads", "must be 0 exactly when num_attention_heads is 0 (a model without attention); got " +
+                                                     std::to_string(m.kv_heads)); });
     if (m.attention == AttentionKind::Standard) c.range("head_dim", m.head_dim, min_heads, kMaxHidden);
     if (x.active()) validate_ssm(m, c, layers_ok);
     if (m.vision.active()) validate_vision(m, c);
@@ -320,17 +321,17 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     // An encoder's task head (ModelSpec::num_labels, mlm_head): at most one, and only on an encoder.
     c.range("num_labels", m.num_labels, 0, kMaxVocab);
     if ((m.num_labels > 0 || m.mlm_head) && !m.encoder)
-        c.fail(m.mlm_head ? "mlm_head" : "num_labels", "is a task head of an encoder (BERT, RoBERTa); this model is not one (encoder false): leave it out");
+        cold([&] { c.fail(m.mlm_head ? "mlm_head" : "num_labels", "is a task head of an encoder (BERT, RoBERTa); this model is not one (encoder false): leave it out"); });
     else if (m.num_labels > 0 && m.mlm_head)
-        c.fail("num_labels", "and mlm_head are two model classes (BertForSequenceClassification, BertForMaskedLM); keep one");
+        cold([&] { c.fail("num_labels", "and mlm_head are two model classes (BertForSequenceClassification, BertForMaskedLM); keep one"); });
     if (m.embedder && m.encoder)
-        c.fail("embedder", "is a decoder without its LM head (Qwen3-Embedding); an encoder (encoder true) has none already: leave it out");
+        cold([&] { c.fail("embedder", "is a decoder without its LM head (Qwen3-Embedding); an encoder (encoder true) has none already: leave it out"); });
 
     const MoESpec& e = m.moe;
     if (c.range("num_experts", e.num_experts, 0, kMaxExperts) && e.num_experts > 0) {
         if (c.range("num_experts_per_tok", e.top_k, 1, kMaxExperts) && e.top_k > e.num_experts)
-            c.fail("num_experts_per_tok", "must be at most num_experts (" + std::to_string(e.num_experts) +
-                                              "); got " + std::to_string(e.top_k));
+            cold([&] { c.fail("num_experts_per_tok", "must be at most num_experts (" + std::to_string(e.num_experts) +
+                                                         "); got " + std::to_string(e.top_k)); });
         c.range("moe_intermediate_size", e.expert_ffn, 1, kMaxFfn);
         c.range("n_shared_experts", e.shared_experts, 0, kMaxExperts);
         c.range("shared_expert_intermediate_size", e.shared_expert_ffn, 0, kMaxFfn);
@@ -350,8 +351,8 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     if (errs.size() == before) {
         const double p = params_in_double(m);
         if (p > kMaxParams)
-            c.fail("num_parameters", "the model would have about " + std::to_string(p / 1e12) +
-                                         " trillion parameters; at most 10 trillion is accepted (absurd size)");
+            cold([&] { c.fail("num_parameters", "the model would have about " + std::to_string(p / 1e12) +
+                                                    " trillion parameters; at most 10 trillion is accepted (absurd size)"); });
     }
 }
 
@@ -377,17 +378,19 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
                                                          {"vision_config.intermediate_size", m.vision.ffn}};
         for (const auto& [field, units] : tower)
             if (units > 0 && units % tp != 0)
-                errs.push_back({"parallel.tp", "must divide " + std::string(field) + " (" + std::to_string(units) +
-                                                   ") with engine vllm, which splits the vision tower over tp ranks as the language "
-                                                   "model; choose a tp that divides it, or engine transformers (the whole tower on each "
-                                                   "GPU); got " + std::to_string(tp)});
+                cold([&, field = field, units = units] {
+                    errs.push_back({"parallel.tp", "must divide " + std::string(field) + " (" + std::to_string(units) +
+                                                       ") with engine vllm, which splits the vision tower over tp ranks as the language "
+                                                       "model; choose a tp that divides it, or engine transformers (the whole tower on each "
+                                                       "GPU); got " + std::to_string(tp)});
+                });
     }
     // The Mamba mixer is split as vLLM splits Mamba1 (layer_tensors.h mamba_mixer); Mamba2's head and
     // group sharding, transformers' (no tensor-parallel plan for Mamba) and training's split
     // activations are not modelled.
     if (m.ssm.active() && (m.ssm.kind != SsmKind::Mamba1 || s.mode != Mode::Infer || s.infer.engine != Engine::VLLM)) {
-        errs.push_back({"parallel.tp", std::string("tensor parallelism of a state-space model's Mamba layers is modelled for vLLM inference of ") +
-                                       "Mamba1 mixers (Mamba, Jamba) only (not Mamba2 or Gated DeltaNet); use tp 1 (pipeline parallelism splits its layers); got " + std::to_string(tp)});
+        cold([&] { errs.push_back({"parallel.tp", std::string("tensor parallelism of a state-space model's Mamba layers is modelled for vLLM inference of ") +
+                                                  "Mamba1 mixers (Mamba, Jamba) only (not Mamba2 or Gated DeltaNet); use tp 1 (pipeline parallelism splits its layers); got " + std::to_string(tp)}); });
         return;
     }
     const int64_t etp = expert_tp(s.parallel, s.mode == Mode::Infer ? ExpertSplit::EpOrTp : ExpertSplit::EpTimesTp);
@@ -425,8 +428,8 @@ void validate_tensor_parallel(const Scenario& s, std::vector<FieldError>& errs) 
             for (const Tensor& t : layer_tensors(m, k)) name(t);
         });
         const std::string rule = kv ? (s.mode == Mode::Infer ? " or be a multiple of it" : " for training") : "";
-        errs.push_back({"parallel.tp", "must divide " + std::string(split_dim_field(d.dim, m)) + " (" + std::to_string(d.units) + ")" +
-                                           rule + "; got " + std::to_string(tp) + " (" + tensors + " split along it)"});
+        cold([&] { errs.push_back({"parallel.tp", "must divide " + std::string(split_dim_field(d.dim, m)) + " (" + std::to_string(d.units) + ")" +
+                                                      rule + "; got " + std::to_string(tp) + " (" + tensors + " split along it)"}); });
     }
 }
 

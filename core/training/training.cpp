@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "allocator_reserve.h"
+#include "cold.h"
 #include "cublas_workspace.h"
 #include "model/image_tokens.h"
 #include "training/step_replay.h"
@@ -59,44 +60,44 @@ static void add_warnings(const Scenario& s, Estimate& e) {
     const ModelSpec& m = s.model;
     if (!m.architecture_known()) {
         if (s.train.compat == Compat::None)
-            e.warnings.push_back("model is known only by its parameter count: activations, logits and per-layer buffers are not estimated");
+            cold([&] { e.warnings.push_back("model is known only by its parameter count: activations, logits and per-layer buffers are not estimated"); });
         if (s.train.optimizer == Optimizer::Adafactor)
-            e.warnings.push_back("Adafactor's factored states need the weight shapes: counted as 0 for a params-only model");
+            cold([&] { e.warnings.push_back("Adafactor's factored states need the weight shapes: counted as 0 for a params-only model"); });
         if (s.parallel.zero == 3 && s.train.params_only_largest_layer == 0 && s.overheads.temp_buffers)
-            e.warnings.push_back("ZeRO-3 gather buffer not counted: set train.params_only_largest_layer for a params-only model");
+            cold([&] { e.warnings.push_back("ZeRO-3 gather buffer not counted: set train.params_only_largest_layer for a params-only model"); });
         if (s.parallel.tp > 1 || s.parallel.pp > 1)
-            e.warnings.push_back("params-only model: weights are split evenly over tp * pp (embedding placement unknown)");
+            cold([&] { e.warnings.push_back("params-only model: weights are split evenly over tp * pp (embedding placement unknown)"); });
     }
     // With images the tower's part is counted: a trained or adapted tower's saved activations (act.vision_tower), a frozen
     // one's forward working memory (act.vision_forward).
     if (m.vision.active() && m.architecture_known() && s.train.images <= 0)
-        e.warnings.push_back("vision-language model without images (train.images 0): the language model is walked over text tokens "
-                             "only; the vision tower and projector (" + std::to_string(e.params.vision + e.params.projector) +
-                             " parameters) are counted as weights");
+        cold([&] { e.warnings.push_back("vision-language model without images (train.images 0): the language model is walked over text tokens "
+                                        "only; the vision tower and projector (" + std::to_string(e.params.vision + e.params.projector) +
+                                        " parameters) are counted as weights"); });
     if (m.vision.mllama() && m.architecture_known() && s.train.images > 0)
-        e.warnings.push_back(mllama_training_note(m, s.train));
+        cold([&] { e.warnings.push_back(mllama_training_note(m, s.train)); });
     if (m.ssm.kind == SsmKind::Mamba1 && m.ssm.bcdt_norms && s.train.ssm_kernels == SsmKernels::Torch && plain_pytorch_training(s))
-        e.warnings.push_back("Jamba's Mamba layers are walked as with the kernels; its torch path (slow_forward, train.ssm_kernels torch) keeps "
-                             "more (its fp32 discretised tensors), not modelled yet");
+        cold([&] { e.warnings.push_back("Jamba's Mamba layers are walked as with the kernels; its torch path (slow_forward, train.ssm_kernels torch) keeps "
+                                        "more (its fp32 discretised tensors), not modelled yet"); });
     if (m.ssm.kind == SsmKind::GatedDeltaNet)
-        e.warnings.push_back("Gated DeltaNet layers: activations are a lower bound (the chunked delta rule's own intermediates, fla's "
-                             "chunk_gated_delta_rule g, beta, WY factors and chunk states, are not counted)");
+        cold([&] { e.warnings.push_back("Gated DeltaNet layers: activations are a lower bound (the chunked delta rule's own intermediates, fla's "
+                                        "chunk_gated_delta_rule g, beta, WY factors and chunk states, are not counted)"); });
     if (m.moe.num_experts > 0 && m.architecture_known() && !(s.train.moe_expert_capacity_factor > 0))
-        e.warnings.push_back(s.parallel.ep > 1
-                                 ? "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens); dropless routing over "
-                                   "expert parallelism can send up to ep times that to one rank: a capacity factor bounds it"
-                                 : "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens)");
+        cold([&] { e.warnings.push_back(s.parallel.ep > 1
+                                            ? "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens); dropless routing over "
+                                              "expert parallelism can send up to ep times that to one rank: a capacity factor bounds it"
+                                            : "MoE activations assume perfectly balanced routing (each rank processes b*s*top_k expert tokens)"); });
     // gpt-oss ships its routed experts in MXFP4, a format nobody trains in: fine-tuning recipes upcast the
     // checkpoint to bf16 first (transformers Mxfp4Config(dequantize=True)) [gpt-oss-bf16-sft]; the weights here are that copy.
     if (m.model_type == "gpt_oss")
-        e.warnings.push_back("gpt-oss: the weights are counted as the bf16 copy training runs on (the MXFP4 experts dequantized at load); "
-                             "the 4.25-bit experts are an inference format");
+        cold([&] { e.warnings.push_back("gpt-oss: the weights are counted as the bf16 copy training runs on (the MXFP4 experts dequantized at load); "
+                                        "the 4.25-bit experts are an inference format"); });
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA && s.finetune.paged_optimizer)
-        e.warnings.push_back("paged optimizer: the adapter optimizer states are counted on the GPU; under pressure they page to host memory");
+        cold([&] { e.warnings.push_back("paged optimizer: the adapter optimizer states are counted on the GPU; under pressure they page to host memory"); });
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::Full && (s.finetune.save_embedding || s.finetune.save_lm_head))
-        e.warnings.push_back("finetune.save_embedding / save_lm_head (PEFT modules_to_save) apply to LoRA and QLoRA; full fine-tuning trains the embedding and lm_head themselves, no copies are counted");
+        cold([&] { e.warnings.push_back("finetune.save_embedding / save_lm_head (PEFT modules_to_save) apply to LoRA and QLoRA; full fine-tuning trains the embedding and lm_head themselves, no copies are counted"); });
     if (s.train.activation_formula == ActivationFormula::Coefficient && s.train.recompute != Recompute::None)
-        e.warnings.push_back("the coefficient formula C*L*b*s*h ignores train.recompute: choose C for your recomputation ([makinaruto2025]: 10-15 none, 2-4 checkpointing, ~1.5 FlashAttention)");
+        cold([&] { e.warnings.push_back("the coefficient formula C*L*b*s*h ignores train.recompute: choose C for your recomputation ([makinaruto2025]: 10-15 none, 2-4 checkpointing, ~1.5 FlashAttention)"); });
 }
 
 // The largest tensor one training step allocates and frees, for the allocator's split holes
@@ -151,7 +152,7 @@ static void estimate_training_sequence(const Scenario& s, Detail d, Estimate& e)
         const TransientTensor last = training_largest_transient(s, e);
         add_fragmentation(s, d, e, last);
         if (phase_totals(e.components).peak_bytes() > phase_totals(first).peak_bytes()) {
-            e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it");
+            cold([&] { e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it"); });
             largest = last;
         } else {
             e.components = std::move(first);
@@ -193,12 +194,12 @@ static void validate_deepspeed(const Scenario& s, std::vector<FieldError>& errs)
     const auto size = [&](double v, const char* field, bool may_be_auto) {
         if (may_be_auto && v == kDsAuto) {
             if (z.enabled && !s.model.architecture_known())
-                errs.push_back({field, "\"auto\" is hidden_size-based (the transformers Trainer fills it) and this params-only model has no "
-                                       "hidden size; give a number of elements (DeepSpeed's default: see docs/scenario-format.md)"});
+                cold([&] { errs.push_back({field, "\"auto\" is hidden_size-based (the transformers Trainer fills it) and this params-only model has no "
+                                                  "hidden size; give a number of elements (DeepSpeed's default: see docs/scenario-format.md)"}); });
             return;
         }
         if (!(v >= 0 && v <= 1e15))
-            errs.push_back({field, std::string("must be a number of elements in [0, 1e15]") + (may_be_auto ? " or \"auto\"" : "") + "; got " + num(v)});
+            cold([&] { errs.push_back({field, std::string("must be a number of elements in [0, 1e15]") + (may_be_auto ? " or \"auto\"" : "") + "; got " + num(v)}); });
     };
     size(z.reduce_bucket_size, "deepspeed.reduce_bucket_size", true);
     size(z.allgather_bucket_size, "deepspeed.allgather_bucket_size", false);
@@ -208,14 +209,14 @@ static void validate_deepspeed(const Scenario& s, std::vector<FieldError>& errs)
     size(z.stage3_param_persistence_threshold, "deepspeed.stage3_param_persistence_threshold", true);
     size(z.sub_group_size, "deepspeed.sub_group_size", false);
     if (z.enabled && s.parallel.zero == 0 && !reported(errs, "parallel.zero"))
-        errs.push_back({"deepspeed.enabled", "DeepSpeed's ZeRO buffers need parallel.zero 1, 2 or 3; got 0: set parallel.zero, or turn deepspeed.enabled off"});
+        cold([&] { errs.push_back({"deepspeed.enabled", "DeepSpeed's ZeRO buffers need parallel.zero 1, 2 or 3; got 0: set parallel.zero, or turn deepspeed.enabled off"}); });
 }
 
 void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     const TrainingOptions& o = s.train;
     const ModelSpec& m = s.model;
     auto range = [&](double v, double lo, double hi, const char* field) {
-        if (!(v >= lo && v <= hi)) errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)});
+        if (!(v >= lo && v <= hi)) cold([&] { errs.push_back({field, "must be in [" + num(lo) + ", " + num(hi) + "]; got " + num(v)}); });
     };
     // A state-space model's Mamba layers are walked as transformers trains them, through its torch path or the
     // fused kernels (train.ssm_kernels; activations.cpp layer_mamba_torch, layer_mamba, Jamba's unfused mixer
@@ -225,54 +226,54 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     if (m.ssm.active()) {
         const std::string what = std::string(" for a state-space model (") + m.model_type + ": Mamba layers) is not modelled yet";
         if (m.model_type == "falcon_mamba")  // its fused kernel also normalizes B, C and dt: other saved tensors
-            errs.push_back({"mode", "training" + what + " for Falcon Mamba's kernel (B, C and dt normalized inside it); use mode infer"});
+            cold([&] { errs.push_back({"mode", "training" + what + " for Falcon Mamba's kernel (B, C and dt normalized inside it); use mode infer"}); });
         else if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
-            errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"});
+            cold([&] { errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"}); });
         else if (o.activation_formula != ActivationFormula::TensorWalk)
-            errs.push_back({"train.activation_formula", "a closed-form activation formula" + what + "; use tensor-walk"});
+            cold([&] { errs.push_back({"train.activation_formula", "a closed-form activation formula" + what + "; use tensor-walk"}); });
         else if (o.compat != Compat::None)
-            errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"});
+            cold([&] { errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"}); });
         else if (s.parallel.cp > 1)
-            errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"});
+            cold([&] { errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"}); });
     }
     validate_training_images(m, o, errs);
     if (o.vision == VisionTraining::All && m.vision.active() && adapters(s))
-        errs.push_back({"train.vision", "all: with LoRA or QLoRA the vision tower carries adapters of its own (LLaMA-Factory's "
-                                        "freeze_vision_tower false, Unsloth's finetune_vision_layers): use lora, or frozen or projector, or method full"});
+        cold([&] { errs.push_back({"train.vision", "all: with LoRA or QLoRA the vision tower carries adapters of its own (LLaMA-Factory's "
+                                                   "freeze_vision_tower false, Unsloth's finetune_vision_layers): use lora, or frozen or projector, or method full"}); });
     if (o.vision == VisionTraining::Lora && m.vision.active() && !adapters(s))
-        errs.push_back({"train.vision", "lora: adapters on the vision tower need mode finetune with method lora or qlora; use all to train "
-                                        "the tower in full training, or frozen"});
+        cold([&] { errs.push_back({"train.vision", "lora: adapters on the vision tower need mode finetune with method lora or qlora; use all to train "
+                                                   "the tower in full training, or frozen"}); });
     if (o.vision != VisionTraining::Frozen && m.vision.active() && o.optimizer == Optimizer::Adafactor)
-        errs.push_back({"train.vision", "Adafactor's factored states are counted for the language model's matrices only; use frozen, or "
-                                        "another optimizer"});
+        cold([&] { errs.push_back({"train.vision", "Adafactor's factored states are counted for the language model's matrices only; use frozen, or "
+                                                   "another optimizer"}); });
     if (o.vision != VisionTraining::Frozen && m.vision.active() && o.compat != Compat::None)
-        errs.push_back({"train.vision", "another tool's accounting counts the language model only; use frozen, or compat none"});
+        cold([&] { errs.push_back({"train.vision", "another tool's accounting counts the language model only; use frozen, or compat none"}); });
     // An encoder (BERT, RoBERTa) is walked as transformers trains it in full (activations.cpp: the layers,
     // BertEmbeddings, the pooler / classifier / masked-LM head); adapters on it and other tools' accounting
     // are refused rather than sized as a decoder.
     if (m.encoder) {
         const std::string what = std::string(" for an encoder (") + m.model_type + ") is not modelled yet";
         if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
-            errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"});
+            cold([&] { errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"}); });
         else if (o.compat != Compat::None)
-            errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"});
+            cold([&] { errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"}); });
     }
     // An encoder-decoder (T5, BART) is walked stack by stack (activations.cpp add_seq2seq_layers): the encoder over seq_len, the
     // decoder over target_len with its cross-attention, on one pipeline stage.
     if (m.seq2seq.active()) {
         const std::string what = std::string(" for an encoder-decoder (") + m.model_type + ") is not modelled yet";
         if (s.mode == Mode::Train && o.activation_formula != ActivationFormula::TensorWalk)
-            errs.push_back({"train.activation_formula", "a closed-form activation formula" + what + "; use tensor-walk"});
+            cold([&] { errs.push_back({"train.activation_formula", "a closed-form activation formula" + what + "; use tensor-walk"}); });
         else if (o.compat != Compat::None)
-            errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"});
+            cold([&] { errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"}); });
         else if (s.parallel.pp > 1)
-            errs.push_back({"parallel.pp", "pipeline parallelism" + what + "; use pp 1"});
+            cold([&] { errs.push_back({"parallel.pp", "pipeline parallelism" + what + "; use pp 1"}); });
         else if (s.parallel.cp > 1)
-            errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"});
+            cold([&] { errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"}); });
         else if (o.recompute == Recompute::EveryK)
-            errs.push_back({"train.recompute", "checkpointing every k layers" + what + "; use none, selective or full"});
+            cold([&] { errs.push_back({"train.recompute", "checkpointing every k layers" + what + "; use none, selective or full"}); });
     } else if (o.target_len != 0 && m.architecture_known()) {
-        errs.push_back({"train.target_len", "is the decoder's length of an encoder-decoder (t5, mt5, bart); this model has one stack: leave it 0"});
+        cold([&] { errs.push_back({"train.target_len", "is the decoder's length of an encoder-decoder (t5, mt5, bart); this model has one stack: leave it 0"}); });
     }
     range(static_cast<double>(o.micro_batch), 1, 1e6, "train.micro_batch");
     range(static_cast<double>(o.seq_len), 1, 1e8, "train.seq_len");
@@ -281,46 +282,46 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     range(o.recompute_every_k, 1, 1e6, "train.recompute_every_k");
     range(o.moe_expert_capacity_factor, 0, 1000, "train.moe_expert_capacity_factor");
     if (o.moe_pad_expert_input_to_capacity && !(o.moe_expert_capacity_factor > 0))
-        errs.push_back({"train.moe_pad_expert_input_to_capacity", "pads each expert's input to the capacity that train.moe_expert_capacity_factor sets; "
-                                                                  "give a factor > 0 (e.g. 1.0) or turn padding off"});
+        cold([&] { errs.push_back({"train.moe_pad_expert_input_to_capacity", "pads each expert's input to the capacity that train.moe_expert_capacity_factor sets; "
+                                                                             "give a factor > 0 (e.g. 1.0) or turn padding off"}); });
     if (o.offload_checkpoints && o.recompute != Recompute::Full && o.recompute != Recompute::EveryK)
-        errs.push_back({"train.offload_checkpoints", "offloads the checkpointed layer inputs, so it needs train.recompute \"full\" or \"every-k\"; "
-                                                     "set one, or turn offload_checkpoints off"});
-    if (!(o.dropout >= 0 && o.dropout < 1)) errs.push_back({"train.dropout", "must be in [0, 1); got " + num(o.dropout)});
-    if (!(o.attention_dropout < 1)) errs.push_back({"train.attention_dropout", "must be < 1 (negative: same as dropout); got " + num(o.attention_dropout)});
+        cold([&] { errs.push_back({"train.offload_checkpoints", "offloads the checkpointed layer inputs, so it needs train.recompute \"full\" or \"every-k\"; "
+                                                                "set one, or turn offload_checkpoints off"}); });
+    if (!(o.dropout >= 0 && o.dropout < 1)) cold([&] { errs.push_back({"train.dropout", "must be in [0, 1); got " + num(o.dropout)}); });
+    if (!(o.attention_dropout < 1)) cold([&] { errs.push_back({"train.attention_dropout", "must be < 1 (negative: same as dropout); got " + num(o.attention_dropout)}); });
     if (o.optimizer == Optimizer::Custom) range(o.custom_optimizer_bytes_per_param, 0, 1000, "train.custom_optimizer_bytes_per_param");
     if (o.activation_formula == ActivationFormula::Coefficient) range(o.activation_coefficient, 0, 1000, "train.activation_coefficient");
     range(static_cast<double>(o.params_only_largest_layer), 0, 1e15, "train.params_only_largest_layer");
 
     if (m.architecture_known()) {
         if (m.position == PositionKind::Learned && m.max_position > 0 && o.seq_len > m.max_position)
-            errs.push_back({"train.seq_len", "must be at most max_position_embeddings (" + num(static_cast<double>(m.max_position)) +
-                                                 ") with learned positions; got " + num(static_cast<double>(o.seq_len))});
+            cold([&] { errs.push_back({"train.seq_len", "must be at most max_position_embeddings (" + num(static_cast<double>(m.max_position)) +
+                                                            ") with learned positions; got " + num(static_cast<double>(o.seq_len))}); });
         if (m.position == PositionKind::Learned && m.max_position > 0 && o.target_len > m.max_position)
-            errs.push_back({"train.target_len", "must be at most max_position_embeddings (" + num(static_cast<double>(m.max_position)) +
-                                                    ") with learned positions; got " + num(static_cast<double>(o.target_len))});
+            cold([&] { errs.push_back({"train.target_len", "must be at most max_position_embeddings (" + num(static_cast<double>(m.max_position)) +
+                                                               ") with learned positions; got " + num(static_cast<double>(o.target_len))}); });
         if (s.parallel.cp > 1 && o.seq_len % s.parallel.cp != 0)
-            errs.push_back({"train.seq_len", "must be divisible by parallel.cp (" + num(static_cast<double>(s.parallel.cp)) + ")"});
+            cold([&] { errs.push_back({"train.seq_len", "must be divisible by parallel.cp (" + num(static_cast<double>(s.parallel.cp)) + ")"}); });
     }
     if (o.compat == Compat::DeepSpeedEstimator && s.parallel.zero != 2 && s.parallel.zero != 3 && !reported(errs, "parallel.zero"))
-        errs.push_back({"train.compat", "the DeepSpeed estimator covers ZeRO-2 and ZeRO-3; got parallel.zero " + num(s.parallel.zero)});
+        cold([&] { errs.push_back({"train.compat", "the DeepSpeed estimator covers ZeRO-2 and ZeRO-3; got parallel.zero " + num(s.parallel.zero)}); });
     if (o.compat == Compat::Megatron && !m.architecture_known())
-        errs.push_back({"train.compat", "Megatron's formula needs the architecture (hidden, layers, heads, vocab); got a params-only model"});
+        cold([&] { errs.push_back({"train.compat", "Megatron's formula needs the architecture (hidden, layers, heads, vocab); got a params-only model"}); });
     if (o.compat == Compat::Accelerate && o.precision == Precision::PureBF16)
-        errs.push_back({"train.compat", "accelerate's estimator has no pure-bf16 regime: use FP32 or a mixed regime"});
+        cold([&] { errs.push_back({"train.compat", "accelerate's estimator has no pure-bf16 regime: use FP32 or a mixed regime"}); });
     if (o.compat != Compat::None && s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
-        errs.push_back({"train.compat", "compatibility modes cover full training only; got a LoRA/QLoRA fine-tune"});
+        cold([&] { errs.push_back({"train.compat", "compatibility modes cover full training only; got a LoRA/QLoRA fine-tune"}); });
 
     validate_deepspeed(s, errs);
 
     if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full) {
         const FineTuneOptions& f = s.finetune;
         if (!m.architecture_known())
-            errs.push_back({"finetune.method", "LoRA/QLoRA need the architecture (which layers are adapted); got a params-only model"});
+            cold([&] { errs.push_back({"finetune.method", "LoRA/QLoRA need the architecture (which layers are adapted); got a params-only model"}); });
         range(static_cast<double>(f.lora_rank), 1, 65536, "finetune.lora_rank");
         if (f.lora_targets == 0 || (f.lora_targets & ~static_cast<unsigned>(kLoraAllLinear)) != 0)
-            errs.push_back({"finetune.lora_targets", "must name at least one of q, k, v, o, gate, up, down; got " + num(f.lora_targets)});
-        if (!(f.lora_dropout >= 0 && f.lora_dropout < 1)) errs.push_back({"finetune.lora_dropout", "must be in [0, 1); got " + num(f.lora_dropout)});
+            cold([&] { errs.push_back({"finetune.lora_targets", "must name at least one of q, k, v, o, gate, up, down; got " + num(f.lora_targets)}); });
+        if (!(f.lora_dropout >= 0 && f.lora_dropout < 1)) cold([&] { errs.push_back({"finetune.lora_dropout", "must be in [0, 1); got " + num(f.lora_dropout)}); });
         if (f.method == FineTuneMethod::QLoRA) {
             range(static_cast<double>(f.quant_block), 1, 1e6, "finetune.quant_block");
             range(static_cast<double>(f.quant_block2), 1, 1e6, "finetune.quant_block2");
@@ -330,25 +331,25 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
                                     std::pair{"finetune.bnb_quantize_head", s.finetune.bnb_quantize_head},
                                     std::pair{"finetune.bnb_fp16_quant_state", s.finetune.bnb_fp16_quant_state}})
         if (s.mode == Mode::FineTune && on && s.finetune.method != FineTuneMethod::QLoRA)
-            errs.push_back({field, "describes bitsandbytes' 4-bit matmul (QLoRA); set finetune.method \"qlora\" or turn it off"});
+            cold([&, field = field] { errs.push_back({field, "describes bitsandbytes' 4-bit matmul (QLoRA); set finetune.method \"qlora\" or turn it off"}); });
     if (s.mode == Mode::FineTune && s.finetune.vision_quant != VisionQuant::All && s.finetune.method != FineTuneMethod::QLoRA)
-        errs.push_back({"finetune.vision_quant", "says which vision-tower linears QLoRA's 4-bit load converts; nothing is quantized "
-                                                 "without it: set finetune.method \"qlora\" or vision_quant \"all\" (the default)"});
+        cold([&] { errs.push_back({"finetune.vision_quant", "says which vision-tower linears QLoRA's 4-bit load converts; nothing is quantized "
+                                                            "without it: set finetune.method \"qlora\" or vision_quant \"all\" (the default)"}); });
     else if (s.mode == Mode::FineTune && s.finetune.vision_quant != VisionQuant::All && !m.vision.active())
-        errs.push_back({"finetune.vision_quant", "describes a vision-language model's tower and projector, and this model has none "
-                                                 "(model.vision): set \"all\" (the default)"});
+        cold([&] { errs.push_back({"finetune.vision_quant", "describes a vision-language model's tower and projector, and this model has none "
+                                                            "(model.vision): set \"all\" (the default)"}); });
     if (s.mode == Mode::FineTune && s.finetune.lora_fused_qkv && (s.finetune.method == FineTuneMethod::Full || !m.fused_qkv))
-        errs.push_back({"finetune.lora_fused_qkv", "describes Lit-GPT's LoRA over one fused qkv Linear: needs finetune.method lora or qlora "
-                                                   "and model.fused_qkv true, or set it to false"});
+        cold([&] { errs.push_back({"finetune.lora_fused_qkv", "describes Lit-GPT's LoRA over one fused qkv Linear: needs finetune.method lora or qlora "
+                                                              "and model.fused_qkv true, or set it to false"}); });
     if (s.parallel.fsdp_flat_params && s.parallel.zero < 2 && !reported(errs, "parallel.zero"))
-        errs.push_back({"parallel.fsdp_flat_params", "describes FSDP's sharded flat parameters: needs parallel.zero 2 (SHARD_GRAD_OP) or 3 (FULL_SHARD); got " +
-                                                         num(s.parallel.zero)});
+        cold([&] { errs.push_back({"parallel.fsdp_flat_params", "describes FSDP's sharded flat parameters: needs parallel.zero 2 (SHARD_GRAD_OP) or 3 (FULL_SHARD); got " +
+                                                                    num(s.parallel.zero)}); });
     // FSDP MixedPrecision over fp32 shards: FSDP's own recipe, not DeepSpeed's (which keeps 16-bit parameters).
     if (o.precision == Precision::FsdpBF16 && !reported(errs, "parallel.zero")) {
         if (s.parallel.zero != 3)
-            errs.push_back({"train.precision", "bf16-fsdp-mixed needs parallel.zero 3 (FSDP FULL_SHARD); got " + num(s.parallel.zero)});
+            cold([&] { errs.push_back({"train.precision", "bf16-fsdp-mixed needs parallel.zero 3 (FSDP FULL_SHARD); got " + num(s.parallel.zero)}); });
         else if (s.deepspeed.enabled)
-            errs.push_back({"train.precision", "bf16-fsdp-mixed is FSDP's recipe (DeepSpeed keeps 16-bit weights): turn deepspeed.enabled off"});
+            cold([&] { errs.push_back({"train.precision", "bf16-fsdp-mixed is FSDP's recipe (DeepSpeed keeps 16-bit weights): turn deepspeed.enabled off"}); });
     }
 }
 
