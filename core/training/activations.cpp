@@ -7,6 +7,7 @@
 #include <cmath>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "param_count.h"
 #include "model/image_tokens.h"
@@ -83,6 +84,70 @@ N let_some(Q& q, const char* name, const N& e) {
     return q.let(name, e);
 }
 
+// The maker that lists a layer's saved tensors one by one (layer_saved_tensors): every quantity is its value, as over
+// Numbers, and the helpers below append the tensors they name, so the list and the group sums come from the same
+// expressions.
+struct SavedList : Numbers {
+    std::vector<SavedTensor> list;
+    SavedGroup group = SavedGroup::Norms;
+};
+template <class Q>
+constexpr bool kListing = std::is_same_v<Q, SavedList>;
+
+// One saved tensor of `bytes` (its value, as the text shows it).
+template <class Q>
+Expr<Q> tensor(Q& q, const char* name, const Expr<Q>& bytes) {
+    if constexpr (kListing<Q>) q.list.push_back({name, bytes, q.group});
+    return bytes;
+}
+// The tensors listed since `from`, n times in all (n a count: norms, casts): n * each in the text.
+template <class Q>
+Expr<Q> times(Q& q, size_t from, const Expr<Q>& n, const Expr<Q>& each) {
+    if constexpr (kListing<Q>) {
+        const size_t to = q.list.size();
+        for (double k = 1; k < n; ++k)
+            for (size_t i = from; i < to; ++i) q.list.push_back(q.list[i]);
+    }
+    return n * each;
+}
+template <class Q>
+size_t listed(const Q& q) {
+    if constexpr (kListing<Q>) return q.list.size();
+    return 0;
+}
+// n tensors of `each` bytes: n * each.
+template <class Q>
+Expr<Q> tensors(Q& q, const char* name, const Expr<Q>& n, const Expr<Q>& each) {
+    const size_t from = listed(q);
+    const Expr<Q> one = tensor(q, name, each);
+    return times(q, from, n, one);
+}
+// Two tensors of `per` bytes an element (or a row) over d1 and d2 elements: per * (d1 + d2).
+template <class Q>
+Expr<Q> tensor_pair(Q& q, const char* name, const Expr<Q>& per, const Expr<Q>& d1, const Expr<Q>& d2) {
+    if constexpr (kListing<Q>) {
+        tensor(q, name, per * d1);
+        tensor(q, name, per * d2);
+    }
+    return per * (d1 + d2);
+}
+// Tensors of `elements` elements each: one of b1 bytes an element, then n2 of b2: (b1 + n2 * b2) * elements (n2 = 1:
+// b1 + b2).
+template <class Q>
+Expr<Q> by_element(Q& q, const char* name, const Expr<Q>& b1, double n2, const Expr<Q>& b2, const Expr<Q>& elements) {
+    if constexpr (kListing<Q>) {
+        tensor(q, name, b1 * elements);
+        for (double k = 0; k < n2; ++k) tensor(q, name, b2 * elements);
+    }
+    if (n2 == 1) return (b1 + b2) * elements;
+    return (b1 + n2 * b2) * elements;
+}
+// A named saved tensor: q.let(name, bytes) in the text, one tensor in the list.
+template <class Q>
+Expr<Q> saved(Q& q, const char* name, const Expr<Q>& bytes) {
+    return q.let(name, tensor(q, name, bytes));
+}
+
 // Tokens of one micro-batch on this rank: context parallel gives each rank s/cp of them.
 template <class Q>
 Expr<Q> tokens(Q& q, const ActShape& x) {
@@ -130,20 +195,20 @@ inline bool base_input_extra(const ActShape& x, bool saved) {
 template <class Q>
 Expr<Q> mlp_tensors(Q& q, const LayerDims& L, const ActShape& x, const Expr<Q>& tokens, const Expr<Q>& f, const MlpNames& n) {
     const Expr<Q> a = q("a_bytes", x.act_bytes);
-    Expr<Q> bytes = q.let(n.act_in, a * tokens * f);                                    // activation-function input
-    if (L.gated) bytes += q.let(n.act_out_up, 2 * a * tokens * f);                     // act output + up output (mul saves both)
+    Expr<Q> bytes = saved(q, n.act_in, a * tokens * f);                                 // activation-function input
+    if (L.gated) bytes += q.let(n.act_out_up, tensors(q, n.act_out_up, 2, a * tokens * f));  // act output + up output (mul saves both)
     // gelu_new = 0.5*x * (1 + tanh(c*(x + 0.044715*x^3))): the product saves 0.5*x and 1 + tanh, tanh
     // saves its output; under autocast pow runs in fp32, so tanh and 1 + tanh are fp32 [transformers-code]
     // [pytorch-autocast-code].
     if (L.gelu_new) {
         const Expr<Q> e = x.residual_bytes > 0 ? q("fp32_bytes", 4.0) : a;
-        bytes += q.let("gelu_new_saved", (a + 2 * e) * tokens * f);
+        bytes += q.let("gelu_new_saved", by_element(q, "gelu_new_saved", a, 2, e, tokens * f));
     }
     // quick_gelu = x * sigmoid(1.702 * x): the product saves x (the activation input above) and the sigmoid's output, which
     // sigmoid's backward reads too; the scaling saves nothing [transformers-code] [pytorch-autograd-code].
-    if (L.quick_gelu) bytes += q.let("quick_gelu_sigmoid", a * tokens * f);
-    if (x.save_fc2_in) bytes += q.let(n.fc2_in, saved_in_bytes(q, x) * tokens * f);  // input of fc2 / down_proj
-    if (base_input_extra(x, x.save_fc2_in)) bytes += q.let(n.fc2_base_in, q("lin_bytes", x.linear_in_bytes) * tokens * f);
+    if (L.quick_gelu) bytes += saved(q, "quick_gelu_sigmoid", a * tokens * f);
+    if (x.save_fc2_in) bytes += saved(q, n.fc2_in, saved_in_bytes(q, x) * tokens * f);  // input of fc2 / down_proj
+    if (base_input_extra(x, x.save_fc2_in)) bytes += saved(q, n.fc2_base_in, q("lin_bytes", x.linear_in_bytes) * tokens * f);
     return bytes;
 }
 
@@ -176,9 +241,13 @@ Expr<Q> norm_in_bytes(Q& q, const ActShape& x) {
 template <class Q>
 Expr<Q> layer_norms(Q& q, const LayerDims& L, const ActShape& x) {
     const Expr<Q> T = tokens(q, x);
-    if (x.norm_out_bytes > 0)
-        return sp_split(q, x, q("norms", L.norms) * (norm_in_bytes(q, x) + q("norm_out_bytes", x.norm_out_bytes)) * T * q("h", L.h));
-    return sp_split(q, x, q("norms", L.norms) * norm_in_bytes(q, x) * T * q("h", L.h));
+    const Expr<Q> n = q("norms", L.norms);
+    if (x.norm_out_bytes > 0) {
+        const size_t from = listed(q);
+        const Expr<Q> one = by_element(q, "norm_in_out", norm_in_bytes(q, x), 1, q("norm_out_bytes", x.norm_out_bytes), sp_split(q, x, T * q("h", L.h)));
+        return times(q, from, n, one);
+    }
+    return tensors(q, "norm_in", n, sp_split(q, x, norm_in_bytes(q, x) * T * q("h", L.h)));
 }
 
 // What an attention block keeps after its scores, over T queries of o_dim outputs: the attention output = out-proj
@@ -190,13 +259,13 @@ Expr<Q> attention_output(Q& q, const LayerDims& L, const ActShape& x, const Expr
     const N lin = q("lin_bytes", x.linear_in_bytes);
     N r{};
     if (x.adapter_in_bytes > 0) {  // the attention output (FlashAttention's O) and o_proj's adapter cast are two tensors
-        if (x.flash || x.base_saves_in) r += q.let("out_in", lin * T * o_dim);
-        if (x.save_o_in) r += q.let("o_adapter_in", saved_in_bytes(q, x) * T * o_dim);
+        if (x.flash || x.base_saves_in) r += saved(q, "out_in", lin * T * o_dim);
+        if (x.save_o_in) r += saved(q, "o_adapter_in", saved_in_bytes(q, x) * T * o_dim);
     } else if (x.save_o_in || x.flash || x.base_saves_in) {
-        r += q.let("out_in", lin * T * o_dim);
+        r += saved(q, "out_in", lin * T * o_dim);
     }
-    if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * q("h", L.h)));
-    if (x.flash) r += q.let("lse", 4.0 * q("b", x.b) * heads_per_rank(q, L, x) * (q(x.s_name, x.s) / q("cp", std::max(1.0, x.cp))));
+    if (x.dropout > 0) r += saved(q, "drop_mask", sp_split(q, x, 1.0 * T * q("h", L.h)));
+    if (x.flash) r += saved(q, "lse", 4.0 * q("b", x.b) * heads_per_rank(q, L, x) * (q(x.s_name, x.s) / q("cp", std::max(1.0, x.cp))));
     return r;
 }
 
@@ -222,8 +291,9 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
         o_dim = v_dim;
         // compressed latents: q_a output (norm input) and normed q (q_b input); kv_a output and normed kv, k_pe
         N latents{};
-        if (L.q_rank > 0) latents += 2 * a * T * q("q_rank", L.q_rank);
-        latents += 2 * a * T * q("kv_rank", L.kv_rank) + a * T * q("rope_dim", L.rope_dim);
+        if (L.q_rank > 0) latents += tensors(q, "latents", 2, a * T * q("q_rank", L.q_rank));
+        latents += tensors(q, "latents", 2, a * T * q("kv_rank", L.kv_rank));
+        latents += tensor(q, "latents", a * T * q("rope_dim", L.rope_dim));
         r += q.let("latents", latents);
     } else {
         q_dim = q.let("q_dim", heads * q("head_dim", L.head_dim));
@@ -232,26 +302,26 @@ Expr<Q> layer_attention(Q& q, const LayerDims& L, const ActShape& x) {
     }
     if (x.save_qkv_in) {                                                         // QKV input (2sbh)
         const N in = saved_in_bytes(q, x);
-        if (x.qkv_in_copies > 1) r += q.let("qkv_in", sp_split(q, x, q("qkv_casts", x.qkv_in_copies) * in * T * h));  // one cast per projection
-        else r += q.let("qkv_in", sp_split(q, x, in * T * h));
+        if (x.qkv_in_copies > 1) r += q.let("qkv_in", tensors(q, "qkv_in", q("qkv_casts", x.qkv_in_copies), sp_split(q, x, in * T * h)));  // one cast per projection
+        else r += saved(q, "qkv_in", sp_split(q, x, in * T * h));
     }
-    if (base_input_extra(x, x.save_qkv_in)) r += q.let("qkv_base_in", sp_split(q, x, lin * T * h));
-    r += q.let("Q_K", a * T * (q_dim + k_dim));                                  // Q, K for QK^T (4sbh)
-    if (L.qk_norm) r += q.let("qk_norm_in", a * T * (q_dim + k_dim));           // q_norm / k_norm inputs
-    r += q.let("V", a * T * v_dim);                                              // V (2sbh)
+    if (base_input_extra(x, x.save_qkv_in)) r += saved(q, "qkv_base_in", sp_split(q, x, lin * T * h));
+    r += q.let("Q_K", tensor_pair(q, "Q_K", a * T, q_dim, k_dim));                           // Q, K for QK^T (4sbh)
+    if (L.qk_norm) r += q.let("qk_norm_in", tensor_pair(q, "qk_norm_in", a * T, q_dim, k_dim));  // q_norm / k_norm inputs
+    r += saved(q, "V", a * T * v_dim);                                           // V (2sbh)
     // GPTNeoXAttention: qkv = query_key_value(x).view(...).transpose(1, 2); q, k, v = qkv.chunk(3, dim=-1);
     // apply_rotary_pos_emb makes new q and k, so attention saves v, a view that keeps the fused output's
     // q and k parts alive beside the rotated copies [transformers-code].
-    if (x.qkv_view_keeps_fused) r += q.let("qkv_fused_rest", a * T * (q_dim + k_dim));
+    if (x.qkv_view_keeps_fused) r += saved(q, "qkv_fused_rest", a * T * (q_dim + k_dim));
     // GPT2Model creates DynamicCache(config) when use_cache (config.use_cache, turned off only by gradient
     // checkpointing in training); GPT2Attention passes K and V through its update, DynamicLayer.update returns
     // torch.cat([self.keys, key_states]) over an empty tensor, a copy, and SDPA saves the copies, while q, a view
     // of c_attn's output, keeps that output whole [transformers-code].
-    if (x.kv_cache_copies) r += q.let("kv_cache_copies", a * T * (k_dim + v_dim));
+    if (x.kv_cache_copies) r += q.let("kv_cache_copies", tensor_pair(q, "kv_cache_copies", a * T, k_dim, v_dim));
     // Gated attention (Qwen3NextAttention: attn_output * sigmoid(gate) before o_proj) [transformers-code]:
     // the sigmoid's output and the ungated attention output, both saved by the product; o_proj's input
     // is the product (out_in below).
-    if (L.output_gate) r += q.let("output_gate", 2 * a * T * o_dim);
+    if (L.output_gate) r += q.let("output_gate", tensors(q, "output_gate", 2, a * T * o_dim));
     r += attention_output(q, L, x, T, o_dim);
     return r;
 }
@@ -298,13 +368,13 @@ Expr<Q> layer_scores(Q& q, const LayerDims& L, const ActShape& x, double source_
     // b * heads/t * s^2 elements (each rank: its s/cp queries x s keys)
     const N s2 = q.let(n.s2, q("b", x.b) * heads_per_rank(q, L, x) * (q(x.s_name, x.s) / q("cp", std::max(1.0, x.cp))) * keys);
     // softmax output (2as^2b); transformers' eager attention keeps it in fp32 [transformers-code]
-    N r = x.softmax_fp32 ? q.let(n.softmax, 4.0 * s2) : q.let(n.softmax, a * s2);
+    N r = x.softmax_fp32 ? saved(q, n.softmax, 4.0 * s2) : saved(q, n.softmax, a * s2);
     if (x.attn_dropout > 0) {
-        const N mask = q.let(n.mask, 1.0 * s2);                                 // dropout mask (as^2b), 1 byte
-        const N dropped = q.let(n.dropped, a * s2);                             // dropped copy (2as^2b)
+        const N mask = saved(q, n.mask, 1.0 * s2);                              // dropout mask (as^2b), 1 byte
+        const N dropped = saved(q, n.dropped, a * s2);                          // dropped copy (2as^2b)
         r += mask + dropped;
     } else if (x.softmax_fp32 && x.act_bytes < 4) {
-        r += q.let(n.cast, a * s2);                                             // .to(query.dtype), saved by the PV matmul
+        r += saved(q, n.cast, a * s2);                                          // .to(query.dtype), saved by the PV matmul
     }
     return r;
 }
@@ -336,17 +406,17 @@ Expr<Q> layer_mlp(Q& q, const LayerDims& L, const ActShape& x) {
     const bool shares_input = L.parallel_attn_mlp && x.save_qkv_in;           // GPT-J style: same normed input
     if (x.save_fc1_in && !shares_input) {                                        // fc1 input (2sbh)
         const N in = saved_in_bytes(q, x);
-        if (x.fc1_in_copies > 1) r += q.let("fc1_in", sp_split(q, x, q("fc1_casts", x.fc1_in_copies) * in * T * h));  // gate and up each cast
-        else r += q.let("fc1_in", sp_split(q, x, in * T * h));
+        if (x.fc1_in_copies > 1) r += q.let("fc1_in", tensors(q, "fc1_in", q("fc1_casts", x.fc1_in_copies), sp_split(q, x, in * T * h)));  // gate and up each cast
+        else r += saved(q, "fc1_in", sp_split(q, x, in * T * h));
     }
-    if (base_input_extra(x, x.save_fc1_in || shares_input) && !L.parallel_attn_mlp) r += q.let("fc1_base_in", sp_split(q, x, lin * T * h));
-    if (x.dropout > 0) r += q.let("drop_mask", sp_split(q, x, 1.0 * T * h));  // MLP dropout mask (sbh), 1 byte
+    if (base_input_extra(x, x.save_fc1_in || shares_input) && !L.parallel_attn_mlp) r += saved(q, "fc1_base_in", sp_split(q, x, lin * T * h));
+    if (x.dropout > 0) r += saved(q, "drop_mask", sp_split(q, x, 1.0 * T * h));  // MLP dropout mask (sbh), 1 byte
     if (L.experts > 0) {
         // HF MixtralSparseMoeBlock: fp32 router softmax (T x E), each routed copy of a token (T*k x h),
         // the expert MLPs over T*k tokens, the routing-weighted outputs (T*k x h); + shared expert on T tokens.
         const N routed = q.let("T_k", routed_tokens(q, L, x, T));
-        r += q.let("router", 4.0 * T * q("experts", L.experts));
-        r += q.let("routed_io", lin * routed * h + a * routed * h);
+        r += saved(q, "router", 4.0 * T * q("experts", L.experts));
+        r += q.let("routed_io", tensor(q, "routed_io", lin * routed * h) + tensor(q, "routed_io", a * routed * h));
         r += mlp_tensors(q, L, x, routed, q("expert_ffn", L.expert_ffn) / q("t", t), kExpertMlp);
         if (L.shared_ffn > 0) r += mlp_tensors(q, L, x, T, q("shared_ffn", L.shared_ffn) / q("t", t), kSharedMlp);
     } else {
@@ -538,6 +608,19 @@ LayerActivations layer_activations(const LayerDims& L, const ActShape& x) {
     r.scores = layer_scores(q, L, x);
     r.mlp = layer_mlp(q, L, x);
     return r;
+}
+
+std::vector<SavedTensor> layer_saved_tensors(const LayerDims& L, const ActShape& x) {
+    SavedList q;
+    q.group = SavedGroup::Norms;
+    layer_norms(q, L, x);
+    q.group = SavedGroup::Attention;
+    layer_attention(q, L, x);
+    q.group = SavedGroup::Scores;
+    layer_scores(q, L, x);
+    q.group = SavedGroup::Mlp;
+    layer_mlp(q, L, x);
+    return std::move(q.list);
 }
 
 double adapter_input_cast_bytes(const Scenario& s) {

@@ -2,6 +2,7 @@
 // Public so tests (and the UI's per-layer view) can check a single layer against the papers.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "allocator_reserve.h"
 #include "model_spec.h"
@@ -98,6 +99,18 @@ struct LayerActivations {
     double total() const { return norms + attention + scores + mlp; }
 };
 LayerActivations layer_activations(const LayerDims& L, const ActShape& x);
+// One tensor a layer keeps for backward, in the group of LayerActivations it counts in.
+enum class SavedGroup { Norms, Attention, Scores, Mlp };
+struct SavedTensor {
+    const char* name;  // its term in the group's formula (several tensors may share one: casts, Q and K)
+    double bytes;
+    SavedGroup group;
+};
+// One layer's saved tensors one by one, from the expressions that give layer_activations()'s group sums (each group's
+// tensors add up to its sum): the norms' (each norm's input, then its fp32 output where it keeps one, norm by norm),
+// then attention's, the scores', the MLP's, each group's in the order its forward makes them. The layer's input is
+// the first norm's input (LayerActivations::input is what recomputation keeps instead).
+std::vector<SavedTensor> layer_saved_tensors(const LayerDims& L, const ActShape& x);
 // Bytes one Mamba layer's mixer keeps for one micro-batch (the fused kernels' saved tensors; L.ssm set).
 double mamba_layer_activation_bytes(const LayerDims& L, const ActShape& x);
 // transformers' torch path through a Mamba mixer in training: the largest single tensor its backward allocates
