@@ -2,37 +2,47 @@
 // whose reserve is derived by hand, the H100 runs it reproduces, and where the fitted kCachedShown stays.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "estimate.h"
 #include "scenario_json.h"
+#include "training/activations.h"
 #include "training/step_replay.h"
+#include "training/training_internal.h"
+#include "units.h"
 
 using namespace vl;
 using Catch::Detail::Approx;
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024;
-
 // A tiny tied Llama where only the embedding and the loss pass the allocator's 1 MiB small-pool limit: h = 128,
 // vocab 65,536, one layer (2 heads of 64, ffn 256), micro-batch 1 x 128 tokens under bf16 autocast, full
 // recomputation. The layer's weights (128 x 256 x 4 B = 128 KiB at most) and activations (128 tokens x 256 x 4 B)
 // stay in the small pool, which the model leaves out.
-Scenario tiny_tied() {
+// One Llama layer of h = 128 (2 heads of 64, ffn 256), micro-batch 1, positions up to 512 or the sequence.
+Scenario tiny_llama(const char* name, int64_t vocab, int64_t seq_len, Precision p, Recompute r) {
     Scenario s;
     s.mode = Mode::Train;
     ModelSpec& m = s.model;
-    m.name = "tiny-tied";
+    m.name = name;
     m.model_type = "llama";
-    m.vocab = 65536; m.hidden = 128; m.layers = 1; m.heads = 2; m.kv_heads = 2; m.head_dim = 64; m.ffn = 256;
-    m.max_position = 512;
-    m.tied_embeddings = true;
-    s.train.precision = Precision::AutocastBF16;
+    m.vocab = vocab; m.hidden = 128; m.layers = 1; m.heads = 2; m.kv_heads = 2; m.head_dim = 64; m.ffn = 256;
+    m.max_position = std::max<int64_t>(512, seq_len);
+    s.train.precision = p;
     s.train.micro_batch = 1;
-    s.train.seq_len = 128;
-    s.train.recompute = Recompute::Full;
+    s.train.seq_len = seq_len;
+    s.train.recompute = r;
+    return s;
+}
+
+Scenario tiny_tied() {
+    Scenario s = tiny_llama("tiny-tied", 65536, 128, Precision::AutocastBF16, Recompute::Full);
+    s.model.tied_embeddings = true;
     return s;
 }
 
@@ -120,9 +130,10 @@ TEST_CASE("step replay: the H100 runs with full recomputation, reserved - alloca
 }
 
 TEST_CASE("step replay: where it does not apply the shown reserve keeps k_cached x the largest transient") {
-    // No recomputation, ZeRO-2 over 8 GPUs, expandable segments: each is named, and the fitted constant stays.
+    // Selective recomputation, ZeRO-2 over 8 GPUs, expandable segments: each is named, and the fitted constant stays.
+    // (Without recomputation: the last test case.)
     for (const char* json : {
-             R"({"version":1,"model":"qwen2.5-1.5b","train":{"precision":"bf16-autocast","micro_batch":2,"seq_len":4096},"gpu":"h100-80gb"})",
+             R"({"version":1,"model":"qwen2.5-1.5b","train":{"precision":"bf16-autocast","micro_batch":2,"seq_len":4096,"recompute":"selective"},"gpu":"h100-80gb"})",
              R"({"version":1,"model":"qwen2.5-1.5b","train":{"precision":"bf16-autocast","micro_batch":2,"seq_len":4096,"recompute":"full"},"parallel":{"dp":8,"zero":2},"gpu":"h100-80gb"})",
              R"({"version":1,"model":"qwen2.5-1.5b","train":{"precision":"bf16-autocast","micro_batch":2,"seq_len":4096,"recompute":"full"},"overheads":{"expandable_segments":true},"gpu":"h100-80gb"})",
          }) {
@@ -133,5 +144,104 @@ TEST_CASE("step replay: where it does not apply the shown reserve keeps k_cached
         const Estimate e = run(json);
         CHECK_FALSE(replay_training_steps(*s.value, e).replayed);
         CHECK_THAT(std::string(e.shown_reserve.formula()), Catch::Contains("k_cached"));
+    }
+}
+
+namespace {
+
+// The tiny model of the no-recomputation replay: a Llama layer in fp32 (no casts) where only the layer's activations
+// pass the 1 MiB small-pool limit: h = 128, 2 heads of 64, ffn 256, vocab 64, one layer, 1 x 4096 tokens, SDPA.
+// Weights (128 x 256 x 4 B = 128 KiB at most), the embedding (64 x 128 x 4 B = 32 KiB) and the logits and their loss
+// tensors (4096 x 64 x 4 B = 1 MiB) stay in the small pool, which the model leaves out.
+Scenario tiny_fp32_no_recompute() { return tiny_llama("tiny-fp32", 64, 4096, Precision::FP32, Recompute::None); }
+
+}  // namespace
+
+// The layer's saved tensors (T = 4096 tokens, 4 B each): the two RMSNorm inputs T x h = 2 MiB each; attention's
+// q/k/v input, Q, K, V (2 heads x 64 = 128 wide) and o_proj's input, 2 MiB each, and SDPA's log-sum-exp
+// 4 x 2 heads x 4096 = 32 KiB; the MLP's gate/up input 2 MiB, then SiLU's input, its output, up's output and down's
+// input, T x 256 x 4 = 4 MiB each. All sizes are multiples of 2 MiB, so a rest of 2 MiB or more is split off.
+//   forward:   eight 2 MiB tensors fill A[0:16] of a 20 MiB segment A; SiLU's input takes A's 4 MiB rest; the other three
+//              4 MiB tensors B[0:12] of segment B; the final norm's input B[12:14].                       reserved 40
+//   backward:  the final norm's input freed (B[12:20] free); the layer input's gradient gx -> B[12:14]. The layer's
+//              activation gradients, last tensor first: down's input (4) -> B[14:18] (rest B[18:20]); up's output (4)
+//              -> new C[0:4]; SiLU's output -> C[4:8], its input -> C[8:12]; gate/up input (2) -> B[18:20] (best fit);
+//              norm input -> C[12:14], o_proj input -> C[14:16], V -> C[16:18], K -> C[18:20]; Q -> new D[0:2],
+//              q/k/v input -> D[2:4], norm input -> D[4:6].                                                  reserved 80
+//              Allocated then: 32 saved + gx 2 + 32 of gradients = 66 MiB, the peak.
+//   All is freed by the end of step 1 (four whole 20 MiB segments), and step 2 takes the same blocks in the same order.
+// Reserved - allocated = 14 MiB.
+TEST_CASE("step replay without recomputation: a tiny fp32 layer, tensor by tensor, derived by hand") {
+    const Scenario s = tiny_fp32_no_recompute();
+    // replayed on request, but not (yet) the source of the shown reserve (step_replay.h says why)
+    CHECK_THAT(std::string(step_replay_why_not(s)), Catch::Contains("without recomputation"));
+    constexpr double M = kMiB;
+    // the saved tensors as layer_saved_tensors lists them (norms, attention, MLP), from the formulas above
+    const Dtypes dt = training_dtypes(s.train);
+    const std::vector<SavedTensor> saved = layer_saved_tensors(layer_dims(s.model, false), activation_shape(s, dt));
+    std::vector<double> mib;
+    for (const SavedTensor& t : saved) mib.push_back(t.bytes / M);
+    CHECK(mib == std::vector<double>{2, 2, 2, 2, 2, 2, 2, 32.0 / 1024, 2, 4, 4, 4, 4});
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    const StepReplay r = replay_training_steps(s, e);
+    REQUIRE(r.replayed);
+    CHECK(r.peak_reserved == Approx(80 * M));
+    CHECK(r.peak_allocated == Approx(66 * M));
+    CHECK_THAT(std::string(e.shown_reserve.formula()), Catch::Contains("k_cached"));
+}
+
+// Each group's tensors add up to the group's sum, over the branches of the formulas: GQA and plain attention, gated and
+// GeLU (gelu_new) MLPs, MoE and MLA layers, eager attention's s x s tensors with dropout, autocast's casts and fp32 norm
+// outputs, LoRA's adapter casts and a 4-bit base's inputs, tensor and sequence parallelism.
+TEST_CASE("saved tensors: each layer group's tensors add up to layer_activations()'s group sum") {
+    for (const char* model : {"qwen2.5-1.5b", "gpt2", "mixtral-8x7b", "deepseek-v2-lite", "qwen3-next-80b-a3b", "pythia-410m", "phi-3-mini-4k"}) {
+        for (const char* precision : {"fp32", "bf16-autocast", "bf16-pure"}) {
+            const std::string json = std::string(R"({"version":1,"model":")") + model + R"(","train":{"precision":")" + precision +
+                                     R"(","micro_batch":2,"seq_len":1024},"gpu":"h100-80gb"})";
+            const Result<Scenario> sc = scenario_from_json(json);
+            REQUIRE(sc.ok());
+            const Scenario& s = *sc.value;
+            const ActShape base = activation_shape(s, training_dtypes(s.train));
+            for (int variant = 0; variant < 4; ++variant) {
+                ActShape x = base;
+                if (variant == 1) {  // eager attention with dropout
+                    x.flash = false;
+                    x.softmax_fp32 = true;
+                    x.dropout = x.attn_dropout = 0.1;
+                }
+                if (variant == 2) {  // LoRA casts on a 4-bit base, fp32 norm outputs, three q/k/v casts
+                    x.adapter_in_bytes = 4;
+                    x.base_saves_in = true;
+                    x.qkv_in_copies = 3;
+                    x.fc1_in_copies = 2;
+                    x.norm_out_bytes = 4;
+                    x.save_fc2_in = false;
+                }
+                if (variant == 3) {  // tensor and sequence parallel, KV-cache copies, the fused output kept
+                    x.tp = 2;
+                    x.sp = true;
+                    x.kv_cache_copies = true;
+                    x.qkv_view_keeps_fused = true;
+                    x.softmax_fp32 = true;
+                    x.flash = false;
+                    x.act_bytes = 2;
+                }
+                for (const bool moe : {false, true}) {
+                    INFO(json << " variant " << variant << " moe " << moe);
+                    const LayerDims L = layer_dims(s.model, moe);
+                    const LayerActivations la = layer_activations(L, x);
+                    double sum[4] = {0, 0, 0, 0};
+                    for (const SavedTensor& t : layer_saved_tensors(L, x)) {
+                        if (t.group != SavedGroup::Mlp || L.ffn > 0 || L.experts > 0) CHECK(t.bytes > 0);  // Mixtral's dense dims: no MLP
+                        sum[static_cast<int>(t.group)] += t.bytes;
+                    }
+                    CHECK(sum[0] == Approx(la.norms));
+                    CHECK(sum[1] == Approx(la.attention));
+                    CHECK(sum[2] == Approx(la.scores));
+                    CHECK(sum[3] == Approx(la.mlp));
+                }
+            }
+        }
     }
 }

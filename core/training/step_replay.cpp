@@ -1,11 +1,13 @@
 // Two training steps replayed through the caching allocator model (step_replay.h).
 #include "training/step_replay.h"
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
 #include "caching_allocator.h"
 #include "model/layer_tensors.h"
+#include "training/activations.h"
 #include "training/optimizers.h"
 #include "training/training.h"
 #include "training/training_internal.h"
@@ -27,6 +29,10 @@ struct Sizes {
     bool foreach = true;                               // optimizer_impl(): foreach sqrt over the group, else per parameter
     double attn = 0, mlp = 0, input = 0, grads = 0;    // one layer's tensors (layer_activations)
     double logits = 0, logits32 = 0, lsm = 0;          // the loss's (the estimate's logits components)
+    // Without recomputation: a layer's saved tensors one by one in forward order (layer_saved_tensors), each kept to
+    // the layer's own backward, which holds a gradient of each where grads > 0 (backward_working_set).
+    bool recompute = true;
+    std::vector<double> saved;
 };
 
 double component_bytes(const Estimate& e, std::string_view id) {
@@ -45,8 +51,12 @@ class Replay {
   public:
     Replay(const Sizes& z, std::vector<Param> before, std::vector<std::vector<Param>> layers, std::vector<Param> after, int64_t head)
         : z_(z), a_(1.9e19), before_(std::move(before)), layers_(std::move(layers)), after_(std::move(after)), head_(head) {
-        for (const auto* group : {&before_, &after_}) n_ += group->size();
-        for (const auto& l : layers_) n_ += l.size();
+        n_ = before_.size();
+        for (const auto& l : layers_) {
+            first_.push_back(n_);
+            n_ += l.size();
+        }
+        n_ += after_.size();
         grads_.assign(n_, 0);
     }
 
@@ -74,11 +84,6 @@ class Replay {
             for (const Param& p : l) f(i++, p);
         for (const Param& p : after_) f(i++, p);
     }
-    size_t first_index(size_t layer) const {
-        size_t i = before_.size();
-        for (size_t l = 0; l < layer; ++l) i += layers_[l].size();
-        return i;
-    }
     void casts(size_t layer, std::vector<int64_t>& out) {
         for (const Param& p : layers_[layer])
             if (p.cast) out.push_back(alloc(p.elements * z_.copy));
@@ -88,12 +93,26 @@ class Replay {
         if (grads_[i] == 0) grads_[i] = alloc(elements * z_.grad);
     }
 
+    // A layer's parameters' gradients, in its backward.
+    void layer_grads(size_t l) {
+        size_t i = first_[l];
+        for (const Param& p : layers_[l]) grad(i++, p.elements);
+    }
+
     void step() {
         const size_t L = layers_.size();
-        // forward: each layer under no_grad (full recomputation) keeps its input; its tensors come and go; autocast's
-        // cache keeps the 16-bit casts of the weights until the forward leaves autocast
-        std::vector<int64_t> cache, ck{alloc(z_.input)};
+        // forward: with full recomputation each layer runs under no_grad and keeps its input; its tensors come and go;
+        // autocast's cache keeps the 16-bit casts of the weights until the forward leaves autocast. Without it each
+        // layer keeps its saved tensors, and autograd its casts, to its own backward.
+        std::vector<int64_t> cache, ck;
+        std::vector<std::vector<int64_t>> kept(z_.recompute ? 0 : L);
+        if (z_.recompute) ck.push_back(alloc(z_.input));
         for (size_t l = 0; l < L; ++l) {
+            if (!z_.recompute) {
+                casts(l, kept[l]);
+                for (const double t : z_.saved) kept[l].push_back(alloc(t));
+                continue;
+            }
             casts(l, cache);
             a_.release(alloc(z_.attn));
             a_.release(alloc(z_.mlp));
@@ -121,18 +140,25 @@ class Replay {
         int64_t gx = alloc(z_.input);
         for (size_t l = L; l-- > 0;) {
             std::vector<int64_t> held;
-            casts(l, held);
-            held.push_back(alloc(z_.attn));
-            held.push_back(alloc(z_.mlp));
-            held.push_back(alloc(z_.grads));
-            size_t i = first_index(l);
-            for (const Param& p : layers_[l]) grad(i++, p.elements);
+            if (z_.recompute) {
+                casts(l, held);
+                held.push_back(alloc(z_.attn));
+                held.push_back(alloc(z_.mlp));
+                held.push_back(alloc(z_.grads));
+            } else if (z_.grads > 0) {
+                // the gradients of its saved tensors, last made first, held to the layer's end (act.backward_working)
+                for (size_t t = z_.saved.size(); t-- > 0;) held.push_back(alloc(z_.saved[t]));
+            }
+            layer_grads(l);
             release_all(a_, held);
+            if (!z_.recompute) release_all(a_, kept[l]);
             const int64_t next = alloc(z_.input);
             a_.release(gx);
             gx = next;
-            a_.release(ck.back());
-            ck.pop_back();
+            if (z_.recompute) {
+                a_.release(ck.back());
+                ck.pop_back();
+            }
         }
         // the embedding's dense gradient: its .grad, or added to the tied output layer's
         if (head_ == 0) a_.release(alloc(before_[0].elements * z_.grad));
@@ -168,13 +194,30 @@ class Replay {
     std::vector<Param> after_;
     int64_t head_ = 0;  // the output layer's parameter index (0: tied to the embedding)
     size_t n_ = 0;
+    std::vector<size_t> first_;  // each layer's first parameter index
     std::vector<int64_t> grads_, states_;
     int64_t requests_ = 0;
 };
 
-}  // namespace
+// A layer's saved tensors in the order its forward makes them: the first norm's, attention's, the scores', then the
+// second norm's and the MLP's (a layer with one norm: the norm's before attention).
+std::vector<double> forward_order(const std::vector<SavedTensor>& saved) {
+    std::vector<double> norms, out;
+    for (const SavedTensor& t : saved)
+        if (t.group == SavedGroup::Norms) norms.push_back(t.bytes);
+    const size_t first = (norms.size() + 1) / 2;
+    out.insert(out.end(), norms.begin(), norms.begin() + static_cast<std::ptrdiff_t>(first));
+    for (const SavedGroup g : {SavedGroup::Attention, SavedGroup::Scores, SavedGroup::Mlp}) {
+        if (g == SavedGroup::Mlp) out.insert(out.end(), norms.begin() + static_cast<std::ptrdiff_t>(first), norms.end());
+        for (const SavedTensor& t : saved)
+            if (t.group == g) out.push_back(t.bytes);
+    }
+    return out;
+}
 
-const char* step_replay_why_not(const Scenario& s) {
+// What replay_training_steps() cannot replay ("" when it can): step_replay_why_not's rules, less the one on runs
+// without recomputation.
+const char* cannot_replay(const Scenario& s) {
     const ModelSpec& m = s.model;
     const TrainingOptions& o = s.train;
     const Parallelism& p = s.parallel;
@@ -189,7 +232,8 @@ const char* step_replay_why_not(const Scenario& s) {
         return "only plain PyTorch regimes (fp32, autocast, pure bf16) are replayed";
     const Dtypes dt = training_dtypes(o);
     if (dt.master > 0 || dt.grad_copy > 0) return "an extra fp32 weight or gradient copy is not replayed";
-    if (o.recompute != Recompute::Full || o.offload_checkpoints) return "only full recomputation is replayed";
+    if ((o.recompute != Recompute::Full && o.recompute != Recompute::None) || o.offload_checkpoints)
+        return "only full recomputation or none is replayed (selective, every-k and offloaded checkpoints keep k_cached)";
     if (o.activation_formula != ActivationFormula::TensorWalk) return "only the tensor walk is replayed";
     if (o.loss != LossImpl::Upcast || o.loop_holds_logits) return "only transformers' materialised loss is replayed";
     if (o.optimizer != Optimizer::AdamW || optimizer_impl(s) == OptimizerImpl::Fused) return "only torch.optim.AdamW (foreach, for-loop) is replayed";
@@ -199,11 +243,23 @@ const char* step_replay_why_not(const Scenario& s) {
     return "";
 }
 
+}  // namespace
+
+const char* step_replay_why_not(const Scenario& s) {
+    if (const char* why = cannot_replay(s); *why != '\0') return why;
+    if (s.train.recompute == Recompute::None)
+        return "runs without recomputation are replayed tensor by tensor, but the replay does not set their shown reserve: on the held-out "
+               "H100/H200 runs it came out further from nvidia-smi than k_cached (step_replay.h)";
+    return "";
+}
+
 StepReplay replay_training_steps(const Scenario& s, const Estimate& e) {
-    if (*step_replay_why_not(s) != '\0') return {};
+    if (*cannot_replay(s) != '\0') return {};
     const ModelSpec& m = s.model;
     const Dtypes dt = training_dtypes(s.train);
-    const LayerActivations la = layer_activations(layer_dims(m, false), activation_shape(s, dt));
+    const LayerDims dims = layer_dims(m, false);
+    const ActShape shape = activation_shape(s, dt);
+    const LayerActivations la = layer_activations(dims, shape);
     Sizes z;
     z.weight = dt.weight;
     z.grad = dt.grad;
@@ -217,6 +273,8 @@ StepReplay replay_training_steps(const Scenario& s, const Estimate& e) {
     z.mlp = la.norms / 2 + la.mlp;
     z.input = la.input;
     z.grads = s.overheads.backward_working_set ? la.total() : 0;
+    z.recompute = s.train.recompute == Recompute::Full;
+    if (!z.recompute) z.saved = forward_order(layer_saved_tensors(dims, shape));
     z.logits = component_bytes(e, "logits");
     z.logits32 = component_bytes(e, "logits.fp32");
     z.lsm = component_bytes(e, "logits.loss");

@@ -5,6 +5,12 @@
 // moments in split-off rests of those blocks, and the second step's loss tensors no longer find a whole block:
 // new segments [pytorch-cuda-alloc]. On an H100 (tests/data/accuracy/gpu-runs) reserved - allocated came to
 // 1.94-2.15 x the fp32 logits in 2 x 4096-token runs of Llama-3.2-1B and Qwen2.5-1.5B with full recomputation.
+// Without recomputation each layer keeps its saved tensors, one request each (layer_saved_tensors: a 1-10 MiB request
+// gets a 20 MiB segment, a larger one its own), from its forward to its own backward, top layer first, beside the
+// gradients of its saved tensors. That replay does not set the shown reserve yet: over the 13 H100/H200 runs without
+// recomputation it came within 60 MiB of reserved - allocated on five, but the held-out runs' nvidia-smi rows got
+// worse (median |error| 1.5 -> 2.2 %) and Qwen2.5-1.5B at 9216 tokens went from +2.9 to +7.2 % (replayed 7.5 GiB,
+// measured 2.3 GiB; with one request per group of tensors it was the same).
 #pragma once
 
 #include "estimate.h"
@@ -16,7 +22,7 @@ struct StepReplay {
     bool replayed = false;      // false: the scenario is not of the replayed kind (step_replay_why_not)
     double peak_reserved = 0;   // the allocator's reserved bytes at their highest over both steps
     double peak_allocated = 0;  // the replayed tensors' allocated bytes at their highest
-    int64_t requests = 0;       // allocations replayed (the cost: about 60 per layer for both steps)
+    int64_t requests = 0;       // allocations replayed (the cost: about 60 per layer for both steps; ~45 more without recomputation)
     double slack() const { return peak_reserved - peak_allocated; }
 };
 
@@ -26,10 +32,11 @@ struct StepReplay {
 // no expandable segments. The others keep kCachedShown (allocator_reserve.h).
 const char* step_replay_why_not(const Scenario& s);
 
-// The replay of load, two steps' forward, loss, backward and optimizer step, from the tensor inventory
-// (layer_tensors.h) for parameters, gradients, states and autocast copies, layer_activations() for each layer's
-// tensors, and e's loss components (logits, logits.fp32, logits.loss) for the loss tensors: e holds the estimate's
-// components of the scenario.
+// The replay of load, two steps' forward, loss, backward and optimizer step (what step_replay_why_not accepts, and runs
+// without recomputation too), from the tensor inventory (layer_tensors.h) for parameters, gradients, states and autocast
+// copies, layer_activations() for each layer's tensors (without recomputation layer_saved_tensors(), one by one), and e's
+// loss components (logits, logits.fp32, logits.loss) for the loss tensors: e holds the estimate's components of the
+// scenario.
 StepReplay replay_training_steps(const Scenario& s, const Estimate& e);
 
 }  // namespace vl

@@ -162,7 +162,7 @@ static void estimate_training_sequence(const Scenario& s, Detail d, Estimate& e)
     // (training/step_replay.h), else kCachedShown x the largest transient. The replay (some thousand requests, 45-150 us
     // natively for 1-1.5B models: about 100 x a number-only estimate, a few times the rest of a Full one) runs for
     // Detail::Full only: sweeps and solvers read total_bytes, not shown_bytes.
-    const StepReplay r = d == Detail::Full ? replay_training_steps(s, e) : StepReplay{};
+    const StepReplay r = d == Detail::Full && *step_replay_why_not(s) == '\0' ? replay_training_steps(s, e) : StepReplay{};
     const ReplayedReserve replayed{r.peak_reserved, r.peak_allocated};
     set_shown_reserve(s, d, e, largest, r.replayed ? &replayed : nullptr);
 }
