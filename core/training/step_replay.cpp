@@ -27,12 +27,13 @@ struct Sizes {
     double weight = 0, grad = 0, state = 0, copy = 0;  // bytes per element (training_dtypes)
     int states = 0;                                    // optimizer_info(): tensors per parameter
     bool foreach = true;                               // optimizer_impl(): foreach sqrt over the group, else per parameter
-    double attn = 0, mlp = 0, input = 0, grads = 0;    // one layer's tensors (layer_activations)
+    double attn = 0, mlp = 0, input = 0;               // one layer's tensors in groups, and its input (layer_activations)
     double logits = 0, logits32 = 0, lsm = 0;          // the loss's (the estimate's logits components)
-    // Without recomputation: a layer's saved tensors one by one in forward order (layer_saved_tensors), each kept to
-    // the layer's own backward, which holds a gradient of each where grads > 0 (backward_working_set).
-    bool recompute = true;
+    // A layer's saved tensors one by one in forward order (layer_saved_tensors): made again by the recomputation in its
+    // backward, or without recomputation kept from its forward to its backward. That backward holds a gradient of each
+    // where `grads` (backward_working_set, as act.backward_working counts them).
     std::vector<double> saved;
+    bool recompute = true, grads = true;
 };
 
 double component_bytes(const Estimate& e, std::string_view id) {
@@ -140,15 +141,12 @@ class Replay {
         int64_t gx = alloc(z_.input);
         for (size_t l = L; l-- > 0;) {
             std::vector<int64_t> held;
-            if (z_.recompute) {
+            if (z_.recompute) {  // the layer's forward again, its casts and saved tensors
                 casts(l, held);
-                held.push_back(alloc(z_.attn));
-                held.push_back(alloc(z_.mlp));
-                held.push_back(alloc(z_.grads));
-            } else if (z_.grads > 0) {
-                // the gradients of its saved tensors, last made first, held to the layer's end (act.backward_working)
-                for (size_t t = z_.saved.size(); t-- > 0;) held.push_back(alloc(z_.saved[t]));
+                for (const double t : z_.saved) held.push_back(alloc(t));
             }
+            if (z_.grads)  // the gradients of its saved tensors, last made first, held to the layer's end
+                for (size_t t = z_.saved.size(); t-- > 0;) held.push_back(alloc(z_.saved[t]));
             layer_grads(l);
             release_all(a_, held);
             if (!z_.recompute) release_all(a_, kept[l]);
@@ -267,14 +265,14 @@ StepReplay replay_training_steps(const Scenario& s, const Estimate& e) {
     z.copy = dt.autocast_copy;
     z.states = optimizer_info(s.train.optimizer).states;
     z.foreach = optimizer_impl(s) == OptimizerImpl::Foreach;
-    // the layer's tensors in two groups (the attention block with its norm, the MLP block with its norm), its input
-    // (the checkpoint), and its activations' gradients in backward as the estimate counts them (act.backward_working)
+    // the layer's tensors in two groups in the forward under no_grad (the attention block with its norm, the MLP block
+    // with its norm), its input (the checkpoint), its saved tensors one by one, and their gradients in backward
     z.attn = la.norms / 2 + la.attention + la.scores;
     z.mlp = la.norms / 2 + la.mlp;
     z.input = la.input;
-    z.grads = s.overheads.backward_working_set ? la.total() : 0;
+    z.saved = forward_order(layer_saved_tensors(dims, shape));
     z.recompute = s.train.recompute == Recompute::Full;
-    if (!z.recompute) z.saved = forward_order(layer_saved_tensors(dims, shape));
+    z.grads = s.overheads.backward_working_set;
     z.logits = component_bytes(e, "logits");
     z.logits32 = component_bytes(e, "logits.fp32");
     z.lsm = component_bytes(e, "logits.loss");

@@ -10,7 +10,7 @@
 // gradients of its saved tensors. That replay does not set the shown reserve yet: over the 13 H100/H200 runs without
 // recomputation it came within 60 MiB of reserved - allocated on five, but the held-out runs' nvidia-smi rows got
 // worse (median |error| 1.5 -> 2.2 %) and Qwen2.5-1.5B at 9216 tokens went from +2.9 to +7.2 % (replayed 7.5 GiB,
-// measured 2.3 GiB; with one request per group of tensors it was the same).
+// measured 2.3 GiB; with one request per group of tensors about the same: docs/measured-set.md says why).
 #pragma once
 
 #include "estimate.h"
@@ -22,7 +22,7 @@ struct StepReplay {
     bool replayed = false;      // false: the scenario is not of the replayed kind (step_replay_why_not)
     double peak_reserved = 0;   // the allocator's reserved bytes at their highest over both steps
     double peak_allocated = 0;  // the replayed tensors' allocated bytes at their highest
-    int64_t requests = 0;       // allocations replayed (the cost: about 60 per layer for both steps; ~45 more without recomputation)
+    int64_t requests = 0;       // allocations replayed (the cost: some 200 per layer for both steps, parameters included)
     double slack() const { return peak_reserved - peak_allocated; }
 };
 
@@ -34,9 +34,9 @@ const char* step_replay_why_not(const Scenario& s);
 
 // The replay of load, two steps' forward, loss, backward and optimizer step (what step_replay_why_not accepts, and runs
 // without recomputation too), from the tensor inventory (layer_tensors.h) for parameters, gradients, states and autocast
-// copies, layer_activations() for each layer's tensors (without recomputation layer_saved_tensors(), one by one), and e's
-// loss components (logits, logits.fp32, logits.loss) for the loss tensors: e holds the estimate's components of the
-// scenario.
+// copies, layer_activations() for a layer's tensors in groups (the forward under no_grad), layer_saved_tensors() for its
+// saved tensors one by one (and their gradients), and e's loss components (logits, logits.fp32, logits.loss) for the
+// loss tensors: e holds the estimate's components of the scenario.
 StepReplay replay_training_steps(const Scenario& s, const Estimate& e);
 
 }  // namespace vl
