@@ -127,6 +127,7 @@ RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parall
         w.layers += static_cast<double>(n) * s.total();
         w.linear += static_cast<double>(n) * s.linear();
         w.largest_layer = std::max(w.largest_layer, s.total());
+        w.largest_block = std::max(w.largest_block, s.total());
     });
     const EdgeShard e = edge_shard(m, pc, par, st);
     if (st.first) {

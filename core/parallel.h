@@ -84,6 +84,7 @@ struct RankWeights {
     double lm_head = 0;        // last stage (output projection, or the tied copy when pp > 1)
     double final_norm = 0;     // last stage
     double largest_layer = 0;  // largest single gathered unit on this rank (a layer, the embedding or the head)
+    double largest_block = 0;  // largest transformer layer alone (FSDP's running unit beside its root, overheads.cpp)
     double linear = 0;         // of `layers`: weights of the linear projections (what 4-bit quantization stores)
     double total() const { return layers + embedding + lm_head + final_norm; }
 };

@@ -113,8 +113,10 @@ TEST_CASE("autocast over a frozen fp32 LoRA base with full recomputation: only t
 
 TEST_CASE("bf16-fsdp-mixed: fp32 shards of weights, grads and Adam over N, units gathered in bf16") {
     // The tiny Llama: P = 81,920 + 2 x 64,000 + norms (2 x 2 x 64 + 64 = 320) = 210,240; N = 4.
-    // The largest unit: the embedding or the head, 64,000 (a layer: 40,960 + 2 x 64 = 41,088), gathered
-    // in bf16 and its unsharded gradients in bf16: 2 x 64,000 = 128,000 B each.
+    // FSDP wraps each layer (40,960 + 2 x 64 = 41,088) in a unit; the root unit (the embedding, the head, the final
+    // norm: 2 x 64,000 + 64 = 128,064) stays gathered through forward and backward. Gathered in bf16 and the unsharded
+    // gradients in bf16: the running layer 2 x 41,088 = 82,176 B, its gradients as many, the root 256,128 B, and the
+    // trained head's gradient, held until the root reduce-scatters at the end of backward, 2 x 64,000 = 128,000 B.
     Scenario s = train_scenario(tiny_llama());
     s.overheads = no_overheads();
     s.overheads.temp_buffers = true;
@@ -130,8 +132,11 @@ TEST_CASE("bf16-fsdp-mixed: fp32 shards of weights, grads and Adam over N, units
     CHECK(bytes_of(e, "optimizer.states") == Approx(8 * P / 4));
     CHECK(find(e, "optimizer.master") == nullptr);
     CHECK(find(e, "weights.autocast_copies") == nullptr);
-    CHECK(bytes_of(e, "buffers.zero3_gather") == Approx(2 * 64000));
-    CHECK(bytes_of(e, "buffers.zero3_layer_grads") == Approx(2 * 64000));
+    CHECK(bytes_of(e, "buffers.zero3_gather") == Approx(2 * 41088));
+    CHECK(bytes_of(e, "buffers.zero3_layer_grads") == Approx(2 * 41088));
+    CHECK(bytes_of(e, "buffers.fsdp_root") == Approx(2 * 128064));
+    CHECK(bytes_of(e, "buffers.fsdp_head_grad") == Approx(2 * 64000));
+    CHECK(find(e, "buffers.fsdp_root")->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Backward)));
 
     // LoRA: the frozen base is an fp32 shard too, 4 x 210,240 / 4 B
     s.mode = Mode::FineTune;
@@ -139,7 +144,9 @@ TEST_CASE("bf16-fsdp-mixed: fp32 shards of weights, grads and Adam over N, units
     const Estimate lora = estimate(s);
     REQUIRE(lora.ok());
     CHECK(bytes_of(lora, "weights.frozen") == Approx(4 * P / 4));
-    CHECK(bytes_of(lora, "buffers.zero3_gather") == Approx(2 * 64000));
+    CHECK(bytes_of(lora, "buffers.zero3_gather") == Approx(2 * 41088));
+    CHECK(bytes_of(lora, "buffers.fsdp_root") == Approx(2 * 128064));
+    CHECK(find(lora, "buffers.fsdp_head_grad") == nullptr);  // the frozen head has no gradient
 
     // FSDP's recipe needs FULL_SHARD and no DeepSpeed
     s.parallel.zero = 2;

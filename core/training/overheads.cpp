@@ -167,9 +167,14 @@ void add_buffers(TrainCtx& c) {
             [&](auto& q) { return q("bucket_bytes", b); });
     }
     if (p.zero >= 3 && c.largest_layer > 0) {
+        // FSDP wraps each decoder layer in a unit of its own; the root unit holds the rest (the embedding, an untied head,
+        // the final norm) and is not resharded between forward and backward: FSDP1's _post_forward_reshard frees no root
+        // parameters under FULL_SHARD, FSDP2 gives the root no post-forward reshard, and both reshard it in the
+        // end-of-backward callback [pytorch-fsdp-code]. So beside the root the running unit is the largest decoder layer.
+        const double root = s.model.architecture_known() && !deepspeed ? c.w.embedding + c.w.lm_head + c.w.final_norm : 0;
         // DeepSpeed estimate_zero3_model_states_mem_needs: largest_layer_memory = 4 * largest_layer_params
         // (the gathered fp16 parameters and the layer's fp16 gradients before reduce-scatter).
-        const double ll = c.largest_layer, wb = c.dt.gathered_bytes();  // FSDP MixedPrecision gathers in param_dtype
+        const double ll = root > 0 ? c.w.largest_block : c.largest_layer, wb = c.dt.gathered_bytes();  // FSDP MixedPrecision gathers in param_dtype
         const auto layer_bytes = [&](auto& q) { return q("largest_layer_params", ll) * q("weight_bytes", wb); };
         // QLoRA with bnb_4bit_quant_storage = the gather dtype: FSDP flattens and gathers each Params4bit's packed 4-bit
         // data (two values a byte) as it is [bitsandbytes-043-code]; the layer's norms are counted at 4 bits too (< 0.01 %).
@@ -190,6 +195,23 @@ void add_buffers(TrainCtx& c) {
                                Category::Buffers, kBwd,
                                "FSDP BackwardPrefetch.BACKWARD_PRE (the default): the next unit is gathered during this unit's backward [pytorch-fsdp]"),
                 unit_bytes);
+        }
+        if (root > 0) {
+            add(c.e, c.d, comp("buffers.fsdp_root", "FSDP root unit gathered (embedding, head, final norm) through forward and backward",
+                               Category::Buffers, kFwdBwd,
+                               "FSDP1 _post_forward_reshard: no root parameters freed under FULL_SHARD; FSDP2: no post-forward reshard of "
+                               "the root; both reshard it at the end of backward [pytorch-fsdp-code]"),
+                [&](auto& q) { return q("root_params", root) * q("weight_bytes", wb); });
+            // A trained head's gradient (the tied embedding's, when the head is the embedding) is made by the loss backward,
+            // the first step of backward, and the root's reduce-scatter runs only in the end-of-backward callback: it stays
+            // unsharded through the whole backward [pytorch-fsdp-code].
+            const double head = c.w.lm_head > 0 ? c.w.lm_head : s.model.tied_embeddings ? c.w.embedding : 0;
+            if (!c.finetune_adapters && head > 0)
+                add(c.e, c.d, comp("buffers.fsdp_head_grad", "FSDP: the head's unsharded gradient, held until the root reduce-scatters",
+                                   Category::Buffers, kBwd,
+                                   "the loss backward makes it first; the root unit's post-backward reduce-scatter runs in the "
+                                   "end-of-backward callback [pytorch-fsdp-code]"),
+                    [&](auto& q) { return q("head_params", head) * q("grad_bytes", wb); });
         }
         if (!c.finetune_adapters || p.fsdp_flat_params)  // adapters in a flat parameter: the block's whole gradient
             add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, kBwd,
