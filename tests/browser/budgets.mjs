@@ -25,8 +25,8 @@ const executablePath = opt('chromium', process.env.VRAMLENS_CHROMIUM ?? '/usr/bi
 
 const BUDGET_TRANSFER_BYTES = 377_800;  // 373.8 KB measured by this script on 2026-11-28 (local build of branch page-weight-strings: the messages of error and warning branches, the other engines' estimates and the model families the first view does not run in cold() functions, deferred with their text; keep list regenerated) + 4 KB; before it, 395.1 KB measured by this script on 2026-11-28 (local build of branch page-weight2: the strings only deferred code names moved to the deferred wasm, wasm-opt -Oz over the primary) + 4 KB; before it, 404.6 KB measured by this script on 2026-11-27 (local build of branch page-weight: the model list fetched after the first view, the Latin font without Latin Extended-A) + 4 KB; before it, 417.2 KB measured by this script on 2026-11-27 (main after the merges of encoder-decoders, cuBLAS workspaces, VLM training and the split; keep list regenerated) + 4 KB; before it, 415.3 KB measured by this script on 2026-11-27 (local build of branch wasm-split: the wasm split in two, the deferred half fetched after the first view; 588.5 KB unsplit) + 4 KB (docs/performance.md)
 const onDemand = (f) => f.endsWith('.ttf') || f.endsWith('.txt');  // web/main.cpp fetches the Chinese font and messages when needed
-// The wasm's deferred half (cmake/split_wasm.py): the page fetches it on the first input (shell/index.html)
-// and the service worker keeps it for offline use once the app runs, both after the first view.
+// The wasm's deferred half (cmake/split_wasm.py): the page fetches it on the first input or once the whole
+// model list has arrived, which it waits for (shell/index.html, web/main.cpp), and the service worker keeps it for offline use once the app runs, both after the first view.
 // tests/browser/split.mjs checks that the first view itself does not ask for it.
 // The whole model list (web/ui/app.h ModelList): web/main.cpp fetches it after the first view, which shows
 // the default model the wasm holds.
