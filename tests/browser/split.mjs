@@ -8,7 +8,9 @@
 //   first input  a mouse move starts the background fetch; the module is then instantiated once
 //   model list   the whole model list, fetched after the first view, is handed to the app only once the
 //                deferred module is instantiated (its parse is deferred code): with the module held
-//                back the list stays loading; released, the list is whole, from one request
+//                back the list stays loading; released, the list is whole, from one request; its
+//                background fetch refused once, the picker says why the list failed, naming the module
+//                (the failure's own code loads it synchronously, the second request)
 //   early call   deferred code called before any input (a GGUF header's needs, vl_gguf_needs) loads the
 //                module on the spot with a synchronous request and gives the same answer as after the
 //                background load, with no page error
@@ -151,6 +153,18 @@ try {
     const after = await page.evaluate(() => [window.vramlens.models, window.vramlens.deferred]);
     check(after[0] === 'whole' && after[1] === 'ready', `released, the list is whole with the module ready (${after})`);
     check(deferredRequests() === 1, `from one request of the deferred module (${deferredRequests()})`);
+    await ctx.close();
+  });
+  await section('the model list when the deferred module\'s fetch fails', async () => {
+    let refused = 0;
+    const { ctx, page } = await open((c) => c.route('**/*.deferred.wasm', (route) =>
+      refused++ ? route.continue() : route.fulfill({ status: 404, body: 'gone' })));
+    await page.waitForFunction(() => window.vramlens.models !== 'wanted' && window.vramlens.models !== 'loading', null, { timeout: 30_000 });
+    const st = await page.evaluate(() => window.vramlens.state());
+    check(st.ui.models === 'failed' && st.ui.models_error.includes('.deferred.wasm') && st.ui.models_error.includes('404'),
+          `the list failed, saying why (${st.ui.models}: ${st.ui.models_error})`);
+    check(refused === 2 && await page.evaluate(() => window.vramlens.deferred) === 'ready',
+          `the failure's code loaded the module with a second request (${refused} requests)`);
     await ctx.close();
   });
 } finally {
