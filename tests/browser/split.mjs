@@ -156,15 +156,15 @@ try {
     await ctx.close();
   });
   await section('the model list when the deferred module\'s fetch fails', async () => {
-    let refused = 0;
+    let asked = 0;
     const { ctx, page } = await open((c) => c.route('**/*.deferred.wasm', (route) =>
-      refused++ ? route.continue() : route.fulfill({ status: 404, body: 'gone' })));
+      asked++ ? route.continue() : route.fulfill({ status: 404, body: 'gone' })));
     await page.waitForFunction(() => window.vramlens.models !== 'wanted' && window.vramlens.models !== 'loading', null, { timeout: 30_000 });
     const st = await page.evaluate(() => window.vramlens.state());
     check(st.ui.models === 'failed' && st.ui.models_error.includes('.deferred.wasm') && st.ui.models_error.includes('404'),
           `the list failed, saying why (${st.ui.models}: ${st.ui.models_error})`);
-    check(refused === 2 && await page.evaluate(() => window.vramlens.deferred) === 'ready',
-          `the failure's code loaded the module with a second request (${refused} requests)`);
+    check(asked === 2 && await page.evaluate(() => window.vramlens.deferred) === 'ready',
+          `the failure's code loaded the module with a second request (${asked} requests)`);
     await ctx.close();
   });
 } finally {
