@@ -73,7 +73,9 @@ EM_JS(void, js_frame, (int frames), {
 // Fetches a site file the first view does not need (relative to the page, under its hashed name): the
 // Chinese UI's font (kind 0) or its catalogue of the core's messages (kind 1, ui/messages.h), or the whole
 // model list (kind 2, ui/app.h ModelList), and hands its bytes to vl_file_loaded, or why it failed to
-// vl_file_failed.
+// vl_file_failed. The model list, once here, is handed over only once the wasm's deferred half is
+// instantiated (shell/index.html vramlens._deferredReady, fetched then if no input did before): its parse
+// runs every model family's importer and validation, code the first view does not run (issue 16).
 EM_JS(void, js_fetch_site_file, (const char* file, int kind), {
     var name = UTF8ToString(file);
     var url = Module["locateFile"] ? Module["locateFile"](name, "") : name;  // its content-hashed name
@@ -83,9 +85,13 @@ EM_JS(void, js_fetch_site_file, (const char* file, int kind), {
         _vl_file_failed(kind, p);
         _free(p);
     };
+    var v = window.vramlens;
     fetch(url).then(function(r) {
         if (!r.ok) throw new Error("HTTP " + r.status + " for " + url);
         return r.arrayBuffer();
+    }).then(function(buf) {
+        if (kind != 2 || !v || !v._deferredReady) return buf;
+        return v._deferredReady().then(function() { return buf; });
     }).then(function(buf) {
         var bytes = new Uint8Array(buf), p = _malloc(bytes.length);
         HEAPU8.set(bytes, p);

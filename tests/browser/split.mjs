@@ -4,7 +4,13 @@
 //   first view   the default page draws and settles without asking for the deferred module: a stale
 //                web/first-view-functions.txt (first-view code now deferred) fails here; rerun
 //                scripts/wasm-split-measure.mjs --write-keep-list 1
+//                (the whole model list held back: once here, it fetches the deferred module too)
 //   first input  a mouse move starts the background fetch; the module is then instantiated once
+//   model list   the whole model list, fetched after the first view, is handed to the app only once the
+//                deferred module is instantiated (its parse is deferred code): with the module held
+//                back the list stays loading; released, the list is whole, from one request; its
+//                background fetch refused once, the picker says why the list failed, naming the module
+//                (the failure's own code loads it synchronously, the second request)
 //   early call   deferred code called before any input (a GGUF header's needs, vl_gguf_needs) loads the
 //                module on the spot with a synchronous request and gives the same answer as after the
 //                background load, with no page error
@@ -72,9 +78,12 @@ const server = await serveSite(siteDir, '/split/', { onRequest: (rel) => request
 const browser = await launchChromium(args.chromium ?? process.env.VRAMLENS_CHROMIUM ?? '/usr/bin/chromium');
 const deferredRequests = () => requested.filter((f) => f.endsWith('.deferred.wasm')).length;
 
-async function open() {
+// The whole model list held back unanswered: its arrival fetches the deferred module (web/main.cpp).
+const holdModelList = (ctx) => ctx.route('**/*.models.json', () => {});
+async function open(hold = holdModelList) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
   ctx.setDefaultNavigationTimeout(APP_TIMEOUT_MS);
+  await hold(ctx);
   const page = await ctx.newPage();
   page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
   requested.length = 0;
@@ -127,6 +136,35 @@ try {
     await page.mouse.move(400, 300);
     await page.waitForTimeout(500);
     check(deferredRequests() === 1, `an input after that fetches nothing more (${deferredRequests()})`);
+    await ctx.close();
+  });
+  await section('the model list waits for the deferred module', async () => {
+    let release;
+    const held = new Promise((r) => { release = r; });
+    const { ctx, page } = await open((c) => c.route('**/*.deferred.wasm', async (route) => { await held; await route.continue(); }));
+    await page.waitForFunction(() => window.vramlens.deferred === 'loading', null, { timeout: 30_000 });
+    await page.waitForTimeout(500);
+    await settle(page);
+    check(requested.some((f) => f.endsWith('.models.json')), 'the model list was fetched after the first view');
+    const models = await page.evaluate(() => window.vramlens.models);
+    check(models === 'loading', `with the deferred module held back, the list is not handed over (${models})`);
+    release();
+    await page.waitForFunction(() => window.vramlens.models !== 'loading', null, { timeout: 30_000 });
+    const after = await page.evaluate(() => [window.vramlens.models, window.vramlens.deferred]);
+    check(after[0] === 'whole' && after[1] === 'ready', `released, the list is whole with the module ready (${after})`);
+    check(deferredRequests() === 1, `from one request of the deferred module (${deferredRequests()})`);
+    await ctx.close();
+  });
+  await section('the model list when the deferred module\'s fetch fails', async () => {
+    let asked = 0;
+    const { ctx, page } = await open((c) => c.route('**/*.deferred.wasm', (route) =>
+      asked++ ? route.continue() : route.fulfill({ status: 404, body: 'gone' })));
+    await page.waitForFunction(() => window.vramlens.models !== 'wanted' && window.vramlens.models !== 'loading', null, { timeout: 30_000 });
+    const st = await page.evaluate(() => window.vramlens.state());
+    check(st.ui.models === 'failed' && st.ui.models_error.includes('.deferred.wasm') && st.ui.models_error.includes('404'),
+          `the list failed, saying why (${st.ui.models}: ${st.ui.models_error})`);
+    check(asked === 2 && await page.evaluate(() => window.vramlens.deferred) === 'ready',
+          `the failure's code loaded the module with a second request (${asked} requests)`);
     await ctx.close();
   });
 } finally {
