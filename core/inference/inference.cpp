@@ -878,7 +878,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     // An encoder or an embedder runs on vLLM's pooling runner: the pooler instead of the sampler, and an encoder's
     // EncoderOnlyAttention has no KV cache spec, so no KV pool (an attention-free KV cache config) [vllm-pooling].
     const bool pooling = m.encoder || m.embedder;
-    const int64_t seqs = vllm_max_num_seqs(o, release, e.gpu_usable_bytes, s.gpu.name);
+    const int64_t seqs = vllm_seqs(s);
     const int64_t T = pooling ? vllm_pooling_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name, !m.encoder, seqs)
                               : vllm_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name);
     const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp, budget, context); };

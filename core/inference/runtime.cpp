@@ -17,10 +17,15 @@ int64_t vllm_mamba_cache_sequences(const InferenceOptions& o, int64_t max_num_se
     return (n + 7) / 8 * 8;
 }
 
+// get_batch_defaults' larger defaults (PR #17885): a GPU of 70 GiB or more that is not an A100 [vllm-budget].
+static bool vllm_large_batch_gpu(double gpu_bytes, std::string_view gpu_name) {
+    return gpu_bytes >= 70 * kGiB && !gpu_name_has(gpu_name, "a100");
+}
+
 int64_t vllm_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name) {
     if (o.max_batched_tokens > 0) return o.max_batched_tokens;
     if (o.prefill_chunk > 0) return o.prefill_chunk;
-    if (vllm_v1_engine(release)) return gpu_bytes >= 70 * kGiB && !gpu_name_has(gpu_name, "a100") ? 8192 : 2048;
+    if (vllm_v1_engine(release)) return vllm_large_batch_gpu(gpu_bytes, gpu_name) ? 8192 : 2048;
     return std::max<int64_t>(o.context, 2048);
 }
 
@@ -29,7 +34,7 @@ int64_t vllm_max_num_seqs(const InferenceOptions& o, const VllmRelease& release,
     if (!vllm_v1_engine(release)) return 256;
     if (release.major == 0 && release.minor == 8)
         return release.patch <= 3 || gpu_name_has(gpu_name, "h100") || gpu_name_has(gpu_name, "h200") ? 1024 : 256;
-    return gpu_bytes >= 70 * kGiB && !gpu_name_has(gpu_name, "a100") ? 1024 : 256;
+    return vllm_large_batch_gpu(gpu_bytes, gpu_name) ? 1024 : 256;
 }
 
 int64_t vllm_pooling_batched_tokens(const InferenceOptions& o, const VllmRelease& release, double gpu_bytes, std::string_view gpu_name,
