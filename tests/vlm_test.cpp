@@ -900,3 +900,41 @@ TEST_CASE("vision-language training: Llama 3.2 Vision's cross-attention layers a
     REQUIRE(p.ok());
     CHECK(bytes_of(p, "act.projector") == 2.0 * 6404 * 7680);
 }
+
+TEST_CASE("vision-language models: a transformers bitsandbytes load quantizes the tower's and projector's linears too") {
+    Scenario s;
+    s.mode = Mode::Infer;
+    s.model = config("qwen2.5-vl-7b-instruct.json");
+    s.infer.engine = Engine::Transformers;
+    s.infer.weights = WeightFormat::NF4;
+    s.infer.double_quant = false;
+    // Qwen2.5-VL-7B's nn.Linear weights by hand (vision_config: hidden 1280, intermediate 3420, depth 32, out_hidden 3584):
+    // a block's qkv 3840 x 1280, proj 1280 x 1280, gate / up / down 3 x 3420 x 1280 = 19,686,400; the merger's mlp.0
+    // 5120 x 5120 and mlp.2 3584 x 5120 = 44,564,480. The rest of the 676,550,144 (patch embedding Conv3d 1,505,280, norms,
+    // biases) stays in bf16. NF4 without double quantization: 4 bits + one fp32 absmax per 64 weights = 4.5 bits
+    // [qlora2023 §3] [transformers-bnb-skip].
+    const double linears = 32 * 19686400.0 + 44564480;
+    CHECK(linears == 674529280);
+    const double rest = 676550144.0 - linears;
+    CHECK(rest == 1505280 + 32 * (2 * 1280 + 3840 + 1280 + 2 * 3420 + 1280) + 1280 + 5120 + 3584);
+    Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.vision") == Approx(rest * 2 + linears * 4.5 / 8));
+    // LLM.int8: 8 bits a weight and an fp32 scale per output row: tower rows per block 3840 + 1280 + 2 * 3420 + 1280,
+    // merger rows 5120 + 3584 [llm-int8-2022].
+    s.infer.weights = WeightFormat::INT8;
+    e = estimate(s);
+    REQUIRE(e.ok());
+    const double rows = 32 * (3840.0 + 1280 + 2 * 3420 + 1280) + 5120 + 3584;
+    CHECK(bytes_of(e, "weights.vision") == Approx(rest * 2 + linears + rows * 4));
+    // GPTQ checkpoints and vLLM's quantization configs leave the visual modules in the model's dtype.
+    s.infer.weights = WeightFormat::GPTQ4;
+    e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.vision") == 676550144.0 * 2);
+    s.infer.weights = WeightFormat::NF4;
+    s.infer.engine = Engine::VLLM;
+    e = estimate(s);
+    REQUIRE(e.ok());
+    CHECK(bytes_of(e, "weights.vision") == 676550144.0 * 2);
+}

@@ -105,26 +105,39 @@ const char* norms_label(const ModelSpec& m) {
 
 // The parameters of the vision tower and of the projector one GPU holds: vLLM splits the tower's and the projector's
 // parallel linear layers over the tp ranks (each tensor's split in vision_tensors) [vllm-code]; transformers keeps them
-// whole on every rank [transformers-code].
+// whole on every rank [transformers-code]. A transformers bitsandbytes load (infer.weights nf4, fp4, int8) converts every
+// nn.Linear but the head, the tower's and the projector's too (vision_linear) [transformers-bnb-skip]: those are `bnb`
+// (and their output rows, for LLM.int8's row scales); GPTQ/AWQ checkpoints and vLLM's quantization configs leave the
+// visual modules unquantized [vllm-code].
 struct VisionRankParams {
-    double tower = 0, projector = 0;
+    double tower = 0, projector = 0, bnb = 0, bnb_rows = 0;
 };
 VisionRankParams vision_rank_params(const Scenario& s) {
     VisionRankParams r;
     const double tp = s.infer.engine == Engine::VLLM ? static_cast<double>(s.parallel.tp) : 1.0;
-    for (const Tensor& t : vision_tensors(s.model)) (t.kind == TensorKind::VisionTower ? r.tower : r.projector) += tensor_shard(t, tp, 1, 1);
+    const bool bnb_load = s.infer.engine == Engine::Transformers && is_bitsandbytes(s.infer.weights);
+    for (const Tensor& t : vision_tensors(s.model)) {
+        if (bnb_load && vision_linear(t)) {
+            r.bnb += static_cast<double>(t.params());
+            r.bnb_rows += static_cast<double>(t.count * t.rows);
+        } else {
+            (t.kind == TensorKind::VisionTower ? r.tower : r.projector) += tensor_shard(t, tp, 1, 1);
+        }
+    }
     return r;
 }
 
 // A vision-language model's vision tower and projector (ModelSpec::vision) on a GPU of the first pipeline stage: the
 // first stage runs the image encoder before the language model's first layer (transformers' and vLLM's
-// *ForConditionalGeneration forward), in the model's dtype: quantized checkpoints keep the tower unquantized
-// (transformers quantizes the language model's nn.Linear; vLLM's AWQ/GPTQ configs skip the visual modules)
-// [transformers-code] [vllm-code]; its rank's share by vision_rank_params. The caller adds it on stage 0 only.
+// *ForConditionalGeneration forward), in the model's dtype but for the linears a bitsandbytes load converts, which take
+// the format's bits as the language model's do (LLM.int8: 8 bits and one scale per output row) [transformers-code]
+// [vllm-code] [transformers-bnb-skip]; its rank's share by vision_rank_params. The caller adds it on stage 0 only.
 template <class Q>
 auto vision_weight_bytes(Q& q, const Scenario& s) {
     const VisionRankParams r = vision_rank_params(s);
-    return (q("P_vision_rank", r.tower) + q("P_projector_rank", r.projector)) * q("weight_bytes", model_dtype_bytes(s.infer));
+    const auto dense = (q("P_vision_rank", r.tower) + q("P_projector_rank", r.projector)) * q("weight_bytes", model_dtype_bytes(s.infer));
+    if (!(r.bnb > 0)) return dense;
+    return dense + matrix_layout_bytes(q, "P_vision_linear", r.bnb, r.bnb_rows, weight_format(s.infer.weights).layout, s.infer);
 }
 
 // vLLM's rotary tables: get_rope builds one RotaryEmbedding per distinct configuration (kept in _ROPE_DICT, shared by
@@ -207,9 +220,12 @@ void add_weights(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const bool gguf = is_gguf(o.weights);
     if (m.vision.active() && p.stage == 0)
         add(e, d, comp("weights.vision", "Weights: vision tower and projector", Category::Weights, kLoadOn,
-                       "the image encoder and projector of a vision-language model, unquantized, on the first stage "
-                       "(transformers / vLLM *ForConditionalGeneration); vLLM splits their parallel linear layers over tp "
-                       "[transformers-code] [vllm-code]"),
+                       vision_rank_params(s).bnb > 0
+                           ? "the image encoder and projector of a vision-language model on the first stage; a bitsandbytes load "
+                             "converts their nn.Linear weights too (replace_with_bnb_linear skips only the head) [transformers-bnb-skip]"
+                           : "the image encoder and projector of a vision-language model, unquantized, on the first stage "
+                             "(transformers / vLLM *ForConditionalGeneration); vLLM splits their parallel linear layers over tp "
+                             "[transformers-code] [vllm-code]"),
             [&](auto& q) { return vision_weight_bytes(q, s); });
     if (o.engine == Engine::VLLM && has_rope_cache(m))
         add(e, d, comp("buffers.rope_cache", "Rotary cos/sin table (vLLM)", Category::Buffers, kLoadOn,

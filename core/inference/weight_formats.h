@@ -301,6 +301,15 @@ GgmlType gguf_matrix_type(const ModelSpec& m, WeightFormat f, const Tensor& t, i
 double ggml_row_bytes(GgmlType t, int64_t ne0);
 double norm_bits(const InferenceOptions& o);
 
+// Bytes of `params` matrix weights (named `p_name`, with `rows` output rows) in layout l: the data bits and, for
+// LLM.int8 (Block::InFeatures), one scale per output row; otherwise the layout's bits per weight.
+template <class Q>
+auto matrix_layout_bytes(Q& q, const char* p_name, double params, double rows, const QuantLayout& l, const InferenceOptions& o) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    if (l.block == Block::InFeatures) return (q(p_name, params) * N(l.data_bits) + q("rows", rows) * N(l.scale_bits)) / N(8);
+    return q(p_name, params) * layout_bits(q, l, o) / N(8);
+}
+
 // The layer matrices: P * bpw / 8 / tp when every matrix has the same bits per weight and splits
 // by tp; otherwise a sum over the parameters of this GPU by their bits per weight (GGUF types,
 // LLM.int8: 8 bits a weight + an fp32 scale per output row).
@@ -331,11 +340,9 @@ auto linear_weight_bytes(Q& q, const StageWeightParams& w, const ModelSpec&, con
                 (q("P_attention", w.attention) + q("P_router", w.router) + q("P_other_linear", w.linear - w.routed - w.attention - w.router)) *
                     N(f.keep_bits)) /
                N(8);
-    if (f.layout.block == Block::InFeatures)  // data bits per weight + one scale per output row of every matrix
-        return (q("P_linear_gpu", w.linear) * N(f.layout.data_bits) + q("rows", w.linear_rows) * N(f.layout.scale_bits)) / N(8);
-    if (w.split_by_tp)
+    if (w.split_by_tp && f.layout.block != Block::InFeatures)
         return q("P_linear", w.linear_unsharded) * layout_bits(q, f.layout, o) / N(8) / q("tp", static_cast<double>(par.tp));
-    return q("P_linear_gpu", w.linear) * layout_bits(q, f.layout, o) / N(8);
+    return matrix_layout_bytes(q, "P_linear_gpu", w.linear, w.linear_rows, f.layout, o);
 }
 
 // Bits of a GGML type as a named quantity (GGUF) or the format's kept bits as a number.

@@ -467,6 +467,17 @@ ModelTensors model_tensors(const ModelSpec& m);
 // validation read it; it runs once per estimate, off the per-tensor hot paths, so it is a list, not an inlined visitor.
 VisionTensors vision_tensors(const ModelSpec& m);
 
+// A tower or projector tensor that is an nn.Linear weight, what bitsandbytes' load swaps for Linear4bit / Linear8bitLt
+// (replace_with_bnb_linear: every nn.Linear not skipped [transformers-bnb-skip]). In vision_tensors the tower's linears are
+// exactly the matrices a LoRA target selects (attention projections, fc1 / fc2, gate / up / down), the projector's exactly
+// its tensor-parallel-split matrices (LLaVA's linear_1 / linear_2, the Qwen merger's mlp.0 / mlp.2, Mllama's projector): the
+// convolutions, embeddings and Gemma 3's plain projection parameter are no nn.Linear.
+inline bool vision_linear(const Tensor& t) {
+    if (!t.matrix()) return false;
+    if (t.kind == TensorKind::VisionTower) return t.lora != 0;
+    return t.kind == TensorKind::VisionProjector && t.split != TensorSplit::Replicated;
+}
+
 // The part of a tensor (all `count` copies) one rank holds: / tp when Column, Row or Vocab split,
 // whole when Replicated; routed experts are spread over ep ranks and each expert split over
 // expert_tp ranks by its own split (parallel.h expert_tp).

@@ -8,18 +8,13 @@
 
 namespace vl {
 
-// An nn.Linear weight of the tower or projector, the modules bitsandbytes' load swaps for Linear4bit (replace_with_bnb_linear:
-// every nn.Linear not skipped [transformers-bnb-skip]). In vision_tensors the tower's linears are exactly the matrices a LoRA
-// target selects (attention projections, fc1 / fc2, gate / up / down), the projector's exactly its tensor-parallel-split
-// matrices (LLaVA's linear_1 / linear_2, the Qwen merger's mlp.0 / mlp.2, Mllama's projector): the convolutions, embeddings and
-// Gemma 3's plain projection parameter are no nn.Linear and stay in the load dtype.
+// A tower or projector linear QLoRA's 4-bit load converts (vision_linear), by finetune.vision_quant.
 bool vision_nf4_tensor(const Scenario& s, const Tensor& t) {
     const bool qlora = s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA;
-    if (!qlora || !t.matrix() || s.finetune.vision_quant == VisionQuant::None) return false;
-    if (t.kind == TensorKind::VisionTower) return t.lora != 0;
+    if (!qlora || !vision_linear(t) || s.finetune.vision_quant == VisionQuant::None) return false;
+    if (t.kind == TensorKind::VisionTower) return true;
     // the projector: converted only under All, and only while it stays frozen (a trained one cannot be a Linear4bit)
-    return t.kind == TensorKind::VisionProjector && t.split != TensorSplit::Replicated && s.finetune.vision_quant == VisionQuant::All &&
-           s.train.vision != VisionTraining::Projector;
+    return s.finetune.vision_quant == VisionQuant::All && s.train.vision != VisionTraining::Projector;
 }
 
 // Frozen parameters of the tower and the projector, and the trained ones, on the first pipeline stage (the tower runs before
