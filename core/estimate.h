@@ -133,4 +133,12 @@ Estimate estimate(const Scenario& s, Detail detail = Detail::Full);
 // Every rule a scenario must satisfy, each error naming its field. Empty = valid.
 std::vector<FieldError> validate(const Scenario& s);
 
+// Component ids are dotted groups: an id is under `head` when it is `head` or starts with `head` + "." ("engine.nccl" is
+// under "engine", "weights.vision" under "weights", "weights_x" under neither).
+bool id_under(std::string_view id, std::string_view head);
+// GPU bytes (host components left out) of the one component with exactly this id, 0 when there is none; and of every
+// component under a group.
+double component_bytes(const Estimate& e, std::string_view id);
+double group_bytes(const Estimate& e, std::string_view head);
+
 }  // namespace vl

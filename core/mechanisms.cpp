@@ -3,6 +3,8 @@
 
 #include <array>
 
+#include "estimate.h"
+
 namespace vl {
 
 namespace {
@@ -71,20 +73,13 @@ constexpr Prefix kPrefixes[] = {
     {"overhead.fragmentation", kAllocator},
 };
 
-// The first characters are compared before the rest: most heads differ there, and this runs for every
-// component against every head in each estimate of a sweep (it was half of the native sweep's time,
-// in strlen and memcmp calls, before the heads became string_views and this test came first).
-bool has_head(std::string_view id, std::string_view head) {
-    return !id.empty() && id[0] == head[0] && id.starts_with(head) && (id.size() == head.size() || id[head.size()] == '.');
-}
-
 }  // namespace
 
 std::span<const MechanismInfo> mechanisms() { return kMechanisms; }
 
 const MechanismInfo& mechanism_of(std::string_view component_id) {
     for (const Prefix& p : kPrefixes)
-        if (has_head(component_id, p.head)) return kMechanisms[p.mechanism];
+        if (id_under(component_id, p.head)) return kMechanisms[p.mechanism];
     return kMechanisms[kOther];
 }
 

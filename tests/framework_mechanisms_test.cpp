@@ -237,3 +237,24 @@ TEST_CASE("NCCL communicators: one per process group of more than one rank") {
     REQUIRE(both.ok());
     CHECK(bytes_of(both, "overhead.cuda_context.nccl") == Approx((688 + 544) * MiB));
 }
+
+TEST_CASE("component ids are dotted groups: component_bytes takes one id, group_bytes a group, id_under says which is in which") {
+    CHECK(id_under("engine.nccl", "engine"));
+    CHECK(id_under("engine", "engine"));
+    CHECK_FALSE(id_under("engine_x", "engine"));
+    CHECK_FALSE(id_under("engine", "engine.nccl"));
+    CHECK_FALSE(id_under("", "engine"));
+    Scenario s;
+    s.mode = Mode::Train;
+    s.model = testing::llama2_7b();
+    s.train.seq_len = 1024;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    double under = 0;
+    for (const Component& c : e.components)
+        if (!c.host && std::string_view(c.id).starts_with("logits")) under += c.bytes;
+    CHECK(group_bytes(e, "logits") == under);
+    CHECK(component_bytes(e, "logits") == bytes_of(e, "logits"));
+    CHECK(component_bytes(e, "logits") < group_bytes(e, "logits"));  // logits.loss is in the group, not the id
+    CHECK(component_bytes(e, "no.such.id") == 0);
+}

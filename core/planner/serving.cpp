@@ -119,13 +119,6 @@ std::string choose_parallel(const ServingPlanInput& in, ServingPlan& p) {
     return first_refusal;
 }
 
-double component_bytes(const Estimate& e, std::string_view prefix) {
-    double b = 0;
-    for (const Component& c : e.components)
-        if (std::string_view(c.id).substr(0, prefix.size()) == prefix) b += c.bytes;
-    return b;
-}
-
 // The core's vLLM estimate for one tp / pp and length (estimate_vllm). Its weights and KV bytes per
 // token are also SGLang's: both load the same checkpoints into the same tensor-parallel layers.
 Estimate vllm_estimate(const ServingPlanInput& in, const ServingPlan& p, int64_t len) {
@@ -183,14 +176,14 @@ ServingPlan place(const ServingPlanInput& in, const ServingPlan& chosen, int64_t
         p.error = e.errors.front().field + ": " + e.errors.front().message;
         return p;
     }
-    p.weights = component_bytes(e, "weights");
+    p.weights = group_bytes(e, "weights");
     p.kv_bytes_per_token = e.kv.bytes_per_token;
     if (in.engine == ServingEngine::SGLang) {
         sglang_pool(in, p);
     } else {
         p.capacity = in.gpu_memory_utilization * in.gpus.front().memory_bytes;  // the budget; the context lies beside it
-        p.non_torch = component_bytes(e, "engine.non_torch");
-        p.activation = component_bytes(e, "act.profile_peak");
+        p.non_torch = group_bytes(e, "engine.non_torch");
+        p.activation = group_bytes(e, "act.profile_peak");
         p.kv_pool = e.kv.pool_bytes;
         p.block_size = e.kv.block_size;
         p.blocks = e.kv.blocks;
@@ -209,7 +202,7 @@ ServingPlan place(const ServingPlanInput& in, const ServingPlan& chosen, int64_t
     // vLLM also refuses when the free memory at start-up (the GPU less the CUDA context and, from 0.11, the NCCL
     // buffers beside its budget) is below gpu_memory_utilization x the GPU [vllm-budget].
     const bool starts = in.engine == ServingEngine::SGLang ||
-                        p.capacity + component_bytes(e, "cuda_context") + component_bytes(e, "engine.nccl") <= in.gpus.front().memory_bytes;
+                        p.capacity + group_bytes(e, "cuda_context") + group_bytes(e, "engine.nccl") <= in.gpus.front().memory_bytes;
     p.fits = starts && p.tokens >= len && (in.engine != ServingEngine::SGLang || std::min(len, p.tokens) > 6);
     return p;
 }

@@ -36,12 +36,6 @@ struct Sizes {
     bool recompute = true, grads = true;
 };
 
-double component_bytes(const Estimate& e, std::string_view id) {
-    for (const Component& c : e.components)
-        if (!c.host && id == c.id) return c.bytes;
-    return 0;
-}
-
 // A handle list freed in one go.
 void release_all(CachingAllocatorModel& a, std::vector<int64_t>& v) {
     for (const int64_t h : v) a.release(h);
