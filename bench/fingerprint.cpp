@@ -117,6 +117,7 @@ void draw_more(vl::test::Rng& r, vl::Scenario& s) {
     if (r.chance(0.1)) t.moe_expert_capacity_factor = r.real(0.5, 2.0);
     t.moe_pad_expert_input_to_capacity = r.chance(0.05);
     t.loop_holds_logits = r.chance(0.1);
+    t.softmax_saves_input = r.chance(0.1);
     s.finetune.bnb_saves_inputs = r.chance(0.1);
     s.parallel.fsdp_flat_params = r.chance(0.1);
     s.parallel.no_sync_accumulation = r.chance(0.1);

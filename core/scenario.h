@@ -138,6 +138,9 @@ struct TrainingOptions {
     // The training loop keeps the model's logits referenced through backward (`logits = model(x)` in the loop's
     // scope, as LitGPT's finetune scripts do [litgpt-code]); transformers' Trainer drops the outputs before backward.
     bool loop_holds_logits = false;
+    // PyTorch before 1.11: softmax's and log_softmax's backward read their input as well as their output, so autograd saved
+    // both (PR #65242 stopped saving the input) [pytorch-pr65242]: eager attention's s x s scores and the loss's logits.
+    bool softmax_saves_input = false;
     // transformers: the state-space mixers' path in training, torch (the default, no kernels installed) or fused
     SsmKernels ssm_kernels = SsmKernels::Torch;
     // ---- a vision-language model's images (model.vision; core/model/image_tokens.h) ----

@@ -67,6 +67,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("attention_dropout", &TrainingOptions::attention_dropout);
     v("params_only_largest_layer", &TrainingOptions::params_only_largest_layer);
     v("loop_holds_logits", &TrainingOptions::loop_holds_logits);
+    v("softmax_saves_input", &TrainingOptions::softmax_saves_input);
     v("zero_grad_set_to_none", &TrainingOptions::zero_grad_set_to_none);
     v("ssm_kernels", &TrainingOptions::ssm_kernels);
     v("images", &TrainingOptions::images);

@@ -194,6 +194,42 @@ TEST_CASE("encoders: bert-large training as the Transformers single-GPU page ran
     CHECK(vl::test::find(g, "act.scores") == nullptr);
 }
 
+TEST_CASE("PyTorch before 1.11: softmax and log_softmax saved their input too (train.softmax_saves_input)") {
+    // The Transformers single-GPU page's bert-large runs (January 2022, PyTorch 1.10): softmax's backward then kept
+    // scores + mask beside the probabilities [pytorch-pr65242]. BERT's mask is fp32 (the parameters' dtype), so the sum
+    // is fp32 under autocast too: 4 B more per element of b*heads*s^2 = 4*16*512^2 on each of the 24 layers.
+    Scenario s = classifier_fp32("bert-large-uncased.json", 4, 512);
+    s.train.softmax_saves_input = true;
+    CHECK(bytes_of(estimate(s), "act.scores") == 24.0 * 4 * 16 * 512 * 512 * (4 + 4 + 1 + 4));
+    s.train.precision = Precision::AutocastFP16;
+    CHECK(bytes_of(estimate(s), "act.scores") == 24.0 * 4 * 16 * 512 * 512 * (4 + 4 + 1 + 2));
+
+    // The masked-LM loss: log_softmax's input is the fp32 logits (4 B * 2 * 128 * 30522), kept from forward into
+    // backward instead of dropped with the model outputs.
+    Scenario m;
+    m.mode = Mode::Train;
+    m.model = config("bert-base-uncased.json");
+    m.model.mlm_head = true;
+    m.train.precision = Precision::FP32;
+    m.train.micro_batch = 2;
+    m.train.seq_len = 128;
+    const auto backward = [](const Estimate& e, const char* id) {
+        const Component* c = vl::test::find(e, id);
+        return c != nullptr && (c->phases & phase_bit(Phase::Backward)) != 0;
+    };
+    CHECK_FALSE(backward(estimate(m), "logits"));
+    m.train.softmax_saves_input = true;
+    const Estimate held = estimate(m);
+    CHECK(bytes_of(held, "logits") == 4.0 * 256 * 30522);
+    CHECK(backward(held, "logits"));
+    // Under autocast the fp32 cast log_softmax reads is the saved input instead; the 16-bit logits go as before.
+    m.train.precision = Precision::AutocastFP16;
+    const Estimate cast = estimate(m);
+    CHECK(bytes_of(cast, "logits.fp32") == 4.0 * 256 * 30522);
+    CHECK(backward(cast, "logits.fp32"));
+    CHECK_FALSE(backward(cast, "logits"));
+}
+
 TEST_CASE("encoders: the masked-LM head keeps its transform's inputs and the vocabulary logits") {
     Scenario s;
     s.mode = Mode::Train;

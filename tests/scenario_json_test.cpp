@@ -103,6 +103,7 @@ Scenario every_field_changed() {
     t.attention_dropout = 0.05;
     t.params_only_largest_layer = 123456;
     t.loop_holds_logits = true;
+    t.softmax_saves_input = true;
     t.zero_grad_set_to_none = false;
     t.ssm_kernels = SsmKernels::Fused;
     t.images = 3;
@@ -309,6 +310,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.attention_dropout == b.train.attention_dropout);
     CHECK(a.train.params_only_largest_layer == b.train.params_only_largest_layer);
     CHECK(a.train.loop_holds_logits == b.train.loop_holds_logits);
+    CHECK(a.train.softmax_saves_input == b.train.softmax_saves_input);
     CHECK(a.train.zero_grad_set_to_none == b.train.zero_grad_set_to_none);
     CHECK(a.train.ssm_kernels == b.train.ssm_kernels);
     CHECK(a.train.images == b.train.images);
@@ -774,7 +776,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 33);
+    CHECK(field_count<TrainingOptions>() == 34);
     CHECK(field_count<FineTuneOptions>() == 16);
     CHECK(field_count<InferenceOptions>() == 35);
     CHECK(field_count<Speculative>() == 4);

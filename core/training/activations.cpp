@@ -352,10 +352,10 @@ Expr<Q> layer_cross_attention(Q& q, const LayerDims& L, const ActShape& x, doubl
 // The names of one attention's score tensors: self-attention's, or an encoder-decoder's cross-attention's (its own
 // names, so that a decoder layer's formula shows both).
 struct ScoreNames {
-    const char *s2, *softmax, *mask, *dropped, *cast;
+    const char *s2, *softmax, *softmax_in, *mask, *dropped, *cast;
 };
-constexpr ScoreNames kSelfScores{"S2", "softmax", "attn_mask", "attn_dropped", "softmax_cast"};
-constexpr ScoreNames kCrossScores{"xS2", "xsoftmax", "xattn_mask", "xattn_dropped", "xsoftmax_cast"};
+constexpr ScoreNames kSelfScores{"S2", "softmax", "softmax_in", "attn_mask", "attn_dropped", "softmax_cast"};
+constexpr ScoreNames kCrossScores{"xS2", "xsoftmax", "xsoftmax_in", "xattn_mask", "xattn_dropped", "xsoftmax_cast"};
 
 // The s x s tensors: softmax output, its dropout mask and dropped copy; none with FlashAttention (N{}). The keys are the
 // queries' own tokens, or for a cross-attention the encoder's s_src (keys, source_len > 0).
@@ -369,6 +369,9 @@ Expr<Q> layer_scores(Q& q, const LayerDims& L, const ActShape& x, double source_
     const N s2 = q.let(n.s2, q("b", x.b) * heads_per_rank(q, L, x) * (q(x.s_name, x.s) / q("cp", std::max(1.0, x.cp))) * keys);
     // softmax output (2as^2b); transformers' eager attention keeps it in fp32 [transformers-code]
     N r = x.softmax_fp32 ? saved(q, n.softmax, 4.0 * s2) : saved(q, n.softmax, a * s2);
+    // PyTorch before 1.11 also saved the softmax's input (scores + mask, in the softmax's dtype: BERT's fp32 mask promotes
+    // the sum under autocast; softmax(dtype=float32) converts first) [pytorch-pr65242]
+    if (x.softmax_saves_input) r += x.softmax_fp32 ? saved(q, n.softmax_in, 4.0 * s2) : saved(q, n.softmax_in, a * s2);
     if (x.attn_dropout > 0) {
         const N mask = saved(q, n.mask, 1.0 * s2);                              // dropout mask (as^2b), 1 byte
         const N dropped = saved(q, n.dropped, a * s2);                          // dropped copy (2as^2b)
@@ -658,6 +661,7 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     x.sp = s.parallel.sp;
     x.flash = o.flash_attention;
     x.softmax_fp32 = plain_pytorch_training(s);
+    x.softmax_saves_input = o.softmax_saves_input;
     x.qkv_view_keeps_fused = plain_pytorch_training(s) && s.model.fused_qkv && s.model.position == PositionKind::Rotary &&
                              s.model.attention != AttentionKind::MLA;
     x.kv_cache_copies = plain_pytorch_training(s) && s.model.fused_qkv && s.model.position == PositionKind::Learned &&
@@ -870,20 +874,28 @@ static void add_loss(TrainCtx& c, const ActShape& x, const LossLogits& loss, dou
     }
     const bool upcast = s.train.fp32_logits && x.act_bytes < 4;  // .float() of fp32 logits is the same tensor
     const Once elements([&](auto& q) { return logit_elements(q, x, loss); });
-    // A loop that keeps `logits` in scope holds them through backward [litgpt-code].
-    const bool held = s.train.loop_holds_logits;
+    // A loop that keeps `logits` in scope holds them through backward [litgpt-code]; so does a PyTorch before 1.11 whose
+    // log_softmax saved its input, when that input is the logits themselves (no fp32 copy) [pytorch-pr65242].
+    const bool saved_input = s.train.softmax_saves_input && !upcast;
+    const bool held = s.train.loop_holds_logits || saved_input;
     add(c.e, c.d, comp("logits", "logits (b x s x V) from the output layer", Category::Logits, held ? kFwdBwd : fwd,
-                       held ? "the output layer's matmul in the compute dtype, kept through backward by the training loop's reference [litgpt-code]; "
-                              "vocab-parallel split by t [megatron-theoretical-memory]"
-                            : "the output layer's matmul in the compute dtype, dropped with the model outputs before backward [transformers-code]; "
-                              "vocab-parallel split by t [megatron-theoretical-memory]"),
+                       s.train.loop_holds_logits
+                           ? "the output layer's matmul in the compute dtype, kept through backward by the training loop's reference [litgpt-code]; "
+                             "vocab-parallel split by t [megatron-theoretical-memory]"
+                       : saved_input
+                           ? "the output layer's matmul in the compute dtype, log_softmax's input saved for backward (PyTorch before 1.11) "
+                             "[pytorch-pr65242]; vocab-parallel split by t [megatron-theoretical-memory]"
+                           : "the output layer's matmul in the compute dtype, dropped with the model outputs before backward [transformers-code]; "
+                             "vocab-parallel split by t [megatron-theoretical-memory]"),
         [&](auto& q) { return q("in_flight", fl) * (q("a_bytes", x.act_bytes) * elements(q)); });
     // BertForMaskedLM has no .float(): under autocast log_softmax runs in fp32 and casts the 16-bit logits
     // itself, a copy of the same size that lives while the loss is computed [pytorch-autocast-code].
+    // PyTorch before 1.11: log_softmax saved this copy, its input, until the loss backward [pytorch-pr65242].
     if (upcast)
-        add(c.e, c.d, comp("logits.fp32", "fp32 copy of the logits for the loss", Category::Logits, fwd,
-                           s.model.encoder ? "autocast runs log_softmax in fp32: a cast of the 16-bit logits [pytorch-autocast-code]"
-                                           : "transformers ForCausalLMLoss: logits = logits.float() [transformers-code]"),
+        add(c.e, c.d, comp("logits.fp32", "fp32 copy of the logits for the loss", Category::Logits, s.train.softmax_saves_input ? kFwdBwd : fwd,
+                           s.train.softmax_saves_input ? "the fp32 copy log_softmax reads, saved for its backward (PyTorch before 1.11) [pytorch-pr65242]"
+                           : s.model.encoder           ? "autocast runs log_softmax in fp32: a cast of the 16-bit logits [pytorch-autocast-code]"
+                                                       : "transformers ForCausalLMLoss: logits = logits.float() [transformers-code]"),
             [&](auto& q) { return q("in_flight", fl) * (4 * elements(q)); });
     if (s.train.loss == LossImpl::UpcastShift && !s.model.encoder)  // a masked-LM loss reads every position: no shift
         add(c.e, c.d, comp("logits.shift_copy", "contiguous copy of the shifted logits", Category::Logits, fwd,

@@ -47,6 +47,7 @@ struct ActShape {
     // transformers' eager attention: softmax(dtype=float32).to(query.dtype): the fp32 softmax output
     // (saved by its backward) and its cast to the activation dtype (saved by the PV matmul).
     bool softmax_fp32 = false;
+    bool softmax_saves_input = false;  // PyTorch before 1.11: the softmax's input saved beside its output
     double act_bytes = 2;        // activation dtype
     double linear_in_bytes = 2;  // saved inputs of linear layers (FP8 / Transformer Engine: 1)
     // Autocast over fp32 weights: the residual stream (layer inputs, norm inputs) in fp32, each norm's
