@@ -154,6 +154,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--zero", "parallel.zero", FlagKind::Value, "ZeRO stage 0..3 (FSDP full shard = 3)"},
     {"--offload-optimizer", "parallel.offload_optimizer", FlagKind::Switch, "optimizer states on the host (ZeRO-Offload)"},
     {"--offload-params", "parallel.offload_params", FlagKind::Switch, "parameters on the host (ZeRO-Infinity, zero 3)"},
+    {"--fsdp-version", "parallel.fsdp_version", FlagKind::Value, "FSDP of zero 2/3 without DeepSpeed: 1 (FullyShardedDataParallel) | 2 (fully_shard), Accelerate's fsdp_version"},
     {"--deepspeed-config", "deepspeed", FlagKind::DeepSpeedConfig, "a DeepSpeed ds_config.json: its zero_optimization stage, offload and bucket keys, bf16/fp16, batch"},
     {"--gpu", "gpu", FlagKind::Value, "GPU preset id (see `vramlens gpus`)"},
     {"--gpu-memory-gib", "gpu.memory_bytes", FlagKind::GpuMemGiB, "usable memory of a custom GPU, GiB: what CUDA reports (torch.cuda.mem_get_info()[1]), below nvidia-smi's total"},
@@ -180,7 +181,8 @@ std::optional<FieldModes> modes_of_field(const std::string& path) {
         return path.compare(0, section.size(), section) == 0 && (path.size() == section.size() || path[section.size()] == '.');
     };
     if (under("train") || under("deepspeed") || path == "parallel.zero" || path == "parallel.sp" || path == "parallel.offload_optimizer" ||
-        path == "parallel.offload_params" || path == "parallel.fsdp_flat_params" || path == "parallel.no_sync_accumulation")
+        path == "parallel.offload_params" || path == "parallel.fsdp_flat_params" ||
+        path == "parallel.fsdp_version" || path == "parallel.no_sync_accumulation")
         return FieldModes{"--mode train or --mode finetune", true, true, false};
     if (under("finetune")) return FieldModes{"--mode finetune", false, true, false};
     if (under("infer")) return FieldModes{"--mode infer", false, false, true};

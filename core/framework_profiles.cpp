@@ -81,6 +81,7 @@ constexpr ProfileSetting kMegatron[] = {
 constexpr ProfileSetting kFsdp2[] = {
     {"train.precision", "\"bf16-mixed\"", "[pytorch-fsdp2] MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)"},
     {"parallel.zero", "3", "[pytorch-fsdp2] fully_shard: parameters, gradients and optimizer states sharded over the mesh"},
+    {"parallel.fsdp_version", "2", "[pytorch-fsdp2] fully_shard is FSDP2: each parameter sharded on its own, each unit's gradients reduce-scattered from a buffer of their own"},
     {"train.optimizer_impl", "\"foreach\"", "[pytorch-adam-code] torch.optim.AdamW over the sharded parameters: foreach unless fused=True"},
 };
 

@@ -320,6 +320,12 @@ struct Parallelism {
     // parameter, so a unit mixing frozen and trainable parameters (LoRA inside a wrapped block) gets a
     // gradient for all of them, as if nothing were frozen [pytorch-fsdp]. Needs zero 2 or 3.
     bool fsdp_flat_params = false;
+    // Which FSDP runs zero 2/3 without DeepSpeed: 1 = FullyShardedDataParallel (flat parameters; Accelerate's
+    // fsdp_version 1, Lightning Fabric's FSDPStrategy), 2 = fully_shard (per-parameter DTensor shards; torchtitan,
+    // torchtune, Accelerate/Axolotl fsdp_version 2). FSDP2 reduce-scatters each unit's gradients from a buffer
+    // kept until the next unit's reduce-scatter and has no DDP bucket; FSDP1 with offload_params copies a unit's
+    // shard to the GPU before its all-gather [pytorch-fsdp-code].
+    int fsdp_version = 1;
     // Accumulation micro-batches run without gradient synchronisation (FSDP/DDP no_sync(), Lightning
     // Fabric no_backward_sync, Accelerate accumulate()): FSDP keeps unsharded gradients until the
     // micro-batch that syncs [pytorch-fsdp]. Matters with zero 2 or 3 and train.grad_accum_steps > 1.

@@ -227,6 +227,7 @@ template <class V> void fields(V& v, Parallelism*) {
     v("gpus_per_node", &Parallelism::gpus_per_node);
     v("zero_init", &Parallelism::zero_init);
     v("fsdp_flat_params", &Parallelism::fsdp_flat_params);
+    v("fsdp_version", &Parallelism::fsdp_version);
     v("no_sync_accumulation", &Parallelism::no_sync_accumulation);
 }
 

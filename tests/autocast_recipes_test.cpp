@@ -2,7 +2,8 @@
 // torch.autocast over fp32 weights in inference (infer.autocast: casts cached while the weights require
 // grad, per op when frozen) [pytorch-autocast-code] [lightning-amp-code], a frozen fp32 LoRA base under
 // autocast with recomputation, and FSDP MixedPrecision(param_dtype=bf16) over fp32 shards
-// (train.precision bf16-fsdp-mixed) [pytorch-fsdp-code].
+// (train.precision bf16-fsdp-mixed) [pytorch-fsdp-code]; and what FSDP1 and FSDP2 (parallel.fsdp_version) hold beside
+// the gathered units on the same tiny model: FSDP2's kept reduce-scatter input, FSDP1's shard made on the GPU.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -38,6 +39,18 @@ Scenario tiny_infer(InferAutocast a) {
     s.infer.weights = WeightFormat::FP32;
     s.infer.autocast = a;
     s.infer.context = 64;
+    return s;
+}
+
+// The tiny Llama trained under ZeRO-3 / FSDP full shard on N ranks, with only the temporary buffers among the overheads.
+Scenario tiny_fsdp(int64_t n) {
+    Scenario s = train_scenario(tiny_llama());
+    s.overheads = no_overheads();
+    s.overheads.temp_buffers = true;
+    s.train.seq_len = 64;
+    s.parallel.dp = n;
+    s.gpu_count = n;
+    s.parallel.zero = 3;
     return s;
 }
 
@@ -117,14 +130,8 @@ TEST_CASE("bf16-fsdp-mixed: fp32 shards of weights, grads and Adam over N, units
     // norm: 2 x 64,000 + 64 = 128,064) stays gathered through forward and backward. Gathered in bf16 and the unsharded
     // gradients in bf16: the running layer 2 x 41,088 = 82,176 B, its gradients as many, the root 256,128 B, and the
     // trained head's gradient, held until the root reduce-scatters at the end of backward, 2 x 64,000 = 128,000 B.
-    Scenario s = train_scenario(tiny_llama());
-    s.overheads = no_overheads();
-    s.overheads.temp_buffers = true;
+    Scenario s = tiny_fsdp(4);
     s.train.precision = Precision::FsdpBF16;
-    s.train.seq_len = 64;
-    s.parallel.dp = 4;
-    s.gpu_count = 4;
-    s.parallel.zero = 3;
     const Estimate e = estimate(s);
     REQUIRE(e.ok());
     const double P = 210240;
@@ -154,4 +161,66 @@ TEST_CASE("bf16-fsdp-mixed: fp32 shards of weights, grads and Adam over N, units
     s.parallel.zero = 3;
     s.deepspeed.enabled = true;
     CHECK(has_error(estimate(s), "train.precision"));
+}
+
+TEST_CASE("FSDP2 keeps the previous layer's reduce-scatter input through backward and has no DDP bucket, FSDP1 has the bucket") {
+    // The tiny Llama on N = 4, full shard, 16-bit weights (bf16-mixed): the largest unit is a layer of
+    // 40,960 + 2 x 64 = 41,088 parameters. FSDP2's post_backward keeps foreach_reduce's reduce_scatter_input, the
+    // layer's unsharded bf16 gradients copied in, until the next layer's post_backward [pytorch-fsdp-code]:
+    // 2 x 41,088 = 82,176 B through backward. FSDP1 (the default, parallel.fsdp_version 1) is as before: a 100 MB bucket.
+    Scenario s = tiny_fsdp(4);
+    s.overheads.bucket_bytes = 100e6;
+    const Estimate v1 = estimate(s);
+    REQUIRE(v1.ok());
+    CHECK(bytes_of(v1, "buffers.comm_bucket") == Approx(100e6));
+    CHECK(find(v1, "buffers.fsdp2_reduce_scatter") == nullptr);
+
+    s.parallel.fsdp_version = 2;
+    const Estimate v2 = estimate(s);
+    REQUIRE(v2.ok());
+    CHECK(find(v2, "buffers.comm_bucket") == nullptr);
+    CHECK(bytes_of(v2, "buffers.fsdp2_reduce_scatter") == Approx(82176));
+    CHECK(find(v2, "buffers.fsdp2_reduce_scatter")->phases == phase_bit(Phase::Backward));
+    // the running layer's own unsharded gradients are still there beside it
+    CHECK(bytes_of(v2, "buffers.zero3_layer_grads") == Approx(82176));
+
+    // LoRA: only the adapters' gradients are reduce-scattered; nothing layer-sized is kept
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::LoRA;
+    const Estimate lora = estimate(s);
+    REQUIRE(lora.ok());
+    CHECK(find(lora, "buffers.fsdp2_reduce_scatter") == nullptr);
+}
+
+TEST_CASE("FSDP1 makes the largest unit's shard on the GPU before its all-gather under CPU offload or MixedPrecision") {
+    // The tiny Llama on N = 4: the root unit (embedding + head + final norm = 128,064 parameters) is larger than a
+    // layer (41,088). pre_unshard copies the unit's shard to the GPU (offload_params) or casts it to param_dtype
+    // (MixedPrecision) in the pre-unshard stream [pytorch-fsdp-code]: the largest, 2 B x 128,064 / 4 = 64,032 B.
+    Scenario s = tiny_fsdp(4);
+    CHECK(find(estimate(s), "buffers.fsdp1_shard_copy") == nullptr);  // bf16 shards on the GPU: all-gathered as they are
+
+    s.parallel.offload_params = true;
+    const Estimate offload = estimate(s);
+    REQUIRE(offload.ok());
+    CHECK(bytes_of(offload, "buffers.fsdp1_shard_copy") == Approx(64032));
+    CHECK(find(offload, "buffers.fsdp1_shard_copy")->phases == (phase_bit(Phase::Forward) | phase_bit(Phase::Backward)));
+
+    s.parallel.offload_params = false;
+    s.train.precision = Precision::FsdpBF16;  // fp32 shards cast to bf16: 2 B x 128,064 / 4 again
+    CHECK(bytes_of(estimate(s), "buffers.fsdp1_shard_copy") == Approx(64032));
+
+    s.parallel.fsdp_version = 2;  // FSDP2 copies into its all-gather buffer: no FSDP1 shard copy
+    CHECK(find(estimate(s), "buffers.fsdp1_shard_copy") == nullptr);
+}
+
+TEST_CASE("parallel.fsdp_version: 1 or 2, and flat parameters are FSDP1's") {
+    Scenario s = tiny_fsdp(2);
+    s.parallel.fsdp_version = 3;
+    CHECK(has_error(estimate(s), "parallel.fsdp_version"));
+    s.parallel.fsdp_version = 2;
+    CHECK(estimate(s).ok());
+    s.parallel.fsdp_flat_params = true;
+    CHECK(has_error(estimate(s), "parallel.fsdp_flat_params"));
+    s.parallel.fsdp_version = 1;
+    CHECK(estimate(s).ok());
 }

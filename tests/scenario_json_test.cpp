@@ -207,6 +207,7 @@ Scenario every_field_changed() {
     p.gpus_per_node = 4;
     p.zero_init = false;
     p.fsdp_flat_params = true;
+    p.fsdp_version = 2;
     p.no_sync_accumulation = true;
     s.gpu = {"Custom 48GB", 51539607552.0};  // 48 GiB
     s.gpu_count = 256;                        // != dp*tp*pp*cp = 128: written out even in Compact
@@ -411,6 +412,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.parallel.gpus_per_node == b.parallel.gpus_per_node);
     CHECK(a.parallel.zero_init == b.parallel.zero_init);
     CHECK(a.parallel.fsdp_flat_params == b.parallel.fsdp_flat_params);
+    CHECK(a.parallel.fsdp_version == b.parallel.fsdp_version);
     CHECK(a.parallel.no_sync_accumulation == b.parallel.no_sync_accumulation);
     CHECK(a.gpu.name == b.gpu.name);
     CHECK(a.gpu.memory_bytes == b.gpu.memory_bytes);
@@ -780,7 +782,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<FineTuneOptions>() == 16);
     CHECK(field_count<InferenceOptions>() == 35);
     CHECK(field_count<Speculative>() == 4);
-    CHECK(field_count<Parallelism>() == 16);
+    CHECK(field_count<Parallelism>() == 17);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format
     CHECK(field_count<Overheads>() == 8);
     CHECK(field_count<LocalCompare>() == 3);

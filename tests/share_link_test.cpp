@@ -136,6 +136,22 @@ TEST_CASE("share link: a well-formed link with a bad scenario inside names the f
     CHECK_THAT(only_error(decode_share_link(link_around(R"({"version":3})"))), Catch::StartsWith("version: is 3, newer"));
 }
 
+TEST_CASE("share link: parallel.fsdp_version travels, and a link made before it reads as FSDP1") {
+    Scenario s = tiny();
+    s.mode = Mode::Train;
+    s.parallel.dp = 4;
+    s.parallel.zero = 3;
+    s.gpu_count = 4;
+    s.parallel.fsdp_version = 2;
+    Result<Scenario> r = decode_share_link(encode_share_link(s));
+    REQUIRE(r.ok());
+    CHECK(r->parallel.fsdp_version == 2);
+    // the small scenario's link above, which has no fsdp_version: FullyShardedDataParallel, as links read before
+    Result<Scenario> old = decode_share_link("v1.eyJ2ZXJzaW9uIjoxLCJtb2RlbCI6eyJuYW1lIjoiVGlueSIsInBhcmFtcyI6MTAwMH19oid6yQ");
+    REQUIRE(old.ok());
+    CHECK(old->parallel.fsdp_version == 1);
+}
+
 TEST_CASE("share link: a link made before the activation formulas were renamed still opens") {
     // JSON {"version":1,"model":{"params":1000},"train":{"activation_formula":"seed-003"}}, CRC-32
     // 0xF33CC91E, encoded independently with Python (zlib.crc32, base64.urlsafe_b64encode).

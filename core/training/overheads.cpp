@@ -160,7 +160,10 @@ void add_buffers(TrainCtx& c) {
     const Parallelism& p = s.parallel;
     const bool deepspeed = s.deepspeed.enabled && p.zero >= 1;
     if (deepspeed) add_deepspeed_buffers(c);
-    if (p.dp > 1 && !deepspeed) {
+    // FSDP2 (fully_shard) reduce-scatters each unit's gradients from a buffer of its own (buffers.fsdp2_reduce_scatter),
+    // with no DDP-style bucket [pytorch-fsdp-code].
+    const bool fsdp2 = !deepspeed && p.zero >= 3 && p.fsdp_version == 2;
+    if (p.dp > 1 && !deepspeed && !fsdp2) {
         const double b = s.overheads.bucket_bytes;
         add(c.e, c.d, comp("buffers.comm_bucket", "gradient all-reduce / reduce-scatter bucket", Category::Buffers, kBwd,
                            "PyTorch DDP bucket_cap_mb [pytorch-docs]; DeepSpeed reduce_bucket_size; ZeRO Sec 6.2 (constant-size buffers) [zero2020 §6.2]"),
@@ -217,6 +220,28 @@ void add_buffers(TrainCtx& c) {
             add(c.e, c.d, comp("buffers.zero3_layer_grads", "unsharded gradients of the largest layer", Category::Buffers, kBwd,
                                "DeepSpeed memory.rst: 4 * largest_layer_params (gradients half) [deepspeed-memory]"),
                 layer_bytes);
+        // FSDP2's post_backward keeps foreach_reduce's reduce_scatter_input (the unit's unsharded gradients copied in,
+        // in the reduce dtype: the gradients' own without a reduce_dtype) in comm_ctx.reduce_scatter_state until the
+        // next unit's post_backward: the previous unit's input is alive while this unit's backward runs
+        // [pytorch-fsdp-code]. Adapters: only their own small gradients are reduce-scattered.
+        if (fsdp2 && !c.finetune_adapters)
+            add(c.e, c.d, comp("buffers.fsdp2_reduce_scatter", "FSDP2: the previous layer's reduce-scatter input, kept through this layer's backward",
+                               Category::Buffers, kBwd,
+                               "FSDP2 _fsdp_param_group.py post_backward: reduce_scatter_state holds foreach_reduce's "
+                               "reduce_scatter_input until the next unit's post_backward [pytorch-fsdp-code]"),
+                layer_bytes);
+        // FSDP1's pre_unshard makes each unit's shard on the GPU before the all-gather, in a stream of its own (the
+        // pre-unshard stream: the H2D copy of CPU offload, the param_dtype cast of MixedPrecision); freed once the
+        // all-gather is issued, its block stays cached for that stream, which the units use one after another: the
+        // largest unit's shard (the root's or a layer's) [pytorch-fsdp-code].
+        const bool shard_copy = !deepspeed && p.fsdp_version == 1 && (p.offload_params || c.dt.gathered > 0);
+        if (shard_copy && root > 0)
+            add(c.e, c.d, comp("buffers.fsdp1_shard_copy", "FSDP1: the largest unit's shard copied to the GPU before its all-gather "
+                                                           "(CPU offload or MixedPrecision cast)",
+                               Category::Buffers, kFwdBwd,
+                               "FSDP1 _flat_param.py pre_unshard: flat_param_to(device) under offload_params, _use_low_precision_shard under "
+                               "MixedPrecision, in the pre-unshard stream [pytorch-fsdp-code]"),
+                [&](auto& q) { return max_of(q("root_params", root) * q("weight_bytes", wb), unit_bytes(q)) / q("N", c.shard); });
     }
 }
 

@@ -346,6 +346,12 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     if (s.parallel.fsdp_flat_params && s.parallel.zero < 2 && !reported(errs, "parallel.zero"))
         cold([&] { errs.push_back({"parallel.fsdp_flat_params", "describes FSDP's sharded flat parameters: needs parallel.zero 2 (SHARD_GRAD_OP) or 3 (FULL_SHARD); got " +
                                                                     num(s.parallel.zero)}); });
+    if (s.parallel.fsdp_version != 1 && s.parallel.fsdp_version != 2)
+        cold([&] { errs.push_back({"parallel.fsdp_version", "is 1 (FullyShardedDataParallel) or 2 (fully_shard), as Accelerate's fsdp_version; got " +
+                                                                num(s.parallel.fsdp_version)}); });
+    else if (s.parallel.fsdp_version == 2 && s.parallel.fsdp_flat_params)
+        cold([&] { errs.push_back({"parallel.fsdp_flat_params", "describes FSDP1's flat parameters; FSDP2 (parallel.fsdp_version 2) shards each "
+                                                                    "parameter on its own: set fsdp_flat_params false or fsdp_version 1"}); });
     // FSDP MixedPrecision over fp32 shards: FSDP's own recipe, not DeepSpeed's (which keeps 16-bit parameters).
     if (o.precision == Precision::FsdpBF16 && !reported(errs, "parallel.zero")) {
         if (s.parallel.zero != 3)

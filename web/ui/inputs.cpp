@@ -516,6 +516,16 @@ void parallel_panel(AppState& app) {
             check(app, tr(L, S::OffloadOptimizer), "parallel.offload_optimizer", p.offload_optimizer);
         if (offered(s, &Parallelism::offload_params, "parallel.offload_params"))
             check(app, tr(L, S::OffloadParams), "parallel.offload_params", p.offload_params);
+        if (p.zero >= 2 && !s.deepspeed.enabled) {  // which FSDP shards without DeepSpeed
+            const char* versions[] = {"FSDP1", "FSDP2"};
+            field_label(tr(L, S::FsdpVersion));
+            int v = p.fsdp_version == 2 ? 1 : 0;
+            if (segmented(app, "parallel.fsdp_version", versions, 2, v)) {
+                p.fsdp_version = v + 1;
+                if (p.fsdp_version == 2) p.fsdp_flat_params = false;  // flat parameters are FSDP1's
+                app.dirty = true;
+            }
+        }
     }
     section_errors(app, "parallel");  // the layout's errors with no field on screen (shard_group, a hidden switch)
 }
