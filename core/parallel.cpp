@@ -126,6 +126,7 @@ RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parall
         const LayerShard s = layer_shard(m, pc.per_layer.of(k), par, ExpertSplit::EpTimesTp);
         w.layers += static_cast<double>(n) * s.total();
         w.linear += static_cast<double>(n) * s.linear();
+        w.experts += static_cast<double>(n) * s.experts();
         w.largest_layer = std::max(w.largest_layer, s.total());
         w.largest_block = std::max(w.largest_block, s.total());
     });
@@ -156,6 +157,10 @@ double microbatches_in_flight(const Parallelism& par, int64_t num_microbatches, 
 
 int64_t zero_shard_size(const Parallelism& par) {
     return par.shard_group > 0 ? par.shard_group : std::max<int64_t>(1, par.dp);
+}
+
+int64_t expert_shard_size(const Parallelism& par) {
+    return std::max<int64_t>(1, zero_shard_size(par) / std::max<int64_t>(1, par.ep));
 }
 
 static std::string num(int64_t v) { return std::to_string(v); }

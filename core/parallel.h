@@ -52,6 +52,7 @@ struct LayerShard {
     double experts_extra = 0; // routed experts' biases
     double router = 0;        // MoE router and Qwen2-MoE's shared_expert_gate (replicated)
     double norms = 0;         // layer norms (replicated)
+    double experts() const { return experts_down + experts_rest + experts_extra; }  // the routed experts (ep's share)
     double linear() const {   // the matrices (what weight quantization stores)
         return attn_v + attn_output + attn_rest + mlp_down + mlp_rest + experts_down + experts_rest + router;
     }
@@ -86,6 +87,7 @@ struct RankWeights {
     double largest_layer = 0;  // largest single gathered unit on this rank (a layer, the embedding or the head)
     double largest_block = 0;  // largest transformer layer alone (FSDP's running unit beside its root, overheads.cpp)
     double linear = 0;         // of `layers`: weights of the linear projections (what 4-bit quantization stores)
+    double experts = 0;        // of `layers`: the routed experts' parameters (their ep / expert-tp share, LayerShard::experts)
     double total() const { return layers + embedding + lm_head + final_norm; }
 };
 RankWeights rank_weights(const ModelSpec& m, const ParamCounts& pc, const Parallelism& par, const StageInfo& st);
@@ -101,6 +103,17 @@ double microbatches_in_flight(const Parallelism& par, int64_t num_microbatches, 
 
 // Ranks over which ZeRO/FSDP shards model states: the hybrid-shard group, or all data-parallel ranks.
 int64_t zero_shard_size(const Parallelism& par);
+
+// Ranks over which ZeRO/FSDP and Megatron's distributed optimizer shard the routed experts' states: the
+// expert-data-parallel group, the shard group with the ep ranks that split the experts factored out,
+// N_edp = zero_shard_size / ep. Megatron-Core: expert_data_parallel_size = world / (pp * ep * etp), expert
+// parameters (allreduce = False) get buffers of their own over that group [megatron-core-moe-code];
+// DeepSpeed MoE: expert parameters in param groups of their own, ZeRO-1/2 partitions each group over its
+// real_dp_process_group, the expert-data-parallel group of dp / ep ranks [deepspeed-moe-code]; torchtitan's
+// FSDP2: fully_shard(experts) over the edp mesh [torchtitan-code]. Dense parameters keep zero_shard_size.
+// With ep 1 both are the same. With a hybrid-shard group (shard_group) the experts shard over the ranks of their
+// expert-data-parallel group inside it: shard_group / ep, or 1 (each expert whole) where the group is smaller than ep.
+int64_t expert_shard_size(const Parallelism& par);
 
 // Every rule of a parallel layout, each error naming the field ("parallel.tp: must divide ...").
 // mode matters: training requires kv_heads % tp == 0, inference allows replicated KV heads.

@@ -146,3 +146,74 @@ TEST_CASE("estimate with NumbersOnly fills no formula text") {
     const Estimate f = estimate(train_scenario(llama2_7b()), Detail::Full);
     REQUIRE_FALSE(find(f, "weights")->substituted().empty());
 }
+
+namespace {
+// A tiny MoE by hand: vocab 1000, hidden 64, 2 layers, 4 heads of 16, 8 routed experts of ffn 32 (SwiGLU), RMSNorm,
+// no biases, untied head. Per layer: attention 4 x 64^2 = 16,384, norms 2 x 64 = 128, router 64 x 8 = 512, experts
+// 8 x 3 x 64 x 32 = 49,152. Model: 2 x 66,176 + embedding and head 2 x 64,000 + final norm 64 = 260,416, of which
+// routed experts 98,304 and the rest (dense) 162,112.
+ModelSpec tiny_moe() {
+    ModelSpec m = llama2_7b();
+    m.name = "tiny-moe";
+    m.vocab = 1000; m.hidden = 64; m.layers = 2; m.heads = 4; m.kv_heads = 4; m.head_dim = 16; m.ffn = 32;
+    m.moe.num_experts = 8; m.moe.top_k = 2; m.moe.expert_ffn = 32;
+    return m;
+}
+Scenario tiny_moe_training(int64_t dp, int64_t ep, int zero) {
+    Scenario s = train_scenario(tiny_moe());
+    s.train.precision = Precision::MixedBF16;  // 2 B weights and gradients, 4 B master, 2 x 4 B Adam states
+    s.train.optimizer = Optimizer::AdamW;
+    s.overheads = no_overheads();
+    s.parallel.dp = dp; s.parallel.ep = ep; s.parallel.zero = zero;
+    s.gpu_count = dp;
+    return s;
+}
+}  // namespace
+
+TEST_CASE("expert data parallelism: the routed experts' states shard over dp / ep ranks, the dense part over dp") {
+    Parallelism p;
+    p.dp = 8; p.ep = 4;
+    CHECK(expert_shard_size(p) == 2);  // Megatron: world 8 / (pp 1 x ep 4 x etp 1); DeepSpeed: dp 8 / ep 4
+    p.shard_group = 4;
+    CHECK(expert_shard_size(p) == 1);  // a hybrid-shard group of 4 holds one rank of each expert-data-parallel group
+    p.dp = 16; p.shard_group = 8;
+    CHECK(expert_shard_size(p) == 2);  // 8 consecutive ranks, experts repeating every ep = 4: two copies of each to shard over
+    p.shard_group = 2;
+    CHECK(expert_shard_size(p) == 1);  // a group smaller than ep: each expert whole
+    p.dp = 8;
+    p.shard_group = 0; p.ep = 1;
+    CHECK(expert_shard_size(p) == 8);
+
+    const Estimate e = estimate(tiny_moe_training(8, 4, 2));
+    REQUIRE(e.errors.empty());
+    REQUIRE(e.params.total == 260416);
+    // A rank holds the dense 162,112 and its quarter of the experts, 98,304 / 4 = 24,576. ZeRO-2 over dp 8 for the dense
+    // part, over dp / ep = 2 for the experts: 162,112 / 8 + 24,576 / 2 = 20,264 + 12,288 = 32,552 elements per rank.
+    CHECK(bytes_of(e, "weights") == Approx((162112.0 + 24576.0) * 2));
+    CHECK(bytes_of(e, "grads") == Approx(32552.0 * 2));
+    CHECK(bytes_of(e, "optimizer.master") == Approx(32552.0 * 4));
+    CHECK(bytes_of(e, "optimizer.states") == Approx(32552.0 * 8));
+    // Sharding the rank's experts over all dp 8 ranks would give (162,112 + 24,576) / 8 = 23,336 per rank: 3 of every 4
+    // expert elements counted away.
+    CHECK(bytes_of(e, "optimizer.master") != Approx(23336.0 * 4));
+    CHECK(std::string(find(e, "optimizer.master")->formula()) == "P_dense * master_bytes / N_opt + P_expert * master_bytes / N_edp");
+    // Each expert element is on ep ranks' worth of one shard, so a rank's states equal those of the same model at ep 1:
+    // 260,416 / 8 = 32,552.
+    const Estimate ep1 = estimate(tiny_moe_training(8, 1, 2));
+    CHECK(bytes_of(ep1, "optimizer.master") == Approx(260416.0 / 8 * 4));
+    CHECK(std::string(find(ep1, "optimizer.master")->formula()) == "P * master_bytes / N_opt");
+    // ZeRO-0: nothing sharded, the experts neither.
+    CHECK(bytes_of(estimate(tiny_moe_training(8, 4, 0)), "optimizer.master") == Approx((162112.0 + 24576.0) * 4));
+}
+
+TEST_CASE("DeepSpeed MoE: the stage 1/2 step makes the largest param group's fp32 gradient partition") {
+    Scenario s = tiny_moe_training(8, 4, 2);
+    s.overheads.temp_buffers = true;
+    s.deepspeed.enabled = true;
+    // Dense group 162,112 / 8 = 20,264 elements, the expert group min(24,576, 178,956,971) / 2 = 12,288: the dense one, in fp32.
+    CHECK(bytes_of(estimate(s), "buffers.ds_fp32_grads") == Approx(20264.0 * 4));
+    s.parallel.dp = 4; s.gpu_count = 4;  // dense 162,112 / 4 = 40,528; experts 24,576 / 1: 40,528 still
+    CHECK(bytes_of(estimate(s), "buffers.ds_fp32_grads") == Approx(40528.0 * 4));
+    s.parallel.offload_optimizer = true;  // every group's partition on the host: 40,528 + 24,576
+    CHECK(bytes_of(estimate(s), "host.ds_fp32_grads") == Approx((40528.0 + 24576.0) * 4));
+}

@@ -44,18 +44,21 @@ Dtypes training_dtypes(const TrainingOptions& t) {
 }
 
 // The optimizer's state bytes on this rank, from its row of the optimizer table (optimizers.h):
-// P parameters (F factored entries for Adafactor) in the regime's state dtype, over N_opt ranks.
+// P parameters (F factored entries for Adafactor) in the regime's state dtype, over N_opt ranks; the routed experts
+// (`experts` of P) over their own group where it differs (over_shards). Adafactor's factored entries stay over N_opt.
 template <class Q>
-auto optimizer_state_bytes(Q& q, const OptimizerInfo& o, const TrainingOptions& t, double P, double F, double state_bytes, double n_opt) {
+auto optimizer_state_bytes(Q& q, const TrainCtx& c, const OptimizerInfo& o, const TrainingOptions& t, double P, double experts, double F,
+                           double state_bytes, double n_opt) {
     using N = std::decay_t<decltype(q("", 0.0))>;
     const auto times_states = [&](N x) { return o.states == 1 ? x : o.states * x; };
+    const auto per_param = [&](auto f) { return over_shards(q, c, "P", P, experts, "N_opt", n_opt, f); };
     switch (o.size) {
         case StateSize::None: return N{};
-        case StateSize::PerParam: return times_states(q("P", P)) * q("state_bytes", state_bytes) / q("N_opt", n_opt);
+        case StateSize::PerParam: return per_param([&](N p) { return times_states(p) * q("state_bytes", state_bytes); });
         case StateSize::Blockwise:
-            return times_states(q("P", P)) * (o.element_bytes + o.scale_bytes / q("block", o.block)) / q("N_opt", n_opt);
+            return per_param([&](N p) { return times_states(p) * (o.element_bytes + o.scale_bytes / q("block", o.block)); });
         case StateSize::Factored: return q("F", F) * q("state_bytes", state_bytes) / q("N_opt", n_opt);
-        case StateSize::Custom: return q("P", P) * q("custom_bytes", t.custom_optimizer_bytes_per_param) / q("N_opt", n_opt);
+        case StateSize::Custom: return per_param([&](N p) { return p * q("custom_bytes", t.custom_optimizer_bytes_per_param); });
     }
     return N{};
 }
@@ -220,9 +223,12 @@ static bool adam_step_temporaries(const Scenario& s) {
 // the update (`addcdiv_`) are in place; maximize, amsgrad (`sqrt` of the max instead) and Adam's coupled L2 decay (a
 // gradient-sized copy freed before the sqrt) keep the peak at this one temporary. A rank holds its shard of the group
 // (P / N_opt under ZeRO/FSDP). `torch._fused_adam_` updates in place: nothing [pytorch-adam-code].
+// With the routed experts sharded over their own group the rank's shard of v is the dense part's and the experts' together
+// (DeepSpeed and Megatron step their expert param groups apart, whose sqrt would not be alive at once; FSDP2 keeps
+// them in one group: the sum bounds both).
 template <class Q>
-auto foreach_adam_temporary_bytes(Q& q, const char* params_symbol, double P, double state_bytes, double n_opt) {
-    return q(params_symbol, P) * q("state_bytes", state_bytes) / q("N_opt", n_opt);
+auto foreach_adam_temporary_bytes(Q& q, const TrainCtx& c, const char* params_symbol, double P, double experts, double state_bytes, double n_opt) {
+    return over_shards(q, c, params_symbol, P, experts, "N_opt", n_opt, [&](auto p) { return p * q("state_bytes", state_bytes); });
 }
 
 // `_single_tensor_adam` (foreach=False) runs `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)` one
@@ -239,7 +245,8 @@ auto for_loop_adam_temporary_bytes(Q& q, double P, double largest, double state_
 
 // The step's temporaries of one trainable set (optimizer.foreach_temporaries, lora.foreach_temporaries,
 // saved.foreach_temporaries; the for-loop's under the same ids), at the Step only.
-static void add_adam_step_temporaries(TrainCtx& c, const char* id, const char* params_symbol, double P, double state_bytes, double n_opt) {
+static void add_adam_step_temporaries(TrainCtx& c, const char* id, const char* params_symbol, double P, double experts, double state_bytes,
+                                      double n_opt) {
     if (optimizer_impl(c.s) == OptimizerImpl::ForLoop) {
         const double largest = c.s.model.architecture_known() ? largest_stage_tensor(c.s.model, c.pc, c.s.parallel, c.stage) : P;
         add(c.e, c.d, comp(id, "AdamW for-loop step: sqrt(v) and its quotient of the largest parameter", Category::Buffers, kStep,
@@ -251,7 +258,7 @@ static void add_adam_step_temporaries(TrainCtx& c, const char* id, const char* p
     add(c.e, c.d, comp(id, "AdamW foreach step: sqrt(v) of the whole parameter group", Category::Buffers, kStep,
                        "torch.optim.AdamW foreach (PyTorch's CUDA default): torch._foreach_sqrt(exp_avg_sqs) makes one state-sized "
                        "temporary per (device, dtype) group; fused updates in place [pytorch-adam-code]"),
-        [&](auto& q) { return foreach_adam_temporary_bytes(q, params_symbol, P, state_bytes, n_opt); });
+        [&](auto& q) { return foreach_adam_temporary_bytes(q, c, params_symbol, P, experts, state_bytes, n_opt); });
 }
 
 void add_model_states(TrainCtx& c, const TrainableSet& t) {
@@ -261,7 +268,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
     const int z = par.zero;
     const double N = c.shard;
     const double n_w = z >= 3 ? N : 1, n_g = gradient_shards(c), n_o = z >= 1 ? N : 1;
-    const double P = t.params;
+    const double P = t.params, X = t.experts;  // X: the routed experts' part of P (over_shards)
     const bool lora = c.finetune_adapters;
     const bool opt_host = par.offload_optimizer;
     const bool freed = gradients_allocated_in_backward(c.s);
@@ -274,6 +281,7 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
                                 : "2 B, or 4 B with fp32 accumulation [llm-gpu-memory-2025]; ZeRO Sec 5.2 P_g [zero2020 §5.2]";
     const Dtypes& dt = t.dt;
     c.trainable += P;
+    c.trainable_experts += X;
     if (t.saved_modules) {  // copy.deepcopy of each module in modules_to_save, trained like the model's own [peft-code]
         add(c.e, c.d, comp("saved.weights", "modules_to_save: trainable copies", Category::Weights, kAllPhases,
                            "PEFT ModulesToSaveWrapper: a trainable copy.deepcopy of the module, the original frozen [peft-code]"),
@@ -282,33 +290,33 @@ void add_model_states(TrainCtx& c, const TrainableSet& t) {
             [&](auto& q) { return q("P_saved", P) * q("grad_bytes", dt.grad) / q("N_g", n_g); });
         if (opt.size != StateSize::None)
             add(c.e, c.d, comp("saved.optimizer", "modules_to_save: optimizer states", Category::Optimizer, kAfterLoad, opt.source, opt_host),
-                [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
+                [&](auto& q) { return optimizer_state_bytes(q, c, opt, o, P, 0, t.factored_states, dt.state, n_o); });
         // adapters (fp32) and these copies (base dtype) are two (device, dtype) groups of one param group: the first
         // group's sqrt is still bound while the second's is made, so both count [pytorch-adam-code]
-        if (adam_step_temporaries(c.s)) add_adam_step_temporaries(c, "saved.foreach_temporaries", "P_saved", P, dt.state, n_o);
+        if (adam_step_temporaries(c.s)) add_adam_step_temporaries(c, "saved.foreach_temporaries", "P_saved", P, 0, dt.state, n_o);
         return;
     }
 
     add(c.e, c.d, comp(lora ? "lora.weights" : "weights", lora ? "LoRA adapter weights" : "weights", Category::Weights, kAllPhases,
                        "ZeRO (Rajbhandari et al. 2020) Sec 5: P_p partitions parameters (16*P/N_d at stage 3) [zero2020 §5]",
                        par.offload_params && !lora),
-        [&](auto& q) { return q("P", P) * q("weight_bytes", dt.weight) / q("N_w", n_w); });
+        [&](auto& q) { return over_shards(q, c, "P", P, X, "N_w", n_w, [&](auto p) { return p * q("weight_bytes", dt.weight); }); });
     add(c.e, c.d, comp(lora ? "lora.grads" : "grads", lora ? "LoRA adapter gradients" : "gradients", Category::Gradients, grad_phases,
                        grad_source, opt_host),
-        [&](auto& q) { return q("P", P) * q("grad_bytes", dt.grad) / q("N_g", n_g); });
+        [&](auto& q) { return over_shards(q, c, "P", P, X, "N_g", n_g, [&](auto p) { return p * q("grad_bytes", dt.grad); }); });
     if (dt.grad_copy > 0)
         add(c.e, c.d, comp(lora ? "lora.grads_fp32_copy" : "grads.fp32_copy", "fp32 gradient copy for the step", Category::Gradients, kStep,
                            "20 B/param mixed, 24 B/param fp32 [transformer-series5 §3.1]; ZeRO Sec 3.2 fused fp32 buffer [zero2020 §3.2]", opt_host),
-            [&](auto& q) { return q("P", P) * q("grad_copy_bytes", dt.grad_copy) / q("N_opt", n_o); });
+            [&](auto& q) { return over_shards(q, c, "P", P, X, "N_opt", n_o, [&](auto p) { return p * q("grad_copy_bytes", dt.grad_copy); }); });
     if (dt.master > 0 && opt.master_weights)
         add(c.e, c.d, comp(lora ? "lora.master" : "optimizer.master", "fp32 master weights", Category::Optimizer, kAfterLoad,
                            "Micikevicius et al. 2018 [micikevicius2018]; ZeRO Sec 3.1 (K = 12 includes the fp32 copy) [zero2020 §3.1]", opt_host),
-            [&](auto& q) { return q("P", P) * q("master_bytes", dt.master) / q("N_opt", n_o); });
+            [&](auto& q) { return over_shards(q, c, "P", P, X, "N_opt", n_o, [&](auto p) { return p * q("master_bytes", dt.master); }); });
     if (opt.size != StateSize::None)
         add(c.e, c.d, comp(lora ? "lora.optimizer" : "optimizer.states", opt.label, Category::Optimizer, kAfterLoad, opt.source, opt_host),
-            [&](auto& q) { return optimizer_state_bytes(q, opt, o, P, t.factored_states, dt.state, n_o); });
+            [&](auto& q) { return optimizer_state_bytes(q, c, opt, o, P, X, t.factored_states, dt.state, n_o); });
     if (adam_step_temporaries(c.s))
-        add_adam_step_temporaries(c, lora ? "lora.foreach_temporaries" : "optimizer.foreach_temporaries", "P", P, dt.state, n_o);
+        add_adam_step_temporaries(c, lora ? "lora.foreach_temporaries" : "optimizer.foreach_temporaries", "P", P, X, dt.state, n_o);
     if (dt.autocast_copy > 0 && !lora) add_autocast_copies(c, c.w.linear, autocast_head_params(c), n_w, true);
     if (dt.fp8_cache > 0 && !lora)
         add(c.e, c.d, comp("weights.fp8_cache", "fp8 weight + transpose cache", Category::Weights, kFwdBwd,

@@ -13,6 +13,8 @@ namespace vl {
 
 // NCCL memory per communicator, PyTorch, A100 with NVLink, after an all-reduce [nccl-issue-964].
 static constexpr double kNccl2Ranks = 544 * kMiB, kNcclMoreRanks = 688 * kMiB;
+// deepspeed/moe/utils.py split_params_into_different_moe_groups_for_optimizer: max_group_size default [deepspeed-moe-code].
+static constexpr double kDsMoeMaxGroupSize = 178956971;
 
 void add_context(TrainCtx& c) {
     const double b = cuda_context_bytes(c.s);  // as given, or the table's row for this GPU
@@ -66,7 +68,15 @@ static void add_deepspeed_buffers(TrainCtx& c) {
     const DeepSpeedZero z = ds_resolved(s);
     const bool stage3 = p.zero >= 3;
     const double N = c.shard, wb = c.dt.weight;
-    const double partition = c.trainable / N;  // trainable elements this rank's optimizer owns
+    const double X = c.trainable_experts, N_e = c.expert_shard;  // the routed experts' part, over their expert-data-parallel group
+    const double partition = (c.trainable - X) / N + X / N_e;     // trainable elements this rank's optimizer owns
+    // DeepSpeed MoE puts the expert parameters in param groups of their own, of at most max_group_size elements each
+    // (split_params_into_different_moe_groups_for_optimizer) [deepspeed-moe-code]; stage 1/2's step makes one group's
+    // fp32 gradient partition at a time and frees it after that group's step (stage_1_and_2.py step, "Step 4: get rid of
+    // the fp32 gradients") [deepspeed-zero-code], so the largest group's partition is the step's.
+    const bool expert_groups = X > 0 && N_e != N;
+    const double moe_group = std::min(X, kDsMoeMaxGroupSize);
+    const double largest_group = expert_groups ? std::max((c.trainable - X) / N, moe_group / N_e) : partition;
 
     // Reduce (ipg) bucket in the trainable weights' dtype: stage 1/2 setup_buckets allocates one per backward and a
     // second with overlap_comm; stage 3 allocates one at init. Without contiguous_gradients there is none.
@@ -82,14 +92,18 @@ static void add_deepspeed_buffers(TrainCtx& c) {
 
     // fp32 gradients for the optimizer step: stage 1/2 convert the whole partition, stage 3 one sub group at a
     // time (sub_group_size elements at most). With offload_optimizer they are pinned host buffers instead.
-    const double group = stage3 ? std::min(z.sub_group_size, partition) : partition;
+    const double group = stage3 ? std::min(z.sub_group_size, partition) : largest_group;
     if (!p.offload_optimizer && c.dt.grad_copy == 0 && group > 0)
         add(c.e, c.d, comp("buffers.ds_fp32_grads", stage3 ? "DeepSpeed fp32 gradients of one optimizer sub group"
                                                             : "DeepSpeed fp32 gradient partition for the step",
                            Category::Gradients, kStep,
                            "stage_1_and_2.py step: single_grad_partition .to(fp32); stage3.py _prepare_fp32_grad_for_sub_group [deepspeed-zero-code]"),
             [&](auto& q) {
-                if (stage3) return min_of(q("sub_group_size", z.sub_group_size), q("P_train", c.trainable) / q("N", N)) * 4;
+                if (stage3)
+                    return min_of(q("sub_group_size", z.sub_group_size), over_shards(q, c, "P_train", c.trainable, X, "N", N, [](auto p) { return p; })) * 4;
+                if (expert_groups)
+                    return max_of(q("P_dense", c.trainable - X) / q("N", N),
+                                  min_of(q("P_expert", X), q("moe_max_group_size", kDsMoeMaxGroupSize)) / q("N_edp", N_e)) * 4;
                 return q("P_train", c.trainable) / q("N", N) * 4;
             });
     // The fp32 gradients above come from single_grad_partition = self.flatten(averaged_gradients).to(fp32): the flatten is
@@ -114,7 +128,7 @@ static void add_deepspeed_buffers(TrainCtx& c) {
                                                                : "DeepSpeed fp32 gradient partition (host memory)",
                            Category::Gradients, kAllPhases,
                            "offload_optimizer: the fp32 partitions' .grad buffers on the host, page-locked with pin_memory [deepspeed-zero-code]", true),
-            [&](auto& q) { return q("P_train", c.trainable) / q("N", N) * 4; });
+            [&](auto& q) { return over_shards(q, c, "P_train", c.trainable, X, "N", N, [](auto p) { return p * 4; }); });
     if (!stage3) return;
 
     // Gathered 16-bit parameters: the running unit, the parameters whose next use lies within

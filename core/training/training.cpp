@@ -28,6 +28,7 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
     if (!s.model.architecture_known()) c.stage.first = c.stage.last = true;  // nothing to split
     c.w = rank_weights(s.model, pc, s.parallel, c.stage);
     c.shard = static_cast<double>(zero_shard_size(s.parallel));
+    c.expert_shard = static_cast<double>(expert_shard_size(s.parallel));
     c.in_flight = microbatches_in_flight(s.parallel, s.train.grad_accum_steps, stage_index);
     c.largest_layer = s.model.architecture_known() ? c.w.largest_layer : static_cast<double>(s.train.params_only_largest_layer);
     c.finetune_adapters = adapters(s);
@@ -42,6 +43,7 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
     } else {
         TrainableSet t;
         t.params = c.w.total() + vision.trained;
+        t.experts = c.w.experts;
         t.dt = c.dt;
         if (s.train.optimizer == Optimizer::Adafactor) t.factored_states = adafactor_state_elements(s.model, pc, s.parallel, c.stage);
         add_model_states(c, t);

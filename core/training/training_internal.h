@@ -47,20 +47,34 @@ struct TrainCtx {
     RankWeights w;          // weights this rank holds before ZeRO sharding
     Dtypes dt;
     double shard = 1;       // ZeRO/FSDP shard group size
+    double expert_shard = 1;  // the routed experts' shard group: the expert-data-parallel ranks (parallel.h expert_shard_size)
     double in_flight = 1;   // micro-batches whose activations this stage holds
     double largest_layer = 0;  // params of the largest gathered unit (ZeRO-3), 0 when unknown
     bool finetune_adapters = false;  // LoRA/QLoRA: the base is frozen
     double trainable = 0;   // trainable parameters on this rank before ZeRO sharding (add_model_states adds each set)
+    double trainable_experts = 0;  // of them, the routed experts' (sharded over expert_shard)
 };
 
 // model_states.cpp: weights, gradients, master weights, optimizer states (trainable set given).
 struct TrainableSet {
     double params = 0;          // trainable parameters on this rank (before ZeRO sharding)
+    double experts = 0;         // of them, the routed experts' (their states shard over TrainCtx::expert_shard)
     double factored_states = 0; // Adafactor: state elements (rows + cols per matrix, full vectors)
     Dtypes dt;
     bool saved_modules = false; // PEFT modules_to_save copies (finetune.cpp), beside the adapters
 };
 void add_model_states(TrainCtx& c, const TrainableSet& t);
+
+// A per-parameter quantity of a trainable set on this rank: f(P) / N over the n ranks that shard it, or, where the
+// routed experts shard over another group (expert_shard_size: n is the dense group c.shard and ep > 1), the dense
+// and expert parts apart, f(P_dense) / N + f(P_expert) / N_edp. n of 1 (not sharded) leaves the experts whole too.
+// The one place the split is written (model states, DeepSpeed's buffers) [megatron-core-moe-code] [deepspeed-moe-code].
+template <class Q, class F>
+auto over_shards(Q& q, const TrainCtx& c, const char* p_sym, double P, double experts, const char* n_sym, double n, F f) {
+    const double n_expert = n == c.shard ? c.expert_shard : n;
+    if (!(experts > 0) || n_expert == n) return f(q(p_sym, P)) / q(n_sym, n);
+    return f(q("P_dense", P - experts)) / q(n_sym, n) + f(q("P_expert", experts)) / q("N_edp", n_expert);
+}
 // The phases gradients live in, and the ranks a gradient is split over (1 while FSDP's no_sync keeps them whole).
 unsigned gradient_phases(const Scenario& s);
 double gradient_shards(const TrainCtx& c);
