@@ -45,7 +45,7 @@ std::span<const EnumName<Optimizer>> enum_names(Optimizer) {
     return kNames;
 }
 
-VL_ENUM_TABLE(LossImpl, {LossImpl::Upcast, "hf-upcast"}, {LossImpl::UpcastShift, "hf-upcast-shift"}, {LossImpl::Fused, "fused"})
+VL_ENUM_TABLE(LossImpl, {LossImpl::Upcast, "hf-upcast"}, {LossImpl::UpcastShift, "hf-upcast-shift"}, {LossImpl::Fused, "fused"}, {LossImpl::Megatron, "megatron"})
 VL_ENUM_TABLE(DsOverlap, {DsOverlap::Default, "default"}, {DsOverlap::On, "on"}, {DsOverlap::Off, "off"})
 
 VL_ENUM_TABLE(Recompute,

@@ -74,6 +74,7 @@ constexpr ProfileSetting kMegatron[] = {
     {"train.fp32_grad_accum", "true", "[megatron-arguments] --bf16 sets accumulate_allreduce_grads_in_fp32 (fp32 main grads)"},
     {"parallel.zero", "0", "[megatron-arguments] --use-distributed-optimizer is off unless given"},
     {"train.recompute", "\"none\"", "[megatron-arguments] --recompute-granularity defaults to None"},
+    {"train.loss", "\"megatron\"", "[megatron-cross-entropy-code] compute_language_model_loss: vocab_parallel_cross_entropy, fused or not"},
 };
 
 // FSDP2 over an fp32 model: sharded fp32 parameters (the master copy) and gradients, bf16 copies gathered per layer.

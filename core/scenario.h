@@ -45,6 +45,7 @@ enum class LossImpl {
     Upcast,       // transformers ForCausalLMLoss: 16-bit logits, an fp32 copy, log_softmax in fp32 [transformers-code]
     UpcastShift,  // the same plus a contiguous copy of the shifted logits (transformers before PR #35646) [transformers-pr35646]
     Fused,        // fused linear cross-entropy (Liger-Kernel): logits one chunk of rows at a time [liger-kernel-code]
+    Megatron,     // Megatron-Core vocab_parallel_cross_entropy: an fp32 copy made softmax in place, saved, the gradient written into it [megatron-cross-entropy-code]
 };
 
 // Which published accounting to follow. None: our tensor-by-tensor model (the default). The

@@ -258,3 +258,33 @@ TEST_CASE("component ids are dotted groups: component_bytes takes one id, group_
     CHECK(component_bytes(e, "logits") < group_bytes(e, "logits"));  // logits.loss is in the group, not the id
     CHECK(component_bytes(e, "no.such.id") == 0);
 }
+
+TEST_CASE("Megatron-Core's loss: the fp32 copy of the logits becomes the softmax in place and is kept for backward") {
+    Scenario s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 1, 0);
+    s.train.loss = LossImpl::Megatron;
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    // b x s x V = 1 x 1024 x 32000 logits: the output layer's bf16 ones (2 B) for the forward only, their .float() (4 B)
+    // kept into backward as the softmax [megatron-cross-entropy-code]; no log-softmax output of its own.
+    const Component* logits = vl::test::find(e, "logits");
+    const Component* fp32 = vl::test::find(e, "logits.fp32");
+    REQUIRE(logits != nullptr);
+    REQUIRE(fp32 != nullptr);
+    CHECK(logits->bytes == 2.0 * 1024 * 32000);
+    CHECK(fp32->bytes == 4.0 * 1024 * 32000);
+    CHECK((logits->phases & phase_bit(Phase::Backward)) == 0);
+    CHECK((fp32->phases & phase_bit(Phase::Backward)) != 0);
+    CHECK(vl::test::find(e, "logits.loss") == nullptr);
+    // Transformers' loss on the same run keeps a log-softmax output (4 B) and drops the fp32 copy before backward.
+    s.train.loss = LossImpl::Upcast;
+    const Estimate hf = estimate(s);
+    CHECK(bytes_of(hf, "logits.loss") == 4.0 * 1024 * 32000);
+    CHECK((vl::test::find(hf, "logits.fp32")->phases & phase_bit(Phase::Backward)) == 0);
+    // fp32 training: .float() is the logits themselves, kept.
+    s = llama2_7b_run(Mode::Train, Precision::FP32, 1, 0);
+    s.train.loss = LossImpl::Megatron;
+    const Estimate f = estimate(s);
+    CHECK(vl::test::find(f, "logits.fp32") == nullptr);
+    CHECK(bytes_of(f, "logits") == 4.0 * 1024 * 32000);
+    CHECK((vl::test::find(f, "logits")->phases & phase_bit(Phase::Backward)) != 0);
+}

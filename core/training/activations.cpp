@@ -872,16 +872,21 @@ static void add_loss(TrainCtx& c, const ActShape& x, const LossLogits& loss, dou
             [&](auto& q) { return q("in_flight", fl) * (tokens(q, x) * q("h", H) * q("a_bytes", x.act_bytes)); });
         return;
     }
-    const bool upcast = s.train.fp32_logits && x.act_bytes < 4;  // .float() of fp32 logits is the same tensor
+    // Megatron-Core's vocab_parallel_cross_entropy always calls .float(); .float() of fp32 logits is the same tensor.
+    const bool megatron = s.train.loss == LossImpl::Megatron;
+    const bool upcast = (s.train.fp32_logits || megatron) && x.act_bytes < 4;
     const Once elements([&](auto& q) { return logit_elements(q, x, loss); });
     // A loop that keeps `logits` in scope holds them through backward [litgpt-code]; so does a PyTorch before 1.11 whose
     // log_softmax saved its input, when that input is the logits themselves (no fp32 copy) [pytorch-pr65242].
-    const bool saved_input = s.train.softmax_saves_input && !upcast;
+    const bool saved_input = (s.train.softmax_saves_input || megatron) && !upcast;
     const bool held = s.train.loop_holds_logits || saved_input;
     add(c.e, c.d, comp("logits", "logits (b x s x V) from the output layer", Category::Logits, held ? kFwdBwd : fwd,
                        s.train.loop_holds_logits
                            ? "the output layer's matmul in the compute dtype, kept through backward by the training loop's reference [litgpt-code]; "
                              "vocab-parallel split by t [megatron-theoretical-memory]"
+                       : megatron && saved_input
+                           ? "the output layer's fp32 matmul, exponentiated and normalised in place by vocab_parallel_cross_entropy and saved "
+                             "for backward as the softmax [megatron-cross-entropy-code]; vocab-parallel split by t [megatron-theoretical-memory]"
                        : saved_input
                            ? "the output layer's matmul in the compute dtype, log_softmax's input saved for backward (PyTorch before 1.11) "
                              "[pytorch-pr65242]; vocab-parallel split by t [megatron-theoretical-memory]"
@@ -892,8 +897,11 @@ static void add_loss(TrainCtx& c, const ActShape& x, const LossLogits& loss, dou
     // itself, a copy of the same size that lives while the loss is computed [pytorch-autocast-code].
     // PyTorch before 1.11: log_softmax saved this copy, its input, until the loss backward [pytorch-pr65242].
     if (upcast)
-        add(c.e, c.d, comp("logits.fp32", "fp32 copy of the logits for the loss", Category::Logits, s.train.softmax_saves_input ? kFwdBwd : fwd,
-                           s.train.softmax_saves_input ? "the fp32 copy log_softmax reads, saved for its backward (PyTorch before 1.11) [pytorch-pr65242]"
+        add(c.e, c.d, comp("logits.fp32", "fp32 copy of the logits for the loss", Category::Logits,
+                           s.train.softmax_saves_input || megatron ? kFwdBwd : fwd,
+                           megatron ? "Megatron-Core vocab_parallel_cross_entropy: logits.float(), turned into the softmax in place (exp, divide) "
+                                      "and saved for backward, whose gradient is written into it [megatron-cross-entropy-code]"
+                           : s.train.softmax_saves_input ? "the fp32 copy log_softmax reads, saved for its backward (PyTorch before 1.11) [pytorch-pr65242]"
                            : s.model.encoder           ? "autocast runs log_softmax in fp32: a cast of the 16-bit logits [pytorch-autocast-code]"
                                                        : "transformers ForCausalLMLoss: logits = logits.float() [transformers-code]"),
             [&](auto& q) { return q("in_flight", fl) * (4 * elements(q)); });
@@ -901,6 +909,7 @@ static void add_loss(TrainCtx& c, const ActShape& x, const LossLogits& loss, dou
         add(c.e, c.d, comp("logits.shift_copy", "contiguous copy of the shifted logits", Category::Logits, fwd,
                            "transformers before PR #35646: shift_logits = logits[..., :-1, :].contiguous() [transformers-pr35646]"),
             [&](auto& q) { return q("in_flight", fl) * (q("logit_bytes", loss.logit_bytes) * elements(q)); });
+    if (megatron) return;  // the softmax is the fp32 logits above, made in place: nothing more is saved
     add(c.e, c.d, comp("logits.loss", "cross-entropy log-softmax output (b x s x V)", Category::Logits, fwd,
                        "PyTorch cross_entropy = log_softmax (saves its output) + nll_loss [pytorch-docs]"),
         [&](auto& q) { return log_softmax_output(q, x, loss, fl); });
@@ -1103,7 +1112,14 @@ static void add_backward_working_sets(TrainCtx& c, const StageLayers& st, const 
         if (st.ls > 0) r += let_some(q, "A_ssm_backward", mamba_torch_backward(q, st.dense, st.lx));  // the torch mixer's largest transient
         return r;
     };
-    const auto loss_backward = [&](auto& q) { return log_softmax_output(q, x, loss, st.fl) + loss_gradients(q, x, loss); };
+    // Megatron-Core's loss backward writes the gradient into the saved fp32 softmax (logits.fp32, live already); the
+    // .float() it came from casts that gradient back to the logits' dtype [megatron-cross-entropy-code].
+    const bool megatron = c.s.train.loss == LossImpl::Megatron;
+    const auto loss_backward = [&](auto& q) {
+        using N = std::decay_t<decltype(q("", 0.0))>;
+        if (megatron) return x.act_bytes < 4 ? q("a_bytes", x.act_bytes) * logit_elements(q, x, loss) : N{};
+        return log_softmax_output(q, x, loss, st.fl) + loss_gradients(q, x, loss);
+    };
     Numbers num;
     const bool layers = layer_backward(num) > 0;
     if (!layers && !loss.present) return;
