@@ -3,7 +3,7 @@
 # down to the glyphs the UI draws so the page stays small. Run it when the UI needs new characters;
 # commit the result. The build itself never needs fonttools or the font packages.
 #
-#   scripts/subset-fonts.sh                 Latin-1/Greek/punctuation/math subset of DejaVu Sans, and the
+#   scripts/subset-fonts.sh                 Latin-1/punctuation/arrows/comparison-sign subset of DejaVu Sans, and the
 #                                           two glyphs of the language button (中文, WenQuanYi Micro Hei)
 #   scripts/subset-fonts.sh CJK_TEXT_FILE   also a CJK subset (WenQuanYi Micro Hei) holding exactly
 #                                           the characters in CJK_TEXT_FILE (e.g. the UI's zh strings)
