@@ -228,7 +228,9 @@ def main(primary, deferred, report=0, dry_run=False):
                 j += 1
             kept.append((addr + i, b[i:j]))
             i = j
-    moved_segs = [(a, bytes(memory[x] for x in range(a, e))) for a, e in runs]
+    # A run ends with its string's NUL, which is not in any segment when the string ends one (memory the
+    # module leaves zero): that byte is written as the zero it is.
+    moved_segs = [(a, bytes(memory.get(x, 0) for x in range(a, e))) for a, e in runs]
     open(primary, "wb").write(rewrite(pdata, kept))
     open(deferred, "wb").write(rewrite(ddata, moved_segs))
 

@@ -22,6 +22,9 @@ def main() -> int:
     opts = subset.Options()
     opts.layout_features = []
     opts.hinting = False
+    # Only what stb_truetype reads (as scripts/subset-fonts.sh cuts the embedded fonts): no names, glyph names,
+    # grid-fitting or layout tables.
+    opts.drop_tables += ["name", "post", "gasp", "GDEF", "GPOS", "GSUB", "FFTM"]
     opts.font_number = 0  # .ttc: the first face (WenQuanYi Micro Hei)
     f = subset.load_font(font, opts)
     s = subset.Subsetter(opts)

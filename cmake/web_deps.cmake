@@ -40,6 +40,19 @@ endif()
 string(REPLACE "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n"
                "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n    IM_UNUSED(font_cfg_template); return NULL;  // vramlens: no built-in font (cmake/web_deps.cmake)\n"
                _draw_src "${_draw_src}")
+# Nor the software mouse cursors' 3.4 KB bitmap (issue 16): the atlas is built as with
+# ImFontAtlasFlags_NoMouseCursors (a 2x2 white square instead of the cursor shapes), which Dear ImGui
+# draws only with io.MouseDrawCursor, off in the page: SDL's backend sets the browser's own cursors.
+foreach(_cond "if (!(atlas->Flags & ImFontAtlasFlags_NoMouseCursors))" "if (Flags & ImFontAtlasFlags_NoMouseCursors)")
+  string(FIND "${_draw_src}" "${_cond}" _at)
+  if(_at EQUAL -1)
+    message(FATAL_ERROR "vramlens: ${_imgui}/imgui_draw.cpp has no '${_cond}' as in Dear ImGui 1.86")
+  endif()
+endforeach()
+string(REPLACE "if (!(atlas->Flags & ImFontAtlasFlags_NoMouseCursors))"
+               "if (false)  /* vramlens: no mouse cursor bitmap (cmake/web_deps.cmake) */" _draw_src "${_draw_src}")
+string(REPLACE "if (Flags & ImFontAtlasFlags_NoMouseCursors)"
+               "if (true)  /* vramlens: no mouse cursor bitmap (cmake/web_deps.cmake) */" _draw_src "${_draw_src}")
 file(WRITE ${_imgui_draw}.new "#line 1 \"${_imgui}/imgui_draw.cpp\"\n${_draw_src}")
 configure_file(${_imgui_draw}.new ${_imgui_draw} COPYONLY)  # rewritten only when it changes
 add_library(vramlens_imgui STATIC

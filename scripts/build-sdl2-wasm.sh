@@ -60,7 +60,26 @@ LEAN_CONFIG='#include "SDL_config.h"
 #undef SDL_FILESYSTEM_EMSCRIPTEN'
 # SDL_LEAN_AND_MEAN: no optimized software blitters, RLE or YUV (SDL_internal.h); the page draws with WebGL only,
 # and the generic blitter (SDL_blit_slow.c) stays for any surface copy (issue 16: ~60 KB of blitters).
-FLAGS="-O2 -w -DSDL_LEAN_AND_MEAN=1 $(echo $DISABLED)"
+# eglGetProcAddress: SDL's Emscripten GL driver stores Emscripten's, whose name table links every
+# WebGL 1 and 2 entry point (~250 imports, and their JavaScript in the glue) though Dear ImGui's
+# OpenGL 3 backend calls GLES3 directly (IMGUI_IMPL_OPENGL_ES3). SDL asks it only for the names
+# SDL_video.c looks up (EGL extensions it asks for may be absent: it checks for NULL); vl_egl_proc.c
+# answers those and NULL otherwise.
+EGL_PROC='#include <GLES3/gl3.h>
+#include <string.h>
+void *vl_egl_get_proc_address(const char *name) {
+  static const struct { const char *name; void *fn; } known[] = {
+    {"glGetString", (void *)glGetString}, {"glGetStringi", (void *)glGetStringi},
+    {"glGetIntegerv", (void *)glGetIntegerv}, {"glGetError", (void *)glGetError},
+    {"glBindFramebuffer", (void *)glBindFramebuffer},
+    {"glGetFramebufferAttachmentParameteriv", (void *)glGetFramebufferAttachmentParameteriv}};
+  for (unsigned i = 0; i < sizeof known / sizeof known[0]; ++i)
+    if (strcmp(name, known[i].name) == 0) return known[i].fn;
+  return NULL;
+}'
+# -Oz: nothing of SDL is on the estimator's path (the sweep); -flto lets the page's link drop and
+# inline across it like the rest of the page.
+FLAGS="-Oz -flto -w -DSDL_LEAN_AND_MEAN=1 -DeglGetProcAddress=vl_egl_get_proc_address $(echo $DISABLED)"
 
 key="$(emcc --version | head -1) | $(basename "$src") | $(sha256sum "$0" | cut -c1-16) | $FLAGS"
 if [ -f "$prefix/lib/libSDL2.a" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
@@ -72,6 +91,8 @@ obj="$prefix.obj"
 rm -rf "$prefix" "$obj" && mkdir -p "$prefix/include/SDL2" "$prefix/lib" "$obj"
 cp "$src"/include/*.h "$prefix/include/SDL2/"
 echo "$LEAN_CONFIG" > "$obj/lean_config.h"
+echo "$EGL_PROC" > "$obj/vl_egl_proc.c"
+emcc -c "$obj/vl_egl_proc.c" -o "$obj/vl_egl_proc.o" -Oz -flto
 FLAGS="$FLAGS -include $obj/lean_config.h"
 export src obj FLAGS
 # Two jobs: these machines have two shared cores.

@@ -647,20 +647,21 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         cold([&] { e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture"); });
         return;
     }
-    if (weight_format(o.weights).prefill_dequant) {
+    if (weight_format(o.weights).prefill_dequant) cold([&] {
         const bool head = hf_logit_positions(o) > 1;  // one position takes gemv_4bit, no dequantized copy [bitsandbytes-code]
         add(e, d, comp("weights.dequant", "4-bit dequantized weight (prefill)", Category::Buffers, kPrefill,
                        o.bnb_fp16_quant_state ? "bitsandbytes matmul_4bit dequantizes the weight for prefill, to fp16 (the quant state's "
                                                 "dtype), then casts it to the compute dtype [bitsandbytes-041-code]"
                                               : "bitsandbytes matmul_4bit dequantizes the weight for prefill [bitsandbytes-code]"),
             [&](auto& q) { return bnb_dequant_bytes(q, m, tp, o, head); });
-    }
-    if (o.bnb_requantize_on_load && is_bitsandbytes(o.weights))
+    });
+    if (o.bnb_requantize_on_load && is_bitsandbytes(o.weights)) cold([&] {
         add(e, d, comp("weights.requantize", "fp16 copy and new quantized tensors of the loading weight", Category::Buffers,
                        phase_bit(Phase::Load),
                        "Lightning Fabric BitsandbytesPrecision _quantize_on_load_hook (Lit-GPT InferenceLinear8bitLt): each loaded "
                        "weight quantized again beside the quantized model [lightning-bnb-plugin] [bitsandbytes-041-code]"),
             [&](auto& q) { return bnb_requantize_bytes(q, m, tp, o); });
+    });
     if (m.encoder || m.embedder) {
         cold([&] { encoder_forward(s, d, e, p); });
         return;
@@ -677,14 +678,16 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                ? "DynamicCache(config) (transformers >= 4.56): sliding layers keep the window, and the prefill's whole K/V until the first decode step (DynamicSlidingWindowLayer) [transformers-code]"
                : "DynamicCache() without config (transformers < 4.56, dynamic_full): every layer keeps every token, sliding window or not [transformers-code]",
            o.sliding_window_cache, floor, prompt < o.context ? phase_bit(Phase::Step) : kServing);
-    add_cross_kv(s, d, e, p);
-    add_ssm_state(s, d, e, p,
-                  m.ssm.kind == SsmKind::GatedDeltaNet
-                      ? "transformers Qwen3NextDynamicCache: conv_states [b, 2 key_dim + value_dim, d_conv] in the model's dtype and "
-                        "recurrent_states [b, value heads, head_k_dim, head_v_dim] in fp32 per linear-attention layer [transformers-code]; "
-                        "Gated DeltaNet [yang2024-gated-deltanet]"
-                      : "transformers MambaCache / Mamba2Cache / HybridMambaAttentionDynamicCache: conv_states [b, channels, d_conv] and "
-                        "ssm_states [b, d_inner, d_state] per Mamba layer in the model's dtype [transformers-code]; Mamba [gu2023-mamba]");
+    if (cross_states(s) > 0) cold([&] { add_cross_kv(s, d, e, p); });
+    if (m.ssm.active()) cold([&] {
+        add_ssm_state(s, d, e, p,
+                      m.ssm.kind == SsmKind::GatedDeltaNet
+                          ? "transformers Qwen3NextDynamicCache: conv_states [b, 2 key_dim + value_dim, d_conv] in the model's dtype and "
+                            "recurrent_states [b, value heads, head_k_dim, head_v_dim] in fp32 per linear-attention layer [transformers-code]; "
+                            "Gated DeltaNet [yang2024-gated-deltanet]"
+                          : "transformers MambaCache / Mamba2Cache / HybridMambaAttentionDynamicCache: conv_states [b, channels, d_conv] and "
+                            "ssm_states [b, d_inner, d_state] per Mamba layer in the model's dtype [transformers-code]; Mamba [gu2023-mamba]");
+    });
     // A prompt shorter than the context: the prefill's cache holds the prompt only (the cache grows
     // token by token in decode), so the prefill's peak adds its activations to a smaller cache.
     const bool kv_layers = has_kv_layers(m, p);
@@ -702,7 +705,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
     const int64_t q_tokens = prefill_tokens(o);
     add_forward_activations(s, d, e, "Prefill activations (MLP)", q_tokens, prompt);
-    add_ssm_working_memory(s, d, e, p, q_tokens);
+    if (m.ssm.active()) cold([&] { add_ssm_working_memory(s, d, e, p, q_tokens); });
     if (m.vision.active() && o.images > 0 && p.stage == 0) cold([&] { add_vision_encoder(s, d, e); });
     const int64_t positions = hf_logit_positions(o);
     add(e, d, comp("logits", positions == 1 ? "Logits (last position)" : "Logits (prefill positions)", Category::Logits,
