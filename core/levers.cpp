@@ -3,6 +3,7 @@
 #include "text_format.h"
 
 #include "inference/weight_formats.h"
+#include "parallel.h"
 #include "solvers.h"
 
 namespace vl {
@@ -37,7 +38,7 @@ void training_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
             l.offer("micro_batch", vl::format("micro-batch {} x {} accumulation steps", mb.value, v.train.grad_accum_steps), v);
         }
     }
-    if (s.parallel.dp > 1) {  // ZeRO shards over data-parallel ranks
+    if (zero_shard_size(s.parallel) > 1) {  // ZeRO shards over the data-parallel (and context-parallel) ranks
         v = s;
         v.parallel.zero = 3;
         l.offer("zero3", "ZeRO-3", v);

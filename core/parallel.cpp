@@ -156,7 +156,7 @@ double microbatches_in_flight(const Parallelism& par, int64_t num_microbatches, 
 }
 
 int64_t zero_shard_size(const Parallelism& par) {
-    return par.shard_group > 0 ? par.shard_group : std::max<int64_t>(1, par.dp);
+    return par.shard_group > 0 ? par.shard_group : std::max<int64_t>(1, par.dp) * std::max<int64_t>(1, par.cp);
 }
 
 int64_t expert_shard_size(const Parallelism& par) {

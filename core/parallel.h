@@ -101,7 +101,10 @@ int64_t kv_heads_per_rank(const ModelSpec& m, int64_t tp);
 // times 1 + (pp-1)/(pp*v) (counted in layer-micro-batches, so it may be fractional); GPipe: all m.
 double microbatches_in_flight(const Parallelism& par, int64_t num_microbatches, int64_t stage_index);
 
-// Ranks over which ZeRO/FSDP shards model states: the hybrid-shard group, or all data-parallel ranks.
+// Ranks over which ZeRO/FSDP shards model states: the hybrid-shard group, or all data-parallel ranks with the
+// context-parallel ones: the cp ranks of a sequence hold the same parameters, so Megatron-Core's distributed optimizer
+// shards over the data-parallel group with context parallelism (intra_dp_cp_group) [megatron-core-moe-code] and
+// torchtitan's FSDP over its dp_shard_cp mesh [torchtitan-code].
 int64_t zero_shard_size(const Parallelism& par);
 
 // Ranks over which ZeRO/FSDP and Megatron's distributed optimizer shard the routed experts' states: the

@@ -165,7 +165,7 @@ void check_monotone(const Scenario& s, const Estimate& e, Failures& f, Stats& st
                 f.add("data-parallel step", "ZeRO 0: total changed with dp + " + std::to_string(step), s);
         }
     }
-    if (training && s.parallel.dp == 1 && s.parallel.zero == 0) {
+    if (training && s.parallel.dp == 1 && s.parallel.cp == 1 && s.parallel.zero == 0) {  // ZeRO shards over dp x cp
         if (variant(s, [](Scenario& x) { x.parallel.dp = 2; x.gpu_count *= 2; }, v)) {
             ++st.monotone_checks;
             if (!not_more(e.total_bytes, run(v).total_bytes)) f.add("data-parallel", "ZeRO 0: dp = 1 needs more than dp = 2", s);

@@ -206,6 +206,25 @@ TEST_CASE("expert data parallelism: the routed experts' states shard over dp / e
     CHECK(bytes_of(estimate(tiny_moe_training(8, 4, 0)), "optimizer.master") == Approx((162112.0 + 24576.0) * 4));
 }
 
+TEST_CASE("context parallelism: the cp ranks of a sequence hold the same parameters, so ZeRO shards over dp x cp") {
+    Parallelism p;
+    p.dp = 2; p.cp = 4;
+    CHECK(zero_shard_size(p) == 8);  // Megatron-Core's distributed optimizer over intra_dp_cp_group [megatron-core-moe-code]
+    p.ep = 4;
+    CHECK(expert_shard_size(p) == 2);  // expert data parallel: world 8 / (pp 1 x ep 4 x etp 1)
+    p.shard_group = 4;
+    CHECK(zero_shard_size(p) == 4);  // a hybrid-shard group is what it says
+
+    // The tiny MoE at dp 2, cp 4 (8 GPUs), ep 1, ZeRO-1: its 260,416 parameters' fp32 master over 8 ranks, as at dp 8.
+    Scenario s = tiny_moe_training(2, 1, 1);
+    s.parallel.cp = 4;
+    s.gpu_count = 8;
+    const Estimate e = estimate(s);
+    REQUIRE(e.errors.empty());
+    CHECK(bytes_of(e, "optimizer.master") == Approx(260416.0 / 8 * 4));
+    CHECK(bytes_of(e, "optimizer.states") == Approx(260416.0 / 8 * 8));
+}
+
 TEST_CASE("DeepSpeed MoE: the stage 1/2 step makes the largest param group's fp32 gradient partition") {
     Scenario s = tiny_moe_training(8, 4, 2);
     s.overheads.temp_buffers = true;
