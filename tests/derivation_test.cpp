@@ -483,9 +483,16 @@ TEST_CASE("inference: vLLM, llama.cpp and the other formats and engines", "[deri
             const Estimate e = estimate(s, Detail::Full);
             check_derivations(e, "vllm");
             // vLLM >= 0.11 (the default rule): its budget holds the non-torch increase, 0.16 GiB = 171,798,691.84 B
-            // [vllm-pr12126]; at tp 2 the NCCL buffers lie beside it, one peer's (2.53 - 0.16) / 7 GiB [vllm-issue-13074].
-            CHECK(component(e, "engine.non_torch").substituted() == "171,798,691.84 = 171,798,691.84 B");
-            if (tp == 2) CHECK(component(e, "engine.nccl").formula() == "comm_per_peer * peers");
+            // [vllm-pr12126]; at tp 2 the torch process group's NCCL communicator, 24 channels x 12 MiB = 301,989,888 B
+            // (the default GPU's name is no preset: NVSwitch's channels), is inside too, and PyNccl's with the custom
+            // all-reduce (24 MiB) lie beside it [nccl-p2p-code] [vllm-comm-code].
+            if (tp == 1) CHECK(component(e, "engine.non_torch").substituted() == "171,798,691.84 = 171,798,691.84 B");
+            if (tp == 2) {
+                CHECK(component(e, "engine.non_torch").formula() == "non_torch_increase + comm_tp, comm_tp = channels * ring_per_channel");
+                CHECK(component(e, "engine.non_torch").substituted() == "171,798,691.84 + 301,989,888 = 473,788,579.84 B");
+                CHECK(component(e, "engine.nccl").formula() == "comm_tp + custom_allreduce, comm_tp = channels * ring_per_channel");
+                CHECK(component(e, "engine.nccl").substituted() == "301,989,888 + 25,165,824 = 327,155,712 B");
+            }
         }
     }
     SECTION("weight formats, KV dtypes and eager attention on transformers") {

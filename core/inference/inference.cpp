@@ -889,7 +889,9 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const double requested = o.gpu_memory_utilization * e.gpu_usable_bytes;
     const double context = cuda_context_bytes(s);
     Numbers n;
-    const double comm_outside = vllm_comm_outside(budget, tp) ? vllm_comm_bytes(n, tp) : 0;
+    const int64_t pp = s.parallel.pp;
+    const NcclSetup nccl = vllm_nccl_setup(s, release);
+    const double comm_outside = vllm_comm_outside(budget, tp, pp) ? vllm_pynccl_bytes(n, nccl, tp, pp) : 0;
     const double outside = (vllm_context_outside(budget) ? context : 0) + comm_outside;
     e.gpu_capacity_bytes = std::min(requested + outside, e.gpu_usable_bytes);
     cold([&] { e.warnings.push_back(std::string("vLLM: the KV pool fills gpu_memory_utilization x the GPU memory CUDA reports, less what the budget holds; ") +
@@ -900,7 +902,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     const int64_t seqs = vllm_seqs(s);
     const int64_t T = pooling ? vllm_pooling_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name, !m.encoder, seqs)
                               : vllm_batched_tokens(o, release, e.gpu_usable_bytes, s.gpu.name);
-    const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, tp, budget, context); };
+    const auto non_torch_bytes = [&](auto& q) { return vllm_non_torch_bytes(q, o, nccl, tp, pp, budget, context); };
     // Speculative decoding (infer.speculative): the drafter's weights, persistent inputs, KV layers and
     // forward in the profile run; ngram has no drafter, only the rejection sampler and lookahead slots.
     const std::optional<Drafter> drafter = m.architecture_known() ? speculative_drafter(s) : std::nullopt;
@@ -930,17 +932,20 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
     add(e, d, comp("engine.non_torch", budget == VllmBudget::WholeDevice ? "Non-torch memory in vLLM's budget (CUDA context, NCCL)"
                                                                            : "Non-torch memory in vLLM's budget",
                    Category::Overhead, kLoadOn,
-                   "non_torch_memory logged by vLLM 0.6.5-0.10: 0.07-0.16 GiB at tp 1 [vllm-pr12126], NCCL buffers per peer from a tp 8 "
-                   "log [vllm-issue-13074]; what the budget holds by release [vllm-budget]"),
+                   "non_torch_memory logged by vLLM 0.6.5-0.10: 0.07-0.16 GiB at tp 1 [vllm-pr12126]; at tp > 1 NCCL communicators, "
+                   "each channels x (ring 12 MiB + tree 6 MiB at 3+ ranks) + NVLink SHARP by NCCL version [nccl-p2p-code] "
+                   "[nccl-nvls-code]: the tp group's torch process group (made in the profile run) and, before 0.11, the PyNccl "
+                   "ones and the custom all-reduce [vllm-comm-code]; what the budget holds by release [vllm-budget]"),
         non_torch_bytes);
     if (vllm_context_outside(budget))
         add(e, d, comp("cuda_context", "CUDA context (beside vLLM's budget)", Category::Overhead, kLoadOn, cuda_context_source(s)),
             [&](auto& q) { return q("cuda_context_bytes", context); });
     if (comm_outside > 0)
-        add(e, d, comp("engine.nccl", "NCCL and custom all-reduce buffers (beside vLLM's budget)", Category::Overhead, kLoadOn,
-                       "vLLM 0.11+: the start-up snapshot follows init_worker_distributed_environment [vllm-budget]; bytes per peer from "
-                       "a tp 8 log [vllm-issue-13074]"),
-            [&](auto& q) { return vllm_comm_bytes(q, tp); });
+        add(e, d, comp("engine.nccl", "PyNccl and custom all-reduce buffers (beside vLLM's budget)", Category::Overhead, kLoadOn,
+                       "vLLM 0.11+: the start-up snapshot follows init_worker_distributed_environment [vllm-budget], where the tp and pp "
+                       "groups' PyNccl communicators and the custom all-reduce are made [vllm-comm-code]; each communicator channels x "
+                       "(ring 12 MiB + tree 6 MiB at 3+ ranks) + NVLink SHARP by NCCL version [nccl-p2p-code] [nccl-nvls-code]"),
+            [&](auto& q) { return vllm_pynccl_bytes(q, nccl, tp, pp); });
     if (!m.architecture_known()) {
         cold([&] { e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture"); });
         return;

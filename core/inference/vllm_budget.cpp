@@ -1,6 +1,9 @@
 // vLLM's memory budget by release (vllm_budget.h).
 #include "inference/vllm_budget.h"
 
+#include "cuda_context.h"
+#include "model/presets.h"
+
 namespace vl {
 
 namespace {
@@ -55,6 +58,35 @@ std::optional<VllmBudget> vllm_budget(const VllmRelease& r) {
 }
 
 bool vllm_v1_engine(const VllmRelease& r) { return at_least(r, 0, 8); }
+
+namespace {
+
+// vLLM's PyTorch pin (requirements-cuda.txt / requirements/cuda.txt at the release tags) [vllm-torch-pins] and
+// that PyTorch wheel's nvidia-nccl-cu12 pin [pytorch-nccl-pins]. Before 0.6.4 PyTorch 2.1-2.4 with NCCL
+// 2.18.1-2.20.5 (0.4.0-0.4.2 pinned vllm-nccl-cu12 2.18.1), all under the same <= 2.20 NVLS rule (nccl.h);
+// from 0.10.2 NCCL 2.27 and later, all under the >= 2.26 rule.
+constexpr VllmNcclRow kNcclRows[] = {
+    {{0, 0, 0}, "2.1-2.4", {2, 20, 5}},
+    {{0, 6, 4}, "2.5.1", {2, 21, 5}},
+    {{0, 8, 0}, "2.6.0", {2, 21, 5}},
+    {{0, 9, 0}, "2.7.0", {2, 26, 2}},
+    {{0, 10, 2}, "2.8.0", {2, 27, 3}},
+};
+
+}  // namespace
+
+std::span<const VllmNcclRow> vllm_nccl_rows() { return kNcclRows; }
+
+const VllmNcclRow& vllm_nccl_row(const VllmRelease& r) {
+    const VllmNcclRow* row = &kNcclRows[0];
+    for (const VllmNcclRow& x : kNcclRows)
+        if (at_least(r, x.first.major, x.first.minor, x.first.patch)) row = &x;
+    return *row;
+}
+
+NcclSetup vllm_nccl_setup(const Scenario& s, const VllmRelease& r) {
+    return NcclSetup{vllm_nccl_row(r).nccl, gpu_link(s.gpu.name), gpu_arch(s.gpu.name), true};
+}
 
 const char* vllm_budget_text(VllmBudget b) {
     switch (b) {

@@ -117,6 +117,11 @@ void load_gpus(Presets& p) {
                 else p.errors.push_back({where, std::string("\"") + key + "\" must be a positive number"});
             }
         g.speed_source = str(e, "speed_source");
+        if (auto l = e.find("interconnect"); l != e.end()) {
+            const std::string v = l->is_string() ? l->get<std::string>() : "";
+            g.link = v == "nvswitch" ? GpuLink::NVSwitch : v == "nvlink" ? GpuLink::NVLink : v == "pcie" ? GpuLink::PCIe : GpuLink::Unknown;
+            if (g.link == GpuLink::Unknown) p.errors.push_back({where, "\"interconnect\" must be \"nvswitch\", \"nvlink\" or \"pcie\" (or left out)"});
+        }
         p.gpus.push_back(std::move(g));
     }
 }
@@ -200,6 +205,22 @@ const GpuPreset* find_gpu(std::string_view id) {
     for (const GpuPreset& g : gpu_presets())
         if (iequal(g.id, id)) return &g;
     return nullptr;
+}
+
+GpuLink gpu_link(std::string_view gpu_name) {
+    for (const GpuPreset& g : gpu_presets())
+        if (g.name == gpu_name) return g.link;
+    return GpuLink::Unknown;
+}
+
+const char* gpu_link_name(GpuLink l) {
+    switch (l) {
+        case GpuLink::NVSwitch: return "NVSwitch";
+        case GpuLink::NVLink: return "NVLink without a switch";
+        case GpuLink::PCIe: return "PCIe";
+        case GpuLink::Unknown: break;
+    }
+    return "interconnect not known";
 }
 
 }  // namespace vl

@@ -30,6 +30,13 @@ struct ModelPreset {
     std::vector<std::string> import_warnings;  // assumptions import_hf_config made
 };
 
+// How the GPUs of one board talk (gpus.json "interconnect"; NCCL's channel count and NVLink SHARP depend on
+// it, core/nccl.h): NVSwitch (HGX/DGX SXM boards: every GPU to every GPU through NVSwitch, multicast on
+// Hopper and later), NVLink without a switch (bridged pairs or a mesh), PCIe; Unknown: a preset that names no
+// interconnect (a product sold in both forms) or a GPU that is not a preset.
+enum class GpuLink { Unknown, NVSwitch, NVLink, PCIe };
+const char* gpu_link_name(GpuLink l);
+
 struct GpuPreset {
     std::string id;               // CLI slug, e.g. "h100-80gb"
     std::string name;             // e.g. "NVIDIA H100 80GB HBM3 (SXM5)"
@@ -44,6 +51,7 @@ struct GpuPreset {
     double memory_bandwidth = 0;  // peak memory bandwidth, bytes/s (vendor sheet); 0: not published
     double fp16_tensor_flops = 0; // dense FP16 tensor FLOP/s (vendor sheet; GeForce: FP16 accumulate); 0: not published
     std::string speed_source;     // docs/sources.md key of the two above
+    GpuLink link = GpuLink::Unknown;  // the board's GPU interconnect ("interconnect")
     Gpu gpu() const { return Gpu{name, memory_bytes, cuda_total_bytes}; }
 };
 
@@ -60,6 +68,9 @@ const ModelPreset* find_model(std::string_view id);
 // miss it (the variants of one model have the same shape). An empty query matches every preset.
 bool preset_matches(const ModelPreset& p, std::string_view query);
 const GpuPreset* find_gpu(std::string_view id);
+
+// The interconnect of the GPU preset with this name (a scenario's gpu.name), Unknown for any other name.
+GpuLink gpu_link(std::string_view gpu_name);
 
 // "YYYY-MM" with a month 01-12 (a preset's `released`; `plan --rank --since`).
 bool is_year_month(const std::string& s);

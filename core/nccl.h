@@ -1,0 +1,88 @@
+// NCCL's GPU memory per communicator, on one GPU of a single-node group (issue 14, mechanisms 1 and 7), from
+// NCCL's source at release tags [nccl-p2p-code] [nccl-nvls-code]. Three terms, each per communicator:
+//
+//   ring  channels x 12 MiB: per channel one send and one receive connection, each buffer rounded up to
+//         CUDA_IPC_MIN = 2 MiB: send align(header + SIMPLE 4 MiB) = 6 MiB, receive align(header + LL 0.5 MiB +
+//         LL128 4.69 MiB) = 6 MiB (src/transport/p2p.cc, init.cc at v2.26.2-1); the ring keeps two connections
+//         whatever the number of ranks, so memory is linear in channels, not in peers [nccl-issue-964].
+//   tree  channels x 6 MiB more at 3 ranks or more, when the tree is connected at init (below): a middle rank's
+//         second neighbour; 4 A100s with NVLink logged 544 MB per 2-rank and 688 MB per 3-4-rank communicator,
+//         the 144 MB between them 24 channels x 6 MiB [nccl-issue-964]. At 2 ranks the ring's peer is the tree's.
+//   nvls  NVLink SHARP buffers: only on Hopper and later behind NVSwitch, at more than 2 ranks
+//         (transport/nvls.cc: `gpuCount <= 2` returns), by NCCL version [nccl-nvls-code] [nccl-release-notes]:
+//           <= 2.20   channels x 2 x (SIMPLE 4 MiB + 2 MiB) x ranks      (8x H200 tp 8: "nvlsTotalSize 2415919104" [vllm-issue-9699])
+//           2.21      channels x 2 x (8 steps x 128 KiB + 2 MiB) x ranks ("Reduce NVLS memory usage")
+//           2.22-2.25 as 2.21 here: no vLLM release ships them (16 channels x 2 MiB x ranks aligned to the
+//                     multicast granularity, undocumented; 2.21's figure is the larger at every tp)
+//           >= 2.26   NVLS channels x 2 x 1 MiB x ranks + 2 MiB of credits (granularity counted apart: "save
+//                     hundreds of MBs"); NVLS channels 16 on Hopper, 32 on Blackwell (2.27's 24 for one NVLink
+//                     domain taken as 32)
+//
+// Channels come from NCCL's topology search: 24 on 8-GPU NVSwitch boards (H100/H200 logs "24 coll channels")
+// and on NVLink-bridged pairs ([nccl-issue-1161]: 24 tree channels on 2 H100 PCIe with a bridge); PCIe cards
+// get 2 ([nccl-tests-issue-307]: "Ring 00", "Ring 01" on 8 RTX 4090s), taken as 4 (NCCL may double them). An
+// interconnect the GPU preset does not name is taken as NVSwitch, the most memory.
+//
+// When: NCCL <= 2.21 connects ring, tree and NVLS at ncclCommInitRank; from 2.22 the connection is lazy, at
+// the first collective using each algorithm, but only with cuMem on (`comm->runtimeConn = comm->cuMemSupport &&
+// ncclParamRuntimeConnect()`, init.cc at v2.22.3-1): with NCCL_CUMEM_ENABLE=0, which vLLM sets [vllm-pr5091],
+// every communicator connects eagerly in every version [nccl-p2p-code].
+//
+// Not modelled: NCCL_BUFFSIZE / NCCL_*_NCHANNELS / NCCL_NVLS_ENABLE overrides, the multicast granularity
+// alignment of <= 2.25, network (multi-node) transport buffers, and a few MiB of channel structs per communicator.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "cuda_context.h"
+#include "formula.h"
+#include "model/presets.h"
+#include "units.h"
+
+namespace vl {
+
+struct NcclVersion {
+    int major = 0, minor = 0, patch = 0;
+};
+inline bool nccl_at_least(NcclVersion v, int major, int minor) { return v.major != major ? v.major > major : v.minor >= minor; }
+
+// What a communicator's bytes depend on.
+struct NcclSetup {
+    NcclVersion version;
+    GpuLink link = GpuLink::Unknown;
+    GpuArch arch = GpuArch::Unknown;
+    bool eager = true;  // ring, tree and NVLS connected at init: NCCL <= 2.21, or NCCL_CUMEM_ENABLE=0
+};
+
+inline constexpr double kNcclRingPerChannel = 12 * kMiB;  // 2 x align(hdr + 4 MiB | hdr + 5.19 MiB, 2 MiB) [nccl-p2p-code]
+inline constexpr double kNcclTreePerChannel = 6 * kMiB;   // (688 - 544) MB / 24 channels [nccl-issue-964]
+
+// Channels per communicator by interconnect (above).
+double nccl_channels(GpuLink link);
+
+// Whether the communicator has NVLink SHARP buffers: Hopper or Blackwell, NVSwitch (or not known), > 2 ranks.
+bool nccl_nvls(const NcclSetup& c, int64_t ranks);
+
+// The NVLS buffers of one communicator on one GPU, by NCCL version (table above).
+// `ranks_name` names the rank count in the derivation ("tp").
+template <class Q>
+auto nccl_nvls_bytes(Q& q, const NcclSetup& c, const char* ranks_name, int64_t ranks) {
+    const auto n = q(ranks_name, static_cast<double>(ranks));
+    if (!nccl_at_least(c.version, 2, 26))
+        return q("channels", nccl_channels(c.link)) * q("nvls_per_channel_rank", nccl_at_least(c.version, 2, 21) ? 6 * kMiB : 12 * kMiB) * n;
+    return q("nvls_channels", c.arch == GpuArch::Blackwell ? 32.0 : 16.0) * q("nvls_per_channel_rank", 2 * kMiB) * n +
+           q("nvls_credits", 2 * kMiB);
+}
+
+// One communicator of `ranks` ranks on one GPU: channels x (ring + tree) + NVLS, the NVLS term named `nvls_name`.
+template <class Q>
+auto nccl_comm_bytes(Q& q, const NcclSetup& c, const char* ranks_name, int64_t ranks, const char* nvls_name) {
+    using N = std::decay_t<decltype(q("", 0.0))>;
+    N per_channel = q("ring_per_channel", kNcclRingPerChannel);
+    if (c.eager && ranks >= 3) per_channel += q("tree_per_channel", kNcclTreePerChannel);
+    N b = q("channels", nccl_channels(c.link)) * per_channel;
+    if (nccl_nvls(c, ranks)) b += q.let(nvls_name, nccl_nvls_bytes(q, c, ranks_name, ranks));
+    return b;
+}
+
+}  // namespace vl
