@@ -23,6 +23,12 @@ inline double bytes_of(const Estimate& e, const char* id) {
     return c ? c->bytes : 0.0;
 }
 
+// Whether the component is live in that phase (false when the estimate has none).
+inline bool live_in(const Estimate& e, const char* id, Phase p) {
+    const Component* c = find(e, id);
+    return c != nullptr && (c->phases & phase_bit(p)) != 0;
+}
+
 // The components whose ids start with none of the prefixes.
 template <class Prefixes>
 std::vector<Component> components_without(std::span<const Component> components, const Prefixes& prefixes) {

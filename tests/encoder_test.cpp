@@ -194,6 +194,18 @@ TEST_CASE("encoders: bert-large training as the Transformers single-GPU page ran
     CHECK(vl::test::find(g, "act.scores") == nullptr);
 }
 
+// BertForMaskedLM (bert-base-uncased) trained in fp32, micro-batch 2 x 128 tokens.
+static Scenario bert_base_mlm_fp32() {
+    Scenario s;
+    s.mode = Mode::Train;
+    s.model = config("bert-base-uncased.json");
+    s.model.mlm_head = true;
+    s.train.precision = Precision::FP32;
+    s.train.micro_batch = 2;
+    s.train.seq_len = 128;
+    return s;
+}
+
 TEST_CASE("PyTorch before 1.11: softmax and log_softmax saved their input too (train.softmax_saves_input)") {
     // The Transformers single-GPU page's bert-large runs (January 2022, PyTorch 1.10): softmax's backward then kept
     // scores + mask beside the probabilities [pytorch-pr65242]. BERT's mask is fp32 (the parameters' dtype), so the sum
@@ -206,17 +218,8 @@ TEST_CASE("PyTorch before 1.11: softmax and log_softmax saved their input too (t
 
     // The masked-LM loss: log_softmax's input is the fp32 logits (4 B * 2 * 128 * 30522), kept from forward into
     // backward instead of dropped with the model outputs.
-    Scenario m;
-    m.mode = Mode::Train;
-    m.model = config("bert-base-uncased.json");
-    m.model.mlm_head = true;
-    m.train.precision = Precision::FP32;
-    m.train.micro_batch = 2;
-    m.train.seq_len = 128;
-    const auto backward = [](const Estimate& e, const char* id) {
-        const Component* c = vl::test::find(e, id);
-        return c != nullptr && (c->phases & phase_bit(Phase::Backward)) != 0;
-    };
+    Scenario m = bert_base_mlm_fp32();
+    const auto backward = [](const Estimate& e, const char* id) { return vl::test::live_in(e, id, Phase::Backward); };
     CHECK_FALSE(backward(estimate(m), "logits"));
     m.train.softmax_saves_input = true;
     const Estimate held = estimate(m);
@@ -231,13 +234,7 @@ TEST_CASE("PyTorch before 1.11: softmax and log_softmax saved their input too (t
 }
 
 TEST_CASE("encoders: the masked-LM head keeps its transform's inputs and the vocabulary logits") {
-    Scenario s;
-    s.mode = Mode::Train;
-    s.model = config("bert-base-uncased.json");
-    s.model.mlm_head = true;
-    s.train.precision = Precision::FP32;
-    s.train.micro_batch = 2;
-    s.train.seq_len = 128;
+    Scenario s = bert_base_mlm_fp32();
     const Estimate e = estimate(s);
     REQUIRE(e.ok());
     // transform dense input, GELU input, LayerNorm input, decoder input: 4 x (4 B * 256 tokens * 768).

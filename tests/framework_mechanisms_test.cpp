@@ -272,19 +272,19 @@ TEST_CASE("Megatron-Core's loss: the fp32 copy of the logits becomes the softmax
     REQUIRE(fp32 != nullptr);
     CHECK(logits->bytes == 2.0 * 1024 * 32000);
     CHECK(fp32->bytes == 4.0 * 1024 * 32000);
-    CHECK((logits->phases & phase_bit(Phase::Backward)) == 0);
-    CHECK((fp32->phases & phase_bit(Phase::Backward)) != 0);
+    CHECK_FALSE(vl::test::live_in(e, "logits", Phase::Backward));
+    CHECK(vl::test::live_in(e, "logits.fp32", Phase::Backward));
     CHECK(vl::test::find(e, "logits.loss") == nullptr);
     // Transformers' loss on the same run keeps a log-softmax output (4 B) and drops the fp32 copy before backward.
     s.train.loss = LossImpl::Upcast;
     const Estimate hf = estimate(s);
     CHECK(bytes_of(hf, "logits.loss") == 4.0 * 1024 * 32000);
-    CHECK((vl::test::find(hf, "logits.fp32")->phases & phase_bit(Phase::Backward)) == 0);
+    CHECK_FALSE(vl::test::live_in(hf, "logits.fp32", Phase::Backward));
     // fp32 training: .float() is the logits themselves, kept.
     s = llama2_7b_run(Mode::Train, Precision::FP32, 1, 0);
     s.train.loss = LossImpl::Megatron;
     const Estimate f = estimate(s);
     CHECK(vl::test::find(f, "logits.fp32") == nullptr);
     CHECK(bytes_of(f, "logits") == 4.0 * 1024 * 32000);
-    CHECK((vl::test::find(f, "logits")->phases & phase_bit(Phase::Backward)) != 0);
+    CHECK(vl::test::live_in(f, "logits", Phase::Backward));
 }
