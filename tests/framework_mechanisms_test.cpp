@@ -275,10 +275,16 @@ TEST_CASE("Megatron-Core's loss: the fp32 copy of the logits becomes the softmax
     CHECK_FALSE(vl::test::live_in(e, "logits", Phase::Backward));
     CHECK(vl::test::live_in(e, "logits.fp32", Phase::Backward));
     CHECK(vl::test::find(e, "logits.loss") == nullptr);
+    // Its backward working set cites Megatron's loss, not the log-softmax output it does not make.
+    const Component* working = vl::test::find(e, "act.backward_working");
+    REQUIRE(working != nullptr);
+    CHECK(std::string_view(working->source).find("[megatron-cross-entropy-code]") != std::string_view::npos);
+    CHECK(std::string_view(working->source).find("log-softmax output") == std::string_view::npos);
     // Transformers' loss on the same run keeps a log-softmax output (4 B) and drops the fp32 copy before backward.
     s.train.loss = LossImpl::Upcast;
     const Estimate hf = estimate(s);
     CHECK(bytes_of(hf, "logits.loss") == 4.0 * 1024 * 32000);
+    CHECK(std::string_view(vl::test::find(hf, "act.backward_working")->source).find("log-softmax output") != std::string_view::npos);
     CHECK_FALSE(vl::test::live_in(hf, "logits.fp32", Phase::Backward));
     // fp32 training: .float() is the logits themselves, kept.
     s = llama2_7b_run(Mode::Train, Precision::FP32, 1, 0);

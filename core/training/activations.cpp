@@ -1124,9 +1124,12 @@ static void add_backward_working_sets(TrainCtx& c, const StageLayers& st, const 
     const bool layers = layer_backward(num) > 0;
     if (!layers && !loss.present) return;
     add(c.e, c.d, comp("act.backward_working", "backward working set: the loss backward or one layer's backward, the larger", Category::Activations, kBwd,
-                       "the loss backward: log-softmax output + nll_loss's and log_softmax's gradients [pytorch-docs]; one layer's backward: "
-                       "the recomputed segment (Chen et al. 2016 [chen2016]; Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]) and its "
-                       "activation gradients (core/training/DERIVATION.md)"),
+                       megatron ? "the loss backward: the gradient written into the saved fp32 softmax, cast back to the logits' dtype "
+                                  "[megatron-cross-entropy-code]; one layer's backward: the recomputed segment (Chen et al. 2016 [chen2016]; "
+                                  "Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]) and its activation gradients (core/training/DERIVATION.md)"
+                                : "the loss backward: log-softmax output + nll_loss's and log_softmax's gradients [pytorch-docs]; one layer's backward: "
+                                  "the recomputed segment (Chen et al. 2016 [chen2016]; Korthikanti et al. 2022 Sec 5 [korthikanti2022 §5]) and its "
+                                  "activation gradients (core/training/DERIVATION.md)"),
         [&](auto& q) {
             if (!loss.present) return layer_backward(q);
             if (!layers) return loss_backward(q);
