@@ -37,18 +37,15 @@
 #include "cuda_context.h"
 #include "formula.h"
 #include "model/presets.h"
+#include "release.h"
 #include "units.h"
 
 namespace vl {
 
-struct NcclVersion {
-    int major = 0, minor = 0, patch = 0;
-};
-inline bool nccl_at_least(NcclVersion v, int major, int minor) { return v.major != major ? v.major > major : v.minor >= minor; }
 
 // What a communicator's bytes depend on.
 struct NcclSetup {
-    NcclVersion version;
+    Release version;  // the NCCL release
     GpuLink link = GpuLink::Unknown;
     GpuArch arch = GpuArch::Unknown;
     bool eager = true;  // ring, tree and NVLS connected at init: NCCL <= 2.21, or NCCL_CUMEM_ENABLE=0
@@ -68,8 +65,8 @@ bool nccl_nvls(const NcclSetup& c, int64_t ranks);
 template <class Q>
 auto nccl_nvls_bytes(Q& q, const NcclSetup& c, const char* ranks_name, int64_t ranks) {
     const auto n = q(ranks_name, static_cast<double>(ranks));
-    if (!nccl_at_least(c.version, 2, 26))
-        return q("channels", nccl_channels(c.link)) * q("nvls_per_channel_rank", nccl_at_least(c.version, 2, 21) ? 6 * kMiB : 12 * kMiB) * n;
+    if (!at_least(c.version, 2, 26))
+        return q("channels", nccl_channels(c.link)) * q("nvls_per_channel_rank", at_least(c.version, 2, 21) ? 6 * kMiB : 12 * kMiB) * n;
     return q("nvls_channels", c.arch == GpuArch::Blackwell ? 32.0 : 16.0) * q("nvls_per_channel_rank", 2 * kMiB) * n +
            q("nvls_credits", 2 * kMiB);
 }

@@ -30,7 +30,7 @@ double comm(const NcclSetup& c, int64_t ranks) {
     return nccl_comm_bytes(n, c, "tp", ranks, "nvls");
 }
 
-NcclVersion nccl_of(const char* vllm) { return vllm_nccl_row(parse_vllm_version(vllm).value()).nccl; }
+Release nccl_of(const char* vllm) { return vllm_nccl_row(parse_vllm_version(vllm).value()).nccl; }
 
 // Meta-Llama-3-8B in bf16 served by vLLM on `tp` GPUs of a preset.
 Scenario llama_on(const char* gpu, const char* version, int64_t tp, int64_t pp = 1) {

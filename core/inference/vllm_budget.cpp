@@ -16,12 +16,6 @@ int read_number(std::string_view t, size_t& i) {
     return i == start || (i < t.size() && t[i] >= '0' && t[i] <= '9') ? -1 : n;
 }
 
-bool at_least(const VllmRelease& r, int major, int minor, int patch = 0) {
-    if (r.major != major) return r.major > major;
-    if (r.minor != minor) return r.minor > minor;
-    return r.patch >= patch;
-}
-
 }  // namespace
 
 std::optional<VllmRelease> parse_vllm_version(std::string_view t) {

@@ -26,15 +26,14 @@
 
 #include "formula.h"
 #include "nccl.h"
+#include "release.h"
 #include "scenario.h"
 
 namespace vl {
 
 enum class VllmBudget { WholeDevice, Instance, InstanceAfterNccl, InstanceGraphs };
 
-struct VllmRelease {
-    int major = 0, minor = 0, patch = 0;
-};
+using VllmRelease = Release;  // a vLLM release number (release.h)
 
 // "0.6.5", "0.11", "v0.10.1.post1", "0.21.0rc1": major.minor[.patch], a leading v and any suffix after
 // the numbers ignored. nullopt when the text does not start with a version.
@@ -74,7 +73,7 @@ inline constexpr double kVllmNonTorchIncrease = 0.16 * 1024 * 1024 * 1024;
 struct VllmNcclRow {
     VllmRelease first;
     const char* torch;
-    NcclVersion nccl;
+    Release nccl;
 };
 std::span<const VllmNcclRow> vllm_nccl_rows();
 const VllmNcclRow& vllm_nccl_row(const VllmRelease& r);

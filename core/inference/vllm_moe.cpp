@@ -15,7 +15,7 @@ VllmMoeBackend vllm_mxfp4_backend(VllmMoeBackend requested, const VllmRelease& r
         if (gpu_name_has(gpu, sm100)) return VllmMoeBackend::FlashInferTrtllm;
     // Hopper: Triton once triton_kernels ships inside vLLM (PR #28788, vendored at build time: 0.12); before, it had
     // to be installed by hand (0.10.1 also needed torch >= 2.8), so vLLM fell back to Marlin [vllm-mxfp4].
-    if (arch == GpuArch::Hopper && (r.major > 0 || r.minor >= 12)) return VllmMoeBackend::Triton;
+    if (arch == GpuArch::Hopper && at_least(r, 0, 12)) return VllmMoeBackend::Triton;
     return VllmMoeBackend::Marlin;
 }
 
