@@ -79,19 +79,28 @@ bool unsafe_above(const std::string& measure, const std::string& quantity) {
 
 // A peak measure: the figure it starts from (total: what must fit; shown: what a run with room shows,
 // allocator_reserve.h) and the components it leaves out by id prefix ("total-minus:a,b", "shown-minus:a,b").
+// "decode-minus:a,b" reads one phase, not the peak over all: the decode steps of an inference estimate
+// (Phase::Step, export.cpp's "decode"), for a reading taken over the decode steps alone.
 struct PeakMeasure {
     bool shown = false;
     std::vector<std::string> without;
+    std::optional<Phase> phase;  // set: that phase's total, not the largest one
 };
 
+constexpr const char* kDecodeMinus = "decode-minus:";
+
 std::optional<PeakMeasure> peak_measure(const std::string& m) {
-    if (m == "total" || m == "shown") return PeakMeasure{m == "shown", {}};
+    if (m == "total" || m == "shown") return PeakMeasure{m == "shown", {}, std::nullopt};
     for (const bool shown : {false, true}) {
         const std::string prefix = shown ? "shown-minus:" : "total-minus:";
-        if (m.rfind(prefix, 0) == 0) return PeakMeasure{shown, split(m.substr(prefix.size()))};
+        if (m.rfind(prefix, 0) == 0) return PeakMeasure{shown, split(m.substr(prefix.size())), std::nullopt};
     }
+    if (m.rfind(kDecodeMinus, 0) == 0) return PeakMeasure{false, split(m.substr(std::string(kDecodeMinus).size())), Phase::Step};
     return std::nullopt;
 }
+
+// The phase a peak measure reads: its own, or the one where its components peak.
+Phase measured_phase(const PeakMeasure& p, const PhaseTotals& t) { return p.phase ? *p.phase : t.peak; }
 
 // The components a peak measure sums: those of its figure without the ones it leaves out.
 std::vector<Component> peak_components(const Estimate& e, const PeakMeasure& p) {
@@ -109,7 +118,14 @@ double measure(const Scenario& s, const Estimate& e, const std::string& m) {
     // peak): the largest phase total of the others, which need not be the phase where the whole total peaks.
     // shown-minus: the same on the figure a run with room shows (torch.cuda.max_memory_reserved of a run that
     // fitted is that figure without the CUDA context).
-    if (const std::optional<PeakMeasure> p = peak_measure(m)) return phase_totals(peak_components(e, *p)).peak_bytes();
+    // decode-minus: the decode steps' total without the named components; only an inference estimate has them.
+    if (const std::optional<PeakMeasure> p = peak_measure(m)) {
+        if (p->phase && s.mode != Mode::Infer)
+            throw ReportError("measure \"" + m + "\" reads the decode steps, which only an inference scenario (\"mode\": \"infer\") has; "
+                              "use total-minus: for a training run");
+        const PhaseTotals t = phase_totals(peak_components(e, *p));
+        return t.gpu[static_cast<size_t>(measured_phase(*p, t))];
+    }
     if (m.rfind("sum:", 0) == 0) return sum_prefixes(e, m.substr(4));
     // Host memory by component, and GPU + host (a whole model that one log counts in one buffer).
     if (m.rfind("host:", 0) == 0) return sum_prefixes(e, m.substr(5), true);
@@ -173,7 +189,7 @@ std::vector<std::pair<std::string, double>> measured_components(const Estimate& 
     const auto named = named_by;
     const std::optional<PeakMeasure> peak = peak_measure(m);
     const std::vector<Component> inside = peak ? peak_components(e, *peak) : e.components;
-    const unsigned at = phase_bit(peak ? phase_totals(inside).peak : e.peak_phase);
+    const unsigned at = phase_bit(peak ? measured_phase(*peak, phase_totals(inside)) : e.peak_phase);
     std::vector<std::pair<std::string, double>> out;
     for (const Component& c : inside) {
         if (c.bytes <= 0) continue;
@@ -398,6 +414,7 @@ MeasuredReport render_measured_report(const std::string& measured_json) {
         std::string m = row.measure;
         if (m.rfind("total-minus:", 0) == 0) m = "total - (" + m.substr(12) + ")";
         if (m.rfind("shown-minus:", 0) == 0) m = "shown (a run with room) - (" + m.substr(12) + ")";
+        if (m.rfind(kDecodeMinus, 0) == 0) m = "decode steps - (" + m.substr(std::string(kDecodeMinus).size()) + ")";
         if (m == "shown") m = "shown (nvidia-smi, a run with room)";
         std::string line = "| ";
         for (const std::string& cell : {md(id), split, md(row.framework), md(m), published, number(row.ours) + " " + row.unit, error,

@@ -238,6 +238,37 @@ TEST_CASE("measured set: a reserved peak (shown-minus) is the shown figure less 
     CHECK_THAT(rep.section, Catch::Contains("| test-reserved-shown | calibrate | synthetic | shown (a run with room) - (overhead.cuda_context,cuda_context) |"));
 }
 
+// A figure read over the decode steps alone (decode-minus): the decode phase's total without the named components, not
+// the peak over all phases. Qwen3-0.6B (28 layers, 8 KV heads of 128, bf16) at a 30720-token prompt and 32768 tokens in
+// all: without the weights, context, reserves, buffers and logits the decode steps hold the KV cache alone,
+// 32768 x (2 x 28 x 8 x 128 x 2 B) = 32768 x 114,688 B = 3,758,096,384 B, while the peak over all phases of the same
+// components is the prefill's (the prompt's cache and the prefill activations), which a decode reading does not see.
+TEST_CASE("measured set: decode-minus reads the decode steps, not the peak over all phases") {
+    const auto decode_case = [](const std::string& id, const std::string& measure, const std::string& mode) {
+        nlohmann::json c = {{"case", id}, {"split", "calibrate"}, {"expressible", true}, {"framework", "synthetic"}, {"published", 3.7e9},
+                            {"quantity", "peak_allocated"}, {"unit", "B"}, {"outcome", "fit"}, {"measure", measure}, {"confidence", "high"},
+                            {"scenario", nlohmann::json::parse(mode == "infer" ? R"({"version":1,"model":"qwen3-0.6b","mode":"infer",
+                                                                  "infer":{"context":32768,"prompt":30720,"batch":1},"gpu":"h100-80gb"})"
+                                                                               : R"({"version":1,"model":"qwen3-0.6b","train":{"seq_len":512},
+                                                                  "gpu":"h100-80gb"})")}};
+        return c.dump();
+    };
+    const std::string without = "weights,cuda_context,overhead,buffers,logits";
+    // test-decode-steps, test-decode-total: calibrate by the rule (0x6938e681 % 3 == 1, 0x675b9113 % 3 == 1).
+    const MeasuredReport rep = render_measured_report("{\"cases\": [" + decode_case("test-decode-steps", "decode-minus:" + without, "infer") +
+                                                      "," + decode_case("test-decode-total", "total-minus:" + without, "infer") + "]}");
+    REQUIRE(rep.rows.size() == 2);
+    const MeasuredRow& decode = rep.rows[0];
+    CHECK(decode.ours == Approx(32768.0 * 2 * 28 * 8 * 128 * 2));
+    REQUIRE(decode.components.size() == 1);
+    CHECK(decode.components[0].first == "kv_cache");
+    CHECK(rep.rows[1].ours > decode.ours * 1.05);  // the prefill peak: the prompt's cache and the MLP intermediate
+    CHECK_THAT(rep.section, Catch::Contains("| test-decode-steps | calibrate | synthetic | decode steps - (" + without + ") |"));
+    // A training scenario has no decode steps: refused, naming the case and the measure.
+    CHECK_THROWS_WITH(render_measured_report("{\"cases\": [" + decode_case("test-decode-steps", "decode-minus:cuda_context", "train") + "]}"),
+                      Catch::StartsWith("test-decode-steps: measure \"decode-minus:cuda_context\" reads the decode steps"));
+}
+
 TEST_CASE("measured set: a split that disagrees with the rule is refused, naming the case") {
     const std::string json = "{\"cases\": [" + synthetic_case("test-d", "calibrate", 1e9) + "]}";
     CHECK_THROWS_WITH(render_measured_report(json),
