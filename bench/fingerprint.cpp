@@ -126,6 +126,7 @@ void draw_more(vl::test::Rng& r, vl::Scenario& s) {
     s.overheads.cuda_lazy_loading = r.chance(0.8);
     s.infer.sliding_window_cache = r.chance(0.8);
     s.infer.logits_to_keep = r.chance(0.8) ? 1 : 0;
+    s.infer.sdpa_repeats_kv = r.chance(0.2);
     if (r.chance(0.2)) {
         vl::DeepSpeedZero& d = s.deepspeed;
         d.enabled = true;

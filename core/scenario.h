@@ -262,6 +262,9 @@ struct InferenceOptions {
     // (transformers < 4.56 DynamicCache(), cache_implementation="dynamic_full", llama.cpp --swa-full).
     bool sliding_window_cache = true;
     int64_t logits_to_keep = 1;     // transformers: prefill logits of the last k positions; 0 = every position (older transformers)
+    // transformers' SDPA path copies each layer's K and V to every query head before the kernel (repeat_kv): always before
+    // PR #39412 (July 2025), and later whenever an attention mask is passed or torch < 2.5. Eager attention always does.
+    bool sdpa_repeats_kv = false;
     // ---- prefill, batching and kernel settings of the engines ----
     int64_t prompt = 0;             // prompt tokens prefilled at once per sequence; 0 = context (worst case)
     int64_t target_len = 0;         // an encoder-decoder's generated (decoder) tokens, context being its source; 0 = context

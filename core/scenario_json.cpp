@@ -110,6 +110,7 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("flash_attention", &InferenceOptions::flash_attention);
     v("sliding_window_cache", &InferenceOptions::sliding_window_cache);
     v("logits_to_keep", &InferenceOptions::logits_to_keep);
+    v("sdpa_repeats_kv", &InferenceOptions::sdpa_repeats_kv);
     v("prompt", &InferenceOptions::prompt);
     v("target_len", &InferenceOptions::target_len);
     v("max_num_seqs", &InferenceOptions::max_num_seqs);

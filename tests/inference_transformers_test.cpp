@@ -186,3 +186,27 @@ TEST_CASE("prefill: the embedding output and the rotary cos and sin stay live be
     opt.infer.batch = 2;
     CHECK(bytes(estimate(opt), "act.prefill_inputs") == 2.0 * 1024 * 5120 * 2);
 }
+
+TEST_CASE("repeat_kv: SDPA before transformers PR #39412 and eager attention copy K and V to every head in each decode step (hand-derived)") {
+    // Llama-3-8B at 8192 tokens, 32 query heads over 8 KV heads, head_dim 128, bf16: the cache's growth copy is one layer's
+    // keys, 8192 * 8 * 128 * 2 B = 16 MiB; repeat_kv's two copies are 2 * 8192 * 32 * 128 * 2 B = 128 MiB. The step holds the
+    // larger [transformers-pr39412].
+    Scenario s = generate(test::llama3_8b(), 8192, 1024);
+    CHECK(bytes(estimate(s), "buffers.kv_growth") == 16.0 * 1024 * 1024);
+    s.infer.sdpa_repeats_kv = true;
+    const Estimate r = estimate(s);
+    const Component* g = find(r, "buffers.kv_growth");
+    REQUIRE(g != nullptr);
+    CHECK(g->bytes == 128.0 * 1024 * 1024);
+    CHECK(g->phases == phase_bit(Phase::Step));
+    CHECK_THAT(g->source, Catch::Contains("[transformers-pr39412]"));
+    // Eager attention repeats without the switch.
+    s.infer.sdpa_repeats_kv = false;
+    s.infer.flash_attention = false;
+    CHECK(bytes(estimate(s), "buffers.kv_growth") == 128.0 * 1024 * 1024);
+    // Without grouped-query attention repeat_kv returns its input: Llama-2-7B (32 heads, 32 KV heads) keeps the growth copy,
+    // 8192 * 32 * 128 * 2 B = 64 MiB.
+    Scenario mha = generate(test::llama2_7b(), 8192, 1024);
+    mha.infer.sdpa_repeats_kv = true;
+    CHECK(bytes(estimate(mha), "buffers.kv_growth") == 64.0 * 1024 * 1024);
+}

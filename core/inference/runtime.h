@@ -203,6 +203,15 @@ auto hf_cache_growth_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int6
     return q("b", static_cast<double>(batch)) * q("s", static_cast<double>(tokens)) * one_tensor * kv_element_bytes(q, t);
 }
 
+// repeat_kv in transformers' attention: a layer's K and V copied to every query head, b x heads x s x head_dim each,
+// both alive while the kernel runs (sdpa_attention_forward before PR #39412 or with a mask, eager_attention_forward)
+// [transformers-pr39412]. Grouped-query layers only: with kv_heads = heads repeat_kv returns its input.
+template <class Q>
+auto hf_repeat_kv_bytes(Q& q, const ModelSpec& m, KvDtype t, int64_t tp, int64_t batch, int64_t tokens) {
+    return q("b", static_cast<double>(batch)) * q("s", static_cast<double>(tokens)) * 2 * q("heads", static_cast<double>(m.heads / tp)) *
+           q("head_dim", static_cast<double>(m.head_dim)) * kv_element_bytes(q, t);
+}
+
 // vLLM v0.6 sampler with top-k/top-p (the profile run sets top_p 0.99, top_k V-1): per sampled
 // sequence and vocab entry it holds bf16 logits (2), fp32 logits (4), sorted logits (4), int64
 // sort indices (8), top-k mask (1), probs (4), cumsum (4), top-p mask (1), inverse indices (8)
