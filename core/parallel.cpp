@@ -195,7 +195,9 @@ static void validate_uneven_split(const Scenario& s, std::vector<FieldError>& er
     const Parallelism& p = s.parallel;
     const int64_t f = p.first_stage_layers, l = p.last_stage_layers;
     bool ok = true;
-    for (auto [v, field] : {std::pair<int64_t, const char*>{f, "parallel.first_stage_layers"}, {l, "parallel.last_stage_layers"}}) {
+    for (const auto& given : {std::pair<int64_t, const char*>{f, "parallel.first_stage_layers"}, {l, "parallel.last_stage_layers"}}) {
+        const int64_t v = given.first;  // plain variables: clang 14 (the web build) captures no structured binding
+        const char* field = given.second;
         if (v < 0) {
             cold([&] { errs.push_back({field, "must be >= 0 (0: the even split); got " + num(v)}); });
             ok = false;
@@ -225,9 +227,12 @@ static void validate_uneven_split(const Scenario& s, std::vector<FieldError>& er
     }
     const int64_t v = std::max<int64_t>(1, p.virtual_stages);
     if (v < 2) return;
-    for (auto [n, name] : {std::pair<int64_t, const char*>{f, "parallel.first_stage_layers"}, {l, "parallel.last_stage_layers"}})
+    for (const auto& given : {std::pair<int64_t, const char*>{f, "parallel.first_stage_layers"}, {l, "parallel.last_stage_layers"}}) {
+        const int64_t n = given.first;
+        const char* name = given.second;
         if (n > 0 && n % v != 0)
             cold([&] { errs.push_back({name, "must be divisible by parallel.virtual_stages (" + num(v) + "): each model chunk holds as many layers; got " + num(n)}); });
+    }
     if (left > 0 && (rest / left) % v != 0)
         cold([&] { errs.push_back({field, "leaves " + num(rest / left) + " layers on each stage between, not divisible by parallel.virtual_stages (" + num(v) + ")"}); });
 }
