@@ -148,6 +148,8 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--dp", "parallel.dp", FlagKind::Value, "data-parallel ranks"},
     {"--tp", "parallel.tp", FlagKind::Value, "tensor-parallel ranks"},
     {"--pp", "parallel.pp", FlagKind::Value, "pipeline stages"},
+    {"--first-stage-layers", "parallel.first_stage_layers", FlagKind::Value, "training: layers of the first pipeline stage (Megatron decoder_first_pipeline_num_layers; 0 = even split)"},
+    {"--last-stage-layers", "parallel.last_stage_layers", FlagKind::Value, "training: layers of the last pipeline stage (Megatron decoder_last_pipeline_num_layers; 0 = even split)"},
     {"--cp", "parallel.cp", FlagKind::Value, "context-parallel ranks"},
     {"--ep", "parallel.ep", FlagKind::Value, "expert-parallel ranks"},
     {"--sp", "parallel.sp", FlagKind::Switch, "sequence parallelism (with tp > 1)"},
@@ -181,7 +183,7 @@ std::optional<FieldModes> modes_of_field(const std::string& path) {
         return path.compare(0, section.size(), section) == 0 && (path.size() == section.size() || path[section.size()] == '.');
     };
     if (under("train") || under("deepspeed") || path == "parallel.zero" || path == "parallel.sp" || path == "parallel.offload_optimizer" ||
-        path == "parallel.offload_params" || path == "parallel.fsdp_flat_params" ||
+        path == "parallel.first_stage_layers" || path == "parallel.last_stage_layers" || path == "parallel.offload_params" || path == "parallel.fsdp_flat_params" ||
         path == "parallel.fsdp_version" || path == "parallel.no_sync_accumulation")
         return FieldModes{"--mode train or --mode finetune", true, true, false};
     if (under("finetune")) return FieldModes{"--mode finetune", false, true, false};

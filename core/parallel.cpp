@@ -25,6 +25,29 @@ StageInfo pipeline_stage(int64_t num_layers, int64_t pp, int64_t index) {
     return st;
 }
 
+bool uneven_pipeline_split(const Parallelism& par) {
+    return par.pp > 1 && (par.first_stage_layers > 0 || par.last_stage_layers > 0);
+}
+
+// Megatron-Core get_num_layers_to_build: the given first / last stage counts come off the layers and the stages,
+// the stages left share the layers left evenly [megatron-pipeline-split].
+StageInfo pipeline_stage(int64_t num_layers, const Parallelism& par, int64_t index) {
+    if (!uneven_pipeline_split(par)) return pipeline_stage(num_layers, par.pp, index);
+    const int64_t pp = par.pp, f = par.first_stage_layers, l = par.last_stage_layers;
+    const int64_t left = pp - (f > 0) - (l > 0);
+    const int64_t middle = left > 0 ? std::max<int64_t>(0, num_layers - f - l) / left : 0;
+    const int64_t first = f > 0 ? f : middle;
+    StageInfo st;
+    st.index = index;
+    st.first = index == 0;
+    st.last = index == pp - 1;
+    st.layer_begin = index == 0 ? 0 : first + (index - 1) * middle;
+    st.layer_end = st.last && l > 0 ? st.layer_begin + l : st.layer_begin + (index == 0 ? first : middle);
+    st.layer_end = std::min(st.layer_end, num_layers);  // an invalid split (validate_parallel) stays in range
+    st.layer_begin = std::min(st.layer_begin, st.layer_end);
+    return st;
+}
+
 int64_t kv_heads_per_rank(const ModelSpec& m, int64_t tp) {
     tp = std::max<int64_t>(1, tp);
     return m.kv_heads >= tp ? m.kv_heads / tp : 1;
@@ -165,6 +188,55 @@ int64_t expert_shard_size(const Parallelism& par) {
 
 static std::string num(int64_t v) { return std::to_string(v); }
 
+// Megatron's uneven split (TransformerConfig.__post_init__, get_num_layers_to_build) [megatron-pipeline-split]: each
+// given count > 0, both within the layers, the layers left even over the stages left (here at least one each), and
+// with interleaving every stage's count divisible by the model chunks. Training only: inference splits evenly.
+static void validate_uneven_split(const Scenario& s, std::vector<FieldError>& errs) {
+    const Parallelism& p = s.parallel;
+    const int64_t f = p.first_stage_layers, l = p.last_stage_layers;
+    bool ok = true;
+    for (const auto& given : {std::pair<int64_t, const char*>{f, "parallel.first_stage_layers"}, {l, "parallel.last_stage_layers"}}) {
+        const int64_t v = given.first;  // plain variables: clang 14 (the web build) captures no structured binding
+        const char* field = given.second;
+        if (v < 0) {
+            cold([&] { errs.push_back({field, "must be >= 0 (0: the even split); got " + num(v)}); });
+            ok = false;
+        } else if (v > 0 && p.pp < 2) {
+            cold([&] { errs.push_back({field, "needs parallel.pp > 1 (it gives a pipeline stage's layers); got pp " + num(p.pp)}); });
+            ok = false;
+        } else if (v > 0 && !s.model.architecture_known()) {
+            cold([&] { errs.push_back({field, "needs a model with known layers (a model known only by its parameter count is split evenly)"}); });
+            ok = false;
+        }
+    }
+    if (!ok || !uneven_pipeline_split(p) || p.pp > s.model.layers) return;
+    const char* field = l > 0 ? "parallel.last_stage_layers" : "parallel.first_stage_layers";
+    const int64_t L = s.model.layers, rest = L - f - l, left = p.pp - (f > 0) - (l > 0);
+    if (rest < 0) {
+        cold([&] { errs.push_back({field, "first_stage_layers + last_stage_layers must be at most num_hidden_layers (" + num(L) + "); got " + num(f + l)}); });
+        return;
+    }
+    if (left == 0 && rest != 0) {
+        cold([&] { errs.push_back({field, "with two stages both given, first_stage_layers + last_stage_layers must equal num_hidden_layers (" + num(L) + "); got " + num(f + l)}); });
+        return;
+    }
+    if (left > 0 && (rest % left != 0 || rest < left)) {
+        cold([&] { errs.push_back({field, "leaves " + num(rest) + " layers for the " + num(left) +
+                                              " stages between: they must split evenly, at least one each (Megatron: the left over layers must be divisible by left over stages)"}); });
+        return;
+    }
+    const int64_t v = std::max<int64_t>(1, p.virtual_stages);
+    if (v < 2) return;
+    for (const auto& given : {std::pair<int64_t, const char*>{f, "parallel.first_stage_layers"}, {l, "parallel.last_stage_layers"}}) {
+        const int64_t n = given.first;
+        const char* name = given.second;
+        if (n > 0 && n % v != 0)
+            cold([&] { errs.push_back({name, "must be divisible by parallel.virtual_stages (" + num(v) + "): each model chunk holds as many layers; got " + num(n)}); });
+    }
+    if (left > 0 && (rest / left) % v != 0)
+        cold([&] { errs.push_back({field, "leaves " + num(rest / left) + " layers on each stage between, not divisible by parallel.virtual_stages (" + num(v) + ")"}); });
+}
+
 void validate_parallel(const Scenario& s, bool model_valid, std::vector<FieldError>& errs) {
     const Parallelism& p = s.parallel;
     const ModelSpec& m = s.model;
@@ -203,6 +275,7 @@ void validate_parallel(const Scenario& s, bool model_valid, std::vector<FieldErr
     if (p.ep > 1 && p.dp % p.ep != 0)
         cold([&] { errs.push_back({"parallel.ep", "must divide parallel.dp (" + num(p.dp) + ": experts are spread over data-parallel ranks); got " + num(p.ep)}); });
 
+    if (s.mode != Mode::Infer && (!m.architecture_known() || model_valid)) validate_uneven_split(s, errs);
     if (!m.architecture_known() || !model_valid) return;  // nothing else is known about a params-only model
     validate_tensor_parallel(s, errs);
     if (p.pp > m.layers)

@@ -23,6 +23,12 @@ struct StageInfo {
     int64_t layers() const { return layer_end - layer_begin; }
 };
 StageInfo pipeline_stage(int64_t num_layers, int64_t pp, int64_t index);
+// The stage of a training layout: Megatron's uneven split where parallel.first_stage_layers / last_stage_layers give
+// the first / last stage's layers and the rest go evenly to the stages between (transformer_block.py
+// get_num_layers_to_build) [megatron-pipeline-split]; the even split above where neither is given.
+StageInfo pipeline_stage(int64_t num_layers, const Parallelism& par, int64_t index);
+// Whether par gives an uneven split (validate_parallel checks it).
+bool uneven_pipeline_split(const Parallelism& par);
 
 // How a layer's tensors split over tensor and expert parallelism (Megatron-LM [shoeybi2019]; each
 // tensor's rule is in its inventory entry, model/layer_tensors.h): column- and row-parallel matrices

@@ -315,6 +315,11 @@ struct Parallelism {
     int64_t shard_group = 0;        // FSDP hybrid shard / ZeRO++ hpZ: shard within this many ranks; 0 = all dp
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     int64_t virtual_stages = 1;     // interleaved 1F1B: model chunks per stage
+    // Megatron's uneven pipeline split (--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers):
+    // transformer layers on the first / last stage, the rest split evenly over the stages between; 0 = not given
+    // (the even split) [megatron-pipeline-split]. Training only.
+    int64_t first_stage_layers = 0;
+    int64_t last_stage_layers = 0;
     bool offload_optimizer = false; // ZeRO-Offload: optimizer states (and fp32 master) on host
     bool offload_params = false;    // ZeRO-Infinity: parameters on host (needs zero 3)
     int64_t gpus_per_node = 8;      // DeepSpeed estimator host memory is per node

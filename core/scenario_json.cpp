@@ -223,6 +223,8 @@ template <class V> void fields(V& v, Parallelism*) {
     v("shard_group", &Parallelism::shard_group);
     v("schedule", &Parallelism::schedule);
     v("virtual_stages", &Parallelism::virtual_stages);
+    v("first_stage_layers", &Parallelism::first_stage_layers);
+    v("last_stage_layers", &Parallelism::last_stage_layers);
     v("offload_optimizer", &Parallelism::offload_optimizer);
     v("offload_params", &Parallelism::offload_params);
     v("gpus_per_node", &Parallelism::gpus_per_node);

@@ -209,6 +209,8 @@ void set_layout(Scenario& v, const Scenario& s, const Layout& l) {
     v.parallel.dp = l.dp;
     v.parallel.zero = l.zero;
     v.parallel.sp = s.parallel.sp && l.tp > 1;
+    // Megatron's uneven split names the stages of the scenario's pp; a layout of another pp splits evenly.
+    if (l.pp != s.parallel.pp) v.parallel.first_stage_layers = v.parallel.last_stage_layers = 0;
     v.gpu_count = l.gpus();
 }
 

@@ -249,6 +249,8 @@ const Breaker kBreakers[] = {
     {"parallel", any, [](Scenario& s, Rng& r) { s.parallel.tp = huge_count(r); }},
     {"parallel.zero", training, [](Scenario& s, Rng& r) { s.parallel.zero = r.chance(0.5) ? 4 : -1; }},
     {"parallel.virtual_stages", any, [](Scenario& s, Rng& r) { s.parallel.virtual_stages = bad_count(r); }},
+    {"parallel.first_stage_layers", training, [](Scenario& s, Rng& r) { s.parallel.first_stage_layers = r.chance(0.5) ? -1 : std::numeric_limits<int64_t>::min(); }},
+    {"parallel.last_stage_layers", training, [](Scenario& s, Rng& r) { s.parallel.last_stage_layers = huge_count(r); }},
     {"parallel.gpus_per_node", any, [](Scenario& s, Rng& r) { s.parallel.gpus_per_node = bad_count(r); }},
     {"parallel.shard_group", any, [](Scenario& s, Rng&) { s.parallel.shard_group = -1; }},
     {"parallel.pp", known, [](Scenario& s, Rng&) { s.parallel.pp = s.model.layers + 1; s.gpu_count = s.parallel.dp * s.parallel.tp * s.parallel.pp * s.parallel.cp; }},
@@ -365,6 +367,8 @@ GpuAnswer fewest_gpus_exhaustive(const Scenario& s, int64_t max_gpus, int only_z
                     Scenario c = s;
                     c.parallel.tp = tp; c.parallel.pp = mp / tp; c.parallel.cp = 1; c.parallel.dp = n / mp;
                     c.parallel.zero = zero; c.parallel.sp = s.parallel.sp && tp > 1; c.gpu_count = n;
+                    // Megatron's uneven split names the stages of the scenario's pp: another pp splits evenly
+                    if (c.parallel.pp != s.parallel.pp) c.parallel.first_stage_layers = c.parallel.last_stage_layers = 0;
                     const Estimate e = estimate(c, Detail::NumbersOnly);
                     if (e.ok() && e.fits()) return {true, n, tp, mp / tp, n / mp, zero};
                 }

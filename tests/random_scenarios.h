@@ -187,6 +187,9 @@ inline Scenario random_scenario(Rng& r) {
     p.shard_group = r.chance(0.15) && p.dp >= 2 ? p.dp / 2 : 0;
     p.schedule = r.enum_upto(PipelineSchedule::GPipe);
     p.virtual_stages = p.schedule == PipelineSchedule::Interleaved && p.pp > 1 && r.chance(0.5) ? 2 : 1;
+    // Megatron's uneven split on some two-stage training layouts (by the model, not a draw: the draws stay as they were)
+    if (s.mode != Mode::Infer && p.pp == 2 && p.virtual_stages == 1 && m.architecture_known() && m.layers >= 4 && m.layers % 3 == 0)
+        p.last_stage_layers = m.layers / 2 - 1;
     p.offload_optimizer = p.zero >= 1 && r.chance(0.2);
     p.offload_params = p.zero == 3 && r.chance(0.2);
     p.sp = p.tp > 1 && r.chance(0.5);

@@ -203,6 +203,8 @@ Scenario every_field_changed() {
     p.shard_group = 8;
     p.schedule = PipelineSchedule::Interleaved;
     p.virtual_stages = 2;
+    p.first_stage_layers = 6;
+    p.last_stage_layers = 4;
     p.offload_optimizer = true;
     p.offload_params = true;
     p.gpus_per_node = 4;
@@ -409,6 +411,8 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.parallel.shard_group == b.parallel.shard_group);
     CHECK(a.parallel.schedule == b.parallel.schedule);
     CHECK(a.parallel.virtual_stages == b.parallel.virtual_stages);
+    CHECK(a.parallel.first_stage_layers == b.parallel.first_stage_layers);
+    CHECK(a.parallel.last_stage_layers == b.parallel.last_stage_layers);
     CHECK(a.parallel.offload_optimizer == b.parallel.offload_optimizer);
     CHECK(a.parallel.offload_params == b.parallel.offload_params);
     CHECK(a.parallel.gpus_per_node == b.parallel.gpus_per_node);
@@ -784,7 +788,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<FineTuneOptions>() == 16);
     CHECK(field_count<InferenceOptions>() == 36);
     CHECK(field_count<Speculative>() == 4);
-    CHECK(field_count<Parallelism>() == 17);
+    CHECK(field_count<Parallelism>() == 19);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format
     CHECK(field_count<Overheads>() == 8);
     CHECK(field_count<LocalCompare>() == 3);

@@ -152,6 +152,24 @@ TEST_CASE("share link: parallel.fsdp_version travels, and a link made before it 
     CHECK(old->parallel.fsdp_version == 1);
 }
 
+TEST_CASE("share link: Megatron's uneven pipeline split travels, and a link made before it splits evenly") {
+    Scenario s = tiny();
+    s.mode = Mode::Train;
+    s.parallel.pp = 4;
+    s.gpu_count = 4;
+    s.parallel.first_stage_layers = 5;
+    s.parallel.last_stage_layers = 3;
+    Result<Scenario> r = decode_share_link(encode_share_link(s));
+    REQUIRE(r.ok());
+    CHECK(r->parallel.first_stage_layers == 5);
+    CHECK(r->parallel.last_stage_layers == 3);
+    // the small scenario's link of the test above, which has neither field: the even split
+    Result<Scenario> old = decode_share_link("v1.eyJ2ZXJzaW9uIjoxLCJtb2RlbCI6eyJuYW1lIjoiVGlueSIsInBhcmFtcyI6MTAwMH19oid6yQ");
+    REQUIRE(old.ok());
+    CHECK(old->parallel.first_stage_layers == 0);
+    CHECK(old->parallel.last_stage_layers == 0);
+}
+
 TEST_CASE("share link: a link made before the activation formulas were renamed still opens") {
     // JSON {"version":1,"model":{"params":1000},"train":{"activation_formula":"seed-003"}}, CRC-32
     // 0xF33CC91E, encoded independently with Python (zlib.crc32, base64.urlsafe_b64encode).

@@ -1,6 +1,9 @@
 // Parallelism rules (core/parallel.h), shared with inference: validation, weight splits, stages.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include "model/hf_config.h"
 #include "parallel.h"
 #include "training_fixtures.h"
 
@@ -235,4 +238,95 @@ TEST_CASE("DeepSpeed MoE: the stage 1/2 step makes the largest param group's fp3
     CHECK(bytes_of(estimate(s), "buffers.ds_fp32_grads") == Approx(40528.0 * 4));
     s.parallel.offload_optimizer = true;  // every group's partition on the host: 40,528 + 24,576
     CHECK(bytes_of(estimate(s), "host.ds_fp32_grads") == Approx((40528.0 + 24576.0) * 4));
+}
+
+TEST_CASE("Megatron's uneven pipeline split: the given end stages, the layers left even over the stages between") {
+    // get_num_layers_to_build [megatron-pipeline-split]: --decoder-last-pipeline-num-layers 11 of 24 on 2 stages leaves
+    // 13 to the first; 5 first and 9 last of 32 on 4 stages leave 18 = 2 x 9 between; 2 first alone leaves 30 = 3 x 10.
+    Parallelism p;
+    p.pp = 2;
+    p.last_stage_layers = 11;
+    CHECK(pipeline_stage(24, p, 0).layer_begin == 0);
+    CHECK(pipeline_stage(24, p, 0).layer_end == 13);
+    CHECK(pipeline_stage(24, p, 1).layer_begin == 13);
+    CHECK(pipeline_stage(24, p, 1).layer_end == 24);
+    CHECK(pipeline_stage(24, p, 1).last);
+    p.pp = 4;
+    p.first_stage_layers = 5;
+    p.last_stage_layers = 9;
+    const int64_t begins[] = {0, 5, 14, 23}, ends[] = {5, 14, 23, 32};
+    for (int64_t i = 0; i < 4; ++i) {
+        CHECK(pipeline_stage(32, p, i).layer_begin == begins[i]);
+        CHECK(pipeline_stage(32, p, i).layer_end == ends[i]);
+    }
+    p.last_stage_layers = 0;
+    p.first_stage_layers = 2;
+    CHECK(pipeline_stage(32, p, 1).layers() == 10);
+    CHECK(pipeline_stage(32, p, 3).layer_begin == 22);
+    CHECK(pipeline_stage(32, p, 3).layer_end == 32);
+    // neither given: the even split, the remainder first
+    p.first_stage_layers = 0;
+    CHECK(pipeline_stage(30, p, 0).layers() == 8);
+    CHECK(pipeline_stage(30, p, 3).layers() == 7);
+}
+
+TEST_CASE("the uneven pipeline split's rules name the field and what to change") {
+    Scenario s = train_scenario(llama2_7b());  // 32 layers
+    s.parallel.pp = 2; s.gpu_count = 2;
+    s.parallel.last_stage_layers = 40;
+    CHECK(has(errors_of(s), "parallel.last_stage_layers", "first_stage_layers + last_stage_layers must be at most num_hidden_layers (32); got 40"));
+    s.parallel.first_stage_layers = 10; s.parallel.last_stage_layers = 10;
+    CHECK(has(errors_of(s), "parallel.last_stage_layers", "with two stages both given, first_stage_layers + last_stage_layers must equal num_hidden_layers (32); got 20"));
+    s.parallel.first_stage_layers = 20; s.parallel.last_stage_layers = 12;
+    CHECK(errors_of(s).empty());
+    s.parallel.pp = 4; s.gpu_count = 4;
+    s.parallel.first_stage_layers = 5; s.parallel.last_stage_layers = 8;  // 19 left for 2 stages
+    CHECK(has(errors_of(s), "parallel.last_stage_layers", "leaves 19 layers for the 2 stages between: they must split evenly, at least one each"));
+    s.parallel.first_stage_layers = 16; s.parallel.last_stage_layers = 15;  // 1 left for 2 stages
+    CHECK(has(errors_of(s), "parallel.last_stage_layers", "leaves 1 layers for the 2 stages between"));
+    s.parallel.first_stage_layers = 5; s.parallel.last_stage_layers = 9;
+    s.parallel.schedule = PipelineSchedule::Interleaved; s.parallel.virtual_stages = 3;  // 5, 9, 9, 9: 5 not of 3
+    CHECK(has(errors_of(s), "parallel.first_stage_layers", "must be divisible by parallel.virtual_stages (3): each model chunk holds as many layers; got 5"));
+    s.parallel.schedule = PipelineSchedule::OneFOneB; s.parallel.virtual_stages = 1;
+    s.parallel.first_stage_layers = -1; s.parallel.last_stage_layers = 0;
+    CHECK(has(errors_of(s), "parallel.first_stage_layers", "must be >= 0 (0: the even split); got -1"));
+    s.parallel.pp = 1; s.gpu_count = 1;
+    s.parallel.first_stage_layers = 3;
+    CHECK(has(errors_of(s), "parallel.first_stage_layers", "needs parallel.pp > 1 (it gives a pipeline stage's layers); got pp 1"));
+    // inference splits evenly: a training split left in the scenario is no error there
+    s.mode = Mode::Infer;
+    CHECK_FALSE(has(errors_of(s), "parallel.first_stage_layers", ""));
+    // a model known only by its parameter count has no layers to place
+    Scenario c = train_scenario(model_from_param_count(7e9));
+    c.parallel.pp = 2; c.gpu_count = 2;
+    c.parallel.last_stage_layers = 3;
+    CHECK(has(errors_of(c), "parallel.last_stage_layers", "needs a model with known layers"));
+}
+
+TEST_CASE("an uneven pipeline split shows its most loaded stage: the first, the last or the second") {
+    // Llama-2-7B by hand: a layer is 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 = 202,383,360 parameters, the embedding
+    // and the head 32,000 x 4096 = 131,072,000 each, the final norm 4096; bf16-mixed weights 2 B each.
+    Scenario s = train_scenario(llama2_7b());
+    s.train.precision = Precision::MixedBF16;
+    s.train.seq_len = 512;
+    s.parallel.pp = 2; s.gpu_count = 2;
+    s.parallel.first_stage_layers = 20;  // 20 + 12: the first stage, 20 layers + the embedding
+    const Estimate first = estimate(s);
+    REQUIRE(first.ok());
+    CHECK(bytes_of(first, "weights") == Approx(2.0 * (20 * 202383360.0 + 131072000.0)));
+    s.parallel.first_stage_layers = 0;
+    s.parallel.last_stage_layers = 20;  // 12 + 20: the last stage, 20 layers + the final norm and the head
+    const Estimate last = estimate(s);
+    REQUIRE(last.ok());
+    CHECK(bytes_of(last, "weights") == Approx(2.0 * (20 * 202383360.0 + 131072000.0 + 4096)));
+    CHECK(std::find(last.warnings.begin(), last.warnings.end(),
+                    "uneven pipeline split (first_stage_layers / last_stage_layers): 12 layers on the first stage, 20 on the last") != last.warnings.end());
+    // 2 + 14 + 14 + 2 on 4 stages: a stage between holds 14 layers, the second of them the most micro-batches
+    s.parallel.pp = 4; s.gpu_count = 4;
+    s.parallel.first_stage_layers = 2; s.parallel.last_stage_layers = 2;
+    const Estimate middle = estimate(s);
+    REQUIRE(middle.ok());
+    CHECK(bytes_of(middle, "weights") == Approx(2.0 * 14 * 202383360.0));
+    CHECK(std::find(middle.warnings.begin(), middle.warnings.end(),
+                    "pipeline stage 2, between the uneven first and last stages, is the most loaded; shown for it") != middle.warnings.end());
 }

@@ -24,7 +24,7 @@ static bool adapters(const Scenario& s) {
 // One rank of one pipeline stage, default model.
 static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estimate& e, int64_t stage_index) {
     const int64_t L = s.model.architecture_known() ? s.model.layers : 1;
-    TrainCtx c{s, pc, d, e, pipeline_stage(L, s.parallel.pp, stage_index), {}, training_dtypes(s.train)};
+    TrainCtx c{s, pc, d, e, pipeline_stage(L, s.parallel, stage_index), {}, training_dtypes(s.train)};
     if (!s.model.architecture_known()) c.stage.first = c.stage.last = true;  // nothing to split
     c.w = rank_weights(s.model, pc, s.parallel, c.stage);
     c.shard = static_cast<double>(zero_shard_size(s.parallel));
@@ -130,6 +130,15 @@ static TransientTensor training_largest_transient(const Scenario& s, const Estim
     });
 }
 
+// The stages' layers under Megatron's uneven split, for the warnings.
+static std::string uneven_split_note(const Scenario& s) {
+    const int64_t L = s.model.layers, pp = s.parallel.pp;
+    const auto n = [&](int64_t stage) { return std::to_string(pipeline_stage(L, s.parallel, stage).layers()); };
+    std::string t = "uneven pipeline split (first_stage_layers / last_stage_layers): " + n(0) + " layers on the first stage, ";
+    if (pp > 2) t += n(1) + " on each of the " + std::to_string(pp - 2) + " stages between, ";
+    return t + n(pp - 1) + " on the last";
+}
+
 // The estimate over each sample's whole sequence (a vision-language model's image tokens already in train.seq_len).
 static void estimate_training_sequence(const Scenario& s, Detail d, Estimate& e) {
     add_warnings(s, e);
@@ -146,19 +155,34 @@ static void estimate_training_sequence(const Scenario& s, Detail d, Estimate& e)
     TransientTensor largest = training_largest_transient(s, e);  // of the stage shown
     add_fragmentation(s, d, e, largest);
     if (s.parallel.pp > 1 && s.model.architecture_known()) {
-        // The last stage, reserve included (its largest transient tensor is the logits), built in e while
-        // the first stage's components wait aside: the more loaded stage is shown.
-        std::vector<Component> first = std::exchange(e.components, {});
-        e.components.reserve(first.capacity());  // room for the last stage at once, as estimate() gave the first
-        emit_rank(s, e.params, d, e, s.parallel.pp - 1);
-        const TransientTensor last = training_largest_transient(s, e);
-        add_fragmentation(s, d, e, last);
-        if (phase_totals(e.components).peak_bytes() > phase_totals(first).peak_bytes()) {
-            cold([&] { e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it"); });
-            largest = last;
-        } else {
-            e.components = std::move(first);
+        // The other candidate stages, reserve included (the last stage's largest transient tensor is the logits),
+        // each built in e while the most loaded so far waits aside: the most loaded stage is shown. Under Megatron's
+        // uneven split the stages between may hold more layers than either end: the second stage, which of them
+        // holds the most micro-batches in flight, is a candidate too.
+        const int64_t last = s.parallel.pp - 1;
+        int64_t shown = 0;
+        const int64_t stages[2] = {1, last};  // no allocation on the sweeps' path
+        const bool middle = last > 1 && uneven_pipeline_split(s.parallel);
+        for (size_t i = middle ? 0 : 1; i < 2; ++i) {
+            const int64_t stage = stages[i];
+            std::vector<Component> best = std::exchange(e.components, {});
+            e.components.reserve(best.capacity());  // room for this stage at once, as estimate() gave the first
+            emit_rank(s, e.params, d, e, stage);
+            const TransientTensor t = training_largest_transient(s, e);
+            add_fragmentation(s, d, e, t);
+            if (phase_totals(e.components).peak_bytes() > phase_totals(best).peak_bytes()) {
+                largest = t;
+                shown = stage;
+            } else {
+                e.components = std::move(best);
+            }
         }
+        if (shown == last)
+            cold([&] { e.warnings.push_back("the last pipeline stage is the most loaded (output layer and logits); shown for it"); });
+        else if (shown > 0)
+            cold([&] { e.warnings.push_back("pipeline stage 2, between the uneven first and last stages, is the most loaded; shown for it"); });
+        if (uneven_pipeline_split(s.parallel))
+            cold([&] { e.warnings.push_back(uneven_split_note(s)); });
     }
     // nvidia-smi's figure for the rank shown: two steps replayed through the allocator model where they can be
     // (training/step_replay.h), else kCachedShown x the largest transient. The replay (some thousand requests; 5.3 M

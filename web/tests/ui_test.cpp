@@ -182,6 +182,16 @@ std::vector<FieldError> shown_for(const Harness& h, const std::string& field) {
 }
 
 // The error text drawn for `field` lies directly under the widget `key`, in its column.
+// Training on n GPUs, all of them data parallel (the layout tests start here).
+void training_on_gpus(Harness& h, int64_t n) {
+    h.frames(2);
+    h.click("mode.0");
+    h.app.scenario.gpu_count = n;
+    h.app.scenario.parallel.dp = n;
+    h.app.dirty = true;
+    h.frames(2);
+}
+
 void check_under(const Harness& h, const std::string& key, const std::string& field) {
     INFO("widget " << key << ", error of " << field);
     REQUIRE(h.has(key));
@@ -266,12 +276,7 @@ TEST_CASE("a core error shows once, under its field, in the core's words") {
 
 TEST_CASE("layout switches follow the core's rules: offloads with the ZeRO stage, sp with tp") {
     Harness h(1280, 4000);
-    h.frames(2);
-    h.click("mode.0");
-    h.app.scenario.gpu_count = 8;
-    h.app.scenario.parallel.dp = 8;
-    h.app.dirty = true;
-    h.frames(2);
+    training_on_gpus(h, 8);
     // ZeRO 0: no offload is accepted (ZeRO-Offload needs stage >= 1, parameter offload stage 3).
     CHECK_FALSE(h.has("parallel.offload_optimizer"));
     CHECK_FALSE(h.has("parallel.offload_params"));
@@ -639,12 +644,7 @@ TEST_CASE("advanced: expandable segments, for PyTorch runs only, drop the alloca
 
 TEST_CASE("pipeline schedule and virtual stages: only what the core's rules accept") {
     Harness h(1280, 4000);
-    h.frames(2);
-    h.click("mode.0");
-    h.app.scenario.gpu_count = 4;
-    h.app.scenario.parallel.dp = 4;
-    h.app.dirty = true;
-    h.frames(2);
+    training_on_gpus(h, 4);
     CHECK_FALSE(h.has("parallel.schedule"));  // pp = 1: no pipeline
     h.click("parallel.pp");
     h.click("parallel.pp.4");
@@ -666,6 +666,36 @@ TEST_CASE("pipeline schedule and virtual stages: only what the core's rules acce
     h.click("parallel.schedule");
     h.click("parallel.schedule.1f1b");
     CHECK(h.app.scenario.parallel.virtual_stages == 1);
+    CHECK(h.app.estimate.ok());
+}
+
+TEST_CASE("Megatron's uneven pipeline split: typed per stage, its rule shown under the field, dropped with the pp it names") {
+    Harness h(1280, 4000);
+    training_on_gpus(h, 2);
+    CHECK_FALSE(h.has("parallel.last_stage_layers"));  // pp = 1: no stages to split
+    h.click("parallel.pp");
+    h.click("parallel.pp.2");
+    REQUIRE(h.app.scenario.parallel.pp == 2);
+    REQUIRE(h.has("parallel.last_stage_layers"));
+    // Llama-3.1-8B's 32 layers: 20 on the last stage leaves 12 on the first
+    h.app.inbox.push_back({"text", "parallel.last_stage_layers", "20"});
+    h.frames(3);
+    CHECK(h.app.scenario.parallel.last_stage_layers == 20);
+    CHECK(h.app.estimate.ok());
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+    // 40 of 32 layers: the core's rule, under the field
+    h.app.inbox.push_back({"text", "parallel.last_stage_layers", "32"});
+    h.app.inbox.push_back({"text", "parallel.first_stage_layers", "8"});
+    h.frames(3);
+    const std::vector<FieldError> shown = shown_for(h, "parallel.last_stage_layers");
+    REQUIRE(shown.size() == 1);
+    CHECK(shown[0].message == "first_stage_layers + last_stage_layers must be at most num_hidden_layers (32); got 40");
+    check_under(h, "parallel.last_stage_layers", "parallel.last_stage_layers");
+    // back to one stage: the split names stages that no longer exist and goes back to the even split
+    h.click("parallel.pp");
+    h.click("parallel.pp.1");
+    CHECK(h.app.scenario.parallel.first_stage_layers == 0);
+    CHECK(h.app.scenario.parallel.last_stage_layers == 0);
     CHECK(h.app.estimate.ok());
 }
 

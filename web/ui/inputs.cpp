@@ -406,6 +406,9 @@ void fit_layout_to_gpus(Scenario& s) {
     if (!rule_error(s, "parallel.ep").empty()) p.ep = 1;
     if (!rule_error(s, "parallel.sp").empty()) p.sp = false;
     if (!rule_error(s, "parallel.virtual_stages").empty()) p.virtual_stages = 1;
+    // an uneven split names the stages of one pp: another pp (or a rule it breaks there) goes back to the even split
+    if (!rule_error(s, "parallel.first_stage_layers").empty() || !rule_error(s, "parallel.last_stage_layers").empty())
+        p.first_stage_layers = p.last_stage_layers = 0;
 }
 
 // Whether a switch of the layout is worth showing: it is on, or the core's rules accept turning it on.
@@ -495,6 +498,10 @@ void parallel_panel(AppState& app) {
         }
         if (p.schedule == PipelineSchedule::Interleaved)
             int_choice(app, tr(L, S::VirtualStages), "parallel.virtual_stages", p.virtual_stages, valid_virtual_stages(s));
+        if (s.model.architecture_known()) {  // Megatron's uneven split (--decoder-first/last-pipeline-num-layers)
+            int_field(app, tr(L, S::FirstStageLayers), "parallel.first_stage_layers", p.first_stage_layers, 0, s.model.layers, false);
+            int_field(app, tr(L, S::LastStageLayers), "parallel.last_stage_layers", p.last_stage_layers, 0, s.model.layers, false);
+        }
     }
     if (train &&
         int_choice(app, tr(L, S::ContextParallel), "parallel.cp", p.cp, valid_degrees(s, &Parallelism::cp, "parallel.cp")))

@@ -104,6 +104,8 @@ enum class Lang { En, Zh };
     X(ActCoef, "Coefficient C", "系数 C")                                                                 \
     X(Schedule, "Pipeline schedule", "流水线调度")                                                        \
     X(VirtualStages, "Virtual stages per GPU", "每卡虚拟阶段数")                                          \
+    X(FirstStageLayers, "Layers on the first stage (0: even split)", "首个阶段的层数（0：均分）")         \
+    X(LastStageLayers, "Layers on the last stage (0: even split)", "最后阶段的层数（0：均分）")           \
     X(GpusPerNode, "GPUs per node", "每节点 GPU 数")                                                      \
     X(ZeroInit, "zero.Init (params built partitioned)", "zero.Init（参数分片构建）")                      \
     X(Fp32GradAccum, "fp32 grad accumulation (18 B/param)", "fp32 梯度累积（18 B/参数）")                 \
