@@ -24,6 +24,7 @@
 #include "planner/serving.h"
 #include "repo_files.h"
 #include "scenario_json.h"
+#include "share_link.h"
 #include "solvers.h"
 #include "training/finetune.h"
 #include "units.h"
@@ -1550,4 +1551,23 @@ TEST_CASE("ssm lora: the LoRA lever adapts a Mamba model's in_proj when the scen
     const auto it = std::find_if(ls.begin(), ls.end(), [](const Lever& l) { return l.id == "lora"; });
     REQUIRE(it != ls.end());
     CHECK(it->scenario.finetune.lora_targets == kLoraInProj);
+}
+
+TEST_CASE("ssm lora: a scenario file and a share link carry the Mamba targets by their PEFT names") {
+    Scenario s = lora("falcon-h1-0.5b.json", kLoraInProj | kLoraQ);
+    const std::string text = scenario_to_json(s);
+    CHECK(text.find("\"in_proj\"") != std::string::npos);
+    const Result<Scenario> back = scenario_from_json(text);
+    REQUIRE(back.ok());
+    CHECK(back.value->finetune.lora_targets == (kLoraInProj | kLoraQ));
+    const Result<Scenario> link = decode_share_link(encode_share_link(s));
+    REQUIRE(link.ok());
+    CHECK(link.value->finetune.lora_targets == (kLoraInProj | kLoraQ));
+    // "all-linear" is every target, the mixer's too; a name the format does not know is refused with the list
+    s.finetune.lora_targets = kLoraAllLinear;
+    CHECK(scenario_to_json(s).find("\"lora_targets\": \"all-linear\"") != std::string::npos);
+    const Result<Scenario> bad = scenario_from_json(R"({"version": 1, "mode": "finetune", "finetune": {"lora_targets": ["mixer"]}})");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors.front().field == "finetune.lora_targets[0]");
+    CHECK(bad.errors.front().message.find("in_proj, x_proj, dt_proj, out_proj") != std::string::npos);
 }
