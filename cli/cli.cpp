@@ -123,7 +123,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--train-vision", "train.vision", FlagKind::Value, "", names_bar<VisionTraining>},
     {"--method", "finetune.method", FlagKind::Value, "full | lora | qlora"},
     {"--lora-rank", "finetune.lora_rank", FlagKind::Value, "LoRA rank r"},
-    {"--lora-targets", "finetune.lora_targets", FlagKind::LoraTargets, "q_proj,k_proj,... or all-linear"},
+    {"--lora-targets", "finetune.lora_targets", FlagKind::LoraTargets, "q_proj,k_proj,... (a Mamba mixer: in_proj,x_proj,dt_proj,out_proj) or all-linear"},
     {"--vision-quant", "finetune.vision_quant", FlagKind::Value, "", names_bar<VisionQuant>},
     {"--lora-fused-qkv", "finetune.lora_fused_qkv", FlagKind::Switch, "Lit-GPT's LoRAQKVLinear: q/k/v adapters as one module over the fused qkv Linear (needs model.fused_qkv)"},
     {"--weights", "infer.weights", FlagKind::Value, "", names_bar<WeightFormat>},

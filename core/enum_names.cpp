@@ -170,8 +170,16 @@ std::span<const EnumName<LoraTarget>> lora_target_names() {
     static constexpr EnumName<LoraTarget> kNames[] = {
         {kLoraQ, "q_proj"},       {kLoraK, "k_proj"},   {kLoraV, "v_proj"},     {kLoraO, "o_proj"},
         {kLoraGate, "gate_proj"}, {kLoraUp, "up_proj"}, {kLoraDown, "down_proj"},
+        {kLoraInProj, "in_proj"}, {kLoraXProj, "x_proj"}, {kLoraDtProj, "dt_proj"}, {kLoraOutProj, "out_proj"},
     };
     return kNames;
+}
+
+std::string lora_target_list(unsigned bits) {
+    std::string r;
+    for (const auto& n : lora_target_names())
+        if ((bits & n.value) != 0) r += (r.empty() ? "" : ", ") + std::string(n.name);
+    return r;
 }
 
 }  // namespace vl

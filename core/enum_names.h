@@ -58,6 +58,8 @@ std::span<const EnumName<Phase>> enum_names(Phase);
 
 // LoRA target bits (scenario.h LoraTarget) by their PEFT module names, e.g. kLoraQ <-> "q_proj".
 std::span<const EnumName<LoraTarget>> lora_target_names();
+// The names of the targets among `bits` joined for a message, in the table's order: "q_proj, k_proj, ..., out_proj" for all.
+std::string lora_target_list(unsigned bits = ~0u);
 
 // Old names still read (never written, never listed) so that saved files keep working, e.g.
 // ActivationFormula "seed-003" -> PerLayerBytes. Enums without renamed values have none.

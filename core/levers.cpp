@@ -5,6 +5,7 @@
 #include "inference/weight_formats.h"
 #include "parallel.h"
 #include "solvers.h"
+#include "training/finetune.h"
 
 namespace vl {
 
@@ -52,14 +53,20 @@ void training_levers(LeverList& l, const Scenario& s, const FitAnswers& a) {
         v.train.optimizer = Optimizer::Adam8bit;
         l.offer("adam8bit", "8-bit Adam", v);
     }
+    // Adapters on the scenario's targets; where they name no layer of the model (PEFT's llama default q_proj, v_proj on a
+    // Mamba model), on its q_proj, v_proj and a Mamba mixer's in_proj, the ones it has (every mixer takes an adapter there).
+    const unsigned present = lora_targets_present(s.model);
+    const unsigned targets = (s.finetune.lora_targets & present) != 0 ? s.finetune.lora_targets : present & (kLoraQ | kLoraV | kLoraInProj);
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::Full) {
         v = s;
         v.finetune.method = FineTuneMethod::LoRA;
+        v.finetune.lora_targets = targets;
         l.offer("lora", "LoRA", v);
     }
     if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::QLoRA) {
         v = s;
         v.finetune.method = FineTuneMethod::QLoRA;
+        if (s.finetune.method == FineTuneMethod::Full) v.finetune.lora_targets = targets;
         l.offer("qlora", "QLoRA", v);
     }
 }

@@ -163,9 +163,14 @@ enum class FineTuneMethod { Full, LoRA, QLoRA };
 enum LoraTarget : unsigned {
     kLoraQ = 1u << 0, kLoraK = 1u << 1, kLoraV = 1u << 2, kLoraO = 1u << 3,
     kLoraGate = 1u << 4, kLoraUp = 1u << 5, kLoraDown = 1u << 6,
+    // a Mamba mixer's nn.Linear layers (MambaMixer / Mamba2Mixer and their copies in Jamba, Falcon-H1, Nemotron-H,
+    // Granite-4.0-H): Mamba2 has in_proj and out_proj only [transformers-code]
+    kLoraInProj = 1u << 7, kLoraXProj = 1u << 8, kLoraDtProj = 1u << 9, kLoraOutProj = 1u << 10,
     kLoraAttention = kLoraQ | kLoraK | kLoraV | kLoraO,
     kLoraMlp = kLoraGate | kLoraUp | kLoraDown,
-    kLoraAllLinear = kLoraAttention | kLoraMlp,
+    kLoraSsm = kLoraInProj | kLoraXProj | kLoraDtProj | kLoraOutProj,
+    // PEFT "all-linear": every nn.Linear but the output head [peft-code]
+    kLoraAllLinear = kLoraAttention | kLoraMlp | kLoraSsm,
 };
 
 struct FineTuneOptions {

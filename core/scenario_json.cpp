@@ -633,7 +633,7 @@ struct Reader {
                 for (const auto& n : lora_target_names())
                     if (e.get_ref<const std::string&>() == n.name) { bits |= n.value; found = true; }
             if (!found) {
-                errs.push_back({p + "[" + std::to_string(i) + "]", "must be one of \"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\", \"gate_proj\", \"up_proj\" or \"down_proj\"; got " + describe(e)});
+                errs.push_back({p + "[" + std::to_string(i) + "]", "must be one of " + lora_target_list() + "; got " + describe(e)});
                 good = false;
             }
         }

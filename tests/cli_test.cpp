@@ -307,6 +307,19 @@ TEST_CASE("cli: --train-ssm-kernels picks transformers' path through a trained M
     CHECK_THAT(bad.out + bad.err, Catch::Contains("train.ssm_kernels"));
 }
 
+TEST_CASE("cli: --lora-targets names a Mamba mixer's linears") {
+    // Falcon-H1-0.5B, LoRA r = 16 on in_proj [3352, 1024]: 16 * (1024 + 3352) = 70,016 per layer, 36 layers,
+    // fp32 adapters (PEFT's default): 4 * 2,520,576 = 10,082,304 B [peft-code].
+    const std::string base = "estimate --model falcon-h1-0.5b --mode finetune --method lora --lora-rank 16 --seq 512 --format csv";
+    const Run in_proj = vramlens(base + " --lora-targets in_proj");
+    REQUIRE(in_proj.status == 0);
+    CHECK_THAT(in_proj.out, Catch::Contains("lora.weights,") && Catch::Contains(",10082304,"));
+    // all-linear names the mixer's out_proj, which PEFT refuses on falcon_h1
+    const Run all = vramlens(base + " --lora-targets all-linear");
+    CHECK(all.status != 0);
+    CHECK_THAT(all.out + all.err, Catch::Contains("finetune.lora_targets") && Catch::Contains("out_proj"));
+}
+
 TEST_CASE("cli: --unit gb, markdown and table formats, --formulas") {
     Run gb = vramlens("estimate --params 7e9 --unit gb");
     REQUIRE(gb.status == 0);

@@ -421,7 +421,8 @@ TEST_CASE("fewest GPUs equals the exhaustive enumeration over random scenarios")
             }
         }
     }
-    // The spread reaches the cases that matter: answers found, and answers that need data parallelism.
+    // The spread reaches the cases that matter: answers found, and answers that need data parallelism. (LoRA / QLoRA on
+    // state-space models, valid since they are modelled, took places in the first 1000: 56 need dp > 1 at the default seed.)
     CHECK(found > 300);
-    CHECK(beyond_dp1 > 60);
+    CHECK(beyond_dp1 > 50);
 }

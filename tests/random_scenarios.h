@@ -12,6 +12,7 @@
 
 #include "model/hf_config.h"
 #include "model/presets.h"
+#include "training/finetune.h"
 #include "scenario.h"
 #include "units.h"
 
@@ -139,7 +140,13 @@ inline Scenario random_scenario(Rng& r) {
     FineTuneOptions& f = s.finetune;
     f.method = r.enum_upto(FineTuneMethod::QLoRA);
     f.lora_rank = pow2_upto(r, 8);
-    f.lora_targets = static_cast<unsigned>(r.range(1, kLoraAllLinear));
+    // one draw over the seven attention and MLP targets (the stream as before the Mamba targets); a state-space model's
+    // mixer takes the q/k/v/o bits as in_proj/x_proj/dt_proj/out_proj too (no new draw)
+    f.lora_targets = static_cast<unsigned>(r.range(1, kLoraAttention | kLoraMlp));
+    if (m.ssm.active()) f.lora_targets |= (f.lora_targets & kLoraAttention) * (kLoraInProj / kLoraQ);
+    // targets that name no layer of the model are refused (PEFT: "not found"): then the model's first (no new draw)
+    if (const unsigned present = lora_targets_present(m); present != 0 && (f.lora_targets & present) == 0)
+        f.lora_targets |= present & ~(present - 1);
     f.double_quant = r.chance(0.5);
     f.paged_optimizer = r.chance(0.5);
     f.adapters_fp32 = r.chance(0.7);

@@ -5,6 +5,7 @@
 // (core/inference/kv_cache.h cites them).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -23,6 +24,9 @@
 #include "planner/serving.h"
 #include "repo_files.h"
 #include "scenario_json.h"
+#include "share_link.h"
+#include "solvers.h"
+#include "training/finetune.h"
 #include "units.h"
 #include "verify_script.h"
 
@@ -357,8 +361,8 @@ TEST_CASE("state-space models: what is not modelled yet is refused by name") {
     CHECK(has_error(estimate(t, Detail::NumbersOnly), "mode", "Falcon Mamba"));
     t.model = config("mamba-130m-hf.json");
     t.mode = Mode::FineTune;
-    t.finetune.method = FineTuneMethod::LoRA;
-    CHECK(has_error(estimate(t, Detail::NumbersOnly), "finetune.method", "state-space"));
+    t.finetune.method = FineTuneMethod::LoRA;  // PEFT's llama default q_proj, v_proj: no such module in a Mamba model
+    CHECK(has_error(estimate(t, Detail::NumbersOnly), "finetune.lora_targets", "select no layer"));
     t.finetune.method = FineTuneMethod::Full;
     t.train.activation_formula = ActivationFormula::Korthikanti;
     CHECK(has_error(estimate(t, Detail::NumbersOnly), "train.activation_formula", "state-space"));
@@ -1389,4 +1393,181 @@ TEST_CASE("falcon-h1: a falcon-h1 GGUF file's metadata and tensors are its model
     CHECK(count_params(plain).total == 521411104LL);
     CHECK(count_params(model_of({{"blk.0.ssm_norm.weight", 1536}})).total == 521411104LL + 36 * 1536LL);
     CHECK(count_params(model_of({{"blk.0.ssm_out.bias", 1024}})).total == 521411104LL + 36 * 1024LL);
+}
+
+// ---- LoRA and QLoRA on state-space and hybrid models (issue 18 item 1) ---------------------------------------
+
+namespace {
+// LoRA (or QLoRA) of rank r on the named modules, bf16 mixed precision with fp32 adapters (PEFT's default), one
+// sequence of 2048 tokens, no recomputation.
+Scenario lora(const std::string& file, unsigned targets, int64_t r = 8, FineTuneMethod method = FineTuneMethod::LoRA) {
+    Scenario t = train(file);
+    t.mode = Mode::FineTune;
+    t.finetune.method = method;
+    t.finetune.lora_rank = r;
+    t.finetune.lora_targets = targets;
+    return t;
+}
+}  // namespace
+
+TEST_CASE("ssm lora: adapter counts on the Mamba mixer's linears come from the tensor table") {
+    // LoRA adds r * (in + out) per adapted nn.Linear [lora2021] [peft-code]. Falcon-H1-0.5B, r = 8, every linear PEFT
+    // accepts on falcon_h1 (all-linear less out_proj): q [512, 1024] 8 * 1536 = 12,288, k and v [128, 1024] 8 * 1152 =
+    // 9,216 each, o [1024, 512] 12,288; the mixer's in_proj [3352, 1024] 8 * 4376 = 35,008; gate, up [2048, 1024] and
+    // down [1024, 2048] 8 * 3072 = 24,576 each. 151,744 per layer, 36 layers: 5,462,784.
+    const ModelSpec falcon = config("falcon-h1-0.5b.json");
+    const unsigned accepted = kLoraAllLinear & ~static_cast<unsigned>(kLoraOutProj);
+    CHECK(lora_trainable_params(falcon, 8, accepted) == 36 * 151744LL);
+    CHECK(lora_trainable_params(falcon, 8, kLoraInProj) == 36 * 35008LL);
+    // Mamba2 has no x_proj or dt_proj: "all-linear" finds its in_proj and out_proj (out_proj [1024, 1536] 8 * 2560 = 20,480)
+    CHECK(lora_trainable_params(falcon, 8, kLoraXProj | kLoraDtProj) == 0);
+    CHECK(lora_trainable_params(falcon, 8, kLoraAllLinear) == 36 * (151744LL + 20480));
+    CHECK(lora_targets_present(falcon) == kLoraAllLinear - kLoraXProj - kLoraDtProj);
+
+    // state-spaces/mamba-2.8b-hf (hidden 2560, d_inner 5120, d_state 16, dt_rank 160), r = 8: in_proj [10240, 2560]
+    // 8 * 12800 = 102,400; x_proj [192, 5120] 8 * 5312 = 42,496; dt_proj [5120, 160] 8 * 5280 = 42,240; 64 layers.
+    const ModelSpec mamba = config("mamba-2.8b-hf.json");
+    CHECK(lora_trainable_params(mamba, 8, kLoraInProj | kLoraXProj | kLoraDtProj) == 64 * 187136LL);
+    CHECK(lora_targets_present(mamba) == kLoraSsm);
+
+    // Jamba-1.5-Mini: the mixer's linears on its 28 Mamba layers only (attention on 4 of 32), d_inner 8192, dt_rank 256:
+    // in_proj [16384, 4096] 8 * 20480 = 163,840; x_proj [288, 8192] 8 * 8480 = 67,840; dt_proj [8192, 256] 8 * 8448 =
+    // 67,584; out_proj [4096, 8192] 8 * 12288 = 98,304. q and v only on the 4 attention layers: 8 * (4096 + 4096) +
+    // 8 * (4096 + 1024) = 106,496.
+    const ModelSpec jamba = config("ai21-jamba-1.5-mini.json");
+    CHECK(lora_trainable_params(jamba, 8, kLoraOutProj) == 28 * 98304LL);
+    CHECK(lora_trainable_params(jamba, 8, kLoraSsm) == 28 * 397568LL);
+    CHECK(lora_trainable_params(jamba, 8, kLoraQ | kLoraV) == 4 * 106496LL);
+
+    // The estimate trains exactly those: fp32 adapters of Falcon-H1-0.5B, 4 bytes each.
+    const Estimate e = estimate_ok(lora("falcon-h1-0.5b.json", accepted));
+    CHECK(bytes_of(e, "lora.weights") == 4.0 * 36 * 151744);
+}
+
+TEST_CASE("ssm lora: what is refused under adapters is refused by name, the rest is accepted") {
+    // PEFT raises ValueError for an out_proj target on falcon_h1, mamba, mamba2, nemotron_h (the fused kernel reads
+    // out_proj.weight), so all-linear is refused there [peft-issue-2274]
+    Scenario f = lora("falcon-h1-0.5b.json", kLoraAllLinear);
+    CHECK(has_error(estimate(f, Detail::NumbersOnly), "finetune.lora_targets", "out_proj"));
+    f.finetune.lora_targets = kLoraAllLinear & ~static_cast<unsigned>(kLoraOutProj);
+    CHECK(estimate(f, Detail::NumbersOnly).ok());
+    // Mamba1's fused mamba_inner_fn takes x_proj and dt_proj weights directly: their adapters would never run
+    Scenario m = lora("mamba-130m-hf.json", kLoraInProj | kLoraXProj | kLoraDtProj);
+    m.train.ssm_kernels = SsmKernels::Fused;
+    CHECK(has_error(estimate(m, Detail::NumbersOnly), "finetune.lora_targets", "never run"));
+    m.train.ssm_kernels = SsmKernels::Torch;  // slow_forward calls each module
+    CHECK(estimate(m, Detail::NumbersOnly).ok());
+    // Jamba calls every projection itself: all-linear is fine with the kernels
+    Scenario j = lora("ai21-jamba-1.5-mini.json", kLoraAllLinear);
+    j.train.ssm_kernels = SsmKernels::Fused;
+    j.train.seq_len = 512;
+    CHECK(estimate(j, Detail::NumbersOnly).ok());
+    // a target the model does not have
+    Scenario none = lora("mamba-130m-hf.json", kLoraQ | kLoraV);
+    CHECK(has_error(estimate(none, Detail::NumbersOnly), "finetune.lora_targets", "in_proj, x_proj, dt_proj, out_proj"));
+    // Gated DeltaNet under adapters is not walked
+    Scenario g = lora("qwen3-next-80b-a3b-instruct.json", kLoraQ | kLoraV);
+    CHECK(has_error(estimate(g, Detail::NumbersOnly), "finetune.method", "Gated DeltaNet"));
+    // what stays refused for any training of these models
+    Scenario c = lora("falcon-h1-0.5b.json", kLoraInProj);
+    c.parallel.cp = 2;
+    c.parallel.dp = 2;
+    CHECK(has_error(estimate(c, Detail::NumbersOnly), "parallel.cp", "state-space"));
+}
+
+TEST_CASE("ssm lora: QLoRA quantizes the mixer's linears, but not those the fused kernel reads directly") {
+    // Falcon-H1-0.5B's nn.Linear weights per layer: attention 1,310,720, in_proj 3,432,448, out_proj 1,572,864, MLP
+    // 6,291,456: 12,607,488, 36 layers 453,869,568 (conv1d, A_log, D, dt_bias and the norms are no Linear) [transformers-code].
+    // Through the torch path every one is Linear4bit: NF4 0.5 B each 226,934,784 B; double-quantized constants
+    // 1/64 + 1/4096 B each [qlora2023 §3]: 7,091,712 + 110,808; the other 67,541,536 parameters bf16.
+    Scenario q = lora("falcon-h1-0.5b.json", kLoraInProj, 8, FineTuneMethod::QLoRA);
+    const Estimate torch = estimate_ok(q);
+    CHECK(bytes_of(torch, "weights.nf4") == 226934784.0);
+    CHECK(bytes_of(torch, "weights.quant_constants") == 7091712.0 + 110808.0);
+    CHECK(bytes_of(torch, "weights.frozen") == 2.0 * 67541536);
+    // With the kernels out_proj stays bf16 (the recipes' llm_int8_skip_modules out_proj: the kernel's F.linear cannot read
+    // a packed weight) [axolotl-issue-3951]: 36 * 11,034,624 = 397,246,464 quantized, 198,623,232 B; constants 6,206,976 +
+    // 96,984; 124,164,640 parameters bf16.
+    q.train.ssm_kernels = SsmKernels::Fused;
+    const Estimate fused = estimate_ok(q);
+    CHECK(bytes_of(fused, "weights.nf4") == 198623232.0);
+    CHECK(bytes_of(fused, "weights.quant_constants") == 6206976.0 + 96984.0);
+    CHECK(bytes_of(fused, "weights.frozen") == 2.0 * 124164640);
+    CHECK(std::string(find(fused, "weights.nf4")->formula()).find("P_ssm_kernel_read") != std::string::npos);
+}
+
+TEST_CASE("ssm lora: a frozen Mamba mixer keeps what its input gradient needs, and the adapters' inputs") {
+    // mamba-130m-hf with the kernels, LoRA r = 16 on in_proj (bf16 mixed precision, fp32 adapters: lora_A saves its
+    // bf16 autocast copy of in_proj's input, 2 * 2048 * 768 B) [peft-code]. MambaInnerFn saves the same tensors
+    // frozen or not (a custom Function) [mamba-ssm-code], so the mixer keeps what full training keeps: 22,675,456 B per
+    // layer (the full-training test above). The adapter's own: lora_A's bf16 output 2 * 2048 * 16 per layer.
+    Scenario k = lora("mamba-130m-hf.json", kLoraInProj, 16);
+    k.train.ssm_kernels = SsmKernels::Fused;
+    const Estimate fused = estimate_ok(k);
+    CHECK(bytes_of(fused, "act.mamba") == 24 * 22675456.0);
+    CHECK(bytes_of(fused, "act.lora") == 24 * 2.0 * 2048 * 16);
+
+    // The torch path (slow_forward), adapters on in_proj, x_proj and dt_proj: a product with a frozen parameter (D,
+    // conv1d's weight no, its input still) saves only the operand the input's gradient reads [pytorch-autograd-code].
+    // Per layer (T = 2048, d_inner 1536, d_state 16, dt_rank 48, hidden 768; the Trainer's bf16 autocast over the bf16
+    // base): in_proj's adapter input 2 * 2048 * 768 = 3,145,728; xz 12,582,912 (silu(gate) saves the gate's view); the
+    // conv output silu saves 6,291,456; x_proj's adapter input (its bf16 cast of silu's output) 6,291,456; x_dbl 327,680
+    // (C's matmul saves a view); dt_proj's adapter input 2 * 2048 * 48 = 196,608; softplus's fp32 input and output
+    // (softplus is on autocast's fp32 list) 2 * 4 * 2048 * 1536 = 25,165,824; x.float() 12,582,912; B.float() 131,072;
+    // discrete_A and discrete_B 402,653,184; the fp32 states and their bf16 casts 301,989,888; the bf16 gated sum and
+    // silu(gate) 12,582,912; out_proj frozen saves nothing. 783,941,632 B.
+    Scenario t = lora("mamba-130m-hf.json", kLoraInProj | kLoraXProj | kLoraDtProj, 16);
+    const Estimate torch = estimate_ok(t);
+    CHECK(bytes_of(torch, "act.mamba_torch") == 24 * 783941632.0);
+    for (const char* part : {"x_proj_in", "dt_proj_in", "conv_out"})
+        CHECK(std::string(find(torch, "act.mamba_torch")->formula()).find(part) != std::string::npos);
+    // full training in pure bf16 (no autocast: softplus in bf16 12,582,912) keeps the conv output and its silu output
+    // (x_proj's and D's operand) 12,582,912, out_proj's input 6,291,456, no dt_proj copy: 777,453,568 B
+    t.mode = Mode::Train;
+    t.train.precision = Precision::PureBF16;
+    CHECK(bytes_of(estimate_ok(t), "act.mamba_torch") == 24 * 777453568.0);
+
+    // Mamba2's torch_forward frozen (Mamba-Codestral-7B under bf16 autocast, in_proj adapted): the full-training sum
+    // 2,058,878,976 B less the padded x (D's gradient) 67,108,864, the gated norm's normalized product (its weight's
+    // gradient) 67,108,864 and out_proj's input 33,554,432: 1,891,106,816 B per layer.
+    Scenario c = lora("mamba-codestral-7b-v0.1.json", kLoraInProj, 16);
+    c.train.precision = Precision::AutocastBF16;
+    CHECK(bytes_of(estimate_ok(c), "act.mamba_torch") == 64 * 1891106816.0);
+}
+
+TEST_CASE("ssm lora: the LoRA lever adapts a Mamba model's in_proj when the scenario's targets name no layer of it") {
+    // mamba-2.8b-hf fully fine-tuned in bf16 with AdamW needs 16 B per parameter, 44 GB, beyond 24 GiB; PEFT's llama
+    // default q_proj, v_proj names nothing in it, so the lever adapts the mixers' in_proj (what every mixer accepts).
+    Scenario s = train("mamba-2.8b-hf.json");
+    s.mode = Mode::FineTune;
+    s.finetune.method = FineTuneMethod::Full;
+    s.train.seq_len = 512;
+    s.train.ssm_kernels = SsmKernels::Fused;
+    s.gpu = {"24 GiB", 24.0 * 1024 * 1024 * 1024};
+    const Estimate e = estimate(s, Detail::NumbersOnly);
+    REQUIRE(e.ok());
+    REQUIRE_FALSE(e.fits());
+    const std::vector<Lever> ls = fit_levers(s, e, fit_answers(s, e));
+    const auto it = std::find_if(ls.begin(), ls.end(), [](const Lever& l) { return l.id == "lora"; });
+    REQUIRE(it != ls.end());
+    CHECK(it->scenario.finetune.lora_targets == kLoraInProj);
+}
+
+TEST_CASE("ssm lora: a scenario file and a share link carry the Mamba targets by their PEFT names") {
+    Scenario s = lora("falcon-h1-0.5b.json", kLoraInProj | kLoraQ);
+    const std::string text = scenario_to_json(s);
+    CHECK(text.find("\"in_proj\"") != std::string::npos);
+    const Result<Scenario> back = scenario_from_json(text);
+    REQUIRE(back.ok());
+    CHECK(back.value->finetune.lora_targets == (kLoraInProj | kLoraQ));
+    const Result<Scenario> link = decode_share_link(encode_share_link(s));
+    REQUIRE(link.ok());
+    CHECK(link.value->finetune.lora_targets == (kLoraInProj | kLoraQ));
+    // "all-linear" is every target, the mixer's too; a name the format does not know is refused with the list
+    s.finetune.lora_targets = kLoraAllLinear;
+    CHECK(scenario_to_json(s).find("\"lora_targets\": \"all-linear\"") != std::string::npos);
+    const Result<Scenario> bad = scenario_from_json(R"({"version": 1, "mode": "finetune", "finetune": {"lora_targets": ["mixer"]}})");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors.front().field == "finetune.lora_targets[0]");
+    CHECK(bad.errors.front().message.find("in_proj, x_proj, dt_proj, out_proj") != std::string::npos);
 }

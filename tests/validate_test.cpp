@@ -280,7 +280,7 @@ TEST_CASE("validate: every rule, broken alone, gives its one error") {
         make("compat with LoRA", lora, [](Scenario& s) { s.train.compat = Compat::Accelerate; }, "train.compat", "full training only"),
         make("LoRA of a count", lora, [](Scenario& s) { s.model = model_from_param_count(7'000'000'000); }, "finetune.method", "need the architecture"),
         make("rank 0", lora, [](Scenario& s) { s.finetune.lora_rank = 0; }, "finetune.lora_rank", "got 0"),
-        make("no targets", lora, [](Scenario& s) { s.finetune.lora_targets = 0; }, "finetune.lora_targets", "must name at least one of q, k, v, o, gate, up, down"),
+        make("no targets", lora, [](Scenario& s) { s.finetune.lora_targets = 0; }, "finetune.lora_targets", "must name at least one of q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, in_proj, x_proj, dt_proj, out_proj"),
         make("LoRA dropout 1", lora, [](Scenario& s) { s.finetune.lora_dropout = 1; }, "finetune.lora_dropout", "must be in [0, 1); got 1"),
         make("NF4 block 0", qlora, [](Scenario& s) { s.finetune.quant_block = 0; }, "finetune.quant_block", "got 0"),
         make("absmax block 0", qlora, [](Scenario& s) { s.finetune.quant_block2 = 0; }, "finetune.quant_block2", "got 0"),

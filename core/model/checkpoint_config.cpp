@@ -216,9 +216,9 @@ Result<AdapterConfig> read_adapter_config(std::string_view json_text) {
                 }
             if (!known) unknown += (unknown.empty() ? "" : ", ") + m;
         }
-        if (!unknown.empty()) warnings.push_back("target_modules " + unknown + " are not modules vramlens sizes (q_proj ... down_proj): not counted");
+        if (!unknown.empty()) warnings.push_back("target_modules " + unknown + " are not modules vramlens sizes (" + lora_target_list() + "): not counted");
         if (!errs.empty()) return R::failure(std::move(errs));
-        if (a.lora_targets == 0) errs.push_back({"target_modules", "names no module vramlens sizes (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)"});
+        if (a.lora_targets == 0) errs.push_back({"target_modules", "names no module vramlens sizes (" + lora_target_list() + ")"});
     }
     if (!errs.empty()) return R::failure(std::move(errs));
     return R::success(std::move(a), std::move(warnings));

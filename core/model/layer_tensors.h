@@ -183,7 +183,8 @@ VL_TENSOR_INLINE void mla_attention(F& f, const ModelSpec& m) {
 // dt), conv1d over x, B and C [d_in + 2*groups*d_state, 1, d_conv] + bias, dt_bias, A_log and D per
 // head, the gated RMSNorm [d_in] (Falcon-H1: only with mamba_rms_norm), out_proj [d, d_in]. in_proj has a
 // bias with use_bias (proj_bias), out_proj with out_proj_bias (use_bias; Falcon-H1's projectors_bias).
-// conv1d, A_log and the vectors are not Linear layers (role Vector: no quantization, no LoRA).
+// conv1d, A_log and the vectors are not Linear layers (role Vector: no quantization, no LoRA). The four nn.Linear layers
+// are LoRA targets by their names (in_proj, x_proj, dt_proj, out_proj; PEFT "all-linear" catches them all) [peft-code].
 // Tensor parallelism, Mamba1 as vLLM's MambaMixer splits it [vllm-code]: in_proj (MergedColumnParallel),
 // conv1d and dt_proj column-parallel along d_inner, A and D by d_inner rows, x_proj and out_proj
 // row-parallel, the dt/B/C norms replicated. Mamba2's head and group sharding is not modelled
@@ -197,13 +198,13 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
     const int64_t in_rows = v2 ? 2 * in + 2 * x.groups * n + x.heads : 2 * in;
     const SplitBy inner = v2 ? kWhole : SplitBy{SplitDim::SsmInner, in};
     const S column = v2 ? S::Replicated : S::Column, row = v2 ? S::Replicated : S::Row;
-    auto matrix = [&](const char* name, int64_t rows, int64_t cols, S split) {
-        return mat(name, rows, cols, K::Ssm, split, R::OtherMatrix, 0, split == S::Replicated ? kWhole : inner);
+    auto matrix = [&](const char* name, int64_t rows, int64_t cols, S split, unsigned lora) {
+        return mat(name, rows, cols, K::Ssm, split, R::OtherMatrix, lora, split == S::Replicated ? kWhole : inner);
     };
     auto other = [&](const char* name, int64_t rows, int64_t cols, S split) {
         return mat(name, rows, cols, K::Ssm, split, R::Vector, 0, split == S::Replicated ? kWhole : inner);
     };
-    with_bias(f, matrix("in_proj", in_rows, d, column), x.proj_bias, "in_proj.bias");
+    with_bias(f, matrix("in_proj", in_rows, d, column, kLoraInProj), x.proj_bias, "in_proj.bias");
     f(other("conv1d.weight", conv_dim, x.conv_kernel, column));
     if (x.conv_bias) f(other("conv1d.bias", conv_dim, 1, column));
     if (v2) {
@@ -212,8 +213,8 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
         f(other("D", x.heads, 1, S::Replicated));
         if (x.gated_norm) f(other("norm", in, 1, S::Replicated));
     } else {
-        f(matrix("x_proj", x.dt_rank + 2 * n, in, row));
-        with_bias(f, matrix("dt_proj", in, x.dt_rank, column), true, "dt_proj.bias");
+        f(matrix("x_proj", x.dt_rank + 2 * n, in, row, kLoraXProj));
+        with_bias(f, matrix("dt_proj", in, x.dt_rank, column, kLoraDtProj), true, "dt_proj.bias");
         f(other("A_log", in, n, column));
         f(other("D", in, 1, column));
         if (x.bcdt_norms) {
@@ -222,7 +223,7 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
             f(other("c_layernorm", n, 1, S::Replicated));
         }
     }
-    with_bias(f, matrix("out_proj", d, in, row), x.out_proj_bias, "out_proj.bias");
+    with_bias(f, matrix("out_proj", d, in, row, kLoraOutProj), x.out_proj_bias, "out_proj.bias");
 }
 
 // The Gated DeltaNet mixer of a linear-attention layer (Qwen3NextGatedDeltaNet [transformers-code];

@@ -435,6 +435,18 @@ inline bool mamba_torch_path(const LayerDims& L, const ActShape& x) {
     return x.ssm_torch && (L.ssm == SsmKind::Mamba2 || (L.ssm == SsmKind::Mamba1 && !L.ssm_unfused));
 }
 
+// A mixer linear's saved input over `elements` (tokens x its input width), where the module runs its own forward:
+// its weight gradient's in full training, its adapter's under LoRA (lora_A saves the adapter's cast of the input, else
+// the input itself) [peft-code], nothing when frozen and not adapted; and a frozen 4-bit layer's own copy
+// (ActShape::base_saves_in).
+template <class Q>
+Expr<Q> mixer_linear_in(Q& q, const ActShape& x, bool trained, const char* name, const char* base_name, const Expr<Q>& elements) {
+    Expr<Q> r{};
+    if (trained) r += q.let(name, saved_in_bytes(q, x) * elements);
+    if (base_input_extra(x, trained)) r += q.let(base_name, q("lin_bytes", x.linear_in_bytes) * elements);
+    return r;
+}
+
 // What autograd saves for backward in transformers' plain PyTorch mixers, one layer, T = b s tokens, d = d_inner,
 // n = d_state [transformers-ssm-torch]. e: the bytes of the ops autocast runs in fp32 (softplus; products with an
 // fp32 parameter or buffer) or of the 16-bit type without autocast [pytorch-autocast-code]; a 16-bit tensor cast
@@ -456,23 +468,34 @@ inline bool mamba_torch_path(const LayerDims& L, const ActShape& x) {
 template <class Q>
 Expr<Q> layer_mamba_torch(Q& q, const LayerDims& L, const ActShape& x) {
     using N = Expr<Q>;
-    const N a = q("a_bytes", x.act_bytes), lin = saved_in_bytes(q, x), T = tokens(q, x);
+    const N a = q("a_bytes", x.act_bytes), T = tokens(q, x);
     const N e = x.residual_bytes > 0 ? q("fp32_bytes", 4.0) : a;
+    // softplus is on autocast's fp32 list: fp32 under autocast over a 16-bit base too [pytorch-autocast-code]
+    const N e_dt = x.autocast_16bit_base ? q("fp32_bytes", 4.0) : e;
     const N f = q("fp32_bytes", 4.0);
     const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
-    N r = q.let("in_proj_in", lin * T * q("h", L.h));
+    N r = mixer_linear_in(q, x, x.save_in_proj_in, "in_proj_in", "in_proj_base_in", T * q("h", L.h));
     if (L.ssm == SsmKind::Mamba1) {
         r += q.let("xz", 2 * a * T * d_in);
-        r += q.let("conv_act", 2 * a * T * d_in);
+        if (x.ssm_frozen) {
+            // frozen: silu saves the conv output; its output is x_proj's input, saved by x_proj's adapter (D is frozen)
+            r += q.let("conv_out", a * T * d_in);
+            r += mixer_linear_in(q, x, x.save_x_proj_in, "x_proj_in", "x_proj_base_in", T * d_in);
+        } else {
+            r += q.let("conv_act", 2 * a * T * d_in);
+        }
         r += q.let("x_dbl", a * T * (q("dt_rank", L.dt_rank) + 2 * n));
-        r += q.let("dt", 2 * e * T * d_in);
+        // dt_proj's input is a view of x_dbl (kept by C's matmul); an adapter that casts it saves its own copy
+        if (x.ssm_frozen && x.save_dt_proj_in && x.adapter_in_bytes > 0)
+            r += q.let("dt_proj_in", q("adapter_in_bytes", x.adapter_in_bytes) * T * q("dt_rank", L.dt_rank));
+        r += q.let("dt", 2 * e_dt * T * d_in);
         r += q.let("x_fp32", f * T * d_in);
         r += q.let("B_fp32", f * T * n);
         r += q.let("discretised", 2 * f * T * d_in * n);
         // ssm_state.to(dtype) then matmul: autocast (or a 16-bit dtype) makes a 16-bit copy per step; in fp32 none
         r += q.let("scan_states", (x.act_bytes < 4 ? f + a : f) * T * d_in * n);
         r += q.let("gated", (e + a) * T * d_in);
-        r += q.let("out_proj_in", lin * T * d_in);
+        r += mixer_linear_in(q, x, x.save_out_proj_in, "out_proj_in", "out_proj_base_in", T * d_in);
         return r;
     }
     const int64_t chunk = std::max<int64_t>(1, static_cast<int64_t>(L.ssm_chunk));
@@ -488,20 +511,24 @@ Expr<Q> layer_mamba_torch(Q& q, const LayerDims& L, const ActShape& x) {
         r += q.let("proj", a * T * width);
     }
     r += q.let("conv_out", a * T * conv_dim);
-    r += q.let("dt", 3 * e * T * H);
+    r += q.let("dt", 3 * e_dt * T * H);
     r += q.let("x_fp32", f * T * d_in);
-    r += q.let("x_padded", 2 * f * b * S * d_in);
+    // the padded x (D_residual's operand, saved for D's gradient: none when D is frozen) and x * dt
+    r += q.let("x_padded", (x.ssm_frozen ? 1 : 2) * f * b * S * d_in);
     r += q.let("B_C", 2 * f * b * S * H * n);
     r += q.let("L_G_M", 3 * f * b * S * l * H);
     r += q.let("B_decay", f * b * S * H * n);
     r += q.let("states", 2 * f * b * (q("chunks", static_cast<double>(chunks)) + 1) * d_in * n);
     r += q.let("C_states_sum", f * b * S * d_in);
     const double gate_bytes = L.ssm_mup && x.residual_bytes > 0 ? 4 : x.act_bytes;
-    if (L.ssm_gated_norm)  // y, the gate's fp32 cast (none when it is fp32 already), silu, product, normalized
-        r += q.let("norm_out", (gate_bytes < 4 ? 5 * f : 4 * f) * T * d_in);
+    // y, the gate's fp32 cast (none when it is fp32 already), silu, product, and the normalized product the weight's
+    // gradient reads (none when the norm is frozen)
+    const double norm_kept = (gate_bytes < 4 ? 5 : 4) - (x.ssm_frozen ? 1 : 0);
+    if (L.ssm_gated_norm)
+        r += q.let("norm_out", norm_kept * f * T * d_in);
     else  // y * silu(gate): y and the silu output, in the gate's dtype
         r += q.let("gated", (f + q("gate_bytes", gate_bytes)) * T * d_in);
-    r += q.let("out_proj_in", lin * T * d_in);
+    r += mixer_linear_in(q, x, x.save_out_proj_in, "out_proj_in", "out_proj_base_in", T * d_in);
     return r;
 }
 
@@ -542,7 +569,9 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
     if (mamba_torch_path(L, x)) return layer_mamba_torch(q, L, x);
     const N a = q("a_bytes", x.act_bytes), T = tokens(q, x);
     const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
-    N r = q.let("in_proj_in", saved_in_bytes(q, x) * T * q("h", L.h));
+    // in_proj runs its own forward (cuda_kernels_forward calls self.in_proj); the kernels save the rest whatever is frozen
+    N r = L.ssm == SsmKind::GatedDeltaNet ? q.let("in_proj_in", saved_in_bytes(q, x) * T * q("h", L.h))
+                                          : mixer_linear_in(q, x, x.save_in_proj_in, "in_proj_in", "in_proj_base_in", T * q("h", L.h));
     if (L.ssm == SsmKind::GatedDeltaNet) {
         // Gated DeltaNet (Qwen3NextGatedDeltaNet with fla's kernels) [transformers-code]: a lower bound, the
         // tensors that must be kept for the weight and input gradients: causal_conv1d_fn's input and the
@@ -572,9 +601,12 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
         // input, as the layer norms count it); dt_proj its normed input; selective_scan_fn (SelectiveScanFn)
         // saves delta as a contiguous copy, then like MambaInnerFn B and C, the chunk states and its output
         // before the gate; out_proj saves its gated input [transformers-code] [mamba-ssm-code].
-        r += q.let("conv_out", a * T * d_in);
+        // (x_proj and dt_proj save their inputs for their weights' gradients, or, frozen, for their adapters)
+        if (x.ssm_frozen) r += mixer_linear_in(q, x, x.save_x_proj_in, "x_proj_in", "x_proj_base_in", T * d_in);
+        else r += q.let("conv_out", a * T * d_in);
         r += q.let("dt_B_C_norm_in", a * T * (R + 2 * n));
-        r += q.let("dt_proj_in", a * T * R);
+        if (x.ssm_frozen) r += mixer_linear_in(q, x, x.save_dt_proj_in, "dt_proj_in", "dt_proj_base_in", T * R);
+        else r += q.let("dt_proj_in", a * T * R);
         r += q.let("delta", a * T * d_in);
     } else {
         r += q.let("x_dbl", a * T * (R + 2 * n));
@@ -582,7 +614,7 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
     r += q.let("B_C", 2 * a * T * n);
     r += q.let("scan_states", 4.0 * q("b", x.b) * d_in * ceil_of(q("s", x.s) / q("scan_chunk", 2048.0)) * (2 * n));
     r += q.let("scan_out", a * T * d_in);
-    if (L.ssm_unfused) r += q.let("out_proj_in", saved_in_bytes(q, x) * T * d_in);
+    if (L.ssm_unfused) r += mixer_linear_in(q, x, x.save_out_proj_in, "out_proj_in", "out_proj_base_in", T * d_in);
     return r;
 }
 
@@ -691,6 +723,7 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
     const bool adapters = s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full;
     const bool autocast_16bit_base = adapters && (o.precision == Precision::MixedBF16 || o.precision == Precision::MixedFP16 ||
                                                   o.precision == Precision::FsdpBF16);
+    x.autocast_16bit_base = autocast_16bit_base;
     if (dt.residual <= 0 && dt.act < 4 && plain_pytorch_training(s) &&
         (s.model.norm == NormKind::RMSNorm || autocast_16bit_base))
         x.norm_in_bytes = 4;
@@ -702,6 +735,11 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         x.save_o_in = (tg & kLoraO) != 0;
         x.save_fc1_in = (tg & (gated ? (kLoraGate | kLoraUp) : kLoraUp)) != 0;
         x.save_fc2_in = (tg & kLoraDown) != 0;
+        x.save_in_proj_in = (tg & kLoraInProj) != 0;
+        x.save_x_proj_in = (tg & kLoraXProj) != 0;
+        x.save_dt_proj_in = (tg & kLoraDtProj) != 0;
+        x.save_out_proj_in = (tg & kLoraOutProj) != 0;
+        x.ssm_frozen = true;
         // a frozen cross-attention k / v saves nothing; each adapted one saves its own cast of the encoder output where the
         // adapter or autocast casts it, else the encoder output itself (counted once)
         if (s.model.seq2seq.active() || s.model.vision.mllama())

@@ -68,6 +68,14 @@ struct ActShape {
     bool kv_cache_copies = false;
     // A linear layer saves its input only when its weight gets a gradient (full training, or a LoRA target).
     bool save_qkv_in = true, save_o_in = true, save_fc1_in = true, save_fc2_in = true;
+    // The Mamba mixer's linears likewise (in_proj, x_proj, dt_proj, out_proj), and whether its other parameters (conv1d,
+    // A_log, D, dt_bias, the gated norm's weight) are frozen too (LoRA/QLoRA): then the torch path's products keep only the
+    // operands the input gradient reads (layer_mamba_torch).
+    bool save_in_proj_in = true, save_x_proj_in = true, save_dt_proj_in = true, save_out_proj_in = true;
+    bool ssm_frozen = false;
+    // Autocast over a 16-bit base (LoRA / QLoRA under the Trainer's bf16 / fp16): ops on autocast's fp32 list (softplus)
+    // output fp32 although the weights are 16-bit.
+    bool autocast_16bit_base = false;
     // PEFT: an adapted module whose adapter computes in another dtype than its input (autocast, or fp32
     // adapters on a 16-bit base) saves its own cast of the input, of this many bytes; 0: the shared input.
     double adapter_in_bytes = 0;

@@ -66,17 +66,59 @@ static LoraLayer lora_minus(const LoraLayer& a, const LoraLayer& b) {
             a.qkv_targets - b.qkv_targets, a.qkv_in - b.qkv_in, a.qkv_out - b.qkv_out};
 }
 
+// A state-space or hybrid model's layers differ by kind (a Mamba mixer, attention, both, an MLP alone, experts): the adapters
+// of layers [begin, end) summed kind by kind, n x each kind's.
+static LoraLayer lora_stage_sum(const ModelSpec& m, int64_t r, unsigned targets, int64_t begin, int64_t end) {
+    LoraLayer sum;
+    layer_pattern(m).for_each_kind(begin, end, [&](LayerKind k, int64_t n) {
+        const LoraLayer l = lora_layer(m, r, targets, k);
+        const double w = static_cast<double>(n);
+        sum.params += n * l.params;
+        sum.modules += w * l.modules;
+        sum.active_modules += w * l.active_modules;
+        sum.active_in += w * l.active_in;
+        sum.qkv_targets += w * l.qkv_targets;
+        sum.qkv_in += w * l.qkv_in;
+        sum.qkv_out += w * l.qkv_out;
+    });
+    return sum;
+}
+
+unsigned lora_targets_present(const ModelSpec& m) {
+    unsigned bits = 0;
+    if (!m.architecture_known()) return 0;
+    layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t) {
+        for (const Tensor& t : layer_tensors(m, k)) bits |= t.lora;
+    });
+    return bits;
+}
+
+unsigned ssm_kernel_read_targets(const Scenario& s) {
+    const SsmSpec& x = s.model.ssm;
+    // the fused walk (activations.cpp mamba_torch_path): everywhere but transformers' torch path
+    if (plain_pytorch_training(s) && s.train.ssm_kernels == SsmKernels::Torch) return 0;
+    if (x.kind == SsmKind::Mamba2) return kLoraOutProj;
+    if (x.kind == SsmKind::Mamba1 && !x.bcdt_norms) return kLoraXProj | kLoraDtProj | kLoraOutProj;
+    return 0;
+}
+
+// The weights of those linears one rank of the stage holds (QLoRA keeps them 16-bit).
+static double ssm_kernel_read_params(const TrainCtx& c) {
+    const unsigned read = ssm_kernel_read_targets(c.s);
+    if (read == 0 || !c.s.model.architecture_known()) return 0;
+    const double tp = static_cast<double>(std::max<int64_t>(1, c.s.parallel.tp));
+    double sum = 0;
+    layer_pattern(c.s.model).for_each_kind(c.stage.layer_begin, c.stage.layer_end, [&](LayerKind k, int64_t n) {
+        for (const Tensor& t : layer_tensors(c.s.model, k))
+            if (t.kind == TensorKind::Ssm && (t.lora & read) != 0) sum += static_cast<double>(n) * tensor_shard(t, tp, 1, 1);
+    });
+    return sum;
+}
+
 int64_t lora_params_per_layer(const ModelSpec& m, int64_t r, unsigned tg, bool moe_layer) { return lora_layer(m, r, tg, LayerKind{moe_layer, false}).params; }
 
 int64_t lora_trainable_params(const ModelSpec& m, int64_t rank, unsigned targets) {
-    int64_t total = 0;
-    layer_pattern(m).for_each_kind(0, m.layers, [&](LayerKind k, int64_t n) {
-        int64_t per_layer = 0;
-        for (const Tensor& t : layer_tensors(m, k))
-            if ((t.lora & targets) != 0) per_layer += t.count * rank * (t.cols + t.rows);
-        total += n * per_layer;
-    });
-    return total;
+    return m.architecture_known() ? lora_stage_sum(m, rank, targets, 0, m.layers).params : 0;
 }
 
 // Lit-GPT's LoRAQKVLinear (finetune.lora_fused_qkv) adapting some but not all of q, k and v: zero_pad scatters lora_B's
@@ -164,13 +206,16 @@ void add_finetune(TrainCtx& c, double vision_trained, double vision_nf4) {
     const double all = c.w.total();
     if (qlora) {
         const double ql = c.w.linear;
+        // the Mamba linears a fused training kernel reads directly stay 16-bit (ssm_kernel_read_targets) [axolotl-issue-3951]
+        const double kernel16 = ssm_kernel_read_params(c);
         // Fabric's BitsandbytesPrecision quantizes the output head's matrix too (its bias stays 16-bit) [lightning-bnb-plugin].
         const bool quantized_head = ft.bnb_quantize_head && c.w.lm_head > 0 && m.architecture_known();
         const double vocab = static_cast<double>(m.vocab), d_model = static_cast<double>(m.embed_dim > 0 ? m.embed_dim : m.hidden);
         const double head = quantized_head ? vocab * d_model / tp : 0.0;
         const auto head_matrix = [&](auto& q) { return q("V", vocab) * q("d", d_model) / q("tp", tp); };
         // the language model's quantized weights (the rest of its parameters stay 16-bit: weights.frozen)
-        const auto lm_quantized = [&](auto& q) { return head > 0 ? q("P_linear", ql) + head_matrix(q) : q("P_linear", ql); };
+        const auto layer_quantized = [&](auto& q) { return kernel16 > 0 ? q("P_linear", ql) - q("P_ssm_kernel_read", kernel16) : q("P_linear", ql); };
+        const auto lm_quantized = [&](auto& q) { return head > 0 ? layer_quantized(q) + head_matrix(q) : layer_quantized(q); };
         // and a vision-language model's frozen tower and projector linears the load converts too (finetune.vision_quant;
         // whole on every tensor-parallel rank, as the tower runs) [transformers-bnb-skip] [unsloth-vision-quant]
         const auto quantized = [&](auto& q) { return vision_nf4 > 0 ? lm_quantized(q) + q("P_vision_linear", vision_nf4) : lm_quantized(q); };
@@ -268,8 +313,12 @@ void add_finetune(TrainCtx& c, double vision_trained, double vision_nf4) {
     // adapters follow the tensor-parallel split of their base layer (one of A, B splits; approximation); the tower's are
     // replicated with it (add_vision_frozen_weights)
     const LoraLayer tower = tower_lora(c);
-    const double adapters = static_cast<double>(n_dense * dense.params + n_moe * moe.params + n_cross * cross.params) / tp +
-                            static_cast<double>(tower.params);
+    // a state-space or hybrid model: its layers' adapters kind by kind (lora_stage_sum), in place of the dense / MoE split
+    const bool by_kind = m.ssm.active() && m.architecture_known();
+    const LoraLayer stage_sum = by_kind ? lora_stage_sum(m, ft.lora_rank, ft.lora_targets, c.stage.layer_begin, c.stage.layer_end) : LoraLayer{};
+    const double layer_adapters = by_kind ? static_cast<double>(stage_sum.params)
+                                          : static_cast<double>(n_dense * dense.params + n_moe * moe.params + n_cross * cross.params);
+    const double adapters = layer_adapters / tp + static_cast<double>(tower.params);
     TrainableSet t;
     t.params = adapters;
     t.dt = c.dt;
@@ -281,8 +330,9 @@ void add_finetune(TrainCtx& c, double vision_trained, double vision_nf4) {
     if (s.train.optimizer == Optimizer::Adafactor) {
         // A (r x in) and B (out x r) keep (r + in) + (out + r) factored entries: sum(in + out) = adapters / r, + 2r per module
         const double r = static_cast<double>(ft.lora_rank);
-        t.factored_states = adapters / r + 2 * r * (static_cast<double>(n_dense) * dense.modules + static_cast<double>(n_moe) * moe.modules +
-                                                    static_cast<double>(n_cross) * cross.modules);
+        t.factored_states = adapters / r + 2 * r * (by_kind ? stage_sum.modules
+                                                            : static_cast<double>(n_dense) * dense.modules + static_cast<double>(n_moe) * moe.modules +
+                                                                  static_cast<double>(n_cross) * cross.modules);
     }
     add_model_states(c, t);
 
@@ -348,6 +398,8 @@ void add_finetune(TrainCtx& c, double vision_trained, double vision_nf4) {
                 const auto T = q.let("T", q("b", x.b) * q("s", x.s) / q("cp", x.cp));
                 const auto in_flight = q("in_flight", c.in_flight);
                 const double Ld = kept ? static_cast<double>(n_dense) : 0.0, Lm = kept ? static_cast<double>(n_moe) : 0.0;
+                // a state-space or hybrid model: the stage's layers summed kind by kind (their modules and input widths)
+                if (by_kind) return with_tower(q, in_flight * q("stage_kept", kept ? 1.0 : 0.0) * per_layer(q, T, stage_sum, "modules_stage", "d_in_stage"));
                 // an encoder-decoder: the encoder's layers over the source (T), the decoder's over the target, but for the
                 // cross-attention's k and v adapters, which read the encoder output: over the source
                 if (n_cross > 0) {

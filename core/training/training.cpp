@@ -11,6 +11,8 @@
 #include "allocator_reserve.h"
 #include "cold.h"
 #include "cublas_workspace.h"
+#include "enum_names.h"
+#include "training/finetune.h"
 #include "model/image_tokens.h"
 #include "training/step_replay.h"
 #include "training/training_internal.h"
@@ -240,6 +242,40 @@ static void validate_deepspeed(const Scenario& s, std::vector<FieldError>& errs)
         cold([&] { errs.push_back({"deepspeed.enabled", "DeepSpeed's ZeRO buffers need parallel.zero 1, 2 or 3; got 0: set parallel.zero, or turn deepspeed.enabled off"}); });
 }
 
+// LoRA / QLoRA on a state-space or hybrid model: the adapters that would never run or that PEFT refuses. True when one is
+// reported.
+static bool ssm_adapter_errors(const Scenario& s, std::vector<FieldError>& errs) {
+    const ModelSpec& m = s.model;
+    const unsigned tg = s.finetune.lora_targets;
+    // Gated DeltaNet: what autograd keeps of its frozen mixer (fla's chunk_gated_delta_rule) is not walked
+    if (m.ssm.kind == SsmKind::GatedDeltaNet) {
+        cold([&] { errs.push_back({"finetune.method", "LoRA and QLoRA for Gated DeltaNet layers (" + m.model_type +
+                                                      ") are not modelled yet (what the frozen linear-attention mixer keeps); use method full"}); });
+        return true;
+    }
+    // PEFT raises ValueError for an out_proj (or conv1d) target on these model types, whose fused kernels read out_proj.weight
+    // directly; "all-linear" names every mixer's out_proj, so it is refused too (_check_lora_target_modules_mamba) [peft-code].
+    const std::string& t = m.model_type;
+    if ((tg & kLoraOutProj) != 0 && (t == "falcon_h1" || t == "mamba" || t == "mamba2" || t == "nemotron_h")) {
+        cold([&] { errs.push_back({"finetune.lora_targets", "out_proj: PEFT refuses an adapter on the Mamba mixer's out_proj for " + m.model_type +
+                                                            " (the fused kernel reads out_proj.weight directly), and all-linear includes it; "
+                                                            "name the modules without out_proj (e.g. in_proj and the attention and MLP projections)"}); });
+        return true;
+    }
+    // Elsewhere an adapter on a linear the fused kernel reads directly is accepted by PEFT but never runs (no gradient).
+    if (const unsigned bypassed = tg & ssm_kernel_read_targets(s); bypassed != 0) {
+        cold([&] { errs.push_back({"finetune.lora_targets", lora_target_list(bypassed) + ": with train.ssm_kernels fused the Mamba kernel takes " +
+                                                            "these weights directly, so their adapters never run; drop them, or set train.ssm_kernels torch"}); });
+        return true;
+    }
+    return false;
+}
+
+// Whether a model field is already in error: its layers are then no basis for a rule about them (one problem, one error).
+static bool model_in_error(const std::vector<FieldError>& errs) {
+    return std::any_of(errs.begin(), errs.end(), [](const FieldError& e) { return e.field.rfind("model.", 0) == 0; });
+}
+
 void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     const TrainingOptions& o = s.train;
     const ModelSpec& m = s.model;
@@ -248,16 +284,17 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     };
     // A state-space model's Mamba layers are walked as transformers trains them, through its torch path or the
     // fused kernels (train.ssm_kernels; activations.cpp layer_mamba_torch, layer_mamba, Jamba's unfused mixer
-    // too); what those walks do not cover is refused
-    // rather than sized as a transformer: Falcon Mamba's own kernel, LoRA adapters, context parallelism,
-    // the closed-form formulas and other tools' accounting.
+    // too), in full training or with a frozen base under LoRA / QLoRA; what those walks do not cover is refused
+    // rather than sized as a transformer: Falcon Mamba's own kernel, adapters that never run or that PEFT refuses
+    // (ssm_adapter_errors), Gated DeltaNet under adapters, context parallelism, the closed-form formulas and other
+    // tools' accounting.
     if (m.ssm.active()) {
         const std::string what = std::string(" for a state-space model (") + m.model_type + ": Mamba layers) is not modelled yet";
         if (m.model_type == "falcon_mamba")  // its fused kernel also normalizes B, C and dt: other saved tensors
             cold([&] { errs.push_back({"mode", "training" + what + " for Falcon Mamba's kernel (B, C and dt normalized inside it); use mode infer"}); });
-        else if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full)
-            cold([&] { errs.push_back({"finetune.method", "LoRA and QLoRA" + what + "; use method full"}); });
-        else if (o.activation_formula != ActivationFormula::TensorWalk)
+        else if (adapters(s) && ssm_adapter_errors(s, errs)) {
+            // reported
+        } else if (o.activation_formula != ActivationFormula::TensorWalk)
             cold([&] { errs.push_back({"train.activation_formula", "a closed-form activation formula" + what + "; use tensor-walk"}); });
         else if (o.compat != Compat::None)
             cold([&] { errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"}); });
@@ -348,7 +385,12 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
             cold([&] { errs.push_back({"finetune.method", "LoRA/QLoRA need the architecture (which layers are adapted); got a params-only model"}); });
         range(static_cast<double>(f.lora_rank), 1, 65536, "finetune.lora_rank");
         if (f.lora_targets == 0 || (f.lora_targets & ~static_cast<unsigned>(kLoraAllLinear)) != 0)
-            cold([&] { errs.push_back({"finetune.lora_targets", "must name at least one of q, k, v, o, gate, up, down; got " + num(f.lora_targets)}); });
+            cold([&] { errs.push_back({"finetune.lora_targets", "must name at least one of " + lora_target_list() + "; got " + num(f.lora_targets)}); });
+        // PEFT raises "Target modules ... not found in the base model" when no module matches [peft-code]: zero adapters
+        else if (m.architecture_known() && !m.encoder && !model_in_error(errs) && (f.lora_targets & lora_targets_present(m)) == 0 &&
+                 !(o.vision == VisionTraining::Lora && tower_lora_params(m, 1, f.lora_targets) > 0))
+            cold([&] { errs.push_back({"finetune.lora_targets", lora_target_list(f.lora_targets) + " select no layer of this model (" + m.model_type +
+                                                                "); its linear layers are " + lora_target_list(lora_targets_present(m))}); });
         if (!(f.lora_dropout >= 0 && f.lora_dropout < 1)) cold([&] { errs.push_back({"finetune.lora_dropout", "must be in [0, 1); got " + num(f.lora_dropout)}); });
         if (f.method == FineTuneMethod::QLoRA) {
             range(static_cast<double>(f.quant_block), 1, 1e6, "finetune.quant_block");

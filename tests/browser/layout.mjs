@@ -24,11 +24,11 @@ const open = (opts) => openApp(browser, server.url, opts, (what) => failures.pus
 // PEFT's names of the linear layers LoRA can adapt (core/enum_names.cpp lora_target_names).
 const TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
 // The targets the scenario adapts: the scenario JSON leaves out the default (q_proj, v_proj, as PEFT
-// does for Llama) and writes "all-linear" for all seven.
+// does for Llama) and "all-linear" for every target (the seven a Llama shows and a Mamba mixer's four).
 async function targets(page) {
   const t = JSON.parse((await state(page)).scenario).finetune?.lora_targets;
   if (t === undefined) return ['q_proj', 'v_proj'];
-  return t === 'all-linear' ? TARGETS : t;
+  return t === 'all-linear' ? [...TARGETS, 'in_proj', 'x_proj', 'dt_proj', 'out_proj'] : t;
 }
 
 async function loraTargets(page, name, touch) {

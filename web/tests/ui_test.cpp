@@ -1488,3 +1488,27 @@ TEST_CASE("the model list: a link naming a preset not here yet waits for it and 
 
     REQUIRE(replace_model_presets(whole).empty());
 }
+
+TEST_CASE("a Mamba model's fine-tune offers its mixer's LoRA targets, a Llama's its attention and MLP ones") {
+    Harness h;
+    h.frames(2);
+    h.click("mode.1");  // Fine-tune: LoRA on PEFT's llama default q_proj, v_proj
+    CHECK(h.has("finetune.lora_targets.k_proj"));
+    CHECK_FALSE(h.has("finetune.lora_targets.in_proj"));
+    REQUIRE(find_model("mamba-2.8b"));
+    h.app.scenario.model = find_model("mamba-2.8b")->spec;
+    h.app.dirty = true;
+    h.frames(2);
+    // q_proj and v_proj name no layer of a Mamba model: still shown (set), with the error at the field
+    CHECK(h.has("finetune.lora_targets.in_proj"));
+    CHECK(h.has("finetune.lora_targets.dt_proj"));
+    CHECK(h.has("finetune.lora_targets.q_proj"));
+    CHECK_FALSE(h.has("finetune.lora_targets.k_proj"));
+    REQUIRE_FALSE(h.app.estimate.ok());
+    h.click("finetune.lora_targets.in_proj");
+    h.click("finetune.lora_targets.q_proj");
+    h.click("finetune.lora_targets.v_proj");
+    CHECK(h.app.scenario.finetune.lora_targets == kLoraInProj);
+    CHECK(h.app.estimate.ok());
+    CHECK_FALSE(h.has("finetune.lora_targets.q_proj"));  // unset and absent: no longer offered
+}

@@ -10,6 +10,7 @@
 #include "framework_profiles.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
+#include "training/finetune.h"
 #include "ui/hub.h"
 #include "ui/widgets.h"
 
@@ -285,7 +286,11 @@ void workload_panel(AppState& app) {
             const ImGuiStyle& style = ImGui::GetStyle();
             const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
             bool first = true;
+            // The targets this model's layers have (a Mamba mixer's in_proj ... out_proj only on a state-space model), and any set.
+            const unsigned present = lora_targets_present(s.model);
             for (const auto& t : lora_target_names()) {
+                const bool has = present != 0 ? (present & t.value) != 0 : (t.value & kLoraSsm) == 0;
+                if (!has && (s.finetune.lora_targets & t.value) == 0) continue;
                 const float w = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(t.name).x;
                 if (!first && ImGui::GetItemRectMax().x + style.ItemSpacing.x + w <= right) ImGui::SameLine();
                 first = false;
