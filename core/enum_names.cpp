@@ -109,6 +109,7 @@ VL_ENUM_TABLE(VllmMoeBackend, {VllmMoeBackend::Auto, "auto"}, {VllmMoeBackend::M
               {VllmMoeBackend::FlashInferTrtllm, "flashinfer_trtllm"}, {VllmMoeBackend::FlashInferCutlass, "flashinfer_cutlass"})
 VL_ENUM_TABLE(InferAutocast, {InferAutocast::Off, "off"}, {InferAutocast::Cached, "cached"}, {InferAutocast::PerOp, "per-op"})
 VL_ENUM_TABLE(SsmKernels, {SsmKernels::Torch, "torch"}, {SsmKernels::Fused, "fused"})
+VL_ENUM_TABLE(MoeExperts, {MoeExperts::Loop, "loop"}, {MoeExperts::Grouped, "grouped"})
 VL_ENUM_TABLE(VisionTraining, {VisionTraining::Frozen, "frozen"}, {VisionTraining::Projector, "projector"}, {VisionTraining::All, "all"},
               {VisionTraining::Lora, "lora"})
 VL_ENUM_TABLE(VisionQuant, {VisionQuant::All, "all"}, {VisionQuant::Tower, "tower"}, {VisionQuant::None, "none"})

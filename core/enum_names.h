@@ -42,6 +42,7 @@ std::span<const EnumName<MlaCache>> enum_names(MlaCache);
 std::span<const EnumName<VllmMoeBackend>> enum_names(VllmMoeBackend);
 std::span<const EnumName<InferAutocast>> enum_names(InferAutocast);
 std::span<const EnumName<SsmKernels>> enum_names(SsmKernels);
+std::span<const EnumName<MoeExperts>> enum_names(MoeExperts);
 std::span<const EnumName<VisionTraining>> enum_names(VisionTraining);
 std::span<const EnumName<VisionQuant>> enum_names(VisionQuant);
 std::span<const EnumName<SpecMethod>> enum_names(SpecMethod);

@@ -104,6 +104,14 @@ enum class VisionTraining { Frozen, Projector, All, Lora };
 // uint8 weight cannot train).
 enum class VisionQuant { All, Tower, None };
 
+// What runs a MoE layer whose routed experts are 3-D parameters (gpt-oss's GptOssExperts: gate_up_proj [E, d, 2I],
+// down_proj [E, I, d]) in training (core/training/moe_experts.h). Loop: transformers' own training path, a loop over the
+// experts that got tokens, each indexing gate_up_proj[e] and down_proj[e], whose backward (IndexBackward: zeros of the
+// whole parameter, index_put) makes a full-size gradient per expert visited [transformers-code] [pytorch-index-backward];
+// Grouped: one kernel over every expert (kernels-community MegaBlocks through transformers' use_kernels, a bmm over the
+// binned tokens), whose backward makes each weight's gradient once [megablocks-kernels-code].
+enum class MoeExperts { Loop, Grouped };
+
 struct TrainingOptions {
     Precision precision = Precision::MixedBF16;
     bool fp32_grad_accum = false;    // mixed: fp32 gradient accumulation buffer (18 B/param) [llm-gpu-memory-2025]
@@ -144,6 +152,8 @@ struct TrainingOptions {
     bool softmax_saves_input = false;
     // transformers: the state-space mixers' path in training, torch (the default, no kernels installed) or fused
     SsmKernels ssm_kernels = SsmKernels::Torch;
+    // transformers: a MoE layer with 3-D expert parameters runs its per-expert loop (the default) or a grouped kernel
+    MoeExperts moe_experts = MoeExperts::Loop;
     // ---- a vision-language model's images (model.vision; core/model/image_tokens.h) ----
     int64_t images = 0;             // images in each training sample; their tokens join its sequence (seq_len text tokens + these)
     int64_t image_width = 1024;     // pixels, every image (a dynamic-resolution tower's tokens follow its size)
@@ -201,6 +211,11 @@ struct FineTuneOptions {
     // Lit-GPT's LoRAQKVLinear: the q/k/v adapters are one module over the fused qkv Linear, so one dropout covers the shared
     // input, and when not all of q, k and v are adapted zero_pad's index_copy saves the adapters' output [litgpt-lora-code].
     bool lora_fused_qkv = false;
+    // PEFT target_parameters on a model whose routed experts are 3-D parameters (gpt-oss): LoRA on gate_up_proj and
+    // down_proj of the experts of the last N MoE layers (ParamWrapper: lora_A [r x E, in], lora_B [out, r x E], the
+    // whole delta weight materialised at every forward) [peft-paramwrapper-code]; 0: none (lora_targets name nn.Linear
+    // modules only, which these experts are not).
+    int64_t lora_expert_layers = 0;
 };
 
 // ---- inference ------------------------------------------------------------------------------

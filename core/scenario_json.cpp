@@ -70,6 +70,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("softmax_saves_input", &TrainingOptions::softmax_saves_input);
     v("zero_grad_set_to_none", &TrainingOptions::zero_grad_set_to_none);
     v("ssm_kernels", &TrainingOptions::ssm_kernels);
+    v("moe_experts", &TrainingOptions::moe_experts);
     v("images", &TrainingOptions::images);
     v("image_width", &TrainingOptions::image_width);
     v("image_height", &TrainingOptions::image_height);
@@ -93,6 +94,7 @@ template <class V> void fields(V& v, FineTuneOptions*) {
     v("vision_quant", &FineTuneOptions::vision_quant);
     v("bnb_fp16_quant_state", &FineTuneOptions::bnb_fp16_quant_state);
     v("lora_fused_qkv", &FineTuneOptions::lora_fused_qkv);
+    v("lora_expert_layers", &FineTuneOptions::lora_expert_layers);
 }
 
 template <class V> void fields(V& v, InferenceOptions*) {

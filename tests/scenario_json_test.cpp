@@ -106,6 +106,7 @@ Scenario every_field_changed() {
     t.softmax_saves_input = true;
     t.zero_grad_set_to_none = false;
     t.ssm_kernels = SsmKernels::Fused;
+    t.moe_experts = MoeExperts::Grouped;
     t.images = 3;
     t.image_width = 640;
     t.image_height = 480;
@@ -126,6 +127,7 @@ Scenario every_field_changed() {
     s.finetune.vision_quant = VisionQuant::Tower;
     s.finetune.bnb_fp16_quant_state = true;
     s.finetune.lora_fused_qkv = true;
+    s.finetune.lora_expert_layers = 3;
     InferenceOptions& i = s.infer;
     i.weights = WeightFormat::GGUF_Q4_K_M;
     i.group_size = 64;
@@ -317,6 +319,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.softmax_saves_input == b.train.softmax_saves_input);
     CHECK(a.train.zero_grad_set_to_none == b.train.zero_grad_set_to_none);
     CHECK(a.train.ssm_kernels == b.train.ssm_kernels);
+    CHECK(a.train.moe_experts == b.train.moe_experts);
     CHECK(a.train.images == b.train.images);
     CHECK(a.train.image_width == b.train.image_width);
     CHECK(a.train.image_height == b.train.image_height);
@@ -337,6 +340,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.finetune.vision_quant == b.finetune.vision_quant);
     CHECK(a.finetune.bnb_fp16_quant_state == b.finetune.bnb_fp16_quant_state);
     CHECK(a.finetune.lora_fused_qkv == b.finetune.lora_fused_qkv);
+    CHECK(a.finetune.lora_expert_layers == b.finetune.lora_expert_layers);
     CHECK(a.infer.weights == b.infer.weights);
     CHECK(a.infer.group_size == b.infer.group_size);
     CHECK(a.infer.double_quant == b.infer.double_quant);
@@ -784,8 +788,8 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 34);
-    CHECK(field_count<FineTuneOptions>() == 16);
+    CHECK(field_count<TrainingOptions>() == 35);
+    CHECK(field_count<FineTuneOptions>() == 17);
     CHECK(field_count<InferenceOptions>() == 36);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 19);

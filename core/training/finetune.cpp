@@ -7,6 +7,7 @@
 #include "inference/weight_formats.h"
 #include "model/image_tokens.h"
 #include "model/layer_tensors.h"
+#include "training/moe_experts.h"
 #include "training/training_internal.h"
 
 namespace vl {
@@ -318,7 +319,10 @@ void add_finetune(TrainCtx& c, double vision_trained, double vision_nf4) {
     const LoraLayer stage_sum = by_kind ? lora_stage_sum(m, ft.lora_rank, ft.lora_targets, c.stage.layer_begin, c.stage.layer_end) : LoraLayer{};
     const double layer_adapters = by_kind ? static_cast<double>(stage_sum.params)
                                           : static_cast<double>(n_dense * dense.params + n_moe * moe.params + n_cross * cross.params);
-    const double adapters = layer_adapters / tp + static_cast<double>(tower.params);
+    // PEFT target_parameters on 3-D expert parameters: the adapted MoE layers of this stage (moe_experts.h)
+    const int64_t n_expert_lora = ft.lora_expert_layers > 0 ? lora_expert_layers_in(m, ft.lora_expert_layers, c.stage.layer_begin, c.stage.layer_end) : 0;
+    const double expert_lora = static_cast<double>(n_expert_lora) * expert_lora_params_per_layer(m, ft.lora_rank);
+    const double adapters = layer_adapters / tp + static_cast<double>(tower.params) + expert_lora;
     TrainableSet t;
     t.params = adapters;
     t.dt = c.dt;
@@ -330,9 +334,12 @@ void add_finetune(TrainCtx& c, double vision_trained, double vision_nf4) {
     if (s.train.optimizer == Optimizer::Adafactor) {
         // A (r x in) and B (out x r) keep (r + in) + (out + r) factored entries: sum(in + out) = adapters / r, + 2r per module
         const double r = static_cast<double>(ft.lora_rank);
-        t.factored_states = adapters / r + 2 * r * (by_kind ? stage_sum.modules
-                                                            : static_cast<double>(n_dense) * dense.modules + static_cast<double>(n_moe) * moe.modules +
-                                                                  static_cast<double>(n_cross) * cross.modules);
+        t.factored_states = (adapters - expert_lora) / r + 2 * r * (by_kind ? stage_sum.modules
+                                                                            : static_cast<double>(n_dense) * dense.modules + static_cast<double>(n_moe) * moe.modules +
+                                                                                  static_cast<double>(n_cross) * cross.modules);
+        // a 3-D parameter's lora_A [r E, in] and lora_B [out, r E]: (r E + in) + (out + r E) factored entries each, two a layer
+        const double E = static_cast<double>(m.moe.num_experts);
+        if (n_expert_lora > 0) t.factored_states += expert_lora / (r * E) + static_cast<double>(n_expert_lora) * 2 * (2 * r * E);
     }
     add_model_states(c, t);
 

@@ -14,6 +14,7 @@
 #include "enum_names.h"
 #include "training/finetune.h"
 #include "model/image_tokens.h"
+#include "training/moe_experts.h"
 #include "training/step_replay.h"
 #include "training/training_internal.h"
 
@@ -56,6 +57,7 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
         add_vision_tower_activations(c);
         add_mllama_cross_attention(c);
         add_vision_forward_working(c);  // last of the activation rows: it is compared with them
+        if (s.model.moe.num_experts > 0) add_moe_expert_memory(c);  // MoE layers with 3-D expert parameters (no vision tower)
     }
     add_buffers(c);
 }
@@ -96,6 +98,10 @@ static void add_warnings(const Scenario& s, Estimate& e) {
     if (m.model_type == "gpt_oss")
         cold([&] { e.warnings.push_back("gpt-oss: the weights are counted as the bf16 copy training runs on (the MXFP4 experts dequantized at load); "
                                         "the 4.25-bit experts are an inference format"); });
+    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full && s.finetune.lora_expert_layers > 0 &&
+        s.train.moe_experts == MoeExperts::Loop)
+        cold([&] { e.warnings.push_back("LoRA on expert parameters under the per-expert loop (train.moe_experts loop): the delta weights are counted, "
+                                        "not the loop's backward through them (its saved slices of W + delta and full-size gradients)"); });
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::QLoRA && s.finetune.paged_optimizer)
         cold([&] { e.warnings.push_back("paged optimizer: the adapter optimizer states are counted on the GPU; under pressure they page to host memory"); });
     if (s.mode == Mode::FineTune && s.finetune.method == FineTuneMethod::Full && (s.finetune.save_embedding || s.finetune.save_lm_head))
@@ -109,7 +115,8 @@ static void add_warnings(const Scenario& s, Estimate& e) {
 // the loss dtype, the last of several of that shape [pytorch-docs] [transformers-code]), one MLP
 // intermediate (a gate or up projection's output, or a routed expert's over every token), with eager
 // attention one layer's softmax over s x s scores, or on transformers' torch path through a Mamba mixer one
-// fp32 gradient of its largest broadcast product (activations.h mamba_torch_grad).
+// fp32 gradient of its largest broadcast product (activations.h mamba_torch_grad), or where transformers' per-expert loop
+// trains 3-D expert parameters one full-size expert gradient (moe_experts.h).
 static TransientTensor training_largest_transient(const Scenario& s, const Estimate& e) {
     const ModelSpec& m = s.model;
     if (!m.architecture_known()) return {};
@@ -125,6 +132,7 @@ static TransientTensor training_largest_transient(const Scenario& s, const Estim
     const TransientTensor ssm = m.ssm.active() ? mamba_torch_grad(layer_dims(m, false), x) : TransientTensor{};
     return largest_of({
         ssm,
+        m.moe.num_experts > 0 ? expert_index_grad_transient(s) : TransientTensor{},
         {"T_logits", loss ? logit_rows : 0, static_cast<double>(m.vocab) / x.tp, s.train.fp32_logits ? 4.0 : x.act_bytes},
         {"T_mlp", rows, ffn / x.tp, x.act_bytes},
         {"T_softmax", x.flash ? 0 : rows * static_cast<double>(m.heads) / x.tp, score_cols,
@@ -411,6 +419,28 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     if (s.mode == Mode::FineTune && s.finetune.lora_fused_qkv && (s.finetune.method == FineTuneMethod::Full || !m.fused_qkv))
         cold([&] { errs.push_back({"finetune.lora_fused_qkv", "describes Lit-GPT's LoRA over one fused qkv Linear: needs finetune.method lora or qlora "
                                                               "and model.fused_qkv true, or set it to false"}); });
+    // PEFT target_parameters on 3-D expert parameters (moe_experts.h)
+    if (s.mode == Mode::FineTune && s.finetune.lora_expert_layers != 0) {
+        const FineTuneOptions& f = s.finetune;
+        const int64_t moe_layers = m.architecture_known() ? layer_pattern(m).moe_count(0, m.layers) : 0;
+        if (f.lora_expert_layers < 0)
+            cold([&] { errs.push_back({"finetune.lora_expert_layers", "must be >= 0 (the last MoE layers whose experts get LoRA; 0: none); got " +
+                                                                          num(static_cast<double>(f.lora_expert_layers))}); });
+        else if (f.method == FineTuneMethod::Full)
+            cold([&] { errs.push_back({"finetune.lora_expert_layers", "puts LoRA adapters on expert parameters: needs finetune.method lora or qlora, or set it to 0"}); });
+        else if (!fused_expert_parameters(m))
+            cold([&] { errs.push_back({"finetune.lora_expert_layers", "describes PEFT target_parameters on routed experts stored as 3-D parameters "
+                                                                          "(gpt-oss); this model's experts are not: adapt them with lora_targets, or set it to 0"}); });
+        else if (f.lora_expert_layers > moe_layers)
+            cold([&] { errs.push_back({"finetune.lora_expert_layers", "is at most the model's MoE layers, " + num(static_cast<double>(moe_layers)) +
+                                                                          "; got " + num(static_cast<double>(f.lora_expert_layers))}); });
+        else if (f.lora_dropout > 0)
+            cold([&] { errs.push_back({"finetune.lora_dropout", "must be 0 with LoRA on expert parameters (PEFT's ParamWrapper refuses dropout): "
+                                                                "set it to 0, or finetune.lora_expert_layers to 0"}); });
+        else if (s.parallel.tp > 1 || s.parallel.ep > 1)
+            cold([&] { errs.push_back({"finetune.lora_expert_layers", "LoRA on expert parameters is modelled without tensor or expert parallelism: "
+                                                                          "set parallel.tp and parallel.ep to 1, or lora_expert_layers to 0"}); });
+    }
     if (s.parallel.fsdp_flat_params && s.parallel.zero < 2 && !reported(errs, "parallel.zero"))
         cold([&] { errs.push_back({"parallel.fsdp_flat_params", "describes FSDP's sharded flat parameters: needs parallel.zero 2 (SHARD_GRAD_OP) or 3 (FULL_SHARD); got " +
                                                                     num(s.parallel.zero)}); });

@@ -11,6 +11,7 @@
 #include "model/hf_config.h"
 #include "model/presets.h"
 #include "training/finetune.h"
+#include "training/moe_experts.h"
 #include "ui/hub.h"
 #include "ui/widgets.h"
 
@@ -303,6 +304,10 @@ void workload_panel(AppState& app) {
                 ImGui::PopID();
                 mark(app, std::string("finetune.lora_targets.") + t.name);
             }
+            // PEFT target_parameters on experts stored as 3-D parameters (gpt-oss); another model has none (the core's rule)
+            if (s.model.moe.num_experts > 0 && fused_expert_parameters(s.model))
+                int_field(app, tr(L, S::LoraExpertLayers), "finetune.lora_expert_layers", s.finetune.lora_expert_layers, 0, 1 << 16, false);
+            else s.finetune.lora_expert_layers = 0;
             section_errors(app, "finetune");
         }
     }
@@ -331,6 +336,8 @@ void workload_panel(AppState& app) {
             float_field(app, tr(L, S::CapacityFactor), "train.moe_expert_capacity_factor", t.moe_expert_capacity_factor, 0, 1000, 0.25, "%.2f");
             if (t.moe_expert_capacity_factor > 0) check(app, tr(L, S::PadToCapacity), "train.moe_pad_expert_input_to_capacity", t.moe_pad_expert_input_to_capacity);
             else t.moe_pad_expert_input_to_capacity = false;
+            // experts stored as 3-D parameters (gpt-oss): transformers' per-expert loop or a grouped kernel
+            if (fused_expert_parameters(s.model)) enum_combo(app, tr(L, S::MoeExperts), "train.moe_experts", t.moe_experts);
         }
         check(app, tr(L, S::FlashAttn), "train.flash_attention", t.flash_attention);
         if (s.model.vision.active()) {  // a vision-language model: images join each sample; what of the tower trains

@@ -57,6 +57,8 @@ enum class Lang { En, Zh };
     X(OffloadCheckpoints, "Offload checkpoints to RAM", "检查点卸载到内存")                                  \
     X(CapacityFactor, "Expert capacity factor (0: dropless)", "专家容量因子（0：不丢弃）")                    \
     X(PadToCapacity, "Pad expert input to capacity", "专家输入填充到容量")                                    \
+    X(MoeExperts, "MoE experts (3-D) run as", "MoE 专家（三维参数）的实现")                                     \
+    X(LoraExpertLayers, "LoRA on experts: last MoE layers", "专家 LoRA：最后几个 MoE 层")                    \
     X(FlashAttn, "FlashAttention", "FlashAttention")                                                     \
     X(LoraRank, "LoRA rank", "LoRA 秩")                                                                   \
     X(LoraTargets, "LoRA targets", "LoRA 目标层")                                                         \
