@@ -2,12 +2,21 @@
 // NCCL's source at release tags [nccl-p2p-code] [nccl-nvls-code]. Three terms, each per communicator:
 //
 //   ring  channels x 12 MiB: per channel one send and one receive connection, each buffer rounded up to
-//         CUDA_IPC_MIN = 2 MiB: send align(header + SIMPLE 4 MiB) = 6 MiB, receive align(header + LL 0.5 MiB +
-//         LL128 4.69 MiB) = 6 MiB (src/transport/p2p.cc, init.cc at v2.26.2-1); the ring keeps two connections
-//         whatever the number of ranks, so memory is linear in channels, not in peers [nccl-issue-964].
-//   tree  channels x 6 MiB more at 3 ranks or more, when the tree is connected at init (below): a middle rank's
-//         second neighbour; 4 A100s with NVLink logged 544 MB per 2-rank and 688 MB per 3-4-rank communicator,
-//         the 144 MB between them 24 channels x 6 MiB [nccl-issue-964]. At 2 ranks the ring's peer is the tree's.
+//         CUDA_IPC_MIN = 2 MiB (src/transport/p2p.cc, init.cc at v2.26.2-1): with P2P read (Ampere over NVLink
+//         only, graph/paths.cc) send align(header + SIMPLE 4 MiB) = 6 MiB and receive align(header + LL 0.5 MiB
+//         + LL128 4.69 MiB) = 6 MiB; otherwise send align(header) = 2 MiB and receive align(header + LL + LL128
+//         + SIMPLE) = 10 MiB (the 2097152 and 10485760 B allocations NCCL logs on 8 H100s [nccl-issue-1685]).
+//         The ring keeps two connections whatever the number of ranks, so memory is linear in channels, not in
+//         peers [nccl-issue-964].
+//   tree  channels x 12 MiB more at 3 ranks or more, when the tree is connected at init (below). In one node
+//         the tree is a chain (graph/connect.cc: up = intra[i-1], down = intra[i+1]); a connection the ring
+//         already made on that channel is reused (transport.cc: `...->send[connIndex].connected) continue`).
+//         On a chain in ring order a middle rank sends to its parent and receives from its child, two new
+//         buffers: 6 + 6 or 2 + 10 MiB = 12 MiB a channel. The chain's root adds only the receive (6 MiB with
+//         P2P read: 4 A100s logged 544 MB per 2-rank and 688 MB per 3-4-rank communicator on rank 0, the 144 MB
+//         between them 24 channels x 6 MiB [nccl-issue-964]), the leaf only the send. vLLM sizes every rank's
+//         KV pool by the smallest rank's memory [vllm-kv-min-rank], so the middle rank counts. At 2 ranks the
+//         ring's peer is the tree's: nothing.
 //   nvls  NVLink SHARP buffers: only on Hopper and later behind NVSwitch, at more than 2 ranks
 //         (transport/nvls.cc: `gpuCount <= 2` returns), by NCCL version [nccl-nvls-code] [nccl-release-notes]:
 //           <= 2.20   channels x 2 x (SIMPLE 4 MiB + 2 MiB) x ranks      (8x H200 tp 8: "nvlsTotalSize 2415919104" [vllm-issue-9699])
@@ -51,8 +60,8 @@ struct NcclSetup {
     bool eager = true;  // ring, tree and NVLS connected at init: NCCL <= 2.21, or NCCL_CUMEM_ENABLE=0
 };
 
-inline constexpr double kNcclRingPerChannel = 12 * kMiB;  // 2 x align(hdr + 4 MiB | hdr + 5.19 MiB, 2 MiB) [nccl-p2p-code]
-inline constexpr double kNcclTreePerChannel = 6 * kMiB;   // (688 - 544) MB / 24 channels [nccl-issue-964]
+inline constexpr double kNcclRingPerChannel = 12 * kMiB;  // align(hdr + 4 MiB) + align(hdr + 5.19 MiB) | align(hdr) + align(hdr + 9.19 MiB), 2 MiB [nccl-p2p-code]
+inline constexpr double kNcclTreePerChannel = kNcclRingPerChannel;  // a middle rank's send to its parent + receive from its child, the same pair [nccl-p2p-code]
 
 // Channels per communicator by interconnect (above).
 double nccl_channels(GpuLink link);

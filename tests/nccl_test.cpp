@@ -1,6 +1,8 @@
 // NCCL's GPU memory per communicator (core/nccl.h) and vLLM's communicators (core/inference/vllm_budget.h),
-// values by hand from NCCL's source [nccl-p2p-code] [nccl-nvls-code]: a ring channel 2 x align(hdr + 4 MiB |
-// hdr + 5.19 MiB, 2 MiB) = 12 MiB, the tree 6 MiB more per channel at 3+ ranks [nccl-issue-964]; NVLink SHARP
+// values by hand from NCCL's source [nccl-p2p-code] [nccl-nvls-code]: a ring channel align(hdr + 4 MiB) +
+// align(hdr + 5.19 MiB) = 6 + 6 MiB (P2P read, A100) or align(hdr) + align(hdr + 9.19 MiB) = 2 + 10 MiB, 12 MiB;
+// the tree 12 MiB more per channel at 3+ ranks (a middle rank of the chain: send to its parent, receive from
+// its child; the root's receive alone is #964's 6 MiB [nccl-issue-964]); NVLink SHARP
 // at > 2 ranks on Hopper/Blackwell NVSwitch: <= 2.20 channels x 12 MiB x ranks, 2.21 channels x 6 MiB x ranks,
 // >= 2.26 16 (Blackwell 32) x 2 MiB x ranks + 2 MiB. Channels: 24 NVSwitch/NVLink, 4 PCIe. vLLM: two
 // communicators of the tp group (PyNccl, torch process group) + 24 MiB of custom all-reduce [vllm-comm-code];
@@ -60,30 +62,30 @@ TEST_CASE("NCCL memory per communicator: channels x (ring + tree) + NVLink SHARP
     const NcclSetup h100_226{{2, 26, 2}, GpuLink::NVSwitch, GpuArch::Hopper, true};
     // tp 2: ring only, 24 x 12 MiB; no tree (the ring's peer), no NVLS (2 ranks).
     CHECK(comm(h100_226, 2) == Approx(288 * MiB));
-    // tp 4 on H100 NVSwitch with NCCL 2.26: 24 x 12 MiB x 1.5 + NVLS 16 x 2 MiB x 4 + 2 MiB = 432 + 130 MiB.
-    CHECK(comm(h100_226, 4) == Approx(562 * MiB));
-    // tp 8: 432 + 16 x 2 x 8 + 2 = 432 + 258 MiB.
-    CHECK(comm(h100_226, 8) == Approx(690 * MiB));
+    // tp 4 on H100 NVSwitch with NCCL 2.26: 24 x (12 ring + 12 tree) MiB + NVLS 16 x 2 MiB x 4 + 2 MiB = 576 + 130 MiB.
+    CHECK(comm(h100_226, 4) == Approx(706 * MiB));
+    // tp 8: 576 + 16 x 2 x 8 + 2 = 576 + 258 MiB.
+    CHECK(comm(h100_226, 8) == Approx(834 * MiB));
     // NCCL 2.21: NVLS 24 x 6 MiB x ranks: tp 4 576 MiB, tp 8 1152 MiB.
     const NcclSetup h100_221{{2, 21, 5}, GpuLink::NVSwitch, GpuArch::Hopper, true};
-    CHECK(comm(h100_221, 4) == Approx((432 + 576) * MiB));
-    CHECK(comm(h100_221, 8) == Approx((432 + 1152) * MiB));
+    CHECK(comm(h100_221, 4) == Approx((576 + 576) * MiB));
+    CHECK(comm(h100_221, 8) == Approx((576 + 1152) * MiB));
     // NCCL 2.20: 24 x 2 x (4 + 2) MiB x 8 = 2304 MiB at tp 8, vLLM #9699's "nvlsTotalSize 2415919104" [vllm-issue-9699].
     const NcclSetup h200_220{{2, 20, 5}, GpuLink::NVSwitch, GpuArch::Hopper, true};
     Numbers n;
     CHECK(nccl_nvls_bytes(n, h200_220, "tp", 8) == 2415919104.0);
     // Blackwell with NCCL 2.27: 32 NVLS channels, 32 x 2 x 4 + 2 = 258 MiB at tp 4.
     const NcclSetup b200{{2, 27, 3}, GpuLink::NVSwitch, GpuArch::Blackwell, true};
-    CHECK(comm(b200, 4) == Approx((432 + 258) * MiB));
-    // No NVLS: Ampere (A100 SXM), an NVLink bridge, PCIe; PCIe has 4 channels: 4 x 18 MiB at tp 4.
-    CHECK(comm({{2, 26, 2}, GpuLink::NVSwitch, GpuArch::Ampere, true}, 4) == Approx(432 * MiB));
-    CHECK(comm({{2, 26, 2}, GpuLink::NVLink, GpuArch::Hopper, true}, 4) == Approx(432 * MiB));
-    CHECK(comm({{2, 21, 5}, GpuLink::PCIe, GpuArch::Ada, true}, 4) == Approx(72 * MiB));
+    CHECK(comm(b200, 4) == Approx((576 + 258) * MiB));
+    // No NVLS: Ampere (A100 SXM), an NVLink bridge, PCIe; PCIe has 4 channels: 4 x 24 MiB at tp 4.
+    CHECK(comm({{2, 26, 2}, GpuLink::NVSwitch, GpuArch::Ampere, true}, 4) == Approx(576 * MiB));
+    CHECK(comm({{2, 26, 2}, GpuLink::NVLink, GpuArch::Hopper, true}, 4) == Approx(576 * MiB));
+    CHECK(comm({{2, 21, 5}, GpuLink::PCIe, GpuArch::Ada, true}, 4) == Approx(96 * MiB));
     CHECK(comm({{2, 21, 5}, GpuLink::PCIe, GpuArch::Ada, true}, 2) == Approx(48 * MiB));
     // Lazy connection (cuMem on, NCCL >= 2.22): no tree at init.
     CHECK(comm({{2, 26, 2}, GpuLink::NVSwitch, GpuArch::Ampere, false}, 4) == Approx(288 * MiB));
     // An interconnect no preset names: NVSwitch's channels and NVLS, the most memory.
-    CHECK(comm({{2, 26, 2}, GpuLink::Unknown, GpuArch::Hopper, true}, 4) == Approx(562 * MiB));
+    CHECK(comm({{2, 26, 2}, GpuLink::Unknown, GpuArch::Hopper, true}, 4) == Approx(706 * MiB));
 }
 
 TEST_CASE("vLLM's NCCL by release: the NCCL its PyTorch wheel pins") {
@@ -98,31 +100,31 @@ TEST_CASE("vLLM's NCCL by release: the NCCL its PyTorch wheel pins") {
 }
 
 TEST_CASE("vLLM's communicators per GPU by release, GPU preset and tp") {
-    // H100 SXM, tp 4, vLLM 0.10.0 (NCCL 2.26.2, per-instance budget): PyNccl and the torch process group, 562 MiB
-    // each, and the custom all-reduce 24 MiB, all inside the budget: 0.16 GiB + 1148 MiB.
+    // H100 SXM, tp 4, vLLM 0.10.0 (NCCL 2.26.2, per-instance budget): PyNccl and the torch process group, 706 MiB
+    // each, and the custom all-reduce 24 MiB, all inside the budget: 0.16 GiB + 1436 MiB.
     const Estimate e = estimate(llama_on("h100-80gb", "0.10.0", 4));
     REQUIRE(e.ok());
-    CHECK(bytes_of(e, "engine.non_torch") == Approx(kIncrease + 1148 * MiB));
+    CHECK(bytes_of(e, "engine.non_torch") == Approx(kIncrease + 1436 * MiB));
     // The derivation shows each term.
     const Estimate full = estimate(llama_on("h100-80gb", "0.10.0", 4), Detail::Full);
     const std::string f(find(full, "engine.non_torch")->formula());
     CHECK(f == "non_torch_increase + comm_tp + comm_tp + custom_allreduce, nvls_tp = nvls_channels * nvls_per_channel_rank * tp + "
                "nvls_credits, comm_tp = channels * (ring_per_channel + tree_per_channel) + nvls_tp");
-    // The same on vLLM 0.8.5 (NCCL 2.21.5, whole device): NVLS 576 MiB, 1008 MiB a communicator, + the context.
+    // The same on vLLM 0.8.5 (NCCL 2.21.5, whole device): NVLS 576 MiB, 1152 MiB a communicator, + the context.
     const Estimate old = estimate(llama_on("h100-80gb", "0.8.5", 4));
-    CHECK(bytes_of(old, "engine.non_torch") == Approx(kIncrease + (2 * 1008 + 24) * MiB + 745 * MiB));  // H100 context [vramlens-h100-runs]
-    // 0.11: the torch process group's 562 MiB inside, PyNccl and the custom all-reduce (586 MiB) beside.
+    CHECK(bytes_of(old, "engine.non_torch") == Approx(kIncrease + (2 * 1152 + 24) * MiB + 745 * MiB));  // H100 context [vramlens-h100-runs]
+    // 0.11: the torch process group's 706 MiB inside, PyNccl and the custom all-reduce (730 MiB) beside.
     const Estimate late = estimate(llama_on("h100-80gb", "0.11.0", 4));
-    CHECK(bytes_of(late, "engine.non_torch") == Approx(kIncrease + 562 * MiB));
-    CHECK(bytes_of(late, "engine.nccl") == Approx(586 * MiB));
+    CHECK(bytes_of(late, "engine.non_torch") == Approx(kIncrease + 706 * MiB));
+    CHECK(bytes_of(late, "engine.nccl") == Approx(730 * MiB));
     // L40S (PCIe), tp 2, 0.7.3: 4 channels x 12 MiB a communicator, two, + the custom all-reduce: 120 MiB; vLLM
     // #15815 logged 0.30 GiB of non-torch memory on 2 L40S with 0.7.x.
     CHECK(bytes_of(estimate(llama_on("l40s", "0.7.3", 2)), "engine.non_torch") == Approx(kIncrease + 120 * MiB));
-    // L40S tp 4: 4 x 18 MiB a communicator and no custom all-reduce (above 2 GPUs it needs NVLink): 144 MiB.
-    CHECK(bytes_of(estimate(llama_on("l40s", "0.7.3", 4)), "engine.non_torch") == Approx(kIncrease + 144 * MiB));
-    // A100 80GB SXM, tp 4: Ampere has no NVLS: 2 x 432 + 24 MiB (+ the context under 0.8.5's whole-device rule
+    // L40S tp 4: 4 x 24 MiB a communicator and no custom all-reduce (above 2 GPUs it needs NVLink): 192 MiB.
+    CHECK(bytes_of(estimate(llama_on("l40s", "0.7.3", 4)), "engine.non_torch") == Approx(kIncrease + 192 * MiB));
+    // A100 80GB SXM, tp 4: Ampere has no NVLS: 2 x 576 + 24 MiB (+ the context under 0.8.5's whole-device rule
     // is not asked here: 0.10.0).
-    CHECK(bytes_of(estimate(llama_on("a100-80gb", "0.10.0", 4)), "engine.non_torch") == Approx(kIncrease + 888 * MiB));
+    CHECK(bytes_of(estimate(llama_on("a100-80gb", "0.10.0", 4)), "engine.non_torch") == Approx(kIncrease + 1176 * MiB));
     // pp 2 alone: the pp group's PyNccl communicator, 24 x 12 MiB; no torch process group, no custom all-reduce.
     CHECK(bytes_of(estimate(llama_on("h100-80gb", "0.10.0", 1, 2)), "engine.non_torch") == Approx(kIncrease + 288 * MiB));
     // tp 1: none.

@@ -943,7 +943,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
                                                                            : "Non-torch memory in vLLM's budget",
                    Category::Overhead, kLoadOn,
                    "non_torch_memory logged by vLLM 0.6.5-0.10: 0.07-0.16 GiB at tp 1 [vllm-pr12126]; at tp > 1 NCCL communicators, "
-                   "each channels x (ring 12 MiB + tree 6 MiB at 3+ ranks) + NVLink SHARP by NCCL version [nccl-p2p-code] "
+                   "each channels x (ring 12 MiB + tree 12 MiB at 3+ ranks) + NVLink SHARP by NCCL version [nccl-p2p-code] "
                    "[nccl-nvls-code]: the tp group's torch process group (made in the profile run) and, before 0.11, the PyNccl "
                    "ones and the custom all-reduce [vllm-comm-code]; what the budget holds by release [vllm-budget]"),
         non_torch_bytes);
@@ -954,7 +954,7 @@ void estimate_vllm(const Scenario& s, Detail d, Estimate& e) {
         add(e, d, comp("engine.nccl", "PyNccl and custom all-reduce buffers (beside vLLM's budget)", Category::Overhead, kLoadOn,
                        "vLLM 0.11+: the start-up snapshot follows init_worker_distributed_environment [vllm-budget], where the tp and pp "
                        "groups' PyNccl communicators and the custom all-reduce are made [vllm-comm-code]; each communicator channels x "
-                       "(ring 12 MiB + tree 6 MiB at 3+ ranks) + NVLink SHARP by NCCL version [nccl-p2p-code] [nccl-nvls-code]"),
+                       "(ring 12 MiB + tree 12 MiB at 3+ ranks) + NVLink SHARP by NCCL version [nccl-p2p-code] [nccl-nvls-code]"),
             [&](auto& q) { return vllm_pynccl_bytes(q, nccl, tp, pp); });
     if (!m.architecture_known()) {
         cold([&] { e.warnings.push_back("model known only by parameter count: KV cache and activations need the architecture"); });
