@@ -11,7 +11,8 @@
 //   tree  channels x 12 MiB more at 3 ranks or more, when the tree is connected at init (below). In one node
 //         the tree is a chain (graph/connect.cc: up = intra[i-1], down = intra[i+1]); a connection the ring
 //         already made on that channel is reused (transport.cc: `...->send[connIndex].connected) continue`).
-//         On a chain in ring order a middle rank sends to its parent and receives from its child, two new
+//         On a chain in ring order (8 H800s: ring "0 3 1 2 4 7 5 6", rank 4's tree "7/-1/-1->4->2"
+//         [nccl-issue-892]) a middle rank sends to its parent and receives from its child, two new
 //         buffers: 6 + 6 or 2 + 10 MiB = 12 MiB a channel. The chain's root adds only the receive (6 MiB with
 //         P2P read: 4 A100s logged 544 MB per 2-rank and 688 MB per 3-4-rank communicator on rank 0, the 144 MB
 //         between them 24 channels x 6 MiB [nccl-issue-964]), the leaf only the send. vLLM sizes every rank's
