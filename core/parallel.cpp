@@ -275,7 +275,8 @@ void validate_parallel(const Scenario& s, bool model_valid, std::vector<FieldErr
     if (p.ep > 1 && p.dp % p.ep != 0)
         cold([&] { errs.push_back({"parallel.ep", "must divide parallel.dp (" + num(p.dp) + ": experts are spread over data-parallel ranks); got " + num(p.ep)}); });
 
-    if (s.mode != Mode::Infer && (!m.architecture_known() || model_valid)) validate_uneven_split(s, errs);
+    if (s.mode != Mode::Infer && (p.first_stage_layers != 0 || p.last_stage_layers != 0) && (!m.architecture_known() || model_valid))
+        cold([&] { validate_uneven_split(s, errs); });
     if (!m.architecture_known() || !model_valid) return;  // nothing else is known about a params-only model
     validate_tensor_parallel(s, errs);
     if (p.pp > m.layers)

@@ -705,7 +705,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
         add(e, d, comp("buffers.kv_growth", "KV cache growth copy (decode)", Category::Buffers, phase_bit(Phase::Step),
                    "DynamicLayer.update: torch.cat builds a layer's new keys while the old ones are alive [transformers-code]"),
         [&](auto& q) { return hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown); });
-    if (kv_layers && repeats)
+    if (kv_layers && repeats) cold([&] {
         add(e, d, comp("buffers.kv_growth", "KV cache growth copy or repeat_kv copies (decode), the larger", Category::Buffers, phase_bit(Phase::Step),
                        "DynamicLayer.update: torch.cat builds a layer's new keys while the old ones are alive [transformers-code]; then "
                        "attention copies the layer's K and V to every query head (repeat_kv) [transformers-pr39412]"),
@@ -713,6 +713,7 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
                 return max_of(q.let("growth", hf_cache_growth_bytes(q, m, o.kv_dtype, tp, o.batch, grown)),
                               q.let("repeat_kv", hf_repeat_kv_bytes(q, m, o.kv_dtype, tp, o.batch, grown)));
             });
+    });
     const int64_t q_tokens = prefill_tokens(o);
     add_forward_activations(s, d, e, "Prefill activations (MLP)", q_tokens, prompt);
     if (m.ssm.active()) cold([&] { add_ssm_working_memory(s, d, e, p, q_tokens); });

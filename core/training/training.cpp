@@ -296,7 +296,7 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     // rather than sized as a transformer: Falcon Mamba's own kernel, adapters that never run or that PEFT refuses
     // (ssm_adapter_errors), Gated DeltaNet under adapters, context parallelism, the closed-form formulas and other
     // tools' accounting.
-    if (m.ssm.active()) {
+    if (m.ssm.active()) cold([&] {  // only a state-space model's scenario runs it
         const std::string what = std::string(" for a state-space model (") + m.model_type + ": Mamba layers) is not modelled yet";
         if (m.model_type == "falcon_mamba")  // its fused kernel also normalizes B, C and dt: other saved tensors
             cold([&] { errs.push_back({"mode", "training" + what + " for Falcon Mamba's kernel (B, C and dt normalized inside it); use mode infer"}); });
@@ -308,7 +308,7 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
             cold([&] { errs.push_back({"train.compat", "another tool's accounting" + what + "; use none"}); });
         else if (s.parallel.cp > 1)
             cold([&] { errs.push_back({"parallel.cp", "context parallelism" + what + "; use cp 1"}); });
-    }
+    });
     validate_training_images(m, o, errs);
     if (o.vision == VisionTraining::All && m.vision.active() && adapters(s))
         cold([&] { errs.push_back({"train.vision", "all: with LoRA or QLoRA the vision tower carries adapters of its own (LLaMA-Factory's "
@@ -395,10 +395,13 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         if (f.lora_targets == 0 || (f.lora_targets & ~static_cast<unsigned>(kLoraAllLinear)) != 0)
             cold([&] { errs.push_back({"finetune.lora_targets", "must name at least one of " + lora_target_list() + "; got " + num(f.lora_targets)}); });
         // PEFT raises "Target modules ... not found in the base model" when no module matches [peft-code]: zero adapters
-        else if (m.architecture_known() && !m.encoder && !model_in_error(errs) && (f.lora_targets & lora_targets_present(m)) == 0 &&
-                 !(o.vision == VisionTraining::Lora && tower_lora_params(m, 1, f.lora_targets) > 0))
-            cold([&] { errs.push_back({"finetune.lora_targets", lora_target_list(f.lora_targets) + " select no layer of this model (" + m.model_type +
-                                                                "); its linear layers are " + lora_target_list(lora_targets_present(m))}); });
+        else if (m.architecture_known() && !m.encoder)
+            cold([&] {  // a fine-tuning scenario's check, not the first view's
+                if (!model_in_error(errs) && (f.lora_targets & lora_targets_present(m)) == 0 &&
+                    !(o.vision == VisionTraining::Lora && tower_lora_params(m, 1, f.lora_targets) > 0))
+                    errs.push_back({"finetune.lora_targets", lora_target_list(f.lora_targets) + " select no layer of this model (" + m.model_type +
+                                                                 "); its linear layers are " + lora_target_list(lora_targets_present(m))});
+            });
         if (!(f.lora_dropout >= 0 && f.lora_dropout < 1)) cold([&] { errs.push_back({"finetune.lora_dropout", "must be in [0, 1); got " + num(f.lora_dropout)}); });
         if (f.method == FineTuneMethod::QLoRA) {
             range(static_cast<double>(f.quant_block), 1, 1e6, "finetune.quant_block");
@@ -420,7 +423,7 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         cold([&] { errs.push_back({"finetune.lora_fused_qkv", "describes Lit-GPT's LoRA over one fused qkv Linear: needs finetune.method lora or qlora "
                                                               "and model.fused_qkv true, or set it to false"}); });
     // PEFT target_parameters on 3-D expert parameters (moe_experts.h)
-    if (s.mode == Mode::FineTune && s.finetune.lora_expert_layers != 0) {
+    if (s.mode == Mode::FineTune && s.finetune.lora_expert_layers != 0) cold([&] {  // only gpt-oss runs set it
         const FineTuneOptions& f = s.finetune;
         const int64_t moe_layers = m.architecture_known() ? layer_pattern(m).moe_count(0, m.layers) : 0;
         if (f.lora_expert_layers < 0)
@@ -440,7 +443,8 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
         else if (s.parallel.tp > 1 || s.parallel.ep > 1)
             cold([&] { errs.push_back({"finetune.lora_expert_layers", "LoRA on expert parameters is modelled without tensor or expert parallelism: "
                                                                           "set parallel.tp and parallel.ep to 1, or lora_expert_layers to 0"}); });
-    }
+    });
+
     if (s.parallel.fsdp_flat_params && s.parallel.zero < 2 && !reported(errs, "parallel.zero"))
         cold([&] { errs.push_back({"parallel.fsdp_flat_params", "describes FSDP's sharded flat parameters: needs parallel.zero 2 (SHARD_GRAD_OP) or 3 (FULL_SHARD); got " +
                                                                     num(s.parallel.zero)}); });

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cuda_context.h"
+#include "cold.h"
 #include "framework_profiles.h"
 #include "model/hf_config.h"
 #include "model/presets.h"
@@ -306,7 +307,7 @@ void workload_panel(AppState& app) {
             }
             // PEFT target_parameters on experts stored as 3-D parameters (gpt-oss); another model has none (the core's rule)
             if (s.model.moe.num_experts > 0 && fused_expert_parameters(s.model))
-                int_field(app, tr(L, S::LoraExpertLayers), "finetune.lora_expert_layers", s.finetune.lora_expert_layers, 0, 1 << 16, false);
+                cold([&] { int_field(app, tr(L, S::LoraExpertLayers), "finetune.lora_expert_layers", s.finetune.lora_expert_layers, 0, 1 << 16, false); });
             else s.finetune.lora_expert_layers = 0;
             section_errors(app, "finetune");
         }
@@ -337,7 +338,7 @@ void workload_panel(AppState& app) {
             if (t.moe_expert_capacity_factor > 0) check(app, tr(L, S::PadToCapacity), "train.moe_pad_expert_input_to_capacity", t.moe_pad_expert_input_to_capacity);
             else t.moe_pad_expert_input_to_capacity = false;
             // experts stored as 3-D parameters (gpt-oss): transformers' per-expert loop or a grouped kernel
-            if (fused_expert_parameters(s.model)) enum_combo(app, tr(L, S::MoeExperts), "train.moe_experts", t.moe_experts);
+            if (fused_expert_parameters(s.model)) cold([&] { enum_combo(app, tr(L, S::MoeExperts), "train.moe_experts", t.moe_experts); });
         }
         check(app, tr(L, S::FlashAttn), "train.flash_attention", t.flash_attention);
         if (s.model.vision.active()) {  // a vision-language model: images join each sample; what of the tower trains
@@ -510,10 +511,10 @@ void parallel_panel(AppState& app) {
         }
         if (p.schedule == PipelineSchedule::Interleaved)
             int_choice(app, tr(L, S::VirtualStages), "parallel.virtual_stages", p.virtual_stages, valid_virtual_stages(s));
-        if (s.model.architecture_known()) {  // Megatron's uneven split (--decoder-first/last-pipeline-num-layers)
+        if (s.model.architecture_known()) cold([&] {  // Megatron's uneven split (--decoder-first/last-pipeline-num-layers)
             int_field(app, tr(L, S::FirstStageLayers), "parallel.first_stage_layers", p.first_stage_layers, 0, s.model.layers, false);
             int_field(app, tr(L, S::LastStageLayers), "parallel.last_stage_layers", p.last_stage_layers, 0, s.model.layers, false);
-        }
+        });
     }
     if (train &&
         int_choice(app, tr(L, S::ContextParallel), "parallel.cp", p.cp, valid_degrees(s, &Parallelism::cp, "parallel.cp")))
