@@ -127,6 +127,8 @@ void draw_more(vl::test::Rng& r, vl::Scenario& s) {
     s.infer.sliding_window_cache = r.chance(0.8);
     s.infer.logits_to_keep = r.chance(0.8) ? 1 : 0;
     s.infer.sdpa_repeats_kv = r.chance(0.2);
+    const bool head_copy = r.chance(0.1);
+    s.infer.untied_head_on_load = head_copy && s.infer.engine == vl::Engine::Transformers;  // validated: transformers only
     if (r.chance(0.2)) {
         vl::DeepSpeedZero& d = s.deepspeed;
         d.enabled = true;

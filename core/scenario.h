@@ -304,6 +304,11 @@ struct InferenceOptions {
     // (Fabric's _quantize_on_load_hook; Lit-GPT's InferenceLinear8bitLt._load_from_state_dict): while one weight loads,
     // its fp16 copy and the new quantized tensors lie beside the whole quantized model [lightning-bnb-plugin].
     bool bnb_requantize_on_load = false;
+    // The checkpoint stores a tied output head as a tensor of its own (AutoAWQ <= 0.2.6 save_quantized clones every
+    // state_dict entry, the tied lm_head.weight too), and transformers 4.x's from_pretrained puts every checkpoint key
+    // the model lists on the GPU before tie_weights() frees the second copy: an embedding-sized load spike
+    // [autoawq-code] [transformers-code].
+    bool untied_head_on_load = false;
     double engine_overhead_bytes = -1;  // vLLM non-torch memory inside its budget, per GPU; < 0 = the release's rule
     // The vLLM release ("0.6.5", "0.11.2", ...): which memory its gpu_memory_utilization budget holds and
     // which lies beside it (core/inference/vllm_budget.h). Default: the rule of 0.21 and later.

@@ -122,6 +122,7 @@ template <class V> void fields(V& v, InferenceOptions*) {
     v("bnb_quantize_head", &InferenceOptions::bnb_quantize_head);
     v("bnb_fp16_quant_state", &InferenceOptions::bnb_fp16_quant_state);
     v("bnb_requantize_on_load", &InferenceOptions::bnb_requantize_on_load);
+    v("untied_head_on_load", &InferenceOptions::untied_head_on_load);
     v("engine_overhead_bytes", &InferenceOptions::engine_overhead_bytes);
     v("vllm_version", &InferenceOptions::vllm_version);
     v("vllm_moe_backend", &InferenceOptions::vllm_moe_backend);

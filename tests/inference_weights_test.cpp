@@ -474,3 +474,30 @@ TEST_CASE("the bitsandbytes integration settings need bitsandbytes weights in a 
         CHECK(validate(s).empty());
     }
 }
+
+TEST_CASE("a tied head the checkpoint stores is loaded a second time until tie_weights (infer.untied_head_on_load)") {
+    // Qwen2.5-0.5B ties its head to the 151,936 x 896 embedding; AutoAWQ <= 0.2.6 writes lm_head.weight too, which
+    // transformers 4.x puts on the GPU before tie_weights(): 151,936 * 896 * 2 B = 272,269,312 B, at load only.
+    const ModelPreset* qwen = find_model("qwen2.5-0.5b");
+    REQUIRE(qwen != nullptr);
+    REQUIRE(qwen->spec.tied_embeddings);
+    Scenario s = infer(qwen->spec, WeightFormat::AWQ4);
+    CHECK(test::find(estimate(s), "weights.head_load_copy") == nullptr);  // off by default
+    s.infer.untied_head_on_load = true;
+    const Estimate e = estimate(s);
+    const Component* c = test::find(e, "weights.head_load_copy");
+    REQUIRE(c != nullptr);
+    CHECK(c->bytes == 151936.0 * 896 * 2);
+    CHECK(c->phases == phase_bit(Phase::Load));
+
+    // An untied head is a weight of its own already: nothing is loaded twice.
+    Scenario untied = infer(test::llama2_7b(), WeightFormat::AWQ4);
+    untied.infer.untied_head_on_load = true;
+    CHECK(test::find(estimate(untied), "weights.head_load_copy") == nullptr);
+
+    // vLLM's and llama.cpp's loaders skip a tied head's tensor: the switch is refused there, naming it.
+    s.infer.engine = Engine::VLLM;
+    const std::vector<FieldError> errs = validate(s);
+    REQUIRE(errs.size() == 1);
+    CHECK(errs.front().field == "infer.untied_head_on_load");
+}

@@ -151,6 +151,7 @@ Scenario every_field_changed() {
     i.bnb_fp16_quant_state = true;
     i.bnb_requantize_on_load = true;
     i.sdpa_repeats_kv = true;
+    i.untied_head_on_load = true;
     i.engine_overhead_bytes = 1.5e9;
     i.vllm_version = "0.6.5";
     i.vllm_moe_backend = VllmMoeBackend::FlashInferCutlass;
@@ -363,6 +364,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.infer.bnb_fp16_quant_state == b.infer.bnb_fp16_quant_state);
     CHECK(a.infer.bnb_requantize_on_load == b.infer.bnb_requantize_on_load);
     CHECK(a.infer.sdpa_repeats_kv == b.infer.sdpa_repeats_kv);
+    CHECK(a.infer.untied_head_on_load == b.infer.untied_head_on_load);
     CHECK(a.infer.engine_overhead_bytes == b.infer.engine_overhead_bytes);
     CHECK(a.infer.vllm_version == b.infer.vllm_version);
     CHECK(a.infer.vllm_moe_backend == b.infer.vllm_moe_backend);
@@ -790,7 +792,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<MoESpec>() == 9);
     CHECK(field_count<TrainingOptions>() == 35);
     CHECK(field_count<FineTuneOptions>() == 17);
-    CHECK(field_count<InferenceOptions>() == 36);
+    CHECK(field_count<InferenceOptions>() == 37);
     CHECK(field_count<Speculative>() == 4);
     CHECK(field_count<Parallelism>() == 19);
     CHECK(field_count<Gpu>() == 3);  // cuda_total_bytes is the preset's (read by name and memory_bytes), not a field of the format

@@ -631,6 +631,19 @@ void add_decode_holes(const Scenario& s, Detail d, Estimate& e, const StagePick&
         });
 }
 
+// A checkpoint that stores a tied head as a tensor of its own (infer.untied_head_on_load): transformers 4.x
+// _load_pretrained_model loads every key of the model's state_dict() (a tied lm_head.weight is one) onto its
+// device, which replaces the tied parameter by a second tensor, and from_pretrained ties the weights again,
+// freeing it, only after the last shard [transformers-code]; AutoAWQ <= 0.2.6 save_quantized writes every
+// state_dict() entry, cloned, so its tied checkpoints carry both [autoawq-code]. On the stage that holds the
+// output (one stage: the first holds the embedding), the head's elements in the checkpoint's 16 bits, at load only.
+void add_head_load_copy(Detail d, Estimate& e, const StagePick& p) {
+    add(e, d, comp("weights.head_load_copy", "Tied output head loaded as a second tensor (until tie_weights)", Category::Weights, phase_bit(Phase::Load),
+                   "transformers from_pretrained loads a checkpoint's lm_head.weight beside the tied embedding and ties them after the "
+                   "last shard [transformers-code]; AutoAWQ <= 0.2.6 save_quantized stores the tied head [autoawq-code]"),
+        [&](auto& q) { return q("P_head", p.params.edge.word_embedding) * q("checkpoint_bytes", 2.0); });
+}
+
 // The components of transformers generate on the GPU of pipeline stage p.
 void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePick& p) {
     const ModelSpec& m = s.model;
@@ -639,6 +652,10 @@ void transformers_stage(const Scenario& s, Detail d, Estimate& e, const StagePic
     const int64_t floor = m.architecture_known() ? hf_sliding_prefill_tokens(o, m) : 0;
     add_weights(s, d, e, p);
     // The model families and options the page's first view does not run are functions of their own (cold.h).
+    if (o.untied_head_on_load && m.tied_embeddings) cold([&] {
+        if (s.parallel.pp == 1) add_head_load_copy(d, e, p);
+        else e.warnings.push_back("infer.untied_head_on_load: the tied head loaded a second time before tie_weights() is not counted with pipeline stages (parallel.pp > 1)");
+    });
     if (o.autocast != InferAutocast::Off && m.architecture_known()) cold([&] { add_autocast_casts(s, d, e, p); });
     add(e, d, comp("cuda_context", "CUDA context", Category::Overhead, kLoadOn, cuda_context_source(s)),
         [&](auto& q) { return q("cuda_context_bytes", cuda_context_bytes(s)); });
@@ -1163,6 +1180,9 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
         if (on && !bnb_run)
             cold([&, field = field] { errs.push_back({field, std::string("describes bitsandbytes weights in a PyTorch run: needs infer.engine transformers and infer.weights "
                                                                          "nf4, fp4 or int8, or set it to false; got ") + weight_format_name(o.weights)}); });
+    if (o.untied_head_on_load && o.engine != Engine::Transformers)
+        cold([&] { errs.push_back({"infer.untied_head_on_load", "describes transformers' from_pretrained (a tied head loaded before tie_weights()); vLLM "
+                                                                "and llama.cpp skip a tied head's tensor: set infer.engine to transformers, or set it to false"}); });
     validate_speculative(s, errs);
     if (o.engine == Engine::VLLM) {
         const std::optional<VllmRelease> r = parse_vllm_version(o.vllm_version);
