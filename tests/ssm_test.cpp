@@ -734,6 +734,36 @@ TEST_CASE("gated deltanet: Qwen3-Next-80B-A3B counts as its safetensors headers 
     CHECK(p.mtp == 0);  // this config names no MTP layer
 }
 
+TEST_CASE("gated deltanet: Qwen3.5-27B counts by hand, and with its vision tower and the LoRA adapters as Unsloth printed it") {
+    const ModelSpec m = config("qwen3.5-27b.json");
+    CHECK(m.ssm.kind == SsmKind::GatedDeltaNet);
+    CHECK(m.mtp_layers == 1);
+    // By hand (hidden 5120; key_dim 16 * 128 = 2048, value_dim 48 * 128 = 6144): linear mixer in_proj (2 * 2048 +
+    // 2 * 6144) * 5120 + 96 * 5120, conv1d 10240 * 4, dt_bias 48, A_log 48, norm 128, out_proj 5120 * 6144 =
+    // 115,876,064; gated attention q 2 * 24 * 256 * 5120, k and v 1024 * 5120, o 5120 * 6144, q/k norms 512 =
+    // 104,858,112; dense MLP 3 * 17408 * 5120 = 267,386,880; two norms 10240; 48 linear and 16 attention layers;
+    // untied 248320 * 5120 twice; final norm.
+    CHECK(16384LL * 5120 + 96 * 5120 + 10240 * 4 + 48 + 48 + 128 + 5120LL * 6144 == 115876064LL);
+    CHECK(2LL * 24 * 256 * 5120 + 2 * 1024 * 5120 + 5120LL * 6144 + 512 == 104858112LL);
+    const int64_t text = 48 * 115876064LL + 16 * 104858112LL + 64 * (3 * 17408LL * 5120 + 10240) + 2 * 248320LL * 5120 + 5120;
+    CHECK(text == 26895998464LL);
+    const ParamCounts p = count_params(m);
+    CHECK(p.total == text);
+    // Unsloth's Qwen3.5-27B notebook printed "Trainable parameters = 44,171,264 of 27,400,899,824" for LoRA r 8 on
+    // q/k/v/o, gate/up/down and the linear mixers' out_proj (tests/data/accuracy/family-logs-candidates.json
+    // unsloth-nb-qwen3.5-27b-lora16-a100): the adapters r * (in + out) per matrix, 16 attention layers * (5120 +
+    // 12288 + 2 * (5120 + 1024) + 6144 + 5120), 64 MLPs * 3 * (5120 + 17408), 48 out_proj * (6144 + 5120).
+    const int64_t adapters = 8 * (16 * (5120 + 12288 + 2 * (5120 + 1024) + 6144 + 5120LL) + 64 * 3 * (5120 + 17408LL) + 48 * (6144 + 5120LL));
+    CHECK(adapters == 44171264LL);
+    // The rest of the printed total is the vision tower Qwen3_5ForConditionalGeneration loads (the MTP layer is not
+    // a module of it): 27 blocks of 1152 wide (qkv and proj with biases, an MLP of 4304 with biases, two norms),
+    // the 16 x 16 x 2 patch embedding with bias, 2304 learned positions and the merger (a norm, 4608 -> 4608 ->
+    // 5120 with biases). The 9B's checkpoint total gives the same tower with a 4096-wide output (SOURCES.md).
+    const int64_t block = 1152LL * 3456 + 3456 + 1152LL * 1152 + 1152 + 2 * (1152LL * 4304) + 4304 + 1152 + 4 * 1152;
+    const int64_t tower = 27 * block + (3 * 2 * 16 * 16 * 1152LL + 1152) + 2304LL * 1152 + (2 * 1152 + 4608LL * 4608 + 4608 + 4608LL * 5120 + 5120);
+    CHECK(p.total + adapters + tower == 27400899824LL);
+}
+
 TEST_CASE("gated deltanet: Qwen3.5-9B reads text_config, leaves the vision tower out and counts its MTP layer apart") {
     Result<ModelSpec> r = import_hf_config(text_of("qwen3.5-9b.json"));
     REQUIRE(r.ok());
