@@ -544,6 +544,38 @@ TEST_CASE("import_checkpoint: safetensors without the untied lm_head are an embe
     CHECK_FALSE(r->model->embedder);
 }
 
+TEST_CASE("import_checkpoint: a tied head the checkpoint stores too is loaded twice by transformers (infer.untied_head_on_load)", "[checkpoint]") {
+    // The tiny Llama with tie_word_embeddings true, saved as AutoAWQ <= 0.2.6 saves: lm_head.weight beside the embedding.
+    std::string tied = kTinyLlama;
+    const std::string untied_key = R"("tie_word_embeddings": false)";
+    tied.replace(tied.find(untied_key), untied_key.size(), R"("tie_word_embeddings": true)");
+    CheckpointFiles f = tiny_files(kHeader, 1184);
+    f.config_text = tied + "}";
+    Result<CheckpointImport> r = import_checkpoint(f);
+    INFO(errors_of(r));
+    REQUIRE(r.ok());
+    REQUIRE(r->model->tied_embeddings);
+    CHECK(r->safetensors->head_tensor);
+    Scenario s;
+    s.mode = Mode::Infer;
+    const std::vector<std::string> changes = apply_checkpoint_import(*r, s);
+    CHECK(s.infer.untied_head_on_load);
+    CHECK(std::any_of(changes.begin(), changes.end(), [](const std::string& c) { return c.starts_with("infer.untied_head_on_load"); }));
+    // vLLM skips the tied head's tensor: nothing to set there.
+    Scenario v;
+    v.mode = Mode::Infer;
+    v.infer.engine = Engine::VLLM;
+    apply_checkpoint_import(*r, v);
+    CHECK_FALSE(v.infer.untied_head_on_load);
+    // Without lm_head.weight in the checkpoint (transformers' save_pretrained drops tied tensors): not set.
+    CheckpointFiles g = tiny_files(R"({"model.embed_tokens.weight": {"dtype": "BF16", "shape": [32, 8], "data_offsets": [0, 512]}})", 512);
+    g.config_text = tied + "}";
+    Scenario t;
+    t.mode = Mode::Infer;
+    apply_checkpoint_import(*import_checkpoint(g), t);
+    CHECK_FALSE(t.infer.untied_head_on_load);
+}
+
 TEST_CASE("import_checkpoint: config, quantization, headers and size together, applied to a scenario", "[checkpoint]") {
     // The AWQ header of the split test above: one 4-bit down_proj (8192 parameters) with its qzeros
     // and scales, and an F16 embedding kept (256 parameters); 4928 bytes of tensors.

@@ -34,6 +34,10 @@ SafetensorsSummary summarize_safetensors(const CheckpointFiles& f, const std::op
         s.elements += c.elements;
     }
     s.complete = f.missing_shards.empty();
+    for (const SafetensorsHeader& h : headers)
+        for (const SafetensorsTensor& t : h.tensors) s.head_tensor = s.head_tensor || t.name == "lm_head.weight";
+    if (f.index)
+        for (const auto& [tensor, shard] : f.index->weight_map) s.head_tensor = s.head_tensor || tensor == "lm_head.weight";
     if (quant && !headers.empty()) s.quantized = split_quantized(headers, *quant);
     return s;
 }
@@ -115,6 +119,13 @@ std::vector<std::string> apply_checkpoint_import(const CheckpointImport& c, Scen
             s.model.gguf_bytes = c.gguf->layer_bytes;  // its type: the file's, set with the weight format below
             changes.push_back("weights: the GGUF file's tensor bytes (" + std::to_string(c.gguf->layer_bytes.layers.size()) + " blocks)");
         }
+    }
+    // A tied head the checkpoint stores as a tensor of its own (AutoAWQ <= 0.2.6 save_quantized [autoawq-code]):
+    // transformers 4.x loads it on the GPU before tie_weights() frees it (infer.untied_head_on_load) [transformers-code].
+    if (c.model && c.model->tied_embeddings && c.safetensors && c.safetensors->head_tensor && s.infer.engine == Engine::Transformers) {
+        s.infer.untied_head_on_load = true;
+        changes.push_back("infer.untied_head_on_load: the checkpoint stores lm_head.weight beside the embedding config.json ties it to; "
+                          "transformers 4.x loads it before tie_weights()");
     }
     if (!c.quantization && c.safetensors && !c.gguf) {
         // Not quantized: the weights are kept in the float dtype that holds most of the parameters.

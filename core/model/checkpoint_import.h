@@ -46,6 +46,7 @@ struct SafetensorsSummary {
     uint64_t tensors = 0, elements = 0, tensor_bytes = 0;
     uint64_t file_bytes = 0;                    // the shards' sizes summed: the true checkpoint size when complete
     bool complete = true;                       // every shard the index names was read
+    bool head_tensor = false;                   // a tensor lm_head.weight, in a header read or the index's weight map
     std::optional<QuantizedSplit> quantized;    // with a quantization_config and at least one header
 };
 
