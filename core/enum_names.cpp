@@ -135,7 +135,7 @@ VL_ENUM_TABLE(AttentionKind, {AttentionKind::Standard, "standard"}, {AttentionKi
 VL_ENUM_TABLE(SsmKind, {SsmKind::None, "none"}, {SsmKind::Mamba1, "mamba1"}, {SsmKind::Mamba2, "mamba2"},
               {SsmKind::GatedDeltaNet, "gated_deltanet"})
 VL_ENUM_TABLE(VisionKind, {VisionKind::None, "none"}, {VisionKind::Clip, "clip"}, {VisionKind::Siglip, "siglip"},
-              {VisionKind::QwenVit, "qwen_vit"}, {VisionKind::Qwen2Vit, "qwen2_vit"}, {VisionKind::Mllama, "mllama"})
+              {VisionKind::QwenVit, "qwen_vit"}, {VisionKind::Qwen2Vit, "qwen2_vit"}, {VisionKind::Qwen3Vit, "qwen3_vit"}, {VisionKind::Mllama, "mllama"})
 VL_ENUM_TABLE(ProjectorKind, {ProjectorKind::LlavaMlp, "llava_mlp"}, {ProjectorKind::QwenMerger, "qwen_merger"},
               {ProjectorKind::Gemma3, "gemma3"}, {ProjectorKind::MllamaLinear, "mllama_linear"})
 

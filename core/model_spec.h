@@ -105,7 +105,7 @@ struct SsmSpec {
 // and a gated global encoder of `global_layers` layers; the last state and `intermediate_layers` of the local encoder's
 // states concatenated; MllamaProjector: one Linear + bias into the language model. The language model does not take
 // image tokens in its sequence: its `cross_layers` (text_config.cross_attention_layers) attend to the image's states.
-enum class VisionKind { None, Clip, Siglip, QwenVit, Qwen2Vit, Mllama };
+enum class VisionKind { None, Clip, Siglip, QwenVit, Qwen2Vit, Qwen3Vit, Mllama };
 enum class ProjectorKind { LlavaMlp, QwenMerger, Gemma3, MllamaLinear };
 // One resolution of LLaVA-NeXT's image_grid_pinpoints, (height, width) in pixels, as LlavaNextConfig lists them.
 struct GridPinpoint {
@@ -126,6 +126,7 @@ struct VisionSpec {
     int64_t merge = 1;           // Qwen: spatial_merge_size (merge x merge patches become one token)
     ProjectorKind projector = ProjectorKind::LlavaMlp;
     int64_t tokens_per_image = 0;  // Gemma 3: mm_tokens_per_image (the projector's pooled grid); 0: by the tower's rule
+    int64_t position_embeddings = 0;  // Qwen3.5's tower: num_position_embeddings, the learned table interpolated to each image
     // Mllama only (0 / empty otherwise):
     int64_t global_layers = 0;        // num_global_layers: the gated global encoder after the local one
     int64_t max_tiles = 0;            // max_num_tiles: tiles per image (the processor pads every image to this many)
@@ -137,8 +138,8 @@ struct VisionSpec {
     std::vector<GridPinpoint> grid_pinpoints;
     bool active() const { return kind != VisionKind::None; }
     bool anyres() const { return !grid_pinpoints.empty(); }
-    // Qwen2-VL or Qwen2.5-VL: dynamic resolution, merge x merge patches per token.
-    bool qwen() const { return kind == VisionKind::QwenVit || kind == VisionKind::Qwen2Vit; }
+    // Qwen2-VL, Qwen2.5-VL or Qwen3.5: dynamic resolution, merge x merge patches per token.
+    bool qwen() const { return kind == VisionKind::QwenVit || kind == VisionKind::Qwen2Vit || kind == VisionKind::Qwen3Vit; }
     bool mllama() const { return kind == VisionKind::Mllama; }
     bool operator==(const VisionSpec&) const = default;
 };

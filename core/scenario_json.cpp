@@ -335,6 +335,7 @@ template <class V> void fields(V& v, VisionSpec*) {
     v("merge", &VisionSpec::merge);
     v("projector", &VisionSpec::projector);
     v("tokens_per_image", &VisionSpec::tokens_per_image);
+    v("position_embeddings", &VisionSpec::position_embeddings);
     v("global_layers", &VisionSpec::global_layers);
     v("max_tiles", &VisionSpec::max_tiles);
     v("aspect_ratios", &VisionSpec::aspect_ratios);

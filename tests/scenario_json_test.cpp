@@ -68,7 +68,7 @@ Scenario every_field_changed() {
     m.moe.moe_layer_freq = 2;
     m.moe.router_bias = true;
     m.ssm = {SsmKind::Mamba2, 8, 4, 8192, 128, 4, 256, 128, 8, 128, false, true, true, false, true, true, true, "Mam-"};  // every SsmSpec field off its default
-    m.vision = {VisionKind::Siglip, 2, 64, 4, 128, 14, 448, 4, 2, 3, ProjectorKind::Gemma3, 64, 3, 2, 5, 1, {1, 2}, {{448, 896}}};  // every VisionSpec field off its default
+    m.vision = {VisionKind::Siglip, 2, 64, 4, 128, 14, 448, 4, 2, 3, ProjectorKind::Gemma3, 64, 576, 3, 2, 5, 1, {1, 2}, {{448, 896}}};  // every VisionSpec field off its default
     m.seq2seq = {24, 32};  // every Seq2SeqSpec field off its default
     m.source = {"acme/test-moe", "0123456789abcdef0123456789abcdef01234567"};
     for (int64_t i = 0; i < m.layers; ++i) m.gguf_bytes.layers.push_back(400'000'000 + static_cast<uint64_t>(i));  // one per layer
@@ -783,7 +783,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<ModelSpec>() == 49);
     CHECK(field_count<RopeSpec>() == 5);
     CHECK(field_count<Seq2SeqSpec>() == 2);
-    CHECK(field_count<VisionSpec>() == 18);
+    CHECK(field_count<VisionSpec>() == 19);
     CHECK(field_count<GridPinpoint>() == 2);
     CHECK(field_count<SsmSpec>() == 18);
     CHECK(field_count<ModelOrigin>() == 2);

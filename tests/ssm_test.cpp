@@ -762,16 +762,17 @@ TEST_CASE("gated deltanet: Qwen3.5-27B counts by hand, and with its vision tower
     const int64_t block = 1152LL * 3456 + 3456 + 1152LL * 1152 + 1152 + 2 * (1152LL * 4304) + 4304 + 1152 + 4 * 1152;
     const int64_t tower = 27 * block + (3 * 2 * 16 * 16 * 1152LL + 1152) + 2304LL * 1152 + (2 * 1152 + 4608LL * 4608 + 4608 + 4608LL * 5120 + 5120);
     CHECK(p.total + adapters + tower == 27400899824LL);
+    CHECK(p.vision + p.projector == tower);  // the importer reads the same tower
 }
 
-TEST_CASE("gated deltanet: Qwen3.5-9B reads text_config, leaves the vision tower out and counts its MTP layer apart") {
+TEST_CASE("gated deltanet: Qwen3.5-9B reads text_config, counts its vision tower and its MTP layer apart") {
     Result<ModelSpec> r = import_hf_config(text_of("qwen3.5-9b.json"));
     REQUIRE(r.ok());
     const ModelSpec& m = *r.value;
     CHECK(m.family == "Qwen3.5");
     CHECK(m.ssm.fp32_state);  // mamba_ssm_dtype "float32"
     CHECK(m.mtp_layers == 1);
-    CHECK(warned(r.warnings, "vision tower"));
+    CHECK_FALSE(warned(r.warnings, "vision tower"));
     CHECK(warned(r.warnings, "text_config.mtp_num_hidden_layers"));
     // By hand (hidden 4096, the same mixer heads as Qwen3-Next): linear mixer in_proj 12288 * 4096 +
     // 64 * 4096, conv1d 8192 * 4, 32 + 32 + 128, out_proj 4096 * 4096 = 67,403,968; gated attention q
@@ -784,6 +785,14 @@ TEST_CASE("gated deltanet: Qwen3.5-9B reads text_config, leaves the vision tower
     // MTP: fc 4096 * 8192, two pre-fc norms, one attention layer with its MLP and norms, a final norm.
     const int64_t mtp = 4096LL * 8192 + 2 * 4096 + (58720768LL + 150994944LL + 8192) + 4096;
     CHECK(p.mtp == mtp);
+    // The tower, by hand (27 blocks of 1152: qkv and proj with biases, an MLP of 4304 with biases, two LayerNorms; the
+    // 16 x 16 x 2 patch embedding with bias; 2304 learned positions) and the merger (a LayerNorm, 4608 -> 4608 -> 4096
+    // with biases). With the language model and the MTP layer it is the checkpoint's total_size / 2 (SOURCES.md) less
+    // 3,840, the A_log (24 x 32) and gated-norm (24 x 128) elements, which the checkpoint would hold in fp32.
+    const int64_t block = 1152LL * 3456 + 3456 + 1152LL * 1152 + 1152 + 2 * (1152LL * 4304) + 4304 + 1152 + 4 * 1152;
+    CHECK(p.vision == 27 * block + (3 * 2 * 16 * 16 * 1152LL + 1152) + 2304LL * 1152);
+    CHECK(p.projector == 2 * 1152 + 4608LL * 4608 + 4608 + 4608LL * 4096 + 4096);
+    CHECK(p.total + p.vision + p.projector + p.mtp + 24 * (32 + 128) == 19306216416LL / 2);
     // vramlens import shows it beside the counts, not in them.
     std::string out, err;
     REQUIRE(cli::run({"import", std::string(VRAMLENS_TEST_DATA) + "/configs/qwen3.5-9b.json", "--format", "json"}, out, err) == 0);

@@ -191,11 +191,23 @@ TEST_CASE("vision-language models: vision_config is read by the wrapper's model_
     CHECK(g.vision.kind == VisionKind::Siglip);
     CHECK(g.vision.tokens_per_image == 256);
     CHECK(g.vision.image_size == 896);
-    // Qwen3.5's vision_config is not read yet: the language model alone, and a warning says so.
+    // Qwen3.5's tower (Qwen3_5VisionConfig): LayerNorm blocks, a learned position table of 2304 rows by default.
     Result<ModelSpec> r = import_hf_config(read_config("qwen3.5-9b.json"));
     REQUIRE(r.ok());
-    CHECK_FALSE(r->vision.active());
-    CHECK(has_warning(r, "vision tower and projector are not"));
+    CHECK(r->vision.kind == VisionKind::Qwen3Vit);
+    CHECK(r->vision.patch == 16);
+    CHECK(r->vision.position_embeddings == 2304);
+    CHECK_FALSE(has_warning(r, "vision tower and projector are not"));
+    // Qwen3-VL's deepstack mergers are not modelled: a config that lists some is refused, naming the field.
+    std::string deep = read_config("qwen3.5-9b.json");
+    deep.replace(deep.find("\"depth\""), 7, "\"deepstack_visual_indexes\": [8, 16, 24], \"depth\"");
+    const Result<ModelSpec> d = import_hf_config(deep);
+    REQUIRE_FALSE(d.ok());
+    CHECK(d.errors.front().field == "vision_config.deepstack_visual_indexes");
+    // The MoE wrapper without a vision_config (this file leaves it out) keeps the language model, with the warning.
+    Result<ModelSpec> moe = import_hf_config(read_config("qwen3.6-35b-a3b.json"));
+    REQUIRE(moe.ok());
+    CHECK_FALSE(moe->vision.active());
     // A text-only config has no vision part.
     CHECK_FALSE(config("llama-3.1-8b.json").vision.active());
     CHECK(count_params(config("llama-3.1-8b.json")).vision == 0);

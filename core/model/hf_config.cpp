@@ -1357,6 +1357,10 @@ constexpr VisionFamily kVisionFamilies[] = {
     {"qwen2_5_vl",    VisionKind::QwenVit,  ProjectorKind::QwenMerger,   32, 3584, 16, 3420, 14, 0},
     // Qwen2VLVisionConfig: embed_dim 1280, mlp_ratio 4 (ffn = embed_dim x mlp_ratio)
     {"qwen2_vl",      VisionKind::Qwen2Vit, ProjectorKind::QwenMerger,   32, 1280, 16, 5120, 14, 0},
+    // Qwen3_5VisionConfig (Qwen3-VL's tower without deepstack mergers): LayerNorm blocks with a GELU MLP, a learned
+    // position table beside the rotary one, patch 16 [transformers-code]; Qwen3.5's dense and MoE wrappers alike
+    {"qwen3_5",       VisionKind::Qwen3Vit, ProjectorKind::QwenMerger,   27, 1152, 16, 4304, 16, 0},
+    {"qwen3_5_moe",   VisionKind::Qwen3Vit, ProjectorKind::QwenMerger,   27, 1152, 16, 4304, 16, 0},
     // MllamaVisionConfig (its heads are attention_heads; the local encoder's layers; image_size 448, the checkpoints' 560)
     {"mllama",        VisionKind::Mllama,   ProjectorKind::MllamaLinear, 32, 1280, 16, 5120, 14, 448},
 };
@@ -1383,6 +1387,20 @@ void read_mllama_vision(const json& vc, Reader& r, VisionSpec& v, std::vector<Fi
         errs.push_back({"vision_config.vision_output_dim", "must equal (1 + len(intermediate_layers_indices)) x hidden_size = " +
                                                                std::to_string((1 + v.intermediate_layers) * v.hidden) +
                                                                ", the projector's input; got " + std::to_string(*out)});
+}
+
+// Qwen3.5's tower: its learned position table (num_position_embeddings rows, 2304 by Qwen3_5VisionConfig, a square
+// interpolated to each image's grid) [transformers-code]; Qwen3-VL's deepstack mergers (one per
+// deepstack_visual_indexes entry) are not modelled, and Qwen3.5's configs list none.
+void read_qwen3_vision(const json& vc, Reader& r, VisionSpec& v, std::vector<FieldError>& errs) {
+    v.position_embeddings = r.integer("num_position_embeddings").value_or(2304);
+    if (v.position_embeddings < 1 || v.position_embeddings > 1 << 20)
+        errs.push_back({"vision_config.num_position_embeddings", "must be in [1, 1048576] (rows of the learned position table); got " +
+                                                                     std::to_string(v.position_embeddings)});
+    const auto it = vc.find("deepstack_visual_indexes");
+    if (it != vc.end() && !it->is_null() && !(it->is_array() && it->empty()))
+        errs.push_back({"vision_config.deepstack_visual_indexes", "Qwen3-VL's deepstack mergers are not modelled (Qwen3.5's towers have none): "
+                                                                  "give an empty list; got " + short_dump(*it)});
 }
 
 // LLaVA-NeXT's image_grid_pinpoints: [height, width] pairs of pixels; LlavaNextConfig's default when left out, the
@@ -1419,7 +1437,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     if (!fam) {
         if (nested || has_vision)
             warns.push_back("only the language model is counted; the vision tower and projector are not (vision_config is read for "
-                            "model_type llava, llava_next, gemma3, qwen2_vl, qwen2_5_vl and mllama)");
+                            "model_type llava, llava_next, gemma3, qwen2_vl, qwen2_5_vl, qwen3_5, qwen3_5_moe and mllama)");
         return;
     }
     if (!vc->is_object()) {
@@ -1431,7 +1449,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
     VisionSpec& v = m.vision;
     v.kind = fam->kind;
     v.projector = fam->projector;
-    const bool qwen = fam->kind == VisionKind::QwenVit || fam->kind == VisionKind::Qwen2Vit;
+    const bool qwen = fam->kind == VisionKind::QwenVit || fam->kind == VisionKind::Qwen2Vit || fam->kind == VisionKind::Qwen3Vit;
     const bool qwen2 = fam->kind == VisionKind::Qwen2Vit;  // the tower's width is embed_dim, hidden_size is the merger's output
     auto size = [&](const char* canonical, std::initializer_list<const char*> keys, int64_t def) {
         const Keys k(keys.begin(), keys.size());
@@ -1463,6 +1481,7 @@ void read_vision(const json& top, ModelSpec& m, bool nested, std::vector<FieldEr
         if (auto out = r.integer(out_key); out && *out != m.hidden)
             errs.push_back({std::string("vision_config.") + out_key, "must equal the language model's hidden_size (" + std::to_string(m.hidden) +
                                                                   "), which the merger projects into; got " + std::to_string(*out)});
+        if (fam->kind == VisionKind::Qwen3Vit) read_qwen3_vision(*vc, r, v, errs);
     } else {
         v.image_size = size("image_size", {"image_size"}, fam->image_size);
     }

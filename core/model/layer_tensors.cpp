@@ -91,8 +91,11 @@ VisionTensors vision_tensors(const ModelSpec& m) {
     // torch.nn.LayerNorm (weight and bias), or Qwen2.5-VL's RMSNorm (weight only).
     auto layer_norm = [&](const char* weight, const char* bias, int64_t count) { add_vision(l, weight, h, 1, count, false, rms ? no_bias : bias); };
     // Patch embedding: a convolution over channels x (temporal_patch x) patch x patch pixels.
+    const bool qwen3 = v.kind == VisionKind::Qwen3Vit;
     add_vision(l, "patch_embedding", h, v.channels * v.temporal_patch * v.patch * v.patch, 1, false,
-               v.kind == VisionKind::Siglip ? "patch_embedding.bias" : no_bias);
+               v.kind == VisionKind::Siglip || qwen3 ? "patch_embedding.bias" : no_bias);
+    // Qwen3.5: a learned position table (pos_embed) beside the rotary positions [transformers-code].
+    if (qwen3) add_vision(l, "pos_embed", v.position_embeddings, h, 1, false, no_bias);
     if (!qwen) {
         const int64_t side = v.patch > 0 ? v.image_size / v.patch : 0;
         if (clip) add_vision(l, "class_embedding", h, 1, 1, false, no_bias);

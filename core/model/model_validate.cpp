@@ -232,6 +232,7 @@ void validate_vision(const ModelSpec& m, Checker& c) {
     c.range("vision_config.num_channels", v.channels, 1, 64);
     c.range("vision_config.temporal_patch_size", v.temporal_patch, 1, 64);
     c.range("vision_config.spatial_merge_size", v.merge, 1, 64);
+    if (v.kind == VisionKind::Qwen3Vit) c.range("vision_config.num_position_embeddings", v.position_embeddings, 1, 1 << 20);
     if (v.qwen()) return;  // dynamic resolution: no fixed image side
     if (v.mllama()) validate_mllama(m, c);
     if (c.range("vision_config.image_size", v.image_size, 1, 1'000'000) && patch_ok && v.image_size % v.patch != 0)
