@@ -438,8 +438,9 @@ TEST_CASE("cli: solve for the fewest GPUs, 70e9 parameters under ZeRO-3") {
     // ZeRO-3 shards all 16 B/param over the GPUs: at 13 GPUs the model states alone are
     // 16 * 70e9 / 13 = 86.15e9 B > 85.02e9 B (the default H100 80GB's CUDA total, 79.18 GiB); at 14, 80e9 B =
     // 74.51 GiB, with the 5% allocator reserve 78.24 GiB, the H100 training context (767 MiB = 0.75 GiB) and the
-    // data-parallel group's NCCL communicator (688 MiB = 0.67 GiB [nccl-issue-964]) 79.66 GiB > 79.18 GiB; at 15,
-    // 74.67e9 B = 69.54 GiB: 69.54 x 1.05 + 0.75 + 0.67 = 74.44 GiB (74.53 with the gathered layers) < 79.18 GiB.
+    // data-parallel group's NCCL communicator (24 x 12 MiB ring + NVLS 16 x 2 MiB x 14 + 2 MiB = 738 MiB = 0.72 GiB,
+    // core/nccl.h) 79.71 GiB > 79.18 GiB; at 15, 74.67e9 B = 69.54 GiB: 69.54 x 1.05 + 0.75 + 0.75 (770 MiB) =
+    // 74.52 GiB (74.61 with the gathered layers) < 79.18 GiB.
     CHECK(j["found"] == true);
     CHECK(j["value"] == 15);
     CHECK(j["scenario"]["gpu_count"] == 15);

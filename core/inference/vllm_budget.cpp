@@ -60,11 +60,11 @@ namespace {
 // 2.18.1-2.20.5 (0.4.0-0.4.2 pinned vllm-nccl-cu12 2.18.1), all under the same <= 2.20 NVLS rule (nccl.h);
 // from 0.10.2 NCCL 2.27 and later, all under the >= 2.26 rule.
 constexpr VllmNcclRow kNcclRows[] = {
-    {{0, 0, 0}, "2.1-2.4", {2, 20, 5}},
-    {{0, 6, 4}, "2.5.1", {2, 21, 5}},
-    {{0, 8, 0}, "2.6.0", {2, 21, 5}},
-    {{0, 9, 0}, "2.7.0", {2, 26, 2}},
-    {{0, 10, 2}, "2.8.0", {2, 27, 3}},
+    {{0, 0, 0}, "2.1-2.4", pytorch_nccl({2, 4, 0})},
+    {{0, 6, 4}, "2.5.1", pytorch_nccl({2, 5, 1})},
+    {{0, 8, 0}, "2.6.0", pytorch_nccl({2, 6, 0})},
+    {{0, 9, 0}, "2.7.0", pytorch_nccl({2, 7, 0})},
+    {{0, 10, 2}, "2.8.0", pytorch_nccl({2, 8, 0})},
 };
 
 }  // namespace
