@@ -220,6 +220,19 @@ TEST_CASE("training NCCL: Megatron-Core dp 8 x tp 2 on H100s, one communicator p
     CHECK(training_nccl(s) == Approx((5 * 288 + 258) * MiB));
 }
 
+TEST_CASE("training NCCL: Megatron-Core pipeline stages, and the embedding group of a tied model") {
+    // dp 2 x tp 2 x pp 2 on 8 H100s: world 8 (scalars only: no NVLS), dp-cp 2, tp 2, pp 2, mp = tp x pp 4 (scalars):
+    // 5 x 288 MiB; groups of 2 have no NVLS.
+    Scenario s = train_on("h100-80gb", 2, 2);
+    REQUIRE(apply_profile(s, "megatron-lm").empty());
+    s.parallel.pp = 2;
+    s.gpu_count = 8;
+    CHECK(training_nccl(s) == Approx(5 * 288 * MiB));
+    // Tied embeddings over stages: the first and last stage all-reduce the embedding's gradient, one more of 2 ranks.
+    s.model.tied_embeddings = true;
+    CHECK(training_nccl(s) == Approx(6 * 288 * MiB));
+}
+
 TEST_CASE("training NCCL: Megatron-Core MoE, pp 2 x ep 4 on 8 A100s (the ms-swift Qwen1.5-MoE run)") {
     // dp 4, pp 2, ep 4, distributed optimizer, untied embeddings, A100 (24 channels, no NVLS): world 8, dist-opt 8,
     // dp-cp 4, pp 2, mp 2, tp-ep 4 (the allgather dispatcher); tp-cp and expert dp (4 / 4) are one rank: 6 x 288 MiB.

@@ -79,7 +79,8 @@ const VllmNcclRow& vllm_nccl_row(const VllmRelease& r) {
 }
 
 NcclSetup vllm_nccl_setup(const Scenario& s, const VllmRelease& r) {
-    return NcclSetup{vllm_nccl_row(r).nccl, gpu_link(s.gpu.name), gpu_arch(s.gpu.name), true};
+    const Release nccl = vllm_nccl_row(r).nccl;  // vLLM sets NCCL_CUMEM_ENABLE=0 [vllm-pr5091]: connected at init
+    return NcclSetup{nccl, gpu_link(s.gpu.name), gpu_arch(s.gpu.name), nccl_connects_at_init(nccl, false)};
 }
 
 const char* vllm_budget_text(VllmBudget b) {

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <string_view>
 
+#include "cold.h"
 #include "cuda_context.h"
 #include "inference/weight_formats.h"
 #include "model/presets.h"
@@ -18,11 +19,11 @@ namespace vl {
 // deepspeed/moe/utils.py split_params_into_different_moe_groups_for_optimizer: max_group_size default [deepspeed-moe-code].
 static constexpr double kDsMoeMaxGroupSize = 178956971;
 
-// The process groups whose NCCL communicator a training step makes on one GPU, the largest rank set first. PyTorch
-// makes a group's communicator at its first collective (no init_process_group(device_id=...): Megatron's
-// _initialize_distributed, DeepSpeed's init_distributed and Accelerate do not pass one) [megatron-core-groups-code], so
-// a group that exists but runs no collective costs nothing; a group of one rank connects nothing. `large`: gradients or
-// activations cross it (a lazily connected NCCL adds NVLS there, nccl.h); otherwise only barriers and scalar reductions.
+// The process groups whose NCCL communicator a training step makes on one GPU. PyTorch makes a group's communicator at
+// its first collective unless init_process_group got a device_id (Megatron's _initialize_distributed passes none)
+// [megatron-core-groups-code], so a group that exists but runs no collective costs nothing (the DDP/FSDP and DeepSpeed
+// groups below all run one); a group of one rank connects nothing. `large`: gradients or activations cross it (a lazily
+// connected NCCL adds NVLS there, nccl.h); otherwise only barriers and scalar reductions.
 struct CommGroup {
     const char* ranks_name;  // the rank count's name in the derivation
     const char* comm_name;   // the communicator's bytes
@@ -35,7 +36,7 @@ struct CommGroups {
     CommGroup g[14];
     int n = 0;
     void add(const char* ranks_name, const char* comm_name, const char* nvls_name, int64_t ranks, bool large) {
-        if (ranks > 1) g[n++] = {ranks_name, comm_name, nvls_name, ranks, large};
+        if (ranks > 1 && n < static_cast<int>(std::size(g))) g[n++] = {ranks_name, comm_name, nvls_name, ranks, large};  // 12 at most
     }
 };
 
@@ -86,10 +87,13 @@ static CommGroups training_comm_groups(const Scenario& s) {
         // DeepSpeed without a model-parallel unit: its data-parallel group is a clone of the world group
         // (groups.py _clone_world_group: dist.new_group(ranks=range(world_size))), a second communicator of the same
         // ranks, beside the default group the barriers run on (Accelerate's wait_for_everyone, deepspeed.comm.barrier);
-        // DeepSpeed MoE adds the expert-parallel and expert-data-parallel groups (_create_expert_and_data_parallel)
-        // [deepspeed-groups-code].
+        // with one (tp, pp or cp > 1) the unit's data-parallel group and its model-parallel groups; DeepSpeed MoE adds
+        // the expert-parallel and expert-data-parallel groups (_create_expert_and_data_parallel) [deepspeed-groups-code].
         out.add("world", "comm_world", "nvls_world", world, false);
-        out.add("dp", "comm_dp", "nvls_dp", world, true);
+        out.add("dp", "comm_dp", "nvls_dp", dp * cp, true);
+        out.add("tp", "comm_tp", "nvls_tp", tp, true);
+        out.add("pp", "comm_pp", "nvls_pp", pp, true);
+        out.add("cp", "comm_cp", "nvls_cp", cp, true);
         if (moe && ep > 1) {
             out.add("ep", "comm_ep", "nvls_ep", ep, true);
             out.add("expert_dp", "comm_expert_dp", "nvls_expert_dp", dp / ep, true);
@@ -156,7 +160,10 @@ void add_context(TrainCtx& c) {
                        "framework CUDA context: a few hundred MB [transformer-series5 §1]"),
         [&](auto& q) { return q("cuda_context_bytes", b); });
 
-    if (c.s.overheads.cuda_context_bytes < 0) add_nccl(c);  // a given context is all memory outside PyTorch
+    // A given context is all memory outside PyTorch. One GPU has no communicator: the path is cold for the page's
+    // first view (core/cold.h).
+    const Parallelism& p = c.s.parallel;
+    if (c.s.overheads.cuda_context_bytes < 0 && p.dp * p.tp * p.pp * p.cp > 1) cold([&] { add_nccl(c); });
 }
 
 static DeepSpeedZero ds_resolved(const Scenario& s) {
