@@ -23,6 +23,7 @@
 using namespace vl;
 using test::bytes_of;
 using test::find;
+using test::has_error;
 
 namespace {
 
@@ -195,6 +196,26 @@ TEST_CASE("training NCCL: data parallel on 8 H100s adds NVLS to the gradient gro
     CHECK(training_nccl(train_on("h100-80gb", 8)) == Approx((288 + 258) * MiB));
     // On A100 SXM (NVSwitch, no multicast): the ring alone.
     CHECK(training_nccl(train_on("a100-80gb", 8)) == Approx(288 * MiB));
+}
+
+TEST_CASE("training NCCL: train.torch_version picks the wheel's NCCL, before 2.22 ring, tree and NVLS connect at creation") {
+    // PyTorch 2.6 ships NCCL 2.21.5 [pytorch-nccl-pins]: eager. dp 8 on H100 SXM: ring 24 x 12 = 288 MiB, tree 288 MiB
+    // (8 ranks), NVLS 2.21: 24 channels x 6 MiB x 8 ranks = 1152 MiB; 1728 MiB.
+    Scenario s = train_on("h100-80gb", 8);
+    s.train.torch_version = "2.6";
+    CHECK(training_nccl(s) == Approx((288 + 288 + 1152) * MiB));
+    // On A100 SXM (no multicast): ring and tree, 576 MiB; at 2 ranks the ring alone (the tree's peer is the ring's).
+    s = train_on("a100-80gb", 8);
+    s.train.torch_version = "2.6.0+cu124";
+    CHECK(training_nccl(s) == Approx(576 * MiB));
+    s = train_on("a100-80gb", 2);
+    s.train.torch_version = "2.5.1";
+    CHECK(training_nccl(s) == Approx(288 * MiB));
+    // Not a release, or older than the table: the field named, and how to fix it.
+    for (const char* bad : {"latest", "", "2", "1.13"}) {
+        s.train.torch_version = bad;
+        CHECK(has_error(estimate(s), "train.torch_version", "must be a PyTorch release of 2.1 or later"));
+    }
 }
 
 TEST_CASE("training NCCL: DeepSpeed's clone of the world group is a second communicator") {

@@ -6,34 +6,7 @@
 
 namespace vl {
 
-namespace {
-
-// Reads a run of digits at `i`; -1 when there is none or it is absurdly long.
-int read_number(std::string_view t, size_t& i) {
-    const size_t start = i;
-    int n = 0;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i - start < 6) n = n * 10 + (t[i++] - '0');
-    return i == start || (i < t.size() && t[i] >= '0' && t[i] <= '9') ? -1 : n;
-}
-
-}  // namespace
-
-std::optional<VllmRelease> parse_vllm_version(std::string_view t) {
-    size_t i = 0;
-    if (i < t.size() && (t[i] == 'v' || t[i] == 'V')) ++i;
-    VllmRelease r;
-    r.major = read_number(t, i);
-    if (r.major < 0 || i >= t.size() || t[i] != '.') return std::nullopt;
-    ++i;
-    r.minor = read_number(t, i);
-    if (r.minor < 0) return std::nullopt;
-    if (i < t.size() && t[i] == '.' && i + 1 < t.size() && t[i + 1] >= '0' && t[i + 1] <= '9') {
-        ++i;
-        r.patch = read_number(t, i);
-        if (r.patch < 0) return std::nullopt;
-    }
-    return r;
-}
+std::optional<VllmRelease> parse_vllm_version(std::string_view t) { return parse_release(t); }
 
 // The releases each rule shipped in [vllm-budget]: #2031 (0.2.5: total - free), #2863 (0.3.1: per-instance
 // snapshot), #9352 (0.6.4: total - free - torch again), #10511 (0.6.5: memory_profiling from a baseline),

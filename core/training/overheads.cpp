@@ -113,30 +113,27 @@ static CommGroups training_comm_groups(const Scenario& s) {
     return out;
 }
 
-// Training's NCCL: the scenario names no PyTorch version, so the newest PyTorch pin the table knows (2.8, the one the
-// default training profile, transformers-trainer-v5, runs: torch >= 2.8) [pytorch-nccl-pins]. PyTorch leaves
-// NCCL_CUMEM_ENABLE unset, so cuMem is on and NCCL >= 2.22 connects each algorithm at its first collective (nccl.h).
-static constexpr Release kTrainingTorch = std::size(kTorchNcclRows) ? kTorchNcclRows[std::size(kTorchNcclRows) - 1].torch : Release{};
-
 // NCCL's communicator buffers, outside PyTorch's allocator: core/nccl.h's bytes for each group's communicator.
 static void add_nccl(TrainCtx& c) {
     const CommGroups groups = training_comm_groups(c.s);
     if (groups.n == 0) return;
-    const Release nccl = pytorch_nccl(kTrainingTorch);
+    // The NCCL of the run's PyTorch wheel (train.torch_version, validated; default the newest pin, 2.8, the PyTorch of
+    // the default training profile, transformers-trainer-v5: torch >= 2.8) [pytorch-nccl-pins]. PyTorch leaves
+    // NCCL_CUMEM_ENABLE unset, so cuMem is on and NCCL >= 2.22 connects each algorithm at its first collective (nccl.h).
+    const Release nccl = pytorch_nccl(parse_release(c.s.train.torch_version).value_or(Release{}));
     const NcclSetup base{nccl, gpu_link(c.s.gpu.name), gpu_arch(c.s.gpu.name), nccl_connects_at_init(nccl, true)};
-    static_assert(!nccl_connects_at_init(pytorch_nccl(kTrainingTorch), true), "the derivation text says: connected lazily");
     const char* why =
         megatron_core_run(c.s)
-            ? "NCCL of the newest PyTorch wheel (no PyTorch version given) [pytorch-nccl-pins]; Megatron-Core's groups a step "
-              "runs a collective on, each its own communicator [megatron-core-groups-code]; each channels x 12 MiB (ring; tree "
-              "and NVLS connected lazily) + NVLink SHARP where large collectives run [nccl-p2p-code] [nccl-nvls-code]"
+            ? "the NCCL of train.torch_version's wheel [pytorch-nccl-pins]; Megatron-Core's groups a step runs a collective on, "
+              "each its own communicator [megatron-core-groups-code]; each channels x (ring 12 MiB + tree 12 MiB at 3+ ranks "
+              "where NCCL < 2.22 connects it at creation) + NVLink SHARP [nccl-p2p-code] [nccl-nvls-code]"
         : c.s.deepspeed.enabled && c.s.parallel.zero >= 1
-            ? "NCCL of the newest PyTorch wheel (no PyTorch version given) [pytorch-nccl-pins]; the default group and DeepSpeed's "
-              "clone of it for data parallelism [deepspeed-groups-code]; each channels x 12 MiB (ring; tree and NVLS connected "
-              "lazily) + NVLink SHARP where large collectives run [nccl-p2p-code] [nccl-nvls-code]"
-            : "NCCL of the newest PyTorch wheel (no PyTorch version given) [pytorch-nccl-pins]; one communicator per process "
-              "group, made at its first collective; each channels x 12 MiB (ring; tree and NVLS connected lazily) + NVLink "
-              "SHARP where large collectives run [nccl-p2p-code] [nccl-nvls-code]";
+            ? "the NCCL of train.torch_version's wheel [pytorch-nccl-pins]; the default group and DeepSpeed's clone of it for data "
+              "parallelism [deepspeed-groups-code]; each channels x (ring 12 MiB + tree 12 MiB at 3+ ranks where NCCL < 2.22 "
+              "connects it at creation) + NVLink SHARP [nccl-p2p-code] [nccl-nvls-code]"
+            : "the NCCL of train.torch_version's wheel [pytorch-nccl-pins]; one communicator per process group, made at its first "
+              "collective; each channels x (ring 12 MiB + tree 12 MiB at 3+ ranks where NCCL < 2.22 connects it at creation) + "
+              "NVLink SHARP [nccl-p2p-code] [nccl-nvls-code]";
     add(c.e, c.d, comp("overhead.cuda_context.nccl", "NCCL communicator buffers (one per process group a step uses)", Category::Overhead,
                        kAllPhases, why),
         [&](auto& q) {
