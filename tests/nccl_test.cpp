@@ -252,6 +252,13 @@ TEST_CASE("training NCCL: Megatron-Core pipeline stages, and the embedding group
     // Tied embeddings over stages: the first and last stage all-reduce the embedding's gradient, one more of 2 ranks.
     s.model.tied_embeddings = true;
     CHECK(training_nccl(s) == Approx(6 * 288 * MiB));
+    // dp 2 x pp 4: the stages' activations go by send/recv and the pp group reduces only scalars, so its 4 ranks get no
+    // NVLS either: world 8, dp-cp 2, pp 4, mp 4, 4 x 288 MiB.
+    s = train_on("h100-80gb", 2);
+    REQUIRE(apply_profile(s, "megatron-lm").empty());
+    s.parallel.pp = 4;
+    s.gpu_count = 8;
+    CHECK(training_nccl(s) == Approx(4 * 288 * MiB));
 }
 
 TEST_CASE("training NCCL: Megatron-Core MoE, pp 2 x ep 4 on 8 A100s (the ms-swift Qwen1.5-MoE run)") {

@@ -23,7 +23,9 @@ static constexpr double kDsMoeMaxGroupSize = 178956971;
 // its first collective unless init_process_group got a device_id (Megatron's _initialize_distributed passes none)
 // [megatron-core-groups-code], so a group that exists but runs no collective costs nothing (the DDP/FSDP and DeepSpeed
 // groups below all run one); a group of one rank connects nothing. `large`: gradients or activations cross it (a lazily
-// connected NCCL adds NVLS there, nccl.h); otherwise only barriers and scalar reductions.
+// connected NCCL adds NVLS there, nccl.h); otherwise only barriers and scalar reductions, or tensors by send/recv or
+// all-to-all (NCCL's p2p operations, which use no NVLS; their per-peer buffers are not modelled: a communicator's ring
+// stands for them).
 struct CommGroup {
     const char* ranks_name;  // the rank count's name in the derivation
     const char* comm_name;   // the communicator's bytes
@@ -71,9 +73,9 @@ static CommGroups training_comm_groups(const Scenario& s) {
         if (dist_opt) out.add("world", "comm_dist_opt", "nvls_dist_opt", world, false);
         out.add("dp_cp", "comm_dp_cp", "nvls_dp_cp", dp * cp, true);
         out.add("tp", "comm_tp", "nvls_tp", tp, true);
-        out.add("pp", "comm_pp", "nvls_pp", pp, true);
+        out.add("pp", "comm_pp", "nvls_pp", pp, false);  // activations by send/recv (p2p buffers, not modelled); scalars
         out.add("tp_pp", "comm_mp", "nvls_mp", tp * pp, false);
-        out.add("cp", "comm_cp", "nvls_cp", cp, true);
+        out.add("cp", "comm_cp", "nvls_cp", cp, false);  // the attention's KV by send/recv (TransformerEngine); the loss
         if (moe) out.add("tp_cp", "comm_tp_cp", "nvls_tp_cp", tp * cp, false);
         if (s.model.tied_embeddings && pp > 1) out.add("embedding_ranks", "comm_embedding", "nvls_embedding", 2, true);
         if (moe && ep > 1) {
@@ -92,10 +94,10 @@ static CommGroups training_comm_groups(const Scenario& s) {
         out.add("world", "comm_world", "nvls_world", world, false);
         out.add("dp", "comm_dp", "nvls_dp", dp * cp, true);
         out.add("tp", "comm_tp", "nvls_tp", tp, true);
-        out.add("pp", "comm_pp", "nvls_pp", pp, true);
+        out.add("pp", "comm_pp", "nvls_pp", pp, false);
         out.add("cp", "comm_cp", "nvls_cp", cp, true);
         if (moe && ep > 1) {
-            out.add("ep", "comm_ep", "nvls_ep", ep, true);
+            out.add("ep", "comm_ep", "nvls_ep", ep, false);
             out.add("expert_dp", "comm_expert_dp", "nvls_expert_dp", dp / ep, true);
         }
         return out;
@@ -107,9 +109,9 @@ static CommGroups training_comm_groups(const Scenario& s) {
     out.add("world", "comm_world", "nvls_world", world, dp_only);
     if (!dp_only) out.add("dp", "comm_dp", "nvls_dp", dp * cp, true);
     out.add("tp", "comm_tp", "nvls_tp", tp, true);
-    out.add("pp", "comm_pp", "nvls_pp", pp, true);
+    out.add("pp", "comm_pp", "nvls_pp", pp, false);
     out.add("cp", "comm_cp", "nvls_cp", cp, true);
-    if (moe) out.add("ep", "comm_ep", "nvls_ep", ep, true);
+    if (moe) out.add("ep", "comm_ep", "nvls_ep", ep, false);
     return out;
 }
 
