@@ -18,8 +18,9 @@ constexpr bool at_least(const Release& r, int major, int minor, int patch = 0) {
 }
 
 // "0.6.5", "2.6", "v0.10.1.post1", "2.6.0+cu124": major.minor[.patch], a leading v and any suffix after the numbers
-// ignored; nullopt when the text does not start with a version (a number of more than 6 digits is none).
-constexpr std::optional<Release> parse_release(std::string_view t) {
+// ignored; nullopt when the text does not start with a version (a number of more than 6 digits is none). Always
+// inlined: no function of its own for the page's wasm split to defer (the first view validates a training scenario).
+[[gnu::always_inline]] constexpr std::optional<Release> parse_release(std::string_view t) {
     size_t i = 0;
     const auto number = [&]() {
         const size_t start = i;

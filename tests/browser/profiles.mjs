@@ -75,6 +75,7 @@ try {
     const inputs = await item(p, 'section.model');
     const reach = async (key) => scrollTo(p, key, { x: inputs.x + 8, y: 450 }, 0, false);
     const nccl = (s) => s.components.find((c) => c.id === 'overhead.cuda_context.nccl')?.bytes ?? 0;
+    await click(p, 'mode.0');  // training
     await click(p, 'profile');
     await click(p, 'profile.megatron-lm');
     await reach('gpu_count');
