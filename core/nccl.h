@@ -42,7 +42,8 @@
 // through its PyTorch pin (inference/vllm_budget.h), training's through the newest PyTorch the table knows
 // (training/overheads.cpp). Connected with a lazy NCCL: the ring at a communicator's first collective; NVLS only
 // where large collectives run (`large`: NCCL's NVLS algorithm has only the Simple protocol, so a reduction of a
-// few bytes, a barrier or a loss, runs ring or tree LL and connects no NVLS buffers [nccl-p2p-code]).
+// few bytes, a barrier or a loss, runs ring or tree LL and connects no NVLS buffers: src/graph/tuning.cc skips NVLS
+// with any other protocol [nccl-nvls-code]; the connection per algorithm at the first collective [nccl-p2p-code]).
 //
 // Not modelled: NCCL_BUFFSIZE / NCCL_*_NCHANNELS / NCCL_NVLS_ENABLE overrides, the multicast granularity
 // alignment of <= 2.25, network (multi-node) transport buffers, and a few MiB of channel structs per communicator.

@@ -121,7 +121,8 @@ static void add_nccl(TrainCtx& c) {
     if (groups.n == 0) return;
     // The NCCL of the run's PyTorch wheel (train.torch_version, validated; default the newest pin, 2.8, the PyTorch of
     // the default training profile, transformers-trainer-v5: torch >= 2.8) [pytorch-nccl-pins]. PyTorch leaves
-    // NCCL_CUMEM_ENABLE unset, so cuMem is on and NCCL >= 2.22 connects each algorithm at its first collective (nccl.h).
+    // NCCL_CUMEM_ENABLE unset, which NCCL reads as cuMem on where the driver supports it (CUDA 12+) [nccl-p2p-code], so
+    // NCCL >= 2.22 connects each algorithm at its first collective (nccl.h).
     const Release nccl = pytorch_nccl(parse_release(c.s.train.torch_version).value_or(Release{}));
     const NcclSetup base{nccl, gpu_link(c.s.gpu.name), gpu_arch(c.s.gpu.name), nccl_connects_at_init(nccl, true)};
     const char* why =
