@@ -108,6 +108,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--precision", "train.precision", FlagKind::Value, "", names_bar<Precision>},
     {"--optimizer", "train.optimizer", FlagKind::Value, "", optimizer_names},
     {"--optimizer-impl", "train.optimizer_impl", FlagKind::Value, "", names_bar<OptimizerImpl>},
+    {"--torch-version", "train.torch_version", FlagKind::Value, "multi-GPU training: the PyTorch release (torch.__version__, e.g. 2.6), whose NCCL sizes the communicators (default 2.8)"},
     {"--micro-batch", "train.micro_batch", FlagKind::Value, "sequences per GPU per step"},
     {"--seq", "train.seq_len", FlagKind::Value, "training sequence length, tokens (encoder-decoders: the source)"},
     {"--target-len", "train.target_len", FlagKind::Value, "encoder-decoders (t5, mt5, bart): the decoder's tokens; 0 = as --seq"},
@@ -682,7 +683,7 @@ std::optional<Scenario> load_scenario(const Options& o, const std::string* file,
                     if (m) { value = std::move(*m); break; }
                 }
                 // A release number is text ("0.10" is not 0.1).
-                value = path == "infer.vllm_version" ? Json(e.value) : flag_value(e.value);
+                value = path == "infer.vllm_version" || path == "train.torch_version" ? Json(e.value) : flag_value(e.value);
                 break;
             case FlagKind::Switch: value = flag_value(e.value); break;
             case FlagKind::Params: value = Json{{"params", flag_value(e.value)}}; break;

@@ -11,7 +11,8 @@ double nccl_channels(GpuLink link) {
 bool nccl_nvls(const NcclSetup& c, int64_t ranks) {
     const bool multicast = c.arch == GpuArch::Hopper || c.arch == GpuArch::Blackwell;  // CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED
     const bool switched = c.link == GpuLink::NVSwitch || c.link == GpuLink::Unknown;
-    return multicast && switched && ranks > 2 && at_least(c.version, 2, 17);  // NVLS from NCCL 2.17 [nccl-release-notes]
+    return multicast && switched && ranks > 2 && at_least(c.version, 2, 17) &&  // NVLS from NCCL 2.17 [nccl-release-notes]
+           (c.eager || c.large);                                                  // lazily: where NVLS collectives run
 }
 
 }  // namespace vl

@@ -38,6 +38,13 @@
 // ncclParamRuntimeConnect()`, init.cc at v2.22.3-1): with NCCL_CUMEM_ENABLE=0, which vLLM sets [vllm-pr5091],
 // every communicator connects eagerly in every version [nccl-p2p-code].
 //
+// Which NCCL: the one a PyTorch pip wheel pins (nvidia-nccl-cu12) [pytorch-nccl-pins], pytorch_nccl() below; vLLM's
+// through its PyTorch pin (inference/vllm_budget.h), training's through the newest PyTorch the table knows
+// (training/overheads.cpp). Connected with a lazy NCCL: the ring at a communicator's first collective; NVLS only
+// where large collectives run (`large`: NCCL's NVLS algorithm has only the Simple protocol, so a reduction of a
+// few bytes, a barrier or a loss, runs ring or tree LL and connects no NVLS buffers: src/graph/tuning.cc skips NVLS
+// with any other protocol [nccl-nvls-code]; the connection per algorithm at the first collective [nccl-p2p-code]).
+//
 // Not modelled: NCCL_BUFFSIZE / NCCL_*_NCHANNELS / NCCL_NVLS_ENABLE overrides, the multicast granularity
 // alignment of <= 2.25, network (multi-node) transport buffers, and a few MiB of channel structs per communicator.
 #pragma once
@@ -59,7 +66,30 @@ struct NcclSetup {
     GpuLink link = GpuLink::Unknown;
     GpuArch arch = GpuArch::Unknown;
     bool eager = true;  // ring, tree and NVLS connected at init: NCCL <= 2.21, or NCCL_CUMEM_ENABLE=0
+    bool large = true;  // large collectives (gradients, activations) run on it: lazily connected NVLS (above)
 };
+
+// The NCCL of each PyTorch pip wheel [pytorch-nccl-pins]: releases from `torch` on, until the next row.
+struct TorchNcclRow {
+    Release torch;
+    Release nccl;
+};
+inline constexpr TorchNcclRow kTorchNcclRows[] = {
+    {{2, 1, 0}, {2, 18, 1}}, {{2, 2, 0}, {2, 19, 3}}, {{2, 3, 0}, {2, 20, 5}},
+    {{2, 5, 0}, {2, 21, 5}}, {{2, 7, 0}, {2, 26, 2}}, {{2, 8, 0}, {2, 27, 3}},
+};
+
+// The NCCL a PyTorch release's pip wheel ships (the first row's before 2.1).
+constexpr Release pytorch_nccl(const Release& torch) {
+    Release nccl = kTorchNcclRows[0].nccl;
+    for (const TorchNcclRow& r : kTorchNcclRows)
+        if (at_least(torch, r.torch.major, r.torch.minor, r.torch.patch)) nccl = r.nccl;
+    return nccl;
+}
+
+// Whether a release connects ring, tree and NVLS when the communicator is made: before 2.22, or with cuMem off
+// (NCCL_CUMEM_ENABLE=0); from 2.22 with cuMem on, at the first collective of each algorithm [nccl-p2p-code].
+constexpr bool nccl_connects_at_init(const Release& nccl, bool cumem) { return !at_least(nccl, 2, 22) || !cumem; }
 
 inline constexpr double kNcclRingPerChannel = 12 * kMiB;  // align(hdr + 4 MiB) + align(hdr + 5.19 MiB) | align(hdr) + align(hdr + 9.19 MiB), 2 MiB [nccl-p2p-code]
 inline constexpr double kNcclTreePerChannel = kNcclRingPerChannel;  // a middle rank's send to its parent + receive from its child, the same pair [nccl-p2p-code]

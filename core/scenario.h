@@ -164,6 +164,9 @@ struct TrainingOptions {
     // the .grad tensors are zeroed in place and stay allocated from the first step on, through forward too
     // [pytorch-zero-grad].
     bool zero_grad_set_to_none = true;
+    // The PyTorch release of a multi-GPU run (torch.__version__): its pip wheel's NCCL sizes and connects the process
+    // groups' communicators (core/nccl.h pytorch_nccl: before 2.22 ring, tree and NVLS at creation, later lazily).
+    std::string torch_version = "2.8";
 };
 
 // ---- fine-tuning ----------------------------------------------------------------------------

@@ -75,6 +75,7 @@ template <class V> void fields(V& v, TrainingOptions*) {
     v("image_width", &TrainingOptions::image_width);
     v("image_height", &TrainingOptions::image_height);
     v("vision", &TrainingOptions::vision);
+    v("torch_version", &TrainingOptions::torch_version);
 }
 
 template <class V> void fields(V& v, FineTuneOptions*) {

@@ -438,8 +438,9 @@ TEST_CASE("cli: solve for the fewest GPUs, 70e9 parameters under ZeRO-3") {
     // ZeRO-3 shards all 16 B/param over the GPUs: at 13 GPUs the model states alone are
     // 16 * 70e9 / 13 = 86.15e9 B > 85.02e9 B (the default H100 80GB's CUDA total, 79.18 GiB); at 14, 80e9 B =
     // 74.51 GiB, with the 5% allocator reserve 78.24 GiB, the H100 training context (767 MiB = 0.75 GiB) and the
-    // data-parallel group's NCCL communicator (688 MiB = 0.67 GiB [nccl-issue-964]) 79.66 GiB > 79.18 GiB; at 15,
-    // 74.67e9 B = 69.54 GiB: 69.54 x 1.05 + 0.75 + 0.67 = 74.44 GiB (74.53 with the gathered layers) < 79.18 GiB.
+    // data-parallel group's NCCL communicator (24 x 12 MiB ring + NVLS 16 x 2 MiB x 14 + 2 MiB = 738 MiB = 0.72 GiB,
+    // core/nccl.h) 79.71 GiB > 79.18 GiB; at 15, 74.67e9 B = 69.54 GiB: 69.54 x 1.05 + 0.75 + 0.75 (770 MiB) =
+    // 74.52 GiB (74.61 with the gathered layers) < 79.18 GiB.
     CHECK(j["found"] == true);
     CHECK(j["value"] == 15);
     CHECK(j["scenario"]["gpu_count"] == 15);
@@ -1119,6 +1120,15 @@ TEST_CASE("cli: profiles lists each profile's settings, and --profile applies on
     Run other = vramlens("estimate --mode train --profile vllm");
     CHECK(other.status == 1);
     CHECK_THAT(other.err, Catch::Contains("applies to mode infer, not to mode train"));
+}
+
+TEST_CASE("cli: --torch-version sets train.torch_version as text, a bad release names the field and the flag") {
+    // "2.10" must not read as the number 2.1; "latest" is no release.
+    const Run text = vramlens("scenario --model llama-3.1-8b --dp 8 --torch-version 2.10");
+    const Run bad = vramlens("estimate --model llama-3.1-8b --dp 8 --zero 3 --torch-version latest");
+    CHECK((text.status == 0 && bad.status == 1));
+    CHECK(nlohmann::json::parse(text.out)["train"]["torch_version"] == "2.10");
+    CHECK_THAT(bad.err, Catch::Contains("train.torch_version (from --torch-version): must be a PyTorch release of 2.1 or later"));
 }
 
 TEST_CASE("cli: --vllm-version picks the release's budget rule, a release number stays text") {

@@ -213,31 +213,6 @@ TEST_CASE("FSDP QLoRA: packed 4-bit units, the next unit prefetched in backward,
     CHECK(find(estimate(s), "buffers.fsdp_backward_prefetch") == nullptr);
 }
 
-// NCCL keeps one communicator's channel buffers per process group of more than one rank, outside PyTorch's
-// allocator: 544 MiB for 2 ranks, 688 MiB for more (A100s with NVLink, PyTorch) [nccl-issue-964].
-TEST_CASE("NCCL communicators: one per process group of more than one rank") {
-    const double MiB = 1024.0 * 1024;
-    Scenario s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 1, 0);
-    CHECK(find(estimate(s), "overhead.cuda_context.nccl") == nullptr);  // one GPU: no communicator
-
-    s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 2, 1);
-    const Estimate two = estimate(s);
-    REQUIRE(two.ok());
-    CHECK(bytes_of(two, "overhead.cuda_context.nccl") == Approx(544 * MiB));
-    CHECK(find(two, "overhead.cuda_context.nccl")->phases == kAllPhases);
-
-    s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 8, 1);
-    CHECK(bytes_of(estimate(s), "overhead.cuda_context.nccl") == Approx(688 * MiB));
-
-    // dp 4 x tp 2: a data-parallel group of 4 and a tensor-parallel group of 2.
-    s = llama2_7b_run(Mode::Train, Precision::MixedBF16, 4, 1);
-    s.parallel.tp = 2;
-    s.gpu_count = 8;
-    const Estimate both = estimate(s);
-    REQUIRE(both.ok());
-    CHECK(bytes_of(both, "overhead.cuda_context.nccl") == Approx((688 + 544) * MiB));
-}
-
 TEST_CASE("component ids are dotted groups: component_bytes takes one id, group_bytes a group, id_under says which is in which") {
     CHECK(id_under("engine.nccl", "engine"));
     CHECK(id_under("engine", "engine"));

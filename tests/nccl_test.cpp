@@ -16,11 +16,14 @@
 #include "inference/vllm_budget.h"
 #include "inference_models.h"
 #include "model/presets.h"
+#include "framework_profiles.h"
 #include "nccl.h"
+#include "training_fixtures.h"
 
 using namespace vl;
 using test::bytes_of;
 using test::find;
+using test::has_error;
 
 namespace {
 
@@ -133,4 +136,141 @@ TEST_CASE("vLLM's communicators per GPU by release, GPU preset and tp") {
     Scenario given = llama_on("h100-80gb", "0.10.0", 4);
     given.infer.engine_overhead_bytes = 1e9;
     CHECK(bytes_of(estimate(given), "engine.non_torch") == 1e9);
+}
+
+// Training's communicators (core/training/overheads.cpp add_nccl): the NCCL of PyTorch 2.8's wheel, 2.27.3
+// [pytorch-nccl-pins], which with cuMem (PyTorch leaves it on) connects lazily: at a group's first collective the ring,
+// channels x 12 MiB; NVLS (16 x 2 MiB x ranks + 2 MiB from 2.26 on Hopper NVSwitch, > 2 ranks) only on groups that
+// carry gradients or activations, not on those that only reduce scalars (NVLS has no LL protocol) [nccl-p2p-code]
+// [nccl-nvls-code]. Groups by framework from their code [megatron-core-groups-code] [deepspeed-groups-code].
+namespace {
+
+// Llama-2-7B (untied, 32 heads), micro-batch 1 x 1024, on `gpu`, dp x tp ranks.
+Scenario train_on(const char* gpu, int64_t dp, int64_t tp = 1) {
+    Scenario s;
+    s.mode = Mode::Train;
+    s.model = testing::llama2_7b();
+    s.train.micro_batch = 1;
+    s.train.seq_len = 1024;
+    s.gpu = find_gpu(gpu)->gpu();
+    s.parallel.dp = dp;
+    s.parallel.tp = tp;
+    s.gpu_count = dp * tp;
+    return s;
+}
+
+double training_nccl(const Scenario& s) {
+    const Estimate e = estimate(s);
+    REQUIRE(e.ok());
+    return bytes_of(e, "overhead.cuda_context.nccl");
+}
+
+}  // namespace
+
+TEST_CASE("training NCCL: PyTorch 2.8's NCCL 2.27.3, and each PyTorch wheel's NCCL") {
+    const Release n = pytorch_nccl({2, 8, 0});
+    CHECK((n.major == 2 && n.minor == 27 && n.patch == 3));
+    const Release old = pytorch_nccl({2, 6, 0});  // 2.5-2.6: 2.21.5 [pytorch-nccl-pins]
+    CHECK((old.major == 2 && old.minor == 21 && old.patch == 5));
+    CHECK(nccl_connects_at_init(old, true));          // before 2.22: at init
+    CHECK_FALSE(nccl_connects_at_init(n, true));      // 2.22 and later with cuMem: lazily
+    CHECK(nccl_connects_at_init(n, false));           // NCCL_CUMEM_ENABLE=0: at init
+}
+
+TEST_CASE("training NCCL: plain DDP on PCIe cards, one communicator of the default group") {
+    Scenario s = train_on("rtx-4090", 1);
+    CHECK(find(estimate(s), "overhead.cuda_context.nccl") == nullptr);  // one GPU: no communicator
+    // dp 2 on two RTX 4090s (PCIe: 4 channels): the default group DDP reduces over, 4 x 12 MiB = 48 MiB.
+    s = train_on("rtx-4090", 2);
+    CHECK(training_nccl(s) == Approx(48 * MiB));
+    CHECK(find(estimate(s), "overhead.cuda_context.nccl")->phases == kAllPhases);
+    // 8 L40S (PCIe): still one ring of 4 channels, 48 MiB: the ring keeps two connections whatever the ranks.
+    CHECK(training_nccl(train_on("l40s", 8)) == Approx(48 * MiB));
+    // A context given is everything outside PyTorch: no communicator on top.
+    s.overheads.cuda_context_bytes = 1e9;
+    CHECK(find(estimate(s), "overhead.cuda_context.nccl") == nullptr);
+}
+
+TEST_CASE("training NCCL: data parallel on 8 H100s adds NVLS to the gradient group") {
+    // FSDP/DDP dp 8 on H100 SXM (NVSwitch, 24 channels): 24 x 12 MiB = 288 MiB + NVLS 16 x 2 MiB x 8 + 2 MiB = 258 MiB.
+    CHECK(training_nccl(train_on("h100-80gb", 8)) == Approx((288 + 258) * MiB));
+    // On A100 SXM (NVSwitch, no multicast): the ring alone.
+    CHECK(training_nccl(train_on("a100-80gb", 8)) == Approx(288 * MiB));
+}
+
+TEST_CASE("training NCCL: train.torch_version picks the wheel's NCCL, before 2.22 ring, tree and NVLS connect at creation") {
+    // PyTorch 2.6 ships NCCL 2.21.5 [pytorch-nccl-pins]: eager. dp 8 on H100 SXM: ring 24 x 12 = 288 MiB, tree 288 MiB
+    // (8 ranks), NVLS 2.21: 24 channels x 6 MiB x 8 ranks = 1152 MiB; 1728 MiB.
+    Scenario s = train_on("h100-80gb", 8);
+    s.train.torch_version = "2.6";
+    CHECK(training_nccl(s) == Approx((288 + 288 + 1152) * MiB));
+    // On A100 SXM (no multicast): ring and tree, 576 MiB; at 2 ranks the ring alone (the tree's peer is the ring's).
+    s = train_on("a100-80gb", 8);
+    s.train.torch_version = "2.6.0+cu124";
+    CHECK(training_nccl(s) == Approx(576 * MiB));
+    s = train_on("a100-80gb", 2);
+    s.train.torch_version = "2.5.1";
+    CHECK(training_nccl(s) == Approx(288 * MiB));
+    // Not a release, or older than the table: the field named, and how to fix it.
+    for (const char* bad : {"latest", "", "2", "1.13"}) {
+        s.train.torch_version = bad;
+        CHECK(has_error(estimate(s), "train.torch_version", "must be a PyTorch release of 2.1 or later"));
+    }
+}
+
+TEST_CASE("training NCCL: DeepSpeed's clone of the world group is a second communicator") {
+    // ZeRO-2 on 4 A100 SXM: the default group (barriers) and DeepSpeed's data-parallel clone, 288 MiB each.
+    Scenario s = train_on("a100-80gb", 4);
+    REQUIRE(apply_profile(s, "deepspeed-zero2").empty());
+    s.deepspeed.enabled = true;
+    CHECK(training_nccl(s) == Approx(2 * 288 * MiB));
+}
+
+TEST_CASE("training NCCL: Megatron-Core dp 8 x tp 2 on H100s, one communicator per group a step uses") {
+    // World 16. Communicators: the default group (16 ranks, barriers and scalar reductions) 288 MiB; dp-cp (8, DDP's
+    // gradients) 288 + 258 MiB of NVLS; tp (2) 288 MiB; mp = tp x pp (2, found-inf and update-successful) 288 MiB:
+    // 4 x 288 + 258 = 1410 MiB.
+    Scenario s = train_on("h100-80gb", 8, 2);
+    REQUIRE(apply_profile(s, "megatron-lm").empty());
+    CHECK(training_nccl(s) == Approx((4 * 288 + 258) * MiB));
+    // Megatron's DDP reduces each bucket in place in its gradient buffer: no bucket of its own, unlike PyTorch's DDP.
+    CHECK(find(estimate(s), "buffers.comm_bucket") == nullptr);
+    CHECK(find(estimate(train_on("h100-80gb", 8, 2)), "buffers.comm_bucket") != nullptr);
+    // The distributed optimizer reduces its gradient norm over the intra-instance group: one more of 16 ranks.
+    s.parallel.zero = 1;
+    CHECK(training_nccl(s) == Approx((5 * 288 + 258) * MiB));
+}
+
+TEST_CASE("training NCCL: Megatron-Core pipeline stages, and the embedding group of a tied model") {
+    // dp 2 x tp 2 x pp 2 on 8 H100s: world 8 (scalars only: no NVLS), dp-cp 2, tp 2, pp 2, mp = tp x pp 4 (scalars):
+    // 5 x 288 MiB; groups of 2 have no NVLS.
+    Scenario s = train_on("h100-80gb", 2, 2);
+    REQUIRE(apply_profile(s, "megatron-lm").empty());
+    s.parallel.pp = 2;
+    s.gpu_count = 8;
+    CHECK(training_nccl(s) == Approx(5 * 288 * MiB));
+    // Tied embeddings over stages: the first and last stage all-reduce the embedding's gradient, one more of 2 ranks.
+    s.model.tied_embeddings = true;
+    CHECK(training_nccl(s) == Approx(6 * 288 * MiB));
+    // dp 2 x pp 4: the stages' activations go by send/recv and the pp group reduces only scalars, so its 4 ranks get no
+    // NVLS either: world 8, dp-cp 2, pp 4, mp 4, 4 x 288 MiB.
+    s = train_on("h100-80gb", 2);
+    REQUIRE(apply_profile(s, "megatron-lm").empty());
+    s.parallel.pp = 4;
+    s.gpu_count = 8;
+    CHECK(training_nccl(s) == Approx(4 * 288 * MiB));
+}
+
+TEST_CASE("training NCCL: Megatron-Core MoE, pp 2 x ep 4 on 8 A100s (the ms-swift Qwen1.5-MoE run)") {
+    // dp 4, pp 2, ep 4, distributed optimizer, untied embeddings, A100 (24 channels, no NVLS): world 8, dist-opt 8,
+    // dp-cp 4, pp 2, mp 2, tp-ep 4 (the allgather dispatcher); tp-cp and expert dp (4 / 4) are one rank: 6 x 288 MiB.
+    Scenario s = train_on("a100-80gb", 4);
+    s.model = find_model("qwen1.5-moe-a2.7b")->spec;
+    REQUIRE(apply_profile(s, "megatron-lm").empty());
+    s.parallel.pp = 2;
+    s.parallel.ep = 4;
+    s.parallel.zero = 1;
+    s.train.seq_len = 1024;
+    s.gpu_count = 8;
+    CHECK(training_nccl(s) == Approx(6 * 288 * MiB));
 }

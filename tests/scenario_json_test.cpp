@@ -111,6 +111,7 @@ Scenario every_field_changed() {
     t.image_width = 640;
     t.image_height = 480;
     t.vision = VisionTraining::Projector;
+    t.torch_version = "2.6.0+cu124";
     s.finetune.method = FineTuneMethod::QLoRA;
     s.finetune.lora_rank = 64;
     s.finetune.lora_targets = kLoraQ | kLoraO | kLoraDown;
@@ -325,6 +326,7 @@ void require_same(const Scenario& a, const Scenario& b) {
     CHECK(a.train.image_width == b.train.image_width);
     CHECK(a.train.image_height == b.train.image_height);
     CHECK(a.train.vision == b.train.vision);
+    CHECK(a.train.torch_version == b.train.torch_version);
     CHECK(a.finetune.method == b.finetune.method);
     CHECK(a.finetune.lora_rank == b.finetune.lora_rank);
     CHECK(a.finetune.lora_targets == b.finetune.lora_targets);
@@ -790,7 +792,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format
     CHECK(field_count<MoESpec>() == 9);
-    CHECK(field_count<TrainingOptions>() == 35);
+    CHECK(field_count<TrainingOptions>() == 36);
     CHECK(field_count<FineTuneOptions>() == 17);
     CHECK(field_count<InferenceOptions>() == 37);
     CHECK(field_count<Speculative>() == 4);

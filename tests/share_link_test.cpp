@@ -95,6 +95,18 @@ TEST_CASE("share link: a scenario with many changes round-trips") {
     CHECK(r->overheads.fragmentation == 0.125);
 }
 
+TEST_CASE("share link: a multi-GPU training run keeps its PyTorch release") {
+    Scenario s = tiny();
+    s.mode = Mode::Train;
+    s.parallel.dp = 4;
+    s.gpu_count = 4;
+    s.train.torch_version = "2.6";
+    Result<Scenario> r = decode_share_link(encode_share_link(s));
+    REQUIRE(r.ok());
+    CHECK(r->train.torch_version == "2.6");
+    CHECK(r->parallel.dp == 4);
+}
+
 TEST_CASE("share link: every single-character change and every truncation is caught") {
     const std::string link = encode_share_link(tiny());
     const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

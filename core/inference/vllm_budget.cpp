@@ -6,34 +6,7 @@
 
 namespace vl {
 
-namespace {
-
-// Reads a run of digits at `i`; -1 when there is none or it is absurdly long.
-int read_number(std::string_view t, size_t& i) {
-    const size_t start = i;
-    int n = 0;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i - start < 6) n = n * 10 + (t[i++] - '0');
-    return i == start || (i < t.size() && t[i] >= '0' && t[i] <= '9') ? -1 : n;
-}
-
-}  // namespace
-
-std::optional<VllmRelease> parse_vllm_version(std::string_view t) {
-    size_t i = 0;
-    if (i < t.size() && (t[i] == 'v' || t[i] == 'V')) ++i;
-    VllmRelease r;
-    r.major = read_number(t, i);
-    if (r.major < 0 || i >= t.size() || t[i] != '.') return std::nullopt;
-    ++i;
-    r.minor = read_number(t, i);
-    if (r.minor < 0) return std::nullopt;
-    if (i < t.size() && t[i] == '.' && i + 1 < t.size() && t[i + 1] >= '0' && t[i + 1] <= '9') {
-        ++i;
-        r.patch = read_number(t, i);
-        if (r.patch < 0) return std::nullopt;
-    }
-    return r;
-}
+std::optional<VllmRelease> parse_vllm_version(std::string_view t) { return parse_release(t); }
 
 // The releases each rule shipped in [vllm-budget]: #2031 (0.2.5: total - free), #2863 (0.3.1: per-instance
 // snapshot), #9352 (0.6.4: total - free - torch again), #10511 (0.6.5: memory_profiling from a baseline),
@@ -60,11 +33,11 @@ namespace {
 // 2.18.1-2.20.5 (0.4.0-0.4.2 pinned vllm-nccl-cu12 2.18.1), all under the same <= 2.20 NVLS rule (nccl.h);
 // from 0.10.2 NCCL 2.27 and later, all under the >= 2.26 rule.
 constexpr VllmNcclRow kNcclRows[] = {
-    {{0, 0, 0}, "2.1-2.4", {2, 20, 5}},
-    {{0, 6, 4}, "2.5.1", {2, 21, 5}},
-    {{0, 8, 0}, "2.6.0", {2, 21, 5}},
-    {{0, 9, 0}, "2.7.0", {2, 26, 2}},
-    {{0, 10, 2}, "2.8.0", {2, 27, 3}},
+    {{0, 0, 0}, "2.1-2.4", pytorch_nccl({2, 4, 0})},
+    {{0, 6, 4}, "2.5.1", pytorch_nccl({2, 5, 1})},
+    {{0, 8, 0}, "2.6.0", pytorch_nccl({2, 6, 0})},
+    {{0, 9, 0}, "2.7.0", pytorch_nccl({2, 7, 0})},
+    {{0, 10, 2}, "2.8.0", pytorch_nccl({2, 8, 0})},
 };
 
 }  // namespace
@@ -79,7 +52,8 @@ const VllmNcclRow& vllm_nccl_row(const VllmRelease& r) {
 }
 
 NcclSetup vllm_nccl_setup(const Scenario& s, const VllmRelease& r) {
-    return NcclSetup{vllm_nccl_row(r).nccl, gpu_link(s.gpu.name), gpu_arch(s.gpu.name), true};
+    const Release nccl = vllm_nccl_row(r).nccl;  // vLLM sets NCCL_CUMEM_ENABLE=0 [vllm-pr5091]: connected at init
+    return NcclSetup{nccl, gpu_link(s.gpu.name), gpu_arch(s.gpu.name), nccl_connects_at_init(nccl, false)};
 }
 
 const char* vllm_budget_text(VllmBudget b) {

@@ -1,20 +1,156 @@
 // Overheads as named items with documented, user-changeable defaults (core/scenario.h Overheads):
 // CUDA context, communication buckets, ZeRO-3/FSDP gathered layers, allocator fragmentation.
 #include <algorithm>
+#include <iterator>
+#include <type_traits>
 #include <string_view>
 
+#include "cold.h"
 #include "cuda_context.h"
 #include "inference/weight_formats.h"
+#include "model/presets.h"
+#include "nccl.h"
 #include "model/layer_tensors.h"
 #include "training/training_internal.h"
 #include "units.h"
 
 namespace vl {
 
-// NCCL memory per communicator, PyTorch, A100 with NVLink, after an all-reduce [nccl-issue-964].
-static constexpr double kNccl2Ranks = 544 * kMiB, kNcclMoreRanks = 688 * kMiB;
 // deepspeed/moe/utils.py split_params_into_different_moe_groups_for_optimizer: max_group_size default [deepspeed-moe-code].
 static constexpr double kDsMoeMaxGroupSize = 178956971;
+
+// The process groups whose NCCL communicator a training step makes on one GPU. PyTorch makes a group's communicator at
+// its first collective unless init_process_group got a device_id (Megatron's _initialize_distributed passes none)
+// [megatron-core-groups-code], so a group that exists but runs no collective costs nothing (the DDP/FSDP and DeepSpeed
+// groups below all run one); a group of one rank connects nothing. `large`: gradients or activations cross it (a lazily
+// connected NCCL adds NVLS there, nccl.h); otherwise only barriers and scalar reductions, or tensors by send/recv or
+// all-to-all (NCCL's p2p operations, which use no NVLS; their per-peer buffers are not modelled: a communicator's ring
+// stands for them).
+struct CommGroup {
+    const char* ranks_name;  // the rank count's name in the derivation
+    const char* comm_name;   // the communicator's bytes
+    const char* nvls_name;   // its NVLS buffers
+    int64_t ranks;
+    bool large;
+};
+
+struct CommGroups {
+    CommGroup g[14];
+    int n = 0;
+    void add(const char* ranks_name, const char* comm_name, const char* nvls_name, int64_t ranks, bool large) {
+        if (ranks > 1 && n < static_cast<int>(std::size(g))) g[n++] = {ranks_name, comm_name, nvls_name, ranks, large};  // 12 at most
+    }
+};
+
+static CommGroups training_comm_groups(const Scenario& s) {
+    const Parallelism& p = s.parallel;
+    const int64_t dp = std::max<int64_t>(1, p.dp), tp = std::max<int64_t>(1, p.tp), pp = std::max<int64_t>(1, p.pp),
+                  cp = std::max<int64_t>(1, p.cp), ep = std::max<int64_t>(1, p.ep);
+    const int64_t world = dp * tp * pp * cp;
+    const bool moe = s.model.moe.num_experts > 0;
+    CommGroups out;
+    if (megatron_core_run(s)) {
+        // Megatron-Core (parallel_state.py initialize_model_parallel makes a group per role, separate groups for the same
+        // ranks; read at core_v0.13.0) [megatron-core-groups-code], those a GPT step runs a collective on:
+        //   world        the default group: barriers at start-up, the start-time and exit-check all-reduces (training.py)
+        //   dist-opt     INTRA_DISTRIBUTED_OPTIMIZER_INSTANCE_GROUP (all ranks with one optimizer instance): the
+        //                distributed optimizer's gradient norm and zero count (optimizer/__init__.py grad_stats_parallel_group)
+        //   dp-cp        DDP's gradient all-reduce / reduce-scatter and the parameter all-gather, the loss and token counts
+        //   tp           the layers' all-reduce / all-gather / reduce-scatter, the batch broadcast
+        //   pp           send/recv of activations between stages, the MoE aux-loss and token-count reductions
+        //   mp (tp-pp)   found-inf and update-successful reductions every step; the gradient norm without the distributed optimizer
+        //   cp           the attention's ring exchange and the loss all-reduce
+        //   tp-cp        the MoE router's tokens-per-expert all-reduce for the aux loss (tp x cp > 1)
+        //   embedding    first and last stage all-reduce the tied embedding's gradient (pp > 1)
+        //   tp-ep        the token dispatcher (allgather, Megatron's default): hidden states gathered and scattered
+        //   expert-dp    the routed experts' gradients (their own DDP buffers, ep > 1)
+        //   tp-ep-pp     the experts' optimizer's gradient norm without the distributed optimizer
+        // Not used in a step, so no communicator: dp without cp (only a per-token loss uses it), the position-embedding,
+        // tp-dp(-cp) (expert-bias updates only), expert-tp (expert_tensor_parallel_size = tp: its gathers run on tp-ep)
+        // and ep (the alltoall dispatcher's, not the default's).
+        const bool dist_opt = p.zero >= 1;
+        out.add("world", "comm_world", "nvls_world", world, false);
+        if (dist_opt) out.add("world", "comm_dist_opt", "nvls_dist_opt", world, false);
+        out.add("dp_cp", "comm_dp_cp", "nvls_dp_cp", dp * cp, true);
+        out.add("tp", "comm_tp", "nvls_tp", tp, true);
+        out.add("pp", "comm_pp", "nvls_pp", pp, false);  // activations by send/recv (p2p buffers, not modelled); scalars
+        out.add("tp_pp", "comm_mp", "nvls_mp", tp * pp, false);
+        out.add("cp", "comm_cp", "nvls_cp", cp, false);  // the attention's KV by send/recv (TransformerEngine); the loss
+        if (moe) out.add("tp_cp", "comm_tp_cp", "nvls_tp_cp", tp * cp, false);
+        if (s.model.tied_embeddings && pp > 1) out.add("embedding_ranks", "comm_embedding", "nvls_embedding", 2, true);
+        if (moe && ep > 1) {
+            out.add("tp_ep", "comm_tp_ep", "nvls_tp_ep", tp * ep, true);
+            out.add("expert_dp", "comm_expert_dp", "nvls_expert_dp", dp * cp / ep, true);
+            if (!dist_opt) out.add("tp_ep_pp", "comm_tp_ep_pp", "nvls_tp_ep_pp", tp * ep * pp, false);
+        }
+        return out;
+    }
+    if (s.deepspeed.enabled && p.zero >= 1) {
+        // DeepSpeed without a model-parallel unit: its data-parallel group is a clone of the world group
+        // (groups.py _clone_world_group: dist.new_group(ranks=range(world_size))), a second communicator of the same
+        // ranks, beside the default group the barriers run on (Accelerate's wait_for_everyone, deepspeed.comm.barrier);
+        // with one (tp, pp or cp > 1) the unit's data-parallel group and its model-parallel groups; DeepSpeed MoE adds
+        // the expert-parallel and expert-data-parallel groups (_create_expert_and_data_parallel) [deepspeed-groups-code].
+        out.add("world", "comm_world", "nvls_world", world, false);
+        out.add("dp", "comm_dp", "nvls_dp", dp * cp, true);
+        out.add("tp", "comm_tp", "nvls_tp", tp, true);
+        out.add("pp", "comm_pp", "nvls_pp", pp, false);
+        out.add("cp", "comm_cp", "nvls_cp", cp, true);
+        if (moe && ep > 1) {
+            out.add("ep", "comm_ep", "nvls_ep", ep, false);
+            out.add("expert_dp", "comm_expert_dp", "nvls_expert_dp", dp / ep, true);
+        }
+        return out;
+    }
+    // PyTorch DDP / FSDP (Trainer, Accelerate, Lightning, torchtitan): the default group is the data-parallel one when
+    // the run is data parallel alone; with other dimensions each has a group of its own (a DeviceMesh dimension), and
+    // the default group keeps the barriers.
+    const bool dp_only = world == dp;
+    out.add("world", "comm_world", "nvls_world", world, dp_only);
+    if (!dp_only) out.add("dp", "comm_dp", "nvls_dp", dp * cp, true);
+    out.add("tp", "comm_tp", "nvls_tp", tp, true);
+    out.add("pp", "comm_pp", "nvls_pp", pp, false);
+    out.add("cp", "comm_cp", "nvls_cp", cp, true);
+    if (moe) out.add("ep", "comm_ep", "nvls_ep", ep, false);
+    return out;
+}
+
+// NCCL's communicator buffers, outside PyTorch's allocator: core/nccl.h's bytes for each group's communicator.
+static void add_nccl(TrainCtx& c) {
+    const CommGroups groups = training_comm_groups(c.s);
+    if (groups.n == 0) return;
+    // The NCCL of the run's PyTorch wheel (train.torch_version, validated; default the newest pin, 2.8, the PyTorch of
+    // the default training profile, transformers-trainer-v5: torch >= 2.8) [pytorch-nccl-pins]. PyTorch leaves
+    // NCCL_CUMEM_ENABLE unset, which NCCL reads as cuMem on where the driver supports it (CUDA 12+) [nccl-p2p-code], so
+    // NCCL >= 2.22 connects each algorithm at its first collective (nccl.h).
+    const Release nccl = pytorch_nccl(parse_release(c.s.train.torch_version).value_or(Release{}));
+    const NcclSetup base{nccl, gpu_link(c.s.gpu.name), gpu_arch(c.s.gpu.name), nccl_connects_at_init(nccl, true)};
+    const char* why =
+        megatron_core_run(c.s)
+            ? "the NCCL of train.torch_version's wheel [pytorch-nccl-pins]; Megatron-Core's groups a step runs a collective on, "
+              "each its own communicator [megatron-core-groups-code]; each channels x (ring 12 MiB + tree 12 MiB at 3+ ranks "
+              "where NCCL < 2.22 connects it at creation) + NVLink SHARP [nccl-p2p-code] [nccl-nvls-code]"
+        : c.s.deepspeed.enabled && c.s.parallel.zero >= 1
+            ? "the NCCL of train.torch_version's wheel [pytorch-nccl-pins]; the default group and DeepSpeed's clone of it for data "
+              "parallelism [deepspeed-groups-code]; each channels x (ring 12 MiB + tree 12 MiB at 3+ ranks where NCCL < 2.22 "
+              "connects it at creation) + NVLink SHARP [nccl-p2p-code] [nccl-nvls-code]"
+            : "the NCCL of train.torch_version's wheel [pytorch-nccl-pins]; one communicator per process group, made at its first "
+              "collective; each channels x (ring 12 MiB + tree 12 MiB at 3+ ranks where NCCL < 2.22 connects it at creation) + "
+              "NVLink SHARP [nccl-p2p-code] [nccl-nvls-code]";
+    add(c.e, c.d, comp("overhead.cuda_context.nccl", "NCCL communicator buffers (one per process group a step uses)", Category::Overhead,
+                       kAllPhases, why),
+        [&](auto& q) {
+            using N = std::decay_t<decltype(q("", 0.0))>;
+            N b{};
+            for (int i = 0; i < groups.n; ++i) {
+                const CommGroup& g = groups.g[i];
+                NcclSetup setup = base;
+                setup.large = g.large;
+                b += q.let(g.comm_name, nccl_comm_bytes(q, setup, g.ranks_name, g.ranks, g.nvls_name));
+            }
+            return b;
+        });
+}
 
 void add_context(TrainCtx& c) {
     const double b = cuda_context_bytes(c.s);  // as given, or the table's row for this GPU
@@ -24,19 +160,10 @@ void add_context(TrainCtx& c) {
                        "framework CUDA context: a few hundred MB [transformer-series5 §1]"),
         [&](auto& q) { return q("cuda_context_bytes", b); });
 
-    // NCCL allocates its own channel buffers per communicator, outside PyTorch's allocator: one communicator per
-    // process group of more than one rank (data, tensor, pipeline, context, expert parallel). Measured with PyTorch on
-    // 4 A100s with NVLink after a 4 MB all-reduce: 544 MiB for a group of 2 ranks, 688 MiB for 3 or 4 [nccl-issue-964].
+    // A given context is all memory outside PyTorch. One GPU has no communicator: the path is cold for the page's
+    // first view (core/cold.h).
     const Parallelism& p = c.s.parallel;
-    double two = 0, more = 0;
-    for (int64_t g : {p.dp, p.tp, p.pp, p.cp, p.ep}) {
-        if (g == 2) two += 1;
-        if (g > 2) more += 1;
-    }
-    if (two + more > 0 && c.s.overheads.cuda_context_bytes < 0)  // a given context is all memory outside PyTorch
-        add(c.e, c.d, comp("overhead.cuda_context.nccl", "NCCL communicator buffers (one per process group)", Category::Overhead, kAllPhases,
-                           "NCCL channel buffers outside the PyTorch allocator: 544 MiB for 2 ranks, 688 MiB for more [nccl-issue-964]"),
-            [&](auto& q) { return q("groups_of_2", two) * q("nccl_2_ranks", kNccl2Ranks) + q("groups_of_more", more) * q("nccl_more_ranks", kNcclMoreRanks); });
+    if (c.s.overheads.cuda_context_bytes < 0 && p.dp * p.tp * p.pp * p.cp > 1) cold([&] { add_nccl(c); });
 }
 
 static DeepSpeedZero ds_resolved(const Scenario& s) {
@@ -177,7 +304,10 @@ void add_buffers(TrainCtx& c) {
     // FSDP2 (fully_shard) reduce-scatters each unit's gradients from a buffer of its own (buffers.fsdp2_reduce_scatter),
     // with no DDP-style bucket [pytorch-fsdp-code].
     const bool fsdp2 = !deepspeed && p.zero >= 3 && p.fsdp_version == 2;
-    if (p.dp > 1 && !deepspeed && !fsdp2) {
+    // Megatron-Core's DDP keeps the gradients in contiguous buffers (the grads component) and all-reduces or, under the
+    // distributed optimizer, reduce-scatters each bucket in place on its view of them: no bucket of its own
+    // (param_and_grad_buffer.py start_grad_sync) [megatron-core-groups-code].
+    if (p.dp > 1 && !deepspeed && !fsdp2 && !megatron_core_run(s)) {
         const double b = s.overheads.bucket_bytes;
         add(c.e, c.d, comp("buffers.comm_bucket", "gradient all-reduce / reduce-scatter bucket", Category::Buffers, kBwd,
                            "PyTorch DDP bucket_cap_mb [pytorch-docs]; DeepSpeed reduce_bucket_size; ZeRO Sec 6.2 (constant-size buffers) [zero2020 §6.2]"),

@@ -120,6 +120,10 @@ void add_mllama_cross_attention(TrainCtx& c);
 
 // overheads.cpp: CUDA context, communication buckets, ZeRO-3 gather buffers, fragmentation.
 void add_buffers(TrainCtx& c);
+
+// A Megatron-Core run: its loss (vocab_parallel_cross_entropy, which only Megatron-Core runs; the megatron-lm profile
+// sets it) [megatron-cross-entropy-code]. Its process groups (overheads.cpp) and its in-place gradient buffers follow.
+inline bool megatron_core_run(const Scenario& s) { return s.train.loss == LossImpl::Megatron; }
 void add_context(TrainCtx& c);
 
 // compat.cpp: reproductions of other tools' accounting (Megatron, DeepSpeed estimator, accelerate).

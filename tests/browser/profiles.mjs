@@ -4,9 +4,11 @@
 //   2. change a field the profile set (LoRA rank "-") -> the line says "custom (from <label>)", the link keeps the profile
 //   3. "custom (no profile)" -> no profile, the fields stay as they are
 //   4. a profile of fine-tuning is dropped when the mode becomes inference; vLLM picked there sets the engine
+//   5. Megatron-LM on 8 GPUs: the PyTorch release field (train.torch_version, shown with more than one GPU) typed
+//      with the real keyboard; PyTorch 2.6's NCCL 2.21 connects the tree at creation, so the communicators grow
 //
 // Usage: node profiles.mjs --site build/web/site [--chromium /usr/bin/chromium]
-import { appState as state, checks, click, finish, launchChromium, openApp, parseArgs, serveSite } from './harness.mjs';
+import { appState as state, checks, click, finish, item, launchChromium, openApp, parseArgs, scrollTo, serveSite, typeInto } from './harness.mjs';
 import { resolve } from 'node:path';
 
 const args = parseArgs();
@@ -67,6 +69,26 @@ try {
     // The link leaves out what the profile sets; the estimate is vLLM's (its non-torch memory component).
     check(sc.profile === 'vllm' && s.components.some((c) => c.id === 'engine.non_torch'), `vLLM picked (${sc.profile})`);
     check(s.ok && s.total_bytes === s.core_total_bytes, 'shown estimate = core estimate with vLLM');
+  });
+  await section('Megatron-LM on 8 GPUs: the PyTorch release', async () => {
+    const p = await openApp(browser, server.url, { viewport: { width: 1280, height: 900 } }, (what) => failures.push(what));
+    const inputs = await item(p, 'section.model');
+    const reach = async (key) => scrollTo(p, key, { x: inputs.x + 8, y: 450 }, 0, false);
+    const nccl = (s) => s.components.find((c) => c.id === 'overhead.cuda_context.nccl')?.bytes ?? 0;
+    await click(p, 'mode.0');  // training
+    await click(p, 'profile');
+    await click(p, 'profile.megatron-lm');
+    await reach('gpu_count');
+    await typeInto(p, 'gpu_count', '8');
+    const now = await state(p);
+    check(now.ok && nccl(now) > 0, `8 GPUs: the process groups' communicators (${nccl(now)} B)`);
+    await reach('train.torch_version');
+    await typeInto(p, 'train.torch_version', '2.6');
+    const old = await state(p);
+    check(scenario(old).train?.torch_version === '2.6', `the field sets train.torch_version (${scenario(old).train?.torch_version})`);
+    check(old.ok && nccl(old) > nccl(now), `PyTorch 2.6's NCCL connects the tree at creation: more (${nccl(old)} > ${nccl(now)} B)`);
+    check(old.total_bytes === old.core_total_bytes, 'shown estimate = core estimate');
+    await p.close();
   });
 } finally {
   await browser.close();

@@ -546,6 +546,9 @@ void parallel_panel(AppState& app) {
                 app.dirty = true;
             }
         }
+        if (p.dp * p.tp * p.pp * p.cp > 1) cold([&] {  // the PyTorch whose NCCL sizes the communicators (multi-GPU only)
+            if (text_field(app, tr(L, S::TorchVersion), "train.torch_version", s.train.torch_version, "2.8", false)) app.dirty = true;
+        });
     }
     section_errors(app, "parallel");  // the layout's errors with no field on screen (shard_group, a hidden switch)
 }

@@ -85,6 +85,7 @@ enum class Lang { En, Zh };
     X(OffloadOptimizer, "Offload optimizer to CPU", "优化器卸载到 CPU")                                   \
     X(OffloadParams, "Offload parameters to CPU", "参数卸载到 CPU")                                       \
     X(FsdpVersion, "FSDP version", "FSDP 版本")                                                        \
+    X(TorchVersion, "PyTorch release (its NCCL)", "PyTorch 版本（其 NCCL）")                              \
     X(Advanced, "Advanced", "高级")                                                                       \
     X(CudaContext, "CUDA context (GiB)", "CUDA 上下文 (GiB)")                                             \
     X(Fragmentation, "Fragmentation reserve", "碎片预留比例")                                              \
