@@ -1126,7 +1126,7 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
         cold([&] { errs.push_back({"infer.target_len", "is the decoder's length of an encoder-decoder (t5, mt5, bart); this model has one stack: leave it 0"}); });
     // Zamba / Zamba2 (model.ssm.shared_blocks): transformers (Zamba2HybridDynamicCache) and vLLM (zamba2.py, Zamba2 only)
     // run them; llama.cpp has no Zamba architecture (a Zamba2 port, ggml-org/llama.cpp PR #21412, is not merged)
-    // [transformers-zamba2] [llamacpp-zamba2-pr].
+    // [transformers-zamba2] [llamacpp-zamba2-pr]; vLLM's model registry lists Zamba2ForCausalLM and no ZambaForCausalLM [vllm-code].
     if (s.model.ssm.shared_blocks > 0 && o.engine == Engine::LlamaCpp)
         cold([&] { errs.push_back({"infer.engine", std::string("llama.cpp has no Zamba architecture (") + s.model.model_type +
                                                        ": model.ssm.shared_blocks, shared transformer blocks over a Mamba backbone); use transformers" +
