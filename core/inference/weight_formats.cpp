@@ -3,6 +3,8 @@
 // Bits per weight come from the tables in weight_formats.h.
 #include "inference/weight_formats.h"
 
+#include "cold.h"
+
 #include <algorithm>
 #include <array>
 
@@ -138,8 +140,10 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
         // A Mamba mixer's conv1d, A_log, D, dt_bias and gated norm are 1-D (layer_shard puts them with the norms): not linear.
         double ssm_vectors = 0;
         if (m.ssm.active())
-            for_each_layer_tensor(m, k, [&](const Tensor& t) {
-                if (t.kind == TensorKind::Ssm && !t.matrix()) ssm_vectors += static_cast<double>(t.params());
+            cold([&] {
+                for_each_layer_tensor(m, k, [&](const Tensor& t) {
+                    if (t.kind == TensorKind::Ssm && !t.matrix()) ssm_vectors += static_cast<double>(t.params());
+                });
             });
         w.linear_unsharded += n * (static_cast<double>(l.attention + l.ssm + l.mlp) - ssm_vectors);
         w.routed += n * (s.experts_down + s.experts_rest);

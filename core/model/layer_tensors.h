@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cold.h"
 #include "model_spec.h"
 #include "param_count.h"
 #include "scenario.h"
@@ -369,7 +370,7 @@ VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, 
             f(vec("cross_attn_mlp_gate", 1, K::Attention));
         }
         if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
-        if (kind.shared && m.ssm.shared_blocks > 0) zamba_shared(f, m, kind);
+        if (kind.shared && m.ssm.shared_blocks > 0) cold([&] { zamba_shared(f, m, kind); });  // a Zamba model's layers only
     }
     if (kind.no_mlp) {
         // a mixer alone (Nemotron-H 'M' / '*')
