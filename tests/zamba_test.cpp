@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint_files.h"
+#include "config_files.h"
 #include "component_lookup.h"
 #include "estimate.h"
 #include "model/hf_config.h"
@@ -22,21 +22,13 @@
 #include "share_link.h"
 
 using namespace vl;
+using test::bytes_of;
+using test::find;
 using test::has_error;
 
 namespace {
-std::string text_of(const std::string& name) {
-    const std::string text = vl::test::read_text(std::string(VRAMLENS_TEST_DATA) + "/configs/" + name);
-    REQUIRE_FALSE(text.empty());
-    return text;
-}
-
-ModelSpec config(const std::string& name) {
-    Result<ModelSpec> r = import_hf_config(text_of(name));
-    for (const auto& e : r.errors) INFO(to_string(e));
-    REQUIRE(r.ok());
-    return *r.value;
-}
+std::string text_of(const std::string& name) { return test::config_text(name); }
+ModelSpec config(const std::string& name) { return test::imported_config(name); }
 
 Scenario infer(const std::string& file, Engine engine, int64_t batch, int64_t context) {
     Scenario s;
@@ -57,16 +49,6 @@ Estimate estimate_ok(const Scenario& s) {
     return e;
 }
 
-const Component* find(const Estimate& e, const std::string& id) {
-    for (const Component& c : e.components)
-        if (c.id == id) return &c;
-    return nullptr;
-}
-
-double bytes_of(const Estimate& e, const std::string& id) {
-    const Component* c = find(e, id);
-    return c ? c->bytes : -1;
-}
 }  // namespace
 
 TEST_CASE("zamba2: Zamba2-1.2B's config imports with its shared block, and counts exactly") {
@@ -241,7 +223,7 @@ TEST_CASE("zamba2: training keeps each invocation's shared block activations bes
     // Full recomputation keeps the layer inputs only.
     Scenario full = t;
     full.train.recompute = Recompute::Full;
-    CHECK(bytes_of(estimate_ok(full), "act.shared_block") == -1);
+    CHECK(find(estimate_ok(full), "act.shared_block") == nullptr);
     // LoRA on the shared blocks is refused by name.
     Scenario lora = t;
     lora.mode = Mode::FineTune;

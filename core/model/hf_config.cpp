@@ -717,6 +717,21 @@ void mamba2(Importer& im, ModelSpec& m) {
         im.r.fail("head_dim", "num_heads * head_dim must equal expand * hidden_size (" + std::to_string(x.inner) + ", Mamba2Mixer's width); got " +
                                   std::to_string(x.heads) + " * " + std::to_string(head_dim));
 }
+// The Mamba1 mixer keys JambaConfig and ZambaConfig share, with their common defaults: d_inner = mamba_expand (2) *
+// hidden_size, mamba_d_state 16, mamba_d_conv 4, mamba_dt_rank ("auto": ceil(hidden_size / 16)), mamba_conv_bias (conv1d's bias)
+// and mamba_proj_bias (in_proj's and out_proj's) [transformers-code].
+void mamba1_prefixed_keys(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.inner = im.opt("mamba_expand", 2) * m.hidden;
+    const char* state_keys[] = {"mamba_d_state"};
+    x.state = im.opt("ssm.state", state_keys, 16);
+    const char* conv_keys[] = {"mamba_d_conv"};
+    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
+    const char* dt_keys[] = {"mamba_dt_rank"};
+    x.dt_rank = dt_rank(im, m, dt_keys);
+    x.conv_bias = im.r.boolean("mamba_conv_bias", true);
+    x.proj_bias = x.out_proj_bias = im.r.boolean("mamba_proj_bias", false);
+}
 // JambaConfig / JambaModel: attention on layers i % attn_layer_period == attn_layer_offset, Mamba
 // (JambaMambaMixer, with dt/B/C RMSNorms) elsewhere; routed experts (JambaSparseMoeBlock: num_experts
 // MLPs of intermediate_size, a bias-free router) on layers i % expert_layer_period ==
@@ -729,15 +744,7 @@ void jamba(Importer& im, ModelSpec& m) {
     const char* offset_keys[] = {"attn_layer_offset"};
     x.attn_period = im.opt("ssm.attn_period", period_keys, 8);
     x.attn_offset = im.opt("ssm.attn_offset", offset_keys, 4);
-    x.inner = im.opt("mamba_expand", 2) * m.hidden;
-    const char* state_keys[] = {"mamba_d_state"};
-    x.state = im.opt("ssm.state", state_keys, 16);
-    const char* conv_keys[] = {"mamba_d_conv"};
-    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
-    const char* dt_keys[] = {"mamba_dt_rank"};
-    x.dt_rank = dt_rank(im, m, dt_keys);
-    x.conv_bias = im.r.boolean("mamba_conv_bias", true);
-    x.proj_bias = x.out_proj_bias = im.r.boolean("mamba_proj_bias", false);
+    mamba1_prefixed_keys(im, m);
     x.bcdt_norms = true;
     // A config that lists its layers (layers_block_type) must say what the period and offset say:
     // vramlens places attention by the rule, not by the list.
@@ -1088,17 +1095,8 @@ void zamba2(Importer& im, ModelSpec& m) {
 void zamba(Importer& im, ModelSpec& m) {
     SsmSpec& x = m.ssm;
     x.kind = SsmKind::Mamba1;
-    const char* expand_keys[] = {"mamba_expand"};
-    x.inner = im.opt("mamba_expand", expand_keys, 2) * m.hidden;
+    mamba1_prefixed_keys(im, m);
     im.derived["ssm.inner"] = {"mamba_expand", "hidden_size"};
-    const char* state_keys[] = {"mamba_d_state"};
-    x.state = im.opt("ssm.state", state_keys, 16);
-    const char* conv_keys[] = {"mamba_d_conv"};
-    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
-    const char* dt_keys[] = {"mamba_dt_rank"};
-    x.dt_rank = dt_rank(im, m, dt_keys);
-    x.conv_bias = im.r.boolean("mamba_conv_bias", true);
-    x.proj_bias = x.out_proj_bias = im.r.boolean("mamba_proj_bias", false);
     const char* heads_keys[] = {"n_mamba_heads"};
     x.heads = im.opt("ssm.heads", heads_keys, 2);
     zamba_head_dim(im, m);
