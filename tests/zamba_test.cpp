@@ -19,6 +19,7 @@
 #include "param_count.h"
 #include "repo_files.h"
 #include "scenario_json.h"
+#include "planner/local.h"
 #include "share_link.h"
 
 using namespace vl;
@@ -271,4 +272,20 @@ TEST_CASE("zamba: Zamba v1 (ZambaConfig's defaults, Zamba-7B-v1's sizes) over Ma
     CHECK(bytes_of(estimate_ok(s), "kv_cache") == 13 * 29696.0 * 4096);
     s.infer.engine = Engine::VLLM;
     CHECK(has_error(estimate(s, Detail::NumbersOnly), "infer.engine", "not Zamba v1"));
+}
+
+TEST_CASE("zamba2: Run locally refuses llama.cpp and Ollama by name") {
+    Scenario s;
+    s.model = test::imported_config("zamba2-1.2b.json");
+    s.local.gpus = {"rtx-4090"};
+    s.local.ram_bytes = 64.0 * (1ull << 30);
+    for (LocalEngine engine : {LocalEngine::LlamaCpp, LocalEngine::Ollama}) {
+        s.local.engine = engine;
+        s.local.weights = WeightFormat::GGUF_Q4_K_M;
+        const LocalPlan p = plan_local(s);
+        REQUIRE_FALSE(p.errors.empty());
+        CHECK(p.errors.front().field == "local.engine");
+        CHECK(p.errors.front().message.find("llama.cpp has no Zamba architecture") != std::string::npos);
+        CHECK(p.errors.front().message.find("or vLLM") != std::string::npos);
+    }
 }
