@@ -56,7 +56,10 @@ struct MLASpec {
 enum class SsmKind { None, Mamba1, Mamba2, GatedDeltaNet };
 // SsmSpec::layer_list's characters: what one layer holds. A Jamba / Granite-4.0-H layer is a mixer then
 // an MLP; a Nemotron-H block is one of them alone (NemotronHBlock: one norm and one mixer) [transformers-code].
-inline constexpr char kLayerMambaMlp = 'M', kLayerAttentionMlp = 'A', kLayerMamba = 'm', kLayerAttention = 'a', kLayerMlp = '-';
+// A Zamba / Zamba2 hybrid layer ('h', ZambaHybridLayer / Zamba2HybridLayer) is a Mamba layer that first runs one of the
+// model's shared transformer blocks (SsmSpec::shared_blocks) and its own `linear` [zamba2-report] [transformers-code].
+inline constexpr char kLayerMambaMlp = 'M', kLayerAttentionMlp = 'A', kLayerMamba = 'm', kLayerAttention = 'a', kLayerMlp = '-',
+                      kLayerMambaShared = 'h';
 inline constexpr int64_t kMaxListedLayers = 256;  // LayerPattern keeps a listed pattern in a fixed array
 struct SsmSpec {
     SsmKind kind = SsmKind::None;
@@ -85,6 +88,16 @@ struct SsmSpec {
     // per layer (kLayerMambaMlp ...), overriding attn_period/attn_offset; empty: the periodic rule above.
     // Whether an MLP is routed experts still follows MoESpec (first_dense_layers, moe_layer_freq).
     std::string layer_list;
+    // Zamba / Zamba2 (num_mem_blocks): the shared transformer blocks the 'h' layers of layer_list take in turn (invocation i
+    // runs block i % shared_blocks); 0: none. A block is attention over concat(hidden, the embeddings) (2 * hidden wide:
+    // q, k, v [heads * head_dim, 2d], o [d, heads * head_dim], the input RMSNorm over 2d) and a gated MLP (gate_up [2 ffn, d],
+    // down [d, ffn], pre_ff_layernorm [d]); its weights exist once, however many layers run it. Each invocation has its
+    // own `linear` [d, d] after the block and, with adapter_rank > 0, its own low-rank adapters: on the MLP's gate_up
+    // ([r, d] then [2 ffn, r]; Zamba2MLP builds them unconditionally) and, with attn_adapters
+    // (use_shared_attention_adapter), on q, k and v ([r, 2d] then [2d, r] each) [transformers-code] [zamba2-report].
+    int64_t shared_blocks = 0;
+    int64_t adapter_rank = 0;
+    bool attn_adapters = false;
     bool active() const { return kind != SsmKind::None; }
     bool operator==(const SsmSpec&) const = default;
 };

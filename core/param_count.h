@@ -16,11 +16,23 @@ struct LayerKind {
     bool no_mixer = false;  // an MLP-only layer (Nemotron-H '-' / 'E')
     bool no_mlp = false;    // a mixer-only layer (Nemotron-H 'M' / '*')
     bool cross = false;     // a cross-attention layer (Mllama's text_config.cross_attention_layers): attends to the image
-    // 0..11, LayerTable's slot: mixer (attention, Mamba, none, cross-attention) x MLP (dense, MoE, none)
-    size_t index() const { return (cross ? 9u : no_mixer ? 6u : ssm ? 3u : 0u) + (no_mlp ? 2u : moe ? 1u : 0u); }
-    static LayerKind of_index(size_t k) { return {k % 3 == 1, k / 3 == 1, k / 3 == 2, k % 3 == 2, k / 3 == 3}; }
+    // A Zamba hybrid layer (SsmSpec::shared_blocks, layer_list 'h'): a Mamba layer alone that first runs a shared transformer
+    // block (its attention keeps a KV cache here), with its own linear and adapters; shared_owner: the block's weights are
+    // counted on this layer (the first invocation of each block), once for the model.
+    bool shared = false;
+    bool shared_owner = false;
+    // 0..11, LayerTable's slot: mixer (attention, Mamba, none, cross-attention) x MLP (dense, MoE, none); 12, 13: a Zamba
+    // hybrid layer, without or with its block's weights
+    size_t index() const {
+        if (shared) return shared_owner ? 13u : 12u;
+        return (cross ? 9u : no_mixer ? 6u : ssm ? 3u : 0u) + (no_mlp ? 2u : moe ? 1u : 0u);
+    }
+    static LayerKind of_index(size_t k) {
+        if (k >= 12) return {false, true, false, true, false, true, k == 13};
+        return {k % 3 == 1, k / 3 == 1, k / 3 == 2, k % 3 == 2, k / 3 == 3};
+    }
 };
-inline constexpr size_t kLayerKinds = 12;
+inline constexpr size_t kLayerKinds = 14;
 
 struct LayerParams {
     int64_t attention = 0;   // q, k, v, o (+ biases, qk-norms, MLA projections and norms)
@@ -48,7 +60,8 @@ struct LayerPattern {
     bool parallel_attention = false;    // SsmSpec::parallel_attention: attention beside every Mamba mixer
     // SsmSpec::layer_list, or Mllama's cross-attention layers among self-attention ones (VisionSpec::cross_layers), one
     // code per layer (kMixer* + kNoMlp); listed == 0: the periodic rule.
-    static constexpr uint8_t kMixerAttention = 0, kMixerSsm = 1, kMixerNone = 2, kMixerCross = 3, kNoMlp = 4;
+    // kShared: a Zamba hybrid layer ('h'); kSharedOwner: one of the first shared_blocks of them, which hold the blocks' weights.
+    static constexpr uint8_t kMixerAttention = 0, kMixerSsm = 1, kMixerNone = 2, kMixerCross = 3, kNoMlp = 4, kShared = 8, kSharedOwner = 16;
     int64_t listed = 0;
     std::array<uint8_t, kMaxListedLayers> codes{};
     // An encoder-decoder (Seq2SeqSpec): its encoder's layers, listed first. They attend without a cache, so attention() (the

@@ -308,6 +308,9 @@ template <class V> void fields(V& v, SsmSpec*) {
     v("bcdt_norms", &SsmSpec::bcdt_norms);
     v("fp32_state", &SsmSpec::fp32_state);
     v("layer_list", &SsmSpec::layer_list);
+    v("shared_blocks", &SsmSpec::shared_blocks);
+    v("adapter_rank", &SsmSpec::adapter_rank);
+    v("attn_adapters", &SsmSpec::attn_adapters);
 }
 
 template <class V> void fields(V& v, RopeSpec*) {

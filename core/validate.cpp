@@ -59,6 +59,13 @@ std::vector<FieldError> validate(const Scenario& s) {
     range(errs, "overheads.fragmentation", ov.fragmentation, 0, 1);
     range(errs, "overheads.bucket_bytes", ov.bucket_bytes, 0, 1e12);
     validate_parallel(s, model_valid, errs);
+    // Zamba's shared blocks serve layers on every pipeline stage; which stage holds their weights (and whether a stage
+    // keeps a copy) is not modelled.
+    if (s.model.ssm.shared_blocks > 0) cold([&] {
+        if (s.parallel.pp > 1 && !reported(errs, "parallel.pp"))
+            errs.push_back({"parallel.pp", "a Zamba model's shared transformer blocks (model.ssm.shared_blocks) run on layers of every "
+                                           "pipeline stage, which vramlens does not split: use pp 1; got " + std::to_string(s.parallel.pp)});
+    });
     if (s.mode == Mode::Infer) {
         validate_inference(s, errs);
     } else {

@@ -787,7 +787,7 @@ TEST_CASE("scenario JSON: the format covers every field of the Scenario structs"
     CHECK(field_count<Seq2SeqSpec>() == 2);
     CHECK(field_count<VisionSpec>() == 19);
     CHECK(field_count<GridPinpoint>() == 2);
-    CHECK(field_count<SsmSpec>() == 18);
+    CHECK(field_count<SsmSpec>() == 21);
     CHECK(field_count<ModelOrigin>() == 2);
     CHECK(field_count<GgufTensorBytes>() == 6);
     CHECK(field_count<MLASpec>() == 6);  // decompressed_cache is infer.mla_cache's copy, not a model field of the format

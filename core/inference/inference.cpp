@@ -1141,6 +1141,16 @@ void validate_inference(const Scenario& s, std::vector<FieldError>& errs) {
         cold([&] { errs.push_back({"parallel.pp", std::string("pipeline parallelism for an encoder-decoder (") + s.model.model_type + ") is not modelled yet; use pp 1"}); });
     if (!s.model.seq2seq.active() && o.target_len != 0 && s.model.architecture_known())
         cold([&] { errs.push_back({"infer.target_len", "is the decoder's length of an encoder-decoder (t5, mt5, bart); this model has one stack: leave it 0"}); });
+    // Zamba / Zamba2 (model.ssm.shared_blocks): transformers (Zamba2HybridDynamicCache) and vLLM (zamba2.py, Zamba2 only)
+    // run them; llama.cpp has no Zamba architecture (a Zamba2 port, ggml-org/llama.cpp PR #21412, is not merged)
+    // [transformers-zamba2] [llamacpp-zamba2-pr]; vLLM's model registry lists Zamba2ForCausalLM and no ZambaForCausalLM [vllm-code].
+    if (s.model.ssm.shared_blocks > 0 && o.engine == Engine::LlamaCpp)
+        cold([&] { errs.push_back({"infer.engine", std::string("llama.cpp has no Zamba architecture (") + s.model.model_type +
+                                                       ": model.ssm.shared_blocks, shared transformer blocks over a Mamba backbone); use transformers" +
+                                                       (s.model.ssm.kind == SsmKind::Mamba2 ? " or vllm" : "")}); });
+    else if (s.model.ssm.shared_blocks > 0 && s.model.ssm.kind != SsmKind::Mamba2 && o.engine == Engine::VLLM)
+        cold([&] { errs.push_back({"infer.engine", std::string("vLLM runs Zamba2 (zamba2.py) but not Zamba v1's Mamba1 backbone with a shared block (") +
+                                                       s.model.model_type + ": model.ssm.shared_blocks); use transformers"}); });
     const bool pooling = s.model.encoder || s.model.embedder;
     if (pooling && o.engine == Engine::LlamaCpp)
         cold([&] { errs.push_back({"infer.engine", std::string("an embedding or reranker model (") + s.model.model_type + ") is sized as transformers, vLLM's "

@@ -3,6 +3,8 @@
 // Bits per weight come from the tables in weight_formats.h.
 #include "inference/weight_formats.h"
 
+#include "cold.h"
+
 #include <algorithm>
 #include <array>
 
@@ -135,7 +137,15 @@ StageWeightParams stage_weight_params(const ModelSpec& m, const ParamCounts& pc,
         const LayerParams& l = pc.per_layer.of(k);
         const double n = static_cast<double>(count);
         w.linear += n * linear_params(s);
-        w.linear_unsharded += n * static_cast<double>(l.attention + l.ssm + l.mlp);
+        // A Mamba mixer's conv1d, A_log, D, dt_bias and gated norm are 1-D (layer_shard puts them with the norms): not linear.
+        double ssm_vectors = 0;
+        if (m.ssm.active())
+            cold([&] {
+                for_each_layer_tensor(m, k, [&](const Tensor& t) {
+                    if (t.kind == TensorKind::Ssm && !t.matrix()) ssm_vectors += static_cast<double>(t.params());
+                });
+            });
+        w.linear_unsharded += n * (static_cast<double>(l.attention + l.ssm + l.mlp) - ssm_vectors);
         w.routed += n * (s.experts_down + s.experts_rest);
         if (by_rows) w.linear_rows += n * linear_rows(m, k, par);
         w.norms += n * s.norms;

@@ -30,7 +30,7 @@ using json = nlohmann::json;
 enum class Arch {
     Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3,
     Gpt2, GptNeox, Falcon, Opt, Bloom, DeepseekV2, DeepseekV3, QwenV1, Bert, Mamba, Mamba2, Jamba,
-    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss, Mllama, Glm4Moe, T5, Bart,
+    Qwen3Next, Qwen35, NemotronH, GraniteHybrid, FalconH1, GptOss, Mllama, Glm4Moe, T5, Bart, Zamba2, Zamba,
 };
 
 // The supported model_types: the one table the importer reads, and the list its errors give.
@@ -107,6 +107,10 @@ constexpr Family kFamilies[] = {
     {"granitemoehybrid","GraniteMoeHybridForCausalLM",    Arch::GraniteHybrid,"Granite-4.0-H",32000, 4096, 11008, 32,  32,   0,   0,   2048,  false},
     // Falcon-H1 (issue 18): FalconH1Config's defaults [transformers-code]
     {"falcon_h1",       "FalconH1ForCausalLM",            Arch::FalconH1,   "Falcon-H1",  128000,  4096, 14336, 32,  32,   8,   0,   8192,  false},
+    // Zamba2 (issue 18): Zamba2Config's defaults (the 2.7B's sizes; intermediate_size 4 * hidden_size) [transformers-zamba2]
+    {"zamba2",          "Zamba2ForCausalLM",              Arch::Zamba2,     "Zamba2",      32000,  2560,     0, 54,  32,   0,   0,   4096,  true},
+    // Zamba (v1): ZambaConfig's defaults, Zamba-7B-v1's sizes (its docstring's checkpoint) [transformers-code]
+    {"zamba",           "ZambaForCausalLM",               Arch::Zamba,      "Zamba",       32000,  3712, 14848, 76,  16,  16,   0,   4096,  true},
     // gpt-oss (issue 18): GptOssConfig's defaults (the 120b sizes; intermediate_size is each routed expert's) [transformers-code]
     {"gpt_oss",         "GptOssForCausalLM",              Arch::GptOss,     "gpt-oss",    201088,  2880,  2880, 36,  64,   8,  64, 131072,  false},
     // Llama 3.2 Vision (issue 18 item 3): MllamaTextConfig's defaults (the 11B sizes), the language model in text_config; the
@@ -713,6 +717,21 @@ void mamba2(Importer& im, ModelSpec& m) {
         im.r.fail("head_dim", "num_heads * head_dim must equal expand * hidden_size (" + std::to_string(x.inner) + ", Mamba2Mixer's width); got " +
                                   std::to_string(x.heads) + " * " + std::to_string(head_dim));
 }
+// The Mamba1 mixer keys JambaConfig and ZambaConfig share, with their common defaults: d_inner = mamba_expand (2) *
+// hidden_size, mamba_d_state 16, mamba_d_conv 4, mamba_dt_rank ("auto": ceil(hidden_size / 16)), mamba_conv_bias (conv1d's bias)
+// and mamba_proj_bias (in_proj's and out_proj's) [transformers-code].
+void mamba1_prefixed_keys(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.inner = im.opt("mamba_expand", 2) * m.hidden;
+    const char* state_keys[] = {"mamba_d_state"};
+    x.state = im.opt("ssm.state", state_keys, 16);
+    const char* conv_keys[] = {"mamba_d_conv"};
+    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
+    const char* dt_keys[] = {"mamba_dt_rank"};
+    x.dt_rank = dt_rank(im, m, dt_keys);
+    x.conv_bias = im.r.boolean("mamba_conv_bias", true);
+    x.proj_bias = x.out_proj_bias = im.r.boolean("mamba_proj_bias", false);
+}
 // JambaConfig / JambaModel: attention on layers i % attn_layer_period == attn_layer_offset, Mamba
 // (JambaMambaMixer, with dt/B/C RMSNorms) elsewhere; routed experts (JambaSparseMoeBlock: num_experts
 // MLPs of intermediate_size, a bias-free router) on layers i % expert_layer_period ==
@@ -725,15 +744,7 @@ void jamba(Importer& im, ModelSpec& m) {
     const char* offset_keys[] = {"attn_layer_offset"};
     x.attn_period = im.opt("ssm.attn_period", period_keys, 8);
     x.attn_offset = im.opt("ssm.attn_offset", offset_keys, 4);
-    x.inner = im.opt("mamba_expand", 2) * m.hidden;
-    const char* state_keys[] = {"mamba_d_state"};
-    x.state = im.opt("ssm.state", state_keys, 16);
-    const char* conv_keys[] = {"mamba_d_conv"};
-    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
-    const char* dt_keys[] = {"mamba_dt_rank"};
-    x.dt_rank = dt_rank(im, m, dt_keys);
-    x.conv_bias = im.r.boolean("mamba_conv_bias", true);
-    x.proj_bias = x.out_proj_bias = im.r.boolean("mamba_proj_bias", false);
+    mamba1_prefixed_keys(im, m);
     x.bcdt_norms = true;
     // A config that lists its layers (layers_block_type) must say what the period and offset say:
     // vramlens places attention by the rule, not by the list.
@@ -988,6 +999,136 @@ void falcon_h1(Importer& im, ModelSpec& m) {
     x.out_proj_bias = im.r.boolean("projectors_bias", false);
     x.gated_norm = im.r.boolean("mamba_rms_norm", false);
 }
+// The shared attention's head width of Zamba and Zamba2: attention_head_dim, else 2 * hidden_size / num_attention_heads (its
+// input is concat(hidden, embeddings), 2 * hidden_size wide) [transformers-zamba2].
+void zamba_head_dim(Importer& im, ModelSpec& m) {
+    if (auto hd = im.r.integer("attention_head_dim")) {
+        m.head_dim = *hd;
+        im.r.alias("head_dim", "attention_head_dim");
+    } else if (m.heads > 0) {
+        if ((2 * m.hidden) % m.heads != 0)
+            im.r.fail("num_attention_heads", "must divide 2 * hidden_size (" + std::to_string(2 * m.hidden) +
+                                                 ", the shared attention's width); got " + std::to_string(m.heads));
+        m.head_dim = 2 * m.hidden / m.heads;
+        im.derived["head_dim"] = {"hidden_size", "num_attention_heads"};
+    }
+}
+// Zamba2Config / Zamba2Model: every layer a Zamba2MambaDecoderLayer (the Mamba2 mixer, mamba_expand * hidden_size wide in
+// n_mamba_heads heads of mamba_headdim, mamba_ngroups groups, mamba_d_state; conv1d always with its bias; in_proj and out_proj
+// with add_bias_linear; input_layernorm); the "hybrid" layers of layers_block_type also run one of num_mem_blocks shared
+// transformer blocks in turn and their own linear (SsmSpec::shared_blocks, layer_list 'h'). The shared attention's head_dim
+// is attention_head_dim = 2 * hidden_size / num_attention_heads (its input is concat(hidden, embeddings)); rotary positions
+// only with use_mem_rope; adapters of adapter_rank on every invocation's gate_up and, with use_shared_attention_adapter, on
+// its q, k, v [transformers-zamba2] [zamba2-report]. The key names are Zamba2Config's; Zyphra's earlier saves spelled some of
+// them otherwise (state_size, conv_dimension, expansion_factor, lora_rank, use_shared_attention_lora), read as aliases.
+void zamba2(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.kind = SsmKind::Mamba2;
+    const char* expand_keys[] = {"mamba_expand", "expansion_factor"};
+    x.inner = im.opt("mamba_expand", expand_keys, 2) * m.hidden;
+    im.derived["ssm.inner"] = {"mamba_expand", "hidden_size"};
+    const char* state_keys[] = {"mamba_d_state", "state_size"};
+    x.state = im.opt("ssm.state", state_keys, 64);
+    const char* conv_keys[] = {"mamba_d_conv", "conv_dimension"};
+    x.conv_kernel = im.opt("ssm.conv_kernel", conv_keys, 4);
+    const char* groups_keys[] = {"mamba_ngroups"};
+    x.groups = im.opt("ssm.groups", groups_keys, 1);
+    const char* chunk_keys[] = {"chunk_size"};
+    x.chunk = im.opt("ssm.chunk", chunk_keys, 256);
+    x.conv_bias = true;  // Zamba2MambaMixer's conv1d: bias=True whatever use_conv_bias says
+    const bool bias = im.r.boolean("add_bias_linear", false);
+    x.proj_bias = x.out_proj_bias = bias;
+    if (bias)
+        im.r.fail("add_bias_linear", "true gives the shared MLP biases vramlens does not count; the Zamba2 checkpoints have false");
+    // heads: n_mamba_heads, or d_inner / mamba_headdim (Zamba2Config: mamba_headdim = d_inner // n_mamba_heads)
+    const char* heads_keys[] = {"n_mamba_heads"};
+    const std::optional<int64_t> head_dim = im.r.integer("mamba_headdim");
+    if (auto h = im.r.integer("ssm.heads", heads_keys)) {
+        x.heads = *h;
+        if (head_dim && *head_dim * x.heads != x.inner)
+            im.r.fail("mamba_headdim", "n_mamba_heads * mamba_headdim must equal mamba_expand * hidden_size (" + std::to_string(x.inner) +
+                                           "); got " + std::to_string(x.heads) + " * " + std::to_string(*head_dim));
+    } else if (head_dim && *head_dim > 0 && x.inner % *head_dim == 0) {
+        x.heads = x.inner / *head_dim;
+        im.derived["ssm.heads"] = {"mamba_expand", "hidden_size", "mamba_headdim"};
+    } else {
+        x.heads = 8;
+        im.warn_default("n_mamba_heads", 8);
+    }
+    zamba_head_dim(im, m);
+    m.position = im.r.boolean("use_mem_rope", false) ? PositionKind::Rotary : PositionKind::None;
+    const char* blocks_keys[] = {"num_mem_blocks"};
+    x.shared_blocks = im.opt("ssm.shared_blocks", blocks_keys, 1);
+    const char* rank_keys[] = {"adapter_rank", "lora_rank"};
+    x.adapter_rank = im.opt("ssm.adapter_rank", rank_keys, 128);
+    x.attn_adapters = im.r.boolean(im.r.has("use_shared_attention_lora") ? "use_shared_attention_lora" : "use_shared_attention_adapter", false);
+    const char* key = "layers_block_type";
+    const json* types = im.r.find(key);
+    if (!types || !types->is_array()) {
+        im.r.fail(key, types ? "must be an array of \"mamba\" and \"hybrid\"; got " + short_dump(*types)
+                             : std::string("is missing: Zamba2 names each layer \"mamba\" or \"hybrid\" there"));
+        return;
+    }
+    if (static_cast<int64_t>(types->size()) != m.layers) {
+        im.r.fail(key, "must list num_hidden_layers (" + std::to_string(m.layers) + ") layers; got " + std::to_string(types->size()));
+        return;
+    }
+    std::string list;
+    for (size_t i = 0; i < types->size(); ++i) {
+        const std::string t = (*types)[i].is_string() ? (*types)[i].get<std::string>() : "";
+        if (t == "mamba") list += kLayerMamba;
+        else if (t == "hybrid") list += kLayerMambaShared;
+        else {
+            im.r.fail(key, "[" + std::to_string(i) + "] must be \"mamba\" or \"hybrid\"; got " + short_dump((*types)[i]));
+            return;
+        }
+    }
+    x.layer_list = list;
+}
+// ZambaConfig / ZambaModel (v1, Zamba-7B-v1): Zamba2's layout over Mamba1 mixers (ZambaMambaMixer: in_proj [2 d_inner, d] and
+// out_proj with mamba_proj_bias, conv1d with mamba_conv_bias, x_proj_weight, dt_proj_weight + bias, A_log and D split into
+// n_mamba_heads heads: Mamba1's elements) and one shared block (ZambaAttentionDecoderLayer: attention over concat(hidden,
+// embeddings) without rotary positions, ZambaMLP's gate_proj, up_proj, down_proj) run by the hybrid layers, each with its own
+// linear; no adapters. The hybrid layers: layers_block_type when saved, else ZambaConfig._layers_block_type: layers 0 and 1
+// Mamba, layer 2 hybrid, then layer 3 + i hybrid when i % attn_layer_period == attn_layer_offset [transformers-code]
+// [zamba-report].
+void zamba(Importer& im, ModelSpec& m) {
+    SsmSpec& x = m.ssm;
+    x.kind = SsmKind::Mamba1;
+    mamba1_prefixed_keys(im, m);
+    im.derived["ssm.inner"] = {"mamba_expand", "hidden_size"};
+    const char* heads_keys[] = {"n_mamba_heads"};
+    x.heads = im.opt("ssm.heads", heads_keys, 2);
+    zamba_head_dim(im, m);
+    m.position = PositionKind::None;
+    x.shared_blocks = 1;
+    x.adapter_rank = 0;
+    std::string list;
+    if (const json* types = im.r.find("layers_block_type"); types && types->is_array()) {
+        for (size_t i = 0; i < types->size(); ++i) {
+            const std::string t = (*types)[i].is_string() ? (*types)[i].get<std::string>() : "";
+            if (t == "mamba") list += kLayerMamba;
+            else if (t == "hybrid") list += kLayerMambaShared;
+            else {
+                im.r.fail("layers_block_type", "[" + std::to_string(i) + "] must be \"mamba\" or \"hybrid\"; got " + short_dump((*types)[i]));
+                return;
+            }
+        }
+    } else {
+        const int64_t period = im.opt("attn_layer_period", 6), offset = im.opt("attn_layer_offset", 4);
+        if (period < 1) {
+            im.r.fail("attn_layer_period", "must be at least 1; got " + std::to_string(period));
+            return;
+        }
+        for (int64_t i = 0; i < m.layers; ++i)
+            list += i < 2 ? kLayerMamba : i == 2 || (i - 3) % period == offset ? kLayerMambaShared : kLayerMamba;
+    }
+    if (static_cast<int64_t>(list.size()) != m.layers) {
+        im.r.fail("layers_block_type", "must list num_hidden_layers (" + std::to_string(m.layers) + ") layers; got " + std::to_string(list.size()));
+        return;
+    }
+    x.layer_list = list;
+}
 // GptOssConfig / modeling_gpt_oss: GptOssAttention (q, k, v, o with biases: attention_bias) and its sinks, one
 // learned logit per head; GptOssMLP: the router (GptOssTopKRouter, weight [E, d] and bias [E]) and the experts
 // (GptOssExperts: gate_up_proj [E, d, 2I] + bias [E, 2I], down_proj [E, I, d] + bias [E, d], the gated
@@ -1088,6 +1229,8 @@ constexpr Layout kLayouts[] = {
     {Arch::NemotronH,  kRms, false, kNoPos,    0,   false, false, false, false, false, 1,    0,     false, 0, nemotron_h},  // NemotronHBlock.norm
     {Arch::GraniteHybrid,kRms, true, kNoPos,    0,   false, false, false, false, false, 2,    0,     false, 0, granite_hybrid},
     {Arch::FalconH1,   kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, falcon_h1},  // input + pre_ff layernorms
+    {Arch::Zamba2,     kRms, true,  kRope,    0,   false, false, false, false, false, 1,    0,     false, 0, zamba2},  // the Mamba layer's input_layernorm
+    {Arch::Zamba,      kRms, true,  kNoPos,   0,   false, false, false, false, false, 1,    0,     false, 0, zamba},   // the Mamba layer's input_layernorm
     {Arch::GptOss,     kRms, true,  kRope,    0,   true,  true,  true,  false, false, 2,    128,   false, 2, gpt_oss},  // expert biases
     {Arch::Mllama,     kRms, true,  kRope,    0,   false, false, false, false, false, 2,    0,     false, 0, mllama_text},
     {Arch::T5,         kRms, false, kNoPos,   0,   false, false, false, false, false, 2,    0,     false, 0, t5},    // + the decoder's cross-attention norm

@@ -3,6 +3,44 @@
 
 namespace vl {
 
+namespace tensors {
+
+// A Zamba hybrid layer's own tensors and its block's (layer_tensors.h zamba_shared).
+SharedBlockTensors zamba_shared_tensors(const ModelSpec& m, LayerKind kind) {
+    SharedBlockTensors l;
+    auto f = [&](const Tensor& t) { l.add(t); };
+    const SsmSpec& x = m.ssm;
+    const int64_t d = m.hidden, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim, r = x.adapter_rank, ffn = m.ffn;
+    auto matrix = [&](const char* name, int64_t rows, int64_t cols, K k, R role, unsigned lora) {
+        return mat(name, rows, cols, k, S::Replicated, role, lora, kWhole);
+    };
+    f(matrix("linear", d, d, K::Attention, R::OtherMatrix, 0));
+    if (r > 0) {
+        if (x.attn_adapters) {
+            f(matrix("linear_q_adapter.0", r, 2 * d, K::Attention, R::OtherMatrix, 0));
+            f(matrix("linear_q_adapter.1", 2 * d, r, K::Attention, R::OtherMatrix, 0));
+            f(matrix("linear_k_adapter.0", r, 2 * d, K::Attention, R::OtherMatrix, 0));
+            f(matrix("linear_k_adapter.1", 2 * d, r, K::Attention, R::OtherMatrix, 0));
+            f(matrix("linear_v_adapter.0", r, 2 * d, K::Attention, R::OtherMatrix, 0));
+            f(matrix("linear_v_adapter.1", 2 * d, r, K::Attention, R::OtherMatrix, 0));
+        }
+        f(matrix("gate_up_proj_adapter.0", r, d, K::Mlp, R::OtherMatrix, 0));
+        f(matrix("gate_up_proj_adapter.1", 2 * ffn, r, K::Mlp, R::OtherMatrix, 0));
+    }
+    if (!kind.shared_owner) return l;
+    f(matrix("shared_transformer.self_attn.q_proj", q, 2 * d, K::Attention, R::Q, kLoraQ));
+    f(matrix("shared_transformer.self_attn.k_proj", kv, 2 * d, K::Attention, R::K, kLoraK));
+    f(matrix("shared_transformer.self_attn.v_proj", kv, 2 * d, K::Attention, R::V, kLoraV));
+    f(matrix("shared_transformer.self_attn.o_proj", d, q, K::Attention, R::O, kLoraO));
+    f(matrix("shared_transformer.feed_forward.gate_up_proj", 2 * ffn, d, K::Mlp, R::Up, 0));
+    f(matrix("shared_transformer.feed_forward.down_proj", d, ffn, K::Mlp, R::Down, kLoraDown));
+    f(vec("shared_transformer.input_layernorm", 2 * d, K::Norm));
+    f(vec("shared_transformer.pre_ff_layernorm", d, K::Norm));
+    return l;
+}
+
+}  // namespace tensors
+
 LayerTensors layer_tensors(const ModelSpec& m, LayerKind kind) {
     LayerTensors l;
     for_each_layer_tensor(m, kind, [&](const Tensor& t) { l.add(t); });

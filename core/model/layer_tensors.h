@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cold.h"
 #include "model_spec.h"
 #include "param_count.h"
 #include "scenario.h"
@@ -68,6 +69,25 @@ struct Tensor {
     int64_t elements() const { return rows * cols; }       // one copy
     int64_t params() const { return count * rows * cols; }  // all copies
     bool routed() const { return kind == TensorKind::Expert; }
+};
+
+// A fixed-capacity list (no heap).
+template <size_t Capacity>
+class TensorList {
+public:
+    void add(const Tensor& t) {
+        if (size_ < Capacity) items_[size_++] = t;
+    }
+    const Tensor* begin() const { return items_.data(); }
+    const Tensor* end() const { return items_.data() + size_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const Tensor& operator[](size_t i) const { return items_[i]; }
+    static constexpr size_t capacity() { return Capacity; }
+
+private:
+    std::array<Tensor, Capacity> items_;  // [0, size_) are set
+    size_t size_ = 0;
 };
 
 // ---- the shapes ------------------------------------------------------------------------------
@@ -226,6 +246,21 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
     with_bias(f, matrix("out_proj", d, in, row, kLoraOutProj), x.out_proj_bias, "out_proj.bias");
 }
 
+// A Zamba hybrid layer's own tensors and, on the first invocation of each shared block (kind.shared_owner), the block's
+// (ZambaHybridLayer / Zamba2HybridLayer, ZambaAttentionDecoderLayer / Zamba2AttentionDecoderLayer [transformers-zamba2]
+// [zamba2-report]): per invocation `linear` [d, d] after the block, with adapter_rank r the gate_up adapter [r, d] + [2 ffn, r]
+// and, with attn_adapters, q, k and v adapters [r, 2d] + [2d, r] each; per block q, k, v [heads * head_dim, 2d] (the input is
+// concat(hidden, embeddings)), o [d, heads * head_dim], gate_up [2 ffn, d] (gate and up in one Linear: no gate_proj / up_proj
+// LoRA target matches it), down [d, ffn], input_layernorm [2d], pre_ff_layernorm [d]. Their tensor-parallel split is
+// not modelled (validate_tensor_parallel refuses tp > 1 for these models): Replicated.
+// Out of line (layer_tensors.cpp): only a Zamba model's layers visit them, so the visitors inline a loop, not the shapes.
+using SharedBlockTensors = TensorList<24>;  // at most 18: linear, 6 q/k/v adapter halves, 2 gate_up adapter halves, 8 block tensors
+SharedBlockTensors zamba_shared_tensors(const ModelSpec& m, LayerKind kind);
+template <class F>
+VL_TENSOR_INLINE void zamba_shared(F& f, const ModelSpec& m, LayerKind kind) {
+    for (const Tensor& t : zamba_shared_tensors(m, kind)) f(t);
+}
+
 // The Gated DeltaNet mixer of a linear-attention layer (Qwen3NextGatedDeltaNet [transformers-code];
 // [yang2024-gated-deltanet]), with key_dim = groups * state (linear_num_key_heads * linear_key_head_dim)
 // and value_dim = inner (linear_num_value_heads * linear_value_head_dim): in_proj_qkvz [2 * key_dim +
@@ -335,6 +370,7 @@ VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, 
             f(vec("cross_attn_mlp_gate", 1, K::Attention));
         }
         if (kind.ssm && m.ssm.active()) mamba_mixer(f, m);
+        if (kind.shared && m.ssm.shared_blocks > 0) cold([&] { zamba_shared(f, m, kind); });  // a Zamba model's layers only
     }
     if (kind.no_mlp) {
         // a mixer alone (Nemotron-H 'M' / '*')
@@ -420,24 +456,6 @@ VL_TENSOR_INLINE void for_each_mtp_tensor(const ModelSpec& m, F&& f) {
 
 // ---- the inventory as a list ------------------------------------------------------------------
 
-// A fixed-capacity list (no heap).
-template <size_t Capacity>
-class TensorList {
-public:
-    void add(const Tensor& t) {
-        if (size_ < Capacity) items_[size_++] = t;
-    }
-    const Tensor* begin() const { return items_.data(); }
-    const Tensor* end() const { return items_.data() + size_; }
-    size_t size() const { return size_; }
-    bool empty() const { return size_ == 0; }
-    const Tensor& operator[](size_t i) const { return items_[i]; }
-    static constexpr size_t capacity() { return Capacity; }
-
-private:
-    std::array<Tensor, Capacity> items_;  // [0, size_) are set
-    size_t size_ = 0;
-};
 
 // Worst cases (every option on; tests/layer_tensors_test.cpp builds them): a layer has at most 13
 // attention and 14 Mamba (both with SsmSpec::parallel_attention) + 15 MoE MLP + 8 norm tensors, the model 10

@@ -2,6 +2,7 @@
 // the offending value. Bounds keep count_params inside int64 and reject typos (hidden 40960000).
 #include "model/model_validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -98,7 +99,7 @@ void validate_layer_list(const ModelSpec& m, Checker& c, bool layers_ok) {
     std::string kinds = "one character per layer: ";
     const std::pair<char, const char*> meaning[] = {{kLayerMambaMlp, "Mamba + MLP"}, {kLayerAttentionMlp, "attention + MLP"},
                                                     {kLayerMamba, "Mamba alone"},    {kLayerAttention, "attention alone"},
-                                                    {kLayerMlp, "MLP alone"}};
+                                                    {kLayerMlp, "MLP alone"},        {kLayerMambaShared, "Mamba after a shared block (Zamba)"}};
     for (const auto& [ch, what] : meaning) {
         if (ch != kLayerMambaMlp) kinds += ", ";
         kinds += '\'';
@@ -126,6 +127,27 @@ void validate_layer_list(const ModelSpec& m, Checker& c, bool layers_ok) {
         cold([&] { c.fail("ssm.attn_period", "must be 0 when ssm.layer_list names every layer; got " + std::to_string(m.ssm.attn_period)); });
 }
 
+// Zamba's shared transformer blocks (SsmSpec::shared_blocks): run by the 'h' layers of ssm.layer_list, in front of a Mamba
+// mixer; an MLP of intermediate_size; adapters only with a rank.
+void validate_shared_blocks(const ModelSpec& m, Checker& c) {
+    const SsmSpec& x = m.ssm;
+    const int64_t invocations = static_cast<int64_t>(std::count(x.layer_list.begin(), x.layer_list.end(), kLayerMambaShared));
+    if (!c.range("ssm.shared_blocks", x.shared_blocks, 0, kMaxLayers)) return;
+    if (invocations > 0 && x.shared_blocks == 0)
+        cold([&] { c.fail("ssm.shared_blocks", "must be at least 1: ssm.layer_list has " + std::to_string(invocations) +
+                                                   " 'h' layers, which run a shared transformer block (Zamba num_mem_blocks)"); });
+    if (x.shared_blocks > 0 && invocations == 0)
+        cold([&] { c.fail("ssm.shared_blocks", "is " + std::to_string(x.shared_blocks) +
+                                                   " but no layer runs a shared block: mark those layers 'h' in ssm.layer_list, or set 0"); });
+    if (x.shared_blocks > 0 && x.kind == SsmKind::GatedDeltaNet)
+        cold([&] { c.fail("ssm.shared_blocks", "is for a Mamba backbone (Zamba: Mamba1, Zamba2: Mamba2); set ssm.kind mamba1 or mamba2, or 0"); });
+    if (x.shared_blocks > 0 && m.ffn <= 0)
+        cold([&] { c.fail("intermediate_size", "must be at least 1: the shared blocks hold an MLP of that width; got " + std::to_string(m.ffn)); });
+    c.range("ssm.adapter_rank", x.adapter_rank, 0, kMaxHidden);
+    if (x.attn_adapters && x.adapter_rank <= 0)
+        cold([&] { c.fail("ssm.attn_adapters", "needs ssm.adapter_rank above 0 (the adapters' rank); got " + std::to_string(x.adapter_rank)); });
+}
+
 // The Mamba mixer's sizes (SsmSpec), named as in the scenario (model.ssm.*): Mamba1 needs d_inner,
 // d_state, d_conv and dt_rank; Mamba2 heads that split d_inner evenly, groups that split the heads and a chunk size.
 void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
@@ -143,6 +165,7 @@ void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
         cold([&] { c.fail("ssm.parallel_attention", "puts attention beside the mixer on every layer, so ssm.attn_period must be 0 and ssm.layer_list empty"); });
     else if (x.parallel_attention && x.kind == SsmKind::GatedDeltaNet)
         cold([&] { c.fail("ssm.parallel_attention", "is for a Mamba mixer (Falcon-H1's Mamba2); a Gated DeltaNet layer has no attention beside it"); });
+    validate_shared_blocks(m, c);
     if (x.kind == SsmKind::Mamba1) {
         c.range("ssm.dt_rank", x.dt_rank, 1, kMaxHidden);
     } else if (x.kind == SsmKind::GatedDeltaNet) {
@@ -288,7 +311,7 @@ void validate_model(const ModelSpec& m, std::vector<FieldError>& errs, std::stri
     const bool layers_ok = c.range("num_hidden_layers", m.layers, 1, kMaxLayers);
     // A pure state-space model (Mamba) has no attention layer, so no heads.
     const SsmSpec& x = m.ssm;
-    const bool listed_attention = x.layer_list.find_first_of(std::string{kLayerAttentionMlp, kLayerAttention}) != std::string::npos;
+    const bool listed_attention = x.layer_list.find_first_of(std::string{kLayerAttentionMlp, kLayerAttention, kLayerMambaShared}) != std::string::npos;
     const bool no_attention = x.active() && x.attn_period == 0 && !listed_attention && !x.parallel_attention;
     const int64_t min_heads = no_attention ? 0 : 1;
     const bool heads_ok = c.range("num_attention_heads", m.heads, min_heads, kMaxHeads);

@@ -19,6 +19,7 @@ static uint8_t layer_code(char c) {
         case kLayerAttention: return P::kMixerAttention | P::kNoMlp;
         case kLayerMamba: return P::kMixerSsm | P::kNoMlp;
         case kLayerMlp: return P::kMixerNone;
+        case kLayerMambaShared: return P::kMixerSsm | P::kNoMlp | P::kShared;
         default: return 0xff;
     }
 }
@@ -59,8 +60,10 @@ static void fill_layer_pattern(const ModelSpec& m, LayerPattern& p) {
     const std::string& list = m.ssm.layer_list;
     if (p.ssm_model && !list.empty() && static_cast<int64_t>(list.size()) <= kMaxListedLayers) {
         p.listed = static_cast<int64_t>(list.size());
+        int64_t invocations = 0;  // Zamba: invocation i runs block i % shared_blocks, so the first shared_blocks hold the weights
         for (size_t i = 0; i < list.size(); ++i) {
-            const uint8_t c = layer_code(list[i]);
+            uint8_t c = layer_code(list[i]);
+            if (c != 0xff && (c & LayerPattern::kShared) != 0 && invocations++ < m.ssm.shared_blocks) c |= LayerPattern::kSharedOwner;
             p.codes[i] = c == 0xff ? LayerPattern::kMixerAttention : c;
         }
     }
@@ -88,7 +91,7 @@ bool LayerPattern::attention(int64_t layer) const {
     if (!ssm_model && listed == 0) return true;
     if (encoder_layers > 0) return layer >= encoder_layers;  // an encoder-decoder's decoder layers (their self-attention cache)
     if (parallel_attention && ssm(layer)) return true;
-    if (listed > 0) return layer >= listed || (codes[static_cast<size_t>(layer)] & 3u) == kMixerAttention;
+    if (listed > 0) return layer >= listed || (codes[static_cast<size_t>(layer)] & 3u) == kMixerAttention || (codes[static_cast<size_t>(layer)] & kShared) != 0;
     return !ssm(layer);
 }
 
@@ -102,7 +105,7 @@ int64_t LayerPattern::cross_count(int64_t begin, int64_t end) const {
 
 LayerKind LayerPattern::kind(int64_t layer) const {
     const uint8_t c = listed > 0 && layer < listed ? codes[static_cast<size_t>(layer)] : 0;
-    return {moe(layer), ssm(layer), (c & 3u) == kMixerNone, (c & kNoMlp) != 0, (c & 3u) == kMixerCross};
+    return {moe(layer), ssm(layer), (c & 3u) == kMixerNone, (c & kNoMlp) != 0, (c & 3u) == kMixerCross, (c & kShared) != 0, (c & kSharedOwner) != 0};
 }
 
 int64_t LayerPattern::attention_count(int64_t begin, int64_t end) const {

@@ -130,6 +130,14 @@ std::vector<FieldError> local_inputs(const Scenario& s, PlanInput& in, ServingPl
     const bool mac = !lo.apple_chip.empty();
     std::vector<FieldError> errs;
     validate_model(s.model, errs);  // the model's own rules first: the planners assume a valid architecture
+    // Zamba / Zamba2 (model.ssm.shared_blocks): llama.cpp has no Zamba architecture (Ollama runs llama.cpp's); the serving
+    // planners refuse every state-space model below. The estimate sizes transformers, and vLLM for Zamba2 (inference.cpp
+    // validate_inference) [llamacpp-zamba2-pr] [vllm-code].
+    if (s.model.ssm.shared_blocks > 0 && !serving)
+        errs.push_back({"local.engine", engine + " does not run this Zamba model (" + s.model.model_type +
+                                            ": model.ssm.shared_blocks, shared transformer blocks over a Mamba backbone): llama.cpp has no "
+                                            "Zamba architecture; size it with `vramlens estimate` for transformers" +
+                                            (s.model.ssm.kind == SsmKind::Mamba2 ? " or vLLM" : "")});
     if (mac && serving)
         errs.push_back({"local.engine", engine + " runs on NVIDIA or AMD GPUs, not on a Mac: choose llama.cpp or Ollama, or a PC with GPUs"});
     if (mac && !find_apple_chip(lo.apple_chip))

@@ -2,6 +2,8 @@
 // recomputation policy, pipeline micro-batches in flight, embedding inputs, and fp32 logits + loss.
 #include "training/activations.h"
 
+#include "cold.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -1352,6 +1354,35 @@ static void add_seq2seq_activations(TrainCtx& c, const StageLayers& st, const Ac
     add_stage_ends(c, xd, x_in, loss, fl);
 }
 
+// Zamba's shared transformer blocks in training (SsmSpec::shared_blocks): each invocation on the stage keeps its own activations
+// (the block's weights are shared, its forward is not). act.attention counts its attention over d-wide inputs on the
+// invocations (the stage's attention layers); beside it each invocation keeps: the second half of q, k and v's input, which is
+// concat(hidden, embeddings) normed (2d wide); the inputs of its two norms, input_layernorm over 2d and pre_ff_layernorm over
+// d (three norms' worth of d-wide inputs); the gated MLP (Zamba2MLP: gate_up, the activation, down), walked as a dense MLP of
+// intermediate_size; the input of its own linear [d, d]; and the adapters' r-wide middles, the second Linear's saved input
+// (the gate_up adapter, and q, k, v's with attn_adapters) [transformers-zamba2] [korthikanti2022 §4.1].
+static void add_shared_block_activations(TrainCtx& c, const StageLayers& st) {
+    const ModelSpec& m = c.s.model;
+    if (m.ssm.shared_blocks <= 0 || !st.walk || st.la <= 0 || st.rc == Recompute::Full || st.rc == Recompute::EveryK) return;
+    LayerDims norms = st.dense;
+    norms.norms = 3;
+    const double adapters = m.ssm.adapter_rank > 0 ? (m.ssm.attn_adapters ? 4.0 : 1.0) : 0.0;
+    add(c.e, c.d, comp("act.shared_block", "activations: the shared blocks' norms, wider q/k/v input, MLP, linear and adapters, per invocation",
+                       Category::Activations, kFwdBwd,
+                       "Zamba2AttentionDecoderLayer over concat(hidden, embeddings), Zamba2MLP, Zamba2HybridLayer.linear, the adapters "
+                       "[transformers-zamba2]; each tensor as Korthikanti et al. 2022 Sec 4.1 counts a layer's [korthikanti2022 §4.1]"),
+        [&](auto& q) {
+            const auto T = tokens(q, st.lx);
+            const auto lin = q("lin_bytes", st.lx.linear_in_bytes), h = q("h", st.dense.h);
+            auto A = q.let("A_shared_norms", layer_norms(q, norms, st.lx));
+            A += tensor(q, "qkv_in_embeddings", lin * T * h);
+            A += q.let("A_mlp", layer_mlp(q, st.dense, st.lx));
+            A += tensor(q, "linear_in", lin * T * h);
+            if (adapters > 0) A += tensor(q, "adapter_mid", q("n_adapters", adapters) * lin * T * q("r_adapter", static_cast<double>(m.ssm.adapter_rank)));
+            return q("in_flight", st.fl) * (q("L_attn", st.la) * q.let("A_shared", A));
+        });
+}
+
 void add_activations(TrainCtx& c) {
     const Scenario& s = c.s;
     const ModelSpec& m = s.model;
@@ -1408,6 +1439,7 @@ void add_activations(TrainCtx& c) {
     const auto g = layer_groups(input, scores, norms, attention, mamba, mlp_dense, mlp_moe, layer);
 
     add_stored_activations(c, st, g);
+    if (m.ssm.shared_blocks > 0) cold([&] { add_shared_block_activations(c, st); });  // a Zamba model's path only
     const LossLogits loss = materialised_loss(c, x);
     add_backward_working_sets(c, st, g, x, loss);
     add_stage_ends(c, x, x, loss, st.fl);

@@ -265,6 +265,13 @@ static bool ssm_adapter_errors(const Scenario& s, std::vector<FieldError>& errs)
     }
     // PEFT raises ValueError for an out_proj (or conv1d) target on these model types, whose fused kernels read out_proj.weight
     // directly; "all-linear" names every mixer's out_proj, so it is refused too (_check_lora_target_modules_mamba) [peft-code].
+    // Zamba's shared blocks: what the frozen block keeps per invocation under adapters is not walked, and its gate_up_proj (gate
+    // and up in one Linear) and the built-in adapters are linears no vramlens target names.
+    if (m.ssm.shared_blocks > 0) {
+        cold([&] { errs.push_back({"finetune.method", "LoRA and QLoRA on a Zamba model (" + m.model_type + ": model.ssm.shared_blocks, shared "
+                                                      "transformer blocks) are not modelled yet; use method full"}); });
+        return true;
+    }
     const std::string& t = m.model_type;
     if ((tg & kLoraOutProj) != 0 && (t == "falcon_h1" || t == "mamba" || t == "mamba2" || t == "nemotron_h")) {
         cold([&] { errs.push_back({"finetune.lora_targets", "out_proj: PEFT refuses an adapter on the Mamba mixer's out_proj for " + m.model_type +
