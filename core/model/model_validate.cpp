@@ -165,7 +165,9 @@ void validate_ssm(const ModelSpec& m, Checker& c, bool layers_ok) {
         cold([&] { c.fail("ssm.parallel_attention", "puts attention beside the mixer on every layer, so ssm.attn_period must be 0 and ssm.layer_list empty"); });
     else if (x.parallel_attention && x.kind == SsmKind::GatedDeltaNet)
         cold([&] { c.fail("ssm.parallel_attention", "is for a Mamba mixer (Falcon-H1's Mamba2); a Gated DeltaNet layer has no attention beside it"); });
-    validate_shared_blocks(m, c);
+    // Zamba's fields, checked in a function the page's first view (a model without them) does not run (cold.h).
+    if (x.shared_blocks != 0 || x.adapter_rank != 0 || x.attn_adapters || x.layer_list.find(kLayerMambaShared) != std::string::npos)
+        cold([&] { validate_shared_blocks(m, c); });
     if (x.kind == SsmKind::Mamba1) {
         c.range("ssm.dt_rank", x.dt_rank, 1, kMaxHidden);
     } else if (x.kind == SsmKind::GatedDeltaNet) {
@@ -255,7 +257,7 @@ void validate_vision(const ModelSpec& m, Checker& c) {
     c.range("vision_config.num_channels", v.channels, 1, 64);
     c.range("vision_config.temporal_patch_size", v.temporal_patch, 1, 64);
     c.range("vision_config.spatial_merge_size", v.merge, 1, 64);
-    if (v.kind == VisionKind::Qwen3Vit) c.range("vision_config.num_position_embeddings", v.position_embeddings, 1, 1 << 20);
+    if (v.kind == VisionKind::Qwen3Vit) cold([&] { c.range("vision_config.num_position_embeddings", v.position_embeddings, 1, 1 << 20); });
     if (v.qwen()) return;  // dynamic resolution: no fixed image side
     if (v.mllama()) validate_mllama(m, c);
     if (c.range("vision_config.image_size", v.image_size, 1, 1'000'000) && patch_ok && v.image_size % v.patch != 0)

@@ -320,10 +320,12 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     });
     validate_training_images(m, o, errs);
     // The PyTorch whose wheel's NCCL sizes the communicators (overheads.cpp add_nccl; core/nccl.h pytorch_nccl).
-    if (const std::optional<Release> torch = parse_release(o.torch_version); !torch || !at_least(*torch, 2, 1))
-        cold([&] { errs.push_back({"train.torch_version", "must be a PyTorch release of 2.1 or later such as \"2.6\" or \"2.7.1\" "
-                                                          "(python -c 'import torch; print(torch.__version__)'): its NCCL sizes the "
-                                                          "communicators; got \"" + o.torch_version.substr(0, 40) + "\""}); });
+    cold([&] {  // the check (parse_release inlined) in a function of its own: the page's first view is an inference (cold.h)
+        if (const std::optional<Release> torch = parse_release(o.torch_version); !torch || !at_least(*torch, 2, 1))
+            errs.push_back({"train.torch_version", "must be a PyTorch release of 2.1 or later such as \"2.6\" or \"2.7.1\" "
+                                                   "(python -c 'import torch; print(torch.__version__)'): its NCCL sizes the "
+                                                   "communicators; got \"" + o.torch_version.substr(0, 40) + "\""});
+    });
     if (o.vision == VisionTraining::All && m.vision.active() && adapters(s))
         cold([&] { errs.push_back({"train.vision", "all: with LoRA or QLoRA the vision tower carries adapters of its own (LLaMA-Factory's "
                                                    "freeze_vision_tower false, Unsloth's finetune_vision_layers): use lora, or frozen or projector, or method full"}); });
