@@ -1422,7 +1422,7 @@ TEST_CASE("ssm lora: adapter counts on the Mamba mixer's linears come from the t
     // Mamba2 has no x_proj or dt_proj: "all-linear" finds its in_proj and out_proj (out_proj [1024, 1536] 8 * 2560 = 20,480)
     CHECK(lora_trainable_params(falcon, 8, kLoraXProj | kLoraDtProj) == 0);
     CHECK(lora_trainable_params(falcon, 8, kLoraAllLinear) == 36 * (151744LL + 20480));
-    CHECK(lora_targets_present(falcon) == kLoraAllLinear - kLoraXProj - kLoraDtProj);
+    CHECK(lora_targets_present(falcon) == kLoraAllLinear - kLoraXProj - kLoraDtProj - kLoraRouter);  // no MoE router either
 
     // state-spaces/mamba-2.8b-hf (hidden 2560, d_inner 5120, d_state 16, dt_rank 160), r = 8: in_proj [10240, 2560]
     // 8 * 12800 = 102,400; x_proj [192, 5120] 8 * 5312 = 42,496; dt_proj [5120, 160] 8 * 5280 = 42,240; 64 layers.

@@ -14,6 +14,7 @@
 #include "enum_names.h"
 #include "training/finetune.h"
 #include "model/image_tokens.h"
+#include "model/layer_tensors.h"
 #include "training/moe_experts.h"
 #include "training/step_replay.h"
 #include "training/training_internal.h"
@@ -62,8 +63,23 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
     add_buffers(c);
 }
 
+// A model whose experts are 3-D parameters (gpt-oss) has no gate_proj / up_proj / down_proj module: what lora_targets naming
+// them gets in PEFT, and how to adapt the experts (target_parameters: finetune.lora_expert_layers) [peft-paramwrapper-code].
+static std::string expert_targets_hint(const ModelSpec& m, unsigned targets) {
+    const unsigned mlp = targets & kLoraMlp & ~lora_targets_present(m);
+    if (mlp == 0 || !experts_are_parameters(m)) return "";
+    return lora_target_list(mlp) + ": " + m.model_type + "'s experts are 3-D parameters (gate_up_proj, down_proj), no nn.Linear " +
+           "modules, so PEFT's target_modules adapt none of them: drop them from lora_targets and adapt the experts with " +
+           "finetune.lora_expert_layers (PEFT target_parameters)";
+}
+
 static void add_warnings(const Scenario& s, Estimate& e) {
     const ModelSpec& m = s.model;
+    // gate/up/down beside targets that exist: PEFT adapts those and matches nothing by these names on 3-D experts (validate_training
+    // refuses the targets when nothing else is matched, as PEFT does)
+    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full && (s.finetune.lora_targets & kLoraMlp) != 0 &&
+        (s.finetune.lora_targets & kLoraMlp & lora_targets_present(m)) == 0 && experts_are_parameters(m))
+        cold([&] { e.warnings.push_back("finetune.lora_targets " + expert_targets_hint(m, s.finetune.lora_targets) + "; no adapters counted for them"); });
     if (!m.architecture_known()) {
         if (s.train.compat == Compat::None)
             cold([&] { e.warnings.push_back("model is known only by its parameter count: activations, logits and per-layer buffers are not estimated"); });
@@ -400,7 +416,8 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
                 if (!model_in_error(errs) && (f.lora_targets & lora_targets_present(m)) == 0 &&
                     !(o.vision == VisionTraining::Lora && tower_lora_params(m, 1, f.lora_targets) > 0))
                     errs.push_back({"finetune.lora_targets", lora_target_list(f.lora_targets) + " select no layer of this model (" + m.model_type +
-                                                                 "); its linear layers are " + lora_target_list(lora_targets_present(m))});
+                                                                 "); its linear layers are " + lora_target_list(lora_targets_present(m)) +
+                                                                 (experts_are_parameters(m) ? "; " + expert_targets_hint(m, f.lora_targets) : "")});
             });
         if (!(f.lora_dropout >= 0 && f.lora_dropout < 1)) cold([&] { errs.push_back({"finetune.lora_dropout", "must be in [0, 1); got " + num(f.lora_dropout)}); });
         if (f.method == FineTuneMethod::QLoRA) {

@@ -299,7 +299,8 @@ void workload_panel(AppState& app) {
                 bool on = (s.finetune.lora_targets & t.value) != 0;
                 ImGui::PushID(t.name);
                 if (ImGui::Checkbox(t.name, &on)) {
-                    s.finetune.lora_targets = on ? (s.finetune.lora_targets | t.value) : (s.finetune.lora_targets & ~static_cast<unsigned>(t.value));
+                    // a list of names is no longer "all-linear": the routers it adapted (kLoraRouter, no box of their own) go too
+                    s.finetune.lora_targets = on ? (s.finetune.lora_targets | t.value) : (s.finetune.lora_targets & ~static_cast<unsigned>(t.value | kLoraRouter));
                     app.dirty = true;
                 }
                 ImGui::PopID();
