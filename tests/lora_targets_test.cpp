@@ -125,3 +125,37 @@ TEST_CASE("gpt-oss: gate/up/down in lora_targets adapt no expert, as in PEFT") {
     // another MoE family's experts are nn.Linear modules: gate_proj adapts them, no warning
     CHECK_FALSE(has_warning(estimate_ok(lora("qwen1.5-moe-a2.7b.json", kLoraQ | kLoraV | kLoraGate)), "gate_proj"));
 }
+
+TEST_CASE("Gated DeltaNet: its linears are LoRA targets by name, Qwen3.5's four input projections apart") {
+    // Qwen3-Next-80B-A3B (hidden 2048; 16 key heads of 128: key_dim 2048; 32 value heads of 128: value_dim 4096), r = 8, on the
+    // 36 linear-attention layers of 48: in_proj_qkvz [2 x 2048 + 2 x 4096 = 12288, 2048] 8 x (2048 + 12288) = 114,688;
+    // in_proj_ba [64, 2048] 8 x (2048 + 64) = 16,896; out_proj [2048, 4096] 8 x (4096 + 2048) = 49,152. 180,736 a layer.
+    const ModelSpec next = test::imported_config("qwen3-next-80b-a3b-instruct.json");
+    CHECK(lora_trainable_params(next, 8, kLoraInProjQkvz | kLoraInProjBa | kLoraOutProj) == 36 * 180736LL);
+    CHECK(lora_trainable_params(next, 8, kLoraInProjQkv | kLoraInProjZ | kLoraInProjB | kLoraInProjA) == 0);  // Qwen3.5's names
+
+    // Qwen3.5-9B (hidden 4096, the same heads), 24 linear-attention layers of 32: in_proj_qkv [2 x 2048 + 4096 = 8192, 4096]
+    // 8 x 12288 = 98,304; in_proj_z [4096, 4096] 65,536; in_proj_b and in_proj_a [32, 4096] 8 x 4128 = 33,024 each; out_proj
+    // [4096, 4096] 65,536. 295,424 a layer (the same elements as one in_proj_qkvz and in_proj_ba, two more adapters).
+    const ModelSpec q35 = test::imported_config("qwen3.5-9b.json");
+    CHECK(lora_trainable_params(q35, 8, kLoraInProjQkv | kLoraInProjZ | kLoraInProjB | kLoraInProjA | kLoraOutProj) == 24 * 295424LL);
+    CHECK(lora_trainable_params(q35, 8, kLoraInProjQkvz | kLoraInProjBa) == 0);
+}
+
+TEST_CASE("Gated DeltaNet under LoRA: the frozen mixer keeps an adapted projection's input, its adapters their outputs") {
+    // Qwen3-Next-80B-A3B, r = 8, T = 2048 tokens, bf16 autocast over fp32 adapters: each adapted module saves its own 2-byte
+    // cast of its input (PEFT casts x to lora_A's dtype, autocast casts it back for the matmul), its lora_A output 2 B x T x r.
+    const Estimate q = estimate_ok(lora("qwen3-next-80b-a3b-instruct.json", kLoraQ));
+    // out_proj adapted on the 36 linear-attention layers: its input [T, value_dim 4096] x 2 B, 36 x 2 x 2048 x 4096 =
+    // 603,979,776 B; its lora_A output 36 x 2 x 2048 x 8 = 1,179,648 B
+    const Estimate out = estimate_ok(lora("qwen3-next-80b-a3b-instruct.json", kLoraQ | kLoraOutProj));
+    CHECK(bytes_of(out, "act.mamba") - bytes_of(q, "act.mamba") == Approx(36.0 * 2 * 2048 * 4096));
+    CHECK(bytes_of(out, "act.lora") - bytes_of(q, "act.lora") == Approx(36.0 * 2 * 2048 * 8));
+    // in_proj_qkvz and in_proj_ba adapted: two casts of the layer input [T, 2048], 36 x 2 x 2 x 2048 x 2048; two lora_A outputs
+    const Estimate in = estimate_ok(lora("qwen3-next-80b-a3b-instruct.json", kLoraQ | kLoraInProjQkvz | kLoraInProjBa));
+    CHECK(bytes_of(in, "act.mamba") - bytes_of(q, "act.mamba") == Approx(36.0 * 2 * 2 * 2048 * 2048));
+    CHECK(bytes_of(in, "act.lora") - bytes_of(q, "act.lora") == Approx(36.0 * 2 * 2 * 2048 * 8));
+    // fp32 adapters: 4 B a parameter, the three mixer linears' 36 x 180,736 beside q's
+    const Estimate all = estimate_ok(lora("qwen3-next-80b-a3b-instruct.json", kLoraQ | kLoraInProjQkvz | kLoraInProjBa | kLoraOutProj));
+    CHECK(bytes_of(all, "lora.weights") - bytes_of(q, "lora.weights") == Approx(4.0 * 36 * 180736));
+}

@@ -102,6 +102,10 @@ inline bool router_is_linear(const ModelSpec& m) {
 // moe_experts.h) [peft-paramwrapper-code]. Their elements are those of E gated MLPs, so the inventory keeps that shape.
 inline bool experts_are_parameters(const ModelSpec& m) { return m.model_type == "gpt_oss" && m.moe.num_experts > 0; }
 
+// Whether a Gated DeltaNet mixer has Qwen3.5's four input projections (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a) rather than
+// Qwen3-Next's two (in_proj_qkvz, in_proj_ba) [transformers-code].
+inline bool gdn_split_projections(const ModelSpec& m) { return m.model_type.rfind("qwen3_5", 0) == 0; }
+
 // Rows MllamaTextModel's token embedding has beyond text_config.vocab_size (nn.Embedding(vocab_size + 8, ...)) [transformers-mllama].
 inline constexpr int64_t kMllamaExtraTokens = 8;
 
@@ -251,24 +255,34 @@ VL_TENSOR_INLINE void mamba_mixer(F& f, const ModelSpec& m) {
 // 2 * value_dim, d] (q, k, v and the gate z), in_proj_ba [2 * heads, d] (beta and the decay a per value
 // head), conv1d over q, k and v [2 * key_dim + value_dim, 1, d_conv] without bias, dt_bias and A_log
 // per value head, the gated RMSNorm over one head's value_dim / heads, out_proj [d, value_dim].
-// Qwen3.5 splits the input projections (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a): the same
-// elements. Its head sharding (vLLM) is not modelled: Replicated, and tp > 1 is refused as for Mamba2.
+// Qwen3.5 splits the input projections (Qwen3_5GatedDeltaNet: in_proj_qkv [2 * key_dim + value_dim, d], in_proj_z
+// [value_dim, d], in_proj_b and in_proj_a [heads, d]): the same elements in four nn.Linear modules, each a LoRA target of its
+// own name, as in_proj_qkvz, in_proj_ba and out_proj are (the forward calls every one as a module; fla's causal_conv1d_fn and
+// chunk_gated_delta_rule take the projected tensors, so no kernel bypasses an adapter; conv1d, A_log and dt_bias are no
+// Linear) [transformers-code]. Its head sharding (vLLM) is not modelled: Replicated, and tp > 1 is refused as for Mamba2.
 template <class F>
 VL_TENSOR_INLINE void gated_deltanet_mixer(F& f, const ModelSpec& m) {
     const SsmSpec& x = m.ssm;
     const int64_t d = m.hidden, key_dim = x.groups * x.state, value_dim = x.inner;
-    auto matrix = [&](const char* name, int64_t rows, int64_t cols) {
-        return mat(name, rows, cols, K::Ssm, S::Replicated, R::OtherMatrix, 0, kWhole);
+    auto matrix = [&](const char* name, int64_t rows, int64_t cols, unsigned lora) {
+        return mat(name, rows, cols, K::Ssm, S::Replicated, R::OtherMatrix, lora, kWhole);
     };
     auto other = [&](const char* name, int64_t rows, int64_t cols) { return mat(name, rows, cols, K::Ssm, S::Replicated, R::Vector, 0, kWhole); };
-    f(matrix("in_proj_qkvz", 2 * key_dim + 2 * value_dim, d));
-    f(matrix("in_proj_ba", 2 * x.heads, d));
+    if (gdn_split_projections(m)) {
+        f(matrix("in_proj_qkv", 2 * key_dim + value_dim, d, kLoraInProjQkv));
+        f(matrix("in_proj_z", value_dim, d, kLoraInProjZ));
+        f(matrix("in_proj_b", x.heads, d, kLoraInProjB));
+        f(matrix("in_proj_a", x.heads, d, kLoraInProjA));
+    } else {
+        f(matrix("in_proj_qkvz", 2 * key_dim + 2 * value_dim, d, kLoraInProjQkvz));
+        f(matrix("in_proj_ba", 2 * x.heads, d, kLoraInProjBa));
+    }
     f(other("conv1d.weight", 2 * key_dim + value_dim, x.conv_kernel));
     if (x.conv_bias) f(other("conv1d.bias", 2 * key_dim + value_dim, 1));
     f(other("dt_bias", x.heads, 1));
     f(other("A_log", x.heads, 1));
     f(other("norm", x.heads > 0 ? value_dim / x.heads : 0, 1));
-    f(matrix("out_proj", d, value_dim));
+    f(matrix("out_proj", d, value_dim, kLoraOutProj));
 }
 
 struct MlpNames {

@@ -271,12 +271,8 @@ static void validate_deepspeed(const Scenario& s, std::vector<FieldError>& errs)
 static bool ssm_adapter_errors(const Scenario& s, std::vector<FieldError>& errs) {
     const ModelSpec& m = s.model;
     const unsigned tg = s.finetune.lora_targets;
-    // Gated DeltaNet: what autograd keeps of its frozen mixer (fla's chunk_gated_delta_rule) is not walked
-    if (m.ssm.kind == SsmKind::GatedDeltaNet) {
-        cold([&] { errs.push_back({"finetune.method", "LoRA and QLoRA for Gated DeltaNet layers (" + m.model_type +
-                                                      ") are not modelled yet (what the frozen linear-attention mixer keeps); use method full"}); });
-        return true;
-    }
+    // (Gated DeltaNet: its forward calls in_proj_qkvz / in_proj_ba (Qwen3.5: in_proj_qkv, _z, _b, _a) and out_proj as modules and
+    // fla's kernels take the projected tensors, so every adapter runs and PEFT checks none of them: nothing to refuse [transformers-code])
     // PEFT raises ValueError for an out_proj (or conv1d) target on these model types, whose fused kernels read out_proj.weight
     // directly; "all-linear" names every mixer's out_proj, so it is refused too (_check_lora_target_modules_mamba) [peft-code].
     const std::string& t = m.model_type;
@@ -310,7 +306,7 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     // fused kernels (train.ssm_kernels; activations.cpp layer_mamba_torch, layer_mamba, Jamba's unfused mixer
     // too), in full training or with a frozen base under LoRA / QLoRA; what those walks do not cover is refused
     // rather than sized as a transformer: Falcon Mamba's own kernel, adapters that never run or that PEFT refuses
-    // (ssm_adapter_errors), Gated DeltaNet under adapters, context parallelism, the closed-form formulas and other
+    // (ssm_adapter_errors), context parallelism, the closed-form formulas and other
     // tools' accounting.
     if (m.ssm.active()) cold([&] {  // only a state-space model's scenario runs it
         const std::string what = std::string(" for a state-space model (") + m.model_type + ": Mamba layers) is not modelled yet";

@@ -291,7 +291,7 @@ void workload_panel(AppState& app) {
             // The targets this model's layers have (a Mamba mixer's in_proj ... out_proj only on a state-space model), and any set.
             const unsigned present = lora_targets_present(s.model);
             for (const auto& t : lora_target_names()) {
-                const bool has = present != 0 ? (present & t.value) != 0 : (t.value & kLoraSsm) == 0;
+                const bool has = present != 0 ? (present & t.value) != 0 : (t.value & (kLoraSsm | kLoraGdnIn)) == 0;
                 if (!has && (s.finetune.lora_targets & t.value) == 0) continue;
                 const float w = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(t.name).x;
                 if (!first && ImGui::GetItemRectMax().x + style.ItemSpacing.x + w <= right) ImGui::SameLine();
