@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cold.h"
 #include "model_spec.h"
 #include "param_count.h"
 #include "scenario.h"
@@ -268,15 +269,11 @@ VL_TENSOR_INLINE void gated_deltanet_mixer(F& f, const ModelSpec& m) {
         return mat(name, rows, cols, K::Ssm, S::Replicated, R::OtherMatrix, lora, kWhole);
     };
     auto other = [&](const char* name, int64_t rows, int64_t cols) { return mat(name, rows, cols, K::Ssm, S::Replicated, R::Vector, 0, kWhole); };
-    if (gdn_split_projections(m)) {
-        f(matrix("in_proj_qkv", 2 * key_dim + value_dim, d, kLoraInProjQkv));
-        f(matrix("in_proj_z", value_dim, d, kLoraInProjZ));
-        f(matrix("in_proj_b", x.heads, d, kLoraInProjB));
-        f(matrix("in_proj_a", x.heads, d, kLoraInProjA));
-    } else {
-        f(matrix("in_proj_qkvz", 2 * key_dim + 2 * value_dim, d, kLoraInProjQkvz));
-        f(matrix("in_proj_ba", 2 * x.heads, d, kLoraInProjBa));
-    }
+    // (few call sites of f: the visitor is inlined at each) Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, in_proj_a, or Qwen3-Next's two
+    const bool split = gdn_split_projections(m);
+    f(split ? matrix("in_proj_qkv", 2 * key_dim + value_dim, d, kLoraInProjQkv) : matrix("in_proj_qkvz", 2 * key_dim + 2 * value_dim, d, kLoraInProjQkvz));
+    f(split ? matrix("in_proj_z", value_dim, d, kLoraInProjZ) : matrix("in_proj_ba", 2 * x.heads, d, kLoraInProjBa));
+    for (int i = 0; i < (split ? 2 : 0); ++i) f(matrix(i == 0 ? "in_proj_b" : "in_proj_a", x.heads, d, i == 0 ? kLoraInProjB : kLoraInProjA));
     f(other("conv1d.weight", 2 * key_dim + value_dim, x.conv_kernel));
     if (x.conv_bias) f(other("conv1d.bias", 2 * key_dim + value_dim, 1));
     f(other("dt_bias", x.heads, 1));
@@ -344,7 +341,7 @@ VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, 
     if (kind.no_mixer) {
         // an MLP alone (Nemotron-H '-' / 'E')
     } else if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) {
-        gated_deltanet_mixer(f, m);
+        cold([&] { gated_deltanet_mixer(f, m); });  // a function of its own: out of the first view's visitors (core/cold.h)
     } else {
         // Attention: a transformer's layer, a hybrid's attention layer, or beside the mixer (Falcon-H1).
         // One call site, so that the inlined attention shapes are not repeated in every visitor.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cold.h"
 #include "param_count.h"
 #include "model/image_tokens.h"
 #include "model/layer_tensors.h"
@@ -749,8 +750,10 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         x.save_dt_proj_in = (tg & kLoraDtProj) != 0;
         x.save_out_proj_in = (tg & kLoraOutProj) != 0;
         // the Gated DeltaNet projections this model has (Qwen3.5 splits Qwen3-Next's two into four)
-        const unsigned gdn_in = tg & (gdn_split_projections(s.model) ? kLoraInProjQkv | kLoraInProjZ | kLoraInProjB | kLoraInProjA
-                                                                      : kLoraInProjQkvz | kLoraInProjBa);
+        unsigned gdn_in = 0;
+        if (s.model.ssm.kind == SsmKind::GatedDeltaNet)
+            cold([&] { gdn_in = tg & (gdn_split_projections(s.model) ? kLoraInProjQkv | kLoraInProjZ | kLoraInProjB | kLoraInProjA
+                                                                     : kLoraInProjQkvz | kLoraInProjBa); });
         x.save_gdn_in = gdn_in != 0;
         x.ssm_frozen = true;
         // a frozen cross-attention k / v saves nothing; each adapted one saves its own cast of the encoder output where the

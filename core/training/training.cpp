@@ -77,9 +77,10 @@ static void add_warnings(const Scenario& s, Estimate& e) {
     const ModelSpec& m = s.model;
     // gate/up/down beside targets that exist: PEFT adapts those and matches nothing by these names on 3-D experts (validate_training
     // refuses the targets when nothing else is matched, as PEFT does)
-    if (s.mode == Mode::FineTune && s.finetune.method != FineTuneMethod::Full && (s.finetune.lora_targets & kLoraMlp) != 0 &&
-        (s.finetune.lora_targets & kLoraMlp & lora_targets_present(m)) == 0 && experts_are_parameters(m))
-        cold([&] { e.warnings.push_back("finetune.lora_targets " + expert_targets_hint(m, s.finetune.lora_targets) + "; no adapters counted for them"); });
+    if (s.mode == Mode::FineTune && (s.finetune.lora_targets & kLoraMlp) != 0) cold([&] {  // a fine-tune's check, not the first view's
+        if (s.finetune.method != FineTuneMethod::Full && (s.finetune.lora_targets & kLoraMlp & lora_targets_present(m)) == 0 && experts_are_parameters(m))
+            e.warnings.push_back("finetune.lora_targets " + expert_targets_hint(m, s.finetune.lora_targets) + "; no adapters counted for them");
+    });
     if (!m.architecture_known()) {
         if (s.train.compat == Compat::None)
             cold([&] { e.warnings.push_back("model is known only by its parameter count: activations, logits and per-layer buffers are not estimated"); });
