@@ -342,6 +342,10 @@ void workload_panel(AppState& app) {
             if (fused_expert_parameters(s.model)) cold([&] { enum_combo(app, tr(L, S::MoeExperts), "train.moe_experts", t.moe_experts); });
         }
         check(app, tr(L, S::FlashAttn), "train.flash_attention", t.flash_attention);
+        // a Mamba mixer in transformers: its torch path (no mamba-ssm / causal-conv1d installed) or the fused kernels; Gated DeltaNet
+        // keeps the kernels' walk (the core's rule: activations.cpp mamba_torch_path)
+        if (s.model.ssm.active() && s.model.ssm.kind != SsmKind::GatedDeltaNet)
+            cold([&] { enum_combo(app, tr(L, S::TrainSsmKernels), "train.ssm_kernels", t.ssm_kernels); });
         if (s.model.vision.active()) {  // a vision-language model: images join each sample; what of the tower trains
             int_field(app, tr(L, S::SampleImages), "train.images", t.images, 0, 64, false);
             if (t.images > 0 && s.model.vision.qwen()) {  // fixed-resolution towers ignore the size
