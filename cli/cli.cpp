@@ -124,7 +124,7 @@ constexpr FlagSpec kScenarioFlags[] = {
     {"--train-vision", "train.vision", FlagKind::Value, "", names_bar<VisionTraining>},
     {"--method", "finetune.method", FlagKind::Value, "full | lora | qlora"},
     {"--lora-rank", "finetune.lora_rank", FlagKind::Value, "LoRA rank r"},
-    {"--lora-targets", "finetune.lora_targets", FlagKind::LoraTargets, "q_proj,k_proj,... (a Mamba mixer: in_proj,x_proj,dt_proj,out_proj) or all-linear"},
+    {"--lora-targets", "finetune.lora_targets", FlagKind::LoraTargets, "q_proj,k_proj,... (a Mamba mixer: in_proj,x_proj,dt_proj,out_proj; Gated DeltaNet: in_proj_qkvz,in_proj_ba or Qwen3.5's in_proj_qkv,in_proj_z,in_proj_b,in_proj_a, and out_proj) or all-linear"},
     {"--vision-quant", "finetune.vision_quant", FlagKind::Value, "", names_bar<VisionQuant>},
     {"--lora-expert-layers", "finetune.lora_expert_layers", FlagKind::Value, "PEFT target_parameters: LoRA on the 3-D expert parameters (gate_up_proj, down_proj) of the last N MoE layers (gpt-oss)"},
     {"--lora-fused-qkv", "finetune.lora_fused_qkv", FlagKind::Switch, "Lit-GPT's LoRAQKVLinear: q/k/v adapters as one module over the fused qkv Linear (needs model.fused_qkv)"},

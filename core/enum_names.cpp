@@ -172,6 +172,8 @@ std::span<const EnumName<LoraTarget>> lora_target_names() {
         {kLoraQ, "q_proj"},       {kLoraK, "k_proj"},   {kLoraV, "v_proj"},     {kLoraO, "o_proj"},
         {kLoraGate, "gate_proj"}, {kLoraUp, "up_proj"}, {kLoraDown, "down_proj"},
         {kLoraInProj, "in_proj"}, {kLoraXProj, "x_proj"}, {kLoraDtProj, "dt_proj"}, {kLoraOutProj, "out_proj"},
+        {kLoraInProjQkvz, "in_proj_qkvz"}, {kLoraInProjBa, "in_proj_ba"}, {kLoraInProjQkv, "in_proj_qkv"}, {kLoraInProjZ, "in_proj_z"},
+        {kLoraInProjB, "in_proj_b"}, {kLoraInProjA, "in_proj_a"},
     };
     return kNames;
 }

@@ -179,11 +179,20 @@ enum LoraTarget : unsigned {
     // a Mamba mixer's nn.Linear layers (MambaMixer / Mamba2Mixer and their copies in Jamba, Falcon-H1, Nemotron-H,
     // Granite-4.0-H): Mamba2 has in_proj and out_proj only [transformers-code]
     kLoraInProj = 1u << 7, kLoraXProj = 1u << 8, kLoraDtProj = 1u << 9, kLoraOutProj = 1u << 10,
+    // an MoE layer's router where it is an nn.Linear (Mixtral's block_sparse_moe.gate, Qwen2/3-MoE's and Qwen3-Next's
+    // mlp.gate and shared_expert_gate, Jamba's router, Granite-4.0-H's router.layer; layer_tensors.h router_is_linear). No
+    // name of its own (each family names it differently): only "all-linear" selects it [peft-all-linear-code].
+    kLoraRouter = 1u << 11,
+    // a Gated DeltaNet mixer's input projections (Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba; Qwen3.5 splits them into
+    // in_proj_qkv, in_proj_z, in_proj_b, in_proj_a); its out_proj is kLoraOutProj's name [transformers-code]
+    kLoraInProjQkvz = 1u << 12, kLoraInProjBa = 1u << 13,
+    kLoraInProjQkv = 1u << 14, kLoraInProjZ = 1u << 15, kLoraInProjB = 1u << 16, kLoraInProjA = 1u << 17,
+    kLoraGdnIn = kLoraInProjQkvz | kLoraInProjBa | kLoraInProjQkv | kLoraInProjZ | kLoraInProjB | kLoraInProjA,
     kLoraAttention = kLoraQ | kLoraK | kLoraV | kLoraO,
     kLoraMlp = kLoraGate | kLoraUp | kLoraDown,
     kLoraSsm = kLoraInProj | kLoraXProj | kLoraDtProj | kLoraOutProj,
-    // PEFT "all-linear": every nn.Linear but the output head [peft-code]
-    kLoraAllLinear = kLoraAttention | kLoraMlp | kLoraSsm,
+    // PEFT "all-linear": every nn.Linear but the output head, the routers' too [peft-all-linear-code]
+    kLoraAllLinear = kLoraAttention | kLoraMlp | kLoraSsm | kLoraGdnIn | kLoraRouter,
 };
 
 struct FineTuneOptions {

@@ -454,7 +454,7 @@ TEST_CASE("adapter_config.json: LoRA rank and targets on the named base model", 
     CHECK(a->alpha == 16);
     CHECK(a->lora_targets == (kLoraQ | kLoraV | kLoraDown));
     REQUIRE(a.warnings.size() == 1);
-    CHECK(a.warnings[0] == "target_modules embed_tokens are not modules vramlens sizes (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, in_proj, x_proj, dt_proj, out_proj): not counted");
+    CHECK(a.warnings[0] == "target_modules embed_tokens are not modules vramlens sizes (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, in_proj, x_proj, dt_proj, out_proj, in_proj_qkvz, in_proj_ba, in_proj_qkv, in_proj_z, in_proj_b, in_proj_a): not counted");
     Result<AdapterConfig> all = read_adapter_config(R"({"peft_type": "LORA", "r": 8, "target_modules": "all-linear"})");
     REQUIRE(all.ok());
     CHECK(all->lora_targets == kLoraAllLinear);
@@ -468,7 +468,7 @@ TEST_CASE("adapter_config.json: LoRA rank and targets on the named base model", 
     CHECK(error_of(R"({"peft_type": "LORA", "r": 8, "target_modules": ".*proj"})") ==
           "target_modules: is the pattern \".*proj\"; a list of module names or \"all-linear\" is read");
     CHECK(error_of(R"({"peft_type": "LORA", "r": 8, "target_modules": ["wte"]})") ==
-          "target_modules: names no module vramlens sizes (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, in_proj, x_proj, dt_proj, out_proj)");
+          "target_modules: names no module vramlens sizes (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, in_proj, x_proj, dt_proj, out_proj, in_proj_qkvz, in_proj_ba, in_proj_qkv, in_proj_z, in_proj_b, in_proj_a)");
 }
 
 TEST_CASE("GGUF: the model from its metadata, as a config.json the importer reads", "[checkpoint]") {

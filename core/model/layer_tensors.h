@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "cold.h"
 #include "model_spec.h"
@@ -102,6 +103,28 @@ inline int64_t shared_expert_ffn(const ModelSpec& m) {
     if (e.num_experts <= 0) return 0;
     return e.shared_expert_ffn > 0 ? e.shared_expert_ffn : e.shared_experts * e.expert_ffn;
 }
+
+// Whether the MoE router is an nn.Linear module, which PEFT's "all-linear" wraps with an adapter
+// (_maybe_include_all_linear_layers: every torch.nn.Linear but the output embedding) [peft-all-linear-code]. In
+// transformers 4.x, whose experts vramlens counts as nn.Linear modules (gpt-oss's apart: fused_expert_parameters),
+// Mixtral's block_sparse_moe.gate, Qwen2-MoE's, Qwen3-MoE's and Qwen3-Next's mlp.gate and shared_expert_gate, Jamba's
+// router and Granite-4.0-H's router.layer are nn.Linear; DeepSeek-V2/V3's and GLM-4.5's gates, Nemotron-H's router and
+// gpt-oss's GptOssTopKRouter hold their weight as an nn.Parameter, as every router of transformers 5 does
+// (MixtralTopKRouter), so no adapter goes there [transformers-moe-routers].
+inline bool router_is_linear(const ModelSpec& m) {
+    const std::string& t = m.model_type;
+    return t == "mixtral" || t == "qwen2_moe" || t == "qwen3_moe" || t == "qwen3_next" || t == "jamba" || t == "granitemoehybrid";
+}
+
+// Whether the routed experts are 3-D nn.Parameters, not nn.Linear modules: gpt-oss's GptOssExperts holds gate_up_proj
+// [E, d, 2 I] and down_proj [E, I, d] as parameters [transformers-moe-routers], so no PEFT target_modules name (gate_proj,
+// up_proj, down_proj, nor "all-linear") reaches them; only target_parameters does (finetune.lora_expert_layers,
+// moe_experts.h) [peft-paramwrapper-code]. Their elements are those of E gated MLPs, so the inventory keeps that shape.
+inline bool experts_are_parameters(const ModelSpec& m) { return m.model_type == "gpt_oss" && m.moe.num_experts > 0; }
+
+// Whether a Gated DeltaNet mixer has Qwen3.5's four input projections (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a) rather than
+// Qwen3-Next's two (in_proj_qkvz, in_proj_ba) [transformers-code].
+inline bool gdn_split_projections(const ModelSpec& m) { return m.model_type.rfind("qwen3_5", 0) == 0; }
 
 // Rows MllamaTextModel's token embedding has beyond text_config.vocab_size (nn.Embedding(vocab_size + 8, ...)) [transformers-mllama].
 inline constexpr int64_t kMllamaExtraTokens = 8;
@@ -267,24 +290,30 @@ VL_TENSOR_INLINE void zamba_shared(F& f, const ModelSpec& m, LayerKind kind) {
 // 2 * value_dim, d] (q, k, v and the gate z), in_proj_ba [2 * heads, d] (beta and the decay a per value
 // head), conv1d over q, k and v [2 * key_dim + value_dim, 1, d_conv] without bias, dt_bias and A_log
 // per value head, the gated RMSNorm over one head's value_dim / heads, out_proj [d, value_dim].
-// Qwen3.5 splits the input projections (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a): the same
-// elements. Its head sharding (vLLM) is not modelled: Replicated, and tp > 1 is refused as for Mamba2.
+// Qwen3.5 splits the input projections (Qwen3_5GatedDeltaNet: in_proj_qkv [2 * key_dim + value_dim, d], in_proj_z
+// [value_dim, d], in_proj_b and in_proj_a [heads, d]): the same elements in four nn.Linear modules, each a LoRA target of its
+// own name, as in_proj_qkvz, in_proj_ba and out_proj are (the forward calls every one as a module; fla's causal_conv1d_fn and
+// chunk_gated_delta_rule take the projected tensors, so no kernel bypasses an adapter; conv1d, A_log and dt_bias are no
+// Linear) [transformers-code]. Its head sharding (vLLM) is not modelled: Replicated, and tp > 1 is refused as for Mamba2.
 template <class F>
 VL_TENSOR_INLINE void gated_deltanet_mixer(F& f, const ModelSpec& m) {
     const SsmSpec& x = m.ssm;
     const int64_t d = m.hidden, key_dim = x.groups * x.state, value_dim = x.inner;
-    auto matrix = [&](const char* name, int64_t rows, int64_t cols) {
-        return mat(name, rows, cols, K::Ssm, S::Replicated, R::OtherMatrix, 0, kWhole);
+    auto matrix = [&](const char* name, int64_t rows, int64_t cols, unsigned lora) {
+        return mat(name, rows, cols, K::Ssm, S::Replicated, R::OtherMatrix, lora, kWhole);
     };
     auto other = [&](const char* name, int64_t rows, int64_t cols) { return mat(name, rows, cols, K::Ssm, S::Replicated, R::Vector, 0, kWhole); };
-    f(matrix("in_proj_qkvz", 2 * key_dim + 2 * value_dim, d));
-    f(matrix("in_proj_ba", 2 * x.heads, d));
+    // (few call sites of f: the visitor is inlined at each) Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, in_proj_a, or Qwen3-Next's two
+    const bool split = gdn_split_projections(m);
+    f(split ? matrix("in_proj_qkv", 2 * key_dim + value_dim, d, kLoraInProjQkv) : matrix("in_proj_qkvz", 2 * key_dim + 2 * value_dim, d, kLoraInProjQkvz));
+    f(split ? matrix("in_proj_z", value_dim, d, kLoraInProjZ) : matrix("in_proj_ba", 2 * x.heads, d, kLoraInProjBa));
+    for (int i = 0; i < (split ? 2 : 0); ++i) f(matrix(i == 0 ? "in_proj_b" : "in_proj_a", x.heads, d, i == 0 ? kLoraInProjB : kLoraInProjA));
     f(other("conv1d.weight", 2 * key_dim + value_dim, x.conv_kernel));
     if (x.conv_bias) f(other("conv1d.bias", 2 * key_dim + value_dim, 1));
     f(other("dt_bias", x.heads, 1));
     f(other("A_log", x.heads, 1));
     f(other("norm", x.heads > 0 ? value_dim / x.heads : 0, 1));
-    f(matrix("out_proj", d, value_dim));
+    f(matrix("out_proj", d, value_dim, kLoraOutProj));
 }
 
 struct MlpNames {
@@ -298,13 +327,15 @@ inline constexpr MlpNames kShared{"shared_experts.gate_proj", "shared_experts.up
 
 // One MLP of width f_w, `count` times: gated (LlamaMLP) gate_proj and up_proj [f_w, d] column-parallel,
 // down_proj [d, f_w] row-parallel; plain (GPT-2 c_fc/c_proj, OPT fc1/fc2) only up and down. Biases on
-// every projection with mlp_bias. LoRA's gate/up/down select them by name.
+// every projection with mlp_bias. LoRA's gate/up/down select them by name, unless `named` is false (no module of
+// these names exists: experts_are_parameters).
 template <class F>
-VL_TENSOR_INLINE void mlp(F& f, const ModelSpec& m, int64_t f_w, K kind, int64_t count, SplitBy width, const MlpNames& n) {
+VL_TENSOR_INLINE void mlp(F& f, const ModelSpec& m, int64_t f_w, K kind, int64_t count, SplitBy width, const MlpNames& n, bool named = true) {
     const int64_t d = m.hidden;
-    if (m.gated_mlp) with_bias(f, mat(n.gate, f_w, d, kind, S::Column, R::Gate, kLoraGate, width, count), m.mlp_bias, n.gate_bias);
-    with_bias(f, mat(n.up, f_w, d, kind, S::Column, R::Up, kLoraUp, width, count), m.mlp_bias, n.up_bias);
-    with_bias(f, mat(n.down, d, f_w, kind, S::Row, R::Down, kLoraDown, width, count), m.mlp_bias, n.down_bias);
+    const auto lora = [named](LoraTarget t) { return named ? static_cast<unsigned>(t) : 0u; };
+    if (m.gated_mlp) with_bias(f, mat(n.gate, f_w, d, kind, S::Column, R::Gate, lora(kLoraGate), width, count), m.mlp_bias, n.gate_bias);
+    with_bias(f, mat(n.up, f_w, d, kind, S::Column, R::Up, lora(kLoraUp), width, count), m.mlp_bias, n.up_bias);
+    with_bias(f, mat(n.down, d, f_w, kind, S::Row, R::Down, lora(kLoraDown), width, count), m.mlp_bias, n.down_bias);
 }
 
 // An MoE block (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock, DeepseekV3MoE): E routed experts, the
@@ -313,12 +344,13 @@ VL_TENSOR_INLINE void mlp(F& f, const ModelSpec& m, int64_t f_w, K kind, int64_t
 template <class F>
 VL_TENSOR_INLINE void moe_mlp(F& f, const ModelSpec& m) {
     const MoESpec& e = m.moe;
-    mlp(f, m, e.expert_ffn, K::Expert, e.num_experts, {SplitDim::ExpertFfn, e.expert_ffn}, kExperts);
-    with_bias(f, mat("gate", e.num_experts, m.hidden, K::Router, S::Replicated, R::OtherMatrix, 0, kWhole), e.router_bias,
+    mlp(f, m, e.expert_ffn, K::Expert, e.num_experts, {SplitDim::ExpertFfn, e.expert_ffn}, kExperts, !experts_are_parameters(m));
+    const unsigned router = router_is_linear(m) ? static_cast<unsigned>(kLoraRouter) : 0u;  // an adapter under all-linear
+    with_bias(f, mat("gate", e.num_experts, m.hidden, K::Router, S::Replicated, R::OtherMatrix, router, kWhole), e.router_bias,
               "gate.e_score_correction_bias");
     if (const int64_t sf = shared_expert_ffn(m); sf > 0)
         mlp(f, m, sf, K::SharedExpert, 1, {SplitDim::SharedFfn, sf}, kShared);
-    if (e.shared_expert_gate) f(mat("shared_expert_gate", 1, m.hidden, K::Router, S::Replicated, R::OtherMatrix, 0, kWhole));
+    if (e.shared_expert_gate) f(mat("shared_expert_gate", 1, m.hidden, K::Router, S::Replicated, R::OtherMatrix, router, kWhole));
 }
 
 // The layer's own norms, in Hugging Face order: pre-norm attention and MLP (2), one shared by a
@@ -343,7 +375,7 @@ VL_TENSOR_INLINE void for_each_layer_tensor(const ModelSpec& m, LayerKind kind, 
     if (kind.no_mixer) {
         // an MLP alone (Nemotron-H '-' / 'E')
     } else if (kind.ssm && m.ssm.kind == SsmKind::GatedDeltaNet) {
-        gated_deltanet_mixer(f, m);
+        cold([&] { gated_deltanet_mixer(f, m); });  // a function of its own: out of the first view's visitors (core/cold.h)
     } else {
         // Attention: a transformer's layer, a hybrid's attention layer, or beside the mixer (Falcon-H1).
         // One call site, so that the inlined attention shapes are not repeated in every visitor.

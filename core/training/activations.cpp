@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cold.h"
 #include "param_count.h"
 #include "model/image_tokens.h"
 #include "model/layer_tensors.h"
@@ -556,6 +557,29 @@ Expr<Q> mamba_torch_backward(Q& q, const LayerDims& L, const ActShape& x) {
 }
 
 
+// Gated DeltaNet (Qwen3NextGatedDeltaNet / Qwen3_5GatedDeltaNet with fla's kernels) [transformers-code]: a lower bound, the
+// tensors that must be kept for the weight and input gradients: the input projections' input (trained, or under LoRA / QLoRA
+// its adapters' own: one cast of it per adapted projection where the adapter casts its input, else the input once; frozen and
+// not adapted, none), causal_conv1d_fn's input and the chunked delta rule's q, k, v (each [T, 2 key_dim + value_dim], key_dim =
+// groups * d_state), the gated norm's input and gate z (each [T, value_dim]; these the kernels keep for the input gradient,
+// frozen or not) and out_proj's input (trained or adapted). The kernel's own intermediates (g, beta, the WY factors, the chunk
+// states of chunk_gated_delta_rule) are not counted (training.cpp warns) [yang2024-gated-deltanet].
+template <class Q>
+Expr<Q> layer_gated_deltanet(Q& q, const LayerDims& L, const ActShape& x) {
+    using N = Expr<Q>;
+    const N a = q("a_bytes", x.act_bytes), T = tokens(q, x);
+    const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state), h = q("h", L.h);
+    N r{};
+    if (x.save_gdn_in) r += q.let("in_proj_in", saved_in_bytes(q, x) * (x.gdn_in_copies > 1 ? q("in_proj_casts", x.gdn_in_copies) * T * h : T * h));
+    if (base_input_extra(x, x.save_gdn_in)) r += q.let("in_proj_base_in", q("lin_bytes", x.linear_in_bytes) * T * h);  // one input, shared
+    const N qkv = d_in + 2 * q("groups", L.ssm_groups) * n;
+    r += q.let("conv_in", a * T * qkv);
+    r += q.let("qkv", a * T * qkv);
+    r += q.let("norm_in_z", 2 * a * T * d_in);
+    r += mixer_linear_in(q, x, x.save_out_proj_in, "out_proj_in", "out_proj_base_in", T * d_in);
+    return r;
+}
+
 // The Mamba mixer of a Mamba layer as transformers trains it with the fused kernels (mamba-ssm and
 // causal-conv1d installed: MambaMixer / Mamba2Mixer cuda_kernels_forward) [transformers-code]. in_proj
 // saves its input. Mamba1 runs mamba_inner_fn (MambaInnerFn, checkpoint_lvl 1: conv1d_out and delta
@@ -572,22 +596,8 @@ Expr<Q> layer_mamba(Q& q, const LayerDims& L, const ActShape& x) {
     const N a = q("a_bytes", x.act_bytes), T = tokens(q, x);
     const N d_in = q("d_inner", L.d_inner), n = q("d_state", L.d_state);
     // in_proj runs its own forward (cuda_kernels_forward calls self.in_proj); the kernels save the rest whatever is frozen
-    N r = L.ssm == SsmKind::GatedDeltaNet ? q.let("in_proj_in", saved_in_bytes(q, x) * T * q("h", L.h))
-                                          : mixer_linear_in(q, x, x.save_in_proj_in, "in_proj_in", "in_proj_base_in", T * q("h", L.h));
-    if (L.ssm == SsmKind::GatedDeltaNet) {
-        // Gated DeltaNet (Qwen3NextGatedDeltaNet with fla's kernels) [transformers-code]: a lower bound, the
-        // tensors that must be kept for the weight and input gradients: causal_conv1d_fn's input and the
-        // chunked delta rule's q, k, v (each [T, 2 key_dim + value_dim], key_dim = groups * d_state), the
-        // gated norm's input and gate z and out_proj's input (each [T, value_dim]). The kernel's own
-        // intermediates (g, beta, the WY factors, the chunk states of chunk_gated_delta_rule) are not
-        // counted (training.cpp warns) [yang2024-gated-deltanet].
-        const N qkv = d_in + 2 * q("groups", L.ssm_groups) * n;
-        r += q.let("conv_in", a * T * qkv);
-        r += q.let("qkv", a * T * qkv);
-        r += q.let("norm_in_z", 2 * a * T * d_in);
-        r += q.let("out_proj_in", saved_in_bytes(q, x) * T * d_in);
-        return r;
-    }
+    if (L.ssm == SsmKind::GatedDeltaNet) return layer_gated_deltanet(q, L, x);
+    N r = mixer_linear_in(q, x, x.save_in_proj_in, "in_proj_in", "in_proj_base_in", T * q("h", L.h));
     if (L.ssm == SsmKind::Mamba2) {
         const N groups = q("groups", L.ssm_groups);
         r += q.let("zxbcdt", a * T * (2 * d_in + 2 * groups * n + q("ssm_heads", L.ssm_heads)));
@@ -741,6 +751,12 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
         x.save_x_proj_in = (tg & kLoraXProj) != 0;
         x.save_dt_proj_in = (tg & kLoraDtProj) != 0;
         x.save_out_proj_in = (tg & kLoraOutProj) != 0;
+        // the Gated DeltaNet projections this model has (Qwen3.5 splits Qwen3-Next's two into four)
+        unsigned gdn_in = 0;
+        if (s.model.ssm.kind == SsmKind::GatedDeltaNet)
+            cold([&] { gdn_in = tg & (gdn_split_projections(s.model) ? kLoraInProjQkv | kLoraInProjZ | kLoraInProjB | kLoraInProjA
+                                                                     : kLoraInProjQkvz | kLoraInProjBa); });
+        x.save_gdn_in = gdn_in != 0;
         x.ssm_frozen = true;
         // a frozen cross-attention k / v saves nothing; each adapted one saves its own cast of the encoder output where the
         // adapter or autocast casts it, else the encoder output itself (counted once)
@@ -756,6 +772,7 @@ ActShape activation_shape(const Scenario& s, const Dtypes& dt) {
             // Lit-GPT's LoRAQKVLinear is one module over the fused qkv Linear: one cast [litgpt-lora-code]
             x.qkv_in_copies = s.finetune.lora_fused_qkv ? 1.0 : count(kLoraQ | kLoraK | kLoraV);
             x.fc1_in_copies = gated ? count(kLoraGate | kLoraUp) : 1;
+            x.gdn_in_copies = std::max(1.0, count(gdn_in));
         }
     }
     return x;

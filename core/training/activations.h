@@ -73,6 +73,10 @@ struct ActShape {
     // operands the input gradient reads (layer_mamba_torch).
     bool save_in_proj_in = true, save_x_proj_in = true, save_dt_proj_in = true, save_out_proj_in = true;
     bool ssm_frozen = false;
+    // A Gated DeltaNet mixer's input projections (Qwen3-Next's two, Qwen3.5's four): whether their input is saved (trained, or
+    // one adapted) and, where each adapter casts its input, how many casts (one per adapted projection).
+    bool save_gdn_in = true;
+    double gdn_in_copies = 1;
     // Autocast over a 16-bit base (LoRA / QLoRA under the Trainer's bf16 / fp16): ops on autocast's fp32 list (softplus)
     // output fp32 although the weights are 16-bit.
     bool autocast_16bit_base = false;

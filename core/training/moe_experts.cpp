@@ -4,13 +4,14 @@
 
 #include <algorithm>
 
+#include "model/layer_tensors.h"
 #include "param_count.h"
 #include "parallel.h"
 #include "training/training_internal.h"
 
 namespace vl {
 
-bool fused_expert_parameters(const ModelSpec& m) { return m.model_type == "gpt_oss" && m.moe.num_experts > 0; }
+bool fused_expert_parameters(const ModelSpec& m) { return experts_are_parameters(m); }
 
 ExpertParams expert_params(const ModelSpec& m, const Parallelism& par) {
     LayerParams l;

@@ -16,6 +16,7 @@
 #include "release.h"
 #include "training/finetune.h"
 #include "model/image_tokens.h"
+#include "model/layer_tensors.h"
 #include "training/moe_experts.h"
 #include "training/step_replay.h"
 #include "training/training_internal.h"
@@ -64,8 +65,24 @@ static void emit_rank(const Scenario& s, const ParamCounts& pc, Detail d, Estima
     add_buffers(c);
 }
 
+// A model whose experts are 3-D parameters (gpt-oss) has no gate_proj / up_proj / down_proj module: what lora_targets naming
+// them gets in PEFT, and how to adapt the experts (target_parameters: finetune.lora_expert_layers) [peft-paramwrapper-code].
+static std::string expert_targets_hint(const ModelSpec& m, unsigned targets) {
+    const unsigned mlp = targets & kLoraMlp & ~lora_targets_present(m);
+    if (mlp == 0 || !experts_are_parameters(m)) return "";
+    return lora_target_list(mlp) + ": " + m.model_type + "'s experts are 3-D parameters (gate_up_proj, down_proj), no nn.Linear " +
+           "modules, so PEFT's target_modules adapt none of them: drop them from lora_targets and adapt the experts with " +
+           "finetune.lora_expert_layers (PEFT target_parameters)";
+}
+
 static void add_warnings(const Scenario& s, Estimate& e) {
     const ModelSpec& m = s.model;
+    // gate/up/down beside targets that exist: PEFT adapts those and matches nothing by these names on 3-D experts (validate_training
+    // refuses the targets when nothing else is matched, as PEFT does)
+    if (s.mode == Mode::FineTune && (s.finetune.lora_targets & kLoraMlp) != 0) cold([&] {  // a fine-tune's check, not the first view's
+        if (s.finetune.method != FineTuneMethod::Full && (s.finetune.lora_targets & kLoraMlp & lora_targets_present(m)) == 0 && experts_are_parameters(m))
+            e.warnings.push_back("finetune.lora_targets " + expert_targets_hint(m, s.finetune.lora_targets) + "; no adapters counted for them");
+    });
     if (!m.architecture_known()) {
         if (s.train.compat == Compat::None)
             cold([&] { e.warnings.push_back("model is known only by its parameter count: activations, logits and per-layer buffers are not estimated"); });
@@ -257,12 +274,8 @@ static void validate_deepspeed(const Scenario& s, std::vector<FieldError>& errs)
 static bool ssm_adapter_errors(const Scenario& s, std::vector<FieldError>& errs) {
     const ModelSpec& m = s.model;
     const unsigned tg = s.finetune.lora_targets;
-    // Gated DeltaNet: what autograd keeps of its frozen mixer (fla's chunk_gated_delta_rule) is not walked
-    if (m.ssm.kind == SsmKind::GatedDeltaNet) {
-        cold([&] { errs.push_back({"finetune.method", "LoRA and QLoRA for Gated DeltaNet layers (" + m.model_type +
-                                                      ") are not modelled yet (what the frozen linear-attention mixer keeps); use method full"}); });
-        return true;
-    }
+    // (Gated DeltaNet: its forward calls in_proj_qkvz / in_proj_ba (Qwen3.5: in_proj_qkv, _z, _b, _a) and out_proj as modules and
+    // fla's kernels take the projected tensors, so every adapter runs and PEFT checks none of them: nothing to refuse [transformers-code])
     // PEFT raises ValueError for an out_proj (or conv1d) target on these model types, whose fused kernels read out_proj.weight
     // directly; "all-linear" names every mixer's out_proj, so it is refused too (_check_lora_target_modules_mamba) [peft-code].
     // Zamba's shared blocks: what the frozen block keeps per invocation under adapters is not walked, and its gate_up_proj (gate
@@ -303,7 +316,7 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
     // fused kernels (train.ssm_kernels; activations.cpp layer_mamba_torch, layer_mamba, Jamba's unfused mixer
     // too), in full training or with a frozen base under LoRA / QLoRA; what those walks do not cover is refused
     // rather than sized as a transformer: Falcon Mamba's own kernel, adapters that never run or that PEFT refuses
-    // (ssm_adapter_errors), Gated DeltaNet under adapters, context parallelism, the closed-form formulas and other
+    // (ssm_adapter_errors), context parallelism, the closed-form formulas and other
     // tools' accounting.
     if (m.ssm.active()) cold([&] {  // only a state-space model's scenario runs it
         const std::string what = std::string(" for a state-space model (") + m.model_type + ": Mamba layers) is not modelled yet";
@@ -416,7 +429,8 @@ void validate_training(const Scenario& s, std::vector<FieldError>& errs) {
                 if (!model_in_error(errs) && (f.lora_targets & lora_targets_present(m)) == 0 &&
                     !(o.vision == VisionTraining::Lora && tower_lora_params(m, 1, f.lora_targets) > 0))
                     errs.push_back({"finetune.lora_targets", lora_target_list(f.lora_targets) + " select no layer of this model (" + m.model_type +
-                                                                 "); its linear layers are " + lora_target_list(lora_targets_present(m))});
+                                                                 "); its linear layers are " + lora_target_list(lora_targets_present(m)) +
+                                                                 (experts_are_parameters(m) ? "; " + expert_targets_hint(m, f.lora_targets) : "")});
             });
         if (!(f.lora_dropout >= 0 && f.lora_dropout < 1)) cold([&] { errs.push_back({"finetune.lora_dropout", "must be in [0, 1); got " + num(f.lora_dropout)}); });
         if (f.method == FineTuneMethod::QLoRA) {

@@ -1512,3 +1512,20 @@ TEST_CASE("a Mamba model's fine-tune offers its mixer's LoRA targets, a Llama's 
     CHECK(h.app.estimate.ok());
     CHECK_FALSE(h.has("finetune.lora_targets.q_proj"));  // unset and absent: no longer offered
 }
+
+TEST_CASE("a Mamba model's training offers train.ssm_kernels as the CLI does, a Llama's does not") {
+    Harness h(1280, 4000);
+    h.frames(2);
+    h.click("mode.0");  // Train
+    CHECK_FALSE(h.has("train.ssm_kernels"));
+    REQUIRE(find_model("mamba-2.8b"));
+    h.app.scenario.model = find_model("mamba-2.8b")->spec;
+    h.app.dirty = true;
+    h.frames(2);
+    REQUIRE(h.has("train.ssm_kernels"));
+    REQUIRE(h.app.scenario.train.ssm_kernels == SsmKernels::Torch);  // the default: transformers without mamba-ssm
+    h.click("train.ssm_kernels");
+    h.click("train.ssm_kernels.fused");
+    CHECK(h.app.scenario.train.ssm_kernels == SsmKernels::Fused);
+    CHECK(h.app.estimate.total_bytes == h.core_total());
+}

@@ -291,7 +291,7 @@ void workload_panel(AppState& app) {
             // The targets this model's layers have (a Mamba mixer's in_proj ... out_proj only on a state-space model), and any set.
             const unsigned present = lora_targets_present(s.model);
             for (const auto& t : lora_target_names()) {
-                const bool has = present != 0 ? (present & t.value) != 0 : (t.value & kLoraSsm) == 0;
+                const bool has = present != 0 ? (present & t.value) != 0 : (t.value & (kLoraSsm | kLoraGdnIn)) == 0;
                 if (!has && (s.finetune.lora_targets & t.value) == 0) continue;
                 const float w = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(t.name).x;
                 if (!first && ImGui::GetItemRectMax().x + style.ItemSpacing.x + w <= right) ImGui::SameLine();
@@ -299,7 +299,8 @@ void workload_panel(AppState& app) {
                 bool on = (s.finetune.lora_targets & t.value) != 0;
                 ImGui::PushID(t.name);
                 if (ImGui::Checkbox(t.name, &on)) {
-                    s.finetune.lora_targets = on ? (s.finetune.lora_targets | t.value) : (s.finetune.lora_targets & ~static_cast<unsigned>(t.value));
+                    // a list of names is no longer "all-linear": the routers it adapted (kLoraRouter, no box of their own) go too
+                    s.finetune.lora_targets = on ? (s.finetune.lora_targets | t.value) : (s.finetune.lora_targets & ~static_cast<unsigned>(t.value | kLoraRouter));
                     app.dirty = true;
                 }
                 ImGui::PopID();
@@ -341,6 +342,10 @@ void workload_panel(AppState& app) {
             if (fused_expert_parameters(s.model)) cold([&] { enum_combo(app, tr(L, S::MoeExperts), "train.moe_experts", t.moe_experts); });
         }
         check(app, tr(L, S::FlashAttn), "train.flash_attention", t.flash_attention);
+        // a Mamba mixer in transformers: its torch path (no mamba-ssm / causal-conv1d installed) or the fused kernels; Gated DeltaNet
+        // keeps the kernels' walk (the core's rule: activations.cpp mamba_torch_path)
+        if (s.model.ssm.active() && s.model.ssm.kind != SsmKind::GatedDeltaNet)
+            cold([&] { enum_combo(app, tr(L, S::TrainSsmKernels), "train.ssm_kernels", t.ssm_kernels); });
         if (s.model.vision.active()) {  // a vision-language model: images join each sample; what of the tower trains
             int_field(app, tr(L, S::SampleImages), "train.images", t.images, 0, 64, false);
             if (t.images > 0 && s.model.vision.qwen()) {  // fixed-resolution towers ignore the size

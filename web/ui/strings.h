@@ -58,6 +58,7 @@ enum class Lang { En, Zh };
     X(CapacityFactor, "Expert capacity factor (0: dropless)", "专家容量因子（0：不丢弃）")                    \
     X(PadToCapacity, "Pad expert input to capacity", "专家输入填充到容量")                                    \
     X(MoeExperts, "MoE experts (3-D) run as", "MoE 专家（三维参数）的实现")                                     \
+    X(TrainSsmKernels, "Mamba mixer runs as (training)", "Mamba 混合器的实现（训练）")                            \
     X(LoraExpertLayers, "LoRA on experts: last MoE layers", "专家 LoRA：最后几个 MoE 层")                    \
     X(FlashAttn, "FlashAttention", "FlashAttention")                                                     \
     X(LoraRank, "LoRA rank", "LoRA 秩")                                                                   \
