@@ -755,6 +755,8 @@ TEST_CASE("gated deltanet: Qwen3.5-27B counts by hand, and with its vision tower
     // 12288 + 2 * (5120 + 1024) + 6144 + 5120), 64 MLPs * 3 * (5120 + 17408), 48 out_proj * (6144 + 5120).
     const int64_t adapters = 8 * (16 * (5120 + 12288 + 2 * (5120 + 1024) + 6144 + 5120LL) + 64 * 3 * (5120 + 17408LL) + 48 * (6144 + 5120LL));
     CHECK(adapters == 44171264LL);
+    // The same targets as vramlens counts them (PEFT's r * (in + out), the Gated DeltaNet mixer's out_proj among them).
+    CHECK(lora_trainable_params(m, 8, kLoraQ | kLoraK | kLoraV | kLoraO | kLoraGate | kLoraUp | kLoraDown | kLoraOutProj) == adapters);
     // The rest of the printed total is the vision tower Qwen3_5ForConditionalGeneration loads (the MTP layer is not
     // a module of it): 27 blocks of 1152 wide (qkv and proj with biases, an MLP of 4304 with biases, two norms),
     // the 16 x 16 x 2 patch embedding with bias, 2304 learned positions and the merger (a norm, 4608 -> 4608 ->
