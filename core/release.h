@@ -19,7 +19,9 @@ constexpr bool at_least(const Release& r, int major, int minor, int patch = 0) {
 
 // "0.6.5", "2.6", "v0.10.1.post1", "2.6.0+cu124": major.minor[.patch], a leading v and any suffix after the numbers
 // ignored; nullopt when the text does not start with a version (a number of more than 6 digits is none). Always
-// inlined: no function of its own for the page's wasm split to defer (the first view validates a training scenario).
+// inlined: each caller's copy is split with its caller. (Every caller is now off the page's first view, which is an
+// inference: training's check and NCCL model run in cold(), vLLM's on vLLM scenarios; the attribute could go, with the
+// page's budget measured again.)
 [[gnu::always_inline]] constexpr std::optional<Release> parse_release(std::string_view t) {
     size_t i = 0;
     const auto number = [&]() {
